@@ -1,0 +1,42 @@
+"""What generated s2s modules call, always through one alias: ``from s2s import runtime as rt``.
+
+Generated code is backend-neutral: it asks its arguments for their array
+namespace (``xp = rt.namespace(...)``) and calls ``xp.tanh``, ``xp.sum``, ...
+Under ``jax.jit`` that namespace is ``jax.numpy`` and the code compiles to XLA;
+on NumPy arrays the same code runs eagerly. This package never imports the
+compiler (libcst), and imports JAX only when JAX arrays reach it.
+"""
+
+from .arrays import (
+    namespace,
+    unbroadcast,
+    reduced_like,
+    index_add,
+    index_set,
+    grad_seed,
+    zeros_like_float,
+)
+from .trees import fill_like, tree_add, tree_zeros_like
+from .linalg import (
+    matmul_vjp_lhs,
+    matmul_vjp_rhs,
+    einsum_vjp,
+    tensordot_vjp,
+)
+
+__all__ = [
+    "namespace",
+    "unbroadcast",
+    "reduced_like",
+    "index_add",
+    "index_set",
+    "grad_seed",
+    "zeros_like_float",
+    "fill_like",
+    "tree_add",
+    "tree_zeros_like",
+    "matmul_vjp_lhs",
+    "matmul_vjp_rhs",
+    "einsum_vjp",
+    "tensordot_vjp",
+]

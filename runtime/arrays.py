@@ -1,0 +1,102 @@
+"""Array helpers shared by every backend: namespace lookup, broadcasting, index updates."""
+
+import numpy as np
+
+
+def _is_jax(value):
+    return type(value).__module__.startswith(("jax", "jaxlib"))
+
+
+def namespace(*values):
+    """The array namespace of the values: ``jax.numpy`` if any leaf is a JAX array or tracer, else ``numpy``.
+
+    Containers (tuple, list, dict, namedtuple) are searched leaf by leaf; Python
+    scalars and NumPy arrays leave the choice to NumPy.
+    """
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (tuple, list)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif _is_jax(value):
+            import jax.numpy as jnp
+
+            return jnp
+    return np
+
+
+def unbroadcast(value, like):
+    """Sum ``value`` down to the shape of ``like``: the transpose of NumPy broadcasting."""
+    shape = np.shape(like)
+    if np.shape(value) == shape:
+        return value
+    xp = namespace(value)
+    extra = np.ndim(value) - len(shape)
+    if extra:
+        value = xp.sum(value, axis=tuple(range(extra)))
+    kept = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(value)[i] != 1)
+    if kept:
+        value = xp.sum(value, axis=kept, keepdims=True)
+    return xp.reshape(value, shape)
+
+
+def reduced_like(g, like, axis=None, keepdims=False):
+    """Broadcast the cotangent ``g`` of a reduction over ``axis`` back to the shape of ``like``."""
+    xp = namespace(g, like)
+    shape = np.shape(like)
+    if not keepdims and axis is not None:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = sorted(a % len(shape) for a in axes)
+        g = xp.expand_dims(g, tuple(axes))
+    elif not keepdims:
+        g = xp.reshape(g, (1,) * len(shape))
+    return xp.broadcast_to(g, shape)
+
+
+def index_add(target, index, value):
+    """``target`` with ``value`` added at ``index`` (repeated indices accumulate), as a new array."""
+    if _is_jax(target) or _is_jax(value):
+        import jax.numpy as jnp
+
+        return jnp.asarray(target).at[index].add(value)
+    out = np.array(target, copy=True)
+    np.add.at(out, index, value)
+    return out
+
+
+def index_set(target, index, value):
+    """``target`` with ``value`` written at ``index``, as a new array (``target`` is unchanged)."""
+    if _is_jax(target) or _is_jax(value):
+        import jax.numpy as jnp
+
+        return jnp.asarray(target).at[index].set(value)
+    out = np.array(target, copy=True)
+    out[index] = value
+    return out
+
+
+def zeros_like_float(x):
+    """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
+    xp = namespace(x)
+    x = xp.asarray(x)
+    dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)
+    return xp.zeros(x.shape, dtype)
+
+
+def grad_seed(out):
+    """The cotangent that starts ``grad``: ones like ``out``, which must be a real scalar."""
+    xp = namespace(out)
+    shape = np.shape(out)
+    if shape != ():
+        raise TypeError(
+            "Gradient only defined for scalar-output functions. " f"Output had shape: {shape}."
+        )
+    dtype = xp.asarray(out).dtype
+    if not xp.issubdtype(dtype, xp.floating):
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {dtype}. For holomorphic differentiation or integer outputs, use vjp directly."
+        )
+    return xp.ones_like(out)

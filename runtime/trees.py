@@ -1,0 +1,90 @@
+"""Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
+
+import numpy as np
+
+from .arrays import index_add, namespace, zeros_like_float
+
+
+def _is_namedtuple(value):
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def _children(tree):
+    if isinstance(tree, dict):
+        return list(tree.items())
+    return list(enumerate(tree))
+
+
+def _rebuild(tree, children):
+    if isinstance(tree, dict):
+        return dict(children)
+    values = [v for _, v in children]
+    if _is_namedtuple(tree):
+        return type(tree)(*values)
+    return type(tree)(values)
+
+
+def _is_container(tree):
+    return isinstance(tree, (tuple, list, dict))
+
+
+def tree_zeros_like(tree):
+    """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
+    if tree is None:
+        return None
+    if _is_container(tree):
+        return _rebuild(tree, [(k, tree_zeros_like(v)) for k, v in _children(tree)])
+    return zeros_like_float(tree)
+
+
+def tree_add(a, b):
+    """Leafwise sum of two cotangents of the same structure; ``None`` counts as zero."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if _is_container(a):
+        return _rebuild(a, [(k, tree_add(v, b[k])) for k, v in _children(a)])
+    return a + b
+
+
+def _get(tree, key):
+    return getattr(tree, key) if isinstance(key, str) and _is_namedtuple(tree) else tree[key]
+
+
+def _child_key(tree, key):
+    """The key of ``tree``'s child reached by ``key`` (an attribute of a namedtuple is its index)."""
+    if isinstance(key, str) and _is_namedtuple(tree):
+        return tree._fields.index(key)
+    return key
+
+
+def fill_like(tree, leaves):
+    """A cotangent shaped like ``tree``: ``leaves`` maps paths to values, zeros stand everywhere else.
+
+    A path is a tuple of keys (indices, dict keys, namedtuple field names). When a
+    path reaches an array before it ends, the rest of it indexes that array, and
+    the value is added there: ``fill_like(x, {(0,): a})`` is ``x``-shaped zeros
+    with ``a`` in row 0. Values at the same place accumulate.
+    """
+    if not leaves:
+        return tree_zeros_like(tree)
+    if () in leaves:
+        rest = {p: v for p, v in leaves.items() if p != ()}
+        return tree_add(leaves[()], fill_like(tree, rest) if rest else None)
+    if not _is_container(tree):
+        out = zeros_like_float(tree)
+        for path, value in leaves.items():
+            out = index_add(out, path if len(path) > 1 else path[0], value)
+        return out
+    grouped = {}
+    for path, value in leaves.items():
+        grouped.setdefault(_child_key(tree, path[0]), {})[path[1:]] = value
+    children = [
+        (k, fill_like(v, grouped[k]) if k in grouped else tree_zeros_like(v))
+        for k, v in _children(tree)
+    ]
+    return _rebuild(tree, children)
+
+
+__all__ = ["fill_like", "tree_add", "tree_zeros_like", "namespace", "np"]

@@ -1,0 +1,1 @@
+"""s2s: source-to-source differentiation of NumPy programs."""

@@ -1,0 +1,106 @@
+"""The op table: one entry per canonical op, registered by family.
+
+A rule is an ordinary, runnable Python function written with NumPy imported as
+``xp`` (and the runtime as ``rt``). The compiler reads its source once as a
+template and renames its parameters into the program's variables, so emitted
+code reads like hand-written NumPy. Rule files never touch libcst.
+
+Vocabulary of a rule's parameters: the op's own parameters (NumPy's names and
+defaults, in NumPy's order), then, keyword-only after ``*``, ``ans`` for the
+op's output and ``g`` for the incoming cotangent, where the body uses them::
+
+    @elementwise
+    def tanh(x, *, ans):
+        return 1 - ans**2
+
+Families:
+
+- ``elementwise``: the body returns the partial derivative of ``ans`` with
+  respect to each leading parameter (a tuple when several; ``None`` where no
+  derivative flows). Reverse mode is ``unbroadcast(g * partial, arg)``.
+- ``linear``: the op is linear in its leading parameters; the body returns the
+  transpose applied to ``g`` (one entry per leading parameter, ``None`` where
+  no derivative flows). Forward mode applies the op itself to the tangent.
+- ``vjp``: explicit reverse rule, the body returns the cotangent of each
+  leading parameter (``None`` where none flows).
+- ``nondiff``: outputs carry no derivative (comparisons, integer-valued ops,
+  constructors, shapes); registered by name with a reason.
+- ``decompose``: the op is defined by other ops; its body (any number of
+  statements ending in ``return``) is inlined before differentiation.
+
+"Leading parameters" are the first k parameters of the signature, where k is
+the length of the returned tuple (1 for a single expression).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+RULE_VOCABULARY = ("ans", "g")
+FAMILIES = ("elementwise", "linear", "vjp", "nondiff", "decompose")
+
+
+@dataclass(frozen=True)
+class Op:
+    """One canonical op: its name (as spelled under ``xp.``), family and rule."""
+
+    name: str
+    family: str
+    rule: Callable | None = None
+    params: tuple[str, ...] = ()
+    defaults: dict = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def signature(self) -> inspect.Signature | None:
+        """The op's own signature (rule vocabulary removed), for binding call arguments."""
+        if self.rule is None:
+            return None
+        sig = inspect.signature(self.rule)
+        kept = [p for name, p in sig.parameters.items() if name not in RULE_VOCABULARY]
+        return sig.replace(parameters=kept)
+
+
+OPS: dict[str, Op] = {}
+
+
+def _register(fn: Callable, family: str, name: str | None = None) -> Callable:
+    name = name or fn.__name__.rstrip("_")
+    if name in OPS:
+        raise ValueError(f"op {name!r} registered twice")
+    sig = inspect.signature(fn)
+    params = tuple(p for p in sig.parameters if p not in RULE_VOCABULARY)
+    defaults = {
+        p.name: p.default
+        for p in sig.parameters.values()
+        if p.default is not inspect.Parameter.empty and p.name not in RULE_VOCABULARY
+    }
+    OPS[name] = Op(name, family, fn, params, defaults)
+    return fn
+
+
+def _family(family: str):
+    def decorator(fn=None, *, name: str | None = None):
+        if fn is None:
+            return lambda f: _register(f, family, name)
+        return _register(fn, family, name)
+
+    decorator.__name__ = family
+    decorator.__doc__ = f"Register a rule of the {family!r} family (name: the function's, or ``name=``)."
+    return decorator
+
+
+elementwise = _family("elementwise")
+linear = _family("linear")
+vjp = _family("vjp")
+decompose = _family("decompose")
+
+
+def nondiff(reason: str, *names: str) -> None:
+    """Register ops whose outputs carry no derivative, with the reason why."""
+    for name in names:
+        if name in OPS:
+            raise ValueError(f"op {name!r} registered twice")
+        OPS[name] = Op(name, "nondiff", reason=reason)
