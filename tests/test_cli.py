@@ -1,0 +1,155 @@
+"""The ``s2s`` command line, run as a subprocess: generated files import and compute ``jax.grad``'s gradient.
+
+Errors must be one readable message (``file:line:col: error: ...`` where a line
+is known), a non-zero exit code and no Python traceback.
+"""
+
+import importlib.util
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import jax
+import numpy as np
+
+jax.config.update("jax_enable_x64", True)
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_twins = _load("_s2s_twins", ROOT / "benchmarks" / "_twins.py")
+
+
+def s2s(*args, cwd=ROOT):
+    """Run ``python -m s2s.cli.main ARGS`` and return the completed process."""
+    return subprocess.run(
+        [sys.executable, "-m", "s2s.cli.main", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def assert_clean_error(result, *needles):
+    """A failed run: non-zero exit, no traceback, and stderr naming each of ``needles``."""
+    assert result.returncode != 0, result.stdout
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    for needle in needles:
+        assert needle in result.stderr, result.stderr
+
+
+def assert_close(actual, expected):
+    assert jax.tree_util.tree_structure(actual) == jax.tree_util.tree_structure(expected)
+    for a, e in zip(jax.tree_util.tree_leaves(actual), jax.tree_util.tree_leaves(expected)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-7, atol=1e-10)
+
+
+def mlp_inputs():
+    mlp = _twins.load_example("examples/mlp.py")
+    rng = np.random.default_rng(0)
+    return mlp, (mlp.init(rng, [5, 7, 6, 3], np.float64), *mlp.data(rng, 4, 5, 3, np.float64))
+
+
+def test_grad_prints_a_module():
+    result = s2s("grad", "examples/mlp.py::loss", "--wrt", "params")
+    assert result.returncode == 0, result.stderr
+    assert "def loss_grad(params, x, y):" in result.stdout
+    compile(result.stdout, "loss_grad.py", "exec")
+
+
+def test_output_is_deterministic():
+    first = s2s("grad", "examples/mlp.py::loss", "--wrt", "params")
+    second = s2s("grad", "examples/mlp.py::loss", "--wrt", "params")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+
+
+def test_grad_written_to_file_imports_and_matches_jax(tmp_path):
+    out = tmp_path / "mlp_grad.py"
+    result = s2s("grad", "examples/mlp.py::loss", "--wrt", "params", "-o", out)
+    assert result.returncode == 0, result.stderr
+    generated = _load("mlp_grad", out)
+    mlp, args = mlp_inputs()
+    assert_close(generated.loss_grad(*args), jax.grad(_twins.jax_twin(mlp.loss))(*args))
+
+
+def test_wrt_several_parameters_returns_a_tuple(tmp_path):
+    out = tmp_path / "logistic_grad.py"
+    result = s2s("grad", "examples/logistic.py::loss", "--wrt", "w,b", "-o", out)
+    assert result.returncode == 0, result.stderr
+    generated = _load("logistic_grad", out)
+    logistic = _twins.load_example("examples/logistic.py")
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal(3), 0.25, rng.standard_normal((6, 3)), (rng.random(6) > 0.5) * 1.0)
+    actual = generated.loss_grad(*args)
+    assert isinstance(actual, tuple) and len(actual) == 2
+    assert_close(actual, jax.grad(_twins.jax_twin(logistic.loss), argnums=(0, 1))(*args))
+
+
+def test_wrt_defaults_to_the_first_parameter(tmp_path):
+    out = tmp_path / "f_grad.py"
+    result = s2s("grad", "examples/polynomial.py::f", "-o", out)
+    assert result.returncode == 0, result.stderr
+    x = np.linspace(-2.0, 2.0, 7)
+    np.testing.assert_allclose(_load("f_grad", out).f_grad(x), 1 + 2 * x + 3 * x**2, rtol=1e-12)
+
+
+def test_helpers_in_a_sibling_module(tmp_path):
+    out = tmp_path / "model_grad.py"
+    result = s2s("grad", "examples/helpers_across_modules/model.py::loss", "-o", out)
+    assert result.returncode == 0, result.stderr
+    model = _twins.load_example("examples/helpers_across_modules/model.py")
+    rng = np.random.default_rng(0)
+    args = (model.init(rng, 4, 7, 2, np.float64), rng.standard_normal((3, 4)), rng.standard_normal((3, 2)))
+    assert_close(_load("model_grad", out).loss_grad(*args), jax.grad(_twins.jax_twin(model.loss))(*args))
+
+
+def test_console_script_help():
+    script = pathlib.Path(sys.executable).with_name("s2s")
+    script = str(script) if script.exists() else shutil.which("s2s")
+    assert script, "the `s2s` console script is not installed next to this Python"
+    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "grad" in result.stdout
+
+
+def test_module_help():
+    result = s2s("--help")
+    assert result.returncode == 0, result.stderr
+    assert "grad" in result.stdout
+
+
+def test_missing_file():
+    assert_clean_error(s2s("grad", "examples/no_such_model.py::loss"), "no_such_model.py")
+
+
+def test_unknown_function():
+    assert_clean_error(s2s("grad", "examples/mlp.py::no_such_function"), "no_such_function")
+
+
+def test_unknown_wrt_parameter():
+    assert_clean_error(s2s("grad", "examples/mlp.py::loss", "--wrt", "weights"), "weights")
+
+
+def test_unsupported_syntax_points_at_the_users_line(tmp_path):
+    source = "import numpy as np\n\n\ndef loss(x):\n    try:\n        return np.sum(x)\n    except ValueError:\n        return 0.0\n"
+    (tmp_path / "bad.py").write_text(source)
+    result = s2s("grad", "bad.py::loss", cwd=tmp_path)
+    assert_clean_error(result, "bad.py")
+    match = re.search(r"^(\S*bad\.py):(\d+):(\d+): error: .+$", result.stderr, re.MULTILINE)
+    assert match, result.stderr
+    assert int(match.group(2)) == 5, result.stderr  # the `try` line
+    lines = result.stderr.splitlines()
+    assert any(line.strip() == "try:" for line in lines), result.stderr  # the source line ...
+    assert any(re.fullmatch(r"\s*\^+\s*", line) for line in lines), result.stderr  # ... and a caret under it
