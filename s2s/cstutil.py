@@ -1,0 +1,153 @@
+"""Small libcst helpers shared by passes and transforms: substitution, parentheses, literals."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+# Binding strength of expression kinds, loosest first (Python's precedence table).
+_PRECEDENCE = {
+    cst.Or: 1, cst.And: 2, cst.Not: 3,
+    cst.BitOr: 5, cst.BitXor: 6, cst.BitAnd: 7, cst.LeftShift: 8, cst.RightShift: 8,
+    cst.Add: 9, cst.Subtract: 9,
+    cst.Multiply: 10, cst.Divide: 10, cst.FloorDivide: 10, cst.Modulo: 10, cst.MatrixMultiply: 10,
+    cst.Minus: 11, cst.Plus: 11, cst.BitInvert: 11, cst.Power: 12,
+}  # fmt: skip
+_ATOM = 20
+
+
+def precedence(node: cst.BaseExpression) -> int:
+    if node.lpar:
+        return _ATOM
+    if isinstance(node, cst.BinaryOperation):
+        return _PRECEDENCE[type(node.operator)]
+    if isinstance(node, cst.UnaryOperation):
+        return _PRECEDENCE[type(node.operator)]
+    if isinstance(node, cst.BooleanOperation):
+        return _PRECEDENCE[type(node.operator)]
+    if isinstance(node, cst.Comparison):
+        return 4
+    if isinstance(node, (cst.Lambda,)):
+        return 0
+    if isinstance(node, cst.IfExp):
+        return 0
+    if isinstance(node, (cst.Integer, cst.Float)) and node.value.startswith("-"):
+        return 11
+    return _ATOM
+
+
+def paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _needs(child, parent_prec, right=False, power_base=False):
+    p = precedence(child)
+    if power_base:
+        return p <= 12
+    return p < parent_prec or (right and p == parent_prec)
+
+
+class _Parenthesize(cst.CSTTransformer):
+    def leave_BinaryOperation(self, original, node):
+        prec = _PRECEDENCE[type(node.operator)]
+        is_pow = isinstance(node.operator, cst.Power)
+        left, right = node.left, node.right
+        if _needs(left, prec, power_base=is_pow):
+            left = paren(left)
+        if (is_pow and precedence(right) < 11) or (not is_pow and _needs(right, prec, right=True)):
+            right = paren(right)
+        return node.with_changes(left=left, right=right)
+
+    def leave_UnaryOperation(self, original, node):
+        if precedence(node.expression) < _PRECEDENCE[type(node.operator)]:
+            return node.with_changes(expression=paren(node.expression))
+        return node
+
+    def leave_Attribute(self, original, node):
+        if precedence(node.value) < _ATOM or isinstance(node.value, (cst.Integer, cst.Float)):
+            return node.with_changes(value=paren(node.value))
+        return node
+
+    def leave_Subscript(self, original, node):
+        if precedence(node.value) < _ATOM:
+            return node.with_changes(value=paren(node.value))
+        return node
+
+    def leave_Call(self, original, node):
+        if precedence(node.func) < _ATOM:
+            return node.with_changes(func=paren(node.func))
+        return node
+
+
+def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+    """Add the parentheses that operator precedence needs (trees built by hand have none)."""
+    return node.visit(_Parenthesize())
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def leave_Name(self, original, node):
+        replacement = self.mapping.get(node.value)
+        return replacement if replacement is not None else node
+
+    def leave_Attribute(self, original, node):
+        return node.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, node):
+        return node.with_changes(keyword=original.keyword)
+
+
+def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
+    """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses."""
+    if not mapping:
+        return node
+    out = node.visit(_Substitute(mapping))
+    return parenthesize(out) if isinstance(out, cst.BaseExpression) else out
+
+
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Free names read by an expression (attribute names and keywords excluded)."""
+    found = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n):
+            found.add(n.value)
+
+        def visit_Attribute(self, n):
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n):
+            n.value.visit(self)
+            return False
+
+    node.visit(_V())
+    return found
+
+
+def literal(value) -> cst.BaseExpression:
+    """A Python literal (number, string, bool, None, tuple of those) as an expression."""
+    if isinstance(value, tuple):
+        elements = [cst.Element(literal(v)) for v in value]
+        if len(elements) == 1:
+            return cst.Tuple(elements=[elements[0].with_changes(comma=cst.Comma())])
+        return cst.Tuple(elements)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        return cst.UnaryOperation(cst.Minus(), literal(-value))
+    return cst.parse_expression(repr(value))
+
+
+def name_of(node) -> str | None:
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def dotted(node) -> str | None:
+    """``"xp.linalg.norm"`` for an attribute chain of names, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        return ".".join([node.value, *reversed(parts)])
+    return None

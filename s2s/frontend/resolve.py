@@ -1,0 +1,360 @@
+"""Resolve every name in a user function; turn its body into s2s's ``Function`` form.
+
+Guarantees of the output:
+- every call to an array op is spelled ``xp.<canonical>(...)`` (``np.tanh``,
+  ``jnp.tanh``, ``math.tanh``, ``from numpy import tanh`` all become
+  ``xp.tanh``), methods and attributes included (``x.sum(0)`` becomes
+  ``xp.sum(x, 0)``, ``x.T`` becomes ``xp.transpose(x)``);
+- calls to the user's own functions keep their names and are listed in
+  ``helpers``; module-level constants keep their names and are listed in
+  ``constants``; local ``def``s and lambdas are in ``Function.locals``;
+- operators, literals, ``x.shape``-like attributes and static builtins
+  (``len``, ``int``, ...) are kept as written.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import ir
+from ..errors import NameResolutionError, S2SError, UnsupportedSyntax
+from ..rules import OPS
+from . import spellings
+from .source import FunctionSource
+
+STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+ATTRIBUTE_OPS = {"T": "transpose", "mT": "matrix_transpose", "real": "real", "imag": "imag"}
+METHODS = {
+    "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
+    "reshape", "transpose", "ravel", "squeeze", "swapaxes", "dot", "clip", "round", "copy",
+    "astype", "repeat", "take", "trace", "diagonal", "any", "all", "conj", "nonzero", "argsort",
+    "sort",
+}  # fmt: skip
+METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
+VARARG_METHODS = {"reshape", "transpose"}  # x.reshape(2, 3) means reshape(x, (2, 3))
+
+
+@dataclass
+class Resolved:
+    """A resolved function and what it refers to outside itself."""
+
+    function: ir.Function
+    helpers: dict = field(default_factory=dict)  # name -> live function
+    constants: dict = field(default_factory=dict)  # name -> value
+    origins: dict = field(default_factory=dict)  # expression node -> Origin
+
+
+def xp_attr(name: str) -> cst.Attribute:
+    """``xp.<name>`` for a canonical op name (dotted names nest: ``xp.linalg.norm``)."""
+    node: cst.BaseExpression = cst.Name("xp")
+    for part in name.split("."):
+        node = cst.Attribute(node, cst.Name(part))
+    return node
+
+
+def _assigned_names(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _assigned_names(el.value)]
+    return []
+
+
+def _params_of(node) -> list[cst.Param]:
+    p = node.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+class Resolver:
+    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None):
+        self.source = source
+        self.result = result or Resolved(function=None)
+        self.locals = set(enclosing or ())
+        self.origins = self.result.origins
+        self._local_fns = {}
+        node = source.node
+        self.locals |= {p.name.value for p in _params_of(node)}
+        if isinstance(node, cst.FunctionDef):
+            for stmt in node.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    self.locals.add(stmt.name.value)
+                for small in getattr(stmt, "body", ()):
+                    if isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            self.locals.update(_assigned_names(t.target))
+                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                        self.locals.update(_assigned_names(small.target))
+
+    # --- errors -------------------------------------------------------------
+    def fail(self, node, message, hint=None, kind=NameResolutionError):
+        raise kind(message, self.source.origin(node), hint)
+
+    def mark(self, new, old):
+        origin = self.source.origin(old)
+        if origin is not None:
+            self.origins[new] = origin
+        return new
+
+    # --- functions ------------------------------------------------------------
+    def function(self, name: str | None = None) -> ir.Function:
+        node = self.source.node
+        params = []
+        for p in _params_of(node):
+            default = self.expr(p.default) if p.default is not None else None
+            params.append(ir.Param(p.name.value, default))
+        if isinstance(node, cst.Lambda):
+            body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
+            docstring = None
+        else:
+            body, docstring = self.block(node.body.body)
+        local_fns = self._local_fns
+        return ir.Function(
+            name or self.source.name,
+            tuple(params),
+            tuple(body),
+            self.source.origin(node),
+            self.origins,
+            local_fns,
+            docstring,
+        )
+
+    def block(self, statements):
+        body, docstring = [], None
+        for i, stmt in enumerate(statements):
+            if isinstance(stmt, cst.FunctionDef):
+                self._local(stmt.name.value, stmt)
+                continue
+            for small in stmt.body:
+                if i == 0 and isinstance(small, cst.Expr):
+                    docstring = small.value.evaluated_value if hasattr(small.value, "evaluated_value") else None
+                    continue
+                body.extend(self.statement(small, stmt))
+        if not body or not isinstance(body[-1], ir.Return):
+            self.fail(
+                self.source.node,
+                f"`{self.source.name}` does not end with a `return` statement",
+                "return the value to transform",
+                UnsupportedSyntax,
+            )
+        returns = [s for s in body[:-1] if isinstance(s, ir.Return)]
+        if returns:
+            self.fail(self.source.node, "a `return` before the end of the function", None, UnsupportedSyntax)
+        return body, docstring
+
+    def _local(self, name, node):
+        sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env)
+        self._local_fns[name] = Resolver(sub, self.locals, self.result).function(name)
+
+    def statement(self, small, line):
+        origin = self.source.origin(line)
+        if isinstance(small, cst.Pass):
+            return []
+        if isinstance(small, cst.Return):
+            if small.value is None:
+                self.fail(small, "`return` without a value", "return the value to transform", UnsupportedSyntax)
+            return [ir.Return(self.expr(small.value), origin)]
+        if isinstance(small, cst.AugAssign):
+            return [ir.AugAssign(small.target, small.operator, self.expr(small.value), origin)]
+        if isinstance(small, cst.AnnAssign):
+            if small.value is None:
+                return []
+            return [ir.Assign(self.target(small.target), self.expr(small.value), origin)]
+        if isinstance(small, cst.Assign):
+            if isinstance(small.value, cst.Lambda):
+                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
+                    self.fail(small, "a lambda must be assigned to one name", None, UnsupportedSyntax)
+                self._local(small.targets[0].target.value, small.value)
+                return []
+            value = self.expr(small.value)
+            out = []
+            for t in small.targets:
+                out.append(ir.Assign(self.target(t.target), value, origin))
+            return out
+        self.fail(small, f"`{type(small).__name__}` statement is not supported", None, UnsupportedSyntax)
+
+    def target(self, node):
+        if isinstance(node, cst.Name):
+            return cst.Name(node.value)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return cst.Tuple([cst.Element(self.target(el.value)) for el in node.elements])
+        self.fail(node, "unsupported assignment target", None, UnsupportedSyntax)
+
+    # --- expressions --------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, f"`{type(node).__name__}` expressions are not supported", None, UnsupportedSyntax)
+        return method(node)
+
+    def _literal(self, node):
+        return node.deep_clone()
+
+    _Integer = _Float = _Imaginary = _SimpleString = _ConcatenatedString = _Ellipsis = _literal
+
+    def _Name(self, node):
+        name = node.value
+        if name in self.locals or name in ("True", "False", "None"):
+            return cst.Name(name)
+        if name in ("xp", "rt"):
+            self.fail(node, f"the name `{name}` is reserved for generated code", "rename the variable")
+        if name not in self.source.env:
+            self.fail(node, f"name `{name}` is not defined", "define it, or pass it as an argument")
+        return self.mark(self.value(self.source.env[name], (name,), node), node)
+
+    def value(self, obj, path, node):
+        """The expression for a non-local object reached by the attribute chain ``path``."""
+        name = path[-1]
+        if isinstance(obj, types.ModuleType):
+            return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
+        op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
+        if op is not None:
+            return xp_attr(op)
+        if len(path) > 1:
+            owner = path  # attribute of a module: constants and dtypes
+            spelled = spellings.constant_spelling(self._module_of(path), name)
+            if spelled is not None:
+                return cst.parse_expression(spelled)
+            self.fail(node, f"`{'.'.join(owner)}` is not supported", "use a NumPy function with a derivative rule")
+        if inspect.isfunction(obj):
+            if obj.__module__ and obj.__module__.split(".")[0] in ("numpy", "jax", "s2s"):
+                self.fail(node, f"`{name}` from {obj.__module__} is not supported")
+            self.result.helpers[name] = obj
+            return cst.Name(name)
+        if name in spellings.STATIC_BUILTINS and obj is getattr(__import__("builtins"), name, None):
+            return cst.Name(name)
+        if isinstance(obj, (bool, int, float, complex, str, type(None))) or _is_literal_tuple(obj):
+            self.result.constants[name] = obj
+            return cst.Name(name)
+        if hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
+            self.result.constants[name] = obj
+            return cst.Name(name)
+        self.fail(
+            node,
+            f"`{name}` refers to {type(obj).__name__} {_short_repr(obj)}, which s2s cannot transform",
+            "pass it as an argument, or use a NumPy function",
+        )
+
+    def _module_of(self, path):
+        obj = self.source.env.get(path[0])
+        for part in path[1:-1]:
+            obj = getattr(obj, part, None)
+        return obj
+
+    def _chain(self, node):
+        """``("np", "linalg", "norm")`` for a dotted chain of non-local names, else None."""
+        parts = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if isinstance(node, cst.Name) and node.value not in self.locals:
+            return (node.value, *reversed(parts))
+        return None
+
+    def _Attribute(self, node):
+        chain = self._chain(node)
+        if chain is not None and isinstance(self.source.env.get(chain[0]), types.ModuleType):
+            obj = self.source.env[chain[0]]
+            for i, part in enumerate(chain[1:], start=1):
+                if not hasattr(obj, part):
+                    self.fail(node, f"`{'.'.join(chain[: i + 1])}` does not exist")
+                obj = getattr(obj, part)
+            return self.mark(self.value(obj, chain, node), node)
+        base = self.expr(node.value)
+        attr = node.attr.value
+        if attr in STATIC_ATTRIBUTES:
+            return cst.Attribute(base, cst.Name(attr))
+        if attr in ATTRIBUTE_OPS:
+            return self.mark(cst.Call(xp_attr(ATTRIBUTE_OPS[attr]), [cst.Arg(base)]), node)
+        return self.mark(cst.Attribute(base, cst.Name(attr)), node)
+
+    def _Call(self, node):
+        func = node.func
+        args = [self._arg(a) for a in node.args]
+        chain = self._chain(func) if isinstance(func, cst.Attribute) else None
+        is_method = isinstance(func, cst.Attribute) and (
+            chain is None or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
+        )
+        if is_method:
+            name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
+            if name not in METHODS:
+                self.fail(func, f"array method `.{func.attr.value}()` is not supported", "call the NumPy function")
+            receiver = self.expr(func.value)
+            if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
+                args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
+            return self.mark(cst.Call(xp_attr(name), [cst.Arg(receiver), *args]), node)
+        if isinstance(func, cst.Name) and func.value in self._local_fns:
+            return self.mark(cst.Call(cst.Name(func.value), args), node)
+        callee = self.expr(func)
+        if isinstance(callee, cst.Name) and callee.value in self.result.constants:
+            self.fail(func, f"`{callee.value}` is not callable")
+        if isinstance(callee, cst.Name) and callee.value in self.locals:
+            self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
+        return self.mark(cst.Call(callee, args), node)
+
+    def _arg(self, arg):
+        return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
+
+    def _BinaryOperation(self, node):
+        return self.mark(cst.BinaryOperation(self.expr(node.left), node.operator, self.expr(node.right), lpar=node.lpar, rpar=node.rpar), node)
+
+    def _UnaryOperation(self, node):
+        return self.mark(cst.UnaryOperation(node.operator, self.expr(node.expression), lpar=node.lpar, rpar=node.rpar), node)
+
+    def _BooleanOperation(self, node):
+        return self.mark(node.with_changes(left=self.expr(node.left), right=self.expr(node.right)), node)
+
+    def _Comparison(self, node):
+        targets = [c.with_changes(comparator=self.expr(c.comparator)) for c in node.comparisons]
+        return self.mark(node.with_changes(left=self.expr(node.left), comparisons=targets), node)
+
+    def _Subscript(self, node):
+        elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
+        return self.mark(cst.Subscript(self.expr(node.value), elements), node)
+
+    def _slice(self, s):
+        if isinstance(s, cst.Index):
+            return cst.Index(self.expr(s.value))
+        return s.with_changes(
+            lower=self.expr(s.lower) if s.lower else None,
+            upper=self.expr(s.upper) if s.upper else None,
+            step=self.expr(s.step) if s.step else None,
+        )
+
+    def _Tuple(self, node):
+        return node.with_changes(elements=[e.with_changes(value=self.expr(e.value)) for e in node.elements])
+
+    _List = _Tuple
+
+    def _Dict(self, node):
+        elements = []
+        for e in node.elements:
+            if not isinstance(e, cst.DictElement):
+                self.fail(e, "`**` in a dict literal is not supported", None, UnsupportedSyntax)
+            elements.append(e.with_changes(key=self.expr(e.key), value=self.expr(e.value)))
+        return node.with_changes(elements=elements)
+
+    def _Lambda(self, node):
+        self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _is_literal_tuple(obj) -> bool:
+    return isinstance(obj, tuple) and all(isinstance(v, (int, float, str, bool, type(None))) for v in obj)
+
+
+def _short_repr(obj) -> str:
+    text = repr(obj)
+    return text if len(text) < 40 else text[:37] + "..."
+
+
+def resolve(source: FunctionSource, name: str | None = None) -> Resolved:
+    """Resolve ``source`` into a ``Function`` plus the helpers and constants it uses."""
+    result = Resolved(function=None)
+    result.function = Resolver(source, None, result).function(name)
+    return result
+
+
+__all__ = ["resolve", "Resolved", "xp_attr", "OPS", "S2SError"]

@@ -1,0 +1,104 @@
+"""Canonical op names for the objects user code calls: ``np.sin``, ``jnp.sin``, ``math.sin``, ``from numpy import sin`` are all ``sin``.
+
+The canonical name is the op's spelling under the generated code's ``xp``
+namespace (``tanh``, ``linalg.norm``). Objects are recognised by identity, so
+any import spelling resolves.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import types
+
+import numpy
+
+from ..rules import OPS
+from ..rules.registry import ALIASES
+
+ARRAY_MODULES = ("numpy", "jax.numpy")
+CONSTANTS = {"pi", "e", "inf", "nan", "euler_gamma", "newaxis"}
+DTYPES = {
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+    "uint32", "bool_", "complex64", "complex128",
+}  # fmt: skip
+MATH_ALIASES = {"fabs": "abs", "pow": "power", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+                "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}  # fmt: skip
+BUILTIN_OPS = {builtins.abs: "abs", builtins.pow: "power", builtins.round: "round"}
+STATIC_BUILTINS = {"len", "int", "float", "bool", "tuple", "list", "range", "slice", "isinstance"}
+
+
+def _modules():
+    mods = [numpy]
+    try:
+        import jax.numpy as jnp
+
+        mods.append(jnp)
+    except ImportError:  # pragma: no cover - the numpy backend runs without JAX
+        pass
+    return mods
+
+
+def _lookup(module, dotted: str):
+    obj = module
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> dict[int, tuple[str, object]]:
+    table = {}
+    names = {name: name for name in OPS} | dict(ALIASES)
+    for spelling, canonical in names.items():
+        for module in _modules():
+            obj = _lookup(module, spelling)
+            if obj is not None and not isinstance(obj, (int, float, type(None))):
+                table.setdefault(id(obj), (canonical, obj))
+    for spelling in dir(math):
+        obj = getattr(math, spelling)
+        canonical = MATH_ALIASES.get(spelling, spelling)
+        if callable(obj) and canonical in OPS:
+            table.setdefault(id(obj), (canonical, obj))
+    for obj, canonical in BUILTIN_OPS.items():
+        table[id(obj)] = (canonical, obj)
+    return table
+
+
+def is_array_module(obj) -> bool:
+    return isinstance(obj, types.ModuleType) and (
+        obj.__name__ in ("math",) or obj.__name__.split(".")[0] in ("numpy", "jax")
+    )
+
+
+def canonical_op(obj, path: tuple[str, ...] = ()) -> str | None:
+    """The canonical op name of a callable from NumPy, jax.numpy or math, else None.
+
+    ``path`` is the attribute chain it was reached by (``("fft", "fft")``), which
+    names array-module functions that have no rule yet.
+    """
+    hit = _table().get(id(obj))
+    if hit is not None and hit[1] is obj:
+        return hit[0]
+    module = getattr(obj, "__module__", None) or ""
+    if module.split(".")[0] in ("numpy", "jax") and callable(obj):
+        if path:
+            return ".".join(path)
+        sub = module.split(".")[1:] if module.startswith("numpy") else module.split(".")[2:]
+        sub = [s for s in sub if not s.startswith("_")]
+        return ".".join([*sub, obj.__name__])
+    return None
+
+
+def constant_spelling(module, attr: str) -> str | None:
+    """``xp.pi`` for ``np.pi`` / ``math.pi``; ``None`` for ``np.newaxis``; dtypes as ``xp.float32``."""
+    if attr == "newaxis":
+        return "None"
+    if attr in CONSTANTS or attr in DTYPES:
+        return f"xp.{attr}"
+    if module is math and attr == "tau":
+        return "2 * xp.pi"
+    return None

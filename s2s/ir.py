@@ -1,0 +1,159 @@
+"""The function form that passes and transforms share.
+
+A ``Function`` is a name, parameters and a flat list of statements; each
+statement holds libcst expressions and the ``Origin`` of the user's source it
+came from. ``to_cst`` prints it back as an ordinary ``def``, so the output of
+every pass is runnable Python (with ``xp`` and ``rt`` in scope).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from .errors import Origin
+
+
+@dataclass(frozen=True)
+class Assign:
+    """``target = value``; ``target`` is a Name or a (nested) Tuple of Names."""
+
+    target: cst.BaseExpression
+    value: cst.BaseExpression
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class AugAssign:
+    """``target <op>= value`` (removed by the desugar pass)."""
+
+    target: cst.Name
+    operator: cst.BaseAugOp
+    value: cst.BaseExpression
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Return:
+    value: cst.BaseExpression
+    origin: Origin | None = None
+
+
+Stmt = Assign | AugAssign | Return
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: cst.BaseExpression | None = None
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function in s2s's form.
+
+    ``origins`` maps expression nodes (by identity) to the user's source span
+    they came from, so passes that split expressions keep precise locations.
+    ``locals`` holds local functions and lambdas, by name, until inlined.
+    ``docstring`` is emitted as the function's docstring.
+    """
+
+    name: str
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    origin: Origin | None = None
+    origins: dict = field(default_factory=dict, compare=False)
+    locals: dict = field(default_factory=dict, compare=False)
+    docstring: str | None = None
+
+    def with_body(self, body, **changes) -> "Function":
+        return replace(self, body=tuple(body), **changes)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+
+def origin_of(fn: Function, node: cst.CSTNode, default: Origin | None) -> Origin | None:
+    """The user's source span of ``node``, or ``default`` when the node was made by s2s."""
+    return fn.origins.get(node, default)
+
+
+# --- printing -------------------------------------------------------------
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of a node."""
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def comment_for(origin: Origin) -> str:
+    return f"# {origin.short}  {origin.text.strip()}"
+
+
+def stmt_to_cst(stmt: Stmt) -> cst.SimpleStatementLine:
+    if isinstance(stmt, Assign):
+        small = cst.Assign(targets=[cst.AssignTarget(stmt.target)], value=stmt.value)
+    elif isinstance(stmt, AugAssign):
+        small = cst.AugAssign(target=stmt.target, operator=stmt.operator, value=stmt.value)
+    else:
+        small = cst.Return(value=stmt.value)
+    return cst.SimpleStatementLine(body=[small])
+
+
+def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleStatementLine]:
+    """Statements as CST lines; a comment citing the user's line heads each block from one line."""
+    lines = list(prelude)
+    last = None
+    for stmt in body:
+        line = stmt_to_cst(stmt)
+        key = (stmt.origin.path, stmt.origin.line) if stmt.origin else None
+        if comments and stmt.origin is not None and key != last:
+            leading = [cst.EmptyLine(comment=cst.Comment(comment_for(stmt.origin)))]
+            if lines:
+                leading.insert(0, cst.EmptyLine())
+            line = line.with_changes(leading_lines=leading)
+        last = key
+        lines.append(line)
+    return lines
+
+
+def params_to_cst(params) -> cst.Parameters:
+    return cst.Parameters(
+        params=[
+            cst.Param(
+                cst.Name(p.name),
+                default=p.default,
+                equal=cst.AssignEqual(
+                    whitespace_before=cst.SimpleWhitespace(""),
+                    whitespace_after=cst.SimpleWhitespace(""),
+                )
+                if p.default is not None
+                else cst.MaybeSentinel.DEFAULT,
+            )
+            for p in params
+        ]
+    )
+
+
+def to_cst(fn: Function, comments: bool = True, prelude=()) -> cst.FunctionDef:
+    lines = body_to_cst(fn.body, comments, prelude)
+    if fn.docstring:
+        doc = cst.SimpleStatementLine(body=[cst.Expr(cst.SimpleString(_docstring_literal(fn.docstring)))])
+        lines.insert(0, doc)
+    return cst.FunctionDef(
+        name=cst.Name(fn.name), params=params_to_cst(fn.params), body=cst.IndentedBlock(body=lines)
+    )
+
+
+def _docstring_literal(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return f'"""{text}"""'
+
+
+def to_source(fn: Function, comments: bool = True) -> str:
+    """The function as Python source (unformatted)."""
+    return cst.Module(body=[to_cst(fn, comments)]).code

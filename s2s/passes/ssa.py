@@ -1,0 +1,44 @@
+"""Single assignment: every name is assigned once (parameters count as assigned).
+
+A reassigned user variable gets a numbered name from its second assignment on
+(``h``, ``h_2``, ``h_3``), so every intermediate value stays available to the
+backward pass. Input and output are in normal form.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import substitute
+from ..naming import Namer
+from .anf import used_names
+
+
+def _rename_target(target, current, defined, namer):
+    if isinstance(target, cst.Name):
+        name = target.value
+        new = namer.fresh(name) if name in defined else name
+        defined.add(new)
+        defined.add(name)
+        current[name] = new
+        return cst.Name(new)
+    return target.with_changes(
+        elements=[e.with_changes(value=_rename_target(e.value, current, defined, namer)) for e in target.elements]
+    )
+
+
+def ssa(fn: ir.Function) -> ir.Function:
+    namer = Namer(used_names(fn))
+    current: dict[str, str] = {}
+    defined = set(fn.param_names)
+    body = []
+    for stmt in fn.body:
+        mapping = {k: cst.Name(v) for k, v in current.items() if k != v}
+        value = substitute(stmt.value, mapping)
+        if isinstance(stmt, ir.Return):
+            body.append(ir.Return(value, stmt.origin))
+        else:
+            target = _rename_target(stmt.target, current, defined, namer)
+            body.append(ir.Assign(target, value, stmt.origin))
+    return fn.with_body(body)

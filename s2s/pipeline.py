@@ -1,0 +1,39 @@
+"""The pipeline, top to bottom: source -> normal form -> transform -> module text.
+
+Each step is one module with one job; ``lower`` gives the normal form that
+transforms read, ``S2S_DUMP=1`` prints the function after every pass.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import ir
+from .frontend import fence, resolve, source
+from .passes import anf, desugar, inline, ssa
+
+PASSES = (
+    ("desugar", desugar.desugar),
+    ("anf", anf.anf),
+    ("inline", inline.inline),
+    ("ssa", ssa.ssa),
+)
+
+
+def _dump(stage: str, fn: ir.Function) -> None:
+    if os.environ.get("S2S_DUMP"):
+        print(f"# ---- after {stage} ----\n{ir.to_source(fn)}", file=sys.stderr)
+
+
+def lower(src: source.FunctionSource, name: str | None = None) -> resolve.Resolved:
+    """Resolve and normalise one function; helpers it calls are listed, not lowered."""
+    fence.check(src)
+    resolved = resolve.resolve(src, name)
+    fn = resolved.function
+    _dump("resolve", fn)
+    for stage, run in PASSES:
+        fn = run(fn)
+        _dump(stage, fn)
+    resolved.function = fn
+    return resolved
