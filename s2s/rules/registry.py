@@ -104,3 +104,22 @@ def nondiff(reason: str, *names: str) -> None:
         if name in OPS:
             raise ValueError(f"op {name!r} registered twice")
         OPS[name] = Op(name, "nondiff", reason=reason)
+
+
+# NumPy / jax.numpy spellings that name the same op (spelling -> canonical name).
+ALIASES = {
+    "amax": "max",
+    "amin": "min",
+    "absolute": "abs",
+    "concat": "concatenate",
+    "pow": "power",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "permute_dims": "transpose",
+    "true_divide": "divide",
+}
