@@ -1,7 +1,13 @@
-"""Elementwise ops: each body returns the partial derivative(s) of ``ans``."""
+"""Elementwise ops: each body returns the partial derivative(s) of ``ans``.
+
+Reverse mode is ``unbroadcast(g * partial, arg)``; at kinks and ties the
+partials follow JAX (``abs`` has slope 1 at 0; ``maximum``/``minimum``/``clip``
+split ties evenly).
+"""
 
 import numpy as xp
 
+from s2s import runtime as rt
 from .registry import elementwise
 
 
@@ -26,18 +32,29 @@ def divide(x1, x2):
 
 
 @elementwise
+def power(x1, x2, *, ans):
+    # JAX: log of 0 is replaced by log of 1, so 0 ** y has no slope in y.
+    return x2 * x1 ** (x2 - 1), xp.log(xp.where(x1 == 0, 1, x1)) * ans
+
+
+@elementwise
+def remainder(x1, x2):
+    return 1, -xp.floor(x1 / x2)
+
+
+@elementwise
 def negative(x):
     return -1
 
 
 @elementwise
-def power(x1, x2, *, ans):
-    return x2 * x1 ** (x2 - 1), xp.log(x1) * ans
+def positive(x):
+    return 1
 
 
 @elementwise
-def tanh(x, *, ans):
-    return 1 - ans**2
+def abs_(x):
+    return xp.where(x >= 0, 1.0, -1.0)
 
 
 @elementwise
@@ -46,10 +63,140 @@ def exp(x, *, ans):
 
 
 @elementwise
+def expm1(x, *, ans):
+    return ans + 1
+
+
+@elementwise
 def log(x):
     return 1 / x
 
 
 @elementwise
+def log1p(x):
+    return 1 / (1 + x)
+
+
+@elementwise
+def log2(x):
+    return 1 / (x * xp.log(2.0))
+
+
+@elementwise
+def log10(x):
+    return 1 / (x * xp.log(10.0))
+
+
+@elementwise
+def sqrt(x, *, ans):
+    return 0.5 / ans
+
+
+@elementwise
+def square(x):
+    return 2 * x
+
+
+@elementwise
+def reciprocal(x, *, ans):
+    return -(ans**2)
+
+
+@elementwise
 def sin(x):
     return xp.cos(x)
+
+
+@elementwise
+def cos(x):
+    return -xp.sin(x)
+
+
+@elementwise
+def tan(x, *, ans):
+    return 1 + ans**2
+
+
+@elementwise
+def arcsin(x):
+    return 1 / xp.sqrt(1 - x**2)
+
+
+@elementwise
+def arccos(x):
+    return -1 / xp.sqrt(1 - x**2)
+
+
+@elementwise
+def arctan(x):
+    return 1 / (1 + x**2)
+
+
+@elementwise
+def arctan2(x1, x2):
+    return x2 / (x1**2 + x2**2), -x1 / (x1**2 + x2**2)
+
+
+@elementwise
+def sinh(x):
+    return xp.cosh(x)
+
+
+@elementwise
+def cosh(x):
+    return xp.sinh(x)
+
+
+@elementwise
+def tanh(x, *, ans):
+    return 1 - ans**2
+
+
+@elementwise
+def arcsinh(x):
+    return 1 / xp.sqrt(x**2 + 1)
+
+
+@elementwise
+def arccosh(x):
+    return 1 / xp.sqrt(x**2 - 1)
+
+
+@elementwise
+def arctanh(x):
+    return 1 / (1 - x**2)
+
+
+@elementwise
+def maximum(x1, x2):
+    return rt.step(x1 - x2), rt.step(x2 - x1)
+
+
+@elementwise
+def minimum(x1, x2):
+    return rt.step(x2 - x1), rt.step(x1 - x2)
+
+
+@elementwise
+def where(condition, x, y):
+    return None, condition, xp.logical_not(condition)
+
+
+@elementwise
+def clip(a, a_min=None, a_max=None):
+    # JAX's clip is minimum(maximum(a, a_min), a_max): ties split evenly.
+    return (
+        rt.clip_partial(a, a_min, a_max, 0),
+        rt.clip_partial(a, a_min, a_max, 1),
+        rt.clip_partial(a, a_min, a_max, 2),
+    )
+
+
+@elementwise
+def logaddexp(x1, x2, *, ans):
+    return xp.exp(x1 - ans), xp.exp(x2 - ans)
+
+
+@elementwise
+def hypot(x1, x2, *, ans):
+    return x1 / ans, x2 / ans

@@ -1,6 +1,29 @@
-"""Ops whose outputs carry no derivative."""
+"""Ops whose outputs carry no derivative (JAX's gradient through them is zero or undefined)."""
 
 from .registry import nondiff
 
 nondiff("comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
-nondiff("constructor: its value does not depend on differentiable inputs", "zeros", "ones", "zeros_like", "ones_like")
+nondiff("boolean-valued", "logical_and", "logical_or", "logical_not", "logical_xor")
+nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
+nondiff("piecewise constant: zero derivative almost everywhere", "sign", "floor", "ceil", "round", "trunc", "rint")
+nondiff("piecewise constant: zero derivative almost everywhere", "floor_divide")
+nondiff("integer-valued", "argmax", "argmin", "argsort", "nonzero", "count_nonzero")
+nondiff("shape query", "shape", "ndim", "size")
+nondiff(
+    "constructor: its value does not depend on differentiable inputs",
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "empty",
+    "empty_like",
+    "full",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+    "identity",
+)
+# NumPy code like ``np.array([a, b])`` does differentiate through its elements;
+# for now array/asarray are constructors with no derivative.
+nondiff("constructor (for now: gradients do not flow through array([a, b]))", "array", "asarray")

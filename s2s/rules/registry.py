@@ -123,3 +123,31 @@ ALIASES = {
     "permute_dims": "transpose",
     "true_divide": "divide",
 }
+
+
+# Other spellings of canonical ops, for the resolver: alias -> canonical name.
+# NumPy 2: absolute, pow, concat, asin, acos, atan, atan2, asinh, acosh, atanh,
+# permute_dims, true_divide and mod are the very objects of their canonical op
+# (np.abs.__name__ is "absolute": identify by identity, not by __name__);
+# amax, amin, around, fabs and fix are distinct functions. In jax.numpy every
+# alias is a distinct function (and jax.numpy has no fix).
+ALIASES = {
+    "amax": "max",
+    "amin": "min",
+    "absolute": "abs",
+    "fabs": "abs",
+    "pow": "power",
+    "concat": "concatenate",
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "around": "round",
+    "fix": "trunc",
+    "permute_dims": "transpose",
+    "true_divide": "divide",
+    "mod": "remainder",
+}

@@ -1,0 +1,216 @@
+"""Shape logic that derivative rules call (``rt.<helper>``): transposes of shape ops, order statistics.
+
+Every helper is a pure function of NumPy or JAX arrays (and tracers): it asks
+its arguments for their namespace and reads only static shapes, so generated
+code calling it runs eagerly on NumPy and compiles under ``jax.jit``.
+"""
+
+import numpy as np
+
+from .arrays import index_add, namespace, reduced_like
+
+
+def _axes(axis, ndim):
+    """``axis`` (None, int or sequence) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(sorted(int(a) % ndim for a in axes))
+
+
+def inverse_permutation(axes, ndim):
+    """The ``axes`` argument of the transpose that undoes ``transpose(_, axes)`` (None stays None)."""
+    if axes is None:
+        return None
+    return tuple(int(i) for i in np.argsort([int(a) % ndim for a in axes]))
+
+
+def step(x):
+    """Derivative of ``maximum(x, 0)``: 1 above 0, 0 below, 0.5 at 0 (JAX splits ties evenly)."""
+    xp = namespace(x)
+    return (1 + xp.sign(x)) / 2
+
+
+def clip_partial(a, a_min, a_max, wrt):
+    """Partial of ``clip(a, a_min, a_max)`` wrt argument ``wrt`` (0, 1, 2), as JAX computes it.
+
+    JAX clips as ``minimum(maximum(a, a_min), a_max)``, so ties split evenly.
+    """
+    xp = namespace(a, a_min, a_max)
+    low = a if a_min is None else xp.maximum(a, a_min)
+    upper = 1.0 if a_max is None else step(a_max - low)
+    if wrt == 2:
+        return 1 - upper
+    lower = 1.0 if a_min is None else step(a - a_min)
+    return upper * (lower if wrt == 0 else 1 - lower)
+
+
+def extremum_vjp(g, a, ans, axis=None, keepdims=False):
+    """Cotangent of ``a`` in ``max(a, axis)`` or ``min(a, axis)``: shared evenly among ties, as JAX does."""
+    xp = namespace(g, a, ans)
+    mask = a == reduced_like(ans, a, axis, keepdims)
+    count = xp.sum(mask, axis=axis, keepdims=True)
+    return reduced_like(g, a, axis, keepdims) * mask / count
+
+
+def _to_last(xp, a, axes):
+    """Move ``axes`` of ``a`` to the end and merge them into one axis; returns (array, moved shape)."""
+    ndim = np.ndim(a)
+    moved = xp.moveaxis(a, axes, tuple(range(ndim - len(axes), ndim)))
+    shape = np.shape(moved)
+    return xp.reshape(moved, shape[: ndim - len(axes)] + (-1,)), shape
+
+
+def prod_vjp(g, a, axis=None, keepdims=False):
+    """Cotangent of ``a`` in ``prod(a, axis)``, exact where ``a`` has zeros (products of the others)."""
+    xp = namespace(g, a)
+    a = xp.asarray(a)
+    axes = _axes(axis, np.ndim(a))
+    flat, shape = _to_last(xp, a, axes)
+    ones = xp.ones_like(flat[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = xp.reshape(before * after, shape)
+    ndim = np.ndim(a)
+    others = xp.moveaxis(others, tuple(range(ndim - len(axes), ndim)), axes)
+    return reduced_like(g, a, axis, keepdims) * others
+
+
+def cumprod_vjp(g, a, axis=None):
+    """Cotangent of ``a`` in ``cumprod(a, axis)``, exact where ``a`` has zeros.
+
+    Builds, along the axis (length n), the n x n products that leave out one
+    factor each: O(n^2) memory along that axis, in exchange for no division.
+    """
+    xp = namespace(g, a)
+    shape = np.shape(a)
+    if axis is None:
+        a, axis = xp.reshape(a, (-1,)), 0
+    x = xp.moveaxis(xp.asarray(a), axis, -1)
+    n = np.shape(x)[-1]
+    left_out = xp.where(xp.eye(n, dtype=bool), 1, xp.expand_dims(x, -2))
+    partial = xp.cumprod(left_out, axis=-1)  # [..., j, i]: d ans_i / d a_j for i >= j
+    grad = xp.sum(xp.triu(partial) * xp.expand_dims(xp.moveaxis(g, axis, -1), -2), axis=-1)
+    return xp.reshape(xp.moveaxis(grad, -1, axis), shape)
+
+
+def _split_as(g, shapes, axis):
+    """Split ``g`` along ``axis`` into pieces as long as ``shapes`` are there, each reshaped to its shape."""
+    xp = namespace(g)
+    sizes = [s[axis] for s in shapes]
+    cuts = [int(c) for c in np.cumsum(sizes)[:-1]]
+    return [xp.reshape(piece, s) for piece, s in zip(xp.split(g, cuts, axis=axis), shapes)]
+
+
+def concatenate_vjp(g, arrays, axis=0):
+    """Cotangents (a list) of ``arrays`` in ``concatenate(arrays, axis)``."""
+    if axis is None:
+        flat = _split_as(g, [(int(np.size(a)),) for a in arrays], 0)
+        return [namespace(g).reshape(piece, np.shape(a)) for piece, a in zip(flat, arrays)]
+    return _split_as(g, [np.shape(a) for a in arrays], axis)
+
+
+def unstack(g, axis=0):
+    """``g`` cut along ``axis`` into a list of slices: the cotangents of ``stack(arrays, axis)``."""
+    xp = namespace(g)
+    return [xp.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+
+
+def hstack_vjp(g, tup):
+    """Cotangents (a list) of ``tup`` in ``hstack(tup)``."""
+    shapes = [np.shape(a) or (1,) for a in tup]
+    pieces = _split_as(g, shapes, 0 if len(shapes[0]) == 1 else 1)
+    return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
+
+
+def vstack_vjp(g, tup):
+    """Cotangents (a list) of ``tup`` in ``vstack(tup)``."""
+    shapes = [(1,) * (2 - np.ndim(a)) + np.shape(a) if np.ndim(a) < 2 else np.shape(a) for a in tup]
+    pieces = _split_as(g, shapes, 0)
+    return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
+
+
+def split_vjp(g, ary, indices_or_sections, axis=0):
+    """Cotangent of ``ary`` in ``split(ary, indices_or_sections, axis)``; ``g`` is a list, None for unused pieces."""
+    xp = namespace(*g, ary)
+    shape = np.shape(ary)
+    n = shape[axis]
+    if np.ndim(indices_or_sections) == 0:
+        cuts = [n // int(indices_or_sections)] * int(indices_or_sections)
+    else:  # the lengths of ary[start:stop] with NumPy's slice semantics
+        bounds = [0, *(int(i) for i in indices_or_sections), n]
+        cuts = [len(range(*slice(s, e).indices(n))) for s, e in zip(bounds[:-1], bounds[1:])]
+    axis = axis % len(shape)
+    dtype = next((p.dtype for p in g if p is not None), xp.result_type(float))
+    pieces = [
+        xp.zeros(shape[:axis] + (size,) + shape[axis + 1 :], dtype) if piece is None else piece
+        for piece, size in zip(g, cuts)
+    ]
+    return xp.concatenate(pieces, axis=axis)
+
+
+def tile_vjp(g, A, reps):
+    """Cotangent of ``A`` in ``tile(A, reps)``: the sum of the tiles."""
+    xp = namespace(g, A)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    shape = np.shape(A)
+    ndim = max(len(shape), len(reps))
+    padded = (1,) * (ndim - len(shape)) + shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    interleaved = tuple(d for pair in zip(reps, padded) for d in pair)
+    summed = xp.sum(xp.reshape(g, interleaved), axis=tuple(range(0, 2 * ndim, 2)))
+    return xp.reshape(summed, shape)
+
+
+def repeat_vjp(g, a, repeats, axis=None):
+    """Cotangent of ``a`` in ``repeat(a, repeats, axis)``: each element collects its copies."""
+    xp = namespace(g, a)
+    shape = np.shape(a)
+    if axis is None:
+        inner = (int(np.size(a)),)
+        axis = 0
+    else:
+        inner = shape
+        axis = axis % len(shape)
+    n = inner[axis]
+    if np.ndim(repeats) == 0 or np.size(repeats) == 1:
+        r = int(np.reshape(repeats, ()))
+        split = np.shape(g)[:axis] + (n, r) + np.shape(g)[axis + 1 :]
+        grad = xp.sum(xp.reshape(g, split), axis=axis + 1)
+    else:
+        owners = np.repeat(np.arange(n), np.asarray(repeats))
+        zeros = xp.zeros((n,) + inner[:axis] + inner[axis + 1 :], dtype=g.dtype)
+        grad = xp.moveaxis(index_add(zeros, owners, xp.moveaxis(g, axis, 0)), 0, axis)
+    return xp.reshape(grad, shape)
+
+
+def pad_vjp(g, array, pad_width, mode="constant"):
+    """Cotangent of ``array`` in ``pad(array, pad_width, mode)``: the unpadded middle of ``g``."""
+    if mode != "constant":
+        raise NotImplementedError(f"derivative of pad with mode={mode!r} (only 'constant')")
+    shape = np.shape(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
+    return g[tuple(slice(int(before), int(before) + n) for (before, _), n in zip(widths, shape))]
+
+
+def diag_vjp(g, v, k=0):
+    """Cotangent of ``v`` in ``diag(v, k)``: a diagonal read off, or written back onto a matrix."""
+    xp = namespace(g, v)
+    if np.ndim(v) == 1:
+        return xp.diagonal(g, k)
+    n, m = np.shape(v)
+    length = np.shape(g)[0]
+    if k >= 0:
+        return xp.eye(n, m, k, dtype=g.dtype) * xp.expand_dims(xp.pad(g, (0, n - length)), 1)
+    return xp.eye(n, m, k, dtype=g.dtype) * xp.pad(g, (0, m - length))
+
+
+def take_vjp(g, a, indices, axis=None):
+    """Cotangent of ``a`` in ``take(a, indices, axis)``: ``g`` added back at the indices."""
+    xp = namespace(g, a, indices)
+    indices = xp.asarray(indices)
+    shape = np.shape(a)
+    if axis is None:
+        return xp.reshape(index_add(xp.zeros(int(np.size(a)), g.dtype), indices, g), shape)
+    index = (slice(None),) * (axis % len(shape)) + (indices,)
+    return index_add(xp.zeros(shape, g.dtype), index, g)
