@@ -106,25 +106,6 @@ def nondiff(reason: str, *names: str) -> None:
         OPS[name] = Op(name, "nondiff", reason=reason)
 
 
-# NumPy / jax.numpy spellings that name the same op (spelling -> canonical name).
-ALIASES = {
-    "amax": "max",
-    "amin": "min",
-    "absolute": "abs",
-    "concat": "concatenate",
-    "pow": "power",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "atan2": "arctan2",
-    "asinh": "arcsinh",
-    "acosh": "arccosh",
-    "atanh": "arctanh",
-    "permute_dims": "transpose",
-    "true_divide": "divide",
-}
-
-
 # Other spellings of canonical ops, for the resolver: alias -> canonical name.
 # NumPy 2: absolute, pow, concat, asin, acos, atan, atan2, asinh, acosh, atanh,
 # permute_dims, true_divide and mod are the very objects of their canonical op
