@@ -1,1 +1,14 @@
-"""s2s: source-to-source differentiation of NumPy programs."""
+"""s2s: source-to-source differentiation of NumPy programs, compiled through XLA.
+
+    import s2s
+    df = s2s.grad(loss)          # same semantics as jax.grad
+    df(params, x, y)             # runs compiled by XLA
+    print(df.source)             # the generated gradient module
+"""
+
+from .api import grad, value_and_grad, vjp, Transformed
+from .codegen import generate
+from .errors import S2SError
+
+__version__ = "0.1.0"
+__all__ = ["grad", "value_and_grad", "vjp", "Transformed", "generate", "S2SError"]

@@ -14,6 +14,7 @@ class Origin:
     col: int
     end_col: int
     text: str
+    phase: str = ""  # "backward" for generated code derived from this span (starts a new comment block)
 
     @property
     def short(self) -> str:

@@ -110,7 +110,7 @@ def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleState
     last = None
     for stmt in body:
         line = stmt_to_cst(stmt)
-        key = (stmt.origin.path, stmt.origin.line) if stmt.origin else None
+        key = (stmt.origin.path, stmt.origin.line, stmt.origin.phase) if stmt.origin else None
         if comments and stmt.origin is not None and key != last:
             leading = [cst.EmptyLine(comment=cst.Comment(comment_for(stmt.origin)))]
             if lines:

@@ -12,12 +12,20 @@ import sys
 from . import ir
 from .frontend import fence, resolve, source
 from .passes import anf, desugar, inline, ssa
+from .transforms.simplify import propagate_copies
+
+
+def copies(fn: ir.Function) -> ir.Function:
+    """Drop ``a = b`` copies between names (parameters kept), so no value has two names."""
+    return fn.with_body(propagate_copies(fn.body, keep=frozenset(fn.param_names)))
+
 
 PASSES = (
     ("desugar", desugar.desugar),
     ("anf", anf.anf),
     ("inline", inline.inline),
     ("ssa", ssa.ssa),
+    ("copies", copies),
 )
 
 

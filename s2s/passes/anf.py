@@ -1,6 +1,7 @@
 """A-normal form: one operation per assignment, its arguments atoms.
 
-Output: see ``normal_form`` (``check`` verifies it). Nested operations get
+Output: see ``normal_form`` (``check`` verifies it); a tuple target unpacks
+a name. Nested operations get
 temporaries named after their op (``_matmul``, ``_sum``); each temporary's
 statement keeps the origin of the sub-expression it computes, so later errors
 point at the exact call. Static expressions (shapes, literals) stay nested.
@@ -99,6 +100,8 @@ def anf(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         else:
             if is_atom(stmt.value) or isinstance(stmt.value, (cst.Tuple, cst.List, cst.Dict)):
                 value = flat.atom(stmt.value, stmt.origin)
+            elif isinstance(stmt.target, cst.Tuple):
+                value = flat.atom(stmt.value, stmt.origin)  # unpacking reads a named value
             else:
                 value = flat.op(stmt.value, stmt.origin)
             flat.out.append(ir.Assign(stmt.target, value, stmt.origin))

@@ -1,0 +1,49 @@
+"""Run generated functions: compiled through XLA by ``jax.jit`` (cached per shapes and dtypes), or eagerly on NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+BACKENDS = ("xla", "numpy")
+
+
+def _is_static(value) -> bool:
+    """Python ints, bools, strings and None (and tuples of them) are compile-time constants."""
+    if isinstance(value, tuple):
+        return all(_is_static(v) for v in value)
+    return isinstance(value, (bool, int, str, type(None))) and not isinstance(value, np.generic)
+
+
+def _to_numpy(tree):
+    """JAX arrays in ``tree`` become NumPy arrays (the NumPy backend never calls JAX)."""
+    if isinstance(tree, dict):
+        return {k: _to_numpy(v) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(_to_numpy(v) for v in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_to_numpy(v) for v in tree)
+    if type(tree).__module__.startswith(("jax", "jaxlib")):
+        return np.asarray(tree)
+    return tree
+
+
+class Runner:
+    """Calls one generated function on a backend; for XLA, one ``jax.jit`` per static-argument pattern."""
+
+    def __init__(self, fn, backend: str = "xla"):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        self.fn = fn
+        self.backend = backend
+        self._jitted = {}
+
+    def __call__(self, *args):
+        if self.backend == "numpy":
+            return self.fn(*(_to_numpy(a) for a in args))
+        static = tuple(i for i, a in enumerate(args) if _is_static(a))
+        jitted = self._jitted.get(static)
+        if jitted is None:
+            import jax
+
+            jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
+        return jitted(*args)

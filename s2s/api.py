@@ -1,0 +1,133 @@
+"""The public API, with JAX's semantics: ``grad``, ``value_and_grad``, ``vjp``.
+
+Each transformed function is generated once (from source), loaded from a
+real file, and run compiled through XLA with ``jax.jit`` (cached per shapes
+and dtypes; Python ints, bools and strings are compile-time constants), or
+eagerly on NumPy with ``backend="numpy"``. It is itself a valid JAX function:
+``jax.jit(s2s.grad(f))`` works.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from .codegen import Generated, generate
+from .runtime import backends, loader
+
+
+def _check_argnums(fn, argnums):
+    n = len(inspect.signature(fn).parameters)
+    for i in (argnums,) if isinstance(argnums, int) else argnums:
+        if not isinstance(i, int) or not -n <= i < n:
+            raise ValueError(
+                f"differentiating with respect to argnums={argnums} requires at least "
+                f"{(i + 1) if isinstance(i, int) else '?'} positional arguments to be passed by the caller, "
+                f"but `{fn.__name__}` has {n} parameters."
+            )
+    if isinstance(argnums, int):
+        return argnums % n
+    return tuple(i % n for i in argnums)
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from _leaves(v)
+    elif isinstance(tree, (tuple, list)):
+        for v in tree:
+            yield from _leaves(v)
+    else:
+        yield tree
+
+
+def _check_float_inputs(args, argnums):
+    for i in (argnums,) if isinstance(argnums, int) else argnums:
+        for leaf in _leaves(args[i]):
+            dtype = getattr(leaf, "dtype", None) or np.asarray(leaf).dtype
+            if not np.issubdtype(dtype, np.inexact):
+                raise TypeError(
+                    "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                    f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
+                    "inputs, use vjp or set allow_int to True."
+                )
+
+
+@functools.lru_cache(maxsize=256)
+def _generated(fn, kinds, argnums, has_aux) -> Generated:
+    return generate(fn, kinds, argnums, has_aux)
+
+
+class Transformed:
+    """A function transformed by s2s: call it like the original; ``.source`` is the generated module."""
+
+    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla"):
+        self.fn = fn
+        self.kind = kind
+        self.argnums = _check_argnums(fn, argnums) if kind != "primal" else argnums
+        self.has_aux = has_aux
+        self.backend = backend
+        self._signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+
+    @functools.cached_property
+    def generated(self) -> Generated:
+        return _generated(self.fn, (self.kind,), self.argnums, self.has_aux)
+
+    @property
+    def source(self) -> str:
+        """The generated module's text."""
+        return self.generated.text
+
+    @functools.cached_property
+    def _runner(self):
+        module = loader.load_module(self.source, self.fn.__name__, self.generated.injected)
+        return backends.Runner(getattr(module, self.generated.entries[self.kind]), self.backend)
+
+    def _bind(self, args, kwargs):
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args
+
+    def __call__(self, *args, **kwargs):
+        args = self._bind(args, kwargs)
+        if self.kind in ("grad", "value_and_grad"):
+            _check_float_inputs(args, self.argnums)
+        return self._runner(*args)
+
+    def __repr__(self):
+        return f"<s2s.{self.kind} of {self.fn.__qualname__}>"
+
+
+def grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transformed:
+    """Gradient of a scalar-valued ``fun`` with respect to argument(s) ``argnums`` (JAX's ``grad``)."""
+    return Transformed(fun, "grad", argnums, has_aux, backend)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transformed:
+    """``fun``'s value and gradient together (JAX's ``value_and_grad``)."""
+    return Transformed(fun, "value_and_grad", argnums, has_aux, backend)
+
+
+def vjp(fun, *primals, has_aux=False, backend="xla"):
+    """``(out, vjp_fn)``, where ``vjp_fn(ct)`` gives one cotangent per primal (JAX's ``vjp``)."""
+    n = len(primals)
+    forward = Transformed(fun, "primal", tuple(range(n)), backend=backend)
+    backward = Transformed(fun, "vjp", tuple(range(n)), backend=backend)
+    out = forward(*primals)
+    if has_aux:
+        out, aux = out
+
+    def vjp_fn(ct):
+        full = (ct, _zeros_like(aux)) if has_aux else ct
+        return tuple(backward(*primals, full))
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _zeros_like(tree):
+    from .runtime import tree_zeros_like
+
+    return tree_zeros_like(tree)

@@ -1,0 +1,35 @@
+"""Assemble a generated module: header, imports, constants, functions; black-formatted.
+
+Guarantees: deterministic to the byte for the same input; imports only the
+runtime (``from s2s import runtime as rt``); every function starts with
+``xp = rt.namespace(<its parameters>)``; stable under re-formatting.
+"""
+
+from __future__ import annotations
+
+import black
+import libcst as cst
+
+from .. import ir
+from ..cstutil import literal
+
+_MODE = black.Mode(line_length=88)
+
+
+def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
+    args = [cst.Arg(cst.Name(p)) for p in fn.param_names]
+    value = cst.Call(cst.Attribute(cst.Name("rt"), cst.Name("namespace")), args)
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("xp"))], value)])
+
+
+def render(header: str, functions, constants=None) -> str:
+    """Module text for generated ``functions`` (``ir.Function``), formatted by black."""
+    parts = [f'"""{header}"""', "", "from s2s import runtime as rt", ""]
+    for name, value in sorted((constants or {}).items()):
+        parts.append(f"{name} = {ir.code(literal(value))}")
+    parts.append("")
+    for fn in functions:
+        fndef = ir.to_cst(fn, prelude=[namespace_line(fn)])
+        parts.append(cst.Module(body=[fndef]).code)
+    text = "\n".join(parts)
+    return black.format_str(text, mode=_MODE)

@@ -1,0 +1,67 @@
+"""A program: the user's function and every helper it calls, lowered, with derivative-flow summaries.
+
+Helpers are the user's own functions (same module or imported); each is
+lowered once and later gets its own generated derivative, mirroring the
+user's structure. ``flows[h][i]`` says whether a derivative flows from
+parameter ``i`` of helper ``h`` to its output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from . import ir
+from .errors import S2SError
+from .frontend import source
+from .pipeline import lower
+from .transforms.activity import activity, diff_names
+
+
+@dataclass
+class Program:
+    main: ir.Function
+    helpers: dict = field(default_factory=dict)  # name -> lowered Function, callees first
+    constants: dict = field(default_factory=dict)
+    flows: dict = field(default_factory=dict)
+    sources: list = field(default_factory=list)  # FunctionSource of main and helpers
+
+    @property
+    def digest(self) -> str:
+        """A hash of every function's source text (the input of the transformation)."""
+        h = hashlib.sha256()
+        for src in self.sources:
+            h.update(src.name.encode() + b"\0" + src.text.encode() + b"\0")
+        return h.hexdigest()[:16]
+
+
+def build(fn) -> Program:
+    program = Program(main=None)
+    visiting: list[str] = []
+
+    def visit(live_fn, name=None):
+        src = source.load(live_fn)
+        resolved = lower(src, name)
+        program.sources.append(src)
+        for key, value in resolved.constants.items():
+            program.constants.setdefault(key, value)
+        for helper_name, helper in sorted(resolved.helpers.items()):
+            if helper_name in program.helpers:
+                continue
+            if helper_name in visiting or helper_name == src.name:
+                raise S2SError(f"recursive call to `{helper_name}` is not supported", src.origin(src.node))
+            visiting.append(helper_name)
+            lowered = visit(helper, helper_name)
+            visiting.pop()
+            program.helpers[helper_name] = lowered
+            program.flows[helper_name] = _flows(lowered, program)
+        return resolved.function
+
+    program.main = visit(fn)
+    return program
+
+
+def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:
+    out = fn.body[-1].value
+    active = activity(fn, fn.param_names, diff_names(out), frozenset(program.helpers), program.flows)
+    return tuple(p in active or p in diff_names(out) for p in fn.param_names)

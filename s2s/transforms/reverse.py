@@ -1,0 +1,357 @@
+"""Reverse mode: a normal-form function becomes its forward pass followed by its backward pass.
+
+Output guarantees: the result is again straight-line Python over ``xp``/``rt``;
+cotangents are named after their variables (``h_bar``); only active variables
+get cotangents; each backward statement cites the user's line of the primal
+statement it comes from. Containers (tuples, lists, dicts, namedtuples)
+read with constant keys get cotangents of their own structure through
+``rt.fill_like``; values that may be containers accumulate with
+``rt.tree_add``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import literal
+from ..errors import MissingRule, S2SError
+from ..naming import Namer, bar
+from ..passes.anf import used_names
+from ..passes.normal_form import eqn_of
+from ..rules import OPS
+from ..templates import instantiate, rule_entries
+from .activity import activity, diff_names, target_names
+from .simplify import fold
+
+RT = cst.Name("rt")
+XP = cst.Name("xp")
+
+
+def call(func: str, *args) -> cst.Call:
+    node: cst.BaseExpression = cst.Name(func.split(".")[0])
+    for part in func.split(".")[1:]:
+        node = cst.Attribute(node, cst.Name(part))
+    return cst.Call(node, [cst.Arg(a) for a in args])
+
+
+def index(base: cst.BaseExpression, key) -> cst.Subscript:
+    return cst.Subscript(base, [cst.SubscriptElement(cst.Index(literal(key)))])
+
+
+@dataclass
+class Cotangent:
+    """A variable's cotangent so far: a dense sum held in ``name``, plus pending container ``paths``."""
+
+    name: str | None = None
+    paths: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What to generate: ``grad``, ``value_and_grad`` or ``vjp`` with respect to parameters ``wrt``."""
+
+    kind: str
+    wrt: tuple[int, ...] = (0,)
+    has_aux: bool = False
+    zeros_for_inactive: bool = True  # else ``None`` where no derivative reaches a parameter
+
+
+def _constant_key(subscript: cst.Subscript):
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    v = subscript.slice[0].slice.value
+    if isinstance(v, cst.Integer):
+        return int(v.value)
+    if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus) and isinstance(v.expression, cst.Integer):
+        return -int(v.expression.value)
+    if isinstance(v, cst.SimpleString):
+        return v.evaluated_value
+    return None
+
+
+def _index_expr(subscript: cst.Subscript) -> cst.BaseExpression:
+    """The index of ``a[...]`` as a value: the atom itself, or ``xp.s_[...]``."""
+    if len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index):
+        return subscript.slice[0].slice.value
+    return cst.Subscript(cst.Attribute(XP, cst.Name("s_")), subscript.slice)
+
+
+def _leaves(target, prefix=()):
+    if isinstance(target, cst.Name):
+        yield prefix, target.value
+        return
+    for i, el in enumerate(target.elements):
+        yield from _leaves(el.value, (*prefix, i))
+
+
+def _array_evidence(fn: ir.Function, helpers) -> set[str]:
+    """Variables known to be arrays: results of array ops, and names passed to array ops."""
+    known = set()
+    for stmt in fn.body:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        e = eqn_of(stmt.value, helpers)
+        if e.kind == "op":
+            known.update(target_names(stmt.target))
+            known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
+    return known
+
+
+class Backward:
+    """Builds the backward pass statement by statement, from the last primal statement up."""
+
+    def __init__(self, fn, active, helpers, flows, namer):
+        self.fn = fn
+        self.active = active
+        self.helpers = helpers
+        self.flows = flows
+        self.namer = namer
+        self.arrays = _array_evidence(fn, helpers)
+        self.cot: dict[str, Cotangent] = {}
+        self.out: list[ir.Stmt] = []
+        self.origin = None
+
+    # --- accumulation -------------------------------------------------------
+    def emit(self, target, value):
+        origin = replace(self.origin, phase="backward") if self.origin is not None else None
+        self.out.append(ir.Assign(target, fold(value), origin))
+
+    def add(self, var: str, expr):
+        c = self.cot.setdefault(var, Cotangent())
+        if c.name is None:
+            c.name = self.namer.fresh(bar(var))
+            self.emit(cst.Name(c.name), expr)
+        elif var in self.arrays:
+            self.emit(cst.Name(c.name), cst.BinaryOperation(cst.Name(c.name), cst.Add(), fold(expr)))
+        else:
+            self.emit(cst.Name(c.name), call("rt.tree_add", cst.Name(c.name), expr))
+
+    def add_path(self, var: str, path: tuple, expr):
+        c = self.cot.setdefault(var, Cotangent())
+        if path in c.paths:
+            expr = call("rt.tree_add", c.paths[path], expr)
+        c.paths[path] = expr
+
+    def pending_paths(self, var: str):
+        """The cotangent of ``var`` if it is made of container paths only (nothing dense)."""
+        c = self.cot.get(var)
+        return c.paths if c is not None and c.name is None and c.paths else None
+
+    def take(self, var: str):
+        """The cotangent of ``var`` as a name (materialising pending paths), or None if none reached it."""
+        c = self.cot.get(var)
+        if c is None:
+            return None
+        if c.paths:
+            entries = [cst.DictElement(literal(p), v) for p, v in sorted(c.paths.items(), key=lambda kv: repr(kv[0]))]
+            paths, c.paths = c.paths, {}
+            del paths
+            self.add(var, call("rt.fill_like", cst.Name(var), cst.Dict(entries)))
+        return cst.Name(c.name)
+
+    def project(self, source: str, path: tuple, leaf: str):
+        """``leaf`` was read out of ``source`` at ``path``: pass its cotangent up as a path."""
+        pending = self.pending_paths(leaf)
+        if pending is not None:
+            for sub, expr in pending.items():
+                self.add_path(source, path + sub, expr)
+            self.cot[leaf].paths = {}
+        else:
+            g = self.take(leaf)
+            if g is not None:
+                self.add_path(source, path, g)
+
+    def contribute(self, atom, expr):
+        """Add ``expr`` to the cotangent of ``atom`` (a name, or a container of atoms)."""
+        if isinstance(atom, cst.Name):
+            if atom.value in self.active:
+                self.add(atom.value, expr)
+        elif isinstance(atom, (cst.Tuple, cst.List)):
+            self.contribute_many([e.value for e in atom.elements], expr)
+        elif isinstance(atom, cst.Dict):
+            for e in atom.elements:
+                if diff_names(e.value) & self.active:
+                    self.contribute(e.value, cst.Subscript(expr, [cst.SubscriptElement(cst.Index(e.key))]))
+
+    def contribute_many(self, atoms, expr):
+        """Atoms receive the entries of the tuple (or list) of cotangents ``expr``."""
+        live = [a for a in atoms if diff_names(a) & self.active]
+        if not live:
+            return
+        fresh = all(isinstance(a, cst.Name) and a.value not in self.cot for a in live)
+        distinct = len({a.value for a in live if isinstance(a, cst.Name)}) == len(live)
+        if fresh and distinct:
+            targets = []
+            for a in atoms:
+                if a in live:
+                    c = self.cot.setdefault(a.value, Cotangent())
+                    c.name = self.namer.fresh(bar(a.value))
+                    targets.append(cst.Element(cst.Name(c.name)))
+                else:
+                    targets.append(cst.Element(cst.Name("_")))
+            self.emit(cst.Tuple(targets), expr)
+            return
+        if not isinstance(expr, cst.Name):
+            tmp = self.namer.fresh("_cotangents")
+            self.emit(cst.Name(tmp), expr)
+            expr = cst.Name(tmp)
+        for i, a in enumerate(atoms):
+            if a in live:
+                self.contribute(a, index(expr, i))
+
+    # --- statements ----------------------------------------------------------
+    def visit(self, stmt: ir.Assign):
+        names = target_names(stmt.target)
+        if not self.active.intersection(names):
+            return
+        self.origin = stmt.origin
+        if isinstance(stmt.target, cst.Tuple):
+            source = stmt.value.value
+            for path, leaf in _leaves(stmt.target):
+                if leaf in self.active:
+                    self.project(source, path, leaf)
+            return
+        target = names[0]
+        e = eqn_of(stmt.value, self.helpers)
+        if e.kind == "copy":
+            self.copy(target, e.args[0])
+        elif e.kind == "attribute":
+            self.project(e.args[0].value, (e.name,), target)
+        elif e.kind == "getitem":
+            self.getitem(target, stmt.value)
+        elif e.kind == "op":
+            self.op(target, e)
+        elif e.kind == "helper":
+            self.helper(target, e)
+        else:
+            raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+
+    def copy(self, target, atom):
+        if isinstance(atom, cst.Name):
+            self.project(atom.value, (), target) if self.pending_paths(target) else self.contribute(atom, self.take(target))
+            return
+        pending = self.pending_paths(target)
+        if pending is None:
+            g = self.take(target)
+            if isinstance(atom, cst.Dict):
+                self.contribute(atom, g)
+            else:
+                self.contribute_many([e.value for e in atom.elements], g)
+            return
+        self.cot[target].paths = {}
+        elements = {i: e.value for i, e in enumerate(getattr(atom, "elements", ()))}
+        if isinstance(atom, cst.Dict):
+            elements = {e.key.evaluated_value: e.value for e in atom.elements if isinstance(e.key, cst.SimpleString)}
+        for path, expr in pending.items():
+            element = elements.get(path[0])
+            if element is None:
+                continue
+            if len(path) == 1:
+                self.contribute(element, expr)
+            elif isinstance(element, cst.Name):
+                self.add_path(element.value, path[1:], expr)
+
+    def getitem(self, target, value: cst.Subscript):
+        base = value.value.value
+        key = _constant_key(value)
+        if key is not None and base not in self.arrays:
+            self.project(base, (key,), target)
+            return
+        g = self.take(target)
+        zeros = call("xp.zeros_like", value.value)
+        self.add(base, call("rt.index_add", zeros, _index_expr(value), g))
+
+    def op(self, target, e):
+        op = OPS.get(e.name)
+        if op is None or op.rule is None:
+            raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
+        g = self.take(target)
+        try:
+            bound = op.signature.bind(*e.args, **dict(e.kwargs))
+        except TypeError as err:
+            raise S2SError(f"`{e.name}` called with arguments s2s cannot bind: {err}", self.origin) from None
+        bindings = {p: bound.arguments[p] if p in bound.arguments else literal(op.defaults.get(p)) for p in op.params}
+        entries = rule_entries(op.name)
+        for i, entry in enumerate(entries):
+            arg = bindings[op.params[i]]
+            if entry is None or not diff_names(arg) & self.active:
+                continue
+            value = instantiate(entry, {**bindings, "ans": cst.Name(target), "g": g})
+            if op.family == "elementwise":
+                value = cst.BinaryOperation(g, cst.Multiply(), value)
+                if len(entries) > 1:
+                    value = call("rt.unbroadcast", fold(value), arg)
+            self.contribute(arg, value)
+
+    def helper(self, target, e):
+        g = self.take(target)
+        flags = self.flows[e.name]
+        atoms = [a if flags[i] else cst.Name("None") for i, a in enumerate(e.args)]
+        self.contribute_many(atoms, call(f"{e.name}_vjp", *e.args, g))
+
+
+_RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
+
+
+def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.Function:
+    """The ``mode.kind`` function of ``fn`` (in normal form, single assignment)."""
+    flows = flows or {}
+    namer = Namer(used_names(fn))
+    *stmts, ret = fn.body
+    out = ret.value
+    aux = None
+    if mode.has_aux:
+        if not (isinstance(out, cst.Tuple) and len(out.elements) == 2):
+            raise S2SError(
+                f"with has_aux=True, `{fn.name}` must return a pair (output, aux)", ret.origin
+            )
+        out, aux = out.elements[0].value, out.elements[1].value
+    wrt = [fn.params[i].name for i in mode.wrt]
+    active = activity(fn, wrt, diff_names(out), helpers, flows) | (set(wrt) & diff_names(out))
+    back = Backward(fn, active, helpers, flows, namer)
+    back.origin = ret.origin
+    params = list(fn.params)
+    if mode.kind == "vjp":
+        seed_name = namer.fresh(f"{fn.name}_bar")
+        params.append(ir.Param(seed_name))
+        back.contribute(out, cst.Name(seed_name))
+    else:
+        back.contribute(out, call("rt.grad_seed", out))
+    for stmt in reversed(stmts):
+        back.visit(stmt)
+    back.origin = None
+    grads = []
+    for name in wrt:
+        g = back.take(name) if name in active else None
+        if g is None:
+            g = call("rt.tree_zeros_like", cst.Name(name)) if mode.zeros_for_inactive else cst.Name("None")
+        grads.append(g)
+    grad = grads[0] if len(grads) == 1 and mode.kind != "vjp" else cst.Tuple([cst.Element(g) for g in grads])
+    result = _result(mode, out, aux, grad)
+    body = [*stmts, *back.out, ir.Return(result, None)]
+    name = f"{fn.name}_{mode.kind}"
+    return ir.Function(name, tuple(params), tuple(body), fn.origin, docstring=_docstring(fn, mode, wrt))
+
+
+def _tuple(*items):
+    return cst.Tuple([cst.Element(i) for i in items])
+
+
+def _result(mode, out, aux, grad):
+    if mode.kind == "value_and_grad":
+        return _tuple(_tuple(out, aux) if aux is not None else out, grad)
+    if aux is not None:
+        return _tuple(grad, aux)
+    return grad
+
+
+def _docstring(fn, mode, wrt):
+    names = ", ".join(f"`{w}`" for w in wrt)
+    return {
+        "grad": f"Gradient of `{fn.name}` with respect to {names}.",
+        "value_and_grad": f"Value of `{fn.name}` and its gradient with respect to {names}.",
+        "vjp": f"Cotangents of {names} for a cotangent of `{fn.name}`'s output.",
+    }[mode.kind]

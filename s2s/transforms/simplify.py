@@ -1,0 +1,126 @@
+"""Clean generated straight-line code: fold constants, drop copies and dead assignments.
+
+Guarantees: no assignment whose value is never read; no ``a = b`` copies
+between names; ``e * 1``, ``1 * e``, ``e ** 1``, ``--e`` and arithmetic on
+numeric literals are folded.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import names_in, parenthesize, substitute
+
+_FOLD = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b, cst.Power: lambda a, b: a**b,
+}  # fmt: skip
+
+
+def number(node) -> float | int | None:
+    if isinstance(node, cst.Integer) and not node.lpar:
+        return int(node.value)
+    if isinstance(node, cst.Float) and not node.lpar:
+        return float(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = number(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def _num(value) -> cst.BaseExpression:
+    node = cst.Integer(str(abs(value))) if isinstance(value, int) else cst.Float(repr(abs(value)))
+    return cst.UnaryOperation(cst.Minus(), node) if value < 0 else node
+
+
+class _Fold(cst.CSTTransformer):
+    def leave_BinaryOperation(self, original, node):
+        a, b = number(node.left), number(node.right)
+        op = type(node.operator)
+        if a is not None and b is not None and op in _FOLD:
+            return _num(_FOLD[op](a, b))
+        if op is cst.Multiply:
+            if b == 1:
+                return node.left
+            if a == 1:
+                return node.right
+            if b == -1:
+                return cst.UnaryOperation(cst.Minus(), node.left)
+            if a == -1:
+                return cst.UnaryOperation(cst.Minus(), node.right)
+        if op is cst.Power and b == 1:
+            return node.left
+        if op is cst.Divide and b == 1:
+            return node.left
+        return node
+
+    def leave_UnaryOperation(self, original, node):
+        inner = node.expression
+        if isinstance(node.operator, cst.Minus) and isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
+            return inner.expression
+        return node
+
+
+def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """Constant-fold and drop multiplications by one; strips redundant outer parentheses."""
+    out = expr.with_changes(lpar=[], rpar=[]) if expr.lpar else expr
+    out = out.visit(_Fold())
+    return parenthesize(_strip_parens(out))
+
+
+class _StripParens(cst.CSTTransformer):
+    def leave_BinaryOperation(self, original, node):
+        return node.with_changes(lpar=[], rpar=[])
+
+    def leave_UnaryOperation(self, original, node):
+        return node.with_changes(lpar=[], rpar=[])
+
+
+def _strip_parens(expr):
+    return expr.visit(_StripParens())
+
+
+def _target_names(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    return [n for el in target.elements for n in _target_names(el.value)]
+
+
+def propagate_copies(body, keep=frozenset()):
+    """Replace names bound by ``a = b`` with ``b`` downstream (unless ``a`` is in ``keep``)."""
+    mapping, out = {}, []
+    for stmt in body:
+        value = substitute(stmt.value, mapping) if mapping else stmt.value
+        if (
+            isinstance(stmt, ir.Assign)
+            and isinstance(stmt.target, cst.Name)
+            and isinstance(value, cst.Name)
+            and stmt.target.value not in keep
+            and value.value not in ("True", "False", "None")
+        ):
+            mapping[stmt.target.value] = value
+            continue
+        out.append(ir.Assign(stmt.target, value, stmt.origin) if isinstance(stmt, ir.Assign) else ir.Return(value, stmt.origin))
+    return out
+
+
+def eliminate_dead(body):
+    """Drop assignments none of whose names are read later (values are pure)."""
+    live, out = set(), []
+    for stmt in reversed(body):
+        if isinstance(stmt, ir.Assign):
+            names = _target_names(stmt.target)
+            if not any(n in live for n in names):
+                continue
+        live |= names_in(stmt.value)
+        out.append(stmt)
+    return out[::-1]
+
+
+def simplify(fn: ir.Function) -> ir.Function:
+    body = [
+        ir.Assign(s.target, fold(s.value), s.origin) if isinstance(s, ir.Assign) else s for s in fn.body
+    ]
+    body = propagate_copies(body, keep=frozenset(fn.param_names))
+    return fn.with_body(eliminate_dead(body))
