@@ -96,7 +96,12 @@ def anf(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     flat = _Flattener(fn, namer)
     for stmt in fn.body:
         if isinstance(stmt, ir.Return):
-            flat.out.append(ir.Return(flat.atom(stmt.value, stmt.origin), stmt.origin))
+            value = stmt.value
+            if not is_atom(value) and not isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
+                result = namer.fresh(fn.name)  # the returned value is named after the function
+                flat.out.append(ir.Assign(cst.Name(result), flat.op(value, stmt.origin), stmt.origin))
+                value = cst.Name(result)
+            flat.out.append(ir.Return(flat.atom(value, stmt.origin), stmt.origin))
         else:
             if is_atom(stmt.value) or isinstance(stmt.value, (cst.Tuple, cst.List, cst.Dict)):
                 value = flat.atom(stmt.value, stmt.origin)

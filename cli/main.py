@@ -1,0 +1,135 @@
+"""The ``s2s`` command: print or write generated derivative modules.
+
+It only parses arguments, imports the user's module and calls the API
+(``s2s.generate``); every user error becomes one readable message and a
+non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import os
+import sys
+
+EXAMPLES = """examples:
+  s2s grad examples/mlp.py::loss --wrt params
+  s2s grad model.py::loss --wrt W,b -o loss_grad.py
+"""
+
+
+class UsageError(Exception):
+    """A mistake on the command line (file, function or parameter names)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2s",
+        description="Source-to-source transformations of NumPy functions: readable derivative "
+        "modules that run compiled through XLA (jax.jit) or eagerly on NumPy.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    grad = sub.add_parser(
+        "grad",
+        help="write the gradient of a function as a Python module",
+        description="Write a module defining FUNC_grad, which takes FUNC's parameters and returns "
+        "the gradient of FUNC's (scalar) result with respect to the --wrt parameters: one value, or "
+        "a tuple when several are named. The module imports only the s2s runtime.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    grad.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
+    grad.add_argument(
+        "--wrt",
+        metavar="NAME[,NAME...]",
+        help="parameters to differentiate with respect to (default: the first parameter)",
+    )
+    grad.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
+    return parser
+
+
+def load_function(target: str):
+    """Import ``PATH`` (never writing bytecode next to it) and return its function ``FUNC``."""
+    path, sep, name = target.rpartition("::")
+    if not sep or not path or not name:
+        raise UsageError(f"expected PATH::FUNC, got {target!r}")
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such file")
+    folder = os.path.dirname(os.path.abspath(path))
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the user's module failed to import: report it in one line
+        raise UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}") from None
+    fn = getattr(module, name, None)
+    if fn is None:
+        defined = sorted(k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module_name)
+        raise UsageError(f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})")
+    if not inspect.isfunction(fn):
+        raise UsageError(f"{path}: `{name}` is a {type(fn).__name__}, not a function")
+    return fn
+
+
+def argnums_for(fn, wrt: str | None):
+    params = list(inspect.signature(fn).parameters)
+    if not params:
+        raise UsageError(f"`{fn.__name__}` has no parameters to differentiate")
+    if not wrt:
+        return 0
+    names = [w.strip() for w in wrt.split(",") if w.strip()]
+    unknown = [n for n in names if n not in params]
+    if unknown:
+        raise UsageError(f"`{fn.__name__}` has no parameter {', '.join(map(repr, unknown))} (its parameters: {', '.join(params)})")
+    nums = tuple(params.index(n) for n in names)
+    return nums[0] if len(nums) == 1 else nums
+
+
+def _command_line(args) -> str:
+    parts = ["s2s", args.command, args.target]
+    if args.wrt:
+        parts += ["--wrt", args.wrt]
+    if args.output:
+        parts += ["-o", args.output]
+    return " ".join(parts)
+
+
+def main(argv=None) -> int:
+    from s2s import S2SError, generate
+    from s2s.runtime.loader import write_atomic
+
+    args = _parser().parse_args(argv)
+    try:
+        fn = load_function(args.target)
+        argnums = argnums_for(fn, args.wrt)
+        generated = generate(fn, ("grad",), argnums, command=_command_line(args))
+        if generated.injected:
+            names = ", ".join(sorted(generated.injected))
+            raise UsageError(
+                f"`{fn.__name__}` reads module-level values that are not literals ({names}); "
+                "a generated file cannot carry them: pass them as arguments"
+            )
+        if args.output:
+            if os.path.abspath(args.output) == os.path.abspath(args.target.rpartition("::")[0]):
+                raise UsageError("refusing to overwrite the source file; choose another -o")
+            write_atomic(args.output, generated.text)
+        else:
+            sys.stdout.write(generated.text)
+    except S2SError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except UsageError as e:
+        print(f"s2s: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
