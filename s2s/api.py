@@ -116,13 +116,14 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
     n = len(primals)
     forward = Transformed(fun, "primal", tuple(range(n)), backend=backend)
     backward = Transformed(fun, "vjp", tuple(range(n)), backend=backend)
-    out = forward(*primals)
+    args = forward._bind(primals, {})
+    out = forward._runner(*args)
     if has_aux:
         out, aux = out
 
     def vjp_fn(ct):
         full = (ct, _zeros_like(aux)) if has_aux else ct
-        return tuple(backward(*primals, full))
+        return tuple(backward._runner(*args, full))[:n]
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 

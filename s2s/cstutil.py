@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 # Binding strength of expression kinds, loosest first (Python's precedence table).
@@ -46,16 +48,11 @@ def _needs(child, parent_prec, right=False, power_base=False):
     return p < parent_prec or (right and p == parent_prec)
 
 
-class _Parenthesize(cst.CSTTransformer):
+class Parenthesizer(cst.CSTTransformer):
+    """Adds the parentheses operator precedence needs; subclasses rewrite nodes in the same traversal."""
+
     def leave_BinaryOperation(self, original, node):
-        prec = _PRECEDENCE[type(node.operator)]
-        is_pow = isinstance(node.operator, cst.Power)
-        left, right = node.left, node.right
-        if _needs(left, prec, power_base=is_pow):
-            left = paren(left)
-        if (is_pow and precedence(right) < 11) or (not is_pow and _needs(right, prec, right=True)):
-            right = paren(right)
-        return node.with_changes(left=left, right=right)
+        return _paren_binary(node)
 
     def leave_UnaryOperation(self, original, node):
         if precedence(node.expression) < _PRECEDENCE[type(node.operator)]:
@@ -78,12 +75,25 @@ class _Parenthesize(cst.CSTTransformer):
         return node
 
 
+def _paren_binary(node: cst.BinaryOperation) -> cst.BinaryOperation:
+    prec = _PRECEDENCE[type(node.operator)]
+    is_pow = isinstance(node.operator, cst.Power)
+    left, right = node.left, node.right
+    if _needs(left, prec, power_base=is_pow):
+        left = paren(left)
+    if (is_pow and precedence(right) < 11) or (not is_pow and _needs(right, prec, right=True)):
+        right = paren(right)
+    if left is node.left and right is node.right:
+        return node
+    return node.with_changes(left=left, right=right)
+
+
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     """Add the parentheses that operator precedence needs (trees built by hand have none)."""
-    return node.visit(_Parenthesize())
+    return node.visit(Parenthesizer())
 
 
-class _Substitute(cst.CSTTransformer):
+class _Substitute(Parenthesizer):
     def __init__(self, mapping):
         self.mapping = mapping
 
@@ -92,7 +102,7 @@ class _Substitute(cst.CSTTransformer):
         return replacement if replacement is not None else node
 
     def leave_Attribute(self, original, node):
-        return node.with_changes(attr=original.attr)
+        return super().leave_Attribute(original, node.with_changes(attr=original.attr))
 
     def leave_Arg(self, original, node):
         return node.with_changes(keyword=original.keyword)
@@ -102,28 +112,49 @@ def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
     """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses."""
     if not mapping:
         return node
-    out = node.visit(_Substitute(mapping))
-    return parenthesize(out) if isinstance(out, cst.BaseExpression) else out
+    return node.visit(_Substitute(mapping))
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        skip = {"lpar", "rpar", "whitespace_before", "whitespace_after", "comma", "equal"}
+        fields = _CHILD_FIELDS[kind] = tuple(
+            f.name for f in dataclasses.fields(kind) if f.name not in skip and not f.name.startswith("whitespace")
+        )
+    return fields
+
+
+def iter_nodes(node: cst.CSTNode, skip=()):
+    """Every node under ``node`` (itself included), without libcst's visitor machinery.
+
+    ``skip`` maps node types to the one field to descend into instead of all
+    (``{cst.Attribute: "value"}`` does not enter attribute names).
+    """
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        only = skip.get(type(n)) if skip else None
+        children = []
+        for name in (only,) if only else _child_fields(type(n)):
+            value = getattr(n, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (tuple, list)):
+                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend(reversed(children))  # pre-order: source order
+
+
+_FREE = {cst.Attribute: "value", cst.Arg: "value"}
 
 
 def names_in(node: cst.CSTNode) -> set[str]:
     """Free names read by an expression (attribute names and keywords excluded)."""
-    found = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n):
-            found.add(n.value)
-
-        def visit_Attribute(self, n):
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n):
-            n.value.visit(self)
-            return False
-
-    node.visit(_V())
-    return found
+    return {n.value for n in iter_nodes(node, _FREE) if type(n) is cst.Name}
 
 
 def literal(value) -> cst.BaseExpression:

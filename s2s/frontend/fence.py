@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
 from .source import FunctionSource
 
@@ -49,37 +50,32 @@ _EXPRESSIONS = {
 }
 
 
-class _Fence(cst.CSTVisitor):
+class _Fence:
     def __init__(self, source: FunctionSource):
         self.source = source
-        self.root = source.node
 
     def fail(self, node, what, hint):
         raise UnsupportedSyntax(f"{what} is not supported", self.source.origin(node), hint)
 
-    def on_visit(self, node) -> bool:
-        for kind, (what, hint) in _STATEMENTS.items():
-            if isinstance(node, kind):
-                self.fail(node, what, hint)
-        for kind, (what, hint) in _EXPRESSIONS.items():
-            if isinstance(node, kind):
-                self.fail(node, what, hint)
-        if isinstance(node, cst.Arg) and node.star:
+    def check(self, node) -> None:
+        kind = type(node)
+        found = _STATEMENTS.get(kind) or _EXPRESSIONS.get(kind)
+        if found is not None:
+            self.fail(node, *found)
+        if kind is cst.Arg and node.star:
             self.fail(node, f"`{node.star}` argument unpacking", "pass arguments one by one")
-        if isinstance(node, cst.FunctionDef) and node.asynchronous:
+        if kind is cst.FunctionDef and node.asynchronous:
             self.fail(node, "`async def`", "transform a synchronous function")
-        if isinstance(node, cst.Parameters):
-            if isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None:
-                self.fail(node, "`*args`/`**kwargs` parameters", "name each parameter")
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+        if kind is cst.Parameters and (isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None):
+            self.fail(node, "`*args`/`**kwargs` parameters", "name each parameter")
+        if kind in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
             self._check_target(node.target, node)
-        if isinstance(node, cst.Expr) and not _is_docstring(node):
+        if kind is cst.Expr and not _is_docstring(node):
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
                 "assign the value to a name, or move side effects such as print outside",
             )
-        return True
 
     def _check_target(self, target, stmt):
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -103,4 +99,6 @@ def _is_docstring(node: cst.Expr) -> bool:
 
 def check(source: FunctionSource) -> None:
     """Raise ``UnsupportedSyntax`` at the first construct s2s cannot transform."""
-    source.node.visit(_Fence(source))
+    fence = _Fence(source)
+    for node in iter_nodes(source.node):
+        fence.check(node)

@@ -8,9 +8,9 @@ environment (globals, closure) that names in the body refer to.
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import linecache
+import textwrap
 from dataclasses import dataclass
 
 import libcst as cst
@@ -21,15 +21,18 @@ from ..errors import Origin, S2SError, UnsupportedSyntax
 
 @dataclass(frozen=True)
 class ParsedFile:
+    """A parsed piece of a file: the whole file, or the lines of one function.
+
+    ``positions`` are relative to the parsed piece; ``line_offset`` and
+    ``col_offset`` (the indentation removed) map them back into the file.
+    """
+
     path: str
-    text: str
-    lines: tuple[str, ...]
+    lines: tuple[str, ...]  # every line of the file
     module: cst.Module
     positions: dict
-
-    @property
-    def sha(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
+    line_offset: int = 0
+    col_offset: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,29 +57,50 @@ def origin_in(file: ParsedFile, node: cst.CSTNode) -> Origin | None:
     pos = file.positions.get(node)
     if pos is None:
         return None
-    line = file.lines[pos.start.line - 1] if pos.start.line <= len(file.lines) else ""
-    end_col = pos.end.column if pos.end.line == pos.start.line else len(line.rstrip("\n"))
-    return Origin(file.path, pos.start.line, pos.start.column, end_col, line.rstrip("\n"))
+    number = pos.start.line + file.line_offset
+    line = file.lines[number - 1].rstrip("\n") if number <= len(file.lines) else ""
+    col = pos.start.column + file.col_offset
+    end_col = pos.end.column + file.col_offset if pos.end.line == pos.start.line else len(line)
+    return Origin(file.path, number, col, end_col, line)
 
 
-@functools.lru_cache(maxsize=64)
-def _parse(path: str, text: str) -> ParsedFile:
-    try:
-        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-    except cst.ParserSyntaxError as e:
-        raise S2SError(f"{path}:{e.raw_line}:{e.raw_column}: cannot parse: {e.message}") from None
+@functools.lru_cache(maxsize=256)
+def _parse(path: str, text: str, line_offset: int = 0, col_offset: int = 0) -> ParsedFile:
+    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = dict(wrapper.resolve(PositionProvider))
-    return ParsedFile(path, text, tuple(text.splitlines()), wrapper.module, positions)
+    return ParsedFile(path, tuple(_file_lines(path)), wrapper.module, positions, line_offset, col_offset)
 
 
-def parse_file(path: str) -> ParsedFile:
+def _file_lines(path: str) -> list[str]:
     lines = linecache.getlines(path)
     if not lines:
         linecache.checkcache(path)
         lines = linecache.getlines(path)
     if not lines:
         raise S2SError(f"cannot read the source of {path}")
-    return _parse(path, "".join(lines))
+    return lines
+
+
+def parse_file(path: str) -> ParsedFile:
+    try:
+        return _parse(path, "".join(_file_lines(path)))
+    except cst.ParserSyntaxError as e:
+        raise S2SError(f"{path}:{e.raw_line}:{e.raw_column}: cannot parse: {e.message}") from None
+
+
+def parse_function_lines(path: str, fn) -> ParsedFile:
+    """Parse only the lines of ``fn`` (dedented); the whole file if they do not parse alone."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return parse_file(path)
+    text = "".join(lines)
+    body = textwrap.dedent(text)
+    indent = len(text) - len(text.lstrip(" \t")) - (len(body) - len(body.lstrip(" \t")))
+    try:
+        return _parse(path, body, max(start, 1) - 1, indent)
+    except cst.ParserSyntaxError:
+        return parse_file(path)
 
 
 def _environment(fn) -> dict:
@@ -99,9 +123,12 @@ def load(fn) -> FunctionSource:
             f"s2s transforms Python functions defined in source; got {type(fn).__name__} {fn!r}"
         )
     path = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    file = parse_file(path)
-    line = fn.__code__.co_firstlineno
+    file = parse_function_lines(path, fn)
+    line = fn.__code__.co_firstlineno - file.line_offset
     node = _locate(file, fn.__name__, line)
+    if node is None and file.line_offset:
+        file = parse_file(path)
+        node = _locate(file, fn.__name__, fn.__code__.co_firstlineno)
     if node is None:
         raise S2SError(f"cannot find the definition of `{fn.__name__}` in {path}:{line}")
     return FunctionSource(fn, fn.__name__, node, file, _environment(fn))

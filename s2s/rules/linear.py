@@ -89,7 +89,7 @@ def flip(m, axis=None, *, g):
 
 @linear
 def roll(a, shift, axis=None, *, g):
-    return xp.roll(g, xp.negative(shift), axis)
+    return xp.roll(g, rt.opposite(shift), axis)
 
 
 @linear
@@ -143,7 +143,8 @@ def repeat(a, repeats, axis=None, *, g):
 
 
 @linear
-def pad(array, pad_width, mode="constant", constant_values=0, *, g):
+def pad(array, pad_width, mode="constant", *, g):
+    # Linear only with zero padding: constant_values is not a parameter, so pad(x, c, constant_values=1) does not bind.
     return rt.pad_vjp(g, array, pad_width, mode)
 
 

@@ -1,8 +1,8 @@
 """Clean generated straight-line code: fold constants, drop copies and dead assignments.
 
-Guarantees: no assignment whose value is never read; no ``a = b`` copies
-between names; ``e * 1``, ``1 * e``, ``e ** 1``, ``--e`` and arithmetic on
-numeric literals are folded.
+``fold`` (applied to each generated expression) folds ``e * 1``, ``1 * e``,
+``e ** 1``, ``--e`` and arithmetic on numeric literals; ``simplify`` leaves no
+assignment whose value is never read and no ``a = b`` copies between names.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import names_in, parenthesize, substitute
+from ..cstutil import Parenthesizer, _paren_binary, names_in, substitute
 
 _FOLD = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -34,7 +34,7 @@ def _num(value) -> cst.BaseExpression:
     return cst.UnaryOperation(cst.Minus(), node) if value < 0 else node
 
 
-class _Fold(cst.CSTTransformer):
+class _Fold(Parenthesizer):
     def leave_BinaryOperation(self, original, node):
         a, b = number(node.left), number(node.right)
         op = type(node.operator)
@@ -53,32 +53,18 @@ class _Fold(cst.CSTTransformer):
             return node.left
         if op is cst.Divide and b == 1:
             return node.left
-        return node
+        return _paren_binary(node)
 
     def leave_UnaryOperation(self, original, node):
         inner = node.expression
         if isinstance(node.operator, cst.Minus) and isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
             return inner.expression
-        return node
+        return super().leave_UnaryOperation(original, node)
 
 
 def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """Constant-fold and drop multiplications by one; strips redundant outer parentheses."""
-    out = expr.with_changes(lpar=[], rpar=[]) if expr.lpar else expr
-    out = out.visit(_Fold())
-    return parenthesize(_strip_parens(out))
-
-
-class _StripParens(cst.CSTTransformer):
-    def leave_BinaryOperation(self, original, node):
-        return node.with_changes(lpar=[], rpar=[])
-
-    def leave_UnaryOperation(self, original, node):
-        return node.with_changes(lpar=[], rpar=[])
-
-
-def _strip_parens(expr):
-    return expr.visit(_StripParens())
+    """Constant-fold and drop multiplications by one, parenthesizing as precedence needs."""
+    return expr.visit(_Fold())
 
 
 def _target_names(target) -> list[str]:
@@ -119,8 +105,6 @@ def eliminate_dead(body):
 
 
 def simplify(fn: ir.Function) -> ir.Function:
-    body = [
-        ir.Assign(s.target, fold(s.value), s.origin) if isinstance(s, ir.Assign) else s for s in fn.body
-    ]
-    body = propagate_copies(body, keep=frozenset(fn.param_names))
+    """Generated code cleaned: copies propagated, dead assignments dropped (values were folded when emitted)."""
+    body = propagate_copies(fn.body, keep=frozenset(fn.param_names))
     return fn.with_body(eliminate_dead(body))
