@@ -140,7 +140,9 @@ def params_to_cst(params) -> cst.Parameters:
 
 
 def to_cst(fn: Function, comments: bool = True, prelude=()) -> cst.FunctionDef:
-    lines = body_to_cst(fn.body, comments, prelude)
+    """The function as a ``def``; local functions not yet inlined print as nested ``def``s."""
+    nested = [to_cst(local, comments) for local in fn.locals.values()]
+    lines = nested + body_to_cst(fn.body, comments, prelude)
     if fn.docstring:
         doc = cst.SimpleStatementLine(body=[cst.Expr(cst.SimpleString(_docstring_literal(fn.docstring)))])
         lines.insert(0, doc)

@@ -34,14 +34,17 @@ def _dump(stage: str, fn: ir.Function) -> None:
         print(f"# ---- after {stage} ----\n{ir.to_source(fn)}", file=sys.stderr)
 
 
-def lower(src: source.FunctionSource, name: str | None = None) -> resolve.Resolved:
-    """Resolve and normalise one function; helpers it calls are listed, not lowered."""
+def lower(src: source.FunctionSource, name: str | None = None, on_stage=_dump) -> resolve.Resolved:
+    """Resolve and normalise one function; helpers it calls are listed, not lowered.
+
+    ``on_stage(stage, function)`` sees the function after every pass.
+    """
     fence.check(src)
     resolved = resolve.resolve(src, name)
     fn = resolved.function
-    _dump("resolve", fn)
+    on_stage("resolve", fn)
     for stage, run in PASSES:
         fn = run(fn)
-        _dump(stage, fn)
+        on_stage(stage, fn)
     resolved.function = fn
     return resolved

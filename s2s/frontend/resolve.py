@@ -82,7 +82,8 @@ class Resolver:
             for stmt in node.body.body:
                 if isinstance(stmt, cst.FunctionDef):
                     self.locals.add(stmt.name.value)
-                for small in getattr(stmt, "body", ()):
+                    continue
+                for small in stmt.body:
                     if isinstance(small, cst.Assign):
                         for t in small.targets:
                             self.locals.update(_assigned_names(t.target))

@@ -77,12 +77,16 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             continue
         callee = inline(callee.with_body(callee.body, locals={**fn.locals, **callee.locals}), Namer(used_names(callee)))
         mapping = {k: _default_value(v) for k, v in _bind(callee, stmt.value, stmt.origin).items()}
+        result = callee.body[-1].value
+        if isinstance(result, cst.Name) and result.value not in mapping and isinstance(stmt.target, cst.Name):
+            mapping[result.value] = stmt.target  # the callee's result takes the call site's name
         for inner in callee.body:
             if isinstance(inner, ir.Return):
                 out.append(ir.Assign(stmt.target, substitute(inner.value, mapping), stmt.origin))
                 break
             for name in _target_names(inner.target):
-                mapping[name] = cst.Name(namer.fresh(name))
+                if name not in mapping:
+                    mapping[name] = cst.Name(namer.fresh(name))
             value = substitute(inner.value, mapping)
             target = substitute(inner.target, {k: v for k, v in mapping.items() if isinstance(v, cst.Name)})
             out.append(ir.Assign(target, value, stmt.origin))

@@ -20,7 +20,7 @@ from ..cstutil import literal
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.anf import used_names
-from ..passes.normal_form import eqn_of
+from ..passes.normal_form import eqn_of, is_static
 from ..rules import OPS
 from ..templates import instantiate, rule_entries
 from .activity import activity, diff_names, target_names
@@ -88,7 +88,7 @@ def _leaves(target, prefix=()):
 
 
 def _array_evidence(fn: ir.Function, helpers) -> set[str]:
-    """Variables known to be arrays: results of array ops, and names passed to array ops."""
+    """Variables known to be arrays: results of array ops, names passed to array ops, names indexed by tuples."""
     known = set()
     for stmt in fn.body:
         if not isinstance(stmt, ir.Assign):
@@ -97,6 +97,8 @@ def _array_evidence(fn: ir.Function, helpers) -> set[str]:
         if e.kind == "op":
             known.update(target_names(stmt.target))
             known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
+        elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
+            known.add(e.args[0].value)
     return known
 
 
@@ -282,7 +284,8 @@ class Backward:
             value = instantiate(entry, {**bindings, "ans": cst.Name(target), "g": g})
             if op.family == "elementwise":
                 value = cst.BinaryOperation(g, cst.Multiply(), value)
-                if len(entries) > 1:
+                others = [bindings[p] for j, p in enumerate(op.params[: len(entries)]) if j != i]
+                if any(not is_static(o) and not o.deep_equals(arg) for o in others):  # another array may broadcast this one
                     value = call("rt.unbroadcast", fold(value), arg)
             self.contribute(arg, value)
 

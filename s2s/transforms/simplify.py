@@ -53,6 +53,8 @@ class _Fold(Parenthesizer):
             return node.left
         if op is cst.Divide and b == 1:
             return node.left
+        if op is cst.Divide and a is not None and b and len(repr(a / b)) <= 8:
+            return _num(a / b)
         return _paren_binary(node)
 
     def leave_UnaryOperation(self, original, node):
