@@ -26,6 +26,7 @@ from .linalg import (
 from .linalg import dot_vjp, inner_vjp, norm_vjp, solve_vjp_a, solve_vjp_b
 from .rulesupport import (
     inverse_permutation,
+    opposite,
     step,
     clip_partial,
     extremum_vjp,
@@ -64,6 +65,7 @@ __all__ = [
     "solve_vjp_a",
     "solve_vjp_b",
     "inverse_permutation",
+    "opposite",
     "step",
     "clip_partial",
     "extremum_vjp",

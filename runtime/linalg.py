@@ -166,7 +166,10 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
         if ord == 0:
             return xp.zeros_like(g * x)
         if ord in (np.inf, -np.inf):
-            return g * _sign(x) * _share(xp, xp.abs(x), best, axes)
+            # JAX's inf-norm is max(abs(x), initial=0): at x == 0 the initial value shares the tie.
+            mask = xp.abs(x) == best
+            count = xp.sum(mask, axis=axes, keepdims=True) + (ord > 0) * (best == 0)
+            return g * _sign(x) * mask / count
         if ord == 1:
             return g * _sign(x)
         return g * _sign(x) * xp.abs(x) ** (ord - 1) * best ** (1 - ord)

@@ -25,6 +25,11 @@ def inverse_permutation(axes, ndim):
     return tuple(int(i) for i in np.argsort([int(a) % ndim for a in axes]))
 
 
+def opposite(shift):
+    """``-shift`` for an int or a tuple of ints, staying static (a Python value) under ``jax.jit``."""
+    return -shift if np.ndim(shift) == 0 else tuple(-s for s in shift)
+
+
 def step(x):
     """Derivative of ``maximum(x, 0)``: 1 above 0, 0 below, 0.5 at 0 (JAX splits ties evenly)."""
     xp = namespace(x)

@@ -28,8 +28,11 @@ def cumsum(a, axis=None, dtype=None, out=None, *, g):
 
 @linear
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None, *, g):
-    eye = xp.eye(xp.shape(a)[axis1], xp.shape(a)[axis2], offset)
-    return xp.moveaxis(xp.expand_dims(g, (-2, -1)) * eye, (-2, -1), (axis1, axis2))
+    return xp.moveaxis(
+        xp.expand_dims(g, (-2, -1)) * xp.eye(xp.shape(a)[axis1], xp.shape(a)[axis2], offset),
+        (-2, -1),
+        (axis1, axis2),
+    )
 
 
 @linear

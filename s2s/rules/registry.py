@@ -29,7 +29,11 @@ Families:
   statements ending in ``return``) is inlined before differentiation.
 
 "Leading parameters" are the first k parameters of the signature, where k is
-the length of the returned tuple (1 for a single expression).
+the length of the returned tuple (1 for a single expression). A returned
+tuple, parenthesized or not, always means one entry per parameter. Rule
+bodies (other than ``decompose``) are assignments followed by one ``return``;
+the assignments are emitted, under fresh names, before the cotangents that
+use them.
 """
 
 from __future__ import annotations
@@ -132,3 +136,7 @@ ALIASES = {
     "true_divide": "divide",
     "mod": "remainder",
 }
+
+
+# Ops whose result is a list of arrays (their cotangent is a list too).
+LIST_OUTPUTS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays", "meshgrid"})

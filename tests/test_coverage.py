@@ -1,0 +1,142 @@
+"""Coverage is computed: every target op is registered, tested, and its rule is a well-formed template."""
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from op_table import CASES
+from s2s import runtime as rt
+from s2s.rules import ALIASES, FAMILIES, OPS
+from s2s.rules.registry import RULE_VOCABULARY
+
+TARGET = """
+add subtract multiply divide power negative abs sign exp expm1 log log1p log2 log10 sqrt square
+reciprocal sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh maximum
+minimum where clip logaddexp hypot floor ceil round
+sum mean prod max min amax amin var std cumsum cumprod
+dot matmul vdot inner outer einsum tensordot trace linalg.norm linalg.inv linalg.solve linalg.det
+reshape ravel transpose swapaxes moveaxis squeeze expand_dims concatenate stack hstack vstack split
+tile repeat broadcast_to flip roll pad diag triu tril take
+zeros ones zeros_like ones_like full arange linspace eye array asarray
+positive floor_divide remainder copy less less_equal greater greater_equal equal not_equal
+logical_and logical_or logical_not isnan isfinite argmax argmin argsort shape ndim size
+""".split()
+
+# Leading parameters that receive a cotangent (default 1).
+ARITY = {
+    **dict.fromkeys(["add", "subtract", "multiply", "divide", "power", "arctan2", "maximum", "minimum"], 2),
+    **dict.fromkeys(["logaddexp", "hypot", "remainder", "dot", "matmul", "vdot", "inner", "outer"], 2),
+    **dict.fromkeys(["tensordot", "einsum", "linalg.solve"], 2),
+    **dict.fromkeys(["where", "clip"], 3),
+}
+
+
+def canonical(name):
+    return ALIASES.get(name, name)
+
+
+def rule_tree(op):
+    return ast.parse(textwrap.dedent(inspect.getsource(op.rule))).body[0]
+
+
+RULED = sorted(name for name, op in OPS.items() if op.rule is not None)
+
+
+@pytest.mark.parametrize("name", TARGET)
+def test_target_op_is_registered(name):
+    op = OPS.get(canonical(name))
+    assert op is not None, f"{name} is not registered"
+    assert op.family in FAMILIES
+    assert (op.rule is None) == (op.family == "nondiff")
+    if op.family == "nondiff":
+        assert op.reason
+
+
+def test_every_differentiable_op_has_a_case():
+    tested = {canonical(case.func_name) for case in CASES}
+    assert {case.op for case in CASES} == tested, "a case's op does not match its call"
+    missing = sorted(name for name, op in OPS.items() if op.family != "nondiff" and name not in tested)
+    assert not missing, f"ops without a case in the op table: {missing}"
+
+
+def test_aliases_name_registered_ops():
+    for alias, name in ALIASES.items():
+        assert name in OPS and alias not in OPS, alias
+
+
+def _exists(module, dotted):
+    obj = module
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", RULED)
+def test_rule_is_a_template(name):
+    """One ``return`` (decompose: assignments then return), entries as the op's arity, only the vocabulary."""
+    op = OPS[name]
+    fn = rule_tree(op)
+    *assigns, last = fn.body
+    assert isinstance(last, ast.Return) and last.value is not None
+    if op.family != "decompose":
+        assert not assigns, f"{name}: the body must be a single return"
+        value = last.value
+        entries = len(value.elts) if isinstance(value, ast.Tuple) else 1
+        assert entries == ARITY.get(name, 1), f"{name}: {entries} entries"
+        params = list(op.signature.parameters)
+        assert entries <= len(params)
+    else:
+        assert all(isinstance(a, ast.Assign) for a in assigns)
+        assert "ans" not in op.params and "g" not in inspect.signature(op.rule).parameters
+    args = fn.args
+    for vocab in RULE_VOCABULARY:
+        if vocab in {a.arg for a in args.args + args.posonlyargs}:
+            pytest.fail(f"{name}: {vocab} must be keyword-only")
+    allowed = {a.arg for a in args.args + args.kwonlyargs + args.posonlyargs}
+    allowed |= {args.vararg.arg} if args.vararg else set()
+    allowed |= {t.id for a in assigns for t in a.targets if isinstance(t, ast.Name)}
+    body = ast.Module(body=fn.body, type_ignores=[])  # decorators are not part of the template
+    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    free = used - allowed - {"xp", "rt"}
+    assert not free, f"{name}: names outside the rule vocabulary: {free}"
+    assert not free & set(dir(builtins))
+    for node in ast.walk(body):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rt":
+            assert hasattr(rt, node.attr), f"{name}: rt.{node.attr} does not exist"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "xp":
+            dotted = node.attr
+            assert _exists(np, dotted) and _exists(jnp, dotted), f"{name}: xp.{dotted} not in numpy and jax.numpy"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner = node.value
+            if isinstance(inner.value, ast.Name) and inner.value.id == "xp":
+                dotted = f"{inner.attr}.{node.attr}"
+                assert _exists(np, dotted) and _exists(jnp, dotted), f"{name}: xp.{dotted} missing"
+
+
+@pytest.mark.parametrize("name", RULED)
+def test_rule_parameters_are_numpys(name):
+    """The rule's parameters are NumPy's own names, in NumPy's order (the leading ones at least)."""
+    op = OPS[name]
+    func = np
+    for part in name.split("."):
+        func = getattr(func, part)
+    try:
+        numpy_params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):  # ufuncs: positional x1, x2 / x
+        numpy_params = ["x1", "x2"][: func.nin] if func.nin > 1 else ["x"]
+    ours = list(op.signature.parameters)
+    if numpy_params and numpy_params[0] == "operands":  # einsum(*operands): subscripts first
+        numpy_params = ["subscripts", "operands"]
+    prefix = [p for p in numpy_params if p not in ("out", "args", "kwargs")][: op_arity(op, ours)]
+    assert ours[: len(prefix)] == prefix, f"{name}: {ours} vs NumPy {numpy_params}"
+
+
+def op_arity(op, ours):
+    return max(ARITY.get(op.name, 1), 1)
