@@ -49,6 +49,7 @@ def _display_path(path: str) -> str:
 def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None = None) -> Generated:
     program = build(fn)
     wrt = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    argnums = argnums if isinstance(argnums, int) else wrt
     helper_names = frozenset(program.helpers)
     functions = []
     for name, helper in program.helpers.items():
@@ -62,7 +63,7 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
             out = simplify(program.main)
         else:
             all_params = tuple(range(len(program.main.params)))
-            mode = Mode(kind, all_params if kind == "vjp" else wrt, has_aux)
+            mode = Mode(kind, all_params if kind == "vjp" else argnums, has_aux)
             out = simplify(reverse(program.main, mode, helper_names, program.flows))
         entries[kind] = out.name
         functions.append(out)

@@ -1,7 +1,9 @@
 """Rule functions as code templates: parsed once, parameters renamed into the program's variables.
 
-``rule_entries(op)`` gives one expression per leading parameter of the op
-(``None`` where no derivative flows); ``instantiate`` substitutes names.
+``rule_template(op)`` gives the rule's assignments and one expression per
+leading parameter of the op (``None`` where no derivative flows); a returned
+tuple, parenthesized or not, always means one entry per parameter.
+``instantiate`` substitutes names.
 """
 
 from __future__ import annotations
@@ -9,29 +11,50 @@ from __future__ import annotations
 import functools
 import inspect
 import textwrap
+from dataclasses import dataclass
 
 import libcst as cst
 
-from .cstutil import substitute
+from .cstutil import names_in, substitute
 from .rules import OPS
 
 
+@dataclass(frozen=True)
+class RuleTemplate:
+    """A parsed rule: assignments to run first (``statements``), then one expression per leading parameter."""
+
+    statements: tuple[tuple[cst.BaseExpression, cst.BaseExpression], ...]
+    entries: tuple[cst.BaseExpression | None, ...]
+
+    @property
+    def locals(self) -> tuple[str, ...]:
+        return tuple(n for target, _ in self.statements for n in names_in(target))
+
+
 @functools.lru_cache(maxsize=None)
-def rule_entries(op_name: str) -> tuple[cst.BaseExpression | None, ...]:
-    """The return expression of the op's rule, split per leading parameter."""
+def rule_template(op_name: str) -> RuleTemplate:
+    """The op's rule, parsed: its assignments and its return expression split per leading parameter."""
     rule = OPS[op_name].rule
     module = cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
-    last = fndef.body.body[-1]
-    ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) else None
-    if not isinstance(ret, cst.Return) or ret.value is None or len(fndef.body.body) != 1:
-        raise ValueError(f"rule for {op_name!r} must be a single `return` statement")
-    value = ret.value
-    if isinstance(value, cst.Tuple) and not value.lpar:
-        entries = [e.value for e in value.elements]
-    else:
-        entries = [value]
-    return tuple(None if isinstance(e, cst.Name) and e.value == "None" else e for e in entries)
+    statements, value = [], None
+    for line in fndef.body.body:
+        small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and value is None:
+            statements.append((small.targets[0].target, small.value))
+        elif isinstance(small, cst.Return) and small.value is not None and value is None:
+            value = small.value
+        elif not (isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)):
+            raise ValueError(f"rule for {op_name!r}: only assignments then one `return` are allowed")
+    if value is None:
+        raise ValueError(f"rule for {op_name!r} has no `return`")
+    entries = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    entries = tuple(None if isinstance(e, cst.Name) and e.value == "None" else e for e in entries)
+    return RuleTemplate(tuple(statements), entries)
+
+
+def rule_entries(op_name: str) -> tuple[cst.BaseExpression | None, ...]:
+    return rule_template(op_name).entries
 
 
 def instantiate(entry: cst.BaseExpression, bindings: dict) -> cst.BaseExpression:

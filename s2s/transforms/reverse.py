@@ -11,18 +11,21 @@ read with constant keys get cotangents of their own structure through
 
 from __future__ import annotations
 
+import inspect
+
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
 from .. import ir
-from ..cstutil import literal
+from ..cstutil import literal, names_in
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.anf import used_names
 from ..passes.normal_form import eqn_of, is_static
 from ..rules import OPS
-from ..templates import instantiate, rule_entries
+from ..rules.registry import LIST_OUTPUTS
+from ..templates import instantiate, rule_template
 from .activity import activity, diff_names, target_names
 from .simplify import fold
 
@@ -54,7 +57,7 @@ class Mode:
     """What to generate: ``grad``, ``value_and_grad`` or ``vjp`` with respect to parameters ``wrt``."""
 
     kind: str
-    wrt: tuple[int, ...] = (0,)
+    wrt: tuple[int, ...] | int = 0  # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
     has_aux: bool = False
     zeros_for_inactive: bool = True  # else ``None`` where no derivative reaches a parameter
 
@@ -95,7 +98,8 @@ def _array_evidence(fn: ir.Function, helpers) -> set[str]:
             continue
         e = eqn_of(stmt.value, helpers)
         if e.kind == "op":
-            known.update(target_names(stmt.target))
+            if e.name not in LIST_OUTPUTS:
+                known.update(target_names(stmt.target))
             known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
         elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
             known.add(e.args[0].value)
@@ -271,23 +275,44 @@ class Backward:
         if op is None or op.rule is None:
             raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
         g = self.take(target)
+        bindings = self.bind(op, e)
+        template = rule_template(op.name)
+        wanted = [
+            i for i, entry in enumerate(template.entries) if diff_names(bindings[op.params[i]]) & self.active
+        ]
+        dropped = [op.params[i] for i in wanted if template.entries[i] is None]
+        if dropped:
+            raise MissingRule(f"`{e.name}` has no derivative with respect to its argument `{dropped[0]}`", self.origin, _RULE_HINT)
+        bindings = {**bindings, "ans": cst.Name(target), "g": g}
+        for local, value in template.statements:  # the rule's own assignments, under fresh names
+            names = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in names_in(local)}
+            self.emit(instantiate(local, names), instantiate(value, bindings))
+            bindings.update(names)
+        for i in wanted:
+            arg = bindings[op.params[i]]
+            value = instantiate(template.entries[i], bindings)
+            if op.family == "elementwise":
+                value = cst.BinaryOperation(g, cst.Multiply(), value)
+                others = [bindings[p] for j, p in enumerate(op.params[: len(template.entries)]) if j != i]
+                if any(not is_static(o) and not o.deep_equals(arg) for o in others):  # another array may broadcast this one
+                    value = call("rt.unbroadcast", fold(value), arg)
+            self.contribute(arg, value)
+
+    def bind(self, op, e) -> dict:
+        """The op's parameters bound to the call's atoms (defaults as literals, ``*args`` as a tuple)."""
         try:
             bound = op.signature.bind(*e.args, **dict(e.kwargs))
         except TypeError as err:
             raise S2SError(f"`{e.name}` called with arguments s2s cannot bind: {err}", self.origin) from None
-        bindings = {p: bound.arguments[p] if p in bound.arguments else literal(op.defaults.get(p)) for p in op.params}
-        entries = rule_entries(op.name)
-        for i, entry in enumerate(entries):
-            arg = bindings[op.params[i]]
-            if entry is None or not diff_names(arg) & self.active:
-                continue
-            value = instantiate(entry, {**bindings, "ans": cst.Name(target), "g": g})
-            if op.family == "elementwise":
-                value = cst.BinaryOperation(g, cst.Multiply(), value)
-                others = [bindings[p] for j, p in enumerate(op.params[: len(entries)]) if j != i]
-                if any(not is_static(o) and not o.deep_equals(arg) for o in others):  # another array may broadcast this one
-                    value = call("rt.unbroadcast", fold(value), arg)
-            self.contribute(arg, value)
+        bindings = {}
+        for p in op.params:
+            if p not in bound.arguments:
+                bindings[p] = literal(op.defaults.get(p))
+            elif op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+                bindings[p] = cst.Tuple([cst.Element(a) for a in bound.arguments[p]])
+            else:
+                bindings[p] = bound.arguments[p]
+        return bindings
 
     def helper(self, target, e):
         g = self.take(target)
@@ -312,7 +337,7 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.
                 f"with has_aux=True, `{fn.name}` must return a pair (output, aux)", ret.origin
             )
         out, aux = out.elements[0].value, out.elements[1].value
-    wrt = [fn.params[i].name for i in mode.wrt]
+    wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
     active = activity(fn, wrt, diff_names(out), helpers, flows) | (set(wrt) & diff_names(out))
     back = Backward(fn, active, helpers, flows, namer)
     back.origin = ret.origin
@@ -332,7 +357,7 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.
         if g is None:
             g = call("rt.tree_zeros_like", cst.Name(name)) if mode.zeros_for_inactive else cst.Name("None")
         grads.append(g)
-    grad = grads[0] if len(grads) == 1 and mode.kind != "vjp" else cst.Tuple([cst.Element(g) for g in grads])
+    grad = grads[0] if isinstance(mode.wrt, int) else cst.Tuple([cst.Element(g) for g in grads])
     result = _result(mode, out, aux, grad)
     body = [*stmts, *back.out, ir.Return(result, None)]
     name = f"{fn.name}_{mode.kind}"
