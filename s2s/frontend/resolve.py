@@ -14,6 +14,7 @@ Guarantees of the output:
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -35,7 +36,8 @@ METHODS = {
     "sort",
 }  # fmt: skip
 METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
-VARARG_METHODS = {"reshape", "transpose"}  # x.reshape(2, 3) means reshape(x, (2, 3))
+VARARG_METHODS = {"reshape", "transpose"}
+BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
 
 @dataclass
@@ -179,6 +181,8 @@ class Resolver:
 
     def target(self, node):
         if isinstance(node, cst.Name):
+            if node.value in ("xp", "rt"):
+                self.fail(node, f"the name `{node.value}` is reserved for generated code", "rename the variable")
             return cst.Name(node.value)
         if isinstance(node, (cst.Tuple, cst.List)):
             return cst.Tuple([cst.Element(self.target(el.value)) for el in node.elements])
@@ -219,14 +223,24 @@ class Resolver:
             spelled = spellings.constant_spelling(self._module_of(path), name)
             if spelled is not None:
                 return cst.parse_expression(spelled)
+            module = getattr(self._module_of(path), "__name__", path[0])
+            if not spellings.is_array_module(self._module_of(path)):
+                self.fail(
+                    node,
+                    f"`{'.'.join(owner)}` comes from `{module}`, which s2s does not read",
+                    "s2s transforms NumPy, jax.numpy and math ops and your own functions: write it with NumPy ops",
+                )
             self.fail(node, f"`{'.'.join(owner)}` is not supported", "use a NumPy function with a derivative rule")
         if inspect.isfunction(obj):
             if obj.__module__ and obj.__module__.split(".")[0] in ("numpy", "jax", "s2s"):
                 self.fail(node, f"`{name}` from {obj.__module__} is not supported")
             self.result.helpers[name] = obj
             return cst.Name(name)
-        if name in spellings.STATIC_BUILTINS and obj is getattr(__import__("builtins"), name, None):
+        if name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
             return cst.Name(name)
+        if getattr(builtins, name, None) is obj:
+            instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
+            self.fail(node, f"Python's builtin `{name}` is not supported", f"use {instead}")
         if isinstance(obj, (bool, int, float, complex, str, type(None))) or _is_literal_tuple(obj):
             self.result.constants[name] = obj
             return cst.Name(name)

@@ -109,6 +109,6 @@ def anf(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                 value = flat.atom(stmt.value, stmt.origin)  # unpacking reads a named value
             else:
                 value = flat.op(stmt.value, stmt.origin)
-            flat.out.append(ir.Assign(stmt.target, value, stmt.origin))
+            flat.out.append(ir.Assign(stmt.target, value, ir.origin_of(fn, stmt.value, stmt.origin)))
     locals_ = {name: anf(local, namer) for name, local in fn.locals.items()}
     return fn.with_body(flat.out, locals=locals_)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
+from ..cstutil import iter_nodes
 
 _AUG_TO_BINARY = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -33,6 +34,8 @@ class _SplitComparisons(cst.CSTTransformer):
 
 
 def _expr(node, fn):
+    if not any(type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)):
+        return node  # untouched: keeps node identities, and with them the origins of sub-expressions
     out = node.visit(_SplitComparisons())
     if out is not node and node in fn.origins:
         fn.origins[out] = fn.origins[node]

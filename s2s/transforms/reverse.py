@@ -321,6 +321,17 @@ class Backward:
         self.contribute_many(atoms, call(f"{e.name}_vjp", *e.args, g))
 
 
+def _check_rules(stmts, active, helpers):
+    """Report the first op on the differentiated path (in source order) that has no rule."""
+    for stmt in stmts:
+        if not isinstance(stmt.target, cst.Name) or stmt.target.value not in active:
+            continue
+        e = eqn_of(stmt.value, helpers)
+        missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
+        if missing:
+            raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+
+
 _RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
 
 
@@ -339,6 +350,7 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.
         out, aux = out.elements[0].value, out.elements[1].value
     wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
     active = activity(fn, wrt, diff_names(out), helpers, flows) | (set(wrt) & diff_names(out))
+    _check_rules(stmts, active, helpers)
     back = Backward(fn, active, helpers, flows, namer)
     back.origin = ret.origin
     params = list(fn.params)

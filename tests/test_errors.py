@@ -1,0 +1,127 @@
+"""Bad input gets one clear error naming the construct, the user's file:line:col, a caret, and a hint.
+
+One table of bad programs drives the compile-time checks; the API's runtime
+errors follow JAX's (types and messages).
+"""
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+
+HEADER = "import numpy as np\nimport scipy.special as sp\n\nweights_table = {'a': 1.0}\n\n"
+LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
+
+# name, body of `f`, expected message fragment, (line within the case, column) of the caret
+CASES = [
+    ("if", "def f(x):\n    if np.sum(x) > 0:\n        x = x * 2\n    return np.sum(x)", "`if` statement is not supported", (2, 4)),
+    ("for", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x)", "`for` loop is not supported", (2, 4)),
+    ("while", "def f(x):\n    while True:\n        x = x * 2\n    return np.sum(x)", "`while` loop is not supported", (2, 4)),
+    ("ifexp", "def f(x):\n    return np.sum(x if True else -x)", "conditional expression", (2, 18)),
+    ("comprehension", "def f(x):\n    return np.sum([v for v in x])", "list comprehension", (2, 18)),
+    ("inplace", "def f(x):\n    y = np.zeros(3)\n    y[0] = x[0]\n    return np.sum(y)", "in-place write", (3, 4)),
+    ("print", "def f(x):\n    print(x)\n    return np.sum(x)", "expression statement", (2, 4)),
+    ("starargs", "def f(*xs):\n    return np.sum(xs[0])", "`*args`/`**kwargs` parameters", (1, 6)),
+    ("undefined", "def f(x):\n    return np.sum(x * weights)", "name `weights` is not defined", (2, 22)),
+    ("norule", "def f(x):\n    y = np.fft.fft(x).real\n    return np.sum(y)", "no derivative rule for `fft.fft`", (2, 8)),
+    ("other_library", "def f(x):\n    return np.sum(sp.expit(x))", "comes from `scipy.special`", (2, 18)),
+    ("missing_method", "def f(x):\n    return x.frobnicate()", "array method `.frobnicate()` is not supported", (2, 11)),
+    ("no_return", "def f(x):\n    y = x * 2", "does not end with a `return`", (1, 0)),
+    ("early_return", "def f(x):\n    return x\n    y = 2", "does not end with a `return`", (1, 0)),
+    ("reserved", "def f(x):\n    xp = x * 2\n    return np.sum(xp)", "the name `xp` is reserved", (2, 4)),
+    ("nonliteral_global", "def f(x):\n    return np.sum(x) * weights_table", "refers to dict", (2, 23)),
+    ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
+]
+
+
+def _compile_case(tmp_path, name, body):
+    path = tmp_path / f"case_{name}.py"
+    path.write_text(HEADER + body + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return path, module.f
+
+
+@pytest.mark.parametrize("name, body, message, where", CASES, ids=[c[0] for c in CASES])
+def test_compile_time_error(tmp_path, name, body, message, where):
+    path, f = _compile_case(tmp_path, name, body)
+    with pytest.raises(S2SError) as info:
+        s2s.generate(f, ("grad",))
+    err = info.value
+    assert message in err.message
+    assert err.origin is not None and err.origin.path == str(path)
+    assert (err.origin.line - LINE0, err.origin.col) == where
+    rendered = err.render().splitlines()
+    assert rendered[0].startswith(f"{path}:{err.origin.line}:{err.origin.col + 1}: error: ")
+    caret_line = rendered[2]
+    assert caret_line.strip().startswith("^")
+    assert rendered[-1].startswith("hint: ") or len(rendered) == 3
+
+
+def test_cli_reports_one_message_without_traceback(tmp_path):
+    path, _ = _compile_case(tmp_path, "cli_if", CASES[0][1])
+    run = subprocess.run([sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f"], capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    assert f"{path}:{LINE0 + 2}:5: error: `if` statement is not supported" in run.stderr
+
+
+def test_cli_never_overwrites_the_source(tmp_path):
+    path, _ = _compile_case(tmp_path, "cli_same", "def f(x):\n    return np.sum(x * x)")
+    before = path.read_text()
+    run = subprocess.run([sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f", "-o", str(path)], capture_output=True, text=True)
+    assert run.returncode != 0 and "refusing to overwrite" in run.stderr
+    assert path.read_text() == before
+
+
+# --- runtime errors, with JAX's types and messages -------------------------------
+
+
+def vector_valued(x):
+    return x * 2.0
+
+
+def scalar(x, n):
+    return np.sum(x) * n
+
+
+def pair_required(x):
+    return np.sum(x)
+
+
+def test_grad_of_non_scalar_output_is_a_type_error():
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+        s2s.grad(vector_valued)(np.ones(3))
+
+
+def test_grad_with_respect_to_integers_is_a_type_error():
+    with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
+        s2s.grad(scalar)(np.arange(3), 2.0)
+
+
+def test_argnums_out_of_range_is_a_value_error():
+    with pytest.raises(ValueError, match="argnums"):
+        s2s.grad(scalar, argnums=2)
+
+
+def test_has_aux_needs_a_pair():
+    with pytest.raises(S2SError, match="must return a pair"):
+        s2s.grad(pair_required, has_aux=True)(np.ones(3))
+
+
+def test_wrong_arguments_are_a_type_error():
+    with pytest.raises(TypeError):
+        s2s.grad(scalar)(np.ones(3))
+
+
+def test_messages_render_without_internal_frames():
+    err = S2SError("something", None, "do this")
+    assert err.render() == "error: something\nhint: do this"
+    assert textwrap.dedent(str(err)) == err.render()
