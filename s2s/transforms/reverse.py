@@ -211,8 +211,8 @@ class Backward:
     # --- statements ----------------------------------------------------------
     def visit(self, stmt: ir.Assign):
         names = target_names(stmt.target)
-        if not self.active.intersection(names):
-            return
+        if not any(n in self.cot for n in names):
+            return  # no cotangent reached it (activity over-approximates through containers)
         self.origin = stmt.origin
         if isinstance(stmt.target, cst.Tuple):
             source = stmt.value.value

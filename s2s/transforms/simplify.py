@@ -76,7 +76,16 @@ def _target_names(target) -> list[str]:
 
 
 def propagate_copies(body, keep=frozenset()):
-    """Replace names bound by ``a = b`` with ``b`` downstream (unless ``a`` is in ``keep``)."""
+    """Replace names bound by ``a = b`` with ``b`` downstream (unless ``a`` is in ``keep``).
+
+    Only copies between names assigned once are propagated: accumulators such
+    as ``x_bar = x_bar + ...`` change value, so a copy of one is kept.
+    """
+    counts: dict[str, int] = {}
+    for stmt in body:
+        if isinstance(stmt, ir.Assign):
+            for name in _target_names(stmt.target):
+                counts[name] = counts.get(name, 0) + 1
     mapping, out = {}, []
     for stmt in body:
         value = substitute(stmt.value, mapping) if mapping else stmt.value
@@ -86,6 +95,8 @@ def propagate_copies(body, keep=frozenset()):
             and isinstance(value, cst.Name)
             and stmt.target.value not in keep
             and value.value not in ("True", "False", "None")
+            and counts.get(stmt.target.value) == 1
+            and counts.get(value.value, 0) <= 1
         ):
             mapping[stmt.target.value] = value
             continue
