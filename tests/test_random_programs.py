@@ -2,7 +2,9 @@
 
 Programs read ``x`` (shape (3,)), ``y`` (shape (2, 3)) and a Python float ``s``, and
 chain unary and binary elementwise ops with broadcasting, reductions, indexing,
-tuple packing and unpacking, augmented assignment and reassignment.
+tuple packing and unpacking, augmented assignment and reassignment. In-place
+updates go only to fresh arrays: NumPy would also change every alias of an
+aliased one, which a functional rewrite cannot reproduce.
 """
 
 import importlib.util
@@ -35,6 +37,7 @@ def _broadcast(a, b):
 @st.composite
 def programs(draw):
     shapes = {"x": (3,), "y": (2, 3)}
+    fresh = set()  # results of arithmetic: new arrays, safe to update in place (no aliases, no views)
     lines = []
     for i in range(draw(st.integers(2, 7))):
         names = sorted(shapes)
@@ -45,9 +48,11 @@ def programs(draw):
         if kind == "unary":
             lines.append(f"{target} = " + draw(st.sampled_from(UNARY)).format(a))
             shapes[target] = shapes[a]
+            fresh.add(target)
         elif kind == "binary":
             lines.append(f"{target} = " + draw(st.sampled_from(BINARY)).format(a, b))
             shapes[target] = _broadcast(shapes[a], shapes[b])
+            fresh.add(target)
         elif kind == "reduce" and shapes[a] in REDUCE:
             template = draw(st.sampled_from(REDUCE[shapes[a]]))
             lines.append(f"{target} = " + template.format(a))
@@ -55,10 +60,11 @@ def programs(draw):
         elif kind == "pack":
             lines += [f"pair = ({a}, np.tanh({b}))", f"{target}, w{i} = pair"]
             shapes[target], shapes[f"w{i}"] = shapes[a], shapes[b]
-        elif kind == "augassign" and a not in ("x", "y") and _broadcast(shapes[a], shapes[b]) == shapes[a]:
+        elif kind == "augassign" and a in fresh and _broadcast(shapes[a], shapes[b]) == shapes[a]:
             lines.append(f"{a} *= np.cos({b})")
         elif kind == "reassign" and a not in ("x", "y"):
             lines.append(f"{a} = np.sin({a}) + {a}")
+            fresh.add(a)
     used = sorted(shapes)
     terms = " + ".join(f"np.sum({n} * {k + 1.0})" for k, n in enumerate(used[-3:]))
     body = "\n".join("    " + line for line in lines)

@@ -78,16 +78,19 @@ def _target_names(target) -> list[str]:
 def propagate_copies(body, keep=frozenset()):
     """Replace names bound by ``a = b`` with ``b`` downstream (unless ``a`` is in ``keep``).
 
-    Only copies between names assigned once are propagated: accumulators such
-    as ``x_bar = x_bar + ...`` change value, so a copy of one is kept.
+    A copy is propagated when ``a`` is assigned once and ``b`` is not assigned
+    again after the copy: accumulators such as ``x_bar = x_bar + ...`` change
+    value, so a copy taken before they do is kept.
     """
     counts: dict[str, int] = {}
-    for stmt in body:
+    last: dict[str, int] = {}
+    for i, stmt in enumerate(body):
         if isinstance(stmt, ir.Assign):
             for name in _target_names(stmt.target):
                 counts[name] = counts.get(name, 0) + 1
+                last[name] = i
     mapping, out = {}, []
-    for stmt in body:
+    for i, stmt in enumerate(body):
         value = substitute(stmt.value, mapping) if mapping else stmt.value
         if (
             isinstance(stmt, ir.Assign)
@@ -96,7 +99,7 @@ def propagate_copies(body, keep=frozenset()):
             and stmt.target.value not in keep
             and value.value not in ("True", "False", "None")
             and counts.get(stmt.target.value) == 1
-            and counts.get(value.value, 0) <= 1
+            and last.get(value.value, -1) < i
         ):
             mapping[stmt.target.value] = value
             continue
