@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
+from ..cstutil import literal
 from ..errors import NameResolutionError, S2SError, UnsupportedSyntax
 from ..rules import OPS
 from . import spellings
@@ -304,11 +305,30 @@ class Resolver:
         if isinstance(func, cst.Name) and func.value in self._local_fns:
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = self.expr(func)
+        if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
+            args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         if isinstance(callee, cst.Name) and callee.value in self.locals:
             self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
         return self.mark(cst.Call(callee, args), node)
+
+    def _bind_helper(self, helper, args, node):
+        """A helper call's arguments in the helper's parameter order, defaults written out."""
+        signature = inspect.signature(helper)
+        try:
+            bound = signature.bind(*[a.value for a in args if a.keyword is None], **{a.keyword.value: a.value for a in args if a.keyword})
+        except TypeError as err:
+            self.fail(node, f"call to `{helper.__name__}` does not match its signature: {err}", None, S2SError)
+        values = []
+        for name, param in signature.parameters.items():
+            if name in bound.arguments:
+                values.append(bound.arguments[name])
+            elif _is_literal(param.default):
+                values.append(literal(param.default))
+            else:
+                self.fail(node, f"the default of `{helper.__name__}`'s parameter `{name}` is not a literal", "pass it explicitly")
+        return [cst.Arg(v) for v in values]
 
     def _arg(self, arg):
         return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
@@ -354,6 +374,10 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _is_literal(obj) -> bool:
+    return isinstance(obj, (bool, int, float, str, type(None))) or _is_literal_tuple(obj)
 
 
 def _is_literal_tuple(obj) -> bool:

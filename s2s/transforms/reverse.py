@@ -355,6 +355,7 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.
     back.origin = ret.origin
     params = list(fn.params)
     if mode.kind == "vjp":
+        params = [ir.Param(p.name) for p in params]  # every parameter positional: the cotangent comes last
         seed_name = namer.fresh(f"{fn.name}_bar")
         params.append(ir.Param(seed_name))
         back.contribute(out, cst.Name(seed_name))

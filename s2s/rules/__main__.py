@@ -1,0 +1,46 @@
+"""``python -m s2s.rules``: the computed list of ops s2s knows, by family, with their aliases.
+
+Nothing here is maintained by hand: it reads the registry that the rule
+modules fill when imported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import OPS
+from .registry import ALIASES, FAMILIES
+
+DESCRIPTIONS = {
+    "elementwise": "derivative from partials, reverse mode unbroadcasts",
+    "linear": "the rule is the transpose",
+    "vjp": "explicit reverse rule",
+    "decompose": "defined by other ops, inlined before differentiation",
+    "nondiff": "no derivative flows through (gradient zero)",
+}
+
+
+def coverage() -> dict[str, list[str]]:
+    """Canonical op names per family."""
+    table = {family: [] for family in FAMILIES}
+    for name, op in sorted(OPS.items()):
+        table[op.family].append(name)
+    return table
+
+
+def main(out=sys.stdout) -> None:
+    aliases: dict[str, list[str]] = {}
+    for spelling, canonical in sorted(ALIASES.items()):
+        aliases.setdefault(canonical, []).append(spelling)
+    table = coverage()
+    print(f"{len(OPS)} ops (spell them np.NAME, jnp.NAME, math.NAME or as methods)", file=out)
+    for family in FAMILIES:
+        names = table[family]
+        print(f"\n{family} ({len(names)}): {DESCRIPTIONS[family]}", file=out)
+        for name in names:
+            extra = aliases.get(name)
+            print(f"  {name}" + (f"  (also {', '.join(extra)})" if extra else ""), file=out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""JAX's semantics through s2s's API: pytrees in and out, argnums, keyword arguments,
+has_aux, vjp, unused inputs, and composition with jax.jit / jax.vmap / jax.grad.
+
+The functions are written with ``jax.numpy`` (which s2s also reads), so the
+oracle is ``jax.grad`` of the very same function.
+"""
+
+from collections import namedtuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import s2s
+
+jax.config.update("jax_enable_x64", True)
+
+Params = namedtuple("Params", "W b")
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(4, 3))
+W = RNG.normal(size=(3, 2))
+B = RNG.normal(size=2)
+
+
+def assert_trees_close(got, want):
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def namedtuple_loss(p, x):
+    return jnp.sum(jnp.tanh(x @ p.W + p.b) ** 2)
+
+
+def nested_loss(params, x):
+    first = params["layers"][0]
+    h = jnp.tanh(x @ first["W"] + first["b"])
+    return params["scale"] * jnp.mean(h @ params["layers"][1]["W"])
+
+
+def defaults_loss(x, w, scale=2.0, axis=-1):
+    return jnp.sum(jnp.sum(x * w, axis=axis) ** 2) * scale
+
+
+def scalar_param_loss(x, a):
+    return jnp.sum(a * x**2 + jnp.sin(a))
+
+
+def dense(x, W, b, scale=1.0):
+    return jnp.tanh(x @ W + b) * scale
+
+
+def whole_tree_helper(p):
+    return jnp.sum(p[0] ** 2) + jnp.sum(p[1])
+
+
+def helper_loss(p, x):
+    W, b = p
+    h = dense(x, W, b=b, scale=0.5)
+    return jnp.sum(h) + whole_tree_helper(p)
+
+
+def pair_output(x):
+    return jnp.sin(x), jnp.cos(x) * 2.0
+
+
+def aux_loss(x, w):
+    y = x @ w
+    return jnp.sum(y**2), {"mean": jnp.mean(y), "y": y}
+
+
+def unused_input(x, w):
+    return jnp.sum(x**3)
+
+
+TREE_CASES = [
+    (namedtuple_loss, (Params(W, B), X)),
+    (nested_loss, ({"layers": [{"W": W, "b": B}, {"W": RNG.normal(size=(2, 5))}], "scale": 1.5}, X)),
+    (helper_loss, ((W, B), X)),
+    (unused_input, (X, W)),
+]
+
+
+@pytest.mark.parametrize("fn, args", TREE_CASES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_gradient_has_the_structure_of_the_argument(fn, args, backend):
+    assert_trees_close(s2s.grad(fn, backend=backend)(*args), jax.grad(fn)(*args))
+
+
+def test_argnums_tuple_and_keywords_and_defaults():
+    want = jax.grad(defaults_loss, (0, 1))(X, X, axis=0)
+    assert_trees_close(s2s.grad(defaults_loss, (0, 1))(X, X, axis=0), want)
+    assert_trees_close(s2s.grad(defaults_loss, 1)(X, X, 3.0), jax.grad(defaults_loss, 1)(X, X, 3.0))
+
+
+def test_gradient_with_respect_to_a_python_float():
+    got = s2s.grad(scalar_param_loss, 1)(X, 0.3)
+    np.testing.assert_allclose(got, jax.grad(scalar_param_loss, 1)(X, 0.3))
+
+
+def test_value_and_grad_with_aux():
+    (value, aux), grad = s2s.value_and_grad(aux_loss, has_aux=True)(X, W)
+    (want_value, want_aux), want_grad = jax.value_and_grad(aux_loss, has_aux=True)(X, W)
+    np.testing.assert_allclose(value, want_value)
+    assert_trees_close(aux, want_aux)
+    assert_trees_close(grad, want_grad)
+    grad, aux = s2s.grad(aux_loss, 1, has_aux=True)(X, W)
+    assert_trees_close((grad, aux), jax.grad(aux_loss, 1, has_aux=True)(X, W))
+
+
+def test_vjp_of_a_tuple_output():
+    x = RNG.normal(size=5)
+    cts = (RNG.normal(size=5), RNG.normal(size=5))
+    out, vjp_fn = s2s.vjp(pair_output, x)
+    want_out, want_vjp = jax.vjp(pair_output, x)
+    assert_trees_close(out, want_out)
+    assert_trees_close(vjp_fn(cts), want_vjp(cts))
+
+
+def test_transformed_functions_are_jax_functions():
+    grad = s2s.grad(namedtuple_loss)
+    p = Params(W, B)
+    assert_trees_close(jax.jit(grad)(p, X), jax.grad(namedtuple_loss)(p, X))
+    xs = RNG.normal(size=(3, 4, 3))
+    assert_trees_close(jax.vmap(grad, (None, 0))(p, xs), jax.vmap(jax.grad(namedtuple_loss), (None, 0))(p, xs))
+    second = jax.grad(lambda a: s2s.grad(scalar_param_loss, 1)(X, a))(0.3)
+    np.testing.assert_allclose(second, jax.grad(jax.grad(scalar_param_loss, 1), 1)(X, 0.3))
+
+
+def test_each_transformed_function_exposes_its_source():
+    grad = s2s.grad(helper_loss)
+    assert "def helper_loss_grad(p, x):" in grad.source
+    assert "def dense_vjp(x, W, b, scale, dense_bar):" in grad.source
+    assert "def whole_tree_helper_vjp(p, whole_tree_helper_bar):" in grad.source
+    assert grad.source == s2s.grad(helper_loss).source
