@@ -65,3 +65,17 @@ def test_every_stage_computes_the_same_value(path):
         exec(compile(body, f"<{path.stem} after {stage}>", "exec"), namespace)
         got = namespace["f"](*args)
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"after {stage}")
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.stem)
+def test_generated_modules_are_stable_and_deterministic(path):
+    import black
+
+    from s2s.frontend import source
+
+    module = _import(path)
+    first = s2s.generate(module.f, ("grad", "value_and_grad", "vjp")).text
+    source._parse.cache_clear()
+    assert s2s.generate(module.f, ("grad", "value_and_grad", "vjp")).text == first
+    assert black.format_str(first, mode=black.Mode()) == first
+    compile(first, path.name, "exec")
