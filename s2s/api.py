@@ -46,8 +46,10 @@ def _leaves(tree):
 def _check_float_inputs(args, argnums):
     for i in (argnums,) if isinstance(argnums, int) else argnums:
         for leaf in _leaves(args[i]):
+            if isinstance(leaf, float):
+                continue
             dtype = getattr(leaf, "dtype", None) or np.asarray(leaf).dtype
-            if not np.issubdtype(dtype, np.inexact):
+            if dtype.kind not in "fc":
                 raise TypeError(
                     "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
                     f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
@@ -70,6 +72,9 @@ class Transformed:
         self.has_aux = has_aux
         self.backend = backend
         self._signature = inspect.signature(fn)
+        self._positional = all(
+            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._signature.parameters.values()
+        )
         functools.update_wrapper(self, fn)
 
     @functools.cached_property
@@ -87,6 +92,8 @@ class Transformed:
         return backends.Runner(getattr(module, self.generated.entries[self.kind]), self.backend)
 
     def _bind(self, args, kwargs):
+        if not kwargs and self._positional and len(args) == len(self._signature.parameters):
+            return args  # the common case, without inspect's binding
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return bound.args

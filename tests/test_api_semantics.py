@@ -134,3 +134,25 @@ def test_each_transformed_function_exposes_its_source():
     assert "def dense_vjp(x, W, b, scale, dense_bar):" in grad.source
     assert "def whole_tree_helper_vjp(p, whole_tree_helper_bar):" in grad.source
     assert grad.source == s2s.grad(helper_loss).source
+
+
+def indexing_loss(x, idx):
+    rows = x[idx]  # integer-array indexing, repeated indices accumulate
+    picked = x[None, 1:, ...][0, :, -1]
+    return jnp.sum(rows**2) + jnp.sum(jnp.exp(picked)) + x[0, 0] * x.copy()[2, 1]
+
+
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_indexing_reads(backend):
+    idx = np.array([0, 2, 2, 3])
+    assert_trees_close(s2s.grad(indexing_loss, backend=backend)(X, idx), jax.grad(indexing_loss)(X, idx))
+
+
+def test_tracebacks_point_into_the_generated_file():
+    grad = s2s.grad(namedtuple_loss, backend="numpy")
+    with pytest.raises(ValueError) as info:
+        grad(Params(W, B), np.ones((4, 5)))  # wrong inner dimension
+    frames = [str(entry.path) for entry in info.traceback]
+    assert any("s2s_generated_namedtuple_loss" in name and name.endswith(".py") for name in frames)

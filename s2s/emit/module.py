@@ -13,7 +13,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import literal
 
-_MODE = black.Mode(line_length=88)
+_MODE = black.Mode(line_length=88, target_versions={black.TargetVersion.PY311})
 
 
 def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
