@@ -148,6 +148,11 @@ def _share(xp, values, best, axes):
     return mask / xp.sum(mask, axis=axes, keepdims=True)
 
 
+def _initial_tie(xp, best, ord):
+    """JAX computes max-based norms as ``max(..., initial=0)``: a zero maximum ties with the initial value, which takes half."""
+    return xp.where(best == 0, 0.5, 1.0) if ord > 0 else 1.0
+
+
 def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
     """Cotangent of ``x`` in ``linalg.norm(x, ord, axis, keepdims)``.
 
@@ -166,10 +171,8 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
         if ord == 0:
             return xp.zeros_like(g * x)
         if ord in (np.inf, -np.inf):
-            # JAX's inf-norm is max(abs(x), initial=0): at x == 0 the initial value shares the tie.
-            mask = xp.abs(x) == best
-            count = xp.sum(mask, axis=axes, keepdims=True) + (ord > 0) * (best == 0)
-            return g * _sign(x) * mask / count
+            share = _share(xp, xp.abs(x), best, axes)
+            return g * _sign(x) * share * _initial_tie(xp, best, ord)
         if ord == 1:
             return g * _sign(x)
         return g * _sign(x) * xp.abs(x) ** (ord - 1) * best ** (1 - ord)
@@ -177,7 +180,7 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
     if ord in (1, -1, np.inf, -np.inf):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = xp.sum(xp.abs(x), axis=summed, keepdims=True)
-        return g * _sign(x) * _share(xp, sums, best, (across,))
+        return g * _sign(x) * _share(xp, sums, best, (across,)) * _initial_tie(xp, best, ord)
     if ord in (2, -2, "nuc"):
         u, _, vh = xp.linalg.svd(xp.moveaxis(x, (rows, cols), (-2, -1)), full_matrices=False)
         if ord == 2:
