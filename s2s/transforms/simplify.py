@@ -1,16 +1,22 @@
 """Clean generated straight-line code: fold constants, drop copies and dead assignments.
 
 ``fold`` (applied to each generated expression) folds ``e * 1``, ``1 * e``,
-``e ** 1``, ``--e`` and arithmetic on numeric literals; ``simplify`` leaves no
+``e ** 1``, ``--e``, ``e * (1 / d)`` and arithmetic on numeric literals, and drops trailing
+arguments of ``rt.``/``xp.`` calls that equal the callee's defaults; ``simplify`` leaves no
 assignment whose value is never read and no ``a = b`` copies between names.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+
+import numpy
+
 import libcst as cst
 
-from .. import ir
-from ..cstutil import Parenthesizer, _paren_binary, names_in, substitute
+from .. import ir, runtime
+from ..cstutil import Parenthesizer, _paren_binary, dotted, names_in, substitute
 
 _FOLD = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -41,6 +47,9 @@ class _Fold(Parenthesizer):
         if a is not None and b is not None and op in _FOLD:
             return _num(_FOLD[op](a, b))
         if op is cst.Multiply:
+            right = node.right
+            if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Divide) and number(right.left) == 1:
+                return _paren_binary(cst.BinaryOperation(node.left, cst.Divide(), right.right))  # g * (1 / x) -> g / x
             if b == 1:
                 return node.left
             if a == 1:
@@ -57,11 +66,64 @@ class _Fold(Parenthesizer):
             return _num(a / b)
         return _paren_binary(node)
 
+    def leave_Call(self, original, node):
+        return super().leave_Call(original, drop_default_arguments(node))
+
     def leave_UnaryOperation(self, original, node):
         inner = node.expression
         if isinstance(node.operator, cst.Minus) and isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
             return inner.expression
         return super().leave_UnaryOperation(original, node)
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults(callee: str) -> tuple[tuple[str, ...], dict]:
+    """Parameter names and literal defaults of ``rt.<name>`` or ``xp.<name>`` (NumPy's), if inspectable."""
+    module, _, name = callee.partition(".")
+    obj = {"rt": runtime, "xp": numpy}.get(module)
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return (), {}
+    names = tuple(params)
+    defaults = {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
+    return names, defaults
+
+
+def _is_default(node, default) -> bool:
+    if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+        return repr(default) == node.value
+    value = number(node)
+    if value is not None:
+        return type(default) in (int, float) and not isinstance(default, bool) and value == default
+    if isinstance(node, cst.SimpleString):
+        return isinstance(default, str) and node.evaluated_value == default
+    return False
+
+
+def drop_default_arguments(node: cst.Call) -> cst.Call:
+    """``rt.reduced_like(g, a, None, False)`` -> ``rt.reduced_like(g, a)``: arguments equal to the callee's defaults go."""
+    callee = dotted(node.func)
+    if not callee or not callee.startswith(("rt.", "xp.")):
+        return node
+    names, defaults = _defaults(callee)
+    if not defaults:
+        return node
+    args = list(node.args)
+    args = [a for a in args if not (a.keyword and a.keyword.value in defaults and _is_default(a.value, defaults[a.keyword.value]))]
+    while args and args[-1].keyword is None and not args[-1].star:
+        i = len(args) - 1
+        if i < len(names) and names[i] in defaults and _is_default(args[i].value, defaults[names[i]]):
+            args.pop()
+        else:
+            break
+    if len(args) == len(node.args):
+        return node
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return node.with_changes(args=args)
 
 
 def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
