@@ -82,6 +82,27 @@ def _index_expr(subscript: cst.Subscript) -> cst.BaseExpression:
     return cst.Subscript(cst.Attribute(XP, cst.Name("s_")), subscript.slice)
 
 
+def _elements(atom) -> dict | None:
+    """Key -> element of a tuple, list or dict literal (None when a dict key is not a literal)."""
+    if isinstance(atom, cst.Dict):
+        keys = [_literal_key(e.key) for e in atom.elements]
+        if any(k is _NOT_LITERAL for k in keys):
+            return None
+        return {k: e.value for k, e in zip(keys, atom.elements)}
+    return {i: e.value for i, e in enumerate(atom.elements)}
+
+
+_NOT_LITERAL = object()
+
+
+def _literal_key(node):
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    return _NOT_LITERAL
+
+
 def _leaves(target, prefix=()):
     if isinstance(target, cst.Name):
         yield prefix, target.value
@@ -131,7 +152,7 @@ class Backward:
             c.name = self.namer.fresh(bar(var))
             self.emit(cst.Name(c.name), expr)
         elif var in self.arrays:
-            self.emit(cst.Name(c.name), cst.BinaryOperation(cst.Name(c.name), cst.Add(), fold(expr)))
+            self.emit(cst.Name(c.name), cst.BinaryOperation(cst.Name(c.name), cst.Add(), expr))
         else:
             self.emit(cst.Name(c.name), call("rt.tree_add", cst.Name(c.name), expr))
 
@@ -153,8 +174,7 @@ class Backward:
             return None
         if c.paths:
             entries = [cst.DictElement(literal(p), v) for p, v in sorted(c.paths.items(), key=lambda kv: repr(kv[0]))]
-            paths, c.paths = c.paths, {}
-            del paths
+            c.paths = {}
             self.add(var, call("rt.fill_like", cst.Name(var), cst.Dict(entries)))
         return cst.Name(c.name)
 
@@ -236,29 +256,34 @@ class Backward:
             raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
 
     def copy(self, target, atom):
-        if isinstance(atom, cst.Name):
-            self.project(atom.value, (), target) if self.pending_paths(target) else self.contribute(atom, self.take(target))
-            return
+        """``target = atom``: a name (an alias) or a container literal of atoms."""
         pending = self.pending_paths(target)
-        if pending is None:
-            g = self.take(target)
-            if isinstance(atom, cst.Dict):
-                self.contribute(atom, g)
+        if isinstance(atom, cst.Name):
+            if pending is not None:
+                self.project(atom.value, (), target)
             else:
-                self.contribute_many([e.value for e in atom.elements], g)
+                self.contribute(atom, self.take(target))
+            return
+        elements = _elements(atom)
+        if pending is None or elements is None:
+            self.contribute(atom, self.take(target))
             return
         self.cot[target].paths = {}
-        elements = {i: e.value for i, e in enumerate(getattr(atom, "elements", ()))}
-        if isinstance(atom, cst.Dict):
-            elements = {e.key.evaluated_value: e.value for e in atom.elements if isinstance(e.key, cst.SimpleString)}
         for path, expr in pending.items():
-            element = elements.get(path[0])
-            if element is None:
-                continue
+            key = path[0] + len(elements) if isinstance(path[0], int) and path[0] < 0 else path[0]
+            element = elements[key]
             if len(path) == 1:
                 self.contribute(element, expr)
             elif isinstance(element, cst.Name):
                 self.add_path(element.value, path[1:], expr)
+            else:
+                self.copy_into(element, path[1:], expr)
+
+    def copy_into(self, atom, path, expr):
+        """A cotangent ``expr`` at ``path`` inside the container literal ``atom``."""
+        holder = self.namer.fresh("_element")
+        self.cot[holder] = Cotangent(paths={path: expr})
+        self.copy(holder, atom)
 
     def getitem(self, target, value: cst.Subscript):
         base = value.value.value
