@@ -156,3 +156,9 @@ def test_tracebacks_point_into_the_generated_file():
         grad(Params(W, B), np.ones((4, 5)))  # wrong inner dimension
     frames = [str(entry.path) for entry in info.traceback]
     assert any("s2s_generated_namedtuple_loss" in name and name.endswith(".py") for name in frames)
+
+
+def test_lambdas_passed_directly():
+    square_sum = lambda x, w: jnp.sum((x @ w) ** 2)  # noqa: E731
+    assert_trees_close(s2s.grad(square_sum, (0, 1))(X, W), jax.grad(square_sum, (0, 1))(X, W))
+    np.testing.assert_allclose(s2s.grad(lambda a: jnp.tanh(a) * 3.0)(0.5), jax.grad(lambda a: jnp.tanh(a) * 3.0)(0.5))

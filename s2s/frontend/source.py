@@ -124,17 +124,18 @@ def load(fn) -> FunctionSource:
         )
     path = inspect.getsourcefile(fn) or fn.__code__.co_filename
     file = parse_function_lines(path, fn)
-    line = fn.__code__.co_firstlineno - file.line_offset
-    node = _locate(file, fn.__name__, line)
+    node = _locate(file, fn, fn.__code__.co_firstlineno - file.line_offset)
     if node is None and file.line_offset:
         file = parse_file(path)
-        node = _locate(file, fn.__name__, fn.__code__.co_firstlineno)
+        node = _locate(file, fn, fn.__code__.co_firstlineno)
     if node is None:
-        raise S2SError(f"cannot find the definition of `{fn.__name__}` in {path}:{line}")
-    return FunctionSource(fn, fn.__name__, node, file, _environment(fn))
+        raise S2SError(f"cannot find the definition of `{fn.__name__}` in {path}:{fn.__code__.co_firstlineno}")
+    name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else fn.__name__
+    return FunctionSource(fn, name, node, file, _environment(fn))
 
 
-def _locate(file: ParsedFile, name: str, line: int):
+def _locate(file: ParsedFile, fn, line: int):
+    name = fn.__name__
     candidates = []
     for node, pos in file.positions.items():
         if name == "<lambda>" and isinstance(node, cst.Lambda) and pos.start.line == line:
@@ -144,10 +145,37 @@ def _locate(file: ParsedFile, name: str, line: int):
             if first <= line <= pos.start.line + len(node.decorators):
                 candidates.append(node)
     if len(candidates) > 1 and name == "<lambda>":
-        origin = origin_in(file, candidates[0])
-        raise UnsupportedSyntax(
-            "several lambdas on one line: s2s cannot tell which one to transform",
-            origin,
-            "define the function with `def`, or put each lambda on its own line",
-        )
+        same = [node for node in candidates if _same_code(file, node, fn)]
+        if not same:  # identical lambdas are the same function: any of them will do
+            raise UnsupportedSyntax(
+                "several lambdas on one line: s2s cannot tell which one to transform",
+                origin_in(file, candidates[0]),
+                "define the function with `def`, or put each lambda on its own line",
+            )
+        return same[0]
     return candidates[0] if candidates else None
+
+
+def _same_code(file: ParsedFile, node: cst.Lambda, fn) -> bool:
+    """Whether compiling this lambda's text gives ``fn``'s bytecode and names."""
+    try:
+        code = compile(file.module.code_for_node(node), "<lambda>", "eval")
+    except SyntaxError:
+        return False
+    inner = next((c for c in code.co_consts if hasattr(c, "co_code")), None)
+    ours = fn.__code__
+    return inner is not None and (inner.co_code, inner.co_names, inner.co_varnames) == (
+        ours.co_code,
+        ours.co_names,
+        ours.co_varnames,
+    )
+
+
+def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
+    """A lambda is named after the variable it is assigned to (``f = lambda x: ...``), else ``anonymous``."""
+    for candidate in file.positions:
+        if isinstance(candidate, cst.Assign) and candidate.value is node and len(candidate.targets) == 1:
+            target = candidate.targets[0].target
+            if isinstance(target, cst.Name):
+                return target.value
+    return "anonymous"
