@@ -157,18 +157,21 @@ def _locate(file: ParsedFile, fn, line: int):
 
 
 def _same_code(file: ParsedFile, node: cst.Lambda, fn) -> bool:
-    """Whether compiling this lambda's text gives ``fn``'s bytecode and names."""
+    """Whether compiling this lambda's text gives ``fn``'s names, variables and constants.
+
+    (Bytecode itself differs between compile contexts, so it is not compared.)
+    """
     try:
         code = compile(file.module.code_for_node(node), "<lambda>", "eval")
     except SyntaxError:
         return False
     inner = next((c for c in code.co_consts if hasattr(c, "co_code")), None)
-    ours = fn.__code__
-    return inner is not None and (inner.co_code, inner.co_names, inner.co_varnames) == (
-        ours.co_code,
-        ours.co_names,
-        ours.co_varnames,
-    )
+
+    def signature(c):
+        consts = tuple(v for v in c.co_consts if not hasattr(v, "co_code"))
+        return c.co_argcount, c.co_names, c.co_varnames, c.co_freevars, consts
+
+    return inner is not None and signature(inner) == signature(fn.__code__)
 
 
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
