@@ -2,8 +2,10 @@
 
 The function is ``np.sum(<call> * ct)`` over the case's inputs; its gradient with
 respect to every input must match ``jax.grad`` of the same function written with
-``jax.numpy`` (float64). Hypothesis draws shapes and values; the NumPy backend
-runs each draw eagerly, and one draw per case also runs compiled through XLA.
+``jax.numpy`` (float64) and, where the op is smooth there, central finite
+differences along a random direction. Hypothesis draws shapes and values; the
+NumPy backend runs each draw eagerly, and one draw per case also runs compiled
+through XLA.
 """
 
 import importlib.util
@@ -63,6 +65,19 @@ def test_gradient_matches_jax_on_numpy(case, folder, data):
     got = s2s.grad(f, argnums, backend="numpy")(*args)
     want = jax.grad(twin, argnums)(*args)
     _check(case, got, want)
+    if case.fd:
+        _check_finite_differences(f, args, got, np.random.default_rng(1))
+
+
+def _check_finite_differences(f, args, grads, rng, eps=1e-6):
+    """The gradient's directional derivative against central differences in float64."""
+    n = len(grads)
+    direction = [rng.normal(size=np.shape(a)) for a in args[:n]]
+    plus = [a + eps * d for a, d in zip(args[:n], direction)]
+    minus = [a - eps * d for a, d in zip(args[:n], direction)]
+    numeric = (f(*plus, *args[n:]) - f(*minus, *args[n:])) / (2 * eps)
+    analytic = sum(np.sum(g * d) for g, d in zip(grads, direction))
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
