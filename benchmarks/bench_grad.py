@@ -4,9 +4,11 @@ For each model this times, after warm-up, the s2s gradient (``s2s.grad(f)``,
 compiled through ``jax.jit``) and ``jax.jit(jax.grad(twin))`` where ``twin`` is
 the same source run with ``np`` bound to ``jax.numpy``; the jitted forward pass
 gives the gradient/forward cost ratio of each. Timings are medians of repeated
-calls, interleaved, each ended by ``block_until_ready``. It also reports how
-long s2s takes to write the gradient source (cold: the first transformation of
-that function in this process).
+calls in alternating blocks, each call ended by ``block_until_ready``. A
+second, separately jitted copy of JAX's gradient is timed the same way: the
+JAX/JAX column is this machine's noise floor, the yardstick for s2s/JAX. It
+also reports how long s2s takes to write the gradient source (median of five
+cold transformations, s2s's caches cleared before each).
 
     python benchmarks/bench_grad.py [--quick] [--reps N] [--json PATH]
 """
@@ -33,24 +35,43 @@ def _warmup(x):
     return np.sum(np.tanh(x) * x)
 
 
-def timed(fns, args, reps):
-    """Median seconds per call of each function in ``fns`` (a dict), after warm-up, calls interleaved."""
+def timed(fns, args, reps, rounds=10):
+    """Median seconds per call of each function in ``fns`` (a dict), after warm-up.
+
+    Each function runs in back-to-back blocks, so a call never follows another
+    function's call (whose freed buffers and cache state would colour its
+    time); ``rounds`` blocks per function alternate, in rotating order, so slow
+    phases of the machine hit every function alike.
+    """
     for fn in fns.values():
         jax.block_until_ready(fn(*args))  # compile
         jax.block_until_ready(fn(*args))
+    names = list(fns)
     times = {name: [] for name in fns}
-    for _ in range(reps):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            jax.block_until_ready(fn(*args))
-            times[name].append(time.perf_counter() - start)
+    block = max(1, reps // rounds)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            jax.block_until_ready(fns[name](*args))  # settle into this function's buffers
+            for _ in range(block):
+                start = time.perf_counter()
+                jax.block_until_ready(fns[name](*args))
+                times[name].append(time.perf_counter() - start)
     return {name: statistics.median(t) for name, t in times.items()}
 
 
-def transform_seconds(f):
-    start = time.perf_counter()
-    s2s.grad(f).source
-    return time.perf_counter() - start
+def transform_seconds(f, repeats=5):
+    """Median seconds for s2s to write ``f``'s gradient source, cold each time (s2s's caches cleared)."""
+    from s2s import api
+    from s2s.frontend import source
+
+    times = []
+    for _ in range(repeats):
+        api._generated.cache_clear()
+        source._parse.cache_clear()
+        start = time.perf_counter()
+        s2s.grad(f).source
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def workloads(quick):
@@ -102,13 +123,15 @@ def main(argv=None):
         twin = jax_twin(f)
         ours, theirs = s2s.grad(f), jax.jit(jax.grad(twin))
         check_agree(name, ours(*args), theirs(*args))
-        t = timed({"s2s": ours, "jax": theirs, "forward": jax.jit(twin)}, args, reps)
+        control = jax.jit(jax.grad(jax_twin(f)))  # JAX against itself: the noise floor of this machine
+        t = timed({"s2s": ours, "jax": theirs, "control": control, "forward": jax.jit(twin)}, args, reps)
         rows.append(
             {
                 "model": name,
                 "s2s_grad_ms": 1e3 * t["s2s"],
                 "jax_grad_ms": 1e3 * t["jax"],
                 "s2s_over_jax": t["s2s"] / t["jax"],
+                "jax_over_jax": t["control"] / t["jax"],
                 "forward_ms": 1e3 * t["forward"],
                 "s2s_grad_over_forward": t["s2s"] / t["forward"],
                 "jax_grad_over_forward": t["jax"] / t["forward"],
@@ -123,6 +146,7 @@ def main(argv=None):
         ("s2s grad ms", "s2s_grad_ms", "{:.3f}"),
         ("JAX grad ms", "jax_grad_ms", "{:.3f}"),
         ("s2s/JAX", "s2s_over_jax", "{:.2f}"),
+        ("JAX/JAX", "jax_over_jax", "{:.2f}"),
         ("forward ms", "forward_ms", "{:.3f}"),
         ("s2s grad/fwd", "s2s_grad_over_forward", "{:.2f}"),
         ("JAX grad/fwd", "jax_grad_over_forward", "{:.2f}"),

@@ -40,6 +40,10 @@ class Runner:
     def __call__(self, *args):
         if self.backend == "numpy":
             return self.fn(*(_to_numpy(a) for a in args))
+        if all(hasattr(a, "shape") for a in args):  # arrays only: nothing static, the common case
+            jitted = self._jitted.get(())
+            if jitted is not None:
+                return jitted(*args)
         static = tuple(i for i, a in enumerate(args) if _is_static(a))
         jitted = self._jitted.get(static)
         if jitted is None:

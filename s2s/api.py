@@ -48,7 +48,9 @@ def _check_float_inputs(args, argnums):
         for leaf in _leaves(args[i]):
             if isinstance(leaf, float):
                 continue
-            dtype = getattr(leaf, "dtype", None) or np.asarray(leaf).dtype
+            dtype = getattr(leaf, "dtype", None)  # (a NumPy dtype is falsy: no `or` here)
+            if dtype is None:
+                dtype = np.asarray(leaf).dtype
             if dtype.kind not in "fc":
                 raise TypeError(
                     "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
