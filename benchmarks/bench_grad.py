@@ -3,8 +3,9 @@
 For each model this times, after warm-up, the s2s gradient (``s2s.grad(f)``,
 compiled through ``jax.jit``) and ``jax.jit(jax.grad(twin))`` where ``twin`` is
 the same source run with ``np`` bound to ``jax.numpy``; the jitted forward pass
-gives the gradient/forward cost ratio of each. Timings are medians of repeated
-calls in alternating blocks, each call ended by ``block_until_ready``. A
+gives the gradient/forward cost ratio of each. Calls run in alternating
+blocks, each call ended by ``block_until_ready``; a timing is the median of
+the fastest block. A
 second, separately jitted copy of JAX's gradient is timed the same way: the
 JAX/JAX column is this machine's noise floor, the yardstick for s2s/JAX. It
 also reports how long s2s takes to write the gradient source (median of five
@@ -36,27 +37,31 @@ def _warmup(x):
 
 
 def timed(fns, args, reps, rounds=10):
-    """Median seconds per call of each function in ``fns`` (a dict), after warm-up.
+    """Seconds per call of each function in ``fns`` (a dict), after warm-up: the best block median.
 
     Each function runs in back-to-back blocks, so a call never follows another
     function's call (whose freed buffers and cache state would colour its
     time); ``rounds`` blocks per function alternate, in rotating order, so slow
-    phases of the machine hit every function alike.
+    phases of the machine hit every function alike. The fastest block's median
+    is the estimate least disturbed by the machine (timeit's advice: the
+    minimum, here over medians).
     """
     for fn in fns.values():
         jax.block_until_ready(fn(*args))  # compile
         jax.block_until_ready(fn(*args))
     names = list(fns)
-    times = {name: [] for name in fns}
+    blocks = {name: [] for name in fns}
     block = max(1, reps // rounds)
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             jax.block_until_ready(fns[name](*args))  # settle into this function's buffers
+            times = []
             for _ in range(block):
                 start = time.perf_counter()
                 jax.block_until_ready(fns[name](*args))
-                times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
+                times.append(time.perf_counter() - start)
+            blocks[name].append(statistics.median(times))
+    return {name: min(medians) for name, medians in blocks.items()}
 
 
 def transform_seconds(f, repeats=5):
@@ -140,7 +145,7 @@ def main(argv=None):
         )
 
     device = jax.devices()[0]
-    header = f"{device.platform} ({device.device_kind}), jax {jax.__version__}, float32, median of {reps}"
+    header = f"{device.platform} ({device.device_kind}), jax {jax.__version__}, float32, best of 10 block medians, {reps} calls each"
     columns = [
         ("model", "model", "{}"),
         ("s2s grad ms", "s2s_grad_ms", "{:.3f}"),

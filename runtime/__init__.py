@@ -42,6 +42,7 @@ from .rulesupport import (
     pad_vjp,
     diag_vjp,
     take_vjp,
+    array_vjp,
 )
 
 __all__ = [
@@ -81,4 +82,5 @@ __all__ = [
     "pad_vjp",
     "diag_vjp",
     "take_vjp",
+    "array_vjp",
 ]

@@ -7,7 +7,7 @@ code calling it runs eagerly on NumPy and compiles under ``jax.jit``.
 
 import numpy as np
 
-from .arrays import index_add, namespace, reduced_like
+from .arrays import index_add, namespace, reduced_like, unbroadcast
 
 
 def _axes(axis, ndim):
@@ -219,3 +219,10 @@ def take_vjp(g, a, indices, axis=None):
         return xp.reshape(index_add(xp.zeros(int(np.size(a)), g.dtype), indices, g), shape)
     index = (slice(None),) * (axis % len(shape)) + (indices,)
     return index_add(xp.zeros(shape, g.dtype), index, g)
+
+
+def array_vjp(g, data):
+    """Cotangent of ``data`` in ``asarray(data)``: ``g`` itself, or nested lists of its slices for nested lists."""
+    if isinstance(data, (list, tuple)):
+        return type(data)(array_vjp(g[i], item) for i, item in enumerate(data))
+    return unbroadcast(g, data)

@@ -259,6 +259,11 @@ CASES = [
     C("diag", "np.diag(x, -2)", "5 m"),
     C("triu", "np.triu(x)", "... a b"),
     C("tril", "np.tril(x, -1)", "... a b"),
+    C("asarray", "np.asarray(x)", U),
+    C("array", "np.array([a, b, a])", {"a": "...", "b": "..."}),
+    C("full", "np.full((2, 3), x)", {"x": ""}),
+    C("full", "np.full((2, 3), x)", {"x": "3"}),
+    C("full_like", "np.full_like(y, x)", {"x": "", "y": "2 3"}),
     C("take", "np.take(x, np.array([0, 2, 2, 1]))", "3 ..."),
     C("take", "np.take(x, np.array([[1, 0], [-1, 1]]), axis=1)", "a 2 ..."),
     # nondiff ops with float outputs: JAX's gradient is zero

@@ -162,3 +162,14 @@ def test_lambdas_passed_directly():
     square_sum = lambda x, w: jnp.sum((x @ w) ** 2)  # noqa: E731
     assert_trees_close(s2s.grad(square_sum, (0, 1))(X, W), jax.grad(square_sum, (0, 1))(X, W))
     np.testing.assert_allclose(s2s.grad(lambda a: jnp.tanh(a) * 3.0)(0.5), jax.grad(lambda a: jnp.tanh(a) * 3.0)(0.5))
+
+
+def nested_array_loss(a, b):
+    m = jnp.array(((a, b), (b * 2.0, a)))
+    return jnp.sum(jnp.asarray(m) ** 2) + jnp.sum(jnp.full((2, 3), jnp.sum(a)))
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_constructors_carry_their_data_derivative(backend):
+    a, b = RNG.normal(size=3), RNG.normal(size=3)
+    assert_trees_close(s2s.grad(nested_array_loss, (0, 1), backend=backend)(a, b), jax.grad(nested_array_loss, (0, 1))(a, b))

@@ -31,7 +31,7 @@ logical_and logical_or logical_not isnan isfinite argmax argmin argsort shape nd
 ARITY = {
     **dict.fromkeys(["add", "subtract", "multiply", "divide", "power", "arctan2", "maximum", "minimum"], 2),
     **dict.fromkeys(["logaddexp", "hypot", "remainder", "dot", "matmul", "vdot", "inner", "outer"], 2),
-    **dict.fromkeys(["tensordot", "einsum", "linalg.solve"], 2),
+    **dict.fromkeys(["tensordot", "einsum", "linalg.solve", "full", "full_like"], 2),
     **dict.fromkeys(["where", "clip"], 3),
 }
 

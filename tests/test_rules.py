@@ -87,6 +87,8 @@ class Call:
 
     def distribute(self, param, cotangent, result):
         """Add ``cotangent`` of ``param`` into ``result`` (input name -> cotangent)."""
+        if cotangent is None:
+            return  # no derivative flows into this parameter
         nodes, is_list = self.leaves(param)
         values = cotangent if is_list else [cotangent]
         assert len(values) == len(nodes), f"{param}: {len(values)} cotangents for {len(nodes)} arguments"

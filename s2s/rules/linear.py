@@ -154,3 +154,26 @@ def pad(array, pad_width, mode="constant", *, g):
 @linear
 def take(a, indices, axis=None, out=None, mode=None, *, g):
     return rt.take_vjp(g, a, indices, axis)
+
+
+# Constructors that carry data: linear in it (np.array([a, b]) differentiates through a and b).
+
+
+@linear
+def asarray(a, dtype=None, *, g):
+    return rt.array_vjp(g, a)
+
+
+@linear
+def array(object, dtype=None, *, g):
+    return rt.array_vjp(g, object)
+
+
+@linear
+def full(shape, fill_value, dtype=None, *, g):
+    return None, rt.unbroadcast(g, fill_value)
+
+
+@linear
+def full_like(a, fill_value, dtype=None, *, g):
+    return None, rt.unbroadcast(g, fill_value)

@@ -302,12 +302,11 @@ class Backward:
         g = self.take(target)
         bindings = self.bind(op, e)
         template = rule_template(op.name)
-        wanted = [
-            i for i, entry in enumerate(template.entries) if diff_names(bindings[op.params[i]]) & self.active
+        wanted = [  # a None entry declares a zero derivative (a shape template, a condition)
+            i
+            for i, entry in enumerate(template.entries)
+            if entry is not None and diff_names(bindings[op.params[i]]) & self.active
         ]
-        dropped = [op.params[i] for i in wanted if template.entries[i] is None]
-        if dropped:
-            raise MissingRule(f"`{e.name}` has no derivative with respect to its argument `{dropped[0]}`", self.origin, _RULE_HINT)
         bindings = {**bindings, "ans": cst.Name(target), "g": g}
         for local, value in template.statements:  # the rule's own assignments, under fresh names
             names = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in names_in(local)}
