@@ -36,6 +36,7 @@ CASES = [
     ("early_return", "def f(x):\n    return x\n    y = 2", "does not end with a `return`", (1, 0)),
     ("reserved", "def f(x):\n    xp = x * 2\n    return np.sum(xp)", "the name `xp` is reserved", (2, 4)),
     ("nonliteral_global", "def f(x):\n    return np.sum(x) * weights_table", "refers to dict", (2, 23)),
+    ("float_of_active", "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)", "no derivative rule for `float`", (2, 8)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

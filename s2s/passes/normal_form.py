@@ -58,7 +58,10 @@ def is_static(node) -> bool:
     if isinstance(node, cst.UnaryOperation):
         return is_static(node.expression)
     if isinstance(node, cst.Call):
-        return (dotted(node.func) in STATIC_CALLS) and all(is_atom(a.value) for a in node.args)
+        func = dotted(node.func)
+        if func == "len":  # a length is a shape: static whatever its argument
+            return all(is_atom(a.value) for a in node.args)
+        return func in STATIC_CALLS and all(is_static(a.value) for a in node.args)
     if isinstance(node, (cst.Tuple, cst.List)):
         return all(is_static(e.value) for e in node.elements)
     return False
