@@ -145,7 +145,7 @@ def main(argv=None):
         )
 
     device = jax.devices()[0]
-    header = f"{device.platform} ({device.device_kind}), jax {jax.__version__}, float32, best of 10 block medians, {reps} calls each"
+    header = f"{device.platform} ({device.device_kind}), jax {jax.__version__}, float32, best of 10 block medians, {max(1, reps // 10)} calls a block"
     columns = [
         ("model", "model", "{}"),
         ("s2s grad ms", "s2s_grad_ms", "{:.3f}"),
