@@ -11,7 +11,7 @@ import sys
 
 from . import ir
 from .frontend import fence, resolve, source
-from .passes import anf, desugar, inline, ssa
+from .passes import aliasing, anf, desugar, inline, ssa
 from .transforms.simplify import propagate_copies
 
 
@@ -35,13 +35,13 @@ def _dump(stage: str, fn: ir.Function) -> None:
 
 
 def lower(src: source.FunctionSource, name: str | None = None, on_stage=_dump) -> resolve.Resolved:
-    """Resolve and normalise one function; helpers it calls are listed, not lowered.
+    """Check, resolve and normalise one function; helpers it calls are listed, not lowered.
 
     ``on_stage(stage, function)`` sees the function after every pass.
     """
     fence.check(src)
     resolved = resolve.resolve(src, name)
-    fn = resolved.function
+    fn = aliasing.check(resolved.function)
     on_stage("resolve", fn)
     for stage, run in PASSES:
         fn = run(fn)

@@ -37,6 +37,8 @@ CASES = [
     ("reserved", "def f(x):\n    xp = x * 2\n    return np.sum(xp)", "the name `xp` is reserved", (2, 4)),
     ("nonliteral_global", "def f(x):\n    return np.sum(x) * weights_table", "refers to dict", (2, 23)),
     ("float_of_active", "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)", "no derivative rule for `float`", (2, 8)),
+    ("aliased_update", "def f(x):\n    h = x\n    h += 1.0\n    return np.sum(h * x)", "in-place update of `h`, which may share memory with `x`", (3, 4)),
+    ("view_update", "def f(x):\n    v = x.reshape(-1)\n    v *= 2.0\n    return np.sum(x)", "in-place update of `v`, which may share memory with `x`", (3, 4)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

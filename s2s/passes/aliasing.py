@@ -1,0 +1,118 @@
+"""Reject in-place updates that NumPy would make visible through another name.
+
+``h = x; h += 1`` changes ``x`` too in NumPy. s2s turns ``h += 1`` into
+``h = h + 1``, a new array, so where another name that may share ``h``'s
+memory is read afterwards, the results would differ: that is an error, at
+the update's line. Names share memory through copies (``h = x``), subscripts
+and attributes (views), unpacking, view-returning ops (``reshape``,
+``transpose``, ``asarray``, ...) and calls of functions (which may return an
+argument). Output: the input, unchanged, when no such update exists.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import dotted, names_in
+from ..errors import UnsupportedSyntax
+
+VIEW_OPS = {
+    "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
+    "moveaxis", "broadcast_to", "asarray", "diagonal", "real", "imag", "flip", "atleast_1d",
+    "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "unstack",
+}  # fmt: skip
+_FRESH = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)
+
+
+def _shared_with(value) -> set[str]:
+    """Names whose memory the value may share."""
+    if isinstance(value, _FRESH):
+        return set()
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return set().union(set(), *(_shared_with(e.value) for e in value.elements))
+    if isinstance(value, cst.Call):
+        func = dotted(value.func) or ""
+        if func.startswith("xp.") and func[3:] not in VIEW_OPS:
+            return set()
+    return names_in(value) - {"xp", "rt"}
+
+
+def _elements(value):
+    """Per-element sharing of a tuple or list literal (for exact unpacking later), else None."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return [_elements(e.value) or _shared_with(e.value) for e in value.elements]
+    return None
+
+
+def _targets(target) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    return [n for el in target.elements for n in _targets(el.value)]
+
+
+def _read_before_rebound(name: str, later) -> bool:
+    """Whether ``name`` is read by the statements ``later`` before one assigns it anew."""
+    for stmt in later:
+        if name in names_in(stmt.value):
+            return True
+        if isinstance(stmt, (ir.Assign, ir.AugAssign)) and name in _targets(stmt.target):
+            return False
+    return False
+
+
+def _bind_unpacked(target, parts, bind):
+    """``a, (b, c) = t`` where ``t`` holds a literal: each name shares only its own element's memory."""
+    if len(target.elements) != len(parts):
+        for name in _targets(target):
+            bind(name, set().union(*[p for p in parts if isinstance(p, set)]))
+        return
+    for el, part in zip(target.elements, parts):
+        if isinstance(el.value, cst.Name):
+            bind(el.value.value, part if isinstance(part, set) else set())
+        elif isinstance(part, list):
+            _bind_unpacked(el.value, part, bind)
+        else:
+            for name in _targets(el.value):
+                bind(name, part)
+
+
+def check(fn: ir.Function) -> ir.Function:
+    groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
+    elements: dict[str, list] = {}  # names bound to tuple/list literals: what each element shares
+
+    def bind(name, sources):
+        groups.get(name, set()).discard(name)
+        group = {name}
+        for s in sources:
+            group |= groups.get(s, {s})
+        for member in group:
+            groups[member] = group
+
+    for i, stmt in enumerate(fn.body):
+        if isinstance(stmt, ir.AugAssign):
+            name = stmt.target.value
+            others = groups.get(name, {name}) - {name}
+            shared = sorted(n for n in others if _read_before_rebound(n, fn.body[i + 1 :]))
+            if shared:
+                raise UnsupportedSyntax(
+                    f"in-place update of `{name}`, which may share memory with `{shared[0]}` "
+                    f"(NumPy would change `{shared[0]}` too)",
+                    stmt.origin,
+                    f"write `{name} = {name} {ir.code(stmt.operator).strip()[:-1]} ...` for a new array, "
+                    f"or copy first (`{name} = {shared[0]}.copy()`)",
+                )
+            bind(name, ())
+        elif isinstance(stmt, ir.Assign):
+            unpacked = elements.get(stmt.value.value) if isinstance(stmt.value, cst.Name) else None
+            if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
+                _bind_unpacked(stmt.target, unpacked, bind)
+                continue
+            for name in _targets(stmt.target):
+                bind(name, _shared_with(stmt.value))
+                elements.pop(name, None)
+            if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
+                elements[stmt.target.value] = _elements(stmt.value)
+    for local in fn.locals.values():
+        check(local)
+    return fn
