@@ -55,6 +55,15 @@ def reduced_like(g, like, axis=None, keepdims=False):
     return xp.broadcast_to(g, shape)
 
 
+def reduced_count(a, axis=None):
+    """How many elements of ``a`` a reduction over ``axis`` combines into each result."""
+    shape = np.shape(a)
+    if axis is None:
+        return int(np.prod(shape))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return int(np.prod([shape[i] for i in axes]))
+
+
 def index_add(target, index, value):
     """``target`` with ``value`` added at ``index`` (repeated indices accumulate), as a new array."""
     if _is_jax(target) or _is_jax(value):

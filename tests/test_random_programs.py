@@ -37,7 +37,7 @@ def _broadcast(a, b):
 @st.composite
 def programs(draw):
     shapes = {"x": (3,), "y": (2, 3)}
-    fresh = set()  # results of arithmetic: new arrays, safe to update in place (no aliases, no views)
+    fresh = set()  # results of arithmetic no other name shares: safe to update in place
     lines = []
     for i in range(draw(st.integers(2, 7))):
         names = sorted(shapes)
@@ -57,9 +57,12 @@ def programs(draw):
             template = draw(st.sampled_from(REDUCE[shapes[a]]))
             lines.append(f"{target} = " + template.format(a))
             shapes[target] = REDUCED_SHAPE[template]
+            if template.startswith("{}["):
+                fresh.discard(a)  # indexing makes a view: `a` now shares memory
         elif kind == "pack":
             lines += [f"pair = ({a}, np.tanh({b}))", f"{target}, w{i} = pair"]
             shapes[target], shapes[f"w{i}"] = shapes[a], shapes[b]
+            fresh.discard(a)  # `target` is `a` itself now
         elif kind == "augassign" and a in fresh and _broadcast(shapes[a], shapes[b]) == shapes[a]:
             lines.append(f"{a} *= np.cos({b})")
         elif kind == "reassign" and a not in ("x", "y"):

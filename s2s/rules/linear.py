@@ -18,7 +18,7 @@ def sum_(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
 
 @linear
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
-    return rt.reduced_like(g, a, axis, keepdims) * (xp.size(g) / xp.size(a))
+    return rt.reduced_like(g, a, axis, keepdims) / rt.reduced_count(a, axis)
 
 
 @linear
