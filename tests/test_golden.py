@@ -79,3 +79,16 @@ def test_generated_modules_are_stable_and_deterministic(path):
     assert s2s.generate(module.f, ("grad", "value_and_grad", "vjp")).text == first
     assert black.format_str(first, mode=black.Mode()) == first
     compile(first, path.name, "exec")
+
+
+EXAMPLES = pathlib.Path(__file__).parent.parent / "examples"
+EXAMPLE_FUNCTIONS = [("mlp.py", "loss"), ("attention.py", "loss"), ("layernorm.py", "loss"), ("logistic.py", "loss"), ("polynomial.py", "f")]
+
+
+@pytest.mark.parametrize("filename, name", EXAMPLE_FUNCTIONS, ids=[f for f, _ in EXAMPLE_FUNCTIONS])
+def test_example_modules_are_black_fixed_points(filename, name):
+    import black
+
+    fn = getattr(_import(EXAMPLES / filename), name)
+    text = s2s.generate(fn, ("grad", "value_and_grad", "vjp")).text
+    assert black.format_str(text, mode=black.Mode()) == text
