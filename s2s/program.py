@@ -38,14 +38,28 @@ class Program:
 def build(fn) -> Program:
     program = Program(main=None)
     visiting: list[str] = []
+    seen: dict = {}  # helper name -> live function
 
     def visit(live_fn, name=None):
         src = source.load(live_fn)
         resolved = lower(src, name)
         program.sources.append(src)
         for key, value in resolved.constants.items():
-            program.constants.setdefault(key, value)
+            if key in program.constants and not _same(program.constants[key], value):
+                raise S2SError(
+                    f"two modules give `{key}` different values; the generated module can hold one",
+                    src.origin(src.node),
+                    f"rename one of them, or pass `{key}` as an argument",
+                )
+            program.constants[key] = value
         for helper_name, helper in sorted(resolved.helpers.items()):
+            if helper_name in seen and seen[helper_name] is not helper:
+                raise S2SError(
+                    f"two different functions named `{helper_name}` are called; the generated module can hold one",
+                    src.origin(src.node),
+                    "rename one of them",
+                )
+            seen[helper_name] = helper
             if helper_name in program.helpers:
                 continue
             if helper_name in visiting or helper_name == src.name:
@@ -59,6 +73,15 @@ def build(fn) -> Program:
 
     program.main = visit(fn)
     return program
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):  # arrays: compare by identity only
+        return False
 
 
 def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:

@@ -128,3 +128,49 @@ def test_messages_render_without_internal_frames():
     err = S2SError("something", None, "do this")
     assert err.render() == "error: something\nhint: do this"
     assert textwrap.dedent(str(err)) == err.render()
+
+
+LAYERS = "import numpy as np\n\nSCALE = 0.5\n\n\ndef dense(x, W, b):\n    return np.tanh(x @ W + b) * SCALE\n"
+
+
+def _two_modules(tmp_path, model_source):
+    (tmp_path / "layers_mod.py").write_text(LAYERS)
+    (tmp_path / "model_mod.py").write_text(model_source)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        for name in ("layers_mod", "model_mod"):
+            sys.modules.pop(name, None)
+        import model_mod
+
+        return model_mod
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_helpers_and_constants_reached_through_their_module(tmp_path):
+    import jax
+
+    model = _two_modules(
+        tmp_path,
+        "import numpy as np\n\nimport layers_mod\n\n\ndef loss(W, b, x):\n"
+        "    return np.sum(layers_mod.dense(x, W, b) ** 2) * layers_mod.SCALE\n",
+    )
+    rng = np.random.default_rng(0)
+    W, b, x = rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3))
+    got = s2s.grad(model.loss, (0, 1), backend="numpy")(W, b, x)
+
+    def twin(W, b, x):
+        return jax.numpy.sum((jax.numpy.tanh(x @ W + b) * 0.5) ** 2) * 0.5
+
+    for g, w in zip(got, jax.grad(twin, (0, 1))(W, b, x)):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_one_name_with_two_values_is_an_error(tmp_path):
+    model = _two_modules(
+        tmp_path,
+        "import numpy as np\n\nimport layers_mod\n\nSCALE = 2.0\n\n\ndef loss(W, b, x):\n"
+        "    return np.sum(layers_mod.dense(x, W, b)) * SCALE\n",
+    )
+    with pytest.raises(S2SError, match="two modules give `SCALE` different values"):
+        s2s.generate(model.loss)

@@ -212,42 +212,44 @@ class Resolver:
         return self.mark(self.value(self.source.env[name], (name,), node), node)
 
     def value(self, obj, path, node):
-        """The expression for a non-local object reached by the attribute chain ``path``."""
+        """The expression for a non-local object reached by the attribute chain ``path``.
+
+        ``np.tanh`` -> ``xp.tanh``; ``layers.dense`` or ``dense`` (a user function)
+        -> ``dense``, a helper; ``np.pi`` -> ``xp.pi``; a user module's literal
+        constant -> its name, a constant of the generated module.
+        """
         name = path[-1]
+        dotted_name = ".".join(path)
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
-        if len(path) > 1:
-            owner = path  # attribute of a module: constants and dtypes
-            spelled = spellings.constant_spelling(self._module_of(path), name)
+        owner = self._module_of(path) if len(path) > 1 else None
+        if owner is not None and spellings.is_array_module(owner):
+            spelled = spellings.constant_spelling(owner, name)
             if spelled is not None:
                 return cst.parse_expression(spelled)
-            module = getattr(self._module_of(path), "__name__", path[0])
-            if not spellings.is_array_module(self._module_of(path)):
-                self.fail(
-                    node,
-                    f"`{'.'.join(owner)}` comes from `{module}`, which s2s does not read",
-                    "s2s transforms NumPy, jax.numpy and math ops and your own functions: write it with NumPy ops",
-                )
-            self.fail(node, f"`{'.'.join(owner)}` is not supported", "use a NumPy function with a derivative rule")
+            self.fail(node, f"`{dotted_name}` is not supported", "use a NumPy function with a derivative rule")
         if inspect.isfunction(obj):
             if obj.__module__ and obj.__module__.split(".")[0] in ("numpy", "jax", "s2s"):
-                self.fail(node, f"`{name}` from {obj.__module__} is not supported")
-            self.result.helpers[name] = obj
+                self.fail(node, f"`{dotted_name}` from {obj.__module__} is not supported")
+            self.result.helpers[obj.__name__] = obj
+            return cst.Name(obj.__name__)
+        if len(path) == 1 and name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
             return cst.Name(name)
-        if name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
-            return cst.Name(name)
-        if getattr(builtins, name, None) is obj:
+        if len(path) == 1 and getattr(builtins, name, None) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
             self.fail(node, f"Python's builtin `{name}` is not supported", f"use {instead}")
-        if isinstance(obj, (bool, int, float, complex, str, type(None))) or _is_literal_tuple(obj):
+        if _is_literal(obj) or isinstance(obj, complex) or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
             self.result.constants[name] = obj
             return cst.Name(name)
-        if hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
-            self.result.constants[name] = obj
-            return cst.Name(name)
+        if owner is not None:
+            self.fail(
+                node,
+                f"`{dotted_name}` comes from `{getattr(owner, '__name__', path[0])}`, which s2s does not read",
+                "s2s transforms NumPy, jax.numpy and math ops and your own functions: write it with NumPy ops",
+            )
         self.fail(
             node,
             f"`{name}` refers to {type(obj).__name__} {_short_repr(obj)}, which s2s cannot transform",
