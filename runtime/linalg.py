@@ -12,6 +12,8 @@ def matmul_vjp_lhs(g, x1, x2):
         grad = xp.expand_dims(g, -1) * x2
     elif np.ndim(x1) == 1:
         grad = xp.squeeze(xp.matmul(xp.expand_dims(g, -2), xp.swapaxes(x2, -1, -2)), -2)
+    elif np.ndim(x1) == np.ndim(x2) == 2:
+        grad = xp.tensordot(g, x2, axes=(1, 1))  # one contraction, no transposed copy of x2
     else:
         grad = xp.matmul(g, xp.swapaxes(x2, -1, -2))
     return unbroadcast(grad, x1)
@@ -26,6 +28,8 @@ def matmul_vjp_rhs(g, x1, x2):
         grad = xp.expand_dims(x1, -1) * xp.expand_dims(g, -2)
     elif np.ndim(x2) == 1:
         grad = xp.squeeze(xp.matmul(xp.swapaxes(x1, -1, -2), xp.expand_dims(g, -1)), -1)
+    elif np.ndim(x1) == np.ndim(x2) == 2:
+        grad = xp.tensordot(x1, g, axes=(0, 0))  # one contraction, no transposed copy of x1
     else:
         grad = xp.matmul(xp.swapaxes(x1, -1, -2), g)
     return unbroadcast(grad, x2)
