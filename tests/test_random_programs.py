@@ -11,7 +11,6 @@ import importlib.util
 import itertools
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
