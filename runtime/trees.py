@@ -1,8 +1,7 @@
 """Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
 
-import numpy as np
 
-from .arrays import index_add, namespace, zeros_like_float
+from .arrays import index_add, zeros_like_float
 
 
 def _is_namedtuple(value):
@@ -87,4 +86,4 @@ def fill_like(tree, leaves):
     return _rebuild(tree, children)
 
 
-__all__ = ["fill_like", "tree_add", "tree_zeros_like", "namespace", "np"]
+__all__ = ["fill_like", "tree_add", "tree_zeros_like"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from . import ir
 from .emit.module import render
 from .program import Program, build
 from .transforms.reverse import Mode, reverse
@@ -81,4 +80,4 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
     return Generated(render(header, functions, literals), entries, injected, program)
 
 
-__all__ = ["generate", "Generated", "ir"]
+__all__ = ["generate", "Generated"]

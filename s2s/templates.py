@@ -53,10 +53,6 @@ def rule_template(op_name: str) -> RuleTemplate:
     return RuleTemplate(tuple(statements), entries)
 
 
-def rule_entries(op_name: str) -> tuple[cst.BaseExpression | None, ...]:
-    return rule_template(op_name).entries
-
-
 def instantiate(entry: cst.BaseExpression, bindings: dict) -> cst.BaseExpression:
     """The entry with each parameter name replaced by its bound expression."""
     return substitute(entry, bindings)

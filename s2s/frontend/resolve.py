@@ -24,7 +24,6 @@ import libcst as cst
 from .. import ir
 from ..cstutil import literal
 from ..errors import NameResolutionError, S2SError, UnsupportedSyntax
-from ..rules import OPS
 from . import spellings
 from .source import FunctionSource
 
@@ -398,4 +397,4 @@ def resolve(source: FunctionSource, name: str | None = None) -> Resolved:
     return result
 
 
-__all__ = ["resolve", "Resolved", "xp_attr", "OPS", "S2SError"]
+__all__ = ["resolve", "Resolved", "xp_attr"]
