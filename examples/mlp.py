@@ -8,12 +8,17 @@ writes for ``loss`` and the gradient it computes.
 import numpy as np
 
 
-def loss(params, x, y):
-    """Mean softmax cross-entropy of the MLP's logits against one-hot ``y``."""
+def forward(params, x):
+    """The MLP's logits for a batch ``x``."""
     (W1, b1), (W2, b2), (W3, b3) = params
     h1 = np.tanh(x @ W1 + b1)
     h2 = np.tanh(h1 @ W2 + b2)
-    logits = h2 @ W3 + b3
+    return h2 @ W3 + b3
+
+
+def loss(params, x, y):
+    """Mean softmax cross-entropy of the MLP's logits against one-hot ``y``."""
+    logits = forward(params, x)
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
     log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
     return -np.mean(np.sum(y * log_probs, axis=-1))
@@ -21,14 +26,8 @@ def loss(params, x, y):
 
 def loss_and_accuracy(params, x, y):
     """The same loss, plus the accuracy as an auxiliary output (for ``has_aux=True``)."""
-    (W1, b1), (W2, b2), (W3, b3) = params
-    h1 = np.tanh(x @ W1 + b1)
-    h2 = np.tanh(h1 @ W2 + b2)
-    logits = h2 @ W3 + b3
-    shifted = logits - np.max(logits, axis=-1, keepdims=True)
-    log_probs = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
-    accuracy = np.mean(np.argmax(logits, axis=-1) == np.argmax(y, axis=-1))
-    return -np.mean(np.sum(y * log_probs, axis=-1)), accuracy
+    accuracy = np.mean(np.argmax(forward(params, x), axis=-1) == np.argmax(y, axis=-1))
+    return loss(params, x, y), accuracy
 
 
 def init(rng, sizes, dtype=np.float32):
