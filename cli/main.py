@@ -16,6 +16,7 @@ import sys
 EXAMPLES = """examples:
   s2s grad examples/mlp.py::loss --wrt params
   s2s grad model.py::loss --wrt W,b -o loss_grad.py
+  s2s lower examples/mlp.py::loss --dump
 """
 
 
@@ -48,6 +49,18 @@ def _parser() -> argparse.ArgumentParser:
         help="parameters to differentiate with respect to (default: the first parameter)",
     )
     grad.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
+    grad.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
+    lower = sub.add_parser(
+        "lower",
+        help="write the normal form of a function, the code s2s differentiates",
+        description="Write a module defining FUNC as s2s lowers it (names resolved to xp.<op>, one "
+        "op per line, helpers alongside), runnable on NumPy and under jax.jit.",
+        epilog="example:\n  s2s lower examples/mlp.py::loss --dump",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lower.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
+    lower.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
+    lower.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
     return parser
 
 
@@ -94,7 +107,7 @@ def argnums_for(fn, wrt: str | None):
 
 def _command_line(args) -> str:
     parts = ["s2s", args.command, args.target]
-    if args.wrt:
+    if getattr(args, "wrt", None):
         parts += ["--wrt", args.wrt]
     if args.output:
         parts += ["-o", args.output]
@@ -107,9 +120,13 @@ def main(argv=None) -> int:
 
     args = _parser().parse_args(argv)
     try:
+        if args.dump:
+            os.environ["S2S_DUMP"] = "1"
         fn = load_function(args.target)
-        argnums = argnums_for(fn, args.wrt)
-        generated = generate(fn, ("grad",), argnums, command=_command_line(args))
+        if args.command == "grad":
+            generated = generate(fn, ("grad",), argnums_for(fn, args.wrt), command=_command_line(args))
+        else:
+            generated = generate(fn, ("primal",), command=_command_line(args))
         if generated.injected:
             names = ", ".join(sorted(generated.injected))
             raise UsageError(

@@ -1,4 +1,4 @@
-"""The public API, with JAX's semantics: ``grad``, ``value_and_grad``, ``vjp``.
+"""The public API, with JAX's semantics: ``grad``, ``value_and_grad``, ``vjp``, and ``@transform``.
 
 Each transformed function is generated once (from source), loaded from a
 real file, and run compiled through XLA with ``jax.jit`` (cached per shapes
@@ -108,6 +108,17 @@ class Transformed:
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {self.fn.__qualname__}>"
+
+
+def transform(fun=None, *, backend="xla"):
+    """Decorator: run ``fun`` as s2s's normal form of it, compiled through XLA (``.source`` shows it).
+
+    Usable bare (``@s2s.transform``) or with options (``@s2s.transform(backend="numpy")``).
+    The result composes with ``s2s.grad`` and the rest, and with ``jax.jit`` and ``jax.grad``.
+    """
+    if fun is None:
+        return lambda f: Transformed(f, "primal", backend=backend)
+    return Transformed(fun, "primal", backend=backend)
 
 
 def grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transformed:

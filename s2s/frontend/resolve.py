@@ -219,6 +219,8 @@ class Resolver:
         """
         name = path[-1]
         dotted_name = ".".join(path)
+        if not inspect.isfunction(obj) and inspect.isfunction(inspect.unwrap(obj)):
+            obj = inspect.unwrap(obj)  # a decorated user function (@s2s.transform, functools.wraps): its source
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())

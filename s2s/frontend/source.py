@@ -77,7 +77,11 @@ def _file_lines(path: str) -> list[str]:
         linecache.checkcache(path)
         lines = linecache.getlines(path)
     if not lines:
-        raise S2SError(f"cannot read the source of {path}")
+        raise S2SError(
+            f"cannot read the source of {path}",
+            hint="s2s reads functions from their source: define them in a file "
+            "(not at the interactive prompt or in `python -c`)",
+        )
     return lines
 
 
