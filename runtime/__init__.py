@@ -18,6 +18,7 @@ from .arrays import (
     zeros_like_float,
 )
 from .trees import fill_like, tree_add, tree_zeros_like
+from .control import cond, scan, while_loop
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -55,6 +56,9 @@ __all__ = [
     "index_set",
     "grad_seed",
     "zeros_like_float",
+    "cond",
+    "scan",
+    "while_loop",
     "fill_like",
     "tree_add",
     "tree_zeros_like",

@@ -1,0 +1,97 @@
+"""Control flow that generated code calls: ``rt.cond``, ``rt.scan``, ``rt.while_loop``.
+
+One call, two backends. On NumPy values (and Python scalars) they run as plain
+Python, so ``pdb`` steps through real values; when any operand is a JAX value
+they are ``jax.lax.cond`` / ``scan`` / ``while_loop``, so the loop stays rolled
+in the compiled program. A predicate that is a concrete Python or NumPy bool
+picks its branch in Python on either backend (no tracing of the other branch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import _is_jax
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from _leaves(v)
+    elif isinstance(tree, (tuple, list)):
+        for v in tree:
+            yield from _leaves(v)
+    elif tree is not None:
+        yield tree
+
+
+def _uses_jax(*trees) -> bool:
+    return any(_is_jax(leaf) for tree in trees for leaf in _leaves(tree))
+
+
+def cond(pred, true_fn, false_fn, *operands):
+    """``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)`` (``jax.lax.cond`` on traced predicates)."""
+    if _is_jax(pred):
+        import jax
+
+        if isinstance(pred, jax.core.Tracer):
+            return jax.lax.cond(pred, true_fn, false_fn, *operands)
+    return true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
+
+
+def _stack(items):
+    """Per-step outputs stacked along a new leading axis, structure kept (NumPy backend)."""
+    first = items[0]
+    if isinstance(first, dict):
+        return {k: _stack([it[k] for it in items]) for k in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return type(first)(*(_stack([it[i] for it in items]) for i in range(len(first))))
+    if isinstance(first, (tuple, list)):
+        return type(first)(_stack([it[i] for it in items]) for i in range(len(first)))
+    if first is None:
+        return None
+    return np.stack([np.asarray(it) for it in items])
+
+
+def _slice(xs, i):
+    if isinstance(xs, dict):
+        return {k: _slice(v, i) for k, v in xs.items()}
+    if isinstance(xs, tuple) and hasattr(xs, "_fields"):
+        return type(xs)(*(_slice(v, i) for v in xs))
+    if isinstance(xs, (tuple, list)):
+        return type(xs)(_slice(v, i) for v in xs)
+    return None if xs is None else xs[i]
+
+
+def _length(xs, length):
+    if length is not None:
+        return int(length)
+    leaves = list(_leaves(xs))
+    if not leaves:
+        raise ValueError("scan needs `length` when it has no sequence to scan over")
+    return int(np.shape(leaves[0])[0])
+
+
+def scan(f, init, xs=None, length=None, reverse=False):
+    """``jax.lax.scan`` semantics: ``carry, y = f(carry, x)`` per step; returns ``(carry, stacked ys)``."""
+    if _uses_jax(init, xs):
+        import jax
+
+        return jax.lax.scan(f, init, xs, length=length, reverse=reverse)
+    n = _length(xs, length)
+    carry, ys = init, [None] * n
+    for i in reversed(range(n)) if reverse else range(n):
+        carry, ys[i] = f(carry, _slice(xs, i))
+    return carry, (_stack(ys) if n else None)
+
+
+def while_loop(cond_fn, body_fn, init):
+    """``jax.lax.while_loop`` semantics: ``body_fn`` while ``cond_fn(carry)``; returns the final carry."""
+    if _uses_jax(init):
+        import jax
+
+        return jax.lax.while_loop(cond_fn, body_fn, init)
+    carry = init
+    while bool(np.asarray(cond_fn(carry))):
+        carry = body_fn(carry)
+    return carry
