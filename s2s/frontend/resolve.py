@@ -219,13 +219,15 @@ class Resolver:
         """
         name = path[-1]
         dotted_name = ".".join(path)
-        if not inspect.isfunction(obj) and inspect.isfunction(inspect.unwrap(obj)):
-            obj = inspect.unwrap(obj)  # a decorated user function (@s2s.transform, functools.wraps): its source
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
+        if not inspect.isfunction(obj) and hasattr(obj, "__wrapped__"):
+            unwrapped = inspect.unwrap(obj)  # a decorated user function (@s2s.transform, functools.wraps)
+            if inspect.isfunction(unwrapped) and not _is_library(unwrapped):
+                obj = unwrapped
         owner = self._module_of(path) if len(path) > 1 else None
         if owner is not None and spellings.is_array_module(owner):
             spelled = spellings.constant_spelling(owner, name)
@@ -233,7 +235,7 @@ class Resolver:
                 return cst.parse_expression(spelled)
             self.fail(node, f"`{dotted_name}` is not supported", "use a NumPy function with a derivative rule")
         if inspect.isfunction(obj):
-            if obj.__module__ and obj.__module__.split(".")[0] in ("numpy", "jax", "s2s"):
+            if _is_library(obj):
                 self.fail(node, f"`{dotted_name}` from {obj.__module__} is not supported")
             self.result.helpers[obj.__name__] = obj
             return cst.Name(obj.__name__)
@@ -377,6 +379,11 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _is_library(fn) -> bool:
+    """Functions of NumPy, JAX or s2s itself, which are never user helpers."""
+    return (fn.__module__ or "").split(".")[0] in ("numpy", "jax", "jaxlib", "s2s")
 
 
 def _is_literal(obj) -> bool:
