@@ -17,7 +17,7 @@ from .arrays import (
     grad_seed,
     zeros_like_float,
 )
-from .trees import fill_like, tree_add, tree_zeros_like
+from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, scan, while_loop
 from .linalg import (
     matmul_vjp_lhs,
@@ -61,6 +61,7 @@ __all__ = [
     "while_loop",
     "fill_like",
     "tree_add",
+    "tree_leaves",
     "tree_zeros_like",
     "matmul_vjp_lhs",
     "matmul_vjp_rhs",

@@ -12,21 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import _is_jax
-
-
-def _leaves(tree):
-    if isinstance(tree, dict):
-        for v in tree.values():
-            yield from _leaves(v)
-    elif isinstance(tree, (tuple, list)):
-        for v in tree:
-            yield from _leaves(v)
-    elif tree is not None:
-        yield tree
+from .trees import tree_leaves
 
 
 def _uses_jax(*trees) -> bool:
-    return any(_is_jax(leaf) for tree in trees for leaf in _leaves(tree))
+    return any(_is_jax(leaf) for tree in trees for leaf in tree_leaves(tree))
 
 
 def cond(pred, true_fn, false_fn, *operands):
@@ -66,7 +56,7 @@ def _slice(xs, i):
 def _length(xs, length):
     if length is not None:
         return int(length)
-    leaves = list(_leaves(xs))
+    leaves = list(tree_leaves(xs))
     if not leaves:
         raise ValueError("scan needs `length` when it has no sequence to scan over")
     return int(np.shape(leaves[0])[0])

@@ -27,6 +27,18 @@ def _is_container(tree):
     return isinstance(tree, (tuple, list, dict))
 
 
+def tree_leaves(tree):
+    """The arrays and scalars of a tree (tuples, lists, dicts, namedtuples), in order; ``None`` is no leaf."""
+    if isinstance(tree, dict):
+        for v in tree.values():
+            yield from tree_leaves(v)
+    elif isinstance(tree, (tuple, list)):
+        for v in tree:
+            yield from tree_leaves(v)
+    elif tree is not None:
+        yield tree
+
+
 def tree_zeros_like(tree):
     """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
     if tree is None:
@@ -86,4 +98,4 @@ def fill_like(tree, leaves):
     return _rebuild(tree, children)
 
 
-__all__ = ["fill_like", "tree_add", "tree_zeros_like"]
+__all__ = ["fill_like", "tree_add", "tree_leaves", "tree_zeros_like"]

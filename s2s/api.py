@@ -16,6 +16,7 @@ import numpy as np
 
 from .codegen import Generated, generate
 from .runtime import backends, loader
+from .runtime.trees import tree_leaves
 
 
 def _check_argnums(fn, argnums):
@@ -32,20 +33,9 @@ def _check_argnums(fn, argnums):
     return tuple(i % n for i in argnums)
 
 
-def _leaves(tree):
-    if isinstance(tree, dict):
-        for v in tree.values():
-            yield from _leaves(v)
-    elif isinstance(tree, (tuple, list)):
-        for v in tree:
-            yield from _leaves(v)
-    else:
-        yield tree
-
-
 def _check_float_inputs(args, argnums):
     for i in (argnums,) if isinstance(argnums, int) else argnums:
-        for leaf in _leaves(args[i]):
+        for leaf in tree_leaves(args[i]):
             if isinstance(leaf, float):
                 continue
             dtype = getattr(leaf, "dtype", None)  # (a NumPy dtype is falsy: no `or` here)

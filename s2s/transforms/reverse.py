@@ -131,7 +131,6 @@ class Backward:
     """Builds the backward pass statement by statement, from the last primal statement up."""
 
     def __init__(self, fn, active, helpers, flows, namer):
-        self.fn = fn
         self.active = active
         self.helpers = helpers
         self.flows = flows
