@@ -19,6 +19,7 @@ from .arrays import (
 )
 from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, scan, while_loop
+from .iteration import range, iterate, enumerate, zip, reversed, items, append  # noqa: A004 (loop inputs)
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -59,6 +60,13 @@ __all__ = [
     "cond",
     "scan",
     "while_loop",
+    "range",
+    "iterate",
+    "enumerate",
+    "zip",
+    "reversed",
+    "items",
+    "append",
     "fill_like",
     "tree_add",
     "tree_leaves",

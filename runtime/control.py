@@ -5,13 +5,16 @@ Python, so ``pdb`` steps through real values; when any operand is a JAX value
 they are ``jax.lax.cond`` / ``scan`` / ``while_loop``, so the loop stays rolled
 in the compiled program. A predicate that is a concrete Python or NumPy bool
 picks its branch in Python on either backend (no tracing of the other branch).
+``rt.scan`` over ``Elements`` (a Python container) runs at trace time on either
+backend, and over a ``DynamicRange`` as a ``while`` loop (see ``iteration``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .arrays import _is_jax
+from .arrays import _is_jax, namespace
+from .iteration import DynamicRange, Elements, Zipped, plain
 from .trees import tree_leaves
 
 
@@ -30,7 +33,11 @@ def cond(pred, true_fn, false_fn, *operands):
 
 
 def _stack(items):
-    """Per-step outputs stacked along a new leading axis, structure kept (NumPy backend)."""
+    """Per-step outputs stacked along a new leading axis, structure kept.
+
+    Leaves whose shapes differ from step to step (a loop over layers of
+    different sizes) stay a Python sequence, as ``Elements``.
+    """
     first = items[0]
     if isinstance(first, dict):
         return {k: _stack([it[k] for it in items]) for k in first}
@@ -40,10 +47,14 @@ def _stack(items):
         return type(first)(_stack([it[i] for it in items]) for i in range(len(first)))
     if first is None:
         return None
-    return np.stack([np.asarray(it) for it in items])
+    if isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
+        return Elements(items)
+    return namespace(*items).stack([namespace(it).asarray(it) for it in items])
 
 
 def _slice(xs, i):
+    if isinstance(xs, Elements):
+        return xs.items[i]
     if isinstance(xs, dict):
         return {k: _slice(v, i) for k, v in xs.items()}
     if isinstance(xs, tuple) and hasattr(xs, "_fields"):
@@ -56,23 +67,62 @@ def _slice(xs, i):
 def _length(xs, length):
     if length is not None:
         return int(length)
+    if isinstance(xs, Elements):
+        return len(xs.items)
     leaves = list(tree_leaves(xs))
     if not leaves:
         raise ValueError("scan needs `length` when it has no sequence to scan over")
     return int(np.shape(leaves[0])[0])
 
 
+def _has_elements(xs) -> bool:
+    if isinstance(xs, Elements):
+        return True
+    if isinstance(xs, (tuple, list)):
+        return any(_has_elements(x) for x in xs)
+    if isinstance(xs, dict):
+        return any(_has_elements(x) for x in xs.values())
+    return False
+
+
 def scan(f, init, xs=None, length=None, reverse=False):
-    """``jax.lax.scan`` semantics: ``carry, y = f(carry, x)`` per step; returns ``(carry, stacked ys)``."""
-    if _uses_jax(init, xs):
+    """``jax.lax.scan`` semantics: ``carry, y = f(carry, x)`` per step; returns ``(carry, stacked ys)``.
+
+    ``xs`` may hold ``Elements`` (visited at trace time) or be a ``DynamicRange``.
+    """
+    if isinstance(xs, DynamicRange):
+        return _scan_range(f, init, xs, reverse)
+    if not _has_elements(xs) and _uses_jax(init, xs):
         import jax
 
-        return jax.lax.scan(f, init, xs, length=length, reverse=reverse)
+        return jax.lax.scan(f, init, plain(xs), length=length, reverse=reverse)
     n = _length(xs, length)
     carry, ys = init, [None] * n
     for i in reversed(range(n)) if reverse else range(n):
         carry, ys[i] = f(carry, _slice(xs, i))
     return carry, (_stack(ys) if n else None)
+
+
+def _scan_range(f, init, xs: DynamicRange, reverse):
+    """A loop over ``range`` with traced bounds: a ``while`` loop (it cannot stack per-step outputs)."""
+    import jax
+    import jax.numpy as jnp
+
+    n = xs.count(jnp)
+
+    def step(state):
+        k, carry = state
+        i = xs.start + (n - 1 - k if reverse else k) * xs.step
+        carry, y = f(carry, i)
+        if y is not None:
+            raise TypeError(
+                "a loop over `range` with bounds known only at run time cannot collect per-step outputs; "
+                "loop over a fixed range and stop early with `break`"
+            )
+        return k + 1, carry
+
+    _, carry = jax.lax.while_loop(lambda state: state[0] < n, step, (jnp.asarray(0, n.dtype), init))
+    return carry, None
 
 
 def while_loop(cond_fn, body_fn, init):

@@ -1,9 +1,13 @@
 """The function form that passes and transforms share.
 
-A ``Function`` is a name, parameters and a flat list of statements; each
-statement holds libcst expressions and the ``Origin`` of the user's source it
-came from. ``to_cst`` prints it back as an ordinary ``def``, so the output of
-every pass is runnable Python (with ``xp`` and ``rt`` in scope).
+A ``Function`` is a name, parameters and a list of statements; each statement
+holds libcst expressions and the ``Origin`` of the user's source it came
+from. Until the ``control`` pass, statements may be compound (``If``, ``For``,
+``While``, with ``Break``/``Continue`` inside loops, ``Return`` anywhere);
+after it, bodies are flat: ``Assign``, ``Def`` (a branch or loop-body
+function, itself flat) and one final ``Return``. ``to_cst`` prints any stage
+back as ordinary Python, so the output of every pass is runnable (with
+``xp`` and ``rt`` in scope).
 """
 
 from __future__ import annotations
@@ -40,7 +44,51 @@ class Return:
     origin: Origin | None = None
 
 
-Stmt = Assign | AugAssign | Return
+@dataclass(frozen=True)
+class If:
+    test: cst.BaseExpression
+    body: tuple
+    orelse: tuple
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class For:
+    """``for target in iter``; ``target`` is a Name or a (nested) Tuple of Names."""
+
+    target: cst.BaseExpression
+    iter: cst.BaseExpression
+    body: tuple
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class While:
+    test: cst.BaseExpression
+    body: tuple
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Break:
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Continue:
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Def:
+    """A local function made by s2s (a branch of a ``cond``, the body of a loop), printed where it stands."""
+
+    function: "Function"
+    origin: Origin | None = None
+
+
+Stmt = Assign | AugAssign | Return | If | For | While | Break | Continue | Def
+COMPOUND = (If, For, While)
 
 
 @dataclass(frozen=True)
@@ -75,6 +123,32 @@ class Function:
         return tuple(p.name for p in self.params)
 
 
+def blocks_of(stmt) -> tuple:
+    """The statement lists nested directly in a compound statement."""
+    if isinstance(stmt, If):
+        return (stmt.body, stmt.orelse)
+    if isinstance(stmt, (For, While)):
+        return (stmt.body,)
+    return ()
+
+
+def walk(body):
+    """Every statement of ``body``, nested blocks included (not inside ``Def``s), in source order."""
+    for stmt in body:
+        yield stmt
+        for block in blocks_of(stmt):
+            yield from walk(block)
+
+
+def target_names(target) -> list[str]:
+    """Names bound by an assignment target (a Name or nested Tuple of Names)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in target_names(el.value)]
+    return []
+
+
 def origin_of(fn: Function, node: cst.CSTNode, default: Origin | None) -> Origin | None:
     """The user's source span of ``node``, or ``default`` when the node was made by s2s."""
     return fn.origins.get(node, default)
@@ -94,7 +168,25 @@ def comment_for(origin: Origin) -> str:
     return f"# {origin.short}  {origin.text.strip()}"
 
 
-def stmt_to_cst(stmt: Stmt) -> cst.SimpleStatementLine:
+def _block(body, comments) -> cst.IndentedBlock:
+    lines = body_to_cst(body, comments)
+    return cst.IndentedBlock(body=lines or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+def stmt_to_cst(stmt: Stmt, comments: bool = True) -> cst.BaseStatement:
+    if isinstance(stmt, If):
+        orelse = cst.Else(_block(stmt.orelse, comments)) if stmt.orelse else None
+        return cst.If(stmt.test, _block(stmt.body, comments), orelse)
+    if isinstance(stmt, For):
+        return cst.For(stmt.target, stmt.iter, _block(stmt.body, comments))
+    if isinstance(stmt, While):
+        return cst.While(stmt.test, _block(stmt.body, comments))
+    if isinstance(stmt, Break):
+        return cst.SimpleStatementLine(body=[cst.Break()])
+    if isinstance(stmt, Continue):
+        return cst.SimpleStatementLine(body=[cst.Continue()])
+    if isinstance(stmt, Def):
+        return to_cst(stmt.function, comments)
     if isinstance(stmt, Assign):
         small = cst.Assign(targets=[cst.AssignTarget(stmt.target)], value=stmt.value)
     elif isinstance(stmt, AugAssign):
@@ -109,9 +201,13 @@ def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleState
     lines = list(prelude)
     last = None
     for stmt in body:
-        line = stmt_to_cst(stmt)
+        line = stmt_to_cst(stmt, comments)
         key = (stmt.origin.path, stmt.origin.line, stmt.origin.phase) if stmt.origin else None
-        if comments and stmt.origin is not None and key != last:
+        if isinstance(stmt, Def):
+            key = None  # a nested def carries its own comments; the next statement cites its line again
+            if lines:
+                line = line.with_changes(leading_lines=[cst.EmptyLine()])
+        elif comments and stmt.origin is not None and key != last:
             leading = [cst.EmptyLine(comment=cst.Comment(comment_for(stmt.origin)))]
             if lines:
                 leading.insert(0, cst.EmptyLine())

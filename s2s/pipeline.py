@@ -11,7 +11,7 @@ import sys
 
 from . import ir
 from .frontend import fence, resolve, source
-from .passes import aliasing, anf, desugar, inline, ssa
+from .passes import aliasing, anf, control, desugar, inline, jumps, ssa
 from .transforms.simplify import propagate_copies
 
 
@@ -22,6 +22,8 @@ def copies(fn: ir.Function) -> ir.Function:
 
 PASSES = (
     ("desugar", desugar.desugar),
+    ("jumps", jumps.jumps),
+    ("control", control.control),
     ("anf", anf.anf),
     ("inline", inline.inline),
     ("ssa", ssa.ssa),

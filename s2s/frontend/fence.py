@@ -1,10 +1,11 @@
 """Reject what s2s cannot transform, early, at the user's line, with what to do instead.
 
 Guarantee: after ``check`` passes, the function body holds only assignments
-(to names or tuples of names), augmented assignments, local ``def``s,
-``return``, ``pass`` and a docstring, and its expressions hold no
-comprehensions, conditional expressions, starred arguments, walrus or
-``await``; the signature has no ``*args``/``**kwargs``.
+(to names, tuples of names, or elements of arrays ``x[i]``), augmented
+assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
+``continue``, ``return``, ``pass``, ``list.append`` calls, local ``def``s and
+a docstring; its expressions hold no comprehensions, starred arguments,
+walrus or ``await``; the signature has no ``*args``/``**kwargs``.
 """
 
 from __future__ import annotations
@@ -15,15 +16,7 @@ from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
 from .source import FunctionSource
 
-CONTROL_FLOW_HINT = (
-    "control flow (if/for/while) is not lowered yet; for a branch on array values use "
-    "np.where(cond, a, b), and write loops over a fixed number of steps out by hand"
-)
-
 _STATEMENTS = {
-    cst.If: ("`if` statement", CONTROL_FLOW_HINT),
-    cst.For: ("`for` loop", CONTROL_FLOW_HINT),
-    cst.While: ("`while` loop", CONTROL_FLOW_HINT),
     cst.Try: ("`try` statement", "move error handling outside the transformed function"),
     cst.With: ("`with` statement", "move context managers outside the transformed function"),
     cst.Raise: ("`raise` statement", "check inputs outside the transformed function"),
@@ -34,10 +27,9 @@ _STATEMENTS = {
     cst.Import: ("`import` inside the function", "import at module level"),
     cst.ImportFrom: ("`import` inside the function", "import at module level"),
     cst.ClassDef: ("class definition inside the function", "define the class at module level"),
-    cst.Match: ("`match` statement", CONTROL_FLOW_HINT),
+    cst.Match: ("`match` statement", "use `if`/`elif`"),
 }
 _EXPRESSIONS = {
-    cst.IfExp: ("conditional expression `a if c else b`", "use np.where(c, a, b)"),
     cst.ListComp: ("list comprehension", "build the array with NumPy ops (np.stack, broadcasting)"),
     cst.SetComp: ("set comprehension", "use NumPy ops"),
     cst.DictComp: ("dict comprehension", "write the dict out, or pass it as an argument"),
@@ -70,7 +62,13 @@ class _Fence:
             self.fail(node, "`*args`/`**kwargs` parameters", "name each parameter")
         if kind in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
             self._check_target(node.target, node)
-        if kind is cst.Expr and not _is_docstring(node):
+        if kind in (cst.For, cst.While) and node.orelse is not None:
+            self.fail(node.orelse, f"`else` on a `{'for' if kind is cst.For else 'while'}` loop", "set a flag before `break` and test it after the loop")
+        if kind is cst.For and node.asynchronous is not None:
+            self.fail(node, "`async for`", "transform a synchronous function")
+        if kind is cst.For:
+            self._check_target(node.target, node)
+        if kind is cst.Expr and not _is_docstring(node) and not is_append(node):
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
@@ -83,14 +81,30 @@ class _Fence:
                 if isinstance(el, cst.StarredElement):
                     self.fail(el, "starred assignment target", "unpack each element by name")
                 self._check_target(el.value, stmt)
+        elif isinstance(stmt, cst.For) and not isinstance(target, cst.Name):
+            self.fail(target, "a loop target other than names", "loop over names: `for x in xs:`")
         elif isinstance(target, cst.Subscript):
-            self.fail(
-                stmt,
-                "an in-place write to an array element",
-                "build a new array instead, e.g. with np.where or np.concatenate",
-            )
+            base = target
+            while isinstance(base, cst.Subscript):
+                base = base.value
+            if not isinstance(base, cst.Name):
+                self.fail(stmt, "an in-place write into an attribute or call result", "write into a local array variable")
         elif isinstance(target, cst.Attribute):
             self.fail(stmt, "assignment to an attribute", "assign to a new name instead")
+
+
+def is_append(node: cst.Expr) -> bool:
+    """``name.append(value)``: building a list (stacked after a loop)."""
+    call = node.value
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and isinstance(call.func.value, cst.Name)
+        and call.func.attr.value == "append"
+        and len(call.args) == 1
+        and call.args[0].keyword is None
+        and not call.args[0].star
+    )
 
 
 def _is_docstring(node: cst.Expr) -> bool:

@@ -23,8 +23,9 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import literal
-from ..errors import NameResolutionError, S2SError, UnsupportedSyntax
+from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
+from .fence import is_append
 from .source import FunctionSource
 
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
@@ -35,6 +36,7 @@ METHODS = {
     "astype", "repeat", "take", "trace", "diagonal", "any", "all", "conj", "nonzero", "argsort",
     "sort",
 }  # fmt: skip
+ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
 METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
 VARARG_METHODS = {"reshape", "transpose"}
 BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
@@ -66,6 +68,38 @@ def _assigned_names(target) -> list[str]:
     return []
 
 
+def _bound_names(statements) -> set[str]:
+    """Names a block binds: assignment and loop targets, local ``def``s, nested blocks included."""
+    names = set()
+    for stmt in statements:
+        if isinstance(stmt, cst.FunctionDef):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        names.update(_assigned_names(t.target))
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    names.update(_assigned_names(small.target))
+        else:
+            if isinstance(stmt, cst.For):
+                names.update(_assigned_names(stmt.target))
+            for block in _blocks(stmt):
+                names |= _bound_names(block)
+    return names
+
+
+def _blocks(stmt) -> list:
+    """The statement lists inside a compound statement (``elif`` chains included)."""
+    blocks = [stmt.body.body]
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.If):
+        blocks += _blocks(orelse)
+    elif orelse is not None:
+        blocks.append(orelse.body.body)
+    return blocks
+
+
 def _params_of(node) -> list[cst.Param]:
     p = node.params
     return [*p.posonly_params, *p.params, *p.kwonly_params]
@@ -81,16 +115,7 @@ class Resolver:
         node = source.node
         self.locals |= {p.name.value for p in _params_of(node)}
         if isinstance(node, cst.FunctionDef):
-            for stmt in node.body.body:
-                if isinstance(stmt, cst.FunctionDef):
-                    self.locals.add(stmt.name.value)
-                    continue
-                for small in stmt.body:
-                    if isinstance(small, cst.Assign):
-                        for t in small.targets:
-                            self.locals.update(_assigned_names(t.target))
-                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                        self.locals.update(_assigned_names(small.target))
+            self.locals |= _bound_names(node.body.body)
 
     # --- errors -------------------------------------------------------------
     def fail(self, node, message, hint=None, kind=NameResolutionError):
@@ -125,28 +150,56 @@ class Resolver:
             docstring,
         )
 
-    def block(self, statements):
+    def block(self, statements, top=True):
         body, docstring = [], None
         for i, stmt in enumerate(statements):
             if isinstance(stmt, cst.FunctionDef):
                 self._local(stmt.name.value, stmt)
                 continue
+            if isinstance(stmt, (cst.If, cst.For, cst.While)):
+                body.append(self.compound(stmt))
+                continue
             for small in stmt.body:
-                if i == 0 and isinstance(small, cst.Expr):
+                if top and i == 0 and isinstance(small, cst.Expr) and not is_append(small):
                     docstring = small.value.evaluated_value if hasattr(small.value, "evaluated_value") else None
                     continue
                 body.extend(self.statement(small, stmt))
-        if not body or not isinstance(body[-1], ir.Return):
-            self.fail(
-                self.source.node,
-                f"`{self.source.name}` does not end with a `return` statement",
-                "return the value to transform",
-                UnsupportedSyntax,
-            )
-        returns = [s for s in body[:-1] if isinstance(s, ir.Return)]
-        if returns:
-            self.fail(self.source.node, "a `return` before the end of the function", None, UnsupportedSyntax)
         return body, docstring
+
+    def compound(self, stmt):
+        origin = self.source.origin(stmt)
+        if isinstance(stmt, cst.If):
+            if isinstance(stmt.orelse, cst.If):
+                orelse = (self.compound(stmt.orelse),)
+            else:
+                orelse = tuple(self.block(stmt.orelse.body.body, top=False)[0]) if stmt.orelse else ()
+            body = tuple(self.block(stmt.body.body, top=False)[0])
+            return ir.If(self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test))
+        body = tuple(self.block(stmt.body.body, top=False)[0])
+        if isinstance(stmt, cst.While):
+            return ir.While(self.expr(stmt.test), body, self._header(stmt, stmt.test))
+        return ir.For(self.target(stmt.target), self._iterable(stmt.iter), body, self._header(stmt, stmt.iter))
+
+    def _header(self, stmt, last):
+        """The origin of a compound statement's first line (``if c:``), not its whole block."""
+        origin = self.source.origin(stmt)
+        end = self.source.origin(last)
+        if origin is None or end is None:
+            return origin
+        return Origin(origin.path, origin.line, origin.col, end.end_col if end.line == origin.line else len(origin.text), origin.text)
+
+    def _iterable(self, node):
+        """A loop's iterable; ``range``, ``enumerate``, ``zip`` and ``reversed`` are kept by name."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            name = node.func.value
+            if name in ITERATION_BUILTINS and name not in self.locals and self.source.env.get(name, getattr(builtins, name)) is getattr(builtins, name):
+                if any(a.keyword is not None for a in node.args) and name != "enumerate":
+                    self.fail(node, f"keyword arguments to `{name}` are not supported", None, UnsupportedSyntax)
+                args = [self._iterable(a.value) if name in ("enumerate", "zip", "reversed") else self.expr(a.value) for a in node.args]
+                kw = [cst.Arg(self.expr(a.value), keyword=a.keyword) for a in node.args if a.keyword is not None]
+                pos = [cst.Arg(v) for v, a in zip(args, node.args) if a.keyword is None]
+                return self.mark(cst.Call(cst.Name(name), pos + kw), node)
+        return self.expr(node)
 
     def _local(self, name, node):
         sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env)
@@ -156,12 +209,20 @@ class Resolver:
         origin = self.source.origin(line)
         if isinstance(small, cst.Pass):
             return []
+        if isinstance(small, cst.Break):
+            return [ir.Break(origin)]
+        if isinstance(small, cst.Continue):
+            return [ir.Continue(origin)]
+        if isinstance(small, cst.Expr):  # ``hs.append(v)`` (the fence allows no other expression statement)
+            lst = self.expr(small.value.func.value)
+            call = cst.Call(cst.parse_expression("rt.append"), [cst.Arg(lst), cst.Arg(self.expr(small.value.args[0].value))])
+            return [ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)]
         if isinstance(small, cst.Return):
             if small.value is None:
                 self.fail(small, "`return` without a value", "return the value to transform", UnsupportedSyntax)
             return [ir.Return(self.expr(small.value), origin)]
         if isinstance(small, cst.AugAssign):
-            return [ir.AugAssign(small.target, small.operator, self.expr(small.value), origin)]
+            return [ir.AugAssign(self.target(small.target), small.operator, self.expr(small.value), origin)]
         if isinstance(small, cst.AnnAssign):
             if small.value is None:
                 return []
@@ -180,6 +241,8 @@ class Resolver:
         self.fail(small, f"`{type(small).__name__}` statement is not supported", None, UnsupportedSyntax)
 
     def target(self, node):
+        if isinstance(node, cst.Subscript):  # an element write ``x[i] = v``: the desugar pass makes it functional
+            return self._Subscript(node)
         if isinstance(node, cst.Name):
             if node.value in ("xp", "rt"):
                 self.fail(node, f"the name `{node.value}` is reserved for generated code", "rename the variable")

@@ -3,10 +3,16 @@
 ``h = x; h += 1`` changes ``x`` too in NumPy. s2s turns ``h += 1`` into
 ``h = h + 1``, a new array, so where another name that may share ``h``'s
 memory is read afterwards, the results would differ: that is an error, at
-the update's line. Names share memory through copies (``h = x``), subscripts
-and attributes (views), unpacking, view-returning ops (``reshape``,
-``transpose``, ``asarray``, ...) and calls of functions (which may return an
-argument). Output: the input, unchanged, when no such update exists.
+the update's line. An element write ``h[i] = v`` (or ``h[i] += v``) is an
+error as soon as ``h`` may share memory with a parameter (NumPy would change
+the caller's array) or with another name read afterwards; writes into fresh
+arrays (``np.zeros``, ``.copy()``, results of arithmetic) are accepted.
+Names share memory through copies (``h = x``), subscripts and attributes
+(views), unpacking, view-returning ops (``reshape``, ``transpose``,
+``asarray``, ...) and calls of functions (which may return an argument).
+Control flow is read conservatively: both branches in turn, loop bodies
+twice (what one iteration writes, the next may read). Output: the input,
+unchanged, when no such update exists.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import dotted, names_in
 from ..errors import UnsupportedSyntax
+from .dataflow import element_base
 
 VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -45,10 +52,7 @@ def _elements(value):
     return None
 
 
-def _targets(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for el in target.elements for n in _targets(el.value)]
+_targets = ir.target_names
 
 
 def _read_before_rebound(name: str, later) -> bool:
@@ -77,7 +81,33 @@ def _bind_unpacked(target, parts, bind):
                 bind(name, part)
 
 
+def _linear(body) -> list:
+    """The simple statements of ``body`` in an order that covers every path (loop bodies twice)."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ir.If):
+            out += _linear(stmt.body) + _linear(stmt.orelse)
+        elif isinstance(stmt, (ir.For, ir.While)):
+            head = [ir.Assign(stmt.target, stmt.iter, stmt.origin)] if isinstance(stmt, ir.For) else []
+            out += (head + _linear(stmt.body)) * 2  # a loop variable is a view into the iterable
+        elif isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Return)):
+            out.append(stmt)
+    return out
+
+
+def _element_write(stmt, name, others, params):
+    caller = sorted(others & params) or ([name] if name in params else [])
+    if caller:
+        raise UnsupportedSyntax(
+            f"in-place write into `{name}`, which may be the caller's array `{caller[0]}` "
+            "(NumPy would change the argument)",
+            stmt.origin,
+            f"copy it first: `{name} = {caller[0]}.copy()`",
+        )
+
+
 def check(fn: ir.Function) -> ir.Function:
+    params = set(fn.param_names)
     groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
     elements: dict[str, list] = {}  # names bound to tuple/list literals: what each element shares
 
@@ -89,20 +119,29 @@ def check(fn: ir.Function) -> ir.Function:
         for member in group:
             groups[member] = group
 
-    for i, stmt in enumerate(fn.body):
-        if isinstance(stmt, ir.AugAssign):
-            name = stmt.target.value
+    body = _linear(fn.body)
+    for i, stmt in enumerate(body):
+        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(stmt.target, cst.Subscript)
+        if isinstance(stmt, ir.AugAssign) or element:
+            name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name}
-            shared = sorted(n for n in others if _read_before_rebound(n, fn.body[i + 1 :]))
+            if element:
+                _element_write(stmt, name, others, params)
+            shared = sorted(n for n in others if _read_before_rebound(n, body[i + 1 :]))
             if shared:
-                raise UnsupportedSyntax(
-                    f"in-place update of `{name}`, which may share memory with `{shared[0]}` "
-                    f"(NumPy would change `{shared[0]}` too)",
-                    stmt.origin,
-                    f"write `{name} = {name} {ir.code(stmt.operator).strip()[:-1]} ...` for a new array, "
-                    f"or copy first (`{name} = {shared[0]}.copy()`)",
+                how = (
+                    "build a new array instead"
+                    if element
+                    else f"write `{name} = {name} {ir.code(stmt.operator).strip()[:-1]} ...` for a new array"
                 )
-            bind(name, ())
+                raise UnsupportedSyntax(
+                    f"in-place {'write into' if element else 'update of'} `{name}`, which may share memory "
+                    f"with `{shared[0]}` (NumPy would change `{shared[0]}` too)",
+                    stmt.origin,
+                    f"{how}, or copy first (`{name} = {shared[0]}.copy()`)",
+                )
+            if not element:
+                bind(name, ())
         elif isinstance(stmt, ir.Assign):
             unpacked = elements.get(stmt.value.value) if isinstance(stmt.value, cst.Name) else None
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:

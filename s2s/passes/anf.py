@@ -13,7 +13,8 @@ import libcst as cst
 
 from .. import ir
 from ..naming import Namer, temp
-from .normal_form import is_atom, is_index_atom, op_label
+from .dataflow import used_names
+from .normal_form import is_atom, is_control_call, is_index_atom, op_label
 
 
 class _Flattener:
@@ -80,32 +81,24 @@ class _Flattener:
         )
 
 
-def used_names(fn: ir.Function) -> set[str]:
-    from ..cstutil import names_in
-
-    names = set(fn.param_names)
-    for stmt in fn.body:
-        names |= names_in(stmt.value)
-        if isinstance(stmt, ir.Assign):
-            names |= names_in(stmt.target)
-    return names
-
-
-def anf(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
-    namer = namer or Namer(used_names(fn) | set(fn.locals))
+def anf(fn: ir.Function, namer: Namer | None = None, nested: bool = False) -> ir.Function:
+    """``fn`` in normal form; ``nested`` for a branch or loop body (its result is not named after it)."""
+    namer = namer or Namer(used_names(fn))
     flat = _Flattener(fn, namer)
     for stmt in fn.body:
-        if isinstance(stmt, ir.Return):
+        if isinstance(stmt, ir.Def):
+            flat.out.append(ir.Def(anf(stmt.function, namer, nested=True), stmt.origin))
+        elif isinstance(stmt, ir.Return):
             value = stmt.value
             if not is_atom(value) and not isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
-                result = namer.fresh(fn.name)  # the returned value is named after the function
+                result = namer.fresh(temp(op_label(value)) if nested else fn.name)  # the returned value is named after the function
                 flat.out.append(ir.Assign(cst.Name(result), flat.op(value, stmt.origin), stmt.origin))
                 value = cst.Name(result)
             flat.out.append(ir.Return(flat.atom(value, stmt.origin), stmt.origin))
         else:
             if is_atom(stmt.value) or isinstance(stmt.value, (cst.Tuple, cst.List, cst.Dict)):
                 value = flat.atom(stmt.value, stmt.origin)
-            elif isinstance(stmt.target, cst.Tuple):
+            elif isinstance(stmt.target, cst.Tuple) and not is_control_call(stmt.value):
                 value = flat.atom(stmt.value, stmt.origin)  # unpacking reads a named value
             else:
                 value = flat.op(stmt.value, stmt.origin)

@@ -1,6 +1,16 @@
-"""Desugar: augmented assignment and chained comparisons become plain assignments and ops.
+"""Desugar: sugar becomes plain assignments, ops and ``if`` statements.
 
-Output: no ``AugAssign``; every comparison has one operator.
+Output guarantees (in every block, local functions included):
+- no ``AugAssign``: ``h += v`` is ``h = h + v``;
+- no element writes: ``x[i] = v`` is ``x = rt.index_set(x, i, v)`` (a new
+  array; ``passes/aliasing`` has rejected writes NumPy would make visible
+  through another name), ``x[i] += v`` is ``x = rt.index_set(x, i, x[i] + v)``,
+  ``x[i][j] = v`` writes ``v`` into a copy of ``x[i]`` and that into ``x``;
+- every comparison has one operator (``a < b < c`` is ``xp.logical_and(a < b, b < c)``);
+- the tests of ``if`` and ``while`` hold no ``and``/``or``/``not``: they are
+  ``xp.logical_and``/``logical_or``/``logical_not``, so array predicates work;
+- no conditional expressions: ``y = a if c else b`` is an ``if`` statement
+  assigning a temporary ``_ifexp``.
 """
 
 from __future__ import annotations
@@ -9,6 +19,9 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import iter_nodes
+from ..errors import UnsupportedSyntax
+from ..naming import Namer
+from .dataflow import used_names
 
 _AUG_TO_BINARY = {
     cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -17,6 +30,10 @@ _AUG_TO_BINARY = {
     cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
+
+
+def call(func: str, *args) -> cst.Call:
+    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
 
 
 class _SplitComparisons(cst.CSTTransformer):
@@ -29,32 +46,111 @@ class _SplitComparisons(cst.CSTTransformer):
             left = c.comparator
         out = parts[0]
         for part in parts[1:]:
-            out = cst.Call(cst.parse_expression("xp.logical_and"), [cst.Arg(out), cst.Arg(part)])
+            out = call("xp.logical_and", out, part)
         return out
+
+
+def _keep_origin(fn, old, new):
+    if new is not old and old in fn.origins:
+        fn.origins[new] = fn.origins[old]
+    return new
 
 
 def _expr(node, fn):
     if not any(type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)):
         return node  # untouched: keeps node identities, and with them the origins of sub-expressions
-    out = node.visit(_SplitComparisons())
-    if out is not node and node in fn.origins:
-        fn.origins[out] = fn.origins[node]
-    return out
+    return _keep_origin(fn, node, node.visit(_SplitComparisons()))
 
 
-def desugar(fn: ir.Function) -> ir.Function:
-    body = []
-    for stmt in fn.body:
+def _predicate(node, fn):
+    """A test with ``and``/``or``/``not`` spelled as array ops (which work on array predicates)."""
+    if isinstance(node, cst.BooleanOperation):
+        func = "xp.logical_and" if isinstance(node.operator, cst.And) else "xp.logical_or"
+        return _keep_origin(fn, node, call(func, _predicate(node.left, fn), _predicate(node.right, fn)))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _keep_origin(fn, node, call("xp.logical_not", _predicate(node.expression, fn)))
+    return _expr(node, fn)
+
+
+def index_value(subscript: cst.Subscript) -> cst.BaseExpression:
+    """The index of ``a[...]`` as a value: the index itself (``i``, a mask), or ``xp.s_[...]``."""
+    elements = subscript.slice
+    if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
+        return elements[0].slice.value
+    return cst.Subscript(cst.parse_expression("xp.s_"), [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in elements])
+
+
+def _written(target: cst.Subscript, value, fn):
+    """``(x, new value of x)`` for the element write ``target = value`` (nested subscripts write through)."""
+    base = target.value
+    new = _keep_origin(fn, target, call("rt.index_set", base, index_value(target), value))
+    if isinstance(base, cst.Subscript):
+        return _written(base, new, fn)
+    return base, new
+
+
+class _Desugar:
+    def __init__(self, fn: ir.Function, namer: Namer):
+        self.fn = fn
+        self.namer = namer
+
+    def block(self, body) -> tuple:
+        out = []
+        for stmt in body:
+            out.extend(self.statement(stmt))
+        return tuple(out)
+
+    def statement(self, stmt) -> list:
+        fn = self.fn
         if isinstance(stmt, ir.AugAssign):
             binary = _AUG_TO_BINARY[type(stmt.operator)]()
-            value = cst.BinaryOperation(cst.Name(stmt.target.value), binary, stmt.value)
+            current = stmt.target.deep_clone() if isinstance(stmt.target, cst.Subscript) else cst.Name(stmt.target.value)
+            value = cst.BinaryOperation(current, binary, stmt.value)
             if stmt.origin is not None:
                 fn.origins[value] = stmt.origin
-            stmt = ir.Assign(cst.Name(stmt.target.value), value, stmt.origin)
+            return self.statement(ir.Assign(stmt.target, value, stmt.origin))
         if isinstance(stmt, ir.Assign):
-            stmt = ir.Assign(stmt.target, _expr(stmt.value, fn), stmt.origin)
-        else:
-            stmt = ir.Return(_expr(stmt.value, fn), stmt.origin)
-        body.append(stmt)
-    locals_ = {name: desugar(local) for name, local in fn.locals.items()}
+            hoisted, value = self.hoist(stmt.value, stmt.origin)
+            target = stmt.target
+            if isinstance(target, cst.Subscript):
+                target, value = _written(target, value, fn)
+            return hoisted + [ir.Assign(target, _expr(value, fn), stmt.origin)]
+        if isinstance(stmt, ir.Return):
+            hoisted, value = self.hoist(stmt.value, stmt.origin)
+            return hoisted + [ir.Return(_expr(value, fn), stmt.origin)]
+        if isinstance(stmt, ir.If):
+            hoisted, test = self.hoist(stmt.test, stmt.origin)
+            return hoisted + [ir.If(_predicate(test, fn), self.block(stmt.body), self.block(stmt.orelse), stmt.origin)]
+        if isinstance(stmt, ir.While):
+            if any(isinstance(n, cst.IfExp) for n in iter_nodes(stmt.test)):
+                raise UnsupportedSyntax("a conditional expression in a `while` test", stmt.origin, "compute the test in a variable")
+            return [ir.While(_predicate(stmt.test, fn), self.block(stmt.body), stmt.origin)]
+        if isinstance(stmt, ir.For):
+            hoisted, iterable = self.hoist(stmt.iter, stmt.origin)
+            return hoisted + [ir.For(stmt.target, _expr(iterable, fn), self.block(stmt.body), stmt.origin)]
+        return [stmt]
+
+    def hoist(self, node, origin):
+        """Statements computing the conditional expressions in ``node``, and ``node`` reading their results."""
+        found = [n for n in iter_nodes(node) if isinstance(n, cst.IfExp)]
+        if not found:
+            return [], node
+        outer = found[0]  # pre-order: the first one found contains any others inside it
+        name = cst.Name(self.namer.fresh("_ifexp"))
+        here = self.fn.origins.get(outer, origin)
+        branch = ir.If(
+            outer.test,
+            (ir.Assign(name, outer.body, here),),
+            (ir.Assign(name, outer.orelse, here),),
+            here,
+        )
+        rest = node.deep_replace(outer, name) if node is not outer else name
+        more, rest = self.hoist(rest, origin)
+        return self.statement(branch) + more, rest
+
+
+def desugar(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
+    namer = namer or Namer(used_names(fn))
+    body = _Desugar(fn, namer).block(fn.body)
+    locals_ = {name: desugar(local, namer) for name, local in fn.locals.items()}
     return fn.with_body(body, locals=locals_)

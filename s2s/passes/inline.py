@@ -17,7 +17,8 @@ from ..cstutil import literal, substitute
 from ..errors import S2SError
 from ..naming import Namer
 from ..rules import OPS
-from .anf import anf, used_names
+from .anf import anf
+from .dataflow import substitute_reads, used_names
 from .desugar import desugar
 from .normal_form import eqn_of
 
@@ -71,6 +72,10 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     namer = namer or Namer(used_names(fn))
     out = []
     for stmt in fn.body:
+        if isinstance(stmt, ir.Def):  # a branch or loop body may call local functions too
+            inner = stmt.function.with_body(stmt.function.body, locals=fn.locals)
+            out.append(ir.Def(inline(inner, namer), stmt.origin))
+            continue
         callee = _callee(fn, stmt.value) if isinstance(stmt, ir.Assign) else None
         if callee is None:
             out.append(stmt)
@@ -84,6 +89,12 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             if isinstance(inner, ir.Return):
                 out.append(ir.Assign(stmt.target, substitute(inner.value, mapping), stmt.origin))
                 break
+            if isinstance(inner, ir.Def):
+                name = inner.function.name
+                mapping.setdefault(name, cst.Name(namer.fresh(name)))
+                renamed = substitute_reads(inner, mapping)
+                out.append(ir.Def(renamed.function.with_body(renamed.function.body, name=mapping[name].value), inner.origin))
+                continue
             for name in _target_names(inner.target):
                 if name not in mapping:
                     mapping[name] = cst.Name(namer.fresh(name))

@@ -32,7 +32,7 @@ COMPARISON_OPS = {
 }  # fmt: skip
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
 STATIC_CALLS = {"len", "int", "float", "bool", "tuple", "list", "range", "slice", "isinstance"}
-XP_CONSTANTS = {"xp.pi", "xp.e", "xp.inf", "xp.nan", "xp.euler_gamma"}
+XP_CONSTANTS = {"xp.pi", "xp.e", "xp.inf", "xp.nan", "xp.euler_gamma", "xp.newaxis", "xp.s_"}
 XP_DTYPES = {
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32",
     "bool_", "complex64", "complex128",
@@ -83,6 +83,8 @@ def is_atom(node) -> bool:
         return all(is_atom(e.key) and is_atom(e.value) for e in node.elements)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return isinstance(node.expression, (cst.Integer, cst.Float))
+    if isinstance(node, cst.Subscript) and dotted(node.value) == "xp.s_":  # an index: ``xp.s_[i, 1:]``
+        return all(is_index_atom(e.slice) for e in node.slice)
     return False
 
 
@@ -137,6 +139,14 @@ def eqn_of(value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()
             return Eqn("helper", func, args, kwargs, value)
         return Eqn("call", func, args, kwargs, value)
     raise ValueError(f"not in normal form: {type(value).__name__}")
+
+
+CONTROL_CALLS = frozenset({"rt.cond", "rt.scan", "rt.while_loop"})
+
+
+def is_control_call(value) -> bool:
+    """``rt.cond(...)``, ``rt.scan(...)`` or ``rt.while_loop(...)``: may unpack straight into a tuple target."""
+    return isinstance(value, cst.Call) and dotted(value.func) in CONTROL_CALLS
 
 
 def op_label(value: cst.BaseExpression) -> str:

@@ -12,12 +12,14 @@ import libcst as cst
 from .. import ir
 from ..cstutil import substitute
 from ..naming import Namer
-from .anf import used_names
+from .dataflow import used_names
 
 
 def _rename_target(target, current, defined, namer):
     if isinstance(target, cst.Name):
         name = target.value
+        if name == "_":
+            return target  # an ignored result is never read
         new = namer.fresh(name) if name in defined else name
         defined.add(new)
         defined.add(name)
@@ -28,13 +30,22 @@ def _rename_target(target, current, defined, namer):
     )
 
 
-def ssa(fn: ir.Function) -> ir.Function:
-    namer = Namer(used_names(fn))
-    current: dict[str, str] = {}
-    defined = set(fn.param_names)
+def ssa(fn: ir.Function, namer: Namer | None = None, outer: dict | None = None, defined: set | None = None) -> ir.Function:
+    """Single assignment across ``fn`` and the branch and loop-body functions inside it.
+
+    Inside a local function, free names read the enclosing function's current
+    names (``outer``); names it binds are fresh across the whole function.
+    """
+    namer = namer or Namer(used_names(fn))
+    current = {k: v for k, v in (outer or {}).items() if k not in fn.param_names}
+    defined = defined if defined is not None else set()
+    defined |= set(fn.param_names)
     body = []
     for stmt in fn.body:
         mapping = {k: cst.Name(v) for k, v in current.items() if k != v}
+        if isinstance(stmt, ir.Def):
+            body.append(ir.Def(ssa(stmt.function, namer, current, defined), stmt.origin))
+            continue
         value = substitute(stmt.value, mapping)
         if isinstance(stmt, ir.Return):
             body.append(ir.Return(value, stmt.origin))

@@ -22,6 +22,7 @@ from ..cstutil import literal, names_in
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.anf import used_names
+from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of, is_static
 from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS
@@ -73,13 +74,6 @@ def _constant_key(subscript: cst.Subscript):
     if isinstance(v, cst.SimpleString):
         return v.evaluated_value
     return None
-
-
-def _index_expr(subscript: cst.Subscript) -> cst.BaseExpression:
-    """The index of ``a[...]`` as a value: the atom itself, or ``xp.s_[...]``."""
-    if len(subscript.slice) == 1 and isinstance(subscript.slice[0].slice, cst.Index):
-        return subscript.slice[0].slice.value
-    return cst.Subscript(cst.Attribute(XP, cst.Name("s_")), subscript.slice)
 
 
 def _elements(atom) -> dict | None:
@@ -292,7 +286,7 @@ class Backward:
             return
         g = self.take(target)
         zeros = call("xp.zeros_like", value.value)
-        self.add(base, call("rt.index_add", zeros, _index_expr(value), g))
+        self.add(base, call("rt.index_add", zeros, index_value(value), g))
 
     def op(self, target, e):
         op = OPS.get(e.name)

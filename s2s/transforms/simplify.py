@@ -16,6 +16,7 @@ import numpy
 import libcst as cst
 
 from .. import ir, runtime
+from ..passes.dataflow import reads, substitute_reads
 from ..cstutil import Parenthesizer, _paren_binary, dotted, names_in, substitute
 
 _FOLD = {
@@ -153,6 +154,11 @@ def propagate_copies(body, keep=frozenset()):
                 last[name] = i
     mapping, out = {}, []
     for i, stmt in enumerate(body):
+        if isinstance(stmt, ir.Def):  # a branch or loop body: its free names follow, its own copies go too
+            inner = substitute_reads(stmt, mapping).function
+            body_ = propagate_copies(inner.body, keep=frozenset(inner.param_names))
+            out.append(ir.Def(inner.with_body(body_), stmt.origin))
+            continue
         value = substitute(stmt.value, mapping) if mapping else stmt.value
         if (
             isinstance(stmt, ir.Assign)
@@ -173,6 +179,14 @@ def eliminate_dead(body):
     """Drop assignments none of whose names are read later (values are pure)."""
     live, out = set(), []
     for stmt in reversed(body):
+        if isinstance(stmt, ir.Def):
+            if stmt.function.name not in live:
+                continue
+            inner = stmt.function.with_body(eliminate_dead(stmt.function.body))
+            stmt = ir.Def(inner, stmt.origin)
+            live |= reads(stmt)
+            out.append(stmt)
+            continue
         if isinstance(stmt, ir.Assign):
             names = _target_names(stmt.target)
             if not any(n in live for n in names):

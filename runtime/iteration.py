@@ -1,0 +1,147 @@
+"""What a lowered ``for`` loop runs over: arrays along axis 0, ranges, and Python containers.
+
+``rt.scan`` takes a tree of sequences. An array is iterated along its
+leading axis as one rolled loop (``lax.scan`` under JAX). ``Elements`` (a
+Python list, tuple or dict view, wrapped by ``rt.iterate``) is iterated at
+trace time, one copy of the body per element: what a loop over a list of
+layer parameters wants. A ``DynamicRange`` (``range(n)`` with ``n`` known
+only at run time) becomes a ``while`` loop.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .arrays import _is_jax
+
+
+class Elements:
+    """A Python sequence that a loop visits element by element, at trace time."""
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __repr__(self):
+        return f"Elements({self.items!r})"
+
+
+class Zipped(tuple):
+    """Sequences of equal length visited side by side (``enumerate`` and ``zip`` of arrays)."""
+
+
+def plain(xs):
+    """``xs`` with ``Zipped`` nodes as plain tuples (what ``jax.lax.scan`` takes)."""
+    if isinstance(xs, Zipped):
+        return tuple(plain(x) for x in xs)
+    return xs
+
+
+class DynamicRange:
+    """``range(start, stop, step)`` whose bounds are traced values: iterated by a ``while`` loop."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def count(self, xp):
+        return xp.maximum(0, (self.stop - self.start + self.step - xp.sign(self.step)) // self.step)
+
+
+def is_array(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic)) or _is_jax(value)
+
+
+def _concrete(value) -> bool:
+    if _is_jax(value):
+        import jax
+
+        return not isinstance(value, jax.core.Tracer)
+    return True
+
+
+def range(*bounds):
+    """Python's ``range`` as loop input: an integer array, or a ``DynamicRange`` for traced bounds."""
+    if builtins.all(_concrete(b) for b in bounds):
+        return np.arange(*(int(b) for b in bounds))
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    return DynamicRange(start, stop, step)
+
+
+def iterate(xs):
+    """``xs`` as loop input: arrays, ranges and ``Elements`` as they are, Python containers as ``Elements``."""
+    if isinstance(xs, (Elements, DynamicRange, Zipped)) or is_array(xs):
+        return xs
+    if isinstance(xs, (int, float, complex, bool)):
+        raise TypeError(f"cannot loop over a number ({type(xs).__name__})")
+    if isinstance(xs, dict):
+        return Elements(xs.keys())
+    return Elements(xs)
+
+
+def length(xs) -> int:
+    if isinstance(xs, Elements):
+        return len(xs.items)
+    if isinstance(xs, Zipped):
+        return length(xs[0])
+    if isinstance(xs, DynamicRange):
+        raise TypeError("a range whose bounds are known only at run time cannot be zipped or enumerated")
+    return int(np.shape(xs)[0])
+
+
+def enumerate(xs, start=0):
+    """Python's ``enumerate`` as loop input: (indices, items)."""
+    xs = iterate(xs)
+    if isinstance(xs, Elements):
+        return Elements(builtins.enumerate(xs.items, start))
+    return Zipped((np.arange(start, start + length(xs)), xs))
+
+
+def zip(*sequences):
+    """Python's ``zip`` as loop input: the sequences side by side, cut to the shortest."""
+    sequences = [iterate(s) for s in sequences]
+    if builtins.any(isinstance(s, Elements) for s in sequences):
+        return Elements(builtins.zip(*sequences))
+    n = builtins.min(length(s) for s in sequences)
+    return Zipped(s if length(s) == n else s[:n] for s in sequences)
+
+
+def reversed(xs):
+    """Python's ``reversed`` as loop input."""
+    xs = iterate(xs)
+    if isinstance(xs, Elements):
+        return Elements(builtins.reversed(xs.items))
+    if isinstance(xs, Zipped):
+        return Zipped(reversed(x) for x in xs)
+    if isinstance(xs, DynamicRange):
+        last = xs.start + (xs.count(np if not _is_jax(xs.stop) else _jnp()) - 1) * xs.step
+        return DynamicRange(last, xs.start - xs.step, -xs.step)
+    return xs[::-1]
+
+
+def items(d):
+    """``d.items()`` as loop input (visited at trace time)."""
+    return Elements(d.items())
+
+
+def append(items_, value):
+    """``items_ + [value]``: ``lst.append(value)`` outside a loop, as a new list."""
+    return [*items_, value]
+
+
+def _jnp():
+    import jax.numpy as jnp
+
+    return jnp
+
+
+__all__ = ["Elements", "Zipped", "DynamicRange", "range", "iterate", "enumerate", "zip", "reversed", "items", "append"]

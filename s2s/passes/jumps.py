@@ -1,0 +1,157 @@
+"""Jumps: ``break``, ``continue`` and ``return`` become flags and structured branches.
+
+Output guarantees:
+- no ``Break`` or ``Continue``; no ``Return`` inside a loop;
+- a ``Return`` is the last statement of its block, and a block ending in a
+  ``Return`` is the function's body or a branch of an ``if`` that ends its
+  own such block (a *returning if*: both branches return);
+- every path through the function returns (else an error at the ``def``).
+
+How: the statements after an ``if`` that may jump move into the branches
+that fall through, so every jump ends its branch. In a loop, ``break`` sets
+a flag ``_done`` that the loop tests (a ``for`` keeps all its iterations and
+skips their bodies, so it stays a rolled ``scan``); ``continue`` ends the
+iteration's branch; ``return v`` sets ``_done`` and ``_returned`` and the
+loop is followed by ``if _returned: return v``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import literal
+from ..errors import UnsupportedSyntax
+from ..naming import Namer
+from .dataflow import used_names
+
+
+def _call(func: str, *args) -> cst.Call:
+    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
+
+
+def _may_jump(body, in_loop: bool) -> bool:
+    """Whether ``body`` holds a ``return``, or a ``break``/``continue`` of the enclosing loop."""
+    for stmt in body:
+        if isinstance(stmt, ir.Return):
+            return True
+        if isinstance(stmt, (ir.Break, ir.Continue)) and in_loop:
+            return True
+        if isinstance(stmt, ir.If) and (_may_jump(stmt.body, in_loop) or _may_jump(stmt.orelse, in_loop)):
+            return True
+        if isinstance(stmt, (ir.For, ir.While)) and _may_jump(stmt.body, False):
+            return True
+    return False
+
+
+class _Loop:
+    """The flags of one loop, created when a jump first needs them."""
+
+    def __init__(self, namer: Namer):
+        self.namer = namer
+        self.done: str | None = None
+        self.returned: str | None = None
+        self.returns: list[ir.Return] = []
+
+    def done_flag(self) -> str:
+        self.done = self.done or self.namer.fresh("_done")
+        return self.done
+
+    def returned_flag(self) -> str:
+        self.returned = self.returned or self.namer.fresh("_returned")
+        return self.returned
+
+
+def _set(name: str, value, origin) -> ir.Assign:
+    return ir.Assign(cst.Name(name), literal(value), origin)
+
+
+class _Jumps:
+    def __init__(self, namer: Namer):
+        self.namer = namer
+
+    def block(self, stmts, loop: _Loop | None) -> tuple:
+        stmts = list(stmts)
+        out = []
+        for k, stmt in enumerate(stmts):
+            rest = stmts[k + 1 :]
+            if isinstance(stmt, ir.Return):
+                if loop is None:
+                    return (*out, stmt)
+                return (*out, *self._return_in_loop(stmt, loop))
+            if isinstance(stmt, ir.Break):
+                return (*out, _set(loop.done_flag(), True, stmt.origin))
+            if isinstance(stmt, ir.Continue):
+                return tuple(out)
+            if isinstance(stmt, ir.If) and _may_jump([stmt], loop is not None):
+                body = self.block([*stmt.body, *rest], loop)
+                orelse = self.block([*stmt.orelse, *rest], loop)
+                return (*out, ir.If(stmt.test, body, orelse, stmt.origin))
+            if isinstance(stmt, ir.If):
+                out.append(ir.If(stmt.test, self.block(stmt.body, loop), self.block(stmt.orelse, loop), stmt.origin))
+            elif isinstance(stmt, (ir.For, ir.While)):
+                inner = _Loop(self.namer)
+                out.extend(self._loop(stmt, inner))
+                if inner.returned:
+                    return (*out, *self.block([self._after(inner, stmt.origin), *rest], loop))
+            else:
+                out.append(stmt)
+        return tuple(out)
+
+    def _return_in_loop(self, stmt: ir.Return, loop: _Loop) -> list:
+        loop.returns.append(stmt)
+        code = len(loop.returns)
+        return [
+            _set(loop.returned_flag(), code if code > 1 else True, stmt.origin),
+            _set(loop.done_flag(), True, stmt.origin),
+        ]
+
+    def _after(self, loop: _Loop, origin) -> ir.If:
+        """``if _returned: return v`` (one test per ``return`` when the loop has several)."""
+        flag = cst.Name(loop.returned)
+        chain = ()
+        for code in range(len(loop.returns), 0, -1):
+            ret = loop.returns[code - 1]
+            test = flag if len(loop.returns) == 1 else cst.Comparison(flag, [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(code)))])
+            chain = (ir.If(test, (ret,), chain, ret.origin),)
+        return chain[0]
+
+    def _loop(self, stmt, loop: _Loop) -> list:
+        body = self.block(stmt.body, loop)
+        if loop.done is None:
+            return [_replace_body(stmt, body)]
+        not_done = _call("xp.logical_not", cst.Name(loop.done))
+        flags = [_set(loop.done, False, stmt.origin)]
+        if loop.returned:
+            flags.append(_set(loop.returned, False if len(loop.returns) == 1 else 0, stmt.origin))
+        if isinstance(stmt, ir.While):
+            return [*flags, ir.While(_call("xp.logical_and", not_done, stmt.test), body, stmt.origin)]
+        return [*flags, ir.For(stmt.target, stmt.iter, (ir.If(not_done, body, (), stmt.origin),), stmt.origin)]
+
+
+def _replace_body(stmt, body):
+    if isinstance(stmt, ir.While):
+        return ir.While(stmt.test, body, stmt.origin)
+    return ir.For(stmt.target, stmt.iter, body, stmt.origin)
+
+
+def returns_on_every_path(body) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Return):
+        return True
+    return isinstance(last, ir.If) and returns_on_every_path(last.body) and returns_on_every_path(last.orelse)
+
+
+def jumps(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
+    namer = namer or Namer(used_names(fn))
+    body = _Jumps(namer).block(fn.body, None)
+    if not returns_on_every_path(body):
+        raise UnsupportedSyntax(
+            f"`{fn.name}` can reach its end without a `return`",
+            fn.origin,
+            "return a value on every path",
+        )
+    locals_ = {name: jumps(local, namer) for name, local in fn.locals.items()}
+    return fn.with_body(body, locals=locals_)
