@@ -14,12 +14,14 @@ from .arrays import (
     reduced_count,
     index_add,
     index_set,
+    index_set_value_vjp,
     grad_seed,
     zeros_like_float,
 )
 from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
-from .control import cond, scan, while_loop
+from .control import cond, cond_with_residuals, scan, while_loop
 from .iteration import range, iterate, enumerate, zip, reversed, items, append  # noqa: A004 (loop inputs)
+from .iteration import sequence_vjp, enumerate_vjp, zip_vjp, reversed_vjp, items_vjp
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -67,6 +69,13 @@ __all__ = [
     "reversed",
     "items",
     "append",
+    "sequence_vjp",
+    "enumerate_vjp",
+    "zip_vjp",
+    "reversed_vjp",
+    "items_vjp",
+    "index_set_value_vjp",
+    "cond_with_residuals",
     "fill_like",
     "tree_add",
     "tree_leaves",

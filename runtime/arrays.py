@@ -75,15 +75,42 @@ def index_add(target, index, value):
     return out
 
 
+def _is_mask(index, target) -> bool:
+    """A boolean array selecting elements of ``target`` (``x[x > 0] = v``)."""
+    dtype = getattr(index, "dtype", None)
+    return dtype is not None and dtype == bool and np.ndim(index) > 0 and np.shape(index) == np.shape(target)[: np.ndim(index)]
+
+
+def _mask_broadcasts(index, target, value) -> bool:
+    return np.ndim(value) == 0 or np.shape(value) == np.shape(target)
+
+
 def index_set(target, index, value):
-    """``target`` with ``value`` written at ``index``, as a new array (``target`` is unchanged)."""
-    if _is_jax(target) or _is_jax(value):
+    """``target`` with ``value`` written at ``index``, as a new array (``target`` is unchanged).
+
+    A boolean mask with a scalar (or full-shaped) value is a ``where``, which
+    compiles under ``jax.jit``; NumPy's other mask writes need concrete masks.
+    """
+    if _is_mask(index, target) and _mask_broadcasts(index, target, value):
+        xp = namespace(target, index, value)
+        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index)))
+        return xp.where(mask, xp.asarray(value, dtype=xp.asarray(target).dtype), target)
+    if _is_jax(target) or _is_jax(value) or _is_jax(index):
         import jax.numpy as jnp
 
         return jnp.asarray(target).at[index].set(value)
     out = np.array(target, copy=True)
     out[index] = value
     return out
+
+
+def index_set_value_vjp(g, index, value):
+    """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
+    if _is_mask(index, g) and _mask_broadcasts(index, g, value):
+        xp = namespace(g, index)
+        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
+        return unbroadcast(xp.where(mask, g, 0), value)
+    return unbroadcast(g[index], value)
 
 
 def zeros_like_float(x):

@@ -32,6 +32,37 @@ def cond(pred, true_fn, false_fn, *operands):
     return true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
 
 
+def cond_with_residuals(pred, true_fn, false_fn, *operands):
+    """``rt.cond`` for branches that return ``(outputs, residuals)``: gives ``outputs, (true_residuals, false_residuals)``.
+
+    The branch not taken has ``None`` residuals, or zeros of their shapes when
+    the predicate is traced (``lax.cond`` needs both branches to return alike).
+    """
+    if _is_jax(pred):
+        import jax
+
+        if isinstance(pred, jax.core.Tracer):
+            import jax.numpy as jnp
+
+            shapes = [jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands) for fn in (true_fn, false_fn)]
+            zeros = [jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shape) for shape in shapes]
+
+            def taken_true(*ops):
+                out, res = true_fn(*ops)
+                return out, (res, zeros[1])
+
+            def taken_false(*ops):
+                out, res = false_fn(*ops)
+                return out, (zeros[0], res)
+
+            return jax.lax.cond(pred, taken_true, taken_false, *operands)
+    if bool(np.asarray(pred)):
+        out, res = true_fn(*operands)
+        return out, (res, None)
+    out, res = false_fn(*operands)
+    return out, (None, res)
+
+
 def _stack(items):
     """Per-step outputs stacked along a new leading axis, structure kept.
 
@@ -45,9 +76,9 @@ def _stack(items):
         return type(first)(*(_stack([it[i] for it in items]) for i in range(len(first))))
     if isinstance(first, (tuple, list)):
         return type(first)(_stack([it[i] for it in items]) for i in range(len(first)))
-    if first is None:
+    if all(it is None for it in items):
         return None
-    if isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
+    if any(it is None for it in items) or isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
         return Elements(items)
     return namespace(*items).stack([namespace(it).asarray(it) for it in items])
 

@@ -42,8 +42,10 @@ class Zipped(tuple):
 
 def plain(xs):
     """``xs`` with ``Zipped`` nodes as plain tuples (what ``jax.lax.scan`` takes)."""
-    if isinstance(xs, Zipped):
+    if isinstance(xs, tuple) and not hasattr(xs, "_fields"):
         return tuple(plain(x) for x in xs)
+    if isinstance(xs, list):
+        return [plain(x) for x in xs]
     return xs
 
 
@@ -144,4 +146,80 @@ def _jnp():
     return jnp
 
 
-__all__ = ["Elements", "Zipped", "DynamicRange", "range", "iterate", "enumerate", "zip", "reversed", "items", "append"]
+__all__ = [
+    "Elements", "Zipped", "DynamicRange", "range", "iterate", "enumerate", "zip", "reversed", "items", "append",
+    "sequence_vjp", "enumerate_vjp", "zip_vjp", "reversed_vjp", "items_vjp",
+]  # fmt: skip
+
+
+# --- cotangents of loop inputs -------------------------------------------------------
+
+
+def _per_element(g, n):
+    """The per-step cotangents of a loop over ``n`` elements (stacked, or ``Elements``)."""
+    if g is None:
+        return [None] * n
+    if isinstance(g, Elements):
+        return list(g.items)
+    if isinstance(g, (tuple, list)) and not is_array(g):
+        parts = [_per_element(x, n) for x in g]
+        return [type(g)(p[i] for p in parts) for i in builtins.range(n)]
+    return [g[i] for i in builtins.range(n)]
+
+
+def sequence_vjp(g, xs):
+    """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element."""
+    if is_array(xs) or g is None:
+        return g
+    if isinstance(xs, dict):
+        return None  # a loop over a dict visits its keys
+    parts = _per_element(g, len(xs))
+    if isinstance(xs, tuple) and hasattr(xs, "_fields"):
+        return type(xs)(*parts)
+    return type(xs)(parts) if isinstance(xs, (tuple, list)) else parts
+
+
+def enumerate_vjp(g, xs):
+    if g is None:
+        return None
+    if isinstance(g, Elements) or not isinstance(g, tuple):
+        return sequence_vjp(Elements(p[1] if p is not None else None for p in _per_element(g, len(xs))), xs)
+    return sequence_vjp(g[1], xs)
+
+
+def zip_vjp(g, sequences):
+    if g is None:
+        return [None] * len(sequences)
+    if isinstance(g, Elements):
+        steps = g.items
+        return [sequence_vjp(Elements(s[k] if s is not None else None for s in steps), xs) for k, xs in builtins.enumerate(sequences)]
+    out = []
+    for part, xs in builtins.zip(g, sequences):
+        n = length(iterate(xs))
+        if part is not None and is_array(xs) and np.shape(part)[0] != n:
+            part = _pad_rows(part, xs)
+        out.append(sequence_vjp(part, xs))
+    return out
+
+
+def _pad_rows(part, xs):
+    from .arrays import namespace
+
+    xp = namespace(part, xs)
+    extra = np.shape(xs)[0] - np.shape(part)[0]
+    return xp.concatenate([part, xp.zeros((extra, *np.shape(part)[1:]), part.dtype)])
+
+
+def reversed_vjp(g, xs):
+    if g is None:
+        return None
+    if isinstance(g, Elements) or not is_array(xs):
+        return sequence_vjp(Elements(builtins.reversed(_per_element(g, len(xs)))), xs)
+    return g[::-1]
+
+
+def items_vjp(g, d):
+    if g is None:
+        return None
+    steps = _per_element(g, len(d))
+    return {k: (step[1] if step is not None else None) for k, step in builtins.zip(d.keys(), steps)}

@@ -86,5 +86,5 @@ def _same(a, b) -> bool:
 
 def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:
     out = fn.body[-1].value
-    active = activity(fn, fn.param_names, diff_names(out), frozenset(program.helpers), program.flows)
+    active = activity(fn.body, fn.param_names, diff_names(out), frozenset(program.helpers), program.flows)
     return tuple(p in active or p in diff_names(out) for p in fn.param_names)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .cstutil import names_in, substitute
-from .rules import OPS
+from .rules.registry import op_named
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class RuleTemplate:
 @functools.lru_cache(maxsize=None)
 def rule_template(op_name: str) -> RuleTemplate:
     """The op's rule, parsed: its assignments and its return expression split per leading parameter."""
-    rule = OPS[op_name].rule
+    rule = op_named(op_name).rule
     module = cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
     statements, value = [], None

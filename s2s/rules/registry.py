@@ -68,11 +68,21 @@ class Op:
 
 
 OPS: dict[str, Op] = {}
+RUNTIME_OPS: dict[str, Op] = {}  # ``rt.<name>`` functions that generated code calls (element writes, loop inputs)
+
+
+def op_named(name: str) -> Op | None:
+    """The op ``name`` (``tanh``, ``linalg.norm``) or runtime function ``rt.<name>``, if registered."""
+    return RUNTIME_OPS.get(name) if name.startswith("rt.") else OPS.get(name)
+
+
+def _table(name: str) -> dict:
+    return RUNTIME_OPS if name.startswith("rt.") else OPS
 
 
 def _register(fn: Callable, family: str, name: str | None = None) -> Callable:
     name = name or fn.__name__.rstrip("_")
-    if name in OPS:
+    if name in _table(name):
         raise ValueError(f"op {name!r} registered twice")
     sig = inspect.signature(fn)
     params = tuple(p for p in sig.parameters if p not in RULE_VOCABULARY)
@@ -81,7 +91,7 @@ def _register(fn: Callable, family: str, name: str | None = None) -> Callable:
         for p in sig.parameters.values()
         if p.default is not inspect.Parameter.empty and p.name not in RULE_VOCABULARY
     }
-    OPS[name] = Op(name, family, fn, params, defaults)
+    _table(name)[name] = Op(name, family, fn, params, defaults)
     return fn
 
 
@@ -105,9 +115,9 @@ decompose = _family("decompose")
 def nondiff(reason: str, *names: str) -> None:
     """Register ops whose outputs carry no derivative, with the reason why."""
     for name in names:
-        if name in OPS:
+        if name in _table(name):
             raise ValueError(f"op {name!r} registered twice")
-        OPS[name] = Op(name, "nondiff", reason=reason)
+        _table(name)[name] = Op(name, "nondiff", reason=reason)
 
 
 # Other spellings of canonical ops, for the resolver: alias -> canonical name.

@@ -12,7 +12,9 @@ import libcst as cst
 from .. import ir
 from ..cstutil import names_in
 from ..passes.normal_form import Eqn, eqn_of, is_static
+from ..passes.dataflow import free_names
 from ..rules import OPS
+from ..rules.registry import op_named
 
 CONSTANT_NAMES = ("True", "False", "None")
 
@@ -36,12 +38,26 @@ def target_names(target) -> list[str]:
     return [n for el in target.elements for n in target_names(el.value)]
 
 
-def eqn_inputs(e: Eqn, flows=None) -> set[str]:
+def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     """Names an equation's output depends on differentiably.
 
     ``flows`` maps helper names to the tuple of their parameters' flags (does a
-    derivative flow from that parameter to the output).
+    derivative flow from that parameter to the output); ``defs`` maps the names
+    of local functions (branches, loop bodies) to their ``Function``: a
+    ``rt.cond``/``scan``/``while_loop`` depends on its operands and on what its
+    functions read from the enclosing scope.
     """
+    if e.kind == "runtime":
+        op = op_named("rt." + e.name)
+        if op is not None and op.family == "nondiff":
+            return set()
+        found = set()
+        for a in (*e.args, *(v for _, v in e.kwargs)):
+            if isinstance(a, cst.Name) and defs and a.value in defs:
+                found |= free_names(defs[a.value]) - {"xp", "rt"}
+            else:
+                found |= diff_names(a)
+        return found
     if e.kind == "op":
         op = OPS.get(e.name)
         if op is not None and op.family == "nondiff":
@@ -56,16 +72,31 @@ def eqn_inputs(e: Eqn, flows=None) -> set[str]:
     return set().union(set(), *(names_in(a) for a in e.args))
 
 
-def activity(fn: ir.Function, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
-    """The active variables of ``fn`` for derivatives of ``outputs`` wrt ``wrt``."""
-    stmts = [s for s in fn.body if isinstance(s, ir.Assign)]
-    eqns = [(target_names(s.target), eqn_of(s.value, helpers)) for s in stmts]
-    varied = set(wrt)
-    for targets, e in eqns:
-        if eqn_inputs(e, flows) & varied:
-            varied.update(targets)
+def _eqns(body, helpers):
+    stmts = [s for s in body if isinstance(s, ir.Assign)]
+    return [(target_names(s.target), eqn_of(s.value, helpers)) for s in stmts]
+
+
+def local_functions(body) -> dict:
+    """The branch and loop-body functions defined in ``body``, by name."""
+    return {s.function.name: s.function for s in body if isinstance(s, ir.Def)}
+
+
+def varied(body, wrt, helpers=frozenset(), flows=None) -> set[str]:
+    """Variables of ``body`` that depend differentiably on ``wrt``."""
+    defs = local_functions(body)
+    found = set(wrt)
+    for targets, e in _eqns(body, helpers):
+        if eqn_inputs(e, flows, defs) & found:
+            found.update(targets)
+    return found
+
+
+def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
+    """The active variables of the statements ``body`` for derivatives of ``outputs`` wrt ``wrt``."""
+    defs = local_functions(body)
     useful = set(outputs)
-    for targets, e in reversed(eqns):
+    for targets, e in reversed(_eqns(body, helpers)):
         if useful.intersection(targets):
-            useful |= eqn_inputs(e, flows)
-    return varied & useful
+            useful |= eqn_inputs(e, flows, defs)
+    return varied(body, wrt, helpers, flows) & useful

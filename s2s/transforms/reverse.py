@@ -21,13 +21,14 @@ from .. import ir
 from ..cstutil import literal, names_in
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
-from ..passes.anf import used_names
+from ..passes.dataflow import used_names
 from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of, is_static
 from ..rules import OPS
-from ..rules.registry import LIST_OUTPUTS
+from ..rules.registry import LIST_OUTPUTS, op_named
 from ..templates import instantiate, rule_template
-from .activity import activity, diff_names, target_names
+from . import control_rules
+from .activity import activity, diff_names, local_functions, target_names
 from .simplify import fold
 
 RT = cst.Name("rt")
@@ -105,10 +106,10 @@ def _leaves(target, prefix=()):
         yield from _leaves(el.value, (*prefix, i))
 
 
-def _array_evidence(fn: ir.Function, helpers) -> set[str]:
+def _array_evidence(body, helpers) -> set[str]:
     """Variables known to be arrays: results of array ops, names passed to array ops, names indexed by tuples."""
     known = set()
-    for stmt in fn.body:
+    for stmt in body:
         if not isinstance(stmt, ir.Assign):
             continue
         e = eqn_of(stmt.value, helpers)
@@ -121,18 +122,50 @@ def _array_evidence(fn: ir.Function, helpers) -> set[str]:
     return known
 
 
+@dataclass(frozen=True)
+class Context:
+    """What every adjoint in one generated function shares: names, helpers and their flow summaries."""
+
+    namer: Namer
+    helpers: frozenset = frozenset()
+    flows: dict = field(default_factory=dict)
+
+
 class Backward:
     """Builds the backward pass statement by statement, from the last primal statement up."""
 
-    def __init__(self, fn, active, helpers, flows, namer):
+    def __init__(self, body, active, ctx: Context):
         self.active = active
-        self.helpers = helpers
-        self.flows = flows
-        self.namer = namer
-        self.arrays = _array_evidence(fn, helpers)
+        self.ctx = ctx
+        self.helpers = ctx.helpers
+        self.flows = ctx.flows
+        self.namer = ctx.namer
+        self.arrays = _array_evidence(body, ctx.helpers)
+        self.defs = local_functions(body)
+        self.plans: dict[int, object] = {}  # id of a rewritten control-flow statement -> its backward rule
         self.cot: dict[str, Cotangent] = {}
         self.out: list[ir.Stmt] = []
         self.origin = None
+
+    def forward(self, body) -> list:
+        """The primal statements, each active ``rt.cond``/``rt.scan`` rewritten to keep what its backward rule reads."""
+        out = []
+        for stmt in body:
+            e = eqn_of(stmt.value, self.helpers) if isinstance(stmt, ir.Assign) else None
+            if e is not None and e.kind == "runtime" and e.name in control_rules.RULES and self.active.intersection(target_names(stmt.target)):
+                self.origin = stmt.origin
+                stmts, plan = control_rules.RULES[e.name](self, stmt, e)
+                self.plans[id(stmts[-1])] = plan
+                out.extend(stmts)
+            else:
+                out.append(stmt)
+        self.origin = None
+        return out
+
+    def zeros(self, name: str, arrays=None) -> cst.Call:
+        """Zeros shaped like the variable ``name`` (a tree of zeros when it may be a container)."""
+        known = self.arrays if arrays is None else arrays
+        return call("xp.zeros_like" if name in known else "rt.tree_zeros_like", cst.Name(name))
 
     # --- accumulation -------------------------------------------------------
     def emit(self, target, value):
@@ -223,10 +256,16 @@ class Backward:
 
     # --- statements ----------------------------------------------------------
     def visit(self, stmt: ir.Assign):
+        if isinstance(stmt, ir.Def):
+            return
         names = target_names(stmt.target)
         if not any(n in self.cot for n in names):
             return  # no cotangent reached it (activity over-approximates through containers)
         self.origin = stmt.origin
+        plan = self.plans.get(id(stmt))
+        if plan is not None:
+            plan(self)
+            return
         if isinstance(stmt.target, cst.Tuple):
             source = stmt.value.value
             for path, leaf in _leaves(stmt.target):
@@ -241,7 +280,7 @@ class Backward:
             self.project(e.args[0].value, (e.name,), target)
         elif e.kind == "getitem":
             self.getitem(target, stmt.value)
-        elif e.kind == "op":
+        elif e.kind in ("op", "runtime"):
             self.op(target, e)
         elif e.kind == "helper":
             self.helper(target, e)
@@ -289,7 +328,7 @@ class Backward:
         self.add(base, call("rt.index_add", zeros, index_value(value), g))
 
     def op(self, target, e):
-        op = OPS.get(e.name)
+        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         if op is None or op.rule is None:
             raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
         g = self.take(target)
@@ -341,21 +380,61 @@ class Backward:
 def _check_rules(stmts, active, helpers):
     """Report the first op on the differentiated path (in source order) that has no rule."""
     for stmt in stmts:
-        if not isinstance(stmt.target, cst.Name) or stmt.target.value not in active:
+        if not isinstance(stmt, ir.Assign) or not active.intersection(target_names(stmt.target)):
             continue
         e = eqn_of(stmt.value, helpers)
-        missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
+        if e.kind == "runtime" and e.name in control_rules.RULES:
+            continue
+        if e.kind == "runtime" and isinstance(stmt.target, cst.Name):
+            op = op_named("rt." + e.name)
+            missing = op is None or op.rule is None
+        elif isinstance(stmt.target, cst.Name):
+            missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
+        else:
+            missing = False
         if missing:
-            raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+            what = e.name if e.kind != "runtime" else f"rt.{e.name}"
+            raise MissingRule(f"no derivative rule for `{what}`", stmt.origin, _RULE_HINT)
 
 
 _RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
 
 
+@dataclass
+class Adjoint:
+    """Statements ``forward`` (the primal ones, control flow keeping residuals) then ``backward``.
+
+    ``cotangents`` maps each input to the name holding its cotangent after
+    ``backward`` (None where no derivative reached it).
+    """
+
+    forward: list
+    backward: list
+    cotangents: dict
+    arrays: set = field(default_factory=set)  # names known to be arrays
+
+
+def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
+    """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their results."""
+    outputs = set().union(set(), *(diff_names(atom) for atom, _ in seeds))
+    active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (set(inputs) & outputs)
+    _check_rules(body, active, ctx.helpers)
+    back = Backward(body, active, ctx)
+    forward = back.forward(body)
+    back.origin = origin
+    for atom, seed in seeds:
+        back.contribute(atom, seed)
+    for stmt in reversed(forward):
+        back.visit(stmt)
+    back.origin = None
+    cotangents = {name: (back.take(name) if name in active else None) for name in inputs}
+    return Adjoint(forward, back.out, cotangents, back.arrays)
+
+
 def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.Function:
     """The ``mode.kind`` function of ``fn`` (in normal form, single assignment)."""
-    flows = flows or {}
-    namer = Namer(used_names(fn))
+    ctx = Context(Namer(used_names(fn)), helpers, flows or {})
+    namer = ctx.namer
     *stmts, ret = fn.body
     out = ret.value
     aux = None
@@ -366,30 +445,24 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.
             )
         out, aux = out.elements[0].value, out.elements[1].value
     wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
-    active = activity(fn, wrt, diff_names(out), helpers, flows) | (set(wrt) & diff_names(out))
-    _check_rules(stmts, active, helpers)
-    back = Backward(fn, active, helpers, flows, namer)
-    back.origin = ret.origin
     params = list(fn.params)
     if mode.kind == "vjp":
         params = [ir.Param(p.name) for p in params]  # every parameter positional: the cotangent comes last
         seed_name = namer.fresh(f"{fn.name}_bar")
         params.append(ir.Param(seed_name))
-        back.contribute(out, cst.Name(seed_name))
+        seed = cst.Name(seed_name)
     else:
-        back.contribute(out, call("rt.grad_seed", out))
-    for stmt in reversed(stmts):
-        back.visit(stmt)
-    back.origin = None
+        seed = call("rt.grad_seed", out)
+    adj = adjoint(stmts, wrt, [(out, seed)], ctx, ret.origin)
     grads = []
     for name in wrt:
-        g = back.take(name) if name in active else None
+        g = adj.cotangents[name]
         if g is None:
             g = call("rt.tree_zeros_like", cst.Name(name)) if mode.zeros_for_inactive else cst.Name("None")
         grads.append(g)
     grad = grads[0] if isinstance(mode.wrt, int) else cst.Tuple([cst.Element(g) for g in grads])
     result = _result(mode, out, aux, grad)
-    body = [*stmts, *back.out, ir.Return(result, None)]
+    body = [*adj.forward, *adj.backward, ir.Return(result, None)]
     name = f"{fn.name}_{mode.kind}"
     return ir.Function(name, tuple(params), tuple(body), fn.origin, docstring=_docstring(fn, mode, wrt))
 

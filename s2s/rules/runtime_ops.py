@@ -1,0 +1,47 @@
+"""Rules for the runtime functions that lowered code calls: element writes, list building, loop inputs.
+
+Registered as ``rt.<name>``; their vocabulary is the same as the ops'.
+"""
+
+import numpy as xp  # noqa: F401  (rule vocabulary)
+
+from s2s import runtime as rt
+from .registry import linear, nondiff, vjp
+
+
+@vjp(name="rt.index_set")
+def index_set(target, index, value, *, g):
+    return rt.index_set(g, index, 0), rt.index_set_value_vjp(g, index, value)
+
+
+@linear(name="rt.append")
+def append(items_, value, *, g):
+    return g[:-1], g[-1]
+
+
+@linear(name="rt.iterate")
+def iterate(xs, *, g):
+    return rt.sequence_vjp(g, xs)
+
+
+@linear(name="rt.enumerate")
+def enumerate_(xs, start=0, *, g):
+    return rt.enumerate_vjp(g, xs)
+
+
+@linear(name="rt.zip")
+def zip_(*sequences, g):
+    return rt.zip_vjp(g, sequences)
+
+
+@linear(name="rt.reversed")
+def reversed_(xs, *, g):
+    return rt.reversed_vjp(g, xs)
+
+
+@linear(name="rt.items")
+def items(d, *, g):
+    return rt.items_vjp(g, d)
+
+
+nondiff("loop counters are integers", "rt.range")

@@ -1,0 +1,298 @@
+"""Reverse-mode rules for ``rt.cond`` and ``rt.scan``: they transform their branch and body functions.
+
+A rule gets the ``Backward`` builder, the primal statement and its equation.
+It returns the statements that replace the primal one in the forward pass
+(ending with the rewritten call) and a *plan*: a function that, called when
+the backward pass reaches the statement, emits its adjoint.
+
+- ``scan``: the forward body ``<body>_fwd`` also returns the values its
+  backward pass reads (residuals), stacked over the steps as ``<name>_steps``;
+  the backward pass is a reverse ``scan`` of ``<body>_bwd`` over those
+  residuals, carrying the carry's cotangent and the cotangents of the values
+  the body reads from outside (weights), and stacking the cotangents of ``xs``.
+  Values that are static or come straight from ``xs`` are recomputed, not saved.
+- ``cond``: each forward branch returns its residuals, ``rt.cond_with_residuals``
+  keeps both (zeros for the branch not taken when the predicate is traced); the
+  backward pass is a ``cond`` on the same predicate of ``<branch>_bwd``
+  functions, which return the cotangents of the operands and of the values the
+  branches read from outside.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import names_in
+from ..errors import MissingRule
+from ..naming import bar
+from ..passes.dataflow import free_names
+from ..passes.normal_form import is_static
+
+ENCLOSING = frozenset({"xp", "rt"})
+
+
+def _call(func: str, *args, **kwargs) -> cst.Call:
+    node = cst.parse_expression(func)
+    arguments = [cst.Arg(a) for a in args] + [cst.Arg(v, keyword=cst.Name(k)) for k, v in kwargs.items()]
+    return cst.Call(node, arguments)
+
+
+def _tuple(items) -> cst.Tuple:
+    return cst.Tuple([cst.Element(i) for i in items])
+
+
+def _pack(items) -> cst.BaseExpression:
+    """One item as itself, several as a tuple."""
+    return items[0] if len(items) == 1 else _tuple(items)
+
+
+def _names(names) -> list[cst.Name]:
+    return [cst.Name(n) for n in names]
+
+
+def _function_name(e, i) -> str:
+    return e.args[i].value
+
+
+def _bound(stmts) -> set[str]:
+    found = set()
+    for stmt in stmts:
+        if isinstance(stmt, ir.Def):
+            found.add(stmt.function.name)
+        elif isinstance(stmt, ir.Assign):
+            found |= set(ir.target_names(stmt.target))
+    return found
+
+
+def _reads(stmts) -> set[str]:
+    found = set()
+    for stmt in stmts:
+        if isinstance(stmt, ir.Def):
+            found |= free_names(stmt.function)
+        elif isinstance(stmt, (ir.Assign, ir.Return)):
+            found |= names_in(stmt.value)
+    return found
+
+
+def _residuals(forward, backward, params, recomputable):
+    """What the backward statements read of the forward ones: names to save, and statements to recompute.
+
+    ``recomputable`` names are recomputed from their statements (parameters
+    among them reach the backward step directly).
+    """
+    bound = _bound(forward) | set(params)
+    by_target = {n: s for s in forward for n in _bound([s])}
+    stack = list((_reads(backward) - _bound(backward)) & bound)
+    saved, recompute, seen = set(), [], set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name not in recomputable:
+            saved.add(name)
+            continue
+        stmt = by_target.get(name)
+        if stmt is not None and all(stmt is not r for r in recompute):
+            recompute.append(stmt)
+            stack.extend((_reads([stmt]) - _bound([stmt])) & bound)
+    return sorted(saved), [s for s in forward if any(s is r for r in recompute)]
+
+
+def _recomputable(forward, item: str) -> set[str]:
+    """Names a backward step can recompute instead of saving: static values and unpackings of the step's input."""
+    found = {item}
+    for stmt in forward:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        reads = names_in(stmt.value) - ENCLOSING
+        unpack = isinstance(stmt.value, cst.Name) and stmt.value.value in found
+        if unpack or (is_static(stmt.value) and reads <= found):
+            found |= set(ir.target_names(stmt.target))
+    return found
+
+
+def _body_parts(fn: ir.Function):
+    *stmts, ret = fn.body
+    return stmts, ret.value
+
+
+# --- scan ------------------------------------------------------------------------------
+
+
+def scan(back, stmt: ir.Assign, e):
+    if e.kwargs:
+        raise MissingRule("reverse mode of `rt.scan` with keyword arguments is not supported", stmt.origin)
+    body = back.defs[_function_name(e, 0)]
+    init, xs = e.args[1], e.args[2]
+    carry_param, item_param = body.param_names
+    stmts, ret = _body_parts(body)
+    carry_out, y_out = (el.value for el in ret.elements)
+    carry_target, ys_target = (el.value for el in stmt.target.elements)
+    outer_free = sorted(free_names(body) - ENCLOSING)
+    free_active = [n for n in outer_free if n in back.active]
+    xs_active = bool(names_in(xs) & back.active)
+    ys_wanted = [n for n in ir.target_names(ys_target) if n != "_"]
+    ys_active = any(n in back.active for n in ys_wanted)
+
+    from .activity import varied
+
+    inputs = ([item_param] if xs_active else []) + free_active
+    init_active = bool(names_in(init) & back.active)
+    carry_varies = init_active or bool(names_in(carry_out) & varied(stmts, inputs, back.helpers, back.flows))
+    if carry_varies:
+        inputs = [carry_param, *inputs]
+
+    namer = back.namer
+    carry_bar = namer.fresh(bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar")
+    y_bar = namer.fresh(bar(y_out.value) if isinstance(y_out, cst.Name) else "ys_bar")
+    seeds = [(carry_out, cst.Name(carry_bar))] if carry_varies else []
+    if ys_active and not (isinstance(y_out, cst.Name) and y_out.value == "None"):
+        seeds.append((y_out, cst.Name(y_bar)))
+
+    from .reverse import adjoint
+
+    adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
+    saved, recompute = _residuals(adj.forward, adj.backward, body.param_names, _recomputable(adj.forward, item_param))
+    steps = [namer.fresh(f"{n}_steps") for n in saved]
+
+    # forward: the body also returns this step's residuals, stacked by the scan
+    fwd_name = namer.fresh(f"{body.name}_fwd")
+    fwd_ret = ir.Return(_tuple([carry_out, _tuple([y_out, _tuple(_names(saved))])]))
+    fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
+    target = _tuple([carry_target, _tuple([ys_target, _tuple(_names(steps))])])
+    call = _call("rt.scan", cst.Name(fwd_name), init, xs)
+    forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, call, stmt.origin)]
+
+    def plan(back):
+        accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
+        # the carry's cotangent coming in: from the scan's outputs (zeros where none reached them)
+        outer_carry = _outer_cotangent(back, carry_target)
+        outer_ys = _outer_cotangent(back, ys_target) if len(seeds) > (1 if carry_varies else 0) else None
+        carry_params = ([carry_bar] if carry_varies else []) + [namer.fresh(bar(n)) for n in accumulate]
+        item_parts = [_tuple(_names(saved))]
+        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active
+        if needs_item:
+            item_parts.append(cst.Name(item_param))
+        if outer_ys is not None:
+            item_parts.append(cst.Name(y_bar))
+        bwd_carry = namer.fresh("carry_bar") if len(carry_params) != 1 else carry_params[0]
+        bwd_item = namer.fresh("step")
+        prelude = []
+        if len(carry_params) > 1:
+            prelude.append(ir.Assign(_tuple(_names(carry_params)), cst.Name(bwd_carry)))
+        prelude.append(ir.Assign(_pack(item_parts), cst.Name(bwd_item)))
+        carry_in_bar = adj.cotangents.get(carry_param) if carry_varies else None
+        if carry_varies and carry_in_bar is None:
+            carry_in_bar = _call("rt.tree_zeros_like", cst.Name(carry_bar))
+        arrays = back.arrays | adj.arrays
+        new_carry = ([carry_in_bar] if carry_varies else []) + [
+            cst.BinaryOperation(cst.Name(acc), cst.Add(), adj.cotangents[n]) if n in arrays else _call("rt.tree_add", cst.Name(acc), adj.cotangents[n])
+            for acc, n in zip(carry_params[1:] if carry_varies else carry_params, accumulate)
+        ]
+        x_bar = adj.cotangents.get(item_param) if xs_active else None
+        bwd_ret = ir.Return(_tuple([_pack(new_carry) if new_carry else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
+        bwd_name = namer.fresh(f"{body.name}_bwd")
+        bwd = ir.Function(bwd_name, (ir.Param(bwd_carry), ir.Param(bwd_item)), (*prelude, *recompute, *adj.backward, bwd_ret), body.origin)
+        init_carry = ([outer_carry] if carry_varies else []) + [back.zeros(n, arrays) for n in accumulate]
+        xs_parts = [_tuple(_names(steps))] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
+        results = [namer.fresh(bar(n)) for n in ([_first_name(init, "init")] if carry_varies else [])] + [namer.fresh(bar(n)) for n in accumulate]
+        xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
+        back.out.append(ir.Def(bwd, back.origin))
+        call = _call("rt.scan", cst.Name(bwd_name), _pack(init_carry) if init_carry else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
+        back.emit(_tuple([_pack(_names(results)) if results else _tuple([]), cst.Name(xs_bar)]), call)
+        if carry_varies:
+            back.contribute(init, cst.Name(results[0]))
+        for name, total in zip(accumulate, results[1:] if carry_varies else results):
+            back.add(name, cst.Name(total))
+        if x_bar is not None:
+            back.contribute(xs, cst.Name(xs_bar))
+
+    return forward, plan
+
+
+def _first_name(atom, default):
+    names = ir.target_names(atom) if isinstance(atom, (cst.Name, cst.Tuple)) else []
+    return names[0] if len(names) == 1 else default
+
+
+def _outer_cotangent(back, target) -> cst.BaseExpression:
+    """The cotangent of a control-flow result ``target`` (a name or tuple of names), zeros where none reached it."""
+    if isinstance(target, cst.Name):
+        g = back.take(target.value) if target.value != "_" else None
+        return g if g is not None else back.zeros(target.value)
+    return _tuple([_outer_cotangent(back, el.value) for el in target.elements])
+
+
+# --- cond --------------------------------------------------------------------------------
+
+
+def cond(back, stmt: ir.Assign, e):
+    if e.kwargs:
+        raise MissingRule("reverse mode of `rt.cond` with keyword arguments is not supported", stmt.origin)
+    pred, operands = e.args[0], list(e.args[3:])
+    branches = [back.defs[_function_name(e, 1)], back.defs[_function_name(e, 2)]]
+    targets = ir.target_names(stmt.target)
+    active_ops = [i for i, op in enumerate(operands) if names_in(op) & back.active]
+    free = sorted(set().union(*(free_names(b) for b in branches)) - ENCLOSING)
+    free_active = [n for n in free if n in back.active]
+    namer = back.namer
+    out_bars = {t: namer.fresh(bar(t)) for t in targets if t in back.active}
+
+    from .reverse import adjoint
+
+    plans, forward = [], []
+    for branch in branches:
+        stmts, ret = _body_parts(branch)
+        params = branch.param_names
+        inputs = [params[i] for i in active_ops] + [n for n in free_active if n in free_names(branch)]
+        returned = [ret] if isinstance(stmt.target, cst.Name) else [el.value for el in ret.elements]
+        seeds = [(atom, cst.Name(out_bars[t])) for atom, t in zip(returned, targets) if t in out_bars]
+        adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
+        saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
+        name = namer.fresh(f"{branch.name}_fwd")
+        fwd = ir.Function(name, branch.params, (*adj.forward, ir.Return(_tuple([ret, _tuple(_names(saved))]))), branch.origin)
+        forward.append(ir.Def(fwd, stmt.origin))
+        plans.append((branch, adj, saved))
+    residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")]
+    call = _call("rt.cond_with_residuals", pred, *(cst.Name(d.function.name) for d in forward), *operands)
+    target = _tuple([stmt.target, _tuple(_names(residuals))])
+    forward.append(ir.Assign(target, call, stmt.origin))
+
+    def plan(back):
+        for t, name in out_bars.items():
+            g = back.take(t)
+            back.emit(cst.Name(name), g if g is not None else back.zeros(t))
+        wanted = [("op", i) for i in active_ops] + [("free", n) for n in free_active]
+        bwds = []
+        for (branch, adj, saved), res in zip(plans, residuals):
+            params = branch.param_names
+            results = []
+            for kind, key in wanted:
+                name = params[key] if kind == "op" else key
+                g = adj.cotangents.get(name)
+                results.append(g if g is not None else back.zeros(operands[key].value if kind == "op" else key))
+            prelude = [ir.Assign(_tuple(_names(saved)), cst.Name(res))] if saved else []
+            fn = ir.Function(namer.fresh(f"{branch.name}_bwd"), branch.params, (*prelude, *adj.backward, ir.Return(_pack(results) if results else _tuple([]))), branch.origin)
+            bwds.append(fn)
+            back.out.append(ir.Def(fn, back.origin))
+        call = _call("rt.cond", pred, *(cst.Name(f.name) for f in bwds), *operands)
+        atoms = [operands[key] if kind == "op" else cst.Name(key) for kind, key in wanted]
+        if len(atoms) == 1:
+            back.contribute(atoms[0], call)
+        elif atoms:
+            back.contribute_many(atoms, call)
+
+    return forward, plan
+
+
+def while_loop(back, stmt: ir.Assign, e):
+    raise MissingRule(
+        "reverse mode through a `while` loop is not supported yet",
+        stmt.origin,
+        "loop over a fixed `range` and stop early with `break` (a rolled `scan`)",
+    )
+
+
+RULES = {"scan": scan, "cond": cond, "while_loop": while_loop}
