@@ -20,20 +20,34 @@ LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
 CASES = [
-    ("if", "def f(x):\n    if np.sum(x) > 0:\n        x = x * 2\n    return np.sum(x)", "`if` statement is not supported", (2, 4)),
-    ("for", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x)", "`for` loop is not supported", (2, 4)),
-    ("while", "def f(x):\n    while True:\n        x = x * 2\n    return np.sum(x)", "`while` loop is not supported", (2, 4)),
-    ("ifexp", "def f(x):\n    return np.sum(x if True else -x)", "conditional expression", (2, 18)),
+    ("if_leaves_undefined", "def f(x):\n    if np.sum(x) > 0:\n        y = x * 2\n    return np.sum(y)",
+     "`y` is assigned in the `if` branch (line 8) but not in the `else` branch, and is used after the `if` (line 9)", (4, 4)),
+    ("loop_leaves_undefined", "def f(x):\n    for i in range(3):\n        y = x * i\n    return np.sum(y)",
+     "`y` is assigned in the loop (line 8) and used after it (line 9), but has no value before the loop", (4, 4)),
+    ("loop_variable_after", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x) * i",
+     "the loop variable `i` is used after the loop", (4, 4)),
+    ("loop_else", "def f(x):\n    for i in range(3):\n        x = x * 2\n    else:\n        x = x + 1\n    return np.sum(x)",
+     "`else` on a `for` loop", (4, 4)),
+    ("append_in_branch", "def f(x):\n    hs = []\n    for r in x:\n        if np.sum(r) > 0:\n            hs.append(r)\n    return np.sum(np.stack(hs))",
+     "the list `hs` does not grow by exactly one `append` per iteration", (5, 12)),
+    ("append_not_empty", "def f(x, hs):\n    for r in x:\n        hs.append(r)\n    return np.sum(np.stack(hs))",
+     "`hs.append` in a loop needs `hs` to start as an empty list", (3, 8)),
+    ("while_reverse", "def f(x):\n    while np.sum(x) < 10.0:\n        x = x * 2\n    return np.sum(x)",
+     "reverse mode through a `while` loop is not supported yet", (2, 4)),
+    ("ifexp_in_while", "def f(x):\n    while (1 if np.sum(x) < 1 else 0):\n        x = x * 2\n    return np.sum(x)",
+     "a conditional expression in a `while` test", (2, 4)),
     ("comprehension", "def f(x):\n    return np.sum([v for v in x])", "list comprehension", (2, 18)),
-    ("inplace", "def f(x):\n    y = np.zeros(3)\n    y[0] = x[0]\n    return np.sum(y)", "in-place write", (3, 4)),
+    ("write_into_argument", "def f(x):\n    x[0] = 1.0\n    return np.sum(x)", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
+    ("write_into_view", "def f(x):\n    y = np.zeros(3)\n    v = y[1:]\n    y[0] = x[0]\n    return np.sum(v * x[1:])",
+     "in-place write into `y`, which may share memory with `v`", (4, 4)),
     ("print", "def f(x):\n    print(x)\n    return np.sum(x)", "expression statement", (2, 4)),
     ("starargs", "def f(*xs):\n    return np.sum(xs[0])", "`*args`/`**kwargs` parameters", (1, 6)),
     ("undefined", "def f(x):\n    return np.sum(x * weights)", "name `weights` is not defined", (2, 22)),
     ("norule", "def f(x):\n    y = np.fft.fft(x).real\n    return np.sum(y)", "no derivative rule for `fft.fft`", (2, 8)),
     ("other_library", "def f(x):\n    return np.sum(sp.expit(x))", "comes from `scipy.special`", (2, 18)),
     ("missing_method", "def f(x):\n    return x.frobnicate()", "array method `.frobnicate()` is not supported", (2, 11)),
-    ("no_return", "def f(x):\n    y = x * 2", "does not end with a `return`", (1, 0)),
-    ("early_return", "def f(x):\n    return x\n    y = 2", "does not end with a `return`", (1, 0)),
+    ("no_return", "def f(x):\n    y = x * 2", "`f` can reach its end without a `return`", (1, 0)),
+    ("return_on_one_path", "def f(x):\n    if np.sum(x) > 0:\n        return np.sum(x)", "`f` can reach its end without a `return`", (1, 0)),
     ("reserved", "def f(x):\n    xp = x * 2\n    return np.sum(xp)", "the name `xp` is reserved", (2, 4)),
     ("nonliteral_global", "def f(x):\n    return np.sum(x) * weights_table", "refers to dict", (2, 23)),
     ("float_of_active", "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)", "no derivative rule for `float`", (2, 8)),
@@ -73,7 +87,8 @@ def test_cli_reports_one_message_without_traceback(tmp_path):
     run = subprocess.run([sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f"], capture_output=True, text=True)
     assert run.returncode != 0
     assert "Traceback" not in run.stderr and run.stdout == ""
-    assert f"{path}:{LINE0 + 2}:5: error: `if` statement is not supported" in run.stderr
+    line, col = CASES[0][3]
+    assert f"{path}:{LINE0 + line}:{col + 1}: error: {CASES[0][2]}" in run.stderr
 
 
 def test_cli_never_overwrites_the_source(tmp_path):

@@ -414,6 +414,9 @@ class Resolver:
         targets = [c.with_changes(comparator=self.expr(c.comparator)) for c in node.comparisons]
         return self.mark(node.with_changes(left=self.expr(node.left), comparisons=targets), node)
 
+    def _IfExp(self, node):
+        return self.mark(node.with_changes(test=self.expr(node.test), body=self.expr(node.body), orelse=self.expr(node.orelse)), node)
+
     def _Subscript(self, node):
         elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)

@@ -164,13 +164,12 @@ class _Lower:
         changed = assigned(stmt.body) | assigned(stmt.orelse)
         results = _ordered(changed & live_after, [stmt])
         for name in results:
-            for branch, other, label in ((stmt.body, stmt.orelse, "`if`"), (stmt.orelse, stmt.body, "`else`")):
+            for branch, other, missing, assigning in ((stmt.body, stmt.orelse, "if", "else"), (stmt.orelse, stmt.body, "else", "if")):
                 if name not in assigned(branch) and name not in defined:
                     where = _first(other, lambda s: name in writes(s))
                     use = _first(later, lambda s: name in reads(s))
-                    missing = "else" if label == "`if`" else "if"
                     raise UnsupportedSyntax(
-                        f"`{name}` is assigned in the {label} branch ({_line(where)}) but not in the "
+                        f"`{name}` is assigned in the `{assigning}` branch ({_line(where)}) but not in the "
                         f"`{missing}` branch, and is used after the `if` ({_line(use)})",
                         use or stmt.origin,
                         f"give `{name}` a value before the `if`, or assign it in both branches",
