@@ -67,18 +67,23 @@ def _stack(items):
     """Per-step outputs stacked along a new leading axis, structure kept.
 
     Leaves whose shapes differ from step to step (a loop over layers of
-    different sizes) stay a Python sequence, as ``Elements``.
+    different sizes), or that are missing on some steps (the residuals of a
+    branch not taken), stay a Python sequence, as ``Elements``.
     """
+    if all(it is None for it in items):
+        return None
+    if any(it is None for it in items) or len({type(it) for it in items}) > 1:
+        return Elements(items)
     first = items[0]
     if isinstance(first, dict):
         return {k: _stack([it[k] for it in items]) for k in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):
         return type(first)(*(_stack([it[i] for it in items]) for i in range(len(first))))
     if isinstance(first, (tuple, list)):
+        if len({len(it) for it in items}) > 1:
+            return Elements(items)
         return type(first)(_stack([it[i] for it in items]) for i in range(len(first)))
-    if all(it is None for it in items):
-        return None
-    if any(it is None for it in items) or isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
+    if isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
         return Elements(items)
     return namespace(*items).stack([namespace(it).asarray(it) for it in items])
 
@@ -103,7 +108,8 @@ def _length(xs, length):
     leaves = list(tree_leaves(xs))
     if not leaves:
         raise ValueError("scan needs `length` when it has no sequence to scan over")
-    return int(np.shape(leaves[0])[0])
+    first = leaves[0]
+    return len(first.items) if isinstance(first, Elements) else int(np.shape(first)[0])
 
 
 def _has_elements(xs) -> bool:

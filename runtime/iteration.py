@@ -169,7 +169,7 @@ def _per_element(g, n):
 
 def sequence_vjp(g, xs):
     """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element."""
-    if is_array(xs) or g is None:
+    if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or g is None:
         return g
     if isinstance(xs, dict):
         return None  # a loop over a dict visits its keys

@@ -11,7 +11,7 @@ from .registry import linear, nondiff, vjp
 
 @vjp(name="rt.index_set")
 def index_set(target, index, value, *, g):
-    return rt.index_set(g, index, 0), rt.index_set_value_vjp(g, index, value)
+    return rt.index_set(g, index, 0), None, rt.index_set_value_vjp(g, index, value)
 
 
 @linear(name="rt.append")

@@ -1,0 +1,151 @@
+"""Programs with control flow and in-place writes, as users write them: the control-flow test table's inputs."""
+
+import numpy as np
+
+
+def branch_on_data(x):
+    if x.sum() > 0:
+        y = np.sin(x) * 2
+    else:
+        y = np.cos(x)
+    return np.sum(y * x)
+
+
+def elif_chain(x):
+    s = np.sum(x)
+    if s > 1.0:
+        y = x * s
+    elif s > -1.0:
+        y = np.tanh(x)
+    else:
+        y = -x
+    return np.sum(y**2)
+
+
+def conditional_expression(x):
+    y = np.exp(x) if x.mean() > 0 else np.exp(-x)
+    return np.sum(y)
+
+
+def boolean_predicate(x):
+    y = x
+    if x.sum() > 0 and not x.max() > 3.0:
+        y = x * 3.0
+    return np.sum(y * y)
+
+
+def static_flag(x, squared=True):
+    if squared:
+        return np.sum(x * x)
+    return np.sum(x)
+
+
+def early_return(x):
+    if np.max(x) > 2.0:
+        return np.sum(x)
+    y = np.tanh(x)
+    return np.sum(y * y)
+
+
+def rnn(W, h, xs):
+    for x in xs:
+        h = np.tanh(h @ W + x)
+    return np.sum(h)
+
+
+def indexed_loop(x, w):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + np.sin(x[i] * w)
+    return total
+
+
+def enumerate_and_zip(x, y):
+    acc = np.zeros(())
+    for i, (a, b) in enumerate(zip(x, y)):
+        acc = acc + (i + 1) * a * b
+    return acc
+
+
+def loop_with_break(x):
+    h = x
+    for i in range(8):
+        h = np.sin(h) + 0.5 * h
+        if np.sum(h) > 3.0:
+            break
+    return np.sum(h)
+
+
+def loop_with_continue(x):
+    acc = np.zeros_like(x)
+    for row in np.reshape(x, (3, -1)):
+        if row.sum() < 0:
+            continue
+        acc = acc + np.sum(row**2)
+    return np.sum(acc * x)
+
+
+def return_in_loop(x):
+    h = x
+    for i in range(6):
+        h = h * 1.5
+        if np.sum(h) > 5.0:
+            return np.sum(np.sin(h))
+    return np.sum(h)
+
+
+def nested_loops(x):
+    s = np.zeros(())
+    for i in range(3):
+        for j in range(2):
+            s = s + np.sum(np.cos(x * (i + j)))
+    return s
+
+
+def loop_over_layers(params, x):
+    h = x
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def cond_in_loop(x):
+    h = x
+    for i in range(4):
+        if np.sum(h) > 0:
+            h = h * 0.5 - 0.3
+        else:
+            h = np.exp(h)
+    return np.sum(h)
+
+
+def element_writes(x):
+    y = np.zeros(6)
+    y[0] = x[0] * 2
+    y[1:3] = np.sin(x[1:3])
+    y[3] += x[3] ** 2
+    y[y < 0.1] = 0.1
+    return np.sum(y * x)
+
+
+def write_in_loop(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * (i + 1)
+    return np.sum(out**2)
+
+
+def collected_outputs(W, xs):
+    h = np.zeros(W.shape[0])
+    hs = []
+    for x in xs:
+        h = np.tanh(W @ h + x)
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
+def while_loop(x):
+    y = x
+    while np.sum(y) < 10.0:
+        y = y * 2.0
+    return np.sum(y)
