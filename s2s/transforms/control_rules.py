@@ -242,7 +242,7 @@ def cond(back, stmt: ir.Assign, e):
 
     from .reverse import adjoint
 
-    plans, forward = [], []
+    plans = []
     for branch in branches:
         stmts, ret = _body_parts(branch)
         params = branch.param_names
@@ -250,14 +250,18 @@ def cond(back, stmt: ir.Assign, e):
         returned = [ret] if isinstance(stmt.target, cst.Name) else [el.value for el in ret.elements]
         seeds = [(atom, cst.Name(out_bars[t])) for atom, t in zip(returned, targets) if t in out_bars]
         adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
-        saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
+        saved, _ = _residuals(adj.forward, adj.backward, params, set(params))
+        plans.append((branch, adj, saved, ret))
+    keeps = any(saved for _, _, saved, _ in plans)  # without residuals the forward pass is a plain cond
+    forward = []
+    for branch, adj, saved, ret in plans:
+        result = _tuple([ret, _tuple(_names(saved))]) if keeps else ret
         name = namer.fresh(f"{branch.name}_fwd")
-        fwd = ir.Function(name, branch.params, (*adj.forward, ir.Return(_tuple([ret, _tuple(_names(saved))]))), branch.origin)
-        forward.append(ir.Def(fwd, stmt.origin))
-        plans.append((branch, adj, saved))
-    residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")]
-    call = _call("rt.cond_with_residuals", pred, *(cst.Name(d.function.name) for d in forward), *operands)
-    target = _tuple([stmt.target, _tuple(_names(residuals))])
+        forward.append(ir.Def(ir.Function(name, branch.params, (*adj.forward, ir.Return(result)), branch.origin), stmt.origin))
+    residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")] if keeps else []
+    func = "rt.cond_with_residuals" if keeps else "rt.cond"
+    call = _call(func, pred, *(cst.Name(d.function.name) for d in forward), *operands)
+    target = _tuple([stmt.target, _tuple(_names(residuals))]) if keeps else stmt.target
     forward.append(ir.Assign(target, call, stmt.origin))
 
     def plan(back):
@@ -266,7 +270,7 @@ def cond(back, stmt: ir.Assign, e):
             back.emit(cst.Name(name), g if g is not None else back.zeros(t))
         wanted = [("op", i) for i in active_ops] + [("free", n) for n in free_active]
         bwds = []
-        for (branch, adj, saved), res in zip(plans, residuals):
+        for (branch, adj, saved, _), res in zip(plans, residuals or [None, None]):
             params = branch.param_names
             results = []
             for kind, key in wanted:
