@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import _is_jax, namespace
-from .iteration import DynamicRange, Elements, Zipped, plain
+from .iteration import DynamicRange, Elements, plain
 from .trees import tree_leaves
 
 

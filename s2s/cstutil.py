@@ -157,6 +157,12 @@ def names_in(node: cst.CSTNode) -> set[str]:
     return {n.value for n in iter_nodes(node, _FREE) if type(n) is cst.Name}
 
 
+def call(func: str, *args, **kwargs) -> cst.Call:
+    """``func(*args, **kwargs)`` for a dotted ``func`` (``"rt.scan"``) and argument expressions."""
+    arguments = [cst.Arg(a) for a in args] + [cst.Arg(v, keyword=cst.Name(k)) for k, v in kwargs.items()]
+    return cst.Call(cst.parse_expression(func), arguments)
+
+
 def literal(value) -> cst.BaseExpression:
     """A Python literal (number, string, bool, None, tuple of those) as an expression."""
     if isinstance(value, tuple):

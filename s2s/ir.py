@@ -88,7 +88,6 @@ class Def:
 
 
 Stmt = Assign | AugAssign | Return | If | For | While | Break | Continue | Def
-COMPOUND = (If, For, While)
 
 
 @dataclass(frozen=True)

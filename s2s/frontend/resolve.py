@@ -60,14 +60,6 @@ def xp_attr(name: str) -> cst.Attribute:
     return node
 
 
-def _assigned_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _assigned_names(el.value)]
-    return []
-
-
 def _bound_names(statements) -> set[str]:
     """Names a block binds: assignment and loop targets, local ``def``s, nested blocks included."""
     names = set()
@@ -78,12 +70,12 @@ def _bound_names(statements) -> set[str]:
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     for t in small.targets:
-                        names.update(_assigned_names(t.target))
+                        names.update(ir.target_names(t.target))
                 elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
-                    names.update(_assigned_names(small.target))
+                    names.update(ir.target_names(small.target))
         else:
             if isinstance(stmt, cst.For):
-                names.update(_assigned_names(stmt.target))
+                names.update(ir.target_names(stmt.target))
             for block in _blocks(stmt):
                 names |= _bound_names(block)
     return names
@@ -167,7 +159,6 @@ class Resolver:
         return body, docstring
 
     def compound(self, stmt):
-        origin = self.source.origin(stmt)
         if isinstance(stmt, cst.If):
             if isinstance(stmt.orelse, cst.If):
                 orelse = (self.compound(stmt.orelse),)

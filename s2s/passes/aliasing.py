@@ -52,7 +52,6 @@ def _elements(value):
     return None
 
 
-_targets = ir.target_names
 
 
 def _read_before_rebound(name: str, later) -> bool:
@@ -60,7 +59,7 @@ def _read_before_rebound(name: str, later) -> bool:
     for stmt in later:
         if name in names_in(stmt.value):
             return True
-        if isinstance(stmt, (ir.Assign, ir.AugAssign)) and name in _targets(stmt.target):
+        if isinstance(stmt, (ir.Assign, ir.AugAssign)) and name in ir.target_names(stmt.target):
             return False
     return False
 
@@ -68,7 +67,7 @@ def _read_before_rebound(name: str, later) -> bool:
 def _bind_unpacked(target, parts, bind):
     """``a, (b, c) = t`` where ``t`` holds a literal: each name shares only its own element's memory."""
     if len(target.elements) != len(parts):
-        for name in _targets(target):
+        for name in ir.target_names(target):
             bind(name, set().union(*[p for p in parts if isinstance(p, set)]))
         return
     for el, part in zip(target.elements, parts):
@@ -77,7 +76,7 @@ def _bind_unpacked(target, parts, bind):
         elif isinstance(part, list):
             _bind_unpacked(el.value, part, bind)
         else:
-            for name in _targets(el.value):
+            for name in ir.target_names(el.value):
                 bind(name, part)
 
 
@@ -147,7 +146,7 @@ def check(fn: ir.Function) -> ir.Function:
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue
-            for name in _targets(stmt.target):
+            for name in ir.target_names(stmt.target):
                 bind(name, _shared_with(stmt.value))
                 elements.pop(name, None)
             if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:

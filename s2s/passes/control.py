@@ -27,17 +27,13 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import dotted, names_in
+from ..cstutil import call, dotted, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import assigned, live_in, reads, stmt_live_in, used_names, writes
 from .jumps import returns_on_every_path
 
 ITERATION_HELPERS = {"range": "rt.range", "enumerate": "rt.enumerate", "zip": "rt.zip", "reversed": "rt.reversed"}
-
-
-def _call(func: str, *args) -> cst.Call:
-    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
 
 
 def _names(names) -> cst.BaseExpression:
@@ -99,7 +95,7 @@ class _Unstack(cst.CSTTransformer):
             return first
         axis = rest[0].value if func == "xp.stack" and len(rest) == 1 and (rest[0].keyword is None or rest[0].keyword.value == "axis") else None
         if axis is not None:
-            return _call("xp.moveaxis", first, cst.Integer("0"), axis)
+            return call("xp.moveaxis", first, cst.Integer("0"), axis)
         return node
 
 
@@ -179,7 +175,7 @@ class _Lower:
         operands = self._operands(stmt, defined)
         t = self.function("if_true", operands, stmt.body, defined, _names(results), later, empty, stmt.origin)
         f = self.function("if_false", operands, stmt.orelse, defined, _names(results), later, empty, stmt.origin)
-        value = _call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
+        value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
         defined |= set(results)
         return [ir.Def(t, stmt.origin), ir.Def(f, stmt.origin), ir.Assign(_names(results), value, stmt.origin)]
 
@@ -188,7 +184,7 @@ class _Lower:
         t = self.function("if_true", operands, stmt.body, defined, None, (), empty, stmt.origin)
         f = self.function("if_false", operands, stmt.orelse, defined, None, (), empty, stmt.origin)
         result = self.namer.fresh(self.fn.name)
-        value = _call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
+        value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
         return [
             ir.Def(t, stmt.origin),
             ir.Def(f, stmt.origin),
@@ -236,7 +232,7 @@ class _Lower:
                 raise UnsupportedSyntax(
                     f"the loop variable `{name}` is used after the loop ({_line(use)})",
                     use or stmt.origin,
-                    f"copy it into a variable that has a value before the loop",
+                    "copy it into a variable that has a value before the loop",
                 )
         lists = self._collected(stmt, empty)
         body = tuple(_Appends(lists).block(stmt.body))
@@ -259,7 +255,7 @@ class _Lower:
         )
         xs = self.iteration(stmt.iter)
         init = _names(carried)
-        value = _call("rt.scan", cst.Name(fn.name), init, xs)
+        value = call("rt.scan", cst.Name(fn.name), init, xs)
         outputs = cst.Tuple([cst.Element(_names(carried) if carried else cst.Name("_")), cst.Element(_names(list(lists)) if lists else cst.Name("_"))])
         defined |= set(carried) | set(lists)
         return [ir.Def(fn, stmt.origin), ir.Assign(outputs, value, stmt.origin)], set(lists)
@@ -299,7 +295,7 @@ class _Lower:
             return cst.Call(cst.parse_expression(ITERATION_HELPERS[name]), args)
         if nested or isinstance(node, cst.Call) and dotted(node.func) == "rt.items":
             return node  # the helpers take any sequence
-        return _call("rt.iterate", node)
+        return call("rt.iterate", node)
 
     def while_(self, stmt, defined, live_after, later) -> list:
         for inner in ir.walk(stmt.body):
@@ -318,7 +314,7 @@ class _Lower:
         inner_defined = set(defined) | set(carried)
         test = self.function("while_cond", (carry,), (), inner_defined, stmt.test, later, frozenset(), stmt.origin, unpack)
         body = self.function("while_body", (carry,), stmt.body, inner_defined, _names(carried), later, frozenset(), stmt.origin, unpack)
-        value = _call("rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried))
+        value = call("rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried))
         defined |= set(carried)
         return [ir.Def(test, stmt.origin), ir.Def(body, stmt.origin), ir.Assign(_names(carried), value, stmt.origin)]
 

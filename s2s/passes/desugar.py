@@ -18,7 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import iter_nodes
+from ..cstutil import call, iter_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -30,10 +30,6 @@ _AUG_TO_BINARY = {
     cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
 }  # fmt: skip
-
-
-def call(func: str, *args) -> cst.Call:
-    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
 
 
 class _SplitComparisons(cst.CSTTransformer):

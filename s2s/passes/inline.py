@@ -95,16 +95,10 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                 renamed = substitute_reads(inner, mapping)
                 out.append(ir.Def(renamed.function.with_body(renamed.function.body, name=mapping[name].value), inner.origin))
                 continue
-            for name in _target_names(inner.target):
+            for name in ir.target_names(inner.target):
                 if name not in mapping:
                     mapping[name] = cst.Name(namer.fresh(name))
             value = substitute(inner.value, mapping)
             target = substitute(inner.target, {k: v for k, v in mapping.items() if isinstance(v, cst.Name)})
             out.append(ir.Assign(target, value, stmt.origin))
     return fn.with_body(out, locals={})
-
-
-def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for el in target.elements for n in _target_names(el.value)]

@@ -20,14 +20,10 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import literal
+from ..cstutil import call, literal
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
-
-
-def _call(func: str, *args) -> cst.Call:
-    return cst.Call(cst.parse_expression(func), [cst.Arg(a) for a in args])
 
 
 def _may_jump(body, in_loop: bool) -> bool:
@@ -120,12 +116,12 @@ class _Jumps:
         body = self.block(stmt.body, loop)
         if loop.done is None:
             return [_replace_body(stmt, body)]
-        not_done = _call("xp.logical_not", cst.Name(loop.done))
+        not_done = call("xp.logical_not", cst.Name(loop.done))
         flags = [_set(loop.done, False, stmt.origin)]
         if loop.returned:
             flags.append(_set(loop.returned, False if len(loop.returns) == 1 else 0, stmt.origin))
         if isinstance(stmt, ir.While):
-            return [*flags, ir.While(_call("xp.logical_and", not_done, stmt.test), body, stmt.origin)]
+            return [*flags, ir.While(call("xp.logical_and", not_done, stmt.test), body, stmt.origin)]
         return [*flags, ir.For(stmt.target, stmt.iter, (ir.If(not_done, body, (), stmt.origin),), stmt.origin)]
 
 

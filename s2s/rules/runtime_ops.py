@@ -3,8 +3,6 @@
 Registered as ``rt.<name>``; their vocabulary is the same as the ops'.
 """
 
-import numpy as xp  # noqa: F401  (rule vocabulary)
-
 from s2s import runtime as rt
 from .registry import linear, nondiff, vjp
 

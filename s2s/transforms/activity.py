@@ -32,12 +32,6 @@ def diff_names(atom) -> set[str]:
     return set()
 
 
-def target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for el in target.elements for n in target_names(el.value)]
-
-
 def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     """Names an equation's output depends on differentiably.
 
@@ -74,7 +68,7 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
 
 def _eqns(body, helpers):
     stmts = [s for s in body if isinstance(s, ir.Assign)]
-    return [(target_names(s.target), eqn_of(s.value, helpers)) for s in stmts]
+    return [(ir.target_names(s.target), eqn_of(s.value, helpers)) for s in stmts]
 
 
 def local_functions(body) -> dict:

@@ -23,19 +23,13 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import names_in
+from ..cstutil import call, names_in
 from ..errors import MissingRule
 from ..naming import bar
-from ..passes.dataflow import free_names
+from ..passes.dataflow import free_names, reads, writes
 from ..passes.normal_form import is_static
 
 ENCLOSING = frozenset({"xp", "rt"})
-
-
-def _call(func: str, *args, **kwargs) -> cst.Call:
-    node = cst.parse_expression(func)
-    arguments = [cst.Arg(a) for a in args] + [cst.Arg(v, keyword=cst.Name(k)) for k, v in kwargs.items()]
-    return cst.Call(node, arguments)
 
 
 def _tuple(items) -> cst.Tuple:
@@ -56,23 +50,11 @@ def _function_name(e, i) -> str:
 
 
 def _bound(stmts) -> set[str]:
-    found = set()
-    for stmt in stmts:
-        if isinstance(stmt, ir.Def):
-            found.add(stmt.function.name)
-        elif isinstance(stmt, ir.Assign):
-            found |= set(ir.target_names(stmt.target))
-    return found
+    return set().union(set(), *(writes(s) for s in stmts))
 
 
 def _reads(stmts) -> set[str]:
-    found = set()
-    for stmt in stmts:
-        if isinstance(stmt, ir.Def):
-            found |= free_names(stmt.function)
-        elif isinstance(stmt, (ir.Assign, ir.Return)):
-            found |= names_in(stmt.value)
-    return found
+    return set().union(set(), *(reads(s) for s in stmts))
 
 
 def _residuals(forward, backward, params, recomputable):
@@ -106,9 +88,9 @@ def _recomputable(forward, item: str) -> set[str]:
     for stmt in forward:
         if not isinstance(stmt, ir.Assign):
             continue
-        reads = names_in(stmt.value) - ENCLOSING
+        inputs = names_in(stmt.value) - ENCLOSING
         unpack = isinstance(stmt.value, cst.Name) and stmt.value.value in found
-        if unpack or (is_static(stmt.value) and reads <= found):
+        if unpack or (is_static(stmt.value) and inputs <= found):
             found |= set(ir.target_names(stmt.target))
     return found
 
@@ -162,8 +144,8 @@ def scan(back, stmt: ir.Assign, e):
     fwd_ret = ir.Return(_tuple([carry_out, _tuple([y_out, _tuple(_names(saved))])]))
     fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
     target = _tuple([carry_target, _tuple([ys_target, _tuple(_names(steps))])])
-    call = _call("rt.scan", cst.Name(fwd_name), init, xs)
-    forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, call, stmt.origin)]
+    value = call("rt.scan", cst.Name(fwd_name), init, xs)
+    forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, value, stmt.origin)]
 
     def plan(back):
         accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
@@ -185,10 +167,10 @@ def scan(back, stmt: ir.Assign, e):
         prelude.append(ir.Assign(_pack(item_parts), cst.Name(bwd_item)))
         carry_in_bar = adj.cotangents.get(carry_param) if carry_varies else None
         if carry_varies and carry_in_bar is None:
-            carry_in_bar = _call("rt.tree_zeros_like", cst.Name(carry_bar))
+            carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
         arrays = back.arrays | adj.arrays
         new_carry = ([carry_in_bar] if carry_varies else []) + [
-            cst.BinaryOperation(cst.Name(acc), cst.Add(), adj.cotangents[n]) if n in arrays else _call("rt.tree_add", cst.Name(acc), adj.cotangents[n])
+            cst.BinaryOperation(cst.Name(acc), cst.Add(), adj.cotangents[n]) if n in arrays else call("rt.tree_add", cst.Name(acc), adj.cotangents[n])
             for acc, n in zip(carry_params[1:] if carry_varies else carry_params, accumulate)
         ]
         x_bar = adj.cotangents.get(item_param) if xs_active else None
@@ -200,8 +182,8 @@ def scan(back, stmt: ir.Assign, e):
         results = [namer.fresh(bar(n)) for n in ([_first_name(init, "init")] if carry_varies else [])] + [namer.fresh(bar(n)) for n in accumulate]
         xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
         back.out.append(ir.Def(bwd, back.origin))
-        call = _call("rt.scan", cst.Name(bwd_name), _pack(init_carry) if init_carry else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
-        back.emit(_tuple([_pack(_names(results)) if results else _tuple([]), cst.Name(xs_bar)]), call)
+        value = call("rt.scan", cst.Name(bwd_name), _pack(init_carry) if init_carry else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
+        back.emit(_tuple([_pack(_names(results)) if results else _tuple([]), cst.Name(xs_bar)]), value)
         if carry_varies:
             back.contribute(init, cst.Name(results[0]))
         for name, total in zip(accumulate, results[1:] if carry_varies else results):
@@ -260,9 +242,9 @@ def cond(back, stmt: ir.Assign, e):
         forward.append(ir.Def(ir.Function(name, branch.params, (*adj.forward, ir.Return(result)), branch.origin), stmt.origin))
     residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")] if keeps else []
     func = "rt.cond_with_residuals" if keeps else "rt.cond"
-    call = _call(func, pred, *(cst.Name(d.function.name) for d in forward), *operands)
+    value = call(func, pred, *(cst.Name(d.function.name) for d in forward), *operands)
     target = _tuple([stmt.target, _tuple(_names(residuals))]) if keeps else stmt.target
-    forward.append(ir.Assign(target, call, stmt.origin))
+    forward.append(ir.Assign(target, value, stmt.origin))
 
     def plan(back):
         for t, name in out_bars.items():
@@ -281,12 +263,12 @@ def cond(back, stmt: ir.Assign, e):
             fn = ir.Function(namer.fresh(f"{branch.name}_bwd"), branch.params, (*prelude, *adj.backward, ir.Return(_pack(results) if results else _tuple([]))), branch.origin)
             bwds.append(fn)
             back.out.append(ir.Def(fn, back.origin))
-        call = _call("rt.cond", pred, *(cst.Name(f.name) for f in bwds), *operands)
+        value = call("rt.cond", pred, *(cst.Name(f.name) for f in bwds), *operands)
         atoms = [operands[key] if kind == "op" else cst.Name(key) for kind, key in wanted]
         if len(atoms) == 1:
-            back.contribute(atoms[0], call)
+            back.contribute(atoms[0], value)
         elif atoms:
-            back.contribute_many(atoms, call)
+            back.contribute_many(atoms, value)
 
     return forward, plan
 

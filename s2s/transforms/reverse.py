@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import literal, names_in
+from ..cstutil import call, literal, names_in
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.dataflow import used_names
@@ -28,18 +28,11 @@ from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS, op_named
 from ..templates import instantiate, rule_template
 from . import control_rules
-from .activity import activity, diff_names, local_functions, target_names
+from .activity import activity, diff_names, local_functions
 from .simplify import fold
 
 RT = cst.Name("rt")
 XP = cst.Name("xp")
-
-
-def call(func: str, *args) -> cst.Call:
-    node: cst.BaseExpression = cst.Name(func.split(".")[0])
-    for part in func.split(".")[1:]:
-        node = cst.Attribute(node, cst.Name(part))
-    return cst.Call(node, [cst.Arg(a) for a in args])
 
 
 def index(base: cst.BaseExpression, key) -> cst.Subscript:
@@ -115,7 +108,7 @@ def _array_evidence(body, helpers) -> set[str]:
         e = eqn_of(stmt.value, helpers)
         if e.kind == "op":
             if e.name not in LIST_OUTPUTS:
-                known.update(target_names(stmt.target))
+                known.update(ir.target_names(stmt.target))
             known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
         elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
             known.add(e.args[0].value)
@@ -152,7 +145,7 @@ class Backward:
         out = []
         for stmt in body:
             e = eqn_of(stmt.value, self.helpers) if isinstance(stmt, ir.Assign) else None
-            if e is not None and e.kind == "runtime" and e.name in control_rules.RULES and self.active.intersection(target_names(stmt.target)):
+            if e is not None and e.kind == "runtime" and e.name in control_rules.RULES and self.active.intersection(ir.target_names(stmt.target)):
                 self.origin = stmt.origin
                 stmts, plan = control_rules.RULES[e.name](self, stmt, e)
                 self.plans[id(stmts[-1])] = plan
@@ -258,7 +251,7 @@ class Backward:
     def visit(self, stmt: ir.Assign):
         if isinstance(stmt, ir.Def):
             return
-        names = target_names(stmt.target)
+        names = ir.target_names(stmt.target)
         if not any(n in self.cot for n in names):
             return  # no cotangent reached it (activity over-approximates through containers)
         self.origin = stmt.origin
@@ -380,7 +373,7 @@ class Backward:
 def _check_rules(stmts, active, helpers):
     """Report the first op on the differentiated path (in source order) that has no rule."""
     for stmt in stmts:
-        if not isinstance(stmt, ir.Assign) or not active.intersection(target_names(stmt.target)):
+        if not isinstance(stmt, ir.Assign) or not active.intersection(ir.target_names(stmt.target)):
             continue
         e = eqn_of(stmt.value, helpers)
         if e.kind == "runtime" and e.name in control_rules.RULES:

@@ -132,12 +132,6 @@ def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.visit(_Fold())
 
 
-def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    return [n for el in target.elements for n in _target_names(el.value)]
-
-
 def propagate_copies(body, keep=frozenset()):
     """Replace names bound by ``a = b`` with ``b`` downstream (unless ``a`` is in ``keep``).
 
@@ -149,7 +143,7 @@ def propagate_copies(body, keep=frozenset()):
     last: dict[str, int] = {}
     for i, stmt in enumerate(body):
         if isinstance(stmt, ir.Assign):
-            for name in _target_names(stmt.target):
+            for name in ir.target_names(stmt.target):
                 counts[name] = counts.get(name, 0) + 1
                 last[name] = i
     mapping, out = {}, []
@@ -188,7 +182,7 @@ def eliminate_dead(body):
             out.append(stmt)
             continue
         if isinstance(stmt, ir.Assign):
-            names = _target_names(stmt.target)
+            names = ir.target_names(stmt.target)
             if not any(n in live for n in names):
                 continue
         live |= names_in(stmt.value)
