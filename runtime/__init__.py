@@ -20,6 +20,7 @@ from .arrays import (
 )
 from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, while_loop
+from .checkpoints import while_loop_with_tape, while_loop_reverse
 from .iteration import range, iterate, enumerate, zip, reversed, items, append  # noqa: A004 (loop inputs)
 from .iteration import sequence_vjp, enumerate_vjp, zip_vjp, reversed_vjp, items_vjp
 from .linalg import (
@@ -62,6 +63,8 @@ __all__ = [
     "cond",
     "scan",
     "while_loop",
+    "while_loop_with_tape",
+    "while_loop_reverse",
     "range",
     "iterate",
     "enumerate",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checkpoints
 from .arrays import _is_jax, namespace
 from .iteration import DynamicRange, Elements, plain
 from .trees import tree_leaves
@@ -75,6 +76,8 @@ def _stack(items):
     if any(it is None for it in items) or len({type(it) for it in items}) > 1:
         return Elements(items)
     first = items[0]
+    if isinstance(first, Elements):  # tapes of inner `while` loops
+        return Elements(items)
     if isinstance(first, dict):
         return {k: _stack([it[k] for it in items]) for k in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):
@@ -129,6 +132,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
     """
     if isinstance(xs, DynamicRange):
         return _scan_range(f, init, xs, reverse)
+    if checkpoints.has_tape(xs):
+        if not reverse:
+            raise TypeError(COLLECT_MESSAGE)
+        return checkpoints.scan_tape(f, init, xs), None
     if not _has_elements(xs) and _uses_jax(init, xs):
         import jax
 
@@ -140,8 +147,19 @@ def scan(f, init, xs=None, length=None, reverse=False):
     return carry, (_stack(ys) if n else None)
 
 
+COLLECT_MESSAGE = (
+    "a loop over `range` with bounds known only at run time cannot collect per-step outputs; "
+    "loop over a fixed range and stop early with `break`"
+)
+
+
 def _scan_range(f, init, xs: DynamicRange, reverse):
-    """A loop over ``range`` with traced bounds: a ``while`` loop (it cannot stack per-step outputs)."""
+    """A loop over ``range`` with traced bounds: a ``while`` loop.
+
+    It cannot stack per-step outputs; when its steps have some (the residuals
+    of a gradient's forward loop), they come back as ``TapeLeaf`` placeholders
+    that the backward loop recomputes from checkpoints.
+    """
     import jax
     import jax.numpy as jnp
 
@@ -151,20 +169,19 @@ def _scan_range(f, init, xs: DynamicRange, reverse):
         k, carry = state
         i = xs.start + (n - 1 - k if reverse else k) * xs.step
         carry, y = f(carry, i)
-        if y is not None:
-            raise TypeError(
-                "a loop over `range` with bounds known only at run time cannot collect per-step outputs; "
-                "loop over a fixed range and stop early with `break`"
-            )
-        return k + 1, carry
+        return (k + 1, carry), (i, y)
 
-    _, carry = jax.lax.while_loop(lambda state: state[0] < n, step, (jnp.asarray(0, n.dtype), init))
+    start = (jnp.asarray(0, n.dtype), init)
+    if jax.tree.leaves(jax.eval_shape(lambda: step(start)[1][1])):
+        (_, carry), ys = checkpoints.range_with_tape(lambda state: state[0] < n, step, start)
+        return carry, ys
+    _, carry = jax.lax.while_loop(lambda state: state[0] < n, lambda state: step(state)[0], start)
     return carry, None
 
 
 def while_loop(cond_fn, body_fn, init):
     """``jax.lax.while_loop`` semantics: ``body_fn`` while ``cond_fn(carry)``; returns the final carry."""
-    if _uses_jax(init):
+    if _uses_jax(init) or _is_jax(cond_fn(init)):
         import jax
 
         return jax.lax.while_loop(cond_fn, body_fn, init)

@@ -44,8 +44,15 @@ CASES = {
     "element_writes": [(np.array([0.3, 0.5, -0.2, 0.4, 0.6, 0.7]),)],
     "write_in_loop": [(_normal(4),)],
     "collected_outputs": [(_normal(3, 3, scale=0.5), _normal(4, 3))],
+    "while_loop": [(np.array([0.5, 0.25]),), (np.array([6.0, 5.0]),)],
+    "while_with_weights": [(np.array([0.3, 0.4]), np.array(0.9))],
+    "newton_sqrt": [(np.array([2.0, 3.0, 0.5]),)],
+    "while_with_break": [(np.array([0.2, 0.1]),), (np.array([-0.3, 0.1]),)],
+    "while_in_for": [(np.array([0.3, 0.4]), np.array(1.3))],
+    "for_in_while": [(np.array([0.2, -0.1]),)],
+    "traced_range": [(np.array([0.3, -0.2]), 4)],
 }
-ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1)}
+ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1), "while_with_weights": (0, 1), "while_in_for": (0, 1)}
 BACKENDS = ("numpy", "xla")
 
 
@@ -123,6 +130,24 @@ def test_while_loop_runs_compiled():
     assert "while[" in jaxpr
 
 
+def test_while_loop_gradients_are_exact_and_compiled():
+    a = np.array([2.0, 3.0, 0.5])
+    grad = jax.jit(s2s.grad(P.newton_sqrt))
+    _close(grad(a), 0.5 / np.sqrt(a), 1e-10)  # d/da of sum(sqrt(a))
+    jaxpr = str(jax.make_jaxpr(s2s.grad(P.newton_sqrt))(a))
+    assert jaxpr.count("while[") >= 2, "a forward and a backward while loop"
+
+
+def test_loop_over_a_traced_range_is_differentiable():
+    def traced_range_lax(x, n):
+        return jnp.sum(jax.lax.fori_loop(0, n, lambda i, x: jnp.sin(x) * 1.1 + 0.1 * i, x))
+
+    grad = jax.jit(s2s.grad(P.traced_range))  # one compilation for every trip count
+    x = np.array([0.3, -0.2, 0.9])
+    for n in (0, 1, 5, 40):
+        _close(grad(x, n), jax.grad(traced_range_lax)(x, n), 1e-12)
+
+
 def test_long_loop_gradient_stays_rolled():
     W, h = CASES["rnn"][0][:2]
     xs = _normal(1000, 3)
@@ -137,3 +162,6 @@ def test_lowered_source_reads_as_loops():
     assert "def for_body(h, x):" in text and "rt.scan(for_body, h, _iterate)" in text
     grad_text = s2s.grad(P.rnn).source
     assert "def for_body_fwd(" in grad_text and "def for_body_bwd(" in grad_text and "reverse=True" in grad_text
+    while_text = s2s.grad(P.while_with_weights).source
+    assert "rt.while_loop_with_tape(while_cond, while_body_fwd, (x, k))" in while_text
+    assert "rt.while_loop_reverse(" in while_text and "def while_body_bwd(" in while_text

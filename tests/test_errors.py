@@ -32,8 +32,6 @@ CASES = [
      "the list `hs` does not grow by exactly one `append` per iteration", (5, 12)),
     ("append_not_empty", "def f(x, hs):\n    for r in x:\n        hs.append(r)\n    return np.sum(np.stack(hs))",
      "`hs.append` in a loop needs `hs` to start as an empty list", (3, 8)),
-    ("while_reverse", "def f(x):\n    while np.sum(x) < 10.0:\n        x = x * 2\n    return np.sum(x)",
-     "reverse mode through a `while` loop is not supported yet", (2, 4)),
     ("ifexp_in_while", "def f(x):\n    while (1 if np.sum(x) < 1 else 0):\n        x = x * 2\n    return np.sum(x)",
      "a conditional expression in a `while` test", (2, 4)),
     ("comprehension", "def f(x):\n    return np.sum([v for v in x])", "list comprehension", (2, 18)),

@@ -61,8 +61,10 @@ def _residuals(forward, backward, params, recomputable):
     """What the backward statements read of the forward ones: names to save, and statements to recompute.
 
     ``recomputable`` names are recomputed from their statements (parameters
-    among them reach the backward step directly).
+    among them reach the backward step directly); so are local functions
+    (the forward body of an inner ``while`` loop, which its backward loop calls).
     """
+    recomputable = set(recomputable) | {s.function.name for s in forward if isinstance(s, ir.Def)}
     bound = _bound(forward) | set(params)
     by_target = {n: s for s in forward for n in _bound([s])}
     stack = list((_reads(backward) - _bound(backward)) & bound)
@@ -82,9 +84,9 @@ def _residuals(forward, backward, params, recomputable):
     return sorted(saved), [s for s in forward if any(s is r for r in recompute)]
 
 
-def _recomputable(forward, item: str) -> set[str]:
-    """Names a backward step can recompute instead of saving: static values and unpackings of the step's input."""
-    found = {item}
+def _recomputable(forward, item: str | None = None) -> set[str]:
+    """Names a backward step can recompute instead of saving: static values and unpackings of the step's input ``item``."""
+    found = {item} if item else set()
     for stmt in forward:
         if not isinstance(stmt, ir.Assign):
             continue
@@ -170,8 +172,7 @@ def scan(back, stmt: ir.Assign, e):
             carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
         arrays = back.arrays | adj.arrays
         new_carry = ([carry_in_bar] if carry_varies else []) + [
-            cst.BinaryOperation(cst.Name(acc), cst.Add(), adj.cotangents[n]) if n in arrays else call("rt.tree_add", cst.Name(acc), adj.cotangents[n])
-            for acc, n in zip(carry_params[1:] if carry_varies else carry_params, accumulate)
+            _accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(carry_params[1:] if carry_varies else carry_params, accumulate)
         ]
         x_bar = adj.cotangents.get(item_param) if xs_active else None
         bwd_ret = ir.Return(_tuple([_pack(new_carry) if new_carry else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
@@ -274,11 +275,68 @@ def cond(back, stmt: ir.Assign, e):
 
 
 def while_loop(back, stmt: ir.Assign, e):
-    raise MissingRule(
-        "reverse mode through a `while` loop is not supported yet",
-        stmt.origin,
-        "loop over a fixed `range` and stop early with `break` (a rolled `scan`)",
-    )
+    """A ``while`` loop: the forward loop keeps a tape of checkpointed carries, the backward loop recomputes.
+
+    The trip count is known only at run time, so residuals are not stacked
+    per step: ``rt.while_loop_reverse`` recomputes each step's residuals from
+    its carry (``runtime/checkpoints.py`` gives the memory and time cost).
+    """
+    if e.kwargs:
+        raise MissingRule("reverse mode of `rt.while_loop` with keyword arguments is not supported", stmt.origin)
+    test, body = _function_name(e, 0), back.defs[_function_name(e, 1)]
+    init = e.args[2]
+    (carry_param,) = body.param_names
+    stmts, carry_out = _body_parts(body)
+    free_active = [n for n in sorted(free_names(body) - ENCLOSING) if n in back.active]
+    namer = back.namer
+    carry_bar = namer.fresh(bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar")
+
+    from .reverse import adjoint
+
+    adj = adjoint(stmts, [carry_param, *free_active], [(carry_out, cst.Name(carry_bar))], back.ctx, stmt.origin)
+    saved, recompute = _residuals(adj.forward, adj.backward, body.param_names, _recomputable(adj.forward))
+
+    # forward: the body also returns the residuals its backward step reads; the loop keeps a tape of carries
+    fwd_name = namer.fresh(f"{body.name}_fwd")
+    fwd_ret = ir.Return(_tuple([carry_out, _tuple(_names(saved))]))
+    fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
+    tape = namer.fresh(f"{_first_name(stmt.target, 'while')}_tape")
+    value = call("rt.while_loop_with_tape", cst.Name(test), cst.Name(fwd_name), init)
+    forward = [ir.Def(fwd, stmt.origin), ir.Assign(_tuple([stmt.target, cst.Name(tape)]), value, stmt.origin)]
+
+    def plan(back):
+        accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
+        carry_params = [carry_bar] + [namer.fresh(bar(n)) for n in accumulate]
+        bwd_carry = namer.fresh("carry_bar") if len(carry_params) > 1 else carry_bar
+        residuals = namer.fresh("residuals")
+        prelude = [ir.Assign(_tuple(_names(carry_params)), cst.Name(bwd_carry))] if len(carry_params) > 1 else []
+        if saved:
+            prelude.append(ir.Assign(_tuple(_names(saved)), cst.Name(residuals)))
+        carry_in_bar = adj.cotangents.get(carry_param)
+        if carry_in_bar is None:
+            carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
+        arrays = back.arrays | adj.arrays
+        new_carry = [carry_in_bar] + [_accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(carry_params[1:], accumulate)]
+        bwd_name = namer.fresh(f"{body.name}_bwd")
+        bwd_body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(new_carry)))
+        bwd = ir.Function(bwd_name, (ir.Param(bwd_carry), ir.Param(residuals)), bwd_body, body.origin)
+        back.out.append(ir.Def(bwd, back.origin))
+        init_carry = [_outer_cotangent(back, stmt.target)] + [back.zeros(n, arrays) for n in accumulate]
+        results = [namer.fresh(bar(_first_name(init, "init")))] + [namer.fresh(bar(n)) for n in accumulate]
+        value = call("rt.while_loop_reverse", cst.Name(fwd_name), cst.Name(bwd_name), _pack(init_carry), cst.Name(tape))
+        back.emit(_pack(_names(results)), value)
+        back.contribute(init, cst.Name(results[0]))
+        for name, total in zip(accumulate, results[1:]):
+            back.add(name, cst.Name(total))
+
+    return forward, plan
+
+
+def _accumulated(acc: str, cotangent, is_array: bool) -> cst.BaseExpression:
+    """``acc + cotangent`` (``rt.tree_add`` where the value may be a container)."""
+    if is_array:
+        return cst.BinaryOperation(cst.Name(acc), cst.Add(), cotangent)
+    return call("rt.tree_add", cst.Name(acc), cotangent)
 
 
 RULES = {"scan": scan, "cond": cond, "while_loop": while_loop}

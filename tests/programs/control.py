@@ -149,3 +149,56 @@ def while_loop(x):
     while np.sum(y) < 10.0:
         y = y * 2.0
     return np.sum(y)
+
+
+def while_with_weights(x, w):
+    y = x
+    k = 0
+    while np.sum(y * y) < 10.0:
+        y = np.sin(y) * w + y
+        k = k + 1
+    return np.sum(y) + k
+
+
+def newton_sqrt(a):
+    y = a
+    n = 0
+    while np.max(np.abs(y * y - a)) > 1e-12 and n < 60:
+        y = 0.5 * (y + a / y)
+        n = n + 1
+    return np.sum(y)
+
+
+def while_with_break(x):
+    h = x
+    n = 0
+    while n < 10:
+        h = np.tanh(h) + h
+        if np.sum(h) > 4.0:
+            break
+        n = n + 1
+    return np.sum(h * h)
+
+
+def while_in_for(x, w):
+    s = x * 0.0
+    for i in range(3):
+        y = x * (i + 1)
+        while np.sum(y * y) < 20.0:
+            y = y * w + 0.1
+        s = s + np.tanh(y)
+    return np.sum(s)
+
+
+def for_in_while(x):
+    h = x
+    while np.sum(h) < 5.0:
+        for i in range(2):
+            h = np.sin(h) + h * 1.2 + 0.1
+    return np.sum(np.cos(h))
+
+
+def traced_range(x, n):
+    for i in range(n):
+        x = np.sin(x) * 1.1 + 0.1 * i
+    return np.sum(x)

@@ -1,0 +1,218 @@
+"""Reverse mode through ``while`` loops: the forward loop records checkpoints, the backward loop recomputes.
+
+A ``while`` loop's trip count is known only when it ends, and a compiled
+(XLA) program needs its buffers' sizes up front, so the forward pass cannot
+stack one residual per step the way ``scan`` does. Instead
+``while_loop_with_tape`` keeps the loop's *carry* at every ``stride``-th step
+in ``slots`` preallocated slots, doubling the stride (and dropping every
+other checkpoint) whenever the slots fill up: no hint about the trip count is
+needed. ``while_loop_reverse`` then walks the checkpoints backwards; for each
+segment between two checkpoints it recomputes the segment's carries into a
+second buffer of ``slots`` carries and runs the step's backward function on
+each, last step first, recomputing that step's residuals from its carry.
+
+Cost for ``n`` steps, where ``F`` is one forward step and ``B`` one backward step:
+
+- ``n <= slots``: time ``n*F`` forward, ``n*(F + B)`` backward; memory ``2*slots`` carries.
+- ``slots < n <= slots**2``: one more ``n*F`` in the backward pass (the segments' recomputation).
+- beyond: segments longer than ``slots`` recompute each carry from the nearest inner checkpoint,
+  about ``n * n / (2 * slots**2)`` extra forward steps.
+
+``slots`` is the largest power of two (at most ``MAX_SLOTS``) whose two buffers
+fit in ``CHECKPOINT_BYTES``; set ``s2s.runtime.checkpoints.CHECKPOINT_BYTES``
+before the first call to trade memory for recomputation.
+
+A loop over ``range`` with traced bounds (``rt.scan`` over a ``DynamicRange``)
+is such a loop too: ``range_with_tape`` runs it, and its per-step residuals
+are ``TapeLeaf`` placeholders that ``scan_tape`` (the backward ``rt.scan``)
+recomputes the same way.
+
+On NumPy values the loop runs as plain Python: every carry is kept (a list),
+and the backward pass recomputes each step's residuals from its carry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import _is_jax
+from .iteration import Elements
+from .trees import tree_leaves
+
+CHECKPOINT_BYTES = 256 * 2**20
+MAX_SLOTS = 1024
+
+
+def _uses_jax(tree) -> bool:
+    return any(_is_jax(leaf) for leaf in tree_leaves(tree))
+
+
+def while_loop_with_tape(cond_fn, body_fn, init):
+    """``while cond_fn(carry): carry = body_fn(carry)[0]``; returns ``(carry, tape)`` for ``while_loop_reverse``.
+
+    ``body_fn`` returns ``(new_carry, residuals)``; the residuals are dropped
+    here (recomputed by the backward pass), so XLA removes their computation.
+    """
+    if not _uses_jax(init) and not _is_jax(cond_fn(init)):
+        carry, carries = init, []
+        while bool(np.asarray(cond_fn(carry))):
+            carries.append(carry)
+            carry = body_fn(carry)[0]
+        return carry, Elements(carries)
+    return _jax_forward(cond_fn, body_fn, init)
+
+
+def while_loop_reverse(body_fn, body_bwd, carry_bar, tape):
+    """The backward pass of a ``while`` loop: ``carry_bar = body_bwd(carry_bar, residuals_k)`` for k = n-1 ... 0.
+
+    ``residuals_k`` is ``body_fn(carry_k)[1]``, recomputed from the tape.
+    """
+    if isinstance(tape, Elements):
+        for carry in reversed(tape.items):
+            carry_bar = body_bwd(carry_bar, body_fn(carry)[1])
+        return carry_bar
+    return _jax_reverse(body_fn, body_bwd, carry_bar, tape)
+
+
+class TapeLeaf:
+    """One per-step output of a loop over a traced ``range``: never stacked, recomputed by the backward loop."""
+
+    def __init__(self, loop, index):
+        self.loop, self.index = loop, index
+
+    def __jax_array__(self):
+        from .control import COLLECT_MESSAGE
+
+        raise TypeError(COLLECT_MESSAGE)
+
+    __array__ = __jax_array__
+
+
+def range_with_tape(cond_fn, body_fn, init):
+    """A taped ``while`` loop whose residuals ``(i, outputs)`` stand for a scan's per-step outputs, as ``TapeLeaf``s."""
+    import jax
+
+    carry, tape = _jax_forward(cond_fn, body_fn, init)
+    outputs = jax.eval_shape(lambda: body_fn(init)[1][1])
+    leaves, structure = jax.tree.flatten(outputs)
+    loop = (body_fn, tape)
+    return carry, structure.unflatten([TapeLeaf(loop, j) for j in range(len(leaves))])
+
+
+def has_tape(xs) -> bool:
+    return any(isinstance(leaf, TapeLeaf) for leaf in tree_leaves(xs))
+
+
+def scan_tape(f, init, xs):
+    """The backward ``rt.scan`` of a loop over a traced ``range``: ``f`` over its steps, last first, residuals recomputed."""
+    import jax
+
+    from .iteration import DynamicRange
+
+    body_fn, tape = next(leaf for leaf in tree_leaves(xs) if isinstance(leaf, TapeLeaf)).loop
+
+    def step_bwd(carry_bar, residuals):
+        i, outputs = residuals
+        values = jax.tree.leaves(outputs)
+        item = jax.tree.map(lambda leaf: values[leaf.index] if isinstance(leaf, TapeLeaf) else i if isinstance(leaf, DynamicRange) else leaf, xs)
+        return f(carry_bar, item)[0]
+
+    return _jax_reverse(body_fn, step_bwd, init, tape)
+
+
+# --- compiled (JAX) ------------------------------------------------------------------------
+
+
+def _slots(carry) -> int:
+    size = sum(np.dtype(leaf.dtype).itemsize * int(np.prod(leaf.shape)) for leaf in tree_leaves(carry))
+    fit = max(2, CHECKPOINT_BYTES // max(1, 2 * size))
+    return int(min(MAX_SLOTS, 2 ** int(np.log2(fit))))
+
+
+def _buffer(carry, slots):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.tree.map(lambda leaf: jnp.zeros((slots, *leaf.shape), leaf.dtype), carry)
+
+
+def _put(buffer, i, carry):
+    import jax
+
+    return jax.tree.map(lambda buf, leaf: buf.at[i].set(leaf), buffer, carry)
+
+
+def _get(buffer, i):
+    import jax
+
+    return jax.tree.map(lambda buf: buf[i], buffer)
+
+
+def _jax_forward(cond_fn, body_fn, init):
+    import jax
+    import jax.numpy as jnp
+
+    types = jax.eval_shape(lambda carry: body_fn(carry)[0], init)  # weak Python scalars take the body's types
+    init = jax.tree.map(lambda leaf, t: jnp.asarray(leaf, t.dtype), init, types)
+    slots = _slots(init)
+
+    def thin(buffer):  # keep every other checkpoint: the stride doubles
+        return jax.tree.map(lambda buf: jnp.concatenate([buf[0::2], jnp.zeros_like(buf[: slots // 2])]), buffer)
+
+    def step(state):
+        k, stride, carry, buffer = state
+        full = k == slots * stride
+        buffer, stride = jax.lax.cond(full, lambda: (thin(buffer), 2 * stride), lambda: (buffer, stride))
+        keep = k % stride == 0
+        slot = jnp.minimum(k // stride, slots - 1)
+        buffer = jax.tree.map(lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])), buffer, carry)
+        return k + 1, stride, body_fn(carry)[0], buffer
+
+    start = (jnp.asarray(0), jnp.asarray(1), init, _buffer(init, slots))
+    n, stride, carry, buffer = jax.lax.while_loop(lambda state: cond_fn(state[2]), step, start)
+    return carry, (n, stride, buffer)
+
+
+def _jax_reverse(body_fn, body_bwd, carry_bar, tape):
+    import jax
+
+    n, stride, buffer = tape
+    slots = jax.tree.leaves(buffer)[0].shape[0]
+    segments = (n + stride - 1) // stride
+
+    def segment(j, carry_bar):  # segments last to first
+        j = segments - 1 - j
+        length = jax.numpy.minimum(stride, n - j * stride)
+        return _sweep(body_fn, body_bwd, carry_bar, _get(buffer, j), length, slots)
+
+    return jax.lax.fori_loop(0, segments, segment, carry_bar)
+
+
+def _sweep(body_fn, body_bwd, carry_bar, start, length, slots):
+    """Backward through ``length`` steps from carry ``start``: carries recomputed into ``slots`` checkpoints."""
+    import jax
+    import jax.numpy as jnp
+
+    stride = jnp.maximum(1, (length + slots - 1) // slots)
+
+    def advance(carry, steps):
+        return jax.lax.fori_loop(0, steps, lambda _, c: body_fn(c)[0], carry)
+
+    def fill(k, state):  # the carry after step k goes to slot (k + 1) // stride when it starts a segment
+        carry, buffer = state
+        carry = body_fn(carry)[0]
+        keep = (k + 1) % stride == 0
+        slot = (k + 1) // stride
+        buffer = jax.tree.map(lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])), buffer, carry)
+        return carry, buffer
+
+    buffer = _put(_buffer(start, slots), 0, start)
+    last = (length - 1) // stride  # the slot of the last checkpoint needed
+    _, buffer = jax.lax.fori_loop(0, last * stride, fill, (start, buffer))
+
+    def step(i, carry_bar):  # steps last to first
+        k = length - 1 - i
+        carry = advance(_get(buffer, k // stride), k % stride)
+        return body_bwd(carry_bar, body_fn(carry)[1])
+
+    return jax.lax.fori_loop(0, length, step, carry_bar)
