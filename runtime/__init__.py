@@ -21,8 +21,8 @@ from .arrays import (
 from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
-from .iteration import range, iterate, enumerate, zip, reversed, items, append  # noqa: A004 (loop inputs)
-from .iteration import sequence_vjp, enumerate_vjp, zip_vjp, reversed_vjp, items_vjp
+from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
+from .iteration import sequence_vjp, enumerate_vjp, zip_vjp, reversed_vjp, items_vjp, values_vjp
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -71,6 +71,9 @@ __all__ = [
     "zip",
     "reversed",
     "items",
+    "keys",
+    "values",
+    "values_vjp",
     "append",
     "sequence_vjp",
     "enumerate_vjp",

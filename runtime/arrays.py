@@ -65,7 +65,19 @@ def reduced_count(a, axis=None):
 
 
 def index_add(target, index, value):
-    """``target`` with ``value`` added at ``index`` (repeated indices accumulate), as a new array."""
+    """``target`` with ``value`` added at ``index`` (repeated indices accumulate), as a new array.
+
+    A container ``target`` (the cotangent of a dict or list read with a key
+    known only at trace time) gets ``value`` added to its element ``index``.
+    """
+    if isinstance(target, (dict, list, tuple)):
+        from .trees import tree_add
+
+        out = dict(target) if isinstance(target, dict) else list(target)
+        out[index] = tree_add(out[index], value)
+        if isinstance(target, tuple):
+            return type(target)(*out) if hasattr(target, "_fields") else tuple(out)
+        return out
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 

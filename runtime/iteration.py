@@ -135,6 +135,16 @@ def items(d):
     return Elements(d.items())
 
 
+def keys(d):
+    """``d.keys()`` as loop input (visited at trace time)."""
+    return Elements(d.keys())
+
+
+def values(d):
+    """``d.values()`` as loop input (visited at trace time)."""
+    return Elements(d.values())
+
+
 def append(items_, value):
     """``items_ + [value]``: ``lst.append(value)`` outside a loop, as a new list."""
     return [*items_, value]
@@ -216,6 +226,12 @@ def reversed_vjp(g, xs):
     if isinstance(g, Elements) or not is_array(xs):
         return sequence_vjp(Elements(builtins.reversed(_per_element(g, len(xs)))), xs)
     return g[::-1]
+
+
+def values_vjp(g, d):
+    if g is None:
+        return None
+    return dict(builtins.zip(d.keys(), _per_element(g, len(d))))
 
 
 def items_vjp(g, d):

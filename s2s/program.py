@@ -9,6 +9,7 @@ parameter ``i`` of helper ``h`` to its output.
 from __future__ import annotations
 
 import hashlib
+import inspect
 from dataclasses import dataclass, field
 
 from . import ir
@@ -60,15 +61,14 @@ def build(fn) -> Program:
                     "rename one of them",
                 )
             seen[helper_name] = helper
-            if helper_name in program.helpers:
-                continue
-            if helper_name in visiting or helper_name == src.name:
-                raise S2SError(f"recursive call to `{helper_name}` is not supported", src.origin(src.node))
+            if helper_name in program.helpers or helper_name in visiting or helper_name == src.name:
+                continue  # done, or recursive: its summary is being computed (see below)
             visiting.append(helper_name)
+            program.flows[helper_name] = (False,) * len(inspect.signature(helper).parameters)
             lowered = visit(helper, helper_name)
             visiting.pop()
             program.helpers[helper_name] = lowered
-            program.flows[helper_name] = _flows(lowered, program)
+            _summarize(helper_name, lowered, program)
         return resolved.function
 
     program.main = visit(fn)
@@ -82,6 +82,19 @@ def _same(a, b) -> bool:
         return type(a) is type(b) and bool(a == b)
     except (TypeError, ValueError):  # arrays: compare by identity only
         return False
+
+
+def _summarize(name: str, fn: ir.Function, program: Program) -> None:
+    """``program.flows[name]``: a fixed point, so a recursive helper's calls to itself count too.
+
+    The summary starts with no flow at all and only ever grows, so this ends
+    after at most one round per parameter.
+    """
+    while True:
+        flows = _flows(fn, program)
+        if flows == program.flows[name]:
+            return
+        program.flows[name] = tuple(a or b for a, b in zip(flows, program.flows[name]))
 
 
 def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:

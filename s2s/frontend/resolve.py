@@ -37,6 +37,7 @@ METHODS = {
     "sort",
 }  # fmt: skip
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
+DICT_VIEWS = {"items", "keys", "values"}  # d.items() -> rt.items(d): loop inputs visited at trace time
 METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
 VARARG_METHODS = {"reshape", "transpose"}
 BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
@@ -353,6 +354,8 @@ class Resolver:
         is_method = isinstance(func, cst.Attribute) and (
             chain is None or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
         )
+        if is_method and func.attr.value in DICT_VIEWS and not args:
+            return self.mark(cst.Call(cst.parse_expression(f"rt.{func.attr.value}"), [cst.Arg(self.expr(func.value))]), node)
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:

@@ -293,7 +293,7 @@ class _Lower:
             if name == "enumerate" and len(args) > 1:
                 args = [args[0], args[1].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)]
             return cst.Call(cst.parse_expression(ITERATION_HELPERS[name]), args)
-        if nested or isinstance(node, cst.Call) and dotted(node.func) == "rt.items":
+        if nested or isinstance(node, cst.Call) and dotted(node.func) in ("rt.items", "rt.keys", "rt.values"):
             return node  # the helpers take any sequence
         return call("rt.iterate", node)
 

@@ -42,4 +42,10 @@ def items(d, *, g):
     return rt.items_vjp(g, d)
 
 
+@linear(name="rt.values")
+def values(d, *, g):
+    return rt.values_vjp(g, d)
+
+
 nondiff("loop counters are integers", "rt.range")
+nondiff("dictionary keys are static", "rt.keys")

@@ -106,7 +106,7 @@ def _array_evidence(body, helpers) -> set[str]:
         if not isinstance(stmt, ir.Assign):
             continue
         e = eqn_of(stmt.value, helpers)
-        if e.kind == "op":
+        if e.kind == "op" and not e.name.startswith("rt."):  # runtime ops also take containers
             if e.name not in LIST_OUTPUTS:
                 known.update(ir.target_names(stmt.target))
             known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
@@ -317,8 +317,7 @@ class Backward:
             self.project(base, (key,), target)
             return
         g = self.take(target)
-        zeros = call("xp.zeros_like", value.value)
-        self.add(base, call("rt.index_add", zeros, index_value(value), g))
+        self.add(base, call("rt.index_add", self.zeros(base), index_value(value), g))
 
     def op(self, target, e):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)

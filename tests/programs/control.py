@@ -202,3 +202,25 @@ def traced_range(x, n):
     for i in range(n):
         x = np.sin(x) * 1.1 + 0.1 * i
     return np.sum(x)
+
+
+def _nest(x, n):
+    if n == 0:
+        return x
+    return _nest(np.sin(x) * 1.5, n - 1)
+
+
+def static_recursion(x):
+    return np.sum(_nest(x, 3))
+
+
+def loop_over_dict(params, x):
+    h = x
+    for name, (W, b) in params.items():
+        h = np.tanh(h @ W + b)
+    total = np.sum(h**2)
+    for name in params.keys():
+        total = total + 0.1 * np.sum(params[name][1])
+    for W, b in params.values():
+        total = total + 0.01 * np.sum(W * W)
+    return total
