@@ -180,19 +180,34 @@ def _jax_reverse(body_fn, body_bwd, carry_bar, tape):
     slots = jax.tree.leaves(buffer)[0].shape[0]
     segments = (n + stride - 1) // stride
 
-    def segment(j, carry_bar):  # segments last to first
+    def segment(j, state):  # segments last to first
+        carry_bar, inner = state
         j = segments - 1 - j
         length = jax.numpy.minimum(stride, n - j * stride)
-        return _sweep(body_fn, body_bwd, carry_bar, _get(buffer, j), length, slots)
+        return _sweep(body_fn, body_bwd, carry_bar, inner, _get(buffer, j), length)
 
-    return jax.lax.fori_loop(0, segments, segment, carry_bar)
+    def every_carry_kept(carry_bar):  # n <= slots: a checkpoint per step, nothing to recompute but residuals
+        def step(i, carry_bar):
+            return body_bwd(carry_bar, body_fn(_get(buffer, n - 1 - i))[1])
+
+        return jax.lax.fori_loop(0, n, step, carry_bar)
+
+    def segmented(carry_bar):
+        inner = jax.tree.map(jax.numpy.zeros_like, buffer)  # one buffer for every segment's carries
+        return jax.lax.fori_loop(0, segments, segment, (carry_bar, inner))[0]
+
+    return jax.lax.cond(stride == 1, every_carry_kept, segmented, carry_bar)
 
 
-def _sweep(body_fn, body_bwd, carry_bar, start, length, slots):
-    """Backward through ``length`` steps from carry ``start``: carries recomputed into ``slots`` checkpoints."""
+def _sweep(body_fn, body_bwd, carry_bar, buffer, start, length):
+    """Backward through ``length`` steps from carry ``start``, its carries recomputed into ``buffer``'s slots.
+
+    Returns ``(carry_bar, buffer)``: the buffer is reused by the next segment.
+    """
     import jax
     import jax.numpy as jnp
 
+    slots = jax.tree.leaves(buffer)[0].shape[0]
     stride = jnp.maximum(1, (length + slots - 1) // slots)
 
     def advance(carry, steps):
@@ -206,7 +221,7 @@ def _sweep(body_fn, body_bwd, carry_bar, start, length, slots):
         buffer = jax.tree.map(lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])), buffer, carry)
         return carry, buffer
 
-    buffer = _put(_buffer(start, slots), 0, start)
+    buffer = _put(buffer, 0, start)
     last = (length - 1) // stride  # the slot of the last checkpoint needed
     _, buffer = jax.lax.fori_loop(0, last * stride, fill, (start, buffer))
 
@@ -215,4 +230,4 @@ def _sweep(body_fn, body_bwd, carry_bar, start, length, slots):
         carry = advance(_get(buffer, k // stride), k % stride)
         return body_bwd(carry_bar, body_fn(carry)[1])
 
-    return jax.lax.fori_loop(0, length, step, carry_bar)
+    return jax.lax.fori_loop(0, length, step, carry_bar), buffer
