@@ -52,9 +52,12 @@ CASES = {
     "for_in_while": [(np.array([0.2, -0.1]),)],
     "traced_range": [(np.array([0.3, -0.2]), 4)],
     "static_recursion": [(_normal(3),)],
+    "while_in_branch": [(np.array([0.3, 0.4]), np.array(1.3)), (np.array([-0.3, 0.1]), np.array(1.3))],
+    "while_in_helper": [(np.array([0.3, 0.4]), np.array(1.1))],
+    "cond_in_while": [(np.array([0.3, 0.4]),)],
     "loop_over_dict": [({"first": LAYERS[0], "second": LAYERS[1]}, _normal(5, 3))],
 }
-ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1), "while_with_weights": (0, 1), "while_in_for": (0, 1), "loop_over_dict": (0, 1)}
+ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1), "while_with_weights": (0, 1), "while_in_for": (0, 1), "loop_over_dict": (0, 1), "while_in_branch": (0, 1), "while_in_helper": (0, 1)}
 BACKENDS = ("numpy", "xla")
 
 

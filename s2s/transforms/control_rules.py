@@ -233,11 +233,11 @@ def cond(back, stmt: ir.Assign, e):
         returned = [ret] if isinstance(stmt.target, cst.Name) else [el.value for el in ret.elements]
         seeds = [(atom, cst.Name(out_bars[t])) for atom, t in zip(returned, targets) if t in out_bars]
         adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
-        saved, _ = _residuals(adj.forward, adj.backward, params, set(params))
-        plans.append((branch, adj, saved, ret))
-    keeps = any(saved for _, _, saved, _ in plans)  # without residuals the forward pass is a plain cond
+        saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
+        plans.append((branch, adj, saved, recompute, ret))
+    keeps = any(saved for _, _, saved, _, _ in plans)  # without residuals the forward pass is a plain cond
     forward = []
-    for branch, adj, saved, ret in plans:
+    for branch, adj, saved, _, ret in plans:
         result = _tuple([ret, _tuple(_names(saved))]) if keeps else ret
         name = namer.fresh(f"{branch.name}_fwd")
         forward.append(ir.Def(ir.Function(name, branch.params, (*adj.forward, ir.Return(result)), branch.origin), stmt.origin))
@@ -253,7 +253,7 @@ def cond(back, stmt: ir.Assign, e):
             back.emit(cst.Name(name), g if g is not None else back.zeros(t))
         wanted = [("op", i) for i in active_ops] + [("free", n) for n in free_active]
         bwds = []
-        for (branch, adj, saved, _), res in zip(plans, residuals or [None, None]):
+        for (branch, adj, saved, recompute, _), res in zip(plans, residuals or [None, None]):
             params = branch.param_names
             results = []
             for kind, key in wanted:
@@ -261,7 +261,8 @@ def cond(back, stmt: ir.Assign, e):
                 g = adj.cotangents.get(name)
                 results.append(g if g is not None else back.zeros(operands[key].value if kind == "op" else key))
             prelude = [ir.Assign(_tuple(_names(saved)), cst.Name(res))] if saved else []
-            fn = ir.Function(namer.fresh(f"{branch.name}_bwd"), branch.params, (*prelude, *adj.backward, ir.Return(_pack(results) if results else _tuple([]))), branch.origin)
+            body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(results) if results else _tuple([])))
+            fn = ir.Function(namer.fresh(f"{branch.name}_bwd"), branch.params, body, branch.origin)
             bwds.append(fn)
             back.out.append(ir.Def(fn, back.origin))
         value = call("rt.cond", pred, *(cst.Name(f.name) for f in bwds), *operands)

@@ -224,3 +224,35 @@ def loop_over_dict(params, x):
     for W, b in params.values():
         total = total + 0.01 * np.sum(W * W)
     return total
+
+
+def while_in_branch(x, w):
+    if np.sum(x) > 0:
+        y = x
+        while np.sum(y * y) < 9.0:
+            y = y * w + 0.2
+    else:
+        y = x * 2.0
+    return np.sum(np.sin(y))
+
+
+def _settle(y, w):
+    while np.max(np.abs(y)) < 3.0:
+        y = y * w + np.tanh(y)
+    return y
+
+
+def while_in_helper(x, w):
+    return np.sum(_settle(x, w) ** 2)
+
+
+def cond_in_while(x):
+    y = x
+    n = 0
+    while n < 5:
+        if np.sum(y) > 1.0:
+            y = y * 0.5
+        else:
+            y = np.exp(y)
+        n = n + 1
+    return np.sum(y)
