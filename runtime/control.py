@@ -144,7 +144,36 @@ def scan(f, init, xs=None, length=None, reverse=False):
     carry, ys = init, [None] * n
     for i in reversed(range(n)) if reverse else range(n):
         carry, ys[i] = f(carry, _slice(xs, i))
-    return carry, (_stack(ys) if n else None)
+    return carry, (_stack(ys) if n else _no_steps(f, init, xs))
+
+
+def _no_steps(f, init, xs):
+    """The stacked outputs of zero steps: empty arrays with the structure one step would give.
+
+    The structure comes from one call of ``f`` on zeros shaped like an element
+    of ``xs``; where no such element can be made (a Python sequence), or the
+    body cannot run on it (it indexes an empty array with it), ``None``, as
+    for a loop whose steps output nothing.
+    """
+    if _has_elements(xs):
+        return None
+    element = _map_leaves(xs, lambda leaf: np.zeros(np.shape(leaf)[1:], np.asarray(leaf).dtype))
+    try:
+        with np.errstate(all="ignore"):
+            _, y = f(init, element)
+    except (IndexError, ValueError, TypeError):
+        return None
+    return _map_leaves(y, lambda leaf: np.zeros((0, *np.shape(leaf)), np.asarray(leaf).dtype))
+
+
+def _map_leaves(tree, fn):
+    if isinstance(tree, dict):
+        return {k: _map_leaves(v, fn) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(_map_leaves(v, fn) for v in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map_leaves(v, fn) for v in tree)
+    return None if tree is None else fn(tree)
 
 
 COLLECT_MESSAGE = (

@@ -11,6 +11,7 @@ only at run time) becomes a ``while`` loop.
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
@@ -37,7 +38,27 @@ class Elements:
 
 
 class Zipped(tuple):
-    """Sequences of equal length visited side by side (``enumerate`` and ``zip`` of arrays)."""
+    """Sequences of equal length visited side by side (``enumerate`` and ``zip`` of arrays).
+
+    Under JAX it is a pytree (registered on first use), so a loop's input can
+    also be a residual that a ``cond`` or ``scan`` returns.
+    """
+
+    def __new__(cls, sequences):
+        if "jax" in sys.modules:
+            _register_zipped()
+        return super().__new__(cls, sequences)
+
+
+_registered = []
+
+
+def _register_zipped():
+    if not _registered:
+        import jax
+
+        jax.tree_util.register_pytree_node(Zipped, lambda z: (tuple(z), None), lambda _, children: Zipped(children))
+        _registered.append(True)
 
 
 def plain(xs):

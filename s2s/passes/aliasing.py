@@ -38,6 +38,8 @@ def _shared_with(value) -> set[str]:
         return set()
     if isinstance(value, (cst.Tuple, cst.List)):
         return set().union(set(), *(_shared_with(e.value) for e in value.elements))
+    if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
+        return _shared_with(value.body) | _shared_with(value.orelse)
     if isinstance(value, cst.Call):
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:

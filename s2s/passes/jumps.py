@@ -17,6 +17,8 @@ loop is followed by ``if _returned: return v``.
 
 from __future__ import annotations
 
+import copy
+
 import libcst as cst
 
 from .. import ir
@@ -48,6 +50,7 @@ class _Loop:
         self.done: str | None = None
         self.returned: str | None = None
         self.returns: list[ir.Return] = []
+        self.many_returns = False  # several: ``_returned`` holds the code of the one taken (1, 2, ...)
 
     def done_flag(self) -> str:
         self.done = self.done or self.namer.fresh("_done")
@@ -98,7 +101,7 @@ class _Jumps:
         loop.returns.append(stmt)
         code = len(loop.returns)
         return [
-            _set(loop.returned_flag(), code if code > 1 else True, stmt.origin),
+            _set(loop.returned_flag(), code if loop.many_returns else True, stmt.origin),
             _set(loop.done_flag(), True, stmt.origin),
         ]
 
@@ -113,13 +116,16 @@ class _Jumps:
         return chain[0]
 
     def _loop(self, stmt, loop: _Loop) -> list:
+        dry_run = _Loop(copy.deepcopy(self.namer))
+        _Jumps(dry_run.namer).block(stmt.body, dry_run)
+        loop.many_returns = len(dry_run.returns) > 1
         body = self.block(stmt.body, loop)
         if loop.done is None:
             return [_replace_body(stmt, body)]
         not_done = call("xp.logical_not", cst.Name(loop.done))
         flags = [_set(loop.done, False, stmt.origin)]
         if loop.returned:
-            flags.append(_set(loop.returned, False if len(loop.returns) == 1 else 0, stmt.origin))
+            flags.append(_set(loop.returned, 0 if loop.many_returns else False, stmt.origin))
         if isinstance(stmt, ir.While):
             return [*flags, ir.While(call("xp.logical_and", not_done, stmt.test), body, stmt.origin)]
         return [*flags, ir.For(stmt.target, stmt.iter, (ir.If(not_done, body, (), stmt.origin),), stmt.origin)]

@@ -156,7 +156,8 @@ def scan(back, stmt: ir.Assign, e):
         outer_ys = _outer_cotangent(back, ys_target) if len(seeds) > (1 if carry_varies else 0) else None
         carry_params = ([carry_bar] if carry_varies else []) + [namer.fresh(bar(n)) for n in accumulate]
         item_parts = [_tuple(_names(saved))]
-        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active
+        # the loop's own sequence also gives the backward scan its length when nothing else does
+        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or not (saved or outer_ys is not None)
         if needs_item:
             item_parts.append(cst.Name(item_param))
         if outer_ys is not None:

@@ -100,13 +100,16 @@ def _leaves(target, prefix=()):
 
 
 def _array_evidence(body, helpers) -> set[str]:
-    """Variables known to be arrays: results of array ops, names passed to array ops, names indexed by tuples."""
+    """Variables known to be float arrays: results of differentiable array ops, names passed to them, names
+    indexed by tuples. (Comparisons and other ops without derivatives also take ints and flags, whose zero
+    cotangents must still be floats: those get ``rt.tree_zeros_like``.)"""
     known = set()
     for stmt in body:
         if not isinstance(stmt, ir.Assign):
             continue
         e = eqn_of(stmt.value, helpers)
-        if e.kind == "op" and not e.name.startswith("rt."):  # runtime ops also take containers
+        op = OPS.get(e.name) if e.kind == "op" else None
+        if op is not None and op.family != "nondiff":  # runtime ops also take containers
             if e.name not in LIST_OUTPUTS:
                 known.update(ir.target_names(stmt.target))
             known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))

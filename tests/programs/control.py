@@ -256,3 +256,51 @@ def cond_in_while(x):
             y = np.exp(y)
         n = n + 1
     return np.sum(y)
+
+
+def loop_without_residuals(x):
+    h = x
+    for i in range(3):
+        h = h * 0.5
+    return np.sum(h)
+
+
+def empty_loop(x):
+    h = x
+    for i in range(0):
+        h = np.sin(h)
+    return np.sum(h)
+
+
+def two_returns_in_loop(x):
+    h = x
+    for i in range(4):
+        h = h * 1.5
+        if np.sum(h) > 3.0:
+            return np.sum(h)
+        if np.sum(h) < -3.0:
+            return -np.sum(h)
+    return np.sum(h * 2)
+
+
+def enumerate_in_branch(x, y):
+    h = x
+    if np.sum(x) > 0:
+        for i, row in enumerate(y):
+            h = h + row * i
+    return np.sum(h * h)
+
+
+def enumerate_with_break(x, y):
+    h = x
+    for i, row in enumerate(y):
+        if i > 5:
+            break
+        h = h + row * h[i]
+    return np.sum(h)
+
+
+def write_after_conditional_expression(x):
+    t = x * 2.0 if np.sum(x) > 0 else x * 3.0
+    t[0] = 1.0
+    return np.sum(t * x)
