@@ -92,15 +92,8 @@ def _stack(items):
 
 
 def _slice(xs, i):
-    if isinstance(xs, Elements):
-        return xs.items[i]
-    if isinstance(xs, dict):
-        return {k: _slice(v, i) for k, v in xs.items()}
-    if isinstance(xs, tuple) and hasattr(xs, "_fields"):
-        return type(xs)(*(_slice(v, i) for v in xs))
-    if isinstance(xs, (tuple, list)):
-        return type(xs)(_slice(v, i) for v in xs)
-    return None if xs is None else xs[i]
+    """Step ``i`` of every sequence in the tree ``xs`` (``Elements`` included)."""
+    return _map_leaves(xs, lambda leaf: leaf[i])
 
 
 def _length(xs, length):
