@@ -116,6 +116,25 @@ def index_set(target, index, value):
     return out
 
 
+def index_get(target, index):
+    """``target[index]`` as ``target[index] += v`` reads it.
+
+    Under JAX a boolean mask selects a number of elements known only at run
+    time, which cannot be traced: the whole array is read instead, and
+    ``index_set`` writes the result back only where the mask holds.
+    """
+    if _is_mask(index, target) and (_is_jax(target) or _is_jax(index)):
+        return target
+    return target[index]
+
+
+def index_get_vjp(g, target, index):
+    """The cotangent of ``target`` in ``rt.index_get(target, index)``."""
+    if _is_mask(index, target) and (_is_jax(target) or _is_jax(index)):
+        return g
+    return index_add(zeros_like_float(target), index, g)
+
+
 def index_set_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if _is_mask(index, g) and _mask_broadcasts(index, g, value):

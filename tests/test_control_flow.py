@@ -56,6 +56,7 @@ CASES = {
     "while_in_helper": [(np.array([0.3, 0.4]), np.array(1.1))],
     "cond_in_while": [(np.array([0.3, 0.4]),)],
     "loop_without_residuals": [(_normal(3),)],
+    "masked_augmented_write": [(np.array([0.1, 0.9, 0.5, -0.4]),)],
     "empty_loop": [(_normal(3),)],
     "two_returns_in_loop": [(np.array([0.3, 0.4, 0.5]),), (np.array([-0.3, -0.4, -0.5]),), (np.array([0.03, 0.04, -0.05]),)],
     "enumerate_in_branch": [(np.array([0.3, 0.4, 0.5]), _normal(2, 3))],

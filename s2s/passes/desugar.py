@@ -4,7 +4,9 @@ Output guarantees (in every block, local functions included):
 - no ``AugAssign``: ``h += v`` is ``h = h + v``;
 - no element writes: ``x[i] = v`` is ``x = rt.index_set(x, i, v)`` (a new
   array; ``passes/aliasing`` has rejected writes NumPy would make visible
-  through another name), ``x[i] += v`` is ``x = rt.index_set(x, i, x[i] + v)``,
+  through another name), ``x[i] += v`` is
+  ``x = rt.index_set(x, i, rt.index_get(x, i) + v)`` (``index_get`` reads the
+  whole array where ``i`` is a traced mask, which ``x[i]`` cannot),
   ``x[i][j] = v`` writes ``v`` into a copy of ``x[i]`` and that into ``x``;
 - every comparison has one operator (``a < b < c`` is ``xp.logical_and(a < b, b < c)``);
 - the tests of ``if`` and ``while`` hold no ``and``/``or``/``not``: they are
@@ -100,7 +102,11 @@ class _Desugar:
         fn = self.fn
         if isinstance(stmt, ir.AugAssign):
             binary = _AUG_TO_BINARY[type(stmt.operator)]()
-            current = stmt.target.deep_clone() if isinstance(stmt.target, cst.Subscript) else cst.Name(stmt.target.value)
+            target = stmt.target
+            if isinstance(target, cst.Subscript):  # rt.index_get: reads the whole array under a traced mask
+                current = call("rt.index_get", target.value.deep_clone(), index_value(target))
+            else:
+                current = cst.Name(target.value)
             value = cst.BinaryOperation(current, binary, stmt.value)
             if stmt.origin is not None:
                 fn.origins[value] = stmt.origin

@@ -12,6 +12,11 @@ def index_set(target, index, value, *, g):
     return rt.index_set(g, index, 0), None, rt.index_set_value_vjp(g, index, value)
 
 
+@vjp(name="rt.index_get")
+def index_get(target, index, *, g):
+    return rt.index_get_vjp(g, target, index), None
+
+
 @linear(name="rt.append")
 def append(items_, value, *, g):
     return g[:-1], g[-1]

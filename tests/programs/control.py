@@ -304,3 +304,10 @@ def write_after_conditional_expression(x):
     t = x * 2.0 if np.sum(x) > 0 else x * 3.0
     t[0] = 1.0
     return np.sum(t * x)
+
+
+def masked_augmented_write(x):
+    out = np.sin(x)
+    out[out > 0.3] += 2.0 * x[0]
+    out[1:] *= 1.5
+    return np.sum(out * x)
