@@ -57,6 +57,7 @@ CASES = {
     "cond_in_while": [(np.array([0.3, 0.4]),)],
     "loop_without_residuals": [(_normal(3),)],
     "masked_augmented_write": [(np.array([0.1, 0.9, 0.5, -0.4]),)],
+    "counter_in_arithmetic": [(np.array([0.3, 0.4, 0.5]), np.array([[0.2, 0.1, 0.3], [0.5, -0.2, 0.1]]))],
     "empty_loop": [(_normal(3),)],
     "two_returns_in_loop": [(np.array([0.3, 0.4, 0.5]),), (np.array([-0.3, -0.4, -0.5]),), (np.array([0.03, 0.04, -0.05]),)],
     "enumerate_in_branch": [(np.array([0.3, 0.4, 0.5]), _normal(2, 3))],
@@ -64,7 +65,7 @@ CASES = {
     "write_after_conditional_expression": [(np.array([0.3, 0.4, 0.5]),), (np.array([-0.3, 0.4, -0.5]),)],
     "loop_over_dict": [({"first": LAYERS[0], "second": LAYERS[1]}, _normal(5, 3))],
 }
-ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1), "while_with_weights": (0, 1), "while_in_for": (0, 1), "loop_over_dict": (0, 1), "while_in_branch": (0, 1), "while_in_helper": (0, 1), "enumerate_in_branch": (0, 1), "enumerate_with_break": (0, 1)}
+ARGNUMS = {"rnn": (0, 1, 2), "indexed_loop": (0, 1), "enumerate_and_zip": (0, 1), "loop_over_layers": (0, 1), "collected_outputs": (0, 1), "while_with_weights": (0, 1), "while_in_for": (0, 1), "loop_over_dict": (0, 1), "while_in_branch": (0, 1), "while_in_helper": (0, 1), "enumerate_in_branch": (0, 1), "enumerate_with_break": (0, 1), "counter_in_arithmetic": (0, 1)}
 BACKENDS = ("numpy", "xla")
 
 

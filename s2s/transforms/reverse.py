@@ -159,9 +159,14 @@ class Backward:
         return out
 
     def zeros(self, name: str, arrays=None) -> cst.Call:
-        """Zeros shaped like the variable ``name`` (a tree of zeros when it may be a container)."""
+        """Float zeros shaped like the variable ``name`` (a tree of zeros when it may be a container).
+
+        Float even where ``name`` holds integers (a loop counter read by
+        arithmetic): a cotangent is never an integer, and both branches of a
+        ``cond`` must give the same dtypes.
+        """
         known = self.arrays if arrays is None else arrays
-        return call("xp.zeros_like" if name in known else "rt.tree_zeros_like", cst.Name(name))
+        return call("rt.zeros_like_float" if name in known else "rt.tree_zeros_like", cst.Name(name))
 
     # --- accumulation -------------------------------------------------------
     def emit(self, target, value):

@@ -311,3 +311,15 @@ def masked_augmented_write(x):
     out[out > 0.3] += 2.0 * x[0]
     out[1:] *= 1.5
     return np.sum(out * x)
+
+
+def counter_in_arithmetic(x, y):
+    v = x * 1.0
+    for i, row in enumerate(y):
+        n = 0
+        while np.mean(row) > -0.35 and n < 2:
+            n = n + 1
+            if np.min(v) < 0.15:
+                break
+            v = 0.9 * v + np.cos(0.5 * i + 0.25) * row
+    return np.sum(v * 3.0)
