@@ -39,19 +39,10 @@ import s2s
 
 jax.config.update("jax_enable_x64", True)
 
-# Reverse mode through `while` loops: set to False to leave `while` out of the
-# gradient property (the value property always has it).
-GRADIENT_THROUGH_WHILE = True
-
 MARGIN = 1e-6  # an example is kept only when each data comparison is this far from its tie
 EPS = 1e-6  # central finite-difference step
 MAX_DEPTH = 2  # nesting of if/for/while
 MAX_STATEMENTS = 12  # statements in a program, nested ones included
-
-# `out[out > 0.6] += v` (a masked augmented write) fails under XLA with JAX's
-# NonConcreteBooleanIndexError (the desugared `out[mask] + v` gathers with a traced mask);
-# `out[out > 0.6] = v` works. Reported; set to False to check the fix.
-AVOID_MASKED_AUGMENTED_WRITES = False
 
 UNARY = ["np.tanh({})", "np.sin({})", "np.cos({})", "np.square({})", "np.sqrt({0} * {0} + 1.0)", "np.log1p({0} * {0})", "-{}"]
 BOUNDED = ["np.tanh({})", "np.sin({})", "np.cos({})"]
@@ -247,7 +238,7 @@ class Builder:
         spots += [(mask, ())]
         spot, spot_shape = self.pick(spots)
         text, _ = self.expr_like(scope, spot_shape, bounded=scope.in_loop)
-        operators = ["="] if AVOID_MASKED_AUGMENTED_WRITES and spot == mask else ["=", "+=", "*="]
+        operators = ["=", "+=", "*="]
         return [f"{a}[{spot}] {self.pick(operators)} {text}"]
 
     def s_if(self, scope, depth):
@@ -399,7 +390,7 @@ def _moved(args, argnums, direction, eps):
 
 @settings(SETTINGS, max_examples=30)
 @given(
-    source=programs(allow_while=GRADIENT_THROUGH_WHILE),
+    source=programs(allow_while=True),
     args=arguments(),
     argnums=st.sampled_from([(0,), (1,), (0, 1), (0, 1, 2)]),
     seed=st.integers(0, 2**32 - 1),
