@@ -1,4 +1,4 @@
-"""Reverse-mode rules for ``rt.cond`` and ``rt.scan``: they transform their branch and body functions.
+"""Reverse-mode rules for ``rt.cond``, ``rt.scan`` and ``rt.while_loop``: they transform their branch and body functions.
 
 A rule gets the ``Backward`` builder, the primal statement and its equation.
 It returns the statements that replace the primal one in the forward pass
@@ -16,6 +16,14 @@ the backward pass reaches the statement, emits its adjoint.
   backward pass is a ``cond`` on the same predicate of ``<branch>_bwd``
   functions, which return the cotangents of the operands and of the values the
   branches read from outside.
+- ``while_loop``: the forward body ``<body>_fwd`` returns its residuals too,
+  but the loop (``rt.while_loop_with_tape``) keeps only checkpointed carries;
+  the backward loop ``rt.while_loop_reverse`` recomputes each step's residuals
+  from its carry with ``<body>_fwd`` and runs ``<body>_bwd`` on them, last
+  step first, carrying the carry's and the weights' cotangents.
+
+Local functions in a forward body (an inner loop's ``<body>_fwd``) are
+recomputed in the backward one, never saved.
 """
 
 from __future__ import annotations
