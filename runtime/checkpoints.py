@@ -80,7 +80,7 @@ class TapeLeaf:
     def __init__(self, loop, index):
         self.loop, self.index = loop, index
 
-    def __jax_array__(self):
+    def __jax_array__(self, *args, **kwargs):
         from .control import COLLECT_MESSAGE
 
         raise TypeError(COLLECT_MESSAGE)
