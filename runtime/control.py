@@ -150,13 +150,17 @@ def _no_steps(f, init, xs):
     """
     if _has_elements(xs):
         return None
-    element = _map_leaves(xs, lambda leaf: np.zeros(np.shape(leaf)[1:], np.asarray(leaf).dtype))
+    element = _map_leaves(xs, lambda leaf: namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)))
     try:
         with np.errstate(all="ignore"):
             _, y = f(init, element)
     except (IndexError, ValueError, TypeError):
         return None
-    return _map_leaves(y, lambda leaf: np.zeros((0, *np.shape(leaf)), np.asarray(leaf).dtype))
+    return _map_leaves(y, lambda leaf: namespace(leaf).zeros((0, *np.shape(leaf)), _dtype(leaf)))
+
+
+def _dtype(leaf):
+    return leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
 
 
 def _map_leaves(tree, fn):

@@ -59,6 +59,7 @@ CASES = {
     "masked_augmented_write": [(np.array([0.1, 0.9, 0.5, -0.4]),)],
     "counter_in_arithmetic": [(np.array([0.3, 0.4, 0.5]), np.array([[0.2, 0.1, 0.3], [0.5, -0.2, 0.1]]))],
     "empty_loop": [(_normal(3),)],
+    "return_in_empty_loop": [(np.array([0.3, -1.2, 0.8]),)],
     "two_returns_in_loop": [(np.array([0.3, 0.4, 0.5]),), (np.array([-0.3, -0.4, -0.5]),), (np.array([0.03, 0.04, -0.05]),)],
     "enumerate_in_branch": [(np.array([0.3, 0.4, 0.5]), _normal(2, 3))],
     "enumerate_with_break": [(np.array([0.3, 0.4, 0.5]), _normal(2, 3))],

@@ -323,3 +323,10 @@ def counter_in_arithmetic(x, y):
                 break
             v = 0.9 * v + np.cos(0.5 * i + 0.25) * row
     return np.sum(v * 3.0)
+
+
+def return_in_empty_loop(x):
+    for i in range(0):
+        if np.min(x) > -0.9:
+            return np.sum(x * 2.0)
+    return np.sum(np.sin(x))
