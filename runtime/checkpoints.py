@@ -37,14 +37,10 @@ import numpy as np
 
 from .arrays import _is_jax
 from .iteration import Elements
-from .trees import tree_leaves
+from .trees import tree_leaves, uses_jax
 
 CHECKPOINT_BYTES = 256 * 2**20
 MAX_SLOTS = 1024
-
-
-def _uses_jax(tree) -> bool:
-    return any(_is_jax(leaf) for leaf in tree_leaves(tree))
 
 
 def while_loop_with_tape(cond_fn, body_fn, init):
@@ -53,7 +49,7 @@ def while_loop_with_tape(cond_fn, body_fn, init):
     ``body_fn`` returns ``(new_carry, residuals)``; the residuals are dropped
     here (recomputed by the backward pass), so XLA removes their computation.
     """
-    if not _uses_jax(init) and not _is_jax(cond_fn(init)):
+    if not uses_jax(init) and not _is_jax(cond_fn(init)):
         carry, carries = init, []
         while bool(np.asarray(cond_fn(carry))):
             carries.append(carry)

@@ -16,11 +16,7 @@ import numpy as np
 from . import checkpoints
 from .arrays import _is_jax, namespace
 from .iteration import DynamicRange, Elements, plain
-from .trees import tree_leaves
-
-
-def _uses_jax(*trees) -> bool:
-    return any(_is_jax(leaf) for tree in trees for leaf in tree_leaves(tree))
+from .trees import tree_leaves, tree_map, uses_jax
 
 
 def cond(pred, true_fn, false_fn, *operands):
@@ -93,7 +89,7 @@ def _stack(items):
 
 def _slice(xs, i):
     """Step ``i`` of every sequence in the tree ``xs`` (``Elements`` included)."""
-    return _map_leaves(xs, lambda leaf: leaf[i])
+    return tree_map(lambda leaf: leaf[i], xs)
 
 
 def _length(xs, length):
@@ -109,13 +105,7 @@ def _length(xs, length):
 
 
 def _has_elements(xs) -> bool:
-    if isinstance(xs, Elements):
-        return True
-    if isinstance(xs, (tuple, list)):
-        return any(_has_elements(x) for x in xs)
-    if isinstance(xs, dict):
-        return any(_has_elements(x) for x in xs.values())
-    return False
+    return any(isinstance(leaf, Elements) for leaf in tree_leaves(xs))
 
 
 def scan(f, init, xs=None, length=None, reverse=False):
@@ -129,7 +119,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
         if not reverse:
             raise TypeError(COLLECT_MESSAGE)
         return checkpoints.scan_tape(f, init, xs), None
-    if not _has_elements(xs) and _uses_jax(init, xs):
+    if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
         return jax.lax.scan(f, init, plain(xs), length=length, reverse=reverse)
@@ -150,27 +140,17 @@ def _no_steps(f, init, xs):
     """
     if _has_elements(xs):
         return None
-    element = _map_leaves(xs, lambda leaf: namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)))
+    element = tree_map(lambda leaf: namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)), xs)
     try:
         with np.errstate(all="ignore"):
             _, y = f(init, element)
     except (IndexError, ValueError, TypeError):
         return None
-    return _map_leaves(y, lambda leaf: namespace(leaf).zeros((0, *np.shape(leaf)), _dtype(leaf)))
+    return tree_map(lambda leaf: namespace(leaf).zeros((0, *np.shape(leaf)), _dtype(leaf)), y)
 
 
 def _dtype(leaf):
     return leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
-
-
-def _map_leaves(tree, fn):
-    if isinstance(tree, dict):
-        return {k: _map_leaves(v, fn) for k, v in tree.items()}
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return type(tree)(*(_map_leaves(v, fn) for v in tree))
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_map_leaves(v, fn) for v in tree)
-    return None if tree is None else fn(tree)
 
 
 COLLECT_MESSAGE = (
@@ -207,7 +187,7 @@ def _scan_range(f, init, xs: DynamicRange, reverse):
 
 def while_loop(cond_fn, body_fn, init):
     """``jax.lax.while_loop`` semantics: ``body_fn`` while ``cond_fn(carry)``; returns the final carry."""
-    if _uses_jax(init) or _is_jax(cond_fn(init)):
+    if uses_jax(init) or _is_jax(cond_fn(init)):
         import jax
 
         return jax.lax.while_loop(cond_fn, body_fn, init)

@@ -1,7 +1,7 @@
 """Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
 
 
-from .arrays import index_add, zeros_like_float
+from .arrays import _is_jax, index_add, zeros_like_float
 
 
 def _is_namedtuple(value):
@@ -39,13 +39,23 @@ def tree_leaves(tree):
         yield tree
 
 
-def tree_zeros_like(tree):
-    """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
+def tree_map(fn, tree):
+    """``tree`` with ``fn`` applied to each leaf, structure (and ``None``) kept."""
     if tree is None:
         return None
     if _is_container(tree):
-        return _rebuild(tree, [(k, tree_zeros_like(v)) for k, v in _children(tree)])
-    return zeros_like_float(tree)
+        return _rebuild(tree, [(k, tree_map(fn, v)) for k, v in _children(tree)])
+    return fn(tree)
+
+
+def uses_jax(*trees) -> bool:
+    """Whether any leaf of the trees is a JAX value (the compiled path of ``cond``, ``scan``, ``while``)."""
+    return any(_is_jax(leaf) for tree in trees for leaf in tree_leaves(tree))
+
+
+def tree_zeros_like(tree):
+    """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
+    return tree_map(zeros_like_float, tree)
 
 
 def tree_add(a, b):
