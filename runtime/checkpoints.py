@@ -173,7 +173,6 @@ def _jax_reverse(body_fn, body_bwd, carry_bar, tape):
     import jax
 
     n, stride, buffer = tape
-    slots = jax.tree.leaves(buffer)[0].shape[0]
     segments = (n + stride - 1) // stride
 
     def segment(j, state):  # segments last to first

@@ -28,6 +28,8 @@ recomputed in the backward one, never saved.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from .. import ir
@@ -158,11 +160,10 @@ def scan(back, stmt: ir.Assign, e):
     forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, value, stmt.origin)]
 
     def plan(back):
-        accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
         # the carry's cotangent coming in: from the scan's outputs (zeros where none reached them)
         outer_carry = _outer_cotangent(back, carry_target)
         outer_ys = _outer_cotangent(back, ys_target) if len(seeds) > (1 if carry_varies else 0) else None
-        carry_params = ([carry_bar] if carry_varies else []) + [namer.fresh(bar(n)) for n in accumulate]
+        carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, outer_carry, carry_varies)
         item_parts = [_tuple(_names(saved))]
         # the loop's own sequence also gives the backward scan its length when nothing else does
         needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or not (saved or outer_ys is not None)
@@ -170,34 +171,18 @@ def scan(back, stmt: ir.Assign, e):
             item_parts.append(cst.Name(item_param))
         if outer_ys is not None:
             item_parts.append(cst.Name(y_bar))
-        bwd_carry = namer.fresh("carry_bar") if len(carry_params) != 1 else carry_params[0]
         bwd_item = namer.fresh("step")
-        prelude = []
-        if len(carry_params) > 1:
-            prelude.append(ir.Assign(_tuple(_names(carry_params)), cst.Name(bwd_carry)))
-        prelude.append(ir.Assign(_pack(item_parts), cst.Name(bwd_item)))
-        carry_in_bar = adj.cotangents.get(carry_param) if carry_varies else None
-        if carry_varies and carry_in_bar is None:
-            carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
-        arrays = back.arrays | adj.arrays
-        new_carry = ([carry_in_bar] if carry_varies else []) + [
-            _accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(carry_params[1:] if carry_varies else carry_params, accumulate)
-        ]
+        prelude = [*carry.prelude, ir.Assign(_pack(item_parts), cst.Name(bwd_item))]
         x_bar = adj.cotangents.get(item_param) if xs_active else None
-        bwd_ret = ir.Return(_tuple([_pack(new_carry) if new_carry else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
+        bwd_ret = ir.Return(_tuple([_pack(carry.new) if carry.new else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
         bwd_name = namer.fresh(f"{body.name}_bwd")
-        bwd = ir.Function(bwd_name, (ir.Param(bwd_carry), ir.Param(bwd_item)), (*prelude, *recompute, *adj.backward, bwd_ret), body.origin)
-        init_carry = ([outer_carry] if carry_varies else []) + [back.zeros(n, arrays) for n in accumulate]
+        bwd = ir.Function(bwd_name, (ir.Param(carry.name), ir.Param(bwd_item)), (*prelude, *recompute, *adj.backward, bwd_ret), body.origin)
         xs_parts = [_tuple(_names(steps))] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
-        results = [namer.fresh(bar(n)) for n in ([_first_name(init, "init")] if carry_varies else [])] + [namer.fresh(bar(n)) for n in accumulate]
         xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
         back.out.append(ir.Def(bwd, back.origin))
-        value = call("rt.scan", cst.Name(bwd_name), _pack(init_carry) if init_carry else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
-        back.emit(_tuple([_pack(_names(results)) if results else _tuple([]), cst.Name(xs_bar)]), value)
-        if carry_varies:
-            back.contribute(init, cst.Name(results[0]))
-        for name, total in zip(accumulate, results[1:] if carry_varies else results):
-            back.add(name, cst.Name(total))
+        value = call("rt.scan", cst.Name(bwd_name), _pack(carry.init) if carry.init else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
+        back.emit(_tuple([_pack(_names(carry.results)) if carry.results else _tuple([]), cst.Name(xs_bar)]), value)
+        carry.contribute(back, init)
         if x_bar is not None:
             back.contribute(xs, cst.Name(xs_bar))
 
@@ -315,31 +300,61 @@ def while_loop(back, stmt: ir.Assign, e):
     forward = [ir.Def(fwd, stmt.origin), ir.Assign(_tuple([stmt.target, cst.Name(tape)]), value, stmt.origin)]
 
     def plan(back):
-        accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
-        carry_params = [carry_bar] + [namer.fresh(bar(n)) for n in accumulate]
-        bwd_carry = namer.fresh("carry_bar") if len(carry_params) > 1 else carry_bar
+        carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, _outer_cotangent(back, stmt.target))
         residuals = namer.fresh("residuals")
-        prelude = [ir.Assign(_tuple(_names(carry_params)), cst.Name(bwd_carry))] if len(carry_params) > 1 else []
-        if saved:
-            prelude.append(ir.Assign(_tuple(_names(saved)), cst.Name(residuals)))
-        carry_in_bar = adj.cotangents.get(carry_param)
-        if carry_in_bar is None:
-            carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
-        arrays = back.arrays | adj.arrays
-        new_carry = [carry_in_bar] + [_accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(carry_params[1:], accumulate)]
+        prelude = [*carry.prelude, *([ir.Assign(_tuple(_names(saved)), cst.Name(residuals))] if saved else [])]
         bwd_name = namer.fresh(f"{body.name}_bwd")
-        bwd_body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(new_carry)))
-        bwd = ir.Function(bwd_name, (ir.Param(bwd_carry), ir.Param(residuals)), bwd_body, body.origin)
+        bwd_body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(carry.new)))
+        bwd = ir.Function(bwd_name, (ir.Param(carry.name), ir.Param(residuals)), bwd_body, body.origin)
         back.out.append(ir.Def(bwd, back.origin))
-        init_carry = [_outer_cotangent(back, stmt.target)] + [back.zeros(n, arrays) for n in accumulate]
-        results = [namer.fresh(bar(_first_name(init, "init")))] + [namer.fresh(bar(n)) for n in accumulate]
-        value = call("rt.while_loop_reverse", cst.Name(fwd_name), cst.Name(bwd_name), _pack(init_carry), cst.Name(tape))
-        back.emit(_pack(_names(results)), value)
-        back.contribute(init, cst.Name(results[0]))
-        for name, total in zip(accumulate, results[1:]):
-            back.add(name, cst.Name(total))
+        value = call("rt.while_loop_reverse", cst.Name(fwd_name), cst.Name(bwd_name), _pack(carry.init), cst.Name(tape))
+        back.emit(_pack(_names(carry.results)), value)
+        carry.contribute(back, init)
 
     return forward, plan
+
+
+@dataclass
+class _BackwardCarry:
+    """The carry of a backward loop: the loop carry's cotangent (when it varies) and one accumulator per weight.
+
+    ``name`` is the backward body's carry parameter, ``prelude`` unpacks it into
+    ``params``; ``new`` is what the body returns as the next carry, ``init``
+    what the loop starts from, ``results`` the names of its totals.
+    """
+
+    varies: bool
+    accumulate: list
+    params: list
+    name: str
+    prelude: list
+    new: list
+    init: list
+    results: list
+
+    def contribute(self, back, loop_init) -> None:
+        """After the backward loop: its totals flow to the loop's ``init`` and to the weights."""
+        if self.varies:
+            back.contribute(loop_init, cst.Name(self.results[0]))
+        for weight, total in zip(self.accumulate, self.results[1:] if self.varies else self.results):
+            back.add(weight, cst.Name(total))
+
+
+def _backward_carry(back, adj, carry_param, carry_bar, free_active, loop_init, outer_carry, varies=True) -> _BackwardCarry:
+    namer = back.namer
+    accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
+    accumulators = [namer.fresh(bar(n)) for n in accumulate]
+    params = ([carry_bar] if varies else []) + accumulators
+    name = namer.fresh("carry_bar") if len(params) != 1 else params[0]
+    prelude = [ir.Assign(_tuple(_names(params)), cst.Name(name))] if len(params) > 1 else []
+    carry_in_bar = adj.cotangents.get(carry_param) if varies else None
+    if varies and carry_in_bar is None:
+        carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
+    arrays = back.arrays | adj.arrays
+    new = ([carry_in_bar] if varies else []) + [_accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(accumulators, accumulate)]
+    init = ([outer_carry] if varies else []) + [back.zeros(n, arrays) for n in accumulate]
+    results = ([namer.fresh(bar(_first_name(loop_init, "init")))] if varies else []) + [namer.fresh(bar(n)) for n in accumulate]
+    return _BackwardCarry(varies, accumulate, params, name, prelude, new, init, results)
 
 
 def _accumulated(acc: str, cotangent, is_array: bool) -> cst.BaseExpression:
