@@ -10,6 +10,7 @@ compiler (libcst), and imports JAX only when JAX arrays reach it.
 from .arrays import (
     namespace,
     unbroadcast,
+    broadcast_like,
     reduced_like,
     reduced_count,
     index_add,
@@ -24,14 +25,14 @@ from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
 from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
-from .iteration import sequence_vjp, enumerate_vjp, zip_vjp, reversed_vjp, items_vjp, values_vjp
+from .iteration import sequence_vjp, enumerate_vjp, enumerate_jvp, zip_vjp, reversed_vjp, items_vjp, values_vjp
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
     einsum_vjp,
     tensordot_vjp,
 )
-from .linalg import dot_vjp, inner_vjp, norm_vjp, solve_vjp_a, solve_vjp_b
+from .linalg import dot_vjp, inner_vjp, norm_vjp, norm_axes, solve_vjp_a, solve_vjp_b, solve_jvp_a
 from .rulesupport import (
     inverse_permutation,
     opposite,
@@ -40,6 +41,7 @@ from .rulesupport import (
     extremum_vjp,
     prod_vjp,
     cumprod_vjp,
+    cumprod_jvp,
     concatenate_vjp,
     unstack,
     hstack_vjp,
@@ -56,6 +58,7 @@ from .rulesupport import (
 __all__ = [
     "namespace",
     "unbroadcast",
+    "broadcast_like",
     "reduced_like",
     "reduced_count",
     "index_add",
@@ -81,6 +84,7 @@ __all__ = [
     "append",
     "sequence_vjp",
     "enumerate_vjp",
+    "enumerate_jvp",
     "zip_vjp",
     "reversed_vjp",
     "items_vjp",
@@ -106,6 +110,9 @@ __all__ = [
     "extremum_vjp",
     "prod_vjp",
     "cumprod_vjp",
+    "cumprod_jvp",
+    "norm_axes",
+    "solve_jvp_a",
     "concatenate_vjp",
     "unstack",
     "hstack_vjp",

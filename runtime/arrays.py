@@ -42,6 +42,14 @@ def unbroadcast(value, like):
     return xp.reshape(value, shape)
 
 
+def broadcast_like(value, like):
+    """``value`` broadcast to the shape of ``like``: the tangent of an operand that broadcasts in an elementwise op."""
+    shape = np.shape(like)
+    if np.shape(value) == shape:
+        return value
+    return namespace(value).broadcast_to(value, shape)
+
+
 def reduced_like(g, like, axis=None, keepdims=False):
     """Broadcast the cotangent ``g`` of a reduction over ``axis`` back to the shape of ``like``."""
     xp = namespace(g, like)

@@ -129,6 +129,14 @@ def enumerate(xs, start=0):
     return Zipped((np.arange(start, start + length(xs)), xs))
 
 
+def enumerate_jvp(xs_dot, start=0):
+    """The tangent of ``enumerate(xs)``: float zeros for the indices (integers carry none), ``xs_dot`` for the items."""
+    xs_dot = iterate(xs_dot)
+    if isinstance(xs_dot, Elements):
+        return Elements((0.0, x) for x in xs_dot.items)
+    return Zipped((np.zeros(length(xs_dot)), xs_dot))
+
+
 def zip(*sequences):
     """Python's ``zip`` as loop input: the sequences side by side, cut to the shortest."""
     sequences = [iterate(s) for s in sequences]

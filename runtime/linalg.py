@@ -195,6 +195,11 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
     raise NotImplementedError(f"derivative of linalg.norm with ord={ord!r}")
 
 
+def norm_axes(x, ord=None, axis=None):
+    """The axes ``linalg.norm(x, ord, axis)`` reduces, as a tuple."""
+    return _normalize_norm_axes(axis, np.ndim(x), ord)
+
+
 def _normalize_norm_axes(axis, ndim, ord):
     if axis is None:
         if ord is None:
@@ -227,3 +232,11 @@ def solve_vjp_a(g, a, b, ans):
     else:
         grad = -xp.matmul(b_bar, xp.swapaxes(ans, -1, -2))
     return unbroadcast(grad, a)
+
+
+def solve_jvp_a(a_dot, a, b, ans):
+    """Tangent of ``ans = linalg.solve(a, b)`` for a tangent ``a_dot`` of ``a``: ``-solve(a, a_dot @ ans)``."""
+    xp = namespace(a_dot, a, b, ans)
+    if np.ndim(b) == 1:  # ans is a (batch of) vector(s)
+        return -xp.linalg.solve(a, xp.matmul(a_dot, xp.expand_dims(ans, -1)))[..., 0]
+    return -xp.linalg.solve(a, xp.matmul(a_dot, ans))

@@ -99,6 +99,19 @@ def cumprod_vjp(g, a, axis=None):
     return xp.reshape(xp.moveaxis(grad, -1, axis), shape)
 
 
+def cumprod_jvp(a_dot, a, axis=None):
+    """Tangent of ``cumprod(a, axis)`` for a tangent ``a_dot`` of ``a``, exact where ``a`` has zeros."""
+    xp = namespace(a_dot, a)
+    if axis is None:
+        a, a_dot, axis = xp.reshape(a, (-1,)), xp.reshape(a_dot, (-1,)), 0
+    x = xp.moveaxis(xp.asarray(a), axis, -1)
+    n = np.shape(x)[-1]
+    left_out = xp.where(xp.eye(n, dtype=bool), 1, xp.expand_dims(x, -2))
+    partial = xp.triu(xp.cumprod(left_out, axis=-1))  # [..., j, i]: d ans_i / d a_j for i >= j
+    out = xp.sum(partial * xp.expand_dims(xp.moveaxis(a_dot, axis, -1), -1), axis=-2)
+    return xp.moveaxis(out, -1, axis)
+
+
 def _split_as(g, shapes, axis):
     """Split ``g`` along ``axis`` into pieces as long as ``shapes`` are there, each reshaped to its shape."""
     xp = namespace(g)

@@ -6,9 +6,20 @@
     print(df.source)             # the generated gradient module
 """
 
-from .api import grad, value_and_grad, vjp, transform, Transformed
+from .api import grad, value_and_grad, vjp, jvp, linearize, jvp_source, transform, Transformed
 from .codegen import generate
 from .errors import S2SError
 
 __version__ = "0.1.0"
-__all__ = ["grad", "value_and_grad", "vjp", "transform", "Transformed", "generate", "S2SError"]
+__all__ = [
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "jvp",
+    "linearize",
+    "jvp_source",
+    "transform",
+    "Transformed",
+    "generate",
+    "S2SError",
+]

@@ -1,4 +1,4 @@
-"""The public API, with JAX's semantics: ``grad``, ``value_and_grad``, ``vjp``, and ``@transform``.
+"""The public API, with JAX's semantics: ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``linearize``, ``@transform``.
 
 Each transformed function is generated once (from source), loaded from a
 real file, and run compiled through XLA with ``jax.jit`` (cached per shapes
@@ -136,6 +136,96 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
         return tuple(backward._runner(*args, full))[:n]
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
+    """``(out, out_tangent)``: ``fun``'s value at ``primals`` and its derivative along ``tangents`` (JAX's ``jvp``).
+
+    With ``has_aux=True``, ``fun`` returns ``(out, aux)`` and this returns
+    ``(out, out_tangent, aux)``. The forward-mode module is ``s2s.jvp_source(fun)``.
+    """
+    for what, value in (("primal", primals), ("tangent", tangents)):
+        if not isinstance(value, (tuple, list)):
+            raise TypeError(
+                f"{what} arguments to s2s.jvp must be a tuple or list, found {type(value).__name__}: "
+                f"pass `({what}s,)` for a single argument"
+            )
+    if len(primals) != len(tangents):
+        raise TypeError(f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal")
+    transformed = Transformed(fun, "jvp", tuple(range(len(primals))), has_aux, backend)
+    args = transformed._bind(tuple(primals), {})
+    tangents = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
+    return tuple(transformed._runner(*args, *tangents))
+
+
+def linearize(fun, *primals, backend="xla"):
+    """``(out, f_jvp)``: ``fun``'s value and its linear map ``f_jvp(*tangents)`` at ``primals`` (JAX's ``linearize``).
+
+    ``f_jvp`` runs the forward-mode module compiled, with the primals fixed: it
+    computes the primal values again with each tangent (JAX keeps them instead).
+    """
+    transformed = Transformed(fun, "jvp", tuple(range(len(primals))), backend=backend)
+    args = transformed._bind(tuple(primals), {})
+    out = Transformed(fun, "primal", backend=backend)(*args)
+
+    def f_jvp(*tangents):
+        if len(tangents) != len(primals):
+            raise TypeError(f"the linearized function takes {len(primals)} tangents, got {len(tangents)}")
+        checked = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
+        return transformed._runner(*args, *checked)[1]
+
+    return out, f_jvp
+
+
+def jvp_source(fun, has_aux=False) -> str:
+    """The generated forward-mode module of ``fun`` (tangents for every parameter)."""
+    return Transformed(fun, "jvp", tuple(range(len(inspect.signature(fun).parameters))), has_aux).source
+
+
+def _dtype(value):
+    dtype = getattr(value, "dtype", None)
+    return np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+
+
+def _checked_tangent(index, primal, tangent):
+    """``tangent`` after JAX's checks against its primal (structure, shapes, dtypes); float0 becomes zeros."""
+    from .runtime.trees import tree_map
+
+    p_leaves, t_leaves = list(tree_leaves(primal)), list(tree_leaves(tangent))
+    if _structure(primal) != _structure(tangent):
+        raise TypeError(
+            f"primal and tangent {index} of s2s.jvp must have the same structure; "
+            f"the primal is {_structure(primal)} but the tangent is {_structure(tangent)}"
+        )
+    for p, t in zip(p_leaves, t_leaves):
+        if np.shape(p) != np.shape(t):
+            raise ValueError(
+                f"s2s.jvp called with different primal and tangent shapes: primal {index} has shape "
+                f"{np.shape(p)} but its tangent has shape {np.shape(t)}"
+            )
+        p_type, t_type = _dtype(p), _dtype(t)
+        if p_type.kind in "fc":
+            if t_type != p_type and not isinstance(p, (float, complex)):
+                raise TypeError(
+                    f"primal and tangent {index} of s2s.jvp do not match: the tangent of a {p_type.name} "
+                    f"primal must be {p_type.name}, got {t_type.name}"
+                )
+        elif t_type.name != "float0" and t_type.kind != "V":
+            raise TypeError(
+                f"primal {index} of s2s.jvp is {p_type.name}: its tangent must have dtype float0 "
+                f"(np.zeros(shape, dtype=jax.dtypes.float0)), got {t_type.name}"
+            )
+    return tree_map(lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent)
+
+
+def _structure(tree) -> str:
+    """A readable description of a tree's containers (leaves as ``*``)."""
+    if isinstance(tree, dict):
+        return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in tree.items()) + "}"
+    if isinstance(tree, (tuple, list)):
+        inner = ", ".join(_structure(v) for v in tree)
+        return f"({inner},)" if isinstance(tree, tuple) and len(tree) == 1 else (f"({inner})" if isinstance(tree, tuple) else f"[{inner}]")
+    return "None" if tree is None else "*"
 
 
 def _zeros_like(tree):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from .emit.module import render
 from .program import Program, build
+from .transforms.forward import forward
 from .transforms.reverse import Mode, reverse
 from .transforms.simplify import simplify
 
@@ -20,6 +21,7 @@ TITLES = {
     "grad": "Gradient",
     "value_and_grad": "Value and gradient",
     "vjp": "Vector-Jacobian product",
+    "jvp": "Jacobian-vector product",
     "primal": "Normal form",
 }
 
@@ -51,17 +53,24 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
     argnums = argnums if isinstance(argnums, int) else wrt
     helper_names = frozenset(program.helpers)
     functions = []
+    reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
     for name, helper in program.helpers.items():
         functions.append(simplify(helper))
         if any(program.flows[name]):
-            mode = Mode("vjp", tuple(range(len(helper.params))), zeros_for_inactive=False)
-            functions.append(simplify(reverse(helper, mode, helper_names, program.flows)))
+            every = tuple(range(len(helper.params)))
+            if reverse_kinds:
+                mode = Mode("vjp", every, zeros_for_inactive=False)
+                functions.append(simplify(reverse(helper, mode, helper_names, program.flows)))
+            if "jvp" in kinds:
+                functions.append(simplify(forward(helper, Mode("jvp", every), helper_names, program.flows)))
     entries = {}
     for kind in kinds:
+        all_params = tuple(range(len(program.main.params)))
         if kind == "primal":
             out = simplify(program.main)
+        elif kind == "jvp":
+            out = simplify(forward(program.main, Mode(kind, argnums, has_aux), helper_names, program.flows))
         else:
-            all_params = tuple(range(len(program.main.params)))
             mode = Mode(kind, all_params if kind == "vjp" else argnums, has_aux)
             out = simplify(reverse(program.main, mode, helper_names, program.flows))
         entries[kind] = out.name

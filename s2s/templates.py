@@ -1,7 +1,8 @@
 """Rule functions as code templates: parsed once, parameters renamed into the program's variables.
 
 ``rule_template(op)`` gives the rule's assignments and one expression per
-leading parameter of the op (``None`` where no derivative flows); a returned
+leading parameter of the op (``None`` where no derivative flows);
+``rule_template(op, forward=True)`` the same for its explicit forward rule. A returned
 tuple, parenthesized or not, always means one entry per parameter.
 ``instantiate`` substitutes names.
 """
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .cstutil import names_in, substitute
+from .cstutil import literal, names_in, substitute
+from .errors import S2SError
 from .rules.registry import op_named
 
 
@@ -32,9 +34,10 @@ class RuleTemplate:
 
 
 @functools.lru_cache(maxsize=None)
-def rule_template(op_name: str) -> RuleTemplate:
-    """The op's rule, parsed: its assignments and its return expression split per leading parameter."""
-    rule = op_named(op_name).rule
+def rule_template(op_name: str, forward: bool = False) -> RuleTemplate:
+    """The op's rule (its explicit forward rule if ``forward``), parsed: assignments, then one entry per leading parameter."""
+    op = op_named(op_name)
+    rule = op.jvp if forward else op.rule
     module = cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
     statements, value = [], None
@@ -56,3 +59,20 @@ def rule_template(op_name: str) -> RuleTemplate:
 def instantiate(entry: cst.BaseExpression, bindings: dict) -> cst.BaseExpression:
     """The entry with each parameter name replaced by its bound expression."""
     return substitute(entry, bindings)
+
+
+def bind(op, e, origin=None) -> dict:
+    """The op's parameters bound to the call's atoms (defaults as literals, ``*args`` as a tuple)."""
+    try:
+        bound = op.signature.bind(*e.args, **dict(e.kwargs))
+    except TypeError as err:
+        raise S2SError(f"`{e.name}` called with arguments s2s cannot bind: {err}", origin) from None
+    bindings = {}
+    for p in op.params:
+        if p not in bound.arguments:
+            bindings[p] = literal(op.defaults.get(p))
+        elif op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+            bindings[p] = cst.Tuple([cst.Element(a) for a in bound.arguments[p]])
+        else:
+            bindings[p] = bound.arguments[p]
+    return bindings

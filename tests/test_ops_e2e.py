@@ -1,11 +1,12 @@
-"""Every op-table case through the whole compiler: source file -> generated gradient -> run.
+"""Every op-table case through the whole compiler: source file -> generated derivative -> run.
 
 The function is ``np.sum(<call> * ct)`` over the case's inputs; its gradient with
 respect to every input must match ``jax.grad`` of the same function written with
 ``jax.numpy`` (float64) and, where the op is smooth there, central finite
-differences along a random direction. Hypothesis draws shapes and values; the
-NumPy backend runs each draw eagerly, and one draw per case also runs compiled
-through XLA.
+differences along a random direction. Forward mode: ``s2s.jvp`` of the call
+itself against ``jax.jvp`` along random tangents. Hypothesis draws shapes and
+values; the NumPy backend runs each draw eagerly, and one draw per case also
+runs compiled through XLA.
 """
 
 import importlib.util
@@ -87,3 +88,48 @@ def test_gradient_matches_jax_compiled(case, folder, data):
     f, twin, argnums = _functions(case, folder)
     args = _args(case, draw_inputs(case, data.draw), np.random.default_rng(0))
     _check(case, s2s.grad(f, argnums)(*args), jax.grad(twin, argnums)(*args))
+
+
+_CALLS = {}
+
+
+def _call_functions(case, folder):
+    """The case's call itself (no reduction), as a module function and its jax.numpy twin."""
+    if case.id not in _CALLS:
+        args = ", ".join(case.names)
+        path = folder / f"call_{len(_CALLS)}.py"
+        path.write_text(f"import numpy as np\n\n\ndef f({args}):\n    return {case.call}\n")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        twin = eval(f"lambda {args}: {case.call.replace('np.', 'jnp.')}", {"jnp": jnp})
+        _CALLS[case.id] = (module.f, twin)
+    return _CALLS[case.id]
+
+
+def _check_jvp(case, folder, data, backend, seed):
+    f, twin = _call_functions(case, folder)
+    inputs = draw_inputs(case, data.draw)
+    primals = tuple(inputs[n] for n in case.names)
+    rng = np.random.default_rng(seed)
+    tangents = tuple(rng.normal(size=np.shape(p)) for p in primals)
+    out, out_dot = s2s.jvp(f, primals, tangents, backend=backend)
+    want, want_dot = jax.jvp(twin, primals, tangents)
+    tol = dict(rtol=max(case.rtol, 1e-6), atol=max(case.atol, 1e-8))
+    np.testing.assert_allclose(out, want, **tol, err_msg="value")
+    np.testing.assert_allclose(out_dot, want_dot, **tol, err_msg="tangent")
+    assert np.shape(out_dot) == np.shape(want_dot)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_jvp_matches_jax_on_numpy(case, folder, data):
+    _check_jvp(case, folder, data, "numpy", len(case.id))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_jvp_matches_jax_compiled(case, folder, data):
+    _check_jvp(case, folder, data, "xla", 0)

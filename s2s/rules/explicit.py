@@ -1,42 +1,50 @@
-"""Ops whose reverse rule is written out: contractions, order statistics, products, linear algebra."""
+"""Ops whose rules are written out: contractions (multilinear), order statistics, products, linear algebra.
+
+Multilinear ops list the transpose for each operand; forward mode is derived.
+The others (``vjp``) give their forward rule next to the reverse one
+(``@jvp``, one tangent term per leading parameter). Reductions whose output
+element depends on one slice of the input (max, min, prod, norm) take
+their forward rule from the reverse one: the partials (the cotangent for
+``g = 1``) times the tangent, summed over the reduced axes.
+"""
 
 import numpy as xp  # noqa: F401  (rule vocabulary)
 
 from s2s import runtime as rt
-from .registry import vjp
+from .registry import jvp, multilinear, vjp
 
 
-@vjp
+@multilinear
 def matmul(x1, x2, *, g):
     return rt.matmul_vjp_lhs(g, x1, x2), rt.matmul_vjp_rhs(g, x1, x2)
 
 
-@vjp
+@multilinear
 def dot(a, b, out=None, *, g):
     return rt.dot_vjp(g, a, b, 0), rt.dot_vjp(g, a, b, 1)
 
 
-@vjp
+@multilinear
 def vdot(a, b, *, g):
     return xp.reshape(g * b, xp.shape(a)), xp.reshape(g * a, xp.shape(b))
 
 
-@vjp
+@multilinear
 def inner(a, b, *, g):
     return rt.inner_vjp(g, a, b, 0), rt.inner_vjp(g, a, b, 1)
 
 
-@vjp
+@multilinear
 def outer(a, b, out=None, *, g):
     return xp.reshape(xp.dot(g, xp.ravel(b)), xp.shape(a)), xp.reshape(xp.dot(xp.ravel(a), g), xp.shape(b))
 
 
-@vjp
+@multilinear
 def tensordot(a, b, axes=2, *, g):
     return rt.tensordot_vjp(g, a, b, axes, 0), rt.tensordot_vjp(g, a, b, axes, 1)
 
 
-@vjp
+@multilinear
 def einsum(subscripts, *operands, optimize=False, g):
     # ``operands`` is one parameter (the sequence); its cotangent is a list.
     return None, rt.einsum_vjp(g, subscripts, operands)
@@ -47,9 +55,19 @@ def max_(a, axis=None, out=None, keepdims=False, *, ans, g):
     return rt.extremum_vjp(g, a, ans, axis, keepdims)
 
 
+@jvp
+def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
+    return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
+
+
 @vjp
 def min_(a, axis=None, out=None, keepdims=False, *, ans, g):
     return rt.extremum_vjp(g, a, ans, axis, keepdims)
+
+
+@jvp
+def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
+    return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
 
 
 @vjp
@@ -57,9 +75,19 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
     return rt.prod_vjp(g, a, axis, keepdims)
 
 
+@jvp
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot):
+    return xp.sum(rt.prod_vjp(xp.ones_like(ans), a, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
+
+
 @vjp
 def cumprod(a, axis=None, dtype=None, out=None, *, g):
     return rt.cumprod_vjp(g, a, axis)
+
+
+@jvp
+def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):
+    return rt.cumprod_jvp(a_dot, a, axis)
 
 
 @vjp(name="linalg.norm")
@@ -67,9 +95,19 @@ def norm(x, ord=None, axis=None, keepdims=False, *, ans, g):
     return rt.norm_vjp(g, x, ans, ord, axis, keepdims)
 
 
+@jvp(name="linalg.norm")
+def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):
+    return xp.sum(rt.norm_vjp(xp.ones_like(ans), x, ans, ord, axis, keepdims) * x_dot, axis=rt.norm_axes(x, ord, axis), keepdims=keepdims)
+
+
 @vjp(name="linalg.inv")
 def inv(a, *, ans, g):
     return -xp.swapaxes(ans, -1, -2) @ g @ xp.swapaxes(ans, -1, -2)
+
+
+@jvp(name="linalg.inv")
+def inv(a, *, ans, a_dot):
+    return -ans @ a_dot @ ans
 
 
 @vjp(name="linalg.solve")
@@ -77,7 +115,17 @@ def solve(a, b, *, ans, g):
     return rt.solve_vjp_a(g, a, b, ans), rt.solve_vjp_b(g, a, b)
 
 
+@jvp(name="linalg.solve")
+def solve(a, b, *, ans, a_dot, b_dot):
+    return rt.solve_jvp_a(a_dot, a, b, ans), xp.linalg.solve(a, b_dot)
+
+
 @vjp(name="linalg.det")
 def det(a, *, ans, g):
     # JAX uses a cofactor solve that stays finite for singular ``a``; this needs ``a`` invertible.
     return xp.expand_dims(g * ans, (-2, -1)) * xp.swapaxes(xp.linalg.inv(a), -1, -2)
+
+
+@jvp(name="linalg.det")
+def det(a, *, ans, a_dot):
+    return ans * xp.trace(xp.linalg.solve(a, a_dot), axis1=-2, axis2=-1)

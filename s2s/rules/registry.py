@@ -21,8 +21,15 @@ Families:
 - ``linear``: the op is linear in its leading parameters; the body returns the
   transpose applied to ``g`` (one entry per leading parameter, ``None`` where
   no derivative flows). Forward mode applies the op itself to the tangent.
+- ``multilinear``: the op is linear in each leading parameter separately
+  (a product: ``matmul``, ``einsum``); the body returns the transpose for each
+  one, as ``vjp`` does. Forward mode sums the op applied with one parameter at
+  a time replaced by its tangent.
 - ``vjp``: explicit reverse rule, the body returns the cotangent of each
-  leading parameter (``None`` where none flows).
+  leading parameter (``None`` where none flows). Its forward rule is
+  registered next to it with ``@jvp``: the body returns one tangent term per
+  leading parameter, written with ``<param>_dot`` (the terms of the
+  parameters that carry tangents are summed).
 - ``nondiff``: outputs carry no derivative (comparisons, integer-valued ops,
   constructors, shapes); registered by name with a reason.
 - ``decompose``: the op is defined by other ops; its body (any number of
@@ -39,11 +46,11 @@ use them.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 RULE_VOCABULARY = ("ans", "g")
-FAMILIES = ("elementwise", "linear", "vjp", "nondiff", "decompose")
+FAMILIES = ("elementwise", "linear", "multilinear", "vjp", "nondiff", "decompose")
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,7 @@ class Op:
     params: tuple[str, ...] = ()
     defaults: dict = field(default_factory=dict)
     reason: str = ""
+    jvp: Callable | None = None  # the explicit forward rule of a ``vjp``-family op
 
     @property
     def signature(self) -> inspect.Signature | None:
@@ -108,8 +116,32 @@ def _family(family: str):
 
 elementwise = _family("elementwise")
 linear = _family("linear")
+multilinear = _family("multilinear")
 vjp = _family("vjp")
 decompose = _family("decompose")
+
+
+def jvp(fn=None, *, name: str | None = None):
+    """Register the forward rule of a ``vjp``-family op registered before (name: the function's, or ``name=``).
+
+    Its parameters are the op's, then keyword-only ``ans`` and ``<param>_dot``
+    for the leading parameters; it returns one tangent term per leading parameter.
+    """
+    if fn is None:
+        return lambda f: jvp(f, name=name)
+    key = name or fn.__name__.rstrip("_")
+    op = _table(key).get(key)
+    if op is None or op.family != "vjp":
+        raise ValueError(f"@jvp for {key!r}: register its reverse rule with @vjp first")
+    if op.jvp is not None:
+        raise ValueError(f"op {key!r} has two forward rules")
+    _table(key)[key] = replace(op, jvp=fn)
+    return fn
+
+
+def tangent_name(param: str) -> str:
+    """The rule vocabulary's name for a parameter's tangent: ``x`` -> ``x_dot``."""
+    return f"{param}_dot"
 
 
 def nondiff(reason: str, *names: str) -> None:

@@ -4,15 +4,15 @@ Registered as ``rt.<name>``; their vocabulary is the same as the ops'.
 """
 
 from s2s import runtime as rt
-from .registry import linear, nondiff, vjp
+from .registry import jvp, linear, nondiff, vjp
 
 
-@vjp(name="rt.index_set")
+@linear(name="rt.index_set")
 def index_set(target, index, value, *, g):
     return rt.index_set(g, index, 0), None, rt.index_set_value_vjp(g, index, value)
 
 
-@vjp(name="rt.index_get")
+@linear(name="rt.index_get")
 def index_get(target, index, *, g):
     return rt.index_get_vjp(g, target, index), None
 
@@ -27,9 +27,14 @@ def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)
 
 
-@linear(name="rt.enumerate")
+@vjp(name="rt.enumerate")
 def enumerate_(xs, start=0, *, g):
     return rt.enumerate_vjp(g, xs)
+
+
+@jvp(name="rt.enumerate")
+def enumerate_(xs, start=0, *, xs_dot):  # noqa: F811  (the forward rule of the same op)
+    return rt.enumerate_jvp(xs_dot, start)
 
 
 @linear(name="rt.zip")

@@ -14,7 +14,7 @@ from ..cstutil import names_in
 from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..passes.dataflow import free_names
 from ..rules import OPS
-from ..rules.registry import op_named
+from ..rules.registry import LIST_OUTPUTS, op_named
 
 CONSTANT_NAMES = ("True", "False", "None")
 
@@ -94,3 +94,22 @@ def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
         if useful.intersection(targets):
             useful |= eqn_inputs(e, flows, defs)
     return varied(body, wrt, helpers, flows) & useful
+
+
+def array_evidence(body, helpers) -> set[str]:
+    """Variables known to be float arrays: results of differentiable array ops, names passed to them, names
+    indexed by tuples. (Comparisons and other ops without derivatives also take ints and flags, whose zero
+    cotangents must still be floats: those get ``rt.tree_zeros_like``.)"""
+    known = set()
+    for stmt in body:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        e = eqn_of(stmt.value, helpers)
+        op = OPS.get(e.name) if e.kind == "op" else None
+        if op is not None and op.family != "nondiff":  # runtime ops also take containers
+            if e.name not in LIST_OUTPUTS:
+                known.update(ir.target_names(stmt.target))
+            known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
+        elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
+            known.add(e.args[0].value)
+    return known

@@ -11,8 +11,6 @@ read with constant keys get cotangents of their own structure through
 
 from __future__ import annotations
 
-import inspect
-
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -25,10 +23,10 @@ from ..passes.dataflow import used_names
 from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of, is_static
 from ..rules import OPS
-from ..rules.registry import LIST_OUTPUTS, op_named
-from ..templates import instantiate, rule_template
+from ..rules.registry import op_named
+from ..templates import bind, instantiate, rule_template
 from . import control_rules
-from .activity import activity, diff_names, local_functions
+from .activity import activity, array_evidence, diff_names, local_functions
 from .simplify import fold
 
 RT = cst.Name("rt")
@@ -99,25 +97,6 @@ def _leaves(target, prefix=()):
         yield from _leaves(el.value, (*prefix, i))
 
 
-def _array_evidence(body, helpers) -> set[str]:
-    """Variables known to be float arrays: results of differentiable array ops, names passed to them, names
-    indexed by tuples. (Comparisons and other ops without derivatives also take ints and flags, whose zero
-    cotangents must still be floats: those get ``rt.tree_zeros_like``.)"""
-    known = set()
-    for stmt in body:
-        if not isinstance(stmt, ir.Assign):
-            continue
-        e = eqn_of(stmt.value, helpers)
-        op = OPS.get(e.name) if e.kind == "op" else None
-        if op is not None and op.family != "nondiff":  # runtime ops also take containers
-            if e.name not in LIST_OUTPUTS:
-                known.update(ir.target_names(stmt.target))
-            known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
-        elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
-            known.add(e.args[0].value)
-    return known
-
-
 @dataclass(frozen=True)
 class Context:
     """What every adjoint in one generated function shares: names, helpers and their flow summaries."""
@@ -136,7 +115,7 @@ class Backward:
         self.helpers = ctx.helpers
         self.flows = ctx.flows
         self.namer = ctx.namer
-        self.arrays = _array_evidence(body, ctx.helpers)
+        self.arrays = array_evidence(body, ctx.helpers)
         self.defs = local_functions(body)
         self.plans: dict[int, object] = {}  # id of a rewritten control-flow statement -> its backward rule
         self.cot: dict[str, Cotangent] = {}
@@ -332,7 +311,7 @@ class Backward:
         if op is None or op.rule is None:
             raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
         g = self.take(target)
-        bindings = self.bind(op, e)
+        bindings = bind(op, e, self.origin)
         template = rule_template(op.name)
         wanted = [  # a None entry declares a zero derivative (a shape template, a condition)
             i
@@ -353,22 +332,6 @@ class Backward:
                 if any(not is_static(o) and not o.deep_equals(arg) for o in others):  # another array may broadcast this one
                     value = call("rt.unbroadcast", fold(value), arg)
             self.contribute(arg, value)
-
-    def bind(self, op, e) -> dict:
-        """The op's parameters bound to the call's atoms (defaults as literals, ``*args`` as a tuple)."""
-        try:
-            bound = op.signature.bind(*e.args, **dict(e.kwargs))
-        except TypeError as err:
-            raise S2SError(f"`{e.name}` called with arguments s2s cannot bind: {err}", self.origin) from None
-        bindings = {}
-        for p in op.params:
-            if p not in bound.arguments:
-                bindings[p] = literal(op.defaults.get(p))
-            elif op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
-                bindings[p] = cst.Tuple([cst.Element(a) for a in bound.arguments[p]])
-            else:
-                bindings[p] = bound.arguments[p]
-        return bindings
 
     def helper(self, target, e):
         g = self.take(target)

@@ -1,0 +1,170 @@
+"""Forward-mode rules for ``rt.cond``, ``rt.scan`` and ``rt.while_loop``: their functions carry tangents too.
+
+A rule gets the ``Forward`` builder, the primal statement and its equation,
+and emits the statements that replace it: local ``<fn>_jvp`` functions, then
+the same control call on them, whose results are the primal results and
+their tangents. Values the functions read from the enclosing scope keep
+their tangents there too (closures).
+
+- ``cond``: each branch ``<branch>_jvp`` takes the operands and the tangents
+  of the active ones, and returns ``(outputs, output tangents)``.
+- ``scan``: the body takes ``(carry, carry_dot)`` and ``(x, x_dot)`` pairs
+  (where they carry tangents) and returns ``((carry, carry_dot), (y, y_dot))``;
+  the scan's inputs and outputs are pairs alike. ``reverse=`` passes through.
+- ``while_loop``: the loop runs on ``(carry, carry_dot)``; the test reads the carry.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call, names_in
+from ..errors import MissingRule
+from ..passes.dataflow import free_names
+from ..rules.registry import tangent_name
+
+ENCLOSING = frozenset({"xp", "rt"})
+
+
+def _tuple(items) -> cst.Tuple:
+    return cst.Tuple([cst.Element(i) for i in items])
+
+
+def _parts(fn: ir.Function):
+    *stmts, ret = fn.body
+    return stmts, ret.value
+
+
+def _free_tangents(fwd, functions) -> dict:
+    """Tangents of the values the local ``functions`` read from the enclosing scope, where they have one."""
+    free = set().union(*(free_names(f) for f in functions)) - ENCLOSING
+    return {n: fwd.tan[n] for n in sorted(free) if n in fwd.tan}
+
+
+class _Paired:
+    """Builds one ``<fn>_jvp``: parameters that are pairs get unpacked, the body gets its tangents."""
+
+    def __init__(self, fwd, fn: ir.Function, free: dict):
+        self.fwd = fwd
+        self.fn = fn
+        self.params: list[ir.Param] = []
+        self.prelude: list[ir.Assign] = []
+        self.inputs = dict(free)
+
+    def param(self, name: str, paired: bool) -> None:
+        """Parameter ``name``: itself, or a ``(name, name_dot)`` pair unpacked first."""
+        if not paired:
+            self.params.append(ir.Param(name))
+            return
+        namer = self.fwd.namer
+        pair = namer.fresh(f"{name}_pair")
+        self.inputs[name] = namer.fresh(tangent_name(name))
+        self.params.append(ir.Param(pair))
+        self.prelude.append(ir.Assign(_tuple([cst.Name(name), cst.Name(self.inputs[name])]), cst.Name(pair)))
+
+    def tangent_param(self, name: str) -> None:
+        """A separate parameter for ``name``'s tangent."""
+        self.inputs[name] = self.fwd.namer.fresh(tangent_name(name))
+        self.params.append(ir.Param(self.inputs[name]))
+
+    def build(self, outputs, result) -> ir.Def:
+        """The function: ``result(inner)`` is its return value, given the inner forward builder."""
+        from .forward import jvp_body
+
+        stmts, _ = _parts(self.fn)
+        inner = jvp_body(stmts, self.inputs, outputs, self.fwd.ctx)
+        name = self.fwd.namer.fresh(f"{self.fn.name}_jvp")
+        body = (*self.prelude, *inner.out, ir.Return(result(inner)))
+        return ir.Def(ir.Function(name, tuple(self.params), body, self.fn.origin), self.fwd.origin)
+
+
+def _pair(value, tangent) -> cst.Tuple:
+    return _tuple([value, tangent])
+
+
+def cond(fwd, stmt: ir.Assign, e):
+    if e.kwargs:
+        raise MissingRule("forward mode of `rt.cond` with keyword arguments is not supported", stmt.origin)
+    pred, operands = e.args[0], list(e.args[3:])
+    branches = [fwd.defs[e.args[1].value], fwd.defs[e.args[2].value]]
+    active = [i for i, op in enumerate(operands) if fwd.is_active(op)]
+    free = _free_tangents(fwd, branches)
+    defs = []
+    for branch in branches:
+        paired = _Paired(fwd, branch, free)
+        for i, name in enumerate(branch.param_names):
+            paired.param(name, False)
+        for i in active:
+            paired.tangent_param(branch.param_names[i])
+        _, ret = _parts(branch)
+        defs.append(paired.build([ret], lambda inner, ret=ret: _pair(ret, inner.tangent(ret))))
+    fwd.out.extend(defs)
+    tangents = [fwd.tangent(operands[i]) for i in active]
+    value = call("rt.cond", pred, *(cst.Name(d.function.name) for d in defs), *operands, *tangents)
+    fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
+
+
+def scan(fwd, stmt: ir.Assign, e):
+    body = fwd.defs[e.args[0].value]
+    init = e.args[1]
+    xs = e.args[2] if len(e.args) > 2 else None
+    carry_param, item_param = body.param_names
+    stmts, ret = _parts(body)
+    carry_out, y_out = (el.value for el in ret.elements)
+    carry_target, ys_target = (el.value for el in stmt.target.elements)
+    free = _free_tangents(fwd, [body])
+    xs_active = xs is not None and fwd.is_active(xs)
+
+    from .activity import varied
+
+    inputs = ([item_param] if xs_active else []) + list(free)
+    carry_varies = fwd.is_active(init) or bool(names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows))
+    ys_active = any(n in fwd.active for n in ir.target_names(ys_target))
+
+    paired = _Paired(fwd, body, free)
+    paired.param(carry_param, carry_varies)
+    paired.param(item_param, xs_active)
+
+    def result(inner):
+        carry = _pair(carry_out, inner.tangent(carry_out)) if carry_varies else carry_out
+        y = _pair(y_out, inner.tangent(y_out)) if ys_active else y_out
+        return _tuple([carry, y])
+
+    d = paired.build([carry_out, y_out] if ys_active else [carry_out], result)
+    fwd.out.append(d)
+    args = [cst.Name(d.function.name), _pair(init, fwd.tangent(init)) if carry_varies else init]
+    if xs is not None:
+        args.append(_pair(xs, fwd.tangent(xs)) if xs_active else xs)
+    value = call("rt.scan", *args, **dict(e.kwargs))
+    carry = _pair(carry_target, fwd.tangent_target(carry_target)) if carry_varies else carry_target
+    ys = _pair(ys_target, fwd.tangent_target(ys_target)) if ys_active else ys_target
+    fwd.emit(_tuple([carry, ys]), value)
+
+
+def while_loop(fwd, stmt: ir.Assign, e):
+    if e.kwargs:
+        raise MissingRule("forward mode of `rt.while_loop` with keyword arguments is not supported", stmt.origin)
+    test, body, init = e.args[0].value, fwd.defs[e.args[1].value], e.args[2]
+    (carry_param,) = body.param_names
+    _, carry_out = _parts(body)
+    namer = fwd.namer
+    # the test reads the carry of the pair
+    pair = namer.fresh(f"{carry_param}_pair")
+    carry = namer.fresh(carry_param)
+    passed = namer.fresh(f"_{test}")
+    test_body = (
+        ir.Assign(_tuple([cst.Name(carry), cst.Name("_")]), cst.Name(pair)),
+        ir.Assign(cst.Name(passed), call(test, cst.Name(carry))),
+        ir.Return(cst.Name(passed)),
+    )
+    test_fn = ir.Function(namer.fresh(f"{test}_jvp"), (ir.Param(pair),), test_body, fwd.defs[test].origin)
+    paired = _Paired(fwd, body, _free_tangents(fwd, [body]))
+    paired.param(carry_param, True)
+    d = paired.build([carry_out], lambda inner: _pair(carry_out, inner.tangent(carry_out)))
+    fwd.out.extend([ir.Def(test_fn, fwd.origin), d])
+    value = call("rt.while_loop", cst.Name(test_fn.name), cst.Name(d.function.name), _pair(init, fwd.tangent(init)))
+    fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
+
+
+RULES = {"cond": cond, "scan": scan, "while_loop": while_loop}
