@@ -18,10 +18,11 @@ from .arrays import (
     index_get,
     index_get_vjp,
     index_set_value_vjp,
+    index_add_value_vjp,
     grad_seed,
     zeros_like_float,
 )
-from .trees import fill_like, tree_add, tree_leaves, tree_zeros_like
+from .trees import fill_like, fill_like_vjp, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
 from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
@@ -89,6 +90,8 @@ __all__ = [
     "reversed_vjp",
     "items_vjp",
     "index_set_value_vjp",
+    "index_add_value_vjp",
+    "fill_like_vjp",
     "cond_with_residuals",
     "fill_like",
     "tree_add",

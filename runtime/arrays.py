@@ -95,6 +95,13 @@ def index_add(target, index, value):
     return out
 
 
+def index_add_value_vjp(g, index, value):
+    """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
+    if isinstance(g, (dict, list, tuple)):
+        return g[index]
+    return unbroadcast(g[index], value)
+
+
 def _is_mask(index, target) -> bool:
     """A boolean array selecting elements of ``target`` (``x[x > 0] = v``)."""
     dtype = getattr(index, "dtype", None)

@@ -108,4 +108,19 @@ def fill_like(tree, leaves):
     return _rebuild(tree, children)
 
 
-__all__ = ["fill_like", "tree_add", "tree_leaves", "tree_zeros_like"]
+def fill_like_vjp(g, leaves):
+    """The cotangents of ``leaves`` in ``fill_like(tree, leaves)``: what ``g`` holds at each path."""
+    from .arrays import unbroadcast
+
+    out = {}
+    for path, value in leaves.items():
+        part, rest = g, list(path)
+        while rest and _is_container(part):
+            part = _get(part, rest.pop(0))
+        if rest:  # the path goes on into an array: the value was added at that index
+            part = unbroadcast(part[tuple(rest) if len(rest) > 1 else rest[0]], value)
+        out[path] = part
+    return out
+
+
+__all__ = ["fill_like", "fill_like_vjp", "tree_add", "tree_leaves", "tree_zeros_like"]

@@ -8,6 +8,7 @@
 
 from .api import grad, value_and_grad, vjp, jvp, linearize, jvp_source, transform, Transformed
 from .codegen import generate
+from .jacobians import jacfwd, jacrev, hessian
 from .errors import S2SError
 
 __version__ = "0.1.0"
@@ -18,6 +19,9 @@ __all__ = [
     "jvp",
     "linearize",
     "jvp_source",
+    "jacfwd",
+    "jacrev",
+    "hessian",
     "transform",
     "Transformed",
     "generate",

@@ -58,6 +58,7 @@ class Transformed:
     """A function transformed by s2s: call it like the original; ``.source`` is the generated module."""
 
     def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla"):
+        functools.update_wrapper(self, fn)  # first: it copies ``fn.__dict__``, which for a Transformed ``fn`` holds its own fields
         self.fn = fn
         self.kind = kind
         self.argnums = _check_argnums(fn, argnums) if kind != "primal" else argnums
@@ -67,7 +68,6 @@ class Transformed:
         self._positional = all(
             p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._signature.parameters.values()
         )
-        functools.update_wrapper(self, fn)
 
     @functools.cached_property
     def generated(self) -> Generated:
@@ -79,9 +79,18 @@ class Transformed:
         return self.generated.text
 
     @functools.cached_property
-    def _runner(self):
+    def _function(self):
         module = loader.load_module(self.source, self.fn.__name__, self.generated.injected)
-        return backends.Runner(getattr(module, self.generated.entries[self.kind]), self.backend)
+        return getattr(module, self.generated.entries[self.kind])
+
+    @property
+    def s2s_generated_function(self):
+        """The generated function that transforming this again reads (None for ``@transform``: the user's own is read)."""
+        return None if self.kind == "primal" else self._function
+
+    @functools.cached_property
+    def _runner(self):
+        return backends.Runner(self._function, self.backend)
 
     def _bind(self, args, kwargs):
         if not kwargs and self._positional and len(args) == len(self._signature.parameters):

@@ -76,3 +76,22 @@ def bind(op, e, origin=None) -> dict:
         else:
             bindings[p] = bound.arguments[p]
     return bindings
+
+
+def differentiable_arguments(op, e) -> list | None:
+    """The call's arguments that derivatives flow through: those of leading parameters whose rule entry
+    is not ``None`` (shape templates such as ``unbroadcast``'s ``like`` are not); None if the call does not bind."""
+    try:
+        bindings = bind(op, e)
+    except S2SError:
+        return None
+    atoms = []
+    for p, entry in zip(op.params, rule_template(op.name).entries):
+        if entry is None:
+            continue
+        value = bindings[p]
+        if op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+            atoms.extend(el.value for el in value.elements)
+        else:
+            atoms.append(value)
+    return atoms

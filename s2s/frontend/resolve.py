@@ -98,7 +98,28 @@ def _params_of(node) -> list[cst.Param]:
     return [*p.posonly_params, *p.params, *p.kwonly_params]
 
 
+def _is_runtime(obj) -> bool:
+    """The ``s2s.runtime`` package, which generated code calls as ``rt``."""
+    return isinstance(obj, types.ModuleType) and obj.__name__ == "s2s.runtime"
+
+
+def _is_namespace_line(stmt) -> bool:
+    """``xp = rt.namespace(...)``: how a generated function picks its array namespace."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    return (
+        isinstance(small, cst.Assign)
+        and len(small.targets) == 1
+        and isinstance(small.targets[0].target, cst.Name)
+        and small.targets[0].target.value == "xp"
+    )
+
+
 class Resolver:
+    """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
+    namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand."""
+
     def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None):
         self.source = source
         self.result = result or Resolved(function=None)
@@ -109,6 +130,8 @@ class Resolver:
         self.locals |= {p.name.value for p in _params_of(node)}
         if isinstance(node, cst.FunctionDef):
             self.locals |= _bound_names(node.body.body)
+        if source.generated:
+            self.locals.discard("xp")
 
     # --- errors -------------------------------------------------------------
     def fail(self, node, message, hint=None, kind=NameResolutionError):
@@ -146,6 +169,11 @@ class Resolver:
     def block(self, statements, top=True):
         body, docstring = [], None
         for i, stmt in enumerate(statements):
+            if self.source.generated and _is_namespace_line(stmt):
+                continue
+            if isinstance(stmt, cst.FunctionDef) and self.source.generated:
+                body.append(ir.Def(self._nested(stmt.name.value, stmt), self.source.origin(stmt)))
+                continue
             if isinstance(stmt, cst.FunctionDef):
                 self._local(stmt.name.value, stmt)
                 continue
@@ -193,9 +221,12 @@ class Resolver:
                 return self.mark(cst.Call(cst.Name(name), pos + kw), node)
         return self.expr(node)
 
+    def _nested(self, name, node) -> ir.Function:
+        sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env, self.source.generated)
+        return Resolver(sub, self.locals, self.result).function(name)
+
     def _local(self, name, node):
-        sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env)
-        self._local_fns[name] = Resolver(sub, self.locals, self.result).function(name)
+        self._local_fns[name] = self._nested(name, node)
 
     def statement(self, small, line):
         origin = self.source.origin(line)
@@ -274,6 +305,8 @@ class Resolver:
         """
         name = path[-1]
         dotted_name = ".".join(path)
+        if len(path) > 1 and _is_runtime(self.source.env.get(path[0])):
+            return cst.parse_expression("rt." + ".".join(path[1:]))
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())

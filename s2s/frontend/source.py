@@ -44,6 +44,7 @@ class FunctionSource:
     node: cst.FunctionDef | cst.Lambda
     file: ParsedFile
     env: dict
+    generated: bool = False  # a function of a module s2s generated (read again for higher derivatives)
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
         return origin_in(self.file, node)
@@ -110,6 +111,10 @@ def parse_function_lines(path: str, fn) -> ParsedFile:
 def _environment(fn) -> dict:
     env = dict(vars(__import__("builtins")))
     env.update(fn.__globals__)
+    if is_generated(fn):
+        import numpy
+
+        env["xp"] = numpy  # generated code's array namespace: spelled like NumPy
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
             try:
@@ -119,8 +124,21 @@ def _environment(fn) -> dict:
     return env
 
 
+GENERATED_PREFIX = "s2s_generated_"
+
+
+def is_generated(fn) -> bool:
+    """Whether ``fn`` lives in a module s2s generated (``runtime.loader``), whose code calls ``rt`` and ``xp``."""
+    return (getattr(fn, "__module__", None) or "").startswith(GENERATED_PREFIX)
+
+
 def load(fn) -> FunctionSource:
-    """The source of a live Python function (``def`` or ``lambda``)."""
+    """The source of a live Python function (``def`` or ``lambda``).
+
+    A function transformed by s2s (``s2s.grad(f)``) is read as the function
+    it generated, so transforming it again differentiates generated code.
+    """
+    fn = getattr(fn, "s2s_generated_function", None) or fn
     fn = inspect.unwrap(fn)
     if not inspect.isfunction(fn):
         raise S2SError(
@@ -135,7 +153,7 @@ def load(fn) -> FunctionSource:
     if node is None:
         raise S2SError(f"cannot find the definition of `{fn.__name__}` in {path}:{fn.__code__.co_firstlineno}")
     name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else fn.__name__
-    return FunctionSource(fn, name, node, file, _environment(fn))
+    return FunctionSource(fn, name, node, file, _environment(fn), is_generated(fn))
 
 
 def _locate(file: ParsedFile, fn, line: int):

@@ -15,6 +15,7 @@ from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..passes.dataflow import free_names
 from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS, op_named
+from ..templates import differentiable_arguments
 
 CONSTANT_NAMES = ("True", "False", "None")
 
@@ -41,10 +42,15 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     ``rt.cond``/``scan``/``while_loop`` depends on its operands and on what its
     functions read from the enclosing scope.
     """
-    if e.kind == "runtime":
-        op = op_named("rt." + e.name)
+    if e.kind in ("runtime", "op"):
+        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         if op is not None and op.family == "nondiff":
             return set()
+        if op is not None and op.rule is not None and op.family != "decompose":
+            atoms = differentiable_arguments(op, e)
+            if atoms is not None:
+                return set().union(set(), *(diff_names(a) for a in atoms))
+    if e.kind == "runtime":
         found = set()
         for a in (*e.args, *(v for _, v in e.kwargs)):
             if isinstance(a, cst.Name) and defs and a.value in defs:
@@ -53,9 +59,6 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
                 found |= diff_names(a)
         return found
     if e.kind == "op":
-        op = OPS.get(e.name)
-        if op is not None and op.family == "nondiff":
-            return set()
         return set().union(set(), *(diff_names(a) for a in e.args), *(diff_names(v) for _, v in e.kwargs))
     if e.kind == "helper":
         flags = (flows or {}).get(e.name)

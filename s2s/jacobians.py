@@ -1,0 +1,217 @@
+"""Whole Jacobians and Hessians from generated derivative modules: ``jacfwd``, ``jacrev``, ``hessian``.
+
+Each pushes a basis through a generated function, as JAX does: ``jacfwd``
+through the forward-mode module (one tangent per input element), ``jacrev``
+through the reverse-mode module (one cotangent per output element), and
+``hessian`` through the forward-mode module *of the reverse-mode module*
+(forward over reverse: s2s transforms the generated ``f_vjp`` again). Under
+XLA the basis is mapped with ``jax.vmap`` inside one ``jax.jit``; on NumPy it
+is a Python loop. Results have JAX's structure: the output's tree, each leaf
+holding the inputs' trees (a tuple of them for tuple ``argnums``), leaves of
+shape ``out.shape + in.shape`` (``+ in.shape`` again for the Hessian).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .api import Transformed, _check_argnums, _check_float_inputs
+from .runtime import backends
+from .runtime.trees import tree_leaves, tree_map, uses_jax
+
+
+def _rebuild(tree, leaves):
+    """``tree`` with its leaves replaced, in order, by ``leaves``."""
+    it = iter(leaves)
+    return tree_map(lambda _: next(it), tree)
+
+
+def _ravel(xp, leaves):
+    return xp.concatenate([xp.reshape(xp.asarray(leaf), (-1,)) for leaf in leaves]) if leaves else xp.zeros(0)
+
+
+def _unravel(xp, vector, leaves):
+    """``vector`` cut into pieces shaped like ``leaves``."""
+    pieces, start = [], 0
+    for leaf in leaves:
+        size = int(np.size(leaf))
+        pieces.append(xp.reshape(vector[start : start + size], np.shape(leaf)))
+        start += size
+    return pieces
+
+
+def _map(fn, basis):
+    """``fn`` on each row of ``basis``, outputs stacked along a new first axis (``jax.vmap`` under JAX)."""
+    if uses_jax(basis):
+        import jax
+
+        return jax.vmap(fn)(basis)
+    return _stack([fn(row) for row in basis])
+
+
+def _stack(rows):
+    first = rows[0]
+    if isinstance(first, (tuple, list)):
+        return type(first)(_stack([r[i] for r in rows]) for i in range(len(first)))
+    return np.stack([np.asarray(r) for r in rows])
+
+
+def _selected(args, argnums):
+    return args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+
+
+def _blocks(flat, out, inputs, extra_inputs=None):
+    """Split a flat Jacobian ``(out size, in size[, in size])`` into JAX's nested structure."""
+    xp = _namespace(flat)
+    out_leaves, in_leaves = list(tree_leaves(out)), list(tree_leaves(inputs))
+    out_starts = np.cumsum([0] + [int(np.size(o)) for o in out_leaves])
+    in_starts = np.cumsum([0] + [int(np.size(i)) for i in in_leaves])
+
+    def block(k, j, l=None):
+        rows = flat[out_starts[k] : out_starts[k + 1], in_starts[j] : in_starts[j + 1]]
+        shape = np.shape(out_leaves[k]) + np.shape(in_leaves[j])
+        if l is not None:
+            rows = rows[..., in_starts[l] : in_starts[l + 1]]
+            shape = shape + np.shape(in_leaves[l])
+        return xp.reshape(rows, shape)
+
+    def per_input(k, l=None):
+        return _rebuild(inputs, [block(k, j, l) for j in range(len(in_leaves))])
+
+    if extra_inputs is None:
+        return _rebuild(out, [per_input(k) for k in range(len(out_leaves))])
+    return _rebuild(out, [_rebuild(inputs, [_rebuild(inputs, [block(k, j, l) for l in range(len(in_leaves))]) for j in range(len(in_leaves))]) for k in range(len(out_leaves))])
+
+
+def _namespace(x):
+    from .runtime import namespace
+
+    return namespace(x)
+
+
+def _eye(xp, n, leaves):
+    dtype = xp.result_type(*leaves) if leaves else float
+    return xp.eye(n, dtype=dtype)
+
+
+class Jacobian:
+    """A Jacobian (or Hessian) function: call it like ``fun``; ``.source`` shows the generated module it pushes a basis through."""
+
+    def __init__(self, fun, kind, argnums, has_aux, backend):
+        self.fun = fun
+        self.kind = kind
+        self.argnums = _check_argnums(fun, argnums)
+        self.has_aux = has_aux
+        self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
+        functools.update_wrapper(self, fun)
+        self.primal = Transformed(fun, "primal", backend=backend)
+        if kind == "jacfwd":
+            self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend)
+        else:
+            every = tuple(range(len(self.primal._signature.parameters)))
+            reverse = Transformed(fun, "vjp", every, backend=backend)
+            # hessian: forward mode of the generated reverse-mode function, for tangents of the inputs
+            self.transformed = Transformed(reverse, "jvp", self.wrt, backend=backend) if kind == "hessian" else reverse
+        self._runner = backends.Runner(getattr(self, f"_{kind}"), backend)
+
+    @property
+    def source(self) -> str:
+        return self.transformed.source
+
+    def __call__(self, *args, **kwargs):
+        args = self.primal._bind(args, kwargs)
+        _check_float_inputs(args, self.wrt)
+        return self._runner(*args)
+
+    def _tangents(self, xp, args, vector):
+        leaves = [leaf for i in self.wrt for leaf in tree_leaves(args[i])]
+        pieces = iter(_unravel(xp, vector, leaves))
+        return [_rebuild(args[i], [next(pieces) for _ in tree_leaves(args[i])]) for i in self.wrt]
+
+    def _jacfwd(self, *args):
+        fn = self.transformed._function
+        inputs = _selected(args, self.argnums)
+        leaves = list(tree_leaves(inputs))
+        xp = _namespace(leaves)
+        n = sum(int(np.size(leaf)) for leaf in leaves)
+        out, aux = self._outputs(args)
+
+        def push(t):
+            return _ravel(xp, list(tree_leaves(fn(*args, *self._tangents(xp, args, t))[1])))
+
+        columns = _map(push, _eye(xp, n, leaves))  # (in size, out size)
+        jac = _blocks(xp.transpose(columns), out, inputs)
+        return (jac, aux) if self.has_aux else jac
+
+    def _outputs(self, args):
+        out = self.primal._function(*args)
+        return out if self.has_aux else (out, None)
+
+    def _cotangent(self, xp, out, aux, vector):
+        ct = _rebuild(out, _unravel(xp, vector, list(tree_leaves(out))))
+        if self.has_aux:
+            from .runtime.trees import tree_zeros_like
+
+            ct = (ct, tree_zeros_like(aux))
+        return ct
+
+    def _jacrev(self, *args):
+        out, aux = self._outputs(args)
+        inputs = _selected(args, self.argnums)
+        out_leaves = list(tree_leaves(out))
+        xp = _namespace(out_leaves)
+        m = sum(int(np.size(leaf)) for leaf in out_leaves)
+        fn = self.transformed._function
+
+        def pull(c):
+            cts = fn(*args, self._cotangent(xp, out, aux, c))
+            return _ravel(xp, [leaf for i in self.wrt for leaf in tree_leaves(cts[i])])
+
+        rows = _map(pull, _eye(xp, m, out_leaves))  # (out size, in size)
+        jac = _blocks(rows, out, inputs)
+        return (jac, aux) if self.has_aux else jac
+
+    def _hessian(self, *args):
+        out, aux = self._outputs(args)
+        inputs = _selected(args, self.argnums)
+        out_leaves, in_leaves = list(tree_leaves(out)), list(tree_leaves(inputs))
+        xp = _namespace([*out_leaves, *in_leaves])
+        m = sum(int(np.size(leaf)) for leaf in out_leaves)
+        n = sum(int(np.size(leaf)) for leaf in in_leaves)
+        fn = self.transformed._function
+
+        def second(c):
+            ct = self._cotangent(xp, out, aux, c)
+
+            def push(t):
+                cts_dot = fn(*args, ct, *self._tangents(xp, args, t))[1]
+                return _ravel(xp, [leaf for i in self.wrt for leaf in tree_leaves(cts_dot[i])])
+
+            return _map(push, _eye(xp, n, in_leaves))  # (in size, in size)
+
+        flat = _map(second, _eye(xp, m, out_leaves))  # (out size, in size, in size)
+        hess = _blocks(flat, out, inputs, extra_inputs=True)
+        return (hess, aux) if self.has_aux else hess
+
+    def __repr__(self):
+        return f"<s2s.{self.kind} of {getattr(self.fun, '__qualname__', self.fun)}>"
+
+
+def jacfwd(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
+    """The Jacobian of ``fun`` by forward mode, one tangent per input element (JAX's ``jacfwd``)."""
+    return Jacobian(fun, "jacfwd", argnums, has_aux, backend)
+
+
+def jacrev(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
+    """The Jacobian of ``fun`` by reverse mode, one cotangent per output element (JAX's ``jacrev``)."""
+    return Jacobian(fun, "jacrev", argnums, has_aux, backend)
+
+
+def hessian(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
+    """The Hessian of ``fun``, forward over reverse: ``jacfwd(jacrev(fun))`` (JAX's ``hessian``)."""
+    return Jacobian(fun, "hessian", argnums, has_aux, backend)
+
+
+__all__ = ["jacfwd", "jacrev", "hessian", "Jacobian"]
