@@ -312,7 +312,10 @@ class Resolver:
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
-        if not inspect.isfunction(obj) and hasattr(obj, "__wrapped__"):
+        generated = getattr(obj, "s2s_generated_function", None)
+        if generated is not None:  # a function s2s transformed (``df = s2s.grad(f)``): its generated code is a helper
+            obj = generated
+        elif not inspect.isfunction(obj) and hasattr(obj, "__wrapped__"):
             unwrapped = inspect.unwrap(obj)  # a decorated user function (@s2s.transform, functools.wraps)
             if inspect.isfunction(unwrapped) and not _is_library(unwrapped):
                 obj = unwrapped
