@@ -21,6 +21,7 @@ from .arrays import (
     index_add_value_vjp,
     grad_seed,
     zeros_like_float,
+    stop_gradient,
 )
 from .trees import fill_like, fill_like_vjp, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, while_loop
@@ -68,6 +69,7 @@ __all__ = [
     "index_get_vjp",
     "grad_seed",
     "zeros_like_float",
+    "stop_gradient",
     "cond",
     "scan",
     "while_loop",

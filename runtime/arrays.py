@@ -159,6 +159,17 @@ def index_set_value_vjp(g, index, value):
     return unbroadcast(g[index], value)
 
 
+def stop_gradient(x):
+    """``x`` itself; no derivative flows through it (``jax.lax.stop_gradient`` on JAX values, for JAX's own transforms)."""
+    from .trees import uses_jax
+
+    if uses_jax(x):
+        import jax
+
+        return jax.lax.stop_gradient(x)
+    return x
+
+
 def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
     xp = namespace(x)

@@ -9,6 +9,7 @@
 from .api import grad, value_and_grad, vjp, jvp, linearize, jvp_source, transform, Transformed
 from .codegen import generate
 from .jacobians import jacfwd, jacrev, hessian
+from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import S2SError
 
 __version__ = "0.1.0"
@@ -22,6 +23,9 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "hessian",
+    "custom_jvp",
+    "custom_vjp",
+    "stop_gradient",
     "transform",
     "Transformed",
     "generate",

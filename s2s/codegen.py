@@ -9,9 +9,10 @@ the user's structure.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .emit.module import render
+from .naming import Namer
 from .program import Program, build
 from .transforms.forward import forward
 from .transforms.reverse import Mode, reverse
@@ -54,25 +55,38 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
     helper_names = frozenset(program.helpers)
     functions = []
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
+    ctx = dict(helpers=helper_names, flows=program.flows, custom=program.custom)
+    transposed = {c.rules[0]: len(c.nondiff_argnums) + 1 for c in program.custom.values() if c.kind == "jvp"}
     for name, helper in program.helpers.items():
         functions.append(simplify(helper))
-        if any(program.flows[name]):
-            every = tuple(range(len(helper.params)))
-            if reverse_kinds:
-                mode = Mode("vjp", every, zeros_for_inactive=False)
-                functions.append(simplify(reverse(helper, mode, helper_names, program.flows)))
-            if "jvp" in kinds:
-                functions.append(simplify(forward(helper, Mode("jvp", every), helper_names, program.flows)))
+        if name in program.custom or not any(program.flows[name]):
+            continue  # a custom function's derivatives are its rules
+        if name in program.rule_functions:
+            if reverse_kinds and name in transposed:  # a custom_jvp rule, transposed for reverse mode
+                mode = Mode("vjp", transposed[name], zeros_for_inactive=False)
+                functions.append(simplify(reverse(helper, mode, **ctx)))
+            continue
+        every = tuple(range(len(helper.params)))
+        if reverse_kinds:
+            functions.append(simplify(reverse(helper, Mode("vjp", every, zeros_for_inactive=False), **ctx)))
+        if "jvp" in kinds:
+            functions.append(simplify(forward(helper, Mode("jvp", every), **ctx)))
     entries = {}
     for kind in kinds:
         all_params = tuple(range(len(program.main.params)))
         if kind == "primal":
+            if program.custom_main:  # the helper is the function itself
+                entries[kind] = program.main.name
+                continue
             out = simplify(program.main)
         elif kind == "jvp":
-            out = simplify(forward(program.main, Mode(kind, argnums, has_aux), helper_names, program.flows))
+            out = simplify(forward(program.main, Mode(kind, argnums, has_aux), **ctx))
         else:
             mode = Mode(kind, all_params if kind == "vjp" else argnums, has_aux)
-            out = simplify(reverse(program.main, mode, helper_names, program.flows))
+            out = simplify(reverse(program.main, mode, **ctx))
+        taken = {f.name for f in functions}
+        if out.name in taken:  # a helper of the user's has this name (a custom rule named `f_jvp`)
+            out = replace(out, name=Namer(taken).fresh(out.name))
         entries[kind] = out.name
         functions.append(out)
     main_src = program.sources[0]

@@ -12,11 +12,25 @@ import hashlib
 import inspect
 from dataclasses import dataclass, field
 
+import libcst as cst
+
 from . import ir
+from .custom import custom_rule
 from .errors import S2SError
 from .frontend import source
 from .pipeline import lower
 from .transforms.activity import activity, diff_names
+
+
+@dataclass(frozen=True)
+class Custom:
+    """A helper with a user-defined rule: ``kind`` "jvp" (``rules`` = (jvp,)) or "vjp" (``rules`` = (fwd, bwd)),
+    by the names of the rule functions, which are helpers too."""
+
+    kind: str
+    rules: tuple[str, ...]
+    nondiff_argnums: tuple[int, ...]
+    diff_argnums: tuple[int, ...]
 
 
 @dataclass
@@ -26,6 +40,9 @@ class Program:
     constants: dict = field(default_factory=dict)
     flows: dict = field(default_factory=dict)
     sources: list = field(default_factory=list)  # FunctionSource of main and helpers
+    custom: dict = field(default_factory=dict)  # helper name -> Custom
+    rule_functions: set = field(default_factory=set)  # helpers that are custom rules
+    custom_main: bool = False  # the transformed function itself has a custom rule: ``main`` calls that helper
 
     @property
     def digest(self) -> str:
@@ -54,25 +71,101 @@ def build(fn) -> Program:
                 )
             program.constants[key] = value
         for helper_name, helper in sorted(resolved.helpers.items()):
-            if helper_name in seen and seen[helper_name] is not helper:
-                raise S2SError(
-                    f"two different functions named `{helper_name}` are called; the generated module can hold one",
-                    src.origin(src.node),
-                    "rename one of them",
-                )
-            seen[helper_name] = helper
-            if helper_name in program.helpers or helper_name in visiting or helper_name == src.name:
-                continue  # done, or recursive: its summary is being computed (see below)
-            visiting.append(helper_name)
-            program.flows[helper_name] = (False,) * len(inspect.signature(helper).parameters)
-            lowered = visit(helper, helper_name)
-            visiting.pop()
-            program.helpers[helper_name] = lowered
-            _summarize(helper_name, lowered, program)
+            add(helper_name, helper, src, src.name)
         return resolved.function
 
+    def add(helper_name, helper, src, caller):
+        """Lower the helper ``helper_name`` (called from ``caller``, read from ``src``) and summarize its flows."""
+        if helper_name in seen and seen[helper_name] is not helper:
+            raise S2SError(
+                f"two different functions named `{helper_name}` are called; the generated module can hold one",
+                src.origin(src.node),
+                "rename one of them",
+            )
+        seen[helper_name] = helper
+        if helper_name in program.helpers or helper_name in visiting or helper_name == caller:
+            return  # done, or recursive: its summary is being computed (see below)
+        visiting.append(helper_name)
+        n = len(inspect.signature(helper).parameters)
+        program.flows[helper_name] = (False,) * n
+        lowered = visit(helper, helper_name)
+        visiting.pop()
+        program.helpers[helper_name] = lowered
+        rule = custom_rule(helper)
+        if rule is None:
+            _summarize(helper_name, lowered, program)
+            return
+        rules = _check_custom(rule, lowered, n)
+        for live in rules:
+            add(live.__name__, live, src, caller)
+            program.rule_functions.add(live.__name__)
+        _check_rule_functions(rule, [program.helpers[r.__name__] for r in rules], n)
+        diff = tuple(i for i in range(n) if i not in rule.nondiff_argnums)
+        program.custom[helper_name] = Custom(rule.kind, tuple(r.__name__ for r in rules), rule.nondiff_argnums, diff)
+        program.flows[helper_name] = tuple(i in diff for i in range(n))
+
+    rule = custom_rule(fn)
+    if rule is not None:  # the function itself has a custom rule: main calls it as a helper
+        add(rule.name, fn, source.load(rule.fun), None)
+        program.main = _calling(program.helpers[rule.name], rule.name)
+        program.custom_main = True
+        return program
     program.main = visit(fn)
     return program
+
+
+def _calling(helper: ir.Function, name: str) -> ir.Function:
+    """``def f(x, y): f_out = f(x, y); return f_out``: a main function that calls the helper ``name``."""
+    params = tuple(ir.Param(p.name) for p in helper.params)
+    out = cst.Name(f"{name}_out")
+    value = cst.Call(cst.Name(name), [cst.Arg(cst.Name(p.name)) for p in params])
+    body = (ir.Assign(out, value, helper.origin), ir.Return(out, helper.origin))
+    return ir.Function(name, params, body, helper.origin)
+
+
+def _check_custom(rule, primal: ir.Function, n: int) -> tuple:
+    """The rule functions of a custom function, after checking it is complete and consistent."""
+    name = rule.name
+    if any(r is None for r in rule.rules):
+        how = f"@{name}.defjvp" if rule.kind == "jvp" else f"{name}.defvjp({name}_fwd, {name}_bwd)"
+        raise S2SError(f"custom_{rule.kind} function `{name}` has no rule", primal.origin, f"define it with `{how}`")
+    for i in rule.nondiff_argnums:
+        if not isinstance(i, int) or not 0 <= i < n:
+            raise S2SError(
+                f"custom_{rule.kind} function `{name}` has nondiff_argnums={rule.nondiff_argnums}, "
+                f"but it takes {n} arguments",
+                primal.origin,
+            )
+    return rule.rules
+
+
+def _check_rule_functions(rule, lowered: list, n: int) -> None:
+    """Arities of the rule functions against JAX's conventions, at the rule's line."""
+    k = len(rule.nondiff_argnums)
+    expected = [k + 2] if rule.kind == "jvp" else [n, k + 2]
+    shapes = (
+        ["(*nondiff_args, primals, tangents)"]
+        if rule.kind == "jvp"
+        else ["the same arguments as the function", "(*nondiff_args, residuals, g)"]
+    )
+    for fn, count, shape in zip(lowered, expected, shapes):
+        if len(fn.params) != count:
+            raise S2SError(
+                f"`{fn.name}`, the custom_{rule.kind} rule of `{rule.name}`, takes {len(fn.params)} arguments; "
+                f"it must take {count}: {shape}",
+                fn.origin,
+            )
+    if rule.kind == "vjp":
+        fwd, bwd = lowered
+        diff = n - k
+        _check_returns(fwd, 2, f"`{fwd.name}` must return a pair (output, residuals)")
+        _check_returns(bwd, diff, f"`{bwd.name}` must return a tuple with one cotangent per differentiable argument ({diff})")
+
+
+def _check_returns(fn: ir.Function, count: int, message: str) -> None:
+    value = fn.body[-1].value
+    if isinstance(value, cst.Tuple) and len(value.elements) != count:
+        raise S2SError(message + f", but returns {len(value.elements)} values", fn.body[-1].origin or fn.origin)
 
 
 def _same(a, b) -> bool:

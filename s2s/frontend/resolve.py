@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
+from ..custom import custom_rule
 from ..cstutil import literal
 from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
@@ -312,6 +313,12 @@ class Resolver:
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
+        if _is_stop_gradient(obj):
+            return cst.parse_expression("rt.stop_gradient")
+        rule = custom_rule(obj)
+        if rule is not None:  # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
+            self.result.helpers[rule.name] = obj
+            return cst.Name(rule.name)
         generated = getattr(obj, "s2s_generated_function", None)
         if generated is not None:  # a function s2s transformed (``df = s2s.grad(f)``): its generated code is a helper
             obj = generated
@@ -475,6 +482,12 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _is_stop_gradient(obj) -> bool:
+    """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
+    module = getattr(obj, "__module__", None) or ""
+    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in ("s2s", "jax")
 
 
 def _is_library(fn) -> bool:

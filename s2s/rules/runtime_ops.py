@@ -59,3 +59,4 @@ def values(d, *, g):
 
 nondiff("loop counters are integers", "rt.range")
 nondiff("dictionary keys are static", "rt.keys")
+nondiff("by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient")

@@ -143,7 +143,21 @@ class Forward:
             raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
 
     def helper(self, stmt, e):
-        """``y = h(a, b)`` becomes ``y, y_dot = h_jvp(a, b, a_dot, b_dot)`` (``None`` where no derivative flows)."""
+        """``y = h(a, b)`` becomes ``y, y_dot = h_jvp(a, b, a_dot, b_dot)`` (``None`` where no derivative flows);
+        for a ``custom_jvp`` function, the user's rule: ``y, y_dot = rule(*nondiff, (a, b), (a_dot, b_dot))``."""
+        custom = self.ctx.custom.get(e.name)
+        if custom is not None and custom.kind == "vjp":
+            raise S2SError(
+                f"forward mode (jvp) cannot go through `{e.name}`: it is a custom_vjp function",
+                stmt.origin,
+                "define its derivative with custom_jvp instead (reverse mode then uses it too), or use reverse mode",
+            )
+        if custom is not None:
+            nondiff = [e.args[i] for i in custom.nondiff_argnums]
+            diff = [e.args[i] for i in custom.diff_argnums]
+            value = call(custom.rules[0], *nondiff, _tuple(diff), _tuple([self.tangent(a) for a in diff]))
+            self.emit(_tuple([stmt.target, self.tangent_target(stmt.target)]), value)
+            return
         flags = self.flows[e.name]
         tangents = [self.tangent(a) if flags[i] else cst.Name("None") for i, a in enumerate(e.args)]
         target = _tuple([stmt.target, self.tangent_target(stmt.target)])
@@ -256,12 +270,12 @@ def jvp_body(body, inputs: dict, outputs, ctx: Context) -> Forward:
     return fwd
 
 
-def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.Function:
+def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None) -> ir.Function:
     """The ``jvp`` function of ``fn`` (normal form): ``f_jvp(*params, *tangents) -> (out, out_dot)``.
 
     Tangent parameters come for the parameters ``mode.wrt`` (all of them for ``jvp``).
     """
-    ctx = Context(Namer(used_names(fn)), helpers, flows or {})
+    ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
     *stmts, ret = fn.body
     out, aux = ret.value, None
     if mode.has_aux:

@@ -104,6 +104,7 @@ class Context:
     namer: Namer
     helpers: frozenset = frozenset()
     flows: dict = field(default_factory=dict)
+    custom: dict = field(default_factory=dict)  # helper name -> ``program.Custom``: its rule, called instead
 
 
 class Backward:
@@ -127,13 +128,19 @@ class Backward:
         out = []
         for stmt in body:
             e = eqn_of(stmt.value, self.helpers) if isinstance(stmt, ir.Assign) else None
-            if e is not None and e.kind == "runtime" and e.name in control_rules.RULES and self.active.intersection(ir.target_names(stmt.target)):
-                self.origin = stmt.origin
-                stmts, plan = control_rules.RULES[e.name](self, stmt, e)
-                self.plans[id(stmts[-1])] = plan
-                out.extend(stmts)
-            else:
+            active = e is not None and self.active.intersection(ir.target_names(stmt.target))
+            rule = None
+            if active and e.kind == "runtime" and e.name in control_rules.RULES:
+                rule = control_rules.RULES[e.name]
+            elif active and e.kind == "helper" and getattr(self.ctx.custom.get(e.name), "kind", None) == "vjp":
+                rule = custom_vjp
+            if rule is None:
                 out.append(stmt)
+                continue
+            self.origin = stmt.origin
+            stmts, plan = rule(self, stmt, e)
+            self.plans[id(stmts[-1])] = plan
+            out.extend(stmts)
         self.origin = None
         return out
 
@@ -335,9 +342,33 @@ class Backward:
 
     def helper(self, target, e):
         g = self.take(target)
+        custom = self.ctx.custom.get(e.name)
+        if custom is not None:  # a custom_jvp function: its rule, transposed (``<rule>_vjp``, generated)
+            nondiff = [e.args[i] for i in custom.nondiff_argnums]
+            diff = [e.args[i] for i in custom.diff_argnums]
+            zeros = [self.zeros(a.value) if isinstance(a, cst.Name) else call("rt.zeros_like_float", a) for a in diff]
+            seed = _tuple(call("rt.tree_zeros_like", cst.Name(target)), g)
+            value = call(f"{custom.rules[0]}_vjp", *nondiff, _tuple(*diff), _tuple(*zeros), seed)
+            self.contribute_many(diff, value)
+            return
         flags = self.flows[e.name]
         atoms = [a if flags[i] else cst.Name("None") for i, a in enumerate(e.args)]
         self.contribute_many(atoms, call(f"{e.name}_vjp", *e.args, g))
+
+
+def custom_vjp(back, stmt, e):
+    """A ``custom_vjp`` function: its ``fwd`` runs in the forward pass and keeps residuals, its ``bwd`` gives the cotangents."""
+    custom = back.ctx.custom[e.name]
+    fwd, bwd = custom.rules
+    residuals = back.namer.fresh(f"{e.name}_residuals")
+    forward = [ir.Assign(_tuple(stmt.target, cst.Name(residuals)), call(fwd, *e.args), stmt.origin)]
+
+    def plan(back):
+        g = back.take(stmt.target.value)
+        nondiff = [e.args[i] for i in custom.nondiff_argnums]
+        back.contribute_many([e.args[i] for i in custom.diff_argnums], call(bwd, *nondiff, cst.Name(residuals), g))
+
+    return forward, plan
 
 
 def _check_rules(stmts, active, helpers):
@@ -394,9 +425,9 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     return Adjoint(forward, back.out, cotangents, back.arrays)
 
 
-def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None) -> ir.Function:
+def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None) -> ir.Function:
     """The ``mode.kind`` function of ``fn`` (in normal form, single assignment)."""
-    ctx = Context(Namer(used_names(fn)), helpers, flows or {})
+    ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
     namer = ctx.namer
     *stmts, ret = fn.body
     out = ret.value
