@@ -24,7 +24,7 @@ from .arrays import (
     stop_gradient,
 )
 from .trees import fill_like, fill_like_vjp, tree_add, tree_leaves, tree_zeros_like
-from .control import cond, cond_with_residuals, scan, while_loop
+from .control import cond, cond_with_residuals, scan, unpair, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
 from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
 from .iteration import sequence_vjp, enumerate_vjp, enumerate_jvp, zip_vjp, reversed_vjp, items_vjp, values_vjp
@@ -95,6 +95,7 @@ __all__ = [
     "index_add_value_vjp",
     "fill_like_vjp",
     "cond_with_residuals",
+    "unpair",
     "fill_like",
     "tree_add",
     "tree_leaves",

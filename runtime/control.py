@@ -60,6 +60,11 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
     return out, (None, res)
 
 
+def unpair(pair):
+    """``(value, tangent)`` of a branch's residuals in forward mode; ``(None, None)`` for the branch not taken."""
+    return (None, None) if pair is None else pair
+
+
 def _stack(items):
     """Per-step outputs stacked along a new leading axis, structure kept.
 

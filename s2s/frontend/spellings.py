@@ -18,7 +18,7 @@ from ..rules import OPS
 from ..rules.registry import ALIASES
 
 ARRAY_MODULES = ("numpy", "jax.numpy")
-CONSTANTS = {"pi", "e", "inf", "nan", "euler_gamma", "newaxis"}
+CONSTANTS = {"pi", "e", "inf", "nan", "euler_gamma", "newaxis", "s_"}  # s_: an index (generated code writes them)
 DTYPES = {
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "uint32", "bool_", "complex64", "complex128",

@@ -137,6 +137,9 @@ class _Lower:
                 empty -= lists
             elif isinstance(stmt, ir.While):
                 out += self.while_(stmt, defined, live_after, rest)
+            elif isinstance(stmt, ir.Def):  # already lowered (generated code read again)
+                out.append(stmt)
+                defined.add(stmt.function.name)
             else:
                 raise AssertionError(f"unexpected statement {type(stmt).__name__}")
         return out

@@ -141,7 +141,9 @@ def eqn_of(value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()
     raise ValueError(f"not in normal form: {type(value).__name__}")
 
 
-CONTROL_CALLS = frozenset({"rt.cond", "rt.scan", "rt.while_loop"})
+CONTROL_CALLS = frozenset({
+    "rt.cond", "rt.scan", "rt.while_loop", "rt.cond_with_residuals", "rt.while_loop_with_tape", "rt.while_loop_reverse",
+})  # fmt: skip
 
 
 def is_control_call(value) -> bool:

@@ -57,6 +57,7 @@ class Forward:
         self.arrays = array_evidence(body, ctx.helpers)
         self.defs = local_functions(body)
         self.tan = dict(tangents)  # variable -> name of its tangent
+        self.paired: dict[str, str] = {}  # local function -> its version on (value, tangent) pairs
         self.out: list[ir.Stmt] = []
         self.origin = None
 

@@ -12,6 +12,12 @@ their tangents there too (closures).
   (where they carry tangents) and returns ``((carry, carry_dot), (y, y_dot))``;
   the scan's inputs and outputs are pairs alike. ``reverse=`` passes through.
 - ``while_loop``: the loop runs on ``(carry, carry_dot)``; the test reads the carry.
+
+Reverse-mode code is transformed the same way (forward over reverse):
+``cond_with_residuals`` branches return pairs for their outputs and for their
+residuals (``rt.unpair`` splits those, None for the branch not taken);
+``while_loop_with_tape`` keeps a tape of pairs under the tape's own name (its
+tangent is None), and ``while_loop_reverse`` runs its step on pairs over it.
 """
 
 from __future__ import annotations
@@ -83,9 +89,28 @@ def _pair(value, tangent) -> cst.Tuple:
     return _tuple([value, tangent])
 
 
-def cond(fwd, stmt: ir.Assign, e):
+def _elements(inner, atom, n: int) -> list:
+    """The ``n`` elements of the tuple ``atom``: its items, or names it is unpacked into (with their tangents)."""
+    if isinstance(atom, cst.Tuple):
+        return [el.value for el in atom.elements]
+    names = [inner.namer.fresh(f"{atom.value}_{i}") for i in range(n)]
+    if atom.value in inner.active:
+        inner.active = inner.active | set(names)
+    inner.visit(ir.Assign(_tuple([cst.Name(m) for m in names]), atom, inner.origin))
+    return [cst.Name(m) for m in names]
+
+
+def _pairs(inner, atom, split: bool):
+    """``(atom, atom_dot)``; with ``split``, a pair for each of the two elements of ``atom``."""
+    if not split:
+        return _pair(atom, inner.tangent(atom))
+    return _tuple([_pair(p, inner.tangent(p)) for p in _elements(inner, atom, 2)])
+
+
+def cond(fwd, stmt: ir.Assign, e, residuals=False):
+    """``rt.cond`` (and, with ``residuals``, ``rt.cond_with_residuals``, whose branches return ``(out, res)``)."""
     if e.kwargs:
-        raise MissingRule("forward mode of `rt.cond` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(f"forward mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
     pred, operands = e.args[0], list(e.args[3:])
     branches = [fwd.defs[e.args[1].value], fwd.defs[e.args[2].value]]
     active = [i for i, op in enumerate(operands) if fwd.is_active(op)]
@@ -93,16 +118,28 @@ def cond(fwd, stmt: ir.Assign, e):
     defs = []
     for branch in branches:
         paired = _Paired(fwd, branch, free)
-        for i, name in enumerate(branch.param_names):
+        for name in branch.param_names:
             paired.param(name, False)
         for i in active:
             paired.tangent_param(branch.param_names[i])
         _, ret = _parts(branch)
-        defs.append(paired.build([ret], lambda inner, ret=ret: _pair(ret, inner.tangent(ret))))
+        defs.append(paired.build([ret], lambda inner, ret=ret: _pairs(inner, ret, residuals)))
     fwd.out.extend(defs)
     tangents = [fwd.tangent(operands[i]) for i in active]
-    value = call("rt.cond", pred, *(cst.Name(d.function.name) for d in defs), *operands, *tangents)
-    fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
+    value = call(f"rt.{e.name}", pred, *(cst.Name(d.function.name) for d in defs), *operands, *tangents)
+    if not residuals:
+        fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
+        return
+    # each branch's residuals come as a (value, tangent) pair, None for the branch not taken (rt.unpair)
+    out, (res_true, res_false) = stmt.target.elements[0].value, (el.value for el in stmt.target.elements[1].value.elements)
+    pairs = [cst.Name(fwd.namer.fresh(f"{r.value}_pair")) for r in (res_true, res_false)]
+    fwd.emit(_tuple([_pair(out, fwd.tangent_target(out)), _tuple(pairs)]), value)
+    for res, pair in zip((res_true, res_false), pairs):
+        fwd.emit(_pair(res, fwd.tangent_target(res)), call("rt.unpair", pair))
+
+
+def cond_with_residuals(fwd, stmt: ir.Assign, e):
+    cond(fwd, stmt, e, residuals=True)
 
 
 def scan(fwd, stmt: ir.Assign, e):
@@ -142,29 +179,84 @@ def scan(fwd, stmt: ir.Assign, e):
     fwd.emit(_tuple([carry, ys]), value)
 
 
-def while_loop(fwd, stmt: ir.Assign, e):
-    if e.kwargs:
-        raise MissingRule("forward mode of `rt.while_loop` with keyword arguments is not supported", stmt.origin)
-    test, body, init = e.args[0].value, fwd.defs[e.args[1].value], e.args[2]
-    (carry_param,) = body.param_names
-    _, carry_out = _parts(body)
+def _test_on_pairs(fwd, test: str) -> ir.Def:
+    """``def <test>_jvp(pair)``: the loop test, on the carry of a (carry, tangent) pair."""
     namer = fwd.namer
-    # the test reads the carry of the pair
-    pair = namer.fresh(f"{carry_param}_pair")
-    carry = namer.fresh(carry_param)
+    pair = namer.fresh("carry_pair")
+    carry = namer.fresh("carry")
     passed = namer.fresh(f"_{test}")
-    test_body = (
+    body = (
         ir.Assign(_tuple([cst.Name(carry), cst.Name("_")]), cst.Name(pair)),
         ir.Assign(cst.Name(passed), call(test, cst.Name(carry))),
         ir.Return(cst.Name(passed)),
     )
-    test_fn = ir.Function(namer.fresh(f"{test}_jvp"), (ir.Param(pair),), test_body, fwd.defs[test].origin)
-    paired = _Paired(fwd, body, _free_tangents(fwd, [body]))
-    paired.param(carry_param, True)
-    d = paired.build([carry_out], lambda inner: _pair(carry_out, inner.tangent(carry_out)))
-    fwd.out.extend([ir.Def(test_fn, fwd.origin), d])
-    value = call("rt.while_loop", cst.Name(test_fn.name), cst.Name(d.function.name), _pair(init, fwd.tangent(init)))
+    return ir.Def(ir.Function(namer.fresh(f"{test}_jvp"), (ir.Param(pair),), body, fwd.defs[test].origin), fwd.origin)
+
+
+def _body_on_pairs(fwd, name: str, tape: bool) -> str:
+    """The loop body ``name`` on (carry, tangent) pairs (made once per scope; with ``tape``, residuals come as a pair too)."""
+    if name not in fwd.paired:
+        body = fwd.defs[name]
+        (carry_param,) = body.param_names
+        _, ret = _parts(body)
+        paired = _Paired(fwd, body, _free_tangents(fwd, [body]))
+        paired.param(carry_param, True)
+        d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
+        fwd.out.append(d)
+        fwd.paired[name] = d.function.name
+    return fwd.paired[name]
+
+
+def while_loop(fwd, stmt: ir.Assign, e, tape=False):
+    """``rt.while_loop`` (and, with ``tape``, ``rt.while_loop_with_tape``, whose body returns ``(carry, res)``):
+    the loop runs on (carry, tangent) pairs; a tape keeps pairs too, for ``while_loop_reverse``'s rule."""
+    if e.kwargs:
+        raise MissingRule(f"forward mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
+    test, body, init = e.args[0].value, e.args[1].value, e.args[2]
+    test_fn = _test_on_pairs(fwd, test)
+    fwd.out.append(test_fn)
+    body_fn = _body_on_pairs(fwd, body, tape)
+    value = call(f"rt.{e.name}", cst.Name(test_fn.function.name), cst.Name(body_fn), _pair(init, fwd.tangent(init)))
+    if not tape:
+        fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
+        return
+    carry, tape_name = (el.value for el in stmt.target.elements)
+    fwd.tan[tape_name.value] = "None"  # the tape holds pairs itself: it has no separate tangent
+    fwd.emit(_tuple([_pair(carry, fwd.tangent_target(carry)), tape_name]), value)
+
+
+def while_loop_with_tape(fwd, stmt: ir.Assign, e):
+    while_loop(fwd, stmt, e, tape=True)
+
+
+def while_loop_reverse(fwd, stmt: ir.Assign, e):
+    """The backward loop of a ``while``, over a tape of (carry, tangent) pairs: its step runs on pairs."""
+    body_fwd, body_bwd, carry_bar, tape = e.args
+    if tape.value not in fwd.tan:  # a tape made in forward mode holds (carry, tangent) pairs
+        raise MissingRule("forward mode of `rt.while_loop_reverse` over a tape made without tangents", stmt.origin)
+    body_fwd_on_pairs = _body_on_pairs(fwd, body_fwd.value, tape=True)  # the forward body, recomputed in the backward step
+    bwd = fwd.defs[body_bwd.value]
+    paired = _Paired(fwd, bwd, _free_tangents(fwd, [bwd]))
+    for name in bwd.param_names:
+        paired.param(name, True)
+    _, ret = _parts(bwd)
+    d = paired.build([ret], lambda inner: _pair(ret, inner.tangent(ret)))
+    fwd.out.append(d)
+    value = call(
+        "rt.while_loop_reverse",
+        cst.Name(body_fwd_on_pairs),
+        cst.Name(d.function.name),
+        _pair(carry_bar, fwd.tangent(carry_bar)),
+        tape,
+    )
     fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
 
 
-RULES = {"cond": cond, "scan": scan, "while_loop": while_loop}
+RULES = {
+    "cond": cond,
+    "cond_with_residuals": cond_with_residuals,
+    "scan": scan,
+    "while_loop": while_loop,
+    "while_loop_with_tape": while_loop_with_tape,
+    "while_loop_reverse": while_loop_reverse,
+}
