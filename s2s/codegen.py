@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from .emit.module import render
 from .naming import Namer
+from .passes.dataflow import used_names
 from .program import Program, build
 from .transforms.forward import forward
 from .transforms.reverse import Mode, reverse
@@ -46,6 +47,19 @@ def _is_literal(value) -> bool:
 def _display_path(path: str) -> str:
     rel = os.path.relpath(path) if os.path.isabs(path) else path
     return path.rsplit("/", 1)[-1] if rel.startswith("..") else rel
+
+
+def _reachable(functions, roots: set) -> list:
+    """The functions that the entry functions ``roots`` call, directly or not, in their order (no dead code)."""
+    by_name = {f.name: f for f in functions}
+    keep, stack = set(), list(roots)
+    while stack:
+        name = stack.pop()
+        if name in keep or name not in by_name:
+            continue
+        keep.add(name)
+        stack.extend(used_names(by_name[name]) & by_name.keys())
+    return [f for f in functions if f.name in keep]
 
 
 def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None = None) -> Generated:
@@ -89,6 +103,7 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
             out = replace(out, name=Namer(taken).fresh(out.name))
         entries[kind] = out.name
         functions.append(out)
+    functions = _reachable(functions, set(entries.values()))
     main_src = program.sources[0]
     wrt_names = ", ".join(program.main.params[i].name for i in wrt if i < len(program.main.params))
     title = " / ".join(TITLES[k] for k in kinds)

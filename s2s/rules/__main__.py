@@ -14,7 +14,8 @@ from .registry import ALIASES, FAMILIES
 DESCRIPTIONS = {
     "elementwise": "derivative from partials, reverse mode unbroadcasts",
     "linear": "the rule is the transpose",
-    "vjp": "explicit reverse rule",
+    "multilinear": "the rule is the transpose per operand; forward mode replaces one operand at a time",
+    "vjp": "explicit reverse rule, with an explicit forward rule",
     "decompose": "defined by other ops, inlined before differentiation",
     "nondiff": "no derivative flows through (gradient zero)",
 }

@@ -1,7 +1,7 @@
 """Clean generated straight-line code: fold constants, drop copies and dead assignments.
 
 ``fold`` (applied to each generated expression) folds ``e * 1``, ``1 * e``,
-``e ** 1``, ``--e``, ``e * (1 / d)`` and arithmetic on numeric literals, and drops trailing
+``e ** 1``, ``e + 0``, ``e - 0``, ``--e``, ``e * (1 / d)`` and arithmetic on numeric literals, and drops trailing
 arguments of ``rt.``/``xp.`` calls that equal the callee's defaults; ``simplify`` leaves no
 assignment whose value is never read and no ``a = b`` copies between names.
 """
@@ -59,6 +59,10 @@ class _Fold(Parenthesizer):
                 return cst.UnaryOperation(cst.Minus(), node.left)
             if a == -1:
                 return cst.UnaryOperation(cst.Minus(), node.right)
+        if op in (cst.Add, cst.Subtract) and b == 0:
+            return node.left
+        if op is cst.Add and a == 0:
+            return node.right
         if op is cst.Power and b == 1:
             return node.left
         if op is cst.Divide and b == 1:
