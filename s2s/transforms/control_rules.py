@@ -116,8 +116,11 @@ def _body_parts(fn: ir.Function):
 
 
 def scan(back, stmt: ir.Assign, e):
-    if e.kwargs:
-        raise MissingRule("reverse mode of `rt.scan` with keyword arguments is not supported", stmt.origin)
+    kwargs = dict(e.kwargs)
+    backwards = kwargs.pop("reverse", cst.Name("False"))  # a scan from the last step (a backward loop, differentiated again)
+    if kwargs or not (isinstance(backwards, cst.Name) and backwards.value in ("True", "False")):
+        raise MissingRule("reverse mode of `rt.scan` with keyword arguments other than `reverse=True` is not supported", stmt.origin)
+    backwards = backwards.value == "True"
     body = back.defs[_function_name(e, 0)]
     init, xs = e.args[1], e.args[2]
     carry_param, item_param = body.param_names
@@ -156,7 +159,7 @@ def scan(back, stmt: ir.Assign, e):
     fwd_ret = ir.Return(_tuple([carry_out, _tuple([y_out, _tuple(_names(saved))])]))
     fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
     target = _tuple([carry_target, _tuple([ys_target, _tuple(_names(steps))])])
-    value = call("rt.scan", cst.Name(fwd_name), init, xs)
+    value = call("rt.scan", cst.Name(fwd_name), init, xs, **({"reverse": cst.Name("True")} if backwards else {}))
     forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, value, stmt.origin)]
 
     def plan(back):
@@ -180,7 +183,8 @@ def scan(back, stmt: ir.Assign, e):
         xs_parts = [_tuple(_names(steps))] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
         xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
         back.out.append(ir.Def(bwd, back.origin))
-        value = call("rt.scan", cst.Name(bwd_name), _pack(carry.init) if carry.init else _tuple([]), _pack(xs_parts), reverse=cst.Name("True"))
+        direction = {} if backwards else {"reverse": cst.Name("True")}  # the backward loop runs the other way
+        value = call("rt.scan", cst.Name(bwd_name), _pack(carry.init) if carry.init else _tuple([]), _pack(xs_parts), **direction)
         back.emit(_tuple([_pack(_names(carry.results)) if carry.results else _tuple([]), cst.Name(xs_bar)]), value)
         carry.contribute(back, init)
         if x_bar is not None:
@@ -197,7 +201,9 @@ def _first_name(atom, default):
 def _outer_cotangent(back, target) -> cst.BaseExpression:
     """The cotangent of a control-flow result ``target`` (a name or tuple of names), zeros where none reached it."""
     if isinstance(target, cst.Name):
-        g = back.take(target.value) if target.value != "_" else None
+        if target.value == "_":  # an ignored result: nothing flows back into it
+            return cst.Name("None")
+        g = back.take(target.value)
         return g if g is not None else back.zeros(target.value)
     return _tuple([_outer_cotangent(back, el.value) for el in target.elements])
 
@@ -205,41 +211,56 @@ def _outer_cotangent(back, target) -> cst.BaseExpression:
 # --- cond --------------------------------------------------------------------------------
 
 
-def cond(back, stmt: ir.Assign, e):
+def cond(back, stmt: ir.Assign, e, with_residuals=False):
+    """``rt.cond``; with ``with_residuals``, ``rt.cond_with_residuals`` (a gradient's forward ``if``, differentiated
+    again), whose branches return ``(out, res)`` and whose target is ``out, (res_true, res_false)``."""
     if e.kwargs:
-        raise MissingRule("reverse mode of `rt.cond` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(f"reverse mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
     pred, operands = e.args[0], list(e.args[3:])
     branches = [back.defs[_function_name(e, 1)], back.defs[_function_name(e, 2)]]
-    targets = ir.target_names(stmt.target)
+    out_target = stmt.target.elements[0].value if with_residuals else stmt.target
+    own = [el.value.value for el in stmt.target.elements[1].value.elements] if with_residuals else [None, None]
+    targets = ir.target_names(out_target)
     active_ops = [i for i, op in enumerate(operands) if names_in(op) & back.active]
     free = sorted(set().union(*(free_names(b) for b in branches)) - ENCLOSING)
     free_active = [n for n in free if n in back.active]
     namer = back.namer
-    out_bars = {t: namer.fresh(bar(t)) for t in targets if t in back.active}
+    out_bars = {t: namer.fresh(bar(t)) for t in [*targets, *own] if t in back.active}
 
     from .reverse import adjoint
 
     plans = []
-    for branch in branches:
+    for branch, own_name in zip(branches, own):
         stmts, ret = _body_parts(branch)
         params = branch.param_names
         inputs = [params[i] for i in active_ops] + [n for n in free_active if n in free_names(branch)]
-        returned = [ret] if isinstance(stmt.target, cst.Name) else [el.value for el in ret.elements]
+        out, own_res = (ret.elements[0].value, ret.elements[1].value) if with_residuals else (ret, None)
+        returned = [out] if isinstance(out_target, cst.Name) else [el.value for el in out.elements]
         seeds = [(atom, cst.Name(out_bars[t])) for atom, t in zip(returned, targets) if t in out_bars]
+        if own_name in out_bars:
+            seeds.append((own_res, cst.Name(out_bars[own_name])))
         adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
         saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
-        plans.append((branch, adj, saved, recompute, ret))
-    keeps = any(saved for _, _, saved, _, _ in plans)  # without residuals the forward pass is a plain cond
+        plans.append((branch, adj, saved, recompute, out, own_res))
+    keeps = any(p[2] for p in plans)  # without residuals the forward pass is the primal call
     forward = []
-    for branch, adj, saved, _, ret in plans:
-        result = _tuple([ret, _tuple(_names(saved))]) if keeps else ret
+    for branch, adj, saved, _, out, own_res in plans:
+        kept = _tuple(_names(saved))
+        result = _tuple([out, _tuple([own_res, kept]) if with_residuals else kept]) if keeps else branch.body[-1].value
         name = namer.fresh(f"{branch.name}_fwd")
         forward.append(ir.Def(ir.Function(name, branch.params, (*adj.forward, ir.Return(result)), branch.origin), stmt.origin))
     residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")] if keeps else []
-    func = "rt.cond_with_residuals" if keeps else "rt.cond"
+    func = "rt.cond_with_residuals" if keeps or with_residuals else "rt.cond"
     value = call(func, pred, *(cst.Name(d.function.name) for d in forward), *operands)
-    target = _tuple([stmt.target, _tuple(_names(residuals))]) if keeps else stmt.target
-    forward.append(ir.Assign(target, value, stmt.origin))
+    if not keeps:
+        forward.append(ir.Assign(stmt.target, value, stmt.origin))
+    elif not with_residuals:
+        forward.append(ir.Assign(_tuple([stmt.target, _tuple(_names(residuals))]), value, stmt.origin))
+    else:  # each branch's own residuals and the ones kept for its backward branch, None for the branch not taken
+        pairs = [namer.fresh(f"{n}_pair") for n in own]
+        forward.append(ir.Assign(_tuple([out_target, _tuple(_names(pairs))]), value, stmt.origin))
+        for own_name, pair, res in zip(own, pairs, residuals):
+            forward.append(ir.Assign(_tuple(_names([own_name, res])), call("rt.unpair", cst.Name(pair)), stmt.origin))
 
     def plan(back):
         for t, name in out_bars.items():
@@ -247,7 +268,7 @@ def cond(back, stmt: ir.Assign, e):
             back.emit(cst.Name(name), g if g is not None else back.zeros(t))
         wanted = [("op", i) for i in active_ops] + [("free", n) for n in free_active]
         bwds = []
-        for (branch, adj, saved, recompute, _), res in zip(plans, residuals or [None, None]):
+        for (branch, adj, saved, recompute, _, _), res in zip(plans, residuals or [None, None]):
             params = branch.param_names
             results = []
             for kind, key in wanted:
@@ -267,6 +288,18 @@ def cond(back, stmt: ir.Assign, e):
             back.contribute_many(atoms, value)
 
     return forward, plan
+
+
+def cond_with_residuals(back, stmt: ir.Assign, e):
+    return cond(back, stmt, e, with_residuals=True)
+
+
+def _unsupported_twice(back, stmt: ir.Assign, e):
+    raise MissingRule(
+        "reverse mode through the reverse of a `while` loop (the gradient of a gradient) is not supported",
+        stmt.origin,
+        "take second derivatives of functions with `while` loops forward over reverse: s2s.hessian, or s2s.jvp of s2s.grad",
+    )
 
 
 def while_loop(back, stmt: ir.Assign, e):
@@ -364,4 +397,11 @@ def _accumulated(acc: str, cotangent, is_array: bool) -> cst.BaseExpression:
     return call("rt.tree_add", cst.Name(acc), cotangent)
 
 
-RULES = {"scan": scan, "cond": cond, "while_loop": while_loop}
+RULES = {
+    "scan": scan,
+    "cond": cond,
+    "cond_with_residuals": cond_with_residuals,
+    "while_loop": while_loop,
+    "while_loop_with_tape": _unsupported_twice,
+    "while_loop_reverse": _unsupported_twice,
+}
