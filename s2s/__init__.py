@@ -10,6 +10,7 @@ from .api import grad, value_and_grad, vjp, jvp, linearize, jvp_source, transfor
 from .codegen import generate
 from .jacobians import jacfwd, jacrev, hessian
 from .custom import custom_jvp, custom_vjp, stop_gradient
+from .checking import check_grads
 from .errors import S2SError
 
 __version__ = "0.1.0"
@@ -26,6 +27,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "stop_gradient",
+    "check_grads",
     "transform",
     "Transformed",
     "generate",

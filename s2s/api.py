@@ -58,7 +58,7 @@ class Transformed:
     """A function transformed by s2s: call it like the original; ``.source`` is the generated module."""
 
     def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla"):
-        functools.update_wrapper(self, fn)  # first: it copies ``fn.__dict__``, which for a Transformed ``fn`` holds its own fields
+        functools.update_wrapper(self, fn, updated=())  # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
         self.fn = fn
         self.kind = kind
         self.argnums = _check_argnums(fn, argnums) if kind != "primal" else argnums

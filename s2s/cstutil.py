@@ -163,6 +163,11 @@ def call(func: str, *args, **kwargs) -> cst.Call:
     return cst.Call(cst.parse_expression(func), arguments)
 
 
+def tuple_of(*items) -> cst.Tuple:
+    """A tuple of expressions; items that are tuples themselves keep their own parentheses."""
+    return cst.Tuple([cst.Element(paren(i) if isinstance(i, cst.Tuple) and not i.lpar else i) for i in items])
+
+
 def literal(value) -> cst.BaseExpression:
     """A Python literal (number, string, bool, None, tuple of those) as an expression."""
     if isinstance(value, tuple):

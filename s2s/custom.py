@@ -29,7 +29,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
     """A function with a user-defined forward-mode rule: ``@custom_jvp`` then ``@f.defjvp``."""
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
@@ -47,7 +47,7 @@ class custom_vjp:  # noqa: N801  (JAX's name)
     """A function with a user-defined reverse-mode rule: ``@custom_vjp`` then ``f.defvjp(fwd, bwd)``."""
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = None

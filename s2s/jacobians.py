@@ -105,7 +105,7 @@ class Jacobian:
         self.argnums = _check_argnums(fun, argnums)
         self.has_aux = has_aux
         self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
         self.primal = Transformed(fun, "primal", backend=backend)
         if kind == "jacfwd":
             self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend)

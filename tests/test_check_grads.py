@@ -122,7 +122,6 @@ def test_control_flow_second_order_forward():  # s2s.jvp and s2s.vjp of the gene
     check_grads(control, (X, 3), 2, modes="fwd", backend="numpy")
 
 
-@pytest.mark.xfail(strict=False, reason="s2s.vjp of a generated vjp through cond/scan (reverse over reverse) fails")
 def test_control_flow_second_order_reverse():
     check_grads(control, (X, 3), 2, modes="rev", backend="numpy")
 
@@ -133,7 +132,6 @@ def two_outputs(x, y):
     return a, b
 
 
-@pytest.mark.xfail(strict=False, reason="s2s.jvp of a function ending in `return a, b` returns (a, b, a_dot, b_dot)")
 def test_tuple_output():
     check_grads(two_outputs, (X, Y), 1, backend="numpy")
 
@@ -142,7 +140,6 @@ def sum_of_sin_squares(x):
     return np.sum(np.sin(x) ** 2)
 
 
-@pytest.mark.xfail(strict=False, reason="a used s2s.Transformed passes its cached generated function to s2s.jvp of it")
 def test_checks_an_s2s_transformed_function():
     check_grads(s2s.grad(sum_of_sin_squares), (X,), 2, backend="numpy")  # the Hessian, through the gradient
 

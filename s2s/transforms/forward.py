@@ -21,7 +21,7 @@ import inspect
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in
+from ..cstutil import call, names_in, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import used_names
@@ -288,9 +288,9 @@ def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
     fwd = jvp_body(stmts, tangents, [out], ctx)
     fwd.origin = ret.origin
     out_dot = fwd.tangent(out)
-    result = [out, out_dot] + ([aux] if aux is not None else [])
+    result = [out, out_dot] + ([aux] if aux is not None else [])  # tuple_of: `return a, b` stays one element
     params = [ir.Param(p.name) for p in fn.params] + [ir.Param(tangents[name]) for name in wrt]
-    body = [*fwd.out, ir.Return(_tuple(result), None)]
+    body = [*fwd.out, ir.Return(tuple_of(*result), None)]
     names = ", ".join(f"`{w}`" for w in wrt)
     doc = f"Value of `{fn.name}` and its tangent (forward mode) for tangents of {names}."
     return ir.Function(f"{fn.name}_jvp", tuple(params), tuple(body), fn.origin, docstring=doc)

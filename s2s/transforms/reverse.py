@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, names_in
+from ..cstutil import call, literal, names_in, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.dataflow import used_names
@@ -139,6 +139,8 @@ class Backward:
                 continue
             self.origin = stmt.origin
             stmts, plan = rule(self, stmt, e)
+            for s in stmts[:-1]:  # the plan, run at the last statement, stands for all of them
+                self.plans[id(s)] = _nothing
             self.plans[id(stmts[-1])] = plan
             out.extend(stmts)
         self.origin = None
@@ -254,10 +256,7 @@ class Backward:
             plan(self)
             return
         if isinstance(stmt.target, cst.Tuple):
-            source = stmt.value.value
-            for path, leaf in _leaves(stmt.target):
-                if leaf in self.active:
-                    self.project(source, path, leaf)
+            self.unpack(stmt.target, stmt.value)
             return
         target = names[0]
         e = eqn_of(stmt.value, self.helpers)
@@ -273,6 +272,20 @@ class Backward:
             self.helper(target, e)
         else:
             raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+
+    def unpack(self, target, value):
+        """``a, b = value``: a name (its elements' cotangents go up as paths) or a tuple of atoms, element by element."""
+        if isinstance(value, cst.Name):
+            for path, leaf in _leaves(target):
+                if leaf in self.active:
+                    self.project(value.value, path, leaf)
+            return
+        for t, v in zip(target.elements, value.elements):
+            if isinstance(t.value, cst.Name):
+                if t.value.value in self.cot:
+                    self.copy(t.value.value, v.value)
+            else:
+                self.unpack(t.value, v.value)
 
     def copy(self, target, atom):
         """``target = atom``: a name (an alias) or a container literal of atoms."""
@@ -371,6 +384,10 @@ def custom_vjp(back, stmt, e):
     return forward, plan
 
 
+def _nothing(back):
+    """The plan of a statement whose adjoint another statement's plan emits."""
+
+
 def _check_rules(stmts, active, helpers):
     """Report the first op on the differentiated path (in source order) that has no rule."""
     for stmt in stmts:
@@ -462,7 +479,7 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
 
 
 def _tuple(*items):
-    return cst.Tuple([cst.Element(i) for i in items])
+    return tuple_of(*items)
 
 
 def _result(mode, out, aux, grad):
