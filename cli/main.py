@@ -16,6 +16,9 @@ import sys
 EXAMPLES = """examples:
   s2s grad examples/mlp.py::loss --wrt params
   s2s grad model.py::loss --wrt W,b -o loss_grad.py
+  s2s grad examples/tanh_derivatives.py::f --order 3
+  s2s jvp examples/mlp.py::loss --wrt params
+  s2s hessian examples/polynomial.py::loss
   s2s lower examples/mlp.py::loss --dump
 """
 
@@ -33,23 +36,42 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    grad = sub.add_parser(
-        "grad",
-        help="write the gradient of a function as a Python module",
-        description="Write a module defining FUNC_grad, which takes FUNC's parameters and returns "
-        "the gradient of FUNC's (scalar) result with respect to the --wrt parameters: one value, or "
-        "a tuple when several are named. The module imports only the s2s runtime.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    grad.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
-    grad.add_argument(
-        "--wrt",
-        metavar="NAME[,NAME...]",
-        help="parameters to differentiate with respect to (default: the first parameter)",
-    )
-    grad.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
-    grad.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
+    commands = {
+        "grad": (
+            "write the gradient of a function as a Python module",
+            "Write a module defining FUNC_grad, which takes FUNC's parameters and returns the gradient of "
+            "FUNC's (scalar) result with respect to the --wrt parameters: one value, or a tuple when several "
+            "are named. With --order N, FUNC_grad_grad...: the gradient of the gradient, s2s transforming "
+            "its own generated code again (one --wrt parameter, a scalar). The module imports only the s2s runtime.",
+        ),
+        "jvp": (
+            "write the forward-mode derivative (Jacobian-vector product) of a function",
+            "Write a module defining FUNC_jvp(*params, *tangents), which returns (FUNC's result, its tangent): "
+            "the derivative along the tangents of the --wrt parameters (default: all of them).",
+        ),
+        "hessian": (
+            "write Hessian-vector products of a function (forward over reverse)",
+            "Write a module defining FUNC_grad_jvp(*params, *tangents), the forward-mode derivative of FUNC's "
+            "generated gradient: it returns (the gradient, the Hessian times the tangents) for the --wrt "
+            "parameters. s2s.hessian(FUNC) builds the whole matrix from it.",
+        ),
+    }
+    for name, (summary, description) in commands.items():
+        command = sub.add_parser(
+            name, help=summary, description=description, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
+        command.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
+        command.add_argument(
+            "--wrt",
+            metavar="NAME[,NAME...]",
+            help="parameters to differentiate with respect to (default: "
+            + ("all of them" if name == "jvp" else "the first parameter")
+            + ")",
+        )
+        if name == "grad":
+            command.add_argument("--order", type=int, default=1, metavar="N", help="the N-th derivative (default: 1)")
+        command.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
+        command.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
     lower = sub.add_parser(
         "lower",
         help="write the normal form of a function, the code s2s differentiates",
@@ -91,12 +113,12 @@ def load_function(target: str):
     return fn
 
 
-def argnums_for(fn, wrt: str | None):
+def argnums_for(fn, wrt: str | None, default=0):
     params = list(inspect.signature(fn).parameters)
     if not params:
         raise UsageError(f"`{fn.__name__}` has no parameters to differentiate")
     if not wrt:
-        return 0
+        return default if default is not None else tuple(range(len(params)))
     names = [w.strip() for w in wrt.split(",") if w.strip()]
     unknown = [n for n in names if n not in params]
     if unknown:
@@ -109,13 +131,36 @@ def _command_line(args) -> str:
     parts = ["s2s", args.command, args.target]
     if getattr(args, "wrt", None):
         parts += ["--wrt", args.wrt]
+    if getattr(args, "order", 1) != 1:
+        parts += ["--order", str(args.order)]
     if args.output:
         parts += ["-o", args.output]
     return " ".join(parts)
 
 
+def _generate(args, fn):
+    """The module the command asks for, through the API: higher orders transform generated code again."""
+    import s2s
+
+    command = _command_line(args)
+    if args.command == "lower":
+        return s2s.generate(fn, ("primal",), command=command)
+    if args.command == "jvp":
+        return s2s.generate(fn, ("jvp",), argnums_for(fn, args.wrt, default=None), command=command)
+    argnums = argnums_for(fn, args.wrt)
+    if args.command == "hessian":
+        return s2s.generate(s2s.grad(fn, argnums), ("jvp",), argnums, command=command)
+    if args.order < 1:
+        raise UsageError(f"--order must be 1 or more, got {args.order}")
+    if args.order > 1 and not isinstance(argnums, int):
+        raise UsageError("--order above 1 differentiates a gradient again: name one --wrt parameter")
+    for _ in range(args.order - 1):
+        fn = s2s.grad(fn, argnums)
+    return s2s.generate(fn, ("grad",), argnums, command=command)
+
+
 def main(argv=None) -> int:
-    from s2s import S2SError, generate
+    from s2s import S2SError
     from s2s.runtime.loader import write_atomic
 
     args = _parser().parse_args(argv)
@@ -123,10 +168,7 @@ def main(argv=None) -> int:
         if args.dump:
             os.environ["S2S_DUMP"] = "1"
         fn = load_function(args.target)
-        if args.command == "grad":
-            generated = generate(fn, ("grad",), argnums_for(fn, args.wrt), command=_command_line(args))
-        else:
-            generated = generate(fn, ("primal",), command=_command_line(args))
+        generated = _generate(args, fn)
         if generated.injected:
             names = ", ".join(sorted(generated.injected))
             raise UsageError(

@@ -105,6 +105,42 @@ def test_wrt_defaults_to_the_first_parameter(tmp_path):
     np.testing.assert_allclose(_load("f_grad", out).f_grad(x), 1 + 2 * x + 3 * x**2, rtol=1e-12)
 
 
+def test_jvp_writes_forward_mode(tmp_path):
+    out = tmp_path / "mlp_jvp.py"
+    result = s2s("jvp", "examples/mlp.py::loss", "--wrt", "params", "-o", out)
+    assert result.returncode == 0, result.stderr
+    mlp, args = mlp_inputs()
+    tangent = jax.tree_util.tree_map(lambda a: np.cos(a), args[0])
+    value, tangent_out = _load("mlp_jvp", out).loss_jvp(*args, tangent)
+    want = jax.jvp(lambda p: _twins.jax_twin(mlp.loss)(p, *args[1:]), (args[0],), (tangent,))
+    assert_close((value, tangent_out), want)
+
+
+def test_grad_order_three_transforms_generated_code(tmp_path):
+    out = tmp_path / "tanh3.py"
+    result = s2s("grad", "examples/tanh_derivatives.py::f", "--order", "3", "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "def f_grad_grad_grad(x):" in text
+    assert "from its code for `f` from examples/tanh_derivatives.py." in text
+    t = np.tanh(0.5)
+    np.testing.assert_allclose(_load("tanh3", out).f_grad_grad_grad(0.5), -2 * (1 - t**2) * (1 - 3 * t**2), rtol=1e-12)
+
+
+def test_grad_order_above_one_needs_one_parameter():
+    assert_clean_error(s2s("grad", "examples/logistic.py::loss", "--wrt", "w,b", "--order", "2"), "one --wrt parameter")
+
+
+def test_hessian_writes_hessian_vector_products(tmp_path):
+    out = tmp_path / "poly_hvp.py"
+    result = s2s("hessian", "examples/polynomial.py::f", "-o", out)
+    assert result.returncode == 0, result.stderr
+    x, v = np.linspace(-2.0, 2.0, 5), np.linspace(1.0, 0.5, 5)
+    gradient, hvp = _load("poly_hvp", out).f_grad_jvp(x, v)
+    np.testing.assert_allclose(gradient, 1 + 2 * x + 3 * x**2, rtol=1e-12)
+    np.testing.assert_allclose(hvp, (2 + 6 * x) * v, rtol=1e-12)
+
+
 def test_helpers_in_a_sibling_module(tmp_path):
     out = tmp_path / "model_grad.py"
     result = s2s("grad", "examples/helpers_across_modules/model.py::loss", "-o", out)
