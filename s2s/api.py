@@ -133,8 +133,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transform
 def vjp(fun, *primals, has_aux=False, backend="xla"):
     """``(out, vjp_fn)``, where ``vjp_fn(ct)`` gives one cotangent per primal (JAX's ``vjp``)."""
     n = len(primals)
-    forward = Transformed(fun, "primal", tuple(range(n)), backend=backend)
-    backward = Transformed(fun, "vjp", tuple(range(n)), backend=backend)
+    forward = _transformed(fun, "primal", tuple(range(n)), backend=backend)
+    backward = _transformed(fun, "vjp", tuple(range(n)), backend=backend)
     args = forward._bind(primals, {})
     out = forward._runner(*args)
     if has_aux:
@@ -145,6 +145,12 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
         return tuple(backward._runner(*args, full))[:n]
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+@functools.lru_cache(maxsize=256)
+def _transformed(fun, kind, argnums, has_aux=False, backend="xla") -> Transformed:
+    """One ``Transformed`` per request, so repeated ``jvp``/``vjp``/``linearize`` calls reuse its compilation."""
+    return Transformed(fun, kind, argnums, has_aux, backend)
 
 
 def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
@@ -161,7 +167,7 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
             )
     if len(primals) != len(tangents):
         raise TypeError(f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal")
-    transformed = Transformed(fun, "jvp", tuple(range(len(primals))), has_aux, backend)
+    transformed = _transformed(fun, "jvp", tuple(range(len(primals))), has_aux, backend)
     args = transformed._bind(tuple(primals), {})
     tangents = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
     return tuple(transformed._runner(*args, *tangents))
@@ -173,15 +179,18 @@ def linearize(fun, *primals, backend="xla"):
     ``f_jvp`` runs the forward-mode module compiled, with the primals fixed: it
     computes the primal values again with each tangent (JAX keeps them instead).
     """
-    transformed = Transformed(fun, "jvp", tuple(range(len(primals))), backend=backend)
+    transformed = _transformed(fun, "jvp", tuple(range(len(primals))), backend=backend)
     args = transformed._bind(tuple(primals), {})
-    out = Transformed(fun, "primal", backend=backend)(*args)
+    out = _transformed(fun, "primal", 0, backend=backend)(*args)
+    n = len(args)
+    # only the tangent is returned, so the compiled function drops what only the value needs
+    runner = backends.Runner(lambda *a: transformed._function(*a)[1], backend)
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
             raise TypeError(f"the linearized function takes {len(primals)} tangents, got {len(tangents)}")
         checked = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
-        return transformed._runner(*args, *checked)[1]
+        return runner(*args[:n], *checked)
 
     return out, f_jvp
 
@@ -228,9 +237,9 @@ def _checked_tangent(index, primal, tangent):
 
 
 def _structure(tree) -> str:
-    """A readable description of a tree's containers (leaves as ``*``)."""
+    """A readable description of a tree's containers (leaves as ``*``; dict keys sorted, as JAX's pytrees)."""
     if isinstance(tree, dict):
-        return "{" + ", ".join(f"{k!r}: {_structure(v)}" for k, v in tree.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {_structure(tree[k])}" for k in sorted(tree, key=repr)) + "}"
     if isinstance(tree, (tuple, list)):
         inner = ", ".join(_structure(v) for v in tree)
         return f"({inner},)" if isinstance(tree, tuple) and len(tree) == 1 else (f"({inner})" if isinstance(tree, tuple) else f"[{inner}]")

@@ -3,19 +3,44 @@
 A generated gradient calls ``rt.unbroadcast``, ``rt.reduced_like``,
 ``rt.matmul_vjp_lhs``, ...; ``grad(grad(f))`` and ``hessian`` transform that
 code again, so each helper has rules like an op's, in the same families.
-Where the runtime names a parameter ``g``, the rule calls it ``ct`` (``g`` is
-the rule vocabulary's incoming cotangent); calls bind by position.
+Where the runtime names a parameter ``g`` (or ``ans``), the rule calls it
+``ct`` (or another name): ``g`` and ``ans`` are the rule vocabulary's; calls
+bind by position.
+
+Most helpers are linear in their first argument and read the others for
+shapes only (``None`` entries): their rules are transposes, usually the
+original op. The others are written so that their rules call helpers that
+have rules too, so derivatives of any order exist:
+
+- contractions (``dot_vjp``, ``inner_vjp``, ``tensordot_vjp``) are bilinear
+  in the cotangent and the *other* operand; which operand that is depends on
+  the static ``index``, so terms that only one ``index`` has are switched off
+  by a static ``on`` argument (``on * index`` folds to 0 or 1);
+- ``einsum_vjp``: a sum over operands, each replaced in turn, is one einsum
+  of stacked pairs (``runtime/linalg.py``);
+- ``prod`` and ``cumprod``: the products that leave out element ``j`` are the
+  products of row ``j`` of ``leave_one_out(a) + eye``, so their derivatives
+  are ``prod_vjp`` / ``cumprod_*`` again, on that matrix (exact at zeros);
+- ``linalg.norm``: partial derivatives of the p-norms' gradient in closed
+  form (``norm_partial``), and for the norms of singular values a
+  Hessian-vector product (``norm_svd_hvp``; not differentiated again);
+- ``linalg.solve``: solves and products keeping NumPy's vector convention.
 """
 
 import numpy as xp
 
 from s2s import runtime as rt
-from .registry import linear, multilinear, nondiff
+from .registry import jvp, linear, multilinear, nondiff, vjp
 
 nondiff("a constant: ones shaped like the output", "rt.grad_seed")
 nondiff("zeros", "rt.zeros_like_float", "rt.tree_zeros_like")
 nondiff("shape logic", "rt.reduced_count", "rt.inverse_permutation", "rt.opposite", "rt.norm_axes")
 nondiff("piecewise constant: zero derivative almost everywhere", "rt.step", "rt.clip_partial")
+nondiff("constants shaped like their arguments", "rt.eye_last", "rt.einsum_pairs_subscripts", "rt.einsum_selector")
+nondiff(
+    "zeros, or an error: third derivatives of the norms of singular values are not computed",
+    "rt.norm_svd_third",
+)
 
 
 @linear(name="rt.unbroadcast")
@@ -59,9 +84,9 @@ def index_set_value_vjp(ct, index, value, *, g):
 
 
 @linear(name="rt.extremum_vjp")
-def extremum_vjp(ct, a, ans, axis=None, keepdims=False, *, g):
-    # the tie mask is piecewise constant in ``a`` and ``ans``
-    return xp.sum(g * rt.extremum_vjp(xp.ones_like(ct), a, ans, axis, keepdims), axis=axis, keepdims=keepdims)
+def extremum_vjp(ct, a, best, axis=None, keepdims=False, *, g):
+    # the tie mask is piecewise constant in ``a`` and ``best`` (the runtime's ``ans``; here ``ans`` is the vocabulary's)
+    return xp.sum(g * rt.extremum_vjp(xp.ones_like(ct), a, best, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
 @multilinear(name="rt.matmul_vjp_lhs")
@@ -72,3 +97,524 @@ def matmul_vjp_lhs(ct, x1, x2, *, g):
 @multilinear(name="rt.matmul_vjp_rhs")
 def matmul_vjp_rhs(ct, x1, x2, *, g):
     return rt.broadcast_like(xp.matmul(x1, g), ct), rt.matmul_vjp_lhs(ct, x1, g), None
+
+
+# --- transposes of shape ops' cotangents: the op itself ----------------------------------------
+
+
+@linear(name="rt.index_add_value_vjp")
+def index_add_value_vjp(ct, index, value, *, g):
+    return rt.index_add(rt.tree_zeros_like(ct), index, g), None, None
+
+
+@linear(name="rt.fill_like_vjp")
+def fill_like_vjp(ct, leaves, *, g):
+    return rt.fill_like(ct, g), None
+
+
+@linear(name="rt.concatenate_vjp")
+def concatenate_vjp(ct, arrays, axis=0, *, g):
+    return xp.concatenate(g, axis=axis), None, None
+
+
+@linear(name="rt.unstack")
+def unstack(ct, axis=0, *, g):
+    return xp.stack(g, axis=axis), None
+
+
+@linear(name="rt.hstack_vjp")
+def hstack_vjp(ct, tup, *, g):
+    return xp.hstack(g), None
+
+
+@linear(name="rt.vstack_vjp")
+def vstack_vjp(ct, tup, *, g):
+    return xp.vstack(g), None
+
+
+@linear(name="rt.split_vjp")
+def split_vjp(ct, ary, indices_or_sections, axis=0, *, g):
+    return xp.split(g, indices_or_sections, axis=axis), None, None, None
+
+
+@linear(name="rt.tile_vjp")
+def tile_vjp(ct, A, reps, *, g):
+    return xp.tile(g, reps), None, None
+
+
+@linear(name="rt.repeat_vjp")
+def repeat_vjp(ct, a, repeats, axis=None, *, g):
+    return xp.repeat(g, repeats, axis=axis), None, None, None
+
+
+@linear(name="rt.pad_vjp")
+def pad_vjp(ct, array, pad_width, mode="constant", *, g):
+    return xp.pad(g, pad_width), None, None, None
+
+
+@linear(name="rt.diag_vjp")
+def diag_vjp(ct, v, k=0, *, g):
+    return xp.diag(g, k), None, None
+
+
+@linear(name="rt.take_vjp")
+def take_vjp(ct, a, indices, axis=None, *, g):
+    return xp.take(g, indices, axis=axis), None, None, None
+
+
+@linear(name="rt.array_vjp")
+def array_vjp(ct, data, *, g):
+    return xp.asarray(g), None
+
+
+# --- contractions: bilinear in the cotangent and the other operand -----------------------------
+
+
+@vjp(name="rt.dot_vjp")
+def dot_vjp(ct, a, b, index, on=1, *, g):
+    return rt.dot_at(g, a, b, index, on), rt.dot_vjp(ct, a, g, 0, on * index), rt.dot_vjp(ct, g, b, 1, on * (1 - index))
+
+
+@jvp(name="rt.dot_vjp")
+def dot_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.dot_vjp(ct_dot, a, b, index, on),
+        rt.dot_vjp(ct, a_dot, b, index, on * index),
+        rt.dot_vjp(ct, a, b_dot, index, on * (1 - index)),
+    )
+
+
+@vjp(name="rt.dot_at")
+def dot_at(u, a, b, index, on=1, *, g):
+    return rt.dot_vjp(g, a, b, index, on), rt.dot_vjp(g, a, u, 0, on * index), rt.dot_vjp(g, u, b, 1, on * (1 - index))
+
+
+@jvp(name="rt.dot_at")
+def dot_at(u, a, b, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.dot_at(u_dot, a, b, index, on),
+        rt.dot_at(u, a_dot, b, index, on * index),
+        rt.dot_at(u, a, b_dot, index, on * (1 - index)),
+    )
+
+
+@vjp(name="rt.inner_vjp")
+def inner_vjp(ct, a, b, index, on=1, *, g):
+    return (
+        rt.inner_at(g, a, b, index, on),
+        rt.inner_vjp(ct, a, g, 0, on * index),
+        rt.inner_vjp(ct, g, b, 1, on * (1 - index)),
+    )
+
+
+@jvp(name="rt.inner_vjp")
+def inner_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.inner_vjp(ct_dot, a, b, index, on),
+        rt.inner_vjp(ct, a_dot, b, index, on * index),
+        rt.inner_vjp(ct, a, b_dot, index, on * (1 - index)),
+    )
+
+
+@vjp(name="rt.inner_at")
+def inner_at(u, a, b, index, on=1, *, g):
+    return (
+        rt.inner_vjp(g, a, b, index, on),
+        rt.inner_vjp(g, a, u, 0, on * index),
+        rt.inner_vjp(g, u, b, 1, on * (1 - index)),
+    )
+
+
+@jvp(name="rt.inner_at")
+def inner_at(u, a, b, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.inner_at(u_dot, a, b, index, on),
+        rt.inner_at(u, a_dot, b, index, on * index),
+        rt.inner_at(u, a, b_dot, index, on * (1 - index)),
+    )
+
+
+@vjp(name="rt.tensordot_vjp")
+def tensordot_vjp(ct, a, b, axes, index, on=1, *, g):
+    return (
+        rt.tensordot_at(g, a, b, axes, index, on),
+        rt.tensordot_vjp(ct, a, g, axes, 0, on * index),
+        rt.tensordot_vjp(ct, g, b, axes, 1, on * (1 - index)),
+    )
+
+
+@jvp(name="rt.tensordot_vjp")
+def tensordot_vjp(ct, a, b, axes, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.tensordot_vjp(ct_dot, a, b, axes, index, on),
+        rt.tensordot_vjp(ct, a_dot, b, axes, index, on * index),
+        rt.tensordot_vjp(ct, a, b_dot, axes, index, on * (1 - index)),
+    )
+
+
+@vjp(name="rt.tensordot_at")
+def tensordot_at(u, a, b, axes, index, on=1, *, g):
+    return (
+        rt.tensordot_vjp(g, a, b, axes, index, on),
+        rt.tensordot_vjp(g, a, u, axes, 0, on * index),
+        rt.tensordot_vjp(g, u, b, axes, 1, on * (1 - index)),
+    )
+
+
+@jvp(name="rt.tensordot_at")
+def tensordot_at(u, a, b, axes, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+    return (
+        rt.tensordot_at(u_dot, a, b, axes, index, on),
+        rt.tensordot_at(u, a_dot, b, axes, index, on * index),
+        rt.tensordot_at(u, a, b_dot, axes, index, on * (1 - index)),
+    )
+
+
+# --- einsum: sums over replaced operands are einsums of stacked pairs --------------------------
+
+
+@vjp(name="rt.einsum_vjp")
+def einsum_vjp(ct, subscripts, operands, extra=(), *, g):
+    paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
+    constants = rt.einsum_selector(operands, extra)
+    return (
+        rt.einsum_list(paired, rt.einsum_pairs(operands, g), constants),
+        None,
+        rt.einsum_unpairs(rt.einsum_vjp(ct, paired, rt.einsum_pairs(operands, g), constants), 0),
+    )
+
+
+@jvp(name="rt.einsum_vjp")
+def einsum_vjp(ct, subscripts, operands, extra=(), *, ct_dot, operands_dot):  # noqa: F811
+    paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
+    constants = rt.einsum_selector(operands, extra)
+    return (
+        rt.einsum_vjp(ct_dot, subscripts, operands, extra),
+        None,
+        rt.einsum_unpairs(rt.einsum_vjp(ct, paired, rt.einsum_pairs(operands, operands_dot), constants), 0),
+    )
+
+
+@vjp(name="rt.einsum_list")
+def einsum_list(subscripts, operands, extra=(), *, g):
+    return None, rt.einsum_vjp(g, subscripts, operands, extra)
+
+
+@jvp(name="rt.einsum_list")
+def einsum_list(subscripts, operands, extra=(), *, operands_dot):  # noqa: F811
+    paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
+    return None, rt.einsum_list(paired, rt.einsum_pairs(operands, operands_dot), rt.einsum_selector(operands, extra))
+
+
+@linear(name="rt.einsum_pairs")
+def einsum_pairs(operands, others, *, g):
+    return rt.einsum_unpairs(g, 0), rt.einsum_unpairs(g, 1)
+
+
+@linear(name="rt.einsum_unpairs")
+def einsum_unpairs(pairs, which, *, g):
+    return rt.einsum_pair_slot(g, which), None
+
+
+@linear(name="rt.einsum_pair_slot")
+def einsum_pair_slot(values, which, *, g):
+    return rt.einsum_unpairs(g, which), None
+
+
+# --- prod, cumprod: products leaving out one element are rows of leave_one_out(a) + eye ---------
+
+
+@linear(name="rt.to_last")
+def to_last(a, axis=None, *, g):
+    return rt.from_last(g, a, axis), None
+
+
+@linear(name="rt.from_last")
+def from_last(t, like, axis=None, *, g):
+    return rt.to_last(g, axis), None, None
+
+
+@linear(name="rt.leave_one_out")
+def leave_one_out(a, *, g):
+    return rt.leave_one_out_vjp(g)
+
+
+@linear(name="rt.leave_one_out_vjp")
+def leave_one_out_vjp(w, *, g):
+    return rt.leave_one_out(g)
+
+
+@vjp(name="rt.prod_vjp")
+def prod_vjp(ct, a, axis=None, keepdims=False, *, g):
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    weights = rt.to_last(g * rt.reduced_like(ct, a, axis, keepdims), axis)
+    return (
+        xp.sum(g * rt.prod_vjp(xp.ones_like(ct), a, axis, keepdims), axis=axis, keepdims=keepdims),
+        rt.from_last(rt.leave_one_out_vjp(rt.prod_vjp(weights, rows, -1)), a, axis),
+    )
+
+
+@jvp(name="rt.prod_vjp")
+def prod_vjp(ct, a, axis=None, keepdims=False, *, ct_dot, a_dot):  # noqa: F811
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    weights = rt.to_last(rt.reduced_like(ct, a, axis, keepdims), axis)
+    return (
+        rt.prod_vjp(ct_dot, a, axis, keepdims),
+        rt.from_last(xp.sum(rt.prod_vjp(weights, rows, -1) * rt.leave_one_out(rt.to_last(a_dot, axis)), axis=-1), a, axis),
+    )
+
+
+@vjp(name="rt.cumprod_vjp")
+def cumprod_vjp(ct, a, axis=None, *, g):
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    weights = xp.triu(xp.expand_dims(rt.to_last(g, axis), -1) * xp.expand_dims(rt.to_last(ct, axis), -2))
+    return (
+        rt.cumprod_jvp(g, a, axis),
+        rt.from_last(rt.leave_one_out_vjp(rt.cumprod_vjp(weights, rows, -1)), a, axis),
+    )
+
+
+@jvp(name="rt.cumprod_vjp")
+def cumprod_vjp(ct, a, axis=None, *, ct_dot, a_dot):  # noqa: F811
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    partials_dot = xp.triu(rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1))
+    return (
+        rt.cumprod_vjp(ct_dot, a, axis),
+        rt.from_last(xp.sum(partials_dot * xp.expand_dims(rt.to_last(ct, axis), -2), axis=-1), a, axis),
+    )
+
+
+@vjp(name="rt.cumprod_jvp")
+def cumprod_jvp(t, a, axis=None, *, g):
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    weights = xp.triu(xp.expand_dims(rt.to_last(t, axis), -1) * xp.expand_dims(rt.to_last(g, axis), -2))
+    return (
+        rt.cumprod_vjp(g, a, axis),
+        rt.from_last(rt.leave_one_out_vjp(rt.cumprod_vjp(weights, rows, -1)), a, axis),
+    )
+
+
+@jvp(name="rt.cumprod_jvp")
+def cumprod_jvp(t, a, axis=None, *, ans, t_dot, a_dot):  # noqa: F811
+    rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
+    partials_dot = xp.triu(rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1))
+    return (
+        rt.cumprod_jvp(t_dot, a, axis),
+        rt.from_last(xp.sum(partials_dot * xp.expand_dims(rt.to_last(t, axis), -1), axis=-2), ans, axis),
+    )
+
+
+# --- linalg.norm ---------------------------------------------------------------------------------
+
+
+@vjp(name="rt.norm_vjp")
+def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, g):
+    axes = rt.norm_axes(x, ord, axis)
+    return (
+        xp.sum(g * rt.norm_vjp(xp.ones_like(ct), x, norm, ord, axis, keepdims), axis=axes, keepdims=keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 0) * g + rt.norm_svd_hvp(ct, x, g, ord, axis, keepdims),
+        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * g, axis=axes, keepdims=keepdims),
+    )
+
+
+@jvp(name="rt.norm_vjp")
+def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot):  # noqa: F811
+    spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
+    return (
+        rt.norm_vjp(ct_dot, x, norm, ord, axis, keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 0) * x_dot + rt.norm_svd_hvp(ct, x, x_dot, ord, axis, keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * spread,
+    )
+
+
+@vjp(name="rt.norm_partial")
+def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0, *, g):
+    axes = rt.norm_axes(x, ord, axis)
+    return (
+        xp.sum(g * rt.norm_partial(xp.ones_like(ct), x, norm, ord, axis, keepdims, dx, dnorm), axis=axes, keepdims=keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx + 1, dnorm) * g,
+        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx, dnorm + 1) * g, axis=axes, keepdims=keepdims),
+    )
+
+
+@jvp(name="rt.norm_partial")
+def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0, *, ct_dot, x_dot, norm_dot):  # noqa: F811
+    spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
+    return (
+        rt.norm_partial(ct_dot, x, norm, ord, axis, keepdims, dx, dnorm),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx + 1, dnorm) * x_dot,
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx, dnorm + 1) * spread,
+    )
+
+
+@vjp(name="rt.norm_svd_hvp")
+def norm_svd_hvp(ct, x, v, ord=None, axis=None, keepdims=False, *, g):
+    return (
+        xp.sum(g * rt.norm_svd_hvp(xp.ones_like(ct), x, v, ord, axis, keepdims), axis=rt.norm_axes(x, ord, axis), keepdims=keepdims),
+        rt.norm_svd_third(ct, x, v, g, ord, axis, keepdims),
+        rt.norm_svd_hvp(ct, x, g, ord, axis, keepdims),
+    )
+
+
+@jvp(name="rt.norm_svd_hvp")
+def norm_svd_hvp(ct, x, v, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, v_dot):  # noqa: F811
+    return (
+        rt.norm_svd_hvp(ct_dot, x, v, ord, axis, keepdims),
+        rt.norm_svd_third(ct, x, v, x_dot, ord, axis, keepdims),
+        rt.norm_svd_hvp(ct, x, v_dot, ord, axis, keepdims),
+    )
+
+
+# --- linalg.solve: solves and products with NumPy's vector convention (``b`` read for its rank) -------
+
+
+@vjp(name="rt.solve_like")
+def solve_like(a, v, b, *, ans, g):
+    v_bar = rt.solve_like(xp.swapaxes(a, -1, -2), g, b)
+    return rt.unbroadcast(-rt.solve_outer(v_bar, ans, b), a), rt.unbroadcast(v_bar, v), None
+
+
+@jvp(name="rt.solve_like")
+def solve_like(a, v, b, *, ans, a_dot, v_dot):  # noqa: F811
+    return -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b), rt.solve_like(a, v_dot, b), None
+
+
+@multilinear(name="rt.solve_matvec")
+def solve_matvec(m, v, b, *, g):
+    return rt.unbroadcast(rt.solve_outer(g, v, b), m), rt.unbroadcast(rt.solve_matvec(xp.swapaxes(m, -1, -2), g, b), v), None
+
+
+@multilinear(name="rt.solve_outer")
+def solve_outer(u, v, b, *, g):
+    return rt.unbroadcast(rt.solve_matvec(g, v, b), u), rt.unbroadcast(rt.solve_matvec(xp.swapaxes(g, -1, -2), u, b), v), None
+
+
+@vjp(name="rt.solve_vjp_b")
+def solve_vjp_b(ct, a, b, *, g):
+    b_bar = rt.solve_like(xp.swapaxes(a, -1, -2), ct, b)
+    ct_bar = rt.solve_like(a, rt.broadcast_like(g, b_bar), b)
+    return rt.unbroadcast(ct_bar, ct), rt.unbroadcast(-xp.swapaxes(rt.solve_outer(ct_bar, b_bar, b), -1, -2), a), None
+
+
+@jvp(name="rt.solve_vjp_b")
+def solve_vjp_b(ct, a, b, *, ct_dot, a_dot):  # noqa: F811
+    at = xp.swapaxes(a, -1, -2)
+    b_bar = rt.solve_like(at, ct, b)
+    return (
+        rt.solve_vjp_b(ct_dot, a, b),
+        rt.unbroadcast(-rt.solve_like(at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b), b),
+        None,
+    )
+
+
+@vjp(name="rt.solve_vjp_a")
+def solve_vjp_a(ct, a, b, x, *, g):
+    b_bar = rt.solve_like(xp.swapaxes(a, -1, -2), ct, b)
+    ct_bar = rt.solve_like(a, -rt.solve_matvec(g, x, b), b)
+    return (
+        rt.unbroadcast(ct_bar, ct),
+        rt.unbroadcast(-xp.swapaxes(rt.solve_outer(ct_bar, b_bar, b), -1, -2), a),
+        None,
+        rt.unbroadcast(-rt.solve_matvec(xp.swapaxes(g, -1, -2), b_bar, b), x),
+    )
+
+
+@jvp(name="rt.solve_vjp_a")
+def solve_vjp_a(ct, a, b, x, *, ct_dot, a_dot, x_dot):  # noqa: F811
+    at = xp.swapaxes(a, -1, -2)
+    b_bar = rt.solve_like(at, ct, b)
+    return (
+        rt.solve_vjp_a(ct_dot, a, b, x),
+        rt.unbroadcast(rt.solve_outer(rt.solve_like(at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b), x, b), a),
+        None,
+        rt.solve_vjp_a(ct, a, b, x_dot),
+    )
+
+
+@vjp(name="rt.solve_jvp_a")
+def solve_jvp_a(t, a, b, x, *, ans, g):
+    product_bar = -rt.solve_like(xp.swapaxes(a, -1, -2), g, b)
+    return (
+        rt.unbroadcast(rt.solve_outer(product_bar, x, b), t),
+        rt.unbroadcast(rt.solve_outer(product_bar, ans, b), a),
+        None,
+        rt.unbroadcast(rt.solve_matvec(xp.swapaxes(t, -1, -2), product_bar, b), x),
+    )
+
+
+@jvp(name="rt.solve_jvp_a")
+def solve_jvp_a(t, a, b, x, *, ans, t_dot, a_dot, x_dot):  # noqa: F811
+    return (
+        rt.solve_jvp_a(t_dot, a, b, x),
+        -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b),
+        None,
+        rt.solve_jvp_a(t, a, b, x_dot),
+    )
+
+
+# --- loop inputs: the cotangents of ``rt.iterate``, ``enumerate``, ... are restructurings -------
+
+
+@linear(name="rt.sequence_vjp")
+def sequence_vjp(ct, xs, *, g):
+    return rt.sequence_vjp_transpose(g, ct, xs), None
+
+
+@linear(name="rt.sequence_vjp_transpose")
+def sequence_vjp_transpose(u, like, xs, *, g):
+    return rt.sequence_vjp(g, xs), None, None
+
+
+@linear(name="rt.enumerate_vjp")
+def enumerate_vjp(ct, xs, *, g):
+    return rt.enumerate_vjp_transpose(g, ct, xs), None
+
+
+@linear(name="rt.enumerate_vjp_transpose")
+def enumerate_vjp_transpose(u, like, xs, *, g):
+    return rt.enumerate_vjp(g, xs), None, None
+
+
+@linear(name="rt.enumerate_jvp")
+def enumerate_jvp(tangents, start=0, *, g):
+    return rt.enumerate_vjp(g, tangents), None
+
+
+@linear(name="rt.zip_vjp")
+def zip_vjp(ct, sequences, *, g):
+    return rt.zip_vjp_transpose(g, ct, sequences), None
+
+
+@linear(name="rt.zip_vjp_transpose")
+def zip_vjp_transpose(u, like, sequences, *, g):
+    return rt.zip_vjp(g, sequences), None, None
+
+
+@linear(name="rt.reversed_vjp")
+def reversed_vjp(ct, xs, *, g):
+    return rt.reversed_vjp_transpose(g, ct, xs), None
+
+
+@linear(name="rt.reversed_vjp_transpose")
+def reversed_vjp_transpose(u, like, xs, *, g):
+    return rt.reversed_vjp(g, xs), None, None
+
+
+@linear(name="rt.items_vjp")
+def items_vjp(ct, d, *, g):
+    return rt.items_vjp_transpose(g, ct, d), None
+
+
+@linear(name="rt.items_vjp_transpose")
+def items_vjp_transpose(u, like, d, *, g):
+    return rt.items_vjp(g, d), None, None
+
+
+@linear(name="rt.values_vjp")
+def values_vjp(ct, d, *, g):
+    return rt.values_vjp_transpose(g, ct, d), None
+
+
+@linear(name="rt.values_vjp_transpose")
+def values_vjp_transpose(u, like, d, *, g):
+    return rt.values_vjp(g, d), None, None
