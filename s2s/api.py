@@ -209,7 +209,7 @@ def _checked_tangent(index, primal, tangent):
     """``tangent`` after JAX's checks against its primal (structure, shapes, dtypes); float0 becomes zeros."""
     from .runtime.trees import tree_map
 
-    p_leaves, t_leaves = list(tree_leaves(primal)), list(tree_leaves(tangent))
+    p_leaves, t_leaves = list(_sorted_leaves(primal)), list(_sorted_leaves(tangent))
     if _structure(primal) != _structure(tangent):
         raise TypeError(
             f"primal and tangent {index} of s2s.jvp must have the same structure; "
@@ -234,6 +234,18 @@ def _checked_tangent(index, primal, tangent):
                 f"(np.zeros(shape, dtype=jax.dtypes.float0)), got {t_type.name}"
             )
     return tree_map(lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent)
+
+
+def _sorted_leaves(tree):
+    """Leaves in JAX's order: dict keys sorted (two dicts with the same keys in another order match)."""
+    if isinstance(tree, dict):
+        for k in sorted(tree, key=repr):
+            yield from _sorted_leaves(tree[k])
+    elif isinstance(tree, (tuple, list)):
+        for v in tree:
+            yield from _sorted_leaves(v)
+    elif tree is not None:
+        yield tree
 
 
 def _structure(tree) -> str:
