@@ -45,10 +45,23 @@ def _sum(terms):
     return value
 
 
+class HelperRequests:
+    """The helper jvps forward-mode code calls: (helper, tangent arguments) -> the generated function's name."""
+
+    def __init__(self):
+        self.names: dict = {}
+
+    def name(self, helper: str, wrt: tuple) -> str:
+        if (helper, wrt) not in self.names:
+            taken = sum(1 for h, _ in self.names if h == helper)
+            self.names[(helper, wrt)] = f"{helper}_jvp" + (f"_{taken + 1}" if taken else "")
+        return self.names[(helper, wrt)]
+
+
 class Forward:
     """Builds the forward-mode statements of a body, in order."""
 
-    def __init__(self, body, active, ctx: Context, tangents: dict):
+    def __init__(self, body, active, ctx: Context, tangents: dict, requests: HelperRequests | None = None):
         self.active = active
         self.ctx = ctx
         self.helpers = ctx.helpers
@@ -58,6 +71,7 @@ class Forward:
         self.defs = local_functions(body)
         self.tan = dict(tangents)  # variable -> name of its tangent
         self.paired: dict[str, str] = {}  # local function -> its version on (value, tangent) pairs
+        self.requests = requests if requests is not None else HelperRequests()
         self.out: list[ir.Stmt] = []
         self.origin = None
 
@@ -144,7 +158,8 @@ class Forward:
             raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
 
     def helper(self, stmt, e):
-        """``y = h(a, b)`` becomes ``y, y_dot = h_jvp(a, b, a_dot, b_dot)`` (``None`` where no derivative flows);
+        """``y = h(a, b)`` becomes ``y, y_dot = h_jvp(a, b, a_dot)``, tangents for the arguments that carry them
+        (``h_jvp`` is made for those; another set of them gets ``h_jvp_2``);
         for a ``custom_jvp`` function, the user's rule: ``y, y_dot = rule(*nondiff, (a, b), (a_dot, b_dot))``."""
         custom = self.ctx.custom.get(e.name)
         if custom is not None and custom.kind == "vjp":
@@ -160,9 +175,10 @@ class Forward:
             self.emit(_tuple([stmt.target, self.tangent_target(stmt.target)]), value)
             return
         flags = self.flows[e.name]
-        tangents = [self.tangent(a) if flags[i] else cst.Name("None") for i, a in enumerate(e.args)]
+        wrt = tuple(i for i, a in enumerate(e.args) if flags[i] and self.is_active(a))
+        name = self.requests.name(e.name, wrt)
         target = _tuple([stmt.target, self.tangent_target(stmt.target)])
-        self.emit(target, call(f"{e.name}_jvp", *e.args, *tangents))
+        self.emit(target, call(name, *e.args, *(self.tangent(e.args[i]) for i in wrt)))
 
     def op(self, target, e):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
@@ -262,16 +278,16 @@ def rebuild(op, e, replaced: dict) -> cst.BaseExpression:
     return node.with_changes(args=[cst.Arg(a) for a in args] + keywords)
 
 
-def jvp_body(body, inputs: dict, outputs, ctx: Context) -> Forward:
+def jvp_body(body, inputs: dict, outputs, ctx: Context, requests: HelperRequests | None = None) -> Forward:
     """Forward mode of ``body`` for tangents of ``inputs`` (variable -> tangent name), reading ``outputs``' tangents after."""
     wanted = set().union(set(), *(diff_names(o) for o in outputs))
     active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (set(inputs) & wanted)
-    fwd = Forward(body, active, ctx, inputs)
+    fwd = Forward(body, active, ctx, inputs, requests)
     fwd.run(body)
     return fwd
 
 
-def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None) -> ir.Function:
+def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None, requests=None) -> ir.Function:
     """The ``jvp`` function of ``fn`` (normal form): ``f_jvp(*params, *tangents) -> (out, out_dot)``.
 
     Tangent parameters come for the parameters ``mode.wrt`` (all of them for ``jvp``).
@@ -285,7 +301,7 @@ def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
         out, aux = out.elements[0].value, out.elements[1].value
     wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
     tangents = {name: ctx.namer.fresh(tangent_name(name)) for name in wrt}
-    fwd = jvp_body(stmts, tangents, [out], ctx)
+    fwd = jvp_body(stmts, tangents, [out], ctx, requests)
     fwd.origin = ret.origin
     out_dot = fwd.tangent(out)
     result = [out, out_dot] + ([aux] if aux is not None else [])  # tuple_of: `return a, b` stays one element

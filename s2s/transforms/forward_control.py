@@ -79,7 +79,7 @@ class _Paired:
         from .forward import jvp_body
 
         stmts, _ = _parts(self.fn)
-        inner = jvp_body(stmts, self.inputs, outputs, self.fwd.ctx)
+        inner = jvp_body(stmts, self.inputs, outputs, self.fwd.ctx, self.fwd.requests)
         name = self.fwd.namer.fresh(f"{self.fn.name}_jvp")
         body = (*self.prelude, *inner.out, ir.Return(result(inner)))
         return ir.Def(ir.Function(name, tuple(self.params), body, self.fn.origin), self.fwd.origin)
