@@ -28,6 +28,14 @@ from .control import cond, cond_with_residuals, scan, unpair, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
 from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
 from .iteration import sequence_vjp, enumerate_vjp, enumerate_jvp, zip_vjp, reversed_vjp, items_vjp, values_vjp
+from .iteration import (
+    sequence_vjp_transpose,
+    enumerate_vjp_transpose,
+    zip_vjp_transpose,
+    reversed_vjp_transpose,
+    items_vjp_transpose,
+    values_vjp_transpose,
+)
 from .linalg import (
     matmul_vjp_lhs,
     matmul_vjp_rhs,
@@ -35,6 +43,9 @@ from .linalg import (
     tensordot_vjp,
 )
 from .linalg import dot_vjp, inner_vjp, norm_vjp, norm_axes, solve_vjp_a, solve_vjp_b, solve_jvp_a
+from .linalg import dot_at, inner_at, tensordot_at, norm_partial, norm_svd_hvp, norm_svd_third
+from .linalg import solve_like, solve_matvec, solve_outer
+from .linalg import einsum_list, einsum_pairs, einsum_unpairs, einsum_pair_slot, einsum_pairs_subscripts, einsum_selector
 from .rulesupport import (
     inverse_permutation,
     opposite,
@@ -55,6 +66,11 @@ from .rulesupport import (
     diag_vjp,
     take_vjp,
     array_vjp,
+    to_last,
+    from_last,
+    leave_one_out,
+    leave_one_out_vjp,
+    eye_last,
 )
 
 __all__ = [
@@ -130,4 +146,30 @@ __all__ = [
     "diag_vjp",
     "take_vjp",
     "array_vjp",
+    "dot_at",
+    "inner_at",
+    "tensordot_at",
+    "norm_partial",
+    "norm_svd_hvp",
+    "norm_svd_third",
+    "solve_like",
+    "solve_matvec",
+    "solve_outer",
+    "einsum_list",
+    "einsum_pairs",
+    "einsum_unpairs",
+    "einsum_pair_slot",
+    "einsum_pairs_subscripts",
+    "einsum_selector",
+    "to_last",
+    "from_last",
+    "leave_one_out",
+    "leave_one_out_vjp",
+    "eye_last",
+    "sequence_vjp_transpose",
+    "enumerate_vjp_transpose",
+    "zip_vjp_transpose",
+    "reversed_vjp_transpose",
+    "items_vjp_transpose",
+    "values_vjp_transpose",
 ]

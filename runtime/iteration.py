@@ -187,7 +187,9 @@ def _jnp():
 
 __all__ = [
     "Elements", "Zipped", "DynamicRange", "range", "iterate", "enumerate", "zip", "reversed", "items", "append",
-    "sequence_vjp", "enumerate_vjp", "zip_vjp", "reversed_vjp", "items_vjp",
+    "sequence_vjp", "enumerate_vjp", "zip_vjp", "reversed_vjp", "items_vjp", "values_vjp", "enumerate_jvp",
+    "sequence_vjp_transpose", "enumerate_vjp_transpose", "zip_vjp_transpose", "reversed_vjp_transpose",
+    "items_vjp_transpose", "values_vjp_transpose",
 ]  # fmt: skip
 
 
@@ -268,3 +270,84 @@ def items_vjp(g, d):
         return None
     steps = _per_element(g, len(d))
     return {k: (step[1] if step is not None else None) for k, step in builtins.zip(d.keys(), steps)}
+
+
+# --- transposes of the loop inputs' cotangents (second derivatives through loops) -------------
+
+
+def _restack(parts, like):
+    """Per-element values ``parts`` in the structure of the loop cotangent ``like`` (the inverse of ``_per_element``)."""
+    if isinstance(like, Elements):
+        return Elements(parts)
+    if isinstance(like, (tuple, list)) and not is_array(like):
+        fields = [_restack([p[k] for p in parts], field) for k, field in builtins.enumerate(like)]
+        return type(like)(*fields) if hasattr(like, "_fields") else type(like)(fields)
+    from .arrays import namespace
+
+    return namespace(*parts).stack(list(parts))
+
+
+def sequence_vjp_transpose(u, like, xs):
+    """The transpose of ``sequence_vjp(g, xs)``: ``u`` (shaped like ``xs``) in the structure of ``g`` (``like``)."""
+    if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or like is None:
+        return u
+    if isinstance(xs, dict):
+        from .trees import tree_zeros_like
+
+        return tree_zeros_like(like)
+    return _restack(list(u), like)
+
+
+def enumerate_vjp_transpose(u, like, xs):
+    """The transpose of ``enumerate_vjp(g, xs)``: ``u`` (shaped like ``xs``) as the cotangent of ``enumerate(xs)``."""
+    if like is None:
+        return None
+    if isinstance(like, Elements) or not isinstance(like, tuple):
+        items = _per_element(sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs))
+        return _restack([(0.0, item) for item in items], like)
+    from .trees import tree_zeros_like
+
+    return type(like)((tree_zeros_like(like[0]), sequence_vjp_transpose(u, like[1], xs)))
+
+
+def zip_vjp_transpose(u, like, sequences):
+    """The transpose of ``zip_vjp(g, sequences)``: the per-sequence values ``u`` as the cotangent of ``zip(*sequences)``."""
+    if like is None:
+        return None
+    if isinstance(like, Elements):
+        columns = [_per_element(sequence_vjp_transpose(part, Elements([None] * len(xs)), xs), len(xs)) for part, xs in builtins.zip(u, sequences)]
+        return Elements(tuple(column[k] for column in columns) for k in builtins.range(len(like.items)))
+    out = []
+    for part, field, xs in builtins.zip(u, like, sequences):
+        part = sequence_vjp_transpose(part, field, xs)
+        if part is not None and is_array(xs) and np.shape(field)[0] != np.shape(xs)[0]:
+            part = part[: np.shape(field)[0]]  # zip cut ``xs`` to the shortest sequence
+        out.append(part)
+    return type(like)(out)
+
+
+def reversed_vjp_transpose(u, like, xs):
+    """The transpose of ``reversed_vjp(g, xs)``."""
+    if like is None:
+        return None
+    if isinstance(like, Elements) or not is_array(xs):
+        items = _per_element(sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs))
+        return _restack(items[::-1], like)
+    return u[::-1]
+
+
+def values_vjp_transpose(u, like, d):
+    """The transpose of ``values_vjp(g, d)``: the dict ``u`` as per-step cotangents of ``values(d)``."""
+    if like is None:
+        return None
+    return _restack([u[k] for k in d.keys()], like)
+
+
+def items_vjp_transpose(u, like, d):
+    """The transpose of ``items_vjp(g, d)``: the dict ``u`` as per-step ``(key, value)`` cotangents of ``items(d)``."""
+    if like is None:
+        return None
+    from .trees import tree_zeros_like
+
+    steps = _per_element(like, len(d))
+    return _restack([(tree_zeros_like(step[0]), u[k]) for k, step in builtins.zip(d.keys(), steps)], like)

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .arrays import namespace, reduced_like, unbroadcast
+from .arrays import namespace, reduced_like, unbroadcast, zeros_like_float
+from .trees import Cotangents
 
 
 def matmul_vjp_lhs(g, x1, x2):
@@ -29,22 +30,25 @@ def matmul_vjp_rhs(g, x1, x2):
     elif np.ndim(x2) == 1:
         grad = xp.squeeze(xp.matmul(xp.swapaxes(x1, -1, -2), xp.expand_dims(g, -1)), -1)
     elif np.ndim(x1) == np.ndim(x2) == 2:
-        grad = xp.tensordot(x1, g, axes=(0, 0))  # one contraction, no transposed copy of x1
+        grad = xp.transpose(xp.tensordot(g, x1, axes=(0, 0)))  # JAX's layout: batched (vmap), XLA fuses it
     else:
         grad = xp.matmul(xp.swapaxes(x1, -1, -2), g)
     return unbroadcast(grad, x2)
 
 
-def tensordot_vjp(g, a, b, axes, index):
-    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``tensordot(a, b, axes)``."""
-    xp = namespace(g, a, b)
+def _tensordot_axes(a, b, axes):
+    """``tensordot``'s ``axes`` as two lists of non-negative axes (contracted axes of ``a``, of ``b``)."""
     na, nb = np.ndim(a), np.ndim(b)
     if np.ndim(axes) == 0:
-        a_axes, b_axes = list(range(na - int(axes), na)), list(range(int(axes)))
-    else:
-        a_axes, b_axes = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
-        a_axes = [x % na for x in a_axes]
-        b_axes = [x % nb for x in b_axes]
+        return list(range(na - int(axes), na)), list(range(int(axes)))
+    a_axes, b_axes = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
+    return [x % na for x in a_axes], [x % nb for x in b_axes]
+
+
+def _tensordot_vjp(g, a, b, axes, index):
+    xp = namespace(g, a, b)
+    na, nb = np.ndim(a), np.ndim(b)
+    a_axes, b_axes = _tensordot_axes(a, b, axes)
     a_free = [i for i in range(na) if i not in a_axes]
     b_free = [i for i in range(nb) if i not in b_axes]
     g_a = list(range(len(a_free)))
@@ -63,18 +67,80 @@ def _scalar_product_vjp(g, a, b, index):
     return unbroadcast(g * b, a) if index == 0 else unbroadcast(g * a, b)
 
 
-def dot_vjp(g, a, b, index):
-    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``dot(a, b)``."""
+def _dot_axes(a, b):
+    """``dot(a, b)`` as ``tensordot(a, b, axes)``; None when an operand is 0-d (a product)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return _scalar_product_vjp(g, a, b, index)
-    return tensordot_vjp(g, a, b, ([-1], [0 if np.ndim(b) == 1 else -2]), index)
+        return None
+    return [-1], [0 if np.ndim(b) == 1 else -2]
 
 
-def inner_vjp(g, a, b, index):
-    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``inner(a, b)``."""
+def _inner_axes(a, b):
+    """``inner(a, b)`` as ``tensordot(a, b, axes)``; None when an operand is 0-d (a product)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return None
+    return [-1], [-1]
+
+
+def _contraction_vjp(g, a, b, axes, index, on):
+    """Cotangent of operand ``index`` in ``tensordot(a, b, axes)`` (a product if ``axes`` is None); zeros unless ``on``."""
+    if not on:
+        return zeros_like_float(a if index == 0 else b)
+    if axes is None:
         return _scalar_product_vjp(g, a, b, index)
-    return tensordot_vjp(g, a, b, ([-1], [-1]), index)
+    return _tensordot_vjp(g, a, b, axes, index)
+
+
+def _contraction_at(u, a, b, axes, index, on):
+    """``tensordot(a, b, axes)`` (a product if ``axes`` is None) with operand ``index`` replaced by ``u``; zeros unless ``on``."""
+    xp = namespace(u, a, b)
+    x0, x1 = (u, b) if index == 0 else (a, u)
+    if axes is None:
+        shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+        return x0 * x1 if on else xp.zeros(shape, _float(xp, u))
+    if not on:
+        a_axes, b_axes = _tensordot_axes(a, b, axes)
+        shape = [n for i, n in enumerate(np.shape(a)) if i not in a_axes]
+        shape += [n for i, n in enumerate(np.shape(b)) if i not in b_axes]
+        return xp.zeros(tuple(shape), _float(xp, u))
+    return xp.tensordot(x0, x1, _tensordot_axes(a, b, axes))
+
+
+def _float(xp, x):
+    dtype = xp.asarray(x).dtype
+    return dtype if xp.issubdtype(dtype, xp.inexact) else xp.result_type(float)
+
+
+def tensordot_vjp(g, a, b, axes, index, on=1):
+    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``tensordot(a, b, axes)``; zeros of its shape unless ``on``.
+
+    ``on`` is static: second-derivative rules switch off terms that only one ``index`` has.
+    """
+    return _contraction_vjp(g, a, b, axes, index, on)
+
+
+def tensordot_at(u, a, b, axes, index, on=1):
+    """``tensordot(a, b, axes)`` with operand ``index`` replaced by ``u`` (the transpose of ``tensordot_vjp`` in ``g``)."""
+    return _contraction_at(u, a, b, axes, index, on)
+
+
+def dot_vjp(g, a, b, index, on=1):
+    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``dot(a, b)``; zeros of its shape unless ``on``."""
+    return _contraction_vjp(g, a, b, _dot_axes(a, b), index, on)
+
+
+def dot_at(u, a, b, index, on=1):
+    """``dot(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``dot_vjp`` in ``g``)."""
+    return _contraction_at(u, a, b, _dot_axes(a, b), index, on)
+
+
+def inner_vjp(g, a, b, index, on=1):
+    """Cotangent of ``a`` (index 0) or ``b`` (index 1) in ``inner(a, b)``; zeros of its shape unless ``on``."""
+    return _contraction_vjp(g, a, b, _inner_axes(a, b), index, on)
+
+
+def inner_at(u, a, b, index, on=1):
+    """``inner(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``inner_vjp`` in ``g``)."""
+    return _contraction_at(u, a, b, _inner_axes(a, b), index, on)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -96,14 +162,16 @@ def _parse_subscripts(subscripts, operands):
     return specs, output
 
 
-def einsum_vjp(g, subscripts, operands):
-    """Cotangents (a list, one per operand) of ``einsum(subscripts, *operands)``.
+def einsum_vjp(g, subscripts, operands, extra=()):
+    """Cotangents (a list, one per operand) of ``einsum(subscripts, *operands, *extra)``.
 
     Handles ellipses (with size-1 broadcasting), implicit output and repeated
-    letters within an operand (diagonals, traces).
+    letters within an operand (diagonals, traces). ``extra`` operands are
+    constants: they get no cotangent.
     """
-    specs, output = _parse_subscripts(subscripts, operands)
-    return [_einsum_operand_vjp(g, specs, output, operands, i) for i in range(len(operands))]
+    every = [*operands, *extra]
+    specs, output = _parse_subscripts(subscripts, every)
+    return [_einsum_operand_vjp(g, specs, output, every, i) for i in range(len(operands))]
 
 
 def _einsum_operand_vjp(g, specs, output, operands, index):
@@ -240,3 +308,183 @@ def solve_jvp_a(a_dot, a, b, ans):
     if np.ndim(b) == 1:  # ans is a (batch of) vector(s)
         return -xp.linalg.solve(a, xp.matmul(a_dot, xp.expand_dims(ans, -1)))[..., 0]
     return -xp.linalg.solve(a, xp.matmul(a_dot, ans))
+
+
+# --- second derivatives of einsum: a sum over operands, each replaced in turn, is one einsum ---------
+#
+# ``sum_i einsum(s, ops with op_i replaced by u_i)`` is one einsum of the pairs
+# ``stack([op_i, u_i])`` (a fresh letter z_i each) and a constant selector
+# ``W[z_1, ..., z_n] = 1`` where exactly one z_i is 1. So the derivatives of
+# ``einsum_vjp`` are ``einsum_vjp`` and ``einsum_list`` again, on pairs.
+
+
+def einsum_list(subscripts, operands, extra=()):
+    """``einsum(subscripts, *operands, *extra)``: operands as a list; ``extra`` operands are constants."""
+    return namespace(*operands, *extra).einsum(subscripts, *operands, *extra)
+
+
+def einsum_pairs(operands, others):
+    """``[stack([op, other]) for each operand]``: what ``einsum_pairs_subscripts`` contracts."""
+    xp = namespace(*operands, *others)
+    return [xp.stack([op, zeros_like_float(op) if other is None else other]) for op, other in zip(operands, others)]
+
+
+def einsum_unpairs(pairs, which):
+    """``[pair[which] for pair in pairs]``: the transpose of ``einsum_pairs`` for one of its arguments.
+
+    A ``Cotangents`` tuple: added to ``einsum_vjp``'s list (forward mode sums tangent terms with ``+``), it adds leafwise.
+    """
+    return Cotangents(pair[which] for pair in pairs)
+
+
+def einsum_pair_slot(values, which):
+    """Pairs with ``values`` in slot ``which`` and zeros in the other: the transpose of ``einsum_unpairs``."""
+    xp = namespace(*values)
+    return [xp.stack([v, zeros_like_float(v)] if which == 0 else [zeros_like_float(v), v]) for v in values]
+
+
+def einsum_pairs_subscripts(subscripts, operands, extra=()):
+    """The subscripts of ``sum_i einsum(subscripts, ops[i := u_i], *extra)`` over ``einsum_pairs(ops, u)``, extra, selector."""
+    inputs, arrow, output = subscripts.replace(" ", "").partition("->")
+    specs = inputs.split(",")
+    if not arrow:  # NumPy's implicit output: ellipsis dims, then the letters seen once, sorted
+        letters = [c for c in inputs if c.isalpha()]
+        output = ("..." if "..." in inputs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    fresh = [c for c in _LETTERS if c not in subscripts][: len(operands)]
+    paired = [z + spec for z, spec in zip(fresh, specs)]
+    return ",".join([*paired, *specs[len(operands) :], "".join(fresh)]) + "->" + output
+
+
+def einsum_selector(operands, extra=()):
+    """``[*extra, W]``: ``W`` (one axis of size 2 per operand) is 1 where exactly one index is 1."""
+    xp = namespace(*operands, *extra)
+    n = len(operands)
+    w = (np.indices((2,) * n).sum(axis=0) == 1).astype(float)
+    return [*extra, xp.asarray(w, dtype=_float(xp, operands[0]))]
+
+
+# --- second derivatives of linalg.norm -------------------------------------------------------
+
+
+def _norm_power(ord, axes):
+    """``p`` for the norms ``(sum |x|**p)**(1/p)`` (None, 'fro', 2 on vectors, other numbers on vectors but 0, 1, +-inf),
+    None for the piecewise-linear ones and those computed from singular values."""
+    if ord is None or ord == "fro":
+        return 2.0
+    if len(axes) == 1 and not isinstance(ord, str) and ord not in (0, 1, np.inf, -np.inf):
+        return float(ord)
+    return None
+
+
+def _falling(start, k):
+    """``start * (start - 1) * ... * (start - k + 1)``."""
+    return float(np.prod([start - i for i in range(k)]))
+
+
+def norm_partial(g, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0):
+    """A partial derivative of ``norm_vjp(g, x, norm, ...)`` for the smooth p-norms, elementwise in ``x``.
+
+    There ``norm_vjp`` is ``g * sign(x) * |x|**(p-1) * norm**(1-p)`` (``g`` and
+    ``norm`` broadcast back over the reduced axes): this is its ``dx``-th
+    derivative in ``x`` (elementwise) and ``dnorm``-th in ``norm``. Zeros for
+    the other ords (piecewise linear: no curvature; singular values: see
+    ``norm_svd_hvp``).
+    """
+    xp = namespace(g, x, norm)
+    axes = _normalize_norm_axes(axis, np.ndim(x), ord)
+    p = _norm_power(ord, axes)
+    coefficient = 0.0 if p is None else _falling(p - 1, dx) * _falling(1 - p, dnorm)
+    if coefficient == 0:
+        return xp.zeros_like(x * reduced_like(g * norm, x, axes, keepdims))
+    sign = _sign(x) if dx % 2 == 0 else 1.0
+    best = reduced_like(norm, x, axes, keepdims)
+    return coefficient * reduced_like(g, x, axes, keepdims) * sign * xp.abs(x) ** (p - 1 - dx) * best ** (1 - p - dnorm)
+
+
+def _svd_factors_jvp(a, da):
+    """``u, s, vh`` of the thin SVD of ``a`` and the tangents ``du, dv`` of ``u`` and ``v = vh^T`` (JAX's formulas)."""
+    xp = namespace(a, da)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    v = xp.swapaxes(vh, -1, -2)
+    k = np.shape(s)[-1]
+    p = xp.swapaxes(u, -1, -2) @ da @ v
+    s_row = s[..., None, :]
+    eye = xp.eye(k, dtype=s.dtype)
+    f = 1 / ((s_row + xp.swapaxes(s_row, -1, -2)) * (s_row - xp.swapaxes(s_row, -1, -2)) + eye) - eye
+    ps = p * s_row
+    sp = xp.swapaxes(s_row, -1, -2) * p
+    du = u @ (f * (ps + xp.swapaxes(ps, -1, -2)))
+    dv = v @ (f * (sp + xp.swapaxes(sp, -1, -2)))
+    m, n = np.shape(a)[-2:]
+    if m > n:
+        dav = da @ v
+        du = du + (dav - u @ (xp.swapaxes(u, -1, -2) @ dav)) / s_row
+    if n > m:
+        dau = xp.swapaxes(da, -1, -2) @ u
+        dv = dv + (dau - v @ (vh @ dau)) / s_row
+    return u, v, du, dv
+
+
+def norm_svd_hvp(g, x, v, ord=None, axis=None, keepdims=False):
+    """The Hessian of ``sum(g * linalg.norm(x, ord, axis, keepdims))`` applied to ``v``, for the matrix norms
+    2, -2 and 'nuc' (assuming distinct singular values, as JAX does); zeros for the other ords."""
+    xp = namespace(g, x, v)
+    axes = _normalize_norm_axes(axis, np.ndim(x), ord)
+    if len(axes) != 2 or ord not in (2, -2, "nuc"):
+        return xp.zeros_like(v * reduced_like(g, x, axes, keepdims))
+    rows, cols = axes
+    u, vm, du, dv = _svd_factors_jvp(xp.moveaxis(x, (rows, cols), (-2, -1)), xp.moveaxis(v, (rows, cols), (-2, -1)))
+    if ord != "nuc":
+        keep = slice(0, 1) if ord == 2 else slice(-1, None)
+        u, vm, du, dv = (t[..., keep] for t in (u, vm, du, dv))
+    d_polar = du @ xp.swapaxes(vm, -1, -2) + u @ xp.swapaxes(dv, -1, -2)
+    return reduced_like(g, x, axes, keepdims) * xp.moveaxis(d_polar, (-2, -1), (rows, cols))
+
+
+def norm_svd_third(g, x, v, w, ord=None, axis=None, keepdims=False):
+    """The derivative of ``norm_svd_hvp(g, x, v, ...)`` in ``x`` along ``w``: zeros where that is zeros; not computed
+    (an error) for the norms of singular values."""
+    xp = namespace(g, x, v, w)
+    axes = _normalize_norm_axes(axis, np.ndim(x), ord)
+    if len(axes) == 2 and ord in (2, -2, "nuc"):
+        raise NotImplementedError(
+            f"third derivatives of linalg.norm with ord={ord!r} (singular values) are not supported; "
+            "s2s differentiates it twice"
+        )
+    return xp.zeros_like(v * w * reduced_like(g, x, axes, keepdims))
+
+
+# --- second derivatives of linalg.solve: solves and products with NumPy 2's vector convention ------
+#
+# In ``linalg.solve(a, b)``, ``b`` is a vector (a batch of them) iff it is 1-D.
+# These three helpers keep that convention (``b`` is read for its rank only)
+# and are closed under differentiation: the rules of solve's cotangent
+# helpers are written with them.
+
+
+def _vectors(b) -> bool:
+    return np.ndim(b) == 1
+
+
+def solve_like(a, v, b):
+    """``linalg.solve(a, v)``, ``v`` a (batch of) vector(s) iff ``b`` is 1-D."""
+    xp = namespace(a, v)
+    if _vectors(b):
+        return xp.linalg.solve(a, xp.expand_dims(v, -1))[..., 0]
+    return xp.linalg.solve(a, v)
+
+
+def solve_matvec(m, v, b):
+    """``m @ v``, ``v`` a (batch of) vector(s) iff ``b`` is 1-D."""
+    xp = namespace(m, v)
+    if _vectors(b):
+        return xp.matmul(m, xp.expand_dims(v, -1))[..., 0]
+    return xp.matmul(m, v)
+
+
+def solve_outer(u, v, b):
+    """``u @ v^T`` (``u``, ``v`` (batches of) vectors iff ``b`` is 1-D: their outer product): ``m``'s cotangent in ``m @ v``."""
+    xp = namespace(u, v)
+    if _vectors(b):
+        return xp.expand_dims(u, -1) * xp.expand_dims(v, -2)
+    return xp.matmul(u, xp.swapaxes(v, -1, -2))

@@ -239,3 +239,53 @@ def array_vjp(g, data):
     if isinstance(data, (list, tuple)):
         return type(data)(array_vjp(g[i], item) for i, item in enumerate(data))
     return unbroadcast(g, data)
+
+
+# --- second derivatives: reductions along axes, seen with the reduced axes last ---------------
+
+
+def to_last(a, axis=None):
+    """``a`` with the axes ``axis`` (None: all of them) moved to the end and merged into one."""
+    xp = namespace(a)
+    a = xp.asarray(a)
+    if axis is None:
+        return xp.reshape(a, (-1,))
+    return _to_last(xp, a, _axes(axis, np.ndim(a)))[0]
+
+
+def from_last(t, like, axis=None):
+    """The inverse of ``to_last``: ``t``, its last axis the merged ``axis`` of ``like``, in ``like``'s layout."""
+    xp = namespace(t)
+    shape = np.shape(like)
+    if axis is None:
+        return xp.reshape(t, shape)
+    axes = _axes(axis, len(shape))
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    moved = xp.reshape(t, tuple(shape[i] for i in kept + axes))
+    return xp.moveaxis(moved, tuple(range(len(kept), len(shape))), axes)
+
+
+def _float_dtype(xp, a):
+    dtype = xp.asarray(a).dtype
+    return dtype if xp.issubdtype(dtype, xp.inexact) else xp.result_type(float)
+
+
+def leave_one_out(a):
+    """``out[..., j, k] = a[..., k]`` for ``k != j``, 0 for ``k == j``: row ``j`` is ``a`` without its element ``j``."""
+    xp = namespace(a)
+    n = np.shape(a)[-1]
+    return xp.expand_dims(a, -2) * (1 - xp.eye(n, dtype=_float_dtype(xp, a)))
+
+
+def leave_one_out_vjp(w):
+    """The transpose of ``leave_one_out``: ``out[..., k]`` sums ``w[..., j, k]`` over the rows ``j != k``."""
+    xp = namespace(w)
+    n = np.shape(w)[-1]
+    return xp.sum(w * (1 - xp.eye(n, dtype=_float_dtype(xp, w))), axis=-2)
+
+
+def eye_last(a, axis=None):
+    """The identity as large as the axes ``axis`` of ``a`` (merged), in ``a``'s float dtype."""
+    xp = namespace(a)
+    n = int(np.prod([np.shape(a)[i] for i in _axes(axis, np.ndim(a))]))
+    return xp.eye(n, dtype=_float_dtype(xp, a))
