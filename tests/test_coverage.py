@@ -140,3 +140,92 @@ def test_rule_parameters_are_numpys(name):
 
 def op_arity(op, ours):
     return max(ARITY.get(op.name, 1), 1)
+
+
+# --- runtime helpers that derivative code calls: each has rules, so derivatives differentiate again ---
+
+from pathlib import Path  # noqa: E402
+
+from s2s.rules import RUNTIME_OPS  # noqa: E402
+from s2s.transforms import control_rules, forward_control  # noqa: E402
+
+ALL_RULES = [(name, op) for table in (OPS, RUNTIME_OPS) for name, op in sorted(table.items()) if op.rule is not None]
+
+
+def _attributes_of(fn, module):
+    """``<module>.<name>`` read in the function's source (``xp.linalg.solve`` gives ``linalg.solve``)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == module:
+            names.add(node.attr)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            inner = node.value
+            if isinstance(inner.value, ast.Name) and inner.value.id == module:
+                names.add(f"{inner.attr}.{node.attr}")
+    return {n for n in names if not any(other.startswith(n + ".") for other in names)}
+
+
+def _rule_functions():
+    for _, op in ALL_RULES:
+        yield op.rule
+        if op.jvp is not None:
+            yield op.jvp
+
+
+def _emitted_by_transforms():
+    """``rt.<name>`` written as string constants in the transforms (``call("rt.unbroadcast", ...)``)."""
+    folder = Path(control_rules.__file__).parent
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("rt."):
+                if node.value[3:].isidentifier():
+                    yield node.value[3:]
+
+
+CALLED_BY_DERIVATIVES = sorted(
+    set().union(*(_attributes_of(fn, "rt") for fn in _rule_functions())) | set(_emitted_by_transforms())
+)
+CONTROL = set(control_rules.RULES) | set(forward_control.RULES)
+
+
+@pytest.mark.parametrize("name", CALLED_BY_DERIVATIVES)
+def test_runtime_helper_of_derivative_code_has_rules(name):
+    """Every ``rt.<name>`` a rule body or a transform emits has rules (both modes) or a nondiff reason."""
+    if name in CONTROL:  # rt.cond, rt.scan, ...: the control-flow rules transform their functions
+        assert name in control_rules.RULES and name in forward_control.RULES, name
+        return
+    op = RUNTIME_OPS.get(f"rt.{name}")
+    assert op is not None, f"rt.{name} is called by derivative code but has no rule"
+    if op.family == "nondiff":
+        assert op.reason
+    else:
+        assert op.rule is not None
+        assert op.family != "vjp" or op.jvp is not None, f"rt.{name} has no forward rule"
+
+
+def test_ops_in_rule_bodies_have_rules():
+    """``xp.<op>`` in any rule body is an op of the table (with rules or a nondiff reason): rules differentiate again."""
+    used = set().union(*(_attributes_of(fn, "xp") for fn in _rule_functions()))
+    missing = sorted(name for name in used if canonical(name) not in OPS)
+    assert not missing, f"ops in rule bodies without rules: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(RUNTIME_OPS))
+def test_runtime_rule_binds_like_its_function(name):
+    """A runtime helper's rule has the helper's positional parameters (names may differ: ``g`` -> ``ct``) and defaults."""
+    op = RUNTIME_OPS[name]
+    if op.rule is None:
+        return
+    fn = getattr(rt, name.removeprefix("rt."))
+    theirs = [p for p in inspect.signature(fn).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    ours = list(op.signature.parameters.values())
+    assert len(ours) == len(theirs), f"{name}: {[p.name for p in ours]} vs {[p.name for p in theirs]}"
+    for mine, other in zip(ours, theirs):
+        assert mine.kind == other.kind, f"{name}: {mine.name}"
+        assert mine.default == other.default, f"{name}: default of {mine.name}"
+    for fn_rule in (op.rule, op.jvp):
+        if fn_rule is not None:
+            params = inspect.signature(fn_rule).parameters
+            for vocab in RULE_VOCABULARY:
+                assert vocab not in params or params[vocab].kind is inspect.Parameter.KEYWORD_ONLY, f"{name}: {vocab}"

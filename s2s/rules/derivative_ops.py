@@ -68,6 +68,11 @@ def fill_like(tree, leaves, *, g):
     return None, rt.fill_like_vjp(g, leaves)
 
 
+@linear(name="rt.unpair")
+def unpair(pair, *, g):
+    return g
+
+
 @linear(name="rt.index_add")
 def index_add(target, index, value, *, g):
     return g, None, rt.index_add_value_vjp(g, index, value)
