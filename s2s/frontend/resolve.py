@@ -439,16 +439,18 @@ class Resolver:
         return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
 
     def _BinaryOperation(self, node):
-        return self.mark(cst.BinaryOperation(self.expr(node.left), node.operator, self.expr(node.right), lpar=node.lpar, rpar=node.rpar), node)
+        operator = _one_line(node.operator)
+        return self.mark(cst.BinaryOperation(self.expr(node.left), operator, self.expr(node.right), lpar=node.lpar, rpar=node.rpar), node)
 
     def _UnaryOperation(self, node):
         return self.mark(cst.UnaryOperation(node.operator, self.expr(node.expression), lpar=node.lpar, rpar=node.rpar), node)
 
     def _BooleanOperation(self, node):
-        return self.mark(node.with_changes(left=self.expr(node.left), right=self.expr(node.right)), node)
+        operator = _one_line(node.operator)
+        return self.mark(node.with_changes(left=self.expr(node.left), operator=operator, right=self.expr(node.right)), node)
 
     def _Comparison(self, node):
-        targets = [c.with_changes(comparator=self.expr(c.comparator)) for c in node.comparisons]
+        targets = [c.with_changes(operator=_one_line(c.operator), comparator=self.expr(c.comparator)) for c in node.comparisons]
         return self.mark(node.with_changes(left=self.expr(node.left), comparisons=targets), node)
 
     def _IfExp(self, node):
@@ -482,6 +484,17 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _one_line(operator):
+    """An operator with single spaces around it: an expression split over lines inside parentheses
+    (black's wrapping) may be emitted later where no parentheses hold it."""
+    changes = {
+        field: cst.SimpleWhitespace(" ")
+        for field in ("whitespace_before", "whitespace_after", "whitespace_between")
+        if isinstance(getattr(operator, field, None), cst.ParenthesizedWhitespace)
+    }
+    return operator.with_changes(**changes) if changes else operator
 
 
 def _is_stop_gradient(obj) -> bool:
