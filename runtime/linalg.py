@@ -90,9 +90,15 @@ def _contraction_vjp(g, a, b, axes, index, on):
     return _tensordot_vjp(g, a, b, axes, index)
 
 
-def _contraction_at(u, a, b, axes, index, on):
-    """``tensordot(a, b, axes)`` (a product if ``axes`` is None) with operand ``index`` replaced by ``u``; zeros unless ``on``."""
+def _contraction_at(u, a, b, axes, index, on, like):
+    """``tensordot(a, b, axes)`` (a product if ``axes`` is None) with operand ``index`` replaced by ``u``.
+
+    Unless ``on``: zeros like ``like`` (the operands of a switched-off term
+    need not fit), or shaped like the result when ``like`` is None.
+    """
     xp = namespace(u, a, b)
+    if not on and like is not None:
+        return zeros_like_float(like)
     x0, x1 = (u, b) if index == 0 else (a, u)
     if axes is None:
         shape = np.broadcast_shapes(np.shape(a), np.shape(b))
@@ -118,9 +124,12 @@ def tensordot_vjp(g, a, b, axes, index, on=1):
     return _contraction_vjp(g, a, b, axes, index, on)
 
 
-def tensordot_at(u, a, b, axes, index, on=1):
-    """``tensordot(a, b, axes)`` with operand ``index`` replaced by ``u`` (the transpose of ``tensordot_vjp`` in ``g``)."""
-    return _contraction_at(u, a, b, axes, index, on)
+def tensordot_at(u, a, b, axes, index, on=1, like=None):
+    """``tensordot(a, b, axes)`` with operand ``index`` replaced by ``u`` (the transpose of ``tensordot_vjp`` in ``g``).
+
+    Unless ``on``: zeros like ``like`` (the cotangent that ``tensordot_vjp`` took), or shaped like the result.
+    """
+    return _contraction_at(u, a, b, axes, index, on, like)
 
 
 def dot_vjp(g, a, b, index, on=1):
@@ -128,9 +137,9 @@ def dot_vjp(g, a, b, index, on=1):
     return _contraction_vjp(g, a, b, _dot_axes(a, b), index, on)
 
 
-def dot_at(u, a, b, index, on=1):
-    """``dot(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``dot_vjp`` in ``g``)."""
-    return _contraction_at(u, a, b, _dot_axes(a, b), index, on)
+def dot_at(u, a, b, index, on=1, like=None):
+    """``dot(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``dot_vjp`` in ``g``); unless ``on``, zeros like ``like``."""
+    return _contraction_at(u, a, b, _dot_axes(a, b), index, on, like)
 
 
 def inner_vjp(g, a, b, index, on=1):
@@ -138,9 +147,9 @@ def inner_vjp(g, a, b, index, on=1):
     return _contraction_vjp(g, a, b, _inner_axes(a, b), index, on)
 
 
-def inner_at(u, a, b, index, on=1):
-    """``inner(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``inner_vjp`` in ``g``)."""
-    return _contraction_at(u, a, b, _inner_axes(a, b), index, on)
+def inner_at(u, a, b, index, on=1, like=None):
+    """``inner(a, b)`` with operand ``index`` replaced by ``u`` (the transpose of ``inner_vjp`` in ``g``); unless ``on``, zeros like ``like``."""
+    return _contraction_at(u, a, b, _inner_axes(a, b), index, on, like)
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

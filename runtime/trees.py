@@ -66,6 +66,10 @@ def tree_add(a, b):
         return a
     if _is_container(a):
         return _rebuild(a, [(k, tree_add(v, b[k])) for k, v in _children(a)])
+    from .iteration import Elements
+
+    if isinstance(a, Elements):  # per-step cotangents of a loop over a Python sequence
+        return Elements(tree_add(x, y) for x, y in zip(a.items, b.items, strict=True))
     return a + b
 
 

@@ -146,3 +146,67 @@ def test_second_derivatives_match_jax_on_another_draw(case, folder, data):
     _, want = _oracle(lambda a, v: jax.jvp(jax.grad(twin, argnums), a, v), args, vs)
     _close(case, _contract(_transformed(case, folder, "numpy")(*args), vs, argnums), want, "hessian @ v (numpy)")
     _check_reverse(case, folder, args, vs, want)
+
+
+# --- loops over Python containers and arrays: the rules of the loop inputs' cotangents -------------
+
+LOOPS = {  # name: (parameters, loop, inputs from a normal sampler)
+    "list": ("ws, x", "for w in ws:\n        h = np.tanh(h * w)", lambda r: ([r(3), r(3)], r(3))),
+    "enumerate_list": ("ws, x", "for i, w in enumerate(ws):\n        h = np.tanh(h * w + i)", lambda r: ([r(3), r(3)], r(3))),
+    "zip_lists": ("ws, bs, x", "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)", lambda r: ([r(3)] * 2, [r(3)] * 2, r(3))),
+    "reversed_list": ("ws, x", "for w in reversed(ws):\n        h = np.sin(h * w)", lambda r: ([r(3), r(3)], r(3))),
+    "dict_items": ("d, x", "for k, w in d.items():\n        h = np.tanh(h * w)", lambda r: ({"a": r(3), "b": r(2, 3)}, r(3))),
+    "dict_values": ("d, x", "for w in d.values():\n        h = np.tanh(h * w)", lambda r: ({"a": r(3), "b": r(3)}, r(3))),
+    "array": ("ws, x", "for w in ws:\n        h = np.tanh(h * w)", lambda r: (r(2, 3), r(3))),
+    "enumerate_array": ("ws, x", "for i, w in enumerate(ws):\n        h = np.tanh(h * w) + i", lambda r: (r(2, 3), r(3))),
+    "zip_arrays": ("ws, bs, x", "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)", lambda r: (r(3, 3), r(2, 3), r(3))),
+    "reversed_array": ("ws, x", "for w in reversed(ws):\n        h = np.sin(h * w)", lambda r: (r(2, 3), r(3))),
+}
+
+
+def _leaf_paths(value, path=""):
+    """Subscripts reaching each array of ``value`` (``[0]``, ``["a"]``, ``""``)."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaf_paths(v, f"{path}[{k!r}]")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in _leaf_paths(v, f"{path}[{i}]")]
+    return [path]
+
+
+def _loop_functions(name, args, folder):
+    params, loop, _ = LOOPS[name]
+    names = [p.strip() for p in params.split(",")]
+    body = f"def f({params}):\n    h = x\n    {loop}\n    return np.sum(h * h)\n"
+    terms = [f"np.sum(d[{i}]{p} * v_{n}{p})" for i, (n, a) in enumerate(zip(names, args)) for p in _leaf_paths(a)]
+    vs = ", ".join(f"v_{n}" for n in names)
+    path = folder / f"loop_{name}.py"
+    path.write_text(
+        f"import numpy as np\n\nimport s2s\n\n\n{body}\n\ndf = s2s.grad(f, {tuple(range(len(names)))})\n\n\n"
+        f"def g({params}, {vs}):\n    d = df({params})\n    return {' + '.join(terms)}\n"
+    )
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scope = {"np": jnp}
+    exec(body, scope)
+    return module.f, module.g, scope["f"]
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_second_derivatives_through_loops_match_jax(name, folder):
+    """Loops over lists, ``enumerate``, ``zip``, ``reversed``, dict views and arrays: ``s2s.hessian`` and reverse over reverse."""
+    rng = np.random.default_rng(0)
+    args = LOOPS[name][2](lambda *shape: rng.normal(size=shape))
+    f, g, twin = _loop_functions(name, args, folder)
+    argnums = tuple(range(len(args)))
+    vs = jax.tree.map(lambda a: rng.normal(size=np.shape(a)), args)
+    want = jax.hessian(twin, argnums)(*args)
+    _, hv = jax.jvp(jax.grad(twin, argnums), tuple(args), tuple(vs))
+    checks = [
+        ("hessian", s2s.hessian(f, argnums, backend="numpy")(*args), want),
+        ("reverse over reverse", s2s.grad(g, argnums, backend="numpy")(*args, *vs), hv),
+    ]
+    for what, got, expected in checks:
+        assert jax.tree.structure(got) == jax.tree.structure(expected), what
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(expected)):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8, err_msg=what)

@@ -177,7 +177,7 @@ def array_vjp(ct, data, *, g):
 
 @vjp(name="rt.dot_vjp")
 def dot_vjp(ct, a, b, index, on=1, *, g):
-    return rt.dot_at(g, a, b, index, on), rt.dot_vjp(ct, a, g, 0, on * index), rt.dot_vjp(ct, g, b, 1, on * (1 - index))
+    return rt.dot_at(g, a, b, index, on, ct), rt.dot_vjp(ct, a, g, 0, on * index), rt.dot_vjp(ct, g, b, 1, on * (1 - index))
 
 
 @jvp(name="rt.dot_vjp")
@@ -190,23 +190,23 @@ def dot_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
 
 
 @vjp(name="rt.dot_at")
-def dot_at(u, a, b, index, on=1, *, g):
+def dot_at(u, a, b, index, on=1, like=None, *, g):
     return rt.dot_vjp(g, a, b, index, on), rt.dot_vjp(g, a, u, 0, on * index), rt.dot_vjp(g, u, b, 1, on * (1 - index))
 
 
 @jvp(name="rt.dot_at")
-def dot_at(u, a, b, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+def dot_at(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
     return (
-        rt.dot_at(u_dot, a, b, index, on),
-        rt.dot_at(u, a_dot, b, index, on * index),
-        rt.dot_at(u, a, b_dot, index, on * (1 - index)),
+        rt.dot_at(u_dot, a, b, index, on, like),
+        rt.dot_at(u, a_dot, b, index, on * index, like),
+        rt.dot_at(u, a, b_dot, index, on * (1 - index), like),
     )
 
 
 @vjp(name="rt.inner_vjp")
 def inner_vjp(ct, a, b, index, on=1, *, g):
     return (
-        rt.inner_at(g, a, b, index, on),
+        rt.inner_at(g, a, b, index, on, ct),
         rt.inner_vjp(ct, a, g, 0, on * index),
         rt.inner_vjp(ct, g, b, 1, on * (1 - index)),
     )
@@ -222,7 +222,7 @@ def inner_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
 
 
 @vjp(name="rt.inner_at")
-def inner_at(u, a, b, index, on=1, *, g):
+def inner_at(u, a, b, index, on=1, like=None, *, g):
     return (
         rt.inner_vjp(g, a, b, index, on),
         rt.inner_vjp(g, a, u, 0, on * index),
@@ -231,18 +231,18 @@ def inner_at(u, a, b, index, on=1, *, g):
 
 
 @jvp(name="rt.inner_at")
-def inner_at(u, a, b, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+def inner_at(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
     return (
-        rt.inner_at(u_dot, a, b, index, on),
-        rt.inner_at(u, a_dot, b, index, on * index),
-        rt.inner_at(u, a, b_dot, index, on * (1 - index)),
+        rt.inner_at(u_dot, a, b, index, on, like),
+        rt.inner_at(u, a_dot, b, index, on * index, like),
+        rt.inner_at(u, a, b_dot, index, on * (1 - index), like),
     )
 
 
 @vjp(name="rt.tensordot_vjp")
 def tensordot_vjp(ct, a, b, axes, index, on=1, *, g):
     return (
-        rt.tensordot_at(g, a, b, axes, index, on),
+        rt.tensordot_at(g, a, b, axes, index, on, ct),
         rt.tensordot_vjp(ct, a, g, axes, 0, on * index),
         rt.tensordot_vjp(ct, g, b, axes, 1, on * (1 - index)),
     )
@@ -258,7 +258,7 @@ def tensordot_vjp(ct, a, b, axes, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa
 
 
 @vjp(name="rt.tensordot_at")
-def tensordot_at(u, a, b, axes, index, on=1, *, g):
+def tensordot_at(u, a, b, axes, index, on=1, like=None, *, g):
     return (
         rt.tensordot_vjp(g, a, b, axes, index, on),
         rt.tensordot_vjp(g, a, u, axes, 0, on * index),
@@ -267,11 +267,11 @@ def tensordot_at(u, a, b, axes, index, on=1, *, g):
 
 
 @jvp(name="rt.tensordot_at")
-def tensordot_at(u, a, b, axes, index, on=1, *, u_dot, a_dot, b_dot):  # noqa: F811
+def tensordot_at(u, a, b, axes, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
     return (
-        rt.tensordot_at(u_dot, a, b, axes, index, on),
-        rt.tensordot_at(u, a_dot, b, axes, index, on * index),
-        rt.tensordot_at(u, a, b_dot, axes, index, on * (1 - index)),
+        rt.tensordot_at(u_dot, a, b, axes, index, on, like),
+        rt.tensordot_at(u, a_dot, b, axes, index, on * index, like),
+        rt.tensordot_at(u, a, b_dot, axes, index, on * (1 - index), like),
     )
 
 
