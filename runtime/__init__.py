@@ -43,7 +43,7 @@ from .linalg import (
     tensordot_vjp,
 )
 from .linalg import dot_vjp, inner_vjp, norm_vjp, norm_axes, solve_vjp_a, solve_vjp_b, solve_jvp_a
-from .linalg import dot_at, inner_at, tensordot_at, norm_partial, norm_svd_hvp, norm_svd_third
+from .linalg import dot_at, inner_at, tensordot_at, norm_partial, norm_hvp, norm_svd_third
 from .linalg import solve_like, solve_matvec, solve_outer
 from .linalg import einsum_list, einsum_pairs, einsum_unpairs, einsum_pair_slot, einsum_pairs_subscripts, einsum_selector
 from .rulesupport import (
@@ -150,7 +150,7 @@ __all__ = [
     "inner_at",
     "tensordot_at",
     "norm_partial",
-    "norm_svd_hvp",
+    "norm_hvp",
     "norm_svd_third",
     "solve_like",
     "solve_matvec",

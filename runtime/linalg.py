@@ -397,7 +397,7 @@ def norm_partial(g, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0)
     ``norm`` broadcast back over the reduced axes): this is its ``dx``-th
     derivative in ``x`` (elementwise) and ``dnorm``-th in ``norm``. Zeros for
     the other ords (piecewise linear: no curvature; singular values: see
-    ``norm_svd_hvp``).
+    ``norm_hvp``).
     """
     xp = namespace(g, x, norm)
     axes = _normalize_norm_axes(axis, np.ndim(x), ord)
@@ -434,13 +434,17 @@ def _svd_factors_jvp(a, da):
     return u, v, du, dv
 
 
-def norm_svd_hvp(g, x, v, ord=None, axis=None, keepdims=False):
-    """The Hessian of ``sum(g * linalg.norm(x, ord, axis, keepdims))`` applied to ``v``, for the matrix norms
-    2, -2 and 'nuc' (assuming distinct singular values, as JAX does); zeros for the other ords."""
+def norm_hvp(g, x, norm, v, ord=None, axis=None, keepdims=False):
+    """The derivative of ``norm_vjp(g, x, norm, ...)`` in ``x`` (``norm`` held) along ``v``: symmetric in ``v``.
+
+    Elementwise for the p-norms (``norm_partial``); for the matrix norms 2, -2
+    and 'nuc', the Hessian of ``sum(g * linalg.norm(x, ...))`` applied to ``v``
+    (distinct singular values assumed, as JAX does); zeros for the others.
+    """
     xp = namespace(g, x, v)
     axes = _normalize_norm_axes(axis, np.ndim(x), ord)
     if len(axes) != 2 or ord not in (2, -2, "nuc"):
-        return xp.zeros_like(v * reduced_like(g, x, axes, keepdims))
+        return norm_partial(g, x, norm, ord, axis, keepdims, 1, 0) * v
     rows, cols = axes
     u, vm, du, dv = _svd_factors_jvp(xp.moveaxis(x, (rows, cols), (-2, -1)), xp.moveaxis(v, (rows, cols), (-2, -1)))
     if ord != "nuc":
@@ -451,8 +455,8 @@ def norm_svd_hvp(g, x, v, ord=None, axis=None, keepdims=False):
 
 
 def norm_svd_third(g, x, v, w, ord=None, axis=None, keepdims=False):
-    """The derivative of ``norm_svd_hvp(g, x, v, ...)`` in ``x`` along ``w``: zeros where that is zeros; not computed
-    (an error) for the norms of singular values."""
+    """The part of ``norm_hvp(g, x, norm, v, ...)``'s derivative in ``x`` along ``w`` that ``norm_partial`` leaves out:
+    zeros, but for the norms of singular values, whose third derivatives are not computed (an error)."""
     xp = namespace(g, x, v, w)
     axes = _normalize_norm_axes(axis, np.ndim(x), ord)
     if len(axes) == 2 and ord in (2, -2, "nuc"):

@@ -22,8 +22,8 @@ have rules too, so derivatives of any order exist:
   products of row ``j`` of ``leave_one_out(a) + eye``, so their derivatives
   are ``prod_vjp`` / ``cumprod_*`` again, on that matrix (exact at zeros);
 - ``linalg.norm``: partial derivatives of the p-norms' gradient in closed
-  form (``norm_partial``), and for the norms of singular values a
-  Hessian-vector product (``norm_svd_hvp``; not differentiated again);
+  form (``norm_partial``); for the norms of singular values, ``norm_hvp`` is
+  a Hessian-vector product that is not differentiated again (an error);
 - ``linalg.solve``: solves and products keeping NumPy's vector convention.
 """
 
@@ -417,7 +417,7 @@ def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, g):
     axes = rt.norm_axes(x, ord, axis)
     return (
         xp.sum(g * rt.norm_vjp(xp.ones_like(ct), x, norm, ord, axis, keepdims), axis=axes, keepdims=keepdims),
-        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 0) * g + rt.norm_svd_hvp(ct, x, g, ord, axis, keepdims),
+        rt.norm_hvp(ct, x, norm, g, ord, axis, keepdims),
         xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * g, axis=axes, keepdims=keepdims),
     )
 
@@ -427,8 +427,30 @@ def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot,
     spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
     return (
         rt.norm_vjp(ct_dot, x, norm, ord, axis, keepdims),
-        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 0) * x_dot + rt.norm_svd_hvp(ct, x, x_dot, ord, axis, keepdims),
+        rt.norm_hvp(ct, x, norm, x_dot, ord, axis, keepdims),
         rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * spread,
+    )
+
+
+@vjp(name="rt.norm_hvp")
+def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, g):
+    axes = rt.norm_axes(x, ord, axis)
+    return (
+        xp.sum(g * rt.norm_hvp(xp.ones_like(ct), x, norm, v, ord, axis, keepdims), axis=axes, keepdims=keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * g + rt.norm_svd_third(ct, x, v, g, ord, axis, keepdims),
+        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 1) * v * g, axis=axes, keepdims=keepdims),
+        rt.norm_hvp(ct, x, norm, g, ord, axis, keepdims),
+    )
+
+
+@jvp(name="rt.norm_hvp")
+def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot, v_dot):  # noqa: F811
+    spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
+    return (
+        rt.norm_hvp(ct_dot, x, norm, v, ord, axis, keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * x_dot + rt.norm_svd_third(ct, x, v, x_dot, ord, axis, keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 1) * v * spread,
+        rt.norm_hvp(ct, x, norm, v_dot, ord, axis, keepdims),
     )
 
 
@@ -449,24 +471,6 @@ def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0
         rt.norm_partial(ct_dot, x, norm, ord, axis, keepdims, dx, dnorm),
         rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx + 1, dnorm) * x_dot,
         rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx, dnorm + 1) * spread,
-    )
-
-
-@vjp(name="rt.norm_svd_hvp")
-def norm_svd_hvp(ct, x, v, ord=None, axis=None, keepdims=False, *, g):
-    return (
-        xp.sum(g * rt.norm_svd_hvp(xp.ones_like(ct), x, v, ord, axis, keepdims), axis=rt.norm_axes(x, ord, axis), keepdims=keepdims),
-        rt.norm_svd_third(ct, x, v, g, ord, axis, keepdims),
-        rt.norm_svd_hvp(ct, x, g, ord, axis, keepdims),
-    )
-
-
-@jvp(name="rt.norm_svd_hvp")
-def norm_svd_hvp(ct, x, v, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, v_dot):  # noqa: F811
-    return (
-        rt.norm_svd_hvp(ct_dot, x, v, ord, axis, keepdims),
-        rt.norm_svd_third(ct, x, v, x_dot, ord, axis, keepdims),
-        rt.norm_svd_hvp(ct, x, v_dot, ord, axis, keepdims),
     )
 
 
