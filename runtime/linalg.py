@@ -218,20 +218,20 @@ def _einsum_operand_vjp(g, specs, output, operands, index):
 
 
 def _sign(x):
-    """``d|x|/dx`` as JAX has it: +1 at 0."""
+    """``d|x|/dx`` as JAX has it: +1 at 0 (in ``x``'s float dtype)."""
     xp = namespace(x)
-    return xp.where(x >= 0, 1.0, -1.0)
+    return xp.where(x >= 0, 1.0, -1.0).astype(_float(xp, x))
 
 
 def _share(xp, values, best, axes):
     """Indicator of ``values == best`` over ``axes``, divided by the number of ties (JAX's convention)."""
     mask = values == best
-    return mask / xp.sum(mask, axis=axes, keepdims=True)
+    return (mask / xp.sum(mask, axis=axes, keepdims=True)).astype(_float(xp, values))
 
 
 def _initial_tie(xp, best, ord):
     """JAX computes max-based norms as ``max(..., initial=0)``: a zero maximum ties with the initial value, which takes half."""
-    return xp.where(best == 0, 0.5, 1.0) if ord > 0 else 1.0
+    return xp.where(best == 0, 0.5, 1.0).astype(_float(xp, best)) if ord > 0 else 1.0
 
 
 def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
