@@ -16,7 +16,10 @@ that gradients call are exercised in their cotangent argument too.
 The first draw checks both against the whole Hessian; a second draw checks the
 NumPy backend again against JAX's Hessian-vector product (cheaper to compile).
 Every draw compiles a JAX oracle, and every case an s2s Hessian: two draws per
-case keep the file fast.
+case keep the file fast. Then the same two checks for loops over each kind of
+Python container and array (the rules of the loop inputs' cotangents), and
+third derivatives of one case per op whose second-order rules call helpers of
+their own (those helpers' rules).
 """
 
 import importlib.util
@@ -33,8 +36,7 @@ from op_table import CASES, draw_inputs
 
 jax.config.update("jax_enable_x64", True)
 
-# Cases that fail for a reason outside the rules: case id -> reason.
-XFAIL: dict = {}  # case id -> the reason it cannot pass yet (none now)
+XFAIL: dict = {}  # case id -> the reason it cannot pass yet, outside the rules (none now)
 
 _MODULES = {}
 _TRANSFORMED = {}
