@@ -3,7 +3,6 @@
 import numpy as np
 
 from .arrays import namespace, reduced_like, unbroadcast, zeros_like_float
-from .trees import Cotangents
 
 
 def matmul_vjp_lhs(g, x1, x2):
@@ -339,11 +338,8 @@ def einsum_pairs(operands, others):
 
 
 def einsum_unpairs(pairs, which):
-    """``[pair[which] for pair in pairs]``: the transpose of ``einsum_pairs`` for one of its arguments.
-
-    A ``Cotangents`` tuple: added to ``einsum_vjp``'s list (forward mode sums tangent terms with ``+``), it adds leafwise.
-    """
-    return Cotangents(pair[which] for pair in pairs)
+    """``[pair[which] for pair in pairs]``: the transpose of ``einsum_pairs`` for one of its arguments."""
+    return [pair[which] for pair in pairs]
 
 
 def einsum_pair_slot(values, which):

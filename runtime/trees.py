@@ -127,32 +127,4 @@ def fill_like_vjp(g, leaves):
     return out
 
 
-class Cotangents(tuple):
-    """A tuple of cotangents, one per operand, that adds leafwise (``+`` is ``tree_add``, not concatenation).
-
-    Forward mode sums an op's tangent terms with ``+``; for ops whose value is
-    a sequence (``rt.einsum_vjp``) the terms are sequences, and this type makes
-    their sum the leafwise one whichever side it is on. Under JAX it is a
-    pytree (registered on first use).
-    """
-
-    def __new__(cls, items):
-        import sys
-
-        if "jax" in sys.modules and not _registered:
-            import jax
-
-            jax.tree_util.register_pytree_node(cls, lambda c: (tuple(c), None), lambda _, children: cls(children))
-            _registered.append(True)
-        return super().__new__(cls, items)
-
-    def __add__(self, other):
-        return Cotangents(tree_add(a, b) for a, b in zip(self, other, strict=True))
-
-    __radd__ = __add__
-
-
-_registered = []
-
-
-__all__ = ["Cotangents", "fill_like", "fill_like_vjp", "tree_add", "tree_leaves", "tree_zeros_like"]
+__all__ = ["fill_like", "fill_like_vjp", "tree_add", "tree_leaves", "tree_zeros_like"]

@@ -38,10 +38,11 @@ def _tuple(items) -> cst.Tuple:
     return cst.Tuple([cst.Element(i) for i in items])
 
 
-def _sum(terms):
+def _sum(terms, leafwise=False):
+    """``a + b + ...``; with ``leafwise``, ``rt.tree_add`` (runtime helpers' values may be lists of arrays)."""
     value = terms[0]
     for term in terms[1:]:
-        value = cst.BinaryOperation(value, cst.Add(), term)
+        value = call("rt.tree_add", value, term) if leafwise else cst.BinaryOperation(value, cst.Add(), term)
     return value
 
 
@@ -235,7 +236,7 @@ class Forward:
                         terms.append(rebuild(op, e, {p: _tuple(one)}))
             elif self.is_active(bindings[p]):
                 terms.append(rebuild(op, e, {p: self.tangent(bindings[p])}))
-        return _sum(terms)
+        return _sum(terms, leafwise=e.kind == "runtime")
 
     def explicit(self, op, e, bindings, target):
         if op.jvp is None:
@@ -244,7 +245,7 @@ class Forward:
         active = [p for p in self._leading(op, template) if self.is_active(bindings[p])]
         tangents = {tangent_name(p): self.tangent(bindings[p]) for p in active}
         bindings = self._statements(template, {**bindings, **tangents, "ans": cst.Name(target)})
-        return _sum([instantiate(template.entries[op.params.index(p)], bindings) for p in active])
+        return _sum([instantiate(template.entries[op.params.index(p)], bindings) for p in active], leafwise=e.kind == "runtime")
 
 
 _FAMILIES = {
