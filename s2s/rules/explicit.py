@@ -56,7 +56,7 @@ def max_(a, axis=None, out=None, keepdims=False, *, ans, g):
 
 
 @jvp
-def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
+def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
     return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
 
 
@@ -66,7 +66,7 @@ def min_(a, axis=None, out=None, keepdims=False, *, ans, g):
 
 
 @jvp
-def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
+def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
     return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
 
 
@@ -76,7 +76,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
 
 
 @jvp
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot):
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
     return xp.sum(rt.prod_vjp(xp.ones_like(ans), a, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
 
 
@@ -86,7 +86,7 @@ def cumprod(a, axis=None, dtype=None, out=None, *, g):
 
 
 @jvp
-def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):
+def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):  # noqa: F811  (the forward rule of the same op)
     return rt.cumprod_jvp(a_dot, a, axis)
 
 
@@ -96,7 +96,7 @@ def norm(x, ord=None, axis=None, keepdims=False, *, ans, g):
 
 
 @jvp(name="linalg.norm")
-def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):
+def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):  # noqa: F811  (the forward rule of the same op)
     return xp.sum(rt.norm_vjp(xp.ones_like(ans), x, ans, ord, axis, keepdims) * x_dot, axis=rt.norm_axes(x, ord, axis), keepdims=keepdims)
 
 
@@ -106,7 +106,7 @@ def inv(a, *, ans, g):
 
 
 @jvp(name="linalg.inv")
-def inv(a, *, ans, a_dot):
+def inv(a, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
     return -ans @ a_dot @ ans
 
 
@@ -116,7 +116,7 @@ def solve(a, b, *, ans, g):
 
 
 @jvp(name="linalg.solve")
-def solve(a, b, *, ans, a_dot, b_dot):
+def solve(a, b, *, ans, a_dot, b_dot):  # noqa: F811  (the forward rule of the same op)
     return rt.solve_jvp_a(a_dot, a, b, ans), xp.linalg.solve(a, b_dot)
 
 
@@ -127,5 +127,5 @@ def det(a, *, ans, g):
 
 
 @jvp(name="linalg.det")
-def det(a, *, ans, a_dot):
+def det(a, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
     return ans * xp.trace(xp.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
