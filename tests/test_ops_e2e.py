@@ -26,18 +26,23 @@ jax.config.update("jax_enable_x64", True)
 _MODULES = {}
 
 
+def _module_function(path, args, body):
+    """``def f(args): return body`` written to ``path`` and imported (s2s reads functions from source files)."""
+    path.write_text(f"import numpy as np\n\n\ndef f({args}):\n    return {body}\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
 def _functions(case, folder):
     """The case's function as a real module (s2s reads source), and its jax.numpy twin."""
     if case.id not in _MODULES:
         args = ", ".join(case.names)
-        path = folder / f"case_{len(_MODULES)}.py"
-        path.write_text(f"import numpy as np\n\n\ndef f({args}, ct):\n    return np.sum({case.call} * ct)\n")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        f = _module_function(folder / f"case_{len(_MODULES)}.py", f"{args}, ct", f"np.sum({case.call} * ct)")
         twin = eval(f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)", {"jnp": jnp})
         argnums = tuple(range(len(case.names)))
-        _MODULES[case.id] = (module.f, twin, argnums)
+        _MODULES[case.id] = (f, twin, argnums)
     return _MODULES[case.id]
 
 
@@ -97,13 +102,9 @@ def _call_functions(case, folder):
     """The case's call itself (no reduction), as a module function and its jax.numpy twin."""
     if case.id not in _CALLS:
         args = ", ".join(case.names)
-        path = folder / f"call_{len(_CALLS)}.py"
-        path.write_text(f"import numpy as np\n\n\ndef f({args}):\n    return {case.call}\n")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        f = _module_function(folder / f"call_{len(_CALLS)}.py", args, case.call)
         twin = eval(f"lambda {args}: {case.call.replace('np.', 'jnp.')}", {"jnp": jnp})
-        _CALLS[case.id] = (module.f, twin)
+        _CALLS[case.id] = (f, twin)
     return _CALLS[case.id]
 
 
