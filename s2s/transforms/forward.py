@@ -190,7 +190,7 @@ class Forward:
         self.emit(cst.Name(self.fresh(target)), value)
 
     def _leading(self, op, template):
-        """Leading parameters with a derivative entry whose arguments carry tangents."""
+        """The op's leading parameters whose rule entry is not ``None`` (derivatives flow through them)."""
         return [p for p, entry in zip(op.params, template.entries) if entry is not None]
 
     def _statements(self, template, bindings):
