@@ -29,13 +29,10 @@ from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named, tangent_name
 from ..templates import bind, instantiate, rule_template
 from . import forward_control
+from .forward_control import _tuple
 from .activity import CONSTANT_NAMES, activity, array_evidence, diff_names, local_functions
 from .reverse import Context, Mode, _RULE_HINT
 from .simplify import fold
-
-
-def _tuple(items) -> cst.Tuple:
-    return cst.Tuple([cst.Element(i) for i in items])
 
 
 def _sum(terms, leafwise=False):

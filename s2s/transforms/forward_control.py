@@ -25,7 +25,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in
+from ..cstutil import call, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.dataflow import free_names
 from ..rules.registry import tangent_name
@@ -34,7 +34,7 @@ ENCLOSING = frozenset({"xp", "rt"})
 
 
 def _tuple(items) -> cst.Tuple:
-    return cst.Tuple([cst.Element(i) for i in items])
+    return tuple_of(*items)
 
 
 def _parts(fn: ir.Function):
