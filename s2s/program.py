@@ -18,6 +18,8 @@ from . import ir
 from .custom import custom_rule
 from .errors import S2SError
 from .frontend import source
+from .frontend.resolve import GENERATED_NAMES
+from .frontend.scope import Scope
 from .pipeline import lower
 from .transforms.activity import activity, diff_names
 
@@ -54,35 +56,22 @@ class Program:
 
 
 def build(fn) -> Program:
+    """Lower ``fn`` and, callees first, every user function it calls; names come from one ``Scope``."""
     program = Program(main=None)
+    scope = Scope(dict.fromkeys(GENERATED_NAMES))
     visiting: list[str] = []
-    seen: dict = {}  # helper name -> live function
 
-    def visit(live_fn, name=None):
+    def visit(live_fn, name):
         src = source.load(live_fn)
-        resolved = lower(src, name)
+        resolved = lower(src, name, scope=scope)
         program.sources.append(src)
-        for key, value in resolved.constants.items():
-            if key in program.constants and not _same(program.constants[key], value):
-                raise S2SError(
-                    f"two modules give `{key}` different values; the generated module can hold one",
-                    src.origin(src.node),
-                    f"rename one of them, or pass `{key}` as an argument",
-                )
-            program.constants[key] = value
+        program.constants.update(resolved.constants)  # names are unique in the scope: no two values share one
         for helper_name, helper in sorted(resolved.helpers.items()):
-            add(helper_name, helper, src, src.name)
+            add(helper_name, helper, name)
         return resolved.function
 
-    def add(helper_name, helper, src, caller):
-        """Lower the helper ``helper_name`` (called from ``caller``, read from ``src``) and summarize its flows."""
-        if helper_name in seen and seen[helper_name] is not helper:
-            raise S2SError(
-                f"two different functions named `{helper_name}` are called; the generated module can hold one",
-                src.origin(src.node),
-                "rename one of them",
-            )
-        seen[helper_name] = helper
+    def add(helper_name, helper, caller):
+        """Lower the helper ``helper_name`` (called from ``caller``) and summarize its flows."""
         if helper_name in program.helpers or helper_name in visiting or helper_name == caller:
             return  # done, or recursive: its summary is being computed (see below)
         visiting.append(helper_name)
@@ -95,22 +84,24 @@ def build(fn) -> Program:
         if rule is None:
             _summarize(helper_name, lowered, program)
             return
-        rules = _check_custom(rule, lowered, n)
-        for live in rules:
-            add(live.__name__, live, src, caller)
-            program.rule_functions.add(live.__name__)
-        _check_rule_functions(rule, [program.helpers[r.__name__] for r in rules], n)
+        live_rules = _check_custom(rule, lowered, n)
+        names = tuple(scope.name(live.__name__, live, function=True) for live in live_rules)
+        for name, live in zip(names, live_rules):
+            add(name, live, caller)
+            program.rule_functions.add(name)
+        _check_rule_functions(rule, [program.helpers[name] for name in names], n)
         diff = tuple(i for i in range(n) if i not in rule.nondiff_argnums)
-        program.custom[helper_name] = Custom(rule.kind, tuple(r.__name__ for r in rules), rule.nondiff_argnums, diff)
+        program.custom[helper_name] = Custom(rule.kind, names, rule.nondiff_argnums, diff)
         program.flows[helper_name] = tuple(i in diff for i in range(n))
 
     rule = custom_rule(fn)
     if rule is not None:  # the function itself has a custom rule: main calls it as a helper
-        add(rule.name, fn, source.load(rule.fun), None)
-        program.main = _calling(program.helpers[rule.name], rule.name)
+        name = scope.name(rule.name, fn, function=True)
+        add(name, fn, None)
+        program.main = _calling(program.helpers[name], name)
         program.custom_main = True
         return program
-    program.main = visit(fn)
+    program.main = visit(fn, scope.name(source.load(fn).name, fn, function=True))
     return program
 
 
@@ -166,15 +157,6 @@ def _check_returns(fn: ir.Function, count: int, message: str) -> None:
     value = fn.body[-1].value
     if isinstance(value, cst.Tuple) and len(value.elements) != count:
         raise S2SError(message + f", but returns {len(value.elements)} values", fn.body[-1].origin or fn.origin)
-
-
-def _same(a, b) -> bool:
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except (TypeError, ValueError):  # arrays: compare by identity only
-        return False
 
 
 def _summarize(name: str, fn: ir.Function, program: Program) -> None:

@@ -26,7 +26,9 @@ from ..custom import custom_rule
 from ..cstutil import literal
 from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
+from ..naming import Namer
 from .fence import is_append
+from .scope import Scope
 from .source import FunctionSource
 
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
@@ -44,14 +46,18 @@ VARARG_METHODS = {"reshape", "transpose"}
 BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
 
+GENERATED_NAMES = ("xp", "rt")  # what generated code calls the array namespace and the runtime
+
+
 @dataclass
 class Resolved:
-    """A resolved function and what it refers to outside itself."""
+    """A resolved function and what it refers to outside itself, by module-level names from ``scope``."""
 
     function: ir.Function
     helpers: dict = field(default_factory=dict)  # name -> live function
     constants: dict = field(default_factory=dict)  # name -> value
     origins: dict = field(default_factory=dict)  # expression node -> Origin
+    scope: Scope = field(default_factory=lambda: Scope(dict.fromkeys(GENERATED_NAMES)))
 
 
 def xp_attr(name: str) -> cst.Attribute:
@@ -68,7 +74,7 @@ def _bound_names(statements) -> set[str]:
     for stmt in statements:
         if isinstance(stmt, cst.FunctionDef):
             names.add(stmt.name.value)
-        elif isinstance(stmt, cst.SimpleStatementLine):
+        elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     for t in small.targets:
@@ -83,14 +89,19 @@ def _bound_names(statements) -> set[str]:
     return names
 
 
+def _lines(suite) -> list:
+    """The statements of a block: an indented block's lines, or a one-line suite (``if c: x = 1``) itself."""
+    return [suite] if isinstance(suite, cst.SimpleStatementSuite) else list(suite.body)
+
+
 def _blocks(stmt) -> list:
     """The statement lists inside a compound statement (``elif`` chains included)."""
-    blocks = [stmt.body.body]
+    blocks = [_lines(stmt.body)]
     orelse = getattr(stmt, "orelse", None)
     if isinstance(orelse, cst.If):
         blocks += _blocks(orelse)
     elif orelse is not None:
-        blocks.append(orelse.body.body)
+        blocks.append(_lines(orelse.body))
     return blocks
 
 
@@ -121,18 +132,24 @@ class Resolver:
     """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
     namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand."""
 
-    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None):
+    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None, renames=None):
         self.source = source
         self.result = result or Resolved(function=None)
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
         node = source.node
-        self.locals |= {p.name.value for p in _params_of(node)}
+        own = {p.name.value for p in _params_of(node)}
         if isinstance(node, cst.FunctionDef):
-            self.locals |= _bound_names(node.body.body)
+            own |= _bound_names(_lines(node.body))
+        self.locals |= own
         if source.generated:
             self.locals.discard("xp")
+        # the user's own variables named like generated code's ``xp``/``rt`` are renamed, never refused
+        self.renames = dict(renames or {})
+        namer = Namer(self.locals | set(self.renames.values()))
+        for name in sorted(own.intersection(GENERATED_NAMES)) if not source.generated else ():
+            self.renames[name] = namer.fresh(name)
 
     # --- errors -------------------------------------------------------------
     def fail(self, node, message, hint=None, kind=NameResolutionError):
@@ -150,12 +167,12 @@ class Resolver:
         params = []
         for p in _params_of(node):
             default = self.expr(p.default) if p.default is not None else None
-            params.append(ir.Param(p.name.value, default))
+            params.append(ir.Param(self.renames.get(p.name.value, p.name.value), default))
         if isinstance(node, cst.Lambda):
             body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
             docstring = None
         else:
-            body, docstring = self.block(node.body.body)
+            body, docstring = self.block(_lines(node.body))
         local_fns = self._local_fns
         return ir.Function(
             name or self.source.name,
@@ -193,10 +210,10 @@ class Resolver:
             if isinstance(stmt.orelse, cst.If):
                 orelse = (self.compound(stmt.orelse),)
             else:
-                orelse = tuple(self.block(stmt.orelse.body.body, top=False)[0]) if stmt.orelse else ()
-            body = tuple(self.block(stmt.body.body, top=False)[0])
+                orelse = tuple(self.block(_lines(stmt.orelse.body), top=False)[0]) if stmt.orelse else ()
+            body = tuple(self.block(_lines(stmt.body), top=False)[0])
             return ir.If(self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test))
-        body = tuple(self.block(stmt.body.body, top=False)[0])
+        body = tuple(self.block(_lines(stmt.body), top=False)[0])
         if isinstance(stmt, cst.While):
             return ir.While(self.expr(stmt.test), body, self._header(stmt, stmt.test))
         return ir.For(self.target(stmt.target), self._iterable(stmt.iter), body, self._header(stmt, stmt.iter))
@@ -224,7 +241,7 @@ class Resolver:
 
     def _nested(self, name, node) -> ir.Function:
         sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env, self.source.generated)
-        return Resolver(sub, self.locals, self.result).function(name)
+        return Resolver(sub, self.locals, self.result, self.renames).function(name)
 
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
@@ -268,9 +285,7 @@ class Resolver:
         if isinstance(node, cst.Subscript):  # an element write ``x[i] = v``: the desugar pass makes it functional
             return self._Subscript(node)
         if isinstance(node, cst.Name):
-            if node.value in ("xp", "rt"):
-                self.fail(node, f"the name `{node.value}` is reserved for generated code", "rename the variable")
-            return cst.Name(node.value)
+            return cst.Name(self.renames.get(node.value, node.value))
         if isinstance(node, (cst.Tuple, cst.List)):
             return cst.Tuple([cst.Element(self.target(el.value)) for el in node.elements])
         self.fail(node, "unsupported assignment target", None, UnsupportedSyntax)
@@ -290,9 +305,7 @@ class Resolver:
     def _Name(self, node):
         name = node.value
         if name in self.locals or name in ("True", "False", "None"):
-            return cst.Name(name)
-        if name in ("xp", "rt"):
-            self.fail(node, f"the name `{name}` is reserved for generated code", "rename the variable")
+            return cst.Name(self.renames.get(name, name))
         if name not in self.source.env:
             self.fail(node, f"name `{name}` is not defined", "define it, or pass it as an argument")
         return self.mark(self.value(self.source.env[name], (name,), node), node)
@@ -317,8 +330,7 @@ class Resolver:
             return cst.parse_expression("rt.stop_gradient")
         rule = custom_rule(obj)
         if rule is not None:  # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
-            self.result.helpers[rule.name] = obj
-            return cst.Name(rule.name)
+            return cst.Name(self.helper(rule.name, obj))
         generated = getattr(obj, "s2s_generated_function", None)
         if generated is not None:  # a function s2s transformed (``df = s2s.grad(f)``): its generated code is a helper
             obj = generated
@@ -335,16 +347,16 @@ class Resolver:
         if inspect.isfunction(obj):
             if _is_library(obj):
                 self.fail(node, f"`{dotted_name}` from {obj.__module__} is not supported")
-            self.result.helpers[obj.__name__] = obj
-            return cst.Name(obj.__name__)
+            return cst.Name(self.helper(obj.__name__, obj))
         if len(path) == 1 and name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
             return cst.Name(name)
         if len(path) == 1 and getattr(builtins, name, None) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
             self.fail(node, f"Python's builtin `{name}` is not supported", f"use {instead}")
         if _is_literal(obj) or isinstance(obj, complex) or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
-            self.result.constants[name] = obj
-            return cst.Name(name)
+            unique = self.result.scope.name(name, obj, self.locals | set(self.renames.values()))
+            self.result.constants[unique] = obj
+            return cst.Name(unique)
         if owner is not None:
             self.fail(
                 node,
@@ -356,6 +368,12 @@ class Resolver:
             f"`{name}` refers to {type(obj).__name__} {_short_repr(obj)}, which s2s cannot transform",
             "pass it as an argument, or use a NumPy function",
         )
+
+    def helper(self, name: str, fn) -> str:
+        """The module-level name of the user function ``fn`` (``name_2`` when another function took ``name``)."""
+        unique = self.result.scope.name(name, fn, self.locals | set(self.renames.values()), function=True)
+        self.result.helpers[unique] = fn
+        return unique
 
     def _module_of(self, path):
         obj = self.source.env.get(path[0])
@@ -521,9 +539,10 @@ def _short_repr(obj) -> str:
     return text if len(text) < 40 else text[:37] + "..."
 
 
-def resolve(source: FunctionSource, name: str | None = None) -> Resolved:
-    """Resolve ``source`` into a ``Function`` plus the helpers and constants it uses."""
-    result = Resolved(function=None)
+def resolve(source: FunctionSource, name: str | None = None, scope: Scope | None = None) -> Resolved:
+    """Resolve ``source`` into a ``Function`` plus the helpers and constants it uses, named in ``scope``
+    (the module-level names of the whole program; a new one by default)."""
+    result = Resolved(function=None) if scope is None else Resolved(function=None, scope=scope)
     result.function = Resolver(source, None, result).function(name)
     return result
 
