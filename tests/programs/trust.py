@@ -1,0 +1,59 @@
+"""Programs that once gave a wrong answer with no error (issue 10), as users write them: the trust tests' inputs."""
+
+import numpy as np
+
+SCALE = 2.0
+rt = 3.0  # a module constant named like generated code's runtime alias
+
+
+def mlp_last_layer_by_negative_index(params, x):
+    for W, b in params[:-1]:
+        x = np.tanh(x @ W + b)
+    W, b = params[-1]
+    return np.sum(x @ W + b)
+
+
+def same_layer_by_two_indices(params, x):
+    W, b = params[-1]
+    W2, b2 = params[1]
+    v = params[0][-1]
+    return np.sum(np.tanh(x @ W + b) * (x @ W2)) + np.sum(v * b2)
+
+
+def make_scaler(s):
+    def scale(x):
+        return s * x
+
+    return scale
+
+
+double = make_scaler(2.0)
+triple = make_scaler(3.0)
+
+
+def two_closures_from_one_factory(x):
+    return np.sum(double(x) + triple(x) ** 2)
+
+
+def one_line(x): return np.sum(np.sin(x) * SCALE)  # fmt: skip
+
+
+def one_line_blocks(x):
+    if np.sum(x) > 0: y = x * 2  # fmt: skip
+    else: y = x * 3  # fmt: skip
+    for i in range(2): y = y * x  # fmt: skip
+    return np.sum(y)
+
+
+def scaled_by(xp, rt):
+    return xp * rt
+
+
+def names_of_generated_code(xp, rt):
+    for i in range(2):
+        xp = np.sin(xp) * rt
+    return np.sum(scaled_by(xp, rt)) + np.sum(xp)
+
+
+def module_constant_named_rt(x):
+    return np.sum(np.cos(x) * rt)
