@@ -1,8 +1,15 @@
-"""Run generated functions: compiled through XLA by ``jax.jit`` (cached per shapes and dtypes), or eagerly on NumPy."""
+"""Run generated functions: compiled through XLA by ``jax.jit`` (cached per shapes and dtypes), or eagerly on NumPy.
+
+An exception raised inside generated code (a shape mismatch, a value JAX
+needs at compile time) comes out as ``located.GeneratedCodeError`` at the
+user's line, with the original chained as its cause (see ``located.locate``).
+"""
 
 from __future__ import annotations
 
 import numpy as np
+
+from .located import locate
 
 BACKENDS = ("xla", "numpy")
 
@@ -38,16 +45,22 @@ class Runner:
         self._jitted = {}
 
     def __call__(self, *args):
-        if self.backend == "numpy":
-            return self.fn(*(_to_numpy(a) for a in args))
-        if all(hasattr(a, "shape") for a in args):  # arrays only: nothing static, the common case
-            jitted = self._jitted.get(())
-            if jitted is not None:
-                return jitted(*args)
-        static = tuple(i for i, a in enumerate(args) if _is_static(a))
-        jitted = self._jitted.get(static)
-        if jitted is None:
-            import jax
+        try:
+            if self.backend == "numpy":
+                return self.fn(*(_to_numpy(a) for a in args))
+            if all(hasattr(a, "shape") for a in args):  # arrays only: nothing static, the common case
+                jitted = self._jitted.get(())
+                if jitted is not None:
+                    return jitted(*args)
+            static = tuple(i for i, a in enumerate(args) if _is_static(a))
+            jitted = self._jitted.get(static)
+            if jitted is None:
+                import jax
 
-            jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
-        return jitted(*args)
+                jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
+            return jitted(*args)
+        except Exception as err:  # raised in generated code: at the user's line (else unchanged)
+            located = locate(err)
+            if located is None:
+                raise
+            raise located.with_traceback(err.__traceback__) from err

@@ -1,4 +1,9 @@
-"""Load generated modules from real files, so tracebacks and pdb show generated lines."""
+"""Load generated modules from real files, so tracebacks and pdb show generated lines.
+
+``GENERATED`` maps the path of every module loaded here to its text, so that
+errors raised in generated code can be traced back to the user's lines
+(``located``), even if the cached file is later removed.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import importlib.util
 import os
 import sys
 import tempfile
+
+GENERATED: dict[str, str] = {}  # path of each loaded generated module -> its text
 
 
 def cache_dir() -> str:
@@ -37,6 +44,7 @@ def load_module(text: str, stem: str, injected=None):
     path = os.path.join(cache_dir(), name + ".py")
     if not os.path.exists(path):
         write_atomic(path, text)
+    GENERATED[path] = text
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(injected or {})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .runtime.located import S2SError  # defined in the runtime, whose errors in generated code are S2SErrors too
+
 
 @dataclass(frozen=True)
 class Origin:
@@ -20,43 +22,6 @@ class Origin:
     def short(self) -> str:
         """``file.py:12`` with the file's base name, as generated comments cite it."""
         return f"{self.path.rsplit('/', 1)[-1]}:{self.line}"
-
-
-class S2SError(Exception):
-    """An error in the user's program or request, rendered as one readable message.
-
-    Rendered form::
-
-        model.py:12:9: error: no derivative rule for `np.fft.fft`
-            y = np.fft.fft(x)
-                ^^^^^^^^^^^^^
-        hint: ...
-    """
-
-    def __init__(self, message: str, origin: Origin | None = None, hint: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.origin = origin
-        self.hint = hint
-
-    def render(self) -> str:
-        lines = []
-        if self.origin is None:
-            lines.append(f"error: {self.message}")
-        else:
-            o = self.origin
-            lines.append(f"{o.path}:{o.line}:{o.col + 1}: error: {self.message}")
-            stripped = o.text.lstrip()
-            indent = len(o.text) - len(stripped)
-            lines.append("    " + stripped.rstrip())
-            width = max(1, min(o.end_col, len(o.text.rstrip())) - o.col)
-            lines.append("    " + " " * max(0, o.col - indent) + "^" * width)
-        if self.hint:
-            lines.append(f"hint: {self.hint}")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.render()
 
 
 class UnsupportedSyntax(S2SError):

@@ -1,0 +1,277 @@
+"""Errors located at the user's source line, including errors raised while generated code runs.
+
+``S2SError`` is the one error class s2s raises for problems in the user's
+program (the compiler's errors are subclasses of it; ``s2s.S2SError`` is this
+class). It renders as ``file:line:col: error: ...``, the source line, a caret
+under it and a hint.
+
+``locate(err)`` maps an exception raised inside a generated module (see
+``loader``) back to the user's line: it walks the traceback to the innermost
+frame in a generated module, takes the nearest ``# model.py:12  h = ...``
+comment above that statement (following generated modules that cite other
+generated modules, as higher derivatives do) and finds the user's file by
+checking the cited line's text. It returns a ``GeneratedCodeError`` that is
+also an instance of the original exception's class, or ``None`` for errors it
+must leave alone: errors without a generated frame, errors raised in the
+user's own code that generated code called, s2s errors, and errors the runtime
+raises on purpose with JAX's messages (those get the user's line as a note).
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+import functools
+import linecache
+import os
+import re
+import sys
+import sysconfig
+from dataclasses import dataclass
+
+from . import loader
+
+
+@dataclass(frozen=True)
+class Location:
+    """A line of a source file: path, 1-based line, 0-based columns of the span, and the line's text."""
+
+    path: str
+    line: int
+    col: int
+    end_col: int
+    text: str
+
+
+class S2SError(Exception):
+    """An error in the user's program or request, rendered as one readable message.
+
+    Rendered form::
+
+        model.py:12:9: error: no derivative rule for `np.fft.fft`
+            y = np.fft.fft(x)
+                ^^^^^^^^^^^^^
+        hint: ...
+    """
+
+    def __init__(self, message: str, origin=None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.origin = origin  # anything with path, line, col, end_col and text (a Location, an Origin)
+        self.hint = hint
+
+    def render(self) -> str:
+        lines = []
+        if self.origin is None:
+            lines.append(f"error: {self.message}")
+        else:
+            o = self.origin
+            lines.append(f"{o.path}:{o.line}:{o.col + 1}: error: {self.message}")
+            stripped = o.text.lstrip()
+            indent = len(o.text) - len(stripped)
+            lines.append("    " + stripped.rstrip())
+            width = max(1, min(o.end_col, len(o.text.rstrip())) - o.col)
+            lines.append("    " + " " * max(0, o.col - indent) + "^" * width)
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class GeneratedCodeError(S2SError):
+    """An exception raised while generated code ran, at the user's line; the original is its ``__cause__``.
+
+    Each instance's class also derives from the original exception's class, so
+    ``except TypeError`` (or ``except jax.errors.ConcretizationTypeError``) still catches it.
+    """
+
+
+COMPILE_TIME = "this needs a value known at compile time"
+CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit: what needed one, what to do
+    "NonConcreteBooleanIndexError": (
+        "boolean-mask indexing (`x[mask]`), whose result's size depends on the mask's values",
+        "use a fixed-size alternative such as np.where(mask, x, 0), or run eagerly with backend='numpy'",
+    ),
+    "TracerBoolConversionError": (
+        "the truth value of an array (`bool(...)`, `and`/`or`/`not`, a condition)",
+        "pass it as a Python bool (Python ints and bools are compile-time constants), use np.where(c, x, y), "
+        "or run eagerly with backend='numpy'",
+    ),
+    "TracerIntegerConversionError": (
+        "a Python int from an array (`int(...)`, a `range` bound, an index)",
+        "pass it as a Python int (Python ints are compile-time constants), or run eagerly with backend='numpy'",
+    ),
+    "TracerArrayConversionError": (
+        "a NumPy array from a traced array (`np.asarray` of it, or a non-NumPy function called on it)",
+        "keep the computation in the array namespace of the inputs, or run eagerly with backend='numpy'",
+    ),
+    "ConcretizationTypeError": (
+        "a concrete value of an array (`int(...)`, `float(...)`, or a result whose shape depends on values, "
+        "like `np.nonzero`, one-argument `np.where` or `np.unique`)",
+        "pass it as a Python int (Python ints are compile-time constants), use a fixed-size alternative such as "
+        "np.where(c, x, 0), or run eagerly with backend='numpy'",
+    ),
+}
+NOTE = "s2s: raised at "
+_COMMENT = re.compile(r"# (\S+):(\d+)  (.*)$")
+
+
+def locate(err: BaseException) -> Exception | None:
+    """``err`` as a ``GeneratedCodeError`` at the user's line, or ``None`` to re-raise it unchanged."""
+    if isinstance(err, S2SError) or not isinstance(err, Exception):
+        return None
+    frames = _frames(err.__traceback__)
+    inner = [i for i, (frame, _, _) in enumerate(frames) if frame.f_code.co_filename in loader.GENERATED]
+    if not inner:
+        return None
+    frame, lineno, _ = frames[inner[-1]]
+    deeper = frames[inner[-1] + 1 :]
+    if any(_is_users(f) for f, _, _ in deeper):
+        return None  # raised by the user's own code, which generated code called
+    where = origin_of(frame.f_code.co_filename, lineno)
+    if deeper and _is_runtime(deeper[-1][0]) and _raises(*deeper[-1][::2]):
+        _note(err, where)  # the runtime's own error (JAX's message, as JAX raises it): keep it as it is
+        return None
+    name = type(err).__name__
+    if name in CONCRETE and type(err).__module__.startswith("jax"):
+        message, hint = _compile_time(err)
+    else:
+        first = str(err).strip().splitlines()
+        message = f"{name}: {first[0]}" if first else name
+        hint = "the original error is chained above"
+    generated = f"{os.path.basename(frame.f_code.co_filename)}:{lineno}"
+    hint += f"; raised by the generated code at {generated} (`.source` shows it)"
+    cls = _located_class(type(err))
+    located = cls.__new__(cls, message)
+    located.message, located.origin, located.hint = message, where, hint
+    return located
+
+
+def _compile_time(err) -> tuple[str, str]:
+    """The message and hint for JAX's error about a value that is traced, from what JAX's message says."""
+    what, hint = CONCRETE[type(err).__name__]
+    text = str(err)
+    if match := re.search(r"The problem arose with the `(\w+)` function", text):
+        what = f"`{match[1]}(...)` of an array"
+    elif match := re.search(r"(?:size argument|first argument) of jnp\.(\w+)", text):
+        op = "nonzero` (or one-argument `where" if match[1] == "nonzero" else match[1]
+        what = f"`{op}`, whose result's size depends on the array's values"
+    if match := re.search(r"depends on the value of the argument (\w+)", text):
+        what += f" (it depends on the argument `{match[1]}`)"
+    return f"{COMPILE_TIME}: {what}, but it is traced under jax.jit", hint
+
+
+def _frames(tb) -> list:
+    """``(frame, line, last instruction)`` for each entry of a traceback, outermost first."""
+    out = []
+    while tb is not None:
+        out.append((tb.tb_frame, tb.tb_lineno, tb.tb_lasti))
+        tb = tb.tb_next
+    return out
+
+
+def origin_of(path: str, lineno: int) -> Location:
+    """The user's line that generated line ``lineno`` of ``path`` comes from (the generated line itself if none)."""
+    text = loader.GENERATED[path]
+    lines = text.splitlines()
+    cited = _comment_above(text, lineno)
+    if cited is None:
+        line = lines[lineno - 1] if lineno <= len(lines) else ""
+        return _span(path, lineno, line)
+    name, number, source = cited
+    for other in loader.GENERATED:  # generated from generated code: follow the cited module
+        if os.path.basename(other) == name:
+            return origin_of(other, number)
+    return _find_source(name, number, source)
+
+
+@functools.lru_cache(maxsize=64)
+def _statements(text: str) -> list:
+    """``(first line, last line, column)`` of every statement of a generated module."""
+    return [(n.lineno, n.end_lineno, n.col_offset) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.stmt)]
+
+
+def _comment_above(text: str, lineno: int):
+    """``(file name, line, source text)`` from the nearest origin comment above the statement at ``lineno``."""
+    spans = [s for s in _statements(text) if s[0] <= lineno <= s[1]]
+    if not spans:
+        return None
+    first, _, col = min(spans, key=lambda s: s[1] - s[0])
+    lines = text.splitlines()
+    for line in reversed(lines[: first - 1]):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if not stripped or indent > col:
+            continue  # blank, or inside a nested block
+        if indent < col:
+            return None  # the enclosing block's header: no comment for this statement
+        match = _COMMENT.fullmatch(stripped)
+        if match:
+            return match.group(1), int(match.group(2)), match.group(3)
+    return None
+
+
+def _find_source(name: str, number: int, source: str) -> Location:
+    """The file named ``name`` (a base name) whose line ``number`` reads ``source``: loaded modules, files read."""
+    files = set(linecache.cache) | {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    found = {
+        os.path.realpath(f): f
+        for f in files
+        if isinstance(f, str) and os.path.basename(f) == name and linecache.getline(f, number).strip() == source.strip()
+    }
+    if len(found) == 1:
+        path = next(iter(found.values()))
+        return _span(path, number, linecache.getline(path, number).rstrip("\n"))
+    return _span(name, number, source)  # not found, or ambiguous: as the comment cites it
+
+
+def _span(path: str, number: int, line: str) -> Location:
+    stripped = line.strip()
+    col = len(line) - len(line.lstrip())
+    return Location(path, number, col, col + len(stripped), line)
+
+
+_LIBRARIES = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+_RUNTIME = os.path.dirname(os.path.realpath(__file__)) + os.sep
+
+
+def _is_runtime(frame) -> bool:
+    return os.path.realpath(frame.f_code.co_filename).startswith(_RUNTIME)
+
+
+def _is_users(frame) -> bool:
+    """A frame of the user's code: not s2s's runtime, not generated, not a library or Python itself."""
+    path = frame.f_code.co_filename
+    if path.startswith("<") or path in loader.GENERATED or _is_runtime(frame):
+        return False
+    return not os.path.realpath(path).startswith(_LIBRARIES)
+
+
+def _raises(frame, lasti: int) -> bool:
+    """Whether ``frame`` stopped at a ``raise`` statement of its own (rather than in a call that raised)."""
+    code = frame.f_code.co_code
+    return 0 <= lasti < len(code) and dis.opname[code[lasti]] in ("RAISE_VARARGS", "RERAISE")
+
+
+def _note(err: BaseException, where: Location) -> None:
+    notes = getattr(err, "__notes__", [])
+    if not any(n.startswith(NOTE) for n in notes):
+        err.add_note(f"{NOTE}{where.path}:{where.line}:{where.col + 1}: {where.text.strip()}")
+
+
+@functools.lru_cache(maxsize=None)
+def _located_class(original: type) -> type:
+    """``GeneratedCodeError`` that is also an ``original`` (or the nearest base of it Python can combine)."""
+    for base in original.__mro__:
+        if not issubclass(base, Exception):
+            break
+        try:
+            return type(f"GeneratedCodeError({base.__qualname__})", (GeneratedCodeError, base), {"__module__": __name__})
+        except TypeError:  # an instance layout Python cannot combine with Exception's
+            continue
+    return GeneratedCodeError

@@ -1,0 +1,197 @@
+"""Errors raised while generated code runs name the user's line: ``file:line:col``, the line, a caret and a hint.
+
+Each case runs a transformed function on inputs it cannot handle and checks
+the error's type (an ``s2s.S2SError`` that is still an instance of the
+original exception's class), the location (this file, the line of the
+offending statement), the caret line, the hint, and that the original
+exception is chained. Errors s2s raises on purpose with JAX's messages, and
+errors raised in the user's own code, stay as they are.
+"""
+
+import inspect
+import re
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s.runtime import backends, loader
+from s2s.runtime.located import GeneratedCodeError
+
+X = np.array([-1.0, 0.5, 2.0])
+W = np.ones((4, 2))
+
+
+def mask_read(x):
+    y = x[x > 0]
+    return np.sum(y)
+
+
+def nonzero(x):
+    idx = np.nonzero(x > 0)
+    return np.sum(x[idx])
+
+
+def where_one_argument(x):
+    idx = np.where(x > 0)
+    return np.sum(x[idx])
+
+
+def unique(x):
+    u = np.unique(x)
+    return np.sum(u)
+
+
+def trip_count(x, n):
+    s = 0.0
+    for i in range(int(n)):
+        s = s + np.sum(x) * i
+    return s
+
+
+def to_float(x):
+    a = float(np.sum(x))
+    return a * np.sum(x)
+
+
+def to_bool(x):
+    b = bool(np.sum(x) > 0)
+    return np.sum(x) * b
+
+
+def matmul(x, w):
+    h = np.tanh(x @ w)
+    return np.sum(h)
+
+
+def in_loop(x, w):
+    s = 0.0
+    for i in range(2):
+        s = s + np.sum(x @ w)
+    return s
+
+
+def vector_output(x):
+    return x * 2.0
+
+
+inner_grad = s2s.grad(matmul)
+
+
+def calls_a_transformed_function(x, w):
+    g = inner_grad(x, w)
+    return np.sum(g * g)
+
+
+def line_of(fn, text: str) -> int:
+    """The line number in this file of the line of ``fn`` that contains ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    (offset,) = [i for i, line in enumerate(lines) if text in line]
+    return start + offset
+
+
+def assert_located(err, fn, text: str, hint: str):
+    """``err`` renders at this file's line of ``fn`` containing ``text``, with that line, a caret and ``hint``."""
+    assert isinstance(err, s2s.S2SError) and isinstance(err, GeneratedCodeError), type(err)
+    rendered = str(err)
+    first, source, caret, *rest = rendered.splitlines()
+    match = re.fullmatch(r"(.+):(\d+):(\d+): error: .+", first)
+    assert match, rendered
+    assert match.group(1) == __file__, rendered
+    assert int(match.group(2)) == line_of(fn, text), rendered
+    assert source.strip() == text, rendered
+    assert re.fullmatch(r"\s*\^+", caret) and caret.index("^") == source.index(text[0]), rendered
+    assert rest and rest[-1].startswith("hint: ") and hint in rest[-1], rendered
+    assert err.__cause__ is not None and not isinstance(err.__cause__, s2s.S2SError)
+
+
+COMPILE_TIME = [
+    (s2s.grad, mask_read, (X,), jax.errors.NonConcreteBooleanIndexError, "y = x[x > 0]", "np.where(mask, x, 0)"),
+    (s2s.transform, nonzero, (X,), jax.errors.ConcretizationTypeError, "idx = np.nonzero(x > 0)", "np.where(c, x, 0)"),
+    (s2s.transform, where_one_argument, (X,), jax.errors.ConcretizationTypeError, "idx = np.where(x > 0)", "np.where(c, x, 0)"),
+    (s2s.transform, unique, (X,), jax.errors.ConcretizationTypeError, "u = np.unique(x)", "np.where(c, x, 0)"),
+    (s2s.grad, trip_count, (X, np.array(3)), jax.errors.ConcretizationTypeError, "for i in range(int(n)):", "as a Python int"),
+    (s2s.transform, to_float, (X,), jax.errors.ConcretizationTypeError, "a = float(np.sum(x))", "backend='numpy'"),
+    (s2s.grad, to_bool, (X,), jax.errors.TracerBoolConversionError, "b = bool(np.sum(x) > 0)", "as a Python bool"),
+]
+
+
+@pytest.mark.parametrize("make, fn, args, original, text, hint", COMPILE_TIME, ids=[c[1].__name__ for c in COMPILE_TIME])
+def test_values_needed_at_compile_time(make, fn, args, original, text, hint):
+    with pytest.raises(original) as info:
+        make(fn)(*args)
+    assert_located(info.value, fn, text, hint)
+    assert "this needs a value known at compile time" in info.value.message
+    assert "backend='numpy'" in info.value.hint
+    assert isinstance(info.value.__cause__, original)
+
+
+def test_the_numpy_backend_runs_them():
+    assert s2s.transform(trip_count, backend="numpy")(X, np.array(3)) == pytest.approx(3 * np.sum(X))
+
+
+@pytest.mark.parametrize("backend, original, says", [("xla", TypeError, "dot_general"), ("numpy", ValueError, "matmul")])
+def test_shape_mismatch(backend, original, says):
+    with pytest.raises(original) as info:
+        s2s.grad(matmul, backend=backend)(X, W)
+    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "raised by the generated code at s2s_generated_matmul_")
+    assert says in info.value.message
+
+
+def test_inside_a_loop_body_names_the_body_line():
+    with pytest.raises(TypeError) as info:
+        s2s.grad(in_loop)(X, W)
+    assert_located(info.value, in_loop, "s = s + np.sum(x @ w)", "chained")
+
+
+def test_through_generated_code_transformed_again():
+    """Forward mode of a gradient: the error is in the second module, whose comments cite the first."""
+    with pytest.raises(TypeError) as info:
+        s2s.jvp(s2s.grad(matmul), (X, W), (X, W))
+    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")
+
+
+def test_under_jax_jit_and_inside_another_transformed_function():
+    with pytest.raises(TypeError) as info:
+        jax.jit(s2s.grad(matmul))(X, W)
+    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")
+    with pytest.raises(TypeError) as info:
+        s2s.grad(calls_a_transformed_function)(X, W)
+    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")  # located once, where it went wrong
+
+
+def test_the_traceback_keeps_the_generated_frames():
+    with pytest.raises(ValueError) as info:
+        s2s.grad(matmul, backend="numpy")(X, W)
+    assert any("s2s_generated_matmul_" in str(entry.path) for entry in info.traceback)
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_errors_with_jax_semantics_stay_as_they_are(backend):
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions") as info:
+        s2s.grad(vector_output, backend=backend)(X)
+    assert type(info.value) is TypeError
+    note = f"s2s: raised at {__file__}:{line_of(vector_output, 'return x * 2.0')}:5: return x * 2.0"
+    assert note in info.value.__notes__
+
+
+def users_own(x):
+    raise KeyError("from the user's own code")
+
+
+GENERATED = '''"""A generated module that calls a function of the user's."""
+
+
+def calls_user(x):
+    # test_runtime_errors.py:{line}  raise KeyError("from the user's own code")
+    return users_own(x)
+'''
+
+
+def test_errors_raised_in_the_users_own_code_stay_as_they_are():
+    text = GENERATED.format(line=line_of(users_own, "raise KeyError"))
+    module = loader.load_module(text, "calls_user", {"users_own": users_own})
+    with pytest.raises(KeyError) as info:
+        backends.Runner(module.calls_user, "numpy")(X)
+    assert type(info.value) is KeyError
