@@ -15,7 +15,10 @@ import pytest
 import s2s
 from s2s.errors import S2SError
 
-HEADER = "import numpy as np\nimport scipy.special as sp\n\nweights_table = {'a': 1.0}\n\n"
+HEADER = (  # five lines: the messages below cite absolute line numbers
+    "import jax, numpy as np, scipy.special as sp\nfrom jax import lax\n\n"
+    "weights_table, rng = {'a': 1.0}, np.random.default_rng(0)\n\n"
+)
 LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
@@ -50,6 +53,14 @@ CASES = [
     ("float_of_active", "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)", "no derivative rule for `float`", (2, 8)),
     ("aliased_update", "def f(x):\n    h = x\n    h += 1.0\n    return np.sum(h * x)", "in-place update of `h`, which may share memory with `x`", (3, 4)),
     ("view_update", "def f(x):\n    v = x.reshape(-1)\n    v *= 2.0\n    return np.sum(x)", "in-place update of `v`, which may share memory with `x`", (3, 4)),
+    ("lax_loop_closing_over_weights", "def f(w, xs):\n    def body(i, acc):\n        return acc + np.sum(w * xs[i])\n    return lax.fori_loop(0, 3, body, 0.0)",
+     "`lax.fori_loop` comes from `jax.lax`, which s2s does not read", (4, 11)),
+    ("function_handed_to_an_op", "def f(w, x):\n    def row(r):\n        return np.sum(r * w)\n    y = np.apply_along_axis(row, 1, x)\n    return np.sum(y)",
+     "no derivative rule for `apply_along_axis`", (4, 8)),
+    ("numpy_random_draw", "def f(x):\n    return np.sum(x * np.random.normal(size=3))", "`np.random.normal` comes from `numpy.random`", (2, 22)),
+    ("generator_draw", "def f(x):\n    return np.sum(x * rng.normal(size=3))", "`rng.normal()` calls a method of a Generator", (2, 22)),
+    ("jax_transform_inside", "def f(x):\n    return np.sum(jax.vmap(np.sin)(x))", "`jax.vmap` comes from `jax`", (2, 18)),
+    ("library_custom_jvp", "def f(x):\n    return np.sum(jax.nn.relu(x))", "`jax.nn.relu` comes from `jax.nn`", (2, 18)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

@@ -329,6 +329,8 @@ class Resolver:
         if _is_stop_gradient(obj):
             return cst.parse_expression("rt.stop_gradient")
         rule = custom_rule(obj)
+        if rule is not None and spellings.is_library(rule.fun):  # ``jax.nn.relu``: JAX's code, not the user's
+            self.refuse_library(node, path, rule.fun)
         if rule is not None:  # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
             return cst.Name(self.helper(rule.name, obj))
         generated = getattr(obj, "s2s_generated_function", None)
@@ -343,10 +345,10 @@ class Resolver:
             spelled = spellings.constant_spelling(owner, name)
             if spelled is not None:
                 return cst.parse_expression(spelled)
-            self.fail(node, f"`{dotted_name}` is not supported", "use a NumPy function with a derivative rule")
+            self.refuse_library(node, path, obj)
+        if callable(obj) and spellings.is_library(obj) and not isinstance(obj, type):
+            self.refuse_library(node, path, obj)
         if inspect.isfunction(obj):
-            if _is_library(obj):
-                self.fail(node, f"`{dotted_name}` from {obj.__module__} is not supported")
             return cst.Name(self.helper(obj.__name__, obj))
         if len(path) == 1 and name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
             return cst.Name(name)
@@ -369,11 +371,26 @@ class Resolver:
             "pass it as an argument, or use a NumPy function",
         )
 
+    def refuse_library(self, node, path, obj):
+        """A library function that is not an op s2s knows: a located error, with what to write instead."""
+        owner = self._object(path[:-1]) if len(path) > 1 else None
+        where = f"comes from `{owner.__name__}`, which s2s does not read" if isinstance(owner, types.ModuleType) else (
+            f"({_library_name(obj)}) is not supported"
+        )  # fmt: skip
+        self.fail(node, f"`{'.'.join(path)}` {where}", _library_hint(obj))
+
     def helper(self, name: str, fn) -> str:
         """The module-level name of the user function ``fn`` (``name_2`` when another function took ``name``)."""
         unique = self.result.scope.name(name, fn, self.locals | set(self.renames.values()), function=True)
         self.result.helpers[unique] = fn
         return unique
+
+    def _object(self, path):
+        """The object a chain of non-local names reaches (None where an attribute is missing)."""
+        obj = self.source.env.get(path[0])
+        for part in path[1:]:
+            obj = getattr(obj, part, None)
+        return obj
 
     def _module_of(self, path):
         obj = self.source.env.get(path[0])
@@ -417,6 +434,12 @@ class Resolver:
         )
         if is_method and func.attr.value in DICT_VIEWS and not args:
             return self.mark(cst.Call(cst.parse_expression(f"rt.{func.attr.value}"), [cst.Arg(self.expr(func.value))]), node)
+        if is_method and chain is not None and chain[0] in self.source.env:
+            receiver = self._object(chain[:-1])
+            if not hasattr(receiver, "__array_namespace__") and not hasattr(receiver, "__array__"):
+                hint = RANDOM_HINT if "random" in type(receiver).__module__ else "call it outside and pass the result in"
+                self.fail(func, f"`{'.'.join(chain)}()` calls a method of a {type(receiver).__name__}, "
+                          "which s2s cannot transform", hint)  # fmt: skip
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:
@@ -519,6 +542,42 @@ def _is_stop_gradient(obj) -> bool:
     """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
     module = getattr(obj, "__module__", None) or ""
     return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in ("s2s", "jax")
+
+
+CONTROL_HINT = (
+    "write it as a Python `for`/`while`/`if` with the function's body inline: s2s lowers Python "
+    "control flow to a compiled scan, while_loop or cond itself"
+)
+LIBRARY_HINTS = {
+    **dict.fromkeys(("fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan"), CONTROL_HINT),
+    **dict.fromkeys(
+        ("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vjp", "linearize"),
+        "apply JAX's transformations outside the function s2s transforms (`jax.vmap(s2s.grad(f))`), "
+        "or use s2s's own (`s2s.grad`, `s2s.jvp`, `s2s.hessian`, ...)",
+    ),
+}
+RANDOM_HINT = (
+    "draw the random numbers outside the function and pass them in as an argument "
+    "(under jax.jit a draw inside would be compiled into one constant)"
+)
+
+
+def _library_name(obj) -> str:
+    module = getattr(obj, "__module__", None)
+    public = ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
+    return f"from {public}" if public else f"a {type(obj).__name__} from a library"
+
+
+def _library_hint(obj) -> str:
+    name = getattr(obj, "__name__", "")
+    module = getattr(obj, "__module__", None) or ""
+    if "random" in module.split(".") or "random" in name:
+        return RANDOM_HINT
+    return LIBRARY_HINTS.get(
+        name,
+        "s2s transforms NumPy, jax.numpy and math ops (`python -m s2s.rules` lists them) and your own "
+        "functions: write it with those",
+    )
 
 
 def _is_library(fn) -> bool:

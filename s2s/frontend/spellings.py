@@ -77,20 +77,36 @@ def is_array_module(obj) -> bool:
 def canonical_op(obj, path: tuple[str, ...] = ()) -> str | None:
     """The canonical op name of a callable from NumPy, jax.numpy or math, else None.
 
-    ``path`` is the attribute chain it was reached by (``("fft", "fft")``), which
-    names array-module functions that have no rule yet.
+    Ops with rules are found by identity. Another array-module function (no rule
+    yet: it may run off the differentiated path) is named by its spelling under
+    the generated code's ``xp``, which must exist in NumPy *and* jax.numpy, one
+    of them being ``obj`` itself (``np.fft.fft`` is ``fft.fft``); ``path`` is the
+    attribute chain it was reached by. ``jax.lax.fori_loop``, ``np.random.normal``
+    and the like have no such spelling: None.
     """
     hit = _table().get(id(obj))
     if hit is not None and hit[1] is obj:
         return hit[0]
     module = getattr(obj, "__module__", None) or ""
-    if module.split(".")[0] in ("numpy", "jax") and callable(obj):
-        if path:
-            return ".".join(path)
-        sub = module.split(".")[1:] if module.startswith("numpy") else module.split(".")[2:]
-        sub = [s for s in sub if not s.startswith("_")]
-        return ".".join([*sub, obj.__name__])
+    if module.split(".")[0] not in ("numpy", "jax") or not callable(obj):
+        return None
+    sub = module.split(".")[1:] if module.startswith("numpy") else module.split(".")[2:]
+    sub = [s for s in sub if not s.startswith("_")]
+    candidates = [".".join(path[i:]) for i in range(len(path))] + [".".join([*sub, getattr(obj, "__name__", "")])]
+    for name in candidates:
+        found = [_lookup(m, name) for m in _modules()]
+        if len(found) == len(ARRAY_MODULES) and all(callable(f) for f in found) and any(f is obj for f in found):
+            return name
     return None
+
+
+def is_library(obj) -> bool:
+    """Objects of NumPy, JAX, SciPy and the like, which s2s reads as ops or not at all (never as source)."""
+    module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "") or ""
+    return module.split(".")[0] in LIBRARIES
+
+
+LIBRARIES = ("numpy", "jax", "jaxlib", "scipy", "optax", "flax", "equinox", "torch", "sklearn")
 
 
 def constant_spelling(module, attr: str) -> str | None:

@@ -18,7 +18,7 @@ from ..errors import S2SError
 from ..naming import Namer
 from ..rules import OPS
 from .anf import anf
-from .dataflow import substitute_reads, used_names
+from .dataflow import reads, substitute_reads, used_names
 from .desugar import desugar
 from .normal_form import eqn_of
 
@@ -101,4 +101,19 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             value = substitute(inner.value, mapping)
             target = substitute(inner.target, {k: v for k, v in mapping.items() if isinstance(v, cst.Name)})
             out.append(ir.Assign(target, value, stmt.origin))
-    return fn.with_body(out, locals={})
+    return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
+
+
+def _referenced_defs(fn: ir.Function, body: list, namer: Namer) -> list:
+    """The local functions that ``body`` still names after inlining (handed to a call, not called), as ``Def``s.
+
+    They stay where they are visible, so the code runs, and so activity sees
+    what they read from the enclosing scope (``eqn_inputs``).
+    """
+    referenced = set().union(set(), *(reads(s) for s in ir.walk(body)))
+    defs = []
+    for name, local in fn.locals.items():
+        if name in referenced:
+            inner = inline(local.with_body(local.body, locals={**fn.locals, **local.locals}), namer)
+            defs.append(ir.Def(inner.with_body(inner.body, name=name), local.origin))
+    return defs

@@ -38,35 +38,39 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
 
     ``flows`` maps helper names to the tuple of their parameters' flags (does a
     derivative flow from that parameter to the output); ``defs`` maps the names
-    of local functions (branches, loop bodies) to their ``Function``: a
-    ``rt.cond``/``scan``/``while_loop`` depends on its operands and on what its
-    functions read from the enclosing scope.
+    of local functions (branches, loop bodies, functions handed to a call) to
+    their ``Function``. A local function passed as an argument stands for what
+    it reads from the enclosing scope: a ``rt.cond``/``scan``/``while_loop``
+    depends on its operands and on its functions' free names, and so does any
+    other call handed a function (which then needs a rule, or is an error).
     """
+
+    def inputs(atom) -> set[str]:
+        if isinstance(atom, cst.Name) and defs and atom.value in defs:
+            return free_names(defs[atom.value]) - {"xp", "rt"}
+        return diff_names(atom)
+
+    def closures(atoms) -> set[str]:
+        return set().union(set(), *(inputs(a) for a in atoms if isinstance(a, cst.Name) and defs and a.value in defs))
+
+    every = (*e.args, *(v for _, v in e.kwargs))
     if e.kind in ("runtime", "op"):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         if op is not None and op.family == "nondiff":
-            return set()
+            return closures(every)
         if op is not None and op.rule is not None and op.family != "decompose":
             atoms = differentiable_arguments(op, e)
             if atoms is not None:
-                return set().union(set(), *(diff_names(a) for a in atoms))
-    if e.kind == "runtime":
-        found = set()
-        for a in (*e.args, *(v for _, v in e.kwargs)):
-            if isinstance(a, cst.Name) and defs and a.value in defs:
-                found |= free_names(defs[a.value]) - {"xp", "rt"}
-            else:
-                found |= diff_names(a)
-        return found
-    if e.kind == "op":
-        return set().union(set(), *(diff_names(a) for a in e.args), *(diff_names(v) for _, v in e.kwargs))
+                return set().union(closures(every), *(diff_names(a) for a in atoms))
+    if e.kind in ("runtime", "op"):
+        return set().union(set(), *(inputs(a) for a in every))
     if e.kind == "helper":
         flags = (flows or {}).get(e.name)
-        args = e.args
-        return set().union(set(), *(diff_names(a) for i, a in enumerate(args) if flags is None or (i < len(flags) and flags[i])))
+        flowing = [a for i, a in enumerate(e.args) if flags is None or (i < len(flags) and flags[i])]
+        return set().union(closures(every), *(diff_names(a) for a in flowing))
     if e.kind in ("getitem", "attribute", "copy"):
         return diff_names(e.args[0])
-    return set().union(set(), *(names_in(a) for a in e.args))
+    return set().union(set(), *(names_in(a) for a in e.args), *(inputs(a) for a in every))
 
 
 def _eqns(body, helpers):
