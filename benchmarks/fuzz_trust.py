@@ -1,0 +1,184 @@
+"""Differential-testing campaign for s2s (issue 10: no silent wrong answer).
+
+    python benchmarks/fuzz_trust.py --programs 10000 --seed 0
+    python benchmarks/fuzz_trust.py --replay /tmp/s2s-fuzz/mismatch_123.json
+    python benchmarks/fuzz_trust.py --replay /tmp/s2s-fuzz/mismatch_123.py   # a hand-edited copy
+
+Draws programs from ``tests/fuzz/programs.py`` (seeds ``seed .. seed+N-1``),
+checks each with ``tests/fuzz/check.py`` (s2s.grad / value_and_grad / jvp on
+the NumPy backend, and on XLA for a fraction of the programs, against
+``jax.grad``/``jax.jvp`` of the ``jax.numpy`` twin, with finite differences
+vetting the twin), prints a summary (checked, skipped, refused by construct,
+crashes, mismatches by cause; programs per second) and writes every failure
+into ``--out`` (default /tmp/s2s-fuzz/): ``<kind>_<seed>.py`` (the program, a
+header comment with the error), ``<kind>_<seed>_twin.py`` and
+``<kind>_<seed>.json`` (seed, argnums, arguments code, findings).
+
+``--replay`` takes a ``.json`` (regenerates the program from its seed unless a
+``.py`` of the same name sits beside it, which is then read: edit it to shrink
+a failure; edit ``_twin.py`` too when you change the program's meaning) and
+prints every finding in full.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+from fuzz import check as checker  # noqa: E402
+from fuzz.programs import Program, generate  # noqa: E402
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout("program took too long")
+
+
+def run_one(program, work, xla, timeout):
+    backends = ("numpy", "xla") if xla else ("numpy",)
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(timeout)
+    try:
+        return checker.check(program, work, backends=backends)
+    except Timeout:
+        return checker.Outcome("crash", [checker.Finding("crash", "all", f"timeout after {timeout} s", "timeout")])
+    except Exception as e:  # noqa: BLE001: a checker bug must not end the campaign
+        import traceback
+
+        return checker.Outcome("oracle", note="checker failed: " + "".join(traceback.format_exception(e))[-2000:])
+    finally:
+        signal.alarm(0)
+
+
+def save(program, outcome, out):
+    out.mkdir(parents=True, exist_ok=True)
+    kind = outcome.worst()
+    stem = out / f"{kind}_{program.seed}"
+    header = "".join(f"# {f.kind} in {f.mode}: " + f.message.replace("\n", "\n# ") + "\n" for f in outcome.findings)
+    if outcome.note:
+        header += f"# {outcome.status}: {outcome.note}\n".replace("\n", "\n# ").rstrip("# ") + "\n"
+    Path(f"{stem}.py").write_text(program.source)
+    Path(f"{stem}_twin.py").write_text(program.twin)
+    Path(f"{stem}.txt").write_text(header)
+    record = {
+        "seed": program.seed,
+        "entry": program.entry,
+        "argnums": list(program.argnums),
+        "args_code": program.args_code,
+        "features": program.features,
+        "status": kind,
+        "note": outcome.note,
+        "findings": [vars(f) for f in outcome.findings],
+    }
+    Path(f"{stem}.json").write_text(json.dumps(record, indent=1))
+
+
+def replay(path, work, timeout):
+    path = Path(path)
+    record = json.loads(path.with_suffix(".json").read_text())
+    program = generate(record["seed"])
+    source = path.with_suffix(".py")
+    if source.exists():
+        twin_path = source.with_name(source.stem + "_twin.py")
+        program = Program(record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]))
+        if twin_path.exists() and twin_path.read_text() != Program(0, source.read_text(), "", "", ()).twin:
+            twin_text = twin_path.read_text()
+            program = _with_twin(program, twin_text)
+    print(program.source)
+    print(program.args_code)
+    print("argnums", program.argnums)
+    outcome = run_one(program, work, True, timeout)
+    print("status:", outcome.worst(), outcome.note)
+    for f in outcome.findings:
+        print(f"--- {f.kind} in {f.mode} ({f.key})\n{f.message}")
+
+
+def _with_twin(program, twin_text):
+    class Edited(Program):
+        @property
+        def twin(self):
+            return twin_text
+
+    return Edited(program.seed, program.source, program.entry, program.args_code, program.argnums, program.features)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--programs", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=1, help="only 1 is supported (one process; the machine is shared)")
+    ap.add_argument("--xla-every", type=int, default=4, help="check the XLA backend on every k-th program (0: never)")
+    ap.add_argument("--out", default="/tmp/s2s-fuzz")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
+    ap.add_argument("--replay", help="a failure's .json (or its edited .py) to run again and print in full")
+    ap.add_argument("--quiet", action="store_true")
+    opts = ap.parse_args()
+    out = Path(opts.out)
+    work = out / "work"
+    os.environ.setdefault("S2S_CACHE_DIR", str(out / "cache"))
+    if opts.replay:
+        return replay(opts.replay, work, opts.timeout)
+    counts = collections.Counter()
+    causes = collections.Counter()
+    examples = {}
+    features = collections.Counter()
+    start = time.time()
+    for n, seed in enumerate(range(opts.seed, opts.seed + opts.programs)):
+        try:
+            program = generate(seed)
+        except Exception as e:  # noqa: BLE001: a generator bug
+            counts["generator error"] += 1
+            print(f"seed {seed}: generator error {e!r}", flush=True)
+            continue
+        xla = opts.xla_every > 0 and n % opts.xla_every == 0
+        outcome = run_one(program, work, xla, opts.timeout)
+        kind = outcome.worst()
+        counts[kind] += 1
+        if kind in ("ok", "refused", "unhelpful", "crash", "mismatch"):
+            counts["checked"] += 1
+            features.update(program.features)
+        for f in outcome.findings:
+            causes[(f.kind, f.key)] += 1
+            examples.setdefault((f.kind, f.key), seed)
+        if kind not in ("ok", "skipped"):
+            save(program, outcome, out)
+        if not opts.quiet and kind not in ("ok", "skipped", "refused"):
+            first = outcome.findings[0].key if outcome.findings else outcome.note[:150]
+            print(f"seed {seed}: {kind}: {first}", flush=True)
+        if (n + 1) % 50 == 0:
+            rate = (n + 1) / (time.time() - start)
+            print(f"[{n + 1}/{opts.programs}] {rate:.2f} programs/s {dict(counts)}", flush=True)
+    elapsed = time.time() - start
+    print("\n=== summary ===")
+    print(f"programs: {opts.programs} (seeds {opts.seed}..{opts.seed + opts.programs - 1}), {elapsed:.0f} s, {opts.programs / elapsed:.2f} programs/s")
+    print(f"checked (well-defined, run through s2s): {counts['checked']}")
+    print(f"  ok: {counts['ok']}, refused: {counts['refused']}, unhelpful refusals: {counts['unhelpful']}, crashes: {counts['crash']}, mismatches: {counts['mismatch']}")
+    print(f"skipped (kink or tie at the point): {counts['skipped']}, oracle/generator problems: {counts['oracle']}")
+    for kind in ("mismatch", "crash", "unhelpful", "refused"):
+        rows = sorted(((c, key) for (k, key), c in causes.items() if k == kind), reverse=True)
+        if rows:
+            print(f"\n{kind} by cause (findings, first seed):")
+            for c, key in rows:
+                print(f"  {c:5d}  seed {examples[(kind, key)]:6d}  {key}")
+    print("\nfeatures of checked programs:", dict(features.most_common()))
+    print(f"failures written to {out}/")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+"""Check one random program (``programs.Program``) against oracles.
+
+``check(program, folder, backends=("numpy",))`` writes the program to a real
+file, imports it and its ``jax.numpy`` twin, and returns an ``Outcome``:
+
+- ``skipped``: the program is not well-defined at its inputs (a kink or a
+  data comparison within ``MARGIN`` of a tie, or a branch that the perturbed
+  points decide differently), or the twin or the NumPy program itself fails
+  (a generator bug: ``oracle``);
+- ``oracle``: the twin and the NumPy program disagree (value, or the twin's
+  gradient against central finite differences of the NumPy program): a
+  generator problem, never counted against s2s;
+- ``ok``: every s2s result matches;
+- ``refused``: s2s raised ``s2s.S2SError`` located at ``file:line:col`` of
+  the program's file (``unhelpful`` when the message has no location in it);
+- ``crash``: any other exception from s2s;
+- ``mismatch``: a wrong number or a wrong structure (the worst).
+
+Checked, per backend: ``s2s.grad(f, argnums)`` against ``jax.grad`` of the
+twin, ``s2s.value_and_grad`` (value and gradient), and ``s2s.jvp`` against
+``jax.jvp`` (tangents for every positional argument; keyword-only parameters
+keep their defaults, as ``s2s.jvp`` binds primals positionally). Run with
+``jax.config.update("jax_enable_x64", True)``: everything is float64.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import importlib.util
+import itertools
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jax
+import numpy as np
+
+import s2s
+
+MARGIN = 1e-4  # each kink and data comparison must be this far from its tie
+EPS = 1e-6  # central finite-difference step
+RTOL, ATOL = 1e-6, 1e-8  # s2s against JAX, float64
+FD_RTOL, FD_ATOL = 1e-5, 1e-6  # the twin's gradient against finite differences
+SEVERITY = ["ok", "skipped", "oracle", "refused", "unhelpful", "crash", "mismatch"]
+_counter = itertools.count()
+
+
+@dataclass
+class Finding:
+    kind: str  # refused / unhelpful / crash / mismatch
+    mode: str  # grad / value_and_grad / jvp (and the backend)
+    message: str
+    key: str = ""  # groups findings of one cause
+
+
+@dataclass
+class Outcome:
+    status: str
+    findings: list = field(default_factory=list)
+    note: str = ""
+    path: str = ""
+
+    def worst(self):
+        return max([self.status] + [f.kind for f in self.findings], key=SEVERITY.index)
+
+
+# ----------------------------------------------------------------------- loading
+
+
+def load(program, folder):
+    """(module, twin module, path): the program written to ``folder`` and imported, and its twin."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"fuzz_{program.seed}_{next(_counter)}"
+    path = folder / f"{stem}.py"
+    path.write_text(program.source)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module  # namedtuples and inspect look modules up by name
+    spec.loader.exec_module(module)
+    twin_path = folder / f"{stem}_twin.py"
+    twin_path.write_text(program.twin)
+    twin_spec = importlib.util.spec_from_file_location(stem + "_twin", twin_path)
+    twin = importlib.util.module_from_spec(twin_spec)
+    twin_spec.loader.exec_module(twin)
+    return module, twin, str(path)
+
+
+def unload(path):
+    sys.modules.pop(Path(path).stem, None)
+
+
+def arguments(program, module):
+    scope = {"np": np, "mod": module}
+    exec(program.args_code, scope)
+    return scope["args"], scope["kwargs"]
+
+
+# ------------------------------------------------------------------------ probes
+
+
+class _Instrument(ast.NodeTransformer):
+    """Routes every kink and data comparison through a recorder (``_rec``): ties are then measurable."""
+
+    KINKS = {"np.maximum", "np.minimum", "np.abs", "np.absolute", "np.clip", "np.max", "np.min", "np.amax", "np.amin", "np.linalg.norm", "np.sqrt", "np.sign"}
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.Gt, ast.LtE, ast.GtE)):
+            node.left = ast.Call(ast.Name("_cmp", ast.Load()), [node.left, node.comparators[0]], [])
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = ast.unparse(node.func)
+        if name in self.KINKS:
+            return ast.Call(ast.Name("_kink", ast.Load()), [ast.Constant(name)] + node.args, node.keywords)
+        return node
+
+
+class Recorder:
+    def __init__(self):
+        self.signs = []
+        self.gap = np.inf
+
+    def record(self, diff):
+        diff = np.asarray(diff, dtype=float)
+        self.signs.append(tuple(np.sign(diff).ravel()))
+        if diff.size:
+            self.gap = min(self.gap, float(np.min(np.abs(diff))))
+
+    def cmp(self, a, b):
+        floats = any(isinstance(v, float) or getattr(getattr(v, "dtype", None), "kind", "") == "f" for v in (a, b))
+        if floats:
+            self.record(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+        return a
+
+    def kink(self, name, *args, **kw):
+        fn = {"np.maximum": np.maximum, "np.minimum": np.minimum, "np.abs": np.abs, "np.absolute": np.abs, "np.clip": np.clip, "np.max": np.max, "np.min": np.min, "np.amax": np.max, "np.amin": np.min, "np.linalg.norm": np.linalg.norm, "np.sqrt": np.sqrt, "np.sign": np.sign}[name]
+        a = np.asarray(args[0], dtype=float)
+        if name in ("np.maximum", "np.minimum"):
+            self.record(a - np.asarray(args[1], dtype=float))
+        elif name in ("np.abs", "np.absolute", "np.sqrt", "np.sign"):
+            self.record(a)
+        elif name == "np.clip":
+            lo = args[1] if len(args) > 1 else kw.get("a_min", kw.get("min"))
+            hi = args[2] if len(args) > 2 else kw.get("a_max", kw.get("max"))
+            for bound in (lo, hi):
+                if bound is not None:
+                    self.record(a - np.asarray(bound, dtype=float))
+        elif name in ("np.max", "np.min", "np.amax", "np.amin"):
+            axis = args[1] if len(args) > 1 else kw.get("axis")
+            s = np.sort(a.ravel() if axis is None else a, axis=-1 if axis is None else axis)
+            s = np.moveaxis(s, -1 if axis is None else axis, -1)
+            if s.shape[-1] > 1:
+                self.record(s[..., -1] - s[..., -2] if name in ("np.max", "np.amax") else s[..., 1] - s[..., 0])
+        elif name == "np.linalg.norm":
+            self.record(np.sqrt(np.sum(a * a, axis=kw.get("axis", args[2] if len(args) > 2 else None))))
+        return fn(*args, **kw)
+
+
+def probed_function(program, path):
+    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(program.source)))
+    scope = {"__name__": Path(path).stem + "_probe"}
+    exec(compile(tree, path + ":probe", "exec"), scope)
+    return scope
+
+
+def path_of(scope, entry, args, kwargs):
+    rec = Recorder()
+    scope["_cmp"], scope["_kink"] = rec.cmp, rec.kink
+    scope[entry](*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    return tuple(rec.signs), rec.gap
+
+
+# ------------------------------------------------------------------------- trees
+
+
+def leaves(tree):
+    return jax.tree_util.tree_leaves(tree)
+
+
+def moved(args, argnums, direction, eps):
+    out = list(args)
+    for i, d in zip(argnums, direction):
+        out[i] = jax.tree_util.tree_map(lambda a, t: np.asarray(a) + eps * t if np.ndim(a) else float(a + eps * t), args[i], d)
+    return tuple(out)
+
+
+def random_like(tree, rng):
+    return jax.tree_util.tree_map(lambda a: rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()), tree)
+
+
+def tangent_of(value, rng):
+    def leaf(a):
+        dtype = np.asarray(a).dtype
+        if dtype.kind != "f":
+            return np.zeros(np.shape(a), dtype=jax.dtypes.float0)
+        return rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal())
+
+    return jax.tree_util.tree_map(leaf, value)
+
+
+def compare(got, want, what):
+    """None when ``got`` matches ``want`` (structure and values), else a description."""
+    g_leaves, g_tree = jax.tree_util.tree_flatten(got)
+    w_leaves, w_tree = jax.tree_util.tree_flatten(want)
+    if g_tree != w_tree:
+        return f"{what}: structure {g_tree} != JAX's {w_tree}"
+    for k, (g, w) in enumerate(zip(g_leaves, w_leaves)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            return f"{what}: leaf {k} has shape {g.shape}, JAX's {w.shape}"
+        if not np.allclose(g, w, rtol=RTOL, atol=ATOL):
+            return f"{what}: leaf {k} differs:\n  s2s: {np.array2string(g, precision=6)}\n  jax: {np.array2string(np.asarray(w), precision=6)}"
+    return None
+
+
+# ---------------------------------------------------------------------- checking
+
+
+def _located(error, path):
+    text = str(error)
+    return re.search(re.escape(path) + r":\d+:\d+", text) is not None
+
+
+def _key(kind, mode, error):
+    if kind in ("refused", "unhelpful"):
+        line = str(error).split("\n")[0]
+        line = line.split("error: ", 1)[-1]
+        return re.sub(r"`[^`]*`", "`_`", line)
+    tb = traceback.extract_tb(error.__traceback__)
+    frames = [f for f in tb if "/s2s/" in f.filename or "/runtime/" in f.filename]
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].name}" if frames else "?"
+    return f"{type(error).__name__} at {where}: {str(error).splitlines()[0][:120] if str(error) else ''}"
+
+
+def _run(findings, mode, path, thunk):
+    """Run one s2s call; record a refusal or crash; return its result or None."""
+    try:
+        return thunk()
+    except s2s.S2SError as e:
+        kind = "refused" if _located(e, path) else "unhelpful"
+        findings.append(Finding(kind, mode, str(e), _key(kind, mode, e)))
+    except Exception as e:  # noqa: BLE001: any other exception from s2s is a bug
+        findings.append(Finding("crash", mode, "".join(traceback.format_exception(e))[-4000:], _key("crash", mode, e)))
+    return None
+
+
+def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp")) -> Outcome:
+    try:
+        module, twin, path = load(program, folder)
+    except Exception as e:  # noqa: BLE001
+        return Outcome("oracle", note=f"program does not load: {e!r}")
+    try:
+        return _check(program, module, twin, path, backends, modes)
+    finally:
+        unload(path)
+
+
+def _check(program, module, twin, path, backends, modes):
+    f, tf = getattr(module, program.entry), getattr(twin, program.entry)
+    args, kwargs = arguments(program, module)
+    argnums = program.argnums
+    an = argnums[0] if len(argnums) == 1 and program.seed % 2 else argnums  # an int or a tuple
+    fresh = lambda: (copy.deepcopy(args), copy.deepcopy(kwargs))  # noqa: E731
+    rng = np.random.default_rng(program.seed + 1)
+    # the program and its twin agree, and the point is away from kinks and ties
+    try:
+        a, k = fresh()
+        value = f(*a, **k)
+        a, k = fresh()
+        want_value = tf(*a, **k)
+    except Exception as e:  # noqa: BLE001
+        return Outcome("oracle", note=f"program or twin fails: {e!r}", path=path)
+    if np.shape(value) != () or not np.allclose(value, want_value, rtol=1e-9, atol=1e-12) or not np.isfinite(value):
+        return Outcome("oracle", note=f"value {value} != twin's {want_value}", path=path)
+    probe = probed_function(program, path)
+    direction = [random_like(args[i], rng) for i in argnums]
+    signs, gap = path_of(probe, program.entry, args, kwargs)
+    if gap < MARGIN:
+        return Outcome("skipped", note=f"a kink or comparison {gap:.2g} from its tie", path=path)
+    plus, minus = moved(args, argnums, direction, EPS), moved(args, argnums, direction, -EPS)
+    if path_of(probe, program.entry, plus, kwargs)[0] != signs or path_of(probe, program.entry, minus, kwargs)[0] != signs:
+        return Outcome("skipped", note="the perturbed points take another path", path=path)
+    try:
+        want = jax.grad(functools.partial(tf, **kwargs), an)(*fresh()[0])
+    except Exception as e:  # noqa: BLE001
+        return Outcome("oracle", note=f"jax.grad of the twin fails: {e!r}", path=path)
+    numeric = (f(*copy.deepcopy(plus), **fresh()[1]) - f(*copy.deepcopy(minus), **fresh()[1])) / (2 * EPS)
+    want_t = want if isinstance(an, tuple) else (want,)
+    analytic = sum(float(np.sum(np.asarray(g) * d)) for w, dd in zip(want_t, direction) for g, d in zip(leaves(w), leaves(dd)))
+    if not np.isclose(analytic, numeric, rtol=FD_RTOL, atol=FD_ATOL):
+        return Outcome("oracle", note=f"twin gradient {analytic} != finite differences {numeric}", path=path)
+
+    findings = []
+    for backend in backends:
+        if "grad" in modes:
+            got = _run(findings, f"grad/{backend}", path, lambda: s2s.grad(f, an, backend=backend)(*fresh()[0], **fresh()[1]))
+            if got is not None and (msg := compare(got, want, f"grad/{backend}")):
+                findings.append(Finding("mismatch", f"grad/{backend}", msg, f"grad/{backend}"))
+        if "value_and_grad" in modes:
+            got = _run(findings, f"value_and_grad/{backend}", path, lambda: s2s.value_and_grad(f, an, backend=backend)(*fresh()[0], **fresh()[1]))
+            if got is not None:
+                msg = compare(got, (want_value, want), f"value_and_grad/{backend}")
+                if msg:
+                    findings.append(Finding("mismatch", f"value_and_grad/{backend}", msg, f"value_and_grad/{backend}"))
+        if "jvp" in modes:
+            primals = fresh()[0]
+            tangents = tuple(tangent_of(p, np.random.default_rng(program.seed + 2)) for p in primals)
+            try:
+                want_jvp = jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents)
+            except Exception as e:  # noqa: BLE001
+                return Outcome("oracle", findings, note=f"jax.jvp of the twin fails: {e!r}", path=path)
+            got = _run(findings, f"jvp/{backend}", path, lambda: s2s.jvp(f, primals, tangents, backend=backend))
+            if got is not None and (msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}")):
+                findings.append(Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}"))
+    status = "ok"
+    if findings:
+        status = max((fd.kind for fd in findings), key=SEVERITY.index)
+    return Outcome(status, findings, path=path)
