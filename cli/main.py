@@ -8,10 +8,14 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import inspect
+import io
+import linecache
 import os
 import sys
+import traceback
 
 EXAMPLES = """examples:
   s2s grad examples/mlp.py::loss --wrt params
@@ -87,30 +91,127 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def load_function(target: str):
-    """Import ``PATH`` (never writing bytecode next to it) and return its function ``FUNC``."""
+    """Import ``PATH`` (see ``import_file``) and return its function ``FUNC``."""
     path, sep, name = target.rpartition("::")
     if not sep or not path or not name:
         raise UsageError(f"expected PATH::FUNC, got {target!r}")
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
+    module = import_file(path, name)
+    fn = getattr(module, name, None)
+    if fn is None:
+        defined = sorted(k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__)
+        raise UsageError(f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})")
+    if not inspect.isfunction(fn):
+        raise UsageError(f"{path}: `{name}` is a {type(fn).__name__}, not a function")
+    return fn
+
+
+GUARD = "put the script's own work under `if __name__ == '__main__':`"
+
+
+def import_file(path: str, name: str):
+    """Run ``path`` as the module named after it, to read ``name`` from it.
+
+    It is imported under its own name (so its ``__main__`` block does not
+    run), never writing bytecode next to it, with an empty stdin and with what
+    it prints sent to stderr (``quiet_stdout``). A ``sys.exit`` or an
+    exception while it runs becomes an ``S2SError`` at the line of ``path``
+    it came from; Ctrl-C goes on as it is.
+    """
     folder = os.path.dirname(os.path.abspath(path))
     module_name = os.path.splitext(os.path.basename(path))[0]
+    taken = sys.modules.get(module_name)
+    if taken is not None:
+        where = getattr(taken, "__file__", None) or "built in"
+        raise UsageError(f"{path}: its module name `{module_name}` is taken by a module s2s imports ({where}); rename the file")
     sys.dont_write_bytecode = True
     sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    stdin = sys.stdin
     try:
-        spec.loader.exec_module(module)
-    except Exception as e:  # the user's module failed to import: report it in one line
-        raise UsageError(f"{path}: importing it failed: {type(e).__name__}: {e}") from None
-    fn = getattr(module, name, None)
-    if fn is None:
-        defined = sorted(k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module_name)
-        raise UsageError(f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})")
-    if not inspect.isfunction(fn):
-        raise UsageError(f"{path}: `{name}` is a {type(fn).__name__}, not a function")
-    return fn
+        sys.stdin = io.StringIO()
+        with quiet_stdout():
+            spec.loader.exec_module(module)
+    except SystemExit as e:
+        code = "" if e.code is None else repr(e.code)
+        hint = f"s2s imports the file to read `{name}`: {GUARD}"
+        raise _failure(path, e, f"the module exited (SystemExit({code})) while s2s imported it", hint) from None
+    except SyntaxError as e:
+        raise _failure(path, e, f"cannot import it: {type(e).__name__}: {e.msg}") from None
+    except Exception as e:
+        hint = f"s2s imports the file with nothing on stdin: {GUARD}" if isinstance(e, EOFError) else None
+        raise _failure(path, e, f"importing it failed: {type(e).__name__}: {e}", hint) from None
+    finally:
+        sys.stdin = stdin
+    return module
+
+
+def _failure(path: str, err: BaseException, message: str, hint: str | None = None):
+    """An ``S2SError`` at the line of ``path`` where ``err`` was raised (a syntax error's line, or the innermost frame's)."""
+    from s2s.errors import Origin, S2SError
+    from s2s.runtime.located import in_library
+
+    if isinstance(err, SyntaxError) and err.lineno:
+        line = linecache.getline(path, err.lineno).rstrip("\n") or (err.text or "").rstrip("\n")
+        col = max(0, (err.offset or 1) - 1)
+        return S2SError(message, Origin(path, err.lineno, col, col + 1, line), hint)
+    frames = list(traceback.walk_tb(err.__traceback__))
+    mine = [(f, n) for f, n in frames if os.path.abspath(f.f_code.co_filename) == os.path.abspath(path)]
+    if not mine:
+        return S2SError(f"{path}: {message}", None, hint)
+    deepest, deepest_line = [(f, n) for f, n in frames if not in_library(f.f_code.co_filename)][-1]
+    if deepest is not mine[-1][0]:  # raised in a module that it imports
+        message += f" (at {deepest.f_code.co_filename}:{deepest_line})"
+    number = mine[-1][1]
+    line = linecache.getline(path, number).rstrip("\n")
+    indent = len(line) - len(line.lstrip())
+    return S2SError(message, Origin(path, number, indent, len(line.rstrip()), line), hint)
+
+
+class _ToStderr(io.TextIOBase):
+    """Python's stdout while the user's module runs: text goes to stderr; remembers whether a line is left open."""
+
+    def __init__(self):
+        self.open_line = False
+
+    def write(self, text: str) -> int:
+        if text:
+            self.open_line = not text.endswith("\n")
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def quiet_stdout():
+    """Inside, everything written to stdout (``print``, C code, child processes) goes to stderr instead.
+
+    So stdout carries only the generated module, and stays valid Python; a
+    line the module leaves open (an ``input`` prompt) is ended.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no file descriptor 1: only Python's sys.stdout to redirect
+        saved = None
+    if saved is not None:
+        os.dup2(2, 1)
+    target = _ToStderr()
+    try:
+        with contextlib.redirect_stdout(target):
+            yield
+    finally:
+        if sys.__stdout__ is not None:
+            sys.__stdout__.flush()  # what was written around sys.stdout, while fd 1 still goes to stderr
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+        if target.open_line:
+            sys.stderr.write("\n")
 
 
 def argnums_for(fn, wrt: str | None, default=0):
@@ -176,7 +277,7 @@ def main(argv=None) -> int:
                 "a generated file cannot carry them: pass them as arguments"
             )
         if args.output:
-            if os.path.abspath(args.output) == os.path.abspath(args.target.rpartition("::")[0]):
+            if _same_file(args.output, args.target.rpartition("::")[0]):
                 raise UsageError("refusing to overwrite the source file; choose another -o")
             write_atomic(args.output, generated.text)
         else:
@@ -187,7 +288,17 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"s2s: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("s2s: interrupted", file=sys.stderr)
+        return 130
     return 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (through links too)."""
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 if __name__ == "__main__":

@@ -244,12 +244,15 @@ def _is_runtime(frame) -> bool:
     return os.path.realpath(frame.f_code.co_filename).startswith(_RUNTIME)
 
 
+def in_library(path: str) -> bool:
+    """Whether ``path`` is Python's own code (the standard library, ``<frozen ...>``) or an installed package's."""
+    return path.startswith("<") or os.path.realpath(path).startswith(_LIBRARIES)
+
+
 def _is_users(frame) -> bool:
     """A frame of the user's code: not s2s's runtime, not generated, not a library or Python itself."""
     path = frame.f_code.co_filename
-    if path.startswith("<") or path in loader.GENERATED or _is_runtime(frame):
-        return False
-    return not os.path.realpath(path).startswith(_LIBRARIES)
+    return not (path in loader.GENERATED or _is_runtime(frame) or in_library(path))
 
 
 def _raises(frame, lasti: int) -> bool:

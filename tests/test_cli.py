@@ -30,11 +30,12 @@ def _load(name, path):
 _twins = _load("_s2s_twins", ROOT / "benchmarks" / "_twins.py")
 
 
-def s2s(*args, cwd=ROOT):
-    """Run ``python -m s2s.cli.main ARGS`` and return the completed process."""
+def s2s(*args, cwd=ROOT, stdin=None):
+    """Run ``python -m s2s.cli.main ARGS`` (with ``stdin`` as its input) and return the completed process."""
     return subprocess.run(
         [sys.executable, "-m", "s2s.cli.main", *map(str, args)],
         cwd=cwd,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=300,
@@ -208,3 +209,76 @@ def test_readme_sample_is_real_output():
         path.write_text(readme[: match.start(3)] + actual + readme[match.end(3) :])
         return
     assert match.group(3) == actual, "README.md's sample is stale: run with S2S_UPDATE_GOLDEN=1"
+
+
+# --- the user's module runs at import: its output, exits, errors and input ----------------------
+
+NOISY = '''import os
+import sys
+
+import numpy as np
+
+print("printed at import")
+os.system("echo echoed by a child process")
+
+
+def f(x):
+    return np.sum(np.tanh(x))
+
+
+if __name__ == "__main__":
+    print("the main block ran")
+    sys.exit(3)
+'''
+
+
+def test_prints_at_import_go_to_stderr_and_stdout_is_the_module(tmp_path):
+    source = tmp_path / "noisy.py"
+    source.write_text(NOISY)
+    noisy = s2s("grad", "noisy.py::f", cwd=tmp_path)
+    assert noisy.returncode == 0, noisy.stderr
+    compile(noisy.stdout, "f_grad.py", "exec")
+    assert "printed at import" in noisy.stderr and "echoed by a child process" in noisy.stderr
+    assert "the main block ran" not in noisy.stdout + noisy.stderr  # imported under its own name, not __main__
+    assert source.read_text() == NOISY and not (tmp_path / "__pycache__").exists()  # the source is never touched
+    source.write_text(NOISY.replace('print("printed at import")', '# print("printed at import")').replace("os.system(", "# os.system("))
+    quiet = s2s("grad", "noisy.py::f", cwd=tmp_path)
+    assert quiet.returncode == 0, quiet.stderr
+    assert noisy.stdout == quiet.stdout
+
+
+def one_error_line(result, name: str, line: int):
+    """A clean failure whose stderr has exactly one ``error:`` line, at ``name:line``; returns it."""
+    assert_clean_error(result, name)
+    assert result.stdout == ""
+    (message,) = [n for n in result.stderr.splitlines() if "error:" in n]
+    assert re.match(rf"{re.escape(name)}:{line}:\d+: error: ", message), result.stderr
+    return message
+
+
+def test_sys_exit_at_import_is_an_error(tmp_path):
+    for exit_call in ("sys.exit(0)", "exit()", "raise SystemExit"):
+        (tmp_path / "exits.py").write_text(f"import sys\n\n\ndef f(x):\n    return x * x\n\n\n{exit_call}\n")
+        message = one_error_line(s2s("grad", "exits.py::f", cwd=tmp_path), "exits.py", 8)
+        assert "exited" in message and "SystemExit" in message
+
+
+def test_exception_at_import_names_the_file_and_line(tmp_path):
+    (tmp_path / "broken.py").write_text("import numpy as np\n\nSCALE = 1 / 0\n\n\ndef f(x):\n    return np.sum(x)\n")
+    result = s2s("grad", "broken.py::f", cwd=tmp_path)
+    message = one_error_line(result, "broken.py", 3)
+    assert "ZeroDivisionError: division by zero" in message
+    assert "SCALE = 1 / 0" in result.stderr
+
+
+def test_input_at_import_does_not_wait(tmp_path):
+    (tmp_path / "asks.py").write_text('n = int(input("n? "))\n\n\ndef f(x):\n    return x * n\n')
+    result = s2s("grad", "asks.py::f", cwd=tmp_path, stdin="5\n")  # s2s's own input is not the module's
+    one_error_line(result, "asks.py", 1)
+    assert "nothing on stdin" in result.stderr
+
+
+def test_a_module_name_s2s_already_imports_is_refused(tmp_path):
+    (tmp_path / "models").mkdir()  # not the working directory, which `python -m` puts first on sys.path
+    (tmp_path / "models" / "inspect.py").write_text("def f(x):\n    return x * x\n")
+    assert_clean_error(s2s("grad", "models/inspect.py::f", cwd=tmp_path), "inspect.py", "rename the file")
