@@ -61,6 +61,10 @@ CASES = [
     ("generator_draw", "def f(x):\n    return np.sum(x * rng.normal(size=3))", "`rng.normal()` calls a method of a Generator", (2, 22)),
     ("jax_transform_inside", "def f(x):\n    return np.sum(jax.vmap(np.sin)(x))", "`jax.vmap` comes from `jax`", (2, 18)),
     ("library_custom_jvp", "def f(x):\n    return np.sum(jax.nn.relu(x))", "`jax.nn.relu` comes from `jax.nn`", (2, 18)),
+    ("out_into_argument", "def f(x):\n    np.multiply(x, 2.0, out=x)\n    return np.sum(x)",
+     "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
+    ("sort_argument_in_place", "def f(x):\n    x.sort()\n    return x[0]", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
+    ("other_in_place_method", "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)", "expression statement", (3, 4)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

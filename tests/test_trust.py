@@ -32,6 +32,9 @@ CASES = {
     "one_line_blocks": ((np.abs(_normal(3)),), 0),
     "names_of_generated_code": ((_normal(3), _normal(3)), (0, 1)),
     "module_constant_named_rt": ((_normal(3),), 0),
+    "write_through_out": ((_normal(3),), 0),
+    "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
+    "write_through_fill": ((_normal(3),), 0),
 }
 
 

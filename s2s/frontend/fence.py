@@ -3,8 +3,8 @@
 Guarantee: after ``check`` passes, the function body holds only assignments
 (to names, tuples of names, or elements of arrays ``x[i]``), augmented
 assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
-``continue``, ``return``, ``pass``, ``list.append`` calls, local ``def``s and
-a docstring; its expressions hold no comprehensions, starred arguments,
+``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
+of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), local ``def``s and a docstring; its expressions hold no comprehensions, starred arguments,
 walrus or ``await``; the signature has no ``*args``/``**kwargs``.
 """
 
@@ -14,6 +14,7 @@ import libcst as cst
 
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
+from .effects import is_effect
 from .source import FunctionSource
 
 _STATEMENTS = {
@@ -68,7 +69,7 @@ class _Fence:
             self.fail(node, "`async for`", "transform a synchronous function")
         if kind is cst.For:
             self._check_target(node.target, node)
-        if kind is cst.Expr and not _is_docstring(node) and not is_append(node):
+        if kind is cst.Expr and not _is_docstring(node) and not is_append(node) and not is_effect(node.value):
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",

@@ -20,6 +20,7 @@ import types
 from dataclasses import dataclass, field
 
 import libcst as cst
+import numpy
 
 from .. import ir
 from ..custom import custom_rule
@@ -27,6 +28,7 @@ from ..cstutil import literal
 from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
 from ..naming import Namer
+from . import effects
 from .fence import is_append
 from .scope import Scope
 from .source import FunctionSource
@@ -138,6 +140,7 @@ class Resolver:
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
+        self._pending = []  # element writes that ``out=`` arguments make, run before the statement holding them
         node = source.node
         own = {p.name.value for p in _params_of(node)}
         if isinstance(node, cst.FunctionDef):
@@ -196,13 +199,17 @@ class Resolver:
                 self._local(stmt.name.value, stmt)
                 continue
             if isinstance(stmt, (cst.If, cst.For, cst.While)):
-                body.append(self.compound(stmt))
+                compound = self.compound(stmt)
+                body.extend(self._take_pending())
+                body.append(compound)
                 continue
             for small in stmt.body:
-                if top and i == 0 and isinstance(small, cst.Expr) and not is_append(small):
+                if top and i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
                     docstring = small.value.evaluated_value if hasattr(small.value, "evaluated_value") else None
                     continue
-                body.extend(self.statement(small, stmt))
+                out = self.statement(small, stmt)
+                body.extend(self._take_pending())
+                body.extend(out)
         return body, docstring
 
     def compound(self, stmt):
@@ -215,7 +222,10 @@ class Resolver:
             return ir.If(self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test))
         body = tuple(self.block(_lines(stmt.body), top=False)[0])
         if isinstance(stmt, cst.While):
-            return ir.While(self.expr(stmt.test), body, self._header(stmt, stmt.test))
+            test = self.expr(stmt.test)
+            if self._pending:
+                self.fail(stmt.test, "an `out=` argument in a `while` test", "compute it in the loop body", UnsupportedSyntax)
+            return ir.While(test, body, self._header(stmt, stmt.test))
         return ir.For(self.target(stmt.target), self._iterable(stmt.iter), body, self._header(stmt, stmt.iter))
 
     def _header(self, stmt, last):
@@ -254,10 +264,12 @@ class Resolver:
             return [ir.Break(origin)]
         if isinstance(small, cst.Continue):
             return [ir.Continue(origin)]
-        if isinstance(small, cst.Expr):  # ``hs.append(v)`` (the fence allows no other expression statement)
+        if isinstance(small, cst.Expr) and is_append(small):
             lst = self.expr(small.value.func.value)
             call = cst.Call(cst.parse_expression("rt.append"), [cst.Arg(lst), cst.Arg(self.expr(small.value.args[0].value))])
             return [ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)]
+        if isinstance(small, cst.Expr):  # an in-place write (the fence allows no other expression statement)
+            return self.effect(small.value, origin)
         if isinstance(small, cst.Return):
             if small.value is None:
                 self.fail(small, "`return` without a value", "return the value to transform", UnsupportedSyntax)
@@ -280,6 +292,32 @@ class Resolver:
                 out.append(ir.Assign(self.target(t.target), value, origin))
             return out
         self.fail(small, f"`{type(small).__name__}` statement is not supported", None, UnsupportedSyntax)
+
+    def effect(self, call: cst.Call, origin) -> list:
+        """An expression statement that writes an array (``effects``), as element writes."""
+        method = effects.in_place_method(call)
+        if method is not None and call.func.value.value in self.locals:
+            array = call.func.value
+            if method == "fill":
+                value = self.expr(call.args[0].value)
+            else:
+                value = self.mark(cst.Call(xp_attr("sort"), [cst.Arg(self.expr(array)), *map(self._arg, call.args)]), call)
+            return [ir.Assign(self.target(effects.whole(array)), value, origin)]
+        chain = self._chain(call.func)
+        if chain is not None and self._object(chain) is numpy.copyto:
+            bound = _bind_like(numpy.copyto, call, self, ("dst", "src", "casting", "where"))
+            dst, src = bound["dst"], self.expr(bound["src"])
+            if "where" in bound:
+                src = cst.Call(xp_attr("where"), [cst.Arg(self.expr(bound["where"])), cst.Arg(src), cst.Arg(self.expr(dst))])
+            return [ir.Assign(self.target(effects.whole(dst)), self.mark(src, call), origin)]
+        if effects.out_argument(call) is None:
+            self.fail(call, "an expression statement (its value is discarded)", "assign the value to a name", UnsupportedSyntax)
+        self.expr(call)  # the write is pending; the value, the ``out`` array itself, is not needed
+        return []
+
+    def _take_pending(self) -> list:
+        pending, self._pending = self._pending, []
+        return pending
 
     def target(self, node):
         if isinstance(node, cst.Subscript):  # an element write ``x[i] = v``: the desugar pass makes it functional
@@ -426,6 +464,14 @@ class Resolver:
         return self.mark(cst.Attribute(base, cst.Name(attr)), node)
 
     def _Call(self, node):
+        out = effects.out_argument(node)
+        if out is not None:  # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
+            array = effects.out_target(out)
+            if array is None or array.value not in self.locals:
+                self.fail(out, "`out=` must name a local array", "write `y = np.add(a, b)` instead", UnsupportedSyntax)
+            value = self._Call(node.with_changes(args=[a for a in node.args if a is not out]))
+            self._pending.append(ir.Assign(self.target(effects.whole(array)), value, self.source.origin(node)))
+            return self.expr(array)
         func = node.func
         args = [self._arg(a) for a in node.args]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
@@ -525,6 +571,19 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _bind_like(fn, call: cst.Call, resolver, names) -> dict:
+    """A call's argument nodes by ``fn``'s parameter names (``names``, in order), as Python would bind them."""
+    bound = {}
+    for name, arg in zip(names, [a for a in call.args if a.keyword is None]):
+        bound[name] = arg.value
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value not in names or arg.keyword.value in bound:
+                resolver.fail(arg, f"`{fn.__name__}` got an unexpected argument `{arg.keyword.value}`", None, S2SError)
+            bound[arg.keyword.value] = arg.value
+    return bound
 
 
 def _one_line(operator):

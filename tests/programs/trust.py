@@ -57,3 +57,24 @@ def names_of_generated_code(xp, rt):
 
 def module_constant_named_rt(x):
     return np.sum(np.cos(x) * rt)
+
+
+def write_through_out(x):
+    y = np.zeros(3)
+    np.multiply(x, 2.0, out=y)
+    z = np.sum(np.sin(x, out=y)) + np.sum(y)
+    return z * np.sum(y * x)
+
+
+def write_through_copyto(x):
+    y = np.ones(3)
+    np.copyto(y, x * x)
+    w = np.zeros(3)
+    np.copyto(w, x, where=x > 0.0)
+    return np.sum(y * w)
+
+
+def write_through_fill(x):
+    y = np.empty(3)
+    y.fill(np.sum(x))
+    return np.sum(np.tanh(y) * x)

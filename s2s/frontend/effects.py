@@ -1,0 +1,58 @@
+"""NumPy's writes through other channels, spelled as the element writes the rest of s2s handles.
+
+- ``np.multiply(a, b, out=y)``, a statement or inside an expression, is
+  ``y[...] = np.multiply(a, b)`` just before its statement, and the call's
+  value is ``y`` (``out=(y,)`` too);
+- ``np.copyto(y, v)`` is ``y[...] = v``; with ``where=w``, ``y[...] = np.where(w, v, y)``;
+- ``y.sort(...)`` is ``y[...] = np.sort(y, ...)``; ``y.fill(v)`` is ``y[...] = v``.
+
+An element write becomes ``y = rt.index_set(y, ..., v)`` in ``desugar``, and
+the aliasing check applies as to any in-place write: writing into a parameter
+(the caller's array) or into memory another name still shares is a located
+error. No write is ever dropped: the fence refuses every other expression
+statement (``y.partition(k)``, ``y.put(...)``, ``print(y)``, ...).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+IN_PLACE_METHODS = ("sort", "fill")
+
+
+def whole(target: cst.BaseExpression) -> cst.Subscript:
+    """``y[...]``: every element of ``y``."""
+    return cst.Subscript(target, [cst.SubscriptElement(cst.Index(cst.Ellipsis()))])
+
+
+def out_argument(call: cst.Call) -> cst.Arg | None:
+    """The ``out=`` argument of a call, if it has one."""
+    return next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+
+
+def out_target(arg: cst.Arg) -> cst.BaseExpression | None:
+    """The array an ``out=`` argument names: ``y`` in ``out=y`` or ``out=(y,)``."""
+    value = arg.value
+    if isinstance(value, cst.Tuple) and len(value.elements) == 1:
+        value = value.elements[0].value
+    return value if isinstance(value, cst.Name) else None
+
+
+def in_place_method(call: cst.Call) -> str | None:
+    """``sort`` for ``y.sort(...)`` (``y`` a name), likewise ``fill``; else None."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in IN_PLACE_METHODS:
+        return func.attr.value
+    return None
+
+
+def is_effect(call: cst.BaseExpression) -> bool:
+    """An expression statement that writes an array: kept by the fence, spelled as an element write by resolve."""
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    named = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    return out_argument(call) is not None or in_place_method(call) is not None or named == "copyto"
+
+
+__all__ = ["IN_PLACE_METHODS", "in_place_method", "is_effect", "out_argument", "out_target", "whole"]
