@@ -99,21 +99,40 @@ def has_tape(xs) -> bool:
     return any(isinstance(leaf, TapeLeaf) for leaf in tree_leaves(xs))
 
 
+REVERSE_TWICE_MESSAGE = (
+    "reverse mode through the backward loop of a loop over `range` with bounds known only at run time "
+    "(the gradient of a gradient) is not supported: take second derivatives forward over reverse "
+    "(s2s.hessian, or s2s.jvp of s2s.grad), or pass the bound as a Python int"
+)
+
+
 def scan_tape(f, init, xs):
-    """The backward ``rt.scan`` of a loop over a traced ``range``: ``f`` over its steps, last first, residuals recomputed."""
+    """The backward ``rt.scan`` of a loop over a traced ``range``: ``f`` over its steps, last first, residuals recomputed.
+
+    Returns ``(carry, ys)`` like ``rt.scan``. The steps' outputs cannot be
+    stacked (their number is known only at run time): where ``f`` has some (it
+    is the forward loop of a gradient of this backward loop), a ``TypeError``
+    says so; else ``ys`` is the structure of one step's outputs (``None``, ``()``).
+    """
     import jax
 
     from .iteration import DynamicRange
 
     body_fn, tape = next(leaf for leaf in tree_leaves(xs) if isinstance(leaf, TapeLeaf)).loop
 
-    def step_bwd(carry_bar, residuals):
+    def item_of(residuals):
         i, outputs = residuals
         values = jax.tree.leaves(outputs)
-        item = jax.tree.map(lambda leaf: values[leaf.index] if isinstance(leaf, TapeLeaf) else i if isinstance(leaf, DynamicRange) else leaf, xs)
-        return f(carry_bar, item)[0]
+        return jax.tree.map(lambda leaf: values[leaf.index] if isinstance(leaf, TapeLeaf) else i if isinstance(leaf, DynamicRange) else leaf, xs)
 
-    return _jax_reverse(body_fn, step_bwd, init, tape)
+    def step_bwd(carry_bar, residuals):
+        return f(carry_bar, item_of(residuals))[0]
+
+    first = _get(tape[2], 0)  # a carry of the forward loop: the shapes every step sees
+    ys = jax.eval_shape(lambda: f(init, item_of(body_fn(first)[1]))[1])
+    if jax.tree.leaves(ys):
+        raise TypeError(REVERSE_TWICE_MESSAGE)
+    return _jax_reverse(body_fn, step_bwd, init, tape), ys
 
 
 # --- compiled (JAX) ------------------------------------------------------------------------

@@ -113,17 +113,23 @@ def _has_elements(xs) -> bool:
     return any(isinstance(leaf, Elements) for leaf in tree_leaves(xs))
 
 
+def _has_range(xs) -> bool:
+    return any(isinstance(leaf, DynamicRange) for leaf in tree_leaves(xs))
+
+
 def scan(f, init, xs=None, length=None, reverse=False):
     """``jax.lax.scan`` semantics: ``carry, y = f(carry, x)`` per step; returns ``(carry, stacked ys)``.
 
-    ``xs`` may hold ``Elements`` (visited at trace time) or be a ``DynamicRange``.
+    ``xs`` may hold ``Elements`` (visited at trace time) or a ``DynamicRange``
+    (alone, or beside the ``TapeLeaf`` residuals of a gradient's forward loop
+    over it, or beside empty tuples of residuals: a ``while`` loop then).
     """
-    if isinstance(xs, DynamicRange):
-        return _scan_range(f, init, xs, reverse)
     if checkpoints.has_tape(xs):
         if not reverse:
             raise TypeError(COLLECT_MESSAGE)
-        return checkpoints.scan_tape(f, init, xs), None
+        return checkpoints.scan_tape(f, init, xs)
+    if _has_range(xs):
+        return _scan_range(f, init, xs, reverse)
     if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
@@ -164,30 +170,37 @@ COLLECT_MESSAGE = (
 )
 
 
-def _scan_range(f, init, xs: DynamicRange, reverse):
-    """A loop over ``range`` with traced bounds: a ``while`` loop.
+def _scan_range(f, init, xs, reverse):
+    """A loop over ``range`` with traced bounds (``xs`` holds one ``DynamicRange`` and no arrays): a ``while`` loop.
 
     It cannot stack per-step outputs; when its steps have some (the residuals
     of a gradient's forward loop), they come back as ``TapeLeaf`` placeholders
-    that the backward loop recomputes from checkpoints.
+    that the backward loop recomputes from checkpoints. Steps without outputs
+    give the structure of one step's (``None``, empty tuples), as ``lax.scan``.
     """
     import jax
     import jax.numpy as jnp
 
-    n = xs.count(jnp)
+    (bounds,) = [leaf for leaf in tree_leaves(xs) if isinstance(leaf, DynamicRange)]
+    if any(not isinstance(leaf, DynamicRange) for leaf in tree_leaves(xs)):
+        raise TypeError("a range whose bounds are known only at run time cannot be zipped with arrays")
+    n = bounds.count(jnp)
 
     def step(state):
         k, carry = state
-        i = xs.start + (n - 1 - k if reverse else k) * xs.step
-        carry, y = f(carry, i)
+        i = bounds.start + (n - 1 - k if reverse else k) * bounds.step
+        carry, y = f(carry, tree_map(lambda leaf: i, xs))
         return (k + 1, carry), (i, y)
 
     start = (jnp.asarray(0, n.dtype), init)
-    if jax.tree.leaves(jax.eval_shape(lambda: step(start)[1][1])):
+    outputs = jax.eval_shape(lambda: step(start)[1][1])
+    if jax.tree.leaves(outputs):
+        if reverse:
+            raise TypeError(checkpoints.REVERSE_TWICE_MESSAGE)
         (_, carry), ys = checkpoints.range_with_tape(lambda state: state[0] < n, step, start)
         return carry, ys
     _, carry = jax.lax.while_loop(lambda state: state[0] < n, lambda state: step(state)[0], start)
-    return carry, None
+    return carry, outputs  # no arrays: the structure of one step's outputs
 
 
 def while_loop(cond_fn, body_fn, init):

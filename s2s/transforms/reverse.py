@@ -119,6 +119,7 @@ class Backward:
         self.arrays = array_evidence(body, ctx.helpers)
         self.defs = local_functions(body)
         self.plans: dict[int, object] = {}  # id of a rewritten control-flow statement -> its backward rule
+        self.groups: dict[int, set] = {}  # id of a plan's statement -> the names bound by all the statements it stands for
         self.cot: dict[str, Cotangent] = {}
         self.out: list[ir.Stmt] = []
         self.origin = None
@@ -142,6 +143,7 @@ class Backward:
             for s in stmts[:-1]:  # the plan, run at the last statement, stands for all of them
                 self.plans[id(s)] = _nothing
             self.plans[id(stmts[-1])] = plan
+            self.groups[id(stmts[-1])] = set().union(*(ir.target_names(s.target) for s in stmts if isinstance(s, ir.Assign)))
             out.extend(stmts)
         self.origin = None
         return out
@@ -248,8 +250,8 @@ class Backward:
         if isinstance(stmt, ir.Def):
             return
         names = ir.target_names(stmt.target)
-        if not any(n in self.cot for n in names):
-            return  # no cotangent reached it (activity over-approximates through containers)
+        if not any(n in self.cot for n in self.groups.get(id(stmt), names)):
+            return  # no cotangent reached it, nor (for a plan) any statement it stands for
         self.origin = stmt.origin
         plan = self.plans.get(id(stmt))
         if plan is not None:
