@@ -10,103 +10,142 @@ eagerly on NumPy with ``backend="numpy"``. It is itself a valid JAX function:
 from __future__ import annotations
 
 import functools
-import inspect
+from collections import OrderedDict
 
 import numpy as np
 
 from .codegen import Generated, generate
+from .freshness import GENERATED_KEY
+from .frontend import wrappers
 from .runtime import backends, loader
 from .runtime.trees import tree_leaves
 
 
-def _check_argnums(fn, argnums):
-    n = len(inspect.signature(fn).parameters)
-    for i in (argnums,) if isinstance(argnums, int) else argnums:
-        if not isinstance(i, int) or not -n <= i < n:
-            raise ValueError(
-                f"differentiating with respect to argnums={argnums} requires at least "
-                f"{(i + 1) if isinstance(i, int) else '?'} positional arguments to be passed by the caller, "
-                f"but `{fn.__name__}` has {n} parameters."
-            )
-    if isinstance(argnums, int):
-        return argnums % n
-    return tuple(i % n for i in argnums)
-
-
-def _check_float_inputs(args, argnums):
+def _check_float_inputs(args, argnums, api="grad"):
+    """JAX's dtype checks on the differentiated arguments: real floating-point leaves only."""
     for i in (argnums,) if isinstance(argnums, int) else argnums:
         for leaf in tree_leaves(args[i]):
             if isinstance(leaf, float):
                 continue
-            dtype = getattr(leaf, "dtype", None)  # (a NumPy dtype is falsy: no `or` here)
-            if dtype is None:
-                dtype = np.asarray(leaf).dtype
-            if dtype.kind not in "fc":
+            dtype = _dtype(leaf)
+            if dtype.kind == "c":
+                raise _complex_error(api, dtype)
+            if dtype.kind != "f":
                 raise TypeError(
-                    "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
-                    f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
-                    "inputs, use vjp or set allow_int to True."
+                    f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
+                    f"but got {dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
+                    "allow_int to True."
                 )
 
 
-@functools.lru_cache(maxsize=256)
-def _generated(fn, kinds, argnums, has_aux) -> Generated:
-    return generate(fn, kinds, argnums, has_aux)
+def _check_real(args, positions, api):
+    """No complex leaf in the arguments at ``positions`` (``jvp``/``vjp``/``linearize``, which allow integers)."""
+    for i in positions:
+        for leaf in tree_leaves(args[i]):
+            if not isinstance(leaf, float) and _dtype(leaf).kind == "c":
+                raise _complex_error(api, _dtype(leaf))
+
+
+def _complex_error(api, dtype) -> TypeError:
+    return TypeError(
+        f"s2s.{api} got a {dtype.name} input: s2s does not differentiate complex inputs (its derivative rules "
+        "are written for real numbers). Split each complex array into its real and imaginary parts, two real "
+        "arrays, and build the complex value inside the function: `z = re + 1j * im`."
+    )
+
+
+_CACHE: OrderedDict = OrderedDict()  # (target, kinds, argnums, has_aux) -> Generated, most recently used last
+
+
+def _generated(target, kinds, argnums, has_aux) -> Generated:
+    """The generated module for this request: made again when a value it baked in has changed since."""
+    key = (target, kinds, argnums, has_aux)
+    found = _CACHE.get(key)
+    if found is None or not found.fresh():
+        found = _CACHE[key] = generate(target, kinds, argnums, has_aux)
+        while len(_CACHE) > 256:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
+    return found
 
 
 class Transformed:
-    """A function transformed by s2s: call it like the original; ``.source`` is the generated module."""
+    """A function transformed by s2s: call it like the original; ``.source`` is the generated module.
 
-    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla"):
+    Calls bind with the original's signature (``functools.partial`` arguments
+    included) and pass every parameter positionally to the generated function.
+    Before each call, the module is checked against the values it baked in
+    (``Generated.fresh``) and generated again if one of them has changed.
+    """
+
+    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False):
+        self.target, self.binding = wrappers.target(fn, "s2s." + ("transform" if kind == "primal" else kind))
         functools.update_wrapper(self, fn, updated=())  # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
+        self.__signature__ = self.binding.signature
         self.fn = fn
         self.kind = kind
-        self.argnums = _check_argnums(fn, argnums) if kind != "primal" else argnums
+        # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
+        self.argnums = argnums if flat or kind == "primal" else self.binding.argnums(argnums, f"s2s.{kind}")
         self.has_aux = has_aux
         self.backend = backend
-        self._signature = inspect.signature(fn)
-        self._positional = all(
-            p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in self._signature.parameters.values()
-        )
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self.binding.signature.parameters.values()):
+            self.generated  # noqa: B018  (s2s's located error for `*args`/`**kwargs` parameters, now)
 
     @functools.cached_property
     def generated(self) -> Generated:
-        return _generated(self.fn, (self.kind,), self.argnums, self.has_aux)
+        return _generated(self.target, (self.kind,), self.argnums, self.has_aux)
+
+    def _refresh(self) -> bool:
+        """Drop the module (and its compilations) if a value it baked in has changed; whether it did."""
+        generated = self.__dict__.get("generated")
+        if generated is None or generated.fresh():
+            return False
+        for name in ("generated", "_function", "_runner"):
+            self.__dict__.pop(name, None)
+        return True
 
     @property
     def source(self) -> str:
         """The generated module's text."""
+        self._refresh()
         return self.generated.text
 
     @functools.cached_property
     def _function(self):
-        module = loader.load_module(self.source, self.fn.__name__, self.generated.injected)
-        return getattr(module, self.generated.entries[self.kind])
+        generated = self.generated
+        stem = getattr(self.target, "__name__", None) or "function"
+        module = loader.load_module(generated.text, stem, generated.injected)
+        module.__dict__[GENERATED_KEY] = generated  # code read from this module depends on what it baked in
+        return getattr(module, generated.entries[self.kind])
 
     @property
     def s2s_generated_function(self):
         """The generated function that transforming this again reads (None for ``@transform``: the user's own is read)."""
-        return None if self.kind == "primal" else self._function
+        if self.kind == "primal":
+            return None
+        self._refresh()
+        return self._function
 
     @functools.cached_property
     def _runner(self):
         return backends.Runner(self._function, self.backend)
 
+    def _current_runner(self):
+        self._refresh()
+        return self._runner
+
     def _bind(self, args, kwargs):
-        if not kwargs and self._positional and len(args) == len(self._signature.parameters):
-            return args  # the common case, without inspect's binding
-        bound = self._signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound.args
+        return self.binding(args, kwargs)
 
     def __call__(self, *args, **kwargs):
-        args = self._bind(args, kwargs)
+        args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
-            _check_float_inputs(args, self.argnums)
+            _check_float_inputs(args, self.argnums, self.kind)
+        self._refresh()
         return self._runner(*args)
 
     def __repr__(self):
-        return f"<s2s.{self.kind} of {self.fn.__qualname__}>"
+        return f"<s2s.{self.kind} of {wrappers.describe(self.fn)}>"
 
 
 def transform(fun=None, *, backend="xla"):
@@ -131,26 +170,40 @@ def value_and_grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transform
 
 
 def vjp(fun, *primals, has_aux=False, backend="xla"):
-    """``(out, vjp_fn)``, where ``vjp_fn(ct)`` gives one cotangent per primal (JAX's ``vjp``)."""
-    n = len(primals)
-    forward = _transformed(fun, "primal", tuple(range(n)), backend=backend)
-    backward = _transformed(fun, "vjp", tuple(range(n)), backend=backend)
-    args = forward._bind(primals, {})
-    out = forward._runner(*args)
+    """``(out, vjp_fn)``, where ``vjp_fn(ct)`` gives one cotangent per primal (JAX's ``vjp``).
+
+    ``vjp_fn`` keeps the derivative of the function as it was when ``vjp`` ran, as JAX's does.
+    """
+    forward = _transformed(fun, "primal", 0, backend=backend)
+    args = forward.binding(primals, {})
+    positions = forward.binding.positions(len(primals))
+    _check_real(args, positions, "vjp")
+    backward = _transformed(fun, "vjp", positions, backend=backend, flat=True)
+    out = forward._current_runner()(*args)
+    runner = backward._current_runner()
     if has_aux:
         out, aux = out
 
     def vjp_fn(ct):
         full = (ct, _zeros_like(aux)) if has_aux else ct
-        return tuple(backward._runner(*args, full))[:n]
+        return tuple(runner(*args, full))
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
 @functools.lru_cache(maxsize=256)
-def _transformed(fun, kind, argnums, has_aux=False, backend="xla") -> Transformed:
+def _transformed(fun, kind, argnums, has_aux=False, backend="xla", flat=False) -> Transformed:
     """One ``Transformed`` per request, so repeated ``jvp``/``vjp``/``linearize`` calls reuse its compilation."""
-    return Transformed(fun, kind, argnums, has_aux, backend)
+    return Transformed(fun, kind, argnums, has_aux, backend, flat=flat)
+
+
+def _primal_arguments(fun, primals, api, backend):
+    """The generated functions' arguments for ``fun(*primals)`` and the positions the primals fill."""
+    binding = _transformed(fun, "primal", 0, backend=backend).binding
+    args = binding(tuple(primals), {})
+    positions = binding.positions(len(primals))
+    _check_real(args, positions, api)
+    return args, positions
 
 
 def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
@@ -167,10 +220,10 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
             )
     if len(primals) != len(tangents):
         raise TypeError(f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal")
-    transformed = _transformed(fun, "jvp", tuple(range(len(primals))), has_aux, backend)
-    args = transformed._bind(tuple(primals), {})
+    args, positions = _primal_arguments(fun, primals, "jvp", backend)
+    transformed = _transformed(fun, "jvp", positions, has_aux, backend, flat=True)
     tangents = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
-    return tuple(transformed._runner(*args, *tangents))
+    return tuple(transformed._current_runner()(*args, *tangents))
 
 
 def linearize(fun, *primals, backend="xla"):
@@ -178,26 +231,29 @@ def linearize(fun, *primals, backend="xla"):
 
     ``f_jvp`` runs the forward-mode module compiled, with the primals fixed: it
     computes the primal values again with each tangent (JAX keeps them instead).
+    It keeps the derivative of the function as it was when ``linearize`` ran, as JAX's does.
     """
-    transformed = _transformed(fun, "jvp", tuple(range(len(primals))), backend=backend)
-    args = transformed._bind(tuple(primals), {})
-    out = _transformed(fun, "primal", 0, backend=backend)(*args)
-    n = len(args)
+    args, positions = _primal_arguments(fun, primals, "linearize", backend)
+    transformed = _transformed(fun, "jvp", positions, backend=backend, flat=True)
+    out = _transformed(fun, "primal", 0, backend=backend)._current_runner()(*args)
+    transformed._refresh()
+    function = transformed._function
     # only the tangent is returned, so the compiled function drops what only the value needs
-    runner = backends.Runner(lambda *a: transformed._function(*a)[1], backend)
+    runner = backends.Runner(lambda *a: function(*a)[1], backend)
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
             raise TypeError(f"the linearized function takes {len(primals)} tangents, got {len(tangents)}")
         checked = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
-        return runner(*args[:n], *checked)
+        return runner(*args, *checked)
 
     return out, f_jvp
 
 
 def jvp_source(fun, has_aux=False) -> str:
     """The generated forward-mode module of ``fun`` (tangents for every parameter)."""
-    return Transformed(fun, "jvp", tuple(range(len(inspect.signature(fun).parameters))), has_aux).source
+    every = tuple(range(len(wrappers.target(fun, "s2s.jvp_source")[1].names)))
+    return Transformed(fun, "jvp", every, has_aux, flat=True).source
 
 
 def _dtype(value):

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .emit.module import render
+from .freshness import Watch
 from .naming import Namer
 from .passes.dataflow import used_names
 from .program import Program, build
@@ -31,12 +32,17 @@ TITLES = {
 
 @dataclass(frozen=True)
 class Generated:
-    """A generated module's text, the names of its entry functions, and values it needs injected."""
+    """A generated module's text, the names of its entry functions, values it needs injected, and a watch
+    on what it baked in: ``fresh()`` is false once one of those values has changed (see ``freshness``)."""
 
     text: str
     entries: dict  # kind -> generated function name
     injected: dict = field(default_factory=dict)
     program: Program | None = None
+    watch: Watch | None = field(default=None, compare=False)
+
+    def fresh(self) -> bool:
+        return self.watch is None or self.watch.fresh()
 
 
 def _is_literal(value) -> bool:
@@ -113,7 +119,6 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
             functions.append(simplify(reverse(helper, Mode("vjp", every, zeros_for_inactive=False), **ctx)))
     entries = {}
     for kind in kinds:
-        all_params = tuple(range(len(program.main.params)))
         if kind == "primal":
             if program.custom_main:  # the helper is the function itself
                 entries[kind] = program.main.name
@@ -123,14 +128,14 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
             out = simplify(forward(program.main, Mode(kind, argnums, has_aux), requests=jvp_requests, **ctx))
             functions.extend(_requested_jvps(program, jvp_requests, ctx))
         else:
-            mode = Mode(kind, all_params if kind == "vjp" else argnums, has_aux)
+            mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)  # vjp: one cotangent per argnum
             out = simplify(reverse(program.main, mode, **ctx))
         taken = {f.name for f in functions}
         if out.name in taken:  # a helper of the user's has this name (a custom rule named `f_jvp`)
             out = replace(out, name=Namer(taken).fresh(out.name))
         entries[kind] = out.name
         functions.append(out)
-    functions = _reachable(functions, set(entries.values()))
+    functions = [_keep_valid_defaults(f) for f in _reachable(functions, set(entries.values()))]
     main_src = program.sources[0]
     wrt_names = ", ".join(program.main.params[i].name for i in wrt if i < len(program.main.params))
     title = " / ".join(TITLES[k] for k in kinds)
@@ -143,7 +148,23 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
     )
     literals = {k: v for k, v in program.constants.items() if _is_literal(v)}
     injected = {k: v for k, v in program.constants.items() if not _is_literal(v)}
-    return Generated(render(header, functions, literals), entries, injected, program)
+    watch = Watch.of(src.fn for src in program.sources)
+    return Generated(render(header, functions, literals), entries, injected, program, watch)
+
+
+def _keep_valid_defaults(fn):
+    """``fn`` without the defaults that Python cannot keep in a flat parameter list (``def f(x, a=1, b)``).
+
+    Generated functions take the user's keyword-only parameters positionally, after the others; the API
+    always passes every argument, bound with the user's own signature, so no call relies on these defaults.
+    """
+    params, required = list(fn.params), False
+    for i in reversed(range(len(params))):
+        if params[i].default is None:
+            required = True
+        elif required:
+            params[i] = replace(params[i], default=None)
+    return fn if params == list(fn.params) else replace(fn, params=tuple(params))
 
 
 __all__ = ["generate", "Generated"]

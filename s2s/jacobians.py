@@ -17,7 +17,8 @@ import functools
 
 import numpy as np
 
-from .api import Transformed, _check_argnums, _check_float_inputs
+from .api import Transformed, _check_float_inputs
+from .frontend.wrappers import describe
 from .runtime import backends
 from .runtime.trees import tree_leaves, tree_map, uses_jax
 
@@ -102,18 +103,21 @@ class Jacobian:
     def __init__(self, fun, kind, argnums, has_aux, backend):
         self.fun = fun
         self.kind = kind
-        self.argnums = _check_argnums(fun, argnums)
+        self.primal = Transformed(fun, "primal", backend=backend)
+        binding = self.primal.binding
+        self.argnums = binding.argnums(argnums, f"s2s.{kind}")  # indices into the generated functions' parameters
         self.has_aux = has_aux
         self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
         functools.update_wrapper(self, fun, updated=())
-        self.primal = Transformed(fun, "primal", backend=backend)
+        self.__signature__ = binding.signature
         if kind == "jacfwd":
-            self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend)
+            self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend, flat=True)
         else:
-            every = tuple(range(len(self.primal._signature.parameters)))
-            reverse = Transformed(fun, "vjp", every, backend=backend)
+            reverse = Transformed(fun, "vjp", self.wrt, backend=backend, flat=True)  # one cotangent per wrt
             # hessian: forward mode of the generated reverse-mode function, for tangents of the inputs
-            self.transformed = Transformed(reverse, "jvp", self.wrt, backend=backend) if kind == "hessian" else reverse
+            hessian = kind == "hessian"
+            self.transformed = Transformed(reverse, "jvp", self.wrt, backend=backend, flat=True) if hessian else reverse
+        self._backend = backend
         self._runner = backends.Runner(getattr(self, f"_{kind}"), backend)
 
     @property
@@ -121,8 +125,10 @@ class Jacobian:
         return self.transformed.source
 
     def __call__(self, *args, **kwargs):
-        args = self.primal._bind(args, kwargs)
-        _check_float_inputs(args, self.wrt)
+        args = self.primal.binding(args, kwargs)
+        _check_float_inputs(args, self.wrt, self.kind)
+        if self.primal._refresh() | self.transformed._refresh():  # a value the modules baked in has changed
+            self._runner = backends.Runner(getattr(self, f"_{self.kind}"), self._backend)
         return self._runner(*args)
 
     def _tangents(self, xp, args, vector):
@@ -166,8 +172,8 @@ class Jacobian:
         fn = self.transformed._function
 
         def pull(c):
-            cts = fn(*args, self._cotangent(xp, out, aux, c))
-            return _ravel(xp, [leaf for i in self.wrt for leaf in tree_leaves(cts[i])])
+            cts = fn(*args, self._cotangent(xp, out, aux, c))  # one per wrt
+            return _ravel(xp, [leaf for ct in cts for leaf in tree_leaves(ct)])
 
         rows = _map(pull, _eye(xp, m, out_leaves))  # (out size, in size)
         jac = _blocks(rows, out, inputs)
@@ -186,8 +192,8 @@ class Jacobian:
             ct = self._cotangent(xp, out, aux, c)
 
             def push(t):
-                cts_dot = fn(*args, ct, *self._tangents(xp, args, t))[1]
-                return _ravel(xp, [leaf for i in self.wrt for leaf in tree_leaves(cts_dot[i])])
+                cts_dot = fn(*args, ct, *self._tangents(xp, args, t))[1]  # one per wrt
+                return _ravel(xp, [leaf for ct_dot in cts_dot for leaf in tree_leaves(ct_dot)])
 
             return _map(push, _eye(xp, n, in_leaves))  # (in size, in size)
 
@@ -196,7 +202,7 @@ class Jacobian:
         return (hess, aux) if self.has_aux else hess
 
     def __repr__(self):
-        return f"<s2s.{self.kind} of {getattr(self.fun, '__qualname__', self.fun)}>"
+        return f"<s2s.{self.kind} of {describe(self.fun)}>"
 
 
 def jacfwd(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:

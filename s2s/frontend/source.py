@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..errors import Origin, S2SError, UnsupportedSyntax
+from ..errors import Origin, S2SError
+from . import verify, wrappers
 
 
 @dataclass(frozen=True)
@@ -133,31 +134,42 @@ def is_generated(fn) -> bool:
 
 
 def load(fn) -> FunctionSource:
-    """The source of a live Python function (``def`` or ``lambda``).
+    """The source of a live Python function (``def`` or ``lambda``): the code that runs when it is called.
 
-    A function transformed by s2s (``s2s.grad(f)``) is read as the function
-    it generated, so transforming it again differentiates generated code.
+    A function transformed by s2s (``s2s.grad(f)``) is read as the function it
+    generated, so transforming it again differentiates generated code;
+    ``jax.jit`` and ``jax.checkpoint`` are looked through; a decorator's wrapper
+    is read as itself, never as the function it wraps (see ``wrappers``).
+    The file's current text must be the code of the live function (``verify``).
     """
-    fn = getattr(fn, "s2s_generated_function", None) or fn
-    fn = inspect.unwrap(fn)
-    if not inspect.isfunction(fn):
-        raise S2SError(
-            f"s2s transforms Python functions defined in source; got {type(fn).__name__} {fn!r}"
-        )
-    path = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    fn = wrappers.readable(fn)
+    code = fn.__code__
+    path = inspect.getsourcefile(fn) or code.co_filename
+    linecache.checkcache(path)  # read the file as it is now, not as linecache last saw it
+    module_text = "".join(_file_lines(path))
     file = parse_function_lines(path, fn)
-    node = _locate(file, fn, fn.__code__.co_firstlineno - file.line_offset)
+    node = _locate(file, fn, code.co_firstlineno - file.line_offset, module_text)
     if node is None and file.line_offset:
         file = parse_file(path)
-        node = _locate(file, fn, fn.__code__.co_firstlineno)
+        node = _locate(file, fn, code.co_firstlineno, module_text)
     if node is None:
-        raise S2SError(f"cannot find the definition of `{fn.__name__}` in {path}:{fn.__code__.co_firstlineno}")
-    name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else fn.__name__
+        raise S2SError(
+            f"cannot find the definition of `{code.co_qualname}` in {path}:{code.co_firstlineno}",
+            hint=f"if {path} changed since it was imported, restart Python or `importlib.reload` its module",
+        )
+    if not verify.matches(file, node, fn, module_text):
+        raise S2SError(
+            f"the text of `{code.co_qualname}` in {path}:{code.co_firstlineno} is not the code that runs: "
+            "the file changed since it was imported, and s2s would differentiate code the program never executes",
+            origin_in(file, node),
+            "restart Python, or `importlib.reload` the module, so that what runs is what the file says",
+        )
+    name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else code.co_name
     return FunctionSource(fn, name, node, file, _environment(fn), is_generated(fn))
 
 
-def _locate(file: ParsedFile, fn, line: int):
-    name = fn.__name__
+def _locate(file: ParsedFile, fn, line: int, module_text: str):
+    name = fn.__code__.co_name
     candidates = []
     for node, pos in file.positions.items():
         if name == "<lambda>" and isinstance(node, cst.Lambda) and pos.start.line == line:
@@ -166,34 +178,10 @@ def _locate(file: ParsedFile, fn, line: int):
             first = pos.start.line - len(node.decorators)
             if first <= line <= pos.start.line + len(node.decorators):
                 candidates.append(node)
-    if len(candidates) > 1 and name == "<lambda>":
-        same = [node for node in candidates if _same_code(file, node, fn)]
-        if not same:  # identical lambdas are the same function: any of them will do
-            raise UnsupportedSyntax(
-                "several lambdas on one line: s2s cannot tell which one to transform",
-                origin_in(file, candidates[0]),
-                "define the function with `def`, or put each lambda on its own line",
-            )
-        return same[0]
+    if len(candidates) > 1:  # lambdas on one line: the one whose code this is (identical ones are one function)
+        same = [node for node in candidates if verify.matches(file, node, fn, module_text)]
+        return same[0] if same else candidates[0]
     return candidates[0] if candidates else None
-
-
-def _same_code(file: ParsedFile, node: cst.Lambda, fn) -> bool:
-    """Whether compiling this lambda's text gives ``fn``'s names, variables and constants.
-
-    (Bytecode itself differs between compile contexts, so it is not compared.)
-    """
-    try:
-        code = compile(file.module.code_for_node(node), "<lambda>", "eval")
-    except SyntaxError:
-        return False
-    inner = next((c for c in code.co_consts if hasattr(c, "co_code")), None)
-
-    def signature(c):
-        consts = tuple(v for v in c.co_consts if not hasattr(v, "co_code"))
-        return c.co_argcount, c.co_names, c.co_varnames, c.co_freevars, consts
-
-    return inner is not None and signature(inner) == signature(fn.__code__)
 
 
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:

@@ -1,0 +1,261 @@
+"""What a callable handed to s2s is, so that what s2s transforms is what the caller runs.
+
+``classify(obj)`` tells, by type and code identity (never by names a user
+object could share), which of these ``obj`` is:
+
+- ``Plain(fn)``: a Python function. Its *own* code runs, so its own code is
+  read: the wrapper of a ``functools.wraps`` decorator is read as the wrapper
+  (its ``__wrapped__`` is never followed);
+- ``Generated(obj)``: a function s2s transformed (``s2s.grad(f)``), read as
+  the module it generated (``obj.s2s_generated_function``);
+- ``Custom(obj)``: an s2s or JAX ``custom_jvp``/``custom_vjp`` function,
+  read with its rule;
+- ``Through(inner, what)``: ``jax.jit``, ``jax.checkpoint``/``jax.remat`` or
+  ``@s2s.transform`` of ``inner``: the same math as ``inner``;
+- ``Partial(func, args, keywords)``: ``functools.partial``;
+- ``Unsupported(what, hint)``: anything else: ``jax.vmap``, ``jax.grad`` and
+  JAX's other transformations, ``np.vectorize``, library functions, bound
+  methods, objects with ``__call__``, builtins.
+
+``target(obj, api)`` follows ``Through`` and ``Partial`` down to a Plain,
+Generated or Custom target and returns it with the ``Binding`` that maps a
+call of ``obj`` onto the target's parameters; anything unsupported on the way
+is an ``S2SError`` naming the wrapper and what to do instead.
+``readable(obj)`` is the plain function whose source a transformation reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import types
+from dataclasses import dataclass
+
+import numpy
+
+from ..binding import Binding
+from ..errors import Origin, S2SError
+
+
+@dataclass(frozen=True)
+class Plain:
+    fn: types.FunctionType
+    library: str | None = None  # "numpy", "jax", "s2s", ... for a function of a library rather than of the program
+
+
+@dataclass(frozen=True)
+class Generated:
+    obj: object  # an ``s2s.api.Transformed`` (not the primal kind)
+
+
+@dataclass(frozen=True)
+class Custom:
+    obj: object
+
+
+@dataclass(frozen=True)
+class Through:
+    inner: object
+    what: str
+
+
+@dataclass(frozen=True)
+class Partial:
+    func: object
+    args: tuple
+    keywords: dict
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    what: str
+    hint: str
+
+
+def _probe(x):  # what JAX's wrappers are recognized by: their code, applied to this
+    return x
+
+
+@functools.cache
+def _jax_kinds(jax) -> tuple[type, dict]:
+    """``jax.jit``'s type and, by the codes of their wrapper functions, JAX's function transformations."""
+    kinds = {}
+    for name in ("vmap", "grad", "value_and_grad", "jacrev", "jacfwd", "hessian", "pmap", "checkpoint"):
+        transform = getattr(jax, name, None)
+        if transform is not None:
+            kinds.setdefault(_fingerprint(transform(_probe)), f"jax.{name}")
+    return type(jax.jit(_probe)), kinds
+
+
+def _fingerprint(fn) -> tuple:
+    """The code of ``fn``, and of the function it wraps when that one is JAX's too (``api_boundary`` wrappers)."""
+    codes = [fn.__code__]
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        inner = cell.cell_contents if name == "fun" else None
+        if inspect.isfunction(inner) and _library_of(inner.__code__) == "jax":
+            codes.append(inner.__code__)
+    return tuple(codes)
+
+
+@functools.cache
+def _library_dirs() -> dict:
+    from .. import runtime
+
+    dirs = {"numpy": numpy.__file__, "s2s": __file__.rsplit(os.sep, 2)[0] + os.sep, "s2s.runtime": runtime.__file__}
+    for name in ("jax", "jaxlib", "scipy"):
+        if name in sys.modules and getattr(sys.modules[name], "__file__", None):
+            dirs[name] = sys.modules[name].__file__
+    return {name: os.path.dirname(path) + os.sep for name, path in dirs.items()}
+
+
+def _library_of(code) -> str | None:
+    """The library (``numpy``, ``jax``, ``s2s``, ...) whose files define ``code``, None for user code."""
+    path = os.path.abspath(code.co_filename)
+    for name, folder in _library_dirs().items():
+        if path.startswith(folder):
+            return "jax" if name == "jaxlib" else ("s2s" if name == "s2s.runtime" else name)
+    return None
+
+
+def _name(obj) -> str:
+    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def classify(obj):
+    """What ``obj`` is, as one of ``Plain``, ``Generated``, ``Custom``, ``Through``, ``Partial``, ``Unsupported``."""
+    from .. import custom
+    from ..api import Transformed
+    from ..jacobians import Jacobian
+
+    if isinstance(obj, Transformed):
+        return Through(obj.fn, "@s2s.transform") if obj.kind == "primal" else Generated(obj)
+    if isinstance(obj, (custom.custom_jvp, custom.custom_vjp)):
+        return Custom(obj)
+    if isinstance(obj, Jacobian):
+        return Unsupported(
+            f"s2s.{obj.kind} of `{_name(obj.fun)}`, which s2s does not transform again",
+            "differentiate `s2s.grad(f)` instead (`s2s.jacfwd(s2s.grad(f))` is the Hessian), or use s2s.hessian",
+        )
+    if isinstance(obj, functools.partial):
+        return Partial(obj.func, obj.args, dict(obj.keywords))
+    jax = sys.modules.get("jax")
+    if jax is not None:
+        jit_type, kinds = _jax_kinds(jax)
+        if isinstance(obj, (jax.custom_jvp, jax.custom_vjp)):
+            return Custom(obj)
+        if isinstance(obj, jit_type):
+            return Through(obj.__wrapped__, "jax.jit")
+        if inspect.isfunction(obj) and _fingerprint(obj) in kinds:
+            kind = kinds[_fingerprint(obj)]
+            if kind == "jax.checkpoint":
+                return Through(obj.__wrapped__, kind)
+            inner = _name(obj.__wrapped__)
+            return Unsupported(
+                f"`{kind}({inner})`: s2s reads the source of `{inner}` and cannot see what {kind} does to it",
+                f"transform the inner function and apply {kind} outside, e.g. `{kind}(s2s.grad({inner}))`",
+            )
+    if inspect.isfunction(obj):
+        return Plain(obj, _library_of(obj.__code__))
+    if isinstance(obj, numpy.vectorize):
+        return Unsupported(
+            f"np.vectorize of `{_name(obj.pyfunc)}`: s2s cannot see what np.vectorize does to it",
+            "write the function with array operations, or apply np.vectorize outside the transformed function",
+        )
+    if inspect.ismethod(obj):
+        return Unsupported(
+            f"bound method `{_name(obj.__func__)}` of a {type(obj.__self__).__name__} object",
+            "transform a function that takes the arrays it needs as arguments",
+        )
+    if isinstance(obj, type):
+        return Unsupported(f"class `{_name(obj)}`", "transform a function")
+    if inspect.isbuiltin(obj) or inspect.isroutine(obj) or isinstance(obj, numpy.ufunc):
+        return Unsupported(
+            f"`{_name(obj)}` is a builtin, not a function defined in Python source",
+            "transform a function of your own that calls it",
+        )
+    return Unsupported(
+        f"a {type(obj).__name__} object: s2s transforms Python functions defined in source",
+        "transform a function (`def`) that does what its `__call__` does",
+    )
+
+
+def _origin(obj) -> Origin | None:
+    """The definition line of the user function inside a wrapper, if there is one, for the error's location."""
+    inner = inspect.unwrap(obj) if hasattr(obj, "__wrapped__") else getattr(obj, "pyfunc", getattr(obj, "__func__", obj))
+    code = getattr(inner, "__code__", None)
+    if code is None or _library_of(code) is not None:
+        return None
+    import linecache
+
+    text = linecache.getline(code.co_filename, code.co_firstlineno)
+    if not text:
+        return None
+    col = len(text) - len(text.lstrip())
+    return Origin(code.co_filename, code.co_firstlineno, col, len(text.rstrip()), text.rstrip("\n"))
+
+
+def unsupported(obj, found: Unsupported, api: str) -> S2SError:
+    return S2SError(f"{api} cannot transform {found.what}", _origin(obj), found.hint)
+
+
+def target(obj, api: str = "s2s"):
+    """``(target, binding)``: the Plain function, Transformed or custom function that runs when ``obj`` is called,
+    and how a call of ``obj`` binds to the target's parameters."""
+    if not callable(obj):
+        raise TypeError(f"{api}: expected a callable value, got {obj!r}")
+    partials = []
+    found = classify(obj)
+    while isinstance(found, (Through, Partial)):
+        if isinstance(found, Partial):
+            partials.append(found)
+            found = classify(found.func)
+        else:
+            found = classify(found.inner)
+    if isinstance(found, Plain) and found.library is not None:
+        name = found.fn.__name__
+        found = Unsupported(
+            f"`{_name(found.fn)}`, a function of {found.library}, not of your program",
+            f"transform a function of your own that calls it: `def f(x): return {name}(x)`",
+        )
+    if isinstance(found, Unsupported):
+        raise unsupported(obj, found, api)
+    if isinstance(found, Generated):
+        binding, fn = found.obj.binding, found.obj
+    else:
+        fn = found.fn if isinstance(found, Plain) else found.obj
+        binding = Binding.of(fn.fun if isinstance(found, Custom) else fn)
+    for p in reversed(partials):
+        binding = binding.partial(p.args, p.keywords)
+    return fn, binding
+
+
+def describe(obj) -> str:
+    """A short name for ``obj`` in messages: ``f``, ``jax.jit(f)``, ``functools.partial(f, ...)``."""
+    found = classify(obj) if callable(obj) else None
+    if isinstance(found, Through):
+        return f"{found.what.lstrip('@')}({describe(found.inner)})"
+    if isinstance(found, Partial):
+        return f"functools.partial({describe(found.func)}, ...)"
+    return _name(obj)
+
+
+def readable(obj):
+    """The plain function whose source s2s reads for ``obj`` (a transformed function: the function it generated)."""
+    found = classify(obj)
+    while not isinstance(found, Plain):
+        if isinstance(found, Generated):
+            found = classify(found.obj.s2s_generated_function)
+        elif isinstance(found, Through):
+            found = classify(found.inner)
+        elif isinstance(found, Custom):
+            found = classify(found.obj.fun)
+        elif isinstance(found, Partial):
+            raise S2SError(f"cannot read `functools.partial` of `{_name(found.func)}` as a function definition", hint="call the function itself")
+        else:
+            raise unsupported(obj, found, "s2s")
+    return found.fn
+
+
+__all__ = ["classify", "target", "readable", "describe", "Plain", "Generated", "Custom", "Through", "Partial", "Unsupported"]
