@@ -143,7 +143,8 @@ def import_file(path: str, name: str):
         raise _failure(path, e, f"cannot import it: {type(e).__name__}: {e.msg}") from None
     except Exception as e:
         hint = f"s2s imports the file with nothing on stdin: {GUARD}" if isinstance(e, EOFError) else None
-        raise _failure(path, e, f"importing it failed: {type(e).__name__}: {e}", hint) from None
+        said = str(e).strip().splitlines()
+        raise _failure(path, e, f"importing it failed: {type(e).__name__}" + (f": {said[0]}" if said else ""), hint) from None
     finally:
         sys.stdin = stdin
     return module
@@ -162,7 +163,7 @@ def _failure(path: str, err: BaseException, message: str, hint: str | None = Non
     mine = [(f, n) for f, n in frames if os.path.abspath(f.f_code.co_filename) == os.path.abspath(path)]
     if not mine:
         return S2SError(f"{path}: {message}", None, hint)
-    deepest, deepest_line = [(f, n) for f, n in frames if not in_library(f.f_code.co_filename)][-1]
+    deepest, deepest_line = [(f, n) for f, n in frames if (f, n) in mine or not in_library(f.f_code.co_filename)][-1]
     if deepest is not mine[-1][0]:  # raised in a module that it imports
         message += f" (at {deepest.f_code.co_filename}:{deepest_line})"
     number = mine[-1][1]
@@ -193,7 +194,8 @@ def quiet_stdout():
     So stdout carries only the generated module, and stays valid Python; a
     line the module leaves open (an ``input`` prompt) is ended.
     """
-    sys.stdout.flush()
+    if sys.stdout is not None:
+        sys.stdout.flush()
     try:
         saved = os.dup(1)
     except OSError:  # no file descriptor 1: only Python's sys.stdout to redirect
