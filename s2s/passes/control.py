@@ -18,7 +18,8 @@ statement right after it:
   ``zip`` and ``reversed`` become ``rt.range``, ... (the runtime iterates
   arrays along axis 0 as one rolled loop, and Python containers at trace
   time). A list that starts empty and gets one ``append`` per iteration
-  becomes the stacked loop output ``ys`` (``np.stack(hs)`` of it is ``hs``).
+  becomes the stacked loop output ``ys``; its reads after the loop compute
+  what Python computes on the list, or are errors (``passes/collected.py``).
 - ``while test`` -> ``carry = rt.while_loop(while_cond, while_body, init)``.
 """
 
@@ -31,6 +32,7 @@ from ..cstutil import call, dotted, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import assigned, live_in, reads, stmt_live_in, used_names, writes
+from .collected import COLLECTED, Kinds, Reads, check_locals
 from .jumps import returns_on_every_path
 
 ITERATION_HELPERS = {"range": "rt.range", "enumerate": "rt.enumerate", "zip": "rt.zip", "reversed": "rt.reversed"}
@@ -77,89 +79,82 @@ def _append_of(stmt):
     return None
 
 
-class _Unstack(cst.CSTTransformer):
-    """``xp.stack(hs)``, ``xp.array(hs)``, ``xp.asarray(hs)`` of a stacked loop output ``hs`` are ``hs``."""
-
-    def __init__(self, stacked):
-        self.stacked = stacked
-
-    def leave_Call(self, original, node):
-        func = dotted(node.func)
-        if func not in ("xp.stack", "xp.array", "xp.asarray") or not node.args:
-            return node
-        first = node.args[0].value
-        if not (isinstance(first, cst.Name) and first.value in self.stacked and node.args[0].keyword is None):
-            return node
-        rest = node.args[1:]
-        if not rest:
-            return first
-        axis = rest[0].value if func == "xp.stack" and len(rest) == 1 and (rest[0].keyword is None or rest[0].keyword.value == "axis") else None
-        if axis is not None:
-            return call("xp.moveaxis", first, cst.Integer("0"), axis)
-        return node
-
-
 class _Lower:
     def __init__(self, fn: ir.Function, namer: Namer):
         self.fn = fn
         self.namer = namer
+        self.appends: dict = {}  # collected list -> the origin of its ``append``
+        self.ever_collected: dict = {}
+        self.exit_kinds = Kinds()
 
     # --- blocks ---------------------------------------------------------------------
-    def block(self, body, defined: set, live_out: set, later=(), empty=frozenset()) -> list:
-        """The lowered statements of ``body``; ``defined`` (names with a value) grows as it goes."""
+    def block(self, body, defined: set, live_out: set, later=(), empty=frozenset(), kinds=None) -> list:
+        """The lowered statements of ``body``; ``defined`` (names with a value) grows as it goes.
+
+        ``kinds`` says which names hold lists collected by ``append`` (``collected``):
+        their reads are rewritten to compute what Python computes on the lists.
+        """
         lives, live = [], set(live_out)
         for stmt in reversed(body):
             lives.append(live)
             live = stmt_live_in(stmt, live)
         lives.reverse()
-        empty, stacked, out = set(empty), set(), []
+        empty, kinds, out = set(empty), (kinds or Kinds()).copy(), []
         for i, (stmt, live_after) in enumerate(zip(body, lives)):
             rest = (*body[i + 1 :], *later)
-            if isinstance(stmt, (ir.Assign, ir.Return)):
-                if stacked:
-                    stmt = _replace_value(stmt, stmt.value.visit(_Unstack(stacked)))
+            reads_ = Reads(self.fn, kinds, stmt.origin)
+            if isinstance(stmt, ir.Assign):
+                value, kind = reads_.value(stmt.value)
+                stmt = ir.Assign(stmt.target, value, stmt.origin)
                 out.append(stmt)
-                if isinstance(stmt, ir.Assign):
-                    bound = writes(stmt)
-                    defined |= bound
-                    stacked -= bound
-                    empty -= bound
-                    if isinstance(stmt.value, cst.List) and not stmt.value.elements:
-                        empty |= bound
-            elif isinstance(stmt, ir.If) and returns_on_every_path([stmt]):
-                out += self.returning_if(stmt, defined, empty)
+                bound = writes(stmt)
+                defined |= bound
+                empty -= bound
+                for name in bound:
+                    kinds.bind(name, kind if isinstance(stmt.target, cst.Name) else None, stmt.origin)
+                if isinstance(stmt.value, cst.List) and not stmt.value.elements:
+                    empty |= bound
+            elif isinstance(stmt, ir.Return):
+                out.append(ir.Return(reads_.item(stmt.value), stmt.origin))
             elif isinstance(stmt, ir.If):
-                out += self.if_(stmt, defined, live_after, rest, empty)
+                stmt = ir.If(reads_.test(stmt.test), stmt.body, stmt.orelse, stmt.origin)
+                if returns_on_every_path([stmt]):
+                    out += self.returning_if(stmt, defined, empty, kinds)
+                else:
+                    out += self.if_(stmt, defined, live_after, rest, empty, kinds)
             elif isinstance(stmt, ir.For):
-                lowered, lists = self.for_(stmt, defined, live_after, rest, empty)
+                stmt = ir.For(stmt.target, reads_.iterable(stmt.iter), stmt.body, stmt.origin)
+                lowered, lists = self.for_(stmt, defined, live_after, rest, empty, kinds)
                 out += lowered
-                stacked |= lists
                 empty -= lists
             elif isinstance(stmt, ir.While):
-                out += self.while_(stmt, defined, live_after, rest)
+                stmt = ir.While(reads_.test(stmt.test), stmt.body, stmt.origin)
+                out += self.while_(stmt, defined, live_after, rest, kinds)
             elif isinstance(stmt, ir.Def):  # already lowered (generated code read again)
                 out.append(stmt)
                 defined.add(stmt.function.name)
             else:
                 raise AssertionError(f"unexpected statement {type(stmt).__name__}")
+        self.exit_kinds = kinds  # what the names hold at the block's end (read by ``function``'s caller)
         return out
 
-    def function(self, base, params, body, defined, result, later, empty, origin, prelude=()) -> ir.Function:
-        """A local function ``base(params)`` running ``body`` then returning ``result`` (None: the body returns)."""
+    def function(self, base, params, body, defined, result, later, empty, origin, prelude=(), kinds=None):
+        """A local function ``base(params)`` running ``body`` then returning ``result`` (None: the body returns),
+        and the ``Kinds`` of the names at the end of ``body``."""
         name = self.namer.fresh(base)
         inner = set(defined) | set(params)
         live_out = names_in(result) if result is not None else set()
-        stmts = list(prelude) + self.block(body, inner, live_out, later, empty)
+        stmts = list(prelude) + self.block(body, inner, live_out, later, empty, kinds)
         if result is not None:
             stmts.append(ir.Return(result))
-        return ir.Function(name, tuple(ir.Param(p) for p in params), tuple(stmts), origin)
+        return ir.Function(name, tuple(ir.Param(p) for p in params), tuple(stmts), origin), self.exit_kinds
 
     # --- if -------------------------------------------------------------------------
     def _operands(self, stmt, defined):
         changed = assigned(stmt.body) | assigned(stmt.orelse)
         return _ordered(changed & defined, [stmt])
 
-    def if_(self, stmt, defined, live_after, later, empty) -> list:
+    def if_(self, stmt, defined, live_after, later, empty, kinds) -> list:
         changed = assigned(stmt.body) | assigned(stmt.orelse)
         results = _ordered(changed & live_after, [stmt])
         for name in results:
@@ -176,16 +171,17 @@ class _Lower:
         if not results:
             return []  # nothing the branches compute is used: the statement has no effect
         operands = self._operands(stmt, defined)
-        t = self.function("if_true", operands, stmt.body, defined, _names(results), later, empty, stmt.origin)
-        f = self.function("if_false", operands, stmt.orelse, defined, _names(results), later, empty, stmt.origin)
+        t, t_kinds = self.function("if_true", operands, stmt.body, defined, _names(results), later, empty, stmt.origin, kinds=kinds)
+        f, f_kinds = self.function("if_false", operands, stmt.orelse, defined, _names(results), later, empty, stmt.origin, kinds=kinds)
         value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
         defined |= set(results)
+        kinds.join(results, [t_kinds, f_kinds], stmt.origin)
         return [ir.Def(t, stmt.origin), ir.Def(f, stmt.origin), ir.Assign(_names(results), value, stmt.origin)]
 
-    def returning_if(self, stmt, defined, empty) -> list:
+    def returning_if(self, stmt, defined, empty, kinds) -> list:
         operands = self._operands(stmt, defined)
-        t = self.function("if_true", operands, stmt.body, defined, None, (), empty, stmt.origin)
-        f = self.function("if_false", operands, stmt.orelse, defined, None, (), empty, stmt.origin)
+        t, _ = self.function("if_true", operands, stmt.body, defined, None, (), empty, stmt.origin, kinds=kinds)
+        f, _ = self.function("if_false", operands, stmt.orelse, defined, None, (), empty, stmt.origin, kinds=kinds)
         result = self.namer.fresh(self.fn.name)
         value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
         return [
@@ -227,7 +223,7 @@ class _Lower:
             return name, []
         return name, [ir.Assign(_names(carried), cst.Name(name))]
 
-    def for_(self, stmt, defined, live_after, later, empty):
+    def for_(self, stmt, defined, live_after, later, empty, kinds):
         targets = ir.target_names(stmt.target)
         for name in targets:
             if name in live_after:
@@ -253,18 +249,28 @@ class _Lower:
         ys = [lists[name] for name in lists]
         result = cst.Tuple([cst.Element(_names(carried)), cst.Element(_names(ys) if ys else cst.Name("None"))])
         inner_defined = set(defined) | set(carried) | set(targets)
-        fn = self.function(
-            "for_body", (carry, item), body, inner_defined, result, later, frozenset(), stmt.origin, (*unpack, *unpack_item)
+        inner = kinds.copy()
+        for name in targets:
+            inner.bind(name, None, None)
+        fn, body_kinds = self.function(
+            "for_body", (carry, item), body, inner_defined, result, later, frozenset(), stmt.origin, (*unpack, *unpack_item), inner
         )
         xs = self.iteration(stmt.iter)
         init = _names(carried)
         value = call("rt.scan", cst.Name(fn.name), init, xs)
         outputs = cst.Tuple([cst.Element(_names(carried) if carried else cst.Name("_")), cst.Element(_names(list(lists)) if lists else cst.Name("_"))])
         defined |= set(carried) | set(lists)
+        kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)  # the carry after zero steps, or after one more
+        for name in lists:
+            kinds.bind(name, COLLECTED, self.appends[name])
+            self.ever_collected[name] = self.appends[name]
         return [ir.Def(fn, stmt.origin), ir.Assign(outputs, value, stmt.origin)], set(lists)
 
     def _collected(self, stmt, empty) -> dict:
-        """Lists that grow by one ``append`` per iteration: name -> the name of the per-step item."""
+        """Lists that grow by one ``append`` per iteration: name -> the name of the per-step item.
+
+        An inner loop's appends to a list that this loop's body makes are the inner loop's.
+        """
         lists = {}
         for inner in ir.walk(stmt.body):
             found = _append_of(inner)
@@ -273,6 +279,8 @@ class _Lower:
             name = found[0]
             top = [s for s in stmt.body if _append_of(s) is not None and _append_of(s)[0] == name]
             other = [s for s in ir.walk(stmt.body) if name in writes(s) and _append_of(s) is None]
+            if other and not any(inner is s for s in _outside_loops(stmt.body)):
+                continue  # a list of the body's own, collected by an inner loop
             if len(top) != 1 or inner not in top or other:
                 raise UnsupportedSyntax(
                     f"the list `{name}` does not grow by exactly one `append` per iteration",
@@ -285,7 +293,16 @@ class _Lower:
                     inner.origin,
                     f"write `{name} = []` right before the loop",
                 )
+            read = _first(stmt.body, lambda s: name in (names_in(_append_of(s)[1]) if s is inner else reads(s)))
+            if read is not None:
+                raise UnsupportedSyntax(
+                    f"the list `{name}` is read in the loop that collects it ({_line(inner.origin)}): s2s collects its "
+                    "items as the loop's outputs, which exist only after the loop",
+                    read,
+                    "keep what the loop needs in a variable of its own (the last item, a count), or preallocate an array and write into it",
+                )
             lists[name] = self.namer.fresh(f"{name}_item")
+            self.appends[name] = inner.origin
         return lists
 
     def iteration(self, node, nested=False) -> cst.BaseExpression:
@@ -300,7 +317,7 @@ class _Lower:
             return node  # the helpers take any sequence
         return call("rt.iterate", node)
 
-    def while_(self, stmt, defined, live_after, later) -> list:
+    def while_(self, stmt, defined, live_after, later, kinds) -> list:
         for inner in ir.walk(stmt.body):
             if _append_of(inner) is not None:
                 raise UnsupportedSyntax(
@@ -315,11 +332,21 @@ class _Lower:
             return []  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
         inner_defined = set(defined) | set(carried)
-        test = self.function("while_cond", (carry,), (), inner_defined, stmt.test, later, frozenset(), stmt.origin, unpack)
-        body = self.function("while_body", (carry,), stmt.body, inner_defined, _names(carried), later, frozenset(), stmt.origin, unpack)
+        test, _ = self.function("while_cond", (carry,), (), inner_defined, stmt.test, later, frozenset(), stmt.origin, unpack, kinds)
+        body, body_kinds = self.function("while_body", (carry,), stmt.body, inner_defined, _names(carried), later, frozenset(), stmt.origin, unpack, kinds)
         value = call("rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried))
         defined |= set(carried)
+        kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
         return [ir.Def(test, stmt.origin), ir.Def(body, stmt.origin), ir.Assign(_names(carried), value, stmt.origin)]
+
+
+def _outside_loops(body):
+    """The statements of ``body``, nested ``if`` blocks included, not those inside nested loops."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ir.If):
+            yield from _outside_loops(stmt.body)
+            yield from _outside_loops(stmt.orelse)
 
 
 class _Appends:
@@ -339,14 +366,10 @@ class _Appends:
         return out
 
 
-def _replace_value(stmt, value):
-    if isinstance(stmt, ir.Assign):
-        return ir.Assign(stmt.target, value, stmt.origin)
-    return ir.Return(value, stmt.origin)
-
-
 def control(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     namer = namer or Namer(used_names(fn))
-    body = _Lower(fn, namer).block(fn.body, set(fn.param_names), set())
+    lower = _Lower(fn, namer)
+    body = lower.block(fn.body, set(fn.param_names), set())
+    check_locals(fn, lower.ever_collected)
     locals_ = {name: control(local, namer) for name, local in fn.locals.items()}
     return fn.with_body(body, locals=locals_)

@@ -1,0 +1,333 @@
+"""Lists collected by ``append`` in a loop, read after it: each read computes what Python computes on the list, or is an error.
+
+After ``for ...: hs.append(h)`` the lowered code holds ``hs`` as the loop's
+stacked outputs (one array, the items along axis 0) where the program holds a
+list of them. ``Reads`` rewrites the expressions that read such a *collected*
+value (its name, a slice of it, a concatenation with it) so that they compute
+what Python computes on the list, gradients included:
+
+- reads where a list of equal-shaped items and their stacked array agree stay
+  as they are: ``np.stack(hs)``, ``np.array(hs)``, ``np.asarray(hs)`` are
+  ``hs`` (``np.stack(hs, axis=k)`` moves the axis); NumPy functions that take
+  an array (``np.sum(hs)``, ``np.tanh(hs)``, ``W @ hs``); ``len(hs)``,
+  ``hs[i]``, ``hs.shape``; ``for h in hs`` (one rolled loop), ``enumerate``,
+  ``zip`` and ``reversed`` of it;
+- list operations are computed on the stacked form, which stays collected:
+  ``hs[a:b]``, ``hs[::-1]``; ``[h0] + hs``, ``hs + [h]`` and ``hs + gs``
+  (``np.concatenate`` of the stacked parts); ``hs.append(v)`` and ``hs[i] = v``
+  after the loop;
+- where the list itself is read (an argument of your function, of
+  ``np.concatenate``-like functions that take a sequence of arrays, of
+  ``list``, an item of a container, the returned value), ``rt.unstack(hs)``
+  gives the list of items;
+- reads whose meaning on a list cannot be computed on the stacked form are
+  errors at the user's line that say what to write: ``hs * k`` (repetition),
+  ``hs + v`` where ``v`` is not known to be a list, comparisons, the truth of
+  ``hs``, ``hs[i, j]``, slice writes, a name that is a list on some paths only,
+  and local functions that read a collected list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call, dotted, names_in
+from ..errors import UnsupportedSyntax
+
+COLLECTED, LIST, UNKNOWN = "collected", "list", "unknown"  # the kinds of value an expression may have
+AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
+SEQUENCE_OPS = frozenset({"xp.concatenate", "xp.hstack", "xp.vstack", "xp.dstack", "xp.column_stack", "xp.row_stack", "xp.block", "xp.linalg.multi_dot"})
+ITERATION = frozenset({"range", "enumerate", "zip", "reversed", "rt.iterate", "rt.items", "rt.keys", "rt.values"})
+LOGICAL = frozenset({"xp.logical_not", "xp.logical_and", "xp.logical_or"})
+
+
+@dataclass
+class Kinds:
+    """What the names of a block hold at a point: collected lists (name -> the line collecting them),
+    names bound to list displays, and names that are collected lists on some paths only (-> where)."""
+
+    collected: dict = field(default_factory=dict)
+    lists: set = field(default_factory=set)
+    unknown: dict = field(default_factory=dict)
+
+    def copy(self) -> "Kinds":
+        return Kinds(dict(self.collected), set(self.lists), dict(self.unknown))
+
+    def kind(self, name: str):
+        if name in self.collected:
+            return COLLECTED
+        if name in self.unknown:
+            return UNKNOWN
+        return LIST if name in self.lists else None
+
+    def bind(self, name: str, kind, where) -> None:
+        self.collected.pop(name, None)
+        self.unknown.pop(name, None)
+        self.lists.discard(name)
+        if kind == COLLECTED:
+            self.collected[name] = where
+        elif kind == UNKNOWN:
+            self.unknown[name] = where
+        elif kind == LIST:
+            self.lists.add(name)
+
+    def join(self, names, paths, origin) -> None:
+        """After a branch or loop: ``names`` hold, on each path, what the ``Kinds`` in ``paths`` say."""
+        for name in names:
+            kinds = {p.kind(name) for p in paths}
+            if len(kinds) == 1:
+                (kind,) = kinds
+                where = next((p.collected.get(name) or p.unknown.get(name) for p in paths if kind in (COLLECTED, UNKNOWN)), None)
+                self.bind(name, kind, where)
+            elif kinds & {COLLECTED, UNKNOWN}:
+                self.bind(name, UNKNOWN, origin)
+            else:
+                self.bind(name, None, None)
+
+
+def _line(origin) -> str:
+    return f"line {origin.line}" if origin is not None else "a loop"
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+class Reads:
+    """Rewrites the expressions of one statement that read collected lists (``Kinds`` of the block)."""
+
+    def __init__(self, fn: ir.Function, kinds: Kinds, origin):
+        self.fn = fn
+        self.kinds = kinds
+        self.origin = origin
+
+    # --- errors ---------------------------------------------------------------------------
+    def fail(self, node, message, hint):
+        raise UnsupportedSyntax(message, ir.origin_of(self.fn, node, self.origin), hint)
+
+    def _describe(self, node) -> str:
+        names = sorted(n for n in names_in(node) if self.kinds.kind(n) in (COLLECTED, UNKNOWN))
+        name = names[0] if names else _code(node)
+        if name in self.kinds.unknown:
+            return f"`{name}`"
+        return f"the list `{name}` (collected by `append` at {_line(self.kinds.collected.get(name))})"
+
+    def unknown(self, node):
+        name = next(n for n in sorted(names_in(node)) if n in self.kinds.unknown)
+        self.fail(
+            node,
+            f"`{name}` is a list collected by `append` on some paths only (it is assigned at "
+            f"{_line(self.kinds.unknown[name])}), so s2s cannot tell what `{_code(node)}` means",
+            f"give the new value of `{name}` a name of its own",
+        )
+
+    # --- consumers ------------------------------------------------------------------------
+    def item(self, node):
+        """``node`` where Python reads the list itself: ``rt.unstack`` of a collected value."""
+        new, kind = self.expr(node)
+        if kind == UNKNOWN:
+            self.unknown(node)
+        return call("rt.unstack", new) if kind == COLLECTED else new
+
+    def array(self, node):
+        """``node`` where a list and its stacked array are alike."""
+        return self.expr(node)[0]
+
+    def test(self, node):
+        """A branch or loop test: the truth of a list is whether it is empty."""
+        if isinstance(node, cst.Call) and dotted(node.func) in LOGICAL:
+            return node.with_changes(args=[a.with_changes(value=self.test(a.value)) for a in node.args])
+        new, kind = self.expr(node)
+        if kind in (COLLECTED, UNKNOWN):
+            self.fail(node, f"the truth of {self._describe(node)} is whether it is empty", f"test `len({_code(node)}) > 0`")
+        return new
+
+    def iterable(self, node):
+        """A ``for`` loop's iterable: iterating a collected value visits its items, one rolled loop."""
+        if isinstance(node, cst.Call) and (dotted(node.func) in ITERATION):
+            return node.with_changes(args=[a.with_changes(value=self.iterable(a.value)) for a in node.args])
+        return self.expr(node)[0]
+
+    def value(self, node):
+        """The value of an assignment: the rewritten expression and its kind."""
+        return self.expr(node)
+
+    # --- expressions ------------------------------------------------------------------------
+    def expr(self, node):
+        """``(rewritten node, kind)``: kind is COLLECTED, LIST (a list display), UNKNOWN or None."""
+        if not names_in(node) & (set(self.kinds.collected) | set(self.kinds.unknown) | self.kinds.lists):
+            return node, (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, f"`{_code(node)}` reads {self._describe(node)} in a way s2s does not support", "use `np.stack(...)` of the list")
+        return method(node)
+
+    def _Name(self, node):
+        return node, self.kinds.kind(node.value)
+
+    def _List(self, node):
+        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), LIST
+
+    def _Tuple(self, node):
+        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), None
+
+    def _Dict(self, node):
+        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), None
+
+    def _Attribute(self, node):
+        return node.with_changes(value=self.array(node.value)), None
+
+    def _Subscript(self, node):
+        base, kind = self.expr(node.value)
+        elements = [e.with_changes(slice=self._index(e.slice)) for e in node.slice]
+        new = node.with_changes(value=base, slice=elements)
+        if kind not in (COLLECTED, UNKNOWN):
+            return new, None
+        if len(node.slice) != 1:
+            self.fail(node, f"`{_code(node)}` indexes {self._describe(node)} with a tuple", f"index its stacked items: `np.stack({_code(node.value)})[...]`")
+        if isinstance(node.slice[0].slice, cst.Slice):
+            return new, kind  # a slice of a list is a list
+        return new, None
+
+    def _index(self, index):
+        if isinstance(index, cst.Index):
+            return index.with_changes(value=self.array(index.value))
+        parts = {k: self.array(getattr(index, k)) for k in ("lower", "upper", "step") if getattr(index, k) is not None}
+        return index.with_changes(**parts)
+
+    def _BinaryOperation(self, node):
+        if isinstance(node.operator, cst.Add):
+            terms = _terms(node)
+            parts = [self.expr(t) for t in terms]
+            kinds = {k for _, k in parts}
+            if UNKNOWN in kinds:
+                self.unknown(node)
+            if COLLECTED in kinds:
+                return self._concatenate(node, terms, parts), COLLECTED
+            if kinds == {LIST}:
+                return _joined([p for p, _ in parts]), LIST
+            return _joined([p for p, _ in parts]), None
+        left, lk = self.expr(node.left)
+        right, rk = self.expr(node.right)
+        if {lk, rk} & {COLLECTED, UNKNOWN}:
+            if isinstance(node.operator, cst.Multiply):
+                self.fail(
+                    node,
+                    f"`{_code(node)}` repeats {self._describe(node)} when the other operand is an integer, "
+                    "and s2s holds the list as one stacked array",
+                    "scale the items: `np.stack(...) * k`; repeat the list by joining it: `hs + hs`",
+                )
+        return node.with_changes(left=left, right=right), None
+
+    def _concatenate(self, node, terms, parts):
+        stacked = []
+        for term, (new, kind) in zip(terms, parts):
+            if kind == COLLECTED:
+                stacked.append(new)
+            elif isinstance(term, cst.List) and not term.elements:
+                continue  # ``[] + hs``
+            elif kind == LIST:
+                stacked.append(call("xp.stack", new))
+            else:
+                self.fail(
+                    node,
+                    f"`{_code(node)}` adds to {self._describe(node)} a value `{_code(term)}` that is not known to be a list: "
+                    "Python joins two lists but adds an array to each item, and s2s holds the list as one stacked array",
+                    f"join lists: `... + [{_code(term)}]`; add elementwise: `np.stack(...) + {_code(term)}`",
+                )
+        if len(stacked) == 1:
+            return stacked[0]
+        return call("xp.concatenate", cst.List([cst.Element(s) for s in stacked]))
+
+    def _UnaryOperation(self, node):
+        if isinstance(node.operator, cst.Not):
+            return node.with_changes(expression=self.test(node.expression)), None
+        return node.with_changes(expression=self.array(node.expression)), None
+
+    def _BooleanOperation(self, node):
+        return node.with_changes(left=self.test(node.left), right=self.test(node.right)), None
+
+    def _Comparison(self, node):
+        for part in (node.left, *(c.comparator for c in node.comparisons)):
+            if self.expr(part)[1] in (COLLECTED, UNKNOWN):
+                self.fail(node, f"`{_code(node)}` compares {self._describe(part)}", "compare its stacked items, `np.stack(...)`, or its length, `len(...)`")
+        comparisons = [c.with_changes(comparator=self.array(c.comparator)) for c in node.comparisons]
+        return node.with_changes(left=self.array(node.left), comparisons=comparisons), None
+
+    def _IfExp(self, node):
+        return node.with_changes(test=self.test(node.test), body=self.item(node.body), orelse=self.item(node.orelse)), None
+
+    def _Call(self, node):
+        func = dotted(node.func) or ""
+        args = list(node.args)
+        kind = None
+        if args and args[0].keyword is None and not args[0].star:
+            first, kind = self.expr(args[0].value)
+            if kind == COLLECTED:
+                special = self._collected_call(node, func, first, args)
+                if special is not None:
+                    return special
+            if kind == UNKNOWN and func in AS_ARRAY | SEQUENCE_OPS | {"list", "xp.copy", "rt.append", "rt.index_set"}:
+                self.unknown(args[0].value)
+        if func in SEQUENCE_OPS or func == "list":
+            new = [args[0].with_changes(value=self.item(args[0].value))] + [a.with_changes(value=self.array(a.value)) for a in args[1:]]
+            return node.with_changes(args=new), (LIST if func == "list" else None)
+        if func.startswith("xp.") or func in ("len", "rt.stop_gradient"):
+            new = node.with_changes(args=[a.with_changes(value=self.array(a.value)) for a in args])
+            return new, (kind if func == "rt.stop_gradient" else None)  # stop_gradient of a list is a list
+        return node.with_changes(args=[a.with_changes(value=self.item(a.value)) for a in args]), None
+
+    def _collected_call(self, node, func, first, args):
+        """Calls whose first argument is a collected value and whose result is computed on the stacked form."""
+        rest = args[1:]
+        if func in AS_ARRAY and not rest:
+            return first, None
+        if func == "xp.stack" and len(rest) == 1 and (rest[0].keyword is None or rest[0].keyword.value == "axis"):
+            return call("xp.moveaxis", first, cst.Integer("0"), self.array(rest[0].value)), None
+        if func == "list" and not rest:
+            return call("rt.unstack", first), LIST
+        if func == "xp.copy" and not rest:  # ``hs.copy()``: a list again
+            return node.with_changes(args=[args[0].with_changes(value=first)]), COLLECTED
+        if func == "rt.append":  # ``hs.append(v)`` after the loop
+            return call("xp.concatenate", cst.List([cst.Element(first), cst.Element(call("xp.stack", cst.List([cst.Element(self.array(rest[0].value))])))])), COLLECTED
+        if func == "rt.index_set":  # ``hs[i] = v``: a new item in place of one
+            index = rest[0].value
+            if isinstance(index, (cst.Subscript, cst.Tuple, cst.Slice)):
+                self.fail(
+                    node,
+                    f"a write into a slice of {self._describe(args[0].value)} replaces items, and may change the list's length",
+                    "build the new list from slices: `hs[:a] + [v] + hs[b:]`",
+                )
+            return node.with_changes(args=[args[0].with_changes(value=first)] + [a.with_changes(value=self.array(a.value)) for a in rest]), COLLECTED
+        return None
+
+
+def _terms(node):
+    """The operands of a chain of ``+``: ``a + b + c`` -> ``[a, b, c]``."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _terms(node.left) + _terms(node.right)
+    return [node]
+
+
+def _joined(parts):
+    out = parts[0]
+    for part in parts[1:]:
+        out = cst.BinaryOperation(out, cst.Add(), part)
+    return out
+
+
+def check_locals(fn: ir.Function, ever_collected: dict) -> None:
+    """A local function that reads a list collected in the enclosing one is an error (it would read the stacked array)."""
+    from .dataflow import free_names
+
+    for local in fn.locals.values():
+        read = sorted(free_names(local) & set(ever_collected))
+        if read:
+            raise UnsupportedSyntax(
+                f"the local function `{local.name}` reads `{read[0]}`, a list collected by `append` at {_line(ever_collected[read[0]])}",
+                local.origin,
+                f"pass it the list as an argument (`{local.name}(..., {read[0]})`), or `np.stack({read[0]})`",
+            )

@@ -1,0 +1,275 @@
+"""Regressions of issue 10 ("no silent wrong answer") in control flow, against JAX and finite differences.
+
+- Second derivatives through loops whose steps branch (``break``, ``continue``,
+  ``return`` in a loop, an ``if`` in a loop): reverse over reverse
+  (``s2s.grad(s2s.grad(f))``, and ``s2s.grad`` of a function calling
+  ``s2s.grad(f)``) and forward over reverse (``s2s.hessian``) against
+  ``jax.hessian`` of a ``jax.numpy`` twin, on both backends. A ``while``
+  loop's gradient differentiated again in reverse mode is an error (not a value).
+- Loops over ``range`` with a traced bound (a JAX integer under ``jax.jit``):
+  loops without per-step residuals, several in a row, ``range(a, b, step)`` and
+  ``reversed``, against ``jax.grad`` of ``fori_loop`` twins for several trip
+  counts (zero included); their gradient differentiated again in reverse mode is
+  an error naming the way that works (forward over reverse).
+- Lists collected by ``append`` in a loop and used after it
+  (``tests/programs/collected.py``): each use computes what the NumPy program
+  computes, with gradients matching finite differences, or is an ``S2SError``
+  at the user's line.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import s2s
+
+jax.config.update("jax_enable_x64", True)
+
+BACKENDS = ("numpy", "xla")
+
+
+def _close(a, b, tol=1e-8):
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=tol, atol=tol)
+
+
+# --- second derivatives through loops with jumps --------------------------------------------
+
+
+def break_loop(x):
+    s = 0.0
+    for i in range(10):
+        s = s + np.sin(x * i)
+        if s > 1.5:
+            break
+    return s
+
+
+def break_loop_jax(x):
+    def body(c, i):
+        s, done = c
+        s = jnp.where(done, s, s + jnp.sin(x * i))
+        return (s, done | (s > 1.5)), None
+
+    return jax.lax.scan(body, (0.0, False), jnp.arange(10))[0][0]
+
+
+def continue_loop(x):
+    s = 0.0
+    for i in range(6):
+        t = np.sin(x * i)
+        if t < 0.0:
+            continue
+        s = s + t * t
+    return s
+
+
+def continue_loop_jax(x):
+    def body(s, i):
+        t = jnp.sin(x * i)
+        return jnp.where(t < 0.0, s, s + t * t), None
+
+    return jax.lax.scan(body, 0.0, jnp.arange(6))[0]
+
+
+def return_in_loop(x):
+    s = x
+    for i in range(6):
+        s = s * np.cos(s) + x
+        if s > 1.0:
+            return s * s
+    return s
+
+
+def return_in_loop_jax(x):
+    def body(c, i):
+        s, done = c
+        s = jnp.where(done, s, s * jnp.cos(s) + x)
+        return (s, done | (s > 1.0)), None
+
+    s, done = jax.lax.scan(body, (x, False), jnp.arange(6))[0]
+    return jnp.where(done, s * s, s)
+
+
+def branch_in_loop(x):
+    s = 0.0
+    for i in range(5):
+        if s < 1.5:
+            s = s + np.sin(x * i) ** 2
+        else:
+            s = s * np.cos(x)
+    return s
+
+
+def branch_in_loop_jax(x):
+    def body(s, i):
+        return jnp.where(s < 1.5, s + jnp.sin(x * i) ** 2, s * jnp.cos(x)), None
+
+    return jax.lax.scan(body, 0.0, jnp.arange(5))[0]
+
+
+def vector_break(x):
+    h = x
+    for i in range(8):
+        h = np.tanh(h * 1.3 + 0.2 * i)
+        if np.sum(h) > 1.2:
+            break
+        h = h * np.cos(x)
+    return np.sum(h * h)
+
+
+def vector_break_jax(x):
+    def body(c, i):
+        h, done = c
+        step = jnp.tanh(h * 1.3 + 0.2 * i)
+        stop = jnp.sum(step) > 1.2
+        new = jnp.where(stop, step, step * jnp.cos(x))
+        return (jnp.where(done, h, new), done | stop), None
+
+    return jnp.sum(jax.lax.scan(body, (x, False), jnp.arange(8))[0][0] ** 2)
+
+
+SCALAR = [
+    (break_loop, break_loop_jax, (0.7, 0.2)),
+    (continue_loop, continue_loop_jax, (0.9, 0.4)),
+    (return_in_loop, return_in_loop_jax, (0.3, 0.6)),
+    (branch_in_loop, branch_in_loop_jax, (0.7, 1.1)),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f, twin, points", SCALAR, ids=[c[0].__name__ for c in SCALAR])
+def test_second_derivative_through_loop_with_jumps(f, twin, points, backend):
+    grad_of_grad = s2s.grad(s2s.grad(f, backend=backend), backend=backend)
+    hessian = s2s.hessian(f, backend=backend)
+    for x in points:
+        want = jax.hessian(twin)(x)
+        _close(grad_of_grad(x), want)
+        _close(hessian(x), want)
+
+
+# a module-level gradient, called by a function s2s differentiates again (reverse over reverse)
+vector_break_grad = s2s.grad(vector_break)
+
+
+def directional(x, v):
+    return np.sum(vector_break_grad(x) * v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reverse_over_reverse_of_vector_loop_with_break(backend):
+    v = np.array([0.3, -1.0, 0.5])
+    for x in (np.array([0.1, 0.2, -0.3]), np.array([0.5, 0.4, 0.3])):
+        want = jax.hessian(vector_break_jax)(x)
+        _close(s2s.grad(directional, backend=backend)(x, v), want @ v)
+        _close(s2s.hessian(vector_break, backend=backend)(x), want)
+
+
+def while_with_break(x):
+    s = x
+    n = 0
+    while n < 8:
+        s = np.sin(s) + x
+        n = n + 1
+        if s > 1.2:
+            break
+    return s
+
+
+def while_with_break_jax(x):
+    def body(c, i):
+        s, done = c
+        s = jnp.where(done, s, jnp.sin(s) + x)
+        return (s, done | (s > 1.2)), None
+
+    return jax.lax.scan(body, (x, False), jnp.arange(8))[0][0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_while_loop_second_derivatives(backend):
+    with pytest.raises(s2s.S2SError, match="reverse of a `while` loop"):
+        s2s.grad(s2s.grad(while_with_break, backend=backend), backend=backend)(0.4)
+    _close(s2s.hessian(while_with_break, backend=backend)(0.4), jax.hessian(while_with_break_jax)(0.4))
+
+
+# --- loops over a range with a traced bound ------------------------------------------------
+
+
+def loops_in_a_row(x, n):
+    s = x
+    for i in range(n + 1):
+        s = s * 1.0 + 1.0
+    for i in range(n):
+        s = s + x
+    return np.sum(s)
+
+
+def loops_in_a_row_jax(x, n):
+    s = jax.lax.fori_loop(0, n + 1, lambda i, s: s * 1.0 + 1.0, x)
+    return jnp.sum(jax.lax.fori_loop(0, n, lambda i, s: s + x, s))
+
+
+def ranges_with_steps(x, n):
+    s = x
+    for i in range(1, n):
+        s = np.sin(s) + 0.1 * i
+    for i in range(n, 0, -1):
+        s = s + 0.5
+    for i in reversed(range(n)):
+        s = s * x
+    return np.sum(s)
+
+
+def ranges_with_steps_jax(x, n):
+    s = jax.lax.fori_loop(1, n, lambda i, s: jnp.sin(s) + 0.1 * i, x)
+    s = jax.lax.fori_loop(0, n, lambda i, s: s + 0.5, s)
+    return jnp.sum(jax.lax.fori_loop(0, n, lambda i, s: s * x, s))
+
+
+def traced_range_with_break(x, n):
+    s = x
+    for i in range(n + 2):
+        s = np.tanh(s) * 1.5
+        if np.sum(s) > 2.0:
+            break
+    return np.sum(s * s)
+
+
+def traced_range_with_break_jax(x, n):
+    def body(i, c):
+        s, done = c
+        new = jnp.tanh(s) * 1.5
+        return jnp.where(done, s, new), done | (jnp.sum(new) > 2.0)
+
+    return jnp.sum(jax.lax.fori_loop(0, n + 2, body, (x, False))[0] ** 2)
+
+
+TRACED = [(loops_in_a_row, loops_in_a_row_jax), (ranges_with_steps, ranges_with_steps_jax), (traced_range_with_break, traced_range_with_break_jax)]
+
+
+@pytest.mark.parametrize("f, twin", TRACED, ids=[c[0].__name__ for c in TRACED])
+def test_traced_range_gradients(f, twin):
+    x = np.array([0.3, -0.5, 0.9])
+    compiled = jax.jit(s2s.grad(f))  # `n` traced: one compilation for every trip count
+    eager = s2s.grad(f, backend="numpy")
+    for n in (0, 1, 3):
+        want = jax.grad(twin)(x, n)
+        _close(s2s.grad(f)(x, jnp.int32(n)), want)
+        _close(compiled(x, n), want)
+        _close(eager(x, n), want)
+    _close(s2s.hessian(f)(x, jnp.int32(3)), jax.hessian(twin)(x, 3))
+
+
+def test_reverse_over_reverse_of_traced_range_is_an_error_or_exact():
+    x = np.array([0.3, -0.5, 0.9])
+    v = np.array([1.0, 0.5, -0.2])
+
+    def directional_twin(x, n):
+        return jnp.sum(jax.grad(ranges_with_steps_jax)(x, n) * v)
+
+    # a backward loop without residuals of its own differentiates again; one with residuals is an error
+    for n in (0, 3):
+        _close(s2s.grad(s2s.grad(loops_in_a_row))(0.5, jnp.int32(n)), jax.hessian(loops_in_a_row_jax)(0.5, n))
+    with pytest.raises(TypeError, match="forward over reverse"):
+        s2s.grad(s2s.grad(ranges_with_steps))(0.5, jnp.int32(3))
+    _close(s2s.hessian(ranges_with_steps)(x, jnp.int32(3)) @ v, jax.grad(directional_twin)(x, 3))
