@@ -217,19 +217,26 @@ def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleState
 
 
 def params_to_cst(params) -> cst.Parameters:
+    """Every parameter positional (generated code is called positionally), with its default where Python
+    allows one: only when every later parameter has a default too (``def h(a, *, d=2.0, e)`` gives ``h(a, d, e)``)."""
+    keep, later_all_defaulted = [], True
+    for p in reversed(params):
+        later_all_defaulted = later_all_defaulted and p.default is not None
+        keep.append(later_all_defaulted)
+    keep.reverse()
     return cst.Parameters(
         params=[
             cst.Param(
                 cst.Name(p.name),
-                default=p.default,
+                default=p.default if default else None,
                 equal=cst.AssignEqual(
                     whitespace_before=cst.SimpleWhitespace(""),
                     whitespace_after=cst.SimpleWhitespace(""),
                 )
-                if p.default is not None
+                if default
                 else cst.MaybeSentinel.DEFAULT,
             )
-            for p in params
+            for p, default in zip(params, keep)
         ]
     )
 

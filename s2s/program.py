@@ -154,9 +154,23 @@ def _check_rule_functions(rule, lowered: list, n: int) -> None:
 
 
 def _check_returns(fn: ir.Function, count: int, message: str) -> None:
+    """``fn`` must return a tuple of ``count`` values, written as one (``return y, (x, c)``): an array in
+    its place would be unpacked row by row, a wrong answer with no error."""
+    value = _returned_tuple(fn)
+    origin = fn.body[-1].origin or fn.origin
+    if value is None:
+        raise S2SError(message + ", written as a tuple in its `return`", origin, "return a tuple: `return y, residuals`")
+    if len(value.elements) != count:
+        raise S2SError(message + f", but returns {len(value.elements)} values", origin)
+
+
+def _returned_tuple(fn: ir.Function) -> cst.Tuple | None:
+    """The tuple ``fn`` returns: its ``return`` value, or the tuple last assigned to the name it returns."""
     value = fn.body[-1].value
-    if isinstance(value, cst.Tuple) and len(value.elements) != count:
-        raise S2SError(message + f", but returns {len(value.elements)} values", fn.body[-1].origin or fn.origin)
+    if isinstance(value, cst.Name):
+        assigned = [s.value for s in fn.body if isinstance(s, ir.Assign) and s.target.deep_equals(value)]
+        value = assigned[-1] if assigned else value
+    return value if isinstance(value, cst.Tuple) else None
 
 
 def _summarize(name: str, fn: ir.Function, program: Program) -> None:

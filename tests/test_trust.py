@@ -35,6 +35,7 @@ CASES = {
     "write_through_out": ((_normal(3),), 0),
     "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
     "write_through_fill": ((_normal(3),), 0),
+    "helper_with_keyword_only_parameters": ((_normal(3),), 0),
 }
 
 
@@ -83,3 +84,26 @@ def test_gradient_matches_finite_differences(name, backend):
     args, argnums = CASES[name]
     got = s2s.grad(f, argnums, backend=backend)(*args)
     assert_trees_close(got, finite_differences(f, args, argnums))
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("uses_fwd_without_pair", "`_shifted_fwd` must return a pair (output, residuals), written as a tuple"),
+        ("uses_bwd_without_tuple", "`_cube_bwd` must return a tuple with one cotangent per differentiable argument (1)"),
+    ],
+)
+def test_custom_vjp_rules_must_return_tuples(name, message):
+    """An array where a tuple belongs would be unpacked row by row: an error at the rule's line instead."""
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(getattr(P, name))(np.ones(2))
+    assert message in info.value.message
+    assert info.value.origin.path.endswith("trust.py") and "return" in info.value.origin.text
+
+
+def test_complex_numbers_on_the_differentiated_path_are_refused():
+    with pytest.raises(s2s.S2SError, match="a complex number on the differentiated path") as info:
+        s2s.grad(P.complex_literal_on_the_path)(np.ones(2))
+    assert info.value.origin.text.strip() == "return np.sum(np.real(x * 1j * x))"
+    with pytest.raises(s2s.S2SError, match="a complex number on the differentiated path"):
+        s2s.jvp(P.complex_literal_on_the_path, (np.ones(2),), (np.ones(2),))

@@ -514,12 +514,14 @@ class Resolver:
             self.fail(node, f"call to `{helper.__name__}` does not match its signature: {err}", None, S2SError)
         values = []
         for name, param in signature.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                self.fail(node, f"`{helper.__name__}` takes `*{name}`/`**{name}`, which s2s does not transform", "name each parameter", UnsupportedSyntax)
             if name in bound.arguments:
                 values.append(bound.arguments[name])
             elif _is_literal(param.default):
                 values.append(literal(param.default))
-            else:
-                self.fail(node, f"the default of `{helper.__name__}`'s parameter `{name}` is not a literal", "pass it explicitly")
+            else:  # an array (or other object) default: a constant of the generated module
+                values.append(self.value(param.default, (f"{helper.__name__}_{name}",), node))
         return [cst.Arg(v) for v in values]
 
     def _arg(self, arg):

@@ -2,7 +2,22 @@
 
 A variable is *varied* if it depends differentiably on a differentiated input,
 *useful* if a differentiated output depends differentiably on it, and *active*
-if both. Only active variables get cotangents.
+if both. Only active variables get cotangents (or tangents).
+
+What an equation depends on (``eqn_inputs``):
+- an op with a rule: the arguments its rule differentiates (an ``axis`` or a
+  shape carries nothing); a ``nondiff`` op: nothing;
+- any other call (an op without a rule, an unknown function): every argument;
+- a user function: the arguments its flow summary says reach its result;
+- a local function handed to a call (``rt.scan(body, ...)``, or any other
+  call): what it reads from the enclosing scope (its closure);
+- reads (``p[0]``, ``p.w``) and copies: the container read.
+Static expressions (literals, ``.shape``, ``len``) carry nothing.
+
+The analysis over-approximates: a name is active when some path may carry a
+derivative. The *closed world* check (``check_closed_world``) then makes
+every active statement something s2s can differentiate, or a located error:
+never a silent zero.
 """
 
 from __future__ import annotations
@@ -10,7 +25,8 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import names_in
+from ..cstutil import dotted, iter_nodes, names_in
+from ..errors import MissingRule, S2SError
 from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..passes.dataflow import free_names
 from ..rules import OPS
@@ -120,3 +136,47 @@ def array_evidence(body, helpers) -> set[str]:
         elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
             known.add(e.args[0].value)
     return known
+
+
+RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
+COMPLEX_DTYPES = frozenset({"xp.complex64", "xp.complex128", "xp.complex_", "xp.csingle", "xp.cdouble"})
+
+
+def check_closed_world(body, active, helpers, control=frozenset()) -> None:
+    """Raise at the first active statement (in source order) that s2s cannot differentiate.
+
+    Each active statement must be an op with a rule (a ``nondiff`` one included),
+    a user function (``helpers``), a runtime helper with a rule, or a control
+    call whose mode has a rule (``control``: ``cond``, ``scan``, ``while_loop``
+    and what reverse mode makes of them). Complex numbers (``1j``, complex
+    dtypes) on the differentiated path are refused: s2s's rules are written
+    for real numbers.
+    """
+    for stmt in body:
+        if not isinstance(stmt, ir.Assign) or not active.intersection(ir.target_names(stmt.target)):
+            continue
+        _check_real(stmt)
+        e = eqn_of(stmt.value, helpers)
+        if e.kind == "runtime" and e.name in control:
+            continue
+        if e.kind == "runtime" and isinstance(stmt.target, cst.Name):
+            op = op_named("rt." + e.name)
+            missing = op is None or op.rule is None
+        elif isinstance(stmt.target, cst.Name):
+            missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
+        else:
+            missing = False
+        if missing:
+            what = e.name if e.kind != "runtime" else f"rt.{e.name}"
+            raise MissingRule(f"no derivative rule for `{what}`", stmt.origin, RULE_HINT)
+
+
+def _check_real(stmt) -> None:
+    for node in iter_nodes(stmt.value):
+        complex_dtype = isinstance(node, cst.Attribute) and dotted(node) in COMPLEX_DTYPES
+        if isinstance(node, cst.Imaginary) or complex_dtype:
+            raise S2SError(
+                "a complex number on the differentiated path: s2s differentiates real-valued code",
+                stmt.origin,
+                "keep the real and imaginary parts as two real arrays",
+            )

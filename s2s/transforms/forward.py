@@ -30,8 +30,8 @@ from ..rules.registry import op_named, tangent_name
 from ..templates import bind, instantiate, rule_template
 from . import forward_control
 from .forward_control import _tuple
-from .activity import CONSTANT_NAMES, activity, array_evidence, diff_names, local_functions
-from .reverse import Context, Mode, _RULE_HINT
+from .activity import CONSTANT_NAMES, RULE_HINT as _RULE_HINT, activity, array_evidence, check_closed_world, diff_names, local_functions
+from .reverse import Context, Mode
 from .simplify import fold
 
 
@@ -280,6 +280,7 @@ def jvp_body(body, inputs: dict, outputs, ctx: Context, requests: HelperRequests
     """Forward mode of ``body`` for tangents of ``inputs`` (variable -> tangent name), reading ``outputs``' tangents after."""
     wanted = set().union(set(), *(diff_names(o) for o in outputs))
     active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (set(inputs) & wanted)
+    check_closed_world(body, active, ctx.helpers, forward_control.RULES)
     fwd = Forward(body, active, ctx, inputs, requests)
     fwd.run(body)
     return fwd

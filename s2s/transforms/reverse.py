@@ -26,7 +26,8 @@ from ..rules import OPS
 from ..rules.registry import op_named
 from ..templates import bind, instantiate, rule_template
 from . import control_rules
-from .activity import activity, array_evidence, diff_names, local_functions
+from .activity import RULE_HINT as _RULE_HINT
+from .activity import activity, array_evidence, check_closed_world, diff_names, local_functions
 from .simplify import fold
 
 RT = cst.Name("rt")
@@ -390,27 +391,6 @@ def _nothing(back):
     """The plan of a statement whose adjoint another statement's plan emits."""
 
 
-def _check_rules(stmts, active, helpers):
-    """Report the first op on the differentiated path (in source order) that has no rule."""
-    for stmt in stmts:
-        if not isinstance(stmt, ir.Assign) or not active.intersection(ir.target_names(stmt.target)):
-            continue
-        e = eqn_of(stmt.value, helpers)
-        if e.kind == "runtime" and e.name in control_rules.RULES:
-            continue
-        if e.kind == "runtime" and isinstance(stmt.target, cst.Name):
-            op = op_named("rt." + e.name)
-            missing = op is None or op.rule is None
-        elif isinstance(stmt.target, cst.Name):
-            missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
-        else:
-            missing = False
-        if missing:
-            what = e.name if e.kind != "runtime" else f"rt.{e.name}"
-            raise MissingRule(f"no derivative rule for `{what}`", stmt.origin, _RULE_HINT)
-
-
-_RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
 
 
 @dataclass
@@ -431,7 +411,7 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their results."""
     outputs = set().union(set(), *(diff_names(atom) for atom, _ in seeds))
     active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (set(inputs) & outputs)
-    _check_rules(body, active, ctx.helpers)
+    check_closed_world(body, active, ctx.helpers, control_rules.RULES)
     back = Backward(body, active, ctx)
     forward = back.forward(body)
     back.origin = origin

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import s2s
+
 SCALE = 2.0
 rt = 3.0  # a module constant named like generated code's runtime alias
 
@@ -78,3 +80,58 @@ def write_through_fill(x):
     y = np.empty(3)
     y.fill(np.sum(x))
     return np.sum(np.tanh(y) * x)
+
+
+def _shifted(x, c):
+    return np.sin(x) + c
+
+
+def _shifted_fwd(x, c):
+    return np.sin(x) + c  # one array, not the pair (output, residuals) JAX's convention asks for
+
+
+def _shifted_bwd(res, g):
+    return (g * np.cos(res), g)
+
+
+shifted_one_value_fwd = s2s.custom_vjp(_shifted)
+shifted_one_value_fwd.defvjp(_shifted_fwd, _shifted_bwd)
+
+
+def uses_fwd_without_pair(x):
+    return np.sum(shifted_one_value_fwd(x, 1.0))
+
+
+def _cube(x):
+    return x**3
+
+
+def _cube_fwd(x):
+    return x**3, x
+
+
+def _cube_bwd(x, g):
+    return 3 * g * x**2  # one array: with a single argument JAX still asks for a tuple `(ct,)`
+
+
+cube_bwd_without_tuple = s2s.custom_vjp(_cube)
+cube_bwd_without_tuple.defvjp(_cube_fwd, _cube_bwd)
+
+
+def uses_bwd_without_tuple(x):
+    return np.sum(cube_bwd_without_tuple(x))
+
+
+BIAS = np.array([0.5, -0.5, 0.25])
+
+
+def _shift(a, *, d=2.0, e, bias=BIAS):  # keyword-only parameters in any order, an array default
+    return a * d + e + bias
+
+
+def helper_with_keyword_only_parameters(x):
+    return np.sum(np.tanh(_shift(x, e=1.0)) ** 2) + np.sum(_shift(x, d=0.5, e=x))
+
+
+def complex_literal_on_the_path(x):
+    return np.sum(np.real(x * 1j * x))
