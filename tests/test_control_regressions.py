@@ -273,3 +273,75 @@ def test_reverse_over_reverse_of_traced_range_is_an_error_or_exact():
     with pytest.raises(TypeError, match="forward over reverse"):
         s2s.grad(s2s.grad(ranges_with_steps))(0.5, jnp.int32(3))
     _close(s2s.hessian(ranges_with_steps)(x, jnp.int32(3)) @ v, jax.grad(directional_twin)(x, 3))
+
+
+# --- lists collected by `append`, read after the loop ----------------------------------------
+
+from programs import control as P  # noqa: E402
+
+COLLECTED = ["collected_array_reads", "collected_list_operations", "collected_in_branches", "collected_in_nested_loops"]
+
+
+def _collected_args(seed):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=2), rng.normal(size=2), rng.normal(size=(3, 2))
+
+
+def _same_tree(got, want, tol):
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        _close(a, b, tol)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", COLLECTED)
+def test_collected_list_reads_compute_what_python_computes(name, backend):
+    f = getattr(P, name)
+    value, grad = s2s.transform(f, backend=backend), s2s.grad(f, argnums=(0, 1, 2), backend=backend)
+    for seed in (0, 3):  # both branches of `collected_in_branches`
+        args = _collected_args(seed)
+        _close(value(*args), f(*args), 1e-10)
+        rng = np.random.default_rng(seed + 100)
+        direction = [rng.normal(size=np.shape(a)) for a in args]
+        eps = 1e-6
+        numeric = (f(*(a + eps * d for a, d in zip(args, direction))) - f(*(a - eps * d for a, d in zip(args, direction)))) / (2 * eps)
+        analytic = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(grad(*args), direction))
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_collected_list_returned_is_a_list(backend):
+    args = _collected_args(0)
+    _same_tree(s2s.transform(P.collected_returned, backend=backend)(*args), P.collected_returned(*args), 1e-10)
+
+
+COLLECTING = "import numpy as np\n\n\ndef f(h0, x, w):\n    hs = []\n    h = h0\n    for i in range(3):\n        h = np.tanh(h * x)\n        hs.append(h)\n"
+
+# the lines after the loop (or, with an indented first line, more of its body), the message, and the line it names
+COLLECTED_ERRORS = [
+    ("    return np.sum(np.stack(hs * 2))", "repeats the list `hs` (collected by `append` at line 9)", 10),
+    ("    return np.sum((hs + w) ** 2)", "adds to the list `hs` (collected by `append` at line 9) a value `w`", 10),
+    ("    if hs:\n        return np.sum(hs[0])\n    return 0.0", "the truth of the list `hs`", 10),
+    ("    return np.sum(np.stack(hs) * (hs == hs))", "compares the list `hs`", 10),
+    ("    return hs[0, 1]", "indexes the list `hs`", 10),
+    ("    hs[0:2] = [h0]\n    return np.sum(np.stack(hs))", "a write into a slice of the list `hs`", 10),
+    ("    gs = hs\n    if np.sum(x) > 0:\n        gs = np.stack(hs) * 2.0\n    return np.sum(np.stack([h0] + gs))", "on some paths only", 13),
+    ("    def g(a):\n        return [a] + hs\n\n    return np.sum(np.stack(g(h0)))", "the local function `g` reads `hs`", 10),
+    ("        t = len(hs)\n    return np.sum(np.stack(hs))", "the list `hs` is read in the loop that collects it", 10),
+]
+
+
+@pytest.mark.parametrize("tail, message, line", COLLECTED_ERRORS, ids=[str(i) for i in range(len(COLLECTED_ERRORS))])
+def test_collected_list_reads_without_a_meaning_are_located_errors(tmp_path, tail, message, line):
+    import importlib.util
+
+    path = tmp_path / "collecting.py"
+    path.write_text(COLLECTING + tail + "\n")
+    spec = importlib.util.spec_from_file_location("collecting", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for make in (s2s.transform, s2s.grad):
+        with pytest.raises(s2s.S2SError) as info:
+            make(module.f, backend="numpy")(*_collected_args(0))
+        assert message in info.value.message and info.value.hint
+        assert info.value.origin.path == str(path) and info.value.origin.line == line

@@ -330,3 +330,79 @@ def return_in_empty_loop(x):
         if np.min(x) > -0.9:
             return np.sum(x * 2.0)
     return np.sum(np.sin(x))
+
+
+# --- lists collected by `append` in a loop, read after it (tests/test_control_regressions.py) ---------
+
+
+def collected_array_reads(h0, x, w):
+    hs = []
+    h = h0
+    for i in range(3):
+        h = np.tanh(h * x + 0.1 * i)
+        hs.append(h)
+    t = np.sum(np.stack(hs) * w) + np.sum(np.stack(hs, axis=1) * w.T) + np.sum(np.array(hs) ** 2)
+    t = t + np.sum(np.concatenate(hs) * w.ravel()) + np.sum(np.vstack(hs) * w) + np.sum(np.hstack(hs))
+    t = t + np.sum(hs) + np.sum(np.mean(hs, axis=0) * w[0]) + np.sum(np.tanh(hs) * w)
+    t = t + np.sum(hs[-1] * w[0]) + np.sum(hs[0]) * len(hs) + np.sum(np.stack(hs[::-1]) * w) + np.sum(np.stack(hs[1:]))
+    for k, g in enumerate(hs):
+        t = t * 0.5 + np.sum(g * w[k])
+    a, b, c = hs
+    return t + np.sum(a * b - c)
+
+
+def collected_list_operations(h0, x, w):
+    hs = []
+    h = h0
+    for i in range(3):
+        h = np.tanh(h * x + 0.1 * i)
+        hs.append(h)
+    first = [h0, h0 * 2.0]
+    allh = [h0] + hs + [x] + first  # 7 items
+    both = hs + hs[::-1]
+    more = list(hs)
+    more.append(x * 3.0)
+    copied = hs.copy()
+    copied[1] = h0 * 0.5
+    copied += [w[0]]
+    t = np.sum(np.stack(allh) * np.concatenate([w, w, w])[:7]) + np.sum(np.stack(both) * np.concatenate([w, w]))
+    t = t + np.sum(np.stack(more) ** 2) + np.sum(np.stack(copied) * np.concatenate([w, w])[:4]) + len(allh)
+    for g in [] + hs + [x]:
+        t = t * 0.5 + np.sum(g * g)
+    return t
+
+
+def collected_in_branches(h0, x, w):
+    hs = []
+    h = h0
+    for i in range(3):
+        h = np.tanh(h * x + 0.1 * i)
+        hs.append(h)
+    if np.sum(x) > 0:
+        gs = [h0] + hs
+        t = np.sum(np.stack(hs) * w)
+    else:
+        gs = hs + [h0]
+        t = np.sum(np.stack(hs[::-1]) * w)
+    return t + np.sum(np.stack(gs[1:]) * w)
+
+
+def collected_in_nested_loops(h0, x, w):
+    outs = []
+    for j in range(2):
+        hs = []
+        h = h0
+        for i in range(3):
+            h = np.sin(h * x + i * j)
+            hs.append(h)
+        outs.append(np.stack([x] + hs))
+    return np.sum(np.stack(outs) ** 2) + np.sum(outs[-1][1:] * w)
+
+
+def collected_returned(h0, x, w):
+    hs = []
+    h = h0
+    for i in range(3):
+        h = np.tanh(h * x + 0.1 * i)
+        hs.append(h)
+    return np.sum(hs[0] * w[0]), [h0] + hs, {"hs": hs}
