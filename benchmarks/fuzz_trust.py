@@ -27,6 +27,7 @@ import collections
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,12 +35,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+
+def _snapshot(folder):
+    """Test the committed s2s (HEAD) rather than the working tree other engineers are editing.
+
+    Extracts ``s2s``, ``runtime`` and ``cli`` at HEAD into ``folder/<commit>/s2s`` (the
+    installed layout: ``s2s.runtime``, ``s2s.cli``) and re-runs this script with that folder
+    first on ``PYTHONPATH``.
+    """
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    base = Path(folder) / f"snapshot-{commit}"
+    if not (base / "s2s" / "__init__.py").exists():
+        tmp = Path(folder) / f"snapshot-{commit}.tmp"
+        subprocess.run(["rm", "-rf", str(tmp)], check=True)
+        tmp.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "s2s", "runtime", "cli"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        (tmp / "runtime").rename(tmp / "s2s" / "runtime")
+        (tmp / "cli").rename(tmp / "s2s" / "cli")
+        subprocess.run(["rm", "-rf", str(base)], check=True)
+        tmp.rename(base)
+    env = dict(os.environ, PYTHONPATH=f"{base}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", S2S_FUZZ_SNAPSHOT=commit)
+    argv = [a for a in sys.argv if a != "--snapshot"]
+    os.execve(sys.executable, [sys.executable] + argv, env)
+
+
+if "--snapshot" in sys.argv and "S2S_FUZZ_SNAPSHOT" not in os.environ:
+    _snapshot("/tmp/s2s-fuzz-snapshots")
+
 import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
 from fuzz import check as checker  # noqa: E402
-from fuzz.programs import Program, generate  # noqa: E402
+from fuzz.programs import KNOWN, Program, generate  # noqa: E402
 
 
 class Timeout(Exception):
@@ -50,12 +79,12 @@ def _alarm(signum, frame):
     raise Timeout("program took too long")
 
 
-def run_one(program, work, xla, timeout):
+def run_one(program, work, xla, timeout, avoid=frozenset(), oracle="jax"):
     backends = ("numpy", "xla") if xla else ("numpy",)
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     try:
-        return checker.check(program, work, backends=backends)
+        return checker.check(program, work, backends=backends, avoid=avoid, oracle=oracle)
     except Timeout:
         return checker.Outcome("crash", [checker.Finding("crash", "all", f"timeout after {timeout} s", "timeout")])
     except Exception as e:  # noqa: BLE001: a checker bug must not end the campaign
@@ -124,16 +153,23 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="only 1 is supported (one process; the machine is shared)")
     ap.add_argument("--xla-every", type=int, default=4, help="check the XLA backend on every k-th program (0: never)")
+    ap.add_argument("--jax-every", type=int, default=4, help="jax.grad of the twin as the oracle on every k-th program; float64 finite differences on the others (1: always)")
     ap.add_argument("--out", default="/tmp/s2s-fuzz")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
     ap.add_argument("--replay", help="a failure's .json (or its edited .py) to run again and print in full")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--snapshot", action="store_true", help="test s2s as committed at HEAD (a copy), not the working tree")
+    ap.add_argument("--avoid-known", action="store_true", help="steer the generator away from known open bugs (exploration only)")
     opts = ap.parse_args()
     out = Path(opts.out)
     work = out / "work"
     os.environ.setdefault("S2S_CACHE_DIR", str(out / "cache"))
+    import s2s
+
+    print(f"s2s from {Path(s2s.__file__).parent}" + (f" (HEAD {os.environ['S2S_FUZZ_SNAPSHOT']})" if "S2S_FUZZ_SNAPSHOT" in os.environ else ""), flush=True)
     if opts.replay:
         return replay(opts.replay, work, opts.timeout)
+    avoid = frozenset(KNOWN) if opts.avoid_known else frozenset()
     counts = collections.Counter()
     causes = collections.Counter()
     examples = {}
@@ -141,13 +177,14 @@ def main():
     start = time.time()
     for n, seed in enumerate(range(opts.seed, opts.seed + opts.programs)):
         try:
-            program = generate(seed)
+            program = generate(seed, avoid)
         except Exception as e:  # noqa: BLE001: a generator bug
             counts["generator error"] += 1
             print(f"seed {seed}: generator error {e!r}", flush=True)
             continue
         xla = opts.xla_every > 0 and n % opts.xla_every == 0
-        outcome = run_one(program, work, xla, opts.timeout)
+        oracle = "jax" if opts.jax_every > 0 and n % opts.jax_every == 0 else "fd"
+        outcome = run_one(program, work, xla, opts.timeout, avoid, oracle)
         kind = outcome.worst()
         counts[kind] += 1
         if kind in ("ok", "refused", "unhelpful", "crash", "mismatch"):

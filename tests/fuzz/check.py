@@ -29,6 +29,7 @@ import ast
 import copy
 import functools
 import importlib.util
+import inspect
 import itertools
 import re
 import sys
@@ -42,7 +43,8 @@ import numpy as np
 import s2s
 
 MARGIN = 1e-4  # each kink and data comparison must be this far from its tie
-EPS = 1e-6  # central finite-difference step
+EPS = 1e-6  # central finite-difference step (the twin's vetting, path probes)
+FD_STEP = 1e-6  # central finite-difference step of the finite-difference oracle
 RTOL, ATOL = 1e-6, 1e-8  # s2s against JAX, float64
 FD_RTOL, FD_ATOL = 1e-5, 1e-6  # the twin's gradient against finite differences
 SEVERITY = ["ok", "skipped", "oracle", "refused", "unhelpful", "crash", "mismatch"]
@@ -114,11 +116,19 @@ class _Instrument(ast.NodeTransformer):
             node.left = ast.Call(ast.Name("_cmp", ast.Load()), [node.left, node.comparators[0]], [])
         return node
 
+    METHODS = {"clip": "np.clip", "max": "np.max", "min": "np.min", "std": "np.sqrt_std"}
+    BUILTINS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs"}
+
     def visit_Call(self, node):
         self.generic_visit(node)
         name = ast.unparse(node.func)
+        kink = lambda n, args: ast.Call(ast.Name("_kink", ast.Load()), [ast.Constant(n)] + args, node.keywords)  # noqa: E731
         if name in self.KINKS:
-            return ast.Call(ast.Name("_kink", ast.Load()), [ast.Constant(name)] + node.args, node.keywords)
+            return kink(name, node.args)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in self.METHODS and not name.startswith(("np.", "math.")):
+            return kink(self.METHODS[node.func.attr], [node.func.value] + node.args)
+        if isinstance(node.func, ast.Name) and name in self.BUILTINS and len(node.args) == (1 if name == "abs" else 2):
+            return kink(self.BUILTINS[name], node.args)
         return node
 
 
@@ -140,6 +150,8 @@ class Recorder:
         return a
 
     def kink(self, name, *args, **kw):
+        if name == "np.sqrt_std":
+            return np.asarray(args[0]).std(*args[1:], **kw)
         fn = {"np.maximum": np.maximum, "np.minimum": np.minimum, "np.abs": np.abs, "np.absolute": np.abs, "np.clip": np.clip, "np.max": np.max, "np.min": np.min, "np.amax": np.max, "np.amin": np.min, "np.linalg.norm": np.linalg.norm, "np.sqrt": np.sqrt, "np.sign": np.sign}[name]
         a = np.asarray(args[0], dtype=float)
         if name in ("np.maximum", "np.minimum"):
@@ -173,7 +185,7 @@ def probed_function(program, path):
 def path_of(scope, entry, args, kwargs):
     rec = Recorder()
     scope["_cmp"], scope["_kink"] = rec.cmp, rec.kink
-    scope[entry](*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    scope[entry](*copy.deepcopy(args), **copy.deepcopy(kwargs))  # (records every decision; the value is not needed)
     return tuple(rec.signs), rec.gap
 
 
@@ -205,7 +217,7 @@ def tangent_of(value, rng):
     return jax.tree_util.tree_map(leaf, value)
 
 
-def compare(got, want, what):
+def compare(got, want, what, rtol=RTOL, atol=ATOL):
     """None when ``got`` matches ``want`` (structure and values), else a description."""
     g_leaves, g_tree = jax.tree_util.tree_flatten(got)
     w_leaves, w_tree = jax.tree_util.tree_flatten(want)
@@ -215,7 +227,7 @@ def compare(got, want, what):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
             return f"{what}: leaf {k} has shape {g.shape}, JAX's {w.shape}"
-        if not np.allclose(g, w, rtol=RTOL, atol=ATOL):
+        if not np.allclose(g, w, rtol=rtol, atol=atol):
             return f"{what}: leaf {k} differs:\n  s2s: {np.array2string(g, precision=6)}\n  jax: {np.array2string(np.asarray(w), precision=6)}"
     return None
 
@@ -244,6 +256,9 @@ def _run(findings, mode, path, thunk):
     try:
         return thunk()
     except s2s.S2SError as e:
+        if type(e).__name__ == "GeneratedCodeError":  # the generated code failed: an internal error, reported at the user's line
+            findings.append(Finding("crash", mode, str(e), _key("refused", mode, e).replace("`_`", "_")))
+            return None
         kind = "refused" if _located(e, path) else "unhelpful"
         findings.append(Finding(kind, mode, str(e), _key(kind, mode, e)))
     except Exception as e:  # noqa: BLE001: any other exception from s2s is a bug
@@ -251,73 +266,129 @@ def _run(findings, mode, path, thunk):
     return None
 
 
-def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp")) -> Outcome:
+def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp"), avoid=frozenset(), oracle="jax") -> Outcome:
+    """``oracle``: "jax" (the twin) or "fd" (finite differences of the NumPy program, faster;
+    always for programs whose NumPy semantics the twin cannot express: ``program.oracle == "fd"``).
+
+    ``avoid``: known bugs (``programs.KNOWN``) not to trigger (campaign exploration only).
+    """
     try:
         module, twin, path = load(program, folder)
     except Exception as e:  # noqa: BLE001
         return Outcome("oracle", note=f"program does not load: {e!r}")
     try:
-        return _check(program, module, twin, path, backends, modes)
+        f = getattr(module, program.entry)
+        if "jvp_kwonly" in avoid and any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in inspect.signature(f).parameters.values()):
+            modes = tuple(m for m in modes if m != "jvp")
+        return _check(program, module, twin, path, backends, modes, "fd" if program.oracle == "fd" else oracle)
     finally:
         unload(path)
 
 
-def _check(program, module, twin, path, backends, modes):
+def fd_grad(f, args, kwargs, an, eps=FD_STEP):
+    """Central finite differences of ``f`` in float64: the gradient with respect to ``an``, JAX's structure."""
+    def one(i):
+        flat, tree = jax.tree_util.tree_flatten(args[i])
+        grads = []
+        for k, leaf in enumerate(flat):
+            base = np.array(leaf, dtype=float)
+            g = np.zeros_like(base)
+            for idx in np.ndindex(base.shape):
+                vals = []
+                for sign in (1, -1):
+                    moved_leaf = base.copy()
+                    moved_leaf[idx] += sign * eps
+                    new = list(flat)
+                    new[k] = moved_leaf if np.ndim(leaf) else float(moved_leaf)
+                    a = list(copy.deepcopy(args))
+                    a[i] = jax.tree_util.tree_unflatten(tree, new)
+                    vals.append(f(*a, **copy.deepcopy(kwargs)))
+                g[idx] = (vals[0] - vals[1]) / (2 * eps)
+            grads.append(g if np.ndim(leaf) else float(g))
+        return jax.tree_util.tree_unflatten(tree, grads)
+
+    return tuple(one(i) for i in an) if isinstance(an, tuple) else one(an)
+
+
+def fd_jvp(f, primals, tangents, eps=FD_STEP):
+    def along(sign):
+        moved_args = [
+            jax.tree_util.tree_map(lambda p, t: p if np.asarray(t).dtype == jax.dtypes.float0 else (np.asarray(p) + sign * eps * t if np.ndim(p) else float(p + sign * eps * t)), p, t)
+            for p, t in zip(primals, tangents)
+        ]
+        return f(*copy.deepcopy(moved_args))
+
+    return f(*copy.deepcopy(primals)), (along(1) - along(-1)) / (2 * eps)
+
+
+def _check(program, module, twin, path, backends, modes, oracle):
     f, tf = getattr(module, program.entry), getattr(twin, program.entry)
+    aux = program.has_aux
+    fv = (lambda *a, **k: f(*a, **k)[0]) if aux else f  # the value alone
     args, kwargs = arguments(program, module)
     argnums = program.argnums
     an = argnums[0] if len(argnums) == 1 and program.seed % 2 else argnums  # an int or a tuple
     fresh = lambda: (copy.deepcopy(args), copy.deepcopy(kwargs))  # noqa: E731
     rng = np.random.default_rng(program.seed + 1)
-    # the program and its twin agree, and the point is away from kinks and ties
+    # the program (and its twin) runs, and the point is away from kinks and ties
     try:
         a, k = fresh()
-        value = f(*a, **k)
-        a, k = fresh()
-        want_value = tf(*a, **k)
+        value = fv(*a, **k)
+        want_aux = f(*fresh()[0], **fresh()[1])[1] if aux else None
     except Exception as e:  # noqa: BLE001
-        return Outcome("oracle", note=f"program or twin fails: {e!r}", path=path)
-    if np.shape(value) != () or not np.allclose(value, want_value, rtol=1e-9, atol=1e-12) or not np.isfinite(value):
-        return Outcome("oracle", note=f"value {value} != twin's {want_value}", path=path)
+        return Outcome("oracle", note=f"program fails: {e!r}", path=path)
+    if np.shape(value) != () or not np.isfinite(value):
+        return Outcome("oracle", note=f"value {value!r} is not a finite scalar", path=path)
     probe = probed_function(program, path)
     direction = [random_like(args[i], rng) for i in argnums]
     signs, gap = path_of(probe, program.entry, args, kwargs)
+    if kwargs:  # jvp binds positional primals only: keyword-only parameters keep their defaults there
+        gap = min(gap, path_of(probe, program.entry, args, {})[1])
     if gap < MARGIN:
         return Outcome("skipped", note=f"a kink or comparison {gap:.2g} from its tie", path=path)
     plus, minus = moved(args, argnums, direction, EPS), moved(args, argnums, direction, -EPS)
     if path_of(probe, program.entry, plus, kwargs)[0] != signs or path_of(probe, program.entry, minus, kwargs)[0] != signs:
         return Outcome("skipped", note="the perturbed points take another path", path=path)
-    try:
-        want = jax.grad(functools.partial(tf, **kwargs), an)(*fresh()[0])
-    except Exception as e:  # noqa: BLE001
-        return Outcome("oracle", note=f"jax.grad of the twin fails: {e!r}", path=path)
-    numeric = (f(*copy.deepcopy(plus), **fresh()[1]) - f(*copy.deepcopy(minus), **fresh()[1])) / (2 * EPS)
-    want_t = want if isinstance(an, tuple) else (want,)
-    analytic = sum(float(np.sum(np.asarray(g) * d)) for w, dd in zip(want_t, direction) for g, d in zip(leaves(w), leaves(dd)))
-    if not np.isclose(analytic, numeric, rtol=FD_RTOL, atol=FD_ATOL):
-        return Outcome("oracle", note=f"twin gradient {analytic} != finite differences {numeric}", path=path)
+    primals = fresh()[0]
+    tangents = tuple(tangent_of(p, np.random.default_rng(program.seed + 2)) for p in primals)
+    if oracle == "jax":
+        try:
+            a, k = fresh()
+            want_value = tf(*a, **k)[0] if aux else tf(*a, **k)
+            want = jax.grad(functools.partial(tf, **kwargs), an, has_aux=aux)(*fresh()[0])
+            want = want[0] if aux else want
+            want_jvp = jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents, has_aux=aux) if "jvp" in modes else None
+        except Exception as e:  # noqa: BLE001
+            return Outcome("oracle", note=f"the twin fails: {e!r}", path=path)
+        if not np.allclose(value, want_value, rtol=1e-9, atol=1e-12):
+            return Outcome("oracle", note=f"value {value} != twin's {want_value}", path=path)
+        numeric = (fv(*copy.deepcopy(plus), **fresh()[1]) - fv(*copy.deepcopy(minus), **fresh()[1])) / (2 * EPS)
+        want_t = want if isinstance(an, tuple) else (want,)
+        analytic = sum(float(np.sum(np.asarray(g) * d)) for w, dd in zip(want_t, direction) for g, d in zip(leaves(w), leaves(dd)))
+        if not np.isclose(analytic, numeric, rtol=FD_RTOL, atol=FD_ATOL):
+            return Outcome("oracle", note=f"twin gradient {analytic} != finite differences {numeric}", path=path)
+        tol = dict(rtol=RTOL, atol=ATOL)
+    else:
+        want_value = value
+        want = fd_grad(fv, args, kwargs, an)
+        want_jvp = fd_jvp(fv, primals, tangents) + ((f(*copy.deepcopy(primals))[1],) if aux else ()) if "jvp" in modes else None
+        tol = dict(rtol=FD_RTOL, atol=FD_ATOL)
 
     findings = []
     for backend in backends:
         if "grad" in modes:
-            got = _run(findings, f"grad/{backend}", path, lambda: s2s.grad(f, an, backend=backend)(*fresh()[0], **fresh()[1]))
-            if got is not None and (msg := compare(got, want, f"grad/{backend}")):
+            got = _run(findings, f"grad/{backend}", path, lambda: s2s.grad(f, an, has_aux=aux, backend=backend)(*fresh()[0], **fresh()[1]))
+            if got is not None and (msg := compare(got, (want, want_aux) if aux else want, f"grad/{backend}", **tol)):
                 findings.append(Finding("mismatch", f"grad/{backend}", msg, f"grad/{backend}"))
         if "value_and_grad" in modes:
-            got = _run(findings, f"value_and_grad/{backend}", path, lambda: s2s.value_and_grad(f, an, backend=backend)(*fresh()[0], **fresh()[1]))
+            got = _run(findings, f"value_and_grad/{backend}", path, lambda: s2s.value_and_grad(f, an, has_aux=aux, backend=backend)(*fresh()[0], **fresh()[1]))
             if got is not None:
-                msg = compare(got, (want_value, want), f"value_and_grad/{backend}")
+                msg = compare(got, ((want_value, want_aux) if aux else want_value, want), f"value_and_grad/{backend}", **tol)
                 if msg:
                     findings.append(Finding("mismatch", f"value_and_grad/{backend}", msg, f"value_and_grad/{backend}"))
         if "jvp" in modes:
-            primals = fresh()[0]
-            tangents = tuple(tangent_of(p, np.random.default_rng(program.seed + 2)) for p in primals)
-            try:
-                want_jvp = jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents)
-            except Exception as e:  # noqa: BLE001
-                return Outcome("oracle", findings, note=f"jax.jvp of the twin fails: {e!r}", path=path)
-            got = _run(findings, f"jvp/{backend}", path, lambda: s2s.jvp(f, primals, tangents, backend=backend))
-            if got is not None and (msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}")):
+            got = _run(findings, f"jvp/{backend}", path, lambda: s2s.jvp(f, fresh()[0], tangents, has_aux=aux, backend=backend))
+            if got is not None and (msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}", **tol)):
                 findings.append(Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}"))
     status = "ok"
     if findings:

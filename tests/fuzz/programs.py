@@ -45,7 +45,9 @@ within a margin of one.
 from __future__ import annotations
 
 import ast
+import math
 import random
+import re
 from dataclasses import dataclass, field
 
 B = 2  # batch
@@ -105,6 +107,8 @@ class Program:
     args_code: str
     argnums: tuple
     features: list = field(default_factory=list)
+    oracle: str = "any"  # "fd": NumPy semantics the twin cannot express (writes through views): finite differences only
+    has_aux: bool = False  # the function returns (loss, aux)
 
     @property
     def twin(self) -> str:
@@ -118,8 +122,9 @@ def _shape_text(shape):
 class Gen:
     """Draws one program; ``lines`` of the main function, module-level ``top`` text, and the arguments."""
 
-    def __init__(self, seed):
+    def __init__(self, seed, avoid=frozenset()):
         self.seed = seed
+        self.avoid = frozenset(avoid)  # known open bugs to steer away from (campaign exploration only)
         self.r = random.Random(seed)
         self.env: dict[str, V] = {}
         self.names = 0
@@ -299,6 +304,8 @@ class Gen:
     def activation(self, lines, closure_vars):
         """A template ``"...{}..."`` applying an activation, defining what it needs."""
         style = self.pick(["np", "np", "helper", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"])
+        if style == "factory2" and "factory_two" in self.avoid:
+            style = "factory"
         act = self.pick(ACT_NAMES)
         bodies = {
             "tanh": "np.tanh({z})",
@@ -314,7 +321,11 @@ class Gen:
             return body.format(z="({0})") if act != "tanh" else "np.tanh({})"
         if style == "helper":
             self.feature("helper_act")
-            self.helper(f"def {act}(z):\n    return {body.format(z='z')}\n")
+            if self.p(0.15) and "one_line_def" not in self.avoid:
+                self.feature("one_line_def")
+                self.helper(f"def {act}(z): return {body.format(z='z')}\n")
+            else:
+                self.helper(f"def {act}(z):\n    return {body.format(z='z')}\n")
             return act + "({})"
         if style in ("lambda", "localdef") and closure_vars:
             c = self.pick(closure_vars)
@@ -367,6 +378,11 @@ class Gen:
         for q in params:
             if q[1] == "kw" and self.p(0.6):
                 q[2] = True
+        if "kwonly_order" in self.avoid:  # defaults last among the keyword-only parameters too
+            kws = [q for q in params if q[1] == "kw"]
+            n_kwdef = sum(bool(q[2]) for q in kws)
+            for k, q in enumerate(kws):
+                q[2] = True if k >= len(kws) - n_kwdef else None
         array_default = self.p(0.3)
         sig, body_terms = [], []
         for q in params:
@@ -593,8 +609,14 @@ class Gen:
             lines.append("    h = " + act.format(xt + ' @ params["wx"] + h @ params["wh"] + params["b"]'))
             if collect:
                 lines.append("    hs.append(h)")
-                lines.append(self.pick(["out = np.stack(hs)", "out = np.stack(hs, axis=0)"]))
-                self.define("out", (T,) + xshape[:-1] + (H,))
+                if self.p(0.3) and "list_concat" not in self.avoid:
+                    self.feature("list_concat")
+                    lines.insert(lines.index("hs = []"), f"h0 = np.zeros({_shape_text(xshape[:-1] + (H,))})")
+                    lines.append(self.pick(["out = np.stack([h0] + hs)", "out = np.stack(hs + [h0], axis=0)"]))
+                    self.define("out", (T + 1,) + xshape[:-1] + (H,))
+                else:
+                    lines.append(self.pick(["out = np.stack(hs)", "out = np.stack(hs, axis=0)"]))
+                    self.define("out", (T,) + xshape[:-1] + (H,))
             else:
                 lines.append("out = h")
                 self.define("out", xshape[:-1] + (H,))
@@ -650,12 +672,19 @@ class Gen:
             sizes = [D, H]
         if not hasattr(self, "_xshape"):
             self._xshape = xshape
+        if "negative_index" in self.avoid:
+            n_top = {"logistic": 2, "attention": 3}.get(style, len(sizes) - 1)
+            text = "\n".join(lines)
+            text = re.sub(r"params\[-(\d)\]", lambda m: f"params[{n_top - int(m.group(1))}]", text)
+            text = re.sub(r"(params\[\d\]|\[\"head\"\])\[-1\]", r"\1[1]", text)
+            lines[:] = text.split("\n")
         return sizes
 
     # ------------------------------------------------------------- statements
 
     def statement(self, lines, depth=0):
-        kinds = ["assign", "assign", "update", "helper_call", "write", "write", "augassign", "if", "for", "while", "closure", "kwcall"]
+        kinds = ["assign", "assign", "update", "helper_call", "write", "write", "augassign", "if", "for", "while", "closure", "kwcall",
+                 "method", "tuple_helper", "builtin", "index", "container", "alias_write", "nested_helper", "module_lambda"]
         if depth > 0:
             kinds = ["assign", "update", "write"]
         kind = self.pick(kinds)
@@ -764,7 +793,8 @@ class Gen:
             (f"np.where({n} > 0.3, {n}, np.zeros_like({n}))", v.shape),
         ])
         lines.append(f"{name} = {form}")
-        self.define(name, shape, fresh=True)
+        view = form.startswith(("np.transpose", "np.reshape", "np.expand_dims"))  # NumPy returns views: not fresh
+        self.define(name, shape, fresh=not view)
         self.feature("numpy_keywords")
 
     def s_closure(self, lines, depth):
@@ -783,7 +813,7 @@ class Gen:
             lines += [f"def {name}(z, k=2.0):", f"    return np.sin(k * z) + {c}"]
             self.feature("localdef_closure")
         else:
-            lines += [f"def {name}(z, *, scale=0.5):", f"    w = scale * {c}", "    return np.tanh(z * w)"]
+            lines += [f"def {name}(z, *, scale=0.5):", f"    w_ = scale * {c}", "    return np.tanh(z * w_)"]
             self.feature("localdef_closure")
         target = self.fresh_name("v")
         arg, const = self.expr(shape, 1)
@@ -859,6 +889,209 @@ class Gen:
         lines.append(f"    {acc} = 0.6 * {acc} + 0.3 * {step}")
         self.define(acc, shape, fresh=True)
 
+
+    # ------------------------------------------------------ more statements
+
+    def s_method(self, lines, depth):
+        """Array methods: ``h.sum(axis=0)``, ``h.T``, ``h.reshape(-1)``, ``h.dot(W)``, ``h.clip(..)``, ``h.max(axis=-1)``."""
+        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        v = self.env[n]
+        options = [
+            (f"{n}.sum()", ()), (f"{n}.mean()", ()), (f"({n} ** 2).sum()", ()), (f"{n}.std()", ()),
+            (f"{n}.clip(-0.5, 0.5)", v.shape), (f"{n}.copy() * 2.0", v.shape), (f"{n}.ravel()", (math.prod(v.shape),)),
+            (f"{n}.reshape(-1)", (math.prod(v.shape),)), (f"{n}.max()", ()), (f"np.tanh({n}).prod()", ()),
+        ]
+        if len(v.shape) == 2:
+            options += [(f"{n}.T", v.shape[::-1]), (f"{n}.sum(axis=0)", v.shape[1:]), (f"{n}.mean(axis=-1)", v.shape[:1]),
+                        (f"{n}.max(axis=-1)", v.shape[:1]), (f"{n}.sum(0)", v.shape[1:]), (f"{n}.transpose()", v.shape[::-1]),
+                        (f"{n}.T @ {n}", (v.shape[1], v.shape[1])), (f"{n}.dot({n}.T)", (v.shape[0], v.shape[0])),
+                        (f"{n}.reshape({v.shape[1]}, {v.shape[0]})", v.shape[::-1]), (f"{n}.mean(axis=0, keepdims=True)", (1, v.shape[1]))]
+        else:
+            options += [(f"{n}.dot({n})", ()), (f"{n}[::-1]", v.shape), (f"{n}.reshape(1, -1)", (1, v.shape[0])), (f"{n}[:, None] * {n}[None, :]", (v.shape[0], v.shape[0]))]
+        form, shape = self.pick(options)
+        name = self.fresh_name("m")
+        lines.append(f"{name} = {form}")
+        view = any(t in form for t in (".T", ".reshape", ".ravel", ".transpose", "[::-1]")) and " @ " not in form and ".dot" not in form and "*" not in form
+        self.define(name, shape, fresh=not view)
+        self.feature("methods")
+
+    def s_tuple_helper(self, lines, depth):
+        """A helper returning a tuple (or a dict), unpacked at the call."""
+        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        shape = self.env[n].shape
+        style = self.pick(["tuple", "tuple", "dict", "nested"])
+        a, b = self.fresh_name("p"), self.fresh_name("q")
+        if style == "tuple":
+            self.helper("def split_stats(z, eps=1e-3):\n    mu = np.mean(z)\n    sd = np.sqrt(np.var(z) + eps)\n    return mu, sd\n")
+            lines.append(self.pick([f"{a}, {b} = split_stats({n})", f"{a}, {b} = split_stats({n}, eps=0.01)", f"stats = split_stats({n})\n{a} = stats[0]\n{b} = stats[-1]"]).split("\n")[0])
+            if lines[-1].startswith("stats ="):
+                lines += [f"{a} = stats[0]", f"{b} = stats[1]" if "negative_index" in self.avoid else f"{b} = stats[-1]"]
+            self.define(a, ())
+            self.define(b, ())
+        elif style == "dict":
+            self.helper("def moments(z):\n    return {\"mean\": np.mean(z), \"sq\": np.mean(z * z)}\n")
+            lines.append(f"mo = moments({n})")
+            lines.append(f"{a} = mo[\"mean\"] * mo[\"sq\"]")
+            lines.append(f"{b} = mo[\"sq\"] + 1.0")
+            self.define(a, ())
+            self.define(b, ())
+        else:
+            self.helper("def pair_ops(z, w=1.0):\n    return (np.tanh(z) * w, (np.sin(z), np.cos(z)))\n")
+            lines.append(f"{a}, ({b}, _) = pair_ops({n}, w=0.5)" if self.p(0.5) else f"{a}, rest = pair_ops({n})\n{b} = rest[0] + rest[1]")
+            if "\n" in lines[-1]:
+                first, second = lines.pop().split("\n")
+                lines += [first, second]
+            self.define(a, shape, fresh=True)
+            self.define(b, shape, fresh=True)
+        self.feature("tuple_helper")
+
+    def s_builtin(self, lines, depth):
+        """Python builtins and ``math`` on differentiated values: ``sum`` of a list, ``max``/``abs`` of floats."""
+        names = sorted(n for n, v in self.env.items() if not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        picked = sorted({self.pick(names) for _ in range(3)})
+        name = self.fresh_name("t")
+        form = self.pick(["sum_list", "sum_gen", "math", "minmax", "float_scalar"])
+        if form == "sum_list":
+            lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
+        elif form == "sum_gen":
+            lines.append(f"{name} = sum(np.sum(np.tanh(z)) for z in ({', '.join(picked)},))")
+        elif form == "math" and self.scalars:
+            self.imports.add("import math")
+            s_ = self.pick(self.scalars)
+            lines.append(f"{name} = math.exp(-{s_}) + math.sqrt(2.0) * {s_} + math.tanh({s_})")
+        elif form == "minmax" and self.scalars:
+            s_ = self.pick(self.scalars)
+            lines.append(f"{name} = max({s_}, 0.1) * abs({s_} - 2.0) + min({s_}, 5.0)")
+        else:
+            p0 = picked[0]
+            lines.append(f"{name} = np.sum({p0}) / {self.env[p0].shape[0]}.0" if self.env[p0].shape else f"{name} = 2.0 * {p0}")
+        self.define(name, ())
+        self.feature("builtins")
+
+    def s_index(self, lines, depth):
+        """Indexing: None/newaxis, ``...``, reversed and strided slices, lists of indices, ``np.take``."""
+        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        v = self.env[n]
+        k = v.shape[0]
+        options = [(f"{n}[None]", (1,) + v.shape), (f"{n}[np.newaxis, ...]", (1,) + v.shape), (f"{n}[::-1]", v.shape),
+                   (f"{n}[::2]", ((k + 1) // 2,) + v.shape[1:]), (f"{n}[[0, -1]]", (2,) + v.shape[1:]),
+                   (f"np.take({n}, [1, 0], axis=0)" if k > 1 else f"{n}[[0, 0]]", (2,) + v.shape[1:]),
+                   (f"{n}[{-k}]", v.shape[1:]), (f"{n}[{k - 1}:]", (1,) + v.shape[1:]), (f"{n}[-2::-1]" if k > 1 else f"{n}[::-1]", (k - 1 if k > 1 else k,) + v.shape[1:])]
+        if len(v.shape) == 2:
+            options += [(f"{n}[..., 0]", v.shape[:1]), (f"{n}[:, ::-1]", v.shape), (f"{n}[-1, -1]", ()), (f"{n}[:, None, :]", (k, 1, v.shape[1])),
+                        (f"{n}[0:{k}, 1:]", (k, v.shape[1] - 1)), (f"{n}[[1, 0]][:, -1]" if k > 1 else f"{n}[[0]][:, -1]", (2 if k > 1 else 1,)),
+                        (f"{n}[np.arange({k}), np.arange({k}) % {v.shape[1]}]", (k,))]
+        form, shape = self.pick(options)
+        if 0 in shape or len(shape) > 2:
+            form = f"np.sum({form})"
+            shape = ()
+        name = self.fresh_name("ix")
+        lines.append(f"{name} = {form}")
+        self.define(name, shape, fresh=False)
+        self.feature("indexing")
+
+    def s_container(self, lines, depth):
+        """Lists and dicts built and read in the function: appends, ``dict.items()`` loops, comprehensions."""
+        names = sorted(n for n, v in self.env.items() if not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        shape = self.env[self.pick(names)].shape
+        same = [n for n in names if self.env[n].shape == shape][:3]
+        name = self.fresh_name("k")
+        style = self.pick(["append", "dict_items", "comprehension", "dict_values", "zip", "enumerate"])
+        if style == "append":
+            lines += [f"terms = []", f"for z in ({', '.join(same)},):", "    terms.append(np.tanh(z))", f"{name} = terms[0]" + "".join(f" + terms[{i}]" for i in range(1, len(same)))]
+        elif style == "dict_items":
+            lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", "for key, val in parts.items():", f"    {name} = {name} + np.sin(val)"]
+        elif style == "dict_values":
+            lines.append("parts = dict(" + ", ".join(f"{n}={n}" for n in same) + ")")
+            lines.append(f"{name} = sum(np.cos(val) for val in parts.values())")
+        elif style == "comprehension":
+            lines.append(f"{name} = sum([np.tanh(z) * (i + 1) for i, z in enumerate(({', '.join(same)},))])")
+        elif style == "zip":
+            ws = ", ".join(str(0.5 + 0.25 * i) for i in range(len(same)))
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for w, z in zip(({ws},), ({', '.join(same)},)):", f"    {name} = {name} + w * np.tanh(z)"]
+        else:
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i, z in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i + 1.0) * np.sin(z)"]
+        if style in ("dict_values", "comprehension") and len(same) == 1 and False:
+            pass
+        self.define(name, shape, fresh=True)
+        self.feature("containers")
+
+    def s_alias_write(self, lines, depth):
+        """An in-place write through a view (NumPy changes the viewed array too): s2s must refuse or match NumPy."""
+        names = sorted(n for n, v in self.env.items() if v.fresh and len(v.shape) >= 1 and not v.const)
+        if not names:
+            return self.s_write(lines, depth)
+        n = self.pick(names)
+        v = self.env[n]
+        view = self.fresh_name("view")
+        form, vshape = self.pick([(f"{n}[0]", v.shape[1:]), (f"{n}[1:]", (v.shape[0] - 1,) + v.shape[1:]), (f"{n}.reshape(-1)", (math.prod(v.shape),)), (f"{n}.T", v.shape[::-1]), (f"{n}", v.shape)])
+        if 0 in vshape:
+            form, vshape = n, v.shape
+        lines.append(f"{view} = {form}")
+        text, _ = self.bounded(vshape or (), 1)
+        if vshape:
+            lines.append(self.pick([f"{view}[...] {self.pick(['+=', '*=', '='])} {text}", f"{view} *= 1.5", f"{view} += {text}", f"{view}[0] = 0.5"]))
+        else:
+            lines.append(f"{view} += {text}")
+        self.define(view, vshape, fresh=False)
+        self.fd_only = True
+        self.feature("alias_write")
+
+    def s_nested_helper(self, lines, depth):
+        """Helpers calling helpers, a local def inside a helper, a global constant as a default."""
+        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        self.global_const(())
+        g = next(line.split(" =")[0] for line in self.module_globals if line.split(" =")[0] in ("SCALE", "TEMPERATURE", "GAIN", "ALPHA"))
+        self.helper(f"def inner_step(z, rate):\n    return z - rate * np.tanh(z)\n")
+        self.helper(
+            f"def outer_step(z, rate=0.1, *, n_iter=2):\n"
+            f"    def bump(u):\n        return u + rate * np.sin(u)\n\n"
+            f"    for _ in range(n_iter):\n        z = inner_step(bump(z), rate)\n"
+            f"    return z * {g}\n"
+        )
+        name = self.fresh_name("o")
+        lines.append(f"{name} = " + self.pick([f"outer_step({n})", f"outer_step({n}, 0.2)", f"outer_step({n}, rate=0.3, n_iter=1)", f"outer_step({n}, n_iter=3)"]))
+        self.define(name, self.env[n].shape, fresh=True)
+        self.feature("nested_helpers")
+
+    def s_module_lambda(self, lines, depth):
+        """A lambda bound at module level, or a module-level alias of a NumPy function."""
+        names = sorted(n for n, v in self.env.items() if not v.const)
+        n = self.pick(names)
+        style = self.pick(["lambda", "alias", "tuple_of_fns"])
+        name = self.fresh_name("l")
+        if style == "lambda":
+            line = "sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))"
+            call = f"sigmoid({n})"
+        elif style == "alias":
+            line = "ACT = np.tanh"
+            call = f"ACT({n})"
+        else:
+            line = "FNS = (np.sin, np.cos)"
+            call = f"FNS[0]({n}) * FNS[1]({n})"
+        if line not in self.module_globals:
+            self.module_globals.append(line)
+        lines.append(f"{name} = {call}")
+        self.define(name, self.env[n].shape, fresh=True)
+        self.feature("module_lambda")
+
     # ------------------------------------------------------------- the whole
 
     def program(self) -> Program:
@@ -899,11 +1132,11 @@ class Gen:
                 if kind == "kwonly":
                     sig.append("l2=0.01")
                     self.scalars.append("l2")
-                    if self.p(0.7):
+                    if self.p(0.7) and "kwonly_by_keyword" not in self.avoid:
                         kwargs.append("l2=0.05")
                 else:
                     sig.append("steps=2")
-                    if self.p(0.5):
+                    if self.p(0.5) and "kwonly_by_keyword" not in self.avoid:
                         kwargs.append(f"steps={self.pick([1, 3])}")
         if pos_only:
             sig.insert(n_positional, "/") if n_positional == len(sig) else sig.insert(n_positional, "/")
@@ -944,7 +1177,14 @@ class Gen:
         for k, n in enumerate(recent):
             loss.append(f"np.sum({n} * {0.5 + 0.25 * k})" if self.env[n].shape else f"{0.5 + 0.25 * k} * {n}")
         self.r.shuffle(loss)
-        lines.append("return " + " + ".join(loss))
+        has_aux = self.p(0.1)
+        if has_aux:
+            self.feature("has_aux")
+            lines.append("total = " + " + ".join(loss))
+            aux_name = self.pick([n for n in self.env if n not in ("x", "y")])
+            lines.append(self.pick([f'return total, {{"pred": out, "extra": {aux_name}}}', f"return total, out", f"return total, ({aux_name}, np.sum(out))"]))
+        else:
+            lines.append("return " + " + ".join(loss))
         entry = self.pick(["loss", "f", "objective", "loss_fn"])
         factory_main = self.p(0.1) and "/" not in sig
         body = "\n".join("    " + line for line in "\n".join(lines).split("\n"))
@@ -975,12 +1215,23 @@ class Gen:
             f"args = ({', '.join(args)},)\n"
             f"kwargs = dict({', '.join(kwargs)})\n"
         )
-        return Program(self.seed, source, entry, args_code, argnums, list(self.features))
+        return Program(self.seed, source, entry, args_code, argnums, list(self.features), "fd" if getattr(self, "fd_only", False) else "any", has_aux)
 
 
-def generate(seed: int) -> Program:
-    """The program of ``seed`` (deterministic)."""
-    return Gen(seed).program()
+KNOWN = {
+    "kwonly_by_keyword": "keyword-only parameters of the main function passed by keyword are ignored",
+    "negative_index": "params[-1] (a negative constant index into a pytree) gives a zero gradient",
+    "factory_two": "two closures from one factory share one value",
+    "one_line_def": "`def f(x): return ...` on one line crashes",
+    "list_concat": "`[h0] + hs` after appends is wrong on NumPy",
+    "jvp_kwonly": "s2s.jvp of a function with keyword-only parameters crashes (findings #1)",
+    "kwonly_order": "a keyword-only parameter without default after one with a default crashes (findings #2)",
+}
+
+
+def generate(seed: int, avoid=frozenset()) -> Program:
+    """The program of ``seed`` (deterministic); ``avoid``: names from ``KNOWN`` to steer away from."""
+    return Gen(seed, avoid).program()
 
 
 # --------------------------------------------------------------------- the JAX twin
@@ -998,7 +1249,8 @@ class _Twin(ast.NodeTransformer):
         return node
 
     def _at(self, target, method, value):
-        at = ast.Attribute(ast.Subscript(ast.Attribute(_load(target.value), "at", ast.Load()), target.slice, ast.Load()), method, ast.Load())
+        array = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "asarray", ast.Load()), [_load(target.value)], [])
+        at = ast.Attribute(ast.Subscript(ast.Attribute(array, "at", ast.Load()), target.slice, ast.Load()), method, ast.Load())
         return ast.Assign([_store(target.value)], ast.Call(at, [value], []))
 
     def visit_Assign(self, node):
