@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .binding import Binding
 from .codegen import Generated, generate
 from .freshness import GENERATED_KEY
 from .frontend import wrappers
@@ -78,18 +79,21 @@ class Transformed:
     (``Generated.fresh``) and generated again if one of them has changed.
     """
 
-    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False):
-        self.target, self.binding = wrappers.target(fn, "s2s." + ("transform" if kind == "primal" else kind))
+    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False, api=None):
+        api = api or "s2s." + ("transform" if kind == "primal" else kind)
+        self.target, self.binding = wrappers.target(fn, api)
         functools.update_wrapper(self, fn, updated=())  # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
         self.__signature__ = self.binding.signature
         self.fn = fn
         self.kind = kind
-        # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
-        self.argnums = argnums if flat or kind == "primal" else self.binding.argnums(argnums, f"s2s.{kind}")
         self.has_aux = has_aux
         self.backend = backend
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self.binding.signature.parameters.values()):
-            self.generated  # noqa: B018  (s2s's located error for `*args`/`**kwargs` parameters, now)
+            self.argnums = argnums if isinstance(argnums, int) else tuple(argnums)
+            self.generated  # noqa: B018  (the located error s2s gives `*args`/`**kwargs` parameters, now)
+        # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
+        self.argnums = argnums if flat or kind == "primal" else self.binding.argnums(argnums, api)
+        self._negative = None if flat or kind == "primal" or not Binding.negative(argnums) else (argnums, api)
 
     @functools.cached_property
     def generated(self) -> Generated:
@@ -138,6 +142,10 @@ class Transformed:
         return self.binding(args, kwargs)
 
     def __call__(self, *args, **kwargs):
+        if self._negative is not None and len(args) != len(self.binding.positional):
+            spec, api = self._negative
+            argnums = self.binding.for_call(spec, len(args), api)
+            return _transformed(self.fn, self.kind, argnums, self.has_aux, self.backend)(*args, **kwargs)
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
             _check_float_inputs(args, self.argnums, self.kind)

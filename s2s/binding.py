@@ -8,7 +8,9 @@ defaults, the arguments a ``functools.partial`` holds) into that tuple, with
 the values the call binds: exactly the arguments the original function would
 receive, so what runs is what was transformed. ``argnums`` count, as in JAX,
 among the parameters a caller can pass positionally (of the partial, for a
-``functools.partial``); ``Binding.argnums`` maps them into ``names``.
+``functools.partial``); ``Binding.argnums`` maps them into ``names``. A
+negative one counts from the last positional argument a call passes, as in
+JAX (``Binding.for_call``).
 """
 
 from __future__ import annotations
@@ -77,6 +79,23 @@ class Binding:
         if isinstance(argnums, int):
             return self.names.index(self.positional[argnums % n])
         return tuple(self.names.index(self.positional[i % n]) for i in argnums)
+
+    @staticmethod
+    def negative(argnums) -> bool:
+        return any(i < 0 for i in ((argnums,) if isinstance(argnums, int) else argnums))
+
+    def for_call(self, argnums, count: int, api: str = "s2s.grad"):
+        """``argnums`` as JAX reads them for a call passing ``count`` positional arguments: a negative one
+        counts from the last argument *passed* (``argnums=-1`` with ``f(x, w)`` called as ``f(x)`` is ``x``)."""
+        one = isinstance(argnums, int)
+        fixed = tuple(i + count if i < 0 else i for i in ((argnums,) if one else argnums))
+        if any(i < 0 for i in fixed):
+            raise ValueError(
+                f"{api}: differentiating with respect to argnums={argnums} requires at least "
+                f"{-min((argnums,) if one else argnums)} positional arguments to be passed by the caller, "
+                f"but got only {count} positional arguments."
+            )
+        return fixed[0] if one else fixed
 
     def positions(self, count: int) -> tuple:
         """Indices into ``names`` of the first ``count`` positional parameters (those ``jvp``/``vjp`` primals fill)."""

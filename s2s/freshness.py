@@ -69,21 +69,29 @@ class Watch:
         return cls(list(entries.values()), cells, depends)
 
     def fresh(self) -> bool:
+        is_ = operator.is_
         for entry in self._entries:
             mapping, keys, values = entry
-            if not all(map(operator.is_, map(mapping.get, keys), values)):
-                now = tuple(map(mapping.get, keys))
-                if not all(a is b or _literal_equal(a, b) for a, b in zip(now, values)):
-                    return False
-                entry[2] = now  # equal values under new objects: compare identities again next time
+            if not all(map(is_, map(mapping.get, keys), values)) and not _settle(entry, tuple(map(mapping.get, keys))):
+                return False
         for entry in self._cells:
-            cell, value = entry
-            now = _contents(cell)
-            if now is not value:
-                if not _literal_equal(now, value):
-                    return False
-                entry[1] = now
-        return all(dep.fresh() for dep in self.depends)
+            if _contents(entry[0]) is not entry[1] and not _settle(entry, _contents(entry[0])):
+                return False
+        for dep in self.depends:
+            if not dep.fresh():
+                return False
+        return True
+
+
+def _settle(entry: list, now):
+    """True if ``now`` (the values read again) equals what ``entry`` recorded, as literals of the same types;
+    then ``entry`` records ``now``, so that identities match again next time."""
+    recorded = entry[-1]
+    pairs = zip(now, recorded) if isinstance(now, tuple) else ((now, recorded),)
+    if not all(a is b or _literal_equal(a, b) for a, b in pairs):
+        return False
+    entry[-1] = now
+    return True
 
 
 def _contents(cell):

@@ -103,9 +103,10 @@ class Jacobian:
     def __init__(self, fun, kind, argnums, has_aux, backend):
         self.fun = fun
         self.kind = kind
-        self.primal = Transformed(fun, "primal", backend=backend)
+        self.primal = Transformed(fun, "primal", backend=backend, api=f"s2s.{kind}")
         binding = self.primal.binding
         self.argnums = binding.argnums(argnums, f"s2s.{kind}")  # indices into the generated functions' parameters
+        self._negative = argnums if binding.negative(argnums) else None  # JAX reads them per call
         self.has_aux = has_aux
         self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
         functools.update_wrapper(self, fun, updated=())
@@ -125,6 +126,9 @@ class Jacobian:
         return self.transformed.source
 
     def __call__(self, *args, **kwargs):
+        if self._negative is not None and len(args) != len(self.primal.binding.positional):
+            argnums = self.primal.binding.for_call(self._negative, len(args), f"s2s.{self.kind}")
+            return _jacobian(self.fun, self.kind, argnums, self.has_aux, self._backend)(*args, **kwargs)
         args = self.primal.binding(args, kwargs)
         _check_float_inputs(args, self.wrt, self.kind)
         if self.primal._refresh() | self.transformed._refresh():  # a value the modules baked in has changed
@@ -203,6 +207,11 @@ class Jacobian:
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {describe(self.fun)}>"
+
+
+@functools.lru_cache(maxsize=64)
+def _jacobian(fun, kind, argnums, has_aux, backend) -> Jacobian:
+    return Jacobian(fun, kind, argnums, has_aux, backend)
 
 
 def jacfwd(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:

@@ -12,7 +12,8 @@ binding the names the file imports at module level (CPython compiles
 objects recursively: bytecode, constants (nested code objects compared the
 same way), names, variable names, free and cell variables, argument counts
 and flags. Line tables are not compared: moving a function does not change
-what it computes. Results are cached per code object and text.
+what it computes. Defaults written as literals must equal the live
+function's. Results are cached per code object and text.
 """
 
 from __future__ import annotations
@@ -37,7 +38,28 @@ def matches(file, node, fn, module_text: str) -> bool:
     """
     text, first_line, col = _text(file, node)
     imports = _imported_names(module_text)
-    return _matches(fn.__code__, text, first_line, col, isinstance(node, cst.Lambda), imports)
+    same = _matches(fn.__code__, text, first_line, col, isinstance(node, cst.Lambda), imports)
+    return same and _same_defaults(file.module, node.params, fn)
+
+
+def _same_defaults(module: cst.Module, params: cst.Parameters, fn) -> bool:
+    """Defaults are evaluated where the function is defined, not in its code: those written as literals
+    must be the live function's (their count too)."""
+    positional = [p.default for p in (*params.posonly_params, *params.params) if p.default is not None]
+    live = fn.__defaults__ or ()
+    keyword = {p.name.value: p.default for p in params.kwonly_params if p.default is not None}
+    live_keyword = fn.__kwdefaults__ or {}
+    if len(positional) != len(live) or keyword.keys() != live_keyword.keys():
+        return False
+    pairs = [*zip(positional, live), *((keyword[k], live_keyword[k]) for k in keyword)]
+    for node, value in pairs:
+        try:
+            written = ast.literal_eval(module.code_for_node(node))
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue  # not a literal: evaluated when the file ran, not comparable here
+        if not _same_const(written, value):
+            return False
+    return True
 
 
 @functools.lru_cache(maxsize=64)

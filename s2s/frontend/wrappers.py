@@ -154,7 +154,8 @@ def classify(obj):
             inner = _name(obj.__wrapped__)
             return Unsupported(
                 f"`{kind}({inner})`: s2s reads the source of `{inner}` and cannot see what {kind} does to it",
-                f"transform the inner function and apply {kind} outside, e.g. `{kind}(s2s.grad({inner}))`",
+                f"transform the inner function and apply {kind} outside: `{kind}({{api}}({inner}))`"
+                + (", or compose s2s's own transformations" if kind != "jax.vmap" and kind != "jax.pmap" else ""),
             )
     if inspect.isfunction(obj):
         return Plain(obj, _library_of(obj.__code__))
@@ -172,7 +173,7 @@ def classify(obj):
         return Unsupported(f"class `{_name(obj)}`", "transform a function")
     if inspect.isbuiltin(obj) or inspect.isroutine(obj) or isinstance(obj, numpy.ufunc):
         return Unsupported(
-            f"`{_name(obj)}` is a builtin, not a function defined in Python source",
+            f"`{_name(obj)}`, a builtin or compiled function (not one defined in Python source)",
             "transform a function of your own that calls it",
         )
     return Unsupported(
@@ -197,7 +198,7 @@ def _origin(obj) -> Origin | None:
 
 
 def unsupported(obj, found: Unsupported, api: str) -> S2SError:
-    return S2SError(f"{api} cannot transform {found.what}", _origin(obj), found.hint)
+    return S2SError(f"{api} cannot transform {found.what}", _origin(obj), found.hint.replace("{api}", api))
 
 
 def target(obj, api: str = "s2s"):
