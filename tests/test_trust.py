@@ -36,6 +36,7 @@ CASES = {
     "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
     "write_through_fill": ((_normal(3),), 0),
     "helper_with_keyword_only_parameters": ((_normal(3),), 0),
+    "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
 }
 
 
@@ -107,3 +108,21 @@ def test_complex_numbers_on_the_differentiated_path_are_refused():
     assert info.value.origin.text.strip() == "return np.sum(np.real(x * 1j * x))"
     with pytest.raises(s2s.S2SError, match="a complex number on the differentiated path"):
         s2s.jvp(P.complex_literal_on_the_path, (np.ones(2),), (np.ones(2),))
+
+
+@pytest.mark.parametrize(
+    "name, message, line",
+    [
+        ("calls_a_decorated_helper", "`*args`/`**kwargs` parameters", "def wrapper(*args):"),
+        ("decorated_local_function", "decorator `@_twice` on a local function", "@_twice"),
+        ("calls_a_vmapped_helper", "`_batched` is `jax.vmap(_dense)`", "return np.sum(_batched(W, x))"),
+    ],
+)
+def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
+    """What runs is what is transformed: a decorator's wrapper is read as itself, never stripped."""
+    f = getattr(P, name)
+    args = (np.ones((3, 3)), np.ones((2, 3))) if "vmapped" in name else (np.ones(2),)
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(f)(*args)
+    assert message in info.value.message
+    assert info.value.origin.text.strip() == line

@@ -15,6 +15,7 @@ Guarantees of the output:
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from ..cstutil import literal
 from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
 from ..naming import Namer
-from . import effects
+from . import effects, library, wrappers
 from .fence import is_append
 from .scope import Scope
 from .source import FunctionSource
@@ -134,13 +135,14 @@ class Resolver:
     """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
     namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand."""
 
-    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None, renames=None):
+    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None, renames=None, aliases=None):
         self.source = source
         self.result = result or Resolved(function=None)
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
         self._pending = []  # element writes that ``out=`` arguments make, run before the statement holding them
+        self._aliases = dict(aliases or {})  # local names of wrapped functions: ``h = jax.jit(g)``
         node = source.node
         own = {p.name.value for p in _params_of(node)}
         if isinstance(node, cst.FunctionDef):
@@ -196,6 +198,7 @@ class Resolver:
                 body.append(ir.Def(self._nested(stmt.name.value, stmt), self.source.origin(stmt)))
                 continue
             if isinstance(stmt, cst.FunctionDef):
+                self._check_decorators(stmt)
                 self._local(stmt.name.value, stmt)
                 continue
             if isinstance(stmt, (cst.If, cst.For, cst.While)):
@@ -251,10 +254,58 @@ class Resolver:
 
     def _nested(self, name, node) -> ir.Function:
         sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env, self.source.generated)
-        return Resolver(sub, self.locals, self.result, self.renames).function(name)
+        return Resolver(sub, self.locals, self.result, self.renames, self._aliases).function(name)
 
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
+
+    def _check_decorators(self, node: cst.FunctionDef):
+        """A local function's decorators: ``@jax.jit`` and ``@jax.checkpoint`` (or their ``partial``) keep its math;
+        any other would change what runs, which s2s cannot see."""
+        for decorator in node.decorators:
+            expr = decorator.decorator
+            maker = library.wrapper_maker(self._callee_object(expr.func if isinstance(expr, cst.Call) else expr))
+            if maker == "partial" and expr.args:
+                maker = library.wrapper_maker(self._callee_object(expr.args[0].value))
+            if maker not in ("jit", "checkpoint"):
+                self.fail(
+                    decorator,
+                    f"decorator `@{self.source.file.module.code_for_node(expr)}` on a local function: "
+                    "s2s transforms the function's own code and cannot see what the decorator does",
+                    "define the function without it (apply the decorator outside the transformed function)",
+                    UnsupportedSyntax,
+                )
+
+    def _callee_object(self, node):
+        """The live object a non-local name or attribute chain names (None for local names and other expressions)."""
+        chain = self._chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        return self._object(chain) if chain is not None and chain[0] in self.source.env else None
+
+    def _through_wrappers(self, func, args):
+        """``jax.jit(g)(x)``, ``jax.checkpoint(g)(x)``, ``functools.partial(g, a)(x)``, a local ``h = jax.jit(g)``
+        called as ``h(x)``, a module-level ``functools.partial`` object: the function that runs and its
+        arguments, as Python binds them (a call's keywords override the partial's). Returns ``(func, args,
+        callee)`` where ``callee`` is the resolved function when it is known already (else None)."""
+        while True:
+            if isinstance(func, cst.Name) and func.value in self._aliases:
+                func = self._aliases[func.value]
+                continue
+            maker = library.wrapper_maker(self._callee_object(func.func)) if isinstance(func, cst.Call) else None
+            if maker in ("jit", "checkpoint"):
+                inner = [a for a in func.args if a.keyword is None or a.keyword.value == "fun"]
+                func = inner[0].value
+                continue
+            if maker == "partial":
+                bound = [self._arg(a) for a in func.args[1:]]
+                func, args = func.args[0].value, _merge_partial(bound, args)
+                continue
+            obj = self._callee_object(func)
+            if isinstance(obj, functools.partial):
+                fixed = [cst.Arg(self.value(v, (f"{obj.func.__name__}_arg",), func)) for v in obj.args]
+                fixed += [cst.Arg(self.value(v, (k,), func), keyword=cst.Name(k)) for k, v in obj.keywords.items()]
+                callee = self.value(obj.func, (obj.func.__name__,), func)
+                return func, _merge_partial(fixed, args), callee
+            return func, args, None
 
     def statement(self, small, line):
         origin = self.source.origin(line)
@@ -281,6 +332,10 @@ class Resolver:
                 return []
             return [ir.Assign(self.target(small.target), self.expr(small.value), origin)]
         if isinstance(small, cst.Assign):
+            wrapped = isinstance(small.value, cst.Call) and library.wrapper_maker(self._callee_object(small.value.func))
+            if wrapped and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                self._aliases[small.targets[0].target.value] = small.value  # ``step = jax.jit(update)``: called later
+                return []
             if isinstance(small.value, cst.Lambda):
                 if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
                     self.fail(small, "a lambda must be assigned to one name", None, UnsupportedSyntax)
@@ -342,6 +397,8 @@ class Resolver:
 
     def _Name(self, node):
         name = node.value
+        if name in self._aliases:
+            self.fail(node, f"`{name}`, a wrapped function, is used as a value", "call it, or call the function it wraps")
         if name in self.locals or name in ("True", "False", "None"):
             return cst.Name(self.renames.get(name, name))
         if name not in self.source.env:
@@ -371,13 +428,17 @@ class Resolver:
             self.refuse_library(node, path, rule.fun)
         if rule is not None:  # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
             return cst.Name(self.helper(rule.name, obj))
-        generated = getattr(obj, "s2s_generated_function", None)
-        if generated is not None:  # a function s2s transformed (``df = s2s.grad(f)``): its generated code is a helper
-            obj = generated
-        elif not inspect.isfunction(obj) and hasattr(obj, "__wrapped__"):
-            unwrapped = inspect.unwrap(obj)  # a decorated user function (@s2s.transform, functools.wraps)
-            if inspect.isfunction(unwrapped) and not _is_library(unwrapped):
-                obj = unwrapped
+        builtin = len(path) == 1 and getattr(builtins, name, None) is obj
+        if callable(obj) and not isinstance(obj, type) and not spellings.is_library(obj) and not builtin:
+            found = wrappers.classify(obj)  # what runs when ``obj`` is called (a decorator's wrapper is itself)
+            if isinstance(found, wrappers.Generated):  # ``df = s2s.grad(f)``: its generated code is a helper
+                obj = found.obj.s2s_generated_function
+            elif isinstance(found, wrappers.Through):  # ``jax.jit(f)``, ``jax.checkpoint(f)``, ``@s2s.transform``
+                return self.value(found.inner, path, node)
+            elif isinstance(found, wrappers.Partial):
+                self.fail(node, f"`{dotted_name}` is a functools.partial object, used here as a value", "call it where it is used")
+            elif isinstance(found, wrappers.Unsupported):
+                self.fail(node, f"`{dotted_name}` is {found.what}", found.hint.replace("{api}", "s2s.grad"))
         owner = self._module_of(path) if len(path) > 1 else None
         if owner is not None and spellings.is_array_module(owner):
             spelled = spellings.constant_spelling(owner, name)
@@ -413,9 +474,9 @@ class Resolver:
         """A library function that is not an op s2s knows: a located error, with what to write instead."""
         owner = self._object(path[:-1]) if len(path) > 1 else None
         where = f"comes from `{owner.__name__}`, which s2s does not read" if isinstance(owner, types.ModuleType) else (
-            f"({_library_name(obj)}) is not supported"
+            f"({library.describe(obj)}) is not supported"
         )  # fmt: skip
-        self.fail(node, f"`{'.'.join(path)}` {where}", _library_hint(obj))
+        self.fail(node, f"`{'.'.join(path)}` {where}", library.hint(obj))
 
     def helper(self, name: str, fn) -> str:
         """The module-level name of the user function ``fn`` (``name_2`` when another function took ``name``)."""
@@ -483,7 +544,7 @@ class Resolver:
         if is_method and chain is not None and chain[0] in self.source.env:
             receiver = self._object(chain[:-1])
             if not hasattr(receiver, "__array_namespace__") and not hasattr(receiver, "__array__"):
-                hint = RANDOM_HINT if "random" in type(receiver).__module__ else "call it outside and pass the result in"
+                hint = library.RANDOM_HINT if "random" in type(receiver).__module__ else "call it outside and pass the result in"
                 self.fail(func, f"`{'.'.join(chain)}()` calls a method of a {type(receiver).__name__}, "
                           "which s2s cannot transform", hint)  # fmt: skip
         if is_method:
@@ -494,9 +555,10 @@ class Resolver:
             if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
                 args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
             return self.mark(cst.Call(xp_attr(name), [cst.Arg(receiver), *args]), node)
-        if isinstance(func, cst.Name) and func.value in self._local_fns:
+        func, args, callee = self._through_wrappers(func, args)
+        if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
             return self.mark(cst.Call(cst.Name(func.value), args), node)
-        callee = self.expr(func)
+        callee = callee or self.expr(func)
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
@@ -575,6 +637,14 @@ class Resolver:
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
 
 
+def _merge_partial(fixed: list, args: list) -> list:
+    """``partial(g, *fixed)(*args)``'s arguments: positional ones first the partial's, keywords the call's last."""
+    positional = [a for a in fixed if a.keyword is None] + [a for a in args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in fixed if a.keyword is not None}
+    keywords.update({a.keyword.value: a for a in args if a.keyword is not None})
+    return positional + list(keywords.values())
+
+
 def _bind_like(fn, call: cst.Call, resolver, names) -> dict:
     """A call's argument nodes by ``fn``'s parameter names (``names``, in order), as Python would bind them."""
     bound = {}
@@ -603,47 +673,6 @@ def _is_stop_gradient(obj) -> bool:
     """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
     module = getattr(obj, "__module__", None) or ""
     return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in ("s2s", "jax")
-
-
-CONTROL_HINT = (
-    "write it as a Python `for`/`while`/`if` with the function's body inline: s2s lowers Python "
-    "control flow to a compiled scan, while_loop or cond itself"
-)
-LIBRARY_HINTS = {
-    **dict.fromkeys(("fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan"), CONTROL_HINT),
-    **dict.fromkeys(
-        ("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vjp", "linearize"),
-        "apply JAX's transformations outside the function s2s transforms (`jax.vmap(s2s.grad(f))`), "
-        "or use s2s's own (`s2s.grad`, `s2s.jvp`, `s2s.hessian`, ...)",
-    ),
-}
-RANDOM_HINT = (
-    "draw the random numbers outside the function and pass them in as an argument "
-    "(under jax.jit a draw inside would be compiled into one constant)"
-)
-
-
-def _library_name(obj) -> str:
-    module = getattr(obj, "__module__", None)
-    public = ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
-    return f"from {public}" if public else f"a {type(obj).__name__} from a library"
-
-
-def _library_hint(obj) -> str:
-    name = getattr(obj, "__name__", "")
-    module = getattr(obj, "__module__", None) or ""
-    if "random" in module.split(".") or "random" in name:
-        return RANDOM_HINT
-    return LIBRARY_HINTS.get(
-        name,
-        "s2s transforms NumPy, jax.numpy and math ops (`python -m s2s.rules` lists them) and your own "
-        "functions: write it with those",
-    )
-
-
-def _is_library(fn) -> bool:
-    """Functions of NumPy, JAX or s2s itself, which are never user helpers."""
-    return (fn.__module__ or "").split(".")[0] in ("numpy", "jax", "jaxlib", "s2s")
 
 
 def _is_literal(obj) -> bool:

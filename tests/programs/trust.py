@@ -1,5 +1,9 @@
 """Programs that once gave a wrong answer with no error (issue 10), as users write them: the trust tests' inputs."""
 
+import functools
+
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 import s2s
@@ -135,3 +139,62 @@ def helper_with_keyword_only_parameters(x):
 
 def complex_literal_on_the_path(x):
     return np.sum(np.real(x * 1j * x))
+
+
+@jax.jit
+def _dense(W, x):
+    return jnp.tanh(x @ W)
+
+
+def _affine(x, a, *, b=1.0):
+    return a * x + b
+
+
+_half = functools.partial(_affine, a=0.5)
+
+
+def known_wrappers_inside(W, x):
+    h = _dense(W, x)
+    g = jax.jit(_affine)(h, 2.0)
+    k = jax.checkpoint(_dense)(W, x)
+    p = functools.partial(_affine, 3.0)(h, b=0.5)
+    step = jax.jit(_dense)
+    q = step(W, x)
+
+    @jax.jit
+    def inner(y):
+        return y * W[0, 0]
+
+    return np.sum(g * k + p * q + _half(h) + inner(h))
+
+
+def _twice(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return 2 * fn(*args)
+
+    return wrapper
+
+
+@_twice
+def _doubled(x):
+    return np.sum(x**2)
+
+
+def calls_a_decorated_helper(x):
+    return _doubled(x)
+
+
+def decorated_local_function(x):
+    @_twice
+    def inner(y):
+        return y * 2
+
+    return np.sum(inner(x))
+
+
+_batched = jax.vmap(_dense, in_axes=(None, 0))
+
+
+def calls_a_vmapped_helper(W, x):
+    return np.sum(_batched(W, x))

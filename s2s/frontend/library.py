@@ -1,0 +1,62 @@
+"""What s2s says about library objects it does not read: the name to show and what to write instead.
+
+s2s reads NumPy, jax.numpy and math ops through its op table and the user's
+own functions through their source; anything else from a library (``jax.lax``
+control flow, JAX's transformations, random draws, SciPy) is a located error
+whose hint comes from here.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+CONTROL_HINT = (
+    "write it as a Python `for`/`while`/`if` with the function's body inline: s2s lowers Python "
+    "control flow to a compiled scan, while_loop or cond itself"
+)
+LIBRARY_HINTS = {
+    **dict.fromkeys(("fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan"), CONTROL_HINT),
+    **dict.fromkeys(
+        ("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vjp", "linearize"),
+        "apply JAX's transformations outside the function s2s transforms (`jax.vmap(s2s.grad(f))`), "
+        "or use s2s's own (`s2s.grad`, `s2s.jvp`, `s2s.hessian`, ...)",
+    ),
+}
+RANDOM_HINT = (
+    "draw the random numbers outside the function and pass them in as an argument "
+    "(under jax.jit a draw inside would be compiled into one constant)"
+)
+
+
+def describe(obj) -> str:
+    module = getattr(obj, "__module__", None)
+    public = ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
+    return f"from {public}" if public else f"a {type(obj).__name__} from a library"
+
+
+def hint(obj) -> str:
+    name = getattr(obj, "__name__", "")
+    module = getattr(obj, "__module__", None) or ""
+    if "random" in module.split(".") or "random" in name:
+        return RANDOM_HINT
+    return LIBRARY_HINTS.get(
+        name,
+        "s2s transforms NumPy, jax.numpy and math ops (`python -m s2s.rules` lists them) and your own "
+        "functions: write it with those",
+    )
+
+
+def wrapper_maker(obj) -> str | None:
+    """``"jit"`` for ``jax.jit``, ``"checkpoint"`` for ``jax.checkpoint``/``jax.remat``, ``"partial"`` for
+    ``functools.partial``: the wrappers whose meaning s2s knows (the same math, or bound arguments)."""
+    if obj is functools.partial:
+        return "partial"
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return None
+    if obj is getattr(jax, "jit", None):
+        return "jit"
+    if obj is getattr(jax, "checkpoint", None) or obj is getattr(jax, "remat", None):
+        return "checkpoint"
+    return None
