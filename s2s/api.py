@@ -102,7 +102,7 @@ class Transformed:
     def _refresh(self) -> bool:
         """Drop the module (and its compilations) if a value it baked in has changed; whether it did."""
         generated = self.__dict__.get("generated")
-        if generated is None or generated.fresh():
+        if generated is None or generated.watch is None or generated.watch.fresh():
             return False
         for name in ("generated", "_function", "_runner"):
             self.__dict__.pop(name, None)
@@ -149,8 +149,10 @@ class Transformed:
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
             _check_float_inputs(args, self.argnums, self.kind)
-        self._refresh()
-        return self._runner(*args)
+        runner = self.__dict__.get("_runner")
+        if runner is None or self._refresh():
+            runner = self._runner
+        return runner(*args)
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {wrappers.describe(self.fn)}>"

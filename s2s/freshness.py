@@ -38,23 +38,22 @@ def _literal_equal(a, b) -> bool:
 class Watch:
     """The objects a program read through names, and where it read them."""
 
-    def __init__(self, entries: list, cells: list, depends: list):
-        self._entries = entries  # [mapping, keys, values]: values[i] is what mapping[keys[i]] was
-        self._cells = cells  # [cell, value]
-        self.depends = depends  # watches (Generated objects) of generated modules the program read
+    def __init__(self, maps: tuple, keys: tuple, values: tuple, cells: tuple, depends: list):
+        self._maps, self._keys, self._values = maps, keys, values  # maps[i][keys[i]] was values[i]
+        self._cells, self._cell_values = cells, tuple(map(_contents, cells))
+        self.depends = depends  # the Generated objects of generated modules the program read
 
     @classmethod
     def of(cls, functions) -> Watch:
-        entries, cells, depends, seen = {}, [], [], set()
+        read, cells, depends, seen = {}, [], [], set()  # read: (id(mapping), key) -> (mapping, key)
 
         def record(mapping, names):
-            keys = tuple(sorted(names))
-            entry = entries.setdefault(id(mapping), [mapping, (), ()])
-            new = tuple(k for k in keys if k not in entry[1])
-            entry[1] += new
-            entry[2] += tuple(mapping.get(k) for k in new)
-            for value in (mapping.get(k) for k in new):
-                if isinstance(value, types.ModuleType) and id(value) not in seen:
+            for key in sorted(names):
+                if (id(mapping), key) in read:
+                    continue
+                read[id(mapping), key] = (mapping, key)
+                value = mapping.get(key)
+                if isinstance(value, types.ModuleType) and id(value) not in seen:  # `layers.dense`, `np.linalg.norm`
                     seen.add(id(value))
                     record(vars(value), names & vars(value).keys())
 
@@ -63,35 +62,35 @@ class Watch:
             if generated is not None:
                 depends.append(generated)
                 continue
-            record(fn.__globals__, _names(fn.__code__))
+            names = _names(fn.__code__)
+            record(fn.__globals__, names)
             for cell in fn.__closure__ or ():
-                cells.append([cell, _contents(cell)])
-        return cls(list(entries.values()), cells, depends)
+                cells.append(cell)
+                if isinstance(_contents(cell), types.ModuleType):  # a module reached through a closure
+                    record(vars(_contents(cell)), names & vars(_contents(cell)).keys())
+        maps, keys = tuple(m for m, _ in read.values()), tuple(k for _, k in read.values())
+        return cls(maps, keys, tuple(map(dict.get, maps, keys)), tuple(cells), depends)
 
     def fresh(self) -> bool:
         is_ = operator.is_
-        for entry in self._entries:
-            mapping, keys, values = entry
-            if not all(map(is_, map(mapping.get, keys), values)) and not _settle(entry, tuple(map(mapping.get, keys))):
+        if not all(map(is_, map(dict.get, self._maps, self._keys), self._values)):
+            now = tuple(map(dict.get, self._maps, self._keys))
+            if not _equal(now, self._values):
                 return False
-        for entry in self._cells:
-            if _contents(entry[0]) is not entry[1] and not _settle(entry, _contents(entry[0])):
+            self._values = now  # equal values under new objects: compare identities again next time
+        if self._cells and not all(map(is_, map(_contents, self._cells), self._cell_values)):
+            now = tuple(map(_contents, self._cells))
+            if not _equal(now, self._cell_values):
                 return False
+            self._cell_values = now
         for dep in self.depends:
             if not dep.fresh():
                 return False
         return True
 
 
-def _settle(entry: list, now):
-    """True if ``now`` (the values read again) equals what ``entry`` recorded, as literals of the same types;
-    then ``entry`` records ``now``, so that identities match again next time."""
-    recorded = entry[-1]
-    pairs = zip(now, recorded) if isinstance(now, tuple) else ((now, recorded),)
-    if not all(a is b or _literal_equal(a, b) for a, b in pairs):
-        return False
-    entry[-1] = now
-    return True
+def _equal(now: tuple, recorded: tuple) -> bool:
+    return all(a is b or _literal_equal(a, b) for a, b in zip(now, recorded))
 
 
 def _contents(cell):

@@ -99,23 +99,26 @@ def _fingerprint(fn) -> tuple:
     return tuple(codes)
 
 
-@functools.cache
-def _library_dirs() -> dict:
+@functools.lru_cache(maxsize=8)
+def _library_dirs(imported: frozenset) -> dict:
+    """Folders of the libraries among ``imported`` and of numpy and s2s (its package and its runtime)."""
     from .. import runtime
 
-    dirs = {"numpy": numpy.__file__, "s2s": __file__.rsplit(os.sep, 2)[0] + os.sep, "s2s.runtime": runtime.__file__}
-    for name in ("jax", "jaxlib", "scipy"):
-        if name in sys.modules and getattr(sys.modules[name], "__file__", None):
-            dirs[name] = sys.modules[name].__file__
-    return {name: os.path.dirname(path) + os.sep for name, path in dirs.items()}
+    files = {"numpy": numpy.__file__, "s2s": os.path.dirname(__file__), "s2s.runtime": runtime.__file__}
+    files.update({name: sys.modules[name].__file__ for name in imported if getattr(sys.modules[name], "__file__", None)})
+    return {name: os.path.dirname(path) + os.sep for name, path in files.items()}
+
+
+_OWNER = {"jaxlib": "jax", "s2s.runtime": "s2s"}
 
 
 def _library_of(code) -> str | None:
     """The library (``numpy``, ``jax``, ``s2s``, ...) whose files define ``code``, None for user code."""
     path = os.path.abspath(code.co_filename)
-    for name, folder in _library_dirs().items():
+    imported = frozenset(name for name in ("jax", "jaxlib", "scipy") if name in sys.modules)
+    for name, folder in _library_dirs(imported).items():
         if path.startswith(folder):
-            return "jax" if name == "jaxlib" else ("s2s" if name == "s2s.runtime" else name)
+            return _OWNER.get(name, name)
     return None
 
 
@@ -197,7 +200,11 @@ def _origin(obj) -> Origin | None:
     return Origin(code.co_filename, code.co_firstlineno, col, len(text.rstrip()), text.rstrip("\n"))
 
 
-def unsupported(obj, found: Unsupported, api: str) -> S2SError:
+def unsupported(obj, found: Unsupported, api: str | None) -> S2SError:
+    """The error for ``obj``: handed to the API function ``api``, or (None) called inside transformed code."""
+    if api is None:
+        hint = "call a function defined in source instead, or apply the wrapper outside the function s2s transforms"
+        return S2SError(f"s2s cannot read {found.what}", _origin(obj), hint)
     return S2SError(f"{api} cannot transform {found.what}", _origin(obj), found.hint.replace("{api}", api))
 
 
@@ -255,7 +262,7 @@ def readable(obj):
         elif isinstance(found, Partial):
             raise S2SError(f"cannot read `functools.partial` of `{_name(found.func)}` as a function definition", hint="call the function itself")
         else:
-            raise unsupported(obj, found, "s2s")
+            raise unsupported(obj, found, None)
     return found.fn
 
 
