@@ -25,7 +25,7 @@ import numpy
 
 from .. import ir
 from ..custom import custom_rule
-from ..cstutil import literal
+from ..cstutil import dotted, literal
 from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
 from . import spellings
 from ..naming import Namer
@@ -170,8 +170,8 @@ class Resolver:
     def function(self, name: str | None = None) -> ir.Function:
         node = self.source.node
         params = []
-        for p in _params_of(node):
-            default = self.expr(p.default) if p.default is not None else None
+        for p in _params_of(node):  # defaults are kept for readers of the module when they are literals
+            default = self.expr(p.default) if p.default is not None and _is_literal_node(p.default) else None
             params.append(ir.Param(self.renames.get(p.name.value, p.name.value), default))
         if isinstance(node, cst.Lambda):
             body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
@@ -554,7 +554,7 @@ class Resolver:
             receiver = self.expr(func.value)
             if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
                 args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
-            return self.mark(cst.Call(xp_attr(name), [cst.Arg(receiver), *args]), node)
+            return self.mark(cst.Call(xp_attr(name), spellings.portable_arguments(name, [cst.Arg(receiver), *args])), node)
         func, args, callee = self._through_wrappers(func, args)
         if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
             return self.mark(cst.Call(cst.Name(func.value), args), node)
@@ -564,7 +564,13 @@ class Resolver:
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         if isinstance(callee, cst.Name) and callee.value in self.locals:
+            if callee.value in {p.name.value for p in _params_of(self.source.node)}:
+                self.fail(func, f"`{callee.value}` is a parameter holding a function: s2s reads functions from their source "
+                          "and cannot know which one it will be", "call the function by its name")  # fmt: skip
             self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
+        op = dotted(callee) if isinstance(callee, cst.Attribute) else None
+        if op is not None and op.startswith("xp."):
+            args = spellings.portable_arguments(op[3:], args)
         return self.mark(cst.Call(callee, args), node)
 
     def _bind_helper(self, helper, args, node):
@@ -635,6 +641,15 @@ class Resolver:
 
     def _Lambda(self, node):
         self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+
+
+def _is_literal_node(node) -> bool:
+    """A default that reads the same at a generated module's top level: a literal, or a tuple of them."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (isinstance(node, cst.Name) and node.value in ("True", "False", "None")):
+        return True
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return _is_literal_node(node.expression)
+    return isinstance(node, cst.Tuple) and all(_is_literal_node(e.value) for e in node.elements)
 
 
 def _merge_partial(fixed: list, args: list) -> list:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 import types
 
+import libcst as cst
 import numpy
 
 from ..rules import OPS
@@ -118,3 +120,25 @@ def constant_spelling(module, attr: str) -> str | None:
     if module is math and attr == "tau":
         return "2 * xp.pi"
     return None
+
+
+def portable_arguments(op: str, args: list) -> list:
+    """``args`` of a call to ``xp.<op>`` that run under NumPy and jax.numpy alike: a keyword one of them does
+    not take (``np.clip(x, a_min=0)``: jax.numpy's is ``min``) becomes positional where both put that
+    parameter at the same place and the arguments before it are given. Others are kept as written."""
+    functions = [_lookup(m, op) for m in _modules()]
+    try:
+        signatures = [list(inspect.signature(f).parameters.values()) for f in functions]
+    except (TypeError, ValueError):  # a ufunc or builtin without a signature: keywords as written
+        return args
+    positional = [a for a in args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in args if a.keyword is not None}
+    while keywords:
+        i = len(positional)
+        slots = [sig[i] if i < len(sig) else None for sig in signatures]
+        name = slots[0].name if slots[0] is not None else None
+        portable = all(p is not None and p.kind is p.POSITIONAL_OR_KEYWORD for p in slots)
+        if name not in keywords or not portable or all(name in {p.name for p in sig} for sig in signatures):
+            break
+        positional.append(keywords.pop(name).with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
+    return positional + list(keywords.values())
