@@ -448,7 +448,7 @@ class Resolver:
         if callable(obj) and spellings.is_library(obj) and not isinstance(obj, type):
             self.refuse_library(node, path, obj)
         if inspect.isfunction(obj):
-            return cst.Name(self.helper(obj.__name__, obj))
+            return cst.Name(self.helper(name if obj.__name__ == "<lambda>" else obj.__name__, obj))  # a lambda: its variable's name
         if len(path) == 1 and name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
             return cst.Name(name)
         if len(path) == 1 and getattr(builtins, name, None) is obj:

@@ -207,3 +207,10 @@ def _scaled_by_default(a, *, c=np.array([0.5, 1.0, 2.0])):
 def keywords_numpy_and_jax_spell_differently(x):
     y = np.clip(x, a_min=-0.5, a_max=1.5) + x.clip(0.0, 1.5)
     return np.sum(_scaled_by_default(x, c=x) * y) + np.sum(_scaled_by_default(x))
+
+
+sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731 - a module-level lambda, as users write them
+
+
+def calls_a_module_level_lambda(x):
+    return np.sum(sigmoid(x) * x)
