@@ -15,37 +15,26 @@ Guarantees of the output:
 from __future__ import annotations
 
 import builtins
-import functools
 import inspect
 import types
 from dataclasses import dataclass, field
 
 import libcst as cst
-import numpy
 
 from .. import ir
 from ..custom import custom_rule
-from ..cstutil import dotted, literal
-from ..errors import NameResolutionError, Origin, S2SError, UnsupportedSyntax
+from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from . import spellings
 from ..naming import Namer
-from . import effects, library, wrappers
+from . import library, wrappers
+from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
 from .source import FunctionSource
 
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
 ATTRIBUTE_OPS = {"T": "transpose", "mT": "matrix_transpose", "real": "real", "imag": "imag"}
-METHODS = {
-    "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
-    "reshape", "transpose", "ravel", "squeeze", "swapaxes", "dot", "clip", "round", "copy",
-    "astype", "repeat", "take", "trace", "diagonal", "any", "all", "conj", "nonzero", "argsort",
-    "sort",
-}  # fmt: skip
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
-DICT_VIEWS = {"items", "keys", "values"}  # d.items() -> rt.items(d): loop inputs visited at trace time
-METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
-VARARG_METHODS = {"reshape", "transpose"}
 BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
 
@@ -61,14 +50,6 @@ class Resolved:
     constants: dict = field(default_factory=dict)  # name -> value
     origins: dict = field(default_factory=dict)  # expression node -> Origin
     scope: Scope = field(default_factory=lambda: Scope(dict.fromkeys(GENERATED_NAMES)))
-
-
-def xp_attr(name: str) -> cst.Attribute:
-    """``xp.<name>`` for a canonical op name (dotted names nest: ``xp.linalg.norm``)."""
-    node: cst.BaseExpression = cst.Name("xp")
-    for part in name.split("."):
-        node = cst.Attribute(node, cst.Name(part))
-    return node
 
 
 def _bound_names(statements) -> set[str]:
@@ -131,7 +112,7 @@ def _is_namespace_line(stmt) -> bool:
     )
 
 
-class Resolver:
+class Resolver(Calls):
     """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
     namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand."""
 
@@ -144,7 +125,8 @@ class Resolver:
         self._pending = []  # element writes that ``out=`` arguments make, run before the statement holding them
         self._aliases = dict(aliases or {})  # local names of wrapped functions: ``h = jax.jit(g)``
         node = source.node
-        own = {p.name.value for p in _params_of(node)}
+        self.params = {p.name.value for p in _params_of(node)}
+        own = set(self.params)
         if isinstance(node, cst.FunctionDef):
             own |= _bound_names(_lines(node.body))
         self.locals |= own
@@ -259,54 +241,6 @@ class Resolver:
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
 
-    def _check_decorators(self, node: cst.FunctionDef):
-        """A local function's decorators: ``@jax.jit`` and ``@jax.checkpoint`` (or their ``partial``) keep its math;
-        any other would change what runs, which s2s cannot see."""
-        for decorator in node.decorators:
-            expr = decorator.decorator
-            maker = library.wrapper_maker(self._callee_object(expr.func if isinstance(expr, cst.Call) else expr))
-            if maker == "partial" and expr.args:
-                maker = library.wrapper_maker(self._callee_object(expr.args[0].value))
-            if maker not in ("jit", "checkpoint"):
-                self.fail(
-                    decorator,
-                    f"decorator `@{self.source.file.module.code_for_node(expr)}` on a local function: "
-                    "s2s transforms the function's own code and cannot see what the decorator does",
-                    "define the function without it (apply the decorator outside the transformed function)",
-                    UnsupportedSyntax,
-                )
-
-    def _callee_object(self, node):
-        """The live object a non-local name or attribute chain names (None for local names and other expressions)."""
-        chain = self._chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        return self._object(chain) if chain is not None and chain[0] in self.source.env else None
-
-    def _through_wrappers(self, func, args):
-        """``jax.jit(g)(x)``, ``jax.checkpoint(g)(x)``, ``functools.partial(g, a)(x)``, a local ``h = jax.jit(g)``
-        called as ``h(x)``, a module-level ``functools.partial`` object: the function that runs and its
-        arguments, as Python binds them (a call's keywords override the partial's). Returns ``(func, args,
-        callee)`` where ``callee`` is the resolved function when it is known already (else None)."""
-        while True:
-            if isinstance(func, cst.Name) and func.value in self._aliases:
-                func = self._aliases[func.value]
-                continue
-            maker = library.wrapper_maker(self._callee_object(func.func)) if isinstance(func, cst.Call) else None
-            if maker in ("jit", "checkpoint"):
-                inner = [a for a in func.args if a.keyword is None or a.keyword.value == "fun"]
-                func = inner[0].value
-                continue
-            if maker == "partial":
-                bound = [self._arg(a) for a in func.args[1:]]
-                func, args = func.args[0].value, _merge_partial(bound, args)
-                continue
-            obj = self._callee_object(func)
-            if isinstance(obj, functools.partial):
-                fixed = [cst.Arg(self.value(v, (f"{obj.func.__name__}_arg",), func)) for v in obj.args]
-                fixed += [cst.Arg(self.value(v, (k,), func), keyword=cst.Name(k)) for k, v in obj.keywords.items()]
-                callee = self.value(obj.func, (obj.func.__name__,), func)
-                return func, _merge_partial(fixed, args), callee
-            return func, args, None
-
     def statement(self, small, line):
         origin = self.source.origin(line)
         if isinstance(small, cst.Pass):
@@ -347,32 +281,6 @@ class Resolver:
                 out.append(ir.Assign(self.target(t.target), value, origin))
             return out
         self.fail(small, f"`{type(small).__name__}` statement is not supported", None, UnsupportedSyntax)
-
-    def effect(self, call: cst.Call, origin) -> list:
-        """An expression statement that writes an array (``effects``), as element writes."""
-        method = effects.in_place_method(call)
-        if method is not None and call.func.value.value in self.locals:
-            array = call.func.value
-            if method == "fill":
-                value = self.expr(call.args[0].value)
-            else:
-                value = self.mark(cst.Call(xp_attr("sort"), [cst.Arg(self.expr(array)), *map(self._arg, call.args)]), call)
-            return [ir.Assign(self.target(effects.whole(array)), value, origin)]
-        chain = self._chain(call.func)
-        if chain is not None and self._object(chain) is numpy.copyto:
-            bound = _bind_like(numpy.copyto, call, self, ("dst", "src", "casting", "where"))
-            dst, src = bound["dst"], self.expr(bound["src"])
-            if "where" in bound:
-                src = cst.Call(xp_attr("where"), [cst.Arg(self.expr(bound["where"])), cst.Arg(src), cst.Arg(self.expr(dst))])
-            return [ir.Assign(self.target(effects.whole(dst)), self.mark(src, call), origin)]
-        if effects.out_argument(call) is None:
-            self.fail(call, "an expression statement (its value is discarded)", "assign the value to a name", UnsupportedSyntax)
-        self.expr(call)  # the write is pending; the value, the ``out`` array itself, is not needed
-        return []
-
-    def _take_pending(self) -> list:
-        pending, self._pending = self._pending, []
-        return pending
 
     def target(self, node):
         if isinstance(node, cst.Subscript):  # an element write ``x[i] = v``: the desugar pass makes it functional
@@ -454,7 +362,7 @@ class Resolver:
         if len(path) == 1 and getattr(builtins, name, None) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
             self.fail(node, f"Python's builtin `{name}` is not supported", f"use {instead}")
-        if _is_literal(obj) or isinstance(obj, complex) or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
+        if is_literal_value(obj) or isinstance(obj, complex) or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
             unique = self.result.scope.name(name, obj, self.locals | set(self.renames.values()))
             self.result.constants[unique] = obj
             return cst.Name(unique)
@@ -524,77 +432,6 @@ class Resolver:
             return self.mark(cst.Call(xp_attr(ATTRIBUTE_OPS[attr]), [cst.Arg(base)]), node)
         return self.mark(cst.Attribute(base, cst.Name(attr)), node)
 
-    def _Call(self, node):
-        out = effects.out_argument(node)
-        if out is not None:  # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
-            array = effects.out_target(out)
-            if array is None or array.value not in self.locals:
-                self.fail(out, "`out=` must name a local array", "write `y = np.add(a, b)` instead", UnsupportedSyntax)
-            value = self._Call(node.with_changes(args=[a for a in node.args if a is not out]))
-            self._pending.append(ir.Assign(self.target(effects.whole(array)), value, self.source.origin(node)))
-            return self.expr(array)
-        func = node.func
-        args = [self._arg(a) for a in node.args]
-        chain = self._chain(func) if isinstance(func, cst.Attribute) else None
-        is_method = isinstance(func, cst.Attribute) and (
-            chain is None or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
-        )
-        if is_method and func.attr.value in DICT_VIEWS and not args:
-            return self.mark(cst.Call(cst.parse_expression(f"rt.{func.attr.value}"), [cst.Arg(self.expr(func.value))]), node)
-        if is_method and chain is not None and chain[0] in self.source.env:
-            receiver = self._object(chain[:-1])
-            if not hasattr(receiver, "__array_namespace__") and not hasattr(receiver, "__array__"):
-                hint = library.RANDOM_HINT if "random" in type(receiver).__module__ else "call it outside and pass the result in"
-                self.fail(func, f"`{'.'.join(chain)}()` calls a method of a {type(receiver).__name__}, "
-                          "which s2s cannot transform", hint)  # fmt: skip
-        if is_method:
-            name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
-            if name not in METHODS:
-                self.fail(func, f"array method `.{func.attr.value}()` is not supported", "call the NumPy function")
-            receiver = self.expr(func.value)
-            if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
-                args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
-            return self.mark(cst.Call(xp_attr(name), spellings.portable_arguments(name, [cst.Arg(receiver), *args])), node)
-        func, args, callee = self._through_wrappers(func, args)
-        if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
-            return self.mark(cst.Call(cst.Name(func.value), args), node)
-        callee = callee or self.expr(func)
-        if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
-            args = self._bind_helper(self.result.helpers[callee.value], args, node)
-        if isinstance(callee, cst.Name) and callee.value in self.result.constants:
-            self.fail(func, f"`{callee.value}` is not callable")
-        if isinstance(callee, cst.Name) and callee.value in self.locals:
-            if callee.value in {p.name.value for p in _params_of(self.source.node)}:
-                self.fail(func, f"`{callee.value}` is a parameter holding a function: s2s reads functions from their source "
-                          "and cannot know which one it will be", "call the function by its name")  # fmt: skip
-            self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
-        op = dotted(callee) if isinstance(callee, cst.Attribute) else None
-        if op is not None and op.startswith("xp."):
-            args = spellings.portable_arguments(op[3:], args)
-        return self.mark(cst.Call(callee, args), node)
-
-    def _bind_helper(self, helper, args, node):
-        """A helper call's arguments in the helper's parameter order, defaults written out."""
-        signature = inspect.signature(helper)
-        try:
-            bound = signature.bind(*[a.value for a in args if a.keyword is None], **{a.keyword.value: a.value for a in args if a.keyword})
-        except TypeError as err:
-            self.fail(node, f"call to `{helper.__name__}` does not match its signature: {err}", None, S2SError)
-        values = []
-        for name, param in signature.parameters.items():
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                self.fail(node, f"`{helper.__name__}` takes `*{name}`/`**{name}`, which s2s does not transform", "name each parameter", UnsupportedSyntax)
-            if name in bound.arguments:
-                values.append(bound.arguments[name])
-            elif _is_literal(param.default):
-                values.append(literal(param.default))
-            else:  # an array (or other object) default: a constant of the generated module
-                values.append(self.value(param.default, (f"{helper.__name__}_{name}",), node))
-        return [cst.Arg(v) for v in values]
-
-    def _arg(self, arg):
-        return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
-
     def _BinaryOperation(self, node):
         operator = _one_line(node.operator)
         return self.mark(cst.BinaryOperation(self.expr(node.left), operator, self.expr(node.right), lpar=node.lpar, rpar=node.rpar), node)
@@ -652,27 +489,6 @@ def _is_literal_node(node) -> bool:
     return isinstance(node, cst.Tuple) and all(_is_literal_node(e.value) for e in node.elements)
 
 
-def _merge_partial(fixed: list, args: list) -> list:
-    """``partial(g, *fixed)(*args)``'s arguments: positional ones first the partial's, keywords the call's last."""
-    positional = [a for a in fixed if a.keyword is None] + [a for a in args if a.keyword is None]
-    keywords = {a.keyword.value: a for a in fixed if a.keyword is not None}
-    keywords.update({a.keyword.value: a for a in args if a.keyword is not None})
-    return positional + list(keywords.values())
-
-
-def _bind_like(fn, call: cst.Call, resolver, names) -> dict:
-    """A call's argument nodes by ``fn``'s parameter names (``names``, in order), as Python would bind them."""
-    bound = {}
-    for name, arg in zip(names, [a for a in call.args if a.keyword is None]):
-        bound[name] = arg.value
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value not in names or arg.keyword.value in bound:
-                resolver.fail(arg, f"`{fn.__name__}` got an unexpected argument `{arg.keyword.value}`", None, S2SError)
-            bound[arg.keyword.value] = arg.value
-    return bound
-
-
 def _one_line(operator):
     """An operator with single spaces around it: an expression split over lines inside parentheses
     (black's wrapping) may be emitted later where no parentheses hold it."""
@@ -688,14 +504,6 @@ def _is_stop_gradient(obj) -> bool:
     """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
     module = getattr(obj, "__module__", None) or ""
     return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in ("s2s", "jax")
-
-
-def _is_literal(obj) -> bool:
-    return isinstance(obj, (bool, int, float, str, type(None))) or _is_literal_tuple(obj)
-
-
-def _is_literal_tuple(obj) -> bool:
-    return isinstance(obj, tuple) and all(isinstance(v, (int, float, str, bool, type(None))) for v in obj)
 
 
 def _short_repr(obj) -> str:

@@ -22,7 +22,6 @@ from ..naming import Namer, bar
 from ..passes.dataflow import used_names
 from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of, is_static
-from ..rules import OPS
 from ..rules.registry import op_named
 from ..templates import bind, instantiate, rule_template
 from . import control_rules
