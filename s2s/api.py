@@ -88,9 +88,8 @@ class Transformed:
         self.kind = kind
         self.has_aux = has_aux
         self.backend = backend
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in self.binding.signature.parameters.values()):
-            self.argnums = argnums if isinstance(argnums, int) else tuple(argnums)
-            self.generated  # noqa: B018  (the located error s2s gives `*args`/`**kwargs` parameters, now)
+        if self.binding.variadic:  # s2s's located error for `*args`/`**kwargs` parameters, now, not at the first call
+            generate(self.target, ("primal",))
         # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
         self.argnums = argnums if flat or kind == "primal" else self.binding.argnums(argnums, api)
         self._negative = None if flat or kind == "primal" or not Binding.negative(argnums) else (argnums, api)
@@ -137,9 +136,6 @@ class Transformed:
     def _current_runner(self):
         self._refresh()
         return self._runner
-
-    def _bind(self, args, kwargs):
-        return self.binding(args, kwargs)
 
     def __call__(self, *args, **kwargs):
         if self._negative is not None and len(args) != len(self.binding.positional):

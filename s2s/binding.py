@@ -30,15 +30,19 @@ class Binding:
         self._bind = bind
         self._fast = fast  # positional calls with this many arguments pass through unchanged
         self.positional = tuple(n for n, p in signature.parameters.items() if p.kind in _POSITIONAL)
+        self.variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values())
 
     @classmethod
     def of(cls, fn) -> Binding:
         """The binding of a Python function's own signature (never the one of a function it wraps)."""
         signature = inspect.signature(fn, follow_wrapped=False)
         names = tuple(signature.parameters)
+        live = [signature, fn.__defaults__, fn.__kwdefaults__]
 
         def bind(args, kwargs):
-            bound = signature.bind(*args, **kwargs)
+            if fn.__defaults__ is not live[1] or fn.__kwdefaults__ is not live[2]:  # defaults reassigned since
+                live[:] = inspect.signature(fn, follow_wrapped=False), fn.__defaults__, fn.__kwdefaults__
+            bound = live[0].bind(*args, **kwargs)
             bound.apply_defaults()
             return tuple(bound.arguments[name] for name in names)
 

@@ -70,8 +70,7 @@ def assert_trees_close(got, want, rtol=1e-9, atol=1e-12):
 
 # --- 1. call binding ---------------------------------------------------------------------------------
 
-SIGNED, SIGNED_TWIN = _module(
-    """
+SIGNED, SIGNED_TWIN = _module("""
     import numpy as np
 
 
@@ -93,8 +92,7 @@ SIGNED, SIGNED_TWIN = _module(
 
     def double_star(x, **options):
         return np.sum(x)
-    """
-)
+    """)
 X, W = RNG.normal(size=3), RNG.normal(size=3)
 
 
@@ -242,8 +240,7 @@ def test_random_signatures_bind_like_python(drawn):
 
 # --- 2. wrappers ----------------------------------------------------------------------------------------
 
-WRAPPED, WRAPPED_TWIN = _module(
-    """
+WRAPPED, WRAPPED_TWIN = _module("""
     import functools
 
     import numpy as np
@@ -297,8 +294,7 @@ WRAPPED, WRAPPED_TWIN = _module(
 
         def __call__(self, x):
             return np.sum(x**2)
-    """
-)
+    """)
 
 
 def test_a_wraps_decorator_is_read_as_its_own_code():
@@ -308,7 +304,11 @@ def test_a_wraps_decorator_is_read_as_its_own_code():
 def test_a_wraps_decorator_s2s_cannot_read_is_an_error_at_the_wrapper():
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(WRAPPED.doubled_star)
-    wrapper_line = next(i for i, line in enumerate(pathlib.Path(WRAPPED.__file__).read_text().splitlines(), 1) if "def wrapper(*args)" in line)
+    wrapper_line = next(
+        i
+        for i, line in enumerate(pathlib.Path(WRAPPED.__file__).read_text().splitlines(), 1)
+        if "def wrapper(*args)" in line
+    )
     assert (info.value.origin.path, info.value.origin.line) == (WRAPPED.__file__, wrapper_line)
 
 
@@ -320,7 +320,9 @@ def test_jit_of_a_transformed_function_is_its_generated_code():
     np.testing.assert_allclose(hess, jax.hessian(WRAPPED_TWIN["plain"])(X))
 
 
-@pytest.mark.parametrize("wrap", [jax.jit, jax.checkpoint, jax.remat, s2s.transform], ids=["jit", "checkpoint", "remat", "transform"])
+@pytest.mark.parametrize(
+    "wrap", [jax.jit, jax.checkpoint, jax.remat, s2s.transform], ids=["jit", "checkpoint", "remat", "transform"]
+)
 def test_wrappers_with_the_same_math_are_looked_through(wrap):
     assert_trees_close(s2s.grad(wrap(WRAPPED.plain))(X), jax.grad(WRAPPED_TWIN["plain"])(X))
     assert_trees_close(s2s.jacrev(wrap(WRAPPED.elementwise))(X), jax.jacrev(WRAPPED_TWIN["elementwise"])(X))
@@ -366,7 +368,18 @@ def test_negative_argnums_count_the_arguments_passed_as_in_jax():
         (lambda: s2s.jacfwd(WRAPPED.plain), "s2s.jacfwd"),
         (lambda: jax.jit(jax.vmap(WRAPPED.elementwise)), "jax.vmap"),
     ],
-    ids=["vmap", "grad", "value_and_grad", "hessian", "vectorize", "method", "object", "builtin", "jacobian", "jit_vmap"],
+    ids=[
+        "vmap",
+        "grad",
+        "value_and_grad",
+        "hessian",
+        "vectorize",
+        "method",
+        "object",
+        "builtin",
+        "jacobian",
+        "jit_vmap",
+    ],
 )
 @pytest.mark.parametrize("api", ["grad", "jacfwd", "transform"])
 def test_wrappers_s2s_cannot_see_through_are_errors_naming_them(make, named, api):
@@ -384,8 +397,7 @@ def test_a_vmap_error_says_where_to_put_the_vmap():
 
 # --- 3. globals rebound after a transform ---------------------------------------------------------------
 
-HELPERS, HELPERS_TWIN = _module(
-    """
+HELPERS, HELPERS_TWIN = _module("""
     import numpy as np
 
     K = 3.0
@@ -397,10 +409,8 @@ HELPERS, HELPERS_TWIN = _module(
 
     def other(x):
         return np.sum(np.cos(x))
-    """
-)
-GLOBALS, GLOBALS_TWIN = _module(
-    f"""
+    """)
+GLOBALS, GLOBALS_TWIN = _module(f"""
     import numpy as np
 
     import {HELPERS.__name__} as helpers
@@ -438,8 +448,7 @@ GLOBALS, GLOBALS_TWIN = _module(
             c = value
 
         return closed, set_c
-    """
-)
+    """)
 
 
 def _twin_grad(name, **values):
@@ -476,10 +485,14 @@ def test_helpers_constants_and_rebound_helpers_are_seen(monkeypatch):
     monkeypatch.setattr(HELPERS, "K", -1.5)
     HELPERS_TWIN["K"] = -1.5
     GLOBALS_TWIN["G"] = GLOBALS.G
-    assert_trees_close(through_module(X), jax.grad(lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X))
+    assert_trees_close(
+        through_module(X), jax.grad(lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X)
+    )
     assert_trees_close(through_name(X), jax.grad(HELPERS_TWIN["scaled"])(X))
     monkeypatch.setattr(HELPERS, "scaled", HELPERS.other)  # the module attribute now names another function
-    assert_trees_close(through_module(X), jax.grad(lambda x: HELPERS_TWIN["other"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X))
+    assert_trees_close(
+        through_module(X), jax.grad(lambda x: HELPERS_TWIN["other"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X)
+    )
     monkeypatch.setattr(GLOBALS, "scaled", HELPERS.other)  # the imported name, rebound
     assert_trees_close(through_name(X), jax.grad(HELPERS_TWIN["other"])(X))
     HELPERS_TWIN["K"] = 3.0
@@ -534,8 +547,7 @@ def _edit(module, old, new):
 
 
 def test_a_file_edited_after_import_is_an_error_not_code_that_never_runs():
-    module, _ = _module(
-        """
+    module, _ = _module("""
         import numpy as np
 
 
@@ -548,8 +560,7 @@ def test_a_file_edited_after_import_is_an_error_not_code_that_never_runs():
 
 
         g = lambda x: np.sum(x**3)  # noqa: E731
-        """
-    )
+        """)
     before = s2s.grad(module.f)
     before(X)
     linecache.getlines(module.__file__)  # linecache now holds the text as imported
@@ -566,22 +577,19 @@ def test_a_file_edited_after_import_is_an_error_not_code_that_never_runs():
 
 
 def test_an_edited_default_is_an_error():
-    module, _ = _module(
-        """
+    module, _ = _module("""
         import numpy as np
 
 
         def f(x, scale=2.0):
             return np.sum(x * scale)
-        """
-    )
+        """)
     _edit(module, "scale=2.0", "scale=3.0")
     with pytest.raises(s2s.S2SError, match="changed since it was imported"):
         s2s.grad(module.f)(X)
 
 
-SHAPES, _ = _module(
-    '''
+SHAPES, _ = _module('''
     from __future__ import annotations
 
     import functools
@@ -671,8 +679,7 @@ SHAPES, _ = _module(
 
     def curried(a):
         return lambda x: lambda y: x * y * a
-    '''
-)
+    ''')
 
 
 def _shaped_functions():
@@ -737,7 +744,18 @@ def _abs2(z):
         lambda f: s2s.grad(lambda tree: f(tree["z"]))({"z": Z}),
         lambda f: s2s.grad(f)(1.0 + 2.0j),
     ],
-    ids=["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "pytree", "python_complex"],
+    ids=[
+        "grad",
+        "value_and_grad",
+        "vjp",
+        "jvp",
+        "linearize",
+        "jacfwd",
+        "jacrev",
+        "hessian",
+        "pytree",
+        "python_complex",
+    ],
 )
 def test_complex_inputs_are_refused(call):
     with pytest.raises(TypeError, match="does not differentiate complex inputs.*real and imaginary parts"):

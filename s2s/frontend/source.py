@@ -159,8 +159,9 @@ def load(fn) -> FunctionSource:
         )
     if not verify.matches(file, node, fn, module_text):
         raise S2SError(
-            f"the text of `{code.co_qualname}` in {path}:{code.co_firstlineno} is not the code that runs: "
-            "the file changed since it was imported, and s2s would differentiate code the program never executes",
+            f"the text of `{code.co_qualname}` in {path}:{code.co_firstlineno} is not the code that runs: the file "
+            "changed since it was imported (or the function was compiled from other text), and s2s would "
+            "transform code the program never executes",
             origin_in(file, node),
             "restart Python, or `importlib.reload` the module, so that what runs is what the file says",
         )
@@ -175,8 +176,8 @@ def _locate(file: ParsedFile, fn, line: int, module_text: str):
         if name == "<lambda>" and isinstance(node, cst.Lambda) and pos.start.line == line:
             candidates.append(node)
         elif isinstance(node, cst.FunctionDef) and node.name.value == name:
-            first = pos.start.line - len(node.decorators)
-            if first <= line <= pos.start.line + len(node.decorators):
+            first = min([pos.start.line, *(file.positions[d].start.line for d in node.decorators)])
+            if first <= line <= pos.start.line:  # code starts at the first decorator (each may span lines)
                 candidates.append(node)
     if len(candidates) > 1:  # lambdas on one line: the one whose code this is (identical ones are one function)
         same = [node for node in candidates if verify.matches(file, node, fn, module_text)]

@@ -75,7 +75,7 @@ def _imported_names(module_text: str) -> tuple:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, (ast.stmt, ast.excepthandler, ast.match_case)))
     return tuple(sorted(names))
 
 
@@ -149,7 +149,8 @@ def _same(a: types.CodeType, b: types.CodeType) -> bool:
         or a.co_varnames != b.co_varnames
         or a.co_freevars != b.co_freevars
         or a.co_cellvars != b.co_cellvars
-        or (a.co_argcount, a.co_posonlyargcount, a.co_kwonlyargcount) != (b.co_argcount, b.co_posonlyargcount, b.co_kwonlyargcount)
+        or (a.co_argcount, a.co_posonlyargcount, a.co_kwonlyargcount)
+        != (b.co_argcount, b.co_posonlyargcount, b.co_kwonlyargcount)
         or (a.co_flags | _CO_NESTED) != (b.co_flags | _CO_NESTED)
         or a.co_name != b.co_name
         or len(a.co_consts) != len(b.co_consts)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import os
 import sys
 import types
@@ -105,7 +106,9 @@ def _library_dirs(imported: frozenset) -> dict:
     from .. import runtime
 
     files = {"numpy": numpy.__file__, "s2s": os.path.dirname(__file__), "s2s.runtime": runtime.__file__}
-    files.update({name: sys.modules[name].__file__ for name in imported if getattr(sys.modules[name], "__file__", None)})
+    files.update(
+        {name: sys.modules[name].__file__ for name in imported if getattr(sys.modules[name], "__file__", None)}
+    )
     return {name: os.path.dirname(path) + os.sep for name, path in files.items()}
 
 
@@ -187,12 +190,12 @@ def classify(obj):
 
 def _origin(obj) -> Origin | None:
     """The definition line of the user function inside a wrapper, if there is one, for the error's location."""
-    inner = inspect.unwrap(obj) if hasattr(obj, "__wrapped__") else getattr(obj, "pyfunc", getattr(obj, "__func__", obj))
+    inner = (
+        inspect.unwrap(obj) if hasattr(obj, "__wrapped__") else getattr(obj, "pyfunc", getattr(obj, "__func__", obj))
+    )
     code = getattr(inner, "__code__", None)
     if code is None or _library_of(code) is not None:
         return None
-    import linecache
-
     text = linecache.getline(code.co_filename, code.co_firstlineno)
     if not text:
         return None
@@ -260,10 +263,24 @@ def readable(obj):
         elif isinstance(found, Custom):
             found = classify(found.obj.fun)
         elif isinstance(found, Partial):
-            raise S2SError(f"cannot read `functools.partial` of `{_name(found.func)}` as a function definition", hint="call the function itself")
+            what = f"`functools.partial` of `{_name(found.func)}`"
+            raise S2SError(
+                f"s2s cannot read {what} as a function definition", _origin(found.func), "call the function itself"
+            )
         else:
             raise unsupported(obj, found, None)
     return found.fn
 
 
-__all__ = ["classify", "target", "readable", "describe", "Plain", "Generated", "Custom", "Through", "Partial", "Unsupported"]
+__all__ = [
+    "classify",
+    "target",
+    "readable",
+    "describe",
+    "Plain",
+    "Generated",
+    "Custom",
+    "Through",
+    "Partial",
+    "Unsupported",
+]
