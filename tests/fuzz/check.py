@@ -256,7 +256,9 @@ def _run(findings, mode, path, thunk):
     try:
         return thunk()
     except s2s.S2SError as e:
-        if type(e).__name__ == "GeneratedCodeError":  # the generated code failed: an internal error, reported at the user's line
+        generated = any(c.__name__ == "GeneratedCodeError" for c in type(e).__mro__)
+        if generated and re.search(r"error: [\w.]*(Error|Exception)\b:", str(e).split("\n")[0]):
+            # the generated code failed with a Python/JAX exception: an internal error, reported at the user's line
             findings.append(Finding("crash", mode, str(e), _key("refused", mode, e).replace("`_`", "_")))
             return None
         kind = "refused" if _located(e, path) else "unhelpful"

@@ -894,7 +894,7 @@ class Gen:
 
     def s_method(self, lines, depth):
         """Array methods: ``h.sum(axis=0)``, ``h.T``, ``h.reshape(-1)``, ``h.dot(W)``, ``h.clip(..)``, ``h.max(axis=-1)``."""
-        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -920,7 +920,7 @@ class Gen:
 
     def s_tuple_helper(self, lines, depth):
         """A helper returning a tuple (or a dict), unpacked at the call."""
-        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -962,7 +962,7 @@ class Gen:
         if form == "sum_list":
             lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
         elif form == "sum_gen":
-            lines.append(f"{name} = sum(np.sum(np.tanh(z)) for z in ({', '.join(picked)},))")
+            lines.append(f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))")
         elif form == "math" and self.scalars:
             self.imports.add("import math")
             s_ = self.pick(self.scalars)
@@ -978,7 +978,7 @@ class Gen:
 
     def s_index(self, lines, depth):
         """Indexing: None/newaxis, ``...``, reversed and strided slices, lists of indices, ``np.take``."""
-        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -1011,20 +1011,20 @@ class Gen:
         name = self.fresh_name("k")
         style = self.pick(["append", "dict_items", "comprehension", "dict_values", "zip", "enumerate"])
         if style == "append":
-            lines += [f"terms = []", f"for z in ({', '.join(same)},):", "    terms.append(np.tanh(z))", f"{name} = terms[0]" + "".join(f" + terms[{i}]" for i in range(1, len(same)))]
+            lines += [f"terms = []", f"for z_ in ({', '.join(same)},):", "    terms.append(np.tanh(z_))", f"{name} = terms[0]" + "".join(f" + terms[{i}]" for i in range(1, len(same)))]
         elif style == "dict_items":
             lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", "for key, val in parts.items():", f"    {name} = {name} + np.sin(val)"]
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", "for key_, val_ in parts.items():", f"    {name} = {name} + np.sin(val_)"]
         elif style == "dict_values":
             lines.append("parts = dict(" + ", ".join(f"{n}={n}" for n in same) + ")")
-            lines.append(f"{name} = sum(np.cos(val) for val in parts.values())")
+            lines.append(f"{name} = sum(np.cos(val_) for val_ in parts.values())")
         elif style == "comprehension":
-            lines.append(f"{name} = sum([np.tanh(z) * (i + 1) for i, z in enumerate(({', '.join(same)},))])")
+            lines.append(f"{name} = sum([np.tanh(z_) * (i_ + 1) for i_, z_ in enumerate(({', '.join(same)},))])")
         elif style == "zip":
             ws = ", ".join(str(0.5 + 0.25 * i) for i in range(len(same)))
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for w, z in zip(({ws},), ({', '.join(same)},)):", f"    {name} = {name} + w * np.tanh(z)"]
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):", f"    {name} = {name} + w_ * np.tanh(z_)"]
         else:
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i, z in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i + 1.0) * np.sin(z)"]
+            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i_, z_ in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i_ + 1.0) * np.sin(z_)"]
         if style in ("dict_values", "comprehension") and len(same) == 1 and False:
             pass
         self.define(name, shape, fresh=True)
@@ -1032,7 +1032,7 @@ class Gen:
 
     def s_alias_write(self, lines, depth):
         """An in-place write through a view (NumPy changes the viewed array too): s2s must refuse or match NumPy."""
-        names = sorted(n for n, v in self.env.items() if v.fresh and len(v.shape) >= 1 and not v.const)
+        names = sorted(n for n, v in self.env.items() if v.fresh and 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_write(lines, depth)
         n = self.pick(names)
@@ -1053,7 +1053,7 @@ class Gen:
 
     def s_nested_helper(self, lines, depth):
         """Helpers calling helpers, a local def inside a helper, a global constant as a default."""
-        names = sorted(n for n, v in self.env.items() if v.shape and not v.const)
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -1076,7 +1076,7 @@ class Gen:
         names = sorted(n for n, v in self.env.items() if not v.const)
         n = self.pick(names)
         style = self.pick(["lambda", "alias", "tuple_of_fns"])
-        name = self.fresh_name("l")
+        name = self.fresh_name("lam")
         if style == "lambda":
             line = "sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))"
             call = f"sigmoid({n})"
@@ -1242,6 +1242,22 @@ class _Twin(ast.NodeTransformer):
 
     OPS = {ast.Add: "add", ast.Sub: "add", ast.Mult: "multiply", ast.Div: "divide"}
 
+    @staticmethod
+    def _array(node):
+        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "array", ast.Load()), [node], [])
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.slice, ast.List):  # jax.numpy indexes with arrays, not lists
+            node.slice = self._array(node.slice)
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in ("exp", "sqrt", "tanh", "log", "sin", "cos"):
+            node.value = ast.Name("np", ast.Load())  # math on a traced scalar: jax.numpy in the twin
+        return node
+
     def visit_Import(self, node):
         for alias in node.names:
             if alias.name == "numpy" and alias.asname == "np":
@@ -1276,8 +1292,8 @@ class _Twin(ast.NodeTransformer):
             if len(node.args) > 1:
                 node.keywords = [ast.keyword(k, a) for k, a in zip(["min", "max"], node.args[1:])] + node.keywords
                 node.args = node.args[:1]
-        if ast.unparse(node.func) == "np.var" or ast.unparse(node.func) == "np.reshape":
-            pass
+        if ast.unparse(node.func) == "np.take":
+            node.args = [self._array(a) if isinstance(a, ast.List) else a for a in node.args]
         return node
 
 
