@@ -5,6 +5,12 @@ real file, and run compiled through XLA with ``jax.jit`` (cached per shapes
 and dtypes; Python ints, bools and strings are compile-time constants), or
 eagerly on NumPy with ``backend="numpy"``. It is itself a valid JAX function:
 ``jax.jit(s2s.grad(f))`` works.
+
+What runs is what is transformed: calls bind with Python's rules for the
+function handed in (``binding``); wrappers are transformed by their meaning
+or refused by name (``frontend.wrappers``); a module whose baked-in globals
+changed is generated again before the next call (``freshness``); complex
+inputs to a derivative are refused with a TypeError.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 Guarantees: ``load(fn)`` returns the ``FunctionDef`` (or a ``def`` made from a
 lambda) with positions for every node, the file's path and lines, and the live
-environment (globals, closure) that names in the body refer to.
+environment (globals, closure) that names in the body refer to. The function
+read is the code that runs when ``fn`` is called (``wrappers.readable``), and
+its text, read from the file as it is now (not as ``linecache`` last saw it),
+compiles to that code (``verify``): a file edited since import is an error.
 """
 
 from __future__ import annotations
