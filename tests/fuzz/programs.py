@@ -684,7 +684,7 @@ class Gen:
 
     def statement(self, lines, depth=0):
         kinds = ["assign", "assign", "update", "helper_call", "write", "write", "augassign", "if", "for", "while", "closure", "kwcall",
-                 "method", "tuple_helper", "builtin", "index", "container", "alias_write", "nested_helper", "module_lambda"]
+                 "method", "tuple_helper", "builtin", "index", "container", "alias_write", "nested_helper", "module_lambda", "semantics"]
         if depth > 0:
             kinds = ["assign", "update", "write"]
         kind = self.pick(kinds)
@@ -1091,6 +1091,57 @@ class Gen:
         lines.append(f"{name} = {call}")
         self.define(name, self.env[n].shape, fresh=True)
         self.feature("module_lambda")
+
+    def s_semantics(self, lines, depth):
+        """Python and NumPy semantics a rewrite can get wrong: late binding, index arrays, chained and masked writes."""
+        names = sorted(n for n, v in self.env.items() if len(v.shape) == 1 and not v.const and v.shape[0] >= 2)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        k = self.env[n].shape[0]
+        name = self.fresh_name("e")
+        style = self.pick(["late_binding", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
+        self.feature("sem_" + style)
+        if style == "late_binding":
+            lines += [f"a_ = {n} * 2.0", "g_ = lambda z: z * a_", f"a_ = np.tanh({n})", f"{name} = g_({n})"]
+            self.define(name, (k,), fresh=True)
+        elif style == "loop_closure":
+            lines += ["fs_ = []", "for j_ in range(2):", "    def gj_(z, j_=j_):", "        return z * (j_ + 1.0)", "    fs_.append(gj_)", f"{name} = fs_[0]({n}) + fs_[1]({n})"]
+            self.define(name, (k,), fresh=True)
+        elif style == "list_index_read":
+            idx = [self.r.randint(-k, k - 1) for _ in range(self.r.randint(2, 3))]
+            lines.append(f"{name} = {n}[{idx}] * 2.0")
+            self.define(name, (len(idx),), fresh=True)
+        elif style == "list_index_write":
+            lines += [f"{name} = np.zeros({k})", f"{name}[{list(range(k))[::-1]}] = np.tanh({n})"]
+            self.define(name, (k,), fresh=True)
+        elif style == "repeated_index":
+            lines += [f"{name} = np.zeros({k})", f"{name}[[0, 0]] += {n}[:2]"]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True  # NumPy's buffered semantics: the twin's .at[].add accumulates
+        elif style == "chained_write":
+            lines += [f"{name} = np.zeros((2, {k}))", f"{name}[1][0] = {n}[-1] * 3.0", f"{name}[0][1:] += np.sin({n}[1:])"]
+            self.define(name, (2, k), fresh=True)
+            self.fd_only = True  # a[i][j] = v writes through the view a[i]: no twin spelling
+        elif style == "mask_write":
+            lines += [f"{name} = np.tanh({n})", f"{name}[{name} > 0.5] = 0.5", f"{name}[{name} < -0.5] *= 2.0"]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True
+        elif style == "strided_write":
+            lines += [f"{name} = np.zeros({2 * k})", f"{name}[::2] += {n}", f"{name}[::-1] *= 1.5", f"{name}[1::2] = {n} * {n}"]
+            self.define(name, (2 * k,), fresh=True)
+        elif style == "swap":
+            lines += [f"a_, b_ = {n}[0], {n}[1] * 0.5", "for _ in range(3):", "    a_, b_ = b_, a_ + 0.5 * np.tanh(b_)", f"{name} = a_ * b_"]
+            self.define(name, (), fresh=True)
+        elif style == "helper_mutates":
+            self.helper("def fill_first(buf, v):\n    buf[0] = v\n    return buf\n")
+            lines += [f"{name} = np.zeros({k})", f"fill_first({name}, np.sum({n}))" if self.p(0.5) else f"_ = fill_first({name}, np.sum({n}))"]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True  # the caller's buffer changes
+        else:  # row_view
+            lines += [f"{name} = np.zeros((2, {k}))", f"row_ = {name}[1]", f"row_ += {n}", f"{name}[0, :] = {n} * {n}"]
+            self.define(name, (2, k), fresh=True)
+            self.fd_only = True
 
     # ------------------------------------------------------------- the whole
 
