@@ -89,6 +89,8 @@ class Transformed:
         api = api or "s2s." + ("transform" if kind == "primal" else kind)
         self.target, self.binding = wrappers.target(fn, api)
         functools.update_wrapper(self, fn, updated=())  # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
+        if kind != "primal":  # a derivative is not the function it came from: nothing may unwrap it into ``fn``
+            del self.__wrapped__
         self.__signature__ = self.binding.signature
         self.fn = fn
         self.kind = kind

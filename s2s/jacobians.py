@@ -110,6 +110,7 @@ class Jacobian:
         self.has_aux = has_aux
         self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
         functools.update_wrapper(self, fun, updated=())
+        del self.__wrapped__  # a Jacobian is not ``fun``: nothing may unwrap it into ``fun``
         self.__signature__ = binding.signature
         if kind == "jacfwd":
             self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend, flat=True)

@@ -317,6 +317,30 @@ def test_jit_of_a_transformed_function_is_its_generated_code():
     np.testing.assert_allclose(hess, jax.hessian(WRAPPED_TWIN["plain"])(X))
 
 
+def test_a_transformed_function_called_inside_is_never_unwrapped_into_the_original():
+    module, twin = _module(
+        """
+        import jax
+        import numpy as np
+
+        import s2s
+
+
+        def cube(x):
+            return np.sum(np.sin(x) * x**3)
+
+
+        jit_gradient = jax.jit(s2s.grad(cube))
+
+
+        def uses(x):
+            return np.sum(jit_gradient(x) * x)
+        """
+    )
+    want = jax.grad(lambda x: jnp.sum(jax.grad(twin["cube"])(x) * x))(X)
+    assert_trees_close(s2s.grad(module.uses)(X), want)
+
+
 @pytest.mark.parametrize(
     "wrap", [jax.jit, jax.checkpoint, jax.remat, s2s.transform], ids=["jit", "checkpoint", "remat", "transform"]
 )
