@@ -111,6 +111,8 @@ def save(program, outcome, out):
         "argnums": list(program.argnums),
         "args_code": program.args_code,
         "features": program.features,
+        "oracle": program.oracle,
+        "has_aux": program.has_aux,
         "status": kind,
         "note": outcome.note,
         "findings": [vars(f) for f in outcome.findings],
@@ -118,17 +120,19 @@ def save(program, outcome, out):
     Path(f"{stem}.json").write_text(json.dumps(record, indent=1))
 
 
-def replay(path, work, timeout):
+def replay(path, work, timeout, shrink_it=False):
     path = Path(path)
     record = json.loads(path.with_suffix(".json").read_text())
     program = generate(record["seed"])
     source = path.with_suffix(".py")
     if source.exists():
         twin_path = source.with_name(source.stem + "_twin.py")
-        program = Program(record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]))
-        if twin_path.exists() and twin_path.read_text() != Program(0, source.read_text(), "", "", ()).twin:
-            twin_text = twin_path.read_text()
-            program = _with_twin(program, twin_text)
+        program = Program(
+            record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]),
+            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux),
+        )
+        if twin_path.exists() and twin_path.read_text() != generate(record["seed"]).twin and "--shrink" not in sys.argv:
+            program = _with_twin(program, twin_path.read_text())  # a hand-edited twin (else: made from the .py)
     print(program.source)
     print(program.args_code)
     print("argnums", program.argnums)
@@ -136,6 +140,22 @@ def replay(path, work, timeout):
     print("status:", outcome.worst(), outcome.note)
     for f in outcome.findings:
         print(f"--- {f.kind} in {f.mode} ({f.key})\n{f.message}")
+    if shrink_it and outcome.findings:
+        from fuzz.shrink import shrink, signature_of
+
+        signature = signature_of(outcome)
+        xla = any(f.mode.endswith("xla") for f in outcome.findings if (f.kind, f.key) == signature) and not any(
+            f.mode.endswith("numpy") for f in outcome.findings if (f.kind, f.key) == signature
+        )
+        oracle = "fd" if program.oracle == "fd" else "jax"
+        print(f"shrinking {signature} ...", flush=True)
+        small = shrink(program, signature, lambda p: run_one(p, work, xla, timeout, oracle=oracle), log=lambda m: print(m, flush=True))
+        out = path.with_name(path.stem.removesuffix("_min") + "_min.py")
+        out.write_text(small.source)
+        print(f"\n=== shrunk ({out}):\n{small.source}")
+        final = run_one(small, work, True, timeout, oracle=oracle)
+        for f in final.findings:
+            print(f"--- {f.kind} in {f.mode} ({f.key})\n{f.message[-1500:]}")
 
 
 def _with_twin(program, twin_text):
@@ -144,7 +164,7 @@ def _with_twin(program, twin_text):
         def twin(self):
             return twin_text
 
-    return Edited(program.seed, program.source, program.entry, program.args_code, program.argnums, program.features)
+    return Edited(program.seed, program.source, program.entry, program.args_code, program.argnums, program.features, program.oracle, program.has_aux)
 
 
 def main():
@@ -158,6 +178,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
     ap.add_argument("--replay", help="a failure's .json (or its edited .py) to run again and print in full")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--shrink", action="store_true", help="with --replay: shrink the failure (drop statements while it persists), write <stem>_min.py")
     ap.add_argument("--snapshot", action="store_true", help="test s2s as committed at HEAD (a copy), not the working tree")
     ap.add_argument("--avoid-known", action="store_true", help="steer the generator away from known open bugs (exploration only)")
     opts = ap.parse_args()
@@ -168,7 +189,7 @@ def main():
 
     print(f"s2s from {Path(s2s.__file__).parent}" + (f" (HEAD {os.environ['S2S_FUZZ_SNAPSHOT']})" if "S2S_FUZZ_SNAPSHOT" in os.environ else ""), flush=True)
     if opts.replay:
-        return replay(opts.replay, work, opts.timeout)
+        return replay(opts.replay, work, opts.timeout, opts.shrink)
     avoid = frozenset(KNOWN) if opts.avoid_known else frozenset()
     counts = collections.Counter()
     causes = collections.Counter()
