@@ -128,3 +128,10 @@ def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
         s2s.grad(f)(*args)
     assert message in info.value.message
     assert info.value.origin.text.strip() == line
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_grad_of_a_vector_output_is_a_type_error_even_when_no_derivative_reaches_it(backend):
+    """JAX's TypeError, not a zero gradient, also when the output does not depend on the input."""
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+        s2s.grad(P.vector_output_not_depending_on_x, backend=backend)(np.ones(2))

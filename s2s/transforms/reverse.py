@@ -446,6 +446,9 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
     else:
         seed = call("rt.grad_seed", out)
     adj = adjoint(stmts, wrt, [(out, seed)], ctx, ret.origin)
+    if mode.kind != "vjp" and not any(s.value.deep_equals(seed) for s in adj.backward if isinstance(s, ir.Assign)):
+        # no derivative reaches the output: its check (a real scalar, as JAX asks) still runs
+        adj.backward.insert(0, ir.Assign(cst.Name(namer.fresh("_checked_output")), seed, replace(ret.origin, phase="backward") if ret.origin else None))
     grads = []
     for name in wrt:
         g = adj.cotangents[name]

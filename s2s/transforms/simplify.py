@@ -173,8 +173,15 @@ def propagate_copies(body, keep=frozenset()):
     return out
 
 
+CHECKS = frozenset({"rt.grad_seed"})  # calls kept for the errors they raise, even when their value is unused
+
+
+def _is_check(value) -> bool:
+    return isinstance(value, cst.Call) and dotted(value.func) in CHECKS
+
+
 def eliminate_dead(body):
-    """Drop assignments none of whose names are read later (values are pure)."""
+    """Drop assignments none of whose names are read later (values are pure, but for ``CHECKS``)."""
     live, out = set(), []
     for stmt in reversed(body):
         if isinstance(stmt, ir.Def):
@@ -187,7 +194,7 @@ def eliminate_dead(body):
             continue
         if isinstance(stmt, ir.Assign):
             names = ir.target_names(stmt.target)
-            if not any(n in live for n in names):
+            if not any(n in live for n in names) and not _is_check(stmt.value):
                 continue
         live |= names_in(stmt.value)
         out.append(stmt)

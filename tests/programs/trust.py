@@ -214,3 +214,7 @@ sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731 - a module-level lamb
 
 def calls_a_module_level_lambda(x):
     return np.sum(sigmoid(x) * x)
+
+
+def vector_output_not_depending_on_x(x):
+    return np.ones(3) * 2.0
