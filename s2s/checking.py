@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from .api import Transformed, jvp, vjp
+from .frontend import wrappers
 
 EPS = 1e-4
 MODES = ("fwd", "rev")
@@ -108,6 +109,11 @@ class _Checker:
             error.add_note(f"check_grads: raised while checking the derivatives of {what} at order {level}")
             raise
         every = tuple(range(len(args)))
+        if order > 1:  # generated functions take every parameter positionally: defaults the call left out too
+            _, binding = wrappers.target(fun, "check_grads")
+            full = binding(args, {})
+            names = names + [f"`{n}` (its default)" for n in binding.names[len(args):]]
+            args, every = full, binding.argnums(every, "check_grads")
         if order > 1 and "fwd" in self.modes:
             inner = Transformed(fun, "jvp", every, backend=self.backend).s2s_generated_function
             # the generated function takes float zeros as the tangents of integers (what s2s.jvp passes for float0)

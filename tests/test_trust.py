@@ -135,3 +135,8 @@ def test_grad_of_a_vector_output_is_a_type_error_even_when_no_derivative_reaches
     """JAX's TypeError, not a zero gradient, also when the output does not depend on the input."""
     with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
         s2s.grad(P.vector_output_not_depending_on_x, backend=backend)(np.ones(2))
+
+
+def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters():
+    s2s.check_grads(P.scaled_with_keyword_only, (_normal(3),), order=2)
+    s2s.check_grads(P.scaled_with_keyword_only, (_normal(3), 0.5), order=2)

@@ -218,3 +218,7 @@ def calls_a_module_level_lambda(x):
 
 def vector_output_not_depending_on_x(x):
     return np.ones(3) * 2.0
+
+
+def scaled_with_keyword_only(x, y=2.0, *, c=3.0):
+    return np.sum(np.sin(x) * y * c)
