@@ -303,7 +303,7 @@ class Gen:
 
     def activation(self, lines, closure_vars):
         """A template ``"...{}..."`` applying an activation, defining what it needs."""
-        style = self.pick(["np", "np", "helper", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"])
+        style = self.r.choices(["np", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"], [2, 2, 1, 1, 1, 1, 0.4])[0]
         if style == "factory2" and "factory_two" in self.avoid:
             style = "factory"
         act = self.pick(ACT_NAMES)
@@ -683,11 +683,16 @@ class Gen:
     # ------------------------------------------------------------- statements
 
     def statement(self, lines, depth=0):
-        kinds = ["assign", "assign", "update", "helper_call", "write", "write", "augassign", "if", "for", "while", "closure", "kwcall",
-                 "method", "tuple_helper", "builtin", "index", "container", "alias_write", "nested_helper", "module_lambda", "semantics"]
+        weights = {
+            "assign": 3, "update": 2, "helper_call": 2, "write": 3, "augassign": 1, "if": 1, "for": 1, "while": 1,
+            "closure": 2, "kwcall": 2, "method": 2, "tuple_helper": 1, "builtin": 0.4, "index": 2, "container": 1,
+            "alias_write": 1, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5,
+        }
+        kinds = list(weights)
         if depth > 0:
             kinds = ["assign", "update", "write"]
-        kind = self.pick(kinds)
+            weights = {k: 1 for k in kinds}
+        kind = self.r.choices(kinds, [weights[k] for k in kinds])[0]
         getattr(self, "s_" + kind)(lines, depth)
 
     def some_shape(self):
