@@ -129,7 +129,7 @@ def replay(path, work, timeout, shrink_it=False):
         twin_path = source.with_name(source.stem + "_twin.py")
         program = Program(
             record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]),
-            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux),
+            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux), program.numpy_source,
         )
         if twin_path.exists() and twin_path.read_text() != generate(record["seed"]).twin and "--shrink" not in sys.argv:
             program = _with_twin(program, twin_path.read_text())  # a hand-edited twin (else: made from the .py)
@@ -147,7 +147,7 @@ def replay(path, work, timeout, shrink_it=False):
         xla = any(f.mode.endswith("xla") for f in outcome.findings if (f.kind, f.key) == signature) and not any(
             f.mode.endswith("numpy") for f in outcome.findings if (f.kind, f.key) == signature
         )
-        oracle = "fd" if program.oracle == "fd" else "jax"
+        oracle = "fd" if program.oracle == "fd" else "jax"  # (a program's own oracle choice wins inside check)
         print(f"shrinking {signature} ...", flush=True)
         small = shrink(program, signature, lambda p: run_one(p, work, xla, timeout, oracle=oracle), log=lambda m: print(m, flush=True))
         out = path.with_name(path.stem.removesuffix("_min") + "_min.py")

@@ -176,7 +176,7 @@ class Recorder:
 
 
 def probed_function(program, path):
-    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(program.source)))
+    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(program.numpy_source or program.source)))
     scope = {"__name__": Path(path).stem + "_probe"}
     exec(compile(tree, path + ":probe", "exec"), scope)
     return scope
@@ -282,7 +282,7 @@ def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad",
         f = getattr(module, program.entry)
         if "jvp_kwonly" in avoid and any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in inspect.signature(f).parameters.values()):
             modes = tuple(m for m in modes if m != "jvp")
-        return _check(program, module, twin, path, backends, modes, "fd" if program.oracle == "fd" else oracle)
+        return _check(program, module, twin, path, backends, modes, oracle if program.oracle == "any" else program.oracle)
     finally:
         unload(path)
 

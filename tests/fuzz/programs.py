@@ -109,6 +109,7 @@ class Program:
     features: list = field(default_factory=list)
     oracle: str = "any"  # "fd": NumPy semantics the twin cannot express (writes through views): finite differences only
     has_aux: bool = False  # the function returns (loss, aux)
+    numpy_source: str = ""  # for a program written with jax.numpy: the NumPy program it was made from (probes read it)
 
     @property
     def twin(self) -> str:
@@ -703,7 +704,7 @@ class Gen:
         shape = self.some_shape()
         name = self.fresh_name("v")
         text, const = (self.bounded(shape) if depth else self.expr(shape, 3))
-        if text in self.env:
+        if re.fullmatch(r"[\w.]+(\[[^\]]*\])*", text):  # a name or an index of one: a view, not a fresh array
             text = f"np.tanh({text})"
         lines.append(f"{name} = {text}")
         self.define(name, shape, const, fresh=True)
@@ -1261,6 +1262,11 @@ class Gen:
             parts.append("\n".join(closures))
         parts.append(main)
         source = "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+        numpy_source = ""
+        if not getattr(self, "fd_only", False) and self.p(0.1):
+            # the JAX-docs dialect: `import jax.numpy as jnp`, functional updates `x = x.at[i].set(v)`
+            self.features.append("jnp_dialect")
+            numpy_source, source = source, to_jnp(source)
         # argnums: the parameters (always), and sometimes x, y, scale
         floats = [i for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)]) if s not in ("/", "*")]
         choices = [(0,), (0,), (0, 1)] + [tuple(sorted(self.r.sample(floats, self.r.randint(1, len(floats)))))]
@@ -1271,7 +1277,8 @@ class Gen:
             f"args = ({', '.join(args)},)\n"
             f"kwargs = dict({', '.join(kwargs)})\n"
         )
-        return Program(self.seed, source, entry, args_code, argnums, list(self.features), "fd" if getattr(self, "fd_only", False) else "any", has_aux)
+        oracle = "fd" if getattr(self, "fd_only", False) else ("jax" if numpy_source else "any")
+        return Program(self.seed, source, entry, args_code, argnums, list(self.features), oracle, has_aux, numpy_source)
 
 
 KNOWN = {
@@ -1362,6 +1369,20 @@ def _store(node):
     node = _load(node)
     node.ctx = ast.Store()
     return node
+
+
+def to_jnp(source: str) -> str:
+    """The program in the JAX-docs dialect: ``jnp.`` spellings, ``.at[...]`` updates (its own twin)."""
+    text = jax_twin(source)
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "jax.numpy" and alias.asname == "np":
+                    alias.asname = "jnp"
+        if isinstance(node, ast.Name) and node.id == "np":
+            node.id = "jnp"
+    return ast.unparse(tree) + "\n"
 
 
 def jax_twin(source: str) -> str:
