@@ -125,10 +125,43 @@ def index_set(target, index, value):
     if _is_jax(target) or _is_jax(value) or _is_jax(index):
         import jax.numpy as jnp
 
-        return jnp.asarray(target).at[index].set(value)
+        target = jnp.asarray(target)
+        if _gathers(index):  # repeated indices: NumPy's last write wins (XLA's ``set`` picks any)
+            kept = _last_writes(target, index)
+            current = target[index]
+            return target.at[index].add(jnp.where(kept, jnp.broadcast_to(value, current.shape) - current, 0))
+        return target.at[index].set(value)
     out = np.array(target, copy=True)
     out[index] = value
     return out
+
+
+def index_array(elements):
+    """``x[[0, 2]]``'s index as NumPy reads it, an array: a NumPy one when its elements are known (a constant
+    under ``jax.jit``, so a boolean one is a mask of known size), else one of the elements' namespace."""
+    if any(_is_jax(e) for e in elements):
+        return namespace(*elements).asarray(elements)
+    return np.asarray(elements)
+
+
+def _gathers(index) -> bool:
+    """Whether ``index`` holds an integer array (or list): advanced indexing, where an index may repeat."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, list) or (np.ndim(p) > 0 and getattr(p, "dtype", None) is not None and np.dtype(p.dtype).kind in "iu") for p in parts)
+
+
+def _last_writes(target, index):
+    """For each element of ``target[index]``: whether it is the last write to its place (NumPy's rule for
+    repeated indices), so a repeated index's earlier values neither land nor get cotangents."""
+    xp = namespace(target)
+    shape = np.shape(target[index])
+    order = xp.reshape(xp.arange(int(np.prod(shape))), shape)
+    if _is_jax(order) or _is_jax(target):
+        last = xp.full(np.shape(target), -1).at[index].max(order)
+    else:
+        last = np.full(np.shape(target), -1)
+        np.maximum.at(last, index, order)
+    return last[index] == order
 
 
 def index_get(target, index):
@@ -156,6 +189,8 @@ def index_set_value_vjp(g, index, value):
         xp = namespace(g, index)
         mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
         return unbroadcast(xp.where(mask, g, 0), value)
+    if _gathers(index):
+        return unbroadcast(namespace(g).where(_last_writes(g, index), g[index], 0), value)
     return unbroadcast(g[index], value)
 
 

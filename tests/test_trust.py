@@ -38,6 +38,8 @@ CASES = {
     "helper_with_keyword_only_parameters": ((_normal(3),), 0),
     "keywords_numpy_and_jax_spell_differently": ((np.array([0.2, 1.0, 2.0]),), 0),
     "calls_a_module_level_lambda": ((_normal(3),), 0),
+    "writes_with_repeated_indices": ((np.array([1.0, 2.0, 0.5]),), 0),
+    "reads_with_a_list_index": ((_normal(3),), 0),
     "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
 }
 

@@ -455,6 +455,8 @@ class Resolver(Calls):
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 
     def _slice(self, s):
+        if isinstance(s, cst.Index) and isinstance(s.value, cst.List):  # ``x[[0, 2]]``: an integer array, as NumPy reads it
+            return cst.Index(self.mark(cst.Call(cst.parse_expression("rt.index_array"), [cst.Arg(self.expr(s.value))]), s.value))
         if isinstance(s, cst.Index):
             return cst.Index(self.expr(s.value))
         return s.with_changes(

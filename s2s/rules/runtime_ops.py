@@ -58,5 +58,6 @@ def values(d, *, g):
 
 
 nondiff("loop counters are integers", "rt.range")
+nondiff("an index: integers or a mask", "rt.index_array")
 nondiff("dictionary keys are static", "rt.keys")
 nondiff("by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient")

@@ -222,3 +222,17 @@ def vector_output_not_depending_on_x(x):
 
 def scaled_with_keyword_only(x, y=2.0, *, c=3.0):
     return np.sum(np.sin(x) * y * c)
+
+
+def writes_with_repeated_indices(x):
+    buf = np.zeros(3)
+    buf[[0, 0, 2]] += x  # NumPy: the last write to a repeated index wins
+    buf[np.array([1, 1, 2])] = x * x
+    return np.sum(buf * buf * np.array([1.0, 2.0, 3.0]))
+
+
+def reads_with_a_list_index(x):
+    y = x[[2, 0]] * x[[0, 1]]
+    z = np.zeros((2, 3))
+    z[[1, 0], [0, 2]] = y
+    return np.sum(z * z) + np.sum(x[[True, False, True]])
