@@ -136,9 +136,35 @@ def scan(f, init, xs=None, length=None, reverse=False):
         return jax.lax.scan(f, init, plain(xs), length=length, reverse=reverse)
     n = _length(xs, length)
     carry, ys = init, [None] * n
-    for i in reversed(range(n)) if reverse else range(n):
+    for k, i in enumerate(reversed(range(n)) if reverse else range(n)):
         carry, ys[i] = f(carry, _slice(xs, i))
+        if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]) and _same_shapes(init, carry):
+            return _rolled(f, init, xs, carry, reverse)
     return carry, (_stack(ys) if n else _no_steps(f, init, xs))
+
+
+def _same_shapes(init, carry) -> bool:
+    """Whether a step keeps the carry's structure and shapes."""
+    import jax
+
+    if jax.tree.structure(init) != jax.tree.structure(carry):
+        return False
+    return all(np.shape(a) == np.shape(b) for a, b in zip(jax.tree.leaves(init), jax.tree.leaves(carry)))
+
+
+def _rolled(f, init, xs, carry, reverse):
+    """The scan of NumPy and Python inputs whose first step computed JAX values (its body reads traced values
+    from its scope, under ``jax.jit``): one rolled ``lax.scan``, as for JAX inputs.
+
+    ``init`` takes the dtypes of the carry after that step (``_done = False`` becomes a bool array). A carry
+    whose shapes change in the first step (``s = 0.0`` then ``s = s + x``) cannot be a ``lax.scan``'s: that
+    loop runs at trace time, step by step, as on Python inputs.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    init = jax.tree.map(lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry)
+    return jax.lax.scan(f, init, plain(xs), reverse=reverse)
 
 
 def _no_steps(f, init, xs):

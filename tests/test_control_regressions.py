@@ -345,3 +345,75 @@ def test_collected_list_reads_without_a_meaning_are_located_errors(tmp_path, tai
             make(module.f, backend="numpy")(*_collected_args(0))
         assert message in info.value.message and info.value.hint
         assert info.value.origin.path == str(path) and info.value.origin.line == line
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_collected_list_second_derivatives(backend):
+    f = P.collected_list_operations
+    h0, x, w = _collected_args(1)
+    first = s2s.grad(f, argnums=1, backend="numpy")
+    e = np.array([0.6, -0.8])
+    eps = 1e-6
+    numeric = (first(h0, x + eps * e, w) - first(h0, x - eps * e, w)) / (2 * eps)
+    _close(s2s.hessian(f, argnums=1, backend=backend)(h0, x, w) @ e, numeric, 1e-6)
+
+
+# --- loops whose inputs are Python values, reading traced values: rolled under jax.jit ---------
+
+
+def accumulate_from_scalar(x):
+    s = 0.0
+    for i in range(4):
+        s = s + np.sin(x * i)  # `s` becomes a vector in the first step
+        s = s * np.cos(s)
+    return np.sum(s * s)
+
+
+def accumulate_from_scalar_jax(x):
+    def body(s, i):
+        s = s + jnp.sin(x * i)
+        return s * jnp.cos(s), None
+
+    return jnp.sum(jax.lax.scan(body, jnp.zeros_like(x), jnp.arange(4))[0] ** 2)
+
+
+def returns_in_loop_in_branch(x, y):
+    if np.mean(y) < -0.35:
+        for i in range(2):
+            if np.min(y[i]) > -0.9:
+                return np.sum(x * x * 2.0)
+    return np.sum(x * x * x)
+
+
+returns_in_loop_in_branch_grad = s2s.grad(returns_in_loop_in_branch)
+
+
+def returns_directional(x, y, v):
+    return np.sum(returns_in_loop_in_branch_grad(x, y) * v)
+
+
+def test_loops_over_python_values_stay_rolled_under_jit():
+    x = np.float64(0.7)
+    assert str(jax.make_jaxpr(s2s.transform(break_loop))(x)).count("scan[") == 1
+    assert str(jax.make_jaxpr(s2s.grad(break_loop))(x)).count("scan[") == 2
+    x = np.array([0.3, 0.2, -0.4])  # a carry that changes shape in the first step runs step by step
+    for backend in BACKENDS:
+        _close(s2s.transform(accumulate_from_scalar, backend=backend)(x), accumulate_from_scalar(x))
+        _close(s2s.grad(accumulate_from_scalar, backend=backend)(x), jax.grad(accumulate_from_scalar_jax)(x))
+        _close(s2s.hessian(accumulate_from_scalar, backend=backend)(x), jax.hessian(accumulate_from_scalar_jax)(x))
+
+
+def returns_in_loop_in_branch_jax(x, y):  # `y` is concrete: its tests are Python's
+    if np.mean(y) < -0.35:
+        for i in range(2):
+            if np.min(y[i]) > -0.9:
+                return jnp.sum(x * x * 2.0)
+    return jnp.sum(x * x * x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reverse_over_reverse_of_return_in_loop_in_branch(backend):
+    x, v = np.array([1.4, 1.8, 0.04]), np.array([1.0, -0.5, 0.25])
+    for y in (np.array([[0.34, -0.49, 0.57], [-0.72, -0.22, -0.13]]), -np.ones((2, 3)), -0.5 * np.ones((2, 3))):
+        want = jax.hessian(returns_in_loop_in_branch_jax)(x, y) @ v
+        _close(s2s.grad(returns_directional, backend=backend)(x, y, v), want)

@@ -8,9 +8,14 @@ and conditional expressions on data, ``for i in range(k)`` (static ``k``),
 ``continue`` and ``return`` on data conditions, and in-place writes into fresh
 arrays (``out = np.zeros(3)``, ``out[i] = ...``, ``out[1:] += ...``), nested.
 
-Two properties, on both backends: ``s2s.transform(f)`` computes what ``f``
-computes, and ``s2s.grad(f)`` matches central finite differences in float64 in
-a random direction. Data branches make ``f`` piecewise smooth, so an example is
+Three properties, on both backends: ``s2s.transform(f)`` computes what ``f``
+computes; ``s2s.grad(f)`` matches central finite differences in float64 in
+a random direction; and on programs with a ``for`` loop that breaks or
+continues on data, second derivatives (forward over reverse, ``s2s.hessian``;
+reverse over reverse, ``s2s.grad`` of a function calling ``s2s.grad(f)``, and
+``s2s.grad(s2s.grad(f))`` in the scalar ``s``) match central differences of
+the gradient (reverse over reverse through a ``while`` loop is an error that
+says so, never a value). Data branches make ``f`` piecewise smooth, so an example is
 kept only when every data comparison (and every ``np.maximum``) sits away from
 its tie at the point (``MARGIN``) and decides the same way at the two
 perturbed points: a copy of the program with those comparisons instrumented
@@ -249,14 +254,14 @@ class Builder:
             lines += ["else:"] + _indent(self.block(scope.inner(), depth + 1))
         return lines
 
-    def s_for_range(self, scope, depth):
+    def _for_range_head(self, scope):
         i = self.fresh("i")
         k = self.pick([0, 1, 2, 3, 3, "x.shape[0]"])
         inner = scope.inner(loop=True)
         inner.indices.append((i, 3 if k == "x.shape[0]" else k))
-        return [f"for {i} in range({k}):"] + _indent(self.block(inner, depth + 1))
+        return f"for {i} in range({k}):", inner
 
-    def s_for_rows(self, scope, depth):
+    def _for_rows_head(self, scope):
         xs = self.pick(sorted(n for n, sh in scope.shapes.items() if len(sh) == 2))
         row = self.fresh("row")
         inner = scope.inner(loop=True)
@@ -265,10 +270,24 @@ class Builder:
         if self.draw(st.booleans()):
             i = self.fresh("i")
             inner.indices.append((i, scope.shapes[xs][0]))
-            head = f"for {i}, {row} in enumerate({xs}):"
-        else:
-            head = f"for {row} in {xs}:"
+            return f"for {i}, {row} in enumerate({xs}):", inner
+        return f"for {row} in {xs}:", inner
+
+    def s_for_range(self, scope, depth):
+        head, inner = self._for_range_head(scope)
         return [head] + _indent(self.block(inner, depth + 1))
+
+    def s_for_rows(self, scope, depth):
+        head, inner = self._for_rows_head(scope)
+        return [head] + _indent(self.block(inner, depth + 1))
+
+    def s_jump_loop(self, scope, depth):
+        """A ``for`` loop that updates a value and breaks or continues on data (nested statements around)."""
+        lines = [] if scope.writable else self.s_assign(scope, depth)
+        head, inner = (self._for_range_head if self.draw(st.booleans()) else self._for_rows_head)(scope)
+        jump = [f"if {self.predicate(inner)}:", f"    {self.pick(['continue', 'break'])}"]
+        body = self.block(inner, depth + 1, low=0, high=1) + jump + self.s_update(inner, depth + 1)
+        return lines + [head] + _indent(body + self.block(inner, depth + 1, low=0, high=1))
 
     def s_while(self, scope, depth):
         if self.draw(st.booleans()) or not scope.writable:
@@ -300,10 +319,14 @@ def _indent(lines):
 
 
 @st.composite
-def programs(draw, allow_while=True):
+def programs(draw, allow_while=True, jump_loop=False):
+    """A program ``f(x, y, s)``; with ``jump_loop``, one of its statements is a ``for`` loop with ``break`` or ``continue``."""
     builder = Builder(draw, allow_while)
     scope = Scope({"x": (3,), "y": (2, 3)}, set(), {"x", "y"})
-    lines = builder.block(scope, 0, low=2, high=6)
+    if jump_loop:
+        lines = builder.block(scope, 0, low=0, high=2) + builder.s_jump_loop(scope, 0) + builder.block(scope, 0, low=1, high=3)
+    else:
+        lines = builder.block(scope, 0, low=2, high=6)
     names = [n for n in scope.shapes if n not in ("x", "y")]
     terms = " + ".join(f"np.sum({n} * {k + 1.0})" for k, n in enumerate(["x", "y"] + names[-3:]))
     body = "\n".join("    " + line for line in lines)
@@ -407,3 +430,57 @@ def test_gradient_matches_finite_differences(tmp_path, source, args, argnums, se
         grads = s2s.grad(f, argnums, backend=backend)(*args)
         analytic = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(grads, direction))
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6, err_msg=f"{backend}, argnums={argnums}, args={args}\n{source}")
+
+
+def _load_second_order(source, folder):
+    """The program's module with ``df = s2s.grad(f)`` and ``g(x, y, s, v) = np.sum(df(x, y, s) * v)`` appended."""
+    extra = "\n\nimport s2s\n\ndf = s2s.grad(f)\n\n\ndef g(x, y, s, v):\n    return np.sum(df(x, y, s) * v)\n"
+    path = folder / f"control_second_{next(_counter)}.py"
+    path.write_text(source + extra)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scope = {}
+    exec(compile(ast.fix_missing_locations(_Instrument().visit(ast.parse(source))), str(path), "exec"), scope)
+    return module, scope["f"]
+
+
+REVERSE_TWICE_WHILE = "reverse of a `while` loop"
+
+
+def _second_order(compute, source):
+    """``compute()``, or None where it is reverse over reverse through a ``while`` loop (an error that says so)."""
+    try:
+        return compute()
+    except s2s.S2SError as err:
+        if REVERSE_TWICE_WHILE in err.message and "while " in source:
+            return None
+        raise
+
+
+@settings(SETTINGS, max_examples=8)
+@given(source=programs(allow_while=True, jump_loop=True), args=arguments(), wrt=st.sampled_from([0, 2]), seed=st.integers(0, 2**32 - 1))
+def test_second_derivatives_match_finite_differences_of_the_gradient(tmp_path, source, args, wrt, seed):
+    """Reverse over reverse (``s2s.grad`` of ``g``, which calls ``s2s.grad(f)``; ``s2s.grad(s2s.grad(f))`` in the
+    scalar ``s``) and forward over reverse (``s2s.hessian``), against central differences of the gradient."""
+    module, probed = _load_second_order(source, tmp_path)
+    f = module.f
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=3) if wrt == 0 else 1.0
+    plus, minus = _moved(args, (wrt,), [d], EPS), _moved(args, (wrt,), [d], -EPS)
+    path, gap = _path(probed, args)
+    assume(gap > MARGIN and _path(probed, plus)[0] == path == _path(probed, minus)[0])
+    first = s2s.grad(f, wrt, backend="numpy")
+    numeric = (np.asarray(first(*plus)) - np.asarray(first(*minus))) / (2 * EPS)  # H d
+    v = rng.normal(size=3) if wrt == 0 else 1.0
+    want = float(np.sum(numeric * v))  # v^T H d
+    for backend in ("numpy", "xla"):
+        message = f"{backend}, wrt={wrt}, args={args}\n{source}"
+        hessian = s2s.hessian(f, wrt, backend=backend)(*args)
+        np.testing.assert_allclose(float(np.sum(np.atleast_2d(hessian) @ np.atleast_1d(d) * v)), want, rtol=1e-5, atol=1e-6, err_msg="hessian " + message)
+        if wrt == 0:
+            twice = _second_order(lambda: s2s.grad(module.g, backend=backend)(*args, v), source)
+        else:
+            twice = _second_order(lambda: s2s.grad(s2s.grad(f, 2, backend=backend), 2, backend=backend)(*args), source)
+        if twice is not None:
+            np.testing.assert_allclose(float(np.sum(np.asarray(twice) * d)), want, rtol=1e-5, atol=1e-6, err_msg="reverse over reverse " + message)

@@ -44,6 +44,8 @@ def _shared_with(value) -> set[str]:
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
             return set()
+        if isinstance(value.func, cst.Name):  # the function called (a helper, `enumerate`) is not memory
+            return names_in(value) - {"xp", "rt", value.func.value}
     return names_in(value) - {"xp", "rt"}
 
 

@@ -24,7 +24,8 @@ what Python computes on the list, gradients included:
   errors at the user's line that say what to write: ``hs * k`` (repetition),
   ``hs + v`` where ``v`` is not known to be a list, comparisons, the truth of
   ``hs``, ``hs[i, j]``, slice writes, a name that is a list on some paths only,
-  and local functions that read a collected list.
+  and local functions that read a collected list (``control`` reports reads
+  inside the loop that collects the list).
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ class Reads:
         elements = [e.with_changes(slice=self._index(e.slice)) for e in node.slice]
         new = node.with_changes(value=base, slice=elements)
         if kind not in (COLLECTED, UNKNOWN):
-            return new, None
+            return new, (LIST if kind == LIST and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) else None)
         if len(node.slice) != 1:
             self.fail(node, f"`{_code(node)}` indexes {self._describe(node)} with a tuple", f"index its stacked items: `np.stack({_code(node.value)})[...]`")
         if isinstance(node.slice[0].slice, cst.Slice):
