@@ -65,6 +65,7 @@ CASES = [
      "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
     ("sort_argument_in_place", "def f(x):\n    x.sort()\n    return x[0]", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
     ("other_in_place_method", "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)", "expression statement", (3, 4)),
+    ("computed_function", "def f(x):\n    fs = [np.sin, np.cos]\n    return np.sum(fs[0](x))", "a call of `fs[0]`, a function computed at run time", (3, 18)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

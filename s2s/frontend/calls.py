@@ -160,6 +160,10 @@ class Calls:
         if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)
+        if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(callee, (cst.Name, cst.Attribute)):
+            what = self.source.file.module.code_for_node(func)
+            self.fail(func, f"a call of `{what}`, a function computed at run time: s2s calls functions by their names",
+                      "call the function by its name (define it with `def`)", UnsupportedSyntax)  # fmt: skip
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
