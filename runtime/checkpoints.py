@@ -106,6 +106,13 @@ REVERSE_TWICE_MESSAGE = (
 )
 
 
+NESTED_MESSAGE = (
+    "reverse mode through a loop over `range` with bounds known only at run time, inside another loop or a "
+    "branch, is not supported: write that loop as a `while` loop (`j = 0`, `while j < n:`, `j = j + 1`), or "
+    "pass the bound as a Python int"
+)
+
+
 def scan_tape(f, init, xs):
     """The backward ``rt.scan`` of a loop over a traced ``range``: ``f`` over its steps, last first, residuals recomputed.
 

@@ -25,7 +25,7 @@ def cond(pred, true_fn, false_fn, *operands):
         import jax
 
         if isinstance(pred, jax.core.Tracer):
-            return jax.lax.cond(pred, true_fn, false_fn, *operands)
+            return jax.lax.cond(pred, _untaped(true_fn), _untaped(false_fn), *operands)
     return true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
 
 
@@ -41,6 +41,7 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         if isinstance(pred, jax.core.Tracer):
             import jax.numpy as jnp
 
+            true_fn, false_fn = _untaped(true_fn), _untaped(false_fn)
             shapes = [jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands) for fn in (true_fn, false_fn)]
             zeros = [jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shape) for shape in shapes]
 
@@ -58,6 +59,19 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         return out, (res, None)
     out, res = false_fn(*operands)
     return out, (None, res)
+
+
+def _untaped(fn):
+    """``fn``, checked not to return the per-step residuals of a loop over a traced ``range`` (``TapeLeaf``s):
+    they stand for a tape that the loop's own backward pass reads, and cannot leave a compiled loop or branch."""
+
+    def checked(*args):
+        out = fn(*args)
+        if checkpoints.has_tape(out):
+            raise TypeError(checkpoints.NESTED_MESSAGE)
+        return out
+
+    return checked
 
 
 def unpair(pair):
@@ -133,7 +147,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
-        return jax.lax.scan(f, init, plain(xs), length=length, reverse=reverse)
+        return jax.lax.scan(_untaped(f), init, plain(xs), length=length, reverse=reverse)
     n = _length(xs, length)
     carry, ys = init, [None] * n
     for k, i in enumerate(reversed(range(n)) if reverse else range(n)):
@@ -164,7 +178,7 @@ def _rolled(f, init, xs, carry, reverse):
     import jax.numpy as jnp
 
     init = jax.tree.map(lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry)
-    return jax.lax.scan(f, init, plain(xs), reverse=reverse)
+    return jax.lax.scan(_untaped(f), init, plain(xs), reverse=reverse)
 
 
 def _no_steps(f, init, xs):
@@ -215,7 +229,7 @@ def _scan_range(f, init, xs, reverse):
     def step(state):
         k, carry = state
         i = bounds.start + (n - 1 - k if reverse else k) * bounds.step
-        carry, y = f(carry, tree_map(lambda leaf: i, xs))
+        carry, y = _untaped(f)(carry, tree_map(lambda leaf: i, xs))
         return (k + 1, carry), (i, y)
 
     start = (jnp.asarray(0, n.dtype), init)

@@ -275,6 +275,40 @@ def test_reverse_over_reverse_of_traced_range_is_an_error_or_exact():
     _close(s2s.hessian(ranges_with_steps)(x, jnp.int32(3)) @ v, jax.grad(directional_twin)(x, 3))
 
 
+def traced_range_in_loop(x, n):
+    s = x
+    for i in range(3):
+        for j in range(n):
+            s = np.sin(s) * 1.1
+    return np.sum(s)
+
+
+def traced_while_in_loop(x, n):
+    s = x
+    for i in range(3):
+        j = 0
+        while j < n:
+            s = np.sin(s) * 1.1
+            j = j + 1
+    return np.sum(s)
+
+
+def traced_loops_nested_jax(x, n):
+    return jnp.sum(jax.lax.fori_loop(0, 3, lambda i, s: jax.lax.fori_loop(0, n, lambda j, t: jnp.sin(t) * 1.1, s), x))
+
+
+def test_traced_range_inside_a_loop():
+    """Its residuals cannot leave the enclosing compiled loop: an error naming the `while` loop that works."""
+    x = np.array([0.3, -0.5, 0.9])
+    with pytest.raises(TypeError, match="write that loop as a `while` loop") as info:
+        s2s.grad(traced_range_in_loop)(x, jnp.int32(2))
+    assert any("s2s: raised at" in note for note in getattr(info.value, "__notes__", []))
+    for n in (0, 2):
+        _close(s2s.grad(traced_while_in_loop)(x, jnp.int32(n)), jax.grad(traced_loops_nested_jax)(x, n))
+        _close(s2s.grad(traced_range_in_loop, backend="numpy")(x, n), jax.grad(traced_loops_nested_jax)(x, n))
+        _close(s2s.transform(traced_range_in_loop)(x, jnp.int32(n)), traced_loops_nested_jax(x, n))
+
+
 # --- lists collected by `append`, read after the loop ----------------------------------------
 
 from programs import control as P  # noqa: E402
