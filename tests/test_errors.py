@@ -66,6 +66,10 @@ CASES = [
     ("sort_argument_in_place", "def f(x):\n    x.sort()\n    return x[0]", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
     ("other_in_place_method", "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)", "expression statement", (3, 4)),
     ("computed_function", "def f(x):\n    fs = [np.sin, np.cos]\n    return np.sum(fs[0](x))", "a call of `fs[0]`, a function computed at run time", (3, 18)),
+    ("view_update_read_by_a_closure", "def f(x):\n    v = x * 2.0\n    w = v[1:]\n    w *= 1.5\n    def g(z):\n        return z * v\n    return np.sum(g(x))",
+     "in-place update of `w`, which may share memory with `v`", (4, 4)),
+    ("write_into_a_captured_array", "def f(x):\n    buf = np.zeros(3)\n    def put(v):\n        buf[0] = v\n        return v\n    return np.sum(buf) + put(np.sum(x))",
+     "in-place write into `buf` inside `put`, which captures it", (4, 8)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

@@ -11,7 +11,9 @@ Names share memory through copies (``h = x``), subscripts and attributes
 (views), unpacking, view-returning ops (``reshape``, ``transpose``,
 ``asarray``, ...) and calls of functions (which may return an argument).
 Control flow is read conservatively: both branches in turn, loop bodies
-twice (what one iteration writes, the next may read). Output: the input,
+twice (what one iteration writes, the next may read). A local function reads
+what it captures wherever it is called; an in-place write inside it into an
+array it captures is an error (NumPy would change the enclosing array). Output: the input,
 unchanged, when no such update exists.
 """
 
@@ -22,7 +24,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import dotted, names_in
 from ..errors import UnsupportedSyntax
-from .dataflow import element_base
+from .dataflow import element_base, free_names
 
 VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -58,10 +60,14 @@ def _elements(value):
 
 
 
-def _read_before_rebound(name: str, later) -> bool:
-    """Whether ``name`` is read by the statements ``later`` before one assigns it anew."""
+def _read_before_rebound(name: str, later, closures=None) -> bool:
+    """Whether ``name`` is read by the statements ``later`` before one assigns it anew; a local function
+    they call or name reads what it captures (``closures``: local function -> the names it reads from outside)."""
     for stmt in later:
-        if name in names_in(stmt.value):
+        read = names_in(stmt.value)
+        for fn in read & (closures or {}).keys():
+            read = read | closures[fn]
+        if name in read:
             return True
         if isinstance(stmt, (ir.Assign, ir.AugAssign)) and name in ir.target_names(stmt.target):
             return False
@@ -109,8 +115,46 @@ def _element_write(stmt, name, others, params):
         )
 
 
+def assigned_plain(body) -> set[str]:
+    """Names ``body`` binds by assignment (an element write ``x[i] = v`` binds nothing: it writes into ``x``)."""
+    return {n for s in ir.walk(body) if isinstance(s, (ir.Assign, ir.For)) for n in ir.target_names(s.target)}
+
+
+def _closures(fn: ir.Function) -> dict:
+    """Each local function's name -> the names it reads from the enclosing scope (through the local functions
+    it calls too)."""
+    free = {name: free_names(local) for name, local in fn.locals.items()}
+    changed = True
+    while changed:  # a local function calling another reads what that one captures
+        changed = False
+        for name, names in free.items():
+            more = set().union(set(), *(free[f] for f in names & free.keys() if f != name)) - names
+            if more:
+                names |= more
+                changed = True
+    return free
+
+
+def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
+    """An element write or augmented update, inside a local function, into an array it captures: NumPy changes the
+    enclosing function's array, which a functional rewrite of the local one cannot reproduce."""
+    bound = set(local.param_names) | assigned_plain(local.body)
+    for stmt in _linear(local.body):
+        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(stmt.target, cst.Subscript)
+        if element or isinstance(stmt, ir.AugAssign):
+            name = element_base(stmt.target) if element else stmt.target.value
+            if name not in bound and name in enclosing:
+                raise UnsupportedSyntax(
+                    f"in-place {'write into' if element else 'update of'} `{name}` inside `{local.name}`, which captures "
+                    f"it from the enclosing function (NumPy would change the enclosing `{name}` too)",
+                    stmt.origin,
+                    f"return the new value from `{local.name}` and assign it where it is called",
+                )
+
+
 def check(fn: ir.Function) -> ir.Function:
     params = set(fn.param_names)
+    closures = _closures(fn)
     groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
     elements: dict[str, list] = {}  # names bound to tuple/list literals: what each element shares
 
@@ -130,7 +174,7 @@ def check(fn: ir.Function) -> ir.Function:
             others = groups.get(name, {name}) - {name}
             if element:
                 _element_write(stmt, name, others, params)
-            shared = sorted(n for n in others if _read_before_rebound(n, body[i + 1 :]))
+            shared = sorted(n for n in others if _read_before_rebound(n, body[i + 1 :], closures))
             if shared:
                 how = (
                     "build a new array instead"
@@ -155,6 +199,8 @@ def check(fn: ir.Function) -> ir.Function:
                 elements.pop(name, None)
             if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
                 elements[stmt.target.value] = _elements(stmt.value)
+    enclosing = params | assigned_plain(fn.body)
     for local in fn.locals.values():
+        _captured_write(local, enclosing)
         check(local)
     return fn
