@@ -182,6 +182,12 @@ def main():
     ap.add_argument("--snapshot", action="store_true", help="test s2s as committed at HEAD (a copy), not the working tree")
     ap.add_argument("--avoid-known", action="store_true", help="steer the generator away from known open bugs (exploration only)")
     opts = ap.parse_args()
+    import warnings
+
+    import numpy as np
+
+    warnings.simplefilter("ignore")  # overflow and 0/0 warnings of generated code at ill-defined points
+    np.seterr(all="ignore")
     out = Path(opts.out)
     work = out / "work"
     os.environ.setdefault("S2S_CACHE_DIR", str(out / "cache"))

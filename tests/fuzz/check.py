@@ -108,7 +108,7 @@ def arguments(program, module):
 class _Instrument(ast.NodeTransformer):
     """Routes every kink and data comparison through a recorder (``_rec``): ties are then measurable."""
 
-    KINKS = {"np.maximum", "np.minimum", "np.abs", "np.absolute", "np.clip", "np.max", "np.min", "np.amax", "np.amin", "np.linalg.norm", "np.sqrt", "np.sign"}
+    KINKS = {"np.maximum", "np.minimum", "np.abs", "np.absolute", "np.clip", "np.max", "np.min", "np.amax", "np.amin", "np.linalg.norm", "np.sqrt", "np.sign", "np.std"}
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -150,8 +150,10 @@ class Recorder:
         return a
 
     def kink(self, name, *args, **kw):
-        if name == "np.sqrt_std":
-            return np.asarray(args[0]).std(*args[1:], **kw)
+        if name in ("np.sqrt_std", "np.std"):  # the square root of a variance: a kink where it is zero
+            out = np.std(*args, **kw)
+            self.record(out)
+            return out
         fn = {"np.maximum": np.maximum, "np.minimum": np.minimum, "np.abs": np.abs, "np.absolute": np.abs, "np.clip": np.clip, "np.max": np.max, "np.min": np.min, "np.amax": np.max, "np.amin": np.min, "np.linalg.norm": np.linalg.norm, "np.sqrt": np.sqrt, "np.sign": np.sign}[name]
         a = np.asarray(args[0], dtype=float)
         if name in ("np.maximum", "np.minimum"):

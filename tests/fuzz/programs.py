@@ -214,7 +214,8 @@ class Gen:
         if len(v.shape) == 1 and self.p(0.3):
             f = self.pick(["{}[0]", "{}[-1]", "{}[1]"]) if v.shape[0] > 1 else "{}[0]"
         if len(v.shape) == 2 and self.p(0.3):
-            f = self.pick(["{}[0, 0]", "{}[-1, -1]", "{}[1, 0]", "{}[0][-1]"])
+            i, j = self.r.randint(-v.shape[0], v.shape[0] - 1), self.r.randint(-v.shape[1], v.shape[1] - 1)
+            f = self.pick(["{}[0, 0]", "{}[-1, -1]", f"{{}}[{i}, {j}]", "{}[0][-1]"])
         return f.format(n), v.const
 
     def expr(self, shape, depth=2):
@@ -687,7 +688,7 @@ class Gen:
         weights = {
             "assign": 3, "update": 2, "helper_call": 2, "write": 3, "augassign": 1, "if": 1, "for": 1, "while": 1,
             "closure": 2, "kwcall": 2, "method": 2, "tuple_helper": 1, "builtin": 0.4, "index": 2, "container": 1,
-            "alias_write": 1, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5,
+            "alias_write": 1, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
         }
         kinds = list(weights)
         if depth > 0:
@@ -1148,6 +1149,84 @@ class Gen:
             lines += [f"{name} = np.zeros((2, {k}))", f"row_ = {name}[1]", f"row_ += {n}", f"{name}[0, :] = {n} * {n}"]
             self.define(name, (2, k), fresh=True)
             self.fd_only = True
+
+    def s_library(self, lines, depth):
+        """Library-code idioms (scipy/optax style): optional arguments tested with ``is None``, docstrings,
+        annotations, static ``axis``/``keepdims`` branches, recursion over a list, shapes read from arrays,
+        NumPy-scalar module constants."""
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        v = self.env[n]
+        name = self.fresh_name("lib")
+        style = self.r.choices(["optional", "logsumexp", "annotated", "recursive", "shape", "np_constant", "assert", "astype"], [2, 2, 2, 1, 2, 2, 0.3, 0.3])[0]
+        self.feature("lib_" + style)
+        if style == "optional":
+            self.helper(
+                "def affine(z, scale=None, shift=None):\n"
+                '    """z * scale + shift, each optional."""\n'
+                "    if scale is not None:\n        z = z * scale\n"
+                "    if shift is None:\n        return z\n"
+                "    return z + shift\n"
+            )
+            call = self.pick([f"affine({n})", f"affine({n}, 0.5)", f"affine({n}, shift=np.tanh({n}))", f"affine({n}, scale=2.0, shift=0.1)"])
+            lines.append(f"{name} = {call}")
+            self.define(name, v.shape, fresh=False)
+        elif style == "logsumexp":
+            self.helper(
+                "def logsumexp(a, axis=None, keepdims=False):\n"
+                "    m = np.max(a, axis=axis, keepdims=True)\n"
+                "    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m\n"
+                "    if not keepdims:\n"
+                "        out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())\n"
+                "    return out\n"
+            )
+            if len(v.shape) == 2:
+                call, shape = self.pick([(f"logsumexp({n})", ()), (f"logsumexp({n}, axis=-1)", v.shape[:1]), (f"logsumexp({n}, axis=0, keepdims=True)", (1, v.shape[1])), (f"logsumexp({n}, 1)", v.shape[:1])])
+            else:
+                call, shape = self.pick([(f"logsumexp({n})", ()), (f"logsumexp({n}, axis=0)", ()), (f"logsumexp({n}, keepdims=True)", (1,))])
+            lines.append(f"{name} = {call}")
+            self.define(name, shape, fresh=True)
+        elif style == "annotated":
+            self.imports.add("from typing import Optional")
+            self.helper(
+                "def gated(z: np.ndarray, gate: Optional[float] = 0.5, *, eps: float = 1e-6) -> np.ndarray:\n"
+                '    """A smooth gate.\n\n    Args:\n        z: the input.\n        gate: its weight.\n    """\n'
+                "    g = 1.0 / (1.0 + np.exp(-z))  # sigmoid\n"
+                "    return gate * z * g + eps\n"
+            )
+            lines.append(f"{name} = " + self.pick([f"gated({n})", f"gated({n}, 0.3)", f"gated({n}, gate=1.5, eps=0.0)"]))
+            self.define(name, v.shape, fresh=True)
+        elif style == "recursive":
+            self.helper(
+                "def chain(ws, z):\n"
+                "    if not ws:\n        return z\n"
+                "    return chain(ws[1:], np.tanh(z * ws[0]))\n"
+            )
+            lines.append(f"{name} = chain([0.5, 1.5, -0.7], {n})" if self.p(0.5) else f"{name} = chain(({n}, {n}), np.ones({_shape_text(v.shape)}))")
+            self.define(name, v.shape, fresh=True)
+        elif style == "shape":
+            if len(v.shape) == 2:
+                lines += [f"rows_, cols_ = {n}.shape", f"{name} = np.sum({n}, axis=0) / rows_ + {n}.shape[-1] * np.mean({n}) / (len({n}) * cols_)"]
+                self.define(name, v.shape[1:], fresh=True)
+            else:
+                lines.append(f"{name} = {n} * ({n}.shape[0] - 1) / {n}.size + np.sum({n}) / len({n}) * {n}.ndim")
+                self.define(name, v.shape, fresh=True)
+        elif style == "np_constant":
+            line = self.pick(["LOG2PI = np.log(2.0 * np.pi)", "EPS = np.finfo(np.float64).eps", "SQRT2 = np.sqrt(2.0)", "HALF = np.float64(0.5)"])
+            if line not in self.module_globals:
+                self.module_globals.append(line)
+            const = line.split(" =")[0]
+            lines.append(f"{name} = {n} * {const} + np.tanh({n})")
+            self.define(name, v.shape, fresh=True)
+        elif style == "assert":
+            lines.append(f'assert {n}.ndim == {len(v.shape)}, "unexpected rank"')
+            lines.append(f"{name} = np.tanh({n})")
+            self.define(name, v.shape, fresh=True)
+        else:
+            lines.append(f"{name} = {n}.astype(np.float64) * 2.0")
+            self.define(name, v.shape, fresh=True)
 
     # ------------------------------------------------------------- the whole
 
