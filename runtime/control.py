@@ -33,7 +33,8 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
     """``rt.cond`` for branches that return ``(outputs, residuals)``: gives ``outputs, (true_residuals, false_residuals)``.
 
     The branch not taken has ``None`` residuals, or zeros of their shapes when
-    the predicate is traced (``lax.cond`` needs both branches to return alike).
+    the predicate is traced (``lax.cond`` needs both branches to return alike)
+    or when a zero-step loop's body runs for its outputs' structure.
     """
     if _is_jax(pred):
         import jax
@@ -54,7 +55,12 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
                 return out, (zeros[0], res)
 
             return jax.lax.cond(pred, taken_true, taken_false, *operands)
-    if bool(np.asarray(pred)):
+    taken = bool(np.asarray(pred))
+    if _probing:  # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
+        (out, res), (other_out, other) = (true_fn(*operands), false_fn(*operands))[:: 1 if taken else -1]
+        other = tree_map(lambda leaf: namespace(leaf).zeros(np.shape(leaf), _dtype(leaf)), other)
+        return out, ((res, other) if taken else (other, res))
+    if taken:
         out, res = true_fn(*operands)
         return out, (res, None)
     out, res = false_fn(*operands)
@@ -192,12 +198,18 @@ def _no_steps(f, init, xs):
     if _has_elements(xs):
         return None
     element = tree_map(lambda leaf: namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)), xs)
+    _probing.append(True)  # branches keep the residuals of both sides: a backward loop reads either
     try:
         with np.errstate(all="ignore"):
             _, y = f(init, element)
     except (IndexError, ValueError, TypeError):
         return None
+    finally:
+        _probing.pop()
     return tree_map(lambda leaf: namespace(leaf).zeros((0, *np.shape(leaf)), _dtype(leaf)), y)
+
+
+_probing: list = []  # non-empty while ``_no_steps`` runs a body for the structure of its outputs
 
 
 def _dtype(leaf):

@@ -129,7 +129,21 @@ def vector_break_jax(x):
     return jnp.sum(jax.lax.scan(body, (x, False), jnp.arange(8))[0][0] ** 2)
 
 
+def empty_loop_with_continue(x):
+    v = x * 2.0
+    for i in range(0):
+        if v < 2.5:
+            continue
+        v = 0.5 * v + np.cos(x)
+    return v * np.sin(v)
+
+
+def empty_loop_with_continue_jax(x):
+    return 2.0 * x * jnp.sin(2.0 * x)
+
+
 SCALAR = [
+    (empty_loop_with_continue, empty_loop_with_continue_jax, (0.3, 1.7)),
     (break_loop, break_loop_jax, (0.7, 0.2)),
     (continue_loop, continue_loop_jax, (0.9, 0.4)),
     (return_in_loop, return_in_loop_jax, (0.3, 0.6)),
