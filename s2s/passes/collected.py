@@ -200,27 +200,22 @@ class Reads:
         return index.with_changes(**parts)
 
     def _BinaryOperation(self, node):
-        if isinstance(node.operator, cst.Add):
-            terms = _terms(node)
-            parts = [self.expr(t) for t in terms]
-            kinds = {k for _, k in parts}
-            if UNKNOWN in kinds:
-                self.unknown(node)
-            if COLLECTED in kinds:
-                return self._concatenate(node, terms, parts), COLLECTED
-            if kinds == {LIST}:
-                return _joined([p for p, _ in parts]), LIST
-            return _joined([p for p, _ in parts]), None
         left, lk = self.expr(node.left)
         right, rk = self.expr(node.right)
-        if {lk, rk} & {COLLECTED, UNKNOWN}:
-            if isinstance(node.operator, cst.Multiply):
-                self.fail(
-                    node,
-                    f"`{_code(node)}` repeats {self._describe(node)} when the other operand is an integer, "
-                    "and s2s holds the list as one stacked array",
-                    "scale the items: `np.stack(...) * k`; repeat the list by joining it: `hs + hs`",
-                )
+        if isinstance(node.operator, cst.Add):
+            if UNKNOWN in (lk, rk):
+                self.unknown(node)
+            if COLLECTED in (lk, rk):
+                terms = _terms(node)
+                return self._concatenate(node, terms, [self.expr(t) for t in terms]), COLLECTED
+            return node.with_changes(left=left, right=right), (LIST if lk == rk == LIST else None)
+        if {lk, rk} & {COLLECTED, UNKNOWN} and isinstance(node.operator, cst.Multiply):
+            self.fail(
+                node,
+                f"`{_code(node)}` repeats {self._describe(node)} when the other operand is an integer, "
+                "and s2s holds the list as one stacked array",
+                "scale the items: `np.stack(...) * k`; repeat the list by joining it: `hs + hs`",
+            )
         return node.with_changes(left=left, right=right), None
 
     def _concatenate(self, node, terms, parts):
@@ -311,13 +306,6 @@ def _terms(node):
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _terms(node.left) + _terms(node.right)
     return [node]
-
-
-def _joined(parts):
-    out = parts[0]
-    for part in parts[1:]:
-        out = cst.BinaryOperation(out, cst.Add(), part)
-    return out
 
 
 def check_locals(fn: ir.Function, ever_collected: dict) -> None:
