@@ -769,7 +769,7 @@ class Gen:
             if text:
                 name = self.fresh_name("u")
                 lines.append(f"{name} = {text}")
-                self.define(name, shape, fresh=True)
+                self.define(name, shape, fresh=self.p(0.25))  # fresh in NumPy; s2s may refuse writes into a helper result
                 return
         return self.s_assign(lines, depth)
 
@@ -954,8 +954,8 @@ class Gen:
             if "\n" in lines[-1]:
                 first, second = lines.pop().split("\n")
                 lines += [first, second]
-            self.define(a, shape, fresh=True)
-            self.define(b, shape, fresh=True)
+            self.define(a, shape, fresh=self.p(0.25))
+            self.define(b, shape, fresh=self.p(0.25))
         self.feature("tuple_helper")
 
     def s_builtin(self, lines, depth):
@@ -1034,7 +1034,7 @@ class Gen:
             lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i_, z_ in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i_ + 1.0) * np.sin(z_)"]
         if style in ("dict_values", "comprehension") and len(same) == 1 and False:
             pass
-        self.define(name, shape, fresh=True)
+        self.define(name, shape, fresh=style != "append" or self.p(0.25))
         self.feature("containers")
 
     def s_alias_write(self, lines, depth):
