@@ -17,9 +17,11 @@ file, imports it and its ``jax.numpy`` twin, and returns an ``Outcome``:
 - ``mismatch``: a wrong number or a wrong structure (the worst).
 
 Checked, per backend: ``s2s.grad(f, argnums)`` against ``jax.grad`` of the
-twin, ``s2s.value_and_grad`` (value and gradient), and ``s2s.jvp`` against
+twin, ``s2s.value_and_grad`` (value and gradient), ``s2s.jvp`` against
 ``jax.jvp`` (tangents for every positional argument; keyword-only parameters
-keep their defaults, as ``s2s.jvp`` binds primals positionally). Run with
+keep their defaults, as ``s2s.jvp`` binds primals positionally), and, with the
+JAX oracle, ``s2s.vjp`` against ``jax.vjp`` (cotangents of every positional
+argument). With the finite-difference oracle the same, but ``vjp``. Run with
 ``jax.config.update("jax_enable_x64", True)``: everything is float64.
 """
 
@@ -270,7 +272,7 @@ def _run(findings, mode, path, thunk):
     return None
 
 
-def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp"), avoid=frozenset(), oracle="jax") -> Outcome:
+def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp", "vjp"), avoid=frozenset(), oracle="jax") -> Outcome:
     """``oracle``: "jax" (the twin) or "fd" (finite differences of the NumPy program, faster;
     always for programs whose NumPy semantics the twin cannot express: ``program.oracle == "fd"``).
 
@@ -362,6 +364,9 @@ def _check(program, module, twin, path, backends, modes, oracle):
             want = jax.grad(functools.partial(tf, **kwargs), an, has_aux=aux)(*fresh()[0])
             want = want[0] if aux else want
             want_jvp = jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents, has_aux=aux) if "jvp" in modes else None
+            if "vjp" in modes:
+                vjp_out = jax.vjp(tf, *copy.deepcopy(primals), has_aux=aux)
+                want_vjp = (vjp_out[0], vjp_out[1](1.0)) + ((vjp_out[2],) if aux else ())
         except Exception as e:  # noqa: BLE001
             return Outcome("oracle", note=f"the twin fails: {e!r}", path=path)
         if not np.allclose(value, want_value, rtol=1e-9, atol=1e-12):
@@ -390,6 +395,15 @@ def _check(program, module, twin, path, backends, modes, oracle):
                 msg = compare(got, ((want_value, want_aux) if aux else want_value, want), f"value_and_grad/{backend}", **tol)
                 if msg:
                     findings.append(Finding("mismatch", f"value_and_grad/{backend}", msg, f"value_and_grad/{backend}"))
+        if "vjp" in modes and oracle == "jax":
+
+            def s2s_vjp():
+                res = s2s.vjp(f, *fresh()[0], has_aux=aux, backend=backend)
+                return (res[0], res[1](1.0)) + ((res[2],) if aux else ())
+
+            got = _run(findings, f"vjp/{backend}", path, s2s_vjp)
+            if got is not None and (msg := compare(tuple(got), tuple(want_vjp), f"vjp/{backend}", **tol)):
+                findings.append(Finding("mismatch", f"vjp/{backend}", msg, f"vjp/{backend}"))
         if "jvp" in modes:
             got = _run(findings, f"jvp/{backend}", path, lambda: s2s.jvp(f, fresh()[0], tangents, has_aux=aux, backend=backend))
             if got is not None and (msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}", **tol)):
