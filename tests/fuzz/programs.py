@@ -479,7 +479,7 @@ class Gen:
 
     def skeleton(self, lines, sig, args, closure_vars):
         """The model: reads the parameters, leaves ``out`` (shape (B, O) or (O,)) in the environment."""
-        style = self.pick(["list_for", "list_last", "list_unpack", "list_index", "dict", "dict_nested", "namedtuple", "nt_layers", "logistic", "rnn", "attention", "layernorm"])
+        style = self.pick(["list_for", "list_last", "list_unpack", "list_index", "dict", "dict_nested", "namedtuple", "nt_layers", "logistic", "rnn", "attention", "layernorm", "layer_records"])
         self.feature("model_" + style)
         batched = self.p(0.7)
         xshape = (B, D) if batched else (D,)
@@ -542,6 +542,26 @@ class Gen:
                 if sizes[-1] != sizes[0] or True:
                     pass
                 lines.append("out = h")
+            self.define("out", xshape[:-1] + (sizes[-1],))
+        elif style == "layer_records":
+            # layers as records: a list of dicts, a list of namedtuples, or a dict of dicts read with .items()
+            kind = self.pick(["list_of_dicts", "list_of_namedtuples", "dict_items", "dict_values"])
+            self.feature("records_" + kind)
+            pairs = list(zip(sizes, sizes[1:]))
+            if kind == "list_of_namedtuples":
+                self.imports.add("from collections import namedtuple")
+                self.module_globals.insert(0, 'Layer = namedtuple("Layer", ["w", "b"])')
+                args.append("[" + ", ".join(f"mod.Layer({self.arr((i, o))}, {self.arr((o,))})" for i, o in pairs) + "]")
+                w, b, head = "layer.w", "layer.b", "for layer in params:"
+            elif kind == "list_of_dicts":
+                args.append("[" + ", ".join(f'{{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}' for i, o in pairs) + "]")
+                w, b, head = 'layer["w"]', 'layer["b"]', self.pick(["for layer in params:", "for i, layer in enumerate(params):"])
+            else:
+                # dicts keep insertion order: the layers are applied in the order written
+                args.append("{" + ", ".join(f'"layer{k}": {{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}' for k, (i, o) in enumerate(pairs)) + "}")
+                w, b = 'layer["w"]', 'layer["b"]'
+                head = "for name, layer in params.items():" if kind == "dict_items" else "for layer in params.values():"
+            lines += ["h = x", head, f"    h = {act.format(f'h @ {w} + {b}')}", "out = h"]
             self.define("out", xshape[:-1] + (sizes[-1],))
         elif style in ("dict", "dict_nested"):
             sizes = sizes[:3] if len(sizes) > 2 else sizes + [self.pick([2, 3])]
