@@ -181,7 +181,8 @@ class Recorder:
 
 def probed_function(program, path):
     tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(program.numpy_source or program.source)))
-    scope = {"__name__": Path(path).stem + "_probe"}
+    rec = Recorder()  # module-level code (constants) runs once, unrecorded
+    scope = {"__name__": Path(path).stem + "_probe", "_cmp": rec.cmp, "_kink": rec.kink}
     exec(compile(tree, path + ":probe", "exec"), scope)
     return scope
 
