@@ -1274,12 +1274,17 @@ class Gen:
             extras.append(("l2", "kwonly"))
         if self.p(0.2):
             extras.append(("steps", "static"))
+        if len(out_shape) == 2 and out_shape[-1] >= 2 and self.p(0.25):
+            extras.insert(0, ("labels", "int"))  # class labels: an int array, never differentiated
         pos_only = self.p(0.15)
         for name, kind in extras:
             if kind == "pos":
                 sig.append(name)
                 args.append("float(rng.uniform(0.3, 1.2))")
                 self.scalars.append(name)
+            if kind == "int":
+                sig.append(name)
+                args.append(f"rng.integers(0, {out_shape[-1]}, size={out_shape[0]})")
         n_positional = len(sig)
         kwonly = [(n, k) for n, k in extras if k in ("kwonly", "static")]
         if kwonly:
@@ -1317,6 +1322,16 @@ class Gen:
             lines.append("zs = out - np.max(out, axis=-1, keepdims=True)")
             lines.append("logp = zs - np.log(np.sum(np.exp(zs), axis=-1, keepdims=True))")
             loss.append("-np.mean(logp[..., 0])" if not has_y else "-np.mean(np.sum(logp * np.tanh(y), axis=-1))")
+        if "labels" in sig:
+            self.feature("int_labels")
+            lines.append("logits = out - np.max(out, axis=1, keepdims=True)")
+            lines.append("logq = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))")
+            loss.append(self.pick([
+                "-np.mean(logq[np.arange(logq.shape[0]), labels])",
+                f"-np.sum(np.eye({out_shape[-1]})[labels] * logq) / len(labels)",
+                "-np.mean(np.where(labels[:, None] == np.arange(logq.shape[1]), logq, 0.0)) * 2.0",
+                "-np.sum(np.take_along_axis(logq, labels[:, None], axis=1))",
+            ]))
         if "l2" in self.scalars:
             reg = self.pick(["l2 * np.sum(params_sq)", "l2 * reg"])
             leaves = [n for n, v in sorted(self.env.items()) if len(v.shape) == 2 and n not in ("x",) and n.startswith(("W", "w", "k", "q"))]
@@ -1367,7 +1382,7 @@ class Gen:
             self.features.append("jnp_dialect")
             numpy_source, source = source, to_jnp(source)
         # argnums: the parameters (always), and sometimes x, y, scale
-        floats = [i for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)]) if s not in ("/", "*")]
+        floats = [i for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)]) if s not in ("/", "*", "labels")]
         choices = [(0,), (0,), (0, 1)] + [tuple(sorted(self.r.sample(floats, self.r.randint(1, len(floats)))))]
         argnums = self.pick(choices)
         args_code = (
