@@ -1358,11 +1358,18 @@ class Gen:
             lines.append("return " + " + ".join(loss))
         entry = self.pick(["loss", "f", "objective", "loss_fn"])
         factory_main = self.p(0.1) and "/" not in sig
+        if factory_main:  # the function closes over the factory's argument (a float, or data as an array)
+            ret = lines[-1]
+            if ret.startswith("return total, "):
+                lines.insert(len(lines) - 1, "total = total + np.sum(captured) * np.mean(out)")
+            else:
+                lines[-1] = "return np.sum(captured) * np.mean(out) + " + ret[len("return "):]
         body = "\n".join("    " + line for line in "\n".join(lines).split("\n"))
         if factory_main:
             self.feature("factory_main")
             inner = f"    def {entry}({', '.join(sig)}):\n" + "\n".join("    " + line for line in body.split("\n"))
-            main = f"def make_{entry}(bias):\n{inner.replace('return ', 'return bias + ', 1) if False else inner}\n\n    return {entry}\n\n\n{entry} = make_{entry}(0.25)\n"
+            value = self.pick(["0.25", "np.array([0.5, -1.0, 2.0])", "np.linspace(-1.0, 1.0, 4).reshape(2, 2)"])
+            main = f"def make_{entry}(captured):\n{inner}\n\n    return {entry}\n\n\n{entry} = make_{entry}({value})\n"
         else:
             main = f"def {entry}({', '.join(sig)}):\n{body}\n"
         head = "\n".join(sorted(self.imports, key=lambda s: (not s.startswith("import"), s)))
