@@ -197,7 +197,7 @@ def _no_steps(f, init, xs):
     """
     if _has_elements(xs):
         return None
-    element = tree_map(lambda leaf: namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)), xs)
+    element = tree_map(lambda leaf: leaf.step if isinstance(leaf, _NoSteps) else namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)), xs)
     _probing.append(True)  # branches keep the residuals of both sides: a backward loop reads either
     try:
         with np.errstate(all="ignore"):
@@ -206,10 +206,28 @@ def _no_steps(f, init, xs):
         return None
     finally:
         _probing.pop()
-    return tree_map(lambda leaf: namespace(leaf).zeros((0, *np.shape(leaf)), _dtype(leaf)), y)
+    return tree_map(_no_steps_of, y)
 
 
 _probing: list = []  # non-empty while ``_no_steps`` runs a body for the structure of its outputs
+
+
+class _NoSteps(np.ndarray):
+    """Outputs of zero steps (shape ``(0, ...)``) that keep the one step ``_no_steps`` ran: the body of a
+    backward loop of zero steps runs on it (its residuals' shapes may depend on data, as masks' do)."""
+
+    step = None
+
+    def __array_finalize__(self, obj):
+        self.step = getattr(obj, "step", None)
+
+
+def _no_steps_of(value):
+    out = namespace(value).zeros((0, *np.shape(value)), _dtype(value))
+    if isinstance(out, np.ndarray):
+        out = out.view(_NoSteps)
+        out.step = value
+    return out
 
 
 def _dtype(leaf):

@@ -179,6 +179,36 @@ def test_reverse_over_reverse_of_vector_loop_with_break(backend):
         _close(s2s.hessian(vector_break, backend=backend)(x), want)
 
 
+def empty_loop_with_mask(x):
+    v = -np.log1p(x * x)
+    for i in range(0):
+        v[v < -0.35] *= np.cos(np.sum(v))
+        if np.max(v) < -0.9:
+            break
+        v = 0.5 * v + np.cos(x)
+    v[0] *= np.sum(x)
+    return np.sum(v * 3.0)
+
+
+def empty_loop_with_mask_jax(x):
+    v = -jnp.log1p(x * x)
+    return jnp.sum(v.at[0].multiply(jnp.sum(x)) * 3.0)
+
+
+empty_loop_with_mask_grad = s2s.grad(empty_loop_with_mask)
+
+
+def empty_loop_directional(x, v):
+    return np.sum(empty_loop_with_mask_grad(x) * v)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reverse_over_reverse_of_zero_step_loop_with_masks(backend):
+    """A zero-step loop's outputs keep the one step run for their structure: the backward loop runs on it."""
+    x, v = np.array([-0.65, -0.17, 1.66]), np.array([1.0, -0.5, 0.25])
+    _close(s2s.grad(empty_loop_directional, backend=backend)(x, v), jax.hessian(empty_loop_with_mask_jax)(x) @ v)
+
+
 def while_with_break(x):
     s = x
     n = 0
