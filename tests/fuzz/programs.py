@@ -708,7 +708,7 @@ class Gen:
         weights = {
             "assign": 3, "update": 2, "helper_call": 2, "write": 3, "augassign": 1, "if": 1, "for": 1, "while": 1,
             "closure": 2, "kwcall": 2, "method": 2, "tuple_helper": 1, "builtin": 0.4, "index": 2, "container": 1,
-            "alias_write": 1, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
+            "alias_write": 2, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
         }
         kinds = list(weights)
         if depth > 0:
@@ -1058,22 +1058,38 @@ class Gen:
         self.feature("containers")
 
     def s_alias_write(self, lines, depth):
-        """An in-place write through a view (NumPy changes the viewed array too): s2s must refuse or match NumPy."""
+        """Writes through views (NumPy changes the viewed array too, and the view when the base changes):
+        a view of a fresh array, then writes into the view and/or the base in some order, then reads.
+        s2s must refuse or match NumPy (finite differences of the NumPy program are the oracle)."""
         names = sorted(n for n, v in self.env.items() if v.fresh and 1 <= len(v.shape) <= 2 and not v.const)
         if not names:
             return self.s_write(lines, depth)
-        n = self.pick(names)
-        v = self.env[n]
+        base = self.pick(names)
+        shape = self.env[base].shape
+        views = [(f"{base}[0]", shape[1:]), (f"{base}[1:]", (shape[0] - 1,) + shape[1:]), (f"{base}.reshape(-1)", (math.prod(shape),)),
+                 (f"{base}.T", shape[::-1]), (f"{base}[...]", shape), (f"{base}.ravel()", (math.prod(shape),)), (f"np.reshape({base}, (-1,))", (math.prod(shape),)),
+                 (f"{base}[::-1]", shape), (f"{base}", shape)]
+        if len(shape) == 2:
+            views += [(f"{base}[:, 0]", shape[:1]), (f"{base}[:, 1:]", (shape[0], shape[1] - 1)), (f"np.transpose({base})", shape[::-1])]
+        form, vshape = self.pick(views)
+        if 0 in vshape or not vshape:
+            form, vshape = base, shape
         view = self.fresh_name("view")
-        form, vshape = self.pick([(f"{n}[0]", v.shape[1:]), (f"{n}[1:]", (v.shape[0] - 1,) + v.shape[1:]), (f"{n}.reshape(-1)", (math.prod(v.shape),)), (f"{n}.T", v.shape[::-1]), (f"{n}", v.shape)])
-        if 0 in vshape:
-            form, vshape = n, v.shape
         lines.append(f"{view} = {form}")
-        text, _ = self.bounded(vshape or (), 1)
-        if vshape:
-            lines.append(self.pick([f"{view}[...] {self.pick(['+=', '*=', '='])} {text}", f"{view} *= 1.5", f"{view} += {text}", f"{view}[0] = 0.5"]))
-        else:
-            lines.append(f"{view} += {text}")
+        for _ in range(self.r.randint(1, 3)):
+            target, tshape = self.pick([(view, vshape), (base, shape)])
+            text, _ = self.bounded(tshape, 1)
+            lines.append(self.pick([
+                f"{target} {self.pick(['+=', '-=', '*='])} {text}",
+                f"{target}[...] = {text}",
+                f"{target}[0] {self.pick(['=', '+='])} {self.pick(['0.5', '-1.0'])}",
+                f"{target} *= 1.5",
+            ]))
+            if self.p(0.2):  # a read in between
+                r = self.fresh_name("rd")
+                lines.append(f"{r} = np.sum({self.pick([view, base])} ** 2)")
+                self.define(r, ())
+        self.env[base].fresh = False
         self.define(view, vshape, fresh=False)
         self.fd_only = True
         self.feature("alias_write")
