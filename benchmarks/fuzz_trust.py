@@ -113,6 +113,7 @@ def save(program, outcome, out):
         "features": program.features,
         "oracle": program.oracle,
         "has_aux": program.has_aux,
+        "numpy_source": program.numpy_source,
         "status": kind,
         "note": outcome.note,
         "findings": [vars(f) for f in outcome.findings],
@@ -129,7 +130,7 @@ def replay(path, work, timeout, shrink_it=False):
         twin_path = source.with_name(source.stem + "_twin.py")
         program = Program(
             record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]),
-            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux), program.numpy_source,
+            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux), record.get("numpy_source", ""),
         )
         if twin_path.exists() and twin_path.read_text() != generate(record["seed"]).twin and "--shrink" not in sys.argv:
             program = _with_twin(program, twin_path.read_text())  # a hand-edited twin (else: made from the .py)

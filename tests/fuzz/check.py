@@ -124,10 +124,11 @@ class _Instrument(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         name = ast.unparse(node.func)
+        name = "np." + name[4:] if name.startswith("jnp.") else name  # the JAX-docs dialect
         kink = lambda n, args: ast.Call(ast.Name("_kink", ast.Load()), [ast.Constant(n)] + args, node.keywords)  # noqa: E731
         if name in self.KINKS:
             return kink(name, node.args)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in self.METHODS and not name.startswith(("np.", "math.")):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in self.METHODS and not name.startswith(("np.", "math.", "jnp.")):
             return kink(self.METHODS[node.func.attr], [node.func.value] + node.args)
         if isinstance(node.func, ast.Name) and name in self.BUILTINS and len(node.args) == (1 if name == "abs" else 2):
             return kink(self.BUILTINS[name], node.args)
