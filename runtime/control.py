@@ -3,7 +3,10 @@
 One call, two backends. On NumPy values (and Python scalars) they run as plain
 Python, so ``pdb`` steps through real values; when any operand is a JAX value
 they are ``jax.lax.cond`` / ``scan`` / ``while_loop``, so the loop stays rolled
-in the compiled program. A predicate that is a concrete Python or NumPy bool
+in the compiled program (a ``scan`` of Python values whose first step computes
+JAX values, from traced values its body reads, is rolled too; one whose carry
+changes shape in that step, ``s = 0.0`` then ``s = s + x``, runs step by step,
+as JAX cannot roll it). A predicate that is a concrete Python or NumPy bool
 picks its branch in Python on either backend (no tracing of the other branch).
 ``rt.scan`` over ``Elements`` (a Python container) runs at trace time on either
 backend, and over a ``DynamicRange`` as a ``while`` loop (see ``iteration``).

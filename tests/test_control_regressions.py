@@ -11,8 +11,12 @@
   ``reversed``, against ``jax.grad`` of ``fori_loop`` twins for several trip
   counts (zero included); their gradient differentiated again in reverse mode is
   an error naming the way that works (forward over reverse).
-- Lists collected by ``append`` in a loop and used after it
-  (``tests/programs/collected.py``): each use computes what the NumPy program
+- Loops over a traced range inside a compiled loop or branch (reverse mode is
+  an error naming the ``while`` loop that works); zero-step loops differentiated
+  twice on NumPy; loops whose inputs are Python values but whose body reads
+  traced values stay one rolled ``scan`` under ``jax.jit``.
+- Lists collected by ``append`` in a loop and read after it (programs in
+  ``tests/programs/control.py``): each read computes what the NumPy program
   computes, with gradients matching finite differences, or is an ``S2SError``
   at the user's line.
 """
