@@ -6,7 +6,9 @@ kind, NumPy keyword calls, in-place writes, moderate control flow; see its
 docstring), each checked by ``tests/fuzz/check.py``: ``s2s.grad``,
 ``s2s.value_and_grad`` and ``s2s.jvp`` against float64 central finite
 differences of the NumPy program, and, for every fifth seed, against
-``jax.grad``/``jax.jvp`` of the ``jax.numpy`` twin on both backends.
+``jax.grad``/``jax.jvp``/``jax.vjp`` of the ``jax.numpy`` twin on both backends
+(``s2s.vjp`` too). Programs whose NumPy semantics the twin cannot express
+(writes through views) always use finite differences of the NumPy program.
 
 A program may be refused with an ``s2s.S2SError`` that names a line of its
 file; it may not crash (any other exception, or an error raised by the

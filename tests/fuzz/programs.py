@@ -471,7 +471,7 @@ class Gen:
     # ------------------------------------------------------------- skeletons
 
     def layer_sizes(self):
-        n = self.pick([1, 2, 2, 3])
+        n = self.pick([2, 2, 3] if "empty_loop" in self.avoid else [1, 2, 2, 3])
         return [D] + [self.pick([2, 3, 4]) for _ in range(n)]
 
     def arr(self, shape):
@@ -480,6 +480,8 @@ class Gen:
     def skeleton(self, lines, sig, args, closure_vars):
         """The model: reads the parameters, leaves ``out`` (shape (B, O) or (O,)) in the environment."""
         style = self.pick(["list_for", "list_last", "list_unpack", "list_index", "dict", "dict_nested", "namedtuple", "nt_layers", "logistic", "rnn", "attention", "layernorm", "layer_records"])
+        if style == "layer_records" and "record_loops" in self.avoid:
+            style = "list_for"
         self.feature("model_" + style)
         batched = self.p(0.7)
         xshape = (B, D) if batched else (D,)
@@ -1062,7 +1064,7 @@ class Gen:
         a view of a fresh array, then writes into the view and/or the base in some order, then reads.
         s2s must refuse or match NumPy (finite differences of the NumPy program are the oracle)."""
         names = sorted(n for n, v in self.env.items() if v.fresh and 1 <= len(v.shape) <= 2 and not v.const)
-        if not names:
+        if not names or "alias_after_update" in self.avoid:
             return self.s_write(lines, depth)
         base = self.pick(names)
         shape = self.env[base].shape
@@ -1196,7 +1198,11 @@ class Gen:
         n = self.pick(names)
         v = self.env[n]
         name = self.fresh_name("lib")
-        style = self.r.choices(["optional", "logsumexp", "annotated", "recursive", "shape", "np_constant", "assert", "astype"], [2, 2, 2, 1, 2, 2, 0.3, 0.3])[0]
+        weights = {"optional": 2, "logsumexp": 2, "annotated": 2, "recursive": 1, "shape": 2, "np_constant": 2, "assert": 0.3, "astype": 0.3}
+        for bug, style_ in (("container_truth", "recursive"), ("static_default_branch", "logsumexp"), ("numpy_scalar_constant", "np_constant")):
+            if bug in self.avoid:
+                weights[style_] = 0
+        style = self.r.choices(list(weights), list(weights.values()))[0]
         self.feature("lib_" + style)
         if style == "optional":
             self.helper(
@@ -1426,6 +1432,12 @@ KNOWN = {
     "list_concat": "`[h0] + hs` after appends is wrong on NumPy",
     "jvp_kwonly": "s2s.jvp of a function with keyword-only parameters crashes (findings #1)",
     "kwonly_order": "a keyword-only parameter without default after one with a default crashes (findings #2)",
+    "empty_loop": "a for loop over an empty list crashes (findings #5)",
+    "numpy_scalar_constant": "a module constant that is a NumPy scalar crashes (findings #10)",
+    "record_loops": "a for loop over a list of dicts/namedtuples or dict.items() of dicts crashes (findings #11)",
+    "container_truth": "`if not ws:` on a list/tuple crashes (findings #12)",
+    "static_default_branch": "a static bool default in an if with differently-shaped branches crashes on XLA (findings #14)",
+    "alias_after_update": "writes through views after an in-place update give wrong answers (findings #13, #16)",
 }
 
 
