@@ -1091,6 +1091,11 @@ class Gen:
                 r = self.fresh_name("rd")
                 lines.append(f"{r} = np.sum({self.pick([view, base])} ** 2)")
                 self.define(r, ())
+        if self.p(0.3):  # a read in a test only
+            c = self.fresh_name("c")
+            text, _ = self.bounded((), 1)
+            lines += [f"if np.sum({self.pick([view, base])}) > {self.pick(['-0.5', '0.3', '1.0'])}:", f"    {c} = {text}", "else:", f"    {c} = 2.0 * {text}"]
+            self.define(c, ())
         self.env[base].fresh = False
         self.define(view, vshape, fresh=False)
         self.fd_only = True
