@@ -205,7 +205,7 @@ class Gen:
         if kind == "slice":
             m = shape[0]
             start = self.r.randint(0, k - m)
-            form = self.pick([f"{n}[{start}:{start + m}]", f"{n}[:{m}]" if True else "", f"{n}[{k - m - start - k if k - m - start else ''}:{'' if start == 0 else -start}]" if False else f"{n}[-{m}:]"])
+            form = self.pick([f"{n}[{start}:{start + m}]", f"{n}[:{m}]", f"{n}[-{m}:]"])
             return form, v.const
         if kind == "col":
             j = self.r.randint(-v.shape[1], v.shape[1] - 1)
@@ -495,7 +495,7 @@ class Gen:
             return f"({self.arr((i, o))}, {self.arr((o,))})" if tup == "tuple" else f"[{self.arr((i, o))}, {self.arr((o,))}]"
 
         act = self.activation(lines, closure_vars)
-        if style.startswith("list") or style == "namedtuple" and False:
+        if style.startswith("list"):
             args.append("[" + ", ".join(pair(i, o) for i, o in zip(sizes, sizes[1:])) + "]")
             if style == "list_unpack" and len(sizes) > 2:
                 n = len(sizes) - 1
@@ -541,8 +541,6 @@ class Gen:
                 elif form == "for i in range(len(params)):":
                     lines.append("    W, b = params[i]")
                 lines.append(f"    h = {act.format('h @ W + b')}")
-                if sizes[-1] != sizes[0] or True:
-                    pass
                 lines.append("out = h")
             self.define("out", xshape[:-1] + (sizes[-1],))
         elif style == "layer_records":
@@ -812,7 +810,7 @@ class Gen:
             (f"np.max({n}, axis=-1)", v.shape[:1]),
             (f"np.linalg.norm({n}, axis=1)", v.shape[:1]),
             (f"np.transpose({n}, axes=(1, 0))", v.shape[::-1]),
-            (f"np.reshape({n}, newshape=(-1,))" if False else f"np.reshape({n}, (-1,))", (v.shape[0] * v.shape[1],)),
+            (f"np.reshape({n}, (-1,))", (v.shape[0] * v.shape[1],)),
             (f"np.concatenate([{n}, {n} * 0.5], axis=0)", (2 * v.shape[0], v.shape[1])),
             (f"np.stack([{n}[0], {n}[-1]], axis=1)", (v.shape[1], 2)),
             (f"np.expand_dims(np.sum({n}, axis=0), axis=0)", (1, v.shape[1])),
@@ -1054,8 +1052,6 @@ class Gen:
             lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):", f"    {name} = {name} + w_ * np.tanh(z_)"]
         else:
             lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i_, z_ in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i_ + 1.0) * np.sin(z_)"]
-        if style in ("dict_values", "comprehension") and len(same) == 1 and False:
-            pass
         self.define(name, shape, fresh=style != "append" or self.p(0.25))
         self.feature("containers")
 
@@ -1360,7 +1356,7 @@ class Gen:
                 "-np.sum(np.take_along_axis(logq, labels[:, None], axis=1))",
             ]))
         if "l2" in self.scalars:
-            reg = self.pick(["l2 * np.sum(params_sq)", "l2 * reg"])
+            self.r.choice((0, 1))  # an unused draw, kept so that seeds keep giving the same programs
             leaves = [n for n, v in sorted(self.env.items()) if len(v.shape) == 2 and n not in ("x",) and n.startswith(("W", "w", "k", "q"))]
             lines.append("reg = 0.0")
             if leaves:
