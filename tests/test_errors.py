@@ -70,6 +70,12 @@ CASES = [
      "in-place update of `w`, which may share memory with `v`", (4, 4)),
     ("write_into_a_captured_array", "def f(x):\n    buf = np.zeros(3)\n    def put(v):\n        buf[0] = v\n        return v\n    return np.sum(buf) + put(np.sum(x))",
      "in-place write into `buf` inside `put`, which captures it", (4, 8)),
+    ("alias_updated_in_place_after_its_twin", "def f(x):\n    v = x * 2.0\n    w = v\n    v -= np.cos(x)\n    w *= 1.5\n    return np.sum(w * w)",
+     "in-place update of `v`, which may share memory with `w`", (4, 4)),
+    ("base_written_then_view_read_in_a_test", "def f(x):\n    buf = x.copy()\n    view = buf[...]\n    buf[...] = 0.5 * x\n    if np.max(view) < 1.0:\n        return np.sum(x * x)\n    return np.sum(x)",
+     "in-place write into `buf`, which may share memory with `view`", (4, 4)),
+    ("base_updated_then_view_written", "def f(x):\n    buf = np.zeros(3)\n    row = buf[0:2]\n    buf *= 1.5\n    row[...] = np.tanh(x)\n    return np.sum(buf ** 2)",
+     "in-place update of `buf`, which may share memory with `row`", (4, 4)),
     ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
 ]
 

@@ -69,7 +69,10 @@ def _read_before_rebound(name: str, later, closures=None) -> bool:
             read = read | closures[fn]
         if name in read:
             return True
-        if isinstance(stmt, (ir.Assign, ir.AugAssign)) and name in ir.target_names(stmt.target):
+        in_place = isinstance(stmt, ir.AugAssign) or (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Subscript))
+        if in_place and name in names_in(stmt.target):  # ``w *= 2``, ``w[i] = v``: NumPy reads and writes ``w``'s memory
+            return True
+        if isinstance(stmt, ir.Assign) and name in ir.target_names(stmt.target):
             return False
     return False
 
@@ -94,10 +97,10 @@ def _linear(body) -> list:
     """The simple statements of ``body`` in an order that covers every path (loop bodies twice)."""
     out = []
     for stmt in body:
-        if isinstance(stmt, ir.If):
-            out += _linear(stmt.body) + _linear(stmt.orelse)
+        if isinstance(stmt, ir.If):  # the test is read first (a ``Return`` here stands for a read)
+            out += [ir.Return(stmt.test, stmt.origin)] + _linear(stmt.body) + _linear(stmt.orelse)
         elif isinstance(stmt, (ir.For, ir.While)):
-            head = [ir.Assign(stmt.target, stmt.iter, stmt.origin)] if isinstance(stmt, ir.For) else []
+            head = [ir.Assign(stmt.target, stmt.iter, stmt.origin)] if isinstance(stmt, ir.For) else [ir.Return(stmt.test, stmt.origin)]
             out += (head + _linear(stmt.body)) * 2  # a loop variable is a view into the iterable
         elif isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Return)):
             out.append(stmt)
