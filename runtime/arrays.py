@@ -136,6 +136,35 @@ def index_set(target, index, value):
     return out
 
 
+def _python(value) -> bool:
+    """A Python value (not an array): its truth is Python's (``not ()`` is True), known at trace time."""
+    return value is None or type(value) in (bool, int, float, str, tuple, list, dict)
+
+
+def logical_not(x):
+    """``not x`` in a test: Python's for Python values (a static flag stays static, an empty tuple is false),
+    elementwise for arrays (which the test's ``cond`` then reads)."""
+    return (not x) if _python(x) else namespace(x).logical_not(x)
+
+
+def logical_and(a, b):
+    """``a and b`` in a test: decided at trace time where a Python value decides it, else elementwise."""
+    if _python(a):
+        return b if a else False
+    if _python(b):
+        return a if b else False
+    return namespace(a, b).logical_and(a, b)
+
+
+def logical_or(a, b):
+    """``a or b`` in a test: decided at trace time where a Python value decides it, else elementwise."""
+    if _python(a):
+        return True if a else b
+    if _python(b):
+        return True if b else a
+    return namespace(a, b).logical_or(a, b)
+
+
 def index_array(elements):
     """``x[[0, 2]]``'s index as NumPy reads it, an array: a NumPy one when its elements are known (a constant
     under ``jax.jit``, so a boolean one is a mask of known size), else one of the elements' namespace."""

@@ -202,8 +202,13 @@ def _per_element(g, n):
         return [None] * n
     if isinstance(g, Elements):
         return list(g.items)
+    if isinstance(g, dict):  # per-step dicts (a loop over a list of dict layers), stacked leaf by leaf
+        parts = {k: _per_element(v, n) for k, v in g.items()}
+        return [{k: p[i] for k, p in parts.items()} for i in builtins.range(n)]
     if isinstance(g, (tuple, list)) and not is_array(g):
         parts = [_per_element(x, n) for x in g]
+        if hasattr(g, "_fields"):  # namedtuples take their fields as arguments
+            return [type(g)(*(p[i] for p in parts)) for i in builtins.range(n)]
         return [type(g)(p[i] for p in parts) for i in builtins.range(n)]
     return [g[i] for i in builtins.range(n)]
 

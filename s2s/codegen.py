@@ -46,9 +46,10 @@ class Generated:
 
 
 def _is_literal(value) -> bool:
-    if isinstance(value, tuple):
+    """Python's own literals (a NumPy scalar is not one: ``np.float64(...)`` would not read back), or tuples of them."""
+    if type(value) is tuple:
         return all(_is_literal(v) for v in value)
-    return isinstance(value, (bool, int, float, str, type(None)))
+    return type(value) in (bool, int, float, str, type(None))
 
 
 def _display_path(path: str) -> str:

@@ -225,6 +225,6 @@ def _bind_like(fn, call: cst.Call, resolver, names) -> dict:
 
 def is_literal_value(obj) -> bool:
     """A Python value generated code can spell as a literal: a bool, number, string, None, or a tuple of them."""
-    if isinstance(obj, tuple):
-        return all(isinstance(v, (int, float, str, bool, type(None))) for v in obj)
-    return isinstance(obj, (bool, int, float, str, type(None)))
+    if type(obj) is tuple:  # exact types: a NumPy scalar or a namedtuple would not read back as written
+        return all(type(v) in (int, float, str, bool, type(None)) for v in obj)
+    return type(obj) in (bool, int, float, str, type(None))

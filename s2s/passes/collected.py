@@ -42,7 +42,7 @@ COLLECTED, LIST, UNKNOWN = "collected", "list", "unknown"  # the kinds of value 
 AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
 SEQUENCE_OPS = frozenset({"xp.concatenate", "xp.hstack", "xp.vstack", "xp.dstack", "xp.column_stack", "xp.row_stack", "xp.block", "xp.linalg.multi_dot"})
 ITERATION = frozenset({"range", "enumerate", "zip", "reversed", "rt.iterate", "rt.items", "rt.keys", "rt.values"})
-LOGICAL = frozenset({"xp.logical_not", "xp.logical_and", "xp.logical_or"})
+LOGICAL = frozenset({"xp.logical_not", "xp.logical_and", "xp.logical_or", "rt.logical_not", "rt.logical_and", "rt.logical_or"})
 
 
 @dataclass

@@ -10,7 +10,8 @@ Output guarantees (in every block, local functions included):
   ``x[i][j] = v`` writes ``v`` into a copy of ``x[i]`` and that into ``x``;
 - every comparison has one operator (``a < b < c`` is ``xp.logical_and(a < b, b < c)``);
 - the tests of ``if`` and ``while`` hold no ``and``/``or``/``not``: they are
-  ``xp.logical_and``/``logical_or``/``logical_not``, so array predicates work;
+  ``rt.logical_and``/``logical_or``/``logical_not``, so array predicates work
+  and Python values (a static flag, an empty tuple) keep Python's truth;
 - no conditional expressions: ``y = a if c else b`` is an ``if`` statement
   assigning a temporary ``_ifexp``.
 """
@@ -63,10 +64,10 @@ def _expr(node, fn):
 def _predicate(node, fn):
     """A test with ``and``/``or``/``not`` spelled as array ops (which work on array predicates)."""
     if isinstance(node, cst.BooleanOperation):
-        func = "xp.logical_and" if isinstance(node.operator, cst.And) else "xp.logical_or"
+        func = "rt.logical_and" if isinstance(node.operator, cst.And) else "rt.logical_or"
         return _keep_origin(fn, node, call(func, _predicate(node.left, fn), _predicate(node.right, fn)))
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        return _keep_origin(fn, node, call("xp.logical_not", _predicate(node.expression, fn)))
+        return _keep_origin(fn, node, call("rt.logical_not", _predicate(node.expression, fn)))
     return _expr(node, fn)
 
 
