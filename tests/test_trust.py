@@ -40,6 +40,10 @@ CASES = {
     "calls_a_module_level_lambda": ((_normal(3),), 0),
     "writes_with_repeated_indices": ((np.array([1.0, 2.0, 0.5]),), 0),
     "reads_with_a_list_index": ((_normal(3),), 0),
+    "gaussian_log_likelihood": ((_normal(3), _normal(3)), 0),
+    "loop_over_dict_layers": (([{"w": _normal(3), "b": _normal(3)}, {"w": _normal(3), "b": _normal(3)}], _normal(3)), 0),
+    "recursion_until_a_tuple_is_empty": ((_normal(2),), 0),
+    "static_flag_default_picks_a_branch": ((_normal(2, 3),), 0),
     "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
 }
 

@@ -236,3 +236,37 @@ def reads_with_a_list_index(x):
     z = np.zeros((2, 3))
     z[[1, 0], [0, 2]] = y
     return np.sum(z * z) + np.sum(x[[True, False, True]])
+
+
+LOG_2PI = np.log(2.0 * np.pi)  # a NumPy scalar, as module constants usually are
+
+
+def gaussian_log_likelihood(mu, x):
+    return -0.5 * np.sum((x - mu) ** 2 + LOG_2PI)
+
+
+def loop_over_dict_layers(params, x):
+    for layer in params:
+        x = np.tanh(x * layer["w"] + layer["b"])
+    return np.sum(x)
+
+
+def _chain(ws, z):
+    if not ws:
+        return z
+    return _chain(ws[1:], np.tanh(z * ws[0]))
+
+
+def recursion_until_a_tuple_is_empty(x):
+    return np.sum(_chain((x, 2.0 * x), np.ones(2)))
+
+
+def _row_sums(a, keepdims=False):
+    out = np.sum(a, axis=1, keepdims=True)
+    if not keepdims:
+        out = np.squeeze(out, axis=1)
+    return out
+
+
+def static_flag_default_picks_a_branch(x):
+    return np.sum(_row_sums(x) ** 2) + np.sum(_row_sums(x, keepdims=True))
