@@ -61,8 +61,8 @@ def build(fn) -> Program:
     scope = Scope(dict.fromkeys(GENERATED_NAMES))
     visiting: list[str] = []
 
-    def visit(live_fn, name):
-        src = source.load(live_fn)
+    def visit(live_fn, name, src=None):
+        src = src or source.load(live_fn)
         resolved = lower(src, name, scope=scope)
         program.sources.append(src)
         program.constants.update(resolved.constants)  # names are unique in the scope: no two values share one
@@ -101,7 +101,8 @@ def build(fn) -> Program:
         program.main = _calling(program.helpers[name], name)
         program.custom_main = True
         return program
-    program.main = visit(fn, scope.name(source.load(fn).name, fn, function=True))
+    src = source.load(fn)  # read (and checked against the running code) once
+    program.main = visit(fn, scope.name(src.name, fn, function=True), src)
     return program
 
 
