@@ -45,6 +45,8 @@ CASES = {
     "recursion_until_a_tuple_is_empty": ((_normal(2),), 0),
     "static_flag_default_picks_a_branch": ((_normal(2, 3),), 0),
     "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
+    "closure_defined_before_a_branch_sets_what_it_reads": ((np.array([0.5, 1.2, -0.7]),), 0),
+    "closure_reads_what_a_loop_computed": ((_normal(3),), 0),
 }
 
 

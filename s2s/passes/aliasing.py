@@ -24,7 +24,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import dotted, names_in
 from ..errors import UnsupportedSyntax
-from .dataflow import element_base, free_names
+from .dataflow import closure_reads, element_base
 
 VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -123,21 +123,6 @@ def assigned_plain(body) -> set[str]:
     return {n for s in ir.walk(body) if isinstance(s, (ir.Assign, ir.For)) for n in ir.target_names(s.target)}
 
 
-def _closures(fn: ir.Function) -> dict:
-    """Each local function's name -> the names it reads from the enclosing scope (through the local functions
-    it calls too)."""
-    free = {name: free_names(local) for name, local in fn.locals.items()}
-    changed = True
-    while changed:  # a local function calling another reads what that one captures
-        changed = False
-        for name, names in free.items():
-            more = set().union(set(), *(free[f] for f in names & free.keys() if f != name)) - names
-            if more:
-                names |= more
-                changed = True
-    return free
-
-
 def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
     """An element write or augmented update, inside a local function, into an array it captures: NumPy changes the
     enclosing function's array, which a functional rewrite of the local one cannot reproduce."""
@@ -157,7 +142,7 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
 
 def check(fn: ir.Function) -> ir.Function:
     params = set(fn.param_names)
-    closures = _closures(fn)
+    closures = closure_reads(fn)
     groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
     elements: dict[str, list] = {}  # names bound to tuple/list literals: what each element shares
 

@@ -31,7 +31,7 @@ from .. import ir
 from ..cstutil import call, dotted, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
-from .dataflow import assigned, live_in, reads, stmt_live_in, used_names, writes
+from .dataflow import assigned, closure_reads, live_in, reads, stmt_live_in, used_names, writes
 from .collected import COLLECTED, Kinds, Reads, check_locals
 from .jumps import returns_on_every_path
 
@@ -80,12 +80,16 @@ def _append_of(stmt):
 
 
 class _Lower:
-    def __init__(self, fn: ir.Function, namer: Namer):
+    def __init__(self, fn: ir.Function, namer: Namer, closures: dict):
         self.fn = fn
         self.namer = namer
+        self.closures = closures  # naming a local function reads what it captures
         self.appends: dict = {}  # collected list -> the origin of its ``append``
         self.ever_collected: dict = {}
         self.exit_kinds = Kinds()
+
+    def reads(self, stmt) -> set[str]:
+        return reads(stmt, self.closures)
 
     # --- blocks ---------------------------------------------------------------------
     def block(self, body, defined: set, live_out: set, later=(), empty=frozenset(), kinds=None) -> list:
@@ -97,7 +101,7 @@ class _Lower:
         lives, live = [], set(live_out)
         for stmt in reversed(body):
             lives.append(live)
-            live = stmt_live_in(stmt, live)
+            live = stmt_live_in(stmt, live, self.closures)
         lives.reverse()
         empty, kinds, out = set(empty), (kinds or Kinds()).copy(), []
         for i, (stmt, live_after) in enumerate(zip(body, lives)):
@@ -161,7 +165,7 @@ class _Lower:
             for branch, other, missing, assigning in ((stmt.body, stmt.orelse, "if", "else"), (stmt.orelse, stmt.body, "else", "if")):
                 if name not in assigned(branch) and name not in defined:
                     where = _first(other, lambda s: name in writes(s))
-                    use = _first(later, lambda s: name in reads(s))
+                    use = _first(later, lambda s: name in self.reads(s))
                     raise UnsupportedSyntax(
                         f"`{name}` is assigned in the `{assigning}` branch ({_line(where)}) but not in the "
                         f"`{missing}` branch, and is used after the `if` ({_line(use)})",
@@ -199,14 +203,14 @@ class _Lower:
                 continue
             where = _first(body, lambda s: name in writes(s))
             if name in live_after:
-                use = _first(later, lambda s: name in reads(s))
+                use = _first(later, lambda s: name in self.reads(s))
                 raise UnsupportedSyntax(
                     f"`{name}` is assigned in the {kind} ({_line(where)}) and used after it ({_line(use)}), "
                     "but has no value before the loop",
                     use or stmt.origin,
                     f"give `{name}` a value before the loop (it may run zero times)",
                 )
-            use = _first(body, lambda s: name in reads(s))
+            use = _first(body, lambda s: name in self.reads(s))
             raise UnsupportedSyntax(
                 f"`{name}` is read in the {kind} ({_line(use)}) before it is assigned ({_line(where)})",
                 use or stmt.origin,
@@ -227,7 +231,7 @@ class _Lower:
         targets = ir.target_names(stmt.target)
         for name in targets:
             if name in live_after:
-                use = _first(later, lambda s: name in reads(s))
+                use = _first(later, lambda s: name in self.reads(s))
                 raise UnsupportedSyntax(
                     f"the loop variable `{name}` is used after the loop ({_line(use)})",
                     use or stmt.origin,
@@ -236,7 +240,7 @@ class _Lower:
         lists = self._collected(stmt, empty)
         body = tuple(_Appends(lists).block(stmt.body))
         written = assigned(body) - set(targets) - set(lists)
-        exposed = live_in(body, set()) - set(targets)
+        exposed = live_in(body, set(), self.closures) - set(targets)
         carried = self._carried(stmt, body, written, exposed, defined, live_after, later, "loop")
         if not carried and not lists:
             return [], set()  # nothing the loop computes is used
@@ -293,7 +297,7 @@ class _Lower:
                     inner.origin,
                     f"write `{name} = []` right before the loop",
                 )
-            read = _first(stmt.body, lambda s: name in (names_in(_append_of(s)[1]) if s is inner else reads(s)))
+            read = _first(stmt.body, lambda s: name in (names_in(_append_of(s)[1]) if s is inner else self.reads(s)))
             if read is not None:
                 raise UnsupportedSyntax(
                     f"the list `{name}` is read in the loop that collects it ({_line(inner.origin)}): s2s collects its "
@@ -326,7 +330,7 @@ class _Lower:
                     "use a `for` loop over a fixed range with a `break`, and preallocate an array",
                 )
         written = assigned(stmt.body)
-        exposed = live_in(stmt.body, set()) | (names_in(stmt.test) & written)
+        exposed = live_in(stmt.body, set(), self.closures) | (names_in(stmt.test) & written)
         carried = self._carried(stmt, stmt.body, written, exposed, defined, live_after, later, "`while` loop")
         if not carried:
             return []  # nothing the loop computes is used
@@ -366,10 +370,12 @@ class _Appends:
         return out
 
 
-def control(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
+def control(fn: ir.Function, namer: Namer | None = None, enclosing: dict | None = None) -> ir.Function:
+    """``enclosing``: what the local functions of the enclosing function capture (``closure_reads``)."""
     namer = namer or Namer(used_names(fn))
-    lower = _Lower(fn, namer)
+    closures = closure_reads(fn, enclosing)
+    lower = _Lower(fn, namer, closures)
     body = lower.block(fn.body, set(fn.param_names), set())
     check_locals(fn, lower.ever_collected)
-    locals_ = {name: control(local, namer) for name, local in fn.locals.items()}
+    locals_ = {name: control(local, namer, closures) for name, local in fn.locals.items()}
     return fn.with_body(body, locals=locals_)

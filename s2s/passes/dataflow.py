@@ -15,8 +15,19 @@ from ..cstutil import names_in, substitute
 CONSTANTS = frozenset({"True", "False", "None"})
 
 
-def reads(stmt) -> set[str]:
-    """Names the statement's own expressions read (for compound statements: the test or iterable)."""
+def reads(stmt, closures=None) -> set[str]:
+    """Names the statement's own expressions read (for compound statements: the test or iterable).
+
+    ``closures`` (local function -> what it captures, from ``closure_reads``): naming a local
+    function reads what it captures, since Python closures read their variables when called.
+    """
+    found = _own_reads(stmt)
+    for fn in found & (closures or {}).keys():
+        found = found | closures[fn]
+    return found
+
+
+def _own_reads(stmt) -> set[str]:
     if isinstance(stmt, (ir.Assign, ir.AugAssign)):
         found = names_in(stmt.value)
         if isinstance(stmt, ir.AugAssign) or not ir.target_names(stmt.target):
@@ -57,10 +68,26 @@ def assigned(body) -> set[str]:
 
 
 def free_names(fn: ir.Function) -> set[str]:
-    """Names ``fn`` reads from its enclosing scope."""
-    bound = set(fn.param_names) | assigned(fn.body)
-    used = set().union(set(), *(reads(s) for s in ir.walk(fn.body)))
+    """Names ``fn`` reads from its enclosing scope (its own local functions' captures included)."""
+    bound = set(fn.param_names) | assigned(fn.body) | fn.locals.keys()
+    used = set().union(set(), *(reads(s) for s in ir.walk(fn.body)), *(free_names(f) for f in fn.locals.values()))
     return used - bound
+
+
+def closure_reads(fn: ir.Function, enclosing=None) -> dict:
+    """Each local function of ``fn`` -> the names it reads from ``fn``'s scope, through the local functions it
+    calls too (``enclosing``: the same map one level up, for a local function's own locals)."""
+    free = {name: set(free_names(local)) for name, local in fn.locals.items()}
+    changed = True
+    while changed:  # a local function calling another reads what that one captures
+        changed = False
+        for name, names in free.items():
+            more = set().union(set(), *(free[f] for f in names & free.keys() if f != name)) - names
+            if more:
+                names |= more
+                changed = True
+    outer = {name: names for name, names in (enclosing or {}).items() if name not in free}
+    return {**outer, **free}
 
 
 def used_names(fn: ir.Function) -> set[str]:
@@ -92,28 +119,29 @@ def substitute_reads(stmt, mapping: dict):
     raise TypeError(f"substitute_reads does not take {type(stmt).__name__}")
 
 
-def live_in(body, live_out: set[str]) -> set[str]:
-    """Names read by ``body`` before being bound in it, or live after it and not bound by it for sure."""
+def live_in(body, live_out: set[str], closures=None) -> set[str]:
+    """Names read by ``body`` before being bound in it, or live after it and not bound by it for sure
+    (``closures`` as for ``reads``)."""
     live = set(live_out)
     for stmt in reversed(body):
-        live = stmt_live_in(stmt, live)
+        live = stmt_live_in(stmt, live, closures)
     return live
 
 
-def stmt_live_in(stmt, live_out: set[str]) -> set[str]:
+def stmt_live_in(stmt, live_out: set[str], closures=None) -> set[str]:
     if isinstance(stmt, ir.If):
-        return reads(stmt) | live_in(stmt.body, live_out) | live_in(stmt.orelse, live_out)
+        return reads(stmt, closures) | live_in(stmt.body, live_out, closures) | live_in(stmt.orelse, live_out, closures)
     if isinstance(stmt, (ir.For, ir.While)):
         # the body may run zero times, or again after itself: iterate to a fixed point
         live = set(live_out)
         while True:
-            inner = live_in(stmt.body, live) - (writes(stmt) if isinstance(stmt, ir.For) else set())
-            grown = live | inner | reads(stmt)
+            inner = live_in(stmt.body, live, closures) - (writes(stmt) if isinstance(stmt, ir.For) else set())
+            grown = live | inner | reads(stmt, closures)
             if grown == live:
                 return live
             live = grown
     if isinstance(stmt, ir.Return):
-        return reads(stmt)
+        return reads(stmt, closures)
     if isinstance(stmt, (ir.Break, ir.Continue)):
         return set(live_out)
-    return (live_out - writes(stmt)) | reads(stmt)
+    return (live_out - writes(stmt)) | reads(stmt, closures)

@@ -1146,10 +1146,18 @@ class Gen:
         n = self.pick(names)
         k = self.env[n].shape[0]
         name = self.fresh_name("e")
-        style = self.pick(["late_binding", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
+        style = self.pick(["late_binding", "branch_closure", "loop_set_closure", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
         self.feature("sem_" + style)
         if style == "late_binding":
             lines += [f"a_ = {n} * 2.0", "g_ = lambda z: z * a_", f"a_ = np.tanh({n})", f"{name} = g_({n})"]
+            self.define(name, (k,), fresh=True)
+        elif style == "branch_closure":  # defined before an if assigns what it captures, called after
+            g, a = self.fresh_name("gb"), self.fresh_name("ab")
+            lines += [f"{g} = lambda z: z * {a}", f"if np.sum({n}) > 0.1:", f"    {a} = np.tanh({n})", "else:", f"    {a} = {n} * 0.5", f"{name} = {g}({n})"]
+            self.define(name, (k,), fresh=True)
+        elif style == "loop_set_closure":  # captures a value a loop computes; called after the loop
+            g, a = self.fresh_name("gl"), self.fresh_name("al")
+            lines += [f"{a} = 1.0", f"for j_ in range({k}):", f"    {a} = {a} * np.cos({n}[j_])", f"def {g}(z):", f"    return z + {a}", f"{name} = {g}({n})"]
             self.define(name, (k,), fresh=True)
         elif style == "loop_closure":
             lines += ["fs_ = []", "for j_ in range(2):", "    def gj_(z, j_=j_):", "        return z * (j_ + 1.0)", "    fs_.append(gj_)", f"{name} = fs_[0]({n}) + fs_[1]({n})"]

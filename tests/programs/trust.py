@@ -270,3 +270,23 @@ def _row_sums(a, keepdims=False):
 
 def static_flag_default_picks_a_branch(x):
     return np.sum(_row_sums(x) ** 2) + np.sum(_row_sums(x, keepdims=True))
+
+
+def closure_defined_before_a_branch_sets_what_it_reads(x):
+    scaled = lambda z: z * c  # reads ``c`` when called, after the if
+    if x[0] > 0:
+        c = np.sin(x[1])
+    else:
+        c = np.cos(x[1])
+    return np.sum(scaled(x))
+
+
+def closure_reads_what_a_loop_computed(x):
+    s = 1.0
+    for i in range(3):
+        s = s * x[i]
+
+    def shift(y):
+        return y + s
+
+    return np.sum(shift(x) ** 2)
