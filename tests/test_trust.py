@@ -47,6 +47,8 @@ CASES = {
     "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
     "closure_defined_before_a_branch_sets_what_it_reads": ((np.array([0.5, 1.2, -0.7]),), 0),
     "closure_reads_what_a_loop_computed": ((_normal(3),), 0),
+    "mlp_of_one_layer": ((MLP[-1:], _normal(5, 4)), 0),
+    "shift_by_hidden_biases": ((SQUARE[-1:], _normal(5, 3)), 0),
 }
 
 
