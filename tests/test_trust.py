@@ -49,6 +49,7 @@ CASES = {
     "closure_reads_what_a_loop_computed": ((_normal(3),), 0),
     "mlp_of_one_layer": ((MLP[-1:], _normal(5, 4)), 0),
     "shift_by_hidden_biases": ((SQUARE[-1:], _normal(5, 3)), 0),
+    "helper_tests_an_argument_is_not_none": ((_normal(2, 3),), 0),
 }
 
 

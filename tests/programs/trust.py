@@ -304,3 +304,15 @@ def shift_by_hidden_biases(params, x):  # a loop with no residuals, zero times
         x = x + b
     W, b = params[-1]
     return np.sum(np.tanh(x @ W + b))
+
+
+def _logsumexp(a, axis=None, keepdims=False):  # in SciPy's style
+    m = np.max(a, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    if not keepdims:
+        out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+    return out
+
+
+def helper_tests_an_argument_is_not_none(x):
+    return np.sum(_logsumexp(x, axis=1)) + _logsumexp(x) + np.sum(_logsumexp(x, keepdims=True))
