@@ -50,6 +50,7 @@ CASES = {
     "mlp_of_one_layer": ((MLP[-1:], _normal(5, 4)), 0),
     "shift_by_hidden_biases": ((SQUARE[-1:], _normal(5, 3)), 0),
     "helper_tests_an_argument_is_not_none": ((_normal(2, 3),), 0),
+    "lists_where_numpy_takes_arrays": ((np.array([0.5, 1.2, -0.7]),), 0),
 }
 
 

@@ -155,7 +155,8 @@ class Calls:
             receiver = self.expr(func.value)
             if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
                 args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
-            return self.mark(cst.Call(xp_attr(name), spellings.portable_arguments(name, [cst.Arg(receiver), *args])), node)
+            args = spellings.lists_as_arrays(name, spellings.portable_arguments(name, [cst.Arg(receiver), *args]))
+            return self.mark(cst.Call(xp_attr(name), args), node)
         func, args, callee = self._through_wrappers(func, args)
         if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
             return self.mark(cst.Call(cst.Name(func.value), args), node)
@@ -175,7 +176,7 @@ class Calls:
             self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
         if op is not None and op.startswith("xp."):
-            args = spellings.portable_arguments(op[3:], args)
+            args = spellings.lists_as_arrays(op[3:], spellings.portable_arguments(op[3:], args))
         return self.mark(cst.Call(callee, args), node)
 
     def _bind_helper(self, helper, args, node):

@@ -142,3 +142,32 @@ def portable_arguments(op: str, args: list) -> list:
             break
         positional.append(keywords.pop(name).with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
     return positional + list(keywords.values())
+
+
+# jax.numpy's parameters that take arrays (NumPy takes lists there too): `np.take(x, [1, 0])`
+ARRAY_PARAMETERS = frozenset(
+    {"a", "b", "x", "y", "x1", "x2", "v", "arr", "array", "A", "args", "operands", "indices", "condition", "q",
+     "xp", "fp", "p", "bins", "values", "element", "test_elements", "weights", "prepend", "append", "min", "max"}
+)  # fmt: skip
+CONSTRUCTORS = frozenset({"array", "asarray", "asanyarray"})
+
+
+def lists_as_arrays(op: str, args: list) -> list:
+    """``args`` of a call to ``xp.<op>`` with each list literal that jax.numpy needs as an array (NumPy takes
+    either) written ``xp.asarray([...])``, as NumPy reads it; lists of shapes and axes are kept."""
+    if op in CONSTRUCTORS or not any(isinstance(a.value, cst.List) for a in args):
+        return args
+    modules = _modules()
+    try:
+        params = list(inspect.signature(_lookup(modules[-1], op)).parameters.values())
+    except (TypeError, ValueError):  # no signature: lists as written
+        return args
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    out = []
+    for i, arg in enumerate(args):
+        name = arg.keyword.value if arg.keyword is not None else positional[i].name if i < len(positional) else rest
+        if isinstance(arg.value, cst.List) and name in ARRAY_PARAMETERS:
+            arg = arg.with_changes(value=cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(arg.value)]))
+        out.append(arg)
+    return out

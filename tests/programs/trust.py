@@ -316,3 +316,12 @@ def _logsumexp(a, axis=None, keepdims=False):  # in SciPy's style
 
 def helper_tests_an_argument_is_not_none(x):
     return np.sum(_logsumexp(x, axis=1)) + _logsumexp(x) + np.sum(_logsumexp(x, keepdims=True))
+
+
+def lists_where_numpy_takes_arrays(x):  # jax.numpy needs arrays there: s2s writes xp.asarray([...])
+    a = np.take(x, [1, 0], axis=0)
+    b = np.maximum(x, [0.1, 0.2, 0.3])
+    c = np.where(x > 0, x, [1.0, 2.0, 3.0])
+    d = np.dot(x, [1.0, 2.0, 3.0])
+    e = np.sum([x[0], x[1] ** 2])
+    return np.sum(a * x[:2]) + np.sum(b * c * x) + d + e + np.sum(x.take([2, 1]) ** 2) + np.sum(np.reshape(x, [3, 1]))
