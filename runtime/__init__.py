@@ -30,7 +30,7 @@ from .arrays import (
 from .trees import fill_like, fill_like_vjp, tree_add, tree_leaves, tree_zeros_like
 from .control import cond, cond_with_residuals, scan, unpair, while_loop
 from .checkpoints import while_loop_with_tape, while_loop_reverse
-from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append  # noqa: A004 (loop inputs)
+from .iteration import range, iterate, enumerate, zip, reversed, items, keys, values, append, join  # noqa: A004 (loop inputs)
 from .iteration import sequence_vjp, enumerate_vjp, enumerate_jvp, zip_vjp, reversed_vjp, items_vjp, values_vjp
 from .iteration import (
     sequence_vjp_transpose,
@@ -109,6 +109,7 @@ __all__ = [
     "values",
     "values_vjp",
     "append",
+    "join",
     "sequence_vjp",
     "enumerate_vjp",
     "enumerate_jvp",

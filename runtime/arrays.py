@@ -27,8 +27,23 @@ def namespace(*values):
     return np
 
 
+JOINED_LISTS = (
+    "`+` or `*` joined or repeated Python lists (or tuples) on the differentiated path; s2s differentiates "
+    "arithmetic on arrays, not on lists: join arrays with `np.concatenate`/`np.stack`, or build the list "
+    "with one display `[a, b, c]`"
+)
+
+
 def unbroadcast(value, like):
-    """Sum ``value`` down to the shape of ``like``: the transpose of NumPy broadcasting."""
+    """Sum ``value`` down to the shape of ``like``: the transpose of NumPy broadcasting.
+
+    A cotangent that is a Python list (of a result that is one) longer than the list ``like``: the
+    operator joined or repeated lists (``ws + vs``, ``[w] * 3``), which no array rule undoes: an error.
+    """
+    if isinstance(value, (list, tuple)) and isinstance(like, (list, tuple)):
+        if len(value) != len(like):
+            raise TypeError(JOINED_LISTS)
+        return value
     shape = np.shape(like)
     if np.shape(value) == shape:
         return value

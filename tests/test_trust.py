@@ -51,6 +51,7 @@ CASES = {
     "shift_by_hidden_biases": ((SQUARE[-1:], _normal(5, 3)), 0),
     "helper_tests_an_argument_is_not_none": ((_normal(2, 3),), 0),
     "lists_where_numpy_takes_arrays": ((np.array([0.5, 1.2, -0.7]),), 0),
+    "lists_joined_by_plus": ((_normal(3),), 0),
 }
 
 
@@ -140,6 +141,13 @@ def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
         s2s.grad(f)(*args)
     assert message in info.value.message
     assert info.value.origin.text.strip() == line
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_lists_joined_where_s2s_cannot_see_they_are_lists_are_refused(backend):
+    """``ws + vs`` of two list arguments: an array rule for ``+`` would add the cotangents (it did, silently)."""
+    with pytest.raises(TypeError, match="joined or repeated Python lists"):
+        s2s.grad(P.joins_two_list_arguments, backend=backend)([np.ones(2)], [np.ones(2)])
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])

@@ -160,7 +160,7 @@ class Reads:
     def expr(self, node):
         """``(rewritten node, kind)``: kind is COLLECTED, LIST (a list display), UNKNOWN or None."""
         if not names_in(node) & (set(self.kinds.collected) | set(self.kinds.unknown) | self.kinds.lists):
-            return node, (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
+            return node.visit(_Joins()), (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             self.fail(node, f"`{_code(node)}` reads {self._describe(node)} in a way s2s does not support", "use `np.stack(...)` of the list")
@@ -208,7 +208,9 @@ class Reads:
             if COLLECTED in (lk, rk):
                 terms = _terms(node)
                 return self._concatenate(node, terms, [self.expr(t) for t in terms]), COLLECTED
-            return node.with_changes(left=left, right=right), (LIST if lk == rk == LIST else None)
+            if lk == rk == LIST:  # Python joins the lists
+                return call("rt.join", left, right), LIST
+            return node.with_changes(left=left, right=right), None
         if {lk, rk} & {COLLECTED, UNKNOWN} and isinstance(node.operator, cst.Multiply):
             self.fail(
                 node,
@@ -299,6 +301,20 @@ class Reads:
                 )
             return node.with_changes(args=[args[0].with_changes(value=first)] + [a.with_changes(value=self.array(a.value)) for a in rest]), COLLECTED
         return None
+
+
+class _Joins(cst.CSTTransformer):
+    """``[a] + [b]``, two list displays joined, as ``rt.join([a], [b])`` (its cotangent splits; an array
+    rule for ``+`` would add the two)."""
+
+    def leave_BinaryOperation(self, original, updated):
+        if isinstance(updated.operator, cst.Add) and all(_is_list(t) for t in (updated.left, updated.right)):
+            return call("rt.join", updated.left, updated.right)
+        return updated
+
+
+def _is_list(node) -> bool:
+    return isinstance(node, cst.List) or (isinstance(node, cst.Call) and dotted(node.func) == "rt.join")
 
 
 def _terms(node):

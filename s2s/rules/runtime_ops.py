@@ -22,6 +22,11 @@ def append(items_, value, *, g):
     return g[:-1], g[-1]
 
 
+@linear(name="rt.join")
+def join(a, b, *, g):
+    return g[: len(a)], g[len(a) :]
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)

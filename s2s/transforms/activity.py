@@ -119,6 +119,12 @@ def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
     return varied(body, wrt, helpers, flows) & useful
 
 
+# ops that also take a Python list of arrays (``np.stack(hs)``): what they are passed is no evidence of an array
+SEQUENCE_TAKING = frozenset(
+    {"stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "row_stack", "block", "array", "asarray", "linalg.multi_dot"}
+)
+
+
 def array_evidence(body, helpers) -> set[str]:
     """Variables known to be float arrays: results of differentiable array ops, names passed to them, names
     indexed by tuples. (Comparisons and other ops without derivatives also take ints and flags, whose zero
@@ -132,7 +138,8 @@ def array_evidence(body, helpers) -> set[str]:
         if op is not None and op.family != "nondiff":  # runtime ops also take containers
             if e.name not in LIST_OUTPUTS:
                 known.update(ir.target_names(stmt.target))
-            known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
+            if e.name not in SEQUENCE_TAKING:
+                known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
         elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
             known.add(e.args[0].value)
     return known

@@ -325,3 +325,14 @@ def lists_where_numpy_takes_arrays(x):  # jax.numpy needs arrays there: s2s writ
     d = np.dot(x, [1.0, 2.0, 3.0])
     e = np.sum([x[0], x[1] ** 2])
     return np.sum(a * x[:2]) + np.sum(b * c * x) + d + e + np.sum(x.take([2, 1]) ** 2) + np.sum(np.reshape(x, [3, 1]))
+
+
+def lists_joined_by_plus(x):
+    pair = [x[0]] + [x[1] * 2.0]
+    twice = pair + pair
+    return pair[0] * pair[1] + np.sum(np.stack(twice) ** 2)
+
+
+def joins_two_list_arguments(ws, vs):  # which `+` this is depends on the arguments' types
+    both = ws + vs
+    return np.sum(np.stack(both) ** 2)
