@@ -5,9 +5,11 @@ its arguments for their namespace and reads only static shapes, so generated
 code calling it runs eagerly on NumPy and compiles under ``jax.jit``.
 """
 
+import sys
+
 import numpy as np
 
-from .arrays import index_add, namespace, reduced_like, unbroadcast
+from .arrays import index_add, namespace, reduced_like, unbroadcast, zeros_like_float
 
 
 def _axes(axis, ndim):
@@ -232,6 +234,59 @@ def take_vjp(g, a, indices, axis=None):
         return xp.reshape(index_add(xp.zeros(int(np.size(a)), g.dtype), indices, g), shape)
     index = (slice(None),) * (axis % len(shape)) + (indices,)
     return index_add(xp.zeros(shape, g.dtype), index, g)
+
+
+def take_along_axis_vjp(g, arr, indices, axis=-1):
+    """Cotangent of ``arr`` in ``take_along_axis(arr, indices, axis)``: ``g`` added back at the indices along
+    ``axis`` (repeated indices accumulate; where ``arr`` broadcast against ``indices``, its copies add up)."""
+    xp = namespace(g, arr, indices)
+    shape = np.shape(arr)
+    if axis is None:  # ``arr`` read flat, ``indices`` one-dimensional
+        flat = index_add(xp.zeros(int(np.size(arr)), g.dtype), xp.asarray(indices), g)
+        return xp.reshape(flat, shape)
+    axis = axis % len(shape)
+    index = []  # put_along_axis's index: ``indices`` along ``axis``, a position (0 where ``arr`` broadcast) elsewhere
+    for d, (n, m) in enumerate(zip(shape, np.shape(g))):
+        along = np.arange(m) if n == m else np.zeros(m, int)
+        index.append(
+            xp.asarray(indices) if d == axis else np.reshape(along, (1,) * d + (m,) + (1,) * (len(shape) - d - 1))
+        )
+    return index_add(xp.zeros(shape, g.dtype), tuple(index), g)
+
+
+def _inexact(dtype) -> bool:
+    """Whether ``dtype`` (a dtype, scalar type, Python type or name) is a floating or complex type.
+
+    Once JAX is loaded, ``jax.numpy.issubdtype`` answers: it also knows JAX's own floats (bfloat16).
+    """
+    xp = sys.modules.get("jax.numpy", np)
+    return bool(xp.issubdtype(dtype, xp.inexact))
+
+
+def _cast(value, dtype):
+    """``value`` as ``dtype``: its real part where a complex value becomes real."""
+    xp = namespace(value)
+    value = xp.asarray(value)
+    if xp.iscomplexobj(value) and not xp.issubdtype(dtype, xp.complexfloating):
+        value = xp.real(value)
+    return value.astype(dtype)
+
+
+def astype_vjp(g, x, dtype):
+    """Cotangent of ``x`` in ``astype(x, dtype)``: ``g`` cast back to ``x``'s dtype when ``dtype`` is inexact;
+    zeros shaped like ``x`` when it is an integer or bool (no derivative flows through such a cast, as in JAX).
+    """
+    if not _inexact(dtype):
+        return zeros_like_float(x)
+    xp = namespace(g, x)
+    return _cast(g, _float_dtype(xp, x))
+
+
+def astype_jvp(tangent, dtype):
+    """Tangent of ``astype(x, dtype)`` for a tangent of ``x``: cast to ``dtype`` when it is inexact, else zeros."""
+    if not _inexact(dtype):
+        return zeros_like_float(tangent)
+    return _cast(tangent, dtype)
 
 
 def array_vjp(g, data):

@@ -266,6 +266,16 @@ CASES = [
     C("full_like", "np.full_like(y, x)", {"x": "", "y": "2 3"}),
     C("take", "np.take(x, np.array([0, 2, 2, 1]))", "3 ..."),
     C("take", "np.take(x, np.array([[1, 0], [-1, 1]]), axis=1)", "a 2 ..."),
+    C("take_along_axis", "np.take_along_axis(x, np.array([0, 2, 2, 1, 2]), axis=0)", "3"),
+    C("take_along_axis", "np.take_along_axis(x, np.array([[0, 2, 2, 1]]), axis=1)", "a 3"),
+    C("take_along_axis", "np.take_along_axis(x, np.array([[1], [0], [1]]), axis=-1)", "3 2"),
+    C("take_along_axis", "np.take_along_axis(x, np.array([[[1], [0], [1], [1]]]), axis=1)", "a 2 b"),
+    C("take_along_axis", "np.take_along_axis(x, np.array([[0, 2, 2, 1], [1, 1, 0, 2]]), axis=1)", "~2 3"),
+    C("take_along_axis", "np.take_along_axis(x, np.array([3, 0, -1, 3]), axis=None)", "2 2"),
+    # casts to inexact types (the op table's inputs and cotangents are float64; casts to float32 and to
+    # integers, where JAX's cotangents are float32 or float0, are tested in test_rules_astype_take_along.py)
+    C("astype", "np.astype(x, np.float64)", U),
+    C("astype", "np.astype(x, float)", U),
     # nondiff ops with float outputs: JAX's gradient is zero
     C("sign", "np.sign(x)", U),
     C("floor", "np.floor(x)", U),

@@ -162,6 +162,21 @@ def take_vjp(ct, a, indices, axis=None, *, g):
     return xp.take(g, indices, axis=axis), None, None, None
 
 
+@linear(name="rt.take_along_axis_vjp")
+def take_along_axis_vjp(ct, arr, indices, axis=-1, *, g):
+    return xp.take_along_axis(g, indices, axis=axis), None, None, None
+
+
+@linear(name="rt.astype_vjp")
+def astype_vjp(ct, x, dtype, *, g):
+    return rt.astype_jvp(g, dtype), None, None
+
+
+@linear(name="rt.astype_jvp")
+def astype_jvp(tangent, dtype, *, g):
+    return rt.astype_vjp(g, tangent, dtype), None
+
+
 @linear(name="rt.array_vjp")
 def array_vjp(ct, data, *, g):
     return xp.asarray(g), None

@@ -51,6 +51,17 @@ def einsum(subscripts, *operands, optimize=False, g):
 
 
 @vjp
+def astype(x, dtype, /, *, copy=True, device=None, g):
+    # JAX's semantics: a cast to an integer or bool type passes no derivative (zeros, not a truncated cotangent).
+    return rt.astype_vjp(g, x, dtype)
+
+
+@jvp
+def astype(x, dtype, /, *, copy=True, device=None, x_dot):  # noqa: F811  (the forward rule of the same op)
+    return rt.astype_jvp(x_dot, dtype)
+
+
+@vjp
 def max_(a, axis=None, out=None, keepdims=False, *, ans, g):
     return rt.extremum_vjp(g, a, ans, axis, keepdims)
 

@@ -156,6 +156,11 @@ def take(a, indices, axis=None, out=None, mode=None, *, g):
     return rt.take_vjp(g, a, indices, axis)
 
 
+@linear
+def take_along_axis(arr, indices, axis=-1, *, g):
+    return rt.take_along_axis_vjp(g, arr, indices, axis)
+
+
 # Constructors that carry data: linear in it (np.array([a, b]) differentiates through a and b).
 
 
