@@ -160,12 +160,10 @@ def scan(back, stmt: ir.Assign, e):
     fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
     # the stacked per-step outputs: one name when the loop's own ys are ignored (a loop of zero steps over a
     # Python sequence has no outputs to unpack, and its backward loop never reads them)
-    per_step = None
-    if isinstance(ys_target, cst.Name) and ys_target.value == "_":
-        per_step = namer.fresh(f"{body.name}_steps") if saved else "_"
-        target = _tuple([carry_target, cst.Name(per_step)])
-    else:
-        target = _tuple([carry_target, _tuple([ys_target, _tuple(_names(steps))])])
+    ys_ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
+    per_step = cst.Name(namer.fresh(f"{body.name}_steps")) if ys_ignored and saved else None
+    outputs = ys_target if ys_ignored else _tuple([ys_target, _tuple(_names(steps))])
+    target = _tuple([carry_target, per_step if per_step is not None else outputs])
     value = call("rt.scan", cst.Name(fwd_name), init, xs, **({"reverse": cst.Name("True")} if backwards else {}))
     forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, value, stmt.origin)]
 
@@ -175,7 +173,7 @@ def scan(back, stmt: ir.Assign, e):
         outer_ys = _outer_cotangent(back, ys_target) if len(seeds) > (1 if carry_varies else 0) else None
         carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, outer_carry, carry_varies)
         residuals = _tuple(_names(saved))
-        item_parts = [_tuple([cst.Name("_"), residuals]) if per_step not in (None, "_") else residuals]
+        item_parts = [_tuple([cst.Name("_"), residuals]) if per_step is not None else residuals]
         # the loop's own sequence also gives the backward scan its length when nothing else does
         needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or not (saved or outer_ys is not None)
         if needs_item:
@@ -188,8 +186,7 @@ def scan(back, stmt: ir.Assign, e):
         bwd_ret = ir.Return(_tuple([_pack(carry.new) if carry.new else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
         bwd_name = namer.fresh(f"{body.name}_bwd")
         bwd = ir.Function(bwd_name, (ir.Param(carry.name), ir.Param(bwd_item)), (*prelude, *recompute, *adj.backward, bwd_ret), body.origin)
-        stacked = cst.Name(per_step) if per_step not in (None, "_") else _tuple(_names(steps) if per_step is None else [])
-        xs_parts = [stacked] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
+        xs_parts = [per_step if per_step is not None else _tuple(_names(steps))] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
         xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
         back.out.append(ir.Def(bwd, back.origin))
         direction = {} if backwards else {"reverse": cst.Name("True")}  # the backward loop runs the other way
