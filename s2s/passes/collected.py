@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, names_in
+from ..cstutil import call, dotted, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
 
 COLLECTED, LIST, UNKNOWN = "collected", "list", "unknown"  # the kinds of value an expression may have
@@ -160,7 +160,8 @@ class Reads:
     def expr(self, node):
         """``(rewritten node, kind)``: kind is COLLECTED, LIST (a list display), UNKNOWN or None."""
         if not names_in(node) & (set(self.kinds.collected) | set(self.kinds.unknown) | self.kinds.lists):
-            return node.visit(_Joins()), (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
+            joined = node.visit(_Joins()) if any(_is_join(n) for n in iter_nodes(node)) else node  # (keeps origins)
+            return joined, (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             self.fail(node, f"`{_code(node)}` reads {self._describe(node)} in a way s2s does not support", "use `np.stack(...)` of the list")
@@ -308,9 +309,11 @@ class _Joins(cst.CSTTransformer):
     rule for ``+`` would add the two)."""
 
     def leave_BinaryOperation(self, original, updated):
-        if isinstance(updated.operator, cst.Add) and all(_is_list(t) for t in (updated.left, updated.right)):
-            return call("rt.join", updated.left, updated.right)
-        return updated
+        return call("rt.join", updated.left, updated.right) if _is_join(updated) else updated
+
+
+def _is_join(node) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and _is_list(node.left) and _is_list(node.right)
 
 
 def _is_list(node) -> bool:
