@@ -23,7 +23,8 @@ import numpy as np
 from .binding import Binding
 from .codegen import Generated, generate
 from .freshness import GENERATED_KEY
-from .frontend import wrappers
+from .errors import S2SError
+from .frontend import variadic, wrappers
 from .runtime import backends, loader
 from .runtime.trees import tree_leaves
 
@@ -96,14 +97,40 @@ class Transformed:
         self.kind = kind
         self.has_aux = has_aux
         self.backend = backend
-        if self.binding.variadic:  # s2s's located error for `*args`/`**kwargs` parameters, now, not at the first call
-            generate(self.target, ("primal",))
+        # ``*args``/``**kwargs``: transformed at each call's shape (``frontend.variadic``), with these argnums
+        self._variadic = argnums if self.binding.variadic else None
+        if self._variadic is not None and self.binding.partial_arguments:
+            raise S2SError(
+                f"{api}: a functools.partial of `{getattr(self.target, '__name__', 'a function')}`, which takes "
+                "`*args`/`**kwargs`: s2s names them at each call's shape",
+                hint="transform the function itself and pass every argument at the call",
+            )
         # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
-        self.argnums = argnums if flat or kind == "primal" else self.binding.argnums(argnums, api)
-        self._negative = None if flat or kind == "primal" or not Binding.negative(argnums) else (argnums, api)
+        variadic_or_flat = flat or kind == "primal" or self._variadic is not None
+        self.argnums = argnums if variadic_or_flat else self.binding.argnums(argnums, api)
+        self._negative = None if variadic_or_flat or not Binding.negative(argnums) else (argnums, api)
+
+    def at(self, *args, **kwargs) -> Transformed:
+        """This transformation for calls shaped like ``f(*args, **kwargs)``: itself, or, when ``f`` takes
+        ``*args``/``**kwargs``, the one of ``f`` at that call's shape (its ``.source`` is the module such calls run)."""
+        if self._variadic is None:
+            return self
+        return _transformed(self._at(args, kwargs), self.kind, self._variadic, self.has_aux, self.backend)
+
+    def _at(self, args, kwargs):
+        """What this transforms for the call ``f(*args, **kwargs)`` of a function with ``*args``/``**kwargs``."""
+        if isinstance(self.target, Transformed):
+            return self.target.at(*args, **kwargs)
+        return variadic.specialize(self.target, variadic.shape_of(self.binding.signature.bind(*args, **kwargs)))
 
     @functools.cached_property
     def generated(self) -> Generated:
+        if self._variadic is not None:
+            raise S2SError(
+                f"`{getattr(self.target, '__name__', 'the function')}` takes `*args`/`**kwargs`: s2s generates its "
+                "code for each call's shape (how many arguments `*args` receives, which keywords `**kwargs`)",
+                hint="read `.at(*args, **kwargs).source` for the calls you make",
+            )
         return _generated(self.target, (self.kind,), self.argnums, self.has_aux)
 
     def _refresh(self) -> bool:
@@ -146,6 +173,8 @@ class Transformed:
         return self._runner
 
     def __call__(self, *args, **kwargs):
+        if self._variadic is not None:
+            return self.at(*args, **kwargs)(*args, **kwargs)
         if self._negative is not None and len(args) != len(self.binding.positional):
             spec, api = self._negative
             argnums = self.binding.for_call(spec, len(args), api)
@@ -188,6 +217,7 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
 
     ``vjp_fn`` keeps the derivative of the function as it was when ``vjp`` ran, as JAX's does.
     """
+    fun = _at_call(fun, primals, backend)
     forward = _transformed(fun, "primal", 0, backend=backend)
     args = forward.binding(primals, {})
     positions = forward.binding.positions(len(primals))
@@ -209,6 +239,12 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
 def _transformed(fun, kind, argnums, has_aux=False, backend="xla", flat=False) -> Transformed:
     """One ``Transformed`` per request, so repeated ``jvp``/``vjp``/``linearize`` calls reuse its compilation."""
     return Transformed(fun, kind, argnums, has_aux, backend, flat=flat)
+
+
+def _at_call(fun, primals, backend):
+    """``fun``, or, when it takes ``*args``/``**kwargs``, what s2s transforms for the call ``fun(*primals)``."""
+    primal = _transformed(fun, "primal", 0, backend=backend)
+    return primal._at(tuple(primals), {}) if primal._variadic is not None else fun
 
 
 def _primal_arguments(fun, primals, api, backend):
@@ -234,6 +270,7 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
             )
     if len(primals) != len(tangents):
         raise TypeError(f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal")
+    fun = _at_call(fun, primals, backend)
     args, positions = _primal_arguments(fun, primals, "jvp", backend)
     transformed = _transformed(fun, "jvp", positions, has_aux, backend, flat=True)
     tangents = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
@@ -247,6 +284,7 @@ def linearize(fun, *primals, backend="xla"):
     computes the primal values again with each tangent (JAX keeps them instead).
     It keeps the derivative of the function as it was when ``linearize`` ran, as JAX's does.
     """
+    fun = _at_call(fun, primals, backend)
     args, positions = _primal_arguments(fun, primals, "linearize", backend)
     transformed = _transformed(fun, "jvp", positions, backend=backend, flat=True)
     out = _transformed(fun, "primal", 0, backend=backend)._current_runner()(*args)

@@ -24,8 +24,9 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 class Binding:
     """``binding(args, kwargs)``: the argument tuple of the generated function for a call ``f(*args, **kwargs)``."""
 
-    def __init__(self, signature: inspect.Signature, names: tuple, bind, fast: int = -1):
+    def __init__(self, signature: inspect.Signature, names: tuple, bind, fast: int = -1, partial: bool = False):
         self.signature = signature  # the signature callers see
+        self.partial_arguments = partial  # a ``functools.partial`` holds some of the arguments
         self.names = names  # the target's parameters, in the generated function's order
         self._bind = bind
         self._fast = fast  # positional calls with this many arguments pass through unchanged
@@ -66,7 +67,7 @@ class Binding:
         except ValueError as err:
             raise TypeError(f"functools.partial does not match the function's signature: {err}") from None
         inner = self
-        return Binding(signature, self.names, lambda a, k: inner(args + a, {**keywords, **k}))
+        return Binding(signature, self.names, lambda a, k: inner(args + a, {**keywords, **k}), partial=True)
 
     def argnums(self, argnums, api: str = "s2s.grad"):
         """JAX's ``argnums`` (an int or a tuple of ints, among positional parameters) as indices into ``names``."""

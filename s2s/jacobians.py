@@ -105,13 +105,16 @@ class Jacobian:
         self.kind = kind
         self.primal = Transformed(fun, "primal", backend=backend, api=f"s2s.{kind}")
         binding = self.primal.binding
-        self.argnums = binding.argnums(argnums, f"s2s.{kind}")  # indices into the generated functions' parameters
-        self._negative = argnums if binding.negative(argnums) else None  # JAX reads them per call
-        self.has_aux = has_aux
-        self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
+        self._variadic = argnums if self.primal._variadic is not None else None  # ``*args``: per call shape
+        self.has_aux, self._backend = has_aux, backend
         functools.update_wrapper(self, fun, updated=())
         del self.__wrapped__  # a Jacobian is not ``fun``: nothing may unwrap it into ``fun``
         self.__signature__ = binding.signature
+        if self._variadic is not None:
+            return
+        self.argnums = binding.argnums(argnums, f"s2s.{kind}")  # indices into the generated functions' parameters
+        self._negative = argnums if binding.negative(argnums) else None  # JAX reads them per call
+        self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
         if kind == "jacfwd":
             self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend, flat=True)
         else:
@@ -119,14 +122,23 @@ class Jacobian:
             # hessian: forward mode of the generated reverse-mode function, for tangents of the inputs
             hessian = kind == "hessian"
             self.transformed = Transformed(reverse, "jvp", self.wrt, backend=backend, flat=True) if hessian else reverse
-        self._backend = backend
         self._runner = backends.Runner(getattr(self, f"_{kind}"), backend)
 
     @property
     def source(self) -> str:
+        if self._variadic is not None:
+            return self.primal.source  # the error saying to read ``.at(*args, **kwargs).source``
         return self.transformed.source
 
+    def at(self, *args, **kwargs) -> Jacobian:
+        """This Jacobian for calls shaped like ``f(*args, **kwargs)`` (``Transformed.at``)."""
+        if self._variadic is None:
+            return self
+        return _jacobian(self.primal._at(args, kwargs), self.kind, self._variadic, self.has_aux, self._backend)
+
     def __call__(self, *args, **kwargs):
+        if self._variadic is not None:
+            return self.at(*args, **kwargs)(*args, **kwargs)
         if self._negative is not None and len(args) != len(self.primal.binding.positional):
             argnums = self.primal.binding.for_call(self._negative, len(args), f"s2s.{self.kind}")
             return _jacobian(self.fun, self.kind, argnums, self.has_aux, self._backend)(*args, **kwargs)
@@ -211,6 +223,7 @@ class Jacobian:
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _jacobian(fun, kind, argnums, has_aux, backend) -> Jacobian:
     return Jacobian(fun, kind, argnums, has_aux, backend)
 

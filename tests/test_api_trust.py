@@ -24,6 +24,7 @@ import importlib.util
 import inspect
 import itertools
 import pathlib
+import re
 import sys
 import tempfile
 import textwrap
@@ -84,11 +85,17 @@ SIGNED, SIGNED_TWIN = _module("""
 
 
     def star(*xs):
-        return np.sum(xs[0])
+        total = 0.0
+        for i, x in enumerate(xs):
+            total = total + np.sum(np.sin(x) * (i + 1.0))
+        return total + np.sum(xs[0] ** 2)
 
 
     def double_star(x, **options):
-        return np.sum(x)
+        total = np.sum(x**2)
+        for key in options:
+            total = total + np.sum(np.tanh(options[key] * x))
+        return total
     """)
 X, W = RNG.normal(size=3), RNG.normal(size=3)
 
@@ -147,13 +154,68 @@ def test_argnums_count_positional_parameters():
     np.testing.assert_allclose(jac, jax.jacrev(SIGNED_TWIN["vector"], 1)(X, W, scale=0.5))
 
 
-@pytest.mark.parametrize("name", ["star", "double_star"])
-def test_star_parameters_are_a_located_error(name):
-    with pytest.raises(s2s.S2SError, match=r"\*args`/`\*\*kwargs") as info:
-        s2s.grad(getattr(SIGNED, name))
-    fn = getattr(SIGNED, name)
-    assert info.value.origin.path == fn.__code__.co_filename
-    assert info.value.origin.line == fn.__code__.co_firstlineno
+def test_star_parameters_bind_per_call_shape():
+    """``*args``/``**kwargs`` receive what Python gives them; each call shape is its own module."""
+    star, twin = SIGNED.star, SIGNED_TWIN["star"]
+    for args in ((X,), (X, W), (X, W, 2.0 * X)):
+        assert_trees_close(s2s.grad(star)(*args), jax.grad(twin)(*args))
+    assert_trees_close(s2s.grad(star, argnums=(0, 1))(X, W), jax.grad(twin, argnums=(0, 1))(X, W))
+    double, twin = SIGNED.double_star, SIGNED_TWIN["double_star"]
+    assert_trees_close(s2s.grad(double)(X, a=W, b=2.0), jax.grad(twin)(X, a=W, b=2.0))
+    assert_trees_close(s2s.grad(double)(X), jax.grad(twin)(X))
+    assert "xs_0, xs_1" in s2s.grad(star).at(X, W).source
+    with pytest.raises(s2s.S2SError, match="generates its code for each call's shape"):
+        s2s.grad(star).source
+    with pytest.raises(TypeError):
+        s2s.grad(double)(X, X)  # as Python: double_star takes one positional argument
+
+
+def test_star_parameters_through_jvp_vjp_and_hessian():
+    star, twin = SIGNED.star, SIGNED_TWIN["star"]
+    assert_trees_close(s2s.jvp(star, (X, W), (W, X)), jax.jvp(twin, (X, W), (W, X)))
+    assert_trees_close(s2s.vjp(star, X, W)[1](1.0), jax.vjp(twin, X, W)[1](1.0))
+    assert_trees_close(s2s.hessian(star)(X, W), jax.hessian(twin)(X, W))
+
+
+VARIADIC_ERRORS, _ = _module("""
+    import functools
+
+    import numpy as np
+
+
+    def rebinds(*xs):
+        xs = xs[1:]
+        return np.sum(xs[0])
+
+
+    def _g(a, b):
+        return a * b
+
+
+    def spreads_a_local(x):
+        pair = (x, x)
+        return np.sum(_g(*pair))
+
+
+    def _star(*xs):
+        return np.sum(xs[0])
+
+
+    partial_of_star = functools.partial(_star, 1.0)
+    """)
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("rebinds", "`xs` (a `*`/`**` parameter) is assigned in the body"),
+        ("spreads_a_local", "`*` argument unpacking is not supported"),
+        ("partial_of_star", "a functools.partial of `_star`"),
+    ],
+)
+def test_star_arguments_s2s_cannot_bind_are_located_errors(name, message):
+    with pytest.raises(s2s.S2SError, match=re.escape(message)):
+        s2s.grad(getattr(VARIADIC_ERRORS, name))(X)
 
 
 KINDS = ("posonly", "normal", "kwonly")
@@ -235,6 +297,52 @@ def test_random_signatures_bind_like_python(drawn):
     np.testing.assert_allclose(s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12)
 
 
+@st.composite
+def variadic_calls(draw):
+    """A drawn signature with ``*rest`` and/or ``**opts`` added, a call that fills them, and argnums among
+    the positional arguments the call passes."""
+    params, call, _ = draw(signatures())
+    star, double = draw(st.booleans()), draw(st.booleans())
+    named_positional = all(form == "pos" for (_, kind, _), form in zip(params, call) if kind != "kwonly")
+    extra = draw(st.integers(0, 2)) if star and named_positional else 0
+    keywords = [f"e{i}" for i in range(draw(st.integers(0, 2)))] if double else []
+    count = sum(form == "pos" for form in call) + extra
+    argnums = draw(st.integers(0, count - 1)) if count else None
+    return params, call, star, double, extra, keywords, argnums
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=variadic_calls())
+def test_random_variadic_signatures_bind_like_python(drawn):
+    params, call, star, double, extra, keywords, argnums = drawn
+    text = _signature_text(params)
+    if star:
+        text = text.replace(", *, ", ", ") if ", *, " in text else text.replace("*, ", "")
+        names = [p for p in text.split(", ") if p and p != "/"]
+        kwonly_at = next((i for i, (_, kind, _) in enumerate(params) if kind == "kwonly"), None)
+        cut = len([p for p in text.split(", ") if p]) if kwonly_at is None else text.split(", ").index(names[kwonly_at])
+        parts = [p for p in text.split(", ") if p]
+        text = ", ".join([*parts[:cut], "*rest", *parts[cut:]])
+    if double:
+        text = f"{text}, **opts" if text else "**opts"
+    terms = " + ".join(f"np.sum(np.sin({name} * {i + 1}.0) * {name})" for i, (name, _, _) in enumerate(params))
+    body = [f"    total = {terms}"]
+    if star:
+        body += ["    for i, r in enumerate(rest):", "        total = total + np.sum(np.cos(r * (i + 1.0)) * r)"]
+    if double:
+        body += ["    for key in opts:", "        total = total + np.sum(np.tanh(opts[key]) * opts[key])"]
+    module, twin = _module("import numpy as np\n\n\ndef f(" + text + "):\n" + "\n".join(body) + "\n    return total\n")
+    values = {name: RNG.normal(size=3) for name, _, _ in params}
+    args = tuple(values[name] for (name, _, _), form in zip(params, call) if form == "pos")
+    args += tuple(RNG.normal(size=3) for _ in range(extra))
+    kwargs = {name: values[name] for (name, _, _), form in zip(params, call) if form == "kw"}
+    kwargs.update({key: RNG.normal(size=3) for key in keywords})
+    np.testing.assert_allclose(s2s.transform(module.f)(*args, **kwargs), module.f(*args, **kwargs))
+    if argnums is not None:
+        want = jax.grad(twin["f"], argnums)(*args, **kwargs)
+        np.testing.assert_allclose(s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12)
+
+
 # --- 2. wrappers ----------------------------------------------------------------------------------------
 
 WRAPPED, WRAPPED_TWIN = _module("""
@@ -269,6 +377,20 @@ WRAPPED, WRAPPED_TWIN = _module("""
         return np.sum(np.sin(x) * x)
 
 
+    def noisy(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            print("called")
+            return fn(*args)
+
+        return wrapper
+
+
+    @noisy
+    def printed(x):
+        return np.sum(np.sin(x) * x)
+
+
     def plain(x):
         return np.sum(np.sin(x) * x)
 
@@ -298,13 +420,18 @@ def test_a_wraps_decorator_is_read_as_its_own_code():
     assert_trees_close(s2s.grad(WRAPPED.doubled)(X), jax.grad(WRAPPED_TWIN["doubled"])(X))
 
 
+def test_a_wraps_decorator_with_star_args_keeps_what_the_wrapper_does():
+    """``return 2.0 * fn(*args)``: the wrapper is transformed at the call's shape, its doubling kept."""
+    assert_trees_close(s2s.grad(WRAPPED.doubled_star)(X), jax.grad(WRAPPED_TWIN["doubled_star"])(X))
+
+
 def test_a_wraps_decorator_s2s_cannot_read_is_an_error_at_the_wrapper():
-    with pytest.raises(s2s.S2SError) as info:
-        s2s.grad(WRAPPED.doubled_star)
+    with pytest.raises(s2s.S2SError, match="an expression statement") as info:
+        s2s.grad(WRAPPED.printed)(X)
     wrapper_line = next(
         i
         for i, line in enumerate(pathlib.Path(WRAPPED.__file__).read_text().splitlines(), 1)
-        if "def wrapper(*args)" in line
+        if 'print("called")' in line
     )
     assert (info.value.origin.path, info.value.origin.line) == (WRAPPED.__file__, wrapper_line)
 

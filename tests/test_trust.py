@@ -52,6 +52,9 @@ CASES = {
     "helper_tests_an_argument_is_not_none": ((_normal(2, 3),), 0),
     "lists_where_numpy_takes_arrays": ((np.array([0.5, 1.2, -0.7]),), 0),
     "lists_joined_by_plus": ((_normal(3),), 0),
+    "calls_a_decorated_helper": ((_normal(3),), 0),  # functools.wraps with *args: the wrapper's 2x is kept
+    "decorated_model": ((_normal(3), _normal(3, 2)), (0, 1)),
+    "sums_variadic_terms": ((_normal(3),), 0),
 }
 
 
@@ -128,7 +131,6 @@ def test_complex_numbers_on_the_differentiated_path_are_refused():
 @pytest.mark.parametrize(
     "name, message, line",
     [
-        ("calls_a_decorated_helper", "`*args`/`**kwargs` parameters", "def wrapper(*args):"),
         ("decorated_local_function", "decorator `@_twice` on a local function", "@_twice"),
         ("calls_a_vmapped_helper", "`_batched` is `jax.vmap(_dense)`", "return np.sum(_batched(W, x))"),
     ],

@@ -27,7 +27,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, library, spellings
+from . import effects, library, spellings, variadic
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -135,7 +135,7 @@ class Calls:
             self._pending.append(ir.Assign(self.target(effects.whole(array)), value, self.source.origin(node)))
             return self.expr(array)
         func = node.func
-        args = [self._arg(a) for a in node.args]
+        args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (
             chain is None or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
@@ -165,6 +165,10 @@ class Calls:
             what = self.source.file.module.code_for_node(func)
             self.fail(func, f"a call of `{what}`, a function computed at run time: s2s calls functions by their names",
                       "call the function by its name (define it with `def`)", UnsupportedSyntax)  # fmt: skip
+        if isinstance(callee, cst.Name) and callee.value in self._variadic:  # named at this call's shape
+            fn = self._variadic[callee.value]
+            specialized = variadic.specialize(fn, variadic.shape_of(self._bound(fn, args, node)))
+            callee = cst.Name(self.helper(callee.value, specialized))
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
@@ -179,13 +183,27 @@ class Calls:
             args = spellings.lists_as_arrays(op[3:], spellings.portable_arguments(op[3:], args))
         return self.mark(cst.Call(callee, args), node)
 
-    def _bind_helper(self, helper, args, node):
-        """A helper call's arguments in the helper's parameter order, defaults written out."""
-        signature = inspect.signature(helper)
+    def _bound(self, helper, args, node) -> inspect.BoundArguments:
+        """The call's argument nodes bound to ``helper``'s parameters, as Python binds them."""
+        signature = inspect.signature(helper, follow_wrapped=not inspect.isfunction(helper))  # a wrapper: its own
         try:
-            bound = signature.bind(*[a.value for a in args if a.keyword is None], **{a.keyword.value: a.value for a in args if a.keyword})
+            return signature.bind(*[a.value for a in args if a.keyword is None], **{a.keyword.value: a.value for a in args if a.keyword})
         except TypeError as err:
             self.fail(node, f"call to `{helper.__name__}` does not match its signature: {err}", None, S2SError)
+
+    def _args_of(self, arg) -> list:
+        """A call's argument, resolved; the function's own ``*args``/``**kwargs`` (at a call shape) as what they hold."""
+        if not arg.star:
+            return [self._arg(arg)]
+        passed = self.expansion.arguments(arg) if self.expansion is not None else None
+        if passed is None:
+            self.fail(arg, f"`{arg.star}` argument unpacking is not supported", "pass arguments one by one", UnsupportedSyntax)
+        return passed
+
+    def _bind_helper(self, helper, args, node):
+        """A helper call's arguments in the helper's parameter order, defaults written out."""
+        bound = self._bound(helper, args, node)
+        signature = bound.signature
         values = []
         for name, param in signature.parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):

@@ -5,7 +5,8 @@ Guarantee: after ``check`` passes, the function body holds only assignments
 assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
 ``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
 of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), local ``def``s and a docstring; its expressions hold no comprehensions, starred arguments,
-walrus or ``await``; the signature has no ``*args``/``**kwargs``.
+walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a call shape
+(``variadic``), whose calls may then pass them on: ``fn(*args, **kwargs)``.
 """
 
 from __future__ import annotations
@@ -47,6 +48,19 @@ class _Fence:
     def __init__(self, source: FunctionSource):
         self.source = source
 
+    @property
+    def _own_parameters(self):
+        return getattr(self.source.node, "params", None)
+
+    def _passes_variable_parameter(self, arg: cst.Arg) -> bool:
+        """``f(*args)``/``f(**kwargs)`` of the function's own ``*args``/``**kwargs``, at a call shape (``variadic``)."""
+        own = self._own_parameters
+        if self.source.shape is None or own is None or not isinstance(arg.value, cst.Name):
+            return False
+        star = own.star_arg.name.value if arg.star == "*" and isinstance(own.star_arg, cst.Param) else None
+        double = own.star_kwarg.name.value if arg.star == "**" and own.star_kwarg is not None else None
+        return arg.value.value in (star, double)
+
     def fail(self, node, what, hint):
         raise UnsupportedSyntax(f"{what} is not supported", self.source.origin(node), hint)
 
@@ -55,11 +69,12 @@ class _Fence:
         found = _STATEMENTS.get(kind) or _EXPRESSIONS.get(kind)
         if found is not None:
             self.fail(node, *found)
-        if kind is cst.Arg and node.star:
+        if kind is cst.Arg and node.star and not self._passes_variable_parameter(node):
             self.fail(node, f"`{node.star}` argument unpacking", "pass arguments one by one")
         if kind is cst.FunctionDef and node.asynchronous:
             self.fail(node, "`async def`", "transform a synchronous function")
-        if kind is cst.Parameters and (isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None):
+        variable = kind is cst.Parameters and (isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None)
+        if variable and (node is not self._own_parameters or self.source.shape is None):
             self.fail(node, "`*args`/`**kwargs` parameters", "name each parameter")
         if kind in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
             self._check_target(node.target, node)

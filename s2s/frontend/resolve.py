@@ -26,7 +26,7 @@ from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from . import spellings
 from ..naming import Namer
-from . import library, wrappers
+from . import library, variadic, wrappers
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
@@ -126,9 +126,18 @@ class Resolver(Calls):
         self._aliases = dict(aliases or {})  # local names of wrapped functions: ``h = jax.jit(g)``
         node = source.node
         self.params = {p.name.value for p in _params_of(node)}
-        own = set(self.params)
+        self._variadic = {}  # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
+        self.expansion = variadic.Expansion.of(node, source.shape) if source.shape is not None else None
+        if self.expansion is not None:
+            self.params |= set(self.expansion.items + self.expansion.values)
+        own = set(self.params) | set(self.expansion.prelude_names() if self.expansion else ())
         if isinstance(node, cst.FunctionDef):
-            own |= _bound_names(_lines(node.body))
+            rebound = _bound_names(_lines(node.body))
+            own |= rebound
+            for name in rebound & set(self.expansion.prelude_names() if self.expansion else ()):
+                self.fail(node.params, f"`{name}` (a `*`/`**` parameter) is assigned in the body",
+                          f"give the new value another name: s2s passes `{name}` on as the arguments it received",
+                          UnsupportedSyntax)  # fmt: skip
         self.locals |= own
         if source.generated:
             self.locals.discard("xp")
@@ -151,15 +160,21 @@ class Resolver(Calls):
     # --- functions ------------------------------------------------------------
     def function(self, name: str | None = None) -> ir.Function:
         node = self.source.node
-        params = []
-        for p in _params_of(node):  # defaults are kept for readers of the module when they are literals
-            default = self.expr(p.default) if p.default is not None and _is_literal_node(p.default) else None
-            params.append(ir.Param(self.renames.get(p.name.value, p.name.value), default))
+        expansion = self.expansion or variadic.Expansion.of(node, variadic.Shape())
+        p = node.params  # at a call shape, ``*args``'s items follow the named positional parameters, ``**kwargs``'s values come last
+        params = [
+            *(self._param(q) for q in (*p.posonly_params, *p.params)),
+            *(ir.Param(n) for n in expansion.items),
+            *(self._param(q) for q in p.kwonly_params),
+            *(ir.Param(n) for n in expansion.values),
+        ]
+        prelude = [ir.Assign(cst.Name(name), value, self.source.origin(node.params)) for name, value in expansion.prelude()]
         if isinstance(node, cst.Lambda):
             body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
             docstring = None
         else:
             body, docstring = self.block(_lines(node.body))
+        body = prelude + body if self.expansion is not None else body
         local_fns = self._local_fns
         return ir.Function(
             name or self.source.name,
@@ -170,6 +185,10 @@ class Resolver(Calls):
             local_fns,
             docstring,
         )
+
+    def _param(self, param: cst.Param) -> ir.Param:
+        literal = param.default is not None and _is_literal_node(param.default)  # kept for readers of the module
+        return ir.Param(self.renames.get(param.name.value, param.name.value), self.expr(param.default) if literal else None)
 
     def block(self, statements, top=True):
         body, docstring = [], None
@@ -387,7 +406,16 @@ class Resolver(Calls):
         self.fail(node, f"`{'.'.join(path)}` {where}", library.hint(obj))
 
     def helper(self, name: str, fn) -> str:
-        """The module-level name of the user function ``fn`` (``name_2`` when another function took ``name``)."""
+        """The module-level name of the user function ``fn`` (``name_2`` when another function took ``name``).
+
+        A function with ``*args``/``**kwargs`` gets a placeholder: each call names it at its shape (``_bind_helper``).
+        """
+        if inspect.isfunction(fn) and any(variadic.variable_parameters(inspect.signature(fn, follow_wrapped=False))):
+            placeholder = name
+            while self._variadic.get(placeholder, fn) is not fn:
+                placeholder += "_"
+            self._variadic[placeholder] = fn
+            return placeholder
         unique = self.result.scope.name(name, fn, self.locals | set(self.renames.values()), function=True)
         self.result.helpers[unique] = fn
         return unique

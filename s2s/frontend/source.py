@@ -10,6 +10,7 @@ compiles to that code (``verify``): a file edited since import is an error.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import linecache
@@ -20,7 +21,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
-from . import verify, wrappers
+from . import variadic, verify, wrappers
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class FunctionSource:
     file: ParsedFile
     env: dict
     generated: bool = False  # a function of a module s2s generated (read again for higher derivatives)
+    shape: variadic.Shape | None = None  # the call shape a function with ``*args``/``**kwargs`` is read at
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
         return origin_in(self.file, node)
@@ -145,6 +147,8 @@ def load(fn) -> FunctionSource:
     is read as itself, never as the function it wraps (see ``wrappers``).
     The file's current text must be the code of the live function (``verify``).
     """
+    if isinstance(fn, variadic.Specialized):
+        return dataclasses.replace(load(fn.fn), shape=fn.shape)
     fn = wrappers.readable(fn)
     code = fn.__code__
     path = inspect.getsourcefile(fn) or code.co_filename

@@ -38,6 +38,7 @@ import numpy
 
 from ..binding import Binding
 from ..errors import Origin, S2SError
+from . import variadic
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,8 @@ def classify(obj):
             )
     if inspect.isfunction(obj):
         return Plain(obj, _library_of(obj.__code__))
+    if isinstance(obj, variadic.Specialized):
+        return Plain(obj, _library_of(obj.fn.__code__))
     if isinstance(obj, numpy.vectorize):
         return Unsupported(
             f"np.vectorize of `{_name(obj.pyfunc)}`: s2s cannot see what np.vectorize does to it",

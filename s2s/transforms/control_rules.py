@@ -174,8 +174,10 @@ def scan(back, stmt: ir.Assign, e):
         carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, outer_carry, carry_varies)
         residuals = _tuple(_names(saved))
         item_parts = [_tuple([cst.Name("_"), residuals]) if per_step is not None else residuals]
-        # the loop's own sequence also gives the backward scan its length when nothing else does
-        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or not (saved or outer_ys is not None)
+        # the loop's own sequence also gives the backward scan its length when nothing else does (per-step outputs
+        # under one name are None after zero steps over a Python sequence)
+        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or per_step is not None
+        needs_item = needs_item or not (saved or outer_ys is not None)
         if needs_item:
             item_parts.append(cst.Name(item_param))
         if outer_ys is not None:

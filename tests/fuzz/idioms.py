@@ -216,6 +216,43 @@ class Idioms:
         self.define(name, self.env[n].shape, fresh=True)
         self.feature("nested_helpers")
 
+    def s_variadic(self, lines, depth):
+        """``*args``/``**kwargs``: a helper summing what they receive, or a ``functools.wraps`` decorator passing
+        them on (``fn(*args, **kwargs)``), called in several shapes."""
+        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        name = self.fresh_name("va")
+        if self.p(0.5):
+            self.helper(
+                "def weighted_sum(*terms, scale=1.0, **named):\n"
+                "    total = 0.0\n"
+                "    for i, t in enumerate(terms):\n"
+                "        total = total + (i + 1.0) * np.sum(np.tanh(t))\n"
+                "    for key in named:\n"
+                "        total = total + np.sum(named[key] ** 2)\n"
+                "    return scale * total\n"
+            )
+            terms = self.pick([[n], [n, f"np.sin({n})"], [f"{n} * 2.0", n, f"np.cos({n})"], []])
+            extra = self.pick(["", ", scale=0.5", f", bias={n} * 0.1", f", scale=2.0, w={n}"])
+            call = f"weighted_sum({', '.join(terms)}{extra})".replace("(, ", "(")
+            lines.append(f"{name} = {call}")
+            self.define(name, (), fresh=True)
+        else:
+            self.imports.add("import functools")
+            self.helper(
+                "def doubled(fn):\n"
+                "    @functools.wraps(fn)\n"
+                "    def wrapper(*args, **kwargs):\n"
+                "        return 2.0 * fn(*args, **kwargs)\n\n"
+                "    return wrapper\n"
+            )
+            self.helper("@doubled\ndef smooth(z, k=1.0):\n    return np.tanh(k * z) + 0.1 * z\n")
+            lines.append(f"{name} = " + self.pick([f"smooth({n})", f"smooth({n}, 0.5)", f"smooth({n}, k=2.0)"]))
+            self.define(name, self.env[n].shape, fresh=True)
+        self.feature("variadic")
+
     def s_module_lambda(self, lines, depth):
         """A lambda bound at module level, or a module-level alias of a NumPy function."""
         names = sorted(n for n, v in self.env.items() if not v.const)

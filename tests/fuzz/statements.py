@@ -22,7 +22,7 @@ class Statements:
         weights = {
             "assign": 3, "update": 2, "helper_call": 2, "write": 3, "augassign": 1, "if": 1, "for": 1, "while": 1,
             "closure": 2, "kwcall": 2, "method": 2, "tuple_helper": 1, "builtin": 0.4, "index": 2, "container": 1,
-            "alias_write": 2, "nested_helper": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
+            "alias_write": 2, "nested_helper": 1, "variadic": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
         }
         kinds = list(weights)
         if depth > 0:

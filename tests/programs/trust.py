@@ -336,3 +336,27 @@ def lists_joined_by_plus(x):
 def joins_two_list_arguments(ws, vs):  # which `+` this is depends on the arguments' types
     both = ws + vs
     return np.sum(np.stack(both) ** 2)
+
+
+def _scaled(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return 3.0 * fn(*args, **kwargs)
+
+    return wrapper
+
+
+@_scaled
+def decorated_model(x, W, scale=1.0):  # transformed as the wrapper: `*args`/`**kwargs` bound per call shape
+    return np.sum(np.tanh(x @ W) * scale)
+
+
+def _sum_of_squares(*terms, weight=1.0, **extra):
+    total = 0.0
+    for t in terms:
+        total = total + np.sum(t**2)
+    return weight * total + extra["bias"] * np.sum(terms[0])
+
+
+def sums_variadic_terms(x):
+    return _sum_of_squares(x, np.sin(x), weight=2.0, bias=0.5) + _sum_of_squares(x, bias=1.0)

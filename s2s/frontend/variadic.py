@@ -1,0 +1,158 @@
+"""``*args`` and ``**kwargs``, bound as Python binds them.
+
+A function with a ``*args`` or ``**kwargs`` parameter is transformed once per
+*call shape*: how many positional arguments its ``*args`` receives and which
+keywords its ``**kwargs`` receives. At one shape it is a function of named
+parameters: ``def wrapper(*args, **kwargs)`` called as
+``wrapper(x, w, scale=2.0)`` is transformed as
+``def wrapper(args_0, args_1, kwargs_scale)``, whose body starts with
+``args = (args_0, args_1)`` and ``kwargs = {"scale": kwargs_scale}``. A call
+``fn(*args, **kwargs)`` inside it passes those names one by one, so it binds
+to ``fn``'s parameters as Python binds it (``Expansion``).
+
+``Specialized`` stands for a function at one shape (one object per function
+and shape, so generated modules and compilations are reused); its signature
+has the named parameters a call of that shape binds.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from dataclasses import dataclass
+
+import libcst as cst
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a call passes to ``*args`` (how many) and ``**kwargs`` (which keywords, in the call's order)."""
+
+    extra: int = 0
+    keywords: tuple = ()
+
+
+def variable_parameters(signature: inspect.Signature) -> tuple[str | None, str | None]:
+    """The names of the ``*args`` and ``**kwargs`` parameters (None where there is none)."""
+    kinds = {p.kind: name for name, p in signature.parameters.items()}
+    return kinds.get(inspect.Parameter.VAR_POSITIONAL), kinds.get(inspect.Parameter.VAR_KEYWORD)
+
+
+def shape_of(bound: inspect.BoundArguments) -> Shape:
+    """The shape of a bound call (``signature.bind(...)``)."""
+    star, double = variable_parameters(bound.signature)
+    return Shape(len(bound.arguments.get(star, ())), tuple(bound.arguments.get(double, {})))
+
+
+def concrete_names(star: str | None, double: str | None, shape: Shape) -> tuple[list[str], list[str]]:
+    """The generated parameters standing for ``*args``'s items and ``**kwargs``'s values."""
+    return [f"{star}_{i}" for i in range(shape.extra)], [f"{double}_{key}" for key in shape.keywords]
+
+
+def concrete_signature(signature: inspect.Signature, shape: Shape) -> inspect.Signature:
+    """The signature of named parameters that a call of ``shape`` binds as ``signature`` binds it.
+
+    ``*args`` items are positional parameters after the named ones (which then lose their defaults: a call
+    that reaches ``*args`` fills them all), ``**kwargs`` keywords keyword-only ones named by the keyword.
+    """
+    star, double = variable_parameters(signature)
+    items, _ = concrete_names(star, double, shape)
+    out = []
+    for p in signature.parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            out += [inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD) for n in items]
+        elif p.kind is p.VAR_KEYWORD:
+            out += [inspect.Parameter(key, p.KEYWORD_ONLY) for key in shape.keywords]
+        elif p.kind in _POSITIONAL and shape.extra:
+            out.append(p.replace(default=p.empty))
+        else:
+            out.append(p)
+    return signature.replace(parameters=out)
+
+
+class Specialized:
+    """``fn`` at one call shape: what s2s transforms when ``fn`` has ``*args`` or ``**kwargs``."""
+
+    def __init__(self, fn, shape: Shape):
+        self.fn = fn
+        self.shape = shape
+        for attribute in ("__name__", "__qualname__", "__module__", "__doc__"):
+            setattr(self, attribute, getattr(fn, attribute, None))
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return concrete_signature(inspect.signature(self.fn, follow_wrapped=False), self.shape)
+
+    @property
+    def __defaults__(self):
+        return self.fn.__defaults__
+
+    @property
+    def __kwdefaults__(self):
+        return self.fn.__kwdefaults__
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{self.__qualname__} called with {self.shape.extra} `*` arguments and keywords {self.shape.keywords}>"
+
+
+_SPECIALIZED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def specialize(fn, shape: Shape) -> Specialized:
+    """The one ``Specialized`` of ``fn`` at ``shape``."""
+    by_shape = _SPECIALIZED.setdefault(fn, {})
+    if shape not in by_shape:
+        by_shape[shape] = Specialized(fn, shape)
+    return by_shape[shape]
+
+
+def for_call(fn, args: tuple, kwargs: dict) -> Specialized:
+    """``fn`` specialized for the call ``fn(*args, **kwargs)`` (a ``TypeError`` where Python's would be one)."""
+    signature = inspect.signature(fn, follow_wrapped=False)
+    return specialize(fn, shape_of(signature.bind(*args, **kwargs)))
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """Inside a function at one shape: ``*args``/``**kwargs`` of its own, passed on as their named items."""
+
+    star: str | None
+    double: str | None
+    items: tuple  # the names standing for ``*args``'s items
+    values: tuple  # the names standing for ``**kwargs``'s values
+    keywords: tuple
+
+    @classmethod
+    def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
+        star = node.params.star_arg.name.value if isinstance(node.params.star_arg, cst.Param) else None
+        double = node.params.star_kwarg.name.value if node.params.star_kwarg is not None else None
+        items, values = concrete_names(star, double, shape)
+        return cls(star, double, tuple(items), tuple(values), shape.keywords)
+
+    def prelude_names(self) -> tuple[str, ...]:
+        return tuple(n for n in (self.star, self.double) if n is not None)
+
+    def prelude(self) -> list[tuple[str, cst.BaseExpression]]:
+        """``args = (args_0, ...)`` and ``kwargs = {"k": kwargs_k, ...}``: the parameters as the body reads them."""
+        out = []
+        if self.star is not None:
+            out.append((self.star, cst.Tuple([cst.Element(cst.Name(n)) for n in self.items])))
+        if self.double is not None:
+            entries = [cst.DictElement(cst.SimpleString(repr(k)), cst.Name(n)) for k, n in zip(self.keywords, self.values)]
+            out.append((self.double, cst.Dict(entries)))
+        return out
+
+    def arguments(self, arg: cst.Arg) -> list[cst.Arg] | None:
+        """``*args`` or ``**kwargs`` (the function's own) as the arguments they hold, else None."""
+        if not isinstance(arg.value, cst.Name):
+            return None
+        if arg.star == "*" and arg.value.value == self.star:
+            return [cst.Arg(cst.Name(n)) for n in self.items]
+        if arg.star == "**" and arg.value.value == self.double:
+            return [cst.Arg(cst.Name(n), keyword=cst.Name(k)) for k, n in zip(self.keywords, self.values)]
+        return None
