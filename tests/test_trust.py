@@ -150,6 +150,8 @@ def test_lists_joined_where_s2s_cannot_see_they_are_lists_are_refused(backend):
     """``ws + vs`` of two list arguments: an array rule for ``+`` would add the cotangents (it did, silently)."""
     with pytest.raises(TypeError, match="joined or repeated Python lists"):
         s2s.grad(P.joins_two_list_arguments, backend=backend)([np.ones(2)], [np.ones(2)])
+    with pytest.raises(TypeError, match="joined or repeated Python lists"):  # a list of 4 cotangents for 1 array
+        s2s.grad(P.repeats_a_list_argument, backend=backend)([np.ones(2)])
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])

@@ -351,7 +351,9 @@ class Backward:
             if op.family == "elementwise":
                 value = cst.BinaryOperation(g, cst.Multiply(), value)
                 others = [bindings[p] for j, p in enumerate(op.params[: len(template.entries)]) if j != i]
-                if any(not is_static(o) and not o.deep_equals(arg) for o in others):  # another array may broadcast this one
+                # another array may broadcast this one; an int may repeat a Python list (``ws * 2``: an error there)
+                repeats = op.name == "multiply" and any(isinstance(o, cst.Integer) for o in others)
+                if repeats or any(not is_static(o) and not o.deep_equals(arg) for o in others):
                     value = call("rt.unbroadcast", fold(value), arg)
             self.contribute(arg, value)
 

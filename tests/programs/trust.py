@@ -360,3 +360,8 @@ def _sum_of_squares(*terms, weight=1.0, **extra):
 
 def sums_variadic_terms(x):
     return _sum_of_squares(x, np.sin(x), weight=2.0, bias=0.5) + _sum_of_squares(x, bias=1.0)
+
+
+def repeats_a_list_argument(ws):  # `ws * 2` repeats the list: no array rule undoes that
+    both = ws * 2
+    return np.sum(np.stack(both) * np.array([[1.0], [3.0]]))
