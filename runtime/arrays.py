@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .located import Refusal
+
 
 def _is_jax(value):
     return type(value).__module__.startswith(("jax", "jaxlib"))
@@ -28,9 +30,9 @@ def namespace(*values):
 
 
 JOINED_LISTS = (
-    "`+` or `*` joined or repeated Python lists (or tuples) on the differentiated path; s2s differentiates "
-    "arithmetic on arrays, not on lists: join arrays with `np.concatenate`/`np.stack`, or build the list "
-    "with one display `[a, b, c]`"
+    "`+` or `*` joined or repeated Python lists (or tuples) on the differentiated path: s2s differentiates "
+    "arithmetic on arrays, not on lists",
+    "join arrays with `np.concatenate`/`np.stack`, or build the list with one display `[a, b, c]`",
 )
 
 
@@ -42,7 +44,7 @@ def unbroadcast(value, like):
     """
     if isinstance(value, (list, tuple)) and isinstance(like, (list, tuple)):
         if len(value) != len(like):
-            raise TypeError(JOINED_LISTS)
+            raise Refusal(*JOINED_LISTS)
         return value
     shape = np.shape(like)
     if np.shape(value) == shape:

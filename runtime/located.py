@@ -80,6 +80,15 @@ class S2SError(Exception):
         return self.render()
 
 
+class Refusal(TypeError):
+    """Raised by the runtime for a construct s2s refuses once values show what it is (``ws + vs`` of two lists):
+    re-raised at the user's line as a ``GeneratedCodeError`` with this message and ``hint``."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
 class GeneratedCodeError(S2SError):
     """An exception raised while generated code ran, at the user's line; the original is its ``__cause__``.
 
@@ -131,6 +140,8 @@ def locate(err: BaseException) -> Exception | None:
     if any(_is_users(f) for f, _, _ in deeper):
         return None  # raised by the user's own code, which generated code called
     where = origin_of(frame.f_code.co_filename, lineno)
+    if isinstance(err, Refusal):
+        return _located(err, str(err), err.hint, where)
     if deeper and _is_runtime(deeper[-1][0]) and _raises(*deeper[-1][::2]):
         _note(err, where)  # the runtime's own error (JAX's message, as JAX raises it): keep it as it is
         return None
@@ -143,6 +154,11 @@ def locate(err: BaseException) -> Exception | None:
         hint = "the original error is chained above"
     generated = f"{os.path.basename(frame.f_code.co_filename)}:{lineno}"
     hint += f"; raised by the generated code at {generated} (`.source` shows it)"
+    return _located(err, message, hint, where)
+
+
+def _located(err, message, hint, where) -> GeneratedCodeError:
+    """``err`` as a ``GeneratedCodeError`` (of ``err``'s class too) at the user's ``where``."""
     cls = _located_class(type(err))
     located = cls.__new__(cls, message)
     located.message, located.origin, located.hint = message, where, hint

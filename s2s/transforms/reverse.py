@@ -353,6 +353,11 @@ class Backward:
                 others = [bindings[p] for j, p in enumerate(op.params[: len(template.entries)]) if j != i]
                 # another array may broadcast this one; an int may repeat a Python list (``ws * 2``: an error there)
                 repeats = op.name == "multiply" and any(isinstance(o, cst.Integer) for o in others)
+                if repeats and isinstance(arg, (cst.List, cst.Tuple)):
+                    raise MissingRule(
+                        "`*` with an int repeats a Python list on the differentiated path, and s2s differentiates "
+                        "arithmetic on arrays", self.origin, "write the list out (`[a, b, a, b]`), or use np.tile",
+                    )  # fmt: skip
                 if repeats or any(not is_static(o) and not o.deep_equals(arg) for o in others):
                     value = call("rt.unbroadcast", fold(value), arg)
             self.contribute(arg, value)

@@ -23,7 +23,7 @@ class Pitfalls:
         n = self.pick(names)
         k = self.env[n].shape[0]
         name = self.fresh_name("e")
-        style = self.pick(["late_binding", "list_join", "branch_closure", "loop_set_closure", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
+        style = self.pick(["late_binding", "list_join", "list_repeat", "branch_closure", "loop_set_closure", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
         self.feature("sem_" + style)
         if style == "late_binding":
             lines += [f"a_ = {n} * 2.0", "g_ = lambda z: z * a_", f"a_ = np.tanh({n})", f"{name} = g_({n})"]
@@ -31,6 +31,10 @@ class Pitfalls:
         elif style == "list_join":  # Python joins the lists: the cotangent splits
             j = self.fresh_name("pair")
             lines += [f"{j} = [np.tanh({n})] + [{n} * 0.5]", f"{j} = {j} + [{n}]", f"{name} = {j}[0] * {j}[1] + np.stack({j})[2]"]
+            self.define(name, (k,), fresh=True)
+        elif style == "list_repeat":  # Python repeats the list: refused on the differentiated path, never summed
+            j = self.fresh_name("rep")
+            lines += [f"{j} = [np.tanh({n}), {n} * 0.5] * 2", f"{name} = {j}[0] * {j}[3] + np.stack({j})[2]"]
             self.define(name, (k,), fresh=True)
         elif style == "branch_closure":  # defined before an if assigns what it captures, called after
             g, a = self.fresh_name("gb"), self.fresh_name("ab")
