@@ -106,10 +106,19 @@ def index_add(target, index, value):
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 
+        if _adds_axes(index):  # ``x[None]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
+            indexed = np.shape(jnp.asarray(target)[index])  # compositions of such scatters with reversals)
+            return target + jnp.reshape(jnp.broadcast_to(value, indexed), np.shape(target))
         return jnp.asarray(target).at[index].add(value)
     out = np.array(target, copy=True)
     np.add.at(out, index, value)
     return out
+
+
+def _adds_axes(index) -> bool:
+    """An index that only inserts axes (``None``, ``(None, ...)``): the indexed array is the array reshaped."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(p is None or p is Ellipsis for p in parts) and any(p is None for p in parts)
 
 
 def index_add_value_vjp(g, index, value):

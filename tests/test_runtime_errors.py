@@ -195,3 +195,17 @@ def test_errors_raised_in_the_users_own_code_stay_as_they_are():
     with pytest.raises(KeyError) as info:
         backends.Runner(module.calls_user, "numpy")(X)
     assert type(info.value) is KeyError
+
+
+def test_index_add_of_new_axes_is_a_reshape_under_jax():
+    """``x[None]``'s transpose is a reshape (no scatter): XLA's CPU compiler aborted the process on a
+    gradient of ``np.sum(x[::-1][None])``, whose two scatters it combined."""
+    import jax.numpy as jnp
+
+    from s2s.runtime import index_add
+
+    target = jnp.zeros((2, 3))
+    for index in (None, (None, Ellipsis), (Ellipsis, None)):
+        value = jnp.arange(6.0).reshape(target[index].shape)
+        np.testing.assert_allclose(index_add(target, index, value), target.at[index].add(value))
+        np.testing.assert_allclose(index_add(target, index, 2.0), target.at[index].add(2.0))

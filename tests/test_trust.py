@@ -55,6 +55,7 @@ CASES = {
     "calls_a_decorated_helper": ((_normal(3),), 0),  # functools.wraps with *args: the wrapper's 2x is kept
     "decorated_model": ((_normal(3), _normal(3, 2)), (0, 1)),
     "sums_variadic_terms": ((_normal(3),), 0),
+    "reversed_then_new_axis": ((_normal(2, 2),), 0),
 }
 
 

@@ -365,3 +365,7 @@ def sums_variadic_terms(x):
 def repeats_a_list_argument(ws):  # `ws * 2` repeats the list: no array rule undoes that
     both = ws * 2
     return np.sum(np.stack(both) * np.array([[1.0], [3.0]]))
+
+
+def reversed_then_new_axis(x):  # XLA's CPU compiler aborted on the two scatters of this gradient
+    return np.sum(x[::-1][None] * np.arange(4.0).reshape(2, 2))
