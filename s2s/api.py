@@ -105,10 +105,11 @@ class Transformed:
                 "`*args`/`**kwargs`: s2s names them at each call's shape",
                 hint="transform the function itself and pass every argument at the call",
             )
-        # ``flat``: argnums already index the generated function's parameters (s2s's own internal requests)
-        variadic_or_flat = flat or kind == "primal" or self._variadic is not None
-        self.argnums = argnums if variadic_or_flat else self.binding.argnums(argnums, api)
-        self._negative = None if variadic_or_flat or not Binding.negative(argnums) else (argnums, api)
+        # argnums as given: ``flat`` ones already index the generated function's parameters (s2s's own internal
+        # requests), a primal has none, a variadic function's are read at each call's shape
+        as_given = flat or kind == "primal" or self._variadic is not None
+        self.argnums = argnums if as_given else self.binding.argnums(argnums, api)
+        self._negative = None if as_given or not Binding.negative(argnums) else (argnums, api)
 
     def at(self, *args, **kwargs) -> Transformed:
         """This transformation for calls shaped like ``f(*args, **kwargs)``: itself, or, when ``f`` takes

@@ -128,13 +128,14 @@ class Resolver(Calls):
         self.params = {p.name.value for p in _params_of(node)}
         self._variadic = {}  # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
         self.expansion = variadic.Expansion.of(node, source.shape) if source.shape is not None else None
+        packed = set(self.expansion.prelude_names()) if self.expansion is not None else set()  # ``args``, ``kwargs``
         if self.expansion is not None:
             self.params |= set(self.expansion.items + self.expansion.values)
-        own = set(self.params) | set(self.expansion.prelude_names() if self.expansion else ())
+        own = self.params | packed
         if isinstance(node, cst.FunctionDef):
             rebound = _bound_names(_lines(node.body))
             own |= rebound
-            for name in rebound & set(self.expansion.prelude_names() if self.expansion else ()):
+            for name in rebound & packed:
                 self.fail(node.params, f"`{name}` (a `*`/`**` parameter) is assigned in the body",
                           f"give the new value another name: s2s passes `{name}` on as the arguments it received",
                           UnsupportedSyntax)  # fmt: skip
@@ -160,21 +161,21 @@ class Resolver(Calls):
     # --- functions ------------------------------------------------------------
     def function(self, name: str | None = None) -> ir.Function:
         node = self.source.node
-        expansion = self.expansion or variadic.Expansion.of(node, variadic.Shape())
+        expansion = self.expansion
         p = node.params  # at a call shape, ``*args``'s items follow the named positional parameters, ``**kwargs``'s values come last
         params = [
             *(self._param(q) for q in (*p.posonly_params, *p.params)),
-            *(ir.Param(n) for n in expansion.items),
+            *(ir.Param(n) for n in (expansion.items if expansion else ())),
             *(self._param(q) for q in p.kwonly_params),
-            *(ir.Param(n) for n in expansion.values),
+            *(ir.Param(n) for n in (expansion.values if expansion else ())),
         ]
-        prelude = [ir.Assign(cst.Name(name), value, self.source.origin(node.params)) for name, value in expansion.prelude()]
         if isinstance(node, cst.Lambda):
             body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
             docstring = None
         else:
             body, docstring = self.block(_lines(node.body))
-        body = prelude + body if self.expansion is not None else body
+        if expansion is not None:  # ``args = (args_0, ...)``, ``kwargs = {...}``: what the body reads
+            body = [ir.Assign(cst.Name(n), value, self.source.origin(p)) for n, value in expansion.prelude()] + body
         local_fns = self._local_fns
         return ir.Function(
             name or self.source.name,

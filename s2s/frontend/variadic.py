@@ -111,12 +111,6 @@ def specialize(fn, shape: Shape) -> Specialized:
     return by_shape[shape]
 
 
-def for_call(fn, args: tuple, kwargs: dict) -> Specialized:
-    """``fn`` specialized for the call ``fn(*args, **kwargs)`` (a ``TypeError`` where Python's would be one)."""
-    signature = inspect.signature(fn, follow_wrapped=False)
-    return specialize(fn, shape_of(signature.bind(*args, **kwargs)))
-
-
 @dataclass(frozen=True)
 class Expansion:
     """Inside a function at one shape: ``*args``/``**kwargs`` of its own, passed on as their named items."""
