@@ -119,7 +119,7 @@ def cold_compile(f, f_lax, argnums, static, args, repeats):
 
     times = []
     for _ in range(repeats):
-        api._generated.cache_clear()
+        api._CACHE.clear()
         source._parse.cache_clear()
         jax.clear_caches()
         t0 = time.perf_counter()

@@ -136,7 +136,7 @@ def _clear_caches():
     from s2s import api
     from s2s.frontend import source
 
-    api._generated.cache_clear()
+    api._CACHE.clear()
     source._parse.cache_clear()
     jax.clear_caches()
 
