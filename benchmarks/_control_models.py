@@ -52,4 +52,3 @@ def ode_while_loss(A, c, k, y0, target, dt, t_end):
         y = y + dt * (np.tanh(y @ A + c) - k * y)
         t = t + dt
     return np.mean((y - target) ** 2)
-

@@ -25,7 +25,11 @@ import numpy
 
 _LIBRARY_DIRS = tuple(
     os.path.realpath(p)
-    for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    for p in {
+        sysconfig.get_paths()["stdlib"],
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+    }
 )
 
 
@@ -58,7 +62,10 @@ def _to_jax(value):
 @functools.cache
 def _twin_module(module):
     source = inspect.getsource(module)
-    namespace = {"__name__": module.__name__ + "__jax_twin", "__file__": module.__file__}
+    namespace = {
+        "__name__": module.__name__ + "__jax_twin",
+        "__file__": module.__file__,
+    }
     exec(compile(source, module.__file__, "exec"), namespace)
     for name, value in list(namespace.items()):
         if not name.startswith("__"):
@@ -80,7 +87,9 @@ def load_example(path):
         sys.path.insert(0, folder)
     name = os.path.splitext(os.path.basename(path))[0]
     module = sys.modules.get(name)
-    if module is not None and os.path.realpath(getattr(module, "__file__", "")) == os.path.realpath(path):
+    if module is not None and os.path.realpath(
+        getattr(module, "__file__", "")
+    ) == os.path.realpath(path):
         return module
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -102,13 +102,20 @@ def check_agree(name, ours, theirs):
     for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
         a, b = np.asarray(a), np.asarray(b)
         if not np.allclose(a, b, rtol=1e-3, atol=1e-4 * np.abs(b).max()):
-            sys.exit(f"{name}: s2s and JAX gradients disagree; timings would be meaningless")
+            sys.exit(
+                f"{name}: s2s and JAX gradients disagree; timings would be meaningless"
+            )
 
 
 def memory(compiled):
     """(temporary bytes, peak bytes) of a compiled executable."""
     m = compiled.memory_analysis()
-    peak = m.argument_size_in_bytes + m.output_size_in_bytes + m.temp_size_in_bytes - m.alias_size_in_bytes
+    peak = (
+        m.argument_size_in_bytes
+        + m.output_size_in_bytes
+        + m.temp_size_in_bytes
+        - m.alias_size_in_bytes
+    )
     return m.temp_size_in_bytes, peak
 
 
@@ -132,7 +139,9 @@ def cold_compile(f, f_lax, argnums, static, args, repeats):
         t3 = time.perf_counter()
         jax.clear_caches()
         t4 = time.perf_counter()
-        jax.jit(jax.grad(f_lax, argnums=argnums), static_argnums=static).lower(*args).compile()
+        jax.jit(jax.grad(f_lax, argnums=argnums), static_argnums=static).lower(
+            *args
+        ).compile()
         times.append((t1 - t0, t2 - t1, t3 - t2, time.perf_counter() - t4))
     return [statistics.median(column) for column in zip(*times)]
 
@@ -143,28 +152,45 @@ def print_table(title, columns, rows):
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     print(f"\n{title}")
     for i, line in enumerate(table):
-        print(" | ".join(cell.ljust(w) if j == 0 else cell.rjust(w) for j, (cell, w) in enumerate(zip(line, widths))))
+        print(
+            " | ".join(
+                cell.ljust(w) if j == 0 else cell.rjust(w)
+                for j, (cell, w) in enumerate(zip(line, widths))
+            )
+        )
         if i == 0:
             print("-+-".join("-" * w for w in widths))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="few repetitions (smoke run); the sizes stay")
-    parser.add_argument("--reps", type=int, help="timed calls per function (default 50, 3 with --quick)")
-    parser.add_argument("--json", metavar="PATH", help="also write the results to PATH as JSON")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="few repetitions (smoke run); the sizes stay",
+    )
+    parser.add_argument(
+        "--reps", type=int, help="timed calls per function (default 50, 3 with --quick)"
+    )
+    parser.add_argument(
+        "--json", metavar="PATH", help="also write the results to PATH as JSON"
+    )
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 50)
     compile_repeats = 1 if opts.quick else 3
 
-    jax.jit(s2s.grad(_warmup))(np.ones(3, DTYPE))  # library imports and backend start-up don't count
+    # library imports and backend start-up don't count
+    jax.jit(s2s.grad(_warmup))(np.ones(3, DTYPE))
     speed, mem, compile_rows = [], [], []
-    for (name, f, f_lax, argnums, static, args), (name_10x, *_, args_10x) in zip(workloads(), workloads(10)):
+    for (name, f, f_lax, argnums, static, args), (name_10x, *_, args_10x) in zip(
+        workloads(), workloads(10)
+    ):
         args = on_device(args)
         ours = s2s.grad(f, argnums=argnums)
         theirs = jax.jit(jax.grad(f_lax, argnums=argnums), static_argnums=static)
         check_agree(name, ours(*args), theirs(*args))
-        control = jax.jit(jax.grad(f_lax, argnums=argnums), static_argnums=static)  # JAX against itself: the noise floor
+        # JAX against itself: the noise floor
+        control = jax.jit(jax.grad(f_lax, argnums=argnums), static_argnums=static)
         t = timed({"s2s": ours, "jax": theirs, "control": control}, args, reps)
         speed.append(
             {
@@ -176,7 +202,9 @@ def main(argv=None):
             }
         )
         for label, a in ((name, args), (name_10x, args_10x)):
-            s2s_temp, s2s_peak = memory(jax.jit(ours, static_argnums=static).lower(*a).compile())
+            s2s_temp, s2s_peak = memory(
+                jax.jit(ours, static_argnums=static).lower(*a).compile()
+            )
             jax_temp, jax_peak = memory(theirs.lower(*a).compile())
             mem.append(
                 {
@@ -188,7 +216,9 @@ def main(argv=None):
                     "s2s_over_jax": s2s_peak / jax_peak,
                 }
             )
-        transform, lower, xla, jax_total = cold_compile(f, f_lax, argnums, static, args, compile_repeats)
+        transform, lower, xla, jax_total = cold_compile(
+            f, f_lax, argnums, static, args, compile_repeats
+        )
         compile_rows.append(
             {
                 "model": name,
@@ -223,7 +253,10 @@ def main(argv=None):
             ("JAX peak MB", "jax_peak_bytes", "{:.1f}"),
             ("s2s/JAX", "s2s_over_jax", "{:.2f}"),
         ],
-        [{k: v / 1e6 if k.endswith("bytes") else v for k, v in row.items()} for row in mem],
+        [
+            {k: v / 1e6 if k.endswith("bytes") else v for k, v in row.items()}
+            for row in mem
+        ],
     )
     print_table(
         f"Compile time from cold caches (median of {compile_repeats}; target s2s total < 2000 ms)",
@@ -240,9 +273,23 @@ def main(argv=None):
 
     if opts.json:
         with open(opts.json, "w") as out:
-            meta = {"device": f"{device.platform} ({device.device_kind})", "jax": jax.__version__, "python": platform.python_version()}
+            meta = {
+                "device": f"{device.platform} ({device.device_kind})",
+                "jax": jax.__version__,
+                "python": platform.python_version(),
+            }
             results = {"speed": speed, "memory": mem, "compile": compile_rows}
-            json.dump({**meta, "dtype": "float32", "reps": reps, "quick": opts.quick, **results}, out, indent=2)
+            json.dump(
+                {
+                    **meta,
+                    "dtype": "float32",
+                    "reps": reps,
+                    "quick": opts.quick,
+                    **results,
+                },
+                out,
+                indent=2,
+            )
             out.write("\n")
 
 

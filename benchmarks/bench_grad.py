@@ -23,9 +23,9 @@ import time
 
 import jax
 import numpy as np
+from _twins import jax_twin, load_example
 
 import s2s
-from _twins import jax_twin, load_example
 
 DTYPE = np.float32
 
@@ -53,7 +53,8 @@ def timed(fns, args, reps, rounds=10):
     block = max(1, reps // rounds)
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            jax.block_until_ready(fns[name](*args))  # settle into this function's buffers
+            # settle into this function's buffers
+            jax.block_until_ready(fns[name](*args))
             times = []
             for _ in range(block):
                 start = time.perf_counter()
@@ -73,7 +74,7 @@ def transform_seconds(f, repeats=5):
         api._CACHE.clear()
         source._parse.cache_clear()
         start = time.perf_counter()
-        s2s.grad(f).source
+        _ = s2s.grad(f).source
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -86,7 +87,10 @@ def workloads(quick):
     yield (
         f"MLP 3x tanh (batch {batch}, width {width})",
         mlp.loss,
-        (mlp.init(rng, [width, width, width, 10], DTYPE), *mlp.data(rng, batch, width, 10, DTYPE)),
+        (
+            mlp.init(rng, [width, width, width, 10], DTYPE),
+            *mlp.data(rng, batch, width, 10, DTYPE),
+        ),
     )
     length, width = (16, 8) if quick else (256, 64)
     attention = load_example("examples/attention.py")
@@ -108,14 +112,24 @@ def workloads(quick):
 def check_agree(name, ours, theirs):
     for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
         if not np.allclose(np.asarray(a), np.asarray(b), rtol=1e-3, atol=1e-5):
-            sys.exit(f"{name}: s2s and JAX gradients disagree; timings would be meaningless")
+            sys.exit(
+                f"{name}: s2s and JAX gradients disagree; timings would be meaningless"
+            )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes and few repetitions (smoke run)")
-    parser.add_argument("--reps", type=int, help="timed calls per function (default 50, 3 with --quick)")
-    parser.add_argument("--json", metavar="PATH", help="also write the results to PATH as JSON")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes and few repetitions (smoke run)",
+    )
+    parser.add_argument(
+        "--reps", type=int, help="timed calls per function (default 50, 3 with --quick)"
+    )
+    parser.add_argument(
+        "--json", metavar="PATH", help="also write the results to PATH as JSON"
+    )
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 50)
 
@@ -127,8 +141,13 @@ def main(argv=None):
         twin = jax_twin(f)
         ours, theirs = s2s.grad(f), jax.jit(jax.grad(twin))
         check_agree(name, ours(*args), theirs(*args))
-        control = jax.jit(jax.grad(jax_twin(f)))  # JAX against itself: the noise floor of this machine
-        t = timed({"s2s": ours, "jax": theirs, "control": control, "forward": jax.jit(twin)}, args, reps)
+        # JAX against itself: the noise floor of this machine
+        control = jax.jit(jax.grad(jax_twin(f)))
+        t = timed(
+            {"s2s": ours, "jax": theirs, "control": control, "forward": jax.jit(twin)},
+            args,
+            reps,
+        )
         rows.append(
             {
                 "model": name,
@@ -161,14 +180,33 @@ def main(argv=None):
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     print(header)
     for i, line in enumerate(table):
-        print(" | ".join(cell.ljust(w) if j == 0 else cell.rjust(w) for j, (cell, w) in enumerate(zip(line, widths))))
+        print(
+            " | ".join(
+                cell.ljust(w) if j == 0 else cell.rjust(w)
+                for j, (cell, w) in enumerate(zip(line, widths))
+            )
+        )
         if i == 0:
             print("-+-".join("-" * w for w in widths))
 
     if opts.json:
         with open(opts.json, "w") as out:
-            meta = {"device": f"{device.platform} ({device.device_kind})", "jax": jax.__version__, "python": platform.python_version()}
-            json.dump({**meta, "dtype": "float32", "reps": reps, "quick": opts.quick, "rows": rows}, out, indent=2)
+            meta = {
+                "device": f"{device.platform} ({device.device_kind})",
+                "jax": jax.__version__,
+                "python": platform.python_version(),
+            }
+            json.dump(
+                {
+                    **meta,
+                    "dtype": "float32",
+                    "reps": reps,
+                    "quick": opts.quick,
+                    "rows": rows,
+                },
+                out,
+                indent=2,
+            )
             out.write("\n")
 
 

@@ -81,7 +81,9 @@ def s2s_hvp(p, v, x, y):
 
 def jax_hvp(p, v, x, y):
     """The same in JAX (the argument order, and the zero tangents of the data, as s2s's)."""
-    return jax.jvp(jax.grad(jax_twin(models.loss)), (p, x, y), (v, *_zeros_tangents(x, y)))[1]
+    return jax.jvp(
+        jax.grad(jax_twin(models.loss)), (p, x, y), (v, *_zeros_tangents(x, y))
+    )[1]
 
 
 def workloads(params, x, y, v):
@@ -94,30 +96,63 @@ def workloads(params, x, y, v):
         f"HVP of loss wrt params ({n_params} params, batch {BATCH})",
         {
             "jax.jit(s2s.jvp(s2s.grad))": jax.jit(s2s_hvp),
-            "s2s.linearize(s2s.grad) f_jvp": lambda p, v, x, y: hvp_linearized(v, zx, zy),
+            "s2s.linearize(s2s.grad) f_jvp": lambda p, v, x, y: hvp_linearized(
+                v, zx, zy
+            ),
         },
         jax_hvp,
         (params, v, x, y),
         "hvp",
     )
     jacobians = [
-        (f"jacrev per-example loss wrt params ({BATCH} x {n_params})", "jacrev", models.per_example_loss, 0, (params, x, y)),
-        (f"jacrev logits(x[0]) wrt x[0] ({SIZES[-1]} x {SIZES[0]})", "jacrev", models.logits, 1, (params, x1)),
-        (f"jacfwd logits(x[0]) wrt x[0] ({SIZES[-1]} x {SIZES[0]})", "jacfwd", models.logits, 1, (params, x1)),
-        (f"hessian example loss wrt x[0] ({SIZES[0]} x {SIZES[0]})", "hessian", models.example_loss, 0, (x1, params, y1)),
+        (
+            f"jacrev per-example loss wrt params ({BATCH} x {n_params})",
+            "jacrev",
+            models.per_example_loss,
+            0,
+            (params, x, y),
+        ),
+        (
+            f"jacrev logits(x[0]) wrt x[0] ({SIZES[-1]} x {SIZES[0]})",
+            "jacrev",
+            models.logits,
+            1,
+            (params, x1),
+        ),
+        (
+            f"jacfwd logits(x[0]) wrt x[0] ({SIZES[-1]} x {SIZES[0]})",
+            "jacfwd",
+            models.logits,
+            1,
+            (params, x1),
+        ),
+        (
+            f"hessian example loss wrt x[0] ({SIZES[0]} x {SIZES[0]})",
+            "hessian",
+            models.example_loss,
+            0,
+            (x1, params, y1),
+        ),
     ]
     for name, kind, f, argnums, args in jacobians:
         ours = getattr(s2s, kind)(f, argnums=argnums)
         theirs = getattr(jax, kind)(jax_twin(f), argnums=argnums)
-        yield name, {f"s2s.{kind}(f) as called": ours, f"jax.jit(s2s.{kind}(f))": jax.jit(ours)}, theirs, args, (kind, f, argnums)
+        yield name, {
+            f"s2s.{kind}(f) as called": ours,
+            f"jax.jit(s2s.{kind}(f))": jax.jit(ours),
+        }, theirs, args, (kind, f, argnums)
 
 
 def check_agree(name, ours, theirs):
     if jax.tree_util.tree_structure(ours) != jax.tree_util.tree_structure(theirs):
-        sys.exit(f"{name}: s2s's result has structure {jax.tree_util.tree_structure(ours)}, JAX's {jax.tree_util.tree_structure(theirs)}")
+        sys.exit(
+            f"{name}: s2s's result has structure {jax.tree_util.tree_structure(ours)}, JAX's {jax.tree_util.tree_structure(theirs)}"
+        )
     for a, b in zip(jax.tree_util.tree_leaves(ours), jax.tree_util.tree_leaves(theirs)):
         a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape or not np.allclose(a, b, rtol=1e-3, atol=1e-5 * max(1.0, float(np.abs(b).max()))):
+        if a.shape != b.shape or not np.allclose(
+            a, b, rtol=1e-3, atol=1e-5 * max(1.0, float(np.abs(b).max()))
+        ):
             sys.exit(f"{name}: s2s and JAX disagree; timings would be meaningless")
 
 
@@ -149,13 +184,22 @@ def cold_compile(recipe, theirs, args, repeats):
         t0 = time.perf_counter()
         if recipe == "hvp":
             grad = s2s.grad(models.loss)
-            s2s.jvp_source(grad)  # the forward-mode module of the gradient module (writes both)
+            # the forward-mode module of the gradient module (writes both)
+            s2s.jvp_source(grad)
             t1 = time.perf_counter()
-            hvp = jax.jit(lambda p, v, x, y, g=grad: s2s.jvp(g, (p, x, y), (v, *_zeros_tangents(x, y)))[1])
+            hvp = jax.jit(
+                lambda p, v, x, y, g=grad: s2s.jvp(
+                    g, (p, x, y), (v, *_zeros_tangents(x, y))
+                )[1]
+            )
         else:
             kind, f, argnums = recipe
             ours = getattr(s2s, kind)(f, argnums=argnums)
-            _ = ours.source, ours.primal.source  # the derivative module, and the normal form it takes the output from
+            # the derivative module, and the normal form it takes the output from
+            _ = (
+                ours.source,
+                ours.primal.source,
+            )
             t1 = time.perf_counter()
             hvp = jax.jit(ours)
         lowered = hvp.lower(*args)
@@ -185,21 +229,29 @@ def status_checks():
     mlp_v = [(np.ones_like(W), np.ones_like(b)) for W, b in mlp_params]
 
     def sorted_tangent():
-        s2s.jvp(s2s.grad(models.loss), (params, x, y), (dict(sorted(v.items())), zx, zy))
+        s2s.jvp(
+            s2s.grad(models.loss), (params, x, y), (dict(sorted(v.items())), zx, zy)
+        )
 
     def max_twice():
         s2s.jvp(s2s.grad(mlp.loss), (mlp_params, x, y), (mlp_v, zx, zy))
 
     checks = [
-        ("s2s.jvp(s2s.grad(loss)) with the tangent dict's keys in sorted order (as jax.tree_util.tree_map builds it)", sorted_tangent),
-        ("s2s.jvp(s2s.grad(examples/mlp.py loss)), whose log-softmax is shifted by np.max", max_twice),
+        (
+            "s2s.jvp(s2s.grad(loss)) with the tangent dict's keys in sorted order (as jax.tree_util.tree_map builds it)",
+            sorted_tangent,
+        ),
+        (
+            "s2s.jvp(s2s.grad(examples/mlp.py loss)), whose log-softmax is shifted by np.max",
+            max_twice,
+        ),
     ]
     lines = []
     for what, check in checks:
         try:
             check()
             lines.append(f"ok    {what}")
-        except Exception as err:  # noqa: BLE001 - a status line, not a stop: the benchmark above stands
+        except Exception as err:
             message = " ".join(str(err).split())
             lines.append(f"FAILS {what}: {type(err).__name__}: {message[:240]}")
     return lines
@@ -211,22 +263,36 @@ def print_table(title, columns, rows):
     widths = [max(len(line[i]) for line in table) for i in range(len(columns))]
     print(f"\n{title}")
     for i, line in enumerate(table):
-        print(" | ".join(cell.ljust(w) if j < 2 else cell.rjust(w) for j, (cell, w) in enumerate(zip(line, widths))))
+        print(
+            " | ".join(
+                cell.ljust(w) if j < 2 else cell.rjust(w)
+                for j, (cell, w) in enumerate(zip(line, widths))
+            )
+        )
         if i == 0:
             print("-+-".join("-" * w for w in widths))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="few repetitions (smoke run); the sizes stay")
-    parser.add_argument("--reps", type=int, help="timed calls per function (default 50, 3 with --quick)")
-    parser.add_argument("--json", metavar="PATH", help="also write the results to PATH as JSON")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="few repetitions (smoke run); the sizes stay",
+    )
+    parser.add_argument(
+        "--reps", type=int, help="timed calls per function (default 50, 3 with --quick)"
+    )
+    parser.add_argument(
+        "--json", metavar="PATH", help="also write the results to PATH as JSON"
+    )
     opts = parser.parse_args(argv)
     reps = opts.reps or (3 if opts.quick else 50)
     compile_repeats = 1 if opts.quick else 3
     jvp_calls = reps
 
-    jax.jit(s2s.grad(_warmup))(np.ones(3, DTYPE))  # library imports and backend start-up don't count
+    # library imports and backend start-up don't count
+    jax.jit(s2s.grad(_warmup))(np.ones(3, DTYPE))
     params, x, y, v = data()
     speed, compile_rows = [], []
     for name, ours, theirs, args, recipe in workloads(params, x, y, v):
@@ -252,7 +318,9 @@ def main(argv=None):
                     "jax_over_jax": t["control"] / t["jax"],
                 }
             )
-        transform, lower, xla, jax_total = cold_compile(recipe, theirs, args, compile_repeats)
+        transform, lower, xla, jax_total = cold_compile(
+            recipe, theirs, args, compile_repeats
+        )
         compile_rows.append(
             {
                 "workload": name,
@@ -268,7 +336,9 @@ def main(argv=None):
 
     device = jax.devices()[0]
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
-    print(f"{device.platform} ({device.device_kind}; {machine}), jax {jax.__version__}, float32")
+    print(
+        f"{device.platform} ({device.device_kind}; {machine}), jax {jax.__version__}, float32"
+    )
     print_table(
         f"Time per call (best of 10 block medians, {max(1, reps // 10)} calls a block; JAX = jax.jit of JAX's "
         "transform; target s2s/JAX <= 1.10)",
@@ -282,7 +352,9 @@ def main(argv=None):
         ],
         speed,
     )
-    print(f"(s2s.jvp(g) each call: median of {jvp_calls} calls, each checking its tangents against the primals in Python, then running the cached compiled module)")
+    print(
+        f"(s2s.jvp(g) each call: median of {jvp_calls} calls, each checking its tangents against the primals in Python, then running the cached compiled module)"
+    )
     print_table(
         f"Compile time from cold caches (median of {compile_repeats})",
         [
@@ -309,7 +381,17 @@ def main(argv=None):
                 "python": platform.python_version(),
             }
             results = {"speed": speed, "compile": compile_rows, "status": status}
-            json.dump({**meta, "dtype": "float32", "reps": reps, "quick": opts.quick, **results}, out, indent=2)
+            json.dump(
+                {
+                    **meta,
+                    "dtype": "float32",
+                    "reps": reps,
+                    "quick": opts.quick,
+                    **results,
+                },
+                out,
+                indent=2,
+            )
             out.write("\n")
 
 

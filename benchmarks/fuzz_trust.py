@@ -43,19 +43,32 @@ def _snapshot(folder):
     installed layout: ``s2s.runtime``, ``s2s.cli``) and re-runs this script with that folder
     first on ``PYTHONPATH``.
     """
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     base = Path(folder) / f"snapshot-{commit}"
     if not (base / "s2s" / "__init__.py").exists():
         tmp = Path(folder) / f"snapshot-{commit}.tmp"
         subprocess.run(["rm", "-rf", str(tmp)], check=True)
         tmp.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "s2s", "runtime", "cli"], capture_output=True, check=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "HEAD", "s2s", "runtime", "cli"],
+            capture_output=True,
+            check=True,
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         (tmp / "runtime").rename(tmp / "s2s" / "runtime")
         (tmp / "cli").rename(tmp / "s2s" / "cli")
         subprocess.run(["rm", "-rf", str(base)], check=True)
         tmp.rename(base)
-    env = dict(os.environ, PYTHONPATH=f"{base}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", S2S_FUZZ_SNAPSHOT=commit)
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{base}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        S2S_FUZZ_SNAPSHOT=commit,
+    )
     argv = [a for a in sys.argv if a != "--snapshot"]
     os.execve(sys.executable, [sys.executable] + argv, env)
 
@@ -84,13 +97,21 @@ def run_one(program, work, xla, timeout, avoid=frozenset(), oracle="jax"):
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     try:
-        return checker.check(program, work, backends=backends, avoid=avoid, oracle=oracle)
+        return checker.check(
+            program, work, backends=backends, avoid=avoid, oracle=oracle
+        )
     except Timeout:
-        return checker.Outcome("crash", [checker.Finding("crash", "all", f"timeout after {timeout} s", "timeout")])
+        return checker.Outcome(
+            "crash",
+            [checker.Finding("crash", "all", f"timeout after {timeout} s", "timeout")],
+        )
     except Exception as e:  # noqa: BLE001: a checker bug must not end the campaign
         import traceback
 
-        return checker.Outcome("oracle", note="checker failed: " + "".join(traceback.format_exception(e))[-2000:])
+        return checker.Outcome(
+            "oracle",
+            note="checker failed: " + "".join(traceback.format_exception(e))[-2000:],
+        )
     finally:
         signal.alarm(0)
 
@@ -99,9 +120,15 @@ def save(program, outcome, out):
     out.mkdir(parents=True, exist_ok=True)
     kind = outcome.worst()
     stem = out / f"{kind}_{program.seed}"
-    header = "".join(f"# {f.kind} in {f.mode}: " + f.message.replace("\n", "\n# ") + "\n" for f in outcome.findings)
+    header = "".join(
+        f"# {f.kind} in {f.mode}: " + f.message.replace("\n", "\n# ") + "\n"
+        for f in outcome.findings
+    )
     if outcome.note:
-        header += f"# {outcome.status}: {outcome.note}\n".replace("\n", "\n# ").rstrip("# ") + "\n"
+        header += (
+            f"# {outcome.status}: {outcome.note}\n".replace("\n", "\n# ").rstrip("# ")
+            + "\n"
+        )
     Path(f"{stem}.py").write_text(program.source)
     Path(f"{stem}_twin.py").write_text(program.twin)
     Path(f"{stem}.txt").write_text(header)
@@ -129,11 +156,23 @@ def replay(path, work, timeout, shrink_it=False):
     if source.exists():
         twin_path = source.with_name(source.stem + "_twin.py")
         program = Program(
-            record["seed"], source.read_text(), record["entry"], record["args_code"], tuple(record["argnums"]),
-            record.get("features", []), record.get("oracle", program.oracle), record.get("has_aux", program.has_aux), record.get("numpy_source", ""),
+            record["seed"],
+            source.read_text(),
+            record["entry"],
+            record["args_code"],
+            tuple(record["argnums"]),
+            record.get("features", []),
+            record.get("oracle", program.oracle),
+            record.get("has_aux", program.has_aux),
+            record.get("numpy_source", ""),
         )
-        if twin_path.exists() and twin_path.read_text() != generate(record["seed"]).twin and "--shrink" not in sys.argv:
-            program = _with_twin(program, twin_path.read_text())  # a hand-edited twin (else: made from the .py)
+        if (
+            twin_path.exists()
+            and twin_path.read_text() != generate(record["seed"]).twin
+            and "--shrink" not in sys.argv
+        ):
+            # a hand-edited twin (else: made from the .py)
+            program = _with_twin(program, twin_path.read_text())
     print(program.source)
     print(program.args_code)
     print("argnums", program.argnums)
@@ -145,12 +184,24 @@ def replay(path, work, timeout, shrink_it=False):
         from fuzz.shrink import shrink, signature_of
 
         signature = signature_of(outcome)
-        xla = any(f.mode.endswith("xla") for f in outcome.findings if (f.kind, f.key) == signature) and not any(
-            f.mode.endswith("numpy") for f in outcome.findings if (f.kind, f.key) == signature
+        xla = any(
+            f.mode.endswith("xla")
+            for f in outcome.findings
+            if (f.kind, f.key) == signature
+        ) and not any(
+            f.mode.endswith("numpy")
+            for f in outcome.findings
+            if (f.kind, f.key) == signature
         )
-        oracle = "fd" if program.oracle == "fd" else "jax"  # (a program's own oracle choice wins inside check)
+        # (a program's own oracle choice wins inside check)
+        oracle = "fd" if program.oracle == "fd" else "jax"
         print(f"shrinking {signature} ...", flush=True)
-        small = shrink(program, signature, lambda p: run_one(p, work, xla, timeout, oracle=oracle), log=lambda m: print(m, flush=True))
+        small = shrink(
+            program,
+            signature,
+            lambda p: run_one(p, work, xla, timeout, oracle=oracle),
+            log=lambda m: print(m, flush=True),
+        )
         out = path.with_name(path.stem.removesuffix("_min") + "_min.py")
         out.write_text(small.source)
         print(f"\n=== shrunk ({out}):\n{small.source}")
@@ -165,36 +216,86 @@ def _with_twin(program, twin_text):
         def twin(self):
             return twin_text
 
-    return Edited(program.seed, program.source, program.entry, program.args_code, program.argnums, program.features, program.oracle, program.has_aux)
+    return Edited(
+        program.seed,
+        program.source,
+        program.entry,
+        program.args_code,
+        program.argnums,
+        program.features,
+        program.oracle,
+        program.has_aux,
+    )
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--programs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jobs", type=int, default=1, help="only 1 is supported (one process; the machine is shared)")
-    ap.add_argument("--xla-every", type=int, default=4, help="check the XLA backend on every k-th program (0: never)")
-    ap.add_argument("--jax-every", type=int, default=4, help="jax.grad of the twin as the oracle on every k-th program; float64 finite differences on the others (1: always)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="only 1 is supported (one process; the machine is shared)",
+    )
+    ap.add_argument(
+        "--xla-every",
+        type=int,
+        default=4,
+        help="check the XLA backend on every k-th program (0: never)",
+    )
+    ap.add_argument(
+        "--jax-every",
+        type=int,
+        default=4,
+        help="jax.grad of the twin as the oracle on every k-th program; float64 finite differences on the others (1: always)",
+    )
     ap.add_argument("--out", default="/tmp/s2s-fuzz")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
-    ap.add_argument("--replay", help="a failure's .json (or its edited .py) to run again and print in full")
+    ap.add_argument(
+        "--replay",
+        help="a failure's .json (or its edited .py) to run again and print in full",
+    )
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--shrink", action="store_true", help="with --replay: shrink the failure (drop statements while it persists), write <stem>_min.py")
-    ap.add_argument("--snapshot", action="store_true", help="test s2s as committed at HEAD (a copy), not the working tree")
-    ap.add_argument("--avoid-known", action="store_true", help="steer the generator away from known open bugs (exploration only)")
+    ap.add_argument(
+        "--shrink",
+        action="store_true",
+        help="with --replay: shrink the failure (drop statements while it persists), write <stem>_min.py",
+    )
+    ap.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="test s2s as committed at HEAD (a copy), not the working tree",
+    )
+    ap.add_argument(
+        "--avoid-known",
+        action="store_true",
+        help="steer the generator away from known open bugs (exploration only)",
+    )
     opts = ap.parse_args()
     import warnings
 
     import numpy as np
 
-    warnings.simplefilter("ignore")  # overflow and 0/0 warnings of generated code at ill-defined points
+    # overflow and 0/0 warnings of generated code at ill-defined points
+    warnings.simplefilter("ignore")
     np.seterr(all="ignore")
     out = Path(opts.out)
     work = out / "work"
     os.environ.setdefault("S2S_CACHE_DIR", str(out / "cache"))
     import s2s
 
-    print(f"s2s from {Path(s2s.__file__).parent}" + (f" (HEAD {os.environ['S2S_FUZZ_SNAPSHOT']})" if "S2S_FUZZ_SNAPSHOT" in os.environ else ""), flush=True)
+    print(
+        f"s2s from {Path(s2s.__file__).parent}"
+        + (
+            f" (HEAD {os.environ['S2S_FUZZ_SNAPSHOT']})"
+            if "S2S_FUZZ_SNAPSHOT" in os.environ
+            else ""
+        ),
+        flush=True,
+    )
     if opts.replay:
         return replay(opts.replay, work, opts.timeout, opts.shrink)
     avoid = frozenset(KNOWN) if opts.avoid_known else frozenset()
@@ -228,15 +329,26 @@ def main():
             print(f"seed {seed}: {kind}: {first}", flush=True)
         if (n + 1) % 50 == 0:
             rate = (n + 1) / (time.time() - start)
-            print(f"[{n + 1}/{opts.programs}] {rate:.2f} programs/s {dict(counts)}", flush=True)
+            print(
+                f"[{n + 1}/{opts.programs}] {rate:.2f} programs/s {dict(counts)}",
+                flush=True,
+            )
     elapsed = time.time() - start
     print("\n=== summary ===")
-    print(f"programs: {opts.programs} (seeds {opts.seed}..{opts.seed + opts.programs - 1}), {elapsed:.0f} s, {opts.programs / elapsed:.2f} programs/s")
+    print(
+        f"programs: {opts.programs} (seeds {opts.seed}..{opts.seed + opts.programs - 1}), {elapsed:.0f} s, {opts.programs / elapsed:.2f} programs/s"
+    )
     print(f"checked (well-defined, run through s2s): {counts['checked']}")
-    print(f"  ok: {counts['ok']}, refused: {counts['refused']}, unhelpful refusals: {counts['unhelpful']}, crashes: {counts['crash']}, mismatches: {counts['mismatch']}")
-    print(f"skipped (kink or tie at the point): {counts['skipped']}, oracle/generator problems: {counts['oracle']}")
+    print(
+        f"  ok: {counts['ok']}, refused: {counts['refused']}, unhelpful refusals: {counts['unhelpful']}, crashes: {counts['crash']}, mismatches: {counts['mismatch']}"
+    )
+    print(
+        f"skipped (kink or tie at the point): {counts['skipped']}, oracle/generator problems: {counts['oracle']}"
+    )
     for kind in ("mismatch", "crash", "unhelpful", "refused"):
-        rows = sorted(((c, key) for (k, key), c in causes.items() if k == kind), reverse=True)
+        rows = sorted(
+            ((c, key) for (k, key), c in causes.items() if k == kind), reverse=True
+        )
         if rows:
             print(f"\n{kind} by cause (findings, first seed):")
             for c, key in rows:

@@ -62,9 +62,17 @@ def _parser() -> argparse.ArgumentParser:
     }
     for name, (summary, description) in commands.items():
         command = sub.add_parser(
-            name, help=summary, description=description, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter
+            name,
+            help=summary,
+            description=description,
+            epilog=EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        command.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
+        command.add_argument(
+            "target",
+            metavar="PATH::FUNC",
+            help="the Python file and the function in it",
+        )
         command.add_argument(
             "--wrt",
             metavar="NAME[,NAME...]",
@@ -73,9 +81,24 @@ def _parser() -> argparse.ArgumentParser:
             + ")",
         )
         if name == "grad":
-            command.add_argument("--order", type=int, default=1, metavar="N", help="the N-th derivative (default: 1)")
-        command.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
-        command.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
+            command.add_argument(
+                "--order",
+                type=int,
+                default=1,
+                metavar="N",
+                help="the N-th derivative (default: 1)",
+            )
+        command.add_argument(
+            "-o",
+            "--output",
+            metavar="OUT.py",
+            help="write the module here (default: print it)",
+        )
+        command.add_argument(
+            "--dump",
+            action="store_true",
+            help="print the function after every pass to stderr",
+        )
     lower = sub.add_parser(
         "lower",
         help="write the normal form of a function, the code s2s differentiates",
@@ -84,9 +107,20 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  s2s lower examples/mlp.py::loss --dump",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lower.add_argument("target", metavar="PATH::FUNC", help="the Python file and the function in it")
-    lower.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: print it)")
-    lower.add_argument("--dump", action="store_true", help="print the function after every pass to stderr")
+    lower.add_argument(
+        "target", metavar="PATH::FUNC", help="the Python file and the function in it"
+    )
+    lower.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.py",
+        help="write the module here (default: print it)",
+    )
+    lower.add_argument(
+        "--dump",
+        action="store_true",
+        help="print the function after every pass to stderr",
+    )
     return parser
 
 
@@ -100,8 +134,14 @@ def load_function(target: str):
     module = import_file(path, name)
     fn = getattr(module, name, None)
     if fn is None:
-        defined = sorted(k for k, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__)
-        raise UsageError(f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})")
+        defined = sorted(
+            k
+            for k, v in vars(module).items()
+            if inspect.isfunction(v) and v.__module__ == module.__name__
+        )
+        raise UsageError(
+            f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})"
+        )
     if not inspect.isfunction(fn):
         raise UsageError(f"{path}: `{name}` is a {type(fn).__name__}, not a function")
     return fn
@@ -124,7 +164,9 @@ def import_file(path: str, name: str):
     taken = sys.modules.get(module_name)
     if taken is not None:
         where = getattr(taken, "__file__", None) or "built in"
-        raise UsageError(f"{path}: its module name `{module_name}` is taken by a module s2s imports ({where}); rename the file")
+        raise UsageError(
+            f"{path}: its module name `{module_name}` is taken by a module s2s imports ({where}); rename the file"
+        )
     sys.dont_write_bytecode = True
     sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -138,13 +180,30 @@ def import_file(path: str, name: str):
     except SystemExit as e:
         code = "" if e.code is None else repr(e.code)
         hint = f"s2s imports the file to read `{name}`: {GUARD}"
-        raise _failure(path, e, f"the module exited (SystemExit({code})) while s2s imported it", hint) from None
+        raise _failure(
+            path,
+            e,
+            f"the module exited (SystemExit({code})) while s2s imported it",
+            hint,
+        ) from None
     except SyntaxError as e:
-        raise _failure(path, e, f"cannot import it: {type(e).__name__}: {e.msg}") from None
+        raise _failure(
+            path, e, f"cannot import it: {type(e).__name__}: {e.msg}"
+        ) from None
     except Exception as e:
-        hint = f"s2s imports the file with nothing on stdin: {GUARD}" if isinstance(e, EOFError) else None
+        hint = (
+            f"s2s imports the file with nothing on stdin: {GUARD}"
+            if isinstance(e, EOFError)
+            else None
+        )
         said = str(e).strip().splitlines()
-        raise _failure(path, e, f"importing it failed: {type(e).__name__}" + (f": {said[0]}" if said else ""), hint) from None
+        raise _failure(
+            path,
+            e,
+            f"importing it failed: {type(e).__name__}"
+            + (f": {said[0]}" if said else ""),
+            hint,
+        ) from None
     finally:
         sys.stdin = stdin
     return module
@@ -152,24 +211,37 @@ def import_file(path: str, name: str):
 
 def _failure(path: str, err: BaseException, message: str, hint: str | None = None):
     """An ``S2SError`` at the line of ``path`` where ``err`` was raised (a syntax error's line, or the innermost frame's)."""
-    from s2s.errors import Origin, S2SError
     from s2s.runtime.located import in_library
 
+    from s2s.errors import Origin, S2SError
+
     if isinstance(err, SyntaxError) and err.lineno:
-        line = linecache.getline(path, err.lineno).rstrip("\n") or (err.text or "").rstrip("\n")
+        line = linecache.getline(path, err.lineno).rstrip("\n") or (
+            err.text or ""
+        ).rstrip("\n")
         col = max(0, (err.offset or 1) - 1)
         return S2SError(message, Origin(path, err.lineno, col, col + 1, line), hint)
     frames = list(traceback.walk_tb(err.__traceback__))
-    mine = [(f, n) for f, n in frames if os.path.abspath(f.f_code.co_filename) == os.path.abspath(path)]
+    mine = [
+        (f, n)
+        for f, n in frames
+        if os.path.abspath(f.f_code.co_filename) == os.path.abspath(path)
+    ]
     if not mine:
         return S2SError(f"{path}: {message}", None, hint)
-    deepest, deepest_line = [(f, n) for f, n in frames if (f, n) in mine or not in_library(f.f_code.co_filename)][-1]
+    deepest, deepest_line = [
+        (f, n)
+        for f, n in frames
+        if (f, n) in mine or not in_library(f.f_code.co_filename)
+    ][-1]
     if deepest is not mine[-1][0]:  # raised in a module that it imports
         message += f" (at {deepest.f_code.co_filename}:{deepest_line})"
     number = mine[-1][1]
     line = linecache.getline(path, number).rstrip("\n")
     indent = len(line) - len(line.lstrip())
-    return S2SError(message, Origin(path, number, indent, len(line.rstrip()), line), hint)
+    return S2SError(
+        message, Origin(path, number, indent, len(line.rstrip()), line), hint
+    )
 
 
 class _ToStderr(io.TextIOBase):
@@ -225,7 +297,9 @@ def argnums_for(fn, wrt: str | None, default=0):
     names = [w.strip() for w in wrt.split(",") if w.strip()]
     unknown = [n for n in names if n not in params]
     if unknown:
-        raise UsageError(f"`{fn.__name__}` has no parameter {', '.join(map(repr, unknown))} (its parameters: {', '.join(params)})")
+        raise UsageError(
+            f"`{fn.__name__}` has no parameter {', '.join(map(repr, unknown))} (its parameters: {', '.join(params)})"
+        )
     nums = tuple(params.index(n) for n in names)
     return nums[0] if len(nums) == 1 else nums
 
@@ -249,22 +323,27 @@ def _generate(args, fn):
     if args.command == "lower":
         return s2s.generate(fn, ("primal",), command=command)
     if args.command == "jvp":
-        return s2s.generate(fn, ("jvp",), argnums_for(fn, args.wrt, default=None), command=command)
+        return s2s.generate(
+            fn, ("jvp",), argnums_for(fn, args.wrt, default=None), command=command
+        )
     argnums = argnums_for(fn, args.wrt)
     if args.command == "hessian":
         return s2s.generate(s2s.grad(fn, argnums), ("jvp",), argnums, command=command)
     if args.order < 1:
         raise UsageError(f"--order must be 1 or more, got {args.order}")
     if args.order > 1 and not isinstance(argnums, int):
-        raise UsageError("--order above 1 differentiates a gradient again: name one --wrt parameter")
+        raise UsageError(
+            "--order above 1 differentiates a gradient again: name one --wrt parameter"
+        )
     for _ in range(args.order - 1):
         fn = s2s.grad(fn, argnums)
     return s2s.generate(fn, ("grad",), argnums, command=command)
 
 
 def main(argv=None) -> int:
-    from s2s import S2SError
     from s2s.runtime.loader import write_atomic
+
+    from s2s import S2SError
 
     args = _parser().parse_args(argv)
     try:
@@ -280,7 +359,9 @@ def main(argv=None) -> int:
             )
         if args.output:
             if _same_file(args.output, args.target.rpartition("::")[0]):
-                raise UsageError("refusing to overwrite the source file; choose another -o")
+                raise UsageError(
+                    "refusing to overwrite the source file; choose another -o"
+                )
             write_atomic(args.output, generated.text)
         else:
             sys.stdout.write(generated.text)

@@ -39,7 +39,8 @@ def entmax_bisect(z, alpha, n_iter=50):
     x = (alpha - 1) * z
     x_max = np.max(x)
     tau_lo = x_max - 1  # the largest entry alone is 1: the sum is >= 1
-    tau_hi = x_max - (1 / z.shape[0]) ** (alpha - 1)  # every entry is <= 1/n: the sum is <= 1
+    # every entry is <= 1/n: the sum is <= 1
+    tau_hi = x_max - (1 / z.shape[0]) ** (alpha - 1)
     for _ in range(n_iter):
         tau = (tau_lo + tau_hi) / 2
         p = np.maximum(x - tau, 0) ** (1 / (alpha - 1))
@@ -98,13 +99,19 @@ def weighted_softmax(z, w):
 
 def finite_differences(f, z, *args, eps=1e-6):
     """Central differences of ``f(z, *args)`` with respect to ``z``."""
-    return np.array([(f(z + eps * e, *args) - f(z - eps * e, *args)) / (2 * eps) for e in np.eye(z.shape[0])])
+    return np.array(
+        [
+            (f(z + eps * e, *args) - f(z - eps * e, *args)) / (2 * eps)
+            for e in np.eye(z.shape[0])
+        ]
+    )
 
 
 def main(backend="xla"):
     import jax
 
-    jax.config.update("jax_enable_x64", True)  # float64 under XLA too, for the finite differences
+    # float64 under XLA too, for the finite differences
+    jax.config.update("jax_enable_x64", True)
 
     rng = np.random.default_rng(0)
     z, w = rng.standard_normal(6), rng.standard_normal(6)
@@ -119,7 +126,9 @@ def main(backend="xla"):
     for alpha in (1.25, 1.5, 2.0):
         p, grad = entmax_value(z, alpha), entmax_grad(z, w, alpha)
         fd = finite_differences(weighted_entmax, z, w, alpha)  # eager NumPy, float64
-        print(f"alpha = {alpha}: entmax {np.round(p, 4)}\n  grad {np.round(grad, 6)}\n  fd   {np.round(fd, 6)}")
+        print(
+            f"alpha = {alpha}: entmax {np.round(p, 4)}\n  grad {np.round(grad, 6)}\n  fd   {np.round(fd, 6)}"
+        )
         np.testing.assert_allclose(np.sum(p), 1.0, rtol=1e-12)
         np.testing.assert_allclose(grad, fd, atol=1e-7)
         results[alpha] = {"p": p, "grad": grad, "fd": fd}

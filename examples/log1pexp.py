@@ -41,12 +41,15 @@ def main(backend="xla"):
     # Where exp(x) is finite both agree with the closed form sigmoid(x).
     for x in np.array([-3.0, 0.0, 3.0], dtype=np.float32):
         plain, custom, sigmoid = plain_grad(x), custom_grad(x), 1 / (1 + np.exp(-x))
-        print(f"x = {x}: plain {float(plain):.7g}, custom rule {float(custom):.7g}, sigmoid {sigmoid:.7g}")
+        print(
+            f"x = {x}: plain {float(plain):.7g}, custom rule {float(custom):.7g}, sigmoid {sigmoid:.7g}"
+        )
         np.testing.assert_allclose(plain, sigmoid, rtol=1e-5)
         np.testing.assert_allclose(custom, sigmoid, rtol=1e-5)
 
     x = np.float32(100.0)
-    with np.errstate(over="ignore", invalid="ignore"):  # exp(100) overflows float32 (NumPy backend)
+    # exp(100) overflows float32 (NumPy backend)
+    with np.errstate(over="ignore", invalid="ignore"):
         plain, custom = plain_grad(x), custom_grad(x)
     print(f"x = {x} (float32): plain {float(plain)}, custom rule {float(custom)}")
     assert np.asarray(custom).dtype == np.float32 and custom == 1.0

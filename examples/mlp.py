@@ -57,4 +57,6 @@ if __name__ == "__main__":
     loss_grad = s2s.grad(loss)
     print(loss_grad.source)
     for i, (dW, db) in enumerate(loss_grad(params, x, y), start=1):
-        print(f"layer {i}: |dW| = {np.linalg.norm(dW):.6f}  |db| = {np.linalg.norm(db):.6f}")
+        print(
+            f"layer {i}: |dW| = {np.linalg.norm(dW):.6f}  |db| = {np.linalg.norm(db):.6f}"
+        )

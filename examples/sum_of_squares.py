@@ -48,14 +48,24 @@ def main(backend="xla"):
     # has_aux=True: the function returns (loss, aux); the result is ((loss, aux), grad)
     rng = np.random.default_rng(0)
     inputs, targets = rng.standard_normal((4, 3)), rng.standard_normal(4)
-    loss_value_and_grad = s2s.value_and_grad(loss_and_predictions, has_aux=True, backend=backend)
+    loss_value_and_grad = s2s.value_and_grad(
+        loss_and_predictions, has_aux=True, backend=backend
+    )
     print(loss_value_and_grad.source)
     (loss, predictions), dw = loss_value_and_grad(x, inputs, targets)
     print("loss:", loss, "predictions:", predictions, "grad:", dw)
     np.testing.assert_allclose(predictions, inputs @ x, rtol=1e-6)
     np.testing.assert_allclose(loss, np.mean((inputs @ x - targets) ** 2), rtol=1e-6)
-    np.testing.assert_allclose(dw, 2 * inputs.T @ (inputs @ x - targets) / len(targets), rtol=1e-5)
-    return {"grad": dx, "sse_grad": (dx_sse, dy_sse), "loss": loss, "predictions": predictions, "loss_grad": dw}
+    np.testing.assert_allclose(
+        dw, 2 * inputs.T @ (inputs @ x - targets) / len(targets), rtol=1e-5
+    )
+    return {
+        "grad": dx,
+        "sse_grad": (dx_sse, dy_sse),
+        "loss": loss,
+        "predictions": predictions,
+        "loss_grad": dw,
+    }
 
 
 if __name__ == "__main__":

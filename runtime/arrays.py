@@ -106,9 +106,13 @@ def index_add(target, index, value):
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 
-        if _adds_axes(index):  # ``x[None]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
-            indexed = np.shape(jnp.asarray(target)[index])  # compositions of such scatters with reversals)
-            return target + jnp.reshape(jnp.broadcast_to(value, indexed), np.shape(target))
+        # ``x[None]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
+        if _adds_axes(index):
+            # compositions of such scatters with reversals)
+            indexed = np.shape(jnp.asarray(target)[index])
+            return target + jnp.reshape(
+                jnp.broadcast_to(value, indexed), np.shape(target)
+            )
         return jnp.asarray(target).at[index].add(value)
     out = np.array(target, copy=True)
     np.add.at(out, index, value)
@@ -118,7 +122,9 @@ def index_add(target, index, value):
 def _adds_axes(index) -> bool:
     """An index that only inserts axes (``None``, ``(None, ...)``): the indexed array is the array reshaped."""
     parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis for p in parts) and any(p is None for p in parts)
+    return all(p is None or p is Ellipsis for p in parts) and any(
+        p is None for p in parts
+    )
 
 
 def index_add_value_vjp(g, index, value):
@@ -131,7 +137,12 @@ def index_add_value_vjp(g, index, value):
 def _is_mask(index, target) -> bool:
     """A boolean array selecting elements of ``target`` (``x[x > 0] = v``)."""
     dtype = getattr(index, "dtype", None)
-    return dtype is not None and dtype == bool and np.ndim(index) > 0 and np.shape(index) == np.shape(target)[: np.ndim(index)]
+    return (
+        dtype is not None
+        and dtype == np.dtype(bool)
+        and np.ndim(index) > 0
+        and np.shape(index) == np.shape(target)[: np.ndim(index)]
+    )
 
 
 def _mask_broadcasts(index, target, value) -> bool:
@@ -146,16 +157,21 @@ def index_set(target, index, value):
     """
     if _is_mask(index, target) and _mask_broadcasts(index, target, value):
         xp = namespace(target, index, value)
-        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index)))
+        mask = xp.reshape(
+            index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
+        )
         return xp.where(mask, xp.asarray(value, dtype=xp.asarray(target).dtype), target)
     if _is_jax(target) or _is_jax(value) or _is_jax(index):
         import jax.numpy as jnp
 
         target = jnp.asarray(target)
-        if _gathers(index):  # repeated indices: NumPy's last write wins (XLA's ``set`` picks any)
+        # repeated indices: NumPy's last write wins (XLA's ``set`` picks any)
+        if _gathers(index):
             kept = _last_writes(target, index)
             current = target[index]
-            return target.at[index].add(jnp.where(kept, jnp.broadcast_to(value, current.shape) - current, 0))
+            return target.at[index].add(
+                jnp.where(kept, jnp.broadcast_to(value, current.shape) - current, 0)
+            )
         return target.at[index].set(value)
     out = np.array(target, copy=True)
     out[index] = value
@@ -193,7 +209,8 @@ def logical_or(a, b):
 
 def index_array(elements):
     """``x[[0, 2]]``'s index as NumPy reads it, an array: a NumPy one when its elements are known (a constant
-    under ``jax.jit``, so a boolean one is a mask of known size), else one of the elements' namespace."""
+    under ``jax.jit``, so a boolean one is a mask of known size), else one of the elements' namespace.
+    """
     if any(_is_jax(e) for e in elements):
         return namespace(*elements).asarray(elements)
     return np.asarray(elements)
@@ -202,12 +219,21 @@ def index_array(elements):
 def _gathers(index) -> bool:
     """Whether ``index`` holds an integer array (or list): advanced indexing, where an index may repeat."""
     parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, list) or (np.ndim(p) > 0 and getattr(p, "dtype", None) is not None and np.dtype(p.dtype).kind in "iu") for p in parts)
+    return any(
+        isinstance(p, list)
+        or (
+            np.ndim(p) > 0
+            and getattr(p, "dtype", None) is not None
+            and np.dtype(p.dtype).kind in "iu"
+        )
+        for p in parts
+    )
 
 
 def _last_writes(target, index):
     """For each element of ``target[index]``: whether it is the last write to its place (NumPy's rule for
-    repeated indices), so a repeated index's earlier values neither land nor get cotangents."""
+    repeated indices), so a repeated index's earlier values neither land nor get cotangents.
+    """
     xp = namespace(target)
     shape = np.shape(target[index])
     order = xp.reshape(xp.arange(int(np.prod(shape))), shape)
@@ -245,7 +271,9 @@ def index_set_value_vjp(g, index, value):
         mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
         return unbroadcast(xp.where(mask, g, 0), value)
     if _gathers(index):
-        return unbroadcast(namespace(g).where(_last_writes(g, index), g[index], 0), value)
+        return unbroadcast(
+            namespace(g).where(_last_writes(g, index), g[index], 0), value
+        )
     return unbroadcast(g[index], value)
 
 
@@ -274,7 +302,8 @@ def grad_seed(out):
     shape = np.shape(out)
     if shape != ():
         raise TypeError(
-            "Gradient only defined for scalar-output functions. " f"Output had shape: {shape}."
+            "Gradient only defined for scalar-output functions. "
+            f"Output had shape: {shape}."
         )
     dtype = xp.asarray(out).dtype
     if not xp.issubdtype(dtype, xp.floating):

@@ -18,7 +18,9 @@ def _is_static(value) -> bool:
     """Python ints, bools, strings and None (and tuples of them) are compile-time constants."""
     if isinstance(value, tuple):
         return all(_is_static(v) for v in value)
-    return isinstance(value, (bool, int, str, type(None))) and not isinstance(value, np.generic)
+    return isinstance(value, (bool, int, str, type(None))) and not isinstance(
+        value, np.generic
+    )
 
 
 def _to_numpy(tree):
@@ -48,7 +50,8 @@ class Runner:
         try:
             if self.backend == "numpy":
                 return self.fn(*(_to_numpy(a) for a in args))
-            if all(hasattr(a, "shape") for a in args):  # arrays only: nothing static, the common case
+            # arrays only: nothing static, the common case
+            if all(hasattr(a, "shape") for a in args):
                 jitted = self._jitted.get(())
                 if jitted is not None:
                     return jitted(*args)
@@ -59,7 +62,9 @@ class Runner:
 
                 jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
             return jitted(*args)
-        except Exception as err:  # raised in generated code: at the user's line (else unchanged)
+        except (
+            Exception
+        ) as err:  # raised in generated code: at the user's line (else unchanged)
             located = locate(err)
             if located is None:
                 raise

@@ -125,12 +125,21 @@ def scan_tape(f, init, xs):
 
     from .iteration import DynamicRange
 
-    body_fn, tape = next(leaf for leaf in tree_leaves(xs) if isinstance(leaf, TapeLeaf)).loop
+    body_fn, tape = next(
+        leaf for leaf in tree_leaves(xs) if isinstance(leaf, TapeLeaf)
+    ).loop
 
     def item_of(residuals):
         i, outputs = residuals
         values = jax.tree.leaves(outputs)
-        return jax.tree.map(lambda leaf: values[leaf.index] if isinstance(leaf, TapeLeaf) else i if isinstance(leaf, DynamicRange) else leaf, xs)
+        return jax.tree.map(
+            lambda leaf: (
+                values[leaf.index]
+                if isinstance(leaf, TapeLeaf)
+                else i if isinstance(leaf, DynamicRange) else leaf
+            ),
+            xs,
+        )
 
     def step_bwd(carry_bar, residuals):
         return f(carry_bar, item_of(residuals))[0]
@@ -146,7 +155,10 @@ def scan_tape(f, init, xs):
 
 
 def _slots(carry) -> int:
-    size = sum(np.dtype(leaf.dtype).itemsize * int(np.prod(leaf.shape)) for leaf in tree_leaves(carry))
+    size = sum(
+        np.dtype(leaf.dtype).itemsize * int(np.prod(leaf.shape))
+        for leaf in tree_leaves(carry)
+    )
     fit = max(2, CHECKPOINT_BYTES // max(1, 2 * size))
     return int(min(MAX_SLOTS, 2 ** int(np.log2(fit))))
 
@@ -174,24 +186,36 @@ def _jax_forward(cond_fn, body_fn, init):
     import jax
     import jax.numpy as jnp
 
-    types = jax.eval_shape(lambda carry: body_fn(carry)[0], init)  # weak Python scalars take the body's types
+    # weak Python scalars take the body's types
+    types = jax.eval_shape(lambda carry: body_fn(carry)[0], init)
     init = jax.tree.map(lambda leaf, t: jnp.asarray(leaf, t.dtype), init, types)
     slots = _slots(init)
 
     def thin(buffer):  # keep every other checkpoint: the stride doubles
-        return jax.tree.map(lambda buf: jnp.concatenate([buf[0::2], jnp.zeros_like(buf[: slots // 2])]), buffer)
+        return jax.tree.map(
+            lambda buf: jnp.concatenate([buf[0::2], jnp.zeros_like(buf[: slots // 2])]),
+            buffer,
+        )
 
     def step(state):
         k, stride, carry, buffer = state
         full = k == slots * stride
-        buffer, stride = jax.lax.cond(full, lambda: (thin(buffer), 2 * stride), lambda: (buffer, stride))
+        buffer, stride = jax.lax.cond(
+            full, lambda: (thin(buffer), 2 * stride), lambda: (buffer, stride)
+        )
         keep = k % stride == 0
         slot = jnp.minimum(k // stride, slots - 1)
-        buffer = jax.tree.map(lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])), buffer, carry)
+        buffer = jax.tree.map(
+            lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])),
+            buffer,
+            carry,
+        )
         return k + 1, stride, body_fn(carry)[0], buffer
 
     start = (jnp.asarray(0), jnp.asarray(1), init, _buffer(init, slots))
-    n, stride, carry, buffer = jax.lax.while_loop(lambda state: cond_fn(state[2]), step, start)
+    n, stride, carry, buffer = jax.lax.while_loop(
+        lambda state: cond_fn(state[2]), step, start
+    )
     return carry, (n, stride, buffer)
 
 
@@ -207,14 +231,18 @@ def _jax_reverse(body_fn, body_bwd, carry_bar, tape):
         length = jax.numpy.minimum(stride, n - j * stride)
         return _sweep(body_fn, body_bwd, carry_bar, inner, _get(buffer, j), length)
 
-    def every_carry_kept(carry_bar):  # n <= slots: a checkpoint per step, nothing to recompute but residuals
+    # n <= slots: a checkpoint per step, nothing to recompute but residuals
+    def every_carry_kept(
+        carry_bar,
+    ):
         def step(i, carry_bar):
             return body_bwd(carry_bar, body_fn(_get(buffer, n - 1 - i))[1])
 
         return jax.lax.fori_loop(0, n, step, carry_bar)
 
     def segmented(carry_bar):
-        inner = jax.tree.map(jax.numpy.zeros_like, buffer)  # one buffer for every segment's carries
+        # one buffer for every segment's carries
+        inner = jax.tree.map(jax.numpy.zeros_like, buffer)
         return jax.lax.fori_loop(0, segments, segment, (carry_bar, inner))[0]
 
     return jax.lax.cond(stride == 1, every_carry_kept, segmented, carry_bar)
@@ -234,12 +262,17 @@ def _sweep(body_fn, body_bwd, carry_bar, buffer, start, length):
     def advance(carry, steps):
         return jax.lax.fori_loop(0, steps, lambda _, c: body_fn(c)[0], carry)
 
-    def fill(k, state):  # the carry after step k goes to slot (k + 1) // stride when it starts a segment
+    # the carry after step k goes to slot (k + 1) // stride when it starts a segment
+    def fill(k, state):
         carry, buffer = state
         carry = body_fn(carry)[0]
         keep = (k + 1) % stride == 0
         slot = (k + 1) // stride
-        buffer = jax.tree.map(lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])), buffer, carry)
+        buffer = jax.tree.map(
+            lambda buf, leaf: buf.at[slot].set(jnp.where(keep, leaf, buf[slot])),
+            buffer,
+            carry,
+        )
         return carry, buffer
 
     buffer = _put(buffer, 0, start)

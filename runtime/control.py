@@ -46,8 +46,14 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
             import jax.numpy as jnp
 
             true_fn, false_fn = _untaped(true_fn), _untaped(false_fn)
-            shapes = [jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands) for fn in (true_fn, false_fn)]
-            zeros = [jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shape) for shape in shapes]
+            shapes = [
+                jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands)
+                for fn in (true_fn, false_fn)
+            ]
+            zeros = [
+                jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shape)
+                for shape in shapes
+            ]
 
             def taken_true(*ops):
                 out, res = true_fn(*ops)
@@ -59,9 +65,14 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
 
             return jax.lax.cond(pred, taken_true, taken_false, *operands)
     taken = bool(np.asarray(pred))
-    if _probing:  # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
-        (out, res), (other_out, other) = (true_fn(*operands), false_fn(*operands))[:: 1 if taken else -1]
-        other = tree_map(lambda leaf: namespace(leaf).zeros(np.shape(leaf), _dtype(leaf)), other)
+    # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
+    if _probing:
+        (out, res), (_, other) = (true_fn(*operands), false_fn(*operands))[
+            :: 1 if taken else -1
+        ]
+        other = tree_map(
+            lambda leaf: namespace(leaf).zeros(np.shape(leaf), _dtype(leaf)), other
+        )
         return out, ((res, other) if taken else (other, res))
     if taken:
         out, res = true_fn(*operands)
@@ -72,7 +83,8 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
 
 def _untaped(fn):
     """``fn``, checked not to return the per-step residuals of a loop over a traced ``range`` (``TapeLeaf``s):
-    they stand for a tape that the loop's own backward pass reads, and cannot leave a compiled loop or branch."""
+    they stand for a tape that the loop's own backward pass reads, and cannot leave a compiled loop or branch.
+    """
 
     def checked(*args):
         out = fn(*args)
@@ -105,7 +117,9 @@ def _stack(items):
     if isinstance(first, dict):
         return {k: _stack([it[k] for it in items]) for k in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):
-        return type(first)(*(_stack([it[i] for it in items]) for i in range(len(first))))
+        return type(first)(
+            *(_stack([it[i] for it in items]) for i in range(len(first)))
+        )
     if isinstance(first, (tuple, list)):
         if len({len(it) for it in items}) > 1:
             return Elements(items)
@@ -156,12 +170,19 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
-        return jax.lax.scan(_untaped(f), init, plain(xs), length=length, reverse=reverse)
+        return jax.lax.scan(
+            _untaped(f), init, plain(xs), length=length, reverse=reverse
+        )
     n = _length(xs, length)
     carry, ys = init, [None] * n
     for k, i in enumerate(reversed(range(n)) if reverse else range(n)):
         carry, ys[i] = f(carry, _slice(xs, i))
-        if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]) and _same_shapes(init, carry):
+        if (
+            k == 0
+            and not _has_elements(xs)
+            and uses_jax(carry, ys[i])
+            and _same_shapes(init, carry)
+        ):
             return _rolled(f, init, xs, carry, reverse)
     return carry, (_stack(ys) if n else _no_steps(f, init, xs))
 
@@ -172,7 +193,10 @@ def _same_shapes(init, carry) -> bool:
 
     if jax.tree.structure(init) != jax.tree.structure(carry):
         return False
-    return all(np.shape(a) == np.shape(b) for a, b in zip(jax.tree.leaves(init), jax.tree.leaves(carry)))
+    return all(
+        np.shape(a) == np.shape(b)
+        for a, b in zip(jax.tree.leaves(init), jax.tree.leaves(carry))
+    )
 
 
 def _rolled(f, init, xs, carry, reverse):
@@ -186,7 +210,9 @@ def _rolled(f, init, xs, carry, reverse):
     import jax
     import jax.numpy as jnp
 
-    init = jax.tree.map(lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry)
+    init = jax.tree.map(
+        lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry
+    )
     return jax.lax.scan(_untaped(f), init, plain(xs), reverse=reverse)
 
 
@@ -200,8 +226,16 @@ def _no_steps(f, init, xs):
     """
     if _has_elements(xs):
         return None
-    element = tree_map(lambda leaf: leaf.step if isinstance(leaf, _NoSteps) else namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf)), xs)
-    _probing.append(True)  # branches keep the residuals of both sides: a backward loop reads either
+    element = tree_map(
+        lambda leaf: (
+            leaf.step
+            if isinstance(leaf, _NoSteps)
+            else namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf))
+        ),
+        xs,
+    )
+    # branches keep the residuals of both sides: a backward loop reads either
+    _probing.append(True)
     try:
         with np.errstate(all="ignore"):
             _, y = f(init, element)
@@ -212,12 +246,14 @@ def _no_steps(f, init, xs):
     return tree_map(_no_steps_of, y)
 
 
-_probing: list = []  # non-empty while ``_no_steps`` runs a body for the structure of its outputs
+# non-empty while ``_no_steps`` runs a body for the structure of its outputs
+_probing: list = []
 
 
 class _NoSteps(np.ndarray):
     """Outputs of zero steps (shape ``(0, ...)``) that keep the one step ``_no_steps`` ran: the body of a
-    backward loop of zero steps runs on it (its residuals' shapes may depend on data, as masks' do)."""
+    backward loop of zero steps runs on it (its residuals' shapes may depend on data, as masks' do).
+    """
 
     step = None
 
@@ -256,7 +292,9 @@ def _scan_range(f, init, xs, reverse):
 
     (bounds,) = [leaf for leaf in tree_leaves(xs) if isinstance(leaf, DynamicRange)]
     if any(not isinstance(leaf, DynamicRange) for leaf in tree_leaves(xs)):
-        raise TypeError("a range whose bounds are known only at run time cannot be zipped with arrays")
+        raise TypeError(
+            "a range whose bounds are known only at run time cannot be zipped with arrays"
+        )
     n = bounds.count(jnp)
 
     def step(state):
@@ -270,9 +308,13 @@ def _scan_range(f, init, xs, reverse):
     if jax.tree.leaves(outputs):
         if reverse:
             raise TypeError(checkpoints.REVERSE_TWICE_MESSAGE)
-        (_, carry), ys = checkpoints.range_with_tape(lambda state: state[0] < n, step, start)
+        (_, carry), ys = checkpoints.range_with_tape(
+            lambda state: state[0] < n, step, start
+        )
         return carry, ys
-    _, carry = jax.lax.while_loop(lambda state: state[0] < n, lambda state: step(state)[0], start)
+    _, carry = jax.lax.while_loop(
+        lambda state: state[0] < n, lambda state: step(state)[0], start
+    )
     return carry, outputs  # no arrays: the structure of one step's outputs
 
 

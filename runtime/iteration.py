@@ -57,7 +57,9 @@ def _register_zipped():
     if not _registered:
         import jax
 
-        jax.tree_util.register_pytree_node(Zipped, lambda z: (tuple(z), None), lambda _, children: Zipped(children))
+        jax.tree_util.register_pytree_node(
+            Zipped, lambda z: (tuple(z), None), lambda _, children: Zipped(children)
+        )
         _registered.append(True)
 
 
@@ -77,7 +79,9 @@ class DynamicRange:
         self.start, self.stop, self.step = start, stop, step
 
     def count(self, xp):
-        return xp.maximum(0, (self.stop - self.start + self.step - xp.sign(self.step)) // self.step)
+        return xp.maximum(
+            0, (self.stop - self.start + self.step - xp.sign(self.step)) // self.step
+        )
 
 
 def is_array(value) -> bool:
@@ -117,7 +121,9 @@ def length(xs) -> int:
     if isinstance(xs, Zipped):
         return length(xs[0])
     if isinstance(xs, DynamicRange):
-        raise TypeError("a range whose bounds are known only at run time cannot be zipped or enumerated")
+        raise TypeError(
+            "a range whose bounds are known only at run time cannot be zipped or enumerated"
+        )
     return int(np.shape(xs)[0])
 
 
@@ -154,7 +160,9 @@ def reversed(xs):
     if isinstance(xs, Zipped):
         return Zipped(reversed(x) for x in xs)
     if isinstance(xs, DynamicRange):
-        last = xs.start + (xs.count(np if not _is_jax(xs.stop) else _jnp()) - 1) * xs.step
+        last = (
+            xs.start + (xs.count(np if not _is_jax(xs.stop) else _jnp()) - 1) * xs.step
+        )
         return DynamicRange(last, xs.start - xs.step, -xs.step)
     return xs[::-1]
 
@@ -191,10 +199,29 @@ def _jnp():
 
 
 __all__ = [
-    "Elements", "Zipped", "DynamicRange", "range", "iterate", "enumerate", "zip", "reversed", "items", "append",
-    "sequence_vjp", "enumerate_vjp", "zip_vjp", "reversed_vjp", "items_vjp", "values_vjp", "enumerate_jvp",
-    "sequence_vjp_transpose", "enumerate_vjp_transpose", "zip_vjp_transpose", "reversed_vjp_transpose",
-    "items_vjp_transpose", "values_vjp_transpose",
+    "DynamicRange",
+    "Elements",
+    "Zipped",
+    "append",
+    "enumerate",
+    "enumerate_jvp",
+    "enumerate_vjp",
+    "enumerate_vjp_transpose",
+    "items",
+    "items_vjp",
+    "items_vjp_transpose",
+    "iterate",
+    "range",
+    "reversed",
+    "reversed_vjp",
+    "reversed_vjp_transpose",
+    "sequence_vjp",
+    "sequence_vjp_transpose",
+    "values_vjp",
+    "values_vjp_transpose",
+    "zip",
+    "zip_vjp",
+    "zip_vjp_transpose",
 ]  # fmt: skip
 
 
@@ -207,7 +234,8 @@ def _per_element(g, n):
         return [None] * n
     if isinstance(g, Elements):
         return list(g.items)
-    if isinstance(g, dict):  # per-step dicts (a loop over a list of dict layers), stacked leaf by leaf
+    # per-step dicts (a loop over a list of dict layers), stacked leaf by leaf
+    if isinstance(g, dict):
         parts = {k: _per_element(v, n) for k, v in g.items()}
         return [{k: p[i] for k, p in parts.items()} for i in builtins.range(n)]
     if isinstance(g, (tuple, list)) and not is_array(g):
@@ -234,7 +262,10 @@ def enumerate_vjp(g, xs):
     if g is None:
         return None
     if isinstance(g, Elements) or not isinstance(g, tuple):
-        return sequence_vjp(Elements(p[1] if p is not None else None for p in _per_element(g, len(xs))), xs)
+        return sequence_vjp(
+            Elements(p[1] if p is not None else None for p in _per_element(g, len(xs))),
+            xs,
+        )
     return sequence_vjp(g[1], xs)
 
 
@@ -243,7 +274,10 @@ def zip_vjp(g, sequences):
         return [None] * len(sequences)
     if isinstance(g, Elements):
         steps = g.items
-        return [sequence_vjp(Elements(s[k] if s is not None else None for s in steps), xs) for k, xs in builtins.enumerate(sequences)]
+        return [
+            sequence_vjp(Elements(s[k] if s is not None else None for s in steps), xs)
+            for k, xs in builtins.enumerate(sequences)
+        ]
     out = []
     for part, xs in builtins.zip(g, sequences):
         n = length(iterate(xs))
@@ -279,7 +313,10 @@ def items_vjp(g, d):
     if g is None:
         return None
     steps = _per_element(g, len(d))
-    return {k: (step[1] if step is not None else None) for k, step in builtins.zip(d.keys(), steps)}
+    return {
+        k: (step[1] if step is not None else None)
+        for k, step in builtins.zip(d.keys(), steps)
+    }
 
 
 # --- transposes of the loop inputs' cotangents (second derivatives through loops) -------------
@@ -290,7 +327,10 @@ def _restack(parts, like):
     if isinstance(like, Elements):
         return Elements(parts)
     if isinstance(like, (tuple, list)) and not is_array(like):
-        fields = [_restack([p[k] for p in parts], field) for k, field in builtins.enumerate(like)]
+        fields = [
+            _restack([p[k] for p in parts], field)
+            for k, field in builtins.enumerate(like)
+        ]
         return type(like)(*fields) if hasattr(like, "_fields") else type(like)(fields)
     from .arrays import namespace
 
@@ -313,11 +353,15 @@ def enumerate_vjp_transpose(u, like, xs):
     if like is None:
         return None
     if isinstance(like, Elements) or not isinstance(like, tuple):
-        items = _per_element(sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs))
+        items = _per_element(
+            sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs)
+        )
         return _restack([(0.0, item) for item in items], like)
     from .trees import tree_zeros_like
 
-    return type(like)((tree_zeros_like(like[0]), sequence_vjp_transpose(u, like[1], xs)))
+    return type(like)(
+        (tree_zeros_like(like[0]), sequence_vjp_transpose(u, like[1], xs))
+    )
 
 
 def zip_vjp_transpose(u, like, sequences):
@@ -325,8 +369,16 @@ def zip_vjp_transpose(u, like, sequences):
     if like is None:
         return None
     if isinstance(like, Elements):
-        columns = [_per_element(sequence_vjp_transpose(part, Elements([None] * len(xs)), xs), len(xs)) for part, xs in builtins.zip(u, sequences)]
-        return Elements(tuple(column[k] for column in columns) for k in builtins.range(len(like.items)))
+        columns = [
+            _per_element(
+                sequence_vjp_transpose(part, Elements([None] * len(xs)), xs), len(xs)
+            )
+            for part, xs in builtins.zip(u, sequences)
+        ]
+        return Elements(
+            tuple(column[k] for column in columns)
+            for k in builtins.range(len(like.items))
+        )
     out = []
     for part, field, xs in builtins.zip(u, like, sequences):
         part = sequence_vjp_transpose(part, field, xs)
@@ -341,7 +393,9 @@ def reversed_vjp_transpose(u, like, xs):
     if like is None:
         return None
     if isinstance(like, Elements) or not is_array(xs):
-        items = _per_element(sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs))
+        items = _per_element(
+            sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs)
+        )
         return _restack(items[::-1], like)
     return u[::-1]
 
@@ -350,7 +404,7 @@ def values_vjp_transpose(u, like, d):
     """The transpose of ``values_vjp(g, d)``: the dict ``u`` as per-step cotangents of ``values(d)``."""
     if like is None:
         return None
-    return _restack([u[k] for k in d.keys()], like)
+    return _restack([u[k] for k in d], like)
 
 
 def items_vjp_transpose(u, like, d):
@@ -360,4 +414,7 @@ def items_vjp_transpose(u, like, d):
     from .trees import tree_zeros_like
 
     steps = _per_element(like, len(d))
-    return _restack([(tree_zeros_like(step[0]), u[k]) for k, step in builtins.zip(d.keys(), steps)], like)
+    return _restack(
+        [(tree_zeros_like(step[0]), u[k]) for k, step in builtins.zip(d.keys(), steps)],
+        like,
+    )

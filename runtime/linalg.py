@@ -13,7 +13,8 @@ def matmul_vjp_lhs(g, x1, x2):
     elif np.ndim(x1) == 1:
         grad = xp.squeeze(xp.matmul(xp.expand_dims(g, -2), xp.swapaxes(x2, -1, -2)), -2)
     elif np.ndim(x1) == np.ndim(x2) == 2:
-        grad = xp.tensordot(g, x2, axes=(1, 1))  # one contraction, no transposed copy of x2
+        # one contraction, no transposed copy of x2
+        grad = xp.tensordot(g, x2, axes=(1, 1))
     else:
         grad = xp.matmul(g, xp.swapaxes(x2, -1, -2))
     return unbroadcast(grad, x1)
@@ -29,7 +30,8 @@ def matmul_vjp_rhs(g, x1, x2):
     elif np.ndim(x2) == 1:
         grad = xp.squeeze(xp.matmul(xp.swapaxes(x1, -1, -2), xp.expand_dims(g, -1)), -1)
     elif np.ndim(x1) == np.ndim(x2) == 2:
-        grad = xp.transpose(xp.tensordot(g, x1, axes=(0, 0)))  # JAX's layout: batched (vmap), XLA fuses it
+        # JAX's layout: batched (vmap), XLA fuses it
+        grad = xp.transpose(xp.tensordot(g, x1, axes=(0, 0)))
     else:
         grad = xp.matmul(xp.swapaxes(x1, -1, -2), g)
     return unbroadcast(grad, x2)
@@ -40,7 +42,9 @@ def _tensordot_axes(a, b, axes):
     na, nb = np.ndim(a), np.ndim(b)
     if np.ndim(axes) == 0:
         return list(range(na - int(axes), na)), list(range(int(axes)))
-    a_axes, b_axes = ([int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes)
+    a_axes, b_axes = (
+        [int(x)] if np.ndim(x) == 0 else [int(i) for i in x] for x in axes
+    )
     return [x % na for x in a_axes], [x % nb for x in b_axes]
 
 
@@ -53,10 +57,12 @@ def _tensordot_vjp(g, a, b, axes, index):
     g_a = list(range(len(a_free)))
     g_b = list(range(len(a_free), len(a_free) + len(b_free)))
     if index == 0:
-        out = xp.tensordot(g, b, (g_b, b_free))  # axes: a_free, then b's contracted axes in b's order
+        # axes: a_free, then b's contracted axes in b's order
+        out = xp.tensordot(g, b, (g_b, b_free))
         order = a_free + [a_axes[b_axes.index(j)] for j in sorted(b_axes)]
     else:
-        out = xp.tensordot(a, g, (a_free, g_a))  # axes: a's contracted axes in a's order, then b_free
+        # axes: a's contracted axes in a's order, then b_free
+        out = xp.tensordot(a, g, (a_free, g_a))
         order = [b_axes[a_axes.index(i)] for i in sorted(a_axes)] + b_free
     return xp.transpose(out, tuple(int(i) for i in np.argsort(order)))
 
@@ -163,9 +169,14 @@ def _parse_subscripts(subscripts, operands):
         once = sorted(c for c in set(letters) if letters.count(c) == 1)
         output = ("..." if "..." in inputs else "") + "".join(once)
     if "..." in inputs:
-        ranks = [np.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)]
+        ranks = [
+            np.ndim(op) - len(s.replace("...", "")) for s, op in zip(specs, operands)
+        ]
         fresh = [c for c in _LETTERS if c not in subscripts][: max(ranks)]
-        specs = [s.replace("...", "".join(fresh[len(fresh) - r :]) if r else "") for s, r in zip(specs, ranks)]
+        specs = [
+            s.replace("...", "".join(fresh[len(fresh) - r :]) if r else "")
+            for s, r in zip(specs, ranks)
+        ]
         output = output.replace("...", "".join(fresh))
     return specs, output
 
@@ -179,7 +190,9 @@ def einsum_vjp(g, subscripts, operands, extra=()):
     """
     every = [*operands, *extra]
     specs, output = _parse_subscripts(subscripts, every)
-    return [_einsum_operand_vjp(g, specs, output, every, i) for i in range(len(operands))]
+    return [
+        _einsum_operand_vjp(g, specs, output, every, i) for i in range(len(operands))
+    ]
 
 
 def _einsum_operand_vjp(g, specs, output, operands, index):
@@ -198,8 +211,11 @@ def _einsum_operand_vjp(g, specs, output, operands, index):
     unique = "".join(dict.fromkeys(target))
     alone = [c for c in unique if c not in known]
     ones = [xp.ones(sizes[c], dtype=g.dtype) for c in alone]
-    grad = xp.einsum(",".join([output, *other_specs, *alone]) + "->" + unique, g, *others, *ones)
-    if unique != target:  # repeated letters: write the diagonal back with identity matrices
+    grad = xp.einsum(
+        ",".join([output, *other_specs, *alone]) + "->" + unique, g, *others, *ones
+    )
+    # repeated letters: write the diagonal back with identity matrices
+    if unique != target:
         fresh = iter(c for c in _LETTERS if c not in "".join(specs) + output)
         out, eyes, eye_specs = [], [], []
         for pos, c in enumerate(target):
@@ -209,7 +225,9 @@ def _einsum_operand_vjp(g, specs, output, operands, index):
                 eye_specs.append(c + new)
                 c = new
             out.append(c)
-        grad = xp.einsum(",".join([unique, *eye_specs]) + "->" + "".join(out), grad, *eyes)
+        grad = xp.einsum(
+            ",".join([unique, *eye_specs]) + "->" + "".join(out), grad, *eyes
+        )
     summed = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(grad)[i] != 1)
     if summed:  # size-1 dims that broadcast in the forward pass
         grad = xp.sum(grad, axis=summed, keepdims=True)
@@ -260,9 +278,16 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
     if ord in (1, -1, np.inf, -np.inf):
         summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = xp.sum(xp.abs(x), axis=summed, keepdims=True)
-        return g * _sign(x) * _share(xp, sums, best, (across,)) * _initial_tie(xp, best, ord)
+        return (
+            g
+            * _sign(x)
+            * _share(xp, sums, best, (across,))
+            * _initial_tie(xp, best, ord)
+        )
     if ord in (2, -2, "nuc"):
-        u, _, vh = xp.linalg.svd(xp.moveaxis(x, (rows, cols), (-2, -1)), full_matrices=False)
+        u, _, vh = xp.linalg.svd(
+            xp.moveaxis(x, (rows, cols), (-2, -1)), full_matrices=False
+        )
         if ord == 2:
             u, vh = u[..., :, :1], vh[..., :1, :]
         elif ord == -2:
@@ -334,7 +359,10 @@ def einsum_list(subscripts, operands, extra=()):
 def einsum_pairs(operands, others):
     """``[stack([op, other]) for each operand]``: what ``einsum_pairs_subscripts`` contracts."""
     xp = namespace(*operands, *others)
-    return [xp.stack([op, zeros_like_float(op) if other is None else other]) for op, other in zip(operands, others)]
+    return [
+        xp.stack([op, zeros_like_float(op) if other is None else other])
+        for op, other in zip(operands, others)
+    ]
 
 
 def einsum_unpairs(pairs, which):
@@ -345,16 +373,22 @@ def einsum_unpairs(pairs, which):
 def einsum_pair_slot(values, which):
     """Pairs with ``values`` in slot ``which`` and zeros in the other: the transpose of ``einsum_unpairs``."""
     xp = namespace(*values)
-    return [xp.stack([v, zeros_like_float(v)] if which == 0 else [zeros_like_float(v), v]) for v in values]
+    return [
+        xp.stack([v, zeros_like_float(v)] if which == 0 else [zeros_like_float(v), v])
+        for v in values
+    ]
 
 
 def einsum_pairs_subscripts(subscripts, operands, extra=()):
     """The subscripts of ``sum_i einsum(subscripts, ops[i := u_i], *extra)`` over ``einsum_pairs(ops, u)``, extra, selector."""
     inputs, arrow, output = subscripts.replace(" ", "").partition("->")
     specs = inputs.split(",")
-    if not arrow:  # NumPy's implicit output: ellipsis dims, then the letters seen once, sorted
+    # NumPy's implicit output: ellipsis dims, then the letters seen once, sorted
+    if not arrow:
         letters = [c for c in inputs if c.isalpha()]
-        output = ("..." if "..." in inputs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        output = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1)
+        )
     fresh = [c for c in _LETTERS if c not in subscripts][: len(operands)]
     paired = [z + spec for z, spec in zip(fresh, specs)]
     return ",".join([*paired, *specs[len(operands) :], "".join(fresh)]) + "->" + output
@@ -376,7 +410,11 @@ def _norm_power(ord, axes):
     None for the piecewise-linear ones and those computed from singular values."""
     if ord is None or ord == "fro":
         return 2.0
-    if len(axes) == 1 and not isinstance(ord, str) and ord not in (0, 1, np.inf, -np.inf):
+    if (
+        len(axes) == 1
+        and not isinstance(ord, str)
+        and ord not in (0, 1, np.inf, -np.inf)
+    ):
         return float(ord)
     return None
 
@@ -403,7 +441,13 @@ def norm_partial(g, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0)
         return xp.zeros_like(x * reduced_like(g * norm, x, axes, keepdims))
     sign = _sign(x) if dx % 2 == 0 else 1.0
     best = reduced_like(norm, x, axes, keepdims)
-    return coefficient * reduced_like(g, x, axes, keepdims) * sign * xp.abs(x) ** (p - 1 - dx) * best ** (1 - p - dnorm)
+    return (
+        coefficient
+        * reduced_like(g, x, axes, keepdims)
+        * sign
+        * xp.abs(x) ** (p - 1 - dx)
+        * best ** (1 - p - dnorm)
+    )
 
 
 def _svd_factors_jvp(a, da):
@@ -415,7 +459,14 @@ def _svd_factors_jvp(a, da):
     p = xp.swapaxes(u, -1, -2) @ da @ v
     s_row = s[..., None, :]
     eye = xp.eye(k, dtype=s.dtype)
-    f = 1 / ((s_row + xp.swapaxes(s_row, -1, -2)) * (s_row - xp.swapaxes(s_row, -1, -2)) + eye) - eye
+    f = (
+        1
+        / (
+            (s_row + xp.swapaxes(s_row, -1, -2)) * (s_row - xp.swapaxes(s_row, -1, -2))
+            + eye
+        )
+        - eye
+    )
     ps = p * s_row
     sp = xp.swapaxes(s_row, -1, -2) * p
     du = u @ (f * (ps + xp.swapaxes(ps, -1, -2)))
@@ -442,17 +493,22 @@ def norm_hvp(g, x, norm, v, ord=None, axis=None, keepdims=False):
     if len(axes) != 2 or ord not in (2, -2, "nuc"):
         return norm_partial(g, x, norm, ord, axis, keepdims, 1, 0) * v
     rows, cols = axes
-    u, vm, du, dv = _svd_factors_jvp(xp.moveaxis(x, (rows, cols), (-2, -1)), xp.moveaxis(v, (rows, cols), (-2, -1)))
+    u, vm, du, dv = _svd_factors_jvp(
+        xp.moveaxis(x, (rows, cols), (-2, -1)), xp.moveaxis(v, (rows, cols), (-2, -1))
+    )
     if ord != "nuc":
         keep = slice(0, 1) if ord == 2 else slice(-1, None)
         u, vm, du, dv = (t[..., keep] for t in (u, vm, du, dv))
     d_polar = du @ xp.swapaxes(vm, -1, -2) + u @ xp.swapaxes(dv, -1, -2)
-    return reduced_like(g, x, axes, keepdims) * xp.moveaxis(d_polar, (-2, -1), (rows, cols))
+    return reduced_like(g, x, axes, keepdims) * xp.moveaxis(
+        d_polar, (-2, -1), (rows, cols)
+    )
 
 
 def norm_svd_third(g, x, v, w, ord=None, axis=None, keepdims=False):
     """The part of ``norm_hvp(g, x, norm, v, ...)``'s derivative in ``x`` along ``w`` that ``norm_partial`` leaves out:
-    zeros, but for the norms of singular values, whose third derivatives are not computed (an error)."""
+    zeros, but for the norms of singular values, whose third derivatives are not computed (an error).
+    """
     xp = namespace(g, x, v, w)
     axes = _normalize_norm_axes(axis, np.ndim(x), ord)
     if len(axes) == 2 and ord in (2, -2, "nuc"):

@@ -18,7 +18,9 @@ GENERATED: dict[str, str] = {}  # path of each loaded generated module -> its te
 
 def cache_dir() -> str:
     """Where generated modules are written: ``$S2S_CACHE_DIR``, else a folder in the temp dir."""
-    path = os.environ.get("S2S_CACHE_DIR") or os.path.join(tempfile.gettempdir(), f"s2s-{os.getuid()}")
+    path = os.environ.get("S2S_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"s2s-{os.getuid()}"
+    )
     os.makedirs(path, exist_ok=True)
     return path
 

@@ -82,7 +82,8 @@ class S2SError(Exception):
 
 class Refusal(TypeError):
     """Raised by the runtime for a construct s2s refuses once values show what it is (``ws + vs`` of two lists):
-    re-raised at the user's line as a ``GeneratedCodeError`` with this message and ``hint``."""
+    re-raised at the user's line as a ``GeneratedCodeError`` with this message and ``hint``.
+    """
 
     def __init__(self, message: str, hint: str):
         super().__init__(message)
@@ -132,7 +133,11 @@ def locate(err: BaseException) -> Exception | None:
     if isinstance(err, S2SError) or not isinstance(err, Exception):
         return None
     frames = _frames(err.__traceback__)
-    inner = [i for i, (frame, _, _) in enumerate(frames) if frame.f_code.co_filename in loader.GENERATED]
+    inner = [
+        i
+        for i, (frame, _, _) in enumerate(frames)
+        if frame.f_code.co_filename in loader.GENERATED
+    ]
     if not inner:
         return None
     frame, lineno, _ = frames[inner[-1]]
@@ -143,7 +148,8 @@ def locate(err: BaseException) -> Exception | None:
     if isinstance(err, Refusal):
         return _located(err, str(err), err.hint, where)
     if deeper and _is_runtime(deeper[-1][0]) and _raises(*deeper[-1][::2]):
-        _note(err, where)  # the runtime's own error (JAX's message, as JAX raises it): keep it as it is
+        # the runtime's own error (JAX's message, as JAX raises it): keep it as it is
+        _note(err, where)
         return None
     name = type(err).__name__
     if name in CONCRETE and type(err).__module__.startswith("jax"):
@@ -197,7 +203,9 @@ def origin_of(path: str, lineno: int) -> Location:
         line = lines[lineno - 1] if lineno <= len(lines) else ""
         return _span(path, lineno, line)
     name, number, source = cited
-    for other in loader.GENERATED:  # generated from generated code: follow the cited module
+    for (
+        other
+    ) in loader.GENERATED:  # generated from generated code: follow the cited module
         if os.path.basename(other) == name:
             return origin_of(other, number)
     return _find_source(name, number, source)
@@ -206,7 +214,11 @@ def origin_of(path: str, lineno: int) -> Location:
 @functools.lru_cache(maxsize=64)
 def _statements(text: str) -> list:
     """``(first line, last line, column)`` of every statement of a generated module."""
-    return [(n.lineno, n.end_lineno, n.col_offset) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.stmt)]
+    return [
+        (n.lineno, n.end_lineno, n.col_offset)
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.stmt)
+    ]
 
 
 def _comment_above(text: str, lineno: int):
@@ -231,16 +243,21 @@ def _comment_above(text: str, lineno: int):
 
 def _find_source(name: str, number: int, source: str) -> Location:
     """The file named ``name`` (a base name) whose line ``number`` reads ``source``: loaded modules, files read."""
-    files = set(linecache.cache) | {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    files = set(linecache.cache) | {
+        getattr(m, "__file__", None) for m in list(sys.modules.values())
+    }
     found = {
         os.path.realpath(f): f
         for f in files
-        if isinstance(f, str) and os.path.basename(f) == name and linecache.getline(f, number).strip() == source.strip()
+        if isinstance(f, str)
+        and os.path.basename(f) == name
+        and linecache.getline(f, number).strip() == source.strip()
     }
     if len(found) == 1:
         path = next(iter(found.values()))
         return _span(path, number, linecache.getline(path, number).rstrip("\n"))
-    return _span(name, number, source)  # not found, or ambiguous: as the comment cites it
+    # not found, or ambiguous: as the comment cites it
+    return _span(name, number, source)
 
 
 def _span(path: str, number: int, line: str) -> Location:
@@ -251,7 +268,9 @@ def _span(path: str, number: int, line: str) -> Location:
 
 _LIBRARIES = tuple(
     os.path.realpath(p) + os.sep
-    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    for p in {
+        sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
 )
 _RUNTIME = os.path.dirname(os.path.realpath(__file__)) + os.sep
 
@@ -274,23 +293,32 @@ def _is_users(frame) -> bool:
 def _raises(frame, lasti: int) -> bool:
     """Whether ``frame`` stopped at a ``raise`` statement of its own (rather than in a call that raised)."""
     code = frame.f_code.co_code
-    return 0 <= lasti < len(code) and dis.opname[code[lasti]] in ("RAISE_VARARGS", "RERAISE")
+    return 0 <= lasti < len(code) and dis.opname[code[lasti]] in (
+        "RAISE_VARARGS",
+        "RERAISE",
+    )
 
 
 def _note(err: BaseException, where: Location) -> None:
     notes = getattr(err, "__notes__", [])
     if not any(n.startswith(NOTE) for n in notes):
-        err.add_note(f"{NOTE}{where.path}:{where.line}:{where.col + 1}: {where.text.strip()}")
+        err.add_note(
+            f"{NOTE}{where.path}:{where.line}:{where.col + 1}: {where.text.strip()}"
+        )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _located_class(original: type) -> type:
     """``GeneratedCodeError`` that is also an ``original`` (or the nearest base of it Python can combine)."""
     for base in original.__mro__:
         if not issubclass(base, Exception):
             break
         try:
-            return type(f"GeneratedCodeError({base.__qualname__})", (GeneratedCodeError, base), {"__module__": __name__})
+            return type(
+                f"GeneratedCodeError({base.__qualname__})",
+                (GeneratedCodeError, base),
+                {"__module__": __name__},
+            )
         except TypeError:  # an instance layout Python cannot combine with Exception's
             continue
     return GeneratedCodeError

@@ -5,6 +5,7 @@ its arguments for their namespace and reads only static shapes, so generated
 code calling it runs eagerly on NumPy and compiles under ``jax.jit``.
 """
 
+import itertools
 import sys
 
 import numpy as np
@@ -76,7 +77,12 @@ def prod_vjp(g, a, axis=None, keepdims=False):
     flat, shape = _to_last(xp, a, axes)
     ones = xp.ones_like(flat[..., :1])
     before = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    after = xp.flip(
+        xp.cumprod(
+            xp.concatenate([ones, xp.flip(flat, -1)[..., :-1]], axis=-1), axis=-1
+        ),
+        -1,
+    )
     others = xp.reshape(before * after, shape)
     ndim = np.ndim(a)
     others = xp.moveaxis(others, tuple(range(ndim - len(axes), ndim)), axes)
@@ -97,7 +103,9 @@ def cumprod_vjp(g, a, axis=None):
     n = np.shape(x)[-1]
     left_out = xp.where(xp.eye(n, dtype=bool), 1, xp.expand_dims(x, -2))
     partial = xp.cumprod(left_out, axis=-1)  # [..., j, i]: d ans_i / d a_j for i >= j
-    grad = xp.sum(xp.triu(partial) * xp.expand_dims(xp.moveaxis(g, axis, -1), -2), axis=-1)
+    grad = xp.sum(
+        xp.triu(partial) * xp.expand_dims(xp.moveaxis(g, axis, -1), -2), axis=-1
+    )
     return xp.reshape(xp.moveaxis(grad, -1, axis), shape)
 
 
@@ -109,7 +117,8 @@ def cumprod_jvp(a_dot, a, axis=None):
     x = xp.moveaxis(xp.asarray(a), axis, -1)
     n = np.shape(x)[-1]
     left_out = xp.where(xp.eye(n, dtype=bool), 1, xp.expand_dims(x, -2))
-    partial = xp.triu(xp.cumprod(left_out, axis=-1))  # [..., j, i]: d ans_i / d a_j for i >= j
+    # [..., j, i]: d ans_i / d a_j for i >= j
+    partial = xp.triu(xp.cumprod(left_out, axis=-1))
     out = xp.sum(partial * xp.expand_dims(xp.moveaxis(a_dot, axis, -1), -1), axis=-2)
     return xp.moveaxis(out, -1, axis)
 
@@ -119,14 +128,18 @@ def _split_as(g, shapes, axis):
     xp = namespace(g)
     sizes = [s[axis] for s in shapes]
     cuts = [int(c) for c in np.cumsum(sizes)[:-1]]
-    return [xp.reshape(piece, s) for piece, s in zip(xp.split(g, cuts, axis=axis), shapes)]
+    return [
+        xp.reshape(piece, s) for piece, s in zip(xp.split(g, cuts, axis=axis), shapes)
+    ]
 
 
 def concatenate_vjp(g, arrays, axis=0):
     """Cotangents (a list) of ``arrays`` in ``concatenate(arrays, axis)``."""
     if axis is None:
         flat = _split_as(g, [(int(np.size(a)),) for a in arrays], 0)
-        return [namespace(g).reshape(piece, np.shape(a)) for piece, a in zip(flat, arrays)]
+        return [
+            namespace(g).reshape(piece, np.shape(a)) for piece, a in zip(flat, arrays)
+        ]
     return _split_as(g, [np.shape(a) for a in arrays], axis)
 
 
@@ -145,7 +158,10 @@ def hstack_vjp(g, tup):
 
 def vstack_vjp(g, tup):
     """Cotangents (a list) of ``tup`` in ``vstack(tup)``."""
-    shapes = [(1,) * (2 - np.ndim(a)) + np.shape(a) if np.ndim(a) < 2 else np.shape(a) for a in tup]
+    shapes = [
+        (1,) * (2 - np.ndim(a)) + np.shape(a) if np.ndim(a) < 2 else np.shape(a)
+        for a in tup
+    ]
     pieces = _split_as(g, shapes, 0)
     return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
 
@@ -159,11 +175,17 @@ def split_vjp(g, ary, indices_or_sections, axis=0):
         cuts = [n // int(indices_or_sections)] * int(indices_or_sections)
     else:  # the lengths of ary[start:stop] with NumPy's slice semantics
         bounds = [0, *(int(i) for i in indices_or_sections), n]
-        cuts = [len(range(*slice(s, e).indices(n))) for s, e in zip(bounds[:-1], bounds[1:])]
+        cuts = [
+            len(range(*slice(s, e).indices(n))) for s, e in itertools.pairwise(bounds)
+        ]
     axis = axis % len(shape)
     dtype = next((p.dtype for p in g if p is not None), xp.result_type(float))
     pieces = [
-        xp.zeros(shape[:axis] + (size,) + shape[axis + 1 :], dtype) if piece is None else piece
+        (
+            xp.zeros(shape[:axis] + (size,) + shape[axis + 1 :], dtype)
+            if piece is None
+            else piece
+        )
         for piece, size in zip(g, cuts)
     ]
     return xp.concatenate(pieces, axis=axis)
@@ -207,10 +229,16 @@ def repeat_vjp(g, a, repeats, axis=None):
 def pad_vjp(g, array, pad_width, mode="constant"):
     """Cotangent of ``array`` in ``pad(array, pad_width, mode)``: the unpadded middle of ``g``."""
     if mode != "constant":
-        raise NotImplementedError(f"derivative of pad with mode={mode!r} (only 'constant')")
+        raise NotImplementedError(
+            f"derivative of pad with mode={mode!r} (only 'constant')"
+        )
     shape = np.shape(array)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
-    return g[tuple(slice(int(before), int(before) + n) for (before, _), n in zip(widths, shape))]
+    return g[
+        tuple(
+            slice(int(before), int(before) + n) for (before, _), n in zip(widths, shape)
+        )
+    ]
 
 
 def diag_vjp(g, v, k=0):
@@ -221,7 +249,9 @@ def diag_vjp(g, v, k=0):
     n, m = np.shape(v)
     length = np.shape(g)[0]
     if k >= 0:
-        return xp.eye(n, m, k, dtype=g.dtype) * xp.expand_dims(xp.pad(g, (0, n - length)), 1)
+        return xp.eye(n, m, k, dtype=g.dtype) * xp.expand_dims(
+            xp.pad(g, (0, n - length)), 1
+        )
     return xp.eye(n, m, k, dtype=g.dtype) * xp.pad(g, (0, m - length))
 
 
@@ -231,25 +261,31 @@ def take_vjp(g, a, indices, axis=None):
     indices = xp.asarray(indices)
     shape = np.shape(a)
     if axis is None:
-        return xp.reshape(index_add(xp.zeros(int(np.size(a)), g.dtype), indices, g), shape)
+        return xp.reshape(
+            index_add(xp.zeros(int(np.size(a)), g.dtype), indices, g), shape
+        )
     index = (slice(None),) * (axis % len(shape)) + (indices,)
     return index_add(xp.zeros(shape, g.dtype), index, g)
 
 
 def take_along_axis_vjp(g, arr, indices, axis=-1):
     """Cotangent of ``arr`` in ``take_along_axis(arr, indices, axis)``: ``g`` added back at the indices along
-    ``axis`` (repeated indices accumulate; where ``arr`` broadcast against ``indices``, its copies add up)."""
+    ``axis`` (repeated indices accumulate; where ``arr`` broadcast against ``indices``, its copies add up).
+    """
     xp = namespace(g, arr, indices)
     shape = np.shape(arr)
     if axis is None:  # ``arr`` read flat, ``indices`` one-dimensional
         flat = index_add(xp.zeros(int(np.size(arr)), g.dtype), xp.asarray(indices), g)
         return xp.reshape(flat, shape)
     axis = axis % len(shape)
-    index = []  # put_along_axis's index: ``indices`` along ``axis``, a position (0 where ``arr`` broadcast) elsewhere
+    # put_along_axis's index: ``indices`` along ``axis``, a position (0 where ``arr`` broadcast) elsewhere
+    index = []
     for d, (n, m) in enumerate(zip(shape, np.shape(g))):
         along = np.arange(m) if n == m else np.zeros(m, int)
         index.append(
-            xp.asarray(indices) if d == axis else np.reshape(along, (1,) * d + (m,) + (1,) * (len(shape) - d - 1))
+            xp.asarray(indices)
+            if d == axis
+            else np.reshape(along, (1,) * d + (m,) + (1,) * (len(shape) - d - 1))
         )
     return index_add(xp.zeros(shape, g.dtype), tuple(index), g)
 

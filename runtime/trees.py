@@ -1,6 +1,5 @@
 """Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
 
-
 from .arrays import _is_jax, index_add, zeros_like_float
 
 
@@ -74,17 +73,28 @@ def tree_add(a, b):
 
 
 def _get(tree, key):
-    return getattr(tree, key) if isinstance(key, str) and _is_namedtuple(tree) else tree[key]
+    return (
+        getattr(tree, key)
+        if isinstance(key, str) and _is_namedtuple(tree)
+        else tree[key]
+    )
 
 
 def _child_key(tree, key):
     """The key of ``tree``'s child reached by ``key``, as ``_children`` lists it: an attribute of a
-    namedtuple is its index, a negative index of a tuple or list counts from the end (``params[-1]``)."""
+    namedtuple is its index, a negative index of a tuple or list counts from the end (``params[-1]``).
+    """
     if isinstance(key, str) and _is_namedtuple(tree):
         return tree._fields.index(key)
-    if isinstance(tree, (tuple, list)) and isinstance(key, int) and not isinstance(key, bool):
+    if (
+        isinstance(tree, (tuple, list))
+        and isinstance(key, int)
+        and not isinstance(key, bool)
+    ):
         if not -len(tree) <= key < len(tree):
-            raise IndexError(f"index {key} is out of range for a {type(tree).__name__} of length {len(tree)}")
+            raise IndexError(
+                f"index {key} is out of range for a {type(tree).__name__} of length {len(tree)}"
+            )
         return key % len(tree)
     return key
 
@@ -108,7 +118,11 @@ def fill_like(tree, leaves):
             out = index_add(out, path if len(path) > 1 else path[0], value)
         return out
     grouped = {}
-    for path, value in leaves.items():  # ``params[1]`` and ``params[-1]`` are one place: their values add up
+    for (
+        path,
+        value,
+        # ``params[1]`` and ``params[-1]`` are one place: their values add up
+    ) in leaves.items():
         group = grouped.setdefault(_child_key(tree, path[0]), {})
         group[path[1:]] = tree_add(group.get(path[1:]), value)
     children = [

@@ -1,35 +1,44 @@
 """s2s: source-to-source differentiation of NumPy programs, compiled through XLA.
 
-    import s2s
-    df = s2s.grad(loss)          # same semantics as jax.grad
-    df(params, x, y)             # runs compiled by XLA
-    print(df.source)             # the generated gradient module
+import s2s
+df = s2s.grad(loss)          # same semantics as jax.grad
+df(params, x, y)             # runs compiled by XLA
+print(df.source)             # the generated gradient module
 """
 
-from .api import grad, value_and_grad, vjp, jvp, linearize, jvp_source, transform, Transformed
-from .codegen import generate
-from .jacobians import jacfwd, jacrev, hessian
-from .custom import custom_jvp, custom_vjp, stop_gradient
+from .api import (
+    Transformed,
+    grad,
+    jvp,
+    jvp_source,
+    linearize,
+    transform,
+    value_and_grad,
+    vjp,
+)
 from .checking import check_grads
+from .codegen import generate
+from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import S2SError
+from .jacobians import hessian, jacfwd, jacrev
 
 __version__ = "0.1.0"
 __all__ = [
-    "grad",
-    "value_and_grad",
-    "vjp",
-    "jvp",
-    "linearize",
-    "jvp_source",
-    "jacfwd",
-    "jacrev",
-    "hessian",
+    "S2SError",
+    "Transformed",
+    "check_grads",
     "custom_jvp",
     "custom_vjp",
-    "stop_gradient",
-    "check_grads",
-    "transform",
-    "Transformed",
     "generate",
-    "S2SError",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "jvp_source",
+    "linearize",
+    "stop_gradient",
+    "transform",
+    "value_and_grad",
+    "vjp",
 ]

@@ -22,8 +22,8 @@ import numpy as np
 
 from .binding import Binding
 from .codegen import Generated, generate
-from .freshness import GENERATED_KEY
 from .errors import S2SError
+from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
 from .runtime import backends, loader
 from .runtime.trees import tree_leaves
@@ -62,7 +62,8 @@ def _complex_error(api, dtype) -> TypeError:
     )
 
 
-_CACHE: OrderedDict = OrderedDict()  # (target, kinds, argnums, has_aux) -> Generated, most recently used last
+# (target, kinds, argnums, has_aux) -> Generated, most recently used last
+_CACHE: OrderedDict = OrderedDict()
 
 
 def _generated(target, kinds, argnums, has_aux) -> Generated:
@@ -86,11 +87,15 @@ class Transformed:
     (``Generated.fresh``) and generated again if one of them has changed.
     """
 
-    def __init__(self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False, api=None):
+    def __init__(
+        self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False, api=None
+    ):
         api = api or "s2s." + ("transform" if kind == "primal" else kind)
         self.target, self.binding = wrappers.target(fn, api)
-        functools.update_wrapper(self, fn, updated=())  # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
-        if kind != "primal":  # a derivative is not the function it came from: nothing may unwrap it into ``fn``
+        # not ``fn.__dict__``: a Transformed ``fn`` caches its own module there
+        functools.update_wrapper(self, fn, updated=())
+        # a derivative is not the function it came from: nothing may unwrap it into ``fn``
+        if kind != "primal":
             del self.__wrapped__
         self.__signature__ = self.binding.signature
         self.fn = fn
@@ -109,20 +114,31 @@ class Transformed:
         # requests), a primal has none, a variadic function's are read at each call's shape
         as_given = flat or kind == "primal" or self._variadic is not None
         self.argnums = argnums if as_given else self.binding.argnums(argnums, api)
-        self._negative = None if as_given or not Binding.negative(argnums) else (argnums, api)
+        self._negative = (
+            None if as_given or not Binding.negative(argnums) else (argnums, api)
+        )
 
     def at(self, *args, **kwargs) -> Transformed:
         """This transformation for calls shaped like ``f(*args, **kwargs)``: itself, or, when ``f`` takes
-        ``*args``/``**kwargs``, the one of ``f`` at that call's shape (its ``.source`` is the module such calls run)."""
+        ``*args``/``**kwargs``, the one of ``f`` at that call's shape (its ``.source`` is the module such calls run).
+        """
         if self._variadic is None:
             return self
-        return _transformed(self._at(args, kwargs), self.kind, self._variadic, self.has_aux, self.backend)
+        return _transformed(
+            self._at(args, kwargs),
+            self.kind,
+            self._variadic,
+            self.has_aux,
+            self.backend,
+        )
 
     def _at(self, args, kwargs):
         """What this transforms for the call ``f(*args, **kwargs)`` of a function with ``*args``/``**kwargs``."""
         if isinstance(self.target, Transformed):
             return self.target.at(*args, **kwargs)
-        return variadic.specialize(self.target, variadic.shape_of(self.binding.signature.bind(*args, **kwargs)))
+        return variadic.specialize(
+            self.target, variadic.shape_of(self.binding.signature.bind(*args, **kwargs))
+        )
 
     @functools.cached_property
     def generated(self) -> Generated:
@@ -154,7 +170,9 @@ class Transformed:
         generated = self.generated
         stem = getattr(self.target, "__name__", None) or "function"
         module = loader.load_module(generated.text, stem, generated.injected)
-        module.__dict__[GENERATED_KEY] = generated  # code read from this module depends on what it baked in
+        module.__dict__[GENERATED_KEY] = (
+            generated  # code read from this module depends on what it baked in
+        )
         return getattr(module, generated.entries[self.kind])
 
     @property
@@ -179,7 +197,9 @@ class Transformed:
         if self._negative is not None and len(args) != len(self.binding.positional):
             spec, api = self._negative
             argnums = self.binding.for_call(spec, len(args), api)
-            return _transformed(self.fn, self.kind, argnums, self.has_aux, self.backend)(*args, **kwargs)
+            return _transformed(
+                self.fn, self.kind, argnums, self.has_aux, self.backend
+            )(*args, **kwargs)
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
             _check_float_inputs(args, self.argnums, self.kind)
@@ -237,7 +257,9 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
 
 
 @functools.lru_cache(maxsize=256)
-def _transformed(fun, kind, argnums, has_aux=False, backend="xla", flat=False) -> Transformed:
+def _transformed(
+    fun, kind, argnums, has_aux=False, backend="xla", flat=False
+) -> Transformed:
     """One ``Transformed`` per request, so repeated ``jvp``/``vjp``/``linearize`` calls reuse its compilation."""
     return Transformed(fun, kind, argnums, has_aux, backend, flat=flat)
 
@@ -270,11 +292,15 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
                 f"pass `({what}s,)` for a single argument"
             )
     if len(primals) != len(tangents):
-        raise TypeError(f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal")
+        raise TypeError(
+            f"s2s.jvp got {len(primals)} primals and {len(tangents)} tangents: give one tangent per primal"
+        )
     fun = _at_call(fun, primals, backend)
     args, positions = _primal_arguments(fun, primals, "jvp", backend)
     transformed = _transformed(fun, "jvp", positions, has_aux, backend, flat=True)
-    tangents = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
+    tangents = [
+        _checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))
+    ]
     return tuple(transformed._current_runner()(*args, *tangents))
 
 
@@ -296,8 +322,12 @@ def linearize(fun, *primals, backend="xla"):
 
     def f_jvp(*tangents):
         if len(tangents) != len(primals):
-            raise TypeError(f"the linearized function takes {len(primals)} tangents, got {len(tangents)}")
-        checked = [_checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))]
+            raise TypeError(
+                f"the linearized function takes {len(primals)} tangents, got {len(tangents)}"
+            )
+        checked = [
+            _checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))
+        ]
         return runner(*args, *checked)
 
     return out, f_jvp
@@ -342,7 +372,9 @@ def _checked_tangent(index, primal, tangent):
                 f"primal {index} of s2s.jvp is {p_type.name}: its tangent must have dtype float0 "
                 f"(np.zeros(shape, dtype=jax.dtypes.float0)), got {t_type.name}"
             )
-    return tree_map(lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent)
+    return tree_map(
+        lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent
+    )
 
 
 def _sorted_leaves(tree):
@@ -360,10 +392,18 @@ def _sorted_leaves(tree):
 def _structure(tree) -> str:
     """A readable description of a tree's containers (leaves as ``*``; dict keys sorted, as JAX's pytrees)."""
     if isinstance(tree, dict):
-        return "{" + ", ".join(f"{k!r}: {_structure(tree[k])}" for k in sorted(tree, key=repr)) + "}"
+        return (
+            "{"
+            + ", ".join(f"{k!r}: {_structure(tree[k])}" for k in sorted(tree, key=repr))
+            + "}"
+        )
     if isinstance(tree, (tuple, list)):
         inner = ", ".join(_structure(v) for v in tree)
-        return f"({inner},)" if isinstance(tree, tuple) and len(tree) == 1 else (f"({inner})" if isinstance(tree, tuple) else f"[{inner}]")
+        return (
+            f"({inner},)"
+            if isinstance(tree, tuple) and len(tree) == 1
+            else (f"({inner})" if isinstance(tree, tuple) else f"[{inner}]")
+        )
     return "None" if tree is None else "*"
 
 

@@ -18,20 +18,39 @@ from __future__ import annotations
 import functools
 import inspect
 
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_POSITIONAL = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+)
 
 
 class Binding:
     """``binding(args, kwargs)``: the argument tuple of the generated function for a call ``f(*args, **kwargs)``."""
 
-    def __init__(self, signature: inspect.Signature, names: tuple, bind, fast: int = -1, partial: bool = False):
+    def __init__(
+        self,
+        signature: inspect.Signature,
+        names: tuple,
+        bind,
+        fast: int = -1,
+        partial: bool = False,
+    ):
         self.signature = signature  # the signature callers see
-        self.partial_arguments = partial  # a ``functools.partial`` holds some of the arguments
+        self.partial_arguments = (
+            partial  # a ``functools.partial`` holds some of the arguments
+        )
         self.names = names  # the target's parameters, in the generated function's order
         self._bind = bind
-        self._fast = fast  # positional calls with this many arguments pass through unchanged
-        self.positional = tuple(n for n, p in signature.parameters.items() if p.kind in _POSITIONAL)
-        self.variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values())
+        self._fast = (
+            fast  # positional calls with this many arguments pass through unchanged
+        )
+        self.positional = tuple(
+            n for n, p in signature.parameters.items() if p.kind in _POSITIONAL
+        )
+        self.variadic = any(
+            p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            for p in signature.parameters.values()
+        )
 
     @classmethod
     def of(cls, fn) -> Binding:
@@ -41,8 +60,13 @@ class Binding:
         live = [signature, fn.__defaults__, fn.__kwdefaults__]
 
         def bind(args, kwargs):
-            if fn.__defaults__ is not live[1] or fn.__kwdefaults__ is not live[2]:  # defaults reassigned since
-                live[:] = inspect.signature(fn, follow_wrapped=False), fn.__defaults__, fn.__kwdefaults__
+            # defaults reassigned since
+            if fn.__defaults__ is not live[1] or fn.__kwdefaults__ is not live[2]:
+                live[:] = (
+                    inspect.signature(fn, follow_wrapped=False),
+                    fn.__defaults__,
+                    fn.__kwdefaults__,
+                )
             bound = live[0].bind(*args, **kwargs)
             bound.apply_defaults()
             return tuple(bound.arguments[name] for name in names)
@@ -63,18 +87,29 @@ class Binding:
 
         stand_in.__signature__ = self.signature
         try:
-            signature = inspect.signature(functools.partial(stand_in, *args, **keywords))
+            signature = inspect.signature(
+                functools.partial(stand_in, *args, **keywords)
+            )
         except ValueError as err:
-            raise TypeError(f"functools.partial does not match the function's signature: {err}") from None
+            raise TypeError(
+                f"functools.partial does not match the function's signature: {err}"
+            ) from None
         inner = self
-        return Binding(signature, self.names, lambda a, k: inner(args + a, {**keywords, **k}), partial=True)
+        return Binding(
+            signature,
+            self.names,
+            lambda a, k: inner(args + a, {**keywords, **k}),
+            partial=True,
+        )
 
     def argnums(self, argnums, api: str = "s2s.grad"):
         """JAX's ``argnums`` (an int or a tuple of ints, among positional parameters) as indices into ``names``."""
         n = len(self.positional)
         for i in (argnums,) if isinstance(argnums, int) else argnums:
             if not isinstance(i, int) or isinstance(i, bool):
-                raise TypeError(f"{api}: argnums must be an int or a tuple of ints, got {argnums!r}")
+                raise TypeError(
+                    f"{api}: argnums must be an int or a tuple of ints, got {argnums!r}"
+                )
             if not -n <= i < n:
                 raise ValueError(
                     f"{api}: differentiating with respect to argnums={argnums} requires at least "
@@ -91,9 +126,12 @@ class Binding:
 
     def for_call(self, argnums, count: int, api: str = "s2s.grad"):
         """``argnums`` as JAX reads them for a call passing ``count`` positional arguments: a negative one
-        counts from the last argument *passed* (``argnums=-1`` with ``f(x, w)`` called as ``f(x)`` is ``x``)."""
+        counts from the last argument *passed* (``argnums=-1`` with ``f(x, w)`` called as ``f(x)`` is ``x``).
+        """
         one = isinstance(argnums, int)
-        fixed = tuple(i + count if i < 0 else i for i in ((argnums,) if one else argnums))
+        fixed = tuple(
+            i + count if i < 0 else i for i in ((argnums,) if one else argnums)
+        )
         if any(i < 0 for i in fixed):
             raise ValueError(
                 f"{api}: differentiating with respect to argnums={argnums} requires at least "

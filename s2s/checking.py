@@ -43,7 +43,15 @@ from .frontend import wrappers
 EPS = 1e-4
 MODES = ("fwd", "rev")
 # JAX's default gradient tolerances (jax._src.public_test_util.default_gradient_tolerance); other floats get 1e-1
-TOLERANCE = {np.dtype(k): v for k, v in dict(float16=1e-2, float32=2e-3, float64=1e-5, complex64=1e-3).items()}
+TOLERANCE = {
+    np.dtype(k): v
+    for k, v in {
+        "float16": 1e-2,
+        "float32": 2e-3,
+        "float64": 1e-5,
+        "complex64": 1e-3,
+    }.items()
+}
 TOLERANCE[np.dtype("complex128")] = 1e-5
 HINTS = {
     "derivative": "hint: a derivative rule s2s used (a custom_jvp/custom_vjp rule of yours, or a built-in one) may be "
@@ -56,7 +64,9 @@ HINTS = {
 }
 
 
-def check_grads(f, args, order=1, modes=MODES, atol=None, rtol=None, eps=None, backend="xla"):
+def check_grads(
+    f, args, order=1, modes=MODES, atol=None, rtol=None, eps=None, backend="xla"
+):
     """Check s2s's derivatives of ``f`` at ``args`` against finite differences, up to ``order``.
 
     ``modes``: "fwd" (``s2s.jvp``) and/or "rev" (``s2s.vjp``). ``atol``/``rtol``:
@@ -72,11 +82,17 @@ def check_grads(f, args, order=1, modes=MODES, atol=None, rtol=None, eps=None, b
     """
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
     if not modes or any(m not in MODES for m in modes):
-        raise ValueError(f"check_grads: modes must be a non-empty collection of 'fwd' and 'rev', got {modes!r}")
+        raise ValueError(
+            f"check_grads: modes must be a non-empty collection of 'fwd' and 'rev', got {modes!r}"
+        )
     if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-        raise ValueError(f"check_grads: order must be a positive int (1: first derivatives, 2: second), got {order!r}")
+        raise ValueError(
+            f"check_grads: order must be a positive int (1: first derivatives, 2: second), got {order!r}"
+        )
     if not isinstance(args, (tuple, list)):
-        raise TypeError(f"check_grads: args must be a tuple or list of arguments, got {type(args).__name__}")
+        raise TypeError(
+            f"check_grads: args must be a tuple or list of arguments, got {type(args).__name__}"
+        )
     checker = _Checker(modes, atol, rtol, eps or EPS, backend)
     names = [f"args[{i}]" for i in range(len(args))]
     checker.check(f, tuple(args), names, order, 1, f"`{getattr(f, '__name__', 'f')}`")
@@ -85,52 +101,105 @@ def check_grads(f, args, order=1, modes=MODES, atol=None, rtol=None, eps=None, b
 
 class _Checker:
     def __init__(self, modes, atol, rtol, eps, backend):
-        self.modes, self.atol, self.rtol, self.eps, self.backend = modes, atol, rtol, eps, backend
+        self.modes, self.atol, self.rtol, self.eps, self.backend = (
+            modes,
+            atol,
+            rtol,
+            eps,
+            backend,
+        )
         self.rng = np.random.RandomState(0)
-        self.results = []  # (error over allowed error, report lines, along every leaf at once)
+        # (error over allowed error, report lines, along every leaf at once)
+        self.results = []
 
     def check(self, fun, args, names, order, level, what):
         """Every check of ``fun`` at ``args`` (named ``names``), then the next order on its generated functions."""
         out = fun(*args)
-        u = _map(lambda p, y: self.rand(y) if _inexact(y) else np.zeros(np.shape(y)), out)
-        joint = tuple(_map(lambda p, x: self.rand(x) if _inexact(x) else _zero_tangent(x), a) for a in args)
+        u = _map(
+            lambda p, y: self.rand(y) if _inexact(y) else np.zeros(np.shape(y)), out
+        )
+        joint = tuple(
+            _map(lambda p, x: self.rand(x) if _inexact(x) else _zero_tangent(x), a)
+            for a in args
+        )
         start = len(self.results)
         try:
-            self.along(fun, args, out, u, [("every floating-point leaf of every argument", joint)], level, what)
-            if any(not r[0] <= 1.0 for r in self.results[start:]):  # again leaf by leaf, to name the argument
+            self.along(
+                fun,
+                args,
+                out,
+                u,
+                [("every floating-point leaf of every argument", joint)],
+                level,
+                what,
+            )
+            # again leaf by leaf, to name the argument
+            if any(not r[0] <= 1.0 for r in self.results[start:]):
                 alone = [
-                    (f"argument {i}, {names[i]}{path}", _only(args, i, path, self.rand(x)))
+                    (
+                        f"argument {i}, {names[i]}{path}",
+                        _only(args, i, path, self.rand(x)),
+                    )
                     for i, a in enumerate(args)
                     for path, x in _leaves(a)
                     if _inexact(x)
                 ]
                 self.along(fun, args, out, u, alone, level, what, values=False)
         except Exception as error:
-            error.add_note(f"check_grads: raised while checking the derivatives of {what} at order {level}")
+            error.add_note(
+                f"check_grads: raised while checking the derivatives of {what} at order {level}"
+            )
             raise
         every = tuple(range(len(args)))
-        if order > 1:  # generated functions take every parameter positionally: defaults the call left out too
+        # generated functions take every parameter positionally: defaults the call left out too
+        if order > 1:
             _, binding = wrappers.target(fun, "check_grads")
             full = binding(args, {})
-            names = names + [f"`{n}` (its default)" for n in binding.names[len(args):]]
+            names = names + [f"`{n}` (its default)" for n in binding.names[len(args) :]]
             args, every = full, binding.argnums(every, "check_grads")
         if order > 1 and "fwd" in self.modes:
-            inner = Transformed(fun, "jvp", every, backend=self.backend).s2s_generated_function
+            inner = Transformed(
+                fun, "jvp", every, backend=self.backend
+            ).s2s_generated_function
             # the generated function takes float zeros as the tangents of integers (what s2s.jvp passes for float0)
-            point = tuple(_map(lambda p, t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, a) for a in joint)
+            point = tuple(
+                _map(
+                    lambda p, t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t,
+                    a,
+                )
+                for a in joint
+            )
             inner_names = names + [f"tangent of {n}" for n in names]
-            self.check(inner, args + point, inner_names, order - 1, level + 1, f"`{inner.__name__}`, {what}'s jvp")
+            self.check(
+                inner,
+                args + point,
+                inner_names,
+                order - 1,
+                level + 1,
+                f"`{inner.__name__}`, {what}'s jvp",
+            )
         if order > 1 and "rev" in self.modes:
-            inner = Transformed(fun, "vjp", every, backend=self.backend).s2s_generated_function
+            inner = Transformed(
+                fun, "vjp", every, backend=self.backend
+            ).s2s_generated_function
             inner_names = names + ["output cotangent"]
-            self.check(inner, args + (u,), inner_names, order - 1, level + 1, f"`{inner.__name__}`, {what}'s vjp")
+            self.check(
+                inner,
+                args + (u,),
+                inner_names,
+                order - 1,
+                level + 1,
+                f"`{inner.__name__}`, {what}'s vjp",
+            )
 
     def rand(self, x):
         """Standard normal values shaped and typed like ``x`` (a Python float stays one)."""
         dtype, shape = _dtype(x), np.shape(x)
         value = np.asarray(self.rng.randn(*shape), dtype=dtype)
         if dtype.kind == "c":
-            value = value + dtype.type(1j) * np.asarray(self.rng.randn(*shape), dtype=dtype)
+            value = value + dtype.type(1j) * np.asarray(
+                self.rng.randn(*shape), dtype=dtype
+            )
         return value.item() if isinstance(x, (float, complex)) else value
 
     def along(self, fun, args, out, u, directions, level, what, values=True):
@@ -147,33 +216,72 @@ class _Checker:
                         f"check_grads: s2s.jvp of {what} gave {_structure(result)}, not (out, tangent)"
                     )
                 dots.append(result[1])
-                self.compare(forward, fd, result[1], (fd_name, "s2s.jvp"), dict(along=label, t=t), joint=values)
+                self.compare(
+                    forward,
+                    fd,
+                    result[1],
+                    (fd_name, "s2s.jvp"),
+                    {"along": label, "t": t},
+                    joint=values,
+                )
                 if values:
-                    self.compare(forward, out, result[0], (f"{what}(*args)", "value from s2s.jvp"), what="value")
+                    self.compare(
+                        forward,
+                        out,
+                        result[0],
+                        (f"{what}(*args)", "value from s2s.jvp"),
+                        what="value",
+                    )
         if "rev" in self.modes:
             value, pullback = vjp(fun, *args, backend=self.backend)
             if values:
-                self.compare(reverse, out, value, (f"{what}(*args)", "value from s2s.vjp"), what="value")
+                self.compare(
+                    reverse,
+                    out,
+                    value,
+                    (f"{what}(*args)", "value from s2s.vjp"),
+                    what="value",
+                )
             cts = pullback(u)
             for k, ((label, t), fd) in enumerate(zip(directions, fds)):
-                got, where = _inner(t, cts), dict(along=label, t=t, u=u)
-                self.compare(reverse, _inner(fd, u), got, (f"<u, {fd_name}>", "<t, s2s.vjp(u)>"), where, joint=values)
+                got, where = _inner(t, cts), {"along": label, "t": t, "u": u}
+                self.compare(
+                    reverse,
+                    _inner(fd, u),
+                    got,
+                    (f"<u, {fd_name}>", "<t, s2s.vjp(u)>"),
+                    where,
+                    joint=values,
+                )
                 if dots:
                     both = f"forward vs reverse mode (s2s.jvp and s2s.vjp of {what}), order {level}"
                     names = ("<u, s2s.jvp(t)>", "<t, s2s.vjp(u)>")
-                    self.compare(both, _inner(dots[k], u), got, names, where, "consistency", values)
+                    self.compare(
+                        both,
+                        _inner(dots[k], u),
+                        got,
+                        names,
+                        where,
+                        "consistency",
+                        values,
+                    )
 
     def central_difference(self, fun, args, tangent):
         """``(fun(args + eps t) - fun(args - eps t)) / (2 eps)`` in the inputs' dtypes (integers held fixed)."""
         steps = [dict(_leaves(t)) for t in tangent]
 
         def shifted(h):
-            return [_map(lambda p, x: _axpy(h, step[p], x) if _inexact(x) else x, a) for a, step in zip(args, steps)]
+            return [
+                _map(lambda p, x: _axpy(h, step[p], x) if _inexact(x) else x, a)
+                for a, step in zip(args, steps)
+            ]
 
         plus, minus = fun(*shifted(self.eps)), dict(_leaves(fun(*shifted(-self.eps))))
         return _map(lambda p, y: _safe_subtract(y, minus[p]) * (0.5 / self.eps), plus)
 
-    def compare(self, mode, expected, got, names, where=None, what="derivative", joint=True):
+    def compare(
+        self, mode, expected, got, names, where=None, what="derivative", joint=True
+    ):
         """Record each leaf of ``got`` against ``expected`` (``names``: theirs): its worst element's error ratio."""
         if _structure(expected) != _structure(got):
             raise AssertionError(
@@ -188,7 +296,9 @@ class _Checker:
             atol = max(_tolerance(self.atol, d) for d in (e.dtype, g.dtype)) * e.size
             rtol = max(_tolerance(self.rtol, d) for d in (e.dtype, g.dtype)) * e.size
             with np.errstate(invalid="ignore", divide="ignore"):
-                err = np.where((e == g) | (np.isnan(e) & np.isnan(g)), 0.0, np.abs(g - e))
+                err = np.where(
+                    (e == g) | (np.isnan(e) & np.isnan(g)), 0.0, np.abs(g - e)
+                )
                 ratio = np.nan_to_num(err / (atol + rtol * np.abs(e)), nan=np.inf)
             k = np.unravel_index(int(np.argmax(ratio)), e.shape)
             if ratio[k] <= 1.0:
@@ -196,11 +306,18 @@ class _Checker:
                 continue
             lines = [f"check_grads: {what} mismatch in {mode}"]
             if "t" in where:
-                lines.append(f"  direction (random, seed 0) along {where['along']}: {_show(where['t'], 't')}")
+                lines.append(
+                    f"  direction (random, seed 0) along {where['along']}: {_show(where['t'], 't')}"
+                )
             if "u" in where:
-                lines.append(f"  output cotangent (random, seed 0): {_show(where['u'], 'u')}")
+                lines.append(
+                    f"  output cotangent (random, seed 0): {_show(where['u'], 'u')}"
+                )
             if path or e.ndim:
-                lines.append(f"  at output{path}" + (f", element {tuple(int(j) for j in k)}" if e.ndim else ""))
+                lines.append(
+                    f"  at output{path}"
+                    + (f", element {tuple(int(j) for j in k)}" if e.ndim else "")
+                )
             rel = err[k] / abs(e[k]) if e[k] else np.inf
             lines += [
                 f"  expected ({names[0]}): {e[k].item()!r}",
@@ -214,7 +331,10 @@ class _Checker:
     def report(self):
         failed = [r for r in self.results if not r[0] <= 1.0]
         if failed:
-            ratio, lines, _ = max([r for r in failed if not r[2]] or failed, key=lambda r: r[0])  # one leaf's, if any
+            # one leaf's, if any
+            ratio, lines, _ = max(
+                [r for r in failed if not r[2]] or failed, key=lambda r: r[0]
+            )
             count = f"  {len(failed)} of {len(self.results)} comparisons failed; this is the worst "
             count += f"({ratio:.3g} times the allowed error)"
             raise AssertionError("\n".join([*lines[:-1], count, lines[-1]]))
@@ -240,13 +360,15 @@ def _map(fn, tree, path=""):
 
 
 def _structure(tree):
-    return sorted((path, np.shape(leaf)) for path, leaf in _leaves(tree))  # JAX returns dicts with sorted keys
+    # JAX returns dicts with sorted keys
+    return sorted((path, np.shape(leaf)) for path, leaf in _leaves(tree))
 
 
 def _only(args, index, path, value):
     """Tangents for ``args``: ``value`` at leaf ``path`` of argument ``index``, zero elsewhere."""
     return tuple(
-        _map(lambda p, x: value if (j, p) == (index, path) else _zero_tangent(x), a) for j, a in enumerate(args)
+        _map(lambda p, x: value if (j, p) == (index, path) else _zero_tangent(x), a)
+        for j, a in enumerate(args)
     )
 
 
@@ -271,7 +393,9 @@ def _zero_tangent(x):
 
 def _axpy(a, t, x):
     """``x + a * t`` in ``x``'s dtype (a Python float stays one)."""
-    value = (np.asarray(x) + np.asarray(a * np.asarray(t), dtype=_dtype(x))).astype(_dtype(x))
+    value = (np.asarray(x) + np.asarray(a * np.asarray(t), dtype=_dtype(x))).astype(
+        _dtype(x)
+    )
     return value.item() if isinstance(x, (float, complex)) else value
 
 
@@ -288,10 +412,16 @@ def _inner(xs, ys):
     Summed in float64, returned in the least precise dtype involved, so that dtype's tolerance applies.
     """
     y_leaves = dict(_leaves(ys))
-    pairs = [(np.asarray(x), np.asarray(y_leaves[p])) for p, x in _leaves(xs) if _inexact(x) and p in y_leaves]
+    pairs = [
+        (np.asarray(x), np.asarray(y_leaves[p]))
+        for p, x in _leaves(xs)
+        if _inexact(x) and p in y_leaves
+    ]
     total = sum((np.real(np.vdot(x, y)) for x, y in pairs), 0.0)
     dtypes = [a.dtype for pair in pairs for a in pair if a.dtype.kind in "fc"]
-    coarsest = max(dtypes, key=lambda d: _tolerance(None, d), default=np.dtype("float64"))
+    coarsest = max(
+        dtypes, key=lambda d: _tolerance(None, d), default=np.dtype("float64")
+    )
     return np.asarray(total, dtype=np.zeros(0, coarsest).real.dtype)
 
 
@@ -308,6 +438,10 @@ def _show(tree, name):
     for path, x in _leaves(tree):
         a = np.asarray(x)
         if _inexact(a) and np.any(a != 0):
-            text = np.array2string(a, precision=4, threshold=8, edgeitems=3, separator=", ").replace("\n", "")
-            shown.append(f"{name}{path} = {text}" + (f" (shape {a.shape})" if a.ndim else ""))
+            text = np.array2string(
+                a, precision=4, threshold=8, edgeitems=3, separator=", "
+            ).replace("\n", "")
+            shown.append(
+                f"{name}{path} = {text}" + (f" (shape {a.shape})" if a.ndim else "")
+            )
     return "; ".join(shown) or f"{name} = 0"

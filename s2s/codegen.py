@@ -33,7 +33,8 @@ TITLES = {
 @dataclass(frozen=True)
 class Generated:
     """A generated module's text, the names of its entry functions, values it needs injected, and a watch
-    on what it baked in: ``fresh()`` is false once one of those values has changed (see ``freshness``)."""
+    on what it baked in: ``fresh()`` is false once one of those values has changed (see ``freshness``).
+    """
 
     text: str
     entries: dict  # kind -> generated function name
@@ -78,7 +79,9 @@ def _requested_jvps(program, requests, ctx) -> list:
             if (name, wrt) in made:
                 continue
             made.add((name, wrt))
-            fn = forward(program.helpers[name], Mode("jvp", wrt), requests=requests, **ctx)
+            fn = forward(
+                program.helpers[name], Mode("jvp", wrt), requests=requests, **ctx
+            )
             out.append(simplify(replace(fn, name=fn_name)))
     return out
 
@@ -96,28 +99,40 @@ def _reachable(functions, roots: set) -> list:
     return [f for f in functions if f.name in keep]
 
 
-def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None = None) -> Generated:
+def generate(
+    fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None = None
+) -> Generated:
     program = build(fn)
     wrt = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     argnums = argnums if isinstance(argnums, int) else wrt
     helper_names = frozenset(program.helpers)
     functions = []
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
-    jvp_requests = HelperRequests()  # helper jvps, made for the arguments that carry tangents at their calls
-    ctx = dict(helpers=helper_names, flows=program.flows, custom=program.custom)
-    transposed = {c.rules[0]: len(c.nondiff_argnums) + 1 for c in program.custom.values() if c.kind == "jvp"}
+    # helper jvps, made for the arguments that carry tangents at their calls
+    jvp_requests = HelperRequests()
+    ctx = {"helpers": helper_names, "flows": program.flows, "custom": program.custom}
+    transposed = {
+        c.rules[0]: len(c.nondiff_argnums) + 1
+        for c in program.custom.values()
+        if c.kind == "jvp"
+    }
     for name, helper in program.helpers.items():
         functions.append(simplify(helper))
         if name in program.custom or not any(program.flows[name]):
             continue  # a custom function's derivatives are its rules
         if name in program.rule_functions:
-            if reverse_kinds and name in transposed:  # a custom_jvp rule, transposed for reverse mode
+            # a custom_jvp rule, transposed for reverse mode
+            if reverse_kinds and name in transposed:
                 mode = Mode("vjp", transposed[name], zeros_for_inactive=False)
                 functions.append(simplify(reverse(helper, mode, **ctx)))
             continue
         every = tuple(range(len(helper.params)))
         if reverse_kinds:
-            functions.append(simplify(reverse(helper, Mode("vjp", every, zeros_for_inactive=False), **ctx)))
+            functions.append(
+                simplify(
+                    reverse(helper, Mode("vjp", every, zeros_for_inactive=False), **ctx)
+                )
+            )
     entries = {}
     for kind in kinds:
         if kind == "primal":
@@ -126,19 +141,32 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
                 continue
             out = simplify(program.main)
         elif kind == "jvp":
-            out = simplify(forward(program.main, Mode(kind, argnums, has_aux), requests=jvp_requests, **ctx))
+            out = simplify(
+                forward(
+                    program.main,
+                    Mode(kind, argnums, has_aux),
+                    requests=jvp_requests,
+                    **ctx,
+                )
+            )
             functions.extend(_requested_jvps(program, jvp_requests, ctx))
         else:
-            mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)  # vjp: one cotangent per argnum
+            # vjp: one cotangent per argnum
+            mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)
             out = simplify(reverse(program.main, mode, **ctx))
         taken = {f.name for f in functions}
-        if out.name in taken:  # a helper of the user's has this name (a custom rule named `f_jvp`)
+        # a helper of the user's has this name (a custom rule named `f_jvp`)
+        if out.name in taken:
             out = replace(out, name=Namer(taken).fresh(out.name))
         entries[kind] = out.name
         functions.append(out)
-    functions = [_keep_valid_defaults(f) for f in _reachable(functions, set(entries.values()))]
+    functions = [
+        _keep_valid_defaults(f) for f in _reachable(functions, set(entries.values()))
+    ]
     main_src = program.sources[0]
-    wrt_names = ", ".join(program.main.params[i].name for i in wrt if i < len(program.main.params))
+    wrt_names = ", ".join(
+        program.main.params[i].name for i in wrt if i < len(program.main.params)
+    )
     title = " / ".join(TITLES[k] for k in kinds)
     differentiates = any(k != "primal" for k in kinds)
     header = (
@@ -150,7 +178,9 @@ def generate(fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None 
     literals = {k: v for k, v in program.constants.items() if _is_literal(v)}
     injected = {k: v for k, v in program.constants.items() if not _is_literal(v)}
     watch = Watch.of(src.fn for src in program.sources)
-    return Generated(render(header, functions, literals), entries, injected, program, watch)
+    return Generated(
+        render(header, functions, literals), entries, injected, program, watch
+    )
 
 
 def _keep_valid_defaults(fn):
@@ -168,4 +198,4 @@ def _keep_valid_defaults(fn):
     return fn if params == list(fn.params) else replace(fn, params=tuple(params))
 
 
-__all__ = ["generate", "Generated"]
+__all__ = ["Generated", "generate"]

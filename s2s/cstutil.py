@@ -60,7 +60,9 @@ class Parenthesizer(cst.CSTTransformer):
         return node
 
     def leave_Attribute(self, original, node):
-        if precedence(node.value) < _ATOM or isinstance(node.value, (cst.Integer, cst.Float)):
+        if precedence(node.value) < _ATOM or isinstance(
+            node.value, (cst.Integer, cst.Float)
+        ):
             return node.with_changes(value=paren(node.value))
         return node
 
@@ -81,7 +83,9 @@ def _paren_binary(node: cst.BinaryOperation) -> cst.BinaryOperation:
     left, right = node.left, node.right
     if _needs(left, prec, power_base=is_pow):
         left = paren(left)
-    if (is_pow and precedence(right) < 11) or (not is_pow and _needs(right, prec, right=True)):
+    if (is_pow and precedence(right) < 11) or (
+        not is_pow and _needs(right, prec, right=True)
+    ):
         right = paren(right)
     if left is node.left and right is node.right:
         return node
@@ -121,9 +125,18 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 def _child_fields(kind) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
-        skip = {"lpar", "rpar", "whitespace_before", "whitespace_after", "comma", "equal"}
+        skip = {
+            "lpar",
+            "rpar",
+            "whitespace_before",
+            "whitespace_after",
+            "comma",
+            "equal",
+        }
         fields = _CHILD_FIELDS[kind] = tuple(
-            f.name for f in dataclasses.fields(kind) if f.name not in skip and not f.name.startswith("whitespace")
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in skip and not f.name.startswith("whitespace")
         )
     return fields
 
@@ -159,13 +172,20 @@ def names_in(node: cst.CSTNode) -> set[str]:
 
 def call(func: str, *args, **kwargs) -> cst.Call:
     """``func(*args, **kwargs)`` for a dotted ``func`` (``"rt.scan"``) and argument expressions."""
-    arguments = [cst.Arg(a) for a in args] + [cst.Arg(v, keyword=cst.Name(k)) for k, v in kwargs.items()]
+    arguments = [cst.Arg(a) for a in args] + [
+        cst.Arg(v, keyword=cst.Name(k)) for k, v in kwargs.items()
+    ]
     return cst.Call(cst.parse_expression(func), arguments)
 
 
 def tuple_of(*items) -> cst.Tuple:
     """A tuple of expressions; items that are tuples themselves keep their own parentheses."""
-    return cst.Tuple([cst.Element(paren(i) if isinstance(i, cst.Tuple) and not i.lpar else i) for i in items])
+    return cst.Tuple(
+        [
+            cst.Element(paren(i) if isinstance(i, cst.Tuple) and not i.lpar else i)
+            for i in items
+        ]
+    )
 
 
 def literal(value) -> cst.BaseExpression:

@@ -25,7 +25,7 @@ import functools
 from dataclasses import dataclass
 
 
-class custom_jvp:  # noqa: N801  (JAX's name)
+class custom_jvp:
     """A function with a user-defined forward-mode rule: ``@custom_jvp`` then ``@f.defjvp``."""
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -43,7 +43,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         return self.fun(*args, **kwargs)
 
 
-class custom_vjp:  # noqa: N801  (JAX's name)
+class custom_vjp:
     """A function with a user-defined reverse-mode rule: ``@custom_vjp`` then ``f.defvjp(fwd, bwd)``."""
 
     def __init__(self, fun, nondiff_argnums=()):
@@ -98,4 +98,4 @@ def custom_rule(obj) -> CustomRule | None:
     return CustomRule("vjp", obj.fun, (obj.fwd, obj.bwd), nondiff)
 
 
-__all__ = ["custom_jvp", "custom_vjp", "stop_gradient", "CustomRule", "custom_rule"]
+__all__ = ["CustomRule", "custom_jvp", "custom_rule", "custom_vjp", "stop_gradient"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .runtime.located import S2SError  # defined in the runtime, whose errors in generated code are S2SErrors too
+# defined in the runtime, whose errors in generated code are S2SErrors too
+from .runtime.located import (
+    S2SError,
+)
 
 
 @dataclass(frozen=True)
@@ -16,7 +19,9 @@ class Origin:
     col: int
     end_col: int
     text: str
-    phase: str = ""  # "backward" for generated code derived from this span (starts a new comment block)
+    phase: str = (
+        ""  # "backward" for generated code derived from this span (starts a new comment block)
+    )
 
     @property
     def short(self) -> str:

@@ -32,20 +32,39 @@ def _names(code) -> set:
 
 
 def _literal_equal(a, b) -> bool:
-    return type(a) is type(b) and isinstance(a, (bool, int, float, complex, str, bytes, type(None))) and a == b
+    return (
+        type(a) is type(b)
+        and isinstance(a, (bool, int, float, complex, str, bytes, type(None)))
+        and a == b
+    )
 
 
 class Watch:
     """The objects a program read through names, and where it read them."""
 
-    def __init__(self, maps: tuple, keys: tuple, values: tuple, cells: tuple, depends: list):
-        self._maps, self._keys, self._values = maps, keys, values  # maps[i][keys[i]] was values[i]
+    def __init__(
+        self, maps: tuple, keys: tuple, values: tuple, cells: tuple, depends: list
+    ):
+        # maps[i][keys[i]] was values[i]
+        self._maps, self._keys, self._values = (
+            maps,
+            keys,
+            values,
+        )
         self._cells, self._cell_values = cells, tuple(map(_contents, cells))
-        self.depends = depends  # the Generated objects of generated modules the program read
+        self.depends = (
+            depends  # the Generated objects of generated modules the program read
+        )
 
     @classmethod
     def of(cls, functions) -> Watch:
-        read, cells, depends, seen = {}, [], [], set()  # read: (id(mapping), key) -> (mapping, key)
+        # read: (id(mapping), key) -> (mapping, key)
+        read, cells, depends, seen = (
+            {},
+            [],
+            [],
+            set(),
+        )
 
         def record(mapping, names):
             for key in sorted(names):
@@ -53,7 +72,8 @@ class Watch:
                     continue
                 read[id(mapping), key] = (mapping, key)
                 value = mapping.get(key)
-                if isinstance(value, types.ModuleType) and id(value) not in seen:  # `layers.dense`, `np.linalg.norm`
+                # `layers.dense`, `np.linalg.norm`
+                if isinstance(value, types.ModuleType) and id(value) not in seen:
                     seen.add(id(value))
                     record(vars(value), names & vars(value).keys())
 
@@ -66,9 +86,12 @@ class Watch:
             record(fn.__globals__, names)
             for cell in fn.__closure__ or ():
                 cells.append(cell)
-                if isinstance(_contents(cell), types.ModuleType):  # a module reached through a closure
+                # a module reached through a closure
+                if isinstance(_contents(cell), types.ModuleType):
                     record(vars(_contents(cell)), names & vars(_contents(cell)).keys())
-        maps, keys = tuple(m for m, _ in read.values()), tuple(k for _, k in read.values())
+        maps, keys = tuple(m for m, _ in read.values()), tuple(
+            k for _, k in read.values()
+        )
         return cls(maps, keys, tuple(map(dict.get, maps, keys)), tuple(cells), depends)
 
     def fresh(self) -> bool:
@@ -78,15 +101,14 @@ class Watch:
             if not _equal(now, self._values):
                 return False
             self._values = now  # equal values under new objects: compare identities again next time
-        if self._cells and not all(map(is_, map(_contents, self._cells), self._cell_values)):
+        if self._cells and not all(
+            map(is_, map(_contents, self._cells), self._cell_values)
+        ):
             now = tuple(map(_contents, self._cells))
             if not _equal(now, self._cell_values):
                 return False
             self._cell_values = now
-        for dep in self.depends:
-            if not dep.fresh():
-                return False
-        return True
+        return all(dep.fresh() for dep in self.depends)
 
 
 def _equal(now: tuple, recorded: tuple) -> bool:
@@ -100,4 +122,4 @@ def _contents(cell):
         return _EMPTY
 
 
-__all__ = ["Watch", "GENERATED_KEY"]
+__all__ = ["GENERATED_KEY", "Watch"]

@@ -83,7 +83,7 @@ class Continue:
 class Def:
     """A local function made by s2s (a branch of a ``cond``, the body of a loop), printed where it stands."""
 
-    function: "Function"
+    function: Function
     origin: Origin | None = None
 
 
@@ -114,7 +114,7 @@ class Function:
     locals: dict = field(default_factory=dict, compare=False)
     docstring: str | None = None
 
-    def with_body(self, body, **changes) -> "Function":
+    def with_body(self, body, **changes) -> Function:
         return replace(self, body=tuple(body), **changes)
 
     @property
@@ -189,19 +189,27 @@ def stmt_to_cst(stmt: Stmt, comments: bool = True) -> cst.BaseStatement:
     if isinstance(stmt, Assign):
         small = cst.Assign(targets=[cst.AssignTarget(stmt.target)], value=stmt.value)
     elif isinstance(stmt, AugAssign):
-        small = cst.AugAssign(target=stmt.target, operator=stmt.operator, value=stmt.value)
+        small = cst.AugAssign(
+            target=stmt.target, operator=stmt.operator, value=stmt.value
+        )
     else:
         small = cst.Return(value=stmt.value)
     return cst.SimpleStatementLine(body=[small])
 
 
-def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleStatementLine]:
+def body_to_cst(
+    body, comments: bool = True, prelude=()
+) -> list[cst.SimpleStatementLine]:
     """Statements as CST lines; a comment citing the user's line heads each block from one line."""
     lines = list(prelude)
     last = None
     for stmt in body:
         line = stmt_to_cst(stmt, comments)
-        key = (stmt.origin.path, stmt.origin.line, stmt.origin.phase) if stmt.origin else None
+        key = (
+            (stmt.origin.path, stmt.origin.line, stmt.origin.phase)
+            if stmt.origin
+            else None
+        )
         if isinstance(stmt, Def):
             key = None  # a nested def carries its own comments; the next statement cites its line again
             if lines:
@@ -218,7 +226,8 @@ def body_to_cst(body, comments: bool = True, prelude=()) -> list[cst.SimpleState
 
 def params_to_cst(params) -> cst.Parameters:
     """Every parameter positional (generated code is called positionally), with its default where Python
-    allows one: only when every later parameter has a default too (``def h(a, *, d=2.0, e)`` gives ``h(a, d, e)``)."""
+    allows one: only when every later parameter has a default too (``def h(a, *, d=2.0, e)`` gives ``h(a, d, e)``).
+    """
     keep, later_all_defaulted = [], True
     for p in reversed(params):
         later_all_defaulted = later_all_defaulted and p.default is not None
@@ -229,12 +238,14 @@ def params_to_cst(params) -> cst.Parameters:
             cst.Param(
                 cst.Name(p.name),
                 default=p.default if default else None,
-                equal=cst.AssignEqual(
-                    whitespace_before=cst.SimpleWhitespace(""),
-                    whitespace_after=cst.SimpleWhitespace(""),
-                )
-                if default
-                else cst.MaybeSentinel.DEFAULT,
+                equal=(
+                    cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""),
+                        whitespace_after=cst.SimpleWhitespace(""),
+                    )
+                    if default
+                    else cst.MaybeSentinel.DEFAULT
+                ),
             )
             for p, default in zip(params, keep)
         ]
@@ -246,10 +257,14 @@ def to_cst(fn: Function, comments: bool = True, prelude=()) -> cst.FunctionDef:
     nested = [to_cst(local, comments) for local in fn.locals.values()]
     lines = nested + body_to_cst(fn.body, comments, prelude)
     if fn.docstring:
-        doc = cst.SimpleStatementLine(body=[cst.Expr(cst.SimpleString(_docstring_literal(fn.docstring)))])
+        doc = cst.SimpleStatementLine(
+            body=[cst.Expr(cst.SimpleString(_docstring_literal(fn.docstring)))]
+        )
         lines.insert(0, doc)
     return cst.FunctionDef(
-        name=cst.Name(fn.name), params=params_to_cst(fn.params), body=cst.IndentedBlock(body=lines)
+        name=cst.Name(fn.name),
+        params=params_to_cst(fn.params),
+        body=cst.IndentedBlock(body=lines),
     )
 
 

@@ -30,7 +30,11 @@ def _rebuild(tree, leaves):
 
 
 def _ravel(xp, leaves):
-    return xp.concatenate([xp.reshape(xp.asarray(leaf), (-1,)) for leaf in leaves]) if leaves else xp.zeros(0)
+    return (
+        xp.concatenate([xp.reshape(xp.asarray(leaf), (-1,)) for leaf in leaves])
+        if leaves
+        else xp.zeros(0)
+    )
 
 
 def _unravel(xp, vector, leaves):
@@ -60,7 +64,9 @@ def _stack(rows):
 
 
 def _selected(args, argnums):
-    return args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    return (
+        args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    )
 
 
 def _blocks(flat, out, inputs, extra_inputs=None):
@@ -70,20 +76,32 @@ def _blocks(flat, out, inputs, extra_inputs=None):
     out_starts = np.cumsum([0] + [int(np.size(o)) for o in out_leaves])
     in_starts = np.cumsum([0] + [int(np.size(i)) for i in in_leaves])
 
-    def block(k, j, l=None):
+    def block(k, j, m=None):
         rows = flat[out_starts[k] : out_starts[k + 1], in_starts[j] : in_starts[j + 1]]
         shape = np.shape(out_leaves[k]) + np.shape(in_leaves[j])
-        if l is not None:
-            rows = rows[..., in_starts[l] : in_starts[l + 1]]
-            shape = shape + np.shape(in_leaves[l])
+        if m is not None:
+            rows = rows[..., in_starts[m] : in_starts[m + 1]]
+            shape = shape + np.shape(in_leaves[m])
         return xp.reshape(rows, shape)
 
-    def per_input(k, l=None):
-        return _rebuild(inputs, [block(k, j, l) for j in range(len(in_leaves))])
+    def per_input(k, m=None):
+        return _rebuild(inputs, [block(k, j, m) for j in range(len(in_leaves))])
 
     if extra_inputs is None:
         return _rebuild(out, [per_input(k) for k in range(len(out_leaves))])
-    return _rebuild(out, [_rebuild(inputs, [_rebuild(inputs, [block(k, j, l) for l in range(len(in_leaves))]) for j in range(len(in_leaves))]) for k in range(len(out_leaves))])
+    return _rebuild(
+        out,
+        [
+            _rebuild(
+                inputs,
+                [
+                    _rebuild(inputs, [block(k, j, m) for m in range(len(in_leaves))])
+                    for j in range(len(in_leaves))
+                ],
+            )
+            for k in range(len(out_leaves))
+        ],
+    )
 
 
 def _namespace(x):
@@ -105,53 +123,83 @@ class Jacobian:
         self.kind = kind
         self.primal = Transformed(fun, "primal", backend=backend, api=f"s2s.{kind}")
         binding = self.primal.binding
-        self._variadic = argnums if self.primal._variadic is not None else None  # ``*args``: per call shape
+        # ``*args``: per call shape
+        self._variadic = argnums if self.primal._variadic is not None else None
         self.has_aux, self._backend = has_aux, backend
         functools.update_wrapper(self, fun, updated=())
-        del self.__wrapped__  # a Jacobian is not ``fun``: nothing may unwrap it into ``fun``
+        # a Jacobian is not ``fun``: nothing may unwrap it into ``fun``
+        del self.__wrapped__
         self.__signature__ = binding.signature
         if self._variadic is not None:
             return
-        self.argnums = binding.argnums(argnums, f"s2s.{kind}")  # indices into the generated functions' parameters
-        self._negative = argnums if binding.negative(argnums) else None  # JAX reads them per call
+        # indices into the generated functions' parameters
+        self.argnums = binding.argnums(argnums, f"s2s.{kind}")
+        # JAX reads them per call
+        self._negative = argnums if binding.negative(argnums) else None
         self.wrt = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
         if kind == "jacfwd":
-            self.transformed = Transformed(fun, "jvp", self.wrt, has_aux, backend, flat=True)
+            self.transformed = Transformed(
+                fun, "jvp", self.wrt, has_aux, backend, flat=True
+            )
         else:
-            reverse = Transformed(fun, "vjp", self.wrt, backend=backend, flat=True)  # one cotangent per wrt
+            # one cotangent per wrt
+            reverse = Transformed(fun, "vjp", self.wrt, backend=backend, flat=True)
             # hessian: forward mode of the generated reverse-mode function, for tangents of the inputs
             hessian = kind == "hessian"
-            self.transformed = Transformed(reverse, "jvp", self.wrt, backend=backend, flat=True) if hessian else reverse
+            self.transformed = (
+                Transformed(reverse, "jvp", self.wrt, backend=backend, flat=True)
+                if hessian
+                else reverse
+            )
         self._runner = backends.Runner(getattr(self, f"_{kind}"), backend)
 
     @property
     def source(self) -> str:
         if self._variadic is not None:
-            return self.primal.source  # the error saying to read ``.at(*args, **kwargs).source``
+            # the error saying to read ``.at(*args, **kwargs).source``
+            return self.primal.source
         return self.transformed.source
 
     def at(self, *args, **kwargs) -> Jacobian:
         """This Jacobian for calls shaped like ``f(*args, **kwargs)`` (``Transformed.at``)."""
         if self._variadic is None:
             return self
-        return _jacobian(self.primal._at(args, kwargs), self.kind, self._variadic, self.has_aux, self._backend)
+        return _jacobian(
+            self.primal._at(args, kwargs),
+            self.kind,
+            self._variadic,
+            self.has_aux,
+            self._backend,
+        )
 
     def __call__(self, *args, **kwargs):
         if self._variadic is not None:
             return self.at(*args, **kwargs)(*args, **kwargs)
-        if self._negative is not None and len(args) != len(self.primal.binding.positional):
-            argnums = self.primal.binding.for_call(self._negative, len(args), f"s2s.{self.kind}")
-            return _jacobian(self.fun, self.kind, argnums, self.has_aux, self._backend)(*args, **kwargs)
+        if self._negative is not None and len(args) != len(
+            self.primal.binding.positional
+        ):
+            argnums = self.primal.binding.for_call(
+                self._negative, len(args), f"s2s.{self.kind}"
+            )
+            return _jacobian(self.fun, self.kind, argnums, self.has_aux, self._backend)(
+                *args, **kwargs
+            )
         args = self.primal.binding(args, kwargs)
         _check_float_inputs(args, self.wrt, self.kind)
-        if self.primal._refresh() | self.transformed._refresh():  # a value the modules baked in has changed
-            self._runner = backends.Runner(getattr(self, f"_{self.kind}"), self._backend)
+        # a value the modules baked in has changed
+        if self.primal._refresh() | self.transformed._refresh():
+            self._runner = backends.Runner(
+                getattr(self, f"_{self.kind}"), self._backend
+            )
         return self._runner(*args)
 
     def _tangents(self, xp, args, vector):
         leaves = [leaf for i in self.wrt for leaf in tree_leaves(args[i])]
         pieces = iter(_unravel(xp, vector, leaves))
-        return [_rebuild(args[i], [next(pieces) for _ in tree_leaves(args[i])]) for i in self.wrt]
+        return [
+            _rebuild(args[i], [next(pieces) for _ in tree_leaves(args[i])])
+            for i in self.wrt
+        ]
 
     def _jacfwd(self, *args):
         fn = self.transformed._function
@@ -162,7 +210,9 @@ class Jacobian:
         out, aux = self._outputs(args)
 
         def push(t):
-            return _ravel(xp, list(tree_leaves(fn(*args, *self._tangents(xp, args, t))[1])))
+            return _ravel(
+                xp, list(tree_leaves(fn(*args, *self._tangents(xp, args, t))[1]))
+            )
 
         columns = _map(push, _eye(xp, n, leaves))  # (in size, out size)
         jac = _blocks(xp.transpose(columns), out, inputs)
@@ -210,7 +260,9 @@ class Jacobian:
 
             def push(t):
                 cts_dot = fn(*args, ct, *self._tangents(xp, args, t))[1]  # one per wrt
-                return _ravel(xp, [leaf for ct_dot in cts_dot for leaf in tree_leaves(ct_dot)])
+                return _ravel(
+                    xp, [leaf for ct_dot in cts_dot for leaf in tree_leaves(ct_dot)]
+                )
 
             return _map(push, _eye(xp, n, in_leaves))  # (in size, in size)
 
@@ -243,4 +295,4 @@ def hessian(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
     return Jacobian(fun, "hessian", argnums, has_aux, backend)
 
 
-__all__ = ["jacfwd", "jacrev", "hessian", "Jacobian"]
+__all__ = ["Jacobian", "hessian", "jacfwd", "jacrev"]

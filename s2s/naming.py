@@ -5,7 +5,9 @@ from __future__ import annotations
 import builtins
 import keyword
 
-RESERVED = frozenset({"xp", "rt"}) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+RESERVED = (
+    frozenset({"xp", "rt"}) | frozenset(dir(builtins)) | frozenset(keyword.kwlist)
+)
 
 
 class Namer:

@@ -36,7 +36,9 @@ def _dump(stage: str, fn: ir.Function) -> None:
         print(f"# ---- after {stage} ----\n{ir.to_source(fn)}", file=sys.stderr)
 
 
-def lower(src: source.FunctionSource, name: str | None = None, on_stage=_dump, scope=None) -> resolve.Resolved:
+def lower(
+    src: source.FunctionSource, name: str | None = None, on_stage=_dump, scope=None
+) -> resolve.Resolved:
     """Check, resolve and normalise one function; helpers it calls are listed, not lowered.
 
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the

@@ -38,13 +38,16 @@ class Custom:
 @dataclass
 class Program:
     main: ir.Function
-    helpers: dict = field(default_factory=dict)  # name -> lowered Function, callees first
+    # name -> lowered Function, callees first
+    helpers: dict = field(default_factory=dict)
     constants: dict = field(default_factory=dict)
     flows: dict = field(default_factory=dict)
     sources: list = field(default_factory=list)  # FunctionSource of main and helpers
     custom: dict = field(default_factory=dict)  # helper name -> Custom
     rule_functions: set = field(default_factory=set)  # helpers that are custom rules
-    custom_main: bool = False  # the transformed function itself has a custom rule: ``main`` calls that helper
+    custom_main: bool = (
+        False  # the transformed function itself has a custom rule: ``main`` calls that helper
+    )
 
     @property
     def digest(self) -> str:
@@ -65,14 +68,19 @@ def build(fn) -> Program:
         src = src or source.load(live_fn)
         resolved = lower(src, name, scope=scope)
         program.sources.append(src)
-        program.constants.update(resolved.constants)  # names are unique in the scope: no two values share one
+        # names are unique in the scope: no two values share one
+        program.constants.update(resolved.constants)
         for helper_name, helper in sorted(resolved.helpers.items()):
             add(helper_name, helper, name)
         return resolved.function
 
     def add(helper_name, helper, caller):
         """Lower the helper ``helper_name`` (called from ``caller``) and summarize its flows."""
-        if helper_name in program.helpers or helper_name in visiting or helper_name == caller:
+        if (
+            helper_name in program.helpers
+            or helper_name in visiting
+            or helper_name == caller
+        ):
             return  # done, or recursive: its summary is being computed (see below)
         visiting.append(helper_name)
         n = len(inspect.signature(helper).parameters)
@@ -85,17 +93,22 @@ def build(fn) -> Program:
             _summarize(helper_name, lowered, program)
             return
         live_rules = _check_custom(rule, lowered, n)
-        names = tuple(scope.name(live.__name__, live, function=True) for live in live_rules)
+        names = tuple(
+            scope.name(live.__name__, live, function=True) for live in live_rules
+        )
         for name, live in zip(names, live_rules):
             add(name, live, caller)
             program.rule_functions.add(name)
         _check_rule_functions(rule, [program.helpers[name] for name in names], n)
         diff = tuple(i for i in range(n) if i not in rule.nondiff_argnums)
-        program.custom[helper_name] = Custom(rule.kind, names, rule.nondiff_argnums, diff)
+        program.custom[helper_name] = Custom(
+            rule.kind, names, rule.nondiff_argnums, diff
+        )
         program.flows[helper_name] = tuple(i in diff for i in range(n))
 
     rule = custom_rule(fn)
-    if rule is not None:  # the function itself has a custom rule: main calls it as a helper
+    # the function itself has a custom rule: main calls it as a helper
+    if rule is not None:
         name = scope.name(rule.name, fn, function=True)
         add(name, fn, None)
         program.main = _calling(program.helpers[name], name)
@@ -119,8 +132,16 @@ def _check_custom(rule, primal: ir.Function, n: int) -> tuple:
     """The rule functions of a custom function, after checking it is complete and consistent."""
     name = rule.name
     if any(r is None for r in rule.rules):
-        how = f"@{name}.defjvp" if rule.kind == "jvp" else f"{name}.defvjp({name}_fwd, {name}_bwd)"
-        raise S2SError(f"custom_{rule.kind} function `{name}` has no rule", primal.origin, f"define it with `{how}`")
+        how = (
+            f"@{name}.defjvp"
+            if rule.kind == "jvp"
+            else f"{name}.defvjp({name}_fwd, {name}_bwd)"
+        )
+        raise S2SError(
+            f"custom_{rule.kind} function `{name}` has no rule",
+            primal.origin,
+            f"define it with `{how}`",
+        )
     for i in rule.nondiff_argnums:
         if not isinstance(i, int) or not 0 <= i < n:
             raise S2SError(
@@ -151,7 +172,11 @@ def _check_rule_functions(rule, lowered: list, n: int) -> None:
         fwd, bwd = lowered
         diff = n - k
         _check_returns(fwd, 2, f"`{fwd.name}` must return a pair (output, residuals)")
-        _check_returns(bwd, diff, f"`{bwd.name}` must return a tuple with one cotangent per differentiable argument ({diff})")
+        _check_returns(
+            bwd,
+            diff,
+            f"`{bwd.name}` must return a tuple with one cotangent per differentiable argument ({diff})",
+        )
 
 
 def _check_returns(fn: ir.Function, count: int, message: str) -> None:
@@ -160,7 +185,11 @@ def _check_returns(fn: ir.Function, count: int, message: str) -> None:
     value = _returned_tuple(fn)
     origin = fn.body[-1].origin or fn.origin
     if value is None:
-        raise S2SError(message + ", written as a tuple in its `return`", origin, "return a tuple: `return y, residuals`")
+        raise S2SError(
+            message + ", written as a tuple in its `return`",
+            origin,
+            "return a tuple: `return y, residuals`",
+        )
     if len(value.elements) != count:
         raise S2SError(message + f", but returns {len(value.elements)} values", origin)
 
@@ -169,7 +198,11 @@ def _returned_tuple(fn: ir.Function) -> cst.Tuple | None:
     """The tuple ``fn`` returns: its ``return`` value, or the tuple last assigned to the name it returns."""
     value = fn.body[-1].value
     if isinstance(value, cst.Name):
-        assigned = [s.value for s in fn.body if isinstance(s, ir.Assign) and s.target.deep_equals(value)]
+        assigned = [
+            s.value
+            for s in fn.body
+            if isinstance(s, ir.Assign) and s.target.deep_equals(value)
+        ]
         value = assigned[-1] if assigned else value
     return value if isinstance(value, cst.Tuple) else None
 
@@ -189,5 +222,11 @@ def _summarize(name: str, fn: ir.Function, program: Program) -> None:
 
 def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:
     out = fn.body[-1].value
-    active = activity(fn.body, fn.param_names, diff_names(out), frozenset(program.helpers), program.flows)
+    active = activity(
+        fn.body,
+        fn.param_names,
+        diff_names(out),
+        frozenset(program.helpers),
+        program.flows,
+    )
     return tuple(p in active or p in diff_names(out) for p in fn.param_names)

@@ -33,7 +33,7 @@ class RuleTemplate:
         return tuple(n for target, _ in self.statements for n in names_in(target))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rule_template(op_name: str, forward: bool = False) -> RuleTemplate:
     """The op's rule (its explicit forward rule if ``forward``), parsed: assignments, then one entry per leading parameter."""
     op = op_named(op_name)
@@ -42,17 +42,31 @@ def rule_template(op_name: str, forward: bool = False) -> RuleTemplate:
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
     statements, value = [], None
     for line in fndef.body.body:
-        small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        small = (
+            line.body[0]
+            if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+            else None
+        )
         if isinstance(small, cst.Assign) and len(small.targets) == 1 and value is None:
             statements.append((small.targets[0].target, small.value))
-        elif isinstance(small, cst.Return) and small.value is not None and value is None:
+        elif (
+            isinstance(small, cst.Return) and small.value is not None and value is None
+        ):
             value = small.value
-        elif not (isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)):
-            raise ValueError(f"rule for {op_name!r}: only assignments then one `return` are allowed")
+        elif not (
+            isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
+        ):
+            raise ValueError(
+                f"rule for {op_name!r}: only assignments then one `return` are allowed"
+            )
     if value is None:
         raise ValueError(f"rule for {op_name!r} has no `return`")
-    entries = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
-    entries = tuple(None if isinstance(e, cst.Name) and e.value == "None" else e for e in entries)
+    entries = (
+        [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    )
+    entries = tuple(
+        None if isinstance(e, cst.Name) and e.value == "None" else e for e in entries
+    )
     return RuleTemplate(tuple(statements), entries)
 
 
@@ -66,7 +80,9 @@ def bind(op, e, origin=None) -> dict:
     try:
         bound = op.signature.bind(*e.args, **dict(e.kwargs))
     except TypeError as err:
-        raise S2SError(f"`{e.name}` called with arguments s2s cannot bind: {err}", origin) from None
+        raise S2SError(
+            f"`{e.name}` called with arguments s2s cannot bind: {err}", origin
+        ) from None
     bindings = {}
     for p in op.params:
         if p not in bound.arguments:
@@ -80,7 +96,8 @@ def bind(op, e, origin=None) -> dict:
 
 def differentiable_arguments(op, e) -> list | None:
     """The call's arguments that derivatives flow through: those of leading parameters whose rule entry
-    is not ``None`` (shape templates such as ``unbroadcast``'s ``like`` are not); None if the call does not bind."""
+    is not ``None`` (shape templates such as ``unbroadcast``'s ``like`` are not); None if the call does not bind.
+    """
     try:
         bindings = bind(op, e)
     except S2SError:

@@ -26,12 +26,22 @@ def write_module(text: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     twin = {"__name__": name + "_twin"}
-    exec(compile(text.replace("import numpy as np", "import jax.numpy as np"), str(path), "exec"), twin)
+    exec(
+        compile(
+            text.replace("import numpy as np", "import jax.numpy as np"),
+            str(path),
+            "exec",
+        ),
+        twin,
+    )
     return module, twin
 
 
 def assert_trees_close(got, want, rtol=1e-9, atol=1e-12):
-    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (got, want)
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (
+        got,
+        want,
+    )
     for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol, atol=atol)
 

@@ -62,7 +62,11 @@ class Case:
         return tuple(self.shapes)
 
     def domain_of(self, name: str) -> str:
-        return self.domain if isinstance(self.domain, str) else self.domain.get(name, "real")
+        return (
+            self.domain
+            if isinstance(self.domain, str)
+            else self.domain.get(name, "real")
+        )
 
     @property
     def id(self) -> str:
@@ -72,7 +76,8 @@ class Case:
     def func_name(self) -> str:
         """The op as spelled in the call (``sum``, ``linalg.norm``, ``amax``)."""
         body = ast.parse(self.call, mode="eval").body
-        body = body.value if isinstance(body, ast.Subscript) else body  # ``np.split(...)[i]``
+        # ``np.split(...)[i]``
+        body = body.value if isinstance(body, ast.Subscript) else body
         return ast.unparse(body.func).removeprefix("np.")
 
 
@@ -106,9 +111,19 @@ CASES = [
     C("logaddexp", "np.logaddexp(x, y)", B),
     C("hypot", "np.hypot(x, y)", B, "nonzero"),
     C("where", "np.where(x > 0, x, y)", B, fd=False),
-    C("where", "np.where(c > 0, x, y)", {"c": "...", "x": "~...", "y": "~..."}, fd=False),
+    C(
+        "where",
+        "np.where(c > 0, x, y)",
+        {"c": "...", "x": "~...", "y": "~..."},
+        fd=False,
+    ),
     C("clip", "np.clip(x, -0.5, 0.7)", U, fd=False),
-    C("clip", "np.clip(x, lo, hi)", {"x": "~...", "lo": "~...", "hi": "~..."}, fd=False),
+    C(
+        "clip",
+        "np.clip(x, lo, hi)",
+        {"x": "~...", "lo": "~...", "hi": "~..."},
+        fd=False,
+    ),
     C("clip", "np.clip(x, lo, hi)", {"x": "...", "lo": "...", "hi": "..."}, "ties"),
     C("clip", "np.clip(x, None, 0.5)", U, "ties"),
     # elementwise, unary
@@ -180,16 +195,28 @@ CASES = [
     C("outer", "np.outer(a, b)", {"a": "n", "b": "m k"}),
     C("einsum", "np.einsum('ij,jk->ik', a, b)", {"a": "n k", "b": "k m"}),
     C("einsum", "np.einsum('ij,jk', a, b)", {"a": "n k", "b": "k m"}),
-    C("einsum", "np.einsum('...ij,...jk->...ik', a, b)", {"a": "~... n k", "b": "~... k m"}),
+    C(
+        "einsum",
+        "np.einsum('...ij,...jk->...ik', a, b)",
+        {"a": "~... n k", "b": "~... k m"},
+    ),
     C("einsum", "np.einsum('ii->i', a)", {"a": "n n"}),
     C("einsum", "np.einsum('ii', a)", {"a": "n n"}),
     C("einsum", "np.einsum('ij->', a)", {"a": "n m"}),
-    C("einsum", "np.einsum('bij,j,k->bik', a, b, c)", {"a": "p n m", "b": "m", "c": "k"}),
+    C(
+        "einsum",
+        "np.einsum('bij,j,k->bik', a, b, c)",
+        {"a": "p n m", "b": "m", "c": "k"},
+    ),
     C("einsum", "np.einsum('ji', a)", {"a": "n m"}),
     C("einsum", "np.einsum('i...,i->...', a, b)", {"a": "n ...", "b": "n"}),
     C("tensordot", "np.tensordot(a, b)", {"a": "p n m", "b": "n m k"}),
     C("tensordot", "np.tensordot(a, b, axes=1)", {"a": "p n", "b": "n k"}),
-    C("tensordot", "np.tensordot(a, b, axes=([1, 0], [0, 2]))", {"a": "n m", "b": "m k n"}),
+    C(
+        "tensordot",
+        "np.tensordot(a, b, axes=([1, 0], [0, 2]))",
+        {"a": "n m", "b": "m k n"},
+    ),
     C("tensordot", "np.tensordot(a, b, axes=0)", {"a": "n", "b": "m k"}),
     C("trace", "np.trace(x)", "n m"),
     C("trace", "np.trace(x, 1, 0, 2)", "n k m"),
@@ -206,9 +233,24 @@ CASES = [
     C("linalg.norm", "np.linalg.norm(x, 'nuc')", "a b", rtol=1e-6, atol=1e-8, fd=False),
     C("linalg.inv", "np.linalg.inv(x)", "... n n", "wellcond"),
     C("linalg.det", "np.linalg.det(x)", "... n n", "wellcond"),
-    C("linalg.solve", "np.linalg.solve(a, b)", {"a": "n n", "b": "n"}, {"a": "wellcond"}),
-    C("linalg.solve", "np.linalg.solve(a, b)", {"a": "~... n n", "b": "~... n k"}, {"a": "wellcond"}),
-    C("linalg.solve", "np.linalg.solve(a, b)", {"a": "... n n", "b": "n"}, {"a": "wellcond"}),
+    C(
+        "linalg.solve",
+        "np.linalg.solve(a, b)",
+        {"a": "n n", "b": "n"},
+        {"a": "wellcond"},
+    ),
+    C(
+        "linalg.solve",
+        "np.linalg.solve(a, b)",
+        {"a": "~... n n", "b": "~... n k"},
+        {"a": "wellcond"},
+    ),
+    C(
+        "linalg.solve",
+        "np.linalg.solve(a, b)",
+        {"a": "... n n", "b": "n"},
+        {"a": "wellcond"},
+    ),
     # shape ops
     C("copy", "np.copy(x)", U),
     C("reshape", "np.reshape(x, (-1,))", U),
@@ -227,7 +269,11 @@ CASES = [
     C("expand_dims", "np.expand_dims(x, 1)", "a ..."),
     C("expand_dims", "np.expand_dims(x, (0, -1))", U),
     C("concatenate", "np.concatenate([a, b], axis=0)", {"a": "n ...", "b": "m ..."}),
-    C("concatenate", "np.concatenate([a, b, a], axis=-1)", {"a": "... n", "b": "... m"}),
+    C(
+        "concatenate",
+        "np.concatenate([a, b, a], axis=-1)",
+        {"a": "... n", "b": "... m"},
+    ),
     C("concatenate", "np.concatenate((a, b), axis=None)", {"a": "...", "b": "n m"}),
     C("concatenate", "np.concat([a, b])", {"a": "n ...", "b": "m ..."}),
     C("stack", "np.stack([a, b])", {"a": "...", "b": "..."}),
@@ -238,7 +284,9 @@ CASES = [
     C("vstack", "np.vstack([a, b])", {"a": "k n ...", "b": "m n ..."}),
     C("split", "np.split(x, 2)[1]", "4 ..."),
     C("split", "np.split(x, [1, 3], axis=1)[0]", "a 4 ..."),
-    C("split", "np.split(x, [1, 1])[2]", "4 ..."),  # jax.numpy.split rejects negative indices
+    C(
+        "split", "np.split(x, [1, 1])[2]", "4 ..."
+    ),  # jax.numpy.split rejects negative indices
     C("tile", "np.tile(x, 2)", U),
     C("tile", "np.tile(x, (2, 1, 3))", "a b"),
     C("repeat", "np.repeat(x, 3)", U),
@@ -266,12 +314,36 @@ CASES = [
     C("full_like", "np.full_like(y, x)", {"x": "", "y": "2 3"}),
     C("take", "np.take(x, np.array([0, 2, 2, 1]))", "3 ..."),
     C("take", "np.take(x, np.array([[1, 0], [-1, 1]]), axis=1)", "a 2 ..."),
-    C("take_along_axis", "np.take_along_axis(x, np.array([0, 2, 2, 1, 2]), axis=0)", "3"),
-    C("take_along_axis", "np.take_along_axis(x, np.array([[0, 2, 2, 1]]), axis=1)", "a 3"),
-    C("take_along_axis", "np.take_along_axis(x, np.array([[1], [0], [1]]), axis=-1)", "3 2"),
-    C("take_along_axis", "np.take_along_axis(x, np.array([[[1], [0], [1], [1]]]), axis=1)", "a 2 b"),
-    C("take_along_axis", "np.take_along_axis(x, np.array([[0, 2, 2, 1], [1, 1, 0, 2]]), axis=1)", "~2 3"),
-    C("take_along_axis", "np.take_along_axis(x, np.array([3, 0, -1, 3]), axis=None)", "2 2"),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([0, 2, 2, 1, 2]), axis=0)",
+        "3",
+    ),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([[0, 2, 2, 1]]), axis=1)",
+        "a 3",
+    ),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([[1], [0], [1]]), axis=-1)",
+        "3 2",
+    ),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([[[1], [0], [1], [1]]]), axis=1)",
+        "a 2 b",
+    ),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([[0, 2, 2, 1], [1, 1, 0, 2]]), axis=1)",
+        "~2 3",
+    ),
+    C(
+        "take_along_axis",
+        "np.take_along_axis(x, np.array([3, 0, -1, 3]), axis=None)",
+        "2 2",
+    ),
     # casts to inexact types (the op table's inputs and cotangents are float64; casts to float32 and to
     # integers, where JAX's cotangents are float32 or float0, are tested in test_rules_astype_take_along.py)
     C("astype", "np.astype(x, np.float64)", U),
@@ -311,7 +383,9 @@ def draw_shapes(case: Case, draw) -> dict[str, tuple[int, ...]]:
     rank = draw(st.integers(0, 2))
     base = tuple(draw(st.integers(1, 3)) for _ in range(rank))
     sizes: dict[str, int] = {}
-    return {name: _dims_for(spec, sizes, base, draw) for name, spec in case.shapes.items()}
+    return {
+        name: _dims_for(spec, sizes, base, draw) for name, spec in case.shapes.items()
+    }
 
 
 def _values(rng, domain, shape):
@@ -331,7 +405,10 @@ def draw_inputs(case: Case, draw) -> dict[str, np.ndarray]:
     """Float64 NumPy inputs for ``case``: shapes from hypothesis, values from a seed it picks."""
     shapes = draw_shapes(case, draw)
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return {name: _values(rng, case.domain_of(name), shape) for name, shape in shapes.items()}
+    return {
+        name: _values(rng, case.domain_of(name), shape)
+        for name, shape in shapes.items()
+    }
 
 
 def inputs_for(case: Case) -> st.SearchStrategy[dict[str, np.ndarray]]:

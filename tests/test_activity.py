@@ -9,9 +9,9 @@ summary says; containers pass activity through their reads.
 
 import numpy as np
 import pytest
+from programs import activity as P
 
 import s2s
-from programs import activity as P
 from s2s import ir
 from s2s.errors import MissingRule
 from s2s.passes.normal_form import eqn_of
@@ -24,8 +24,18 @@ def _active(fn, wrt=(0,)):
     program = build(fn)
     main = program.main
     *body, ret = main.body
-    names = activity(body, [main.params[i].name for i in wrt], diff_names(ret.value), frozenset(program.helpers), program.flows)
-    ops = {eqn_of(s.value, frozenset(program.helpers)).name for s in body if isinstance(s, ir.Assign) and names & set(ir.target_names(s.target))}
+    names = activity(
+        body,
+        [main.params[i].name for i in wrt],
+        diff_names(ret.value),
+        frozenset(program.helpers),
+        program.flows,
+    )
+    ops = {
+        eqn_of(s.value, frozenset(program.helpers)).name
+        for s in body
+        if isinstance(s, ir.Assign) and names & set(ir.target_names(s.target))
+    }
     return names, ops
 
 
@@ -56,7 +66,12 @@ def test_a_loop_body_reading_a_weight_makes_the_loop_active():
 
 def test_helper_arguments_follow_the_flow_summary():
     program = build(P.helper_summary)
-    assert program.flows["_reduce"] == (True, True, False)  # an axis carries no derivative
+    # an axis carries no derivative
+    assert program.flows["_reduce"] == (
+        True,
+        True,
+        False,
+    )
     names, ops = _active(P.helper_summary)
     assert "_reduce" in ops
 

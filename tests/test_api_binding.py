@@ -68,23 +68,41 @@ def test_every_api_binds_like_python(backend):
     for argnums in (0, 1, (0, 1), -1):
         want = jax.grad(twin, argnums)(X, W, **kw)
         assert_trees_close(s2s.grad(f, argnums, backend=backend)(X, W, **kw), want)
-        if argnums != -1:  # `w` by keyword is still parameter 1 (JAX refuses keyword arguments in argnums)
-            assert_trees_close(s2s.grad(f, argnums, backend=backend)(X, w=W, **kw), want)
+        # `w` by keyword is still parameter 1 (JAX refuses keyword arguments in argnums)
+        if argnums != -1:
+            assert_trees_close(
+                s2s.grad(f, argnums, backend=backend)(X, w=W, **kw), want
+            )
         value, grads = s2s.value_and_grad(f, argnums, backend=backend)(X, W, 0.5, **kw)
-        assert_trees_close((value, grads), jax.value_and_grad(twin, argnums)(X, W, 0.5, **kw))
-    assert_trees_close(s2s.grad(f, -1, backend=backend)(X, w=W, **kw), jax.grad(twin, -1)(X, w=W, **kw))
-    assert_trees_close(s2s.grad(f, 2, backend=backend)(X, W, 0.9, scale=1.7), jax.grad(twin, 2)(X, W, 0.9, scale=1.7))
-    np.testing.assert_allclose(s2s.transform(f, backend=backend)(X, b=0.1, w=W, scale=2.0), f(X, b=0.1, w=W, scale=2.0))
+        assert_trees_close(
+            (value, grads), jax.value_and_grad(twin, argnums)(X, W, 0.5, **kw)
+        )
+    assert_trees_close(
+        s2s.grad(f, -1, backend=backend)(X, w=W, **kw), jax.grad(twin, -1)(X, w=W, **kw)
+    )
+    assert_trees_close(
+        s2s.grad(f, 2, backend=backend)(X, W, 0.9, scale=1.7),
+        jax.grad(twin, 2)(X, W, 0.9, scale=1.7),
+    )
+    np.testing.assert_allclose(
+        s2s.transform(f, backend=backend)(X, b=0.1, w=W, scale=2.0),
+        f(X, b=0.1, w=W, scale=2.0),
+    )
     for jac in ("jacfwd", "jacrev", "hessian"):
         got = getattr(s2s, jac)(f, (0, 1), backend=backend)(X, W, **kw)
         assert_trees_close(got, getattr(jax, jac)(twin, (0, 1))(X, W, **kw), rtol=1e-8)
-    bound, bound_twin = functools.partial(f, scale=1.7), functools.partial(twin, scale=1.7)
+    bound, bound_twin = functools.partial(f, scale=1.7), functools.partial(
+        twin, scale=1.7
+    )
     ct = RNG.normal()
     out, vjp_fn = s2s.vjp(bound, X, W, backend=backend)
     want_out, want_vjp = jax.vjp(bound_twin, X, W)
     assert_trees_close((out, vjp_fn(ct)), (want_out, want_vjp(ct)))
     tangents = (RNG.normal(size=3), RNG.normal(size=3))
-    assert_trees_close(s2s.jvp(bound, (X, W), tangents, backend=backend), jax.jvp(bound_twin, (X, W), tangents))
+    assert_trees_close(
+        s2s.jvp(bound, (X, W), tangents, backend=backend),
+        jax.jvp(bound_twin, (X, W), tangents),
+    )
     out, f_jvp = s2s.linearize(bound, X, W, backend=backend)
     want_out, want_jvp = jax.linearize(bound_twin, X, W)
     assert_trees_close((out, f_jvp(*tangents)), (want_out, want_jvp(*tangents)))
@@ -105,7 +123,9 @@ def test_argnums_count_positional_parameters():
     with pytest.raises(ValueError, match="argnums"):
         s2s.jacfwd(SIGNED.f, argnums=3)
     jac = s2s.jacrev(SIGNED.vector, 1)(X, W, scale=0.5)
-    np.testing.assert_allclose(jac, jax.jacrev(SIGNED_TWIN["vector"], 1)(X, W, scale=0.5))
+    np.testing.assert_allclose(
+        jac, jax.jacrev(SIGNED_TWIN["vector"], 1)(X, W, scale=0.5)
+    )
 
 
 def test_star_parameters_bind_per_call_shape():
@@ -113,13 +133,15 @@ def test_star_parameters_bind_per_call_shape():
     star, twin = SIGNED.star, SIGNED_TWIN["star"]
     for args in ((X,), (X, W), (X, W, 2.0 * X)):
         assert_trees_close(s2s.grad(star)(*args), jax.grad(twin)(*args))
-    assert_trees_close(s2s.grad(star, argnums=(0, 1))(X, W), jax.grad(twin, argnums=(0, 1))(X, W))
+    assert_trees_close(
+        s2s.grad(star, argnums=(0, 1))(X, W), jax.grad(twin, argnums=(0, 1))(X, W)
+    )
     double, twin = SIGNED.double_star, SIGNED_TWIN["double_star"]
     assert_trees_close(s2s.grad(double)(X, a=W, b=2.0), jax.grad(twin)(X, a=W, b=2.0))
     assert_trees_close(s2s.grad(double)(X), jax.grad(twin)(X))
     assert "xs_0, xs_1" in s2s.grad(star).at(X, W).source
     with pytest.raises(s2s.S2SError, match="generates its code for each call's shape"):
-        s2s.grad(star).source
+        _ = s2s.grad(star).source
     with pytest.raises(TypeError):
         s2s.grad(double)(X, X)  # as Python: double_star takes one positional argument
 
@@ -179,7 +201,10 @@ KINDS = ("posonly", "normal", "kwonly")
 def signatures(draw):
     """Parameters (name, kind, default or None), in an order Python accepts, and a call of them."""
     count = draw(st.integers(1, 5))
-    kinds = sorted(draw(st.lists(st.sampled_from(KINDS), min_size=count, max_size=count)), key=KINDS.index)
+    kinds = sorted(
+        draw(st.lists(st.sampled_from(KINDS), min_size=count, max_size=count)),
+        key=KINDS.index,
+    )
     params, defaulted = [], False
     for i, kind in enumerate(kinds):
         has_default = draw(st.booleans()) if kind == "kwonly" or not defaulted else True
@@ -188,19 +213,26 @@ def signatures(draw):
         params.append((f"p{i}", kind, default))
     call, positional = [], True  # per parameter: "pos", "kw" or "omit"
     for name, kind, default in params:
-        forms = ["pos"] if kind == "posonly" else (["pos", "kw"] if kind == "normal" else ["kw"])
+        forms = (
+            ["pos"]
+            if kind == "posonly"
+            else (["pos", "kw"] if kind == "normal" else ["kw"])
+        )
         if not positional:
             forms = [f for f in forms if f != "pos"]
         if default is not None:
             forms.append("omit")
-        if not forms:  # a positional-only parameter after an omitted one: pass it, and the omitted ones before it
+        # a positional-only parameter after an omitted one: pass it, and the omitted ones before it
+        if not forms:
             forms = ["pos"]
         form = draw(st.sampled_from(forms))
         positional = positional and form == "pos"
         call.append(form)
     call = _repair(params, call)
     positional_params = [p for p in params if p[1] != "kwonly"]
-    argnums = draw(st.integers(0, len(positional_params) - 1)) if positional_params else None
+    argnums = (
+        draw(st.integers(0, len(positional_params) - 1)) if positional_params else None
+    )
     return params, call, argnums
 
 
@@ -214,7 +246,11 @@ def _signature_text(params, rest=False, opts=False):
     """The parameter list; ``rest``/``opts``: with ``*rest`` (before the keyword-only ones) and ``**opts``."""
     parts, slash, star = [], False, False
     for name, kind, default in params:
-        if kind != "posonly" and not slash and any(k == "posonly" for _, k, _ in params):
+        if (
+            kind != "posonly"
+            and not slash
+            and any(k == "posonly" for _, k, _ in params)
+        ):
             parts.append("/")
             slash = True
         if kind == "kwonly" and not star:
@@ -234,12 +270,23 @@ def _signature_text(params, rest=False, opts=False):
 @given(drawn=signatures())
 def test_random_signatures_bind_like_python(drawn):
     params, call, argnums = drawn
-    terms = " + ".join(f"np.sum(np.sin({name} * {i + 1}.0) * {name})" for i, (name, _, _) in enumerate(params))
-    module, twin = _module(f"import numpy as np\n\n\ndef f({_signature_text(params)}):\n    return {terms}\n")
+    terms = " + ".join(
+        f"np.sum(np.sin({name} * {i + 1}.0) * {name})"
+        for i, (name, _, _) in enumerate(params)
+    )
+    module, twin = _module(
+        f"import numpy as np\n\n\ndef f({_signature_text(params)}):\n    return {terms}\n"
+    )
     values = {name: RNG.normal(size=3) for name, _, _ in params}
-    args = tuple(values[name] for (name, _, _), form in zip(params, call) if form == "pos")
-    kwargs = {name: values[name] for (name, _, _), form in zip(params, call) if form == "kw"}
-    np.testing.assert_allclose(s2s.transform(module.f)(*args, **kwargs), module.f(*args, **kwargs))
+    args = tuple(
+        values[name] for (name, _, _), form in zip(params, call) if form == "pos"
+    )
+    kwargs = {
+        name: values[name] for (name, _, _), form in zip(params, call) if form == "kw"
+    }
+    np.testing.assert_allclose(
+        s2s.transform(module.f)(*args, **kwargs), module.f(*args, **kwargs)
+    )
     if argnums is None:
         return
     name = [p for p in params if p[1] != "kwonly"][argnums][0]
@@ -253,7 +300,9 @@ def test_random_signatures_bind_like_python(drawn):
         return twin["f"](*again.args, **again.kwargs)
 
     want = jax.grad(along)(bound.arguments[name])
-    np.testing.assert_allclose(s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12
+    )
 
 
 @st.composite
@@ -262,7 +311,9 @@ def variadic_calls(draw):
     the positional arguments the call passes."""
     params, call, _ = draw(signatures())
     star, double = draw(st.booleans()), draw(st.booleans())
-    named_positional = all(form == "pos" for (_, kind, _), form in zip(params, call) if kind != "kwonly")
+    named_positional = all(
+        form == "pos" for (_, kind, _), form in zip(params, call) if kind != "kwonly"
+    )
     extra = draw(st.integers(0, 2)) if star and named_positional else 0
     keywords = [f"e{i}" for i in range(draw(st.integers(0, 2)))] if double else []
     count = sum(form == "pos" for form in call) + extra
@@ -275,21 +326,42 @@ def variadic_calls(draw):
 def test_random_variadic_signatures_bind_like_python(drawn):
     params, call, star, double, extra, keywords, argnums = drawn
     text = _signature_text(params, rest=star, opts=double)
-    terms = " + ".join(f"np.sum(np.sin({name} * {i + 1}.0) * {name})" for i, (name, _, _) in enumerate(params))
+    terms = " + ".join(
+        f"np.sum(np.sin({name} * {i + 1}.0) * {name})"
+        for i, (name, _, _) in enumerate(params)
+    )
     body = [f"    total = {terms}"]
     if star:
-        body += ["    for i, r in enumerate(rest):", "        total = total + np.sum(np.cos(r * (i + 1.0)) * r)"]
+        body += [
+            "    for i, r in enumerate(rest):",
+            "        total = total + np.sum(np.cos(r * (i + 1.0)) * r)",
+        ]
     if double:
-        body += ["    for key in opts:", "        total = total + np.sum(np.tanh(opts[key]) * opts[key])"]
-    module, twin = _module("import numpy as np\n\n\ndef f(" + text + "):\n" + "\n".join(body) + "\n    return total\n")
+        body += [
+            "    for key in opts:",
+            "        total = total + np.sum(np.tanh(opts[key]) * opts[key])",
+        ]
+    module, twin = _module(
+        "import numpy as np\n\n\ndef f("
+        + text
+        + "):\n"
+        + "\n".join(body)
+        + "\n    return total\n"
+    )
     values = {name: RNG.normal(size=3) for name, _, _ in params}
-    args = tuple(values[name] for (name, _, _), form in zip(params, call) if form == "pos")
+    args = tuple(
+        values[name] for (name, _, _), form in zip(params, call) if form == "pos"
+    )
     args += tuple(RNG.normal(size=3) for _ in range(extra))
-    kwargs = {name: values[name] for (name, _, _), form in zip(params, call) if form == "kw"}
+    kwargs = {
+        name: values[name] for (name, _, _), form in zip(params, call) if form == "kw"
+    }
     kwargs.update({key: RNG.normal(size=3) for key in keywords})
-    np.testing.assert_allclose(s2s.transform(module.f)(*args, **kwargs), module.f(*args, **kwargs))
+    np.testing.assert_allclose(
+        s2s.transform(module.f)(*args, **kwargs), module.f(*args, **kwargs)
+    )
     if argnums is not None:
         want = jax.grad(twin["f"], argnums)(*args, **kwargs)
-        np.testing.assert_allclose(s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12)
-
-
+        np.testing.assert_allclose(
+            s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12
+        )

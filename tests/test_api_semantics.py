@@ -76,13 +76,24 @@ def unused_input(x, w):
 
 TREE_CASES = [
     (namedtuple_loss, (Params(W, B), X)),
-    (nested_loss, ({"layers": [{"W": W, "b": B}, {"W": RNG.normal(size=(2, 5))}], "scale": 1.5}, X)),
+    (
+        nested_loss,
+        (
+            {
+                "layers": [{"W": W, "b": B}, {"W": RNG.normal(size=(2, 5))}],
+                "scale": 1.5,
+            },
+            X,
+        ),
+    ),
     (helper_loss, ((W, B), X)),
     (unused_input, (X, W)),
 ]
 
 
-@pytest.mark.parametrize("fn, args", TREE_CASES, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, args", TREE_CASES, ids=lambda v: getattr(v, "__name__", "")
+)
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
 def test_gradient_has_the_structure_of_the_argument(fn, args, backend):
     assert_trees_close(s2s.grad(fn, backend=backend)(*args), jax.grad(fn)(*args))
@@ -91,7 +102,9 @@ def test_gradient_has_the_structure_of_the_argument(fn, args, backend):
 def test_argnums_tuple_and_keywords_and_defaults():
     want = jax.grad(defaults_loss, (0, 1))(X, X, axis=0)
     assert_trees_close(s2s.grad(defaults_loss, (0, 1))(X, X, axis=0), want)
-    assert_trees_close(s2s.grad(defaults_loss, 1)(X, X, 3.0), jax.grad(defaults_loss, 1)(X, X, 3.0))
+    assert_trees_close(
+        s2s.grad(defaults_loss, 1)(X, X, 3.0), jax.grad(defaults_loss, 1)(X, X, 3.0)
+    )
 
 
 def test_gradient_with_respect_to_a_python_float():
@@ -123,9 +136,14 @@ def test_transformed_functions_are_jax_functions():
     p = Params(W, B)
     assert_trees_close(jax.jit(grad)(p, X), jax.grad(namedtuple_loss)(p, X))
     xs = RNG.normal(size=(3, 4, 3))
-    assert_trees_close(jax.vmap(grad, (None, 0))(p, xs), jax.vmap(jax.grad(namedtuple_loss), (None, 0))(p, xs))
+    assert_trees_close(
+        jax.vmap(grad, (None, 0))(p, xs),
+        jax.vmap(jax.grad(namedtuple_loss), (None, 0))(p, xs),
+    )
     second = jax.grad(lambda a: s2s.grad(scalar_param_loss, 1)(X, a))(0.3)
-    np.testing.assert_allclose(second, jax.grad(jax.grad(scalar_param_loss, 1), 1)(X, 0.3))
+    np.testing.assert_allclose(
+        second, jax.grad(jax.grad(scalar_param_loss, 1), 1)(X, 0.3)
+    )
 
 
 def test_each_transformed_function_exposes_its_source():
@@ -142,12 +160,13 @@ def indexing_loss(x, idx):
     return jnp.sum(rows**2) + jnp.sum(jnp.exp(picked)) + x[0, 0] * x.copy()[2, 1]
 
 
-
-
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
 def test_indexing_reads(backend):
     idx = np.array([0, 2, 2, 3])
-    assert_trees_close(s2s.grad(indexing_loss, backend=backend)(X, idx), jax.grad(indexing_loss)(X, idx))
+    assert_trees_close(
+        s2s.grad(indexing_loss, backend=backend)(X, idx),
+        jax.grad(indexing_loss)(X, idx),
+    )
 
 
 def test_tracebacks_point_into_the_generated_file():
@@ -155,13 +174,21 @@ def test_tracebacks_point_into_the_generated_file():
     with pytest.raises(ValueError) as info:
         grad(Params(W, B), np.ones((4, 5)))  # wrong inner dimension
     frames = [str(entry.path) for entry in info.traceback]
-    assert any("s2s_generated_namedtuple_loss" in name and name.endswith(".py") for name in frames)
+    assert any(
+        "s2s_generated_namedtuple_loss" in name and name.endswith(".py")
+        for name in frames
+    )
 
 
 def test_lambdas_passed_directly():
-    square_sum = lambda x, w: jnp.sum((x @ w) ** 2)  # noqa: E731
-    assert_trees_close(s2s.grad(square_sum, (0, 1))(X, W), jax.grad(square_sum, (0, 1))(X, W))
-    np.testing.assert_allclose(s2s.grad(lambda a: jnp.tanh(a) * 3.0)(0.5), jax.grad(lambda a: jnp.tanh(a) * 3.0)(0.5))
+    square_sum = lambda x, w: jnp.sum((x @ w) ** 2)
+    assert_trees_close(
+        s2s.grad(square_sum, (0, 1))(X, W), jax.grad(square_sum, (0, 1))(X, W)
+    )
+    np.testing.assert_allclose(
+        s2s.grad(lambda a: jnp.tanh(a) * 3.0)(0.5),
+        jax.grad(lambda a: jnp.tanh(a) * 3.0)(0.5),
+    )
 
 
 def nested_array_loss(a, b):
@@ -172,4 +199,7 @@ def nested_array_loss(a, b):
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
 def test_constructors_carry_their_data_derivative(backend):
     a, b = RNG.normal(size=3), RNG.normal(size=3)
-    assert_trees_close(s2s.grad(nested_array_loss, (0, 1), backend=backend)(a, b), jax.grad(nested_array_loss, (0, 1))(a, b))
+    assert_trees_close(
+        s2s.grad(nested_array_loss, (0, 1), backend=backend)(a, b),
+        jax.grad(nested_array_loss, (0, 1))(a, b),
+    )

@@ -106,12 +106,16 @@ WRAPPED, WRAPPED_TWIN = _module("""
 
 
 def test_a_wraps_decorator_is_read_as_its_own_code():
-    assert_trees_close(s2s.grad(WRAPPED.doubled)(X), jax.grad(WRAPPED_TWIN["doubled"])(X))
+    assert_trees_close(
+        s2s.grad(WRAPPED.doubled)(X), jax.grad(WRAPPED_TWIN["doubled"])(X)
+    )
 
 
 def test_a_wraps_decorator_with_star_args_keeps_what_the_wrapper_does():
     """``return 2.0 * fn(*args)``: the wrapper is transformed at the call's shape, its doubling kept."""
-    assert_trees_close(s2s.grad(WRAPPED.doubled_star)(X), jax.grad(WRAPPED_TWIN["doubled_star"])(X))
+    assert_trees_close(
+        s2s.grad(WRAPPED.doubled_star)(X), jax.grad(WRAPPED_TWIN["doubled_star"])(X)
+    )
 
 
 def test_a_wraps_decorator_s2s_cannot_read_is_an_error_at_the_wrapper():
@@ -119,10 +123,15 @@ def test_a_wraps_decorator_s2s_cannot_read_is_an_error_at_the_wrapper():
         s2s.grad(WRAPPED.printed)(X)
     wrapper_line = next(
         i
-        for i, line in enumerate(pathlib.Path(WRAPPED.__file__).read_text().splitlines(), 1)
+        for i, line in enumerate(
+            pathlib.Path(WRAPPED.__file__).read_text().splitlines(), 1
+        )
         if 'print("called")' in line
     )
-    assert (info.value.origin.path, info.value.origin.line) == (WRAPPED.__file__, wrapper_line)
+    assert (info.value.origin.path, info.value.origin.line) == (
+        WRAPPED.__file__,
+        wrapper_line,
+    )
 
 
 def test_jit_of_a_transformed_function_is_its_generated_code():
@@ -134,8 +143,7 @@ def test_jit_of_a_transformed_function_is_its_generated_code():
 
 
 def test_a_transformed_function_called_inside_is_never_unwrapped_into_the_original():
-    module, twin = _module(
-        """
+    module, twin = _module("""
         import jax
         import numpy as np
 
@@ -151,18 +159,24 @@ def test_a_transformed_function_called_inside_is_never_unwrapped_into_the_origin
 
         def uses(x):
             return np.sum(jit_gradient(x) * x)
-        """
-    )
+        """)
     want = jax.grad(lambda x: jnp.sum(jax.grad(twin["cube"])(x) * x))(X)
     assert_trees_close(s2s.grad(module.uses)(X), want)
 
 
 @pytest.mark.parametrize(
-    "wrap", [jax.jit, jax.checkpoint, jax.remat, s2s.transform], ids=["jit", "checkpoint", "remat", "transform"]
+    "wrap",
+    [jax.jit, jax.checkpoint, jax.remat, s2s.transform],
+    ids=["jit", "checkpoint", "remat", "transform"],
 )
 def test_wrappers_with_the_same_math_are_looked_through(wrap):
-    assert_trees_close(s2s.grad(wrap(WRAPPED.plain))(X), jax.grad(WRAPPED_TWIN["plain"])(X))
-    assert_trees_close(s2s.jacrev(wrap(WRAPPED.elementwise))(X), jax.jacrev(WRAPPED_TWIN["elementwise"])(X))
+    assert_trees_close(
+        s2s.grad(wrap(WRAPPED.plain))(X), jax.grad(WRAPPED_TWIN["plain"])(X)
+    )
+    assert_trees_close(
+        s2s.jacrev(wrap(WRAPPED.elementwise))(X),
+        jax.jacrev(WRAPPED_TWIN["elementwise"])(X),
+    )
 
 
 def test_partial_binds_its_arguments_and_argnums_count_the_rest():
@@ -180,15 +194,20 @@ def test_partial_binds_its_arguments_and_argnums_count_the_rest():
         assert_trees_close(got, want)
     nested = s2s.grad(jax.jit(functools.partial(f, X)), 0)(W, d=0.5)
     assert_trees_close(nested, jax.grad(functools.partial(twin, X), 0)(W, d=0.5))
-    of_transformed = s2s.grad(functools.partial(s2s.grad(f, 2), X))(W)  # a partial of a transformed function
-    assert_trees_close(of_transformed, jax.grad(lambda b: jax.grad(twin, 2)(X, b, 0.5))(W))
+    # a partial of a transformed function
+    of_transformed = s2s.grad(functools.partial(s2s.grad(f, 2), X))(W)
+    assert_trees_close(
+        of_transformed, jax.grad(lambda b: jax.grad(twin, 2)(X, b, 0.5))(W)
+    )
 
 
 def test_negative_argnums_count_the_arguments_passed_as_in_jax():
     f, twin = WRAPPED.three, WRAPPED_TWIN["three"]
     for call in ((X, W), (X, W, 0.3)):
         assert_trees_close(s2s.grad(f, -1)(*call), jax.grad(twin, -1)(*call))
-        assert_trees_close(s2s.jacrev(f, (0, -1))(*call), jax.jacrev(twin, (0, -1))(*call))
+        assert_trees_close(
+            s2s.jacrev(f, (0, -1))(*call), jax.jacrev(twin, (0, -1))(*call)
+        )
 
 
 @pytest.mark.parametrize(
@@ -220,7 +239,9 @@ def test_negative_argnums_count_the_arguments_passed_as_in_jax():
 )
 @pytest.mark.parametrize("api", ["grad", "jacfwd", "transform"])
 def test_wrappers_s2s_cannot_see_through_are_errors_naming_them(make, named, api):
-    with pytest.raises(s2s.S2SError, match=f"s2s.{api} cannot transform.*{named}") as info:
+    with pytest.raises(
+        s2s.S2SError, match=f"s2s.{api} cannot transform.*{named}"
+    ) as info:
         getattr(s2s, api)(make())
     assert info.value.hint
 
@@ -307,28 +328,39 @@ def test_an_equal_value_under_a_new_object_keeps_the_module(monkeypatch):
     transformed = s2s.grad(GLOBALS.f10)
     transformed(X)
     generated = transformed.generated
-    monkeypatch.setattr(GLOBALS, "G", GLOBALS.G + 0.0)  # a new float object, the same value
+    # a new float object, the same value
+    monkeypatch.setattr(GLOBALS, "G", GLOBALS.G + 0.0)
     transformed(X)
     assert transformed.generated is generated
-    monkeypatch.setattr(GLOBALS, "G", 7)  # the same value as a float would be no reason to keep it: an int
+    # the same value as a float would be no reason to keep it: an int
+    monkeypatch.setattr(GLOBALS, "G", 7)
     transformed(X)
     assert transformed.generated is not generated
 
 
 def test_helpers_constants_and_rebound_helpers_are_seen(monkeypatch):
-    through_module, through_name = s2s.grad(GLOBALS.through_module), s2s.grad(GLOBALS.through_name)
+    through_module, through_name = s2s.grad(GLOBALS.through_module), s2s.grad(
+        GLOBALS.through_name
+    )
     for transformed in (through_module, through_name):
         transformed(X)
     monkeypatch.setattr(HELPERS, "K", -1.5)
     HELPERS_TWIN["K"] = -1.5
     GLOBALS_TWIN["G"] = GLOBALS.G
     assert_trees_close(
-        through_module(X), jax.grad(lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X)
+        through_module(X),
+        jax.grad(lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(
+            X
+        ),
     )
     assert_trees_close(through_name(X), jax.grad(HELPERS_TWIN["scaled"])(X))
-    monkeypatch.setattr(HELPERS, "scaled", HELPERS.other)  # the module attribute now names another function
+    # the module attribute now names another function
+    monkeypatch.setattr(HELPERS, "scaled", HELPERS.other)
     assert_trees_close(
-        through_module(X), jax.grad(lambda x: HELPERS_TWIN["other"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(X)
+        through_module(X),
+        jax.grad(lambda x: HELPERS_TWIN["other"](x) + jnp.sum(GLOBALS.G * jnp.sin(x)))(
+            X
+        ),
     )
     monkeypatch.setattr(GLOBALS, "scaled", HELPERS.other)  # the imported name, rebound
     assert_trees_close(through_name(X), jax.grad(HELPERS_TWIN["other"])(X))
@@ -344,16 +376,24 @@ def test_a_rebound_closure_cell_is_seen():
 
 
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
-def test_higher_derivatives_follow_the_values_the_first_derivative_read(monkeypatch, backend):
+def test_higher_derivatives_follow_the_values_the_first_derivative_read(
+    monkeypatch, backend
+):
     second = s2s.grad(s2s.grad(GLOBALS.scalar, backend=backend), backend=backend)
     hessian = s2s.hessian(GLOBALS.cubic, backend=backend)
     jac = s2s.jacfwd(s2s.grad(GLOBALS.through_module), backend=backend)
     for g in (2.0, -3.0):
         monkeypatch.setattr(GLOBALS, "G", g)
         GLOBALS_TWIN["G"] = g
-        np.testing.assert_allclose(second(0.4), jax.grad(jax.grad(GLOBALS_TWIN["scalar"]))(0.4))
-        np.testing.assert_allclose(hessian(X), jax.hessian(GLOBALS_TWIN["cubic"])(X), rtol=1e-9)
-        want = jax.hessian(lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(g * jnp.sin(x)))(X)
+        np.testing.assert_allclose(
+            second(0.4), jax.grad(jax.grad(GLOBALS_TWIN["scalar"]))(0.4)
+        )
+        np.testing.assert_allclose(
+            hessian(X), jax.hessian(GLOBALS_TWIN["cubic"])(X), rtol=1e-9
+        )
+        want = jax.hessian(
+            lambda x: HELPERS_TWIN["scaled"](x) + jnp.sum(g * jnp.sin(x))
+        )(X)
         np.testing.assert_allclose(jac(X), want, rtol=1e-9, atol=1e-12)
 
 
@@ -366,8 +406,12 @@ def test_vjp_and_linearize_keep_the_function_they_were_made_with(monkeypatch):
     _, want_jvp = jax.linearize(GLOBALS_TWIN["f10"], X)
     monkeypatch.setattr(GLOBALS, "G", 9.0)
     GLOBALS_TWIN["G"] = 9.0
-    assert_trees_close((out, vjp_fn(1.0), f_jvp(W)), (want_out, want_vjp(1.0), want_jvp(W)))
-    assert_trees_close(s2s.vjp(GLOBALS.f10, X)[1](1.0), jax.vjp(GLOBALS_TWIN["f10"], X)[1](1.0))
+    assert_trees_close(
+        (out, vjp_fn(1.0), f_jvp(W)), (want_out, want_vjp(1.0), want_jvp(W))
+    )
+    assert_trees_close(
+        s2s.vjp(GLOBALS.f10, X)[1](1.0), jax.vjp(GLOBALS_TWIN["f10"], X)[1](1.0)
+    )
     GLOBALS_TWIN["G"] = GLOBALS.G
 
 
@@ -408,5 +452,8 @@ def _abs2(z):
     ],
 )
 def test_complex_inputs_are_refused(call):
-    with pytest.raises(TypeError, match="does not differentiate complex inputs.*real and imaginary parts"):
+    with pytest.raises(
+        TypeError,
+        match=r"does not differentiate complex inputs.*real and imaginary parts",
+    ):
         call(_abs2)

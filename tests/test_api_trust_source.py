@@ -61,7 +61,8 @@ def _edit(module, old, new):
     assert old in text
     path.write_text(text.replace(old, new))
     stat = path.stat()
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a new mtime even on coarse clocks
+    # a new mtime even on coarse clocks
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
 
 
 def test_a_file_edited_after_import_is_an_error_not_code_that_never_runs():
@@ -90,7 +91,11 @@ def test_a_file_edited_after_import_is_an_error_not_code_that_never_runs():
         assert info.value.origin.path == module.__file__ and "reload" in info.value.hint
     # generated before the edit, from the code that runs: still right
     assert_close(before(X), jax.grad(lambda x: jnp.sum(x**2))(X))
-    importlib.util.spec_from_file_location(module.__name__, module.__file__).loader.exec_module(module)  # a reload
+    importlib.util.spec_from_file_location(
+        module.__name__,
+        module.__file__,
+        # a reload
+    ).loader.exec_module(module)
     assert_close(s2s.grad(module.h)(X), jax.grad(lambda x: jnp.sum(jnp.cos(x)))(X))
 
 

@@ -83,7 +83,11 @@ def first_order_sin(x):
 def first_order_sin_jvp(primals, tangents):
     (x,) = primals
     (x_dot,) = tangents
-    return (np.sin(x), np.cos(s2s.stop_gradient(x)) * x_dot)  # right slope, no second derivative
+    # right slope, no second derivative
+    return (
+        np.sin(x),
+        np.cos(s2s.stop_gradient(x)) * x_dot,
+    )
 
 
 def uses_first_order_sin(x):
@@ -102,19 +106,28 @@ def test_smooth_function_passes(order, backend):
 
 @pytest.mark.parametrize("order", [1, 2])
 def test_containers_pass(order):
-    params = {"w": np.linspace(-0.5, 0.5, 6).reshape(3, 2), "b": np.array([0.1, -0.2]), "scale": 0.7}
+    params = {
+        "w": np.linspace(-0.5, 0.5, 6).reshape(3, 2),
+        "b": np.array([0.1, -0.2]),
+        "scale": 0.7,
+    }
     check_grads(layer, (params, X), order, backend="numpy")
 
 
 def test_containers_pass_under_xla():
-    params = {"w": np.linspace(-0.5, 0.5, 6).reshape(3, 2), "b": np.array([0.1, -0.2]), "scale": 0.7}
+    params = {
+        "w": np.linspace(-0.5, 0.5, 6).reshape(3, 2),
+        "b": np.array([0.1, -0.2]),
+        "scale": 0.7,
+    }
     check_grads(layer, [params, X], 1)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
 def test_control_flow_passes_with_integer_argument_held_fixed(backend):
     check_grads(control, (X, 3), 1, backend=backend)
-    if backend == "numpy":  # the else branch; under XLA once is enough (each n compiles anew)
+    # the else branch; under XLA once is enough (each n compiles anew)
+    if backend == "numpy":
         check_grads(control, (-X, 2), 1, backend=backend)
 
 
@@ -141,7 +154,8 @@ def sum_of_sin_squares(x):
 
 
 def test_checks_an_s2s_transformed_function():
-    check_grads(s2s.grad(sum_of_sin_squares), (X,), 2, backend="numpy")  # the Hessian, through the gradient
+    # the Hessian, through the gradient
+    check_grads(s2s.grad(sum_of_sin_squares), (X,), 2, backend="numpy")
 
 
 @pytest.mark.parametrize("modes", [("fwd",), ("rev",), "rev"])
@@ -150,12 +164,16 @@ def test_single_mode(modes):
 
 
 def test_float32_and_python_scalar_arguments():
-    check_grads(smooth, (X.astype(np.float32), Y.astype(np.float32)), 1, backend="numpy")
+    check_grads(
+        smooth, (X.astype(np.float32), Y.astype(np.float32)), 1, backend="numpy"
+    )
     check_grads(smooth, (0.3, 1.2), 2, backend="numpy")
 
 
 def numbers_in(message):
-    return [float(v) for v in re.findall(r"(?:expected|got) \([^\n]*\): (\S+)", message)]
+    return [
+        float(v) for v in re.findall(r"(?:expected|got) \([^\n]*\): (\S+)", message)
+    ]
 
 
 def test_wrong_custom_jvp_rule_is_reported_with_mode_argument_and_numbers():
@@ -163,10 +181,14 @@ def test_wrong_custom_jvp_rule_is_reported_with_mode_argument_and_numbers():
         check_grads(uses_wrong_mul, (X, Y), 1, modes=("fwd",), backend="numpy")
     message = str(info.value)
     assert "forward mode (s2s.jvp of `uses_wrong_mul`), order 1" in message
-    assert "argument 1, args[1]" in message  # x's derivative is right: the report names y
+    # x's derivative is right: the report names y
+    assert "argument 1, args[1]" in message
     expected, got = numbers_in(message)
-    assert np.isclose(got, 1.5 * expected, rtol=1e-6)  # the rule scales y's tangent by 1.5
-    assert re.search(r"abs error \S+ \(atol 1e-05\), rel error 0.5 \(rtol 1e-05\)", message)
+    # the rule scales y's tangent by 1.5
+    assert np.isclose(got, 1.5 * expected, rtol=1e-6)
+    assert re.search(
+        r"abs error \S+ \(atol 1e-05\), rel error 0.5 \(rtol 1e-05\)", message
+    )
     assert "hint:" in message
 
 
@@ -189,17 +211,34 @@ def test_rule_right_to_first_order_only_fails_at_order_two():
 
 def test_tolerances_as_numbers_or_per_dtype():
     check_grads(uses_wrong_mul, (X, Y), 1, atol=1.0, rtol=1.0, backend="numpy")
-    check_grads(uses_wrong_mul, (X, Y), 1, atol={np.float64: 1.0}, rtol={np.float64: 1.0}, backend="numpy")
+    check_grads(
+        uses_wrong_mul,
+        (X, Y),
+        1,
+        atol={np.float64: 1.0},
+        rtol={np.float64: 1.0},
+        backend="numpy",
+    )
     with pytest.raises(AssertionError):
-        check_grads(uses_wrong_mul, (X, Y), 1, atol={np.float32: 1.0}, rtol={np.float32: 1.0}, backend="numpy")
+        check_grads(
+            uses_wrong_mul,
+            (X, Y),
+            1,
+            atol={np.float32: 1.0},
+            rtol={np.float32: 1.0},
+            backend="numpy",
+        )
 
 
 def test_an_error_while_transforming_names_the_check():
     params = {"w": X, "b": Y}
-    with pytest.raises(s2s.S2SError, match="custom_vjp") as info:  # forward mode of a custom_vjp function, as JAX
+    with pytest.raises(
+        s2s.S2SError, match="custom_vjp"
+    ) as info:  # forward mode of a custom_vjp function, as JAX
         check_grads(uses_wrong_square, (params, X), 1, modes="fwd", backend="numpy")
     assert (
-        "check_grads: raised while checking the derivatives of `uses_wrong_square` at order 1" in info.value.__notes__
+        "check_grads: raised while checking the derivatives of `uses_wrong_square` at order 1"
+        in info.value.__notes__
     )
 
 

@@ -51,15 +51,22 @@ def assert_clean_error(result, *needles):
 
 
 def assert_close(actual, expected):
-    assert jax.tree_util.tree_structure(actual) == jax.tree_util.tree_structure(expected)
-    for a, e in zip(jax.tree_util.tree_leaves(actual), jax.tree_util.tree_leaves(expected)):
+    assert jax.tree_util.tree_structure(actual) == jax.tree_util.tree_structure(
+        expected
+    )
+    for a, e in zip(
+        jax.tree_util.tree_leaves(actual), jax.tree_util.tree_leaves(expected)
+    ):
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-7, atol=1e-10)
 
 
 def mlp_inputs():
     mlp = _twins.load_example("examples/mlp.py")
     rng = np.random.default_rng(0)
-    return mlp, (mlp.init(rng, [5, 7, 6, 3], np.float64), *mlp.data(rng, 4, 5, 3, np.float64))
+    return mlp, (
+        mlp.init(rng, [5, 7, 6, 3], np.float64),
+        *mlp.data(rng, 4, 5, 3, np.float64),
+    )
 
 
 def test_grad_prints_a_module():
@@ -92,10 +99,17 @@ def test_wrt_several_parameters_returns_a_tuple(tmp_path):
     generated = _load("logistic_grad", out)
     logistic = _twins.load_example("examples/logistic.py")
     rng = np.random.default_rng(0)
-    args = (rng.standard_normal(3), 0.25, rng.standard_normal((6, 3)), (rng.random(6) > 0.5) * 1.0)
+    args = (
+        rng.standard_normal(3),
+        0.25,
+        rng.standard_normal((6, 3)),
+        (rng.random(6) > 0.5) * 1.0,
+    )
     actual = generated.loss_grad(*args)
     assert isinstance(actual, tuple) and len(actual) == 2
-    assert_close(actual, jax.grad(_twins.jax_twin(logistic.loss), argnums=(0, 1))(*args))
+    assert_close(
+        actual, jax.grad(_twins.jax_twin(logistic.loss), argnums=(0, 1))(*args)
+    )
 
 
 def test_wrt_defaults_to_the_first_parameter(tmp_path):
@@ -103,7 +117,9 @@ def test_wrt_defaults_to_the_first_parameter(tmp_path):
     result = s2s("grad", "examples/polynomial.py::f", "-o", out)
     assert result.returncode == 0, result.stderr
     x = np.linspace(-2.0, 2.0, 7)
-    np.testing.assert_allclose(_load("f_grad", out).f_grad(x), 1 + 2 * x + 3 * x**2, rtol=1e-12)
+    np.testing.assert_allclose(
+        _load("f_grad", out).f_grad(x), 1 + 2 * x + 3 * x**2, rtol=1e-12
+    )
 
 
 def test_jvp_writes_forward_mode(tmp_path):
@@ -113,7 +129,9 @@ def test_jvp_writes_forward_mode(tmp_path):
     mlp, args = mlp_inputs()
     tangent = jax.tree_util.tree_map(lambda a: np.cos(a), args[0])
     value, tangent_out = _load("mlp_jvp", out).loss_jvp(*args, tangent)
-    want = jax.jvp(lambda p: _twins.jax_twin(mlp.loss)(p, *args[1:]), (args[0],), (tangent,))
+    want = jax.jvp(
+        lambda p: _twins.jax_twin(mlp.loss)(p, *args[1:]), (args[0],), (tangent,)
+    )
     assert_close((value, tangent_out), want)
 
 
@@ -125,11 +143,18 @@ def test_grad_order_three_transforms_generated_code(tmp_path):
     assert "def f_grad_grad_grad(x):" in text
     assert "from its code for `f` from examples/tanh_derivatives.py." in text
     t = np.tanh(0.5)
-    np.testing.assert_allclose(_load("tanh3", out).f_grad_grad_grad(0.5), -2 * (1 - t**2) * (1 - 3 * t**2), rtol=1e-12)
+    np.testing.assert_allclose(
+        _load("tanh3", out).f_grad_grad_grad(0.5),
+        -2 * (1 - t**2) * (1 - 3 * t**2),
+        rtol=1e-12,
+    )
 
 
 def test_grad_order_above_one_needs_one_parameter():
-    assert_clean_error(s2s("grad", "examples/logistic.py::loss", "--wrt", "w,b", "--order", "2"), "one --wrt parameter")
+    assert_clean_error(
+        s2s("grad", "examples/logistic.py::loss", "--wrt", "w,b", "--order", "2"),
+        "one --wrt parameter",
+    )
 
 
 def test_hessian_writes_hessian_vector_products(tmp_path):
@@ -148,15 +173,24 @@ def test_helpers_in_a_sibling_module(tmp_path):
     assert result.returncode == 0, result.stderr
     model = _twins.load_example("examples/helpers_across_modules/model.py")
     rng = np.random.default_rng(0)
-    args = (model.init(rng, 4, 7, 2, np.float64), rng.standard_normal((3, 4)), rng.standard_normal((3, 2)))
-    assert_close(_load("model_grad", out).loss_grad(*args), jax.grad(_twins.jax_twin(model.loss))(*args))
+    args = (
+        model.init(rng, 4, 7, 2, np.float64),
+        rng.standard_normal((3, 4)),
+        rng.standard_normal((3, 2)),
+    )
+    assert_close(
+        _load("model_grad", out).loss_grad(*args),
+        jax.grad(_twins.jax_twin(model.loss))(*args),
+    )
 
 
 def test_console_script_help():
     script = pathlib.Path(sys.executable).with_name("s2s")
     script = str(script) if script.exists() else shutil.which("s2s")
     assert script, "the `s2s` console script is not installed next to this Python"
-    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [script, "--help"], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert "grad" in result.stdout
 
@@ -168,15 +202,21 @@ def test_module_help():
 
 
 def test_missing_file():
-    assert_clean_error(s2s("grad", "examples/no_such_model.py::loss"), "no_such_model.py")
+    assert_clean_error(
+        s2s("grad", "examples/no_such_model.py::loss"), "no_such_model.py"
+    )
 
 
 def test_unknown_function():
-    assert_clean_error(s2s("grad", "examples/mlp.py::no_such_function"), "no_such_function")
+    assert_clean_error(
+        s2s("grad", "examples/mlp.py::no_such_function"), "no_such_function"
+    )
 
 
 def test_unknown_wrt_parameter():
-    assert_clean_error(s2s("grad", "examples/mlp.py::loss", "--wrt", "weights"), "weights")
+    assert_clean_error(
+        s2s("grad", "examples/mlp.py::loss", "--wrt", "weights"), "weights"
+    )
 
 
 def test_unsupported_syntax_points_at_the_users_line(tmp_path):
@@ -184,12 +224,18 @@ def test_unsupported_syntax_points_at_the_users_line(tmp_path):
     (tmp_path / "bad.py").write_text(source)
     result = s2s("grad", "bad.py::loss", cwd=tmp_path)
     assert_clean_error(result, "bad.py")
-    match = re.search(r"^(\S*bad\.py):(\d+):(\d+): error: .+$", result.stderr, re.MULTILINE)
+    match = re.search(
+        r"^(\S*bad\.py):(\d+):(\d+): error: .+$", result.stderr, re.MULTILINE
+    )
     assert match, result.stderr
     assert int(match.group(2)) == 5, result.stderr  # the `try` line
     lines = result.stderr.splitlines()
-    assert any(line.strip() == "try:" for line in lines), result.stderr  # the source line ...
-    assert any(re.fullmatch(r"\s*\^+\s*", line) for line in lines), result.stderr  # ... and a caret under it
+    assert any(
+        line.strip() == "try:" for line in lines
+    ), result.stderr  # the source line ...
+    assert any(
+        re.fullmatch(r"\s*\^+\s*", line) for line in lines
+    ), result.stderr  # ... and a caret under it
 
 
 def test_readme_sample_is_real_output():
@@ -199,7 +245,9 @@ def test_readme_sample_is_real_output():
     """
     path = ROOT / "README.md"
     readme = path.read_text()
-    pattern = r"(<!-- sample: generated by s2s (grad [^>]*?) -->\n```python\n)(.*?)(```\n)"
+    pattern = (
+        r"(<!-- sample: generated by s2s (grad [^>]*?) -->\n```python\n)(.*?)(```\n)"
+    )
     match = re.search(pattern, readme, re.DOTALL)
     assert match, "README.md has no generated sample"
     result = s2s(*match.group(2).split())
@@ -208,12 +256,14 @@ def test_readme_sample_is_real_output():
     if os.environ.get("S2S_UPDATE_GOLDEN"):
         path.write_text(readme[: match.start(3)] + actual + readme[match.end(3) :])
         return
-    assert match.group(3) == actual, "README.md's sample is stale: run with S2S_UPDATE_GOLDEN=1"
+    assert (
+        match.group(3) == actual
+    ), "README.md's sample is stale: run with S2S_UPDATE_GOLDEN=1"
 
 
 # --- the user's module runs at import: its output, exits, errors and input ----------------------
 
-NOISY = '''import os
+NOISY = """import os
 import sys
 
 import numpy as np
@@ -229,7 +279,7 @@ def f(x):
 if __name__ == "__main__":
     print("the main block ran")
     sys.exit(3)
-'''
+"""
 
 
 def test_prints_at_import_go_to_stderr_and_stdout_is_the_module(tmp_path):
@@ -238,10 +288,19 @@ def test_prints_at_import_go_to_stderr_and_stdout_is_the_module(tmp_path):
     noisy = s2s("grad", "noisy.py::f", cwd=tmp_path)
     assert noisy.returncode == 0, noisy.stderr
     compile(noisy.stdout, "f_grad.py", "exec")
-    assert "printed at import" in noisy.stderr and "echoed by a child process" in noisy.stderr
-    assert "the main block ran" not in noisy.stdout + noisy.stderr  # imported under its own name, not __main__
-    assert source.read_text() == NOISY and not (tmp_path / "__pycache__").exists()  # the source is never touched
-    source.write_text(NOISY.replace('print("printed at import")', '# print("printed at import")').replace("os.system(", "# os.system("))
+    assert (
+        "printed at import" in noisy.stderr
+        and "echoed by a child process" in noisy.stderr
+    )
+    # imported under its own name, not __main__
+    assert "the main block ran" not in noisy.stdout + noisy.stderr
+    # the source is never touched
+    assert source.read_text() == NOISY and not (tmp_path / "__pycache__").exists()
+    source.write_text(
+        NOISY.replace(
+            'print("printed at import")', '# print("printed at import")'
+        ).replace("os.system(", "# os.system(")
+    )
     quiet = s2s("grad", "noisy.py::f", cwd=tmp_path)
     assert quiet.returncode == 0, quiet.stderr
     assert noisy.stdout == quiet.stdout
@@ -258,13 +317,19 @@ def one_error_line(result, name: str, line: int):
 
 def test_sys_exit_at_import_is_an_error(tmp_path):
     for exit_call in ("sys.exit(0)", "exit()", "raise SystemExit"):
-        (tmp_path / "exits.py").write_text(f"import sys\n\n\ndef f(x):\n    return x * x\n\n\n{exit_call}\n")
-        message = one_error_line(s2s("grad", "exits.py::f", cwd=tmp_path), "exits.py", 8)
+        (tmp_path / "exits.py").write_text(
+            f"import sys\n\n\ndef f(x):\n    return x * x\n\n\n{exit_call}\n"
+        )
+        message = one_error_line(
+            s2s("grad", "exits.py::f", cwd=tmp_path), "exits.py", 8
+        )
         assert "exited" in message and "SystemExit" in message
 
 
 def test_exception_at_import_names_the_file_and_line(tmp_path):
-    (tmp_path / "broken.py").write_text("import numpy as np\n\nSCALE = 1 / 0\n\n\ndef f(x):\n    return np.sum(x)\n")
+    (tmp_path / "broken.py").write_text(
+        "import numpy as np\n\nSCALE = 1 / 0\n\n\ndef f(x):\n    return np.sum(x)\n"
+    )
     result = s2s("grad", "broken.py::f", cwd=tmp_path)
     message = one_error_line(result, "broken.py", 3)
     assert "ZeroDivisionError: division by zero" in message
@@ -272,13 +337,22 @@ def test_exception_at_import_names_the_file_and_line(tmp_path):
 
 
 def test_input_at_import_does_not_wait(tmp_path):
-    (tmp_path / "asks.py").write_text('n = int(input("n? "))\n\n\ndef f(x):\n    return x * n\n')
-    result = s2s("grad", "asks.py::f", cwd=tmp_path, stdin="5\n")  # s2s's own input is not the module's
+    (tmp_path / "asks.py").write_text(
+        'n = int(input("n? "))\n\n\ndef f(x):\n    return x * n\n'
+    )
+    # s2s's own input is not the module's
+    result = s2s("grad", "asks.py::f", cwd=tmp_path, stdin="5\n")
     one_error_line(result, "asks.py", 1)
     assert "nothing on stdin" in result.stderr
 
 
 def test_a_module_name_s2s_already_imports_is_refused(tmp_path):
-    (tmp_path / "models").mkdir()  # not the working directory, which `python -m` puts first on sys.path
+    (
+        tmp_path / "models"
+    ).mkdir()  # not the working directory, which `python -m` puts first on sys.path
     (tmp_path / "models" / "inspect.py").write_text("def f(x):\n    return x * x\n")
-    assert_clean_error(s2s("grad", "models/inspect.py::f", cwd=tmp_path), "inspect.py", "rename the file")
+    assert_clean_error(
+        s2s("grad", "models/inspect.py::f", cwd=tmp_path),
+        "inspect.py",
+        "rename the file",
+    )

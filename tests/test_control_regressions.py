@@ -34,7 +34,9 @@ BACKENDS = ("numpy", "xla")
 
 
 def _close(a, b, tol=1e-8):
-    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=tol, atol=tol
+    )
 
 
 # --- second derivatives through loops with jumps --------------------------------------------
@@ -210,7 +212,10 @@ def empty_loop_directional(x, v):
 def test_reverse_over_reverse_of_zero_step_loop_with_masks(backend):
     """A zero-step loop's outputs keep the one step run for their structure: the backward loop runs on it."""
     x, v = np.array([-0.65, -0.17, 1.66]), np.array([1.0, -0.5, 0.25])
-    _close(s2s.grad(empty_loop_directional, backend=backend)(x, v), jax.hessian(empty_loop_with_mask_jax)(x) @ v)
+    _close(
+        s2s.grad(empty_loop_directional, backend=backend)(x, v),
+        jax.hessian(empty_loop_with_mask_jax)(x) @ v,
+    )
 
 
 def while_with_break(x):
@@ -237,7 +242,10 @@ def while_with_break_jax(x):
 def test_while_loop_second_derivatives(backend):
     with pytest.raises(s2s.S2SError, match="reverse of a `while` loop"):
         s2s.grad(s2s.grad(while_with_break, backend=backend), backend=backend)(0.4)
-    _close(s2s.hessian(while_with_break, backend=backend)(0.4), jax.hessian(while_with_break_jax)(0.4))
+    _close(
+        s2s.hessian(while_with_break, backend=backend)(0.4),
+        jax.hessian(while_with_break_jax)(0.4),
+    )
 
 
 # --- loops over a range with a traced bound ------------------------------------------------
@@ -292,7 +300,11 @@ def traced_range_with_break_jax(x, n):
     return jnp.sum(jax.lax.fori_loop(0, n + 2, body, (x, False))[0] ** 2)
 
 
-TRACED = [(loops_in_a_row, loops_in_a_row_jax), (ranges_with_steps, ranges_with_steps_jax), (traced_range_with_break, traced_range_with_break_jax)]
+TRACED = [
+    (loops_in_a_row, loops_in_a_row_jax),
+    (ranges_with_steps, ranges_with_steps_jax),
+    (traced_range_with_break, traced_range_with_break_jax),
+]
 
 
 @pytest.mark.parametrize("f, twin", TRACED, ids=[c[0].__name__ for c in TRACED])
@@ -317,10 +329,16 @@ def test_reverse_over_reverse_of_traced_range_is_an_error_or_exact():
 
     # a backward loop without residuals of its own differentiates again; one with residuals is an error
     for n in (0, 3):
-        _close(s2s.grad(s2s.grad(loops_in_a_row))(0.5, jnp.int32(n)), jax.hessian(loops_in_a_row_jax)(0.5, n))
+        _close(
+            s2s.grad(s2s.grad(loops_in_a_row))(0.5, jnp.int32(n)),
+            jax.hessian(loops_in_a_row_jax)(0.5, n),
+        )
     with pytest.raises(TypeError, match="forward over reverse"):
         s2s.grad(s2s.grad(ranges_with_steps))(0.5, jnp.int32(3))
-    _close(s2s.hessian(ranges_with_steps)(x, jnp.int32(3)) @ v, jax.grad(directional_twin)(x, 3))
+    _close(
+        s2s.hessian(ranges_with_steps)(x, jnp.int32(3)) @ v,
+        jax.grad(directional_twin)(x, 3),
+    )
 
 
 def traced_range_in_loop(x, n):
@@ -342,7 +360,14 @@ def traced_while_in_loop(x, n):
 
 
 def traced_loops_nested_jax(x, n):
-    return jnp.sum(jax.lax.fori_loop(0, 3, lambda i, s: jax.lax.fori_loop(0, n, lambda j, t: jnp.sin(t) * 1.1, s), x))
+    return jnp.sum(
+        jax.lax.fori_loop(
+            0,
+            3,
+            lambda i, s: jax.lax.fori_loop(0, n, lambda j, t: jnp.sin(t) * 1.1, s),
+            x,
+        )
+    )
 
 
 def test_traced_range_inside_a_loop():
@@ -350,18 +375,34 @@ def test_traced_range_inside_a_loop():
     x = np.array([0.3, -0.5, 0.9])
     with pytest.raises(TypeError, match="write that loop as a `while` loop") as info:
         s2s.grad(traced_range_in_loop)(x, jnp.int32(2))
-    assert any("s2s: raised at" in note for note in getattr(info.value, "__notes__", []))
+    assert any(
+        "s2s: raised at" in note for note in getattr(info.value, "__notes__", [])
+    )
     for n in (0, 2):
-        _close(s2s.grad(traced_while_in_loop)(x, jnp.int32(n)), jax.grad(traced_loops_nested_jax)(x, n))
-        _close(s2s.grad(traced_range_in_loop, backend="numpy")(x, n), jax.grad(traced_loops_nested_jax)(x, n))
-        _close(s2s.transform(traced_range_in_loop)(x, jnp.int32(n)), traced_loops_nested_jax(x, n))
+        _close(
+            s2s.grad(traced_while_in_loop)(x, jnp.int32(n)),
+            jax.grad(traced_loops_nested_jax)(x, n),
+        )
+        _close(
+            s2s.grad(traced_range_in_loop, backend="numpy")(x, n),
+            jax.grad(traced_loops_nested_jax)(x, n),
+        )
+        _close(
+            s2s.transform(traced_range_in_loop)(x, jnp.int32(n)),
+            traced_loops_nested_jax(x, n),
+        )
 
 
 # --- lists collected by `append`, read after the loop ----------------------------------------
 
 from programs import control as P  # noqa: E402
 
-COLLECTED = ["collected_array_reads", "collected_list_operations", "collected_in_branches", "collected_in_nested_loops"]
+COLLECTED = [
+    "collected_array_reads",
+    "collected_list_operations",
+    "collected_in_branches",
+    "collected_in_nested_loops",
+]
 
 
 def _collected_args(seed):
@@ -379,42 +420,87 @@ def _same_tree(got, want, tol):
 @pytest.mark.parametrize("name", COLLECTED)
 def test_collected_list_reads_compute_what_python_computes(name, backend):
     f = getattr(P, name)
-    value, grad = s2s.transform(f, backend=backend), s2s.grad(f, argnums=(0, 1, 2), backend=backend)
+    value, grad = s2s.transform(f, backend=backend), s2s.grad(
+        f, argnums=(0, 1, 2), backend=backend
+    )
     for seed in (0, 3):  # both branches of `collected_in_branches`
         args = _collected_args(seed)
         _close(value(*args), f(*args), 1e-10)
         rng = np.random.default_rng(seed + 100)
         direction = [rng.normal(size=np.shape(a)) for a in args]
         eps = 1e-6
-        numeric = (f(*(a + eps * d for a, d in zip(args, direction))) - f(*(a - eps * d for a, d in zip(args, direction)))) / (2 * eps)
-        analytic = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(grad(*args), direction))
+        numeric = (
+            f(*(a + eps * d for a, d in zip(args, direction)))
+            - f(*(a - eps * d for a, d in zip(args, direction)))
+        ) / (2 * eps)
+        analytic = sum(
+            float(np.sum(np.asarray(g) * d)) for g, d in zip(grad(*args), direction)
+        )
         np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_collected_list_returned_is_a_list(backend):
     args = _collected_args(0)
-    _same_tree(s2s.transform(P.collected_returned, backend=backend)(*args), P.collected_returned(*args), 1e-10)
+    _same_tree(
+        s2s.transform(P.collected_returned, backend=backend)(*args),
+        P.collected_returned(*args),
+        1e-10,
+    )
 
 
 COLLECTING = "import numpy as np\n\n\ndef f(h0, x, w):\n    hs = []\n    h = h0\n    for i in range(3):\n        h = np.tanh(h * x)\n        hs.append(h)\n"
 
 # the lines after the loop (or, with an indented first line, more of its body), the message, and the line it names
 COLLECTED_ERRORS = [
-    ("    return np.sum(np.stack(hs * 2))", "repeats the list `hs` (collected by `append` at line 9)", 10),
-    ("    return np.sum((hs + w) ** 2)", "adds to the list `hs` (collected by `append` at line 9) a value `w`", 10),
-    ("    if hs:\n        return np.sum(hs[0])\n    return 0.0", "the truth of the list `hs`", 10),
+    (
+        "    return np.sum(np.stack(hs * 2))",
+        "repeats the list `hs` (collected by `append` at line 9)",
+        10,
+    ),
+    (
+        "    return np.sum((hs + w) ** 2)",
+        "adds to the list `hs` (collected by `append` at line 9) a value `w`",
+        10,
+    ),
+    (
+        "    if hs:\n        return np.sum(hs[0])\n    return 0.0",
+        "the truth of the list `hs`",
+        10,
+    ),
     ("    return np.sum(np.stack(hs) * (hs == hs))", "compares the list `hs`", 10),
     ("    return hs[0, 1]", "indexes the list `hs`", 10),
-    ("    hs[0:2] = [h0]\n    return np.sum(np.stack(hs))", "a write into a slice of the list `hs`", 10),
-    ("    gs = hs\n    if np.sum(x) > 0:\n        gs = np.stack(hs) * 2.0\n    return np.sum(np.stack([h0] + gs))", "on some paths only", 13),
-    ("    def g(a):\n        return [a] + hs\n\n    return np.sum(np.stack(g(h0)))", "the local function `g` reads `hs`", 10),
-    ("        t = len(hs)\n    return np.sum(np.stack(hs))", "the list `hs` is read in the loop that collects it", 10),
+    (
+        "    hs[0:2] = [h0]\n    return np.sum(np.stack(hs))",
+        "a write into a slice of the list `hs`",
+        10,
+    ),
+    (
+        "    gs = hs\n    if np.sum(x) > 0:\n        gs = np.stack(hs) * 2.0\n    return np.sum(np.stack([h0] + gs))",
+        "on some paths only",
+        13,
+    ),
+    (
+        "    def g(a):\n        return [a] + hs\n\n    return np.sum(np.stack(g(h0)))",
+        "the local function `g` reads `hs`",
+        10,
+    ),
+    (
+        "        t = len(hs)\n    return np.sum(np.stack(hs))",
+        "the list `hs` is read in the loop that collects it",
+        10,
+    ),
 ]
 
 
-@pytest.mark.parametrize("tail, message, line", COLLECTED_ERRORS, ids=[str(i) for i in range(len(COLLECTED_ERRORS))])
-def test_collected_list_reads_without_a_meaning_are_located_errors(tmp_path, tail, message, line):
+@pytest.mark.parametrize(
+    "tail, message, line",
+    COLLECTED_ERRORS,
+    ids=[str(i) for i in range(len(COLLECTED_ERRORS))],
+)
+def test_collected_list_reads_without_a_meaning_are_located_errors(
+    tmp_path, tail, message, line
+):
     import importlib.util
 
     path = tmp_path / "collecting.py"
@@ -478,11 +564,21 @@ def test_loops_over_python_values_stay_rolled_under_jit():
     x = np.float64(0.7)
     assert str(jax.make_jaxpr(s2s.transform(break_loop))(x)).count("scan[") == 1
     assert str(jax.make_jaxpr(s2s.grad(break_loop))(x)).count("scan[") == 2
-    x = np.array([0.3, 0.2, -0.4])  # a carry that changes shape in the first step runs step by step
+    # a carry that changes shape in the first step runs step by step
+    x = np.array([0.3, 0.2, -0.4])
     for backend in BACKENDS:
-        _close(s2s.transform(accumulate_from_scalar, backend=backend)(x), accumulate_from_scalar(x))
-        _close(s2s.grad(accumulate_from_scalar, backend=backend)(x), jax.grad(accumulate_from_scalar_jax)(x))
-        _close(s2s.hessian(accumulate_from_scalar, backend=backend)(x), jax.hessian(accumulate_from_scalar_jax)(x))
+        _close(
+            s2s.transform(accumulate_from_scalar, backend=backend)(x),
+            accumulate_from_scalar(x),
+        )
+        _close(
+            s2s.grad(accumulate_from_scalar, backend=backend)(x),
+            jax.grad(accumulate_from_scalar_jax)(x),
+        )
+        _close(
+            s2s.hessian(accumulate_from_scalar, backend=backend)(x),
+            jax.hessian(accumulate_from_scalar_jax)(x),
+        )
 
 
 def returns_in_loop_in_branch_jax(x, y):  # `y` is concrete: its tests are Python's
@@ -496,6 +592,10 @@ def returns_in_loop_in_branch_jax(x, y):  # `y` is concrete: its tests are Pytho
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_reverse_over_reverse_of_return_in_loop_in_branch(backend):
     x, v = np.array([1.4, 1.8, 0.04]), np.array([1.0, -0.5, 0.25])
-    for y in (np.array([[0.34, -0.49, 0.57], [-0.72, -0.22, -0.13]]), -np.ones((2, 3)), -0.5 * np.ones((2, 3))):
+    for y in (
+        np.array([[0.34, -0.49, 0.57], [-0.72, -0.22, -0.13]]),
+        -np.ones((2, 3)),
+        -0.5 * np.ones((2, 3)),
+    ):
         want = jax.hessian(returns_in_loop_in_branch_jax)(x, y) @ v
         _close(s2s.grad(returns_directional, backend=backend)(x, y, v), want)

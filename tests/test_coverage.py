@@ -8,29 +8,149 @@ import textwrap
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 from op_table import CASES
+
 from s2s import runtime as rt
 from s2s.rules import ALIASES, FAMILIES, OPS
 from s2s.rules.registry import RULE_VOCABULARY
 
-TARGET = """
-add subtract multiply divide power negative abs sign exp expm1 log log1p log2 log10 sqrt square
-reciprocal sin cos tan arcsin arccos arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh maximum
-minimum where clip logaddexp hypot floor ceil round
-sum mean prod max min amax amin var std cumsum cumprod
-dot matmul vdot inner outer einsum tensordot trace linalg.norm linalg.inv linalg.solve linalg.det
-reshape ravel transpose swapaxes moveaxis squeeze expand_dims concatenate stack hstack vstack split
-tile repeat broadcast_to flip roll pad diag triu tril take
-zeros ones zeros_like ones_like full arange linspace eye array asarray
-positive floor_divide remainder copy less less_equal greater greater_equal equal not_equal
-logical_and logical_or logical_not isnan isfinite argmax argmin argsort shape ndim size
-""".split()
+TARGET = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "power",
+    "negative",
+    "abs",
+    "sign",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sqrt",
+    "square",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arctan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "maximum",
+    "minimum",
+    "where",
+    "clip",
+    "logaddexp",
+    "hypot",
+    "floor",
+    "ceil",
+    "round",
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "var",
+    "std",
+    "cumsum",
+    "cumprod",
+    "dot",
+    "matmul",
+    "vdot",
+    "inner",
+    "outer",
+    "einsum",
+    "tensordot",
+    "trace",
+    "linalg.norm",
+    "linalg.inv",
+    "linalg.solve",
+    "linalg.det",
+    "reshape",
+    "ravel",
+    "transpose",
+    "swapaxes",
+    "moveaxis",
+    "squeeze",
+    "expand_dims",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "split",
+    "tile",
+    "repeat",
+    "broadcast_to",
+    "flip",
+    "roll",
+    "pad",
+    "diag",
+    "triu",
+    "tril",
+    "take",
+    "zeros",
+    "ones",
+    "zeros_like",
+    "ones_like",
+    "full",
+    "arange",
+    "linspace",
+    "eye",
+    "array",
+    "asarray",
+    "positive",
+    "floor_divide",
+    "remainder",
+    "copy",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "isnan",
+    "isfinite",
+    "argmax",
+    "argmin",
+    "argsort",
+    "shape",
+    "ndim",
+    "size",
+]
 
 # Leading parameters that receive a cotangent (default 1).
 ARITY = {
-    **dict.fromkeys(["add", "subtract", "multiply", "divide", "power", "arctan2", "maximum", "minimum"], 2),
-    **dict.fromkeys(["logaddexp", "hypot", "remainder", "dot", "matmul", "vdot", "inner", "outer"], 2),
+    **dict.fromkeys(
+        [
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "power",
+            "arctan2",
+            "maximum",
+            "minimum",
+        ],
+        2,
+    ),
+    **dict.fromkeys(
+        ["logaddexp", "hypot", "remainder", "dot", "matmul", "vdot", "inner", "outer"],
+        2,
+    ),
     **dict.fromkeys(["tensordot", "einsum", "linalg.solve", "full", "full_like"], 2),
     **dict.fromkeys(["where", "clip"], 3),
 }
@@ -60,7 +180,11 @@ def test_target_op_is_registered(name):
 def test_every_differentiable_op_has_a_case():
     tested = {canonical(case.func_name) for case in CASES}
     assert {case.op for case in CASES} == tested, "a case's op does not match its call"
-    missing = sorted(name for name, op in OPS.items() if op.family != "nondiff" and name not in tested)
+    missing = sorted(
+        name
+        for name, op in OPS.items()
+        if op.family != "nondiff" and name not in tested
+    )
     assert not missing, f"ops without a case in the op table: {missing}"
 
 
@@ -94,7 +218,9 @@ def test_rule_is_a_template(name):
         assert entries <= len(params)
     else:
         assert all(isinstance(a, ast.Assign) for a in assigns)
-        assert "ans" not in op.params and "g" not in inspect.signature(op.rule).parameters
+        assert (
+            "ans" not in op.params and "g" not in inspect.signature(op.rule).parameters
+        )
     args = fn.args
     for vocab in RULE_VOCABULARY:
         if vocab in {a.arg for a in args.args + args.posonlyargs}:
@@ -102,22 +228,39 @@ def test_rule_is_a_template(name):
     allowed = {a.arg for a in args.args + args.kwonlyargs + args.posonlyargs}
     allowed |= {args.vararg.arg} if args.vararg else set()
     allowed |= {t.id for a in assigns for t in a.targets if isinstance(t, ast.Name)}
-    body = ast.Module(body=fn.body, type_ignores=[])  # decorators are not part of the template
-    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    # decorators are not part of the template
+    body = ast.Module(body=fn.body, type_ignores=[])
+    used = {
+        n.id
+        for n in ast.walk(body)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
     free = used - allowed - {"xp", "rt"}
     assert not free, f"{name}: names outside the rule vocabulary: {free}"
     assert not free & set(dir(builtins))
     for node in ast.walk(body):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "rt":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "rt"
+        ):
             assert hasattr(rt, node.attr), f"{name}: rt.{node.attr} does not exist"
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "xp":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "xp"
+        ):
             dotted = node.attr
-            assert _exists(np, dotted) and _exists(jnp, dotted), f"{name}: xp.{dotted} not in numpy and jax.numpy"
+            assert _exists(np, dotted) and _exists(
+                jnp, dotted
+            ), f"{name}: xp.{dotted} not in numpy and jax.numpy"
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
             inner = node.value
             if isinstance(inner.value, ast.Name) and inner.value.id == "xp":
                 dotted = f"{inner.attr}.{node.attr}"
-                assert _exists(np, dotted) and _exists(jnp, dotted), f"{name}: xp.{dotted} missing"
+                assert _exists(np, dotted) and _exists(
+                    jnp, dotted
+                ), f"{name}: xp.{dotted} missing"
 
 
 @pytest.mark.parametrize("name", RULED)
@@ -132,9 +275,12 @@ def test_rule_parameters_are_numpys(name):
     except (TypeError, ValueError):  # ufuncs: positional x1, x2 / x
         numpy_params = ["x1", "x2"][: func.nin] if func.nin > 1 else ["x"]
     ours = list(op.signature.parameters)
-    if numpy_params and numpy_params[0] == "operands":  # einsum(*operands): subscripts first
+    # einsum(*operands): subscripts first
+    if numpy_params and numpy_params[0] == "operands":
         numpy_params = ["subscripts", "operands"]
-    prefix = [p for p in numpy_params if p not in ("out", "args", "kwargs")][: op_arity(op, ours)]
+    prefix = [p for p in numpy_params if p not in ("out", "args", "kwargs")][
+        : op_arity(op, ours)
+    ]
     assert ours[: len(prefix)] == prefix, f"{name}: {ours} vs NumPy {numpy_params}"
 
 
@@ -149,7 +295,12 @@ from pathlib import Path  # noqa: E402
 from s2s.rules import RUNTIME_OPS  # noqa: E402
 from s2s.transforms import control_rules, forward_control  # noqa: E402
 
-ALL_RULES = [(name, op) for table in (OPS, RUNTIME_OPS) for name, op in sorted(table.items()) if op.rule is not None]
+ALL_RULES = [
+    (name, op)
+    for table in (OPS, RUNTIME_OPS)
+    for name, op in sorted(table.items())
+    if op.rule is not None
+]
 
 
 def _attributes_of(fn, module):
@@ -157,7 +308,11 @@ def _attributes_of(fn, module):
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == module:
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == module
+        ):
             names.add(node.attr)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
             inner = node.value
@@ -178,13 +333,17 @@ def _emitted_by_transforms():
     folder = Path(control_rules.__file__).parent
     for path in sorted(folder.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("rt."):
-                if node.value[3:].isidentifier():
-                    yield node.value[3:]
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.startswith("rt.")
+            ) and node.value[3:].isidentifier():
+                yield node.value[3:]
 
 
 CALLED_BY_DERIVATIVES = sorted(
-    set().union(*(_attributes_of(fn, "rt") for fn in _rule_functions())) | set(_emitted_by_transforms())
+    set().union(*(_attributes_of(fn, "rt") for fn in _rule_functions()))
+    | set(_emitted_by_transforms())
 )
 CONTROL = set(control_rules.RULES) | set(forward_control.RULES)
 
@@ -192,7 +351,8 @@ CONTROL = set(control_rules.RULES) | set(forward_control.RULES)
 @pytest.mark.parametrize("name", CALLED_BY_DERIVATIVES)
 def test_runtime_helper_of_derivative_code_has_rules(name):
     """Every ``rt.<name>`` a rule body or a transform emits has rules (both modes) or a nondiff reason."""
-    if name in CONTROL:  # rt.cond, rt.scan, ...: the control-flow rules transform their functions
+    # rt.cond, rt.scan, ...: the control-flow rules transform their functions
+    if name in CONTROL:
         assert name in control_rules.RULES and name in forward_control.RULES, name
         return
     op = RUNTIME_OPS.get(f"rt.{name}")
@@ -201,7 +361,9 @@ def test_runtime_helper_of_derivative_code_has_rules(name):
         assert op.reason
     else:
         assert op.rule is not None
-        assert op.family != "vjp" or op.jvp is not None, f"rt.{name} has no forward rule"
+        assert (
+            op.family != "vjp" or op.jvp is not None
+        ), f"rt.{name} has no forward rule"
 
 
 def test_ops_in_rule_bodies_have_rules():
@@ -218,9 +380,15 @@ def test_runtime_rule_binds_like_its_function(name):
     if op.rule is None:
         return
     fn = getattr(rt, name.removeprefix("rt."))
-    theirs = [p for p in inspect.signature(fn).parameters.values() if p.kind is not p.VAR_KEYWORD]
+    theirs = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is not p.VAR_KEYWORD
+    ]
     ours = list(op.signature.parameters.values())
-    assert len(ours) == len(theirs), f"{name}: {[p.name for p in ours]} vs {[p.name for p in theirs]}"
+    assert len(ours) == len(
+        theirs
+    ), f"{name}: {[p.name for p in ours]} vs {[p.name for p in theirs]}"
     for mine, other in zip(ours, theirs):
         assert mine.kind == other.kind, f"{name}: {mine.name}"
         assert mine.default == other.default, f"{name}: default of {mine.name}"
@@ -228,4 +396,7 @@ def test_runtime_rule_binds_like_its_function(name):
         if fn_rule is not None:
             params = inspect.signature(fn_rule).parameters
             for vocab in RULE_VOCABULARY:
-                assert vocab not in params or params[vocab].kind is inspect.Parameter.KEYWORD_ONLY, f"{name}: {vocab}"
+                assert (
+                    vocab not in params
+                    or params[vocab].kind is inspect.Parameter.KEYWORD_ONLY
+                ), f"{name}: {vocab}"

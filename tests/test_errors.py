@@ -23,60 +23,234 @@ LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
 CASES = [
-    ("if_leaves_undefined", "def f(x):\n    if np.sum(x) > 0:\n        y = x * 2\n    return np.sum(y)",
-     "`y` is assigned in the `if` branch (line 8) but not in the `else` branch, and is used after the `if` (line 9)", (4, 4)),
-    ("loop_leaves_undefined", "def f(x):\n    for i in range(3):\n        y = x * i\n    return np.sum(y)",
-     "`y` is assigned in the loop (line 8) and used after it (line 9), but has no value before the loop", (4, 4)),
-    ("loop_variable_after", "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x) * i",
-     "the loop variable `i` is used after the loop", (4, 4)),
-    ("loop_else", "def f(x):\n    for i in range(3):\n        x = x * 2\n    else:\n        x = x + 1\n    return np.sum(x)",
-     "`else` on a `for` loop", (4, 4)),
-    ("append_in_branch", "def f(x):\n    hs = []\n    for r in x:\n        if np.sum(r) > 0:\n            hs.append(r)\n    return np.sum(np.stack(hs))",
-     "the list `hs` does not grow by exactly one `append` per iteration", (5, 12)),
-    ("append_not_empty", "def f(x, hs):\n    for r in x:\n        hs.append(r)\n    return np.sum(np.stack(hs))",
-     "`hs.append` in a loop needs `hs` to start as an empty list", (3, 8)),
-    ("ifexp_in_while", "def f(x):\n    while (1 if np.sum(x) < 1 else 0):\n        x = x * 2\n    return np.sum(x)",
-     "a conditional expression in a `while` test", (2, 4)),
-    ("comprehension", "def f(x):\n    return np.sum([v for v in x])", "list comprehension", (2, 18)),
-    ("write_into_argument", "def f(x):\n    x[0] = 1.0\n    return np.sum(x)", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
-    ("write_into_view", "def f(x):\n    y = np.zeros(3)\n    v = y[1:]\n    y[0] = x[0]\n    return np.sum(v * x[1:])",
-     "in-place write into `y`, which may share memory with `v`", (4, 4)),
-    ("print", "def f(x):\n    print(x)\n    return np.sum(x)", "expression statement", (2, 4)),
-    ("starargs", "def f(*xs):\n    return np.sum(xs[0])", "`*args`/`**kwargs` parameters", (1, 6)),
-    ("undefined", "def f(x):\n    return np.sum(x * weights)", "name `weights` is not defined", (2, 22)),
-    ("norule", "def f(x):\n    y = np.fft.fft(x).real\n    return np.sum(y)", "no derivative rule for `fft.fft`", (2, 8)),
-    ("other_library", "def f(x):\n    return np.sum(sp.expit(x))", "comes from `scipy.special`", (2, 18)),
-    ("missing_method", "def f(x):\n    return x.frobnicate()", "array method `.frobnicate()` is not supported", (2, 11)),
-    ("no_return", "def f(x):\n    y = x * 2", "`f` can reach its end without a `return`", (1, 0)),
-    ("return_on_one_path", "def f(x):\n    if np.sum(x) > 0:\n        return np.sum(x)", "`f` can reach its end without a `return`", (1, 0)),
-    ("nonliteral_global", "def f(x):\n    return np.sum(x) * weights_table", "refers to dict", (2, 23)),
-    ("float_of_active", "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)", "no derivative rule for `float`", (2, 8)),
-    ("aliased_update", "def f(x):\n    h = x\n    h += 1.0\n    return np.sum(h * x)", "in-place update of `h`, which may share memory with `x`", (3, 4)),
-    ("view_update", "def f(x):\n    v = x.reshape(-1)\n    v *= 2.0\n    return np.sum(x)", "in-place update of `v`, which may share memory with `x`", (3, 4)),
-    ("lax_loop_closing_over_weights", "def f(w, xs):\n    def body(i, acc):\n        return acc + np.sum(w * xs[i])\n    return lax.fori_loop(0, 3, body, 0.0)",
-     "`lax.fori_loop` comes from `jax.lax`, which s2s does not read", (4, 11)),
-    ("function_handed_to_an_op", "def f(w, x):\n    def row(r):\n        return np.sum(r * w)\n    y = np.apply_along_axis(row, 1, x)\n    return np.sum(y)",
-     "no derivative rule for `apply_along_axis`", (4, 8)),
-    ("numpy_random_draw", "def f(x):\n    return np.sum(x * np.random.normal(size=3))", "`np.random.normal` comes from `numpy.random`", (2, 22)),
-    ("generator_draw", "def f(x):\n    return np.sum(x * rng.normal(size=3))", "`rng.normal()` calls a method of a Generator", (2, 22)),
-    ("jax_transform_inside", "def f(x):\n    return np.sum(jax.vmap(np.sin)(x))", "`jax.vmap` comes from `jax`", (2, 18)),
-    ("library_custom_jvp", "def f(x):\n    return np.sum(jax.nn.relu(x))", "`jax.nn.relu` comes from `jax.nn`", (2, 18)),
-    ("out_into_argument", "def f(x):\n    np.multiply(x, 2.0, out=x)\n    return np.sum(x)",
-     "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
-    ("sort_argument_in_place", "def f(x):\n    x.sort()\n    return x[0]", "in-place write into `x`, which may be the caller's array `x`", (2, 4)),
-    ("other_in_place_method", "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)", "expression statement", (3, 4)),
-    ("computed_function", "def f(x):\n    fs = [np.sin, np.cos]\n    return np.sum(fs[0](x))", "a call of `fs[0]`, a function computed at run time", (3, 18)),
-    ("view_update_read_by_a_closure", "def f(x):\n    v = x * 2.0\n    w = v[1:]\n    w *= 1.5\n    def g(z):\n        return z * v\n    return np.sum(g(x))",
-     "in-place update of `w`, which may share memory with `v`", (4, 4)),
-    ("write_into_a_captured_array", "def f(x):\n    buf = np.zeros(3)\n    def put(v):\n        buf[0] = v\n        return v\n    return np.sum(buf) + put(np.sum(x))",
-     "in-place write into `buf` inside `put`, which captures it", (4, 8)),
-    ("alias_updated_in_place_after_its_twin", "def f(x):\n    v = x * 2.0\n    w = v\n    v -= np.cos(x)\n    w *= 1.5\n    return np.sum(w * w)",
-     "in-place update of `v`, which may share memory with `w`", (4, 4)),
-    ("base_written_then_view_read_in_a_test", "def f(x):\n    buf = x.copy()\n    view = buf[...]\n    buf[...] = 0.5 * x\n    if np.max(view) < 1.0:\n        return np.sum(x * x)\n    return np.sum(x)",
-     "in-place write into `buf`, which may share memory with `view`", (4, 4)),
-    ("base_updated_then_view_written", "def f(x):\n    buf = np.zeros(3)\n    row = buf[0:2]\n    buf *= 1.5\n    row[...] = np.tanh(x)\n    return np.sum(buf ** 2)",
-     "in-place update of `buf`, which may share memory with `row`", (4, 4)),
-    ("builtin_on_active", "def f(x):\n    return max(np.sum(x), 1.0)", "Python's builtin `max` is not supported", (2, 11)),
+    (
+        "if_leaves_undefined",
+        "def f(x):\n    if np.sum(x) > 0:\n        y = x * 2\n    return np.sum(y)",
+        "`y` is assigned in the `if` branch (line 8) but not in the `else` branch, and is used after the `if` (line 9)",
+        (4, 4),
+    ),
+    (
+        "loop_leaves_undefined",
+        "def f(x):\n    for i in range(3):\n        y = x * i\n    return np.sum(y)",
+        "`y` is assigned in the loop (line 8) and used after it (line 9), but has no value before the loop",
+        (4, 4),
+    ),
+    (
+        "loop_variable_after",
+        "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x) * i",
+        "the loop variable `i` is used after the loop",
+        (4, 4),
+    ),
+    (
+        "loop_else",
+        "def f(x):\n    for i in range(3):\n        x = x * 2\n    else:\n        x = x + 1\n    return np.sum(x)",
+        "`else` on a `for` loop",
+        (4, 4),
+    ),
+    (
+        "append_in_branch",
+        "def f(x):\n    hs = []\n    for r in x:\n        if np.sum(r) > 0:\n            hs.append(r)\n    return np.sum(np.stack(hs))",
+        "the list `hs` does not grow by exactly one `append` per iteration",
+        (5, 12),
+    ),
+    (
+        "append_not_empty",
+        "def f(x, hs):\n    for r in x:\n        hs.append(r)\n    return np.sum(np.stack(hs))",
+        "`hs.append` in a loop needs `hs` to start as an empty list",
+        (3, 8),
+    ),
+    (
+        "ifexp_in_while",
+        "def f(x):\n    while (1 if np.sum(x) < 1 else 0):\n        x = x * 2\n    return np.sum(x)",
+        "a conditional expression in a `while` test",
+        (2, 4),
+    ),
+    (
+        "comprehension",
+        "def f(x):\n    return np.sum([v for v in x])",
+        "list comprehension",
+        (2, 18),
+    ),
+    (
+        "write_into_argument",
+        "def f(x):\n    x[0] = 1.0\n    return np.sum(x)",
+        "in-place write into `x`, which may be the caller's array `x`",
+        (2, 4),
+    ),
+    (
+        "write_into_view",
+        "def f(x):\n    y = np.zeros(3)\n    v = y[1:]\n    y[0] = x[0]\n    return np.sum(v * x[1:])",
+        "in-place write into `y`, which may share memory with `v`",
+        (4, 4),
+    ),
+    (
+        "print",
+        "def f(x):\n    print(x)\n    return np.sum(x)",
+        "expression statement",
+        (2, 4),
+    ),
+    (
+        "starargs",
+        "def f(*xs):\n    return np.sum(xs[0])",
+        "`*args`/`**kwargs` parameters",
+        (1, 6),
+    ),
+    (
+        "undefined",
+        "def f(x):\n    return np.sum(x * weights)",
+        "name `weights` is not defined",
+        (2, 22),
+    ),
+    (
+        "norule",
+        "def f(x):\n    y = np.fft.fft(x).real\n    return np.sum(y)",
+        "no derivative rule for `fft.fft`",
+        (2, 8),
+    ),
+    (
+        "other_library",
+        "def f(x):\n    return np.sum(sp.expit(x))",
+        "comes from `scipy.special`",
+        (2, 18),
+    ),
+    (
+        "missing_method",
+        "def f(x):\n    return x.frobnicate()",
+        "array method `.frobnicate()` is not supported",
+        (2, 11),
+    ),
+    (
+        "no_return",
+        "def f(x):\n    y = x * 2",
+        "`f` can reach its end without a `return`",
+        (1, 0),
+    ),
+    (
+        "return_on_one_path",
+        "def f(x):\n    if np.sum(x) > 0:\n        return np.sum(x)",
+        "`f` can reach its end without a `return`",
+        (1, 0),
+    ),
+    (
+        "nonliteral_global",
+        "def f(x):\n    return np.sum(x) * weights_table",
+        "refers to dict",
+        (2, 23),
+    ),
+    (
+        "float_of_active",
+        "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)",
+        "no derivative rule for `float`",
+        (2, 8),
+    ),
+    (
+        "aliased_update",
+        "def f(x):\n    h = x\n    h += 1.0\n    return np.sum(h * x)",
+        "in-place update of `h`, which may share memory with `x`",
+        (3, 4),
+    ),
+    (
+        "view_update",
+        "def f(x):\n    v = x.reshape(-1)\n    v *= 2.0\n    return np.sum(x)",
+        "in-place update of `v`, which may share memory with `x`",
+        (3, 4),
+    ),
+    (
+        "lax_loop_closing_over_weights",
+        "def f(w, xs):\n    def body(i, acc):\n        return acc + np.sum(w * xs[i])\n    return lax.fori_loop(0, 3, body, 0.0)",
+        "`lax.fori_loop` comes from `jax.lax`, which s2s does not read",
+        (4, 11),
+    ),
+    (
+        "function_handed_to_an_op",
+        "def f(w, x):\n    def row(r):\n        return np.sum(r * w)\n    y = np.apply_along_axis(row, 1, x)\n    return np.sum(y)",
+        "no derivative rule for `apply_along_axis`",
+        (4, 8),
+    ),
+    (
+        "numpy_random_draw",
+        "def f(x):\n    return np.sum(x * np.random.normal(size=3))",
+        "`np.random.normal` comes from `numpy.random`",
+        (2, 22),
+    ),
+    (
+        "generator_draw",
+        "def f(x):\n    return np.sum(x * rng.normal(size=3))",
+        "`rng.normal()` calls a method of a Generator",
+        (2, 22),
+    ),
+    (
+        "jax_transform_inside",
+        "def f(x):\n    return np.sum(jax.vmap(np.sin)(x))",
+        "`jax.vmap` comes from `jax`",
+        (2, 18),
+    ),
+    (
+        "library_custom_jvp",
+        "def f(x):\n    return np.sum(jax.nn.relu(x))",
+        "`jax.nn.relu` comes from `jax.nn`",
+        (2, 18),
+    ),
+    (
+        "out_into_argument",
+        "def f(x):\n    np.multiply(x, 2.0, out=x)\n    return np.sum(x)",
+        "in-place write into `x`, which may be the caller's array `x`",
+        (2, 4),
+    ),
+    (
+        "sort_argument_in_place",
+        "def f(x):\n    x.sort()\n    return x[0]",
+        "in-place write into `x`, which may be the caller's array `x`",
+        (2, 4),
+    ),
+    (
+        "other_in_place_method",
+        "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)",
+        "expression statement",
+        (3, 4),
+    ),
+    (
+        "computed_function",
+        "def f(x):\n    fs = [np.sin, np.cos]\n    return np.sum(fs[0](x))",
+        "a call of `fs[0]`, a function computed at run time",
+        (3, 18),
+    ),
+    (
+        "view_update_read_by_a_closure",
+        "def f(x):\n    v = x * 2.0\n    w = v[1:]\n    w *= 1.5\n    def g(z):\n        return z * v\n    return np.sum(g(x))",
+        "in-place update of `w`, which may share memory with `v`",
+        (4, 4),
+    ),
+    (
+        "write_into_a_captured_array",
+        "def f(x):\n    buf = np.zeros(3)\n    def put(v):\n        buf[0] = v\n        return v\n    return np.sum(buf) + put(np.sum(x))",
+        "in-place write into `buf` inside `put`, which captures it",
+        (4, 8),
+    ),
+    (
+        "alias_updated_in_place_after_its_twin",
+        "def f(x):\n    v = x * 2.0\n    w = v\n    v -= np.cos(x)\n    w *= 1.5\n    return np.sum(w * w)",
+        "in-place update of `v`, which may share memory with `w`",
+        (4, 4),
+    ),
+    (
+        "base_written_then_view_read_in_a_test",
+        "def f(x):\n    buf = x.copy()\n    view = buf[...]\n    buf[...] = 0.5 * x\n    if np.max(view) < 1.0:\n        return np.sum(x * x)\n    return np.sum(x)",
+        "in-place write into `buf`, which may share memory with `view`",
+        (4, 4),
+    ),
+    (
+        "base_updated_then_view_written",
+        "def f(x):\n    buf = np.zeros(3)\n    row = buf[0:2]\n    buf *= 1.5\n    row[...] = np.tanh(x)\n    return np.sum(buf ** 2)",
+        "in-place update of `buf`, which may share memory with `row`",
+        (4, 4),
+    ),
+    (
+        "builtin_on_active",
+        "def f(x):\n    return max(np.sum(x), 1.0)",
+        "Python's builtin `max` is not supported",
+        (2, 11),
+    ),
 ]
 
 
@@ -99,7 +273,9 @@ def test_compile_time_error(tmp_path, name, body, message, where):
     assert err.origin is not None and err.origin.path == str(path)
     assert (err.origin.line - LINE0, err.origin.col) == where
     rendered = err.render().splitlines()
-    assert rendered[0].startswith(f"{path}:{err.origin.line}:{err.origin.col + 1}: error: ")
+    assert rendered[0].startswith(
+        f"{path}:{err.origin.line}:{err.origin.col + 1}: error: "
+    )
     caret_line = rendered[2]
     assert caret_line.strip().startswith("^")
     assert rendered[-1].startswith("hint: ") or len(rendered) == 3
@@ -107,7 +283,11 @@ def test_compile_time_error(tmp_path, name, body, message, where):
 
 def test_cli_reports_one_message_without_traceback(tmp_path):
     path, _ = _compile_case(tmp_path, "cli_if", CASES[0][1])
-    run = subprocess.run([sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f"], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f"],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode != 0
     assert "Traceback" not in run.stderr and run.stdout == ""
     line, col = CASES[0][3]
@@ -117,7 +297,11 @@ def test_cli_reports_one_message_without_traceback(tmp_path):
 def test_cli_never_overwrites_the_source(tmp_path):
     path, _ = _compile_case(tmp_path, "cli_same", "def f(x):\n    return np.sum(x * x)")
     before = path.read_text()
-    run = subprocess.run([sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f", "-o", str(path)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "s2s.cli.main", "grad", f"{path}::f", "-o", str(path)],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode != 0 and "refusing to overwrite" in run.stderr
     assert path.read_text() == before
 
@@ -138,7 +322,9 @@ def pair_required(x):
 
 
 def test_grad_of_non_scalar_output_is_a_type_error():
-    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+    with pytest.raises(
+        TypeError, match="Gradient only defined for scalar-output functions"
+    ):
         s2s.grad(vector_valued)(np.ones(3))
 
 

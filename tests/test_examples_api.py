@@ -10,7 +10,7 @@ import dataclasses
 import importlib.util
 import pathlib
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -24,7 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _load_twins():
-    spec = importlib.util.spec_from_file_location("_s2s_twins", ROOT / "benchmarks" / "_twins.py")
+    spec = importlib.util.spec_from_file_location(
+        "_s2s_twins", ROOT / "benchmarks" / "_twins.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -36,8 +38,12 @@ jax_twin, load_example = _twins.jax_twin, _twins.load_example
 
 def assert_trees_close(actual, expected, rtol=1e-7, atol=1e-10):
     """Same container structure, and leafwise the same shape, dtype and values."""
-    assert jax.tree_util.tree_structure(actual) == jax.tree_util.tree_structure(expected)
-    for a, e in zip(jax.tree_util.tree_leaves(actual), jax.tree_util.tree_leaves(expected)):
+    assert jax.tree_util.tree_structure(actual) == jax.tree_util.tree_structure(
+        expected
+    )
+    for a, e in zip(
+        jax.tree_util.tree_leaves(actual), jax.tree_util.tree_leaves(expected)
+    ):
         a, e = np.asarray(a), np.asarray(e)
         assert a.shape == e.shape
         assert a.dtype == e.dtype
@@ -75,11 +81,19 @@ def _attention(m, rng):
 
 
 def _layernorm(m, rng):
-    return m.init(rng, 6, 3, np.float64), rng.standard_normal((4, 6)), rng.standard_normal((4, 3))
+    return (
+        m.init(rng, 6, 3, np.float64),
+        rng.standard_normal((4, 6)),
+        rng.standard_normal((4, 3)),
+    )
 
 
 def _helpers(m, rng):
-    return m.init(rng, 4, 7, 2, np.float64), rng.standard_normal((3, 4)), rng.standard_normal((3, 2))
+    return (
+        m.init(rng, 4, 7, 2, np.float64),
+        rng.standard_normal((3, 4)),
+        rng.standard_normal((3, 2)),
+    )
 
 
 def _logistic(m, rng):
@@ -96,7 +110,9 @@ CASES = {
     "mlp": Case("examples/mlp.py", "loss", _mlp),
     "attention": Case("examples/attention.py", "loss", _attention),
     "layernorm": Case("examples/layernorm.py", "loss", _layernorm),
-    "helpers_across_modules": Case("examples/helpers_across_modules/model.py", "loss", _helpers),
+    "helpers_across_modules": Case(
+        "examples/helpers_across_modules/model.py", "loss", _helpers
+    ),
     "logistic": Case("examples/logistic.py", "loss", _logistic, argnums=(0, 1)),
     "polynomial": Case("examples/polynomial.py", "f", _polynomial),
 }
@@ -167,7 +183,9 @@ def test_has_aux_mlp():
     assert_trees_close(grads, expected_grads)
     np.testing.assert_allclose(np.asarray(accuracy), np.asarray(expected_accuracy))
 
-    (value, accuracy), grads = s2s.value_and_grad(module.loss_and_accuracy, has_aux=True)(*args)
+    (value, accuracy), grads = s2s.value_and_grad(
+        module.loss_and_accuracy, has_aux=True
+    )(*args)
     (expected_value, _), _ = jax.value_and_grad(twin, has_aux=True)(*args)
     assert_trees_close(value, expected_value)
     np.testing.assert_allclose(np.asarray(accuracy), np.asarray(expected_accuracy))

@@ -28,7 +28,9 @@ def load(name):
     """Import ``examples/<name>.py`` by path, registered in ``sys.modules`` so s2s can read its source."""
     module_name = f"_s2s_example_{name}"
     if module_name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(module_name, EXAMPLES / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(
+            module_name, EXAMPLES / f"{name}.py"
+        )
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
@@ -50,7 +52,8 @@ def test_sum_of_squares(backend, capsys):
     np.testing.assert_allclose(results["sse_grad"][1], -2 * (x - y))
     assert "def sum_of_squares_grad(x):" in out
     assert "def sum_squared_error_grad(x, y):" in out
-    assert "return ((_mean, predictions), w_bar)" in out  # has_aux: the aux output comes back with the value
+    # has_aux: the aux output comes back with the value
+    assert "return ((_mean, predictions), w_bar)" in out
 
 
 @backends
@@ -58,7 +61,8 @@ def test_stop_gradient(backend, capsys):
     results, out = run("stop_gradient", backend, capsys)
     np.testing.assert_array_equal(results["dx"], [4.0, 5.0, 6.0])
     assert np.all(np.asarray(results["dy"]) == 0)
-    assert not re.search(r"\by_bar\b", out)  # no cotangent flows to y: its gradient is zeros, built directly
+    # no cotangent flows to y: its gradient is zeros, built directly
+    assert not re.search(r"\by_bar\b", out)
     assert "return (x_bar, rt.tree_zeros_like(y))" in out
 
 
@@ -67,12 +71,15 @@ def test_tanh_derivatives(backend, capsys):
     results, out = run("tanh_derivatives", backend, capsys)
     t = np.tanh(0.5)
     expected = (1 - t**2, -2 * t * (1 - t**2), (1 - t**2) * (6 * t**2 - 2))
-    np.testing.assert_allclose(results["derivatives"], expected, rtol=1e-12)  # float64 here
+    # float64 here
+    np.testing.assert_allclose(results["derivatives"], expected, rtol=1e-12)
     assert "def f_grad_grad_grad(x):" in out
 
 
 @backends
-def test_log1pexp_custom_rule_is_finite_where_the_plain_gradient_is_nan(backend, capsys):
+def test_log1pexp_custom_rule_is_finite_where_the_plain_gradient_is_nan(
+    backend, capsys
+):
     results, out = run("log1pexp", backend, capsys)
     assert np.asarray(results["custom"]).dtype == np.float32
     assert results["custom"] == 1.0
@@ -87,7 +94,9 @@ def test_entmax(backend, capsys):
     rng = np.random.default_rng(0)
     z, w = rng.standard_normal(6), rng.standard_normal(6)
     for alpha in (1.25, 1.5, 2.0):
-        np.testing.assert_allclose(results[alpha]["grad"], results[alpha]["fd"], atol=1e-7)
+        np.testing.assert_allclose(
+            results[alpha]["grad"], results[alpha]["fd"], atol=1e-7
+        )
         np.testing.assert_allclose(np.sum(results[alpha]["p"]), 1.0, rtol=1e-12)
     assert np.sum(results[2.0]["p"] == 0) >= 1  # sparse
     np.testing.assert_allclose(results[2.0]["p"], example.sparsemax(z), atol=1e-12)
@@ -96,9 +105,16 @@ def test_entmax(backend, capsys):
     np.testing.assert_allclose(results[2.0]["grad"], sparsemax_jacobian @ w, atol=1e-10)
     softmax = np.exp(z) / np.sum(np.exp(z))
     np.testing.assert_allclose(results[1.001]["p"], softmax, atol=1e-3)
-    np.testing.assert_allclose(results[1.001]["grad"], (np.diag(softmax) - np.outer(softmax, softmax)) @ w, atol=1e-3)
+    np.testing.assert_allclose(
+        results[1.001]["grad"],
+        (np.diag(softmax) - np.outer(softmax, softmax)) @ w,
+        atol=1e-3,
+    )
     # the gradient runs the user's forward and backward rules; the bisection is one loop in the source
-    assert "entmax_fwd(z, alpha)" in out and "entmax_bwd(alpha, entmax_residuals, _entmax_bar)" in out
+    assert (
+        "entmax_fwd(z, alpha)" in out
+        and "entmax_bwd(alpha, entmax_residuals, _entmax_bar)" in out
+    )
     assert out.count("rt.scan(for_body, ") == 1
 
 

@@ -16,12 +16,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-import s2s
 from programs import control as C
 from programs import higher as H
-from s2s.errors import S2SError
 from test_control_flow import ARGNUMS, CASES
+
+import s2s
+from s2s.errors import S2SError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -52,7 +52,11 @@ def test_jvp_of_control_flow_is_the_gradient_along_the_tangent(name, backend):
         tangents = tuple(_tangent(a, rng, i in argnums) for i, a in enumerate(args))
         out, out_dot = s2s.jvp(fn, args, tangents, backend=backend)
         grads = s2s.grad(fn, argnums, backend="numpy")(*args)
-        want = sum(np.sum(g * t) for i, gi in zip(argnums, grads) for g, t in zip(_leaves(gi), _leaves(tangents[i])))
+        want = sum(
+            np.sum(g * t)
+            for i, gi in zip(argnums, grads)
+            for g, t in zip(_leaves(gi), _leaves(tangents[i]))
+        )
         np.testing.assert_allclose(out, fn(*args), rtol=1e-10)
         np.testing.assert_allclose(out_dot, want, rtol=1e-8, atol=1e-10)
 
@@ -82,7 +86,12 @@ def _jnp_vector_valued(params, x):
 
 RNG = np.random.default_rng(3)
 PROGRAMS = {
-    "rnn": (H.rnn, _jnp_rnn, (RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(4, 3))), (0, 1)),
+    "rnn": (
+        H.rnn,
+        _jnp_rnn,
+        (RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(4, 3))),
+        (0, 1),
+    ),
     "branchy_true": (H.branchy, _jnp_branchy, (np.array([0.3, 0.2]),), 0),
     "branchy_false": (H.branchy, _jnp_branchy, (np.array([-0.3, 0.2]),), 0),
     "newton": (H.newton, _jnp_newton, (np.array([2.0, 3.0]),), 0),
@@ -99,7 +108,10 @@ def _close(got, want, rtol=1e-8):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_hessian_of_control_flow_matches_jax(name, backend):
     fn, twin, args, argnums = PROGRAMS[name]
-    _close(s2s.hessian(fn, argnums, backend=backend)(*args), jax.hessian(twin, argnums)(*args))
+    _close(
+        s2s.hessian(fn, argnums, backend=backend)(*args),
+        jax.hessian(twin, argnums)(*args),
+    )
 
 
 @pytest.mark.parametrize("transform", ["jacfwd", "jacrev"])
@@ -115,7 +127,9 @@ def test_jacobians_of_pytrees_match_jax(transform, backend):
 def test_jacobians_with_aux(transform):
     x = np.array([0.3, -0.4, 0.5])
     got, aux = getattr(s2s, transform)(H.with_aux, has_aux=True)(x)
-    want, want_aux = getattr(jax, transform)(lambda x: (jnp.sum(jnp.sin(x) * x), jnp.sin(x)), has_aux=True)(x)
+    want, want_aux = getattr(jax, transform)(
+        lambda x: (jnp.sum(jnp.sin(x) * x), jnp.sin(x)), has_aux=True
+    )(x)
     _close(got, want)
     _close(aux, want_aux)
 
@@ -154,11 +168,15 @@ def test_reverse_over_reverse_through_for_and_if(backend):
     w, x = PROGRAMS["rnn"][2]
     v = RNG.normal(size=(3, 3))
     want = jax.grad(lambda w: jnp.sum(jax.grad(_jnp_rnn)(w, x) * v))(w)
-    np.testing.assert_allclose(s2s.grad(rnn_second, backend=backend)(w, x, v), want, rtol=1e-8)
+    np.testing.assert_allclose(
+        s2s.grad(rnn_second, backend=backend)(w, x, v), want, rtol=1e-8
+    )
     for x0 in (np.array([0.3, 0.2]), np.array([-0.3, 0.2])):
         u = np.array([0.7, -1.1])
         want = jax.grad(lambda x: jnp.sum(jax.grad(_jnp_branchy)(x) * u))(x0)
-        np.testing.assert_allclose(s2s.grad(branchy_second, backend=backend)(x0, u), want, rtol=1e-8)
+        np.testing.assert_allclose(
+            s2s.grad(branchy_second, backend=backend)(x0, u), want, rtol=1e-8
+        )
 
 
 d_newton = s2s.grad(H.newton)
@@ -182,35 +200,48 @@ def test_custom_jvp_rule_is_used_in_both_modes(backend):
     x = np.array([-1.0, 0.5, 40.0])
     sig = 1 / (1 + np.exp(-x))
     sp = np.log1p(np.exp(x))
-    np.testing.assert_allclose(s2s.grad(H.uses_softplus, backend=backend)(x), 2 * sp * sig, rtol=1e-10)
+    np.testing.assert_allclose(
+        s2s.grad(H.uses_softplus, backend=backend)(x), 2 * sp * sig, rtol=1e-10
+    )
     _, tangent = s2s.jvp(H.uses_softplus, (x,), (np.ones(3),), backend=backend)
     np.testing.assert_allclose(tangent, np.sum(2 * sp * sig), rtol=1e-10)
-    assert "softplus_jvp_vjp(" in s2s.grad(H.uses_softplus).source  # the rule, transposed by s2s
+    # the rule, transposed by s2s
+    assert "softplus_jvp_vjp(" in s2s.grad(H.uses_softplus).source
     assert "softplus_jvp((x,), (x_dot,))" in s2s.jvp_source(H.uses_softplus)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_custom_vjp_rule_is_used(backend):
     x = np.array([0.1, 0.2])
-    np.testing.assert_allclose(s2s.grad(H.uses_scaled, backend=backend)(x), 3.0 * np.cos(3.0 * x), rtol=1e-12)
+    np.testing.assert_allclose(
+        s2s.grad(H.uses_scaled, backend=backend)(x), 3.0 * np.cos(3.0 * x), rtol=1e-12
+    )
     source = s2s.grad(H.uses_scaled).source
     assert "_scaled, scaled_residuals = scaled_fwd(x, 3.0)" in source
     assert "x_bar, _ = scaled_bwd(scaled_residuals, _scaled_bar)" in source
 
 
 def test_custom_vjp_has_no_forward_mode():
-    with pytest.raises(S2SError, match="forward mode \\(jvp\\) cannot go through `scaled`: it is a custom_vjp function"):
+    with pytest.raises(
+        S2SError,
+        match="forward mode \\(jvp\\) cannot go through `scaled`: it is a custom_vjp function",
+    ):
         s2s.jvp(H.uses_scaled, (np.ones(2),), (np.ones(2),))
 
 
 def test_custom_vjp_without_rule():
-    with pytest.raises(S2SError, match="custom_vjp function `no_rule` has no rule") as info:
+    with pytest.raises(
+        S2SError, match="custom_vjp function `no_rule` has no rule"
+    ) as info:
         s2s.grad(H.uses_no_rule)(np.ones(2))
     assert "no_rule.defvjp" in info.value.hint
 
 
 def test_custom_vjp_bwd_returning_too_few_cotangents():
-    with pytest.raises(S2SError, match="`bad_bwd_bwd` must return a tuple with one cotangent per differentiable argument \\(2\\), but returns 1"):
+    with pytest.raises(
+        S2SError,
+        match="`bad_bwd_bwd` must return a tuple with one cotangent per differentiable argument \\(2\\), but returns 1",
+    ):
         s2s.grad(H.uses_bad_bwd)(np.ones(2), np.ones(2))
 
 
@@ -224,12 +255,17 @@ def test_op_without_forward_rule_on_the_path():
 
 
 def test_jvp_tangent_shape_mismatch_is_a_value_error():
-    with pytest.raises(ValueError, match="primal 0 has shape \\(3,\\) but its tangent has shape \\(2,\\)"):
+    with pytest.raises(
+        ValueError,
+        match="primal 0 has shape \\(3,\\) but its tangent has shape \\(2,\\)",
+    ):
         s2s.jvp(H.branchy, (np.ones(3),), (np.ones(2),))
 
 
 def test_jvp_tangent_dtype_mismatch_is_a_type_error():
-    with pytest.raises(TypeError, match="the tangent of a float64 primal must be float64, got float32"):
+    with pytest.raises(
+        TypeError, match="the tangent of a float64 primal must be float64, got float32"
+    ):
         s2s.jvp(H.branchy, (np.ones(3),), (np.ones(3, np.float32),))
 
 
@@ -243,12 +279,18 @@ def test_jvp_needs_tuples_and_one_tangent_per_primal():
 def test_jvp_tangent_structure_mismatch_is_a_type_error():
     params = {"w": np.ones((3, 2)), "b": np.ones(2)}
     with pytest.raises(TypeError, match="same structure"):
-        s2s.jvp(H.vector_valued, (params, np.ones((4, 3))), ({"w": np.ones((3, 2))}, np.ones((4, 3))))
+        s2s.jvp(
+            H.vector_valued,
+            (params, np.ones((4, 3))),
+            ({"w": np.ones((3, 2))}, np.ones((4, 3))),
+        )
 
 
 def test_integer_primals_take_float0_tangents():
     x = np.array([0.3, 0.4, 0.5])
-    out, tangent = s2s.jvp(C.traced_range, (x, 4), (np.ones(3), np.zeros((), jax.dtypes.float0)))
+    out, tangent = s2s.jvp(
+        C.traced_range, (x, 4), (np.ones(3), np.zeros((), jax.dtypes.float0))
+    )
     assert np.isfinite(tangent)
     with pytest.raises(TypeError, match="its tangent must have dtype float0"):
         s2s.jvp(C.traced_range, (x, 4), (np.ones(3), 1.0))

@@ -46,7 +46,9 @@ def test_golden_text(path):
     text = _render(module)
     if os.environ.get("S2S_UPDATE_GOLDEN"):
         expected.write_text(text)
-    assert expected.exists(), f"no golden file {expected.name}: run with S2S_UPDATE_GOLDEN=1"
+    assert (
+        expected.exists()
+    ), f"no golden file {expected.name}: run with S2S_UPDATE_GOLDEN=1"
     assert text == expected.read_text()
 
 
@@ -58,7 +60,10 @@ def test_every_stage_computes_the_same_value(path):
     program = s2s.generate(module.f, ("primal",)).program
     scope = {"rt": runtime, **program.constants}
     for name, helper in program.helpers.items():  # helpers, already lowered
-        exec(ir.to_source(helper).replace("):\n", "):\n    xp = rt.namespace()\n", 1), scope)
+        exec(
+            ir.to_source(helper).replace("):\n", "):\n    xp = rt.namespace()\n", 1),
+            scope,
+        )
     for stage, text in _stages(module.f):
         namespace = dict(scope)
         body = text.replace("):\n", "):\n    xp = rt.namespace()\n", 1)  # NumPy
@@ -82,10 +87,18 @@ def test_generated_modules_are_stable_and_deterministic(path):
 
 
 EXAMPLES = pathlib.Path(__file__).parent.parent / "examples"
-EXAMPLE_FUNCTIONS = [("mlp.py", "loss"), ("attention.py", "loss"), ("layernorm.py", "loss"), ("logistic.py", "loss"), ("polynomial.py", "f")]
+EXAMPLE_FUNCTIONS = [
+    ("mlp.py", "loss"),
+    ("attention.py", "loss"),
+    ("layernorm.py", "loss"),
+    ("logistic.py", "loss"),
+    ("polynomial.py", "f"),
+]
 
 
-@pytest.mark.parametrize("filename, name", EXAMPLE_FUNCTIONS, ids=[f for f, _ in EXAMPLE_FUNCTIONS])
+@pytest.mark.parametrize(
+    "filename, name", EXAMPLE_FUNCTIONS, ids=[f for f, _ in EXAMPLE_FUNCTIONS]
+)
 def test_example_modules_are_black_fixed_points(filename, name):
     import black
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from op_table import CASES, draw_inputs
 
 import s2s
-from op_table import CASES, draw_inputs
 
 jax.config.update("jax_enable_x64", True)
 
@@ -39,8 +39,15 @@ def _functions(case, folder):
     """The case's function as a real module (s2s reads source), and its jax.numpy twin."""
     if case.id not in _MODULES:
         args = ", ".join(case.names)
-        f = _module_function(folder / f"case_{len(_MODULES)}.py", f"{args}, ct", f"np.sum({case.call} * ct)")
-        twin = eval(f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)", {"jnp": jnp})
+        f = _module_function(
+            folder / f"case_{len(_MODULES)}.py",
+            f"{args}, ct",
+            f"np.sum({case.call} * ct)",
+        )
+        twin = eval(
+            f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)",
+            {"jnp": jnp},
+        )
         argnums = tuple(range(len(case.names)))
         _MODULES[case.id] = (f, twin, argnums)
     return _MODULES[case.id]
@@ -59,15 +66,27 @@ def _args(case, inputs, rng):
 
 def _check(case, got, want):
     for name, g, w in zip(case.names, got, want):
-        np.testing.assert_allclose(g, w, rtol=max(case.rtol, 1e-6), atol=max(case.atol, 1e-8), err_msg=f"d/d{name}")
+        np.testing.assert_allclose(
+            g,
+            w,
+            rtol=max(case.rtol, 1e-6),
+            atol=max(case.atol, 1e-8),
+            err_msg=f"d/d{name}",
+        )
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_gradient_matches_jax_on_numpy(case, folder, data):
     f, twin, argnums = _functions(case, folder)
-    args = _args(case, draw_inputs(case, data.draw), np.random.default_rng(len(case.id)))
+    args = _args(
+        case, draw_inputs(case, data.draw), np.random.default_rng(len(case.id))
+    )
     got = s2s.grad(f, argnums, backend="numpy")(*args)
     want = jax.grad(twin, argnums)(*args)
     _check(case, got, want)
@@ -87,7 +106,11 @@ def _check_finite_differences(f, args, grads, rng, eps=1e-6):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=1,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_gradient_matches_jax_compiled(case, folder, data):
     f, twin, argnums = _functions(case, folder)
@@ -123,14 +146,22 @@ def _check_jvp(case, folder, data, backend, seed):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_jvp_matches_jax_on_numpy(case, folder, data):
     _check_jvp(case, folder, data, "numpy", len(case.id))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=1,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_jvp_matches_jax_compiled(case, folder, data):
     _check_jvp(case, folder, data, "xla", 0)

@@ -44,14 +44,31 @@ import s2s
 
 jax.config.update("jax_enable_x64", True)
 
-MARGIN = 1e-6  # an example is kept only when each data comparison is this far from its tie
+MARGIN = (
+    1e-6  # an example is kept only when each data comparison is this far from its tie
+)
 EPS = 1e-6  # central finite-difference step
 MAX_DEPTH = 2  # nesting of if/for/while
 MAX_STATEMENTS = 12  # statements in a program, nested ones included
 
-UNARY = ["np.tanh({})", "np.sin({})", "np.cos({})", "np.square({})", "np.sqrt({0} * {0} + 1.0)", "np.log1p({0} * {0})", "-{}"]
+UNARY = [
+    "np.tanh({})",
+    "np.sin({})",
+    "np.cos({})",
+    "np.square({})",
+    "np.sqrt({0} * {0} + 1.0)",
+    "np.log1p({0} * {0})",
+    "-{}",
+]
 BOUNDED = ["np.tanh({})", "np.sin({})", "np.cos({})"]
-BINARY = ["{} + {}", "{} - {}", "{} * {}", "{0} / (1.0 + {1} * {1})", "np.maximum({}, {})", "s * {} + {}"]
+BINARY = [
+    "{} + {}",
+    "{} - {}",
+    "{} * {}",
+    "{0} / (1.0 + {1} * {1})",
+    "np.maximum({}, {})",
+    "s * {} + {}",
+]
 REDUCE = ["np.sum({})", "np.mean({})"]
 TESTS = ["np.sum({})", "np.mean({})", "np.max({})", "np.min({})"]
 THRESHOLDS = ["-0.9", "-0.35", "0.15", "0.6", "1.3", "2.5"]
@@ -77,11 +94,20 @@ class Scope:
     shapes: dict  # readable float values: name -> shape
     writable: set  # fresh arrays and values this block may update in place
     returnable: set  # names a `return` may read (defined before any enclosing loop)
-    indices: list = field(default_factory=list)  # loop counters in scope: (name, range length)
-    in_loop: bool = False  # a `break`/`continue` needs a loop; values in loops are kept bounded
+    # loop counters in scope: (name, range length)
+    indices: list = field(default_factory=list)
+    in_loop: bool = (
+        False  # a `break`/`continue` needs a loop; values in loops are kept bounded
+    )
 
     def inner(self, loop=False):
-        return Scope(dict(self.shapes), set(self.writable), set(self.returnable), list(self.indices), self.in_loop or loop)
+        return Scope(
+            dict(self.shapes),
+            set(self.writable),
+            set(self.returnable),
+            list(self.indices),
+            self.in_loop or loop,
+        )
 
     def define(self, name, shape):
         self.shapes[name] = shape
@@ -121,11 +147,16 @@ class Builder:
         name = self.pick(sorted(scope.shapes))
         shape = scope.shapes[name]
         if shape and self.draw(st.integers(0, 4)) == 0:
-            return f"{name}[{self.draw(st.integers(-shape[0], shape[0] - 1))}]", shape[1:]
+            return (
+                f"{name}[{self.draw(st.integers(-shape[0], shape[0] - 1))}]",
+                shape[1:],
+            )
         return name, shape
 
     def expr(self, scope, depth=1):
-        kind = self.pick(["atom", "unary", "binary", "binary", "reduce"] if depth > 0 else ["atom"])
+        kind = self.pick(
+            ["atom", "unary", "binary", "binary", "reduce"] if depth > 0 else ["atom"]
+        )
         if kind == "atom":
             return self.atom(scope)
         if kind == "unary":
@@ -158,7 +189,9 @@ class Builder:
         """One comparison of a value of the data with a threshold."""
         text, shape = self.atom(scope)
         if shape:
-            text = self.pick(TESTS + (["{}[0]"] if len(shape) == 1 else ["np.sum({}[-1])"])).format(text)
+            text = self.pick(
+                TESTS + (["{}[0]"] if len(shape) == 1 else ["np.sum({}[-1])"])
+            ).format(text)
         return f"{text} {self.pick(['>', '<'])} {self.pick(THRESHOLDS)}"
 
     def predicate(self, scope):
@@ -180,7 +213,9 @@ class Builder:
         self.budget -= 1
         kinds = ["assign", "update", "update", "augassign", "write", "write", "ifexpr"]
         if depth < MAX_DEPTH and self.budget > 1:
-            kinds += ["if", "if", "for_range", "for_rows"] + (["while"] if self.allow_while else [])
+            kinds += ["if", "if", "for_range", "for_rows"] + (
+                ["while"] if self.allow_while else []
+            )
         if scope.in_loop:
             kinds += ["jump", "jump"]
         if depth > 0:
@@ -191,12 +226,15 @@ class Builder:
         name = self.fresh("v" if depth == 0 else "t")
         if self.draw(st.integers(0, 3)) == 0:
             shape = self.pick([(3,), (2, 3)])
-            text = self.pick(["np.zeros({})", "np.ones({})"]).format(shape if len(shape) == 2 else shape[0])
+            text = self.pick(["np.zeros({})", "np.ones({})"]).format(
+                shape if len(shape) == 2 else shape[0]
+            )
         else:
             text, shape = self.expr(scope, depth=2)
             if scope.in_loop:
                 text = self.pick(BOUNDED).format(text)
-            elif re.fullmatch(r"\w+(\[[-\w]+\])?", text):  # `v = x` or `v = y[0]` would share memory
+            # `v = x` or `v = y[0]` would share memory
+            elif re.fullmatch(r"\w+(\[[-\w]+\])?", text):
                 text = self.pick(UNARY).format(text)
         scope.define(name, shape)
         return [f"{name} = {text}"]
@@ -232,13 +270,21 @@ class Builder:
             name = self.fresh("v" if depth == 0 else "t")
             shape = self.pick([(3,), (2, 3)])
             scope.define(name, shape)
-            return [f"{name} = np.zeros({shape if len(shape) == 2 else shape[0]})"] + self.s_write(scope, depth)
+            return [
+                f"{name} = np.zeros({shape if len(shape) == 2 else shape[0]})"
+            ] + self.s_write(scope, depth)
         a = self.pick(targets)
         shape = scope.shapes[a]
-        spots = [(str(self.draw(st.integers(-shape[0], shape[0] - 1))), shape[1:]), ("1:", (shape[0] - 1,) + shape[1:])]
+        spots = [
+            (str(self.draw(st.integers(-shape[0], shape[0] - 1))), shape[1:]),
+            ("1:", (shape[0] - 1,) + shape[1:]),
+        ]
         spots += [(i, shape[1:]) for i, k in scope.indices if k <= shape[0]]
         if len(shape) == 2:
-            spots += [(f"{self.draw(st.integers(0, 1))}, {self.draw(st.integers(0, 2))}", ()), (":, 1:", (2, 2))]
+            spots += [
+                (f"{self.draw(st.integers(0, 1))}, {self.draw(st.integers(0, 2))}", ()),
+                (":, 1:", (2, 2)),
+            ]
         mask = f"{a} {self.pick(['>', '<'])} {self.pick(THRESHOLDS)}"  # on data: probed as a test
         spots += [(mask, ())]
         spot, spot_shape = self.pick(spots)
@@ -247,9 +293,13 @@ class Builder:
         return [f"{a}[{spot}] {self.pick(operators)} {text}"]
 
     def s_if(self, scope, depth):
-        lines = [f"if {self.predicate(scope)}:"] + _indent(self.block(scope.inner(), depth + 1))
+        lines = [f"if {self.predicate(scope)}:"] + _indent(
+            self.block(scope.inner(), depth + 1)
+        )
         for _ in range(self.draw(st.integers(0, 1))):
-            lines += [f"elif {self.predicate(scope)}:"] + _indent(self.block(scope.inner(), depth + 1))
+            lines += [f"elif {self.predicate(scope)}:"] + _indent(
+                self.block(scope.inner(), depth + 1)
+            )
         if self.draw(st.booleans()):
             lines += ["else:"] + _indent(self.block(scope.inner(), depth + 1))
         return lines
@@ -265,7 +315,8 @@ class Builder:
         xs = self.pick(sorted(n for n, sh in scope.shapes.items() if len(sh) == 2))
         row = self.fresh("row")
         inner = scope.inner(loop=True)
-        inner.writable.discard(xs)  # NumPy iterates over views of `xs`: writing into it would change later rows
+        # NumPy iterates over views of `xs`: writing into it would change later rows
+        inner.writable.discard(xs)
         inner.shapes[row] = scope.shapes[xs][1:]
         if self.draw(st.booleans()):
             i = self.fresh("i")
@@ -284,28 +335,48 @@ class Builder:
     def s_jump_loop(self, scope, depth):
         """A ``for`` loop that updates a value and breaks or continues on data (nested statements around)."""
         lines = [] if scope.writable else self.s_assign(scope, depth)
-        head, inner = (self._for_range_head if self.draw(st.booleans()) else self._for_rows_head)(scope)
-        jump = [f"if {self.predicate(inner)}:", f"    {self.pick(['continue', 'break'])}"]
-        body = self.block(inner, depth + 1, low=0, high=1) + jump + self.s_update(inner, depth + 1)
-        return lines + [head] + _indent(body + self.block(inner, depth + 1, low=0, high=1))
+        head, inner = (
+            self._for_range_head if self.draw(st.booleans()) else self._for_rows_head
+        )(scope)
+        jump = [
+            f"if {self.predicate(inner)}:",
+            f"    {self.pick(['continue', 'break'])}",
+        ]
+        body = (
+            self.block(inner, depth + 1, low=0, high=1)
+            + jump
+            + self.s_update(inner, depth + 1)
+        )
+        return (
+            lines + [head] + _indent(body + self.block(inner, depth + 1, low=0, high=1))
+        )
 
     def s_while(self, scope, depth):
         if self.draw(st.booleans()) or not scope.writable:
             n = self.fresh("n")
             inner = scope.inner(loop=True)
             body = [f"{n} = {n} + 1"] + self.block(inner, depth + 1)
-            return [f"{n} = 0", f"while {self.predicate(scope)} and {n} < {self.draw(st.integers(1, 4))}:"] + _indent(body)
+            return [
+                f"{n} = 0",
+                f"while {self.predicate(scope)} and {n} < {self.draw(st.integers(1, 4))}:",
+            ] + _indent(body)
         # a contraction: after the first step |h| <= 0.6, then 0.2 + 0.4 / 2 ** steps, so the test fails
         h = self.pick(sorted(scope.writable))
         inner = scope.inner(loop=True)
-        inner.writable.discard(h)  # only the step assigns `h`, first in the body: `continue` cannot skip it
+        # only the step assigns `h`, first in the body: `continue` cannot skip it
+        inner.writable.discard(h)
         text, _ = self.expr_like(scope, scope.shapes[h], bounded=False)
         step = f"{h} = 0.5 * np.tanh({h}) + 0.1 * np.tanh({text})"
         test = f"np.sum({h} * {h}) > {self.pick(['0.5', '1.5'])}"
-        return [f"while {test}:"] + _indent([step] + self.block(inner, depth + 1, low=0, high=2))
+        return [f"while {test}:"] + _indent(
+            [step] + self.block(inner, depth + 1, low=0, high=2)
+        )
 
     def s_jump(self, scope, depth):
-        return [f"if {self.predicate(scope)}:", f"    {self.pick(['break', 'continue'])}"]
+        return [
+            f"if {self.predicate(scope)}:",
+            f"    {self.pick(['break', 'continue'])}",
+        ]
 
     def s_return(self, scope, depth):
         names = sorted(n for n in scope.returnable if n in scope.shapes)
@@ -324,11 +395,17 @@ def programs(draw, allow_while=True, jump_loop=False):
     builder = Builder(draw, allow_while)
     scope = Scope({"x": (3,), "y": (2, 3)}, set(), {"x", "y"})
     if jump_loop:
-        lines = builder.block(scope, 0, low=0, high=2) + builder.s_jump_loop(scope, 0) + builder.block(scope, 0, low=1, high=3)
+        lines = (
+            builder.block(scope, 0, low=0, high=2)
+            + builder.s_jump_loop(scope, 0)
+            + builder.block(scope, 0, low=1, high=3)
+        )
     else:
         lines = builder.block(scope, 0, low=2, high=6)
     names = [n for n in scope.shapes if n not in ("x", "y")]
-    terms = " + ".join(f"np.sum({n} * {k + 1.0})" for k, n in enumerate(["x", "y"] + names[-3:]))
+    terms = " + ".join(
+        f"np.sum({n} * {k + 1.0})" for k, n in enumerate(["x", "y"] + names[-3:])
+    )
     body = "\n".join("    " + line for line in lines)
     return f"import numpy as np\n\n\ndef f(x, y, s):\n{body}\n    return {terms}\n"
 
@@ -379,18 +456,33 @@ def _load(source, folder):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     scope = {}
-    exec(compile(ast.fix_missing_locations(_Instrument().visit(ast.parse(source))), str(path), "exec"), scope)
+    exec(
+        compile(
+            ast.fix_missing_locations(_Instrument().visit(ast.parse(source))),
+            str(path),
+            "exec",
+        ),
+        scope,
+    )
     return module.f, scope["f"]
 
 
 @st.composite
 def arguments(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return (rng.normal(size=3), rng.normal(size=(2, 3)), float(np.round(rng.uniform(-1.5, 1.5), 3)))
+    return (
+        rng.normal(size=3),
+        rng.normal(size=(2, 3)),
+        float(np.round(rng.uniform(-1.5, 1.5), 3)),
+    )
 
 
 # a fixed set of examples (no database): the same programs on every run and on CI
-SETTINGS = settings(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @settings(SETTINGS, max_examples=40)
@@ -400,8 +492,20 @@ def test_lowering_keeps_the_value(tmp_path, source, args):
     _, gap = _path(probed, args)
     assume(gap > MARGIN)  # else rounding may take the other branch
     want = f(*args)
-    np.testing.assert_allclose(s2s.transform(f, backend="numpy")(*args), want, rtol=1e-12, atol=1e-12, err_msg=source)
-    np.testing.assert_allclose(s2s.transform(f, backend="xla")(*args), want, rtol=1e-10, atol=1e-12, err_msg=source)
+    np.testing.assert_allclose(
+        s2s.transform(f, backend="numpy")(*args),
+        want,
+        rtol=1e-12,
+        atol=1e-12,
+        err_msg=source,
+    )
+    np.testing.assert_allclose(
+        s2s.transform(f, backend="xla")(*args),
+        want,
+        rtol=1e-10,
+        atol=1e-12,
+        err_msg=source,
+    )
 
 
 def _moved(args, argnums, direction, eps):
@@ -421,15 +525,28 @@ def _moved(args, argnums, direction, eps):
 def test_gradient_matches_finite_differences(tmp_path, source, args, argnums, seed):
     f, probed = _load(source, tmp_path)
     rng = np.random.default_rng(seed)
-    direction = [rng.normal(size=np.shape(args[k])) if np.ndim(args[k]) else float(rng.normal()) for k in argnums]
-    plus, minus = _moved(args, argnums, direction, EPS), _moved(args, argnums, direction, -EPS)
+    direction = [
+        rng.normal(size=np.shape(args[k])) if np.ndim(args[k]) else float(rng.normal())
+        for k in argnums
+    ]
+    plus, minus = _moved(args, argnums, direction, EPS), _moved(
+        args, argnums, direction, -EPS
+    )
     path, gap = _path(probed, args)
     assume(gap > MARGIN and _path(probed, plus)[0] == path == _path(probed, minus)[0])
     numeric = (f(*plus) - f(*minus)) / (2 * EPS)
     for backend in ("numpy", "xla"):
         grads = s2s.grad(f, argnums, backend=backend)(*args)
-        analytic = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(grads, direction))
-        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6, err_msg=f"{backend}, argnums={argnums}, args={args}\n{source}")
+        analytic = sum(
+            float(np.sum(np.asarray(g) * d)) for g, d in zip(grads, direction)
+        )
+        np.testing.assert_allclose(
+            analytic,
+            numeric,
+            rtol=1e-5,
+            atol=1e-6,
+            err_msg=f"{backend}, argnums={argnums}, args={args}\n{source}",
+        )
 
 
 def _load_second_order(source, folder):
@@ -441,7 +558,14 @@ def _load_second_order(source, folder):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     scope = {}
-    exec(compile(ast.fix_missing_locations(_Instrument().visit(ast.parse(source))), str(path), "exec"), scope)
+    exec(
+        compile(
+            ast.fix_missing_locations(_Instrument().visit(ast.parse(source))),
+            str(path),
+            "exec",
+        ),
+        scope,
+    )
     return module, scope["f"]
 
 
@@ -459,10 +583,18 @@ def _second_order(compute, source):
 
 
 @settings(SETTINGS, max_examples=8)
-@given(source=programs(allow_while=True, jump_loop=True), args=arguments(), wrt=st.sampled_from([0, 2]), seed=st.integers(0, 2**32 - 1))
-def test_second_derivatives_match_finite_differences_of_the_gradient(tmp_path, source, args, wrt, seed):
+@given(
+    source=programs(allow_while=True, jump_loop=True),
+    args=arguments(),
+    wrt=st.sampled_from([0, 2]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_second_derivatives_match_finite_differences_of_the_gradient(
+    tmp_path, source, args, wrt, seed
+):
     """Reverse over reverse (``s2s.grad`` of ``g``, which calls ``s2s.grad(f)``; ``s2s.grad(s2s.grad(f))`` in the
-    scalar ``s``) and forward over reverse (``s2s.hessian``), against central differences of the gradient."""
+    scalar ``s``) and forward over reverse (``s2s.hessian``), against central differences of the gradient.
+    """
     module, probed = _load_second_order(source, tmp_path)
     f = module.f
     rng = np.random.default_rng(seed)
@@ -477,10 +609,29 @@ def test_second_derivatives_match_finite_differences_of_the_gradient(tmp_path, s
     for backend in ("numpy", "xla"):
         message = f"{backend}, wrt={wrt}, args={args}\n{source}"
         hessian = s2s.hessian(f, wrt, backend=backend)(*args)
-        np.testing.assert_allclose(float(np.sum(np.atleast_2d(hessian) @ np.atleast_1d(d) * v)), want, rtol=1e-5, atol=1e-6, err_msg="hessian " + message)
+        np.testing.assert_allclose(
+            float(np.sum(np.atleast_2d(hessian) @ np.atleast_1d(d) * v)),
+            want,
+            rtol=1e-5,
+            atol=1e-6,
+            err_msg="hessian " + message,
+        )
         if wrt == 0:
-            twice = _second_order(lambda: s2s.grad(module.g, backend=backend)(*args, v), source)
+            twice = _second_order(
+                lambda: s2s.grad(module.g, backend=backend)(*args, v), source
+            )
         else:
-            twice = _second_order(lambda: s2s.grad(s2s.grad(f, 2, backend=backend), 2, backend=backend)(*args), source)
+            twice = _second_order(
+                lambda: s2s.grad(s2s.grad(f, 2, backend=backend), 2, backend=backend)(
+                    *args
+                ),
+                source,
+            )
         if twice is not None:
-            np.testing.assert_allclose(float(np.sum(np.asarray(twice) * d)), want, rtol=1e-5, atol=1e-6, err_msg="reverse over reverse " + message)
+            np.testing.assert_allclose(
+                float(np.sum(np.asarray(twice) * d)),
+                want,
+                rtol=1e-5,
+                atol=1e-6,
+                err_msg="reverse over reverse " + message,
+            )

@@ -22,10 +22,35 @@ from s2s.pipeline import lower
 
 jax.config.update("jax_enable_x64", True)
 
-UNARY = ["np.tanh({})", "np.sin({})", "np.cos({})", "np.square({})", "np.sqrt({0} * {0} + 1.0)", "np.log1p({0} * {0})", "-{}"]
-BINARY = ["{} + {}", "{} - {}", "{} * {}", "{0} / (1.0 + {1} * {1})", "np.maximum({}, {})", "s * {} + {}"]
-REDUCE = {(2, 3): ["np.sum({}, axis=0)", "np.mean({}, axis=0)", "{}[0]", "{}[-1]"], (3,): ["np.sum({})", "{}[1]"]}
-REDUCED_SHAPE = {"np.sum({}, axis=0)": (3,), "np.mean({}, axis=0)": (3,), "{}[0]": (3,), "{}[-1]": (3,), "np.sum({})": (), "{}[1]": ()}
+UNARY = [
+    "np.tanh({})",
+    "np.sin({})",
+    "np.cos({})",
+    "np.square({})",
+    "np.sqrt({0} * {0} + 1.0)",
+    "np.log1p({0} * {0})",
+    "-{}",
+]
+BINARY = [
+    "{} + {}",
+    "{} - {}",
+    "{} * {}",
+    "{0} / (1.0 + {1} * {1})",
+    "np.maximum({}, {})",
+    "s * {} + {}",
+]
+REDUCE = {
+    (2, 3): ["np.sum({}, axis=0)", "np.mean({}, axis=0)", "{}[0]", "{}[-1]"],
+    (3,): ["np.sum({})", "{}[1]"],
+}
+REDUCED_SHAPE = {
+    "np.sum({}, axis=0)": (3,),
+    "np.mean({}, axis=0)": (3,),
+    "{}[0]": (3,),
+    "{}[-1]": (3,),
+    "np.sum({})": (),
+    "{}[1]": (),
+}
 _counter = itertools.count()
 
 
@@ -40,7 +65,11 @@ def programs(draw):
     lines = []
     for i in range(draw(st.integers(2, 7))):
         names = sorted(shapes)
-        kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "pack", "augassign", "reassign"]))
+        kind = draw(
+            st.sampled_from(
+                ["unary", "binary", "binary", "reduce", "pack", "augassign", "reassign"]
+            )
+        )
         a = draw(st.sampled_from(names))
         b = draw(st.sampled_from(names))
         target = f"v{i}"
@@ -62,7 +91,11 @@ def programs(draw):
             lines += [f"pair = ({a}, np.tanh({b}))", f"{target}, w{i} = pair"]
             shapes[target], shapes[f"w{i}"] = shapes[a], shapes[b]
             fresh.discard(a)  # `target` is `a` itself now
-        elif kind == "augassign" and a in fresh and _broadcast(shapes[a], shapes[b]) == shapes[a]:
+        elif (
+            kind == "augassign"
+            and a in fresh
+            and _broadcast(shapes[a], shapes[b]) == shapes[a]
+        ):
             lines.append(f"{a} *= np.cos({b})")
         elif kind == "reassign" and a not in ("x", "y"):
             lines.append(f"{a} = np.sin({a}) + {a}")
@@ -80,7 +113,14 @@ def _load(source, folder):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     twin = {}
-    exec(compile(source.replace("import numpy as np", "import jax.numpy as np"), str(path), "exec"), twin)
+    exec(
+        compile(
+            source.replace("import numpy as np", "import jax.numpy as np"),
+            str(path),
+            "exec",
+        ),
+        twin,
+    )
     return module.f, twin["f"]
 
 
@@ -94,14 +134,22 @@ def _lowered(f):
 ARGS = (np.array([0.3, -1.2, 0.8]), np.array([[0.5, -0.4, 1.1], [-0.7, 0.2, 0.9]]), 0.7)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(source=programs())
 def test_lowering_keeps_the_value(tmp_path, source):
     f, _ = _load(source, tmp_path)
     np.testing.assert_allclose(_lowered(f)(*ARGS), f(*ARGS), rtol=1e-12, err_msg=source)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(source=programs())
 def test_gradient_matches_jax(tmp_path, source):
     f, twin = _load(source, tmp_path)
@@ -109,4 +157,6 @@ def test_gradient_matches_jax(tmp_path, source):
     for backend in ("numpy", "xla"):
         got = s2s.grad(f, (0, 1), backend=backend)(*ARGS)
         for g, w in zip(got, want):
-            np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}")
+            np.testing.assert_allclose(
+                g, w, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}"
+            )

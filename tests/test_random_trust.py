@@ -18,7 +18,6 @@ generated code) and it may not compute a wrong number. The long campaign is
 
 import jax
 import pytest
-
 from fuzz import check
 from fuzz.programs import generate
 
@@ -36,8 +35,19 @@ def folder(tmp_path_factory):
 def test_random_program_is_right_or_refused(folder, seed):
     program = generate(seed)
     full = seed % 5 == 0
-    outcome = check.check(program, folder, backends=("numpy", "xla") if full else ("numpy",), oracle="jax" if full else "fd")
-    report = "\n\n".join(f"{f.kind} in {f.mode}:\n{f.message}" for f in outcome.findings)
-    assert outcome.status != "oracle", f"generator problem (not s2s): {outcome.note}\n{program.source}"
+    outcome = check.check(
+        program,
+        folder,
+        backends=("numpy", "xla") if full else ("numpy",),
+        oracle="jax" if full else "fd",
+    )
+    report = "\n\n".join(
+        f"{f.kind} in {f.mode}:\n{f.message}" for f in outcome.findings
+    )
+    assert (
+        outcome.status != "oracle"
+    ), f"generator problem (not s2s): {outcome.note}\n{program.source}"
     bad = [f for f in outcome.findings if f.kind in ("mismatch", "crash", "unhelpful")]
-    assert not bad, f"seed {seed}: {outcome.worst()}\n{program.source}\nargs:\n{program.args_code}argnums={program.argnums}\n\n{report}"
+    assert (
+        not bad
+    ), f"seed {seed}: {outcome.worst()}\n{program.source}\nargs:\n{program.args_code}argnums={program.argnums}\n\n{report}"

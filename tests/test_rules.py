@@ -19,15 +19,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from op_table import CASES, draw_inputs
-from s2s.rules import ALIASES, OPS
 from s2s.runtime import unbroadcast
+
+from s2s.rules import ALIASES, OPS
 
 jax.config.update("jax_enable_x64", True)
 
 SETTINGS = settings(
-    max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
@@ -48,7 +51,8 @@ class Call:
         body = ast.parse(case.call, mode="eval").body
         self.source = case.call
         self.index = None
-        if isinstance(body, ast.Subscript):  # ``np.split(...)[i]``: one piece of a list output
+        # ``np.split(...)[i]``: one piece of a list output
+        if isinstance(body, ast.Subscript):
             self.index, body = ast.literal_eval(body.slice), body.value
         self.node = body
         self.op = OPS[ALIASES.get(case.func_name, case.func_name)]
@@ -60,7 +64,9 @@ class Call:
             self.leading = list(self.op.signature.parameters)[: self.arity]
 
     def evaluate(self, node, env, module=np):
-        return eval(compile(ast.Expression(node), "<case>", "eval"), {"np": module}, dict(env))
+        return eval(
+            compile(ast.Expression(node), "<case>", "eval"), {"np": module}, dict(env)
+        )
 
     def output(self, env, module=np):
         out = self.evaluate(self.node, env, module)
@@ -71,7 +77,9 @@ class Call:
         bound = self.op.signature.bind(*self.bound.args, **self.bound.kwargs)
         for name, value in bound.arguments.items():
             if isinstance(value, tuple):  # *operands
-                bound.arguments[name] = tuple(self.evaluate(v, env, module) for v in value)
+                bound.arguments[name] = tuple(
+                    self.evaluate(v, env, module) for v in value
+                )
             else:
                 bound.arguments[name] = self.evaluate(value, env, module)
         return bound
@@ -91,19 +99,25 @@ class Call:
             return  # no derivative flows into this parameter
         nodes, is_list = self.leaves(param)
         values = cotangent if is_list else [cotangent]
-        assert len(values) == len(nodes), f"{param}: {len(values)} cotangents for {len(nodes)} arguments"
+        assert len(values) == len(
+            nodes
+        ), f"{param}: {len(values)} cotangents for {len(nodes)} arguments"
         for node, value in zip(nodes, values):
             if node is None or value is None:
                 continue
             if isinstance(node, ast.Name) and node.id in self.names:
                 result[node.id] = result.get(node.id, 0) + value
             else:
-                used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & set(self.names)
+                used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & set(
+                    self.names
+                )
                 assert not used, f"case passes {used} to {param} through an expression"
 
 
 def _rebind(rule, xp):
-    fn = types.FunctionType(rule.__code__, {**rule.__globals__, "xp": xp}, rule.__name__, rule.__defaults__)
+    fn = types.FunctionType(
+        rule.__code__, {**rule.__globals__, "xp": xp}, rule.__name__, rule.__defaults__
+    )
     fn.__kwdefaults__ = rule.__kwdefaults__
     return fn
 
@@ -112,7 +126,9 @@ def rule_cotangents(call, env, g, ans, xp=np):
     """Cotangents of the inputs according to the rule (input name -> array)."""
     rule = call.op.rule if xp is np else _rebind(call.op.rule, xp)
     bound = call.arguments(env, xp)
-    params = rule.__code__.co_varnames[: rule.__code__.co_argcount + rule.__code__.co_kwonlyargcount + 1]
+    params = rule.__code__.co_varnames[
+        : rule.__code__.co_argcount + rule.__code__.co_kwonlyargcount + 1
+    ]
     extra = {k: v for k, v in (("ans", ans), ("g", g)) if k in params}
     out = rule(*bound.args, **bound.kwargs, **extra)
     out = out if call.arity > 1 else (out,)
@@ -120,7 +136,11 @@ def rule_cotangents(call, env, g, ans, xp=np):
     for param, entry in zip(call.leading, out):
         if entry is not None and call.op.family == "elementwise":
             arg = bound.arguments[param]
-            entry = unbroadcast(g * entry, arg) if isinstance(arg, (np.ndarray, jax.Array)) else None
+            entry = (
+                unbroadcast(g * entry, arg)
+                if isinstance(arg, (np.ndarray, jax.Array))
+                else None
+            )
         call.distribute(param, entry, result)
     return result
 
@@ -139,7 +159,9 @@ def jax_vjp(call, env, g):
             return out, pullback(g)
 
         _ORACLES[key] = jax.jit(oracle)
-    out, cotangents = _ORACLES[key](tuple(jnp.asarray(env[n]) for n in names), jnp.asarray(g))
+    out, cotangents = _ORACLES[key](
+        tuple(jnp.asarray(env[n]) for n in names), jnp.asarray(g)
+    )
     return np.asarray(out), {n: np.asarray(c) for n, c in zip(names, cotangents)}
 
 
@@ -152,22 +174,33 @@ def full_g(call, env, g, module=np):
 
 
 def assert_close(actual, expected, case, what):
-    np.testing.assert_allclose(actual, expected, rtol=case.rtol, atol=case.atol, err_msg=f"{case.call}: {what}")
+    np.testing.assert_allclose(
+        actual, expected, rtol=case.rtol, atol=case.atol, err_msg=f"{case.call}: {what}"
+    )
 
 
 def check_reverse(case, call, env, g):
     out, expected = jax_vjp(call, env, g)
-    np.testing.assert_allclose(call.output(env), out, rtol=1e-10, atol=1e-12, err_msg="value")
+    np.testing.assert_allclose(
+        call.output(env), out, rtol=1e-10, atol=1e-12, err_msg="value"
+    )
     if call.op.family == "nondiff":
         for name in case.names:
-            assert not np.any(expected[name]), f"{case.call}: JAX has a gradient for {name}"
+            assert not np.any(
+                expected[name]
+            ), f"{case.call}: JAX has a gradient for {name}"
         return {}
     if call.op.family == "decompose":
         return check_decompose(case, call, env, g, expected)
     ans = call.evaluate(call.node, env)
     got = rule_cotangents(call, env, full_g(call, env, g), ans)
     for name in case.names:
-        assert_close(got.get(name, np.zeros_like(env[name])), expected[name], case, f"cotangent of {name}")
+        assert_close(
+            got.get(name, np.zeros_like(env[name])),
+            expected[name],
+            case,
+            f"cotangent of {name}",
+        )
     return got
 
 
@@ -178,13 +211,25 @@ def check_decompose(case, call, env, g, expected):
 
     @jax.jit
     def pulled(values, g):
-        value, pullback = jax.vjp(lambda *v: body(*call.arguments(zip(case.names, v), jnp).args, **kwargs), *values)
+        value, pullback = jax.vjp(
+            lambda *v: body(*call.arguments(zip(case.names, v), jnp).args, **kwargs),
+            *values,
+        )
         return value, pullback(g)
 
-    value, cotangents = pulled(tuple(jnp.asarray(env[n]) for n in case.names), jnp.asarray(g))
-    np.testing.assert_allclose(value, call.output(env), rtol=1e-10, atol=1e-12, err_msg="decomposed value")
+    value, cotangents = pulled(
+        tuple(jnp.asarray(env[n]) for n in case.names), jnp.asarray(g)
+    )
+    np.testing.assert_allclose(
+        value, call.output(env), rtol=1e-10, atol=1e-12, err_msg="decomposed value"
+    )
     bound = call.arguments(env)
-    np.testing.assert_allclose(call.op.rule(*bound.args, **bound.kwargs), call.output(env), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        call.op.rule(*bound.args, **bound.kwargs),
+        call.output(env),
+        rtol=1e-10,
+        atol=1e-12,
+    )
     got = dict(zip(case.names, cotangents))
     for name in case.names:
         assert_close(got[name], expected[name], case, f"cotangent of {name}")
@@ -212,12 +257,18 @@ def check_forward(case, call, env, g, got, rng):
         jvp = np.zeros(np.shape(g))
         for param, partial in zip(call.leading, partials):
             node = call.bound.arguments.get(param)
-            if partial is not None and isinstance(node, ast.Name) and node.id in case.names:
+            if (
+                partial is not None
+                and isinstance(node, ast.Name)
+                and node.id in case.names
+            ):
                 jvp = jvp + partial * tangents[node.id]
     forward = np.sum(g * jvp)
     reverse = sum(np.sum(got.get(n, 0) * tangents[n]) for n in case.names)
     scale = 1 + sum(np.sum(np.abs(got.get(n, 0) * tangents[n])) for n in case.names)
-    assert abs(forward - reverse) <= 1e-9 * scale, f"{case.call}: jvp {forward} vs vjp {reverse}"
+    assert (
+        abs(forward - reverse) <= 1e-9 * scale
+    ), f"{case.call}: jvp {forward} vs vjp {reverse}"
 
 
 def check_finite_differences(case, call, env, g, got, rng, h=1e-6):
@@ -225,11 +276,15 @@ def check_finite_differences(case, call, env, g, got, rng, h=1e-6):
     direction = {n: rng.normal(size=np.shape(env[n])) for n in case.names}
 
     def f(t):
-        return np.sum(g * call.output({n: env[n] + t * direction[n] for n in case.names}))
+        return np.sum(
+            g * call.output({n: env[n] + t * direction[n] for n in case.names})
+        )
 
     numeric = (f(h) - f(-h)) / (2 * h)
     analytic = sum(np.sum(got.get(n, 0) * direction[n]) for n in case.names)
-    assert abs(numeric - analytic) <= 1e-5 * (1 + abs(analytic)), f"{case.call}: {numeric} vs {analytic}"
+    assert abs(numeric - analytic) <= 1e-5 * (
+        1 + abs(analytic)
+    ), f"{case.call}: {numeric} vs {analytic}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -247,7 +302,12 @@ def test_rule_matches_jax(case, data):
             check_finite_differences(case, call, env, g, got, rng)
 
 
-JIT_CASES = [c for c in CASES if OPS[ALIASES.get(c.func_name, c.func_name)].family in ("elementwise", "linear", "vjp")]
+JIT_CASES = [
+    c
+    for c in CASES
+    if OPS[ALIASES.get(c.func_name, c.func_name)].family
+    in ("elementwise", "linear", "vjp")
+]
 
 
 @pytest.mark.parametrize("case", JIT_CASES, ids=[c.id for c in JIT_CASES])
@@ -266,7 +326,17 @@ def test_rule_runs_under_jit(case, data):
         def traced(env, g, ans):
             return rule_cotangents(call, env, full_g(call, env, g, jnp), ans, jnp)
 
-        got = traced({n: jnp.asarray(v) for n, v in env.items()}, jnp.asarray(g), jax.tree.map(jnp.asarray, ans))
+        got = traced(
+            {n: jnp.asarray(v) for n, v in env.items()},
+            jnp.asarray(g),
+            jax.tree.map(jnp.asarray, ans),
+        )
     assert set(got) == set(expected)
     for name in expected:
-        np.testing.assert_allclose(got[name], expected[name], rtol=1e-9, atol=1e-12, err_msg=f"{case.call}: {name}")
+        np.testing.assert_allclose(
+            got[name],
+            expected[name],
+            rtol=1e-9,
+            atol=1e-12,
+            err_msg=f"{case.call}: {name}",
+        )

@@ -99,7 +99,9 @@ def test_astype_to_int_passes_no_gradient(backend):
     got = np.asarray(s2s.grad(only_int, backend=backend)(X))
     assert got.dtype == X.dtype and got.shape == X.shape
     assert not np.any(got)
-    np.testing.assert_array_equal(got, jax.grad(lambda x: jnp.sum(x.astype(jnp.int32) * 2.0))(X))
+    np.testing.assert_array_equal(
+        got, jax.grad(lambda x: jnp.sum(x.astype(jnp.int32) * 2.0))(X)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -136,25 +138,35 @@ def test_astype_helpers_are_transposes():
     rng = np.random.default_rng(2)
     t, u = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     for dtype in (np.float32, np.float64, "float32", float, jnp.float32):
-        forward = np.sum(rt.astype_jvp(t, dtype).astype(np.float64) * u.astype(np.dtype(dtype)))
+        forward = np.sum(
+            rt.astype_jvp(t, dtype).astype(np.float64) * u.astype(np.dtype(dtype))
+        )
         reverse = np.sum(t * rt.astype_vjp(u.astype(np.dtype(dtype)), t, dtype))
         np.testing.assert_allclose(forward, reverse, rtol=1e-6)
         assert rt.astype_vjp(u, t, dtype).dtype == t.dtype
     for dtype in (np.int32, int, bool, "int64", jnp.int32):
         for value in (rt.astype_jvp(t, dtype), rt.astype_vjp(u, t, dtype)):
-            assert value.dtype == np.float64 and value.shape == t.shape and not np.any(value)
+            assert (
+                value.dtype == np.float64
+                and value.shape == t.shape
+                and not np.any(value)
+            )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_cross_entropy_gradient_matches_jax(backend):
     got = s2s.grad(cross_entropy, backend=backend)(LOGITS, LABELS)
-    np.testing.assert_allclose(got, jax.grad(cross_entropy_jax)(LOGITS, LABELS), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        got, jax.grad(cross_entropy_jax)(LOGITS, LABELS), rtol=1e-10, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_cross_entropy_hessian_matches_jax(backend):
     got = s2s.hessian(cross_entropy, backend=backend)(LOGITS, LABELS)
-    np.testing.assert_allclose(got, jax.hessian(cross_entropy_jax)(LOGITS, LABELS), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        got, jax.hessian(cross_entropy_jax)(LOGITS, LABELS), rtol=1e-9, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -184,10 +196,13 @@ def test_take_along_axis_vjp_on_both_backends():
     """The scatter of ``rt.take_along_axis_vjp`` agrees between NumPy and ``jax.jit``, broadcasting included."""
     rng = np.random.default_rng(4)
     arr = rng.normal(size=(1, 3, 2))
-    indices = np.array([[[0], [2], [2], [1]], [[1], [1], [0], [-1]]])  # (2, 4, 1): arr and indices broadcast
+    # (2, 4, 1): arr and indices broadcast
+    indices = np.array([[[0], [2], [2], [1]], [[1], [1], [0], [-1]]])
     g = rng.normal(size=np.shape(np.take_along_axis(arr, indices, axis=1)))
     eager = rt.take_along_axis_vjp(g, arr, indices, 1)
-    compiled = jax.jit(lambda g, arr, indices: rt.take_along_axis_vjp(g, arr, indices, 1))(g, arr, indices)
+    compiled = jax.jit(
+        lambda g, arr, indices: rt.take_along_axis_vjp(g, arr, indices, 1)
+    )(g, arr, indices)
     _, pullback = jax.vjp(lambda a: jnp.take_along_axis(a, indices, axis=1), arr)
     np.testing.assert_allclose(eager, pullback(g)[0], rtol=1e-12)
     np.testing.assert_allclose(compiled, eager, rtol=1e-12)

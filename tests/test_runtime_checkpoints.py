@@ -11,7 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 from s2s.runtime import checkpoints
 
 jax.config.update("jax_enable_x64", True)
@@ -32,7 +31,9 @@ def body_bwd(carry_bar, residuals):
 
 def taped_gradient(x0, n):
     (x, _), tape = checkpoints.while_loop_with_tape(lambda c: c[1] < n, body, (x0, 0))
-    x_bar, _ = checkpoints.while_loop_reverse(body, body_bwd, (jnp.ones_like(x), jnp.zeros(())), tape)
+    x_bar, _ = checkpoints.while_loop_reverse(
+        body, body_bwd, (jnp.ones_like(x), jnp.zeros(())), tape
+    )
     return x, x_bar
 
 
@@ -59,17 +60,27 @@ def test_compiled_tape_gives_the_exact_gradient(four_slots, n):
 
 def test_eager_tape_keeps_every_carry():
     x0 = np.array([0.3, -1.2, 2.0])
-    (x, _), tape = checkpoints.while_loop_with_tape(lambda c: c[1] < 6, lambda c: (((np.sin(c[0]) * W + 0.5 * c[0]), c[1] + 1), (c[0],)), (x0, 0))
+    (x, _), tape = checkpoints.while_loop_with_tape(
+        lambda c: c[1] < 6,
+        lambda c: (((np.sin(c[0]) * W + 0.5 * c[0]), c[1] + 1), (c[0],)),
+        (x0, 0),
+    )
     assert len(tape) == 6 and tape[0][1] == 0
     x_bar, _ = checkpoints.while_loop_reverse(
-        lambda c: (None, (c[0],)), lambda bar, res: (bar[0] * (np.cos(res[0]) * W + 0.5), bar[1]), (np.ones(3), 0.0), tape
+        lambda c: (None, (c[0],)),
+        lambda bar, res: (bar[0] * (np.cos(res[0]) * W + 0.5), bar[1]),
+        (np.ones(3), 0.0),
+        tape,
     )
-    np.testing.assert_allclose(x_bar, jax.grad(lambda v: jnp.sum(unrolled(v, 6)))(jnp.asarray(x0)), rtol=1e-12)
+    np.testing.assert_allclose(
+        x_bar, jax.grad(lambda v: jnp.sum(unrolled(v, 6)))(jnp.asarray(x0)), rtol=1e-12
+    )
 
 
 def test_slots_fit_the_memory_budget(monkeypatch):
     monkeypatch.setattr(checkpoints, "CHECKPOINT_BYTES", 2**20)
     monkeypatch.setattr(checkpoints, "MAX_SLOTS", 1024)
-    carry = (jnp.zeros((1000,), jnp.float32),)  # 4 kB: two buffers of 128 slots fit in 1 MiB
+    # 4 kB: two buffers of 128 slots fit in 1 MiB
+    carry = (jnp.zeros((1000,), jnp.float32),)
     assert checkpoints._slots(carry) == 128
     assert checkpoints._slots((jnp.zeros((4,)),)) == 1024

@@ -1,5 +1,6 @@
 """``rt.cond`` / ``rt.scan`` / ``rt.while_loop``: the same results eagerly on NumPy, on JAX, and under jax.jit,
-checked against plain Python loops; under jit the loop stays one ``scan``/``while`` in the jaxpr."""
+checked against plain Python loops; under jit the loop stays one ``scan``/``while`` in the jaxpr.
+"""
 
 import jax
 import jax.numpy as jnp
@@ -40,9 +41,16 @@ def test_scan(backend, reverse):
     if backend == "numpy":
         got = rt.scan(step, INIT, XS, reverse=reverse)
     elif backend == "jax":
-        got = rt.scan(step, jax.tree_util.tree_map(jnp.asarray, INIT), jnp.asarray(XS), reverse=reverse)
+        got = rt.scan(
+            step,
+            jax.tree_util.tree_map(jnp.asarray, INIT),
+            jnp.asarray(XS),
+            reverse=reverse,
+        )
     else:
-        got = jax.jit(lambda init, xs: rt.scan(step, init, xs, reverse=reverse))(INIT, XS)
+        got = jax.jit(lambda init, xs: rt.scan(step, init, xs, reverse=reverse))(
+            INIT, XS
+        )
     assert_trees_close(got, want)
 
 
@@ -54,7 +62,8 @@ def branches(pred, a, b):
 def test_cond(flag):
     a, b = np.array([1.0, 2.0]), np.array([3.0, 4.0])
     want = (a * b, a + b) if flag else (a - b, a / b)
-    assert_trees_close(branches(flag, a, b), want)  # a Python bool stays a Python branch
+    # a Python bool stays a Python branch
+    assert_trees_close(branches(flag, a, b), want)
     assert_trees_close(branches(np.bool_(flag), a, b), want)
     assert_trees_close(jax.jit(branches)(flag, a, b), want)
 
@@ -65,14 +74,28 @@ def test_while_loop():
 
     want = (7, np.ones(2) * 1.5**7)
     assert_trees_close(rt.while_loop(lambda c: c[0] < 7, body, (0, np.ones(2))), want)
-    assert_trees_close(jax.jit(lambda v: rt.while_loop(lambda c: c[0] < 7, body, (0, v)))(np.ones(2)), want)
+    assert_trees_close(
+        jax.jit(lambda v: rt.while_loop(lambda c: c[0] < 7, body, (0, v)))(np.ones(2)),
+        want,
+    )
 
 
 def test_loops_stay_rolled_under_jit():
     def loops(jaxpr):
-        return [e.primitive.name for e in jaxpr.eqns if e.primitive.name in ("scan", "while")]
+        return [
+            e.primitive.name
+            for e in jaxpr.eqns
+            if e.primitive.name in ("scan", "while")
+        ]
 
-    jaxpr = jax.make_jaxpr(lambda xs: rt.scan(lambda c, x: (c + x, c * x), jnp.zeros(3), xs))(jnp.ones((1000, 3)))
-    assert loops(jaxpr) == ["scan"] and len(jaxpr.eqns) <= 2  # the loop, and at most its initial carry
-    jaxpr = jax.make_jaxpr(lambda v: rt.while_loop(lambda c: c[0] < c[1].sum(), lambda c: (c[0] + 1, c[1]), (0, v)))(jnp.ones(3))
+    jaxpr = jax.make_jaxpr(
+        lambda xs: rt.scan(lambda c, x: (c + x, c * x), jnp.zeros(3), xs)
+    )(jnp.ones((1000, 3)))
+    # the loop, and at most its initial carry
+    assert loops(jaxpr) == ["scan"] and len(jaxpr.eqns) <= 2
+    jaxpr = jax.make_jaxpr(
+        lambda v: rt.while_loop(
+            lambda c: c[0] < c[1].sum(), lambda c: (c[0] + 1, c[1]), (0, v)
+        )
+    )(jnp.ones(3))
     assert loops(jaxpr) == ["while"]

@@ -14,10 +14,10 @@ import re
 import jax
 import numpy as np
 import pytest
-
-import s2s
 from s2s.runtime import backends, loader
 from s2s.runtime.located import GeneratedCodeError
+
+import s2s
 
 X = np.array([-1.0, 0.5, 2.0])
 W = np.ones((4, 2))
@@ -93,7 +93,9 @@ def line_of(fn, text: str) -> int:
 
 def assert_located(err, fn, text: str, hint: str):
     """``err`` renders at this file's line of ``fn`` containing ``text``, with that line, a caret and ``hint``."""
-    assert isinstance(err, s2s.S2SError) and isinstance(err, GeneratedCodeError), type(err)
+    assert isinstance(err, s2s.S2SError) and isinstance(err, GeneratedCodeError), type(
+        err
+    )
     rendered = str(err)
     first, source, caret, *rest = rendered.splitlines()
     match = re.fullmatch(r"(.+):(\d+):(\d+): error: .+", first)
@@ -101,23 +103,78 @@ def assert_located(err, fn, text: str, hint: str):
     assert match.group(1) == __file__, rendered
     assert int(match.group(2)) == line_of(fn, text), rendered
     assert source.strip() == text, rendered
-    assert re.fullmatch(r"\s*\^+", caret) and caret.index("^") == source.index(text[0]), rendered
+    assert re.fullmatch(r"\s*\^+", caret) and caret.index("^") == source.index(
+        text[0]
+    ), rendered
     assert rest and rest[-1].startswith("hint: ") and hint in rest[-1], rendered
     assert err.__cause__ is not None and not isinstance(err.__cause__, s2s.S2SError)
 
 
 COMPILE_TIME = [
-    (s2s.grad, mask_read, (X,), jax.errors.NonConcreteBooleanIndexError, "y = x[x > 0]", "np.where(mask, x, 0)"),
-    (s2s.transform, nonzero, (X,), jax.errors.ConcretizationTypeError, "idx = np.nonzero(x > 0)", "np.where(c, x, 0)"),
-    (s2s.transform, where_one_argument, (X,), jax.errors.ConcretizationTypeError, "idx = np.where(x > 0)", "np.where(c, x, 0)"),
-    (s2s.transform, unique, (X,), jax.errors.ConcretizationTypeError, "u = np.unique(x)", "np.where(c, x, 0)"),
-    (s2s.grad, trip_count, (X, np.array(3)), jax.errors.ConcretizationTypeError, "for i in range(int(n)):", "as a Python int"),
-    (s2s.transform, to_float, (X,), jax.errors.ConcretizationTypeError, "a = float(np.sum(x))", "backend='numpy'"),
-    (s2s.grad, to_bool, (X,), jax.errors.TracerBoolConversionError, "b = bool(np.sum(x) > 0)", "as a Python bool"),
+    (
+        s2s.grad,
+        mask_read,
+        (X,),
+        jax.errors.NonConcreteBooleanIndexError,
+        "y = x[x > 0]",
+        "np.where(mask, x, 0)",
+    ),
+    (
+        s2s.transform,
+        nonzero,
+        (X,),
+        jax.errors.ConcretizationTypeError,
+        "idx = np.nonzero(x > 0)",
+        "np.where(c, x, 0)",
+    ),
+    (
+        s2s.transform,
+        where_one_argument,
+        (X,),
+        jax.errors.ConcretizationTypeError,
+        "idx = np.where(x > 0)",
+        "np.where(c, x, 0)",
+    ),
+    (
+        s2s.transform,
+        unique,
+        (X,),
+        jax.errors.ConcretizationTypeError,
+        "u = np.unique(x)",
+        "np.where(c, x, 0)",
+    ),
+    (
+        s2s.grad,
+        trip_count,
+        (X, np.array(3)),
+        jax.errors.ConcretizationTypeError,
+        "for i in range(int(n)):",
+        "as a Python int",
+    ),
+    (
+        s2s.transform,
+        to_float,
+        (X,),
+        jax.errors.ConcretizationTypeError,
+        "a = float(np.sum(x))",
+        "backend='numpy'",
+    ),
+    (
+        s2s.grad,
+        to_bool,
+        (X,),
+        jax.errors.TracerBoolConversionError,
+        "b = bool(np.sum(x) > 0)",
+        "as a Python bool",
+    ),
 ]
 
 
-@pytest.mark.parametrize("make, fn, args, original, text, hint", COMPILE_TIME, ids=[c[1].__name__ for c in COMPILE_TIME])
+@pytest.mark.parametrize(
+    "make, fn, args, original, text, hint",
+    COMPILE_TIME,
+    ids=[c[1].__name__ for c in COMPILE_TIME],
+)
 def test_values_needed_at_compile_time(make, fn, args, original, text, hint):
     with pytest.raises(original) as info:
         make(fn)(*args)
@@ -128,14 +185,24 @@ def test_values_needed_at_compile_time(make, fn, args, original, text, hint):
 
 
 def test_the_numpy_backend_runs_them():
-    assert s2s.transform(trip_count, backend="numpy")(X, np.array(3)) == pytest.approx(3 * np.sum(X))
+    assert s2s.transform(trip_count, backend="numpy")(X, np.array(3)) == pytest.approx(
+        3 * np.sum(X)
+    )
 
 
-@pytest.mark.parametrize("backend, original, says", [("xla", TypeError, "dot_general"), ("numpy", ValueError, "matmul")])
+@pytest.mark.parametrize(
+    "backend, original, says",
+    [("xla", TypeError, "dot_general"), ("numpy", ValueError, "matmul")],
+)
 def test_shape_mismatch(backend, original, says):
     with pytest.raises(original) as info:
         s2s.grad(matmul, backend=backend)(X, W)
-    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "raised by the generated code at s2s_generated_matmul_")
+    assert_located(
+        info.value,
+        matmul,
+        "h = np.tanh(x @ w)",
+        "raised by the generated code at s2s_generated_matmul_",
+    )
     assert says in info.value.message
 
 
@@ -158,7 +225,8 @@ def test_under_jax_jit_and_inside_another_transformed_function():
     assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")
     with pytest.raises(TypeError) as info:
         s2s.grad(calls_a_transformed_function)(X, W)
-    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")  # located once, where it went wrong
+    # located once, where it went wrong
+    assert_located(info.value, matmul, "h = np.tanh(x @ w)", "chained")
 
 
 def test_the_traceback_keeps_the_generated_frames():
@@ -169,7 +237,9 @@ def test_the_traceback_keeps_the_generated_frames():
 
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
 def test_errors_with_jax_semantics_stay_as_they_are(backend):
-    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions") as info:
+    with pytest.raises(
+        TypeError, match="Gradient only defined for scalar-output functions"
+    ) as info:
         s2s.grad(vector_output, backend=backend)(X)
     assert type(info.value) is TypeError
     note = f"s2s: raised at {__file__}:{line_of(vector_output, 'return x * 2.0')}:5: return x * 2.0"
@@ -201,11 +271,14 @@ def test_index_add_of_new_axes_is_a_reshape_under_jax():
     """``x[None]``'s transpose is a reshape (no scatter): XLA's CPU compiler aborted the process on a
     gradient of ``np.sum(x[::-1][None])``, whose two scatters it combined."""
     import jax.numpy as jnp
-
     from s2s.runtime import index_add
 
     target = jnp.zeros((2, 3))
     for index in (None, (None, Ellipsis), (Ellipsis, None)):
         value = jnp.arange(6.0).reshape(target[index].shape)
-        np.testing.assert_allclose(index_add(target, index, value), target.at[index].add(value))
-        np.testing.assert_allclose(index_add(target, index, 2.0), target.at[index].add(2.0))
+        np.testing.assert_allclose(
+            index_add(target, index, value), target.at[index].add(value)
+        )
+        np.testing.assert_allclose(
+            index_add(target, index, 2.0), target.at[index].add(2.0)
+        )

@@ -30,13 +30,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from op_table import CASES, draw_inputs
 
 import s2s
-from op_table import CASES, draw_inputs
 
 jax.config.update("jax_enable_x64", True)
 
-XFAIL: dict = {}  # case id -> the reason it cannot pass yet, outside the rules (none now)
+# case id -> the reason it cannot pass yet, outside the rules (none now)
+XFAIL: dict = {}
 
 _MODULES = {}
 _TRANSFORMED = {}
@@ -60,7 +61,10 @@ def _functions(case, folder):
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        twin = eval(f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)", {"jnp": jnp})
+        twin = eval(
+            f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)",
+            {"jnp": jnp},
+        )
         _MODULES[case.id] = (module.f, module.g, twin, argnums)
     return _MODULES[case.id]
 
@@ -83,7 +87,14 @@ def folder(tmp_path_factory):
 
 
 def _params():
-    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(reason=XFAIL[c.id])] if c.id in XFAIL else []) for c in CASES]
+    return [
+        pytest.param(
+            c,
+            id=c.id,
+            marks=[pytest.mark.xfail(reason=XFAIL[c.id])] if c.id in XFAIL else [],
+        )
+        for c in CASES
+    ]
 
 
 def _draw(case, data):
@@ -97,7 +108,10 @@ def _draw(case, data):
 
 def _contract(hessian, vs, argnums):
     """``H @ v`` from JAX's nested Hessian blocks, one entry per argument."""
-    return [sum(np.tensordot(hessian[i][j], vs[j], axes=np.ndim(vs[j])) for j in argnums) for i in argnums]
+    return [
+        sum(np.tensordot(hessian[i][j], vs[j], axes=np.ndim(vs[j])) for j in argnums)
+        for i in argnums
+    ]
 
 
 def _close(case, got, want, what):
@@ -107,12 +121,20 @@ def _close(case, got, want, what):
 
 
 def _check_reverse(case, folder, args, vs, hv):
-    _close(case, _transformed(case, folder, "reverse")(*args, *vs), hv, "reverse over reverse")
+    _close(
+        case,
+        _transformed(case, folder, "reverse")(*args, *vs),
+        hv,
+        "reverse over reverse",
+    )
 
 
 def _oracle(fn, *args):
     """``fn(*args)`` compiled by XLA without its optimizing passes: each case compiles once, and runs once."""
-    options = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+    options = {
+        "xla_backend_optimization_level": 0,
+        "xla_llvm_disable_expensive_passes": True,
+    }
     return jax.jit(fn).lower(*args).compile(options)(*args)
 
 
@@ -132,7 +154,8 @@ def _settings(max_examples=1, **kw):
 @given(data=st.data())
 def test_second_derivatives_match_jax(case, folder, data):
     """First draw: ``s2s.hessian`` (NumPy and XLA) against ``jax.hessian``, reverse over reverse against it applied
-    to ``v``. Next draws (NumPy): the Hessian applied to ``v`` and reverse over reverse, against ``jax.jvp`` of ``jax.grad``."""
+    to ``v``. Next draws (NumPy): the Hessian applied to ``v`` and reverse over reverse, against ``jax.jvp`` of ``jax.grad``.
+    """
     _, _, twin, argnums = _functions(case, folder)
     args, vs = _draw(case, data)
     if (case.id, "xla") not in _TRANSFORMED:
@@ -144,23 +167,68 @@ def test_second_derivatives_match_jax(case, folder, data):
         _check_reverse(case, folder, args, vs, _contract(want, vs, argnums))
         return
     _, want = _oracle(lambda a, v: jax.jvp(jax.grad(twin, argnums), a, v), args, vs)
-    _close(case, _contract(_transformed(case, folder, "numpy")(*args), vs, argnums), want, "hessian @ v (numpy)")
+    _close(
+        case,
+        _contract(_transformed(case, folder, "numpy")(*args), vs, argnums),
+        want,
+        "hessian @ v (numpy)",
+    )
     _check_reverse(case, folder, args, vs, want)
 
 
 # --- loops over Python containers and arrays: the rules of the loop inputs' cotangents -------------
 
 LOOPS = {  # name: (parameters, loop, inputs from a normal sampler)
-    "list": ("ws, x", "for w in ws:\n        h = np.tanh(h * w)", lambda r: ([r(3), r(3)], r(3))),
-    "enumerate_list": ("ws, x", "for i, w in enumerate(ws):\n        h = np.tanh(h * w + i)", lambda r: ([r(3), r(3)], r(3))),
-    "zip_lists": ("ws, bs, x", "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)", lambda r: ([r(3)] * 2, [r(3)] * 2, r(3))),
-    "reversed_list": ("ws, x", "for w in reversed(ws):\n        h = np.sin(h * w)", lambda r: ([r(3), r(3)], r(3))),
-    "dict_items": ("d, x", "for k, w in d.items():\n        h = np.tanh(h * w)", lambda r: ({"a": r(3), "b": r(2, 3)}, r(3))),
-    "dict_values": ("d, x", "for w in d.values():\n        h = np.tanh(h * w)", lambda r: ({"a": r(3), "b": r(3)}, r(3))),
-    "array": ("ws, x", "for w in ws:\n        h = np.tanh(h * w)", lambda r: (r(2, 3), r(3))),
-    "enumerate_array": ("ws, x", "for i, w in enumerate(ws):\n        h = np.tanh(h * w) + i", lambda r: (r(2, 3), r(3))),
-    "zip_arrays": ("ws, bs, x", "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)", lambda r: (r(3, 3), r(2, 3), r(3))),
-    "reversed_array": ("ws, x", "for w in reversed(ws):\n        h = np.sin(h * w)", lambda r: (r(2, 3), r(3))),
+    "list": (
+        "ws, x",
+        "for w in ws:\n        h = np.tanh(h * w)",
+        lambda r: ([r(3), r(3)], r(3)),
+    ),
+    "enumerate_list": (
+        "ws, x",
+        "for i, w in enumerate(ws):\n        h = np.tanh(h * w + i)",
+        lambda r: ([r(3), r(3)], r(3)),
+    ),
+    "zip_lists": (
+        "ws, bs, x",
+        "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)",
+        lambda r: ([r(3)] * 2, [r(3)] * 2, r(3)),
+    ),
+    "reversed_list": (
+        "ws, x",
+        "for w in reversed(ws):\n        h = np.sin(h * w)",
+        lambda r: ([r(3), r(3)], r(3)),
+    ),
+    "dict_items": (
+        "d, x",
+        "for k, w in d.items():\n        h = np.tanh(h * w)",
+        lambda r: ({"a": r(3), "b": r(2, 3)}, r(3)),
+    ),
+    "dict_values": (
+        "d, x",
+        "for w in d.values():\n        h = np.tanh(h * w)",
+        lambda r: ({"a": r(3), "b": r(3)}, r(3)),
+    ),
+    "array": (
+        "ws, x",
+        "for w in ws:\n        h = np.tanh(h * w)",
+        lambda r: (r(2, 3), r(3)),
+    ),
+    "enumerate_array": (
+        "ws, x",
+        "for i, w in enumerate(ws):\n        h = np.tanh(h * w) + i",
+        lambda r: (r(2, 3), r(3)),
+    ),
+    "zip_arrays": (
+        "ws, bs, x",
+        "for w, b in zip(ws, bs):\n        h = np.tanh(h * w + b)",
+        lambda r: (r(3, 3), r(2, 3), r(3)),
+    ),
+    "reversed_array": (
+        "ws, x",
+        "for w in reversed(ws):\n        h = np.sin(h * w)",
+        lambda r: (r(2, 3), r(3)),
+    ),
 }
 
 
@@ -177,7 +245,11 @@ def _loop_functions(name, args, folder):
     params, loop, _ = LOOPS[name]
     names = [p.strip() for p in params.split(",")]
     body = f"def f({params}):\n    h = x\n    {loop}\n    return np.sum(h * h)\n"
-    terms = [f"np.sum(d[{i}]{p} * v_{n}{p})" for i, (n, a) in enumerate(zip(names, args)) for p in _leaf_paths(a)]
+    terms = [
+        f"np.sum(d[{i}]{p} * v_{n}{p})"
+        for i, (n, a) in enumerate(zip(names, args))
+        for p in _leaf_paths(a)
+    ]
     vs = ", ".join(f"v_{n}" for n in names)
     path = folder / f"loop_{name}.py"
     path.write_text(
@@ -201,7 +273,9 @@ def test_second_derivatives_through_loops_match_jax(name, folder):
     argnums = tuple(range(len(args)))
     vs = jax.tree.map(lambda a: rng.normal(size=np.shape(a)), args)
     want = _oracle(jax.hessian(twin, argnums), *args)
-    _, hv = _oracle(lambda a, v: jax.jvp(jax.grad(twin, argnums), a, v), tuple(args), tuple(vs))
+    _, hv = _oracle(
+        lambda a, v: jax.jvp(jax.grad(twin, argnums), a, v), tuple(args), tuple(vs)
+    )
     checks = [
         ("hessian", s2s.hessian(f, argnums, backend="numpy")(*args), want),
         ("reverse over reverse", s2s.grad(g, argnums, backend="numpy")(*args, *vs), hv),
@@ -214,7 +288,17 @@ def test_second_derivatives_through_loops_match_jax(name, folder):
 
 # --- third derivatives: the helpers' own rules have rules (one case per op whose rules add helpers) --------
 
-THIRD_ORDER_OPS = ("prod", "cumprod", "linalg.norm", "linalg.solve", "linalg.det", "einsum", "dot", "inner", "tensordot")
+THIRD_ORDER_OPS = (
+    "prod",
+    "cumprod",
+    "linalg.norm",
+    "linalg.solve",
+    "linalg.det",
+    "einsum",
+    "dot",
+    "inner",
+    "tensordot",
+)
 THIRD = [next(c for c in CASES if c.op == op) for op in THIRD_ORDER_OPS]
 SINGULAR_VALUES = next(c for c in CASES if c.call == "np.linalg.norm(x, 'nuc')")
 
@@ -231,7 +315,10 @@ def _third_order_function(case, folder):
     def total(d, v):
         return " + ".join(f"np.sum({d}[{i}] * {v}{i})" for i in range(n))
 
-    path = folder / f"third_{THIRD_ORDER_OPS.index(case.op) if case in THIRD else 'nuc'}.py"
+    path = (
+        folder
+        / f"third_{THIRD_ORDER_OPS.index(case.op) if case in THIRD else 'nuc'}.py"
+    )
     path.write_text(
         "import numpy as np\n\nimport s2s\n\n\n"
         f"def f({args}, ct):\n    return np.sum({case.call} * ct)\n\n\ndf = s2s.grad(f, {argnums})\n\n\n"
@@ -258,12 +345,19 @@ def test_third_derivatives_match_jax(case, folder, data):
         return jax.jvp(jax.grad(twin, argnums), xs, vs)[1]
 
     want = _oracle(lambda a: jax.jvp(hvp, a, ws)[1], args)
-    _close(case, s2s.grad(h, argnums, backend="numpy")(*args, *vs, *ws), want, "third derivative")
+    _close(
+        case,
+        s2s.grad(h, argnums, backend="numpy")(*args, *vs, *ws),
+        want,
+        "third derivative",
+    )
 
 
 def test_third_derivatives_of_singular_value_norms_are_refused(folder):
     h, argnums = _third_order_function(SINGULAR_VALUES, folder)
     x = np.array([[2.0, 0.5], [0.3, 1.0]])
     args = (x, np.array(1.5))
-    with pytest.raises(NotImplementedError, match="third derivatives of linalg.norm with ord='nuc'"):
+    with pytest.raises(
+        NotImplementedError, match=r"third derivatives of linalg\.norm with ord='nuc'"
+    ):
         s2s.grad(h, argnums, backend="numpy")(*args, *args, *args)

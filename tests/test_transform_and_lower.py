@@ -45,13 +45,18 @@ def test_decorated_function_computes_the_original():
 
 def test_decorated_function_is_a_jax_function_and_an_s2s_helper():
     np.testing.assert_allclose(jax.jit(layer)(X, W), np.tanh(X @ W))
-    np.testing.assert_allclose(jax.grad(lambda w: jnp.sum(layer(X, w)))(W), jax.grad(lambda w: jnp.sum(jnp.tanh(X @ w)))(W))
+    np.testing.assert_allclose(
+        jax.grad(lambda w: jnp.sum(layer(X, w)))(W),
+        jax.grad(lambda w: jnp.sum(jnp.tanh(X @ w)))(W),
+    )
     np.testing.assert_allclose(s2s.grad(loss)(W, X), jax.grad(plain_loss)(W, X))
     assert "def layer_vjp(x, W, layer_bar):" in s2s.grad(loss).source
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "s2s.cli.main", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "s2s.cli.main", *args], capture_output=True, text=True
+    )
 
 
 def test_lower_writes_a_runnable_normal_form(tmp_path):
@@ -72,7 +77,9 @@ def test_lower_writes_a_runnable_normal_form(tmp_path):
     rng = np.random.default_rng(1)
     params = mlp.init(rng, [5, 4, 3, 2], np.float64)
     x, y = mlp.data(rng, 6, 5, 2, np.float64)
-    np.testing.assert_allclose(lowered.loss(params, x, y), mlp.loss(params, x, y), rtol=1e-12)
+    np.testing.assert_allclose(
+        lowered.loss(params, x, y), mlp.loss(params, x, y), rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize("command", ["lower", "grad"])

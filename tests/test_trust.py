@@ -7,9 +7,9 @@ differences of the NumPy program itself in float64 (pytrees leaf by leaf).
 import jax
 import numpy as np
 import pytest
+from programs import trust as P
 
 import s2s
-from programs import trust as P
 
 jax.config.update("jax_enable_x64", True)
 
@@ -20,7 +20,11 @@ def _normal(*shape, scale=1.0):
     return RNG.normal(size=shape) * scale
 
 
-MLP = [(_normal(3, 4, scale=0.5), _normal(4)), (_normal(4, 4, scale=0.5), _normal(4)), (_normal(4, 2), _normal(2))]
+MLP = [
+    (_normal(3, 4, scale=0.5), _normal(4)),
+    (_normal(4, 4, scale=0.5), _normal(4)),
+    (_normal(4, 2), _normal(2)),
+]
 SQUARE = [(_normal(3, 2), _normal(2)), (_normal(3, 2), _normal(2))]
 
 # name -> (arguments, argnums)
@@ -41,18 +45,30 @@ CASES = {
     "writes_with_repeated_indices": ((np.array([1.0, 2.0, 0.5]),), 0),
     "reads_with_a_list_index": ((_normal(3),), 0),
     "gaussian_log_likelihood": ((_normal(3), _normal(3)), 0),
-    "loop_over_dict_layers": (([{"w": _normal(3), "b": _normal(3)}, {"w": _normal(3), "b": _normal(3)}], _normal(3)), 0),
+    "loop_over_dict_layers": (
+        (
+            [{"w": _normal(3), "b": _normal(3)}, {"w": _normal(3), "b": _normal(3)}],
+            _normal(3),
+        ),
+        0,
+    ),
     "recursion_until_a_tuple_is_empty": ((_normal(2),), 0),
     "static_flag_default_picks_a_branch": ((_normal(2, 3),), 0),
     "known_wrappers_inside": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
-    "closure_defined_before_a_branch_sets_what_it_reads": ((np.array([0.5, 1.2, -0.7]),), 0),
+    "closure_defined_before_a_branch_sets_what_it_reads": (
+        (np.array([0.5, 1.2, -0.7]),),
+        0,
+    ),
     "closure_reads_what_a_loop_computed": ((_normal(3),), 0),
     "mlp_of_one_layer": ((MLP[-1:], _normal(5, 4)), 0),
     "shift_by_hidden_biases": ((SQUARE[-1:], _normal(5, 3)), 0),
     "helper_tests_an_argument_is_not_none": ((_normal(2, 3),), 0),
     "lists_where_numpy_takes_arrays": ((np.array([0.5, 1.2, -0.7]),), 0),
     "lists_joined_by_plus": ((_normal(3),), 0),
-    "calls_a_decorated_helper": ((_normal(3),), 0),  # functools.wraps with *args: the wrapper's 2x is kept
+    "calls_a_decorated_helper": (
+        (_normal(3),),
+        0,
+    ),  # functools.wraps with *args: the wrapper's 2x is kept
     "decorated_model": ((_normal(3), _normal(3, 2)), (0, 1)),
     "sums_variadic_terms": ((_normal(3),), 0),
     "reversed_then_new_axis": ((_normal(2, 2),), 0),
@@ -87,7 +103,9 @@ def finite_differences(f, args, argnums, eps=1e-6):
                 down[k] = _with_leaf(args[k], i, leaf - step)
                 g[j] = (f(*up) - f(*down)) / (2 * eps)
             leaves.append(g)
-        grads.append(jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args[k]), leaves))
+        grads.append(
+            jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(args[k]), leaves)
+        )
     return grads[0] if isinstance(argnums, int) else tuple(grads)
 
 
@@ -109,8 +127,14 @@ def test_gradient_matches_finite_differences(name, backend):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("uses_fwd_without_pair", "`_shifted_fwd` must return a pair (output, residuals), written as a tuple"),
-        ("uses_bwd_without_tuple", "`_cube_bwd` must return a tuple with one cotangent per differentiable argument (1)"),
+        (
+            "uses_fwd_without_pair",
+            "`_shifted_fwd` must return a pair (output, residuals), written as a tuple",
+        ),
+        (
+            "uses_bwd_without_tuple",
+            "`_cube_bwd` must return a tuple with one cotangent per differentiable argument (1)",
+        ),
     ],
 )
 def test_custom_vjp_rules_must_return_tuples(name, message):
@@ -118,22 +142,37 @@ def test_custom_vjp_rules_must_return_tuples(name, message):
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(getattr(P, name))(np.ones(2))
     assert message in info.value.message
-    assert info.value.origin.path.endswith("trust.py") and "return" in info.value.origin.text
+    assert (
+        info.value.origin.path.endswith("trust.py")
+        and "return" in info.value.origin.text
+    )
 
 
 def test_complex_numbers_on_the_differentiated_path_are_refused():
-    with pytest.raises(s2s.S2SError, match="a complex number on the differentiated path") as info:
+    with pytest.raises(
+        s2s.S2SError, match="a complex number on the differentiated path"
+    ) as info:
         s2s.grad(P.complex_literal_on_the_path)(np.ones(2))
     assert info.value.origin.text.strip() == "return np.sum(np.real(x * 1j * x))"
-    with pytest.raises(s2s.S2SError, match="a complex number on the differentiated path"):
+    with pytest.raises(
+        s2s.S2SError, match="a complex number on the differentiated path"
+    ):
         s2s.jvp(P.complex_literal_on_the_path, (np.ones(2),), (np.ones(2),))
 
 
 @pytest.mark.parametrize(
     "name, message, line",
     [
-        ("decorated_local_function", "decorator `@_twice` on a local function", "@_twice"),
-        ("calls_a_vmapped_helper", "`_batched` is `jax.vmap(_dense)`", "return np.sum(_batched(W, x))"),
+        (
+            "decorated_local_function",
+            "decorator `@_twice` on a local function",
+            "@_twice",
+        ),
+        (
+            "calls_a_vmapped_helper",
+            "`_batched` is `jax.vmap(_dense)`",
+            "return np.sum(_batched(W, x))",
+        ),
     ],
 )
 def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
@@ -150,15 +189,22 @@ def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
 def test_lists_joined_where_s2s_cannot_see_they_are_lists_are_refused(backend):
     """``ws + vs`` of two list arguments: an array rule for ``+`` would add the cotangents (it did, silently)."""
     with pytest.raises(TypeError, match="joined or repeated Python lists"):
-        s2s.grad(P.joins_two_list_arguments, backend=backend)([np.ones(2)], [np.ones(2)])
-    with pytest.raises(TypeError, match="joined or repeated Python lists"):  # a list of 4 cotangents for 1 array
+        s2s.grad(P.joins_two_list_arguments, backend=backend)(
+            [np.ones(2)], [np.ones(2)]
+        )
+    # a list of 4 cotangents for 1 array
+    with pytest.raises(TypeError, match="joined or repeated Python lists"):
         s2s.grad(P.repeats_a_list_argument, backend=backend)([np.ones(2)])
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
-def test_grad_of_a_vector_output_is_a_type_error_even_when_no_derivative_reaches_it(backend):
+def test_grad_of_a_vector_output_is_a_type_error_even_when_no_derivative_reaches_it(
+    backend,
+):
     """JAX's TypeError, not a zero gradient, also when the output does not depend on the input."""
-    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+    with pytest.raises(
+        TypeError, match="Gradient only defined for scalar-output functions"
+    ):
         s2s.grad(P.vector_output_not_depending_on_x, backend=backend)(np.ones(2))
 
 

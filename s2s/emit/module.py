@@ -25,7 +25,9 @@ _format_once = getattr(black, "_format_str_once", black.format_str)
 def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
     args = [cst.Arg(cst.Name(p)) for p in fn.param_names]
     value = cst.Call(cst.Attribute(cst.Name("rt"), cst.Name("namespace")), args)
-    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name("xp"))], value)])
+    return cst.SimpleStatementLine(
+        [cst.Assign([cst.AssignTarget(cst.Name("xp"))], value)]
+    )
 
 
 def render(header: str, functions, constants=None) -> str:

@@ -35,7 +35,12 @@ METHODS = {
     "astype", "repeat", "take", "trace", "diagonal", "any", "all", "conj", "nonzero", "argsort",
     "sort",
 }  # fmt: skip
-DICT_VIEWS = {"items", "keys", "values"}  # d.items() -> rt.items(d): loop inputs visited at trace time
+# d.items() -> rt.items(d): loop inputs visited at trace time
+DICT_VIEWS = {
+    "items",
+    "keys",
+    "values",
+}
 METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
 VARARG_METHODS = {"reshape", "transpose"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
@@ -56,7 +61,9 @@ class Calls:
         any other would change what runs, which s2s cannot see."""
         for decorator in node.decorators:
             expr = decorator.decorator
-            maker = library.wrapper_maker(self._callee_object(expr.func if isinstance(expr, cst.Call) else expr))
+            maker = library.wrapper_maker(
+                self._callee_object(expr.func if isinstance(expr, cst.Call) else expr)
+            )
             if maker == "partial" and expr.args:
                 maker = library.wrapper_maker(self._callee_object(expr.args[0].value))
             if maker not in ("jit", "checkpoint"):
@@ -70,21 +77,36 @@ class Calls:
 
     def _callee_object(self, node):
         """The live object a non-local name or attribute chain names (None for local names and other expressions)."""
-        chain = self._chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-        return self._object(chain) if chain is not None and chain[0] in self.source.env else None
+        chain = (
+            self._chain(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        )
+        return (
+            self._object(chain)
+            if chain is not None and chain[0] in self.source.env
+            else None
+        )
 
     def _through_wrappers(self, func, args):
         """``jax.jit(g)(x)``, ``jax.checkpoint(g)(x)``, ``functools.partial(g, a)(x)``, a local ``h = jax.jit(g)``
         called as ``h(x)``, a module-level ``functools.partial`` object: the function that runs and its
         arguments, as Python binds them (a call's keywords override the partial's). Returns ``(func, args,
-        callee)`` where ``callee`` is the resolved function when it is known already (else None)."""
+        callee)`` where ``callee`` is the resolved function when it is known already (else None).
+        """
         while True:
             if isinstance(func, cst.Name) and func.value in self._aliases:
                 func = self._aliases[func.value]
                 continue
-            maker = library.wrapper_maker(self._callee_object(func.func)) if isinstance(func, cst.Call) else None
+            maker = (
+                library.wrapper_maker(self._callee_object(func.func))
+                if isinstance(func, cst.Call)
+                else None
+            )
             if maker in ("jit", "checkpoint"):
-                inner = [a for a in func.args if a.keyword is None or a.keyword.value == "fun"]
+                inner = [
+                    a
+                    for a in func.args
+                    if a.keyword is None or a.keyword.value == "fun"
+                ]
                 func = inner[0].value
                 continue
             if maker == "partial":
@@ -93,8 +115,14 @@ class Calls:
                 continue
             obj = self._callee_object(func)
             if isinstance(obj, functools.partial):
-                fixed = [cst.Arg(self.value(v, (f"{obj.func.__name__}_arg",), func)) for v in obj.args]
-                fixed += [cst.Arg(self.value(v, (k,), func), keyword=cst.Name(k)) for k, v in obj.keywords.items()]
+                fixed = [
+                    cst.Arg(self.value(v, (f"{obj.func.__name__}_arg",), func))
+                    for v in obj.args
+                ]
+                fixed += [
+                    cst.Arg(self.value(v, (k,), func), keyword=cst.Name(k))
+                    for k, v in obj.keywords.items()
+                ]
                 callee = self.value(obj.func, (obj.func.__name__,), func)
                 return func, _merge_partial(fixed, args), callee
             return func, args, None
@@ -107,18 +135,41 @@ class Calls:
             if method == "fill":
                 value = self.expr(call.args[0].value)
             else:
-                value = self.mark(cst.Call(xp_attr("sort"), [cst.Arg(self.expr(array)), *map(self._arg, call.args)]), call)
+                value = self.mark(
+                    cst.Call(
+                        xp_attr("sort"),
+                        [cst.Arg(self.expr(array)), *map(self._arg, call.args)],
+                    ),
+                    call,
+                )
             return [ir.Assign(self.target(effects.whole(array)), value, origin)]
         chain = self._chain(call.func)
         if chain is not None and self._object(chain) is numpy.copyto:
-            bound = _bind_like(numpy.copyto, call, self, ("dst", "src", "casting", "where"))
+            bound = _bind_like(
+                numpy.copyto, call, self, ("dst", "src", "casting", "where")
+            )
             dst, src = bound["dst"], self.expr(bound["src"])
             if "where" in bound:
-                src = cst.Call(xp_attr("where"), [cst.Arg(self.expr(bound["where"])), cst.Arg(src), cst.Arg(self.expr(dst))])
-            return [ir.Assign(self.target(effects.whole(dst)), self.mark(src, call), origin)]
+                src = cst.Call(
+                    xp_attr("where"),
+                    [
+                        cst.Arg(self.expr(bound["where"])),
+                        cst.Arg(src),
+                        cst.Arg(self.expr(dst)),
+                    ],
+                )
+            return [
+                ir.Assign(self.target(effects.whole(dst)), self.mark(src, call), origin)
+            ]
         if effects.out_argument(call) is None:
-            self.fail(call, "an expression statement (its value is discarded)", "assign the value to a name", UnsupportedSyntax)
-        self.expr(call)  # the write is pending; the value, the ``out`` array itself, is not needed
+            self.fail(
+                call,
+                "an expression statement (its value is discarded)",
+                "assign the value to a name",
+                UnsupportedSyntax,
+            )
+        # the write is pending; the value, the ``out`` array itself, is not needed
+        self.expr(call)
         return []
 
     def _take_pending(self) -> list:
@@ -127,47 +178,91 @@ class Calls:
 
     def _Call(self, node):
         out = effects.out_argument(node)
-        if out is not None:  # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
+        # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
+        if out is not None:
             array = effects.out_target(out)
             if array is None or array.value not in self.locals:
-                self.fail(out, "`out=` must name a local array", "write `y = np.add(a, b)` instead", UnsupportedSyntax)
-            value = self._Call(node.with_changes(args=[a for a in node.args if a is not out]))
-            self._pending.append(ir.Assign(self.target(effects.whole(array)), value, self.source.origin(node)))
+                self.fail(
+                    out,
+                    "`out=` must name a local array",
+                    "write `y = np.add(a, b)` instead",
+                    UnsupportedSyntax,
+                )
+            value = self._Call(
+                node.with_changes(args=[a for a in node.args if a is not out])
+            )
+            self._pending.append(
+                ir.Assign(
+                    self.target(effects.whole(array)), value, self.source.origin(node)
+                )
+            )
             return self.expr(array)
         func = node.func
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (
-            chain is None or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
+            chain is None
+            or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
         )
         if is_method and func.attr.value in DICT_VIEWS and not args:
-            return self.mark(cst.Call(cst.parse_expression(f"rt.{func.attr.value}"), [cst.Arg(self.expr(func.value))]), node)
+            return self.mark(
+                cst.Call(
+                    cst.parse_expression(f"rt.{func.attr.value}"),
+                    [cst.Arg(self.expr(func.value))],
+                ),
+                node,
+            )
         if is_method and chain is not None and chain[0] in self.source.env:
             receiver = self._object(chain[:-1])
-            if not hasattr(receiver, "__array_namespace__") and not hasattr(receiver, "__array__"):
-                hint = library.RANDOM_HINT if "random" in type(receiver).__module__ else "call it outside and pass the result in"
+            if not hasattr(receiver, "__array_namespace__") and not hasattr(
+                receiver, "__array__"
+            ):
+                hint = (
+                    library.RANDOM_HINT
+                    if "random" in type(receiver).__module__
+                    else "call it outside and pass the result in"
+                )
                 self.fail(func, f"`{'.'.join(chain)}()` calls a method of a {type(receiver).__name__}, "
                           "which s2s cannot transform", hint)  # fmt: skip
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:
-                self.fail(func, f"array method `.{func.attr.value}()` is not supported", "call the NumPy function")
+                self.fail(
+                    func,
+                    f"array method `.{func.attr.value}()` is not supported",
+                    "call the NumPy function",
+                )
             receiver = self.expr(func.value)
-            if name in VARARG_METHODS and len(args) > 1 and all(a.keyword is None for a in args):
+            if (
+                name in VARARG_METHODS
+                and len(args) > 1
+                and all(a.keyword is None for a in args)
+            ):
                 args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
-            args = spellings.lists_as_arrays(name, spellings.portable_arguments(name, [cst.Arg(receiver), *args]))
+            args = spellings.lists_as_arrays(
+                name, spellings.portable_arguments(name, [cst.Arg(receiver), *args])
+            )
             return self.mark(cst.Call(xp_attr(name), args), node)
         func, args, callee = self._through_wrappers(func, args)
-        if callee is None and isinstance(func, cst.Name) and func.value in self._local_fns:
+        if (
+            callee is None
+            and isinstance(func, cst.Name)
+            and func.value in self._local_fns
+        ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)
-        if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(callee, (cst.Name, cst.Attribute)):
+        if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(
+            callee, (cst.Name, cst.Attribute)
+        ):
             what = self.source.file.module.code_for_node(func)
             self.fail(func, f"a call of `{what}`, a function computed at run time: s2s calls functions by their names",
                       "call the function by its name (define it with `def`)", UnsupportedSyntax)  # fmt: skip
-        if isinstance(callee, cst.Name) and callee.value in self._variadic:  # named at this call's shape
+        # named at this call's shape
+        if isinstance(callee, cst.Name) and callee.value in self._variadic:
             fn = self._variadic[callee.value]
-            specialized = variadic.specialize(fn, variadic.shape_of(self._bound(fn, args, node)))
+            specialized = variadic.specialize(
+                fn, variadic.shape_of(self._bound(fn, args, node))
+            )
             callee = cst.Name(self.helper(callee.value, specialized))
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
@@ -177,19 +272,36 @@ class Calls:
             if callee.value in self.params:
                 self.fail(func, f"`{callee.value}` is a parameter holding a function: s2s reads functions from their source "
                           "and cannot know which one it will be", "call the function by its name")  # fmt: skip
-            self.fail(func, f"`{callee.value}` is a local value, not a function s2s can see", "define it with `def` or `lambda` in the function")
+            self.fail(
+                func,
+                f"`{callee.value}` is a local value, not a function s2s can see",
+                "define it with `def` or `lambda` in the function",
+            )
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
         if op is not None and op.startswith("xp."):
-            args = spellings.lists_as_arrays(op[3:], spellings.portable_arguments(op[3:], args))
+            args = spellings.lists_as_arrays(
+                op[3:], spellings.portable_arguments(op[3:], args)
+            )
         return self.mark(cst.Call(callee, args), node)
 
     def _bound(self, helper, args, node) -> inspect.BoundArguments:
         """The call's argument nodes bound to ``helper``'s parameters, as Python binds them."""
-        signature = inspect.signature(helper, follow_wrapped=not inspect.isfunction(helper))  # a wrapper: its own
+        # a wrapper: its own
+        signature = inspect.signature(
+            helper, follow_wrapped=not inspect.isfunction(helper)
+        )
         try:
-            return signature.bind(*[a.value for a in args if a.keyword is None], **{a.keyword.value: a.value for a in args if a.keyword})
+            return signature.bind(
+                *[a.value for a in args if a.keyword is None],
+                **{a.keyword.value: a.value for a in args if a.keyword},
+            )
         except TypeError as err:
-            self.fail(node, f"call to `{helper.__name__}` does not match its signature: {err}", None, S2SError)
+            self.fail(
+                node,
+                f"call to `{helper.__name__}` does not match its signature: {err}",
+                None,
+                S2SError,
+            )
 
     def _args_of(self, arg) -> list:
         """A call's argument, resolved; the function's own ``*args``/``**kwargs`` (at a call shape) as what they hold."""
@@ -197,7 +309,12 @@ class Calls:
             return [self._arg(arg)]
         passed = self.expansion.arguments(arg) if self.expansion is not None else None
         if passed is None:
-            self.fail(arg, f"`{arg.star}` argument unpacking is not supported", "pass arguments one by one", UnsupportedSyntax)
+            self.fail(
+                arg,
+                f"`{arg.star}` argument unpacking is not supported",
+                "pass arguments one by one",
+                UnsupportedSyntax,
+            )
         return passed
 
     def _bind_helper(self, helper, args, node):
@@ -207,23 +324,31 @@ class Calls:
         values = []
         for name, param in signature.parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                self.fail(node, f"`{helper.__name__}` takes `*{name}`/`**{name}`, which s2s does not transform", "name each parameter", UnsupportedSyntax)
+                self.fail(
+                    node,
+                    f"`{helper.__name__}` takes `*{name}`/`**{name}`, which s2s does not transform",
+                    "name each parameter",
+                    UnsupportedSyntax,
+                )
             if name in bound.arguments:
                 values.append(bound.arguments[name])
             elif is_literal_value(param.default):
                 values.append(literal(param.default))
             else:  # an array (or other object) default: a constant of the generated module
-                values.append(self.value(param.default, (f"{helper.__name__}_{name}",), node))
+                values.append(
+                    self.value(param.default, (f"{helper.__name__}_{name}",), node)
+                )
         return [cst.Arg(v) for v in values]
 
     def _arg(self, arg):
         return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
 
 
-
 def _merge_partial(fixed: list, args: list) -> list:
     """``partial(g, *fixed)(*args)``'s arguments: positional ones first the partial's, keywords the call's last."""
-    positional = [a for a in fixed if a.keyword is None] + [a for a in args if a.keyword is None]
+    positional = [a for a in fixed if a.keyword is None] + [
+        a for a in args if a.keyword is None
+    ]
     keywords = {a.keyword.value: a for a in fixed if a.keyword is not None}
     keywords.update({a.keyword.value: a for a in args if a.keyword is not None})
     return positional + list(keywords.values())
@@ -237,13 +362,19 @@ def _bind_like(fn, call: cst.Call, resolver, names) -> dict:
     for arg in call.args:
         if arg.keyword is not None:
             if arg.keyword.value not in names or arg.keyword.value in bound:
-                resolver.fail(arg, f"`{fn.__name__}` got an unexpected argument `{arg.keyword.value}`", None, S2SError)
+                resolver.fail(
+                    arg,
+                    f"`{fn.__name__}` got an unexpected argument `{arg.keyword.value}`",
+                    None,
+                    S2SError,
+                )
             bound[arg.keyword.value] = arg.value
     return bound
 
 
 def is_literal_value(obj) -> bool:
     """A Python value generated code can spell as a literal: a bool, number, string, None, or a tuple of them."""
-    if type(obj) is tuple:  # exact types: a NumPy scalar or a namedtuple would not read back as written
+    # exact types: a NumPy scalar or a namedtuple would not read back as written
+    if type(obj) is tuple:
         return all(type(v) in (int, float, str, bool, type(None)) for v in obj)
     return type(obj) in (bool, int, float, str, type(None))

@@ -27,7 +27,10 @@ def whole(target: cst.BaseExpression) -> cst.Subscript:
 
 def out_argument(call: cst.Call) -> cst.Arg | None:
     """The ``out=`` argument of a call, if it has one."""
-    return next((a for a in call.args if a.keyword is not None and a.keyword.value == "out"), None)
+    return next(
+        (a for a in call.args if a.keyword is not None and a.keyword.value == "out"),
+        None,
+    )
 
 
 def out_target(arg: cst.Arg) -> cst.BaseExpression | None:
@@ -41,7 +44,11 @@ def out_target(arg: cst.Arg) -> cst.BaseExpression | None:
 def in_place_method(call: cst.Call) -> str | None:
     """``sort`` for ``y.sort(...)`` (``y`` a name), likewise ``fill``; else None."""
     func = call.func
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value in IN_PLACE_METHODS:
+    if (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.attr.value in IN_PLACE_METHODS
+    ):
         return func.attr.value
     return None
 
@@ -51,8 +58,23 @@ def is_effect(call: cst.BaseExpression) -> bool:
     if not isinstance(call, cst.Call):
         return False
     func = call.func
-    named = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-    return out_argument(call) is not None or in_place_method(call) is not None or named == "copyto"
+    named = (
+        func.attr.value
+        if isinstance(func, cst.Attribute)
+        else getattr(func, "value", None)
+    )
+    return (
+        out_argument(call) is not None
+        or in_place_method(call) is not None
+        or named == "copyto"
+    )
 
 
-__all__ = ["IN_PLACE_METHODS", "in_place_method", "is_effect", "out_argument", "out_target", "whole"]
+__all__ = [
+    "IN_PLACE_METHODS",
+    "in_place_method",
+    "is_effect",
+    "out_argument",
+    "out_target",
+    "whole",
+]

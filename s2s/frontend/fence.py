@@ -19,8 +19,14 @@ from .effects import is_effect
 from .source import FunctionSource
 
 _STATEMENTS = {
-    cst.Try: ("`try` statement", "move error handling outside the transformed function"),
-    cst.With: ("`with` statement", "move context managers outside the transformed function"),
+    cst.Try: (
+        "`try` statement",
+        "move error handling outside the transformed function",
+    ),
+    cst.With: (
+        "`with` statement",
+        "move context managers outside the transformed function",
+    ),
     cst.Raise: ("`raise` statement", "check inputs outside the transformed function"),
     cst.Assert: ("`assert` statement", "check inputs outside the transformed function"),
     cst.Global: ("`global` statement", "pass the value as an argument"),
@@ -28,13 +34,22 @@ _STATEMENTS = {
     cst.Del: ("`del` statement", "leave the name unused instead"),
     cst.Import: ("`import` inside the function", "import at module level"),
     cst.ImportFrom: ("`import` inside the function", "import at module level"),
-    cst.ClassDef: ("class definition inside the function", "define the class at module level"),
+    cst.ClassDef: (
+        "class definition inside the function",
+        "define the class at module level",
+    ),
     cst.Match: ("`match` statement", "use `if`/`elif`"),
 }
 _EXPRESSIONS = {
-    cst.ListComp: ("list comprehension", "build the array with NumPy ops (np.stack, broadcasting)"),
+    cst.ListComp: (
+        "list comprehension",
+        "build the array with NumPy ops (np.stack, broadcasting)",
+    ),
     cst.SetComp: ("set comprehension", "use NumPy ops"),
-    cst.DictComp: ("dict comprehension", "write the dict out, or pass it as an argument"),
+    cst.DictComp: (
+        "dict comprehension",
+        "write the dict out, or pass it as an argument",
+    ),
     cst.GeneratorExp: ("generator expression", "use NumPy ops"),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),
     cst.Await: ("`await`", "transform a synchronous function"),
@@ -55,14 +70,28 @@ class _Fence:
     def _passes_variable_parameter(self, arg: cst.Arg) -> bool:
         """``f(*args)``/``f(**kwargs)`` of the function's own ``*args``/``**kwargs``, at a call shape (``variadic``)."""
         own = self._own_parameters
-        if self.source.shape is None or own is None or not isinstance(arg.value, cst.Name):
+        if (
+            self.source.shape is None
+            or own is None
+            or not isinstance(arg.value, cst.Name)
+        ):
             return False
-        star = own.star_arg.name.value if arg.star == "*" and isinstance(own.star_arg, cst.Param) else None
-        double = own.star_kwarg.name.value if arg.star == "**" and own.star_kwarg is not None else None
+        star = (
+            own.star_arg.name.value
+            if arg.star == "*" and isinstance(own.star_arg, cst.Param)
+            else None
+        )
+        double = (
+            own.star_kwarg.name.value
+            if arg.star == "**" and own.star_kwarg is not None
+            else None
+        )
         return arg.value.value in (star, double)
 
     def fail(self, node, what, hint):
-        raise UnsupportedSyntax(f"{what} is not supported", self.source.origin(node), hint)
+        raise UnsupportedSyntax(
+            f"{what} is not supported", self.source.origin(node), hint
+        )
 
     def check(self, node) -> None:
         kind = type(node)
@@ -70,21 +99,34 @@ class _Fence:
         if found is not None:
             self.fail(node, *found)
         if kind is cst.Arg and node.star and not self._passes_variable_parameter(node):
-            self.fail(node, f"`{node.star}` argument unpacking", "pass arguments one by one")
+            self.fail(
+                node, f"`{node.star}` argument unpacking", "pass arguments one by one"
+            )
         if kind is cst.FunctionDef and node.asynchronous:
             self.fail(node, "`async def`", "transform a synchronous function")
-        variable = kind is cst.Parameters and (isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None)
+        variable = kind is cst.Parameters and (
+            isinstance(node.star_arg, cst.Param) or node.star_kwarg is not None
+        )
         if variable and (node is not self._own_parameters or self.source.shape is None):
             self.fail(node, "`*args`/`**kwargs` parameters", "name each parameter")
         if kind in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign):
             self._check_target(node.target, node)
         if kind in (cst.For, cst.While) and node.orelse is not None:
-            self.fail(node.orelse, f"`else` on a `{'for' if kind is cst.For else 'while'}` loop", "set a flag before `break` and test it after the loop")
+            self.fail(
+                node.orelse,
+                f"`else` on a `{'for' if kind is cst.For else 'while'}` loop",
+                "set a flag before `break` and test it after the loop",
+            )
         if kind is cst.For and node.asynchronous is not None:
             self.fail(node, "`async for`", "transform a synchronous function")
         if kind is cst.For:
             self._check_target(node.target, node)
-        if kind is cst.Expr and not _is_docstring(node) and not is_append(node) and not is_effect(node.value):
+        if (
+            kind is cst.Expr
+            and not _is_docstring(node)
+            and not is_append(node)
+            and not is_effect(node.value)
+        ):
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
@@ -95,18 +137,30 @@ class _Fence:
         if isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 if isinstance(el, cst.StarredElement):
-                    self.fail(el, "starred assignment target", "unpack each element by name")
+                    self.fail(
+                        el, "starred assignment target", "unpack each element by name"
+                    )
                 self._check_target(el.value, stmt)
         elif isinstance(stmt, cst.For) and not isinstance(target, cst.Name):
-            self.fail(target, "a loop target other than names", "loop over names: `for x in xs:`")
+            self.fail(
+                target,
+                "a loop target other than names",
+                "loop over names: `for x in xs:`",
+            )
         elif isinstance(target, cst.Subscript):
             base = target
             while isinstance(base, cst.Subscript):
                 base = base.value
             if not isinstance(base, cst.Name):
-                self.fail(stmt, "an in-place write into an attribute or call result", "write into a local array variable")
+                self.fail(
+                    stmt,
+                    "an in-place write into an attribute or call result",
+                    "write into a local array variable",
+                )
         elif isinstance(target, cst.Attribute):
-            self.fail(stmt, "assignment to an attribute", "assign to a new name instead")
+            self.fail(
+                stmt, "assignment to an attribute", "assign to a new name instead"
+            )
 
 
 def is_append(node: cst.Expr) -> bool:

@@ -16,9 +16,31 @@ CONTROL_HINT = (
     "control flow to a compiled scan, while_loop or cond itself"
 )
 LIBRARY_HINTS = {
-    **dict.fromkeys(("fori_loop", "scan", "while_loop", "cond", "switch", "map", "associative_scan"), CONTROL_HINT),
     **dict.fromkeys(
-        ("vmap", "pmap", "grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vjp", "linearize"),
+        (
+            "fori_loop",
+            "scan",
+            "while_loop",
+            "cond",
+            "switch",
+            "map",
+            "associative_scan",
+        ),
+        CONTROL_HINT,
+    ),
+    **dict.fromkeys(
+        (
+            "vmap",
+            "pmap",
+            "grad",
+            "value_and_grad",
+            "jacfwd",
+            "jacrev",
+            "hessian",
+            "jvp",
+            "vjp",
+            "linearize",
+        ),
         "apply JAX's transformations outside the function s2s transforms (`jax.vmap(s2s.grad(f))`), "
         "or use s2s's own (`s2s.grad`, `s2s.jvp`, `s2s.hessian`, ...)",
     ),
@@ -49,7 +71,8 @@ def hint(obj) -> str:
 
 def wrapper_maker(obj) -> str | None:
     """``"jit"`` for ``jax.jit``, ``"checkpoint"`` for ``jax.checkpoint``/``jax.remat``, ``"partial"`` for
-    ``functools.partial``: the wrappers whose meaning s2s knows (the same math, or bound arguments)."""
+    ``functools.partial``: the wrappers whose meaning s2s knows (the same math, or bound arguments).
+    """
     if obj is functools.partial:
         return "partial"
     jax = sys.modules.get("jax")

@@ -24,21 +24,34 @@ import libcst as cst
 from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
-from . import spellings
 from ..naming import Namer
-from . import library, variadic, wrappers
+from . import library, spellings, variadic, wrappers
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
 from .source import FunctionSource
 
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
-ATTRIBUTE_OPS = {"T": "transpose", "mT": "matrix_transpose", "real": "real", "imag": "imag"}
+ATTRIBUTE_OPS = {
+    "T": "transpose",
+    "mT": "matrix_transpose",
+    "real": "real",
+    "imag": "imag",
+}
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
-BUILTIN_INSTEAD = {"max": "np.maximum(a, b) or np.max(x)", "min": "np.minimum(a, b) or np.min(x)", "sum": "np.sum"}  # x.reshape(2, 3) means reshape(x, (2, 3))
+# x.reshape(2, 3) means reshape(x, (2, 3))
+BUILTIN_INSTEAD = {
+    "max": "np.maximum(a, b) or np.max(x)",
+    "min": "np.minimum(a, b) or np.min(x)",
+    "sum": "np.sum",
+}
 
 
-GENERATED_NAMES = ("xp", "rt")  # what generated code calls the array namespace and the runtime
+# what generated code calls the array namespace and the runtime
+GENERATED_NAMES = (
+    "xp",
+    "rt",
+)
 
 
 @dataclass
@@ -114,21 +127,39 @@ def _is_namespace_line(stmt) -> bool:
 
 class Resolver(Calls):
     """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
-    namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand."""
+    namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand.
+    """
 
-    def __init__(self, source: FunctionSource, enclosing: set[str] | None = None, result=None, renames=None, aliases=None):
+    def __init__(
+        self,
+        source: FunctionSource,
+        enclosing: set[str] | None = None,
+        result=None,
+        renames=None,
+        aliases=None,
+    ):
         self.source = source
         self.result = result or Resolved(function=None)
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
-        self._pending = []  # element writes that ``out=`` arguments make, run before the statement holding them
-        self._aliases = dict(aliases or {})  # local names of wrapped functions: ``h = jax.jit(g)``
+        # element writes that ``out=`` arguments make, run before the statement holding them
+        self._pending = []
+        # local names of wrapped functions: ``h = jax.jit(g)``
+        self._aliases = dict(aliases or {})
         node = source.node
         self.params = {p.name.value for p in _params_of(node)}
-        self._variadic = {}  # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
-        self.expansion = variadic.Expansion.of(node, source.shape) if source.shape is not None else None
-        packed = set(self.expansion.prelude_names()) if self.expansion is not None else set()  # ``args``, ``kwargs``
+        # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
+        self._variadic = {}
+        self.expansion = (
+            variadic.Expansion.of(node, source.shape)
+            if source.shape is not None
+            else None
+        )
+        # ``args``, ``kwargs``
+        packed = (
+            set(self.expansion.prelude_names()) if self.expansion is not None else set()
+        )
         if self.expansion is not None:
             self.params |= set(self.expansion.items + self.expansion.values)
         own = self.params | packed
@@ -145,7 +176,9 @@ class Resolver(Calls):
         # the user's own variables named like generated code's ``xp``/``rt`` are renamed, never refused
         self.renames = dict(renames or {})
         namer = Namer(self.locals | set(self.renames.values()))
-        for name in sorted(own.intersection(GENERATED_NAMES)) if not source.generated else ():
+        for name in (
+            sorted(own.intersection(GENERATED_NAMES)) if not source.generated else ()
+        ):
             self.renames[name] = namer.fresh(name)
 
     # --- errors -------------------------------------------------------------
@@ -162,7 +195,8 @@ class Resolver(Calls):
     def function(self, name: str | None = None) -> ir.Function:
         node = self.source.node
         expansion = self.expansion
-        p = node.params  # at a call shape, ``*args``'s items follow the named positional parameters, ``**kwargs``'s values come last
+        # at a call shape, ``*args``'s items follow the named positional parameters, ``**kwargs``'s values come last
+        p = node.params
         params = [
             *(self._param(q) for q in (*p.posonly_params, *p.params)),
             *(ir.Param(n) for n in (expansion.items if expansion else ())),
@@ -174,8 +208,12 @@ class Resolver(Calls):
             docstring = None
         else:
             body, docstring = self.block(_lines(node.body))
-        if expansion is not None:  # ``args = (args_0, ...)``, ``kwargs = {...}``: what the body reads
-            body = [ir.Assign(cst.Name(n), value, self.source.origin(p)) for n, value in expansion.prelude()] + body
+        # ``args = (args_0, ...)``, ``kwargs = {...}``: what the body reads
+        if expansion is not None:
+            body = [
+                ir.Assign(cst.Name(n), value, self.source.origin(p))
+                for n, value in expansion.prelude()
+            ] + body
         local_fns = self._local_fns
         return ir.Function(
             name or self.source.name,
@@ -188,8 +226,12 @@ class Resolver(Calls):
         )
 
     def _param(self, param: cst.Param) -> ir.Param:
-        literal = param.default is not None and _is_literal_node(param.default)  # kept for readers of the module
-        return ir.Param(self.renames.get(param.name.value, param.name.value), self.expr(param.default) if literal else None)
+        # kept for readers of the module
+        literal = param.default is not None and _is_literal_node(param.default)
+        return ir.Param(
+            self.renames.get(param.name.value, param.name.value),
+            self.expr(param.default) if literal else None,
+        )
 
     def block(self, statements, top=True):
         body, docstring = [], None
@@ -197,7 +239,11 @@ class Resolver(Calls):
             if self.source.generated and _is_namespace_line(stmt):
                 continue
             if isinstance(stmt, cst.FunctionDef) and self.source.generated:
-                body.append(ir.Def(self._nested(stmt.name.value, stmt), self.source.origin(stmt)))
+                body.append(
+                    ir.Def(
+                        self._nested(stmt.name.value, stmt), self.source.origin(stmt)
+                    )
+                )
                 continue
             if isinstance(stmt, cst.FunctionDef):
                 self._check_decorators(stmt)
@@ -209,8 +255,19 @@ class Resolver(Calls):
                 body.append(compound)
                 continue
             for small in stmt.body:
-                if top and i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
-                    docstring = small.value.evaluated_value if hasattr(small.value, "evaluated_value") else None
+                if (
+                    top
+                    and i == 0
+                    and isinstance(small, cst.Expr)
+                    and isinstance(
+                        small.value, (cst.SimpleString, cst.ConcatenatedString)
+                    )
+                ):
+                    docstring = (
+                        small.value.evaluated_value
+                        if hasattr(small.value, "evaluated_value")
+                        else None
+                    )
                     continue
                 out = self.statement(small, stmt)
                 body.extend(self._take_pending())
@@ -222,16 +279,32 @@ class Resolver(Calls):
             if isinstance(stmt.orelse, cst.If):
                 orelse = (self.compound(stmt.orelse),)
             else:
-                orelse = tuple(self.block(_lines(stmt.orelse.body), top=False)[0]) if stmt.orelse else ()
+                orelse = (
+                    tuple(self.block(_lines(stmt.orelse.body), top=False)[0])
+                    if stmt.orelse
+                    else ()
+                )
             body = tuple(self.block(_lines(stmt.body), top=False)[0])
-            return ir.If(self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test))
+            return ir.If(
+                self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test)
+            )
         body = tuple(self.block(_lines(stmt.body), top=False)[0])
         if isinstance(stmt, cst.While):
             test = self.expr(stmt.test)
             if self._pending:
-                self.fail(stmt.test, "an `out=` argument in a `while` test", "compute it in the loop body", UnsupportedSyntax)
+                self.fail(
+                    stmt.test,
+                    "an `out=` argument in a `while` test",
+                    "compute it in the loop body",
+                    UnsupportedSyntax,
+                )
             return ir.While(test, body, self._header(stmt, stmt.test))
-        return ir.For(self.target(stmt.target), self._iterable(stmt.iter), body, self._header(stmt, stmt.iter))
+        return ir.For(
+            self.target(stmt.target),
+            self._iterable(stmt.iter),
+            body,
+            self._header(stmt, stmt.iter),
+        )
 
     def _header(self, stmt, last):
         """The origin of a compound statement's first line (``if c:``), not its whole block."""
@@ -239,24 +312,63 @@ class Resolver(Calls):
         end = self.source.origin(last)
         if origin is None or end is None:
             return origin
-        return Origin(origin.path, origin.line, origin.col, end.end_col if end.line == origin.line else len(origin.text), origin.text)
+        return Origin(
+            origin.path,
+            origin.line,
+            origin.col,
+            end.end_col if end.line == origin.line else len(origin.text),
+            origin.text,
+        )
 
     def _iterable(self, node):
         """A loop's iterable; ``range``, ``enumerate``, ``zip`` and ``reversed`` are kept by name."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
             name = node.func.value
-            if name in ITERATION_BUILTINS and name not in self.locals and self.source.env.get(name, getattr(builtins, name)) is getattr(builtins, name):
-                if any(a.keyword is not None for a in node.args) and name != "enumerate":
-                    self.fail(node, f"keyword arguments to `{name}` are not supported", None, UnsupportedSyntax)
-                args = [self._iterable(a.value) if name in ("enumerate", "zip", "reversed") else self.expr(a.value) for a in node.args]
-                kw = [cst.Arg(self.expr(a.value), keyword=a.keyword) for a in node.args if a.keyword is not None]
+            if (
+                name in ITERATION_BUILTINS
+                and name not in self.locals
+                and self.source.env.get(name, getattr(builtins, name))
+                is getattr(builtins, name)
+            ):
+                if (
+                    any(a.keyword is not None for a in node.args)
+                    and name != "enumerate"
+                ):
+                    self.fail(
+                        node,
+                        f"keyword arguments to `{name}` are not supported",
+                        None,
+                        UnsupportedSyntax,
+                    )
+                args = [
+                    (
+                        self._iterable(a.value)
+                        if name in ("enumerate", "zip", "reversed")
+                        else self.expr(a.value)
+                    )
+                    for a in node.args
+                ]
+                kw = [
+                    cst.Arg(self.expr(a.value), keyword=a.keyword)
+                    for a in node.args
+                    if a.keyword is not None
+                ]
                 pos = [cst.Arg(v) for v, a in zip(args, node.args) if a.keyword is None]
                 return self.mark(cst.Call(cst.Name(name), pos + kw), node)
         return self.expr(node)
 
     def _nested(self, name, node) -> ir.Function:
-        sub = FunctionSource(self.source.fn, name, node, self.source.file, self.source.env, self.source.generated)
-        return Resolver(sub, self.locals, self.result, self.renames, self._aliases).function(name)
+        sub = FunctionSource(
+            self.source.fn,
+            name,
+            node,
+            self.source.file,
+            self.source.env,
+            self.source.generated,
+        )
+        return Resolver(
+            sub, self.locals, self.result, self.renames, self._aliases
+        ).function(name)
 
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
@@ -271,28 +383,62 @@ class Resolver(Calls):
             return [ir.Continue(origin)]
         if isinstance(small, cst.Expr) and is_append(small):
             lst = self.expr(small.value.func.value)
-            call = cst.Call(cst.parse_expression("rt.append"), [cst.Arg(lst), cst.Arg(self.expr(small.value.args[0].value))])
-            return [ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)]
-        if isinstance(small, cst.Expr):  # an in-place write (the fence allows no other expression statement)
+            call = cst.Call(
+                cst.parse_expression("rt.append"),
+                [cst.Arg(lst), cst.Arg(self.expr(small.value.args[0].value))],
+            )
+            return [
+                ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)
+            ]
+        # an in-place write (the fence allows no other expression statement)
+        if isinstance(small, cst.Expr):
             return self.effect(small.value, origin)
         if isinstance(small, cst.Return):
             if small.value is None:
-                self.fail(small, "`return` without a value", "return the value to transform", UnsupportedSyntax)
+                self.fail(
+                    small,
+                    "`return` without a value",
+                    "return the value to transform",
+                    UnsupportedSyntax,
+                )
             return [ir.Return(self.expr(small.value), origin)]
         if isinstance(small, cst.AugAssign):
-            return [ir.AugAssign(self.target(small.target), small.operator, self.expr(small.value), origin)]
+            return [
+                ir.AugAssign(
+                    self.target(small.target),
+                    small.operator,
+                    self.expr(small.value),
+                    origin,
+                )
+            ]
         if isinstance(small, cst.AnnAssign):
             if small.value is None:
                 return []
-            return [ir.Assign(self.target(small.target), self.expr(small.value), origin)]
+            return [
+                ir.Assign(self.target(small.target), self.expr(small.value), origin)
+            ]
         if isinstance(small, cst.Assign):
-            wrapped = isinstance(small.value, cst.Call) and library.wrapper_maker(self._callee_object(small.value.func))
-            if wrapped and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                self._aliases[small.targets[0].target.value] = small.value  # ``step = jax.jit(update)``: called later
+            wrapped = isinstance(small.value, cst.Call) and library.wrapper_maker(
+                self._callee_object(small.value.func)
+            )
+            if (
+                wrapped
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                # ``step = jax.jit(update)``: called later
+                self._aliases[small.targets[0].target.value] = small.value
                 return []
             if isinstance(small.value, cst.Lambda):
-                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name):
-                    self.fail(small, "a lambda must be assigned to one name", None, UnsupportedSyntax)
+                if len(small.targets) != 1 or not isinstance(
+                    small.targets[0].target, cst.Name
+                ):
+                    self.fail(
+                        small,
+                        "a lambda must be assigned to one name",
+                        None,
+                        UnsupportedSyntax,
+                    )
                 self._local(small.targets[0].target.value, small.value)
                 return []
             value = self.expr(small.value)
@@ -300,37 +446,60 @@ class Resolver(Calls):
             for t in small.targets:
                 out.append(ir.Assign(self.target(t.target), value, origin))
             return out
-        self.fail(small, f"`{type(small).__name__}` statement is not supported", None, UnsupportedSyntax)
+        self.fail(
+            small,
+            f"`{type(small).__name__}` statement is not supported",
+            None,
+            UnsupportedSyntax,
+        )
 
     def target(self, node):
-        if isinstance(node, cst.Subscript):  # an element write ``x[i] = v``: the desugar pass makes it functional
+        # an element write ``x[i] = v``: the desugar pass makes it functional
+        if isinstance(node, cst.Subscript):
             return self._Subscript(node)
         if isinstance(node, cst.Name):
             return cst.Name(self.renames.get(node.value, node.value))
         if isinstance(node, (cst.Tuple, cst.List)):
-            return cst.Tuple([cst.Element(self.target(el.value)) for el in node.elements])
+            return cst.Tuple(
+                [cst.Element(self.target(el.value)) for el in node.elements]
+            )
         self.fail(node, "unsupported assignment target", None, UnsupportedSyntax)
 
     # --- expressions --------------------------------------------------------------
     def expr(self, node):
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
-            self.fail(node, f"`{type(node).__name__}` expressions are not supported", None, UnsupportedSyntax)
+            self.fail(
+                node,
+                f"`{type(node).__name__}` expressions are not supported",
+                None,
+                UnsupportedSyntax,
+            )
         return method(node)
 
     def _literal(self, node):
         return node.deep_clone()
 
-    _Integer = _Float = _Imaginary = _SimpleString = _ConcatenatedString = _Ellipsis = _literal
+    _Integer = _Float = _Imaginary = _SimpleString = _ConcatenatedString = _Ellipsis = (
+        _literal
+    )
 
     def _Name(self, node):
         name = node.value
         if name in self._aliases:
-            self.fail(node, f"`{name}`, a wrapped function, is used as a value", "call it, or call the function it wraps")
+            self.fail(
+                node,
+                f"`{name}`, a wrapped function, is used as a value",
+                "call it, or call the function it wraps",
+            )
         if name in self.locals or name in ("True", "False", "None"):
             return cst.Name(self.renames.get(name, name))
         if name not in self.source.env:
-            self.fail(node, f"name `{name}` is not defined", "define it, or pass it as an argument")
+            self.fail(
+                node,
+                f"name `{name}` is not defined",
+                "define it, or pass it as an argument",
+            )
         return self.mark(self.value(self.source.env[name], (name,), node), node)
 
     def value(self, obj, path, node):
@@ -352,21 +521,39 @@ class Resolver(Calls):
         if _is_stop_gradient(obj):
             return cst.parse_expression("rt.stop_gradient")
         rule = custom_rule(obj)
-        if rule is not None and spellings.is_library(rule.fun):  # ``jax.nn.relu``: JAX's code, not the user's
+        # ``jax.nn.relu``: JAX's code, not the user's
+        if rule is not None and spellings.is_library(rule.fun):
             self.refuse_library(node, path, rule.fun)
-        if rule is not None:  # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
+        # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
+        if rule is not None:
             return cst.Name(self.helper(rule.name, obj))
         builtin = len(path) == 1 and getattr(builtins, name, None) is obj
-        if callable(obj) and not isinstance(obj, type) and not spellings.is_library(obj) and not builtin:
-            found = wrappers.classify(obj)  # what runs when ``obj`` is called (a decorator's wrapper is itself)
-            if isinstance(found, wrappers.Generated):  # ``df = s2s.grad(f)``: its generated code is a helper
+        if (
+            callable(obj)
+            and not isinstance(obj, type)
+            and not spellings.is_library(obj)
+            and not builtin
+        ):
+            # what runs when ``obj`` is called (a decorator's wrapper is itself)
+            found = wrappers.classify(obj)
+            # ``df = s2s.grad(f)``: its generated code is a helper
+            if isinstance(found, wrappers.Generated):
                 obj = found.obj.s2s_generated_function
-            elif isinstance(found, wrappers.Through):  # ``jax.jit(f)``, ``jax.checkpoint(f)``, ``@s2s.transform``
+            # ``jax.jit(f)``, ``jax.checkpoint(f)``, ``@s2s.transform``
+            elif isinstance(found, wrappers.Through):
                 return self.value(found.inner, path, node)
             elif isinstance(found, wrappers.Partial):
-                self.fail(node, f"`{dotted_name}` is a functools.partial object, used here as a value", "call it where it is used")
+                self.fail(
+                    node,
+                    f"`{dotted_name}` is a functools.partial object, used here as a value",
+                    "call it where it is used",
+                )
             elif isinstance(found, wrappers.Unsupported):
-                self.fail(node, f"`{dotted_name}` is {found.what}", found.hint.replace("{api}", "s2s.grad"))
+                self.fail(
+                    node,
+                    f"`{dotted_name}` is {found.what}",
+                    found.hint.replace("{api}", "s2s.grad"),
+                )
         owner = self._module_of(path) if len(path) > 1 else None
         if owner is not None and spellings.is_array_module(owner):
             spelled = spellings.constant_spelling(owner, name)
@@ -376,14 +563,30 @@ class Resolver(Calls):
         if callable(obj) and spellings.is_library(obj) and not isinstance(obj, type):
             self.refuse_library(node, path, obj)
         if inspect.isfunction(obj):
-            return cst.Name(self.helper(name if obj.__name__ == "<lambda>" else obj.__name__, obj))  # a lambda: its variable's name
-        if len(path) == 1 and name in spellings.STATIC_BUILTINS and obj is getattr(builtins, name, None):
+            # a lambda: its variable's name
+            return cst.Name(
+                self.helper(name if obj.__name__ == "<lambda>" else obj.__name__, obj)
+            )
+        if (
+            len(path) == 1
+            and name in spellings.STATIC_BUILTINS
+            and obj is getattr(builtins, name, None)
+        ):
             return cst.Name(name)
         if len(path) == 1 and getattr(builtins, name, None) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
-            self.fail(node, f"Python's builtin `{name}` is not supported", f"use {instead}")
-        if is_literal_value(obj) or isinstance(obj, complex) or hasattr(obj, "__array_namespace__") or hasattr(obj, "__array__"):
-            unique = self.result.scope.name(name, obj, self.locals | set(self.renames.values()))
+            self.fail(
+                node, f"Python's builtin `{name}` is not supported", f"use {instead}"
+            )
+        if (
+            is_literal_value(obj)
+            or isinstance(obj, complex)
+            or hasattr(obj, "__array_namespace__")
+            or hasattr(obj, "__array__")
+        ):
+            unique = self.result.scope.name(
+                name, obj, self.locals | set(self.renames.values())
+            )
             self.result.constants[unique] = obj
             return cst.Name(unique)
         if owner is not None:
@@ -411,13 +614,17 @@ class Resolver(Calls):
 
         A function with ``*args``/``**kwargs`` gets a placeholder: each call names it at its shape (``_bind_helper``).
         """
-        if inspect.isfunction(fn) and any(variadic.variable_parameters(inspect.signature(fn, follow_wrapped=False))):
+        if inspect.isfunction(fn) and any(
+            variadic.variable_parameters(inspect.signature(fn, follow_wrapped=False))
+        ):
             placeholder = name
             while self._variadic.get(placeholder, fn) is not fn:
                 placeholder += "_"
             self._variadic[placeholder] = fn
             return placeholder
-        unique = self.result.scope.name(name, fn, self.locals | set(self.renames.values()), function=True)
+        unique = self.result.scope.name(
+            name, fn, self.locals | set(self.renames.values()), function=True
+        )
         self.result.helpers[unique] = fn
         return unique
 
@@ -446,7 +653,9 @@ class Resolver(Calls):
 
     def _Attribute(self, node):
         chain = self._chain(node)
-        if chain is not None and isinstance(self.source.env.get(chain[0]), types.ModuleType):
+        if chain is not None and isinstance(
+            self.source.env.get(chain[0]), types.ModuleType
+        ):
             obj = self.source.env[chain[0]]
             for i, part in enumerate(chain[1:], start=1):
                 if not hasattr(obj, part):
@@ -458,34 +667,83 @@ class Resolver(Calls):
         if attr in STATIC_ATTRIBUTES:
             return cst.Attribute(base, cst.Name(attr))
         if attr in ATTRIBUTE_OPS:
-            return self.mark(cst.Call(xp_attr(ATTRIBUTE_OPS[attr]), [cst.Arg(base)]), node)
+            return self.mark(
+                cst.Call(xp_attr(ATTRIBUTE_OPS[attr]), [cst.Arg(base)]), node
+            )
         return self.mark(cst.Attribute(base, cst.Name(attr)), node)
 
     def _BinaryOperation(self, node):
         operator = _one_line(node.operator)
-        return self.mark(cst.BinaryOperation(self.expr(node.left), operator, self.expr(node.right), lpar=node.lpar, rpar=node.rpar), node)
+        return self.mark(
+            cst.BinaryOperation(
+                self.expr(node.left),
+                operator,
+                self.expr(node.right),
+                lpar=node.lpar,
+                rpar=node.rpar,
+            ),
+            node,
+        )
 
     def _UnaryOperation(self, node):
-        return self.mark(cst.UnaryOperation(node.operator, self.expr(node.expression), lpar=node.lpar, rpar=node.rpar), node)
+        return self.mark(
+            cst.UnaryOperation(
+                node.operator,
+                self.expr(node.expression),
+                lpar=node.lpar,
+                rpar=node.rpar,
+            ),
+            node,
+        )
 
     def _BooleanOperation(self, node):
         operator = _one_line(node.operator)
-        return self.mark(node.with_changes(left=self.expr(node.left), operator=operator, right=self.expr(node.right)), node)
+        return self.mark(
+            node.with_changes(
+                left=self.expr(node.left),
+                operator=operator,
+                right=self.expr(node.right),
+            ),
+            node,
+        )
 
     def _Comparison(self, node):
-        targets = [c.with_changes(operator=_one_line(c.operator), comparator=self.expr(c.comparator)) for c in node.comparisons]
-        return self.mark(node.with_changes(left=self.expr(node.left), comparisons=targets), node)
+        targets = [
+            c.with_changes(
+                operator=_one_line(c.operator), comparator=self.expr(c.comparator)
+            )
+            for c in node.comparisons
+        ]
+        return self.mark(
+            node.with_changes(left=self.expr(node.left), comparisons=targets), node
+        )
 
     def _IfExp(self, node):
-        return self.mark(node.with_changes(test=self.expr(node.test), body=self.expr(node.body), orelse=self.expr(node.orelse)), node)
+        return self.mark(
+            node.with_changes(
+                test=self.expr(node.test),
+                body=self.expr(node.body),
+                orelse=self.expr(node.orelse),
+            ),
+            node,
+        )
 
     def _Subscript(self, node):
         elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 
     def _slice(self, s):
-        if isinstance(s, cst.Index) and isinstance(s.value, cst.List):  # ``x[[0, 2]]``: an integer array, as NumPy reads it
-            return cst.Index(self.mark(cst.Call(cst.parse_expression("rt.index_array"), [cst.Arg(self.expr(s.value))]), s.value))
+        # ``x[[0, 2]]``: an integer array, as NumPy reads it
+        if isinstance(s, cst.Index) and isinstance(s.value, cst.List):
+            return cst.Index(
+                self.mark(
+                    cst.Call(
+                        cst.parse_expression("rt.index_array"),
+                        [cst.Arg(self.expr(s.value))],
+                    ),
+                    s.value,
+                )
+            )
         if isinstance(s, cst.Index):
             return cst.Index(self.expr(s.value))
         return s.with_changes(
@@ -495,7 +753,9 @@ class Resolver(Calls):
         )
 
     def _Tuple(self, node):
-        return node.with_changes(elements=[e.with_changes(value=self.expr(e.value)) for e in node.elements])
+        return node.with_changes(
+            elements=[e.with_changes(value=self.expr(e.value)) for e in node.elements]
+        )
 
     _List = _Tuple
 
@@ -503,21 +763,37 @@ class Resolver(Calls):
         elements = []
         for e in node.elements:
             if not isinstance(e, cst.DictElement):
-                self.fail(e, "`**` in a dict literal is not supported", None, UnsupportedSyntax)
-            elements.append(e.with_changes(key=self.expr(e.key), value=self.expr(e.value)))
+                self.fail(
+                    e,
+                    "`**` in a dict literal is not supported",
+                    None,
+                    UnsupportedSyntax,
+                )
+            elements.append(
+                e.with_changes(key=self.expr(e.key), value=self.expr(e.value))
+            )
         return node.with_changes(elements=elements)
 
     def _Lambda(self, node):
-        self.fail(node, "a lambda must be assigned to a name before use", "write `f = lambda x: ...`", UnsupportedSyntax)
+        self.fail(
+            node,
+            "a lambda must be assigned to a name before use",
+            "write `f = lambda x: ...`",
+            UnsupportedSyntax,
+        )
 
 
 def _is_literal_node(node) -> bool:
     """A default that reads the same at a generated module's top level: a literal, or a tuple of them."""
-    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (isinstance(node, cst.Name) and node.value in ("True", "False", "None")):
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)) or (
+        isinstance(node, cst.Name) and node.value in ("True", "False", "None")
+    ):
         return True
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return _is_literal_node(node.expression)
-    return isinstance(node, cst.Tuple) and all(_is_literal_node(e.value) for e in node.elements)
+    return isinstance(node, cst.Tuple) and all(
+        _is_literal_node(e.value) for e in node.elements
+    )
 
 
 def _one_line(operator):
@@ -534,7 +810,9 @@ def _one_line(operator):
 def _is_stop_gradient(obj) -> bool:
     """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
     module = getattr(obj, "__module__", None) or ""
-    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[0] in ("s2s", "jax")
+    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[
+        0
+    ] in ("s2s", "jax")
 
 
 def _short_repr(obj) -> str:
@@ -542,12 +820,18 @@ def _short_repr(obj) -> str:
     return text if len(text) < 40 else text[:37] + "..."
 
 
-def resolve(source: FunctionSource, name: str | None = None, scope: Scope | None = None) -> Resolved:
+def resolve(
+    source: FunctionSource, name: str | None = None, scope: Scope | None = None
+) -> Resolved:
     """Resolve ``source`` into a ``Function`` plus the helpers and constants it uses, named in ``scope``
     (the module-level names of the whole program; a new one by default)."""
-    result = Resolved(function=None) if scope is None else Resolved(function=None, scope=scope)
+    result = (
+        Resolved(function=None)
+        if scope is None
+        else Resolved(function=None, scope=scope)
+    )
     result.function = Resolver(source, None, result).function(name)
     return result
 
 
-__all__ = ["resolve", "Resolved", "xp_attr"]
+__all__ = ["Resolved", "resolve", "xp_attr"]

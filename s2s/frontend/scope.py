@@ -31,11 +31,15 @@ class Scope:
     """Module-level names handed out so far: ``values[name]`` is the object the name stands for."""
 
     values: dict = field(default_factory=dict)
-    spellings: dict = field(default_factory=dict)  # the user's name -> the module-level names given for it
+    # the user's name -> the module-level names given for it
+    spellings: dict = field(default_factory=dict)
 
-    def name(self, preferred: str, value, avoid=frozenset(), function: bool = False) -> str:
+    def name(
+        self, preferred: str, value, avoid=frozenset(), function: bool = False
+    ) -> str:
         """The module-level name of ``value``, which the user calls ``preferred`` (a helper when ``function``,
-        else a constant); ``avoid`` holds the names the referring function binds itself."""
+        else a constant); ``avoid`` holds the names the referring function binds itself.
+        """
         same = (lambda a, b: a is b) if function else same_value
         for candidate in self.spellings.get(preferred, ()):
             if candidate not in avoid and same(self.values[candidate], value):

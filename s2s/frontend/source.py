@@ -10,6 +10,7 @@ compiles to that code (``verify``): a file edited since import is an error.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -49,8 +50,12 @@ class FunctionSource:
     node: cst.FunctionDef | cst.Lambda
     file: ParsedFile
     env: dict
-    generated: bool = False  # a function of a module s2s generated (read again for higher derivatives)
-    shape: variadic.Shape | None = None  # the call shape a function with ``*args``/``**kwargs`` is read at
+    generated: bool = (
+        False  # a function of a module s2s generated (read again for higher derivatives)
+    )
+    shape: variadic.Shape | None = (
+        None  # the call shape a function with ``*args``/``**kwargs`` is read at
+    )
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
         return origin_in(self.file, node)
@@ -67,15 +72,28 @@ def origin_in(file: ParsedFile, node: cst.CSTNode) -> Origin | None:
     number = pos.start.line + file.line_offset
     line = file.lines[number - 1].rstrip("\n") if number <= len(file.lines) else ""
     col = pos.start.column + file.col_offset
-    end_col = pos.end.column + file.col_offset if pos.end.line == pos.start.line else len(line)
+    end_col = (
+        pos.end.column + file.col_offset
+        if pos.end.line == pos.start.line
+        else len(line)
+    )
     return Origin(file.path, number, col, end_col, line)
 
 
 @functools.lru_cache(maxsize=256)
-def _parse(path: str, text: str, line_offset: int = 0, col_offset: int = 0) -> ParsedFile:
+def _parse(
+    path: str, text: str, line_offset: int = 0, col_offset: int = 0
+) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = dict(wrapper.resolve(PositionProvider))
-    return ParsedFile(path, tuple(_file_lines(path)), wrapper.module, positions, line_offset, col_offset)
+    return ParsedFile(
+        path,
+        tuple(_file_lines(path)),
+        wrapper.module,
+        positions,
+        line_offset,
+        col_offset,
+    )
 
 
 def _file_lines(path: str) -> list[str]:
@@ -96,7 +114,9 @@ def parse_file(path: str) -> ParsedFile:
     try:
         return _parse(path, "".join(_file_lines(path)))
     except cst.ParserSyntaxError as e:
-        raise S2SError(f"{path}:{e.raw_line}:{e.raw_column}: cannot parse: {e.message}") from None
+        raise S2SError(
+            f"{path}:{e.raw_line}:{e.raw_column}: cannot parse: {e.message}"
+        ) from None
 
 
 def parse_function_lines(path: str, fn) -> ParsedFile:
@@ -123,10 +143,8 @@ def _environment(fn) -> dict:
         env["xp"] = numpy  # generated code's array namespace: spelled like NumPy
     if fn.__closure__:
         for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-            try:
+            with contextlib.suppress(ValueError):  # an empty cell: not bound yet
                 env[name] = cell.cell_contents
-            except ValueError:
-                pass
     return env
 
 
@@ -152,7 +170,8 @@ def load(fn) -> FunctionSource:
     fn = wrappers.readable(fn)
     code = fn.__code__
     path = inspect.getsourcefile(fn) or code.co_filename
-    linecache.checkcache(path)  # read the file as it is now, not as linecache last saw it
+    # read the file as it is now, not as linecache last saw it
+    linecache.checkcache(path)
     module_text = "".join(_file_lines(path))
     file = parse_function_lines(path, fn)
     node = _locate(file, fn, code.co_firstlineno - file.line_offset, module_text)
@@ -180,14 +199,27 @@ def _locate(file: ParsedFile, fn, line: int, module_text: str):
     name = fn.__code__.co_name
     candidates = []
     for node, pos in file.positions.items():
-        if name == "<lambda>" and isinstance(node, cst.Lambda) and pos.start.line == line:
+        if (
+            name == "<lambda>"
+            and isinstance(node, cst.Lambda)
+            and pos.start.line == line
+        ):
             candidates.append(node)
         elif isinstance(node, cst.FunctionDef) and node.name.value == name:
-            first = min([pos.start.line, *(file.positions[d].start.line for d in node.decorators)])
-            if first <= line <= pos.start.line:  # code starts at the first decorator (each may span lines)
+            first = min(
+                [
+                    pos.start.line,
+                    *(file.positions[d].start.line for d in node.decorators),
+                ]
+            )
+            # code starts at the first decorator (each may span lines)
+            if first <= line <= pos.start.line:
                 candidates.append(node)
-    if len(candidates) > 1:  # lambdas on one line: the one whose code this is (identical ones are one function)
-        same = [node for node in candidates if verify.matches(file, node, fn, module_text)]
+    # lambdas on one line: the one whose code this is (identical ones are one function)
+    if len(candidates) > 1:
+        same = [
+            node for node in candidates if verify.matches(file, node, fn, module_text)
+        ]
         return same[0] if same else candidates[0]
     return candidates[0] if candidates else None
 
@@ -195,7 +227,11 @@ def _locate(file: ParsedFile, fn, line: int, module_text: str):
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
     """A lambda is named after the variable it is assigned to (``f = lambda x: ...``), else ``anonymous``."""
     for candidate in file.positions:
-        if isinstance(candidate, cst.Assign) and candidate.value is node and len(candidate.targets) == 1:
+        if (
+            isinstance(candidate, cst.Assign)
+            and candidate.value is node
+            and len(candidate.targets) == 1
+        ):
             target = candidate.targets[0].target
             if isinstance(target, cst.Name):
                 return target.value

@@ -20,7 +20,16 @@ from ..rules import OPS
 from ..rules.registry import ALIASES
 
 ARRAY_MODULES = ("numpy", "jax.numpy")
-CONSTANTS = {"pi", "e", "inf", "nan", "euler_gamma", "newaxis", "s_"}  # s_: an index (generated code writes them)
+# s_: an index (generated code writes them)
+CONSTANTS = {
+    "pi",
+    "e",
+    "inf",
+    "nan",
+    "euler_gamma",
+    "newaxis",
+    "s_",
+}
 DTYPES = {
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "uint32", "bool_", "complex64", "complex128",
@@ -28,7 +37,17 @@ DTYPES = {
 MATH_ALIASES = {"fabs": "abs", "pow": "power", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
                 "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}  # fmt: skip
 BUILTIN_OPS = {builtins.abs: "abs", builtins.pow: "power", builtins.round: "round"}
-STATIC_BUILTINS = {"len", "int", "float", "bool", "tuple", "list", "range", "slice", "isinstance"}
+STATIC_BUILTINS = {
+    "len",
+    "int",
+    "float",
+    "bool",
+    "tuple",
+    "list",
+    "range",
+    "slice",
+    "isinstance",
+}
 
 
 def _modules():
@@ -94,21 +113,39 @@ def canonical_op(obj, path: tuple[str, ...] = ()) -> str | None:
         return None
     sub = module.split(".")[1:] if module.startswith("numpy") else module.split(".")[2:]
     sub = [s for s in sub if not s.startswith("_")]
-    candidates = [".".join(path[i:]) for i in range(len(path))] + [".".join([*sub, getattr(obj, "__name__", "")])]
+    candidates = [".".join(path[i:]) for i in range(len(path))] + [
+        ".".join([*sub, getattr(obj, "__name__", "")])
+    ]
     for name in candidates:
         found = [_lookup(m, name) for m in _modules()]
-        if len(found) == len(ARRAY_MODULES) and all(callable(f) for f in found) and any(f is obj for f in found):
+        if (
+            len(found) == len(ARRAY_MODULES)
+            and all(callable(f) for f in found)
+            and any(f is obj for f in found)
+        ):
             return name
     return None
 
 
 def is_library(obj) -> bool:
     """Objects of NumPy, JAX, SciPy and the like, which s2s reads as ops or not at all (never as source)."""
-    module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "") or ""
+    module = (
+        getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "") or ""
+    )
     return module.split(".")[0] in LIBRARIES
 
 
-LIBRARIES = ("numpy", "jax", "jaxlib", "scipy", "optax", "flax", "equinox", "torch", "sklearn")
+LIBRARIES = (
+    "numpy",
+    "jax",
+    "jaxlib",
+    "scipy",
+    "optax",
+    "flax",
+    "equinox",
+    "torch",
+    "sklearn",
+)
 
 
 def constant_spelling(module, attr: str) -> str | None:
@@ -125,11 +162,16 @@ def constant_spelling(module, attr: str) -> str | None:
 def portable_arguments(op: str, args: list) -> list:
     """``args`` of a call to ``xp.<op>`` that run under NumPy and jax.numpy alike: a keyword one of them does
     not take (``np.clip(x, a_min=0)``: jax.numpy's is ``min``) becomes positional where both put that
-    parameter at the same place and the arguments before it are given. Others are kept as written."""
+    parameter at the same place and the arguments before it are given. Others are kept as written.
+    """
     functions = [_lookup(m, op) for m in _modules()]
     try:
         signatures = [list(inspect.signature(f).parameters.values()) for f in functions]
-    except (TypeError, ValueError):  # a ufunc or builtin without a signature: keywords as written
+    # a ufunc or builtin without a signature: keywords as written
+    except (
+        TypeError,
+        ValueError,
+    ):
         return args
     positional = [a for a in args if a.keyword is None]
     keywords = {a.keyword.value: a for a in args if a.keyword is not None}
@@ -137,10 +179,20 @@ def portable_arguments(op: str, args: list) -> list:
         i = len(positional)
         slots = [sig[i] if i < len(sig) else None for sig in signatures]
         name = slots[0].name if slots[0] is not None else None
-        portable = all(p is not None and p.kind is p.POSITIONAL_OR_KEYWORD for p in slots)
-        if name not in keywords or not portable or all(name in {p.name for p in sig} for sig in signatures):
+        portable = all(
+            p is not None and p.kind is p.POSITIONAL_OR_KEYWORD for p in slots
+        )
+        if (
+            name not in keywords
+            or not portable
+            or all(name in {p.name for p in sig} for sig in signatures)
+        ):
             break
-        positional.append(keywords.pop(name).with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT))
+        positional.append(
+            keywords.pop(name).with_changes(
+                keyword=None, equal=cst.MaybeSentinel.DEFAULT
+            )
+        )
     return positional + list(keywords.values())
 
 
@@ -154,7 +206,8 @@ CONSTRUCTORS = frozenset({"array", "asarray", "asanyarray"})
 
 def lists_as_arrays(op: str, args: list) -> list:
     """``args`` of a call to ``xp.<op>`` with each list literal that jax.numpy needs as an array (NumPy takes
-    either) written ``xp.asarray([...])``, as NumPy reads it; lists of shapes and axes are kept."""
+    either) written ``xp.asarray([...])``, as NumPy reads it; lists of shapes and axes are kept.
+    """
     if op in CONSTRUCTORS or not any(isinstance(a.value, cst.List) for a in args):
         return args
     modules = _modules()
@@ -162,12 +215,20 @@ def lists_as_arrays(op: str, args: list) -> list:
         params = list(inspect.signature(_lookup(modules[-1], op)).parameters.values())
     except (TypeError, ValueError):  # no signature: lists as written
         return args
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = [
+        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
     out = []
     for i, arg in enumerate(args):
-        name = arg.keyword.value if arg.keyword is not None else positional[i].name if i < len(positional) else rest
+        name = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else positional[i].name if i < len(positional) else rest
+        )
         if isinstance(arg.value, cst.List) and name in ARRAY_PARAMETERS:
-            arg = arg.with_changes(value=cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(arg.value)]))
+            arg = arg.with_changes(
+                value=cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(arg.value)])
+            )
         out.append(arg)
     return out

@@ -23,7 +23,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_POSITIONAL = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+)
 
 
 @dataclass(frozen=True)
@@ -37,18 +40,26 @@ class Shape:
 def variable_parameters(signature: inspect.Signature) -> tuple[str | None, str | None]:
     """The names of the ``*args`` and ``**kwargs`` parameters (None where there is none)."""
     kinds = {p.kind: name for name, p in signature.parameters.items()}
-    return kinds.get(inspect.Parameter.VAR_POSITIONAL), kinds.get(inspect.Parameter.VAR_KEYWORD)
+    return kinds.get(inspect.Parameter.VAR_POSITIONAL), kinds.get(
+        inspect.Parameter.VAR_KEYWORD
+    )
 
 
 def shape_of(bound: inspect.BoundArguments) -> Shape:
     """The shape of a bound call (``signature.bind(...)``)."""
     star, double = variable_parameters(bound.signature)
-    return Shape(len(bound.arguments.get(star, ())), tuple(bound.arguments.get(double, {})))
+    return Shape(
+        len(bound.arguments.get(star, ())), tuple(bound.arguments.get(double, {}))
+    )
 
 
-def concrete_names(star: str | None, double: str | None, shape: Shape) -> tuple[list[str], list[str]]:
+def concrete_names(
+    star: str | None, double: str | None, shape: Shape
+) -> tuple[list[str], list[str]]:
     """The generated parameters standing for ``*args``'s items and ``**kwargs``'s values."""
-    return [f"{star}_{i}" for i in range(shape.extra)], [f"{double}_{key}" for key in shape.keywords]
+    return [f"{star}_{i}" for i in range(shape.extra)], [
+        f"{double}_{key}" for key in shape.keywords
+    ]
 
 
 def concrete_signature(signature: inspect.Signature, shape: Shape) -> inspect.Signature:
@@ -83,7 +94,9 @@ class Specialized:
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return concrete_signature(inspect.signature(self.fn, follow_wrapped=False), self.shape)
+        return concrete_signature(
+            inspect.signature(self.fn, follow_wrapped=False), self.shape
+        )
 
     @property
     def __defaults__(self):
@@ -123,8 +136,16 @@ class Expansion:
 
     @classmethod
     def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
-        star = node.params.star_arg.name.value if isinstance(node.params.star_arg, cst.Param) else None
-        double = node.params.star_kwarg.name.value if node.params.star_kwarg is not None else None
+        star = (
+            node.params.star_arg.name.value
+            if isinstance(node.params.star_arg, cst.Param)
+            else None
+        )
+        double = (
+            node.params.star_kwarg.name.value
+            if node.params.star_kwarg is not None
+            else None
+        )
         items, values = concrete_names(star, double, shape)
         return cls(star, double, tuple(items), tuple(values), shape.keywords)
 
@@ -135,9 +156,14 @@ class Expansion:
         """``args = (args_0, ...)`` and ``kwargs = {"k": kwargs_k, ...}``: the parameters as the body reads them."""
         out = []
         if self.star is not None:
-            out.append((self.star, cst.Tuple([cst.Element(cst.Name(n)) for n in self.items])))
+            out.append(
+                (self.star, cst.Tuple([cst.Element(cst.Name(n)) for n in self.items]))
+            )
         if self.double is not None:
-            entries = [cst.DictElement(cst.SimpleString(repr(k)), cst.Name(n)) for k, n in zip(self.keywords, self.values)]
+            entries = [
+                cst.DictElement(cst.SimpleString(repr(k)), cst.Name(n))
+                for k, n in zip(self.keywords, self.values)
+            ]
             out.append((self.double, cst.Dict(entries)))
         return out
 
@@ -148,5 +174,8 @@ class Expansion:
         if arg.star == "*" and arg.value.value == self.star:
             return [cst.Arg(cst.Name(n)) for n in self.items]
         if arg.star == "**" and arg.value.value == self.double:
-            return [cst.Arg(cst.Name(n), keyword=cst.Name(k)) for k, n in zip(self.keywords, self.values)]
+            return [
+                cst.Arg(cst.Name(n), keyword=cst.Name(k))
+                for k, n in zip(self.keywords, self.values)
+            ]
         return None

@@ -17,8 +17,8 @@ function's. Results are cached per code object and text.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import functools
 import types
@@ -26,7 +26,9 @@ import types
 import libcst as cst
 
 _FUTURE_FLAGS = functools.reduce(
-    lambda a, b: a | b, (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names), 0
+    lambda a, b: a | b,
+    (getattr(__future__, f).compiler_flag for f in __future__.all_feature_names),
+    0,
 )
 _CO_NESTED = 0x10  # depends on where the definition sits, not on what it computes
 
@@ -38,16 +40,24 @@ def matches(file, node, fn, module_text: str) -> bool:
     """
     text, first_line, col = _text(file, node)
     imports = _imported_names(module_text)
-    same = _matches(fn.__code__, text, first_line, col, isinstance(node, cst.Lambda), imports)
+    same = _matches(
+        fn.__code__, text, first_line, col, isinstance(node, cst.Lambda), imports
+    )
     return same and _same_defaults(file.module, node.params, fn)
 
 
 def _same_defaults(module: cst.Module, params: cst.Parameters, fn) -> bool:
     """Defaults are evaluated where the function is defined, not in its code: those written as literals
     must be the live function's (their count too)."""
-    positional = [p.default for p in (*params.posonly_params, *params.params) if p.default is not None]
+    positional = [
+        p.default
+        for p in (*params.posonly_params, *params.params)
+        if p.default is not None
+    ]
     live = fn.__defaults__ or ()
-    keyword = {p.name.value: p.default for p in params.kwonly_params if p.default is not None}
+    keyword = {
+        p.name.value: p.default for p in params.kwonly_params if p.default is not None
+    }
     live_keyword = fn.__kwdefaults__ or {}
     if len(positional) != len(live) or keyword.keys() != live_keyword.keys():
         return False
@@ -73,9 +83,17 @@ def _imported_names(module_text: str) -> tuple:
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, (ast.stmt, ast.excepthandler, ast.match_case)))
+            names.update(
+                (a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"
+            )
+        elif not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
+            stack.extend(
+                n
+                for n in ast.iter_child_nodes(node)
+                if isinstance(n, (ast.stmt, ast.excepthandler, ast.match_case))
+            )
     return tuple(sorted(names))
 
 
@@ -84,20 +102,40 @@ def _text(file, node) -> tuple[str, int, int]:
     pos = file.positions[node]
     start, end = pos.start.line + file.line_offset, pos.end.line + file.line_offset
     if isinstance(node, cst.FunctionDef) and node.decorators:
-        start = min(start, *(file.positions[d].start.line + file.line_offset for d in node.decorators))
+        start = min(
+            start,
+            *(file.positions[d].start.line + file.line_offset for d in node.decorators),
+        )
     lines = list(file.lines[start - 1 : end])
     if not isinstance(node, cst.Lambda):
-        return "".join(lines), start, len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+        return (
+            "".join(lines),
+            start,
+            len(lines[0]) - len(lines[0].lstrip()) if lines else 0,
+        )
     lines[-1] = lines[-1][: pos.end.column + file.col_offset]
     lines[0] = lines[0][pos.start.column + file.col_offset :]
     return "".join(lines), start, pos.start.column + file.col_offset
 
 
 @functools.lru_cache(maxsize=1024)
-def _matches(code: types.CodeType, text: str, first_line: int, col: int, is_lambda: bool, imports: tuple) -> bool:
+def _matches(
+    code: types.CodeType,
+    text: str,
+    first_line: int,
+    col: int,
+    is_lambda: bool,
+    imports: tuple,
+) -> bool:
     source = _in_context(code, text, first_line, col, is_lambda, imports)
     try:
-        module = compile(source, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        module = compile(
+            source,
+            code.co_filename,
+            "exec",
+            flags=code.co_flags & _FUTURE_FLAGS,
+            dont_inherit=True,
+        )
     except SyntaxError:
         return False
     found = [c for c in _codes(module) if c.co_name == code.co_name]  # outermost first
@@ -105,14 +143,21 @@ def _matches(code: types.CodeType, text: str, first_line: int, col: int, is_lamb
     return len(found) >= 1 and _same(found[0], code)
 
 
-def _in_context(code, text: str, first_line: int, col: int, is_lambda: bool, imports: tuple) -> str:
+def _in_context(
+    code, text: str, first_line: int, col: int, is_lambda: bool, imports: tuple
+) -> str:
     """``text`` inside the enclosing ``def``s and ``class``es of ``code.co_qualname``, starting on ``first_line``
     (or as near as the ``import`` line and the headers allow)."""
     parts = code.co_qualname.split(".")
     headers, free = [], [v for v in code.co_freevars if v != "__class__"]
-    scopes = [(part, parts[i + 1] == "<locals>") for i, part in enumerate(parts[:-1]) if part != "<locals>"]
+    scopes = [
+        (part, parts[i + 1] == "<locals>")
+        for i, part in enumerate(parts[:-1])
+        if part != "<locals>"
+    ]
     last_def = max((i for i, (_, is_def) in enumerate(scopes) if is_def), default=None)
-    if free and last_def is None:  # free variables but no enclosing def recorded: give them one
+    # free variables but no enclosing def recorded: give them one
+    if free and last_def is None:
         scopes.insert(0, ("_s2s_enclosing", True))
         last_def = 0
     if "__class__" in code.co_freevars and not any(not is_def for _, is_def in scopes):
@@ -120,19 +165,30 @@ def _in_context(code, text: str, first_line: int, col: int, is_lambda: bool, imp
     for i, (name, is_def) in enumerate(scopes):
         name = name if name.isidentifier() else "_s2s_enclosing"
         params = ", ".join(free) if i == last_def else ""
-        headers.append(" " * i + (f"def {name}({params}):" if is_def else f"class {name}:"))
+        headers.append(
+            " " * i + (f"def {name}({params}):" if is_def else f"class {name}:")
+        )
     if not is_lambda and col > 0 and not headers:
-        headers.append("if 1:")  # an indented definition at module level (under `if`, `try`, ...)
+        # an indented definition at module level (under `if`, `try`, ...)
+        headers.append("if 1:")
     depth = len(headers)
     if is_lambda:
         text = " " * depth + "(" + text + ")\n"
     elif col < depth:
-        text = "".join(" " * depth + line if line.strip() else line for line in text.splitlines(True))
+        text = "".join(
+            " " * depth + line if line.strip() else line
+            for line in text.splitlines(True)
+        )
     if imports:
         headers.insert(0, "import " + ", ".join(imports))
         depth += 1
     padding = "\n" * max(0, first_line - 1 - depth)
-    return padding + "".join(h + "\n" for h in headers) + text + ("" if text.endswith("\n") else "\n")
+    return (
+        padding
+        + "".join(h + "\n" for h in headers)
+        + text
+        + ("" if text.endswith("\n") else "\n")
+    )
 
 
 def _codes(code):
@@ -161,11 +217,19 @@ def _same(a: types.CodeType, b: types.CodeType) -> bool:
 
 def _same_const(x, y) -> bool:
     if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
-        return isinstance(x, types.CodeType) and isinstance(y, types.CodeType) and _same(x, y)
+        return (
+            isinstance(x, types.CodeType)
+            and isinstance(y, types.CodeType)
+            and _same(x, y)
+        )
     if type(x) is not type(y):
         return False
     if isinstance(x, (tuple, frozenset)):
-        xs, ys = (x, y) if isinstance(x, tuple) else (sorted(x, key=repr), sorted(y, key=repr))
+        xs, ys = (
+            (x, y)
+            if isinstance(x, tuple)
+            else (sorted(x, key=repr), sorted(y, key=repr))
+        )
         return len(xs) == len(ys) and all(_same_const(a, b) for a, b in zip(xs, ys))
     if isinstance(x, (float, complex)):
         return repr(x) == repr(y)  # -0.0 is not 0.0; nan is nan

@@ -44,7 +44,9 @@ from . import variadic
 @dataclass(frozen=True)
 class Plain:
     fn: types.FunctionType
-    library: str | None = None  # "numpy", "jax", "s2s", ... for a function of a library rather than of the program
+    library: str | None = (
+        None  # "numpy", "jax", "s2s", ... for a function of a library rather than of the program
+    )
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,16 @@ def _probe(x):  # what JAX's wrappers are recognized by: their code, applied to 
 def _jax_kinds(jax) -> tuple[type, dict]:
     """``jax.jit``'s type and, by the codes of their wrapper functions, JAX's function transformations."""
     kinds = {}
-    for name in ("vmap", "grad", "value_and_grad", "jacrev", "jacfwd", "hessian", "pmap", "checkpoint"):
+    for name in (
+        "vmap",
+        "grad",
+        "value_and_grad",
+        "jacrev",
+        "jacfwd",
+        "hessian",
+        "pmap",
+        "checkpoint",
+    ):
         transform = getattr(jax, name, None)
         if transform is not None:
             kinds.setdefault(_fingerprint(transform(_probe)), f"jax.{name}")
@@ -106,9 +117,17 @@ def _library_dirs(imported: frozenset) -> dict:
     """Folders of the libraries among ``imported`` and of numpy and s2s (its package and its runtime)."""
     from .. import runtime
 
-    files = {"numpy": numpy.__file__, "s2s": os.path.dirname(__file__), "s2s.runtime": runtime.__file__}
+    files = {
+        "numpy": numpy.__file__,
+        "s2s": os.path.dirname(__file__),
+        "s2s.runtime": runtime.__file__,
+    }
     files.update(
-        {name: sys.modules[name].__file__ for name in imported if getattr(sys.modules[name], "__file__", None)}
+        {
+            name: sys.modules[name].__file__
+            for name in imported
+            if getattr(sys.modules[name], "__file__", None)
+        }
     )
     return {name: os.path.dirname(path) + os.sep for name, path in files.items()}
 
@@ -119,7 +138,9 @@ _OWNER = {"jaxlib": "jax", "s2s.runtime": "s2s"}
 def _library_of(code) -> str | None:
     """The library (``numpy``, ``jax``, ``s2s``, ...) whose files define ``code``, None for user code."""
     path = os.path.abspath(code.co_filename)
-    imported = frozenset(name for name in ("jax", "jaxlib", "scipy") if name in sys.modules)
+    imported = frozenset(
+        name for name in ("jax", "jaxlib", "scipy") if name in sys.modules
+    )
     for name, folder in _library_dirs(imported).items():
         if path.startswith(folder):
             return _OWNER.get(name, name)
@@ -127,7 +148,11 @@ def _library_of(code) -> str | None:
 
 
 def _name(obj) -> str:
-    return getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return (
+        getattr(obj, "__qualname__", None)
+        or getattr(obj, "__name__", None)
+        or type(obj).__name__
+    )
 
 
 def classify(obj):
@@ -137,7 +162,11 @@ def classify(obj):
     from ..jacobians import Jacobian
 
     if isinstance(obj, Transformed):
-        return Through(obj.fn, "@s2s.transform") if obj.kind == "primal" else Generated(obj)
+        return (
+            Through(obj.fn, "@s2s.transform")
+            if obj.kind == "primal"
+            else Generated(obj)
+        )
     if isinstance(obj, (custom.custom_jvp, custom.custom_vjp)):
         return Custom(obj)
     if isinstance(obj, Jacobian):
@@ -162,7 +191,11 @@ def classify(obj):
             return Unsupported(
                 f"`{kind}({inner})`: s2s reads the source of `{inner}` and cannot see what {kind} does to it",
                 f"transform the inner function and apply {kind} outside: `{kind}({{api}}({inner}))`"
-                + (", or compose s2s's own transformations" if kind != "jax.vmap" and kind != "jax.pmap" else ""),
+                + (
+                    ", or compose s2s's own transformations"
+                    if kind != "jax.vmap" and kind != "jax.pmap"
+                    else ""
+                ),
             )
     if inspect.isfunction(obj):
         return Plain(obj, _library_of(obj.__code__))
@@ -194,7 +227,9 @@ def classify(obj):
 def _origin(obj) -> Origin | None:
     """The definition line of the user function inside a wrapper, if there is one, for the error's location."""
     inner = (
-        inspect.unwrap(obj) if hasattr(obj, "__wrapped__") else getattr(obj, "pyfunc", getattr(obj, "__func__", obj))
+        inspect.unwrap(obj)
+        if hasattr(obj, "__wrapped__")
+        else getattr(obj, "pyfunc", getattr(obj, "__func__", obj))
     )
     code = getattr(inner, "__code__", None)
     if code is None or _library_of(code) is not None:
@@ -203,7 +238,13 @@ def _origin(obj) -> Origin | None:
     if not text:
         return None
     col = len(text) - len(text.lstrip())
-    return Origin(code.co_filename, code.co_firstlineno, col, len(text.rstrip()), text.rstrip("\n"))
+    return Origin(
+        code.co_filename,
+        code.co_firstlineno,
+        col,
+        len(text.rstrip()),
+        text.rstrip("\n"),
+    )
 
 
 def unsupported(obj, found: Unsupported, api: str | None) -> S2SError:
@@ -211,7 +252,11 @@ def unsupported(obj, found: Unsupported, api: str | None) -> S2SError:
     if api is None:
         hint = "call a function defined in source instead, or apply the wrapper outside the function s2s transforms"
         return S2SError(f"s2s cannot read {found.what}", _origin(obj), hint)
-    return S2SError(f"{api} cannot transform {found.what}", _origin(obj), found.hint.replace("{api}", api))
+    return S2SError(
+        f"{api} cannot transform {found.what}",
+        _origin(obj),
+        found.hint.replace("{api}", api),
+    )
 
 
 def target(obj, api: str = "s2s"):
@@ -268,7 +313,9 @@ def readable(obj):
         elif isinstance(found, Partial):
             what = f"`functools.partial` of `{_name(found.func)}`"
             raise S2SError(
-                f"s2s cannot read {what} as a function definition", _origin(found.func), "call the function itself"
+                f"s2s cannot read {what} as a function definition",
+                _origin(found.func),
+                "call the function itself",
             )
         else:
             raise unsupported(obj, found, None)
@@ -276,14 +323,14 @@ def readable(obj):
 
 
 __all__ = [
-    "classify",
-    "target",
-    "readable",
-    "describe",
-    "Plain",
-    "Generated",
     "Custom",
-    "Through",
+    "Generated",
     "Partial",
+    "Plain",
+    "Through",
     "Unsupported",
+    "classify",
+    "describe",
+    "readable",
+    "target",
 ]

@@ -46,7 +46,8 @@ def _shared_with(value) -> set[str]:
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
             return set()
-        if isinstance(value.func, cst.Name):  # the function called (a helper, `enumerate`) is not memory
+        # the function called (a helper, `enumerate`) is not memory
+        if isinstance(value.func, cst.Name):
             return names_in(value) - {"xp", "rt", value.func.value}
     return names_in(value) - {"xp", "rt"}
 
@@ -58,19 +59,21 @@ def _elements(value):
     return None
 
 
-
-
 def _read_before_rebound(name: str, later, closures=None) -> bool:
     """Whether ``name`` is read by the statements ``later`` before one assigns it anew; a local function
-    they call or name reads what it captures (``closures``: local function -> the names it reads from outside)."""
+    they call or name reads what it captures (``closures``: local function -> the names it reads from outside).
+    """
     for stmt in later:
         read = names_in(stmt.value)
         for fn in read & (closures or {}).keys():
             read = read | closures[fn]
         if name in read:
             return True
-        in_place = isinstance(stmt, ir.AugAssign) or (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Subscript))
-        if in_place and name in names_in(stmt.target):  # ``w *= 2``, ``w[i] = v``: NumPy reads and writes ``w``'s memory
+        in_place = isinstance(stmt, ir.AugAssign) or (
+            isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Subscript)
+        )
+        # ``w *= 2``, ``w[i] = v``: NumPy reads and writes ``w``'s memory
+        if in_place and name in names_in(stmt.target):
             return True
         if isinstance(stmt, ir.Assign) and name in ir.target_names(stmt.target):
             return False
@@ -97,11 +100,22 @@ def _linear(body) -> list:
     """The simple statements of ``body`` in an order that covers every path (loop bodies twice)."""
     out = []
     for stmt in body:
-        if isinstance(stmt, ir.If):  # the test is read first (a ``Return`` here stands for a read)
-            out += [ir.Return(stmt.test, stmt.origin)] + _linear(stmt.body) + _linear(stmt.orelse)
+        # the test is read first (a ``Return`` here stands for a read)
+        if isinstance(stmt, ir.If):
+            out += (
+                [ir.Return(stmt.test, stmt.origin)]
+                + _linear(stmt.body)
+                + _linear(stmt.orelse)
+            )
         elif isinstance(stmt, (ir.For, ir.While)):
-            head = [ir.Assign(stmt.target, stmt.iter, stmt.origin)] if isinstance(stmt, ir.For) else [ir.Return(stmt.test, stmt.origin)]
-            out += (head + _linear(stmt.body)) * 2  # a loop variable is a view into the iterable
+            head = (
+                [ir.Assign(stmt.target, stmt.iter, stmt.origin)]
+                if isinstance(stmt, ir.For)
+                else [ir.Return(stmt.test, stmt.origin)]
+            )
+            out += (
+                head + _linear(stmt.body)
+            ) * 2  # a loop variable is a view into the iterable
         elif isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Return)):
             out.append(stmt)
     return out
@@ -120,15 +134,23 @@ def _element_write(stmt, name, others, params):
 
 def assigned_plain(body) -> set[str]:
     """Names ``body`` binds by assignment (an element write ``x[i] = v`` binds nothing: it writes into ``x``)."""
-    return {n for s in ir.walk(body) if isinstance(s, (ir.Assign, ir.For)) for n in ir.target_names(s.target)}
+    return {
+        n
+        for s in ir.walk(body)
+        if isinstance(s, (ir.Assign, ir.For))
+        for n in ir.target_names(s.target)
+    }
 
 
 def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
     """An element write or augmented update, inside a local function, into an array it captures: NumPy changes the
-    enclosing function's array, which a functional rewrite of the local one cannot reproduce."""
+    enclosing function's array, which a functional rewrite of the local one cannot reproduce.
+    """
     bound = set(local.param_names) | assigned_plain(local.body)
     for stmt in _linear(local.body):
-        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(stmt.target, cst.Subscript)
+        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
+            stmt.target, cst.Subscript
+        )
         if element or isinstance(stmt, ir.AugAssign):
             name = element_base(stmt.target) if element else stmt.target.value
             if name not in bound and name in enclosing:
@@ -144,7 +166,8 @@ def check(fn: ir.Function) -> ir.Function:
     params = set(fn.param_names)
     closures = closure_reads(fn)
     groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
-    elements: dict[str, list] = {}  # names bound to tuple/list literals: what each element shares
+    # names bound to tuple/list literals: what each element shares
+    elements: dict[str, list] = {}
 
     def bind(name, sources):
         groups.get(name, set()).discard(name)
@@ -156,13 +179,17 @@ def check(fn: ir.Function) -> ir.Function:
 
     body = _linear(fn.body)
     for i, stmt in enumerate(body):
-        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(stmt.target, cst.Subscript)
+        element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
+            stmt.target, cst.Subscript
+        )
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name}
             if element:
                 _element_write(stmt, name, others, params)
-            shared = sorted(n for n in others if _read_before_rebound(n, body[i + 1 :], closures))
+            shared = sorted(
+                n for n in others if _read_before_rebound(n, body[i + 1 :], closures)
+            )
             if shared:
                 how = (
                     "build a new array instead"
@@ -178,7 +205,11 @@ def check(fn: ir.Function) -> ir.Function:
             if not element:
                 bind(name, ())
         elif isinstance(stmt, ir.Assign):
-            unpacked = elements.get(stmt.value.value) if isinstance(stmt.value, cst.Name) else None
+            unpacked = (
+                elements.get(stmt.value.value)
+                if isinstance(stmt.value, cst.Name)
+                else None
+            )
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue

@@ -28,14 +28,26 @@ class _Flattener:
         if is_atom(node) and not isinstance(node, (cst.Tuple, cst.List, cst.Dict)):
             return node
         if isinstance(node, (cst.Tuple, cst.List)):
-            return node.with_changes(elements=[e.with_changes(value=self.atom(e.value, origin)) for e in node.elements])
+            return node.with_changes(
+                elements=[
+                    e.with_changes(value=self.atom(e.value, origin))
+                    for e in node.elements
+                ]
+            )
         if isinstance(node, cst.Dict):
             return node.with_changes(
-                elements=[e.with_changes(key=self.atom(e.key, origin), value=self.atom(e.value, origin)) for e in node.elements]
+                elements=[
+                    e.with_changes(
+                        key=self.atom(e.key, origin), value=self.atom(e.value, origin)
+                    )
+                    for e in node.elements
+                ]
             )
         value = self.op(node, origin)
         name = self.namer.fresh(temp(op_label(value)))
-        self.out.append(ir.Assign(cst.Name(name), value, ir.origin_of(self.fn, node, origin)))
+        self.out.append(
+            ir.Assign(cst.Name(name), value, ir.origin_of(self.fn, node, origin))
+        )
         return cst.Name(name)
 
     def op(self, node, origin):
@@ -43,22 +55,35 @@ class _Flattener:
         here = ir.origin_of(self.fn, node, origin)
         a = lambda child: self.atom(child, here)  # noqa: E731
         if isinstance(node, cst.BinaryOperation):
-            new = node.with_changes(left=a(node.left), right=a(node.right), lpar=[], rpar=[])
+            new = node.with_changes(
+                left=a(node.left), right=a(node.right), lpar=[], rpar=[]
+            )
         elif isinstance(node, cst.UnaryOperation):
             new = node.with_changes(expression=a(node.expression), lpar=[], rpar=[])
         elif isinstance(node, cst.BooleanOperation):
-            new = node.with_changes(left=a(node.left), right=a(node.right), lpar=[], rpar=[])
+            new = node.with_changes(
+                left=a(node.left), right=a(node.right), lpar=[], rpar=[]
+            )
         elif isinstance(node, cst.Comparison):
             new = node.with_changes(
                 left=a(node.left),
-                comparisons=[c.with_changes(comparator=a(c.comparator)) for c in node.comparisons],
+                comparisons=[
+                    c.with_changes(comparator=a(c.comparator)) for c in node.comparisons
+                ],
                 lpar=[],
                 rpar=[],
             )
         elif isinstance(node, cst.Call):
-            new = node.with_changes(args=[arg.with_changes(value=a(arg.value)) for arg in node.args])
+            new = node.with_changes(
+                args=[arg.with_changes(value=a(arg.value)) for arg in node.args]
+            )
         elif isinstance(node, cst.Subscript):
-            new = node.with_changes(value=a(node.value), slice=[e.with_changes(slice=self._slice(e.slice, here)) for e in node.slice])
+            new = node.with_changes(
+                value=a(node.value),
+                slice=[
+                    e.with_changes(slice=self._slice(e.slice, here)) for e in node.slice
+                ],
+            )
         elif isinstance(node, cst.Attribute):
             new = node.with_changes(value=a(node.value))
         elif is_atom(node):
@@ -81,7 +106,9 @@ class _Flattener:
         )
 
 
-def anf(fn: ir.Function, namer: Namer | None = None, nested: bool = False) -> ir.Function:
+def anf(
+    fn: ir.Function, namer: Namer | None = None, nested: bool = False
+) -> ir.Function:
     """``fn`` in normal form; ``nested`` for a branch or loop body (its result is not named after it)."""
     namer = namer or Namer(used_names(fn))
     flat = _Flattener(fn, namer)
@@ -90,18 +117,30 @@ def anf(fn: ir.Function, namer: Namer | None = None, nested: bool = False) -> ir
             flat.out.append(ir.Def(anf(stmt.function, namer, nested=True), stmt.origin))
         elif isinstance(stmt, ir.Return):
             value = stmt.value
-            if not is_atom(value) and not isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
-                result = namer.fresh(temp(op_label(value)) if nested else fn.name)  # the returned value is named after the function
-                flat.out.append(ir.Assign(cst.Name(result), flat.op(value, stmt.origin), stmt.origin))
+            if not is_atom(value) and not isinstance(
+                value, (cst.Tuple, cst.List, cst.Dict)
+            ):
+                # the returned value is named after the function
+                result = namer.fresh(temp(op_label(value)) if nested else fn.name)
+                flat.out.append(
+                    ir.Assign(
+                        cst.Name(result), flat.op(value, stmt.origin), stmt.origin
+                    )
+                )
                 value = cst.Name(result)
             flat.out.append(ir.Return(flat.atom(value, stmt.origin), stmt.origin))
         else:
-            if is_atom(stmt.value) or isinstance(stmt.value, (cst.Tuple, cst.List, cst.Dict)):
+            if is_atom(stmt.value) or isinstance(
+                stmt.value, (cst.Tuple, cst.List, cst.Dict)
+            ):
                 value = flat.atom(stmt.value, stmt.origin)
             elif isinstance(stmt.target, cst.Tuple) and not is_control_call(stmt.value):
-                value = flat.atom(stmt.value, stmt.origin)  # unpacking reads a named value
+                # unpacking reads a named value
+                value = flat.atom(stmt.value, stmt.origin)
             else:
                 value = flat.op(stmt.value, stmt.origin)
-            flat.out.append(ir.Assign(stmt.target, value, ir.origin_of(fn, stmt.value, stmt.origin)))
+            flat.out.append(
+                ir.Assign(stmt.target, value, ir.origin_of(fn, stmt.value, stmt.origin))
+            )
     locals_ = {name: anf(local, namer) for name, local in fn.locals.items()}
     return fn.with_body(flat.out, locals=locals_)

@@ -38,23 +38,60 @@ from .. import ir
 from ..cstutil import call, dotted, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
 
-COLLECTED, LIST, UNKNOWN = "collected", "list", "unknown"  # the kinds of value an expression may have
+# the kinds of value an expression may have
+COLLECTED, LIST, UNKNOWN = (
+    "collected",
+    "list",
+    "unknown",
+)
 AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
-SEQUENCE_OPS = frozenset({"xp.concatenate", "xp.hstack", "xp.vstack", "xp.dstack", "xp.column_stack", "xp.row_stack", "xp.block", "xp.linalg.multi_dot"})
-ITERATION = frozenset({"range", "enumerate", "zip", "reversed", "rt.iterate", "rt.items", "rt.keys", "rt.values"})
-LOGICAL = frozenset({"xp.logical_not", "xp.logical_and", "xp.logical_or", "rt.logical_not", "rt.logical_and", "rt.logical_or"})
+SEQUENCE_OPS = frozenset(
+    {
+        "xp.concatenate",
+        "xp.hstack",
+        "xp.vstack",
+        "xp.dstack",
+        "xp.column_stack",
+        "xp.row_stack",
+        "xp.block",
+        "xp.linalg.multi_dot",
+    }
+)
+ITERATION = frozenset(
+    {
+        "range",
+        "enumerate",
+        "zip",
+        "reversed",
+        "rt.iterate",
+        "rt.items",
+        "rt.keys",
+        "rt.values",
+    }
+)
+LOGICAL = frozenset(
+    {
+        "xp.logical_not",
+        "xp.logical_and",
+        "xp.logical_or",
+        "rt.logical_not",
+        "rt.logical_and",
+        "rt.logical_or",
+    }
+)
 
 
 @dataclass
 class Kinds:
     """What the names of a block hold at a point: collected lists (name -> the line collecting them),
-    names bound to list displays, and names that are collected lists on some paths only (-> where)."""
+    names bound to list displays, and names that are collected lists on some paths only (-> where).
+    """
 
     collected: dict = field(default_factory=dict)
     lists: set = field(default_factory=set)
     unknown: dict = field(default_factory=dict)
 
-    def copy(self) -> "Kinds":
+    def copy(self) -> Kinds:
         return Kinds(dict(self.collected), set(self.lists), dict(self.unknown))
 
     def kind(self, name: str):
@@ -81,7 +118,14 @@ class Kinds:
             kinds = {p.kind(name) for p in paths}
             if len(kinds) == 1:
                 (kind,) = kinds
-                where = next((p.collected.get(name) or p.unknown.get(name) for p in paths if kind in (COLLECTED, UNKNOWN)), None)
+                where = next(
+                    (
+                        p.collected.get(name) or p.unknown.get(name)
+                        for p in paths
+                        if kind in (COLLECTED, UNKNOWN)
+                    ),
+                    None,
+                )
                 self.bind(name, kind, where)
             elif kinds & {COLLECTED, UNKNOWN}:
                 self.bind(name, UNKNOWN, origin)
@@ -110,7 +154,9 @@ class Reads:
         raise UnsupportedSyntax(message, ir.origin_of(self.fn, node, self.origin), hint)
 
     def _describe(self, node) -> str:
-        names = sorted(n for n in names_in(node) if self.kinds.kind(n) in (COLLECTED, UNKNOWN))
+        names = sorted(
+            n for n in names_in(node) if self.kinds.kind(n) in (COLLECTED, UNKNOWN)
+        )
         name = names[0] if names else _code(node)
         if name in self.kinds.unknown:
             return f"`{name}`"
@@ -140,16 +186,24 @@ class Reads:
     def test(self, node):
         """A branch or loop test: the truth of a list is whether it is empty."""
         if isinstance(node, cst.Call) and dotted(node.func) in LOGICAL:
-            return node.with_changes(args=[a.with_changes(value=self.test(a.value)) for a in node.args])
+            return node.with_changes(
+                args=[a.with_changes(value=self.test(a.value)) for a in node.args]
+            )
         new, kind = self.expr(node)
         if kind in (COLLECTED, UNKNOWN):
-            self.fail(node, f"the truth of {self._describe(node)} is whether it is empty", f"test `len({_code(node)}) > 0`")
+            self.fail(
+                node,
+                f"the truth of {self._describe(node)} is whether it is empty",
+                f"test `len({_code(node)}) > 0`",
+            )
         return new
 
     def iterable(self, node):
         """A ``for`` loop's iterable: iterating a collected value visits its items, one rolled loop."""
         if isinstance(node, cst.Call) and (dotted(node.func) in ITERATION):
-            return node.with_changes(args=[a.with_changes(value=self.iterable(a.value)) for a in node.args])
+            return node.with_changes(
+                args=[a.with_changes(value=self.iterable(a.value)) for a in node.args]
+            )
         return self.expr(node)[0]
 
     def value(self, node):
@@ -159,25 +213,59 @@ class Reads:
     # --- expressions ------------------------------------------------------------------------
     def expr(self, node):
         """``(rewritten node, kind)``: kind is COLLECTED, LIST (a list display), UNKNOWN or None."""
-        if not names_in(node) & (set(self.kinds.collected) | set(self.kinds.unknown) | self.kinds.lists):
-            joined = node.visit(_Joins()) if any(_is_join(n) for n in iter_nodes(node)) else node  # (keeps origins)
-            return joined, (LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None)
+        if not names_in(node) & (
+            set(self.kinds.collected) | set(self.kinds.unknown) | self.kinds.lists
+        ):
+            # (keeps origins)
+            joined = (
+                node.visit(_Joins())
+                if any(_is_join(n) for n in iter_nodes(node))
+                else node
+            )
+            return joined, (
+                LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None
+            )
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
-            self.fail(node, f"`{_code(node)}` reads {self._describe(node)} in a way s2s does not support", "use `np.stack(...)` of the list")
+            self.fail(
+                node,
+                f"`{_code(node)}` reads {self._describe(node)} in a way s2s does not support",
+                "use `np.stack(...)` of the list",
+            )
         return method(node)
 
     def _Name(self, node):
         return node, self.kinds.kind(node.value)
 
     def _List(self, node):
-        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), LIST
+        return (
+            node.with_changes(
+                elements=[
+                    e.with_changes(value=self.item(e.value)) for e in node.elements
+                ]
+            ),
+            LIST,
+        )
 
     def _Tuple(self, node):
-        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), None
+        return (
+            node.with_changes(
+                elements=[
+                    e.with_changes(value=self.item(e.value)) for e in node.elements
+                ]
+            ),
+            None,
+        )
 
     def _Dict(self, node):
-        return node.with_changes(elements=[e.with_changes(value=self.item(e.value)) for e in node.elements]), None
+        return (
+            node.with_changes(
+                elements=[
+                    e.with_changes(value=self.item(e.value)) for e in node.elements
+                ]
+            ),
+            None,
+        )
 
     def _Attribute(self, node):
         return node.with_changes(value=self.array(node.value)), None
@@ -187,9 +275,19 @@ class Reads:
         elements = [e.with_changes(slice=self._index(e.slice)) for e in node.slice]
         new = node.with_changes(value=base, slice=elements)
         if kind not in (COLLECTED, UNKNOWN):
-            return new, (LIST if kind == LIST and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice) else None)
+            return new, (
+                LIST
+                if kind == LIST
+                and len(node.slice) == 1
+                and isinstance(node.slice[0].slice, cst.Slice)
+                else None
+            )
         if len(node.slice) != 1:
-            self.fail(node, f"`{_code(node)}` indexes {self._describe(node)} with a tuple", f"index its stacked items: `np.stack({_code(node.value)})[...]`")
+            self.fail(
+                node,
+                f"`{_code(node)}` indexes {self._describe(node)} with a tuple",
+                f"index its stacked items: `np.stack({_code(node.value)})[...]`",
+            )
         if isinstance(node.slice[0].slice, cst.Slice):
             return new, kind  # a slice of a list is a list
         return new, None
@@ -197,7 +295,11 @@ class Reads:
     def _index(self, index):
         if isinstance(index, cst.Index):
             return index.with_changes(value=self.array(index.value))
-        parts = {k: self.array(getattr(index, k)) for k in ("lower", "upper", "step") if getattr(index, k) is not None}
+        parts = {
+            k: self.array(getattr(index, k))
+            for k in ("lower", "upper", "step")
+            if getattr(index, k) is not None
+        }
         return index.with_changes(**parts)
 
     def _BinaryOperation(self, node):
@@ -208,7 +310,10 @@ class Reads:
                 self.unknown(node)
             if COLLECTED in (lk, rk):
                 terms = _terms(node)
-                return self._concatenate(node, terms, [self.expr(t) for t in terms]), COLLECTED
+                return (
+                    self._concatenate(node, terms, [self.expr(t) for t in terms]),
+                    COLLECTED,
+                )
             if lk == rk == LIST:  # Python joins the lists
                 return call("rt.join", left, right), LIST
             return node.with_changes(left=left, right=right), None
@@ -247,17 +352,37 @@ class Reads:
         return node.with_changes(expression=self.array(node.expression)), None
 
     def _BooleanOperation(self, node):
-        return node.with_changes(left=self.test(node.left), right=self.test(node.right)), None
+        return (
+            node.with_changes(left=self.test(node.left), right=self.test(node.right)),
+            None,
+        )
 
     def _Comparison(self, node):
         for part in (node.left, *(c.comparator for c in node.comparisons)):
             if self.expr(part)[1] in (COLLECTED, UNKNOWN):
-                self.fail(node, f"`{_code(node)}` compares {self._describe(part)}", "compare its stacked items, `np.stack(...)`, or its length, `len(...)`")
-        comparisons = [c.with_changes(comparator=self.array(c.comparator)) for c in node.comparisons]
-        return node.with_changes(left=self.array(node.left), comparisons=comparisons), None
+                self.fail(
+                    node,
+                    f"`{_code(node)}` compares {self._describe(part)}",
+                    "compare its stacked items, `np.stack(...)`, or its length, `len(...)`",
+                )
+        comparisons = [
+            c.with_changes(comparator=self.array(c.comparator))
+            for c in node.comparisons
+        ]
+        return (
+            node.with_changes(left=self.array(node.left), comparisons=comparisons),
+            None,
+        )
 
     def _IfExp(self, node):
-        return node.with_changes(test=self.test(node.test), body=self.item(node.body), orelse=self.item(node.orelse)), None
+        return (
+            node.with_changes(
+                test=self.test(node.test),
+                body=self.item(node.body),
+                orelse=self.item(node.orelse),
+            ),
+            None,
+        )
 
     def _Call(self, node):
         func = dotted(node.func) or ""
@@ -269,29 +394,70 @@ class Reads:
                 special = self._collected_call(node, func, first, args)
                 if special is not None:
                     return special
-            if kind == UNKNOWN and func in AS_ARRAY | SEQUENCE_OPS | {"list", "xp.copy", "rt.append", "rt.index_set"}:
+            if kind == UNKNOWN and func in AS_ARRAY | SEQUENCE_OPS | {
+                "list",
+                "xp.copy",
+                "rt.append",
+                "rt.index_set",
+            }:
                 self.unknown(args[0].value)
         if func in SEQUENCE_OPS or func == "list":
-            new = [args[0].with_changes(value=self.item(args[0].value))] + [a.with_changes(value=self.array(a.value)) for a in args[1:]]
+            new = [args[0].with_changes(value=self.item(args[0].value))] + [
+                a.with_changes(value=self.array(a.value)) for a in args[1:]
+            ]
             return node.with_changes(args=new), (LIST if func == "list" else None)
         if func.startswith("xp.") or func in ("len", "rt.stop_gradient"):
-            new = node.with_changes(args=[a.with_changes(value=self.array(a.value)) for a in args])
-            return new, (kind if func == "rt.stop_gradient" else None)  # stop_gradient of a list is a list
-        return node.with_changes(args=[a.with_changes(value=self.item(a.value)) for a in args]), None
+            new = node.with_changes(
+                args=[a.with_changes(value=self.array(a.value)) for a in args]
+            )
+            # stop_gradient of a list is a list
+            return new, (kind if func == "rt.stop_gradient" else None)
+        return (
+            node.with_changes(
+                args=[a.with_changes(value=self.item(a.value)) for a in args]
+            ),
+            None,
+        )
 
     def _collected_call(self, node, func, first, args):
         """Calls whose first argument is a collected value and whose result is computed on the stacked form."""
         rest = args[1:]
         if func in AS_ARRAY and not rest:
             return first, None
-        if func == "xp.stack" and len(rest) == 1 and (rest[0].keyword is None or rest[0].keyword.value == "axis"):
-            return call("xp.moveaxis", first, cst.Integer("0"), self.array(rest[0].value)), None
+        if (
+            func == "xp.stack"
+            and len(rest) == 1
+            and (rest[0].keyword is None or rest[0].keyword.value == "axis")
+        ):
+            return (
+                call("xp.moveaxis", first, cst.Integer("0"), self.array(rest[0].value)),
+                None,
+            )
         if func == "list" and not rest:
             return call("rt.unstack", first), LIST
         if func == "xp.copy" and not rest:  # ``hs.copy()``: a list again
-            return node.with_changes(args=[args[0].with_changes(value=first)]), COLLECTED
+            return (
+                node.with_changes(args=[args[0].with_changes(value=first)]),
+                COLLECTED,
+            )
         if func == "rt.append":  # ``hs.append(v)`` after the loop
-            return call("xp.concatenate", cst.List([cst.Element(first), cst.Element(call("xp.stack", cst.List([cst.Element(self.array(rest[0].value))])))])), COLLECTED
+            return (
+                call(
+                    "xp.concatenate",
+                    cst.List(
+                        [
+                            cst.Element(first),
+                            cst.Element(
+                                call(
+                                    "xp.stack",
+                                    cst.List([cst.Element(self.array(rest[0].value))]),
+                                )
+                            ),
+                        ]
+                    ),
+                ),
+                COLLECTED,
+            )
         if func == "rt.index_set":  # ``hs[i] = v``: a new item in place of one
             index = rest[0].value
             if isinstance(index, (cst.Subscript, cst.Tuple, cst.Slice)):
@@ -300,7 +466,13 @@ class Reads:
                     f"a write into a slice of {self._describe(args[0].value)} replaces items, and may change the list's length",
                     "build the new list from slices: `hs[:a] + [v] + hs[b:]`",
                 )
-            return node.with_changes(args=[args[0].with_changes(value=first)] + [a.with_changes(value=self.array(a.value)) for a in rest]), COLLECTED
+            return (
+                node.with_changes(
+                    args=[args[0].with_changes(value=first)]
+                    + [a.with_changes(value=self.array(a.value)) for a in rest]
+                ),
+                COLLECTED,
+            )
         return None
 
 
@@ -309,15 +481,26 @@ class _Joins(cst.CSTTransformer):
     rule for ``+`` would add the two)."""
 
     def leave_BinaryOperation(self, original, updated):
-        return call("rt.join", updated.left, updated.right) if _is_join(updated) else updated
+        return (
+            call("rt.join", updated.left, updated.right)
+            if _is_join(updated)
+            else updated
+        )
 
 
 def _is_join(node) -> bool:
-    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and _is_list(node.left) and _is_list(node.right)
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Add)
+        and _is_list(node.left)
+        and _is_list(node.right)
+    )
 
 
 def _is_list(node) -> bool:
-    return isinstance(node, cst.List) or (isinstance(node, cst.Call) and dotted(node.func) == "rt.join")
+    return isinstance(node, cst.List) or (
+        isinstance(node, cst.Call) and dotted(node.func) == "rt.join"
+    )
 
 
 def _terms(node):

@@ -31,11 +31,24 @@ from .. import ir
 from ..cstutil import call, dotted, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
-from .dataflow import assigned, closure_reads, live_in, reads, stmt_live_in, used_names, writes
 from .collected import COLLECTED, Kinds, Reads, check_locals
+from .dataflow import (
+    assigned,
+    closure_reads,
+    live_in,
+    reads,
+    stmt_live_in,
+    used_names,
+    writes,
+)
 from .jumps import returns_on_every_path
 
-ITERATION_HELPERS = {"range": "rt.range", "enumerate": "rt.enumerate", "zip": "rt.zip", "reversed": "rt.reversed"}
+ITERATION_HELPERS = {
+    "range": "rt.range",
+    "enumerate": "rt.enumerate",
+    "zip": "rt.zip",
+    "reversed": "rt.reversed",
+}
 
 
 def _names(names) -> cst.BaseExpression:
@@ -69,7 +82,11 @@ def _line(origin) -> str:
 
 def _append_of(stmt):
     """``L`` and ``v`` of ``L = rt.append(L, v)``, else None."""
-    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name) and isinstance(stmt.value, cst.Call)):
+    if not (
+        isinstance(stmt, ir.Assign)
+        and isinstance(stmt.target, cst.Name)
+        and isinstance(stmt.value, cst.Call)
+    ):
         return None
     if dotted(stmt.value.func) != "rt.append":
         return None
@@ -92,7 +109,9 @@ class _Lower:
         return reads(stmt, self.closures)
 
     # --- blocks ---------------------------------------------------------------------
-    def block(self, body, defined: set, live_out: set, later=(), empty=frozenset(), kinds=None) -> list:
+    def block(
+        self, body, defined: set, live_out: set, later=(), empty=frozenset(), kinds=None
+    ) -> list:
         """The lowered statements of ``body``; ``defined`` (names with a value) grows as it goes.
 
         ``kinds`` says which names hold lists collected by ``append`` (``collected``):
@@ -115,26 +134,37 @@ class _Lower:
                 defined |= bound
                 empty -= bound
                 for name in bound:
-                    kinds.bind(name, kind if isinstance(stmt.target, cst.Name) else None, stmt.origin)
+                    kinds.bind(
+                        name,
+                        kind if isinstance(stmt.target, cst.Name) else None,
+                        stmt.origin,
+                    )
                 if isinstance(stmt.value, cst.List) and not stmt.value.elements:
                     empty |= bound
             elif isinstance(stmt, ir.Return):
                 out.append(ir.Return(reads_.item(stmt.value), stmt.origin))
             elif isinstance(stmt, ir.If):
-                stmt = ir.If(reads_.test(stmt.test), stmt.body, stmt.orelse, stmt.origin)
+                stmt = ir.If(
+                    reads_.test(stmt.test), stmt.body, stmt.orelse, stmt.origin
+                )
                 if returns_on_every_path([stmt]):
                     out += self.returning_if(stmt, defined, empty, kinds)
                 else:
                     out += self.if_(stmt, defined, live_after, rest, empty, kinds)
             elif isinstance(stmt, ir.For):
-                stmt = ir.For(stmt.target, reads_.iterable(stmt.iter), stmt.body, stmt.origin)
-                lowered, lists = self.for_(stmt, defined, live_after, rest, empty, kinds)
+                stmt = ir.For(
+                    stmt.target, reads_.iterable(stmt.iter), stmt.body, stmt.origin
+                )
+                lowered, lists = self.for_(
+                    stmt, defined, live_after, rest, empty, kinds
+                )
                 out += lowered
                 empty -= lists
             elif isinstance(stmt, ir.While):
                 stmt = ir.While(reads_.test(stmt.test), stmt.body, stmt.origin)
                 out += self.while_(stmt, defined, live_after, rest, kinds)
-            elif isinstance(stmt, ir.Def):  # already lowered (generated code read again)
+            # already lowered (generated code read again)
+            elif isinstance(stmt, ir.Def):
                 out.append(stmt)
                 defined.add(stmt.function.name)
             else:
@@ -142,7 +172,19 @@ class _Lower:
         self.exit_kinds = kinds  # what the names hold at the block's end (read by ``function``'s caller)
         return out
 
-    def function(self, base, params, body, defined, result, later, empty, origin, prelude=(), kinds=None):
+    def function(
+        self,
+        base,
+        params,
+        body,
+        defined,
+        result,
+        later,
+        empty,
+        origin,
+        prelude=(),
+        kinds=None,
+    ):
         """A local function ``base(params)`` running ``body`` then returning ``result`` (None: the body returns),
         and the ``Kinds`` of the names at the end of ``body``."""
         name = self.namer.fresh(base)
@@ -151,7 +193,10 @@ class _Lower:
         stmts = list(prelude) + self.block(body, inner, live_out, later, empty, kinds)
         if result is not None:
             stmts.append(ir.Return(result))
-        return ir.Function(name, tuple(ir.Param(p) for p in params), tuple(stmts), origin), self.exit_kinds
+        return (
+            ir.Function(name, tuple(ir.Param(p) for p in params), tuple(stmts), origin),
+            self.exit_kinds,
+        )
 
     # --- if -------------------------------------------------------------------------
     def _operands(self, stmt, defined):
@@ -162,7 +207,10 @@ class _Lower:
         changed = assigned(stmt.body) | assigned(stmt.orelse)
         results = _ordered(changed & live_after, [stmt])
         for name in results:
-            for branch, other, missing, assigning in ((stmt.body, stmt.orelse, "if", "else"), (stmt.orelse, stmt.body, "else", "if")):
+            for branch, other, missing, assigning in (
+                (stmt.body, stmt.orelse, "if", "else"),
+                (stmt.orelse, stmt.body, "else", "if"),
+            ):
                 if name not in assigned(branch) and name not in defined:
                     where = _first(other, lambda s: name in writes(s))
                     use = _first(later, lambda s: name in self.reads(s))
@@ -173,21 +221,78 @@ class _Lower:
                         f"give `{name}` a value before the `if`, or assign it in both branches",
                     )
         if not results:
-            return []  # nothing the branches compute is used: the statement has no effect
+            # nothing the branches compute is used: the statement has no effect
+            return []
         operands = self._operands(stmt, defined)
-        t, t_kinds = self.function("if_true", operands, stmt.body, defined, _names(results), later, empty, stmt.origin, kinds=kinds)
-        f, f_kinds = self.function("if_false", operands, stmt.orelse, defined, _names(results), later, empty, stmt.origin, kinds=kinds)
-        value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
+        t, t_kinds = self.function(
+            "if_true",
+            operands,
+            stmt.body,
+            defined,
+            _names(results),
+            later,
+            empty,
+            stmt.origin,
+            kinds=kinds,
+        )
+        f, f_kinds = self.function(
+            "if_false",
+            operands,
+            stmt.orelse,
+            defined,
+            _names(results),
+            later,
+            empty,
+            stmt.origin,
+            kinds=kinds,
+        )
+        value = call(
+            "rt.cond",
+            stmt.test,
+            cst.Name(t.name),
+            cst.Name(f.name),
+            *map(cst.Name, operands),
+        )
         defined |= set(results)
         kinds.join(results, [t_kinds, f_kinds], stmt.origin)
-        return [ir.Def(t, stmt.origin), ir.Def(f, stmt.origin), ir.Assign(_names(results), value, stmt.origin)]
+        return [
+            ir.Def(t, stmt.origin),
+            ir.Def(f, stmt.origin),
+            ir.Assign(_names(results), value, stmt.origin),
+        ]
 
     def returning_if(self, stmt, defined, empty, kinds) -> list:
         operands = self._operands(stmt, defined)
-        t, _ = self.function("if_true", operands, stmt.body, defined, None, (), empty, stmt.origin, kinds=kinds)
-        f, _ = self.function("if_false", operands, stmt.orelse, defined, None, (), empty, stmt.origin, kinds=kinds)
+        t, _ = self.function(
+            "if_true",
+            operands,
+            stmt.body,
+            defined,
+            None,
+            (),
+            empty,
+            stmt.origin,
+            kinds=kinds,
+        )
+        f, _ = self.function(
+            "if_false",
+            operands,
+            stmt.orelse,
+            defined,
+            None,
+            (),
+            empty,
+            stmt.origin,
+            kinds=kinds,
+        )
         result = self.namer.fresh(self.fn.name)
-        value = call("rt.cond", stmt.test, cst.Name(t.name), cst.Name(f.name), *map(cst.Name, operands))
+        value = call(
+            "rt.cond",
+            stmt.test,
+            cst.Name(t.name),
+            cst.Name(f.name),
+            *map(cst.Name, operands),
+        )
         return [
             ir.Def(t, stmt.origin),
             ir.Def(f, stmt.origin),
@@ -196,8 +301,12 @@ class _Lower:
         ]
 
     # --- loops ----------------------------------------------------------------------
-    def _carried(self, stmt, body, written, exposed, defined, live_after, later, kind) -> list[str]:
-        carried = _ordered({n for n in written if n in exposed or n in live_after}, body)
+    def _carried(
+        self, stmt, body, written, exposed, defined, live_after, later, kind
+    ) -> list[str]:
+        carried = _ordered(
+            {n for n in written if n in exposed or n in live_after}, body
+        )
         for name in carried:
             if name in defined:
                 continue
@@ -241,7 +350,9 @@ class _Lower:
         body = tuple(_Appends(lists).block(stmt.body))
         written = assigned(body) - set(targets) - set(lists)
         exposed = live_in(body, set(), self.closures) - set(targets)
-        carried = self._carried(stmt, body, written, exposed, defined, live_after, later, "loop")
+        carried = self._carried(
+            stmt, body, written, exposed, defined, live_after, later, "loop"
+        )
         if not carried and not lists:
             return [], set()  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
@@ -251,24 +362,46 @@ class _Lower:
             item = self.namer.fresh("item")
             unpack_item = [ir.Assign(stmt.target, cst.Name(item), stmt.origin)]
         ys = [lists[name] for name in lists]
-        result = cst.Tuple([cst.Element(_names(carried)), cst.Element(_names(ys) if ys else cst.Name("None"))])
+        result = cst.Tuple(
+            [
+                cst.Element(_names(carried)),
+                cst.Element(_names(ys) if ys else cst.Name("None")),
+            ]
+        )
         inner_defined = set(defined) | set(carried) | set(targets)
         inner = kinds.copy()
         for name in targets:
             inner.bind(name, None, None)
         fn, body_kinds = self.function(
-            "for_body", (carry, item), body, inner_defined, result, later, frozenset(), stmt.origin, (*unpack, *unpack_item), inner
+            "for_body",
+            (carry, item),
+            body,
+            inner_defined,
+            result,
+            later,
+            frozenset(),
+            stmt.origin,
+            (*unpack, *unpack_item),
+            inner,
         )
         xs = self.iteration(stmt.iter)
         init = _names(carried)
         value = call("rt.scan", cst.Name(fn.name), init, xs)
-        outputs = cst.Tuple([cst.Element(_names(carried) if carried else cst.Name("_")), cst.Element(_names(list(lists)) if lists else cst.Name("_"))])
+        outputs = cst.Tuple(
+            [
+                cst.Element(_names(carried) if carried else cst.Name("_")),
+                cst.Element(_names(list(lists)) if lists else cst.Name("_")),
+            ]
+        )
         defined |= set(carried) | set(lists)
-        kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)  # the carry after zero steps, or after one more
+        # the carry after zero steps, or after one more
+        kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
         for name in lists:
             kinds.bind(name, COLLECTED, self.appends[name])
             self.ever_collected[name] = self.appends[name]
-        return [ir.Def(fn, stmt.origin), ir.Assign(outputs, value, stmt.origin)], set(lists)
+        return [ir.Def(fn, stmt.origin), ir.Assign(outputs, value, stmt.origin)], set(
+            lists
+        )
 
     def _collected(self, stmt, empty) -> dict:
         """Lists that grow by one ``append`` per iteration: name -> the name of the per-step item.
@@ -281,8 +414,16 @@ class _Lower:
             if found is None:
                 continue
             name = found[0]
-            top = [s for s in stmt.body if _append_of(s) is not None and _append_of(s)[0] == name]
-            other = [s for s in ir.walk(stmt.body) if name in writes(s) and _append_of(s) is None]
+            top = [
+                s
+                for s in stmt.body
+                if _append_of(s) is not None and _append_of(s)[0] == name
+            ]
+            other = [
+                s
+                for s in ir.walk(stmt.body)
+                if name in writes(s) and _append_of(s) is None
+            ]
             if other and not any(inner is s for s in _outside_loops(stmt.body)):
                 continue  # a list of the body's own, collected by an inner loop
             if len(top) != 1 or inner not in top or other:
@@ -297,7 +438,11 @@ class _Lower:
                     inner.origin,
                     f"write `{name} = []` right before the loop",
                 )
-            read = _first(stmt.body, lambda s: name in (names_in(_append_of(s)[1]) if s is inner else self.reads(s)))
+            read = _first(
+                stmt.body,
+                lambda s: name
+                in (names_in(_append_of(s)[1]) if s is inner else self.reads(s)),
+            )
             if read is not None:
                 raise UnsupportedSyntax(
                     f"the list `{name}` is read in the loop that collects it ({_line(inner.origin)}): s2s collects its "
@@ -311,13 +456,30 @@ class _Lower:
 
     def iteration(self, node, nested=False) -> cst.BaseExpression:
         """The sequence a ``for`` runs over, as the runtime iterates it (``rt.iterate(xs)``, ``rt.range(n)``, ...)."""
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ITERATION_HELPERS:
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in ITERATION_HELPERS
+        ):
             name = node.func.value
-            args = [a.with_changes(value=self.iteration(a.value, True)) if name != "range" and a.keyword is None else a for a in node.args]
+            args = [
+                (
+                    a.with_changes(value=self.iteration(a.value, True))
+                    if name != "range" and a.keyword is None
+                    else a
+                )
+                for a in node.args
+            ]
             if name == "enumerate" and len(args) > 1:
-                args = [args[0], args[1].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)]
+                args = [
+                    args[0],
+                    args[1].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT),
+                ]
             return cst.Call(cst.parse_expression(ITERATION_HELPERS[name]), args)
-        if nested or isinstance(node, cst.Call) and dotted(node.func) in ("rt.items", "rt.keys", "rt.values"):
+        if nested or (
+            isinstance(node, cst.Call)
+            and dotted(node.func) in ("rt.items", "rt.keys", "rt.values")
+        ):
             return node  # the helpers take any sequence
         return call("rt.iterate", node)
 
@@ -330,18 +492,57 @@ class _Lower:
                     "use a `for` loop over a fixed range with a `break`, and preallocate an array",
                 )
         written = assigned(stmt.body)
-        exposed = live_in(stmt.body, set(), self.closures) | (names_in(stmt.test) & written)
-        carried = self._carried(stmt, stmt.body, written, exposed, defined, live_after, later, "`while` loop")
+        exposed = live_in(stmt.body, set(), self.closures) | (
+            names_in(stmt.test) & written
+        )
+        carried = self._carried(
+            stmt,
+            stmt.body,
+            written,
+            exposed,
+            defined,
+            live_after,
+            later,
+            "`while` loop",
+        )
         if not carried:
             return []  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
         inner_defined = set(defined) | set(carried)
-        test, _ = self.function("while_cond", (carry,), (), inner_defined, stmt.test, later, frozenset(), stmt.origin, unpack, kinds)
-        body, body_kinds = self.function("while_body", (carry,), stmt.body, inner_defined, _names(carried), later, frozenset(), stmt.origin, unpack, kinds)
-        value = call("rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried))
+        test, _ = self.function(
+            "while_cond",
+            (carry,),
+            (),
+            inner_defined,
+            stmt.test,
+            later,
+            frozenset(),
+            stmt.origin,
+            unpack,
+            kinds,
+        )
+        body, body_kinds = self.function(
+            "while_body",
+            (carry,),
+            stmt.body,
+            inner_defined,
+            _names(carried),
+            later,
+            frozenset(),
+            stmt.origin,
+            unpack,
+            kinds,
+        )
+        value = call(
+            "rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried)
+        )
         defined |= set(carried)
         kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
-        return [ir.Def(test, stmt.origin), ir.Def(body, stmt.origin), ir.Assign(_names(carried), value, stmt.origin)]
+        return [
+            ir.Def(test, stmt.origin),
+            ir.Def(body, stmt.origin),
+            ir.Assign(_names(carried), value, stmt.origin),
+        ]
 
 
 def _outside_loops(body):
@@ -364,18 +565,24 @@ class _Appends:
         for stmt in body:
             found = _append_of(stmt)
             if found is not None and found[0] in self.lists:
-                out.append(ir.Assign(cst.Name(self.lists[found[0]]), found[1], stmt.origin))
+                out.append(
+                    ir.Assign(cst.Name(self.lists[found[0]]), found[1], stmt.origin)
+                )
             else:
                 out.append(stmt)
         return out
 
 
-def control(fn: ir.Function, namer: Namer | None = None, enclosing: dict | None = None) -> ir.Function:
+def control(
+    fn: ir.Function, namer: Namer | None = None, enclosing: dict | None = None
+) -> ir.Function:
     """``enclosing``: what the local functions of the enclosing function capture (``closure_reads``)."""
     namer = namer or Namer(used_names(fn))
     closures = closure_reads(fn, enclosing)
     lower = _Lower(fn, namer, closures)
     body = lower.block(fn.body, set(fn.param_names), set())
     check_locals(fn, lower.ever_collected)
-    locals_ = {name: control(local, namer, closures) for name, local in fn.locals.items()}
+    locals_ = {
+        name: control(local, namer, closures) for name, local in fn.locals.items()
+    }
     return fn.with_body(body, locals=locals_)

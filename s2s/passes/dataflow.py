@@ -31,7 +31,8 @@ def _own_reads(stmt) -> set[str]:
     if isinstance(stmt, (ir.Assign, ir.AugAssign)):
         found = names_in(stmt.value)
         if isinstance(stmt, ir.AugAssign) or not ir.target_names(stmt.target):
-            found |= names_in(stmt.target)  # ``x += v`` and ``x[i] = v`` read ``x`` (and ``i``)
+            # ``x += v`` and ``x[i] = v`` read ``x`` (and ``i``)
+            found |= names_in(stmt.target)
         return found - CONSTANTS
     if isinstance(stmt, ir.Return):
         return names_in(stmt.value) - CONSTANTS
@@ -70,23 +71,33 @@ def assigned(body) -> set[str]:
 def free_names(fn: ir.Function) -> set[str]:
     """Names ``fn`` reads from its enclosing scope (its own local functions' captures included)."""
     bound = set(fn.param_names) | assigned(fn.body) | fn.locals.keys()
-    used = set().union(set(), *(reads(s) for s in ir.walk(fn.body)), *(free_names(f) for f in fn.locals.values()))
+    used = set().union(
+        set(),
+        *(reads(s) for s in ir.walk(fn.body)),
+        *(free_names(f) for f in fn.locals.values()),
+    )
     return used - bound
 
 
 def closure_reads(fn: ir.Function, enclosing=None) -> dict:
     """Each local function of ``fn`` -> the names it reads from ``fn``'s scope, through the local functions it
-    calls too (``enclosing``: the same map one level up, for a local function's own locals)."""
+    calls too (``enclosing``: the same map one level up, for a local function's own locals).
+    """
     free = {name: set(free_names(local)) for name, local in fn.locals.items()}
     changed = True
     while changed:  # a local function calling another reads what that one captures
         changed = False
         for name, names in free.items():
-            more = set().union(set(), *(free[f] for f in names & free.keys() if f != name)) - names
+            more = (
+                set().union(set(), *(free[f] for f in names & free.keys() if f != name))
+                - names
+            )
             if more:
                 names |= more
                 changed = True
-    outer = {name: names for name, names in (enclosing or {}).items() if name not in free}
+    outer = {
+        name: names for name, names in (enclosing or {}).items() if name not in free
+    }
     return {**outer, **free}
 
 
@@ -130,12 +141,18 @@ def live_in(body, live_out: set[str], closures=None) -> set[str]:
 
 def stmt_live_in(stmt, live_out: set[str], closures=None) -> set[str]:
     if isinstance(stmt, ir.If):
-        return reads(stmt, closures) | live_in(stmt.body, live_out, closures) | live_in(stmt.orelse, live_out, closures)
+        return (
+            reads(stmt, closures)
+            | live_in(stmt.body, live_out, closures)
+            | live_in(stmt.orelse, live_out, closures)
+        )
     if isinstance(stmt, (ir.For, ir.While)):
         # the body may run zero times, or again after itself: iterate to a fixed point
         live = set(live_out)
         while True:
-            inner = live_in(stmt.body, live, closures) - (writes(stmt) if isinstance(stmt, ir.For) else set())
+            inner = live_in(stmt.body, live, closures) - (
+                writes(stmt) if isinstance(stmt, ir.For) else set()
+            )
             grown = live | inner | reads(stmt, closures)
             if grown == live:
                 return live

@@ -56,7 +56,9 @@ def _keep_origin(fn, old, new):
 
 
 def _expr(node, fn):
-    if not any(type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)):
+    if not any(
+        type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)
+    ):
         return node  # untouched: keeps node identities, and with them the origins of sub-expressions
     return _keep_origin(fn, node, node.visit(_SplitComparisons()))
 
@@ -64,10 +66,16 @@ def _expr(node, fn):
 def _predicate(node, fn):
     """A test with ``and``/``or``/``not`` spelled as array ops (which work on array predicates)."""
     if isinstance(node, cst.BooleanOperation):
-        func = "rt.logical_and" if isinstance(node.operator, cst.And) else "rt.logical_or"
-        return _keep_origin(fn, node, call(func, _predicate(node.left, fn), _predicate(node.right, fn)))
+        func = (
+            "rt.logical_and" if isinstance(node.operator, cst.And) else "rt.logical_or"
+        )
+        return _keep_origin(
+            fn, node, call(func, _predicate(node.left, fn), _predicate(node.right, fn))
+        )
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        return _keep_origin(fn, node, call("rt.logical_not", _predicate(node.expression, fn)))
+        return _keep_origin(
+            fn, node, call("rt.logical_not", _predicate(node.expression, fn))
+        )
     return _expr(node, fn)
 
 
@@ -76,13 +84,18 @@ def index_value(subscript: cst.Subscript) -> cst.BaseExpression:
     elements = subscript.slice
     if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
         return elements[0].slice.value
-    return cst.Subscript(cst.parse_expression("xp.s_"), [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in elements])
+    return cst.Subscript(
+        cst.parse_expression("xp.s_"),
+        [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in elements],
+    )
 
 
 def _written(target: cst.Subscript, value, fn):
     """``(x, new value of x)`` for the element write ``target = value`` (nested subscripts write through)."""
     base = target.value
-    new = _keep_origin(fn, target, call("rt.index_set", base, index_value(target), value))
+    new = _keep_origin(
+        fn, target, call("rt.index_set", base, index_value(target), value)
+    )
     if isinstance(base, cst.Subscript):
         return _written(base, new, fn)
     return base, new
@@ -104,8 +117,11 @@ class _Desugar:
         if isinstance(stmt, ir.AugAssign):
             binary = _AUG_TO_BINARY[type(stmt.operator)]()
             target = stmt.target
-            if isinstance(target, cst.Subscript):  # rt.index_get: reads the whole array under a traced mask
-                current = call("rt.index_get", target.value.deep_clone(), index_value(target))
+            # rt.index_get: reads the whole array under a traced mask
+            if isinstance(target, cst.Subscript):
+                current = call(
+                    "rt.index_get", target.value.deep_clone(), index_value(target)
+                )
             else:
                 current = cst.Name(target.value)
             value = cst.BinaryOperation(current, binary, stmt.value)
@@ -123,14 +139,31 @@ class _Desugar:
             return hoisted + [ir.Return(_expr(value, fn), stmt.origin)]
         if isinstance(stmt, ir.If):
             hoisted, test = self.hoist(stmt.test, stmt.origin)
-            return hoisted + [ir.If(_predicate(test, fn), self.block(stmt.body), self.block(stmt.orelse), stmt.origin)]
+            return hoisted + [
+                ir.If(
+                    _predicate(test, fn),
+                    self.block(stmt.body),
+                    self.block(stmt.orelse),
+                    stmt.origin,
+                )
+            ]
         if isinstance(stmt, ir.While):
             if any(isinstance(n, cst.IfExp) for n in iter_nodes(stmt.test)):
-                raise UnsupportedSyntax("a conditional expression in a `while` test", stmt.origin, "compute the test in a variable")
-            return [ir.While(_predicate(stmt.test, fn), self.block(stmt.body), stmt.origin)]
+                raise UnsupportedSyntax(
+                    "a conditional expression in a `while` test",
+                    stmt.origin,
+                    "compute the test in a variable",
+                )
+            return [
+                ir.While(_predicate(stmt.test, fn), self.block(stmt.body), stmt.origin)
+            ]
         if isinstance(stmt, ir.For):
             hoisted, iterable = self.hoist(stmt.iter, stmt.origin)
-            return hoisted + [ir.For(stmt.target, _expr(iterable, fn), self.block(stmt.body), stmt.origin)]
+            return hoisted + [
+                ir.For(
+                    stmt.target, _expr(iterable, fn), self.block(stmt.body), stmt.origin
+                )
+            ]
         return [stmt]
 
     def hoist(self, node, origin):

@@ -23,7 +23,7 @@ from .desugar import desugar
 from .normal_form import eqn_of
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _decomposition(op_name: str) -> ir.Function:
     from ..frontend.resolve import resolve
     from ..frontend.source import load
@@ -48,18 +48,25 @@ def _bind(callee: ir.Function, call: cst.Call, origin):
     bound = {}
     positional = [a.value for a in call.args if a.keyword is None]
     if len(positional) > len(params):
-        raise S2SError(f"`{callee.name}` takes {len(params)} arguments, got {len(positional)}", origin)
+        raise S2SError(
+            f"`{callee.name}` takes {len(params)} arguments, got {len(positional)}",
+            origin,
+        )
     for p, value in zip(params, positional):
         bound[p.name] = value
     for a in call.args:
         if a.keyword is not None:
             if a.keyword.value not in callee.param_names:
-                raise S2SError(f"`{callee.name}` has no parameter `{a.keyword.value}`", origin)
+                raise S2SError(
+                    f"`{callee.name}` has no parameter `{a.keyword.value}`", origin
+                )
             bound[a.keyword.value] = a.value
     for p in params:
         if p.name not in bound:
             if p.default is None:
-                raise S2SError(f"`{callee.name}` is missing its argument `{p.name}`", origin)
+                raise S2SError(
+                    f"`{callee.name}` is missing its argument `{p.name}`", origin
+                )
             bound[p.name] = p.default
     return bound
 
@@ -72,7 +79,8 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     namer = namer or Namer(used_names(fn))
     out = []
     for stmt in fn.body:
-        if isinstance(stmt, ir.Def):  # a branch or loop body may call local functions too
+        # a branch or loop body may call local functions too
+        if isinstance(stmt, ir.Def):
             inner = stmt.function.with_body(stmt.function.body, locals=fn.locals)
             out.append(ir.Def(inline(inner, namer), stmt.origin))
             continue
@@ -80,26 +88,51 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         if callee is None:
             out.append(stmt)
             continue
-        callee = inline(callee.with_body(callee.body, locals={**fn.locals, **callee.locals}), Namer(used_names(callee)))
-        mapping = {k: _default_value(v) for k, v in _bind(callee, stmt.value, stmt.origin).items()}
+        callee = inline(
+            callee.with_body(callee.body, locals={**fn.locals, **callee.locals}),
+            Namer(used_names(callee)),
+        )
+        mapping = {
+            k: _default_value(v)
+            for k, v in _bind(callee, stmt.value, stmt.origin).items()
+        }
         result = callee.body[-1].value
-        if isinstance(result, cst.Name) and result.value not in mapping and isinstance(stmt.target, cst.Name):
-            mapping[result.value] = stmt.target  # the callee's result takes the call site's name
+        if (
+            isinstance(result, cst.Name)
+            and result.value not in mapping
+            and isinstance(stmt.target, cst.Name)
+        ):
+            # the callee's result takes the call site's name
+            mapping[result.value] = stmt.target
         for inner in callee.body:
             if isinstance(inner, ir.Return):
-                out.append(ir.Assign(stmt.target, substitute(inner.value, mapping), stmt.origin))
+                out.append(
+                    ir.Assign(
+                        stmt.target, substitute(inner.value, mapping), stmt.origin
+                    )
+                )
                 break
             if isinstance(inner, ir.Def):
                 name = inner.function.name
                 mapping.setdefault(name, cst.Name(namer.fresh(name)))
                 renamed = substitute_reads(inner, mapping)
-                out.append(ir.Def(renamed.function.with_body(renamed.function.body, name=mapping[name].value), inner.origin))
+                out.append(
+                    ir.Def(
+                        renamed.function.with_body(
+                            renamed.function.body, name=mapping[name].value
+                        ),
+                        inner.origin,
+                    )
+                )
                 continue
             for name in ir.target_names(inner.target):
                 if name not in mapping:
                     mapping[name] = cst.Name(namer.fresh(name))
             value = substitute(inner.value, mapping)
-            target = substitute(inner.target, {k: v for k, v in mapping.items() if isinstance(v, cst.Name)})
+            target = substitute(
+                inner.target,
+                {k: v for k, v in mapping.items() if isinstance(v, cst.Name)},
+            )
             out.append(ir.Assign(target, value, stmt.origin))
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
 
@@ -114,6 +147,8 @@ def _referenced_defs(fn: ir.Function, body: list, namer: Namer) -> list:
     defs = []
     for name, local in fn.locals.items():
         if name in referenced:
-            inner = inline(local.with_body(local.body, locals={**fn.locals, **local.locals}), namer)
+            inner = inline(
+                local.with_body(local.body, locals={**fn.locals, **local.locals}), namer
+            )
             defs.append(ir.Def(inner.with_body(inner.body, name=name), local.origin))
     return defs

@@ -35,7 +35,9 @@ def _may_jump(body, in_loop: bool) -> bool:
             return True
         if isinstance(stmt, (ir.Break, ir.Continue)) and in_loop:
             return True
-        if isinstance(stmt, ir.If) and (_may_jump(stmt.body, in_loop) or _may_jump(stmt.orelse, in_loop)):
+        if isinstance(stmt, ir.If) and (
+            _may_jump(stmt.body, in_loop) or _may_jump(stmt.orelse, in_loop)
+        ):
             return True
         if isinstance(stmt, (ir.For, ir.While)) and _may_jump(stmt.body, False):
             return True
@@ -50,7 +52,9 @@ class _Loop:
         self.done: str | None = None
         self.returned: str | None = None
         self.returns: list[ir.Return] = []
-        self.many_returns = False  # several: ``_returned`` holds the code of the one taken (1, 2, ...)
+        self.many_returns = (
+            False  # several: ``_returned`` holds the code of the one taken (1, 2, ...)
+        )
 
     def done_flag(self) -> str:
         self.done = self.done or self.namer.fresh("_done")
@@ -87,12 +91,22 @@ class _Jumps:
                 orelse = self.block([*stmt.orelse, *rest], loop)
                 return (*out, ir.If(stmt.test, body, orelse, stmt.origin))
             if isinstance(stmt, ir.If):
-                out.append(ir.If(stmt.test, self.block(stmt.body, loop), self.block(stmt.orelse, loop), stmt.origin))
+                out.append(
+                    ir.If(
+                        stmt.test,
+                        self.block(stmt.body, loop),
+                        self.block(stmt.orelse, loop),
+                        stmt.origin,
+                    )
+                )
             elif isinstance(stmt, (ir.For, ir.While)):
                 inner = _Loop(self.namer)
                 out.extend(self._loop(stmt, inner))
                 if inner.returned:
-                    return (*out, *self.block([self._after(inner, stmt.origin), *rest], loop))
+                    return (
+                        *out,
+                        *self.block([self._after(inner, stmt.origin), *rest], loop),
+                    )
             else:
                 out.append(stmt)
         return tuple(out)
@@ -101,7 +115,9 @@ class _Jumps:
         loop.returns.append(stmt)
         code = len(loop.returns)
         return [
-            _set(loop.returned_flag(), code if loop.many_returns else True, stmt.origin),
+            _set(
+                loop.returned_flag(), code if loop.many_returns else True, stmt.origin
+            ),
             _set(loop.done_flag(), True, stmt.origin),
         ]
 
@@ -111,7 +127,13 @@ class _Jumps:
         chain = ()
         for code in range(len(loop.returns), 0, -1):
             ret = loop.returns[code - 1]
-            test = flag if len(loop.returns) == 1 else cst.Comparison(flag, [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(code)))])
+            test = (
+                flag
+                if len(loop.returns) == 1
+                else cst.Comparison(
+                    flag, [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(code)))]
+                )
+            )
             chain = (ir.If(test, (ret,), chain, ret.origin),)
         return chain[0]
 
@@ -125,10 +147,25 @@ class _Jumps:
         not_done = call("xp.logical_not", cst.Name(loop.done))
         flags = [_set(loop.done, False, stmt.origin)]
         if loop.returned:
-            flags.append(_set(loop.returned, 0 if loop.many_returns else False, stmt.origin))
+            flags.append(
+                _set(loop.returned, 0 if loop.many_returns else False, stmt.origin)
+            )
         if isinstance(stmt, ir.While):
-            return [*flags, ir.While(call("xp.logical_and", not_done, stmt.test), body, stmt.origin)]
-        return [*flags, ir.For(stmt.target, stmt.iter, (ir.If(not_done, body, (), stmt.origin),), stmt.origin)]
+            return [
+                *flags,
+                ir.While(
+                    call("xp.logical_and", not_done, stmt.test), body, stmt.origin
+                ),
+            ]
+        return [
+            *flags,
+            ir.For(
+                stmt.target,
+                stmt.iter,
+                (ir.If(not_done, body, (), stmt.origin),),
+                stmt.origin,
+            ),
+        ]
 
 
 def _replace_body(stmt, body):
@@ -143,7 +180,11 @@ def returns_on_every_path(body) -> bool:
     last = body[-1]
     if isinstance(last, ir.Return):
         return True
-    return isinstance(last, ir.If) and returns_on_every_path(last.body) and returns_on_every_path(last.orelse)
+    return (
+        isinstance(last, ir.If)
+        and returns_on_every_path(last.body)
+        and returns_on_every_path(last.orelse)
+    )
 
 
 def jumps(fn: ir.Function, namer: Namer | None = None) -> ir.Function:

@@ -24,20 +24,50 @@ BINARY_OPS = {
     cst.Modulo: "remainder", cst.BitAnd: "bitwise_and", cst.BitOr: "bitwise_or",
     cst.BitXor: "bitwise_xor", cst.LeftShift: "left_shift", cst.RightShift: "right_shift",
 }  # fmt: skip
-UNARY_OPS = {cst.Minus: "negative", cst.Plus: "positive", cst.BitInvert: "invert", cst.Not: "logical_not"}
+UNARY_OPS = {
+    cst.Minus: "negative",
+    cst.Plus: "positive",
+    cst.BitInvert: "invert",
+    cst.Not: "logical_not",
+}
 COMPARISON_OPS = {
     cst.LessThan: "less", cst.LessThanEqual: "less_equal", cst.GreaterThan: "greater",
     cst.GreaterThanEqual: "greater_equal", cst.Equal: "equal", cst.NotEqual: "not_equal",
     cst.Is: "is", cst.IsNot: "is_not", cst.In: "in", cst.NotIn: "not_in",
 }  # fmt: skip
 STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
-STATIC_CALLS = {"len", "int", "float", "bool", "tuple", "list", "range", "slice", "isinstance"}
-XP_CONSTANTS = {"xp.pi", "xp.e", "xp.inf", "xp.nan", "xp.euler_gamma", "xp.newaxis", "xp.s_"}
+STATIC_CALLS = {
+    "len",
+    "int",
+    "float",
+    "bool",
+    "tuple",
+    "list",
+    "range",
+    "slice",
+    "isinstance",
+}
+XP_CONSTANTS = {
+    "xp.pi",
+    "xp.e",
+    "xp.inf",
+    "xp.nan",
+    "xp.euler_gamma",
+    "xp.newaxis",
+    "xp.s_",
+}
 XP_DTYPES = {
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32",
     "bool_", "complex64", "complex128",
 }  # fmt: skip
-LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+LITERALS = (
+    cst.Integer,
+    cst.Float,
+    cst.Imaginary,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.Ellipsis,
+)
 
 
 def is_static(node) -> bool:
@@ -50,7 +80,9 @@ def is_static(node) -> bool:
         if node.attr.value in STATIC_ATTRIBUTES:
             return is_atom(node.value)
         name = dotted(node) or ""
-        return name in XP_CONSTANTS or (name.startswith("xp.") and name[3:] in XP_DTYPES)
+        return name in XP_CONSTANTS or (
+            name.startswith("xp.") and name[3:] in XP_DTYPES
+        )
     if isinstance(node, cst.Subscript):
         return is_static(node.value) and all(_static_slice(e.slice) for e in node.slice)
     if isinstance(node, cst.BinaryOperation):
@@ -78,12 +110,15 @@ def is_atom(node) -> bool:
     if isinstance(node, cst.Name) or is_static(node):
         return True
     if isinstance(node, (cst.Tuple, cst.List)):
-        return all(isinstance(e, cst.Element) and is_atom(e.value) for e in node.elements)
+        return all(
+            isinstance(e, cst.Element) and is_atom(e.value) for e in node.elements
+        )
     if isinstance(node, cst.Dict):
         return all(is_atom(e.key) and is_atom(e.value) for e in node.elements)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return isinstance(node.expression, (cst.Integer, cst.Float))
-    if isinstance(node, cst.Subscript) and dotted(node.value) == "xp.s_":  # an index: ``xp.s_[i, 1:]``
+    # an index: ``xp.s_[i, 1:]``
+    if isinstance(node, cst.Subscript) and dotted(node.value) == "xp.s_":
         return all(is_index_atom(e.slice) for e in node.slice)
     return False
 
@@ -110,16 +145,28 @@ class Eqn:
     node: cst.BaseExpression | None = None
 
 
-def eqn_of(value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()) -> Eqn:
+def eqn_of(
+    value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()
+) -> Eqn:
     if is_atom(value):
         return Eqn("copy", "copy", (value,), (), value)
     if isinstance(value, cst.BinaryOperation):
-        return Eqn("op", BINARY_OPS[type(value.operator)], (value.left, value.right), (), value)
+        return Eqn(
+            "op", BINARY_OPS[type(value.operator)], (value.left, value.right), (), value
+        )
     if isinstance(value, cst.UnaryOperation):
-        return Eqn("op", UNARY_OPS[type(value.operator)], (value.expression,), (), value)
+        return Eqn(
+            "op", UNARY_OPS[type(value.operator)], (value.expression,), (), value
+        )
     if isinstance(value, cst.Comparison) and len(value.comparisons) == 1:
         c = value.comparisons[0]
-        return Eqn("op", COMPARISON_OPS[type(c.operator)], (value.left, c.comparator), (), value)
+        return Eqn(
+            "op",
+            COMPARISON_OPS[type(c.operator)],
+            (value.left, c.comparator),
+            (),
+            value,
+        )
     if isinstance(value, cst.BooleanOperation):
         return Eqn("op", "logical_" + ("and" if isinstance(value.operator, cst.And) else "or"),
                    (value.left, value.right), (), value)  # fmt: skip
@@ -129,7 +176,9 @@ def eqn_of(value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()
         return Eqn("attribute", value.attr.value, (value.value,), (), value)
     if isinstance(value, cst.Call):
         args = tuple(a.value for a in value.args if a.keyword is None)
-        kwargs = tuple((a.keyword.value, a.value) for a in value.args if a.keyword is not None)
+        kwargs = tuple(
+            (a.keyword.value, a.value) for a in value.args if a.keyword is not None
+        )
         func = dotted(value.func) or ""
         if func.startswith("xp."):
             return Eqn("op", func[3:], args, kwargs, value)
@@ -173,4 +222,6 @@ def check(fn) -> None:
         for a in (*e.args, *(v for _, v in e.kwargs)):
             assert is_atom(a), f"argument not an atom: {type(a).__name__}"
         if e.kind == "getitem":
-            assert all(is_index_atom(el.slice) for el in stmt.value.slice), "index not atomic"
+            assert all(
+                is_index_atom(el.slice) for el in stmt.value.slice
+            ), "index not atomic"

@@ -26,11 +26,19 @@ def _rename_target(target, current, defined, namer):
         current[name] = new
         return cst.Name(new)
     return target.with_changes(
-        elements=[e.with_changes(value=_rename_target(e.value, current, defined, namer)) for e in target.elements]
+        elements=[
+            e.with_changes(value=_rename_target(e.value, current, defined, namer))
+            for e in target.elements
+        ]
     )
 
 
-def ssa(fn: ir.Function, namer: Namer | None = None, outer: dict | None = None, defined: set | None = None) -> ir.Function:
+def ssa(
+    fn: ir.Function,
+    namer: Namer | None = None,
+    outer: dict | None = None,
+    defined: set | None = None,
+) -> ir.Function:
     """Single assignment across ``fn`` and the branch and loop-body functions inside it.
 
     Inside a local function, free names read the enclosing function's current
@@ -44,7 +52,9 @@ def ssa(fn: ir.Function, namer: Namer | None = None, outer: dict | None = None, 
     for stmt in fn.body:
         mapping = {k: cst.Name(v) for k, v in current.items() if k != v}
         if isinstance(stmt, ir.Def):
-            body.append(ir.Def(ssa(stmt.function, namer, current, defined), stmt.origin))
+            body.append(
+                ir.Def(ssa(stmt.function, namer, current, defined), stmt.origin)
+            )
             continue
         value = substitute(stmt.value, mapping)
         if isinstance(stmt, ir.Return):

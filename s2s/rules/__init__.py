@@ -1,6 +1,15 @@
 """Derivative rules, one module per family; importing this package fills ``OPS``."""
 
-from .registry import ALIASES, OPS, RUNTIME_OPS, Op, FAMILIES, op_named
-from . import elementwise, linear, explicit, nondiff, decompose, runtime_ops, derivative_ops, derivative_linalg  # noqa: F401  (registration)
+from . import (  # noqa: F401  (each module registers its family's rules)
+    decompose,
+    derivative_linalg,
+    derivative_ops,
+    elementwise,
+    explicit,
+    linear,
+    nondiff,
+    runtime_ops,
+)
+from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named
 
-__all__ = ["ALIASES", "OPS", "RUNTIME_OPS", "Op", "FAMILIES", "op_named"]
+__all__ = ["ALIASES", "FAMILIES", "OPS", "RUNTIME_OPS", "Op", "op_named"]

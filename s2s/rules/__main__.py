@@ -34,13 +34,19 @@ def main(out=sys.stdout) -> None:
     for spelling, canonical in sorted(ALIASES.items()):
         aliases.setdefault(canonical, []).append(spelling)
     table = coverage()
-    print(f"{len(OPS)} ops (spell them np.NAME, jnp.NAME, math.NAME or as methods)", file=out)
+    print(
+        f"{len(OPS)} ops (spell them np.NAME, jnp.NAME, math.NAME or as methods)",
+        file=out,
+    )
     for family in FAMILIES:
         names = table[family]
         print(f"\n{family} ({len(names)}): {DESCRIPTIONS[family]}", file=out)
         for name in names:
             extra = aliases.get(name)
-            print(f"  {name}" + (f"  (also {', '.join(extra)})" if extra else ""), file=out)
+            print(
+                f"  {name}" + (f"  (also {', '.join(extra)})" if extra else ""),
+                file=out,
+            )
 
 
 if __name__ == "__main__":

@@ -45,7 +45,11 @@ def prod_vjp(ct, a, axis=None, keepdims=False, *, g):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
     weights = rt.to_last(g * rt.reduced_like(ct, a, axis, keepdims), axis)
     return (
-        xp.sum(g * rt.prod_vjp(xp.ones_like(ct), a, axis, keepdims), axis=axis, keepdims=keepdims),
+        xp.sum(
+            g * rt.prod_vjp(xp.ones_like(ct), a, axis, keepdims),
+            axis=axis,
+            keepdims=keepdims,
+        ),
         rt.from_last(rt.leave_one_out_vjp(rt.prod_vjp(weights, rows, -1)), a, axis),
     )
 
@@ -56,14 +60,25 @@ def prod_vjp(ct, a, axis=None, keepdims=False, *, ct_dot, a_dot):  # noqa: F811
     weights = rt.to_last(rt.reduced_like(ct, a, axis, keepdims), axis)
     return (
         rt.prod_vjp(ct_dot, a, axis, keepdims),
-        rt.from_last(xp.sum(rt.prod_vjp(weights, rows, -1) * rt.leave_one_out(rt.to_last(a_dot, axis)), axis=-1), a, axis),
+        rt.from_last(
+            xp.sum(
+                rt.prod_vjp(weights, rows, -1)
+                * rt.leave_one_out(rt.to_last(a_dot, axis)),
+                axis=-1,
+            ),
+            a,
+            axis,
+        ),
     )
 
 
 @vjp(name="rt.cumprod_vjp")
 def cumprod_vjp(ct, a, axis=None, *, g):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
-    weights = xp.triu(xp.expand_dims(rt.to_last(g, axis), -1) * xp.expand_dims(rt.to_last(ct, axis), -2))
+    weights = xp.triu(
+        xp.expand_dims(rt.to_last(g, axis), -1)
+        * xp.expand_dims(rt.to_last(ct, axis), -2)
+    )
     return (
         rt.cumprod_jvp(g, a, axis),
         rt.from_last(rt.leave_one_out_vjp(rt.cumprod_vjp(weights, rows, -1)), a, axis),
@@ -73,17 +88,26 @@ def cumprod_vjp(ct, a, axis=None, *, g):
 @jvp(name="rt.cumprod_vjp")
 def cumprod_vjp(ct, a, axis=None, *, ct_dot, a_dot):  # noqa: F811
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
-    partials_dot = xp.triu(rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1))
+    partials_dot = xp.triu(
+        rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1)
+    )
     return (
         rt.cumprod_vjp(ct_dot, a, axis),
-        rt.from_last(xp.sum(partials_dot * xp.expand_dims(rt.to_last(ct, axis), -2), axis=-1), a, axis),
+        rt.from_last(
+            xp.sum(partials_dot * xp.expand_dims(rt.to_last(ct, axis), -2), axis=-1),
+            a,
+            axis,
+        ),
     )
 
 
 @vjp(name="rt.cumprod_jvp")
 def cumprod_jvp(t, a, axis=None, *, g):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
-    weights = xp.triu(xp.expand_dims(rt.to_last(t, axis), -1) * xp.expand_dims(rt.to_last(g, axis), -2))
+    weights = xp.triu(
+        xp.expand_dims(rt.to_last(t, axis), -1)
+        * xp.expand_dims(rt.to_last(g, axis), -2)
+    )
     return (
         rt.cumprod_vjp(g, a, axis),
         rt.from_last(rt.leave_one_out_vjp(rt.cumprod_vjp(weights, rows, -1)), a, axis),
@@ -93,10 +117,16 @@ def cumprod_jvp(t, a, axis=None, *, g):
 @jvp(name="rt.cumprod_jvp")
 def cumprod_jvp(t, a, axis=None, *, ans, t_dot, a_dot):  # noqa: F811
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
-    partials_dot = xp.triu(rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1))
+    partials_dot = xp.triu(
+        rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1)
+    )
     return (
         rt.cumprod_jvp(t_dot, a, axis),
-        rt.from_last(xp.sum(partials_dot * xp.expand_dims(rt.to_last(t, axis), -1), axis=-2), ans, axis),
+        rt.from_last(
+            xp.sum(partials_dot * xp.expand_dims(rt.to_last(t, axis), -1), axis=-2),
+            ans,
+            axis,
+        ),
     )
 
 
@@ -107,14 +137,24 @@ def cumprod_jvp(t, a, axis=None, *, ans, t_dot, a_dot):  # noqa: F811
 def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, g):
     axes = rt.norm_axes(x, ord, axis)
     return (
-        xp.sum(g * rt.norm_vjp(xp.ones_like(ct), x, norm, ord, axis, keepdims), axis=axes, keepdims=keepdims),
+        xp.sum(
+            g * rt.norm_vjp(xp.ones_like(ct), x, norm, ord, axis, keepdims),
+            axis=axes,
+            keepdims=keepdims,
+        ),
         rt.norm_hvp(ct, x, norm, g, ord, axis, keepdims),
-        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * g, axis=axes, keepdims=keepdims),
+        xp.sum(
+            rt.norm_partial(ct, x, norm, ord, axis, keepdims, 0, 1) * g,
+            axis=axes,
+            keepdims=keepdims,
+        ),
     )
 
 
 @jvp(name="rt.norm_vjp")
-def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot):  # noqa: F811
+def norm_vjp(  # noqa: F811
+    ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot
+):
     spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
     return (
         rt.norm_vjp(ct_dot, x, norm, ord, axis, keepdims),
@@ -127,19 +167,42 @@ def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot,
 def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, g):
     axes = rt.norm_axes(x, ord, axis)
     return (
-        xp.sum(g * rt.norm_hvp(xp.ones_like(ct), x, norm, v, ord, axis, keepdims), axis=axes, keepdims=keepdims),
-        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * g + rt.norm_svd_third(ct, x, v, g, ord, axis, keepdims),
-        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 1) * v * g, axis=axes, keepdims=keepdims),
+        xp.sum(
+            g * rt.norm_hvp(xp.ones_like(ct), x, norm, v, ord, axis, keepdims),
+            axis=axes,
+            keepdims=keepdims,
+        ),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * g
+        + rt.norm_svd_third(ct, x, v, g, ord, axis, keepdims),
+        xp.sum(
+            rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 1) * v * g,
+            axis=axes,
+            keepdims=keepdims,
+        ),
         rt.norm_hvp(ct, x, norm, g, ord, axis, keepdims),
     )
 
 
 @jvp(name="rt.norm_hvp")
-def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot, v_dot):  # noqa: F811
+def norm_hvp(  # noqa: F811
+    ct,
+    x,
+    norm,
+    v,
+    ord=None,
+    axis=None,
+    keepdims=False,
+    *,
+    ct_dot,
+    x_dot,
+    norm_dot,
+    v_dot,
+):
     spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
     return (
         rt.norm_hvp(ct_dot, x, norm, v, ord, axis, keepdims),
-        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * x_dot + rt.norm_svd_third(ct, x, v, x_dot, ord, axis, keepdims),
+        rt.norm_partial(ct, x, norm, ord, axis, keepdims, 2, 0) * v * x_dot
+        + rt.norm_svd_third(ct, x, v, x_dot, ord, axis, keepdims),
         rt.norm_partial(ct, x, norm, ord, axis, keepdims, 1, 1) * v * spread,
         rt.norm_hvp(ct, x, norm, v_dot, ord, axis, keepdims),
     )
@@ -149,14 +212,38 @@ def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, ct_dot, x_d
 def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0, *, g):
     axes = rt.norm_axes(x, ord, axis)
     return (
-        xp.sum(g * rt.norm_partial(xp.ones_like(ct), x, norm, ord, axis, keepdims, dx, dnorm), axis=axes, keepdims=keepdims),
+        xp.sum(
+            g
+            * rt.norm_partial(
+                xp.ones_like(ct), x, norm, ord, axis, keepdims, dx, dnorm
+            ),
+            axis=axes,
+            keepdims=keepdims,
+        ),
         rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx + 1, dnorm) * g,
-        xp.sum(rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx, dnorm + 1) * g, axis=axes, keepdims=keepdims),
+        xp.sum(
+            rt.norm_partial(ct, x, norm, ord, axis, keepdims, dx, dnorm + 1) * g,
+            axis=axes,
+            keepdims=keepdims,
+        ),
     )
 
 
 @jvp(name="rt.norm_partial")
-def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0, *, ct_dot, x_dot, norm_dot):  # noqa: F811
+def norm_partial(  # noqa: F811
+    ct,
+    x,
+    norm,
+    ord=None,
+    axis=None,
+    keepdims=False,
+    dx=0,
+    dnorm=0,
+    *,
+    ct_dot,
+    x_dot,
+    norm_dot,
+):
     spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
     return (
         rt.norm_partial(ct_dot, x, norm, ord, axis, keepdims, dx, dnorm),
@@ -171,29 +258,49 @@ def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0
 @vjp(name="rt.solve_like")
 def solve_like(a, v, b, *, ans, g):
     v_bar = rt.solve_like(xp.swapaxes(a, -1, -2), g, b)
-    return rt.unbroadcast(-rt.solve_outer(v_bar, ans, b), a), rt.unbroadcast(v_bar, v), None
+    return (
+        rt.unbroadcast(-rt.solve_outer(v_bar, ans, b), a),
+        rt.unbroadcast(v_bar, v),
+        None,
+    )
 
 
 @jvp(name="rt.solve_like")
 def solve_like(a, v, b, *, ans, a_dot, v_dot):  # noqa: F811
-    return -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b), rt.solve_like(a, v_dot, b), None
+    return (
+        -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b),
+        rt.solve_like(a, v_dot, b),
+        None,
+    )
 
 
 @multilinear(name="rt.solve_matvec")
 def solve_matvec(m, v, b, *, g):
-    return rt.unbroadcast(rt.solve_outer(g, v, b), m), rt.unbroadcast(rt.solve_matvec(xp.swapaxes(m, -1, -2), g, b), v), None
+    return (
+        rt.unbroadcast(rt.solve_outer(g, v, b), m),
+        rt.unbroadcast(rt.solve_matvec(xp.swapaxes(m, -1, -2), g, b), v),
+        None,
+    )
 
 
 @multilinear(name="rt.solve_outer")
 def solve_outer(u, v, b, *, g):
-    return rt.unbroadcast(rt.solve_matvec(g, v, b), u), rt.unbroadcast(rt.solve_matvec(xp.swapaxes(g, -1, -2), u, b), v), None
+    return (
+        rt.unbroadcast(rt.solve_matvec(g, v, b), u),
+        rt.unbroadcast(rt.solve_matvec(xp.swapaxes(g, -1, -2), u, b), v),
+        None,
+    )
 
 
 @vjp(name="rt.solve_vjp_b")
 def solve_vjp_b(ct, a, b, *, g):
     b_bar = rt.solve_like(xp.swapaxes(a, -1, -2), ct, b)
     ct_bar = rt.solve_like(a, rt.broadcast_like(g, b_bar), b)
-    return rt.unbroadcast(ct_bar, ct), rt.unbroadcast(-xp.swapaxes(rt.solve_outer(ct_bar, b_bar, b), -1, -2), a), None
+    return (
+        rt.unbroadcast(ct_bar, ct),
+        rt.unbroadcast(-xp.swapaxes(rt.solve_outer(ct_bar, b_bar, b), -1, -2), a),
+        None,
+    )
 
 
 @jvp(name="rt.solve_vjp_b")
@@ -202,7 +309,12 @@ def solve_vjp_b(ct, a, b, *, ct_dot, a_dot):  # noqa: F811
     b_bar = rt.solve_like(at, ct, b)
     return (
         rt.solve_vjp_b(ct_dot, a, b),
-        rt.unbroadcast(-rt.solve_like(at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b), b),
+        rt.unbroadcast(
+            -rt.solve_like(
+                at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b
+            ),
+            b,
+        ),
         None,
     )
 
@@ -225,7 +337,16 @@ def solve_vjp_a(ct, a, b, x, *, ct_dot, a_dot, x_dot):  # noqa: F811
     b_bar = rt.solve_like(at, ct, b)
     return (
         rt.solve_vjp_a(ct_dot, a, b, x),
-        rt.unbroadcast(rt.solve_outer(rt.solve_like(at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b), x, b), a),
+        rt.unbroadcast(
+            rt.solve_outer(
+                rt.solve_like(
+                    at, rt.solve_matvec(xp.swapaxes(a_dot, -1, -2), b_bar, b), b
+                ),
+                x,
+                b,
+            ),
+            a,
+        ),
         None,
         rt.solve_vjp_a(ct, a, b, x_dot),
     )

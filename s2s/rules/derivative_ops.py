@@ -29,9 +29,24 @@ from .registry import jvp, linear, multilinear, nondiff, vjp
 
 nondiff("a constant: ones shaped like the output", "rt.grad_seed")
 nondiff("zeros", "rt.zeros_like_float", "rt.tree_zeros_like")
-nondiff("shape logic", "rt.reduced_count", "rt.inverse_permutation", "rt.opposite", "rt.norm_axes")
-nondiff("piecewise constant: zero derivative almost everywhere", "rt.step", "rt.clip_partial")
-nondiff("constants shaped like their arguments", "rt.eye_last", "rt.einsum_pairs_subscripts", "rt.einsum_selector")
+nondiff(
+    "shape logic",
+    "rt.reduced_count",
+    "rt.inverse_permutation",
+    "rt.opposite",
+    "rt.norm_axes",
+)
+nondiff(
+    "piecewise constant: zero derivative almost everywhere",
+    "rt.step",
+    "rt.clip_partial",
+)
+nondiff(
+    "constants shaped like their arguments",
+    "rt.eye_last",
+    "rt.einsum_pairs_subscripts",
+    "rt.einsum_selector",
+)
 nondiff(
     "zeros, or an error: third derivatives of the norms of singular values are not computed",
     "rt.norm_svd_third",
@@ -86,7 +101,11 @@ def index_set_value_vjp(ct, index, value, *, g):
 @linear(name="rt.extremum_vjp")
 def extremum_vjp(ct, a, best, axis=None, keepdims=False, *, g):
     # the tie mask is piecewise constant in ``a`` and ``best`` (the runtime's ``ans``; here ``ans`` is the vocabulary's)
-    return xp.sum(g * rt.extremum_vjp(xp.ones_like(ct), a, best, axis, keepdims), axis=axis, keepdims=keepdims)
+    return xp.sum(
+        g * rt.extremum_vjp(xp.ones_like(ct), a, best, axis, keepdims),
+        axis=axis,
+        keepdims=keepdims,
+    )
 
 
 @multilinear(name="rt.matmul_vjp_lhs")
@@ -187,7 +206,11 @@ def array_vjp(ct, data, *, g):
 
 @vjp(name="rt.dot_vjp")
 def dot_vjp(ct, a, b, index, on=1, *, g):
-    return rt.dot_at(g, a, b, index, on, ct), rt.dot_vjp(ct, a, g, 0, on * index), rt.dot_vjp(ct, g, b, 1, on * (1 - index))
+    return (
+        rt.dot_at(g, a, b, index, on, ct),
+        rt.dot_vjp(ct, a, g, 0, on * index),
+        rt.dot_vjp(ct, g, b, 1, on * (1 - index)),
+    )
 
 
 @jvp(name="rt.dot_vjp")
@@ -201,7 +224,11 @@ def dot_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
 
 @vjp(name="rt.dot_at")
 def dot_at(u, a, b, index, on=1, like=None, *, g):
-    return rt.dot_vjp(g, a, b, index, on), rt.dot_vjp(g, a, u, 0, on * index), rt.dot_vjp(g, u, b, 1, on * (1 - index))
+    return (
+        rt.dot_vjp(g, a, b, index, on),
+        rt.dot_vjp(g, a, u, 0, on * index),
+        rt.dot_vjp(g, u, b, 1, on * (1 - index)),
+    )
 
 
 @jvp(name="rt.dot_at")
@@ -277,7 +304,9 @@ def tensordot_at(u, a, b, axes, index, on=1, like=None, *, g):
 
 
 @jvp(name="rt.tensordot_at")
-def tensordot_at(u, a, b, axes, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
+def tensordot_at(  # noqa: F811
+    u, a, b, axes, index, on=1, like=None, *, u_dot, a_dot, b_dot
+):
     return (
         rt.tensordot_at(u_dot, a, b, axes, index, on, like),
         rt.tensordot_at(u, a_dot, b, axes, index, on * index, like),
@@ -295,18 +324,27 @@ def einsum_vjp(ct, subscripts, operands, extra=(), *, g):
     return (
         rt.einsum_list(paired, rt.einsum_pairs(operands, g), constants),
         None,
-        rt.einsum_unpairs(rt.einsum_vjp(ct, paired, rt.einsum_pairs(operands, g), constants), 0),
+        rt.einsum_unpairs(
+            rt.einsum_vjp(ct, paired, rt.einsum_pairs(operands, g), constants), 0
+        ),
     )
 
 
 @jvp(name="rt.einsum_vjp")
-def einsum_vjp(ct, subscripts, operands, extra=(), *, ct_dot, operands_dot):  # noqa: F811
+def einsum_vjp(  # noqa: F811
+    ct, subscripts, operands, extra=(), *, ct_dot, operands_dot
+):
     paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
     constants = rt.einsum_selector(operands, extra)
     return (
         rt.einsum_vjp(ct_dot, subscripts, operands, extra),
         None,
-        rt.einsum_unpairs(rt.einsum_vjp(ct, paired, rt.einsum_pairs(operands, operands_dot), constants), 0),
+        rt.einsum_unpairs(
+            rt.einsum_vjp(
+                ct, paired, rt.einsum_pairs(operands, operands_dot), constants
+            ),
+            0,
+        ),
     )
 
 
@@ -318,7 +356,11 @@ def einsum_list(subscripts, operands, extra=(), *, g):
 @jvp(name="rt.einsum_list")
 def einsum_list(subscripts, operands, extra=(), *, operands_dot):  # noqa: F811
     paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
-    return None, rt.einsum_list(paired, rt.einsum_pairs(operands, operands_dot), rt.einsum_selector(operands, extra))
+    return None, rt.einsum_list(
+        paired,
+        rt.einsum_pairs(operands, operands_dot),
+        rt.einsum_selector(operands, extra),
+    )
 
 
 @linear(name="rt.einsum_pairs")

@@ -8,6 +8,7 @@ split ties evenly).
 import numpy as xp
 
 from s2s import runtime as rt
+
 from .registry import elementwise
 
 

@@ -8,9 +8,10 @@ their forward rule from the reverse one: the partials (the cotangent for
 ``g = 1``) times the tangent, summed over the reduced axes.
 """
 
-import numpy as xp  # noqa: F401  (rule vocabulary)
+import numpy as xp
 
 from s2s import runtime as rt
+
 from .registry import jvp, multilinear, vjp
 
 
@@ -36,7 +37,9 @@ def inner(a, b, *, g):
 
 @multilinear
 def outer(a, b, out=None, *, g):
-    return xp.reshape(xp.dot(g, xp.ravel(b)), xp.shape(a)), xp.reshape(xp.dot(xp.ravel(a), g), xp.shape(b))
+    return xp.reshape(xp.dot(g, xp.ravel(b)), xp.shape(a)), xp.reshape(
+        xp.dot(xp.ravel(a), g), xp.shape(b)
+    )
 
 
 @multilinear
@@ -57,7 +60,7 @@ def astype(x, dtype, /, *, copy=True, device=None, g):
 
 
 @jvp
-def astype(x, dtype, /, *, copy=True, device=None, x_dot):  # noqa: F811  (the forward rule of the same op)
+def astype(x, dtype, /, *, copy=True, device=None, x_dot):  # noqa: F811
     return rt.astype_jvp(x_dot, dtype)
 
 
@@ -67,8 +70,12 @@ def max_(a, axis=None, out=None, keepdims=False, *, ans, g):
 
 
 @jvp
-def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
-    return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
+def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811
+    return xp.sum(
+        rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot,
+        axis=axis,
+        keepdims=keepdims,
+    )
 
 
 @vjp
@@ -77,8 +84,12 @@ def min_(a, axis=None, out=None, keepdims=False, *, ans, g):
 
 
 @jvp
-def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
-    return xp.sum(rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
+def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811
+    return xp.sum(
+        rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot,
+        axis=axis,
+        keepdims=keepdims,
+    )
 
 
 @vjp
@@ -87,8 +98,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
 
 
 @jvp
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
-    return xp.sum(rt.prod_vjp(xp.ones_like(ans), a, axis, keepdims) * a_dot, axis=axis, keepdims=keepdims)
+def prod(  # noqa: F811
+    a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot
+):
+    return xp.sum(
+        rt.prod_vjp(xp.ones_like(ans), a, axis, keepdims) * a_dot,
+        axis=axis,
+        keepdims=keepdims,
+    )
 
 
 @vjp
@@ -97,7 +114,7 @@ def cumprod(a, axis=None, dtype=None, out=None, *, g):
 
 
 @jvp
-def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):  # noqa: F811  (the forward rule of the same op)
+def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):  # noqa: F811
     return rt.cumprod_jvp(a_dot, a, axis)
 
 
@@ -107,8 +124,12 @@ def norm(x, ord=None, axis=None, keepdims=False, *, ans, g):
 
 
 @jvp(name="linalg.norm")
-def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):  # noqa: F811  (the forward rule of the same op)
-    return xp.sum(rt.norm_vjp(xp.ones_like(ans), x, ans, ord, axis, keepdims) * x_dot, axis=rt.norm_axes(x, ord, axis), keepdims=keepdims)
+def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):  # noqa: F811
+    return xp.sum(
+        rt.norm_vjp(xp.ones_like(ans), x, ans, ord, axis, keepdims) * x_dot,
+        axis=rt.norm_axes(x, ord, axis),
+        keepdims=keepdims,
+    )
 
 
 @vjp(name="linalg.inv")

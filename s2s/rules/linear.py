@@ -8,6 +8,7 @@ gets its cotangent ``g`` as a list (None for unused pieces).
 import numpy as xp
 
 from s2s import runtime as rt
+
 from .registry import linear
 
 
@@ -29,7 +30,8 @@ def cumsum(a, axis=None, dtype=None, out=None, *, g):
 @linear
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None, *, g):
     return xp.moveaxis(
-        xp.expand_dims(g, (-2, -1)) * xp.eye(xp.shape(a)[axis1], xp.shape(a)[axis2], offset),
+        xp.expand_dims(g, (-2, -1))
+        * xp.eye(xp.shape(a)[axis1], xp.shape(a)[axis2], offset),
         (-2, -1),
         (axis1, axis2),
     )

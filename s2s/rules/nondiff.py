@@ -2,11 +2,21 @@
 
 from .registry import nondiff
 
-nondiff("comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+nondiff(
+    "comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"
+)
 nondiff("boolean-valued", "logical_and", "logical_or", "logical_not", "logical_xor")
 nondiff("identity and membership: a Python bool", "is", "is_not", "in", "not_in")
 nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
-nondiff("piecewise constant: zero derivative almost everywhere", "sign", "floor", "ceil", "round", "trunc", "rint")
+nondiff(
+    "piecewise constant: zero derivative almost everywhere",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "rint",
+)
 nondiff("piecewise constant: zero derivative almost everywhere", "floor_divide")
 nondiff("integer-valued", "argmax", "argmin", "argsort", "nonzero", "count_nonzero")
 nondiff("shape query", "shape", "ndim", "size")

@@ -46,8 +46,8 @@ use them.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 RULE_VOCABULARY = ("ans", "g")
 FAMILIES = ("elementwise", "linear", "multilinear", "vjp", "nondiff", "decompose")
@@ -76,7 +76,8 @@ class Op:
 
 
 OPS: dict[str, Op] = {}
-RUNTIME_OPS: dict[str, Op] = {}  # ``rt.<name>`` functions that generated code calls (element writes, loop inputs)
+# ``rt.<name>`` functions that generated code calls (element writes, loop inputs)
+RUNTIME_OPS: dict[str, Op] = {}
 
 
 def op_named(name: str) -> Op | None:
@@ -181,4 +182,15 @@ ALIASES = {
 
 
 # Ops whose result is a list of arrays (their cotangent is a list too).
-LIST_OUTPUTS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "broadcast_arrays", "meshgrid"})
+LIST_OUTPUTS = frozenset(
+    {
+        "split",
+        "array_split",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "unstack",
+        "broadcast_arrays",
+        "meshgrid",
+    }
+)

@@ -4,6 +4,7 @@ Registered as ``rt.<name>``; their vocabulary is the same as the ops'.
 """
 
 from s2s import runtime as rt
+
 from .registry import jvp, linear, nondiff, vjp
 
 
@@ -66,4 +67,6 @@ nondiff("loop counters are integers", "rt.range")
 nondiff("an index: integers or a mask", "rt.index_array")
 nondiff("truth values", "rt.logical_not", "rt.logical_and", "rt.logical_or")
 nondiff("dictionary keys are static", "rt.keys")
-nondiff("by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient")
+nondiff(
+    "by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient"
+)

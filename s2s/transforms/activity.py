@@ -27,8 +27,8 @@ import libcst as cst
 from .. import ir
 from ..cstutil import dotted, iter_nodes, names_in
 from ..errors import MissingRule, S2SError
-from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..passes.dataflow import free_names
+from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS, op_named
 from ..templates import differentiable_arguments
@@ -43,9 +43,17 @@ def diff_names(atom) -> set[str]:
     if is_static(atom):
         return set()
     if isinstance(atom, (cst.Tuple, cst.List)):
-        return set().union(*(diff_names(e.value) for e in atom.elements)) if atom.elements else set()
+        return (
+            set().union(*(diff_names(e.value) for e in atom.elements))
+            if atom.elements
+            else set()
+        )
     if isinstance(atom, cst.Dict):
-        return set().union(*(diff_names(e.value) for e in atom.elements)) if atom.elements else set()
+        return (
+            set().union(*(diff_names(e.value) for e in atom.elements))
+            if atom.elements
+            else set()
+        )
     return set()
 
 
@@ -67,7 +75,14 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
         return diff_names(atom)
 
     def closures(atoms) -> set[str]:
-        return set().union(set(), *(inputs(a) for a in atoms if isinstance(a, cst.Name) and defs and a.value in defs))
+        return set().union(
+            set(),
+            *(
+                inputs(a)
+                for a in atoms
+                if isinstance(a, cst.Name) and defs and a.value in defs
+            ),
+        )
 
     every = (*e.args, *(v for _, v in e.kwargs))
     if e.kind in ("runtime", "op"):
@@ -82,11 +97,17 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
         return set().union(set(), *(inputs(a) for a in every))
     if e.kind == "helper":
         flags = (flows or {}).get(e.name)
-        flowing = [a for i, a in enumerate(e.args) if flags is None or (i < len(flags) and flags[i])]
+        flowing = [
+            a
+            for i, a in enumerate(e.args)
+            if flags is None or (i < len(flags) and flags[i])
+        ]
         return set().union(closures(every), *(diff_names(a) for a in flowing))
     if e.kind in ("getitem", "attribute", "copy"):
         return diff_names(e.args[0])
-    return set().union(set(), *(names_in(a) for a in e.args), *(inputs(a) for a in every))
+    return set().union(
+        set(), *(names_in(a) for a in e.args), *(inputs(a) for a in every)
+    )
 
 
 def _eqns(body, helpers):
@@ -121,7 +142,19 @@ def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
 
 # ops that also take a Python list of arrays (``np.stack(hs)``): what they are passed is no evidence of an array
 SEQUENCE_TAKING = frozenset(
-    {"stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "row_stack", "block", "array", "asarray", "linalg.multi_dot"}
+    {
+        "stack",
+        "concatenate",
+        "hstack",
+        "vstack",
+        "dstack",
+        "column_stack",
+        "row_stack",
+        "block",
+        "array",
+        "asarray",
+        "linalg.multi_dot",
+    }
 )
 
 
@@ -135,18 +168,26 @@ def array_evidence(body, helpers) -> set[str]:
             continue
         e = eqn_of(stmt.value, helpers)
         op = OPS.get(e.name) if e.kind == "op" else None
-        if op is not None and op.family != "nondiff":  # runtime ops also take containers
+        # runtime ops also take containers
+        if op is not None and op.family != "nondiff":
             if e.name not in LIST_OUTPUTS:
                 known.update(ir.target_names(stmt.target))
             if e.name not in SEQUENCE_TAKING:
-                known.update(a.value for a in (*e.args, *(v for _, v in e.kwargs)) if isinstance(a, cst.Name))
-        elif e.kind == "getitem" and len(stmt.value.slice) > 1:  # x[i, j] indexes an array
+                known.update(
+                    a.value
+                    for a in (*e.args, *(v for _, v in e.kwargs))
+                    if isinstance(a, cst.Name)
+                )
+        # x[i, j] indexes an array
+        elif e.kind == "getitem" and len(stmt.value.slice) > 1:
             known.add(e.args[0].value)
     return known
 
 
 RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
-COMPLEX_DTYPES = frozenset({"xp.complex64", "xp.complex128", "xp.complex_", "xp.csingle", "xp.cdouble"})
+COMPLEX_DTYPES = frozenset(
+    {"xp.complex64", "xp.complex128", "xp.complex_", "xp.csingle", "xp.cdouble"}
+)
 
 
 def check_closed_world(body, active, helpers, control=frozenset()) -> None:
@@ -160,7 +201,9 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
     for real numbers.
     """
     for stmt in body:
-        if not isinstance(stmt, ir.Assign) or not active.intersection(ir.target_names(stmt.target)):
+        if not isinstance(stmt, ir.Assign) or not active.intersection(
+            ir.target_names(stmt.target)
+        ):
             continue
         _check_real(stmt)
         e = eqn_of(stmt.value, helpers)
@@ -170,17 +213,23 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
             op = op_named("rt." + e.name)
             missing = op is None or op.rule is None
         elif isinstance(stmt.target, cst.Name):
-            missing = e.kind == "call" or (e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None))
+            missing = e.kind == "call" or (
+                e.kind == "op" and (e.name not in OPS or OPS[e.name].rule is None)
+            )
         else:
             missing = False
         if missing:
             what = e.name if e.kind != "runtime" else f"rt.{e.name}"
-            raise MissingRule(f"no derivative rule for `{what}`", stmt.origin, RULE_HINT)
+            raise MissingRule(
+                f"no derivative rule for `{what}`", stmt.origin, RULE_HINT
+            )
 
 
 def _check_real(stmt) -> None:
     for node in iter_nodes(stmt.value):
-        complex_dtype = isinstance(node, cst.Attribute) and dotted(node) in COMPLEX_DTYPES
+        complex_dtype = (
+            isinstance(node, cst.Attribute) and dotted(node) in COMPLEX_DTYPES
+        )
         if isinstance(node, cst.Imaginary) or complex_dtype:
             raise S2SError(
                 "a complex number on the differentiated path: s2s differentiates real-valued code",

@@ -74,7 +74,9 @@ def _residuals(forward, backward, params, recomputable):
     among them reach the backward step directly); so are local functions
     (the forward body of an inner ``while`` loop, which its backward loop calls).
     """
-    recomputable = set(recomputable) | {s.function.name for s in forward if isinstance(s, ir.Def)}
+    recomputable = set(recomputable) | {
+        s.function.name for s in forward if isinstance(s, ir.Def)
+    }
     bound = _bound(forward) | set(params)
     by_target = {n: s for s in forward for n in _bound([s])}
     stack = list((_reads(backward) - _bound(backward)) & bound)
@@ -117,9 +119,15 @@ def _body_parts(fn: ir.Function):
 
 def scan(back, stmt: ir.Assign, e):
     kwargs = dict(e.kwargs)
-    backwards = kwargs.pop("reverse", cst.Name("False"))  # a scan from the last step (a backward loop, differentiated again)
-    if kwargs or not (isinstance(backwards, cst.Name) and backwards.value in ("True", "False")):
-        raise MissingRule("reverse mode of `rt.scan` with keyword arguments other than `reverse=True` is not supported", stmt.origin)
+    # a scan from the last step (a backward loop, differentiated again)
+    backwards = kwargs.pop("reverse", cst.Name("False"))
+    if kwargs or not (
+        isinstance(backwards, cst.Name) and backwards.value in ("True", "False")
+    ):
+        raise MissingRule(
+            "reverse mode of `rt.scan` with keyword arguments other than `reverse=True` is not supported",
+            stmt.origin,
+        )
     backwards = backwards.value == "True"
     body = back.defs[_function_name(e, 0)]
     init, xs = e.args[1], e.args[2]
@@ -137,12 +145,16 @@ def scan(back, stmt: ir.Assign, e):
 
     inputs = ([item_param] if xs_active else []) + free_active
     init_active = bool(names_in(init) & back.active)
-    carry_varies = init_active or bool(names_in(carry_out) & varied(stmts, inputs, back.helpers, back.flows))
+    carry_varies = init_active or bool(
+        names_in(carry_out) & varied(stmts, inputs, back.helpers, back.flows)
+    )
     if carry_varies:
         inputs = [carry_param, *inputs]
 
     namer = back.namer
-    carry_bar = namer.fresh(bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar")
+    carry_bar = namer.fresh(
+        bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar"
+    )
     y_bar = namer.fresh(bar(y_out.value) if isinstance(y_out, cst.Name) else "ys_bar")
     seeds = [(carry_out, cst.Name(carry_bar))] if carry_varies else []
     if ys_active and not (isinstance(y_out, cst.Name) and y_out.value == "None"):
@@ -151,7 +163,12 @@ def scan(back, stmt: ir.Assign, e):
     from .reverse import adjoint
 
     adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
-    saved, recompute = _residuals(adj.forward, adj.backward, body.param_names, _recomputable(adj.forward, item_param))
+    saved, recompute = _residuals(
+        adj.forward,
+        adj.backward,
+        body.param_names,
+        _recomputable(adj.forward, item_param),
+    )
     steps = [namer.fresh(f"{n}_steps") for n in saved]
 
     # forward: the body also returns this step's residuals, stacked by the scan
@@ -161,22 +178,49 @@ def scan(back, stmt: ir.Assign, e):
     # the stacked per-step outputs: one name when the loop's own ys are ignored (a loop of zero steps over a
     # Python sequence has no outputs to unpack, and its backward loop never reads them)
     ys_ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
-    per_step = cst.Name(namer.fresh(f"{body.name}_steps")) if ys_ignored and saved else None
+    per_step = (
+        cst.Name(namer.fresh(f"{body.name}_steps")) if ys_ignored and saved else None
+    )
     outputs = ys_target if ys_ignored else _tuple([ys_target, _tuple(_names(steps))])
     target = _tuple([carry_target, per_step if per_step is not None else outputs])
-    value = call("rt.scan", cst.Name(fwd_name), init, xs, **({"reverse": cst.Name("True")} if backwards else {}))
+    value = call(
+        "rt.scan",
+        cst.Name(fwd_name),
+        init,
+        xs,
+        **({"reverse": cst.Name("True")} if backwards else {}),
+    )
     forward = [ir.Def(fwd, stmt.origin), ir.Assign(target, value, stmt.origin)]
 
     def plan(back):
         # the carry's cotangent coming in: from the scan's outputs (zeros where none reached them)
         outer_carry = _outer_cotangent(back, carry_target)
-        outer_ys = _outer_cotangent(back, ys_target) if len(seeds) > (1 if carry_varies else 0) else None
-        carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, outer_carry, carry_varies)
+        outer_ys = (
+            _outer_cotangent(back, ys_target)
+            if len(seeds) > (1 if carry_varies else 0)
+            else None
+        )
+        carry = _backward_carry(
+            back,
+            adj,
+            carry_param,
+            carry_bar,
+            free_active,
+            init,
+            outer_carry,
+            carry_varies,
+        )
         residuals = _tuple(_names(saved))
-        item_parts = [_tuple([cst.Name("_"), residuals]) if per_step is not None else residuals]
+        item_parts = [
+            _tuple([cst.Name("_"), residuals]) if per_step is not None else residuals
+        ]
         # the loop's own sequence also gives the backward scan its length when nothing else does (per-step outputs
         # under one name are None after zero steps over a Python sequence)
-        needs_item = item_param in _reads(adj.backward) | _reads(recompute) or xs_active or per_step is not None
+        needs_item = (
+            item_param in _reads(adj.backward) | _reads(recompute)
+            or xs_active
+            or per_step is not None
+        )
         needs_item = needs_item or not (saved or outer_ys is not None)
         if needs_item:
             item_parts.append(cst.Name(item_param))
@@ -185,15 +229,50 @@ def scan(back, stmt: ir.Assign, e):
         bwd_item = namer.fresh("step")
         prelude = [*carry.prelude, ir.Assign(_pack(item_parts), cst.Name(bwd_item))]
         x_bar = adj.cotangents.get(item_param) if xs_active else None
-        bwd_ret = ir.Return(_tuple([_pack(carry.new) if carry.new else _tuple([]), x_bar if x_bar is not None else cst.Name("None")]))
+        bwd_ret = ir.Return(
+            _tuple(
+                [
+                    _pack(carry.new) if carry.new else _tuple([]),
+                    x_bar if x_bar is not None else cst.Name("None"),
+                ]
+            )
+        )
         bwd_name = namer.fresh(f"{body.name}_bwd")
-        bwd = ir.Function(bwd_name, (ir.Param(carry.name), ir.Param(bwd_item)), (*prelude, *recompute, *adj.backward, bwd_ret), body.origin)
-        xs_parts = [per_step if per_step is not None else _tuple(_names(steps))] + ([xs] if needs_item else []) + ([outer_ys] if outer_ys is not None else [])
-        xs_bar = namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar") if x_bar is not None else "_"
+        bwd = ir.Function(
+            bwd_name,
+            (ir.Param(carry.name), ir.Param(bwd_item)),
+            (*prelude, *recompute, *adj.backward, bwd_ret),
+            body.origin,
+        )
+        xs_parts = (
+            [per_step if per_step is not None else _tuple(_names(steps))]
+            + ([xs] if needs_item else [])
+            + ([outer_ys] if outer_ys is not None else [])
+        )
+        xs_bar = (
+            namer.fresh(bar(xs.value) if isinstance(xs, cst.Name) else "xs_bar")
+            if x_bar is not None
+            else "_"
+        )
         back.out.append(ir.Def(bwd, back.origin))
-        direction = {} if backwards else {"reverse": cst.Name("True")}  # the backward loop runs the other way
-        value = call("rt.scan", cst.Name(bwd_name), _pack(carry.init) if carry.init else _tuple([]), _pack(xs_parts), **direction)
-        back.emit(_tuple([_pack(_names(carry.results)) if carry.results else _tuple([]), cst.Name(xs_bar)]), value)
+        # the backward loop runs the other way
+        direction = {} if backwards else {"reverse": cst.Name("True")}
+        value = call(
+            "rt.scan",
+            cst.Name(bwd_name),
+            _pack(carry.init) if carry.init else _tuple([]),
+            _pack(xs_parts),
+            **direction,
+        )
+        back.emit(
+            _tuple(
+                [
+                    _pack(_names(carry.results)) if carry.results else _tuple([]),
+                    cst.Name(xs_bar),
+                ]
+            ),
+            value,
+        )
         carry.contribute(back, init)
         if x_bar is not None:
             back.contribute(xs, cst.Name(xs_bar))
@@ -221,13 +300,21 @@ def _outer_cotangent(back, target) -> cst.BaseExpression:
 
 def cond(back, stmt: ir.Assign, e, with_residuals=False):
     """``rt.cond``; with ``with_residuals``, ``rt.cond_with_residuals`` (a gradient's forward ``if``, differentiated
-    again), whose branches return ``(out, res)`` and whose target is ``out, (res_true, res_false)``."""
+    again), whose branches return ``(out, res)`` and whose target is ``out, (res_true, res_false)``.
+    """
     if e.kwargs:
-        raise MissingRule(f"reverse mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(
+            f"reverse mode of `rt.{e.name}` with keyword arguments is not supported",
+            stmt.origin,
+        )
     pred, operands = e.args[0], list(e.args[3:])
     branches = [back.defs[_function_name(e, 1)], back.defs[_function_name(e, 2)]]
     out_target = stmt.target.elements[0].value if with_residuals else stmt.target
-    own = [el.value.value for el in stmt.target.elements[1].value.elements] if with_residuals else [None, None]
+    own = (
+        [el.value.value for el in stmt.target.elements[1].value.elements]
+        if with_residuals
+        else [None, None]
+    )
     targets = ir.target_names(out_target)
     active_ops = [i for i, op in enumerate(operands) if names_in(op) & back.active]
     free = sorted(set().union(*(free_names(b) for b in branches)) - ENCLOSING)
@@ -241,34 +328,77 @@ def cond(back, stmt: ir.Assign, e, with_residuals=False):
     for branch, own_name in zip(branches, own):
         stmts, ret = _body_parts(branch)
         params = branch.param_names
-        inputs = [params[i] for i in active_ops] + [n for n in free_active if n in free_names(branch)]
-        out, own_res = (ret.elements[0].value, ret.elements[1].value) if with_residuals else (ret, None)
-        returned = [out] if isinstance(out_target, cst.Name) else [el.value for el in out.elements]
-        seeds = [(atom, cst.Name(out_bars[t])) for atom, t in zip(returned, targets) if t in out_bars]
+        inputs = [params[i] for i in active_ops] + [
+            n for n in free_active if n in free_names(branch)
+        ]
+        out, own_res = (
+            (ret.elements[0].value, ret.elements[1].value)
+            if with_residuals
+            else (ret, None)
+        )
+        returned = (
+            [out]
+            if isinstance(out_target, cst.Name)
+            else [el.value for el in out.elements]
+        )
+        seeds = [
+            (atom, cst.Name(out_bars[t]))
+            for atom, t in zip(returned, targets)
+            if t in out_bars
+        ]
         if own_name in out_bars:
             seeds.append((own_res, cst.Name(out_bars[own_name])))
         adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
         saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
         plans.append((branch, adj, saved, recompute, out, own_res))
-    keeps = any(p[2] for p in plans)  # without residuals the forward pass is the primal call
+    # without residuals the forward pass is the primal call
+    keeps = any(p[2] for p in plans)
     forward = []
     for branch, adj, saved, _, out, own_res in plans:
         kept = _tuple(_names(saved))
-        result = _tuple([out, _tuple([own_res, kept]) if with_residuals else kept]) if keeps else branch.body[-1].value
+        result = (
+            _tuple([out, _tuple([own_res, kept]) if with_residuals else kept])
+            if keeps
+            else branch.body[-1].value
+        )
         name = namer.fresh(f"{branch.name}_fwd")
-        forward.append(ir.Def(ir.Function(name, branch.params, (*adj.forward, ir.Return(result)), branch.origin), stmt.origin))
-    residuals = [namer.fresh(f"res_{label}") for label in ("true", "false")] if keeps else []
+        forward.append(
+            ir.Def(
+                ir.Function(
+                    name,
+                    branch.params,
+                    (*adj.forward, ir.Return(result)),
+                    branch.origin,
+                ),
+                stmt.origin,
+            )
+        )
+    residuals = (
+        [namer.fresh(f"res_{label}") for label in ("true", "false")] if keeps else []
+    )
     func = "rt.cond_with_residuals" if keeps or with_residuals else "rt.cond"
     value = call(func, pred, *(cst.Name(d.function.name) for d in forward), *operands)
     if not keeps:
         forward.append(ir.Assign(stmt.target, value, stmt.origin))
     elif not with_residuals:
-        forward.append(ir.Assign(_tuple([stmt.target, _tuple(_names(residuals))]), value, stmt.origin))
+        forward.append(
+            ir.Assign(
+                _tuple([stmt.target, _tuple(_names(residuals))]), value, stmt.origin
+            )
+        )
     else:  # each branch's own residuals and the ones kept for its backward branch, None for the branch not taken
         pairs = [namer.fresh(f"{n}_pair") for n in own]
-        forward.append(ir.Assign(_tuple([out_target, _tuple(_names(pairs))]), value, stmt.origin))
+        forward.append(
+            ir.Assign(_tuple([out_target, _tuple(_names(pairs))]), value, stmt.origin)
+        )
         for own_name, pair, res in zip(own, pairs, residuals):
-            forward.append(ir.Assign(_tuple(_names([own_name, res])), call("rt.unpair", cst.Name(pair)), stmt.origin))
+            forward.append(
+                ir.Assign(
+                    _tuple(_names([own_name, res])),
+                    call("rt.unpair", cst.Name(pair)),
+                    stmt.origin,
+                )
+            )
 
     def plan(back):
         for t, name in out_bars.items():
@@ -276,20 +406,35 @@ def cond(back, stmt: ir.Assign, e, with_residuals=False):
             back.emit(cst.Name(name), g if g is not None else back.zeros(t))
         wanted = [("op", i) for i in active_ops] + [("free", n) for n in free_active]
         bwds = []
-        for (branch, adj, saved, recompute, _, _), res in zip(plans, residuals or [None, None]):
+        for (branch, adj, saved, recompute, _, _), res in zip(
+            plans, residuals or [None, None]
+        ):
             params = branch.param_names
             results = []
             for kind, key in wanted:
                 name = params[key] if kind == "op" else key
                 g = adj.cotangents.get(name)
-                results.append(g if g is not None else back.zeros(operands[key].value if kind == "op" else key))
+                results.append(
+                    g
+                    if g is not None
+                    else back.zeros(operands[key].value if kind == "op" else key)
+                )
             prelude = [ir.Assign(_tuple(_names(saved)), cst.Name(res))] if saved else []
-            body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(results) if results else _tuple([])))
-            fn = ir.Function(namer.fresh(f"{branch.name}_bwd"), branch.params, body, branch.origin)
+            body = (
+                *prelude,
+                *recompute,
+                *adj.backward,
+                ir.Return(_pack(results) if results else _tuple([])),
+            )
+            fn = ir.Function(
+                namer.fresh(f"{branch.name}_bwd"), branch.params, body, branch.origin
+            )
             bwds.append(fn)
             back.out.append(ir.Def(fn, back.origin))
         value = call("rt.cond", pred, *(cst.Name(f.name) for f in bwds), *operands)
-        atoms = [operands[key] if kind == "op" else cst.Name(key) for kind, key in wanted]
+        atoms = [
+            operands[key] if kind == "op" else cst.Name(key) for kind, key in wanted
+        ]
         if len(atoms) == 1:
             back.contribute(atoms[0], value)
         elif atoms:
@@ -318,19 +463,32 @@ def while_loop(back, stmt: ir.Assign, e):
     its carry (``runtime/checkpoints.py`` gives the memory and time cost).
     """
     if e.kwargs:
-        raise MissingRule("reverse mode of `rt.while_loop` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(
+            "reverse mode of `rt.while_loop` with keyword arguments is not supported",
+            stmt.origin,
+        )
     test, body = _function_name(e, 0), back.defs[_function_name(e, 1)]
     init = e.args[2]
     (carry_param,) = body.param_names
     stmts, carry_out = _body_parts(body)
     free_active = [n for n in sorted(free_names(body) - ENCLOSING) if n in back.active]
     namer = back.namer
-    carry_bar = namer.fresh(bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar")
+    carry_bar = namer.fresh(
+        bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar"
+    )
 
     from .reverse import adjoint
 
-    adj = adjoint(stmts, [carry_param, *free_active], [(carry_out, cst.Name(carry_bar))], back.ctx, stmt.origin)
-    saved, recompute = _residuals(adj.forward, adj.backward, body.param_names, _recomputable(adj.forward))
+    adj = adjoint(
+        stmts,
+        [carry_param, *free_active],
+        [(carry_out, cst.Name(carry_bar))],
+        back.ctx,
+        stmt.origin,
+    )
+    saved, recompute = _residuals(
+        adj.forward, adj.backward, body.param_names, _recomputable(adj.forward)
+    )
 
     # forward: the body also returns the residuals its backward step reads; the loop keeps a tape of carries
     fwd_name = namer.fresh(f"{body.name}_fwd")
@@ -338,17 +496,39 @@ def while_loop(back, stmt: ir.Assign, e):
     fwd = ir.Function(fwd_name, body.params, (*adj.forward, fwd_ret), body.origin)
     tape = namer.fresh(f"{_first_name(stmt.target, 'while')}_tape")
     value = call("rt.while_loop_with_tape", cst.Name(test), cst.Name(fwd_name), init)
-    forward = [ir.Def(fwd, stmt.origin), ir.Assign(_tuple([stmt.target, cst.Name(tape)]), value, stmt.origin)]
+    forward = [
+        ir.Def(fwd, stmt.origin),
+        ir.Assign(_tuple([stmt.target, cst.Name(tape)]), value, stmt.origin),
+    ]
 
     def plan(back):
-        carry = _backward_carry(back, adj, carry_param, carry_bar, free_active, init, _outer_cotangent(back, stmt.target))
+        carry = _backward_carry(
+            back,
+            adj,
+            carry_param,
+            carry_bar,
+            free_active,
+            init,
+            _outer_cotangent(back, stmt.target),
+        )
         residuals = namer.fresh("residuals")
-        prelude = [*carry.prelude, *([ir.Assign(_tuple(_names(saved)), cst.Name(residuals))] if saved else [])]
+        prelude = [
+            *carry.prelude,
+            *([ir.Assign(_tuple(_names(saved)), cst.Name(residuals))] if saved else []),
+        ]
         bwd_name = namer.fresh(f"{body.name}_bwd")
         bwd_body = (*prelude, *recompute, *adj.backward, ir.Return(_pack(carry.new)))
-        bwd = ir.Function(bwd_name, (ir.Param(carry.name), ir.Param(residuals)), bwd_body, body.origin)
+        bwd = ir.Function(
+            bwd_name, (ir.Param(carry.name), ir.Param(residuals)), bwd_body, body.origin
+        )
         back.out.append(ir.Def(bwd, back.origin))
-        value = call("rt.while_loop_reverse", cst.Name(fwd_name), cst.Name(bwd_name), _pack(carry.init), cst.Name(tape))
+        value = call(
+            "rt.while_loop_reverse",
+            cst.Name(fwd_name),
+            cst.Name(bwd_name),
+            _pack(carry.init),
+            cst.Name(tape),
+        )
         back.emit(_pack(_names(carry.results)), value)
         carry.contribute(back, init)
 
@@ -377,24 +557,37 @@ class _BackwardCarry:
         """After the backward loop: its totals flow to the loop's ``init`` and to the weights."""
         if self.varies:
             back.contribute(loop_init, cst.Name(self.results[0]))
-        for weight, total in zip(self.accumulate, self.results[1:] if self.varies else self.results):
+        for weight, total in zip(
+            self.accumulate, self.results[1:] if self.varies else self.results
+        ):
             back.add(weight, cst.Name(total))
 
 
-def _backward_carry(back, adj, carry_param, carry_bar, free_active, loop_init, outer_carry, varies=True) -> _BackwardCarry:
+def _backward_carry(
+    back, adj, carry_param, carry_bar, free_active, loop_init, outer_carry, varies=True
+) -> _BackwardCarry:
     namer = back.namer
     accumulate = [n for n in free_active if adj.cotangents.get(n) is not None]
     accumulators = [namer.fresh(bar(n)) for n in accumulate]
     params = ([carry_bar] if varies else []) + accumulators
     name = namer.fresh("carry_bar") if len(params) != 1 else params[0]
-    prelude = [ir.Assign(_tuple(_names(params)), cst.Name(name))] if len(params) > 1 else []
+    prelude = (
+        [ir.Assign(_tuple(_names(params)), cst.Name(name))] if len(params) > 1 else []
+    )
     carry_in_bar = adj.cotangents.get(carry_param) if varies else None
     if varies and carry_in_bar is None:
         carry_in_bar = call("rt.tree_zeros_like", cst.Name(carry_bar))
     arrays = back.arrays | adj.arrays
-    new = ([carry_in_bar] if varies else []) + [_accumulated(acc, adj.cotangents[n], n in arrays) for acc, n in zip(accumulators, accumulate)]
-    init = ([outer_carry] if varies else []) + [back.zeros(n, arrays) for n in accumulate]
-    results = ([namer.fresh(bar(_first_name(loop_init, "init")))] if varies else []) + [namer.fresh(bar(n)) for n in accumulate]
+    new = ([carry_in_bar] if varies else []) + [
+        _accumulated(acc, adj.cotangents[n], n in arrays)
+        for acc, n in zip(accumulators, accumulate)
+    ]
+    init = ([outer_carry] if varies else []) + [
+        back.zeros(n, arrays) for n in accumulate
+    ]
+    results = ([namer.fresh(bar(_first_name(loop_init, "init")))] if varies else []) + [
+        namer.fresh(bar(n)) for n in accumulate
+    ]
     return _BackwardCarry(varies, accumulate, params, name, prelude, new, init, results)
 
 

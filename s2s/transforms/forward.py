@@ -18,6 +18,7 @@ forward rule.
 from __future__ import annotations
 
 import inspect
+
 import libcst as cst
 
 from .. import ir
@@ -29,8 +30,18 @@ from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named, tangent_name
 from ..templates import bind, instantiate, rule_template
 from . import forward_control
+from .activity import (
+    CONSTANT_NAMES,
+    activity,
+    array_evidence,
+    check_closed_world,
+    diff_names,
+    local_functions,
+)
+from .activity import (
+    RULE_HINT as _RULE_HINT,
+)
 from .forward_control import _tuple
-from .activity import CONSTANT_NAMES, RULE_HINT as _RULE_HINT, activity, array_evidence, check_closed_world, diff_names, local_functions
 from .reverse import Context, Mode
 from .simplify import fold
 
@@ -39,7 +50,11 @@ def _sum(terms, leafwise=False):
     """``a + b + ...``; with ``leafwise``, ``rt.tree_add`` (runtime helpers' values may be lists of arrays)."""
     value = terms[0]
     for term in terms[1:]:
-        value = call("rt.tree_add", value, term) if leafwise else cst.BinaryOperation(value, cst.Add(), term)
+        value = (
+            call("rt.tree_add", value, term)
+            if leafwise
+            else cst.BinaryOperation(value, cst.Add(), term)
+        )
     return value
 
 
@@ -52,14 +67,23 @@ class HelperRequests:
     def name(self, helper: str, wrt: tuple) -> str:
         if (helper, wrt) not in self.names:
             taken = sum(1 for h, _ in self.names if h == helper)
-            self.names[(helper, wrt)] = f"{helper}_jvp" + (f"_{taken + 1}" if taken else "")
+            self.names[(helper, wrt)] = f"{helper}_jvp" + (
+                f"_{taken + 1}" if taken else ""
+            )
         return self.names[(helper, wrt)]
 
 
 class Forward:
     """Builds the forward-mode statements of a body, in order."""
 
-    def __init__(self, body, active, ctx: Context, tangents: dict, requests: HelperRequests | None = None):
+    def __init__(
+        self,
+        body,
+        active,
+        ctx: Context,
+        tangents: dict,
+        requests: HelperRequests | None = None,
+    ):
         self.active = active
         self.ctx = ctx
         self.helpers = ctx.helpers
@@ -68,7 +92,8 @@ class Forward:
         self.arrays = array_evidence(body, ctx.helpers)
         self.defs = local_functions(body)
         self.tan = dict(tangents)  # variable -> name of its tangent
-        self.paired: dict[str, str] = {}  # local function -> its version on (value, tangent) pairs
+        # local function -> its version on (value, tangent) pairs
+        self.paired: dict[str, str] = {}
         self.requests = requests if requests is not None else HelperRequests()
         self.out: list[ir.Stmt] = []
         self.origin = None
@@ -89,7 +114,10 @@ class Forward:
         return self.tan[name]
 
     def zeros(self, name: str) -> cst.Call:
-        return call("rt.zeros_like_float" if name in self.arrays else "rt.tree_zeros_like", cst.Name(name))
+        return call(
+            "rt.zeros_like_float" if name in self.arrays else "rt.tree_zeros_like",
+            cst.Name(name),
+        )
 
     def tangent(self, atom) -> cst.BaseExpression:
         """The tangent of an atom: a tangent's name, zeros where no input reaches, containers of those."""
@@ -98,11 +126,23 @@ class Forward:
                 return cst.Name(self.tan[atom.value])
             if atom.value == "None":
                 return atom
-            return self.zeros(atom.value) if atom.value not in CONSTANT_NAMES else call("rt.zeros_like_float", atom)
+            return (
+                self.zeros(atom.value)
+                if atom.value not in CONSTANT_NAMES
+                else call("rt.zeros_like_float", atom)
+            )
         if isinstance(atom, (cst.Tuple, cst.List)):
-            return atom.with_changes(elements=[e.with_changes(value=self.tangent(e.value)) for e in atom.elements])
+            return atom.with_changes(
+                elements=[
+                    e.with_changes(value=self.tangent(e.value)) for e in atom.elements
+                ]
+            )
         if isinstance(atom, cst.Dict):
-            return atom.with_changes(elements=[e.with_changes(value=self.tangent(e.value)) for e in atom.elements])
+            return atom.with_changes(
+                elements=[
+                    e.with_changes(value=self.tangent(e.value)) for e in atom.elements
+                ]
+            )
         return call("rt.zeros_like_float", atom)
 
     def tangent_target(self, target) -> cst.BaseExpression:
@@ -144,21 +184,24 @@ class Forward:
             else:
                 tangent = self.tangent(atom)
                 self.emit(cst.Name(self.fresh(target)), tangent)
-        elif e.kind == "getitem":
+        elif e.kind == "getitem" or e.kind == "attribute":
             value = stmt.value
-            self.emit(cst.Name(self.fresh(target)), value.with_changes(value=self.tangent(value.value)))
-        elif e.kind == "attribute":
-            value = stmt.value
-            self.emit(cst.Name(self.fresh(target)), value.with_changes(value=self.tangent(value.value)))
+            self.emit(
+                cst.Name(self.fresh(target)),
+                value.with_changes(value=self.tangent(value.value)),
+            )
         elif e.kind in ("op", "runtime"):
             self.op(target, e)
         else:
-            raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+            raise MissingRule(
+                f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT
+            )
 
     def helper(self, stmt, e):
         """``y = h(a, b)`` becomes ``y, y_dot = h_jvp(a, b, a_dot)``, tangents for the arguments that carry them
         (``h_jvp`` is made for those; another set of them gets ``h_jvp_2``);
-        for a ``custom_jvp`` function, the user's rule: ``y, y_dot = rule(*nondiff, (a, b), (a_dot, b_dot))``."""
+        for a ``custom_jvp`` function, the user's rule: ``y, y_dot = rule(*nondiff, (a, b), (a_dot, b_dot))``.
+        """
         custom = self.ctx.custom.get(e.name)
         if custom is not None and custom.kind == "vjp":
             raise S2SError(
@@ -169,7 +212,12 @@ class Forward:
         if custom is not None:
             nondiff = [e.args[i] for i in custom.nondiff_argnums]
             diff = [e.args[i] for i in custom.diff_argnums]
-            value = call(custom.rules[0], *nondiff, _tuple(diff), _tuple([self.tangent(a) for a in diff]))
+            value = call(
+                custom.rules[0],
+                *nondiff,
+                _tuple(diff),
+                _tuple([self.tangent(a) for a in diff]),
+            )
             self.emit(_tuple([stmt.target, self.tangent_target(stmt.target)]), value)
             return
         flags = self.flows[e.name]
@@ -181,7 +229,9 @@ class Forward:
     def op(self, target, e):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         if op is None or op.rule is None:
-            raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
+            raise MissingRule(
+                f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT
+            )
         bindings = bind(op, e, self.origin)
         value = _FAMILIES[op.family](self, op, e, bindings, target)
         self.emit(cst.Name(self.fresh(target)), value)
@@ -206,7 +256,13 @@ class Forward:
         for p in self._leading(op, template):
             if self.is_active(bindings[p]):
                 partial = instantiate(template.entries[op.params.index(p)], bindings)
-                terms.append(fold(cst.BinaryOperation(self.tangent(bindings[p]), cst.Multiply(), partial)))
+                terms.append(
+                    fold(
+                        cst.BinaryOperation(
+                            self.tangent(bindings[p]), cst.Multiply(), partial
+                        )
+                    )
+                )
         value = _sum(terms)
         # a tangent that reads no operand as large as the result (``x_dot`` of ``x + c``) is broadcast to it
         read = names_in(value)
@@ -229,7 +285,10 @@ class Forward:
                 elements = [el.value for el in bindings[p].elements]
                 for i, el in enumerate(elements):
                     if self.is_active(el):
-                        one = [self.tangent(x) if j == i else x for j, x in enumerate(elements)]
+                        one = [
+                            self.tangent(x) if j == i else x
+                            for j, x in enumerate(elements)
+                        ]
                         terms.append(rebuild(op, e, {p: _tuple(one)}))
             elif self.is_active(bindings[p]):
                 terms.append(rebuild(op, e, {p: self.tangent(bindings[p])}))
@@ -237,12 +296,22 @@ class Forward:
 
     def explicit(self, op, e, bindings, target):
         if op.jvp is None:
-            raise MissingRule(f"no forward-mode rule for `{e.name}`", self.origin, _RULE_HINT)
+            raise MissingRule(
+                f"no forward-mode rule for `{e.name}`", self.origin, _RULE_HINT
+            )
         template = rule_template(op.name, forward=True)
         active = [p for p in self._leading(op, template) if self.is_active(bindings[p])]
         tangents = {tangent_name(p): self.tangent(bindings[p]) for p in active}
-        bindings = self._statements(template, {**bindings, **tangents, "ans": cst.Name(target)})
-        return _sum([instantiate(template.entries[op.params.index(p)], bindings) for p in active], leafwise=e.kind == "runtime")
+        bindings = self._statements(
+            template, {**bindings, **tangents, "ans": cst.Name(target)}
+        )
+        return _sum(
+            [
+                instantiate(template.entries[op.params.index(p)], bindings)
+                for p in active
+            ],
+            leafwise=e.kind == "runtime",
+        )
 
 
 _FAMILIES = {
@@ -259,12 +328,18 @@ def rebuild(op, e, replaced: dict) -> cst.BaseExpression:
     A ``*args`` parameter is replaced by a tuple of atoms, one per argument.
     """
     params = op.signature.parameters
-    positional = [p for p in op.params if params[p].kind is not inspect.Parameter.KEYWORD_ONLY]
+    positional = [
+        p for p in op.params if params[p].kind is not inspect.Parameter.KEYWORD_ONLY
+    ]
     args = []
     for i, a in enumerate(e.args):
         p = positional[min(i, len(positional) - 1)]
         if params[p].kind is inspect.Parameter.VAR_POSITIONAL:
-            args.extend([el.value for el in replaced[p].elements] if p in replaced else e.args[i:])
+            args.extend(
+                [el.value for el in replaced[p].elements]
+                if p in replaced
+                else e.args[i:]
+            )
             break
         args.append(replaced.get(p, a))
     node = e.node
@@ -276,17 +351,28 @@ def rebuild(op, e, replaced: dict) -> cst.BaseExpression:
     return node.with_changes(args=[cst.Arg(a) for a in args] + keywords)
 
 
-def jvp_body(body, inputs: dict, outputs, ctx: Context, requests: HelperRequests | None = None) -> Forward:
+def jvp_body(
+    body, inputs: dict, outputs, ctx: Context, requests: HelperRequests | None = None
+) -> Forward:
     """Forward mode of ``body`` for tangents of ``inputs`` (variable -> tangent name), reading ``outputs``' tangents after."""
     wanted = set().union(set(), *(diff_names(o) for o in outputs))
-    active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (set(inputs) & wanted)
+    active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (
+        set(inputs) & wanted
+    )
     check_closed_world(body, active, ctx.helpers, forward_control.RULES)
     fwd = Forward(body, active, ctx, inputs, requests)
     fwd.run(body)
     return fwd
 
 
-def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None, requests=None) -> ir.Function:
+def forward(
+    fn: ir.Function,
+    mode: Mode,
+    helpers=frozenset(),
+    flows=None,
+    custom=None,
+    requests=None,
+) -> ir.Function:
     """The ``jvp`` function of ``fn`` (normal form): ``f_jvp(*params, *tangents) -> (out, out_dot)``.
 
     Tangent parameters come for the parameters ``mode.wrt`` (all of them for ``jvp``).
@@ -296,16 +382,29 @@ def forward(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
     out, aux = ret.value, None
     if mode.has_aux:
         if not (isinstance(out, cst.Tuple) and len(out.elements) == 2):
-            raise S2SError(f"with has_aux=True, `{fn.name}` must return a pair (output, aux)", ret.origin)
+            raise S2SError(
+                f"with has_aux=True, `{fn.name}` must return a pair (output, aux)",
+                ret.origin,
+            )
         out, aux = out.elements[0].value, out.elements[1].value
-    wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
+    wrt = [
+        fn.params[i].name
+        for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)
+    ]
     tangents = {name: ctx.namer.fresh(tangent_name(name)) for name in wrt}
     fwd = jvp_body(stmts, tangents, [out], ctx, requests)
     fwd.origin = ret.origin
     out_dot = fwd.tangent(out)
-    result = [out, out_dot] + ([aux] if aux is not None else [])  # tuple_of: `return a, b` stays one element
-    params = [ir.Param(p.name) for p in fn.params] + [ir.Param(tangents[name]) for name in wrt]
+    # tuple_of: `return a, b` stays one element
+    result = [out, out_dot] + ([aux] if aux is not None else [])
+    params = [ir.Param(p.name) for p in fn.params] + [
+        ir.Param(tangents[name]) for name in wrt
+    ]
     body = [*fwd.out, ir.Return(tuple_of(*result), None)]
     names = ", ".join(f"`{w}`" for w in wrt)
-    doc = f"Value of `{fn.name}` and its tangent (forward mode) for tangents of {names}."
-    return ir.Function(f"{fn.name}_jvp", tuple(params), tuple(body), fn.origin, docstring=doc)
+    doc = (
+        f"Value of `{fn.name}` and its tangent (forward mode) for tangents of {names}."
+    )
+    return ir.Function(
+        f"{fn.name}_jvp", tuple(params), tuple(body), fn.origin, docstring=doc
+    )

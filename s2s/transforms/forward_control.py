@@ -67,7 +67,11 @@ class _Paired:
         pair = namer.fresh(f"{name}_pair")
         self.inputs[name] = namer.fresh(tangent_name(name))
         self.params.append(ir.Param(pair))
-        self.prelude.append(ir.Assign(_tuple([cst.Name(name), cst.Name(self.inputs[name])]), cst.Name(pair)))
+        self.prelude.append(
+            ir.Assign(
+                _tuple([cst.Name(name), cst.Name(self.inputs[name])]), cst.Name(pair)
+            )
+        )
 
     def tangent_param(self, name: str) -> None:
         """A separate parameter for ``name``'s tangent."""
@@ -82,7 +86,9 @@ class _Paired:
         inner = jvp_body(stmts, self.inputs, outputs, self.fwd.ctx, self.fwd.requests)
         name = self.fwd.namer.fresh(f"{self.fn.name}_jvp")
         body = (*self.prelude, *inner.out, ir.Return(result(inner)))
-        return ir.Def(ir.Function(name, tuple(self.params), body, self.fn.origin), self.fwd.origin)
+        return ir.Def(
+            ir.Function(name, tuple(self.params), body, self.fn.origin), self.fwd.origin
+        )
 
 
 def _pair(value, tangent) -> cst.Tuple:
@@ -110,7 +116,10 @@ def _pairs(inner, atom, split: bool):
 def cond(fwd, stmt: ir.Assign, e, residuals=False):
     """``rt.cond`` (and, with ``residuals``, ``rt.cond_with_residuals``, whose branches return ``(out, res)``)."""
     if e.kwargs:
-        raise MissingRule(f"forward mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(
+            f"forward mode of `rt.{e.name}` with keyword arguments is not supported",
+            stmt.origin,
+        )
     pred, operands = e.args[0], list(e.args[3:])
     branches = [fwd.defs[e.args[1].value], fwd.defs[e.args[2].value]]
     active = [i for i, op in enumerate(operands) if fwd.is_active(op)]
@@ -123,16 +132,28 @@ def cond(fwd, stmt: ir.Assign, e, residuals=False):
         for i in active:
             paired.tangent_param(branch.param_names[i])
         _, ret = _parts(branch)
-        defs.append(paired.build([ret], lambda inner, ret=ret: _pairs(inner, ret, residuals)))
+        defs.append(
+            paired.build([ret], lambda inner, ret=ret: _pairs(inner, ret, residuals))
+        )
     fwd.out.extend(defs)
     tangents = [fwd.tangent(operands[i]) for i in active]
-    value = call(f"rt.{e.name}", pred, *(cst.Name(d.function.name) for d in defs), *operands, *tangents)
+    value = call(
+        f"rt.{e.name}",
+        pred,
+        *(cst.Name(d.function.name) for d in defs),
+        *operands,
+        *tangents,
+    )
     if not residuals:
         fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
         return
     # each branch's residuals come as a (value, tangent) pair, None for the branch not taken (rt.unpair)
-    out, (res_true, res_false) = stmt.target.elements[0].value, (el.value for el in stmt.target.elements[1].value.elements)
-    pairs = [cst.Name(fwd.namer.fresh(f"{r.value}_pair")) for r in (res_true, res_false)]
+    out, (res_true, res_false) = stmt.target.elements[0].value, (
+        el.value for el in stmt.target.elements[1].value.elements
+    )
+    pairs = [
+        cst.Name(fwd.namer.fresh(f"{r.value}_pair")) for r in (res_true, res_false)
+    ]
     fwd.emit(_tuple([_pair(out, fwd.tangent_target(out)), _tuple(pairs)]), value)
     for res, pair in zip((res_true, res_false), pairs):
         fwd.emit(_pair(res, fwd.tangent_target(res)), call("rt.unpair", pair))
@@ -156,7 +177,9 @@ def scan(fwd, stmt: ir.Assign, e):
     from .activity import varied
 
     inputs = ([item_param] if xs_active else []) + list(free)
-    carry_varies = fwd.is_active(init) or bool(names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows))
+    carry_varies = fwd.is_active(init) or bool(
+        names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows)
+    )
     ys_active = any(n in fwd.active for n in ir.target_names(ys_target))
 
     paired = _Paired(fwd, body, free)
@@ -164,17 +187,26 @@ def scan(fwd, stmt: ir.Assign, e):
     paired.param(item_param, xs_active)
 
     def result(inner):
-        carry = _pair(carry_out, inner.tangent(carry_out)) if carry_varies else carry_out
+        carry = (
+            _pair(carry_out, inner.tangent(carry_out)) if carry_varies else carry_out
+        )
         y = _pair(y_out, inner.tangent(y_out)) if ys_active else y_out
         return _tuple([carry, y])
 
     d = paired.build([carry_out, y_out] if ys_active else [carry_out], result)
     fwd.out.append(d)
-    args = [cst.Name(d.function.name), _pair(init, fwd.tangent(init)) if carry_varies else init]
+    args = [
+        cst.Name(d.function.name),
+        _pair(init, fwd.tangent(init)) if carry_varies else init,
+    ]
     if xs is not None:
         args.append(_pair(xs, fwd.tangent(xs)) if xs_active else xs)
     value = call("rt.scan", *args, **dict(e.kwargs))
-    carry = _pair(carry_target, fwd.tangent_target(carry_target)) if carry_varies else carry_target
+    carry = (
+        _pair(carry_target, fwd.tangent_target(carry_target))
+        if carry_varies
+        else carry_target
+    )
     ys = _pair(ys_target, fwd.tangent_target(ys_target)) if ys_active else ys_target
     fwd.emit(_tuple([carry, ys]), value)
 
@@ -190,7 +222,12 @@ def _test_on_pairs(fwd, test: str) -> ir.Def:
         ir.Assign(cst.Name(passed), call(test, cst.Name(carry))),
         ir.Return(cst.Name(passed)),
     )
-    return ir.Def(ir.Function(namer.fresh(f"{test}_jvp"), (ir.Param(pair),), body, fwd.defs[test].origin), fwd.origin)
+    return ir.Def(
+        ir.Function(
+            namer.fresh(f"{test}_jvp"), (ir.Param(pair),), body, fwd.defs[test].origin
+        ),
+        fwd.origin,
+    )
 
 
 def _body_on_pairs(fwd, name: str, tape: bool) -> str:
@@ -209,19 +246,30 @@ def _body_on_pairs(fwd, name: str, tape: bool) -> str:
 
 def while_loop(fwd, stmt: ir.Assign, e, tape=False):
     """``rt.while_loop`` (and, with ``tape``, ``rt.while_loop_with_tape``, whose body returns ``(carry, res)``):
-    the loop runs on (carry, tangent) pairs; a tape keeps pairs too, for ``while_loop_reverse``'s rule."""
+    the loop runs on (carry, tangent) pairs; a tape keeps pairs too, for ``while_loop_reverse``'s rule.
+    """
     if e.kwargs:
-        raise MissingRule(f"forward mode of `rt.{e.name}` with keyword arguments is not supported", stmt.origin)
+        raise MissingRule(
+            f"forward mode of `rt.{e.name}` with keyword arguments is not supported",
+            stmt.origin,
+        )
     test, body, init = e.args[0].value, e.args[1].value, e.args[2]
     test_fn = _test_on_pairs(fwd, test)
     fwd.out.append(test_fn)
     body_fn = _body_on_pairs(fwd, body, tape)
-    value = call(f"rt.{e.name}", cst.Name(test_fn.function.name), cst.Name(body_fn), _pair(init, fwd.tangent(init)))
+    value = call(
+        f"rt.{e.name}",
+        cst.Name(test_fn.function.name),
+        cst.Name(body_fn),
+        _pair(init, fwd.tangent(init)),
+    )
     if not tape:
         fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
         return
     carry, tape_name = (el.value for el in stmt.target.elements)
-    fwd.tan[tape_name.value] = "None"  # the tape holds pairs itself: it has no separate tangent
+    fwd.tan[tape_name.value] = (
+        "None"  # the tape holds pairs itself: it has no separate tangent
+    )
     fwd.emit(_tuple([_pair(carry, fwd.tangent_target(carry)), tape_name]), value)
 
 
@@ -232,9 +280,14 @@ def while_loop_with_tape(fwd, stmt: ir.Assign, e):
 def while_loop_reverse(fwd, stmt: ir.Assign, e):
     """The backward loop of a ``while``, over a tape of (carry, tangent) pairs: its step runs on pairs."""
     body_fwd, body_bwd, carry_bar, tape = e.args
-    if tape.value not in fwd.tan:  # a tape made in forward mode holds (carry, tangent) pairs
-        raise MissingRule("forward mode of `rt.while_loop_reverse` over a tape made without tangents", stmt.origin)
-    body_fwd_on_pairs = _body_on_pairs(fwd, body_fwd.value, tape=True)  # the forward body, recomputed in the backward step
+    # a tape made in forward mode holds (carry, tangent) pairs
+    if tape.value not in fwd.tan:
+        raise MissingRule(
+            "forward mode of `rt.while_loop_reverse` over a tape made without tangents",
+            stmt.origin,
+        )
+    # the forward body, recomputed in the backward step
+    body_fwd_on_pairs = _body_on_pairs(fwd, body_fwd.value, tape=True)
     bwd = fwd.defs[body_bwd.value]
     paired = _Paired(fwd, bwd, _free_tangents(fwd, [bwd]))
     for name in bwd.param_names:

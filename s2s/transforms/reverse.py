@@ -26,7 +26,13 @@ from ..rules.registry import op_named
 from ..templates import bind, instantiate, rule_template
 from . import control_rules
 from .activity import RULE_HINT as _RULE_HINT
-from .activity import activity, array_evidence, check_closed_world, diff_names, local_functions
+from .activity import (
+    activity,
+    array_evidence,
+    check_closed_world,
+    diff_names,
+    local_functions,
+)
 from .simplify import fold
 
 RT = cst.Name("rt")
@@ -50,9 +56,13 @@ class Mode:
     """What to generate: ``grad``, ``value_and_grad`` or ``vjp`` with respect to parameters ``wrt``."""
 
     kind: str
-    wrt: tuple[int, ...] | int = 0  # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
+    wrt: tuple[int, ...] | int = (
+        0  # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
+    )
     has_aux: bool = False
-    zeros_for_inactive: bool = True  # else ``None`` where no derivative reaches a parameter
+    zeros_for_inactive: bool = (
+        True  # else ``None`` where no derivative reaches a parameter
+    )
 
 
 def _constant_key(subscript: cst.Subscript):
@@ -61,7 +71,11 @@ def _constant_key(subscript: cst.Subscript):
     v = subscript.slice[0].slice.value
     if isinstance(v, cst.Integer):
         return int(v.value)
-    if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus) and isinstance(v.expression, cst.Integer):
+    if (
+        isinstance(v, cst.UnaryOperation)
+        and isinstance(v.operator, cst.Minus)
+        and isinstance(v.expression, cst.Integer)
+    ):
         return -int(v.expression.value)
     if isinstance(v, cst.SimpleString):
         return v.evaluated_value
@@ -104,7 +118,8 @@ class Context:
     namer: Namer
     helpers: frozenset = frozenset()
     flows: dict = field(default_factory=dict)
-    custom: dict = field(default_factory=dict)  # helper name -> ``program.Custom``: its rule, called instead
+    # helper name -> ``program.Custom``: its rule, called instead
+    custom: dict = field(default_factory=dict)
 
 
 class Backward:
@@ -118,8 +133,10 @@ class Backward:
         self.namer = ctx.namer
         self.arrays = array_evidence(body, ctx.helpers)
         self.defs = local_functions(body)
-        self.plans: dict[int, object] = {}  # id of a rewritten control-flow statement -> its backward rule
-        self.groups: dict[int, set] = {}  # id of a plan's statement -> the names bound by all the statements it stands for
+        # id of a rewritten control-flow statement -> its backward rule
+        self.plans: dict[int, object] = {}
+        # id of a plan's statement -> the names bound by all the statements it stands for
+        self.groups: dict[int, set] = {}
         self.cot: dict[str, Cotangent] = {}
         self.out: list[ir.Stmt] = []
         self.origin = None
@@ -128,22 +145,35 @@ class Backward:
         """The primal statements, each active ``rt.cond``/``rt.scan`` rewritten to keep what its backward rule reads."""
         out = []
         for stmt in body:
-            e = eqn_of(stmt.value, self.helpers) if isinstance(stmt, ir.Assign) else None
-            active = e is not None and self.active.intersection(ir.target_names(stmt.target))
+            e = (
+                eqn_of(stmt.value, self.helpers)
+                if isinstance(stmt, ir.Assign)
+                else None
+            )
+            active = e is not None and self.active.intersection(
+                ir.target_names(stmt.target)
+            )
             rule = None
             if active and e.kind == "runtime" and e.name in control_rules.RULES:
                 rule = control_rules.RULES[e.name]
-            elif active and e.kind == "helper" and getattr(self.ctx.custom.get(e.name), "kind", None) == "vjp":
+            elif (
+                active
+                and e.kind == "helper"
+                and getattr(self.ctx.custom.get(e.name), "kind", None) == "vjp"
+            ):
                 rule = custom_vjp
             if rule is None:
                 out.append(stmt)
                 continue
             self.origin = stmt.origin
             stmts, plan = rule(self, stmt, e)
-            for s in stmts[:-1]:  # the plan, run at the last statement, stands for all of them
+            # the plan, run at the last statement, stands for all of them
+            for s in stmts[:-1]:
                 self.plans[id(s)] = _nothing
             self.plans[id(stmts[-1])] = plan
-            self.groups[id(stmts[-1])] = set().union(*(ir.target_names(s.target) for s in stmts if isinstance(s, ir.Assign)))
+            self.groups[id(stmts[-1])] = set().union(
+                *(ir.target_names(s.target) for s in stmts if isinstance(s, ir.Assign))
+            )
             out.extend(stmts)
         self.origin = None
         return out
@@ -156,11 +186,16 @@ class Backward:
         ``cond`` must give the same dtypes.
         """
         known = self.arrays if arrays is None else arrays
-        return call("rt.zeros_like_float" if name in known else "rt.tree_zeros_like", cst.Name(name))
+        return call(
+            "rt.zeros_like_float" if name in known else "rt.tree_zeros_like",
+            cst.Name(name),
+        )
 
     # --- accumulation -------------------------------------------------------
     def emit(self, target, value):
-        origin = replace(self.origin, phase="backward") if self.origin is not None else None
+        origin = (
+            replace(self.origin, phase="backward") if self.origin is not None else None
+        )
         self.out.append(ir.Assign(target, fold(value), origin))
 
     def add(self, var: str, expr):
@@ -169,7 +204,9 @@ class Backward:
             c.name = self.namer.fresh(bar(var))
             self.emit(cst.Name(c.name), expr)
         elif var in self.arrays:
-            self.emit(cst.Name(c.name), cst.BinaryOperation(cst.Name(c.name), cst.Add(), expr))
+            self.emit(
+                cst.Name(c.name), cst.BinaryOperation(cst.Name(c.name), cst.Add(), expr)
+            )
         else:
             self.emit(cst.Name(c.name), call("rt.tree_add", cst.Name(c.name), expr))
 
@@ -190,7 +227,10 @@ class Backward:
         if c is None:
             return None
         if c.paths:
-            entries = [cst.DictElement(literal(p), v) for p, v in sorted(c.paths.items(), key=lambda kv: repr(kv[0]))]
+            entries = [
+                cst.DictElement(literal(p), v)
+                for p, v in sorted(c.paths.items(), key=lambda kv: repr(kv[0]))
+            ]
             c.paths = {}
             self.add(var, call("rt.fill_like", cst.Name(var), cst.Dict(entries)))
         return cst.Name(c.name)
@@ -217,7 +257,10 @@ class Backward:
         elif isinstance(atom, cst.Dict):
             for e in atom.elements:
                 if diff_names(e.value) & self.active:
-                    self.contribute(e.value, cst.Subscript(expr, [cst.SubscriptElement(cst.Index(e.key))]))
+                    self.contribute(
+                        e.value,
+                        cst.Subscript(expr, [cst.SubscriptElement(cst.Index(e.key))]),
+                    )
 
     def contribute_many(self, atoms, expr):
         """Atoms receive the entries of the tuple (or list) of cotangents ``expr``."""
@@ -273,7 +316,9 @@ class Backward:
         elif e.kind == "helper":
             self.helper(target, e)
         else:
-            raise MissingRule(f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT)
+            raise MissingRule(
+                f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT
+            )
 
     def unpack(self, target, value):
         """``a, b = value``: a name (its elements' cotangents go up as paths) or a tuple of atoms, element by element."""
@@ -304,7 +349,11 @@ class Backward:
             return
         self.cot[target].paths = {}
         for path, expr in pending.items():
-            key = path[0] + len(elements) if isinstance(path[0], int) and path[0] < 0 else path[0]
+            key = (
+                path[0] + len(elements)
+                if isinstance(path[0], int) and path[0] < 0
+                else path[0]
+            )
             element = elements[key]
             if len(path) == 1:
                 self.contribute(element, expr)
@@ -331,7 +380,9 @@ class Backward:
     def op(self, target, e):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         if op is None or op.rule is None:
-            raise MissingRule(f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT)
+            raise MissingRule(
+                f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT
+            )
         g = self.take(target)
         bindings = bind(op, e, self.origin)
         template = rule_template(op.name)
@@ -341,7 +392,10 @@ class Backward:
             if entry is not None and diff_names(bindings[op.params[i]]) & self.active
         ]
         bindings = {**bindings, "ans": cst.Name(target), "g": g}
-        for local, value in template.statements:  # the rule's own assignments, under fresh names
+        for (
+            local,
+            value,
+        ) in template.statements:  # the rule's own assignments, under fresh names
             names = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in names_in(local)}
             self.emit(instantiate(local, names), instantiate(value, bindings))
             bindings.update(names)
@@ -350,27 +404,45 @@ class Backward:
             value = instantiate(template.entries[i], bindings)
             if op.family == "elementwise":
                 value = cst.BinaryOperation(g, cst.Multiply(), value)
-                others = [bindings[p] for j, p in enumerate(op.params[: len(template.entries)]) if j != i]
+                others = [
+                    bindings[p]
+                    for j, p in enumerate(op.params[: len(template.entries)])
+                    if j != i
+                ]
                 # another array may broadcast this one; an int may repeat a Python list (``ws * 2``: an error there)
-                repeats = op.name == "multiply" and any(isinstance(o, cst.Integer) for o in others)
+                repeats = op.name == "multiply" and any(
+                    isinstance(o, cst.Integer) for o in others
+                )
                 if repeats and isinstance(arg, (cst.List, cst.Tuple)):
                     raise MissingRule(
                         "`*` with an int repeats a Python list on the differentiated path, and s2s differentiates "
                         "arithmetic on arrays", self.origin, "write the list out (`[a, b, a, b]`), or use np.tile",
                     )  # fmt: skip
-                if repeats or any(not is_static(o) and not o.deep_equals(arg) for o in others):
+                if repeats or any(
+                    not is_static(o) and not o.deep_equals(arg) for o in others
+                ):
                     value = call("rt.unbroadcast", fold(value), arg)
             self.contribute(arg, value)
 
     def helper(self, target, e):
         g = self.take(target)
         custom = self.ctx.custom.get(e.name)
-        if custom is not None:  # a custom_jvp function: its rule, transposed (``<rule>_vjp``, generated)
+        # a custom_jvp function: its rule, transposed (``<rule>_vjp``, generated)
+        if custom is not None:
             nondiff = [e.args[i] for i in custom.nondiff_argnums]
             diff = [e.args[i] for i in custom.diff_argnums]
-            zeros = [self.zeros(a.value) if isinstance(a, cst.Name) else call("rt.zeros_like_float", a) for a in diff]
+            zeros = [
+                (
+                    self.zeros(a.value)
+                    if isinstance(a, cst.Name)
+                    else call("rt.zeros_like_float", a)
+                )
+                for a in diff
+            ]
             seed = _tuple(call("rt.tree_zeros_like", cst.Name(target)), g)
-            value = call(f"{custom.rules[0]}_vjp", *nondiff, _tuple(*diff), _tuple(*zeros), seed)
+            value = call(
+                f"{custom.rules[0]}_vjp", *nondiff, _tuple(*diff), _tuple(*zeros), seed
+            )
             self.contribute_many(diff, value)
             return
         flags = self.flows[e.name]
@@ -383,20 +455,25 @@ def custom_vjp(back, stmt, e):
     custom = back.ctx.custom[e.name]
     fwd, bwd = custom.rules
     residuals = back.namer.fresh(f"{e.name}_residuals")
-    forward = [ir.Assign(_tuple(stmt.target, cst.Name(residuals)), call(fwd, *e.args), stmt.origin)]
+    forward = [
+        ir.Assign(
+            _tuple(stmt.target, cst.Name(residuals)), call(fwd, *e.args), stmt.origin
+        )
+    ]
 
     def plan(back):
         g = back.take(stmt.target.value)
         nondiff = [e.args[i] for i in custom.nondiff_argnums]
-        back.contribute_many([e.args[i] for i in custom.diff_argnums], call(bwd, *nondiff, cst.Name(residuals), g))
+        back.contribute_many(
+            [e.args[i] for i in custom.diff_argnums],
+            call(bwd, *nondiff, cst.Name(residuals), g),
+        )
 
     return forward, plan
 
 
 def _nothing(back):
     """The plan of a statement whose adjoint another statement's plan emits."""
-
-
 
 
 @dataclass
@@ -416,7 +493,9 @@ class Adjoint:
 def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their results."""
     outputs = set().union(set(), *(diff_names(atom) for atom, _ in seeds))
-    active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (set(inputs) & outputs)
+    active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (
+        set(inputs) & outputs
+    )
     check_closed_world(body, active, ctx.helpers, control_rules.RULES)
     back = Backward(body, active, ctx)
     forward = back.forward(body)
@@ -426,11 +505,15 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     for stmt in reversed(forward):
         back.visit(stmt)
     back.origin = None
-    cotangents = {name: (back.take(name) if name in active else None) for name in inputs}
+    cotangents = {
+        name: (back.take(name) if name in active else None) for name in inputs
+    }
     return Adjoint(forward, back.out, cotangents, back.arrays)
 
 
-def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None) -> ir.Function:
+def reverse(
+    fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None
+) -> ir.Function:
     """The ``mode.kind`` function of ``fn`` (in normal form, single assignment)."""
     ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
     namer = ctx.namer
@@ -440,33 +523,57 @@ def reverse(fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom
     if mode.has_aux:
         if not (isinstance(out, cst.Tuple) and len(out.elements) == 2):
             raise S2SError(
-                f"with has_aux=True, `{fn.name}` must return a pair (output, aux)", ret.origin
+                f"with has_aux=True, `{fn.name}` must return a pair (output, aux)",
+                ret.origin,
             )
         out, aux = out.elements[0].value, out.elements[1].value
-    wrt = [fn.params[i].name for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)]
+    wrt = [
+        fn.params[i].name
+        for i in ((mode.wrt,) if isinstance(mode.wrt, int) else mode.wrt)
+    ]
     params = list(fn.params)
     if mode.kind == "vjp":
-        params = [ir.Param(p.name) for p in params]  # every parameter positional: the cotangent comes last
+        # every parameter positional: the cotangent comes last
+        params = [ir.Param(p.name) for p in params]
         seed_name = namer.fresh(f"{fn.name}_bar")
         params.append(ir.Param(seed_name))
         seed = cst.Name(seed_name)
     else:
         seed = call("rt.grad_seed", out)
     adj = adjoint(stmts, wrt, [(out, seed)], ctx, ret.origin)
-    if mode.kind != "vjp" and not any(s.value.deep_equals(seed) for s in adj.backward if isinstance(s, ir.Assign)):
+    if mode.kind != "vjp" and not any(
+        s.value.deep_equals(seed) for s in adj.backward if isinstance(s, ir.Assign)
+    ):
         # no derivative reaches the output: its check (a real scalar, as JAX asks) still runs
-        adj.backward.insert(0, ir.Assign(cst.Name(namer.fresh("_checked_output")), seed, replace(ret.origin, phase="backward") if ret.origin else None))
+        adj.backward.insert(
+            0,
+            ir.Assign(
+                cst.Name(namer.fresh("_checked_output")),
+                seed,
+                replace(ret.origin, phase="backward") if ret.origin else None,
+            ),
+        )
     grads = []
     for name in wrt:
         g = adj.cotangents[name]
         if g is None:
-            g = call("rt.tree_zeros_like", cst.Name(name)) if mode.zeros_for_inactive else cst.Name("None")
+            g = (
+                call("rt.tree_zeros_like", cst.Name(name))
+                if mode.zeros_for_inactive
+                else cst.Name("None")
+            )
         grads.append(g)
-    grad = grads[0] if isinstance(mode.wrt, int) else cst.Tuple([cst.Element(g) for g in grads])
+    grad = (
+        grads[0]
+        if isinstance(mode.wrt, int)
+        else cst.Tuple([cst.Element(g) for g in grads])
+    )
     result = _result(mode, out, aux, grad)
     body = [*adj.forward, *adj.backward, ir.Return(result, None)]
     name = f"{fn.name}_{mode.kind}"
-    return ir.Function(name, tuple(params), tuple(body), fn.origin, docstring=_docstring(fn, mode, wrt))
+    return ir.Function(
+        name, tuple(params), tuple(body), fn.origin, docstring=_docstring(fn, mode, wrt)
+    )
 
 
 def _tuple(*items):

@@ -11,13 +11,12 @@ from __future__ import annotations
 import functools
 import inspect
 
+import libcst as cst
 import numpy
 
-import libcst as cst
-
 from .. import ir, runtime
-from ..passes.dataflow import reads, substitute_reads
 from ..cstutil import Parenthesizer, _paren_binary, dotted, names_in, substitute
+from ..passes.dataflow import reads, substitute_reads
 
 _FOLD = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -37,7 +36,11 @@ def number(node) -> float | int | None:
 
 
 def _num(value) -> cst.BaseExpression:
-    node = cst.Integer(str(abs(value))) if isinstance(value, int) else cst.Float(repr(abs(value)))
+    node = (
+        cst.Integer(str(abs(value)))
+        if isinstance(value, int)
+        else cst.Float(repr(abs(value)))
+    )
     return cst.UnaryOperation(cst.Minus(), node) if value < 0 else node
 
 
@@ -49,8 +52,15 @@ class _Fold(Parenthesizer):
             return _num(_FOLD[op](a, b))
         if op is cst.Multiply:
             right = node.right
-            if isinstance(right, cst.BinaryOperation) and isinstance(right.operator, cst.Divide) and number(right.left) == 1:
-                return _paren_binary(cst.BinaryOperation(node.left, cst.Divide(), right.right))  # g * (1 / x) -> g / x
+            if (
+                isinstance(right, cst.BinaryOperation)
+                and isinstance(right.operator, cst.Divide)
+                and number(right.left) == 1
+            ):
+                # g * (1 / x) -> g / x
+                return _paren_binary(
+                    cst.BinaryOperation(node.left, cst.Divide(), right.right)
+                )
             if b == 1:
                 return node.left
             if a == 1:
@@ -76,12 +86,16 @@ class _Fold(Parenthesizer):
 
     def leave_UnaryOperation(self, original, node):
         inner = node.expression
-        if isinstance(node.operator, cst.Minus) and isinstance(inner, cst.UnaryOperation) and isinstance(inner.operator, cst.Minus):
+        if (
+            isinstance(node.operator, cst.Minus)
+            and isinstance(inner, cst.UnaryOperation)
+            and isinstance(inner.operator, cst.Minus)
+        ):
             return inner.expression
         return super().leave_UnaryOperation(original, node)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _defaults(callee: str) -> tuple[tuple[str, ...], dict]:
     """Parameter names and literal defaults of ``rt.<name>`` or ``xp.<name>`` (NumPy's), if inspectable."""
     module, _, name = callee.partition(".")
@@ -93,7 +107,11 @@ def _defaults(callee: str) -> tuple[tuple[str, ...], dict]:
     except (TypeError, ValueError):
         return (), {}
     names = tuple(params)
-    defaults = {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
+    defaults = {
+        n: p.default
+        for n, p in params.items()
+        if p.default is not inspect.Parameter.empty
+    }
     return names, defaults
 
 
@@ -102,7 +120,11 @@ def _is_default(node, default) -> bool:
         return repr(default) == node.value
     value = number(node)
     if value is not None:
-        return type(default) in (int, float) and not isinstance(default, bool) and value == default
+        return (
+            type(default) in (int, float)
+            and not isinstance(default, bool)
+            and value == default
+        )
     if isinstance(node, cst.SimpleString):
         return isinstance(default, str) and node.evaluated_value == default
     return False
@@ -117,10 +139,22 @@ def drop_default_arguments(node: cst.Call) -> cst.Call:
     if not defaults:
         return node
     args = list(node.args)
-    args = [a for a in args if not (a.keyword and a.keyword.value in defaults and _is_default(a.value, defaults[a.keyword.value]))]
+    args = [
+        a
+        for a in args
+        if not (
+            a.keyword
+            and a.keyword.value in defaults
+            and _is_default(a.value, defaults[a.keyword.value])
+        )
+    ]
     while args and args[-1].keyword is None and not args[-1].star:
         i = len(args) - 1
-        if i < len(names) and names[i] in defaults and _is_default(args[i].value, defaults[names[i]]):
+        if (
+            i < len(names)
+            and names[i] in defaults
+            and _is_default(args[i].value, defaults[names[i]])
+        ):
             args.pop()
         else:
             break
@@ -152,7 +186,8 @@ def propagate_copies(body, keep=frozenset()):
                 last[name] = i
     mapping, out = {}, []
     for i, stmt in enumerate(body):
-        if isinstance(stmt, ir.Def):  # a branch or loop body: its free names follow, its own copies go too
+        # a branch or loop body: its free names follow, its own copies go too
+        if isinstance(stmt, ir.Def):
             inner = substitute_reads(stmt, mapping).function
             body_ = propagate_copies(inner.body, keep=frozenset(inner.param_names))
             out.append(ir.Def(inner.with_body(body_), stmt.origin))
@@ -169,11 +204,16 @@ def propagate_copies(body, keep=frozenset()):
         ):
             mapping[stmt.target.value] = value
             continue
-        out.append(ir.Assign(stmt.target, value, stmt.origin) if isinstance(stmt, ir.Assign) else ir.Return(value, stmt.origin))
+        out.append(
+            ir.Assign(stmt.target, value, stmt.origin)
+            if isinstance(stmt, ir.Assign)
+            else ir.Return(value, stmt.origin)
+        )
     return out
 
 
-CHECKS = frozenset({"rt.grad_seed"})  # calls kept for the errors they raise, even when their value is unused
+# calls kept for the errors they raise, even when their value is unused
+CHECKS = frozenset({"rt.grad_seed"})
 
 
 def _is_check(value) -> bool:

@@ -22,9 +22,13 @@ class Program:
     args_code: str
     argnums: tuple
     features: list = field(default_factory=list)
-    oracle: str = "any"  # "fd": NumPy semantics the twin cannot express (writes through views): finite differences only
+    oracle: str = (
+        "any"  # "fd": NumPy semantics the twin cannot express (writes through views): finite differences only
+    )
     has_aux: bool = False  # the function returns (loss, aux)
-    numpy_source: str = ""  # for a program written with jax.numpy: the NumPy program it was made from (probes read it)
+    numpy_source: str = (
+        ""  # for a program written with jax.numpy: the NumPy program it was made from (probes read it)
+    )
 
     @property
     def twin(self) -> str:
@@ -43,7 +47,7 @@ class Assembly:
         kwargs: list[str] = []
         self.scalars = []
         closure_vars: list[str] = []
-        sizes = self.skeleton(lines, sig, args, closure_vars)
+        self.skeleton(lines, sig, args, closure_vars)
         xshape = self._xshape
         args.insert(1, self.arr(xshape))
         out_shape = self.env["out"].shape
@@ -61,7 +65,8 @@ class Assembly:
         if self.p(0.2):
             extras.append(("steps", "static"))
         if len(out_shape) == 2 and out_shape[-1] >= 2 and self.p(0.25):
-            extras.insert(0, ("labels", "int"))  # class labels: an int array, never differentiated
+            # class labels: an int array, never differentiated
+            extras.insert(0, ("labels", "int"))
         pos_only = self.p(0.15)
         for name, kind in extras:
             if kind == "pos":
@@ -86,7 +91,7 @@ class Assembly:
                     if self.p(0.5) and "kwonly_by_keyword" not in self.avoid:
                         kwargs.append(f"steps={self.pick([1, 3])}")
         if pos_only:
-            sig.insert(n_positional, "/") if n_positional == len(sig) else sig.insert(n_positional, "/")
+            sig.insert(n_positional, "/")
         closure_vars += self.scalars
         # body statements
         for _ in range(self.r.randint(1, 5)):
@@ -95,35 +100,73 @@ class Assembly:
             acc = self.fresh_name("s")
             shape = self.some_shape()
             step, _ = self.bounded(shape, 1)
-            lines += [f"{acc} = np.zeros({_shape_text(shape)})" if shape else f"{acc} = 0.0", "for _ in range(steps):", f"    {acc} = 0.5 * {acc} + {step}"]
+            lines += [
+                f"{acc} = np.zeros({_shape_text(shape)})" if shape else f"{acc} = 0.0",
+                "for _ in range(steps):",
+                f"    {acc} = 0.5 * {acc} + {step}",
+            ]
             self.define(acc, shape, fresh=True)
         # the loss
         loss = []
         if has_y:
-            loss.append(self.pick(["np.mean((out - y) ** 2)", "np.sum((out - y) ** 2) / 2.0", "np.mean(np.square(out - y))", "0.5 * np.sum(np.abs(out - y) ** 2)"]))
+            loss.append(
+                self.pick(
+                    [
+                        "np.mean((out - y) ** 2)",
+                        "np.sum((out - y) ** 2) / 2.0",
+                        "np.mean(np.square(out - y))",
+                        "0.5 * np.sum(np.abs(out - y) ** 2)",
+                    ]
+                )
+            )
         else:
-            loss.append(self.pick(["np.sum(out ** 2)", "np.mean(np.tanh(out))", "np.sum(np.sin(out))"]))
+            loss.append(
+                self.pick(
+                    ["np.sum(out ** 2)", "np.mean(np.tanh(out))", "np.sum(np.sin(out))"]
+                )
+            )
         if len(out_shape) >= 1 and out_shape[-1] >= 2 and self.p(0.3):
             self.feature("log_softmax")
             lines.append("zs = out - np.max(out, axis=-1, keepdims=True)")
-            lines.append("logp = zs - np.log(np.sum(np.exp(zs), axis=-1, keepdims=True))")
-            loss.append("-np.mean(logp[..., 0])" if not has_y else "-np.mean(np.sum(logp * np.tanh(y), axis=-1))")
+            lines.append(
+                "logp = zs - np.log(np.sum(np.exp(zs), axis=-1, keepdims=True))"
+            )
+            loss.append(
+                "-np.mean(logp[..., 0])"
+                if not has_y
+                else "-np.mean(np.sum(logp * np.tanh(y), axis=-1))"
+            )
         if "labels" in sig:
             self.feature("int_labels")
             lines.append("logits = out - np.max(out, axis=1, keepdims=True)")
-            lines.append("logq = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))")
-            loss.append(self.pick([
-                "-np.mean(logq[np.arange(logq.shape[0]), labels])",
-                f"-np.sum(np.eye({out_shape[-1]})[labels] * logq) / len(labels)",
-                "-np.mean(np.where(labels[:, None] == np.arange(logq.shape[1]), logq, 0.0)) * 2.0",
-                "-np.sum(np.take_along_axis(logq, labels[:, None], axis=1))",
-            ]))
+            lines.append(
+                "logq = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))"
+            )
+            loss.append(
+                self.pick(
+                    [
+                        "-np.mean(logq[np.arange(logq.shape[0]), labels])",
+                        f"-np.sum(np.eye({out_shape[-1]})[labels] * logq) / len(labels)",
+                        "-np.mean(np.where(labels[:, None] == np.arange(logq.shape[1]), logq, 0.0)) * 2.0",
+                        "-np.sum(np.take_along_axis(logq, labels[:, None], axis=1))",
+                    ]
+                )
+            )
         if "l2" in self.scalars:
-            self.r.choice((0, 1))  # an unused draw, kept so that seeds keep giving the same programs
-            leaves = [n for n, v in sorted(self.env.items()) if len(v.shape) == 2 and n not in ("x",) and n.startswith(("W", "w", "k", "q"))]
+            # an unused draw, kept so that seeds keep giving the same programs
+            self.r.choice((0, 1))
+            leaves = [
+                n
+                for n, v in sorted(self.env.items())
+                if len(v.shape) == 2
+                and n not in ("x",)
+                and n.startswith(("W", "w", "k", "q"))
+            ]
             lines.append("reg = 0.0")
             if leaves:
-                lines.append(f"for leaf in ({', '.join(leaves)},):" if len(leaves) > 0 else "")
+                lines.append(
+                    f"for leaf in ({', '.join(leaves)},):" if len(leaves) > 0 else ""
+                )
                 lines.append("    reg = reg + np.sum(leaf * leaf)")
             else:
                 lines.append("reg = reg + np.sum(out * out)")
@@ -132,36 +175,67 @@ class Assembly:
             loss[0] = f"scale * {loss[0]}"
         recent = [n for n in self.env if n not in ("x", "y", "out")][-3:]
         for k, n in enumerate(recent):
-            loss.append(f"np.sum({n} * {0.5 + 0.25 * k})" if self.env[n].shape else f"{0.5 + 0.25 * k} * {n}")
+            loss.append(
+                f"np.sum({n} * {0.5 + 0.25 * k})"
+                if self.env[n].shape
+                else f"{0.5 + 0.25 * k} * {n}"
+            )
         self.r.shuffle(loss)
         has_aux = self.p(0.1)
         if has_aux:
             self.feature("has_aux")
             lines.append("total = " + " + ".join(loss))
             aux_name = self.pick([n for n in self.env if n not in ("x", "y")])
-            lines.append(self.pick([f'return total, {{"pred": out, "extra": {aux_name}}}', f"return total, out", f"return total, ({aux_name}, np.sum(out))"]))
+            lines.append(
+                self.pick(
+                    [
+                        f'return total, {{"pred": out, "extra": {aux_name}}}',
+                        "return total, out",
+                        f"return total, ({aux_name}, np.sum(out))",
+                    ]
+                )
+            )
         else:
             lines.append("return " + " + ".join(loss))
         entry = self.pick(["loss", "f", "objective", "loss_fn"])
         factory_main = self.p(0.1) and "/" not in sig
-        if factory_main:  # the function closes over the factory's argument (a float, or data as an array)
+        # the function closes over the factory's argument (a float, or data as an array)
+        if factory_main:
             ret = lines[-1]
             if ret.startswith("return total, "):
-                lines.insert(len(lines) - 1, "total = total + np.sum(captured) * np.mean(out)")
+                lines.insert(
+                    len(lines) - 1, "total = total + np.sum(captured) * np.mean(out)"
+                )
             else:
-                lines[-1] = "return np.sum(captured) * np.mean(out) + " + ret[len("return "):]
+                lines[-1] = (
+                    "return np.sum(captured) * np.mean(out) + " + ret[len("return ") :]
+                )
         body = "\n".join("    " + line for line in "\n".join(lines).split("\n"))
         if factory_main:
             self.feature("factory_main")
-            inner = f"    def {entry}({', '.join(sig)}):\n" + "\n".join("    " + line for line in body.split("\n"))
-            value = self.pick(["0.25", "np.array([0.5, -1.0, 2.0])", "np.linspace(-1.0, 1.0, 4).reshape(2, 2)"])
+            inner = f"    def {entry}({', '.join(sig)}):\n" + "\n".join(
+                "    " + line for line in body.split("\n")
+            )
+            value = self.pick(
+                [
+                    "0.25",
+                    "np.array([0.5, -1.0, 2.0])",
+                    "np.linspace(-1.0, 1.0, 4).reshape(2, 2)",
+                ]
+            )
             main = f"def make_{entry}(captured):\n{inner}\n\n    return {entry}\n\n\n{entry} = make_{entry}({value})\n"
         else:
             main = f"def {entry}({', '.join(sig)}):\n{body}\n"
-        head = "\n".join(sorted(self.imports, key=lambda s: (not s.startswith("import"), s)))
+        head = "\n".join(
+            sorted(self.imports, key=lambda s: (not s.startswith("import"), s))
+        )
         parts = [head]
         if self.module_globals:
-            globs = [g for g in self.module_globals if "namedtuple" in g] + [g for g in self.module_globals if "namedtuple" not in g and "make_" not in g]
+            globs = [g for g in self.module_globals if "namedtuple" in g] + [
+                g
+                for g in self.module_globals
+                if "namedtuple" not in g and "make_" not in g
+            ]
             parts.append("\n".join(globs))
         parts += self.helpers
         closures = [g for g in self.module_globals if "make_" in g]
@@ -175,8 +249,14 @@ class Assembly:
             self.features.append("jnp_dialect")
             numpy_source, source = source, to_jnp(source)
         # argnums: the parameters (always), and sometimes x, y, scale
-        floats = [i for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)]) if s not in ("/", "*", "labels")]
-        choices = [(0,), (0,), (0, 1)] + [tuple(sorted(self.r.sample(floats, self.r.randint(1, len(floats)))))]
+        floats = [
+            i
+            for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)])
+            if s not in ("/", "*", "labels")
+        ]
+        choices = [(0,), (0,), (0, 1)] + [
+            tuple(sorted(self.r.sample(floats, self.r.randint(1, len(floats)))))
+        ]
         argnums = self.pick(choices)
         args_code = (
             f"rng = np.random.default_rng({self.seed})\n"
@@ -184,5 +264,19 @@ class Assembly:
             f"args = ({', '.join(args)},)\n"
             f"kwargs = dict({', '.join(kwargs)})\n"
         )
-        oracle = "fd" if getattr(self, "fd_only", False) else ("jax" if numpy_source else "any")
-        return Program(self.seed, source, entry, args_code, argnums, list(self.features), oracle, has_aux, numpy_source)
+        oracle = (
+            "fd"
+            if getattr(self, "fd_only", False)
+            else ("jax" if numpy_source else "any")
+        )
+        return Program(
+            self.seed,
+            source,
+            entry,
+            args_code,
+            argnums,
+            list(self.features),
+            oracle,
+            has_aux,
+            numpy_source,
+        )

@@ -38,6 +38,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import jax
 import numpy as np
@@ -110,27 +111,61 @@ def arguments(program, module):
 class _Instrument(ast.NodeTransformer):
     """Routes every kink and data comparison through a recorder (``_rec``): ties are then measurable."""
 
-    KINKS = {"np.maximum", "np.minimum", "np.abs", "np.absolute", "np.clip", "np.max", "np.min", "np.amax", "np.amin", "np.linalg.norm", "np.sqrt", "np.sign", "np.std"}
+    KINKS: ClassVar = {
+        "np.maximum",
+        "np.minimum",
+        "np.abs",
+        "np.absolute",
+        "np.clip",
+        "np.max",
+        "np.min",
+        "np.amax",
+        "np.amin",
+        "np.linalg.norm",
+        "np.sqrt",
+        "np.sign",
+        "np.std",
+    }
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Lt, ast.Gt, ast.LtE, ast.GtE)):
-            node.left = ast.Call(ast.Name("_cmp", ast.Load()), [node.left, node.comparators[0]], [])
+        if len(node.ops) == 1 and isinstance(
+            node.ops[0], (ast.Lt, ast.Gt, ast.LtE, ast.GtE)
+        ):
+            node.left = ast.Call(
+                ast.Name("_cmp", ast.Load()), [node.left, node.comparators[0]], []
+            )
         return node
 
-    METHODS = {"clip": "np.clip", "max": "np.max", "min": "np.min", "std": "np.sqrt_std"}
-    BUILTINS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs"}
+    METHODS: ClassVar = {
+        "clip": "np.clip",
+        "max": "np.max",
+        "min": "np.min",
+        "std": "np.sqrt_std",
+    }
+    BUILTINS: ClassVar = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs"}
 
     def visit_Call(self, node):
         self.generic_visit(node)
         name = ast.unparse(node.func)
-        name = "np." + name[4:] if name.startswith("jnp.") else name  # the JAX-docs dialect
-        kink = lambda n, args: ast.Call(ast.Name("_kink", ast.Load()), [ast.Constant(n)] + args, node.keywords)  # noqa: E731
+        # the JAX-docs dialect
+        name = "np." + name[4:] if name.startswith("jnp.") else name
+        kink = lambda n, args: ast.Call(
+            ast.Name("_kink", ast.Load()), [ast.Constant(n)] + args, node.keywords
+        )
         if name in self.KINKS:
             return kink(name, node.args)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in self.METHODS and not name.startswith(("np.", "math.", "jnp.")):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in self.METHODS
+            and not name.startswith(("np.", "math.", "jnp."))
+        ):
             return kink(self.METHODS[node.func.attr], [node.func.value] + node.args)
-        if isinstance(node.func, ast.Name) and name in self.BUILTINS and len(node.args) == (1 if name == "abs" else 2):
+        if (
+            isinstance(node.func, ast.Name)
+            and name in self.BUILTINS
+            and len(node.args) == (1 if name == "abs" else 2)
+        ):
             return kink(self.BUILTINS[name], node.args)
         return node
 
@@ -147,17 +182,38 @@ class Recorder:
             self.gap = min(self.gap, float(np.min(np.abs(diff))))
 
     def cmp(self, a, b):
-        floats = any(isinstance(v, float) or getattr(getattr(v, "dtype", None), "kind", "") == "f" for v in (a, b))
+        floats = any(
+            isinstance(v, float)
+            or getattr(getattr(v, "dtype", None), "kind", "") == "f"
+            for v in (a, b)
+        )
         if floats:
             self.record(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
         return a
 
     def kink(self, name, *args, **kw):
-        if name in ("np.sqrt_std", "np.std"):  # the square root of a variance: a kink where it is zero
+        # the square root of a variance: a kink where it is zero
+        if name in (
+            "np.sqrt_std",
+            "np.std",
+        ):
             out = np.std(*args, **kw)
             self.record(out)
             return out
-        fn = {"np.maximum": np.maximum, "np.minimum": np.minimum, "np.abs": np.abs, "np.absolute": np.abs, "np.clip": np.clip, "np.max": np.max, "np.min": np.min, "np.amax": np.max, "np.amin": np.min, "np.linalg.norm": np.linalg.norm, "np.sqrt": np.sqrt, "np.sign": np.sign}[name]
+        fn = {
+            "np.maximum": np.maximum,
+            "np.minimum": np.minimum,
+            "np.abs": np.abs,
+            "np.absolute": np.abs,
+            "np.clip": np.clip,
+            "np.max": np.max,
+            "np.min": np.min,
+            "np.amax": np.max,
+            "np.amin": np.min,
+            "np.linalg.norm": np.linalg.norm,
+            "np.sqrt": np.sqrt,
+            "np.sign": np.sign,
+        }[name]
         a = np.asarray(args[0], dtype=float)
         if name in ("np.maximum", "np.minimum"):
             self.record(a - np.asarray(args[1], dtype=float))
@@ -171,17 +227,31 @@ class Recorder:
                     self.record(a - np.asarray(bound, dtype=float))
         elif name in ("np.max", "np.min", "np.amax", "np.amin"):
             axis = args[1] if len(args) > 1 else kw.get("axis")
-            s = np.sort(a.ravel() if axis is None else a, axis=-1 if axis is None else axis)
+            s = np.sort(
+                a.ravel() if axis is None else a, axis=-1 if axis is None else axis
+            )
             s = np.moveaxis(s, -1 if axis is None else axis, -1)
             if s.shape[-1] > 1:
-                self.record(s[..., -1] - s[..., -2] if name in ("np.max", "np.amax") else s[..., 1] - s[..., 0])
+                self.record(
+                    s[..., -1] - s[..., -2]
+                    if name in ("np.max", "np.amax")
+                    else s[..., 1] - s[..., 0]
+                )
         elif name == "np.linalg.norm":
-            self.record(np.sqrt(np.sum(a * a, axis=kw.get("axis", args[2] if len(args) > 2 else None))))
+            self.record(
+                np.sqrt(
+                    np.sum(
+                        a * a, axis=kw.get("axis", args[2] if len(args) > 2 else None)
+                    )
+                )
+            )
         return fn(*args, **kw)
 
 
 def probed_function(program, path):
-    tree = ast.fix_missing_locations(_Instrument().visit(ast.parse(program.numpy_source or program.source)))
+    tree = ast.fix_missing_locations(
+        _Instrument().visit(ast.parse(program.numpy_source or program.source))
+    )
     rec = Recorder()  # module-level code (constants) runs once, unrecorded
     scope = {"__name__": Path(path).stem + "_probe", "_cmp": rec.cmp, "_kink": rec.kink}
     exec(compile(tree, path + ":probe", "exec"), scope)
@@ -191,7 +261,8 @@ def probed_function(program, path):
 def path_of(scope, entry, args, kwargs):
     rec = Recorder()
     scope["_cmp"], scope["_kink"] = rec.cmp, rec.kink
-    scope[entry](*copy.deepcopy(args), **copy.deepcopy(kwargs))  # (records every decision; the value is not needed)
+    # (records every decision; the value is not needed)
+    scope[entry](*copy.deepcopy(args), **copy.deepcopy(kwargs))
     return tuple(rec.signs), rec.gap
 
 
@@ -205,12 +276,19 @@ def leaves(tree):
 def moved(args, argnums, direction, eps):
     out = list(args)
     for i, d in zip(argnums, direction):
-        out[i] = jax.tree_util.tree_map(lambda a, t: np.asarray(a) + eps * t if np.ndim(a) else float(a + eps * t), args[i], d)
+        out[i] = jax.tree_util.tree_map(
+            lambda a, t: np.asarray(a) + eps * t if np.ndim(a) else float(a + eps * t),
+            args[i],
+            d,
+        )
     return tuple(out)
 
 
 def random_like(tree, rng):
-    return jax.tree_util.tree_map(lambda a: rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()), tree)
+    return jax.tree_util.tree_map(
+        lambda a: rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()),
+        tree,
+    )
 
 
 def tangent_of(value, rng):
@@ -231,7 +309,11 @@ def compare(got, want, what, rtol=RTOL, atol=ATOL):
         return f"{what}: structure {g_tree} != JAX's {w_tree}"
     for k, (g, w) in enumerate(zip(g_leaves, w_leaves)):
         g, w = np.asarray(g), np.asarray(w)
-        if "V" in (g.dtype.kind, w.dtype.kind):  # float0: the cotangent of an integer input
+        # float0: the cotangent of an integer input
+        if "V" in (
+            g.dtype.kind,
+            w.dtype.kind,
+        ):
             other = g if w.dtype.kind == "V" else w
             if other.dtype.kind != "V" and np.any(other != 0):
                 return f"{what}: leaf {k}: float0 (an integer input's cotangent) against {other!r}"
@@ -268,18 +350,38 @@ def _run(findings, mode, path, thunk):
         return thunk()
     except s2s.S2SError as e:
         generated = any(c.__name__ == "GeneratedCodeError" for c in type(e).__mro__)
-        if generated and re.search(r"error: [\w.]*(Error|Exception)\b:", str(e).split("\n")[0]):
+        if generated and re.search(
+            r"error: [\w.]*(Error|Exception)\b:", str(e).split("\n")[0]
+        ):
             # the generated code failed with a Python/JAX exception: an internal error, reported at the user's line
-            findings.append(Finding("crash", mode, str(e), _key("refused", mode, e).replace("`_`", "_")))
+            findings.append(
+                Finding(
+                    "crash", mode, str(e), _key("refused", mode, e).replace("`_`", "_")
+                )
+            )
             return None
         kind = "refused" if _located(e, path) else "unhelpful"
         findings.append(Finding(kind, mode, str(e), _key(kind, mode, e)))
     except Exception as e:  # noqa: BLE001: any other exception from s2s is a bug
-        findings.append(Finding("crash", mode, "".join(traceback.format_exception(e))[-4000:], _key("crash", mode, e)))
+        findings.append(
+            Finding(
+                "crash",
+                mode,
+                "".join(traceback.format_exception(e))[-4000:],
+                _key("crash", mode, e),
+            )
+        )
     return None
 
 
-def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad", "jvp", "vjp"), avoid=frozenset(), oracle="jax") -> Outcome:
+def check(
+    program,
+    folder,
+    backends=("numpy",),
+    modes=("grad", "value_and_grad", "jvp", "vjp"),
+    avoid=frozenset(),
+    oracle="jax",
+) -> Outcome:
     """``oracle``: "jax" (the twin) or "fd" (finite differences of the NumPy program, faster;
     always for programs whose NumPy semantics the twin cannot express: ``program.oracle == "fd"``).
 
@@ -287,19 +389,31 @@ def check(program, folder, backends=("numpy",), modes=("grad", "value_and_grad",
     """
     try:
         module, twin, path = load(program, folder)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return Outcome("oracle", note=f"program does not load: {e!r}")
     try:
         f = getattr(module, program.entry)
-        if "jvp_kwonly" in avoid and any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in inspect.signature(f).parameters.values()):
+        if "jvp_kwonly" in avoid and any(
+            p.kind is inspect.Parameter.KEYWORD_ONLY
+            for p in inspect.signature(f).parameters.values()
+        ):
             modes = tuple(m for m in modes if m != "jvp")
-        return _check(program, module, twin, path, backends, modes, oracle if program.oracle == "any" else program.oracle)
+        return _check(
+            program,
+            module,
+            twin,
+            path,
+            backends,
+            modes,
+            oracle if program.oracle == "any" else program.oracle,
+        )
     finally:
         unload(path)
 
 
 def fd_grad(f, args, kwargs, an, eps=FD_STEP):
     """Central finite differences of ``f`` in float64: the gradient with respect to ``an``, JAX's structure."""
+
     def one(i):
         flat, tree = jax.tree_util.tree_flatten(args[i])
         grads = []
@@ -326,7 +440,19 @@ def fd_grad(f, args, kwargs, an, eps=FD_STEP):
 def fd_jvp(f, primals, tangents, eps=FD_STEP):
     def along(sign):
         moved_args = [
-            jax.tree_util.tree_map(lambda p, t: p if np.asarray(t).dtype == jax.dtypes.float0 else (np.asarray(p) + sign * eps * t if np.ndim(p) else float(p + sign * eps * t)), p, t)
+            jax.tree_util.tree_map(
+                lambda p, t: (
+                    p
+                    if np.asarray(t).dtype == jax.dtypes.float0
+                    else (
+                        np.asarray(p) + sign * eps * t
+                        if np.ndim(p)
+                        else float(p + sign * eps * t)
+                    )
+                ),
+                p,
+                t,
+            )
             for p, t in zip(primals, tangents)
         ]
         return f(*copy.deepcopy(moved_args))
@@ -340,68 +466,141 @@ def _check(program, module, twin, path, backends, modes, oracle):
     fv = (lambda *a, **k: f(*a, **k)[0]) if aux else f  # the value alone
     args, kwargs = arguments(program, module)
     argnums = program.argnums
-    an = argnums[0] if len(argnums) == 1 and program.seed % 2 else argnums  # an int or a tuple
-    fresh = lambda: (copy.deepcopy(args), copy.deepcopy(kwargs))  # noqa: E731
+    # an int or a tuple
+    an = argnums[0] if len(argnums) == 1 and program.seed % 2 else argnums
+    fresh = lambda: (copy.deepcopy(args), copy.deepcopy(kwargs))
     rng = np.random.default_rng(program.seed + 1)
     # the program (and its twin) runs, and the point is away from kinks and ties
     try:
         a, k = fresh()
         value = fv(*a, **k)
         want_aux = f(*fresh()[0], **fresh()[1])[1] if aux else None
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return Outcome("oracle", note=f"program fails: {e!r}", path=path)
     if np.shape(value) != () or not np.isfinite(value):
-        return Outcome("oracle", note=f"value {value!r} is not a finite scalar", path=path)
+        return Outcome(
+            "oracle", note=f"value {value!r} is not a finite scalar", path=path
+        )
     probe = probed_function(program, path)
     direction = [random_like(args[i], rng) for i in argnums]
     signs, gap = path_of(probe, program.entry, args, kwargs)
-    if kwargs:  # jvp binds positional primals only: keyword-only parameters keep their defaults there
+    # jvp binds positional primals only: keyword-only parameters keep their defaults there
+    if kwargs:
         gap = min(gap, path_of(probe, program.entry, args, {})[1])
     if gap < MARGIN:
-        return Outcome("skipped", note=f"a kink or comparison {gap:.2g} from its tie", path=path)
-    plus, minus = moved(args, argnums, direction, EPS), moved(args, argnums, direction, -EPS)
-    if path_of(probe, program.entry, plus, kwargs)[0] != signs or path_of(probe, program.entry, minus, kwargs)[0] != signs:
-        return Outcome("skipped", note="the perturbed points take another path", path=path)
+        return Outcome(
+            "skipped", note=f"a kink or comparison {gap:.2g} from its tie", path=path
+        )
+    plus, minus = moved(args, argnums, direction, EPS), moved(
+        args, argnums, direction, -EPS
+    )
+    if (
+        path_of(probe, program.entry, plus, kwargs)[0] != signs
+        or path_of(probe, program.entry, minus, kwargs)[0] != signs
+    ):
+        return Outcome(
+            "skipped", note="the perturbed points take another path", path=path
+        )
     primals = fresh()[0]
-    tangents = tuple(tangent_of(p, np.random.default_rng(program.seed + 2)) for p in primals)
+    tangents = tuple(
+        tangent_of(p, np.random.default_rng(program.seed + 2)) for p in primals
+    )
     if oracle == "jax":
         try:
             a, k = fresh()
             want_value = tf(*a, **k)[0] if aux else tf(*a, **k)
-            want = jax.grad(functools.partial(tf, **kwargs), an, has_aux=aux)(*fresh()[0])
+            want = jax.grad(functools.partial(tf, **kwargs), an, has_aux=aux)(
+                *fresh()[0]
+            )
             want = want[0] if aux else want
-            want_jvp = jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents, has_aux=aux) if "jvp" in modes else None
+            want_jvp = (
+                jax.jvp(tf, tuple(copy.deepcopy(primals)), tangents, has_aux=aux)
+                if "jvp" in modes
+                else None
+            )
             if "vjp" in modes:
                 vjp_out = jax.vjp(tf, *copy.deepcopy(primals), has_aux=aux)
-                want_vjp = (vjp_out[0], vjp_out[1](1.0)) + ((vjp_out[2],) if aux else ())
-        except Exception as e:  # noqa: BLE001
+                want_vjp = (vjp_out[0], vjp_out[1](1.0)) + (
+                    (vjp_out[2],) if aux else ()
+                )
+        except Exception as e:
             return Outcome("oracle", note=f"the twin fails: {e!r}", path=path)
         if not np.allclose(value, want_value, rtol=1e-9, atol=1e-12):
-            return Outcome("oracle", note=f"value {value} != twin's {want_value}", path=path)
-        numeric = (fv(*copy.deepcopy(plus), **fresh()[1]) - fv(*copy.deepcopy(minus), **fresh()[1])) / (2 * EPS)
+            return Outcome(
+                "oracle", note=f"value {value} != twin's {want_value}", path=path
+            )
+        numeric = (
+            fv(*copy.deepcopy(plus), **fresh()[1])
+            - fv(*copy.deepcopy(minus), **fresh()[1])
+        ) / (2 * EPS)
         want_t = want if isinstance(an, tuple) else (want,)
-        analytic = sum(float(np.sum(np.asarray(g) * d)) for w, dd in zip(want_t, direction) for g, d in zip(leaves(w), leaves(dd)))
+        analytic = sum(
+            float(np.sum(np.asarray(g) * d))
+            for w, dd in zip(want_t, direction)
+            for g, d in zip(leaves(w), leaves(dd))
+        )
         if not np.isclose(analytic, numeric, rtol=FD_RTOL, atol=FD_ATOL):
-            return Outcome("oracle", note=f"twin gradient {analytic} != finite differences {numeric}", path=path)
+            return Outcome(
+                "oracle",
+                note=f"twin gradient {analytic} != finite differences {numeric}",
+                path=path,
+            )
         tol = dict(rtol=RTOL, atol=ATOL)
     else:
         want_value = value
         want = fd_grad(fv, args, kwargs, an)
-        want_jvp = fd_jvp(fv, primals, tangents) + ((f(*copy.deepcopy(primals))[1],) if aux else ()) if "jvp" in modes else None
+        want_jvp = (
+            fd_jvp(fv, primals, tangents)
+            + ((f(*copy.deepcopy(primals))[1],) if aux else ())
+            if "jvp" in modes
+            else None
+        )
         tol = dict(rtol=FD_RTOL, atol=FD_ATOL)
 
     findings = []
     for backend in backends:
         if "grad" in modes:
-            got = _run(findings, f"grad/{backend}", path, lambda: s2s.grad(f, an, has_aux=aux, backend=backend)(*fresh()[0], **fresh()[1]))
-            if got is not None and (msg := compare(got, (want, want_aux) if aux else want, f"grad/{backend}", **tol)):
-                findings.append(Finding("mismatch", f"grad/{backend}", msg, f"grad/{backend}"))
+            got = _run(
+                findings,
+                f"grad/{backend}",
+                path,
+                lambda: s2s.grad(f, an, has_aux=aux, backend=backend)(
+                    *fresh()[0], **fresh()[1]
+                ),
+            )
+            if got is not None and (
+                msg := compare(
+                    got, (want, want_aux) if aux else want, f"grad/{backend}", **tol
+                )
+            ):
+                findings.append(
+                    Finding("mismatch", f"grad/{backend}", msg, f"grad/{backend}")
+                )
         if "value_and_grad" in modes:
-            got = _run(findings, f"value_and_grad/{backend}", path, lambda: s2s.value_and_grad(f, an, has_aux=aux, backend=backend)(*fresh()[0], **fresh()[1]))
+            got = _run(
+                findings,
+                f"value_and_grad/{backend}",
+                path,
+                lambda: s2s.value_and_grad(f, an, has_aux=aux, backend=backend)(
+                    *fresh()[0], **fresh()[1]
+                ),
+            )
             if got is not None:
-                msg = compare(got, ((want_value, want_aux) if aux else want_value, want), f"value_and_grad/{backend}", **tol)
+                msg = compare(
+                    got,
+                    ((want_value, want_aux) if aux else want_value, want),
+                    f"value_and_grad/{backend}",
+                    **tol,
+                )
                 if msg:
-                    findings.append(Finding("mismatch", f"value_and_grad/{backend}", msg, f"value_and_grad/{backend}"))
+                    findings.append(
+                        Finding(
+                            "mismatch",
+                            f"value_and_grad/{backend}",
+                            msg,
+                            f"value_and_grad/{backend}",
+                        )
+                    )
         if "vjp" in modes and oracle == "jax":
 
             def s2s_vjp():
@@ -409,12 +608,25 @@ def _check(program, module, twin, path, backends, modes, oracle):
                 return (res[0], res[1](1.0)) + ((res[2],) if aux else ())
 
             got = _run(findings, f"vjp/{backend}", path, s2s_vjp)
-            if got is not None and (msg := compare(tuple(got), tuple(want_vjp), f"vjp/{backend}", **tol)):
-                findings.append(Finding("mismatch", f"vjp/{backend}", msg, f"vjp/{backend}"))
+            if got is not None and (
+                msg := compare(tuple(got), tuple(want_vjp), f"vjp/{backend}", **tol)
+            ):
+                findings.append(
+                    Finding("mismatch", f"vjp/{backend}", msg, f"vjp/{backend}")
+                )
         if "jvp" in modes:
-            got = _run(findings, f"jvp/{backend}", path, lambda: s2s.jvp(f, fresh()[0], tangents, has_aux=aux, backend=backend))
-            if got is not None and (msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}", **tol)):
-                findings.append(Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}"))
+            got = _run(
+                findings,
+                f"jvp/{backend}",
+                path,
+                lambda: s2s.jvp(f, fresh()[0], tangents, has_aux=aux, backend=backend),
+            )
+            if got is not None and (
+                msg := compare(tuple(got), tuple(want_jvp), f"jvp/{backend}", **tol)
+            ):
+                findings.append(
+                    Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}")
+                )
     status = "ok"
     if findings:
         status = max((fd.kind for fd in findings), key=SEVERITY.index)

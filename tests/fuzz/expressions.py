@@ -18,7 +18,11 @@ class Expressions:
     # ----------------------------------------------------------- expressions
 
     def names_of(self, shape, nonconst=False):
-        return sorted(n for n, v in self.env.items() if v.shape == tuple(shape) and not (nonconst and v.const))
+        return sorted(
+            n
+            for n, v in self.env.items()
+            if v.shape == tuple(shape) and not (nonconst and v.const)
+        )
 
     def leaf(self, shape):
         """A name (or an indexing/reduction of one) of ``shape``; (text, const)."""
@@ -52,14 +56,28 @@ class Expressions:
             i = self.r.randint(-k, k - 1)
             return f"{n}[{i}]", v.const
         if kind == "reduce0":
-            f = self.pick(["np.sum({}, axis=0)", "np.mean({}, axis=0)", "{}.sum(axis=0)", "np.sum({}, 0)", "np.mean({}, axis=-len({}.shape))"])
+            f = self.pick(
+                [
+                    "np.sum({}, axis=0)",
+                    "np.mean({}, axis=0)",
+                    "{}.sum(axis=0)",
+                    "np.sum({}, 0)",
+                    "np.mean({}, axis=-len({}.shape))",
+                ]
+            )
             if "len(" in f:
                 f = "np.mean({0}, axis=0)"
             if not v.const and self.p(0.15):
                 f = "np.max({}, axis=0)"
             return f.format(n), v.const
         if kind == "reduce_last":
-            f = self.pick(["np.sum({}, axis=-1)", "np.mean({}, axis=-1)", f"np.sum({{}}, axis={len(v.shape) - 1})"])
+            f = self.pick(
+                [
+                    "np.sum({}, axis=-1)",
+                    "np.mean({}, axis=-1)",
+                    f"np.sum({{}}, axis={len(v.shape) - 1})",
+                ]
+            )
             return f.format(n), v.const
         if kind == "slice":
             m = shape[0]
@@ -69,11 +87,21 @@ class Expressions:
         if kind == "col":
             j = self.r.randint(-v.shape[1], v.shape[1] - 1)
             return f"{n}[:, {j}]", v.const
-        f = self.pick(["np.sum({})", "np.mean({})", "{}.sum()", "np.sum({} ** 2)", "np.linalg.norm({})" if not v.const else "np.sum({})"])
+        f = self.pick(
+            [
+                "np.sum({})",
+                "np.mean({})",
+                "{}.sum()",
+                "np.sum({} ** 2)",
+                "np.linalg.norm({})" if not v.const else "np.sum({})",
+            ]
+        )
         if len(v.shape) == 1 and self.p(0.3):
             f = self.pick(["{}[0]", "{}[-1]", "{}[1]"]) if v.shape[0] > 1 else "{}[0]"
         if len(v.shape) == 2 and self.p(0.3):
-            i, j = self.r.randint(-v.shape[0], v.shape[0] - 1), self.r.randint(-v.shape[1], v.shape[1] - 1)
+            i, j = self.r.randint(-v.shape[0], v.shape[0] - 1), self.r.randint(
+                -v.shape[1], v.shape[1] - 1
+            )
             f = self.pick(["{}[0, 0]", "{}[-1, -1]", f"{{}}[{i}, {j}]", "{}[0][-1]"])
         return f.format(n), v.const
 
@@ -82,7 +110,19 @@ class Expressions:
         shape = tuple(shape)
         if depth <= 0:
             return self.leaf(shape)
-        kind = self.pick(["leaf", "unary", "unary", "binary", "binary", "scale", "call", "matmul", "global"])
+        kind = self.pick(
+            [
+                "leaf",
+                "unary",
+                "unary",
+                "binary",
+                "binary",
+                "scale",
+                "call",
+                "matmul",
+                "global",
+            ]
+        )
         if kind == "leaf":
             return self.leaf(shape)
         if kind == "unary":
@@ -112,13 +152,21 @@ class Expressions:
             text, const = self.expr(shape, depth - 1)
             return template.format(text), const
         if kind == "matmul" and shape:
-            mats = [(n, v) for n, v in sorted(self.env.items()) if len(v.shape) == 2 and v.shape[1] == shape[-1]]
+            mats = [
+                (n, v)
+                for n, v in sorted(self.env.items())
+                if len(v.shape) == 2 and v.shape[1] == shape[-1]
+            ]
             if mats:
                 n, v = self.pick(mats)
                 a, ca = self.expr(shape[:-1] + (v.shape[0],), depth - 1)
                 form = self.pick(["({} @ {})", "np.dot({}, {})", "np.matmul({}, {})"])
                 return form.format(a, n), ca and v.const
-            mats = [(n, v) for n, v in sorted(self.env.items()) if len(v.shape) == 2 and v.shape[0] == shape[-1]]
+            mats = [
+                (n, v)
+                for n, v in sorted(self.env.items())
+                if len(v.shape) == 2 and v.shape[0] == shape[-1]
+            ]
             if mats:
                 n, v = self.pick(mats)
                 a, ca = self.expr(shape[:-1] + (v.shape[1],), depth - 1)
@@ -131,7 +179,12 @@ class Expressions:
 
     def bounded(self, shape, depth=2):
         text, const = self.expr(shape, depth)
-        return self.pick(["np.tanh({})", "np.sin({})", "np.cos({})", "0.5 * np.tanh({})"]).format(text), const
+        return (
+            self.pick(
+                ["np.tanh({})", "np.sin({})", "np.cos({})", "0.5 * np.tanh({})"]
+            ).format(text),
+            const,
+        )
 
     # ------------------------------------------------------- module globals
 
@@ -141,13 +194,22 @@ class Expressions:
             name = self.pick(["SCALE", "TEMPERATURE", "GAIN", "ALPHA"])
             line = f"{name} = {self.pick(['0.5', '0.7', '1.3', '-0.4'])}"
         else:
-            name = "W_" + "x".join(map(str, shape)) if len(shape) == 2 else f"MASK{shape[0]}"
+            name = (
+                "W_" + "x".join(map(str, shape))
+                if len(shape) == 2
+                else f"MASK{shape[0]}"
+            )
             rng = random.Random(self.seed * 7 + len(shape))
-            values = [round(rng.uniform(-1, 1), 2) for _ in range(int(__import__("math").prod(shape)))]
+            values = [
+                round(rng.uniform(-1, 1), 2)
+                for _ in range(int(__import__("math").prod(shape)))
+            ]
             if len(shape) == 1:
                 line = f"{name} = np.array({values})"
             else:
-                rows = [values[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
+                rows = [
+                    values[i * shape[1] : (i + 1) * shape[1]] for i in range(shape[0])
+                ]
                 line = f"{name} = np.array({rows})"
         if not any(g.startswith(name + " =") for g in self.module_globals):
             self.module_globals.append(line)

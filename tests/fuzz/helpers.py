@@ -26,7 +26,10 @@ class Helpers:
 
     def activation(self, lines, closure_vars):
         """A template ``"...{}..."`` applying an activation, defining what it needs."""
-        style = self.r.choices(["np", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"], [2, 2, 1, 1, 1, 1, 0.4])[0]
+        style = self.r.choices(
+            ["np", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"],
+            [2, 2, 1, 1, 1, 1, 0.4],
+        )[0]
         if style == "factory2" and "factory_two" in self.avoid:
             style = "factory"
         act = self.pick(ACT_NAMES)
@@ -58,11 +61,19 @@ class Helpers:
                 lines.append(f"{name} = lambda z: {body.format(z='z')} * {c}")
             else:
                 self.feature("localdef_closure")
-                lines += [f"def {name}(z):", f"    u = z * {c}", f"    return {body.format(z='u')}"]
+                lines += [
+                    f"def {name}(z):",
+                    f"    u = z * {c}",
+                    f"    return {body.format(z='u')}",
+                ]
             return name + "({})"
         if style in ("factory", "factory2"):
-            self.feature("factory_closure" if style == "factory" else "factory_two_closures")
-            self.helper(f"def make_{act}(scale):\n    def apply(z):\n        return scale * {body.format(z='z')}\n\n    return apply\n")
+            self.feature(
+                "factory_closure" if style == "factory" else "factory_two_closures"
+            )
+            self.helper(
+                f"def make_{act}(scale):\n    def apply(z):\n        return scale * {body.format(z='z')}\n\n    return apply\n"
+            )
             if style == "factory":
                 g = f"{act}_{self.pick(['a', 'b'])}"
                 line = f"{g} = make_{act}({self.pick(['0.5', '1.5', '2.0'])})"
@@ -77,8 +88,17 @@ class Helpers:
             return self.pick([g1 + "({})", g2 + "({})", f"({g1}({{0}}) + {g2}({{0}}))"])
         if style == "default_fn":
             self.feature("function_default")
-            self.helper(f"def apply_act(z, fn=np.tanh, *, shift=0.0):\n    return fn(z + shift)\n")
-            return self.pick(["apply_act({})", "apply_act({}, np.sin)", "apply_act({}, fn=np.cos, shift=0.1)", "apply_act({}, shift=-0.2)"])
+            self.helper(
+                "def apply_act(z, fn=np.tanh, *, shift=0.0):\n    return fn(z + shift)\n"
+            )
+            return self.pick(
+                [
+                    "apply_act({})",
+                    "apply_act({}, np.sin)",
+                    "apply_act({}, fn=np.cos, shift=0.1)",
+                    "apply_act({}, shift=-0.2)",
+                ]
+            )
         return "np.tanh({})"
 
     # ------------------------------------------------------------- helpers
@@ -89,30 +109,41 @@ class Helpers:
         n_posonly = self.r.randint(0, 2)
         n_pk = self.r.randint(1, 2)
         n_kw = self.r.randint(0, 2)
-        params = []  # (pname, kind, default or None, role) role: 'arr' (array of the call's shape) or 'scalar'
+        # (pname, kind, default or None, role) role: 'arr' (array of the call's shape) or 'scalar'
+        params = []
         for i in range(n_posonly + n_pk + n_kw):
             kind = "po" if i < n_posonly else ("pk" if i < n_posonly + n_pk else "kw")
-            params.append([f"{'abcdefgh'[i]}", kind, None, "arr" if i == 0 or self.p(0.5) else "scalar"])
+            params.append(
+                [
+                    f"{'abcdefgh'[i]}",
+                    kind,
+                    None,
+                    "arr" if i == 0 or self.p(0.5) else "scalar",
+                ]
+            )
         # defaults: a suffix of positional params, any kw-only param
         positional = [q for q in params if q[1] != "kw"]
         n_def = self.r.randint(0, max(0, len(positional) - 1))
-        for q in positional[len(positional) - n_def:]:
+        for q in positional[len(positional) - n_def :]:
             q[2] = True
         for q in params:
             if q[1] == "kw" and self.p(0.6):
                 q[2] = True
-        if "kwonly_order" in self.avoid:  # defaults last among the keyword-only parameters too
+        # defaults last among the keyword-only parameters too
+        if "kwonly_order" in self.avoid:
             kws = [q for q in params if q[1] == "kw"]
             n_kwdef = sum(bool(q[2]) for q in kws)
             for k, q in enumerate(kws):
                 q[2] = True if k >= len(kws) - n_kwdef else None
         array_default = self.p(0.3)
-        sig, body_terms = [], []
+        sig = []
         for q in params:
             pname, kind, default, role = q
             if default:
                 if role == "arr" and array_default:
-                    q[2] = "np.array([0.5, -0.25, 1.0])"  # used only with shape (3,) calls: see below
+                    q[2] = (
+                        "np.array([0.5, -0.25, 1.0])"  # used only with shape (3,) calls: see below
+                    )
                     q[3] = "arr3"
                 else:
                     q[2] = self.pick(["0.5", "1.0", "-0.3", "2.0"])
@@ -130,7 +161,16 @@ class Helpers:
         first = params[0][0]
         terms = [f"np.tanh({first})"]
         for q in params[1:]:
-            terms.append(self.pick([f"{q[0]} * np.sin({first})", f"np.tanh({q[0]})", f"{q[0]} * {first}", f"0.5 * {q[0]}"]))
+            terms.append(
+                self.pick(
+                    [
+                        f"{q[0]} * np.sin({first})",
+                        f"np.tanh({q[0]})",
+                        f"{q[0]} * {first}",
+                        f"0.5 * {q[0]}",
+                    ]
+                )
+            )
         body = " + ".join(terms)
         style = self.pick(["expr", "stmts"])
         if style == "expr":
@@ -156,7 +196,11 @@ class Helpers:
                 if role in ("arr", "arr3"):
                     val, _ = self.expr(shape, 1)
                 else:
-                    val = self.pick(self.scalars) if self.scalars and self.p(0.5) else self.pick(["0.3", "1.5", "-0.7"])
+                    val = (
+                        self.pick(self.scalars)
+                        if self.scalars and self.p(0.5)
+                        else self.pick(["0.3", "1.5", "-0.7"])
+                    )
                 q_kind = kind
                 if kind == "pk" and self.p(0.5):
                     q_kind = "kw"
@@ -182,7 +226,11 @@ class Helpers:
             for q in params:
                 if q[1] == "po" and not q[2] and len(prefix) <= names.index(q[0]):
                     return None
-                if not q[2] and q[0] not in given and not any(k.startswith(q[0] + "=") for k in kws):
+                if (
+                    not q[2]
+                    and q[0] not in given
+                    and not any(k.startswith(q[0] + "=") for k in kws)
+                ):
                     return None
             self.r.shuffle(kws)
             return f"{name}({', '.join(prefix + kws)})"

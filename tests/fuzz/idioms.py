@@ -20,33 +20,62 @@ class Idioms:
 
     def s_method(self, lines, depth):
         """Array methods: ``h.sum(axis=0)``, ``h.T``, ``h.reshape(-1)``, ``h.dot(W)``, ``h.clip(..)``, ``h.max(axis=-1)``."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         v = self.env[n]
         options = [
-            (f"{n}.sum()", ()), (f"{n}.mean()", ()), (f"({n} ** 2).sum()", ()), (f"{n}.std()", ()),
-            (f"{n}.clip(-0.5, 0.5)", v.shape), (f"{n}.copy() * 2.0", v.shape), (f"{n}.ravel()", (math.prod(v.shape),)),
-            (f"{n}.reshape(-1)", (math.prod(v.shape),)), (f"{n}.max()", ()), (f"np.tanh({n}).prod()", ()),
+            (f"{n}.sum()", ()),
+            (f"{n}.mean()", ()),
+            (f"({n} ** 2).sum()", ()),
+            (f"{n}.std()", ()),
+            (f"{n}.clip(-0.5, 0.5)", v.shape),
+            (f"{n}.copy() * 2.0", v.shape),
+            (f"{n}.ravel()", (math.prod(v.shape),)),
+            (f"{n}.reshape(-1)", (math.prod(v.shape),)),
+            (f"{n}.max()", ()),
+            (f"np.tanh({n}).prod()", ()),
         ]
         if len(v.shape) == 2:
-            options += [(f"{n}.T", v.shape[::-1]), (f"{n}.sum(axis=0)", v.shape[1:]), (f"{n}.mean(axis=-1)", v.shape[:1]),
-                        (f"{n}.max(axis=-1)", v.shape[:1]), (f"{n}.sum(0)", v.shape[1:]), (f"{n}.transpose()", v.shape[::-1]),
-                        (f"{n}.T @ {n}", (v.shape[1], v.shape[1])), (f"{n}.dot({n}.T)", (v.shape[0], v.shape[0])),
-                        (f"{n}.reshape({v.shape[1]}, {v.shape[0]})", v.shape[::-1]), (f"{n}.mean(axis=0, keepdims=True)", (1, v.shape[1]))]
+            options += [
+                (f"{n}.T", v.shape[::-1]),
+                (f"{n}.sum(axis=0)", v.shape[1:]),
+                (f"{n}.mean(axis=-1)", v.shape[:1]),
+                (f"{n}.max(axis=-1)", v.shape[:1]),
+                (f"{n}.sum(0)", v.shape[1:]),
+                (f"{n}.transpose()", v.shape[::-1]),
+                (f"{n}.T @ {n}", (v.shape[1], v.shape[1])),
+                (f"{n}.dot({n}.T)", (v.shape[0], v.shape[0])),
+                (f"{n}.reshape({v.shape[1]}, {v.shape[0]})", v.shape[::-1]),
+                (f"{n}.mean(axis=0, keepdims=True)", (1, v.shape[1])),
+            ]
         else:
-            options += [(f"{n}.dot({n})", ()), (f"{n}[::-1]", v.shape), (f"{n}.reshape(1, -1)", (1, v.shape[0])), (f"{n}[:, None] * {n}[None, :]", (v.shape[0], v.shape[0]))]
+            options += [
+                (f"{n}.dot({n})", ()),
+                (f"{n}[::-1]", v.shape),
+                (f"{n}.reshape(1, -1)", (1, v.shape[0])),
+                (f"{n}[:, None] * {n}[None, :]", (v.shape[0], v.shape[0])),
+            ]
         form, shape = self.pick(options)
         name = self.fresh_name("m")
         lines.append(f"{name} = {form}")
-        view = any(t in form for t in (".T", ".reshape", ".ravel", ".transpose", "[::-1]")) and " @ " not in form and ".dot" not in form and "*" not in form
+        view = (
+            any(t in form for t in (".T", ".reshape", ".ravel", ".transpose", "[::-1]"))
+            and " @ " not in form
+            and ".dot" not in form
+            and "*" not in form
+        )
         self.define(name, shape, fresh=not view)
         self.feature("methods")
 
     def s_tuple_helper(self, lines, depth):
         """A helper returning a tuple (or a dict), unpacked at the call."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -54,22 +83,47 @@ class Idioms:
         style = self.pick(["tuple", "tuple", "dict", "nested"])
         a, b = self.fresh_name("p"), self.fresh_name("q")
         if style == "tuple":
-            self.helper("def split_stats(z, eps=1e-3):\n    mu = np.mean(z)\n    sd = np.sqrt(np.var(z) + eps)\n    return mu, sd\n")
-            lines.append(self.pick([f"{a}, {b} = split_stats({n})", f"{a}, {b} = split_stats({n}, eps=0.01)", f"stats = split_stats({n})\n{a} = stats[0]\n{b} = stats[-1]"]).split("\n")[0])
+            self.helper(
+                "def split_stats(z, eps=1e-3):\n    mu = np.mean(z)\n    sd = np.sqrt(np.var(z) + eps)\n    return mu, sd\n"
+            )
+            lines.append(
+                self.pick(
+                    [
+                        f"{a}, {b} = split_stats({n})",
+                        f"{a}, {b} = split_stats({n}, eps=0.01)",
+                        f"stats = split_stats({n})\n{a} = stats[0]\n{b} = stats[-1]",
+                    ]
+                ).split("\n")[0]
+            )
             if lines[-1].startswith("stats ="):
-                lines += [f"{a} = stats[0]", f"{b} = stats[1]" if "negative_index" in self.avoid else f"{b} = stats[-1]"]
+                lines += [
+                    f"{a} = stats[0]",
+                    (
+                        f"{b} = stats[1]"
+                        if "negative_index" in self.avoid
+                        else f"{b} = stats[-1]"
+                    ),
+                ]
             self.define(a, ())
             self.define(b, ())
         elif style == "dict":
-            self.helper("def moments(z):\n    return {\"mean\": np.mean(z), \"sq\": np.mean(z * z)}\n")
+            self.helper(
+                'def moments(z):\n    return {"mean": np.mean(z), "sq": np.mean(z * z)}\n'
+            )
             lines.append(f"mo = moments({n})")
-            lines.append(f"{a} = mo[\"mean\"] * mo[\"sq\"]")
-            lines.append(f"{b} = mo[\"sq\"] + 1.0")
+            lines.append(f'{a} = mo["mean"] * mo["sq"]')
+            lines.append(f'{b} = mo["sq"] + 1.0')
             self.define(a, ())
             self.define(b, ())
         else:
-            self.helper("def pair_ops(z, w=1.0):\n    return (np.tanh(z) * w, (np.sin(z), np.cos(z)))\n")
-            lines.append(f"{a}, ({b}, _) = pair_ops({n}, w=0.5)" if self.p(0.5) else f"{a}, rest = pair_ops({n})\n{b} = rest[0] + rest[1]")
+            self.helper(
+                "def pair_ops(z, w=1.0):\n    return (np.tanh(z) * w, (np.sin(z), np.cos(z)))\n"
+            )
+            lines.append(
+                f"{a}, ({b}, _) = pair_ops({n}, w=0.5)"
+                if self.p(0.5)
+                else f"{a}, rest = pair_ops({n})\n{b} = rest[0] + rest[1]"
+            )
             if "\n" in lines[-1]:
                 first, second = lines.pop().split("\n")
                 lines += [first, second]
@@ -88,36 +142,68 @@ class Idioms:
         if form == "sum_list":
             lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
         elif form == "sum_gen":
-            lines.append(f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))")
+            lines.append(
+                f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))"
+            )
         elif form == "math" and self.scalars:
             self.imports.add("import math")
             s_ = self.pick(self.scalars)
-            lines.append(f"{name} = math.exp(-{s_}) + math.sqrt(2.0) * {s_} + math.tanh({s_})")
+            lines.append(
+                f"{name} = math.exp(-{s_}) + math.sqrt(2.0) * {s_} + math.tanh({s_})"
+            )
         elif form == "minmax" and self.scalars:
             s_ = self.pick(self.scalars)
             lines.append(f"{name} = max({s_}, 0.1) * abs({s_} - 2.0) + min({s_}, 5.0)")
         else:
             p0 = picked[0]
-            lines.append(f"{name} = np.sum({p0}) / {self.env[p0].shape[0]}.0" if self.env[p0].shape else f"{name} = 2.0 * {p0}")
+            lines.append(
+                f"{name} = np.sum({p0}) / {self.env[p0].shape[0]}.0"
+                if self.env[p0].shape
+                else f"{name} = 2.0 * {p0}"
+            )
         self.define(name, ())
         self.feature("builtins")
 
     def s_index(self, lines, depth):
         """Indexing: None/newaxis, ``...``, reversed and strided slices, lists of indices, ``np.take``."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         v = self.env[n]
         k = v.shape[0]
-        options = [(f"{n}[None]", (1,) + v.shape), (f"{n}[np.newaxis, ...]", (1,) + v.shape), (f"{n}[::-1]", v.shape),
-                   (f"{n}[::2]", ((k + 1) // 2,) + v.shape[1:]), (f"{n}[[0, -1]]", (2,) + v.shape[1:]),
-                   (f"np.take({n}, [1, 0], axis=0)" if k > 1 else f"{n}[[0, 0]]", (2,) + v.shape[1:]),
-                   (f"{n}[{-k}]", v.shape[1:]), (f"{n}[{k - 1}:]", (1,) + v.shape[1:]), (f"{n}[-2::-1]" if k > 1 else f"{n}[::-1]", (k - 1 if k > 1 else k,) + v.shape[1:])]
+        options = [
+            (f"{n}[None]", (1,) + v.shape),
+            (f"{n}[np.newaxis, ...]", (1,) + v.shape),
+            (f"{n}[::-1]", v.shape),
+            (f"{n}[::2]", ((k + 1) // 2,) + v.shape[1:]),
+            (f"{n}[[0, -1]]", (2,) + v.shape[1:]),
+            (
+                f"np.take({n}, [1, 0], axis=0)" if k > 1 else f"{n}[[0, 0]]",
+                (2,) + v.shape[1:],
+            ),
+            (f"{n}[{-k}]", v.shape[1:]),
+            (f"{n}[{k - 1}:]", (1,) + v.shape[1:]),
+            (
+                f"{n}[-2::-1]" if k > 1 else f"{n}[::-1]",
+                (k - 1 if k > 1 else k,) + v.shape[1:],
+            ),
+        ]
         if len(v.shape) == 2:
-            options += [(f"{n}[..., 0]", v.shape[:1]), (f"{n}[:, ::-1]", v.shape), (f"{n}[-1, -1]", ()), (f"{n}[:, None, :]", (k, 1, v.shape[1])),
-                        (f"{n}[0:{k}, 1:]", (k, v.shape[1] - 1)), (f"{n}[[1, 0]][:, -1]" if k > 1 else f"{n}[[0]][:, -1]", (2 if k > 1 else 1,)),
-                        (f"{n}[np.arange({k}), np.arange({k}) % {v.shape[1]}]", (k,))]
+            options += [
+                (f"{n}[..., 0]", v.shape[:1]),
+                (f"{n}[:, ::-1]", v.shape),
+                (f"{n}[-1, -1]", ()),
+                (f"{n}[:, None, :]", (k, 1, v.shape[1])),
+                (f"{n}[0:{k}, 1:]", (k, v.shape[1] - 1)),
+                (
+                    f"{n}[[1, 0]][:, -1]" if k > 1 else f"{n}[[0]][:, -1]",
+                    (2 if k > 1 else 1,),
+                ),
+                (f"{n}[np.arange({k}), np.arange({k}) % {v.shape[1]}]", (k,)),
+            ]
         form, shape = self.pick(options)
         if 0 in shape or len(shape) > 2:
             form = f"np.sum({form})"
@@ -135,39 +221,78 @@ class Idioms:
         shape = self.env[self.pick(names)].shape
         same = [n for n in names if self.env[n].shape == shape][:3]
         name = self.fresh_name("k")
-        style = self.pick(["append", "dict_items", "comprehension", "dict_values", "zip", "enumerate"])
+        style = self.pick(
+            ["append", "dict_items", "comprehension", "dict_values", "zip", "enumerate"]
+        )
         if style == "append":
-            lines += [f"terms = []", f"for z_ in ({', '.join(same)},):", "    terms.append(np.tanh(z_))", f"{name} = terms[0]" + "".join(f" + terms[{i}]" for i in range(1, len(same)))]
+            lines += [
+                "terms = []",
+                f"for z_ in ({', '.join(same)},):",
+                "    terms.append(np.tanh(z_))",
+                f"{name} = terms[0]"
+                + "".join(f" + terms[{i}]" for i in range(1, len(same))),
+            ]
         elif style == "dict_items":
             lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", "for key_, val_ in parts.items():", f"    {name} = {name} + np.sin(val_)"]
+            lines += [
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                "for key_, val_ in parts.items():",
+                f"    {name} = {name} + np.sin(val_)",
+            ]
         elif style == "dict_values":
             lines.append("parts = dict(" + ", ".join(f"{n}={n}" for n in same) + ")")
             lines.append(f"{name} = sum(np.cos(val_) for val_ in parts.values())")
         elif style == "comprehension":
-            lines.append(f"{name} = sum([np.tanh(z_) * (i_ + 1) for i_, z_ in enumerate(({', '.join(same)},))])")
+            lines.append(
+                f"{name} = sum([np.tanh(z_) * (i_ + 1) for i_, z_ in enumerate(({', '.join(same)},))])"
+            )
         elif style == "zip":
             ws = ", ".join(str(0.5 + 0.25 * i) for i in range(len(same)))
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):", f"    {name} = {name} + w_ * np.tanh(z_)"]
+            lines += [
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
+                f"    {name} = {name} + w_ * np.tanh(z_)",
+            ]
         else:
-            lines += [f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}", f"for i_, z_ in enumerate([{', '.join(same)}]):", f"    {name} = {name} + (i_ + 1.0) * np.sin(z_)"]
+            lines += [
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                f"for i_, z_ in enumerate([{', '.join(same)}]):",
+                f"    {name} = {name} + (i_ + 1.0) * np.sin(z_)",
+            ]
         self.define(name, shape, fresh=style != "append" or self.p(0.25))
         self.feature("containers")
 
     def s_alias_write(self, lines, depth):
         """Writes through views (NumPy changes the viewed array too, and the view when the base changes):
         a view of a fresh array, then writes into the view and/or the base in some order, then reads.
-        s2s must refuse or match NumPy (finite differences of the NumPy program are the oracle)."""
-        names = sorted(n for n, v in self.env.items() if v.fresh and 1 <= len(v.shape) <= 2 and not v.const)
+        s2s must refuse or match NumPy (finite differences of the NumPy program are the oracle).
+        """
+        names = sorted(
+            n
+            for n, v in self.env.items()
+            if v.fresh and 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names or "alias_after_update" in self.avoid:
             return self.s_write(lines, depth)
         base = self.pick(names)
         shape = self.env[base].shape
-        views = [(f"{base}[0]", shape[1:]), (f"{base}[1:]", (shape[0] - 1,) + shape[1:]), (f"{base}.reshape(-1)", (math.prod(shape),)),
-                 (f"{base}.T", shape[::-1]), (f"{base}[...]", shape), (f"{base}.ravel()", (math.prod(shape),)), (f"np.reshape({base}, (-1,))", (math.prod(shape),)),
-                 (f"{base}[::-1]", shape), (f"{base}", shape)]
+        views = [
+            (f"{base}[0]", shape[1:]),
+            (f"{base}[1:]", (shape[0] - 1,) + shape[1:]),
+            (f"{base}.reshape(-1)", (math.prod(shape),)),
+            (f"{base}.T", shape[::-1]),
+            (f"{base}[...]", shape),
+            (f"{base}.ravel()", (math.prod(shape),)),
+            (f"np.reshape({base}, (-1,))", (math.prod(shape),)),
+            (f"{base}[::-1]", shape),
+            (f"{base}", shape),
+        ]
         if len(shape) == 2:
-            views += [(f"{base}[:, 0]", shape[:1]), (f"{base}[:, 1:]", (shape[0], shape[1] - 1)), (f"np.transpose({base})", shape[::-1])]
+            views += [
+                (f"{base}[:, 0]", shape[:1]),
+                (f"{base}[:, 1:]", (shape[0], shape[1] - 1)),
+                (f"np.transpose({base})", shape[::-1]),
+            ]
         form, vshape = self.pick(views)
         if 0 in vshape or not vshape:
             form, vshape = base, shape
@@ -176,12 +301,16 @@ class Idioms:
         for _ in range(self.r.randint(1, 3)):
             target, tshape = self.pick([(view, vshape), (base, shape)])
             text, _ = self.bounded(tshape, 1)
-            lines.append(self.pick([
-                f"{target} {self.pick(['+=', '-=', '*='])} {text}",
-                f"{target}[...] = {text}",
-                f"{target}[0] {self.pick(['=', '+='])} {self.pick(['0.5', '-1.0'])}",
-                f"{target} *= 1.5",
-            ]))
+            lines.append(
+                self.pick(
+                    [
+                        f"{target} {self.pick(['+=', '-=', '*='])} {text}",
+                        f"{target}[...] = {text}",
+                        f"{target}[0] {self.pick(['=', '+='])} {self.pick(['0.5', '-1.0'])}",
+                        f"{target} *= 1.5",
+                    ]
+                )
+            )
             if self.p(0.2):  # a read in between
                 r = self.fresh_name("rd")
                 lines.append(f"{r} = np.sum({self.pick([view, base])} ** 2)")
@@ -189,7 +318,12 @@ class Idioms:
         if self.p(0.3):  # a read in a test only
             c = self.fresh_name("c")
             text, _ = self.bounded((), 1)
-            lines += [f"if np.sum({self.pick([view, base])}) > {self.pick(['-0.5', '0.3', '1.0'])}:", f"    {c} = {text}", "else:", f"    {c} = 2.0 * {text}"]
+            lines += [
+                f"if np.sum({self.pick([view, base])}) > {self.pick(['-0.5', '0.3', '1.0'])}:",
+                f"    {c} = {text}",
+                "else:",
+                f"    {c} = 2.0 * {text}",
+            ]
             self.define(c, ())
         self.env[base].fresh = False
         self.define(view, vshape, fresh=False)
@@ -198,13 +332,19 @@ class Idioms:
 
     def s_nested_helper(self, lines, depth):
         """Helpers calling helpers, a local def inside a helper, a global constant as a default."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         self.global_const(())
-        g = next(line.split(" =")[0] for line in self.module_globals if line.split(" =")[0] in ("SCALE", "TEMPERATURE", "GAIN", "ALPHA"))
-        self.helper(f"def inner_step(z, rate):\n    return z - rate * np.tanh(z)\n")
+        g = next(
+            line.split(" =")[0]
+            for line in self.module_globals
+            if line.split(" =")[0] in ("SCALE", "TEMPERATURE", "GAIN", "ALPHA")
+        )
+        self.helper("def inner_step(z, rate):\n    return z - rate * np.tanh(z)\n")
         self.helper(
             f"def outer_step(z, rate=0.1, *, n_iter=2):\n"
             f"    def bump(u):\n        return u + rate * np.sin(u)\n\n"
@@ -212,14 +352,26 @@ class Idioms:
             f"    return z * {g}\n"
         )
         name = self.fresh_name("o")
-        lines.append(f"{name} = " + self.pick([f"outer_step({n})", f"outer_step({n}, 0.2)", f"outer_step({n}, rate=0.3, n_iter=1)", f"outer_step({n}, n_iter=3)"]))
+        lines.append(
+            f"{name} = "
+            + self.pick(
+                [
+                    f"outer_step({n})",
+                    f"outer_step({n}, 0.2)",
+                    f"outer_step({n}, rate=0.3, n_iter=1)",
+                    f"outer_step({n}, n_iter=3)",
+                ]
+            )
+        )
         self.define(name, self.env[n].shape, fresh=True)
         self.feature("nested_helpers")
 
     def s_variadic(self, lines, depth):
         """``*args``/``**kwargs``: a helper summing what they receive, or a ``functools.wraps`` decorator passing
         them on (``fn(*args, **kwargs)``), called in several shapes."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
@@ -234,8 +386,12 @@ class Idioms:
                 "        total = total + np.sum(named[key] ** 2)\n"
                 "    return scale * total\n"
             )
-            terms = self.pick([[n], [n, f"np.sin({n})"], [f"{n} * 2.0", n, f"np.cos({n})"], []])
-            extra = self.pick(["", ", scale=0.5", f", bias={n} * 0.1", f", scale=2.0, w={n}"])
+            terms = self.pick(
+                [[n], [n, f"np.sin({n})"], [f"{n} * 2.0", n, f"np.cos({n})"], []]
+            )
+            extra = self.pick(
+                ["", ", scale=0.5", f", bias={n} * 0.1", f", scale=2.0, w={n}"]
+            )
             call = f"weighted_sum({', '.join(terms)}{extra})".replace("(, ", "(")
             lines.append(f"{name} = {call}")
             self.define(name, (), fresh=True)
@@ -248,8 +404,15 @@ class Idioms:
                 "        return 2.0 * fn(*args, **kwargs)\n\n"
                 "    return wrapper\n"
             )
-            self.helper("@doubled\ndef smooth(z, k=1.0):\n    return np.tanh(k * z) + 0.1 * z\n")
-            lines.append(f"{name} = " + self.pick([f"smooth({n})", f"smooth({n}, 0.5)", f"smooth({n}, k=2.0)"]))
+            self.helper(
+                "@doubled\ndef smooth(z, k=1.0):\n    return np.tanh(k * z) + 0.1 * z\n"
+            )
+            lines.append(
+                f"{name} = "
+                + self.pick(
+                    [f"smooth({n})", f"smooth({n}, 0.5)", f"smooth({n}, k=2.0)"]
+                )
+            )
             self.define(name, self.env[n].shape, fresh=True)
         self.feature("variadic")
 

@@ -8,6 +8,7 @@ leaves ``out`` in the environment; ``arr`` spells an argument array.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from .vocabulary import B, D, V, _shape_text
@@ -23,11 +24,31 @@ class Models:
         return [D] + [self.pick([2, 3, 4]) for _ in range(n)]
 
     def arr(self, shape):
-        return f"R({', '.join(map(str, shape))})" if shape else "float(rng.uniform(0.3, 1.2))"
+        return (
+            f"R({', '.join(map(str, shape))})"
+            if shape
+            else "float(rng.uniform(0.3, 1.2))"
+        )
 
     def skeleton(self, lines, sig, args, closure_vars):
         """The model: reads the parameters, leaves ``out`` (shape (B, O) or (O,)) in the environment."""
-        style = self.pick(["list_for", "list_last", "list_unpack", "list_index", "dict", "dict_nested", "namedtuple", "nt_layers", "logistic", "rnn", "attention", "layernorm", "layer_records"])
+        style = self.pick(
+            [
+                "list_for",
+                "list_last",
+                "list_unpack",
+                "list_index",
+                "dict",
+                "dict_nested",
+                "namedtuple",
+                "nt_layers",
+                "logistic",
+                "rnn",
+                "attention",
+                "layernorm",
+                "layer_records",
+            ]
+        )
         if style == "layer_records" and "record_loops" in self.avoid:
             style = "list_for"
         self.feature("model_" + style)
@@ -40,11 +61,17 @@ class Models:
         tup = self.pick(["tuple", "list"])
 
         def pair(i, o):
-            return f"({self.arr((i, o))}, {self.arr((o,))})" if tup == "tuple" else f"[{self.arr((i, o))}, {self.arr((o,))}]"
+            return (
+                f"({self.arr((i, o))}, {self.arr((o,))})"
+                if tup == "tuple"
+                else f"[{self.arr((i, o))}, {self.arr((o,))}]"
+            )
 
         act = self.activation(lines, closure_vars)
         if style.startswith("list"):
-            args.append("[" + ", ".join(pair(i, o) for i, o in zip(sizes, sizes[1:])) + "]")
+            args.append(
+                "[" + ", ".join(pair(i, o) for i, o in itertools.pairwise(sizes)) + "]"
+            )
             if style == "list_unpack" and len(sizes) > 2:
                 n = len(sizes) - 1
                 targets = ", ".join(f"(W{k}, b{k})" for k in range(1, n + 1))
@@ -64,7 +91,9 @@ class Models:
                 n = len(sizes) - 1
                 for k in range(n):
                     Wk = self.pick([f"params[{k}][0]", f"params[{k - n}][0]"])
-                    bk = self.pick([f"params[{k}][1]", f"params[{k - n}][-1]", f"params[{k}][-1]"])
+                    bk = self.pick(
+                        [f"params[{k}][1]", f"params[{k - n}][-1]", f"params[{k}][-1]"]
+                    )
                     nh = f"h{k}"
                     z = f"{h} @ {Wk} + {bk}"
                     lines.append(f"{nh} = {act.format(z) if k < n - 1 else z}")
@@ -75,14 +104,27 @@ class Models:
                 lines.append("h = x")
                 lines.append("for W, b in params[:-1]:")
                 lines.append(f"    h = {act.format('h @ W + b')}")
-                last = self.pick(["W, b = params[-1]", f"W, b = params[{len(sizes) - 2}]", "W = params[-1][0]\nb = params[-1][1]"])
+                last = self.pick(
+                    [
+                        "W, b = params[-1]",
+                        f"W, b = params[{len(sizes) - 2}]",
+                        "W = params[-1][0]\nb = params[-1][1]",
+                    ]
+                )
                 lines += last.split("\n")
                 lines.append("out = h @ W + b")
                 self.define("W", (sizes[-2], sizes[-1]))
                 self.define("b", (sizes[-1],))
             else:  # list_for
                 lines.append("h = x")
-                form = self.pick(["for W, b in params:", "for layer in params:", "for i in range(len(params)):", "for i, (W, b) in enumerate(params):"])
+                form = self.pick(
+                    [
+                        "for W, b in params:",
+                        "for layer in params:",
+                        "for i in range(len(params)):",
+                        "for i, (W, b) in enumerate(params):",
+                    ]
+                )
                 lines.append(form)
                 if form == "for layer in params:":
                     lines.append("    W, b = layer")
@@ -93,36 +135,101 @@ class Models:
             self.define("out", xshape[:-1] + (sizes[-1],))
         elif style == "layer_records":
             # layers as records: a list of dicts, a list of namedtuples, or a dict of dicts read with .items()
-            kind = self.pick(["list_of_dicts", "list_of_namedtuples", "dict_items", "dict_values"])
+            kind = self.pick(
+                ["list_of_dicts", "list_of_namedtuples", "dict_items", "dict_values"]
+            )
             self.feature("records_" + kind)
-            pairs = list(zip(sizes, sizes[1:]))
+            pairs = list(itertools.pairwise(sizes))
             if kind == "list_of_namedtuples":
                 self.imports.add("from collections import namedtuple")
                 self.module_globals.insert(0, 'Layer = namedtuple("Layer", ["w", "b"])')
-                args.append("[" + ", ".join(f"mod.Layer({self.arr((i, o))}, {self.arr((o,))})" for i, o in pairs) + "]")
+                args.append(
+                    "["
+                    + ", ".join(
+                        f"mod.Layer({self.arr((i, o))}, {self.arr((o,))})"
+                        for i, o in pairs
+                    )
+                    + "]"
+                )
                 w, b, head = "layer.w", "layer.b", "for layer in params:"
             elif kind == "list_of_dicts":
-                args.append("[" + ", ".join(f'{{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}' for i, o in pairs) + "]")
-                w, b, head = 'layer["w"]', 'layer["b"]', self.pick(["for layer in params:", "for i, layer in enumerate(params):"])
+                args.append(
+                    "["
+                    + ", ".join(
+                        f'{{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}'
+                        for i, o in pairs
+                    )
+                    + "]"
+                )
+                w, b, head = (
+                    'layer["w"]',
+                    'layer["b"]',
+                    self.pick(
+                        ["for layer in params:", "for i, layer in enumerate(params):"]
+                    ),
+                )
             else:
                 # dicts keep insertion order: the layers are applied in the order written
-                args.append("{" + ", ".join(f'"layer{k}": {{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}' for k, (i, o) in enumerate(pairs)) + "}")
+                args.append(
+                    "{"
+                    + ", ".join(
+                        f'"layer{k}": {{"w": {self.arr((i, o))}, "b": {self.arr((o,))}}}'
+                        for k, (i, o) in enumerate(pairs)
+                    )
+                    + "}"
+                )
                 w, b = 'layer["w"]', 'layer["b"]'
-                head = "for name, layer in params.items():" if kind == "dict_items" else "for layer in params.values():"
-            lines += ["h = x", head, f"    h = {act.format(f'h @ {w} + {b}')}", "out = h"]
+                head = (
+                    "for name, layer in params.items():"
+                    if kind == "dict_items"
+                    else "for layer in params.values():"
+                )
+            lines += [
+                "h = x",
+                head,
+                f"    h = {act.format(f'h @ {w} + {b}')}",
+                "out = h",
+            ]
             self.define("out", xshape[:-1] + (sizes[-1],))
         elif style in ("dict", "dict_nested"):
             sizes = sizes[:3] if len(sizes) > 2 else sizes + [self.pick([2, 3])]
             if style == "dict":
-                args.append("{" + ", ".join(f'"w{k + 1}": {self.arr((i, o))}, "b{k + 1}": {self.arr((o,))}' for k, (i, o) in enumerate(zip(sizes, sizes[1:]))) + "}")
-                first = self.pick(['x @ params["w1"] + params["b1"]', 'np.dot(x, params["w1"]) + params["b1"]'])
+                args.append(
+                    "{"
+                    + ", ".join(
+                        f'"w{k + 1}": {self.arr((i, o))}, "b{k + 1}": {self.arr((o,))}'
+                        for k, (i, o) in enumerate(itertools.pairwise(sizes))
+                    )
+                    + "}"
+                )
+                first = self.pick(
+                    [
+                        'x @ params["w1"] + params["b1"]',
+                        'np.dot(x, params["w1"]) + params["b1"]',
+                    ]
+                )
                 lines.append("h = " + act.format(first))
                 lines.append('out = h @ params["w2"] + params["b2"]')
             else:
-                args.append('{"encoder": {"w": ' + self.arr(sizes[:2]) + ', "b": ' + self.arr(sizes[1:2]) + '}, "head": ' + pair(sizes[1], sizes[2]) + "}")
+                args.append(
+                    '{"encoder": {"w": '
+                    + self.arr(sizes[:2])
+                    + ', "b": '
+                    + self.arr(sizes[1:2])
+                    + '}, "head": '
+                    + pair(sizes[1], sizes[2])
+                    + "}"
+                )
                 lines.append('enc = params["encoder"]')
                 lines.append("h = " + act.format('x @ enc["w"] + enc["b"]'))
-                lines.append(self.pick(['W, b = params["head"]', 'W = params["head"][0]\nb = params["head"][-1]']).split("\n")[0])
+                lines.append(
+                    self.pick(
+                        [
+                            'W, b = params["head"]',
+                            'W = params["head"][0]\nb = params["head"][-1]',
+                        ]
+                    ).split("\n")[0]
+                )
                 if "W = params" in lines[-1]:
                     lines.append('b = params["head"][-1]')
                 lines.append("out = h @ W + b")
@@ -137,16 +244,39 @@ class Models:
             if style == "namedtuple":
                 args.append(f"mod.Layer({self.arr(sizes[:2])}, {self.arr(sizes[1:2])})")
                 sig.append("head")
-                args.append(f"mod.Layer(w={self.arr(sizes[1:3])}, b={self.arr(sizes[2:3])})")
+                args.append(
+                    f"mod.Layer(w={self.arr(sizes[1:3])}, b={self.arr(sizes[2:3])})"
+                )
                 lines.append(f"h = {act.format('x @ params.w + params.b')}")
-                lines.append(self.pick(["out = h @ head.w + head.b", "out = np.matmul(h, head[0]) + head.b", "w, b = head\nout = h @ w + b"]).split("\n")[0])
+                lines.append(
+                    self.pick(
+                        [
+                            "out = h @ head.w + head.b",
+                            "out = np.matmul(h, head[0]) + head.b",
+                            "w, b = head\nout = h @ w + b",
+                        ]
+                    ).split("\n")[0]
+                )
                 if lines[-1] == "w, b = head":
                     lines.append("out = h @ w + b")
             else:
-                self.module_globals.insert(1, 'Net = namedtuple("Net", "hidden output")')
-                args.append(f"mod.Net(mod.Layer({self.arr(sizes[:2])}, {self.arr(sizes[1:2])}), output=mod.Layer({self.arr(sizes[1:3])}, {self.arr(sizes[2:3])}))")
-                lines.append(f"h = {act.format('x @ params.hidden.w + params.hidden.b')}")
-                lines.append(self.pick(["out = h @ params.output.w + params[1].b", "layer = params.output\nout = h @ layer.w + layer.b"]).split("\n")[0])
+                self.module_globals.insert(
+                    1, 'Net = namedtuple("Net", "hidden output")'
+                )
+                args.append(
+                    f"mod.Net(mod.Layer({self.arr(sizes[:2])}, {self.arr(sizes[1:2])}), output=mod.Layer({self.arr(sizes[1:3])}, {self.arr(sizes[2:3])}))"
+                )
+                lines.append(
+                    f"h = {act.format('x @ params.hidden.w + params.hidden.b')}"
+                )
+                lines.append(
+                    self.pick(
+                        [
+                            "out = h @ params.output.w + params[1].b",
+                            "layer = params.output\nout = h @ layer.w + layer.b",
+                        ]
+                    ).split("\n")[0]
+                )
                 if lines[-1].startswith("layer ="):
                     lines.append("out = h @ layer.w + layer.b")
             self.define("h", xshape[:-1] + (sizes[1],))
@@ -154,38 +284,63 @@ class Models:
             sizes = sizes[:3]
         elif style == "logistic":
             args.append(f"({self.arr((D,))}, {self.arr(())})")
-            lines.append(self.pick(["w, b = params", "w = params[0]\nb = params[-1]"]).split("\n")[0])
+            lines.append(
+                self.pick(["w, b = params", "w = params[0]\nb = params[-1]"]).split(
+                    "\n"
+                )[0]
+            )
             if lines[-1] == "w = params[0]":
                 lines.append("b = params[-1]")
             lines.append("z = x @ w + b")
             self.define("w", (D,))
             self.define("z", xshape[:-1])
-            lines.append(f"out = {self.pick(['np.logaddexp(0.0, z)', '1.0 / (1.0 + np.exp(-z))', 'np.tanh(z)'])}")
+            lines.append(
+                f"out = {self.pick(['np.logaddexp(0.0, z)', '1.0 / (1.0 + np.exp(-z))', 'np.tanh(z)'])}"
+            )
             self.define("out", xshape[:-1])
             sizes = [D, 1]
         elif style == "rnn":
             H = self.pick([2, 3])
             T = self.pick([2, 3])
-            args.append(f'{{"wx": {self.arr((D, H))}, "wh": {self.arr((H, H))}, "b": {self.arr((H,))}}}')
+            args.append(
+                f'{{"wx": {self.arr((D, H))}, "wh": {self.arr((H, H))}, "b": {self.arr((H,))}}}'
+            )
             self.env["x"] = V((T,) + xshape)
             xshape_t = (T,) + xshape
             lines.append(f"h = np.zeros({_shape_text(xshape[:-1] + (H,))})")
             collect = self.p(0.5)
             if collect:
                 lines.append("hs = []")
-            form = self.pick(["for t in range(x.shape[0]):", "for xt in x:", f"for t in range({T}):"])
+            form = self.pick(
+                ["for t in range(x.shape[0]):", "for xt in x:", f"for t in range({T}):"]
+            )
             lines.append(form)
             xt = "xt" if form == "for xt in x:" else "x[t]"
-            lines.append("    h = " + act.format(xt + ' @ params["wx"] + h @ params["wh"] + params["b"]'))
+            lines.append(
+                "    h = "
+                + act.format(xt + ' @ params["wx"] + h @ params["wh"] + params["b"]')
+            )
             if collect:
                 lines.append("    hs.append(h)")
                 if self.p(0.3) and "list_concat" not in self.avoid:
                     self.feature("list_concat")
-                    lines.insert(lines.index("hs = []"), f"h0 = np.zeros({_shape_text(xshape[:-1] + (H,))})")
-                    lines.append(self.pick(["out = np.stack([h0] + hs)", "out = np.stack(hs + [h0], axis=0)"]))
+                    lines.insert(
+                        lines.index("hs = []"),
+                        f"h0 = np.zeros({_shape_text(xshape[:-1] + (H,))})",
+                    )
+                    lines.append(
+                        self.pick(
+                            [
+                                "out = np.stack([h0] + hs)",
+                                "out = np.stack(hs + [h0], axis=0)",
+                            ]
+                        )
+                    )
                     self.define("out", (T + 1,) + xshape[:-1] + (H,))
                 else:
-                    lines.append(self.pick(["out = np.stack(hs)", "out = np.stack(hs, axis=0)"]))
+                    lines.append(
+                        self.pick(["out = np.stack(hs)", "out = np.stack(hs, axis=0)"])
+                    )
                     self.define("out", (T,) + xshape[:-1] + (H,))
             else:
                 lines.append("out = h")
@@ -195,7 +350,7 @@ class Models:
             self._xshape = xshape_t
         elif style == "attention":
             E = self.pick([2, 3])
-            args.append(f'({self.arr((D, E))}, {self.arr((D, E))}, {self.arr((D, E))})')
+            args.append(f"({self.arr((D, E))}, {self.arr((D, E))}, {self.arr((D, E))})")
             self.env["x"] = V((B + 1, D))
             self.helper(
                 "def softmax(z, axis=-1):\n"
@@ -203,12 +358,35 @@ class Models:
                 "    e = np.exp(z)\n"
                 "    return e / np.sum(e, axis=axis, keepdims=True)\n"
             )
-            lines.append(self.pick(["wq, wk, wv = params", "wq = params[0]\nwk = params[1]\nwv = params[-1]"]).split("\n")[0])
+            lines.append(
+                self.pick(
+                    [
+                        "wq, wk, wv = params",
+                        "wq = params[0]\nwk = params[1]\nwv = params[-1]",
+                    ]
+                ).split("\n")[0]
+            )
             if lines[-1] == "wq = params[0]":
                 lines += ["wk = params[1]", "wv = params[-1]"]
             lines += ["q = x @ wq", "k = x @ wk", "v = x @ wv"]
-            lines.append(self.pick([f"scores = q @ k.T / np.sqrt({E}.0)", f"scores = np.einsum('id,jd->ij', q, k) / np.sqrt(float({E}))", "scores = q @ np.transpose(k) * 0.5"]))
-            lines.append(self.pick(["attn = softmax(scores)", "attn = softmax(scores, axis=-1)", "attn = softmax(scores, axis=1)"]))
+            lines.append(
+                self.pick(
+                    [
+                        f"scores = q @ k.T / np.sqrt({E}.0)",
+                        f"scores = np.einsum('id,jd->ij', q, k) / np.sqrt(float({E}))",
+                        "scores = q @ np.transpose(k) * 0.5",
+                    ]
+                )
+            )
+            lines.append(
+                self.pick(
+                    [
+                        "attn = softmax(scores)",
+                        "attn = softmax(scores, axis=-1)",
+                        "attn = softmax(scores, axis=1)",
+                    ]
+                )
+            )
             lines.append(f"out = {act.format('attn @ v')}")
             for n in ("q", "k", "v"):
                 self.define(n, (B + 1, E))
@@ -218,22 +396,31 @@ class Models:
             sizes = [D, E]
         else:  # layernorm
             H = self.pick([2, 3, 4])
-            args.append(f'{{"w": {self.arr((D, H))}, "gamma": {self.arr((H,))}, "beta": {self.arr((H,))}}}')
+            args.append(
+                f'{{"w": {self.arr((D, H))}, "gamma": {self.arr((H,))}, "beta": {self.arr((H,))}}}'
+            )
             self.helper(
-                self.pick([
-                    "def layer_norm(z, gamma, beta, eps=1e-5):\n"
-                    "    mu = np.mean(z, axis=-1, keepdims=True)\n"
-                    "    var = np.var(z, axis=-1, keepdims=True)\n"
-                    "    return gamma * (z - mu) / np.sqrt(var + eps) + beta\n",
-                    "def layer_norm(z, gamma, beta, /, *, eps=1e-5):\n"
-                    "    mu = z.mean(axis=-1, keepdims=True)\n"
-                    "    zc = z - mu\n"
-                    "    var = (zc ** 2).mean(axis=-1, keepdims=True)\n"
-                    "    return gamma * zc / np.sqrt(var + eps) + beta\n",
-                ])
+                self.pick(
+                    [
+                        "def layer_norm(z, gamma, beta, eps=1e-5):\n"
+                        "    mu = np.mean(z, axis=-1, keepdims=True)\n"
+                        "    var = np.var(z, axis=-1, keepdims=True)\n"
+                        "    return gamma * (z - mu) / np.sqrt(var + eps) + beta\n",
+                        "def layer_norm(z, gamma, beta, /, *, eps=1e-5):\n"
+                        "    mu = z.mean(axis=-1, keepdims=True)\n"
+                        "    zc = z - mu\n"
+                        "    var = (zc ** 2).mean(axis=-1, keepdims=True)\n"
+                        "    return gamma * zc / np.sqrt(var + eps) + beta\n",
+                    ]
+                )
             )
             lines.append('z = x @ params["w"]')
-            call = self.pick(['layer_norm(z, params["gamma"], params["beta"])', 'layer_norm(z, params["gamma"], params["beta"], eps=1e-3)'])
+            call = self.pick(
+                [
+                    'layer_norm(z, params["gamma"], params["beta"])',
+                    'layer_norm(z, params["gamma"], params["beta"], eps=1e-3)',
+                ]
+            )
             if "/" in self.helpers[-1].split("\n")[0] and "eps=1e-3" not in call:
                 call = call  # keyword-only eps omitted
             lines.append(f"out = {act.format(call)}")
@@ -245,7 +432,9 @@ class Models:
         if "negative_index" in self.avoid:
             n_top = {"logistic": 2, "attention": 3}.get(style, len(sizes) - 1)
             text = "\n".join(lines)
-            text = re.sub(r"params\[-(\d)\]", lambda m: f"params[{n_top - int(m.group(1))}]", text)
+            text = re.sub(
+                r"params\[-(\d)\]", lambda m: f"params[{n_top - int(m.group(1))}]", text
+            )
             text = re.sub(r"(params\[\d\]|\[\"head\"\])\[-1\]", r"\1[1]", text)
             lines[:] = text.split("\n")
         return sizes

@@ -17,68 +17,163 @@ class Pitfalls:
 
     def s_semantics(self, lines, depth):
         """Python and NumPy semantics a rewrite can get wrong: late binding, index arrays, chained and masked writes."""
-        names = sorted(n for n, v in self.env.items() if len(v.shape) == 1 and not v.const and v.shape[0] >= 2)
+        names = sorted(
+            n
+            for n, v in self.env.items()
+            if len(v.shape) == 1 and not v.const and v.shape[0] >= 2
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         k = self.env[n].shape[0]
         name = self.fresh_name("e")
-        style = self.pick(["late_binding", "list_join", "list_repeat", "branch_closure", "loop_set_closure", "loop_closure", "list_index_read", "list_index_write", "repeated_index", "chained_write", "mask_write", "strided_write", "swap", "helper_mutates", "row_view"])
+        style = self.pick(
+            [
+                "late_binding",
+                "list_join",
+                "list_repeat",
+                "branch_closure",
+                "loop_set_closure",
+                "loop_closure",
+                "list_index_read",
+                "list_index_write",
+                "repeated_index",
+                "chained_write",
+                "mask_write",
+                "strided_write",
+                "swap",
+                "helper_mutates",
+                "row_view",
+            ]
+        )
         self.feature("sem_" + style)
         if style == "late_binding":
-            lines += [f"a_ = {n} * 2.0", "g_ = lambda z: z * a_", f"a_ = np.tanh({n})", f"{name} = g_({n})"]
+            lines += [
+                f"a_ = {n} * 2.0",
+                "g_ = lambda z: z * a_",
+                f"a_ = np.tanh({n})",
+                f"{name} = g_({n})",
+            ]
             self.define(name, (k,), fresh=True)
         elif style == "list_join":  # Python joins the lists: the cotangent splits
             j = self.fresh_name("pair")
-            lines += [f"{j} = [np.tanh({n})] + [{n} * 0.5]", f"{j} = {j} + [{n}]", f"{name} = {j}[0] * {j}[1] + np.stack({j})[2]"]
+            lines += [
+                f"{j} = [np.tanh({n})] + [{n} * 0.5]",
+                f"{j} = {j} + [{n}]",
+                f"{name} = {j}[0] * {j}[1] + np.stack({j})[2]",
+            ]
             self.define(name, (k,), fresh=True)
-        elif style == "list_repeat":  # Python repeats the list: refused on the differentiated path, never summed
+        # Python repeats the list: refused on the differentiated path, never summed
+        elif style == "list_repeat":
             j = self.fresh_name("rep")
-            lines += [f"{j} = [np.tanh({n}), {n} * 0.5] * 2", f"{name} = {j}[0] * {j}[3] + np.stack({j})[2]"]
+            lines += [
+                f"{j} = [np.tanh({n}), {n} * 0.5] * 2",
+                f"{name} = {j}[0] * {j}[3] + np.stack({j})[2]",
+            ]
             self.define(name, (k,), fresh=True)
-        elif style == "branch_closure":  # defined before an if assigns what it captures, called after
+        # defined before an if assigns what it captures, called after
+        elif style == "branch_closure":
             g, a = self.fresh_name("gb"), self.fresh_name("ab")
-            lines += [f"{g} = lambda z: z * {a}", f"if np.sum({n}) > 0.1:", f"    {a} = np.tanh({n})", "else:", f"    {a} = {n} * 0.5", f"{name} = {g}({n})"]
+            lines += [
+                f"{g} = lambda z: z * {a}",
+                f"if np.sum({n}) > 0.1:",
+                f"    {a} = np.tanh({n})",
+                "else:",
+                f"    {a} = {n} * 0.5",
+                f"{name} = {g}({n})",
+            ]
             self.define(name, (k,), fresh=True)
-        elif style == "loop_set_closure":  # captures a value a loop computes; called after the loop
+        # captures a value a loop computes; called after the loop
+        elif style == "loop_set_closure":
             g, a = self.fresh_name("gl"), self.fresh_name("al")
-            lines += [f"{a} = 1.0", f"for j_ in range({k}):", f"    {a} = {a} * np.cos({n}[j_])", f"def {g}(z):", f"    return z + {a}", f"{name} = {g}({n})"]
+            lines += [
+                f"{a} = 1.0",
+                f"for j_ in range({k}):",
+                f"    {a} = {a} * np.cos({n}[j_])",
+                f"def {g}(z):",
+                f"    return z + {a}",
+                f"{name} = {g}({n})",
+            ]
             self.define(name, (k,), fresh=True)
         elif style == "loop_closure":
-            lines += ["fs_ = []", "for j_ in range(2):", "    def gj_(z, j_=j_):", "        return z * (j_ + 1.0)", "    fs_.append(gj_)", f"{name} = fs_[0]({n}) + fs_[1]({n})"]
+            lines += [
+                "fs_ = []",
+                "for j_ in range(2):",
+                "    def gj_(z, j_=j_):",
+                "        return z * (j_ + 1.0)",
+                "    fs_.append(gj_)",
+                f"{name} = fs_[0]({n}) + fs_[1]({n})",
+            ]
             self.define(name, (k,), fresh=True)
         elif style == "list_index_read":
             idx = [self.r.randint(-k, k - 1) for _ in range(self.r.randint(2, 3))]
             lines.append(f"{name} = {n}[{idx}] * 2.0")
             self.define(name, (len(idx),), fresh=True)
         elif style == "list_index_write":
-            lines += [f"{name} = np.zeros({k})", f"{name}[{list(range(k))[::-1]}] = np.tanh({n})"]
+            lines += [
+                f"{name} = np.zeros({k})",
+                f"{name}[{list(range(k))[::-1]}] = np.tanh({n})",
+            ]
             self.define(name, (k,), fresh=True)
         elif style == "repeated_index":
             lines += [f"{name} = np.zeros({k})", f"{name}[[0, 0]] += {n}[:2]"]
             self.define(name, (k,), fresh=True)
-            self.fd_only = True  # NumPy's buffered semantics: the twin's .at[].add accumulates
+            self.fd_only = (
+                True  # NumPy's buffered semantics: the twin's .at[].add accumulates
+            )
         elif style == "chained_write":
-            lines += [f"{name} = np.zeros((2, {k}))", f"{name}[1][0] = {n}[-1] * 3.0", f"{name}[0][1:] += np.sin({n}[1:])"]
+            lines += [
+                f"{name} = np.zeros((2, {k}))",
+                f"{name}[1][0] = {n}[-1] * 3.0",
+                f"{name}[0][1:] += np.sin({n}[1:])",
+            ]
             self.define(name, (2, k), fresh=True)
-            self.fd_only = True  # a[i][j] = v writes through the view a[i]: no twin spelling
+            self.fd_only = (
+                True  # a[i][j] = v writes through the view a[i]: no twin spelling
+            )
         elif style == "mask_write":
-            lines += [f"{name} = np.tanh({n})", f"{name}[{name} > 0.5] = 0.5", f"{name}[{name} < -0.5] *= 2.0"]
+            lines += [
+                f"{name} = np.tanh({n})",
+                f"{name}[{name} > 0.5] = 0.5",
+                f"{name}[{name} < -0.5] *= 2.0",
+            ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True
         elif style == "strided_write":
-            lines += [f"{name} = np.zeros({2 * k})", f"{name}[::2] += {n}", f"{name}[::-1] *= 1.5", f"{name}[1::2] = {n} * {n}"]
+            lines += [
+                f"{name} = np.zeros({2 * k})",
+                f"{name}[::2] += {n}",
+                f"{name}[::-1] *= 1.5",
+                f"{name}[1::2] = {n} * {n}",
+            ]
             self.define(name, (2 * k,), fresh=True)
         elif style == "swap":
-            lines += [f"a_, b_ = {n}[0], {n}[1] * 0.5", "for _ in range(3):", "    a_, b_ = b_, a_ + 0.5 * np.tanh(b_)", f"{name} = a_ * b_"]
+            lines += [
+                f"a_, b_ = {n}[0], {n}[1] * 0.5",
+                "for _ in range(3):",
+                "    a_, b_ = b_, a_ + 0.5 * np.tanh(b_)",
+                f"{name} = a_ * b_",
+            ]
             self.define(name, (), fresh=True)
         elif style == "helper_mutates":
             self.helper("def fill_first(buf, v):\n    buf[0] = v\n    return buf\n")
-            lines += [f"{name} = np.zeros({k})", f"fill_first({name}, np.sum({n}))" if self.p(0.5) else f"_ = fill_first({name}, np.sum({n}))"]
+            lines += [
+                f"{name} = np.zeros({k})",
+                (
+                    f"fill_first({name}, np.sum({n}))"
+                    if self.p(0.5)
+                    else f"_ = fill_first({name}, np.sum({n}))"
+                ),
+            ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True  # the caller's buffer changes
         else:  # row_view
-            lines += [f"{name} = np.zeros((2, {k}))", f"row_ = {name}[1]", f"row_ += {n}", f"{name}[0, :] = {n} * {n}"]
+            lines += [
+                f"{name} = np.zeros((2, {k}))",
+                f"row_ = {name}[1]",
+                f"row_ += {n}",
+                f"{name}[0, :] = {n} * {n}",
+            ]
             self.define(name, (2, k), fresh=True)
             self.fd_only = True
 
@@ -86,14 +181,29 @@ class Pitfalls:
         """Library-code idioms (scipy/optax style): optional arguments tested with ``is None``, docstrings,
         annotations, static ``axis``/``keepdims`` branches, recursion over a list, shapes read from arrays,
         NumPy-scalar module constants."""
-        names = sorted(n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if 1 <= len(v.shape) <= 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         v = self.env[n]
         name = self.fresh_name("lib")
-        weights = {"optional": 2, "logsumexp": 2, "annotated": 2, "recursive": 1, "shape": 2, "np_constant": 2, "assert": 0.3, "astype": 0.3}
-        for bug, style_ in (("container_truth", "recursive"), ("static_default_branch", "logsumexp"), ("numpy_scalar_constant", "np_constant")):
+        weights = {
+            "optional": 2,
+            "logsumexp": 2,
+            "annotated": 2,
+            "recursive": 1,
+            "shape": 2,
+            "np_constant": 2,
+            "assert": 0.3,
+            "astype": 0.3,
+        }
+        for bug, style_ in (
+            ("container_truth", "recursive"),
+            ("static_default_branch", "logsumexp"),
+            ("numpy_scalar_constant", "np_constant"),
+        ):
             if bug in self.avoid:
                 weights[style_] = 0
         style = self.r.choices(list(weights), list(weights.values()))[0]
@@ -106,7 +216,14 @@ class Pitfalls:
                 "    if shift is None:\n        return z\n"
                 "    return z + shift\n"
             )
-            call = self.pick([f"affine({n})", f"affine({n}, 0.5)", f"affine({n}, shift=np.tanh({n}))", f"affine({n}, scale=2.0, shift=0.1)"])
+            call = self.pick(
+                [
+                    f"affine({n})",
+                    f"affine({n}, 0.5)",
+                    f"affine({n}, shift=np.tanh({n}))",
+                    f"affine({n}, scale=2.0, shift=0.1)",
+                ]
+            )
             lines.append(f"{name} = {call}")
             self.define(name, v.shape, fresh=False)
         elif style == "logsumexp":
@@ -119,9 +236,22 @@ class Pitfalls:
                 "    return out\n"
             )
             if len(v.shape) == 2:
-                call, shape = self.pick([(f"logsumexp({n})", ()), (f"logsumexp({n}, axis=-1)", v.shape[:1]), (f"logsumexp({n}, axis=0, keepdims=True)", (1, v.shape[1])), (f"logsumexp({n}, 1)", v.shape[:1])])
+                call, shape = self.pick(
+                    [
+                        (f"logsumexp({n})", ()),
+                        (f"logsumexp({n}, axis=-1)", v.shape[:1]),
+                        (f"logsumexp({n}, axis=0, keepdims=True)", (1, v.shape[1])),
+                        (f"logsumexp({n}, 1)", v.shape[:1]),
+                    ]
+                )
             else:
-                call, shape = self.pick([(f"logsumexp({n})", ()), (f"logsumexp({n}, axis=0)", ()), (f"logsumexp({n}, keepdims=True)", (1,))])
+                call, shape = self.pick(
+                    [
+                        (f"logsumexp({n})", ()),
+                        (f"logsumexp({n}, axis=0)", ()),
+                        (f"logsumexp({n}, keepdims=True)", (1,)),
+                    ]
+                )
             lines.append(f"{name} = {call}")
             self.define(name, shape, fresh=True)
         elif style == "annotated":
@@ -132,7 +262,16 @@ class Pitfalls:
                 "    g = 1.0 / (1.0 + np.exp(-z))  # sigmoid\n"
                 "    return gate * z * g + eps\n"
             )
-            lines.append(f"{name} = " + self.pick([f"gated({n})", f"gated({n}, 0.3)", f"gated({n}, gate=1.5, eps=0.0)"]))
+            lines.append(
+                f"{name} = "
+                + self.pick(
+                    [
+                        f"gated({n})",
+                        f"gated({n}, 0.3)",
+                        f"gated({n}, gate=1.5, eps=0.0)",
+                    ]
+                )
+            )
             self.define(name, v.shape, fresh=True)
         elif style == "recursive":
             self.helper(
@@ -140,17 +279,33 @@ class Pitfalls:
                 "    if not ws:\n        return z\n"
                 "    return chain(ws[1:], np.tanh(z * ws[0]))\n"
             )
-            lines.append(f"{name} = chain([0.5, 1.5, -0.7], {n})" if self.p(0.5) else f"{name} = chain(({n}, {n}), np.ones({_shape_text(v.shape)}))")
+            lines.append(
+                f"{name} = chain([0.5, 1.5, -0.7], {n})"
+                if self.p(0.5)
+                else f"{name} = chain(({n}, {n}), np.ones({_shape_text(v.shape)}))"
+            )
             self.define(name, v.shape, fresh=True)
         elif style == "shape":
             if len(v.shape) == 2:
-                lines += [f"rows_, cols_ = {n}.shape", f"{name} = np.sum({n}, axis=0) / rows_ + {n}.shape[-1] * np.mean({n}) / (len({n}) * cols_)"]
+                lines += [
+                    f"rows_, cols_ = {n}.shape",
+                    f"{name} = np.sum({n}, axis=0) / rows_ + {n}.shape[-1] * np.mean({n}) / (len({n}) * cols_)",
+                ]
                 self.define(name, v.shape[1:], fresh=True)
             else:
-                lines.append(f"{name} = {n} * ({n}.shape[0] - 1) / {n}.size + np.sum({n}) / len({n}) * {n}.ndim")
+                lines.append(
+                    f"{name} = {n} * ({n}.shape[0] - 1) / {n}.size + np.sum({n}) / len({n}) * {n}.ndim"
+                )
                 self.define(name, v.shape, fresh=True)
         elif style == "np_constant":
-            line = self.pick(["LOG2PI = np.log(2.0 * np.pi)", "EPS = np.finfo(np.float64).eps", "SQRT2 = np.sqrt(2.0)", "HALF = np.float64(0.5)"])
+            line = self.pick(
+                [
+                    "LOG2PI = np.log(2.0 * np.pi)",
+                    "EPS = np.finfo(np.float64).eps",
+                    "SQRT2 = np.sqrt(2.0)",
+                    "HALF = np.float64(0.5)",
+                ]
+            )
             if line not in self.module_globals:
                 self.module_globals.append(line)
             const = line.split(" =")[0]

@@ -77,17 +77,21 @@ class Gen(Expressions, Helpers, Models, Statements, Idioms, Pitfalls, Assembly):
 
     def __init__(self, seed, avoid=frozenset()):
         self.seed = seed
-        self.avoid = frozenset(avoid)  # known open bugs to steer away from (campaign exploration only)
+        # known open bugs to steer away from (campaign exploration only)
+        self.avoid = frozenset(avoid)
         self.r = random.Random(seed)
         self.env: dict[str, V] = {}
         self.names = 0
-        self.module_globals: list[str] = []  # module-level assignments (constants, closures)
+        # module-level assignments (constants, closures)
+        self.module_globals: list[str] = []
         self.helpers: list[str] = []  # module-level function definitions
         self.helper_names: set[str] = set()
         self.imports = {"import numpy as np"}
         self.features: list[str] = []
-        self.callables: list = []  # (template, in_shape_rule) usable as activations: "name({})"
-        self.scalars = []  # names of Python-float scalars that may be used as coefficients
+        # (template, in_shape_rule) usable as activations: "name({})"
+        self.callables: list = []
+        # names of Python-float scalars that may be used as coefficients
+        self.scalars = []
 
     # ----------------------------------------------------------------- basics
 

@@ -58,7 +58,11 @@ def _candidates(source, entry):
                 tb[i : i + 1] = copy.deepcopy(stmt.body)
                 yield t
             # a return of a sum: one term
-            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+            if (
+                isinstance(stmt, ast.Return)
+                and isinstance(stmt.value, ast.BinOp)
+                and isinstance(stmt.value.op, ast.Add)
+            ):
                 terms, node = [], stmt.value
                 while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
                     terms.append(node.right)
@@ -70,12 +74,18 @@ def _candidates(source, entry):
                     tb[i] = ast.Return(copy.deepcopy(term))
                     yield t
             # a tuple return (has_aux): keep it, but shrink its first element when it is a sum
-            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, ast.Add):
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.BinOp)
+                and isinstance(stmt.value.op, ast.Add)
+            ):
                 node = stmt.value
                 for side in (node.left, node.right):
                     t = copy.deepcopy(tree)
                     tb = list(_bodies(t))[b]
-                    tb[i] = ast.Assign(copy.deepcopy(stmt.targets), copy.deepcopy(side), lineno=0)
+                    tb[i] = ast.Assign(
+                        copy.deepcopy(stmt.targets), copy.deepcopy(side), lineno=0
+                    )
                     yield t
 
 
@@ -89,7 +99,7 @@ def shrink(program, signature, run, max_checks=400, log=None):
         for tree in _candidates(best.source, best.entry):
             try:
                 source = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
             if len(source) >= len(best.source):
                 continue
@@ -97,7 +107,7 @@ def shrink(program, signature, run, max_checks=400, log=None):
             checks += 1
             try:
                 got = signature_of(run(candidate), signature[0])
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
             if got == signature:
                 best = candidate

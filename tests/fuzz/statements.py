@@ -20,14 +20,32 @@ class Statements:
 
     def statement(self, lines, depth=0):
         weights = {
-            "assign": 3, "update": 2, "helper_call": 2, "write": 3, "augassign": 1, "if": 1, "for": 1, "while": 1,
-            "closure": 2, "kwcall": 2, "method": 2, "tuple_helper": 1, "builtin": 0.4, "index": 2, "container": 1,
-            "alias_write": 2, "nested_helper": 1, "variadic": 1, "module_lambda": 0.7, "semantics": 2.5, "library": 2.5,
+            "assign": 3,
+            "update": 2,
+            "helper_call": 2,
+            "write": 3,
+            "augassign": 1,
+            "if": 1,
+            "for": 1,
+            "while": 1,
+            "closure": 2,
+            "kwcall": 2,
+            "method": 2,
+            "tuple_helper": 1,
+            "builtin": 0.4,
+            "index": 2,
+            "container": 1,
+            "alias_write": 2,
+            "nested_helper": 1,
+            "variadic": 1,
+            "module_lambda": 0.7,
+            "semantics": 2.5,
+            "library": 2.5,
         }
         kinds = list(weights)
         if depth > 0:
             kinds = ["assign", "update", "write"]
-            weights = {k: 1 for k in kinds}
+            weights = dict.fromkeys(kinds, 1)
         kind = self.r.choices(kinds, [weights[k] for k in kinds])[0]
         getattr(self, "s_" + kind)(lines, depth)
 
@@ -38,8 +56,9 @@ class Statements:
     def s_assign(self, lines, depth):
         shape = self.some_shape()
         name = self.fresh_name("v")
-        text, const = (self.bounded(shape) if depth else self.expr(shape, 3))
-        if re.fullmatch(r"[\w.]+(\[[^\]]*\])*", text):  # a name or an index of one: a view, not a fresh array
+        text, const = self.bounded(shape) if depth else self.expr(shape, 3)
+        # a name or an index of one: a view, not a fresh array
+        if re.fullmatch(r"[\w.]+(\[[^\]]*\])*", text):
             text = f"np.tanh({text})"
         lines.append(f"{name} = {text}")
         self.define(name, shape, const, fresh=True)
@@ -66,9 +85,26 @@ class Statements:
     def s_write(self, lines, depth):
         names = sorted(n for n, v in self.env.items() if v.fresh and v.shape)
         if not names or self.p(0.4):
-            shape = self.pick(sorted({v.shape for v in self.env.values() if v.shape and len(v.shape) <= 2}) or [(D,)])
+            shape = self.pick(
+                sorted(
+                    {
+                        v.shape
+                        for v in self.env.values()
+                        if v.shape and len(v.shape) <= 2
+                    }
+                )
+                or [(D,)]
+            )
             n = self.fresh_name("buf")
-            init = self.pick(["np.zeros({})", "np.ones({})", "np.zeros_like({src})", "{src}.copy()", "np.array({src})"])
+            init = self.pick(
+                [
+                    "np.zeros({})",
+                    "np.ones({})",
+                    "np.zeros_like({src})",
+                    "{src}.copy()",
+                    "np.array({src})",
+                ]
+            )
             src = self.pick(self.names_of(shape) or ["x"])
             if "{src}" in init and self.env.get(src, V(())).shape != shape:
                 init = "np.zeros({})"
@@ -78,10 +114,22 @@ class Statements:
             n = self.pick(names)
         shape = self.env[n].shape
         k = shape[0]
-        spots = [(str(self.r.randint(-k, k - 1)), shape[1:]), ("-1", shape[1:]), ("0", shape[1:]), ("1:", (k - 1,) + shape[1:]), (":-1", (k - 1,) + shape[1:]), ("...", shape)]
+        spots = [
+            (str(self.r.randint(-k, k - 1)), shape[1:]),
+            ("-1", shape[1:]),
+            ("0", shape[1:]),
+            ("1:", (k - 1,) + shape[1:]),
+            (":-1", (k - 1,) + shape[1:]),
+            ("...", shape),
+        ]
         if len(shape) == 2:
             j = self.r.randint(-shape[1], shape[1] - 1)
-            spots += [(f"{self.r.randint(0, k - 1)}, {j}", ()), (f":, {j}", (k,)), (":, 1:", (k, shape[1] - 1)), ("-1, :", shape[1:])]
+            spots += [
+                (f"{self.r.randint(0, k - 1)}, {j}", ()),
+                (f":, {j}", (k,)),
+                (":, 1:", (k, shape[1] - 1)),
+                ("-1, :", shape[1:]),
+            ]
         spot, sshape = self.pick(spots)
         if 0 in sshape:
             spot, sshape = "0", shape[1:]
@@ -103,44 +151,57 @@ class Statements:
             if text:
                 name = self.fresh_name("u")
                 lines.append(f"{name} = {text}")
-                self.define(name, shape, fresh=self.p(0.25))  # fresh in NumPy; s2s may refuse writes into a helper result
+                # fresh in NumPy; s2s may refuse writes into a helper result
+                self.define(name, shape, fresh=self.p(0.25))
                 return
         return self.s_assign(lines, depth)
 
     def s_kwcall(self, lines, depth):
-        names = sorted(n for n, v in self.env.items() if len(v.shape) == 2 and not v.const)
+        names = sorted(
+            n for n, v in self.env.items() if len(v.shape) == 2 and not v.const
+        )
         if not names:
             return self.s_assign(lines, depth)
         n = self.pick(names)
         name = self.fresh_name("r")
         v = self.env[n]
-        form, shape = self.pick([
-            (f"np.sum({n}, axis=0)", v.shape[1:]),
-            (f"np.mean({n}, axis=-1, keepdims=True)", v.shape[:1] + (1,)),
-            (f"np.sum({n} ** 2, axis=1, keepdims=True)", v.shape[:1] + (1,)),
-            (f"np.mean({n}, keepdims=True)", (1, 1)),
-            (f"np.clip({n}, a_min=-0.9, a_max=0.9)", v.shape),
-            (f"np.clip({n}, a_min=-0.5, a_max=None)", v.shape),
-            (f"np.max({n}, axis=-1)", v.shape[:1]),
-            (f"np.linalg.norm({n}, axis=1)", v.shape[:1]),
-            (f"np.transpose({n}, axes=(1, 0))", v.shape[::-1]),
-            (f"np.reshape({n}, (-1,))", (v.shape[0] * v.shape[1],)),
-            (f"np.concatenate([{n}, {n} * 0.5], axis=0)", (2 * v.shape[0], v.shape[1])),
-            (f"np.stack([{n}[0], {n}[-1]], axis=1)", (v.shape[1], 2)),
-            (f"np.expand_dims(np.sum({n}, axis=0), axis=0)", (1, v.shape[1])),
-            (f"np.var({n}, axis=0, ddof=0)", v.shape[1:]),
-            (f"np.std({n}, axis=-1)", v.shape[:1]),
-            (f"np.cumsum({n}, axis=1)", v.shape),
-            (f"np.where({n} > 0.3, {n}, np.zeros_like({n}))", v.shape),
-        ])
+        form, shape = self.pick(
+            [
+                (f"np.sum({n}, axis=0)", v.shape[1:]),
+                (f"np.mean({n}, axis=-1, keepdims=True)", v.shape[:1] + (1,)),
+                (f"np.sum({n} ** 2, axis=1, keepdims=True)", v.shape[:1] + (1,)),
+                (f"np.mean({n}, keepdims=True)", (1, 1)),
+                (f"np.clip({n}, a_min=-0.9, a_max=0.9)", v.shape),
+                (f"np.clip({n}, a_min=-0.5, a_max=None)", v.shape),
+                (f"np.max({n}, axis=-1)", v.shape[:1]),
+                (f"np.linalg.norm({n}, axis=1)", v.shape[:1]),
+                (f"np.transpose({n}, axes=(1, 0))", v.shape[::-1]),
+                (f"np.reshape({n}, (-1,))", (v.shape[0] * v.shape[1],)),
+                (
+                    f"np.concatenate([{n}, {n} * 0.5], axis=0)",
+                    (2 * v.shape[0], v.shape[1]),
+                ),
+                (f"np.stack([{n}[0], {n}[-1]], axis=1)", (v.shape[1], 2)),
+                (f"np.expand_dims(np.sum({n}, axis=0), axis=0)", (1, v.shape[1])),
+                (f"np.var({n}, axis=0, ddof=0)", v.shape[1:]),
+                (f"np.std({n}, axis=-1)", v.shape[:1]),
+                (f"np.cumsum({n}, axis=1)", v.shape),
+                (f"np.where({n} > 0.3, {n}, np.zeros_like({n}))", v.shape),
+            ]
+        )
         lines.append(f"{name} = {form}")
-        view = form.startswith(("np.transpose", "np.reshape", "np.expand_dims"))  # NumPy returns views: not fresh
+        # NumPy returns views: not fresh
+        view = form.startswith(("np.transpose", "np.reshape", "np.expand_dims"))
         self.define(name, shape, fresh=not view)
         self.feature("numpy_keywords")
 
     def s_closure(self, lines, depth):
         shape = self.some_shape()
-        vals = sorted(n for n, v in self.env.items() if not v.const and (v.shape == () or v.shape == shape))
+        vals = sorted(
+            n
+            for n, v in self.env.items()
+            if not v.const and (v.shape == () or v.shape == shape)
+        )
         if not vals:
             return self.s_assign(lines, depth)
         c = self.pick(vals)
@@ -154,7 +215,11 @@ class Statements:
             lines += [f"def {name}(z, k=2.0):", f"    return np.sin(k * z) + {c}"]
             self.feature("localdef_closure")
         else:
-            lines += [f"def {name}(z, *, scale=0.5):", f"    w_ = scale * {c}", "    return np.tanh(z * w_)"]
+            lines += [
+                f"def {name}(z, *, scale=0.5):",
+                f"    w_ = scale * {c}",
+                "    return np.tanh(z * w_)",
+            ]
             self.feature("localdef_closure")
         target = self.fresh_name("v")
         arg, const = self.expr(shape, 1)
@@ -170,7 +235,13 @@ class Statements:
         names = sorted(n for n, v in self.env.items() if not v.const)
         n = self.pick(names)
         v = self.env[n]
-        text = self.pick(["np.sum({})", "np.mean({})", "np.max({})", "np.min({})"]).format(n) if v.shape else n
+        text = (
+            self.pick(["np.sum({})", "np.mean({})", "np.max({})", "np.min({})"]).format(
+                n
+            )
+            if v.shape
+            else n
+        )
         return f"{text} {self.pick(['>', '<'])} {self.pick(['-0.7', '-0.2', '0.25', '0.6', '1.4'])}"
 
     def s_if(self, lines, depth):
@@ -208,7 +279,10 @@ class Statements:
         body = [f"    {acc} = 0.7 * {acc} + {step} * (0.5 + 0.25 * {i})"]
         if self.p(0.35):
             self.feature("break_continue")
-            jump = [f"    if {self.test_expr()}:", f"        {self.pick(['break', 'continue'])}"]
+            jump = [
+                f"    if {self.test_expr()}:",
+                f"        {self.pick(['break', 'continue'])}",
+            ]
             body = jump + body if self.p(0.5) else body + jump
         lines += body
         self.env[acc].const = const

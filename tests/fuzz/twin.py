@@ -8,16 +8,24 @@ spellings jax.numpy reads differently (``np.clip`` keywords, list indices);
 from __future__ import annotations
 
 import ast
+from typing import ClassVar
 
 
 class _Twin(ast.NodeTransformer):
     """NumPy source to jax.numpy: ``a[i] op= v`` -> ``a = a.at[i].set/add/multiply(...)``, ``np.clip`` keywords."""
 
-    OPS = {ast.Add: "add", ast.Sub: "add", ast.Mult: "multiply", ast.Div: "divide"}
+    OPS: ClassVar = {
+        ast.Add: "add",
+        ast.Sub: "add",
+        ast.Mult: "multiply",
+        ast.Div: "divide",
+    }
 
     @staticmethod
     def _array(node):
-        return ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "array", ast.Load()), [node], [])
+        return ast.Call(
+            ast.Attribute(ast.Name("np", ast.Load()), "array", ast.Load()), [node], []
+        )
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -27,8 +35,13 @@ class _Twin(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in ("exp", "sqrt", "tanh", "log", "sin", "cos"):
-            node.value = ast.Name("np", ast.Load())  # math on a traced scalar: jax.numpy in the twin
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id == "math"
+            and node.attr in ("exp", "sqrt", "tanh", "log", "sin", "cos")
+        ):
+            # math on a traced scalar: jax.numpy in the twin
+            node.value = ast.Name("np", ast.Load())
         return node
 
     def visit_Import(self, node):
@@ -38,8 +51,18 @@ class _Twin(ast.NodeTransformer):
         return node
 
     def _at(self, target, method, value):
-        array = ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "asarray", ast.Load()), [_load(target.value)], [])
-        at = ast.Attribute(ast.Subscript(ast.Attribute(array, "at", ast.Load()), target.slice, ast.Load()), method, ast.Load())
+        array = ast.Call(
+            ast.Attribute(ast.Name("np", ast.Load()), "asarray", ast.Load()),
+            [_load(target.value)],
+            [],
+        )
+        at = ast.Attribute(
+            ast.Subscript(
+                ast.Attribute(array, "at", ast.Load()), target.slice, ast.Load()
+            ),
+            method,
+            ast.Load(),
+        )
         return ast.Assign([_store(target.value)], ast.Call(at, [value], []))
 
     def visit_Assign(self, node):
@@ -54,7 +77,9 @@ class _Twin(ast.NodeTransformer):
             value = node.value
             if isinstance(node.op, ast.Sub):
                 value = ast.UnaryOp(ast.USub(), value)
-            return ast.copy_location(self._at(node.target, self.OPS[type(node.op)], value), node)
+            return ast.copy_location(
+                self._at(node.target, self.OPS[type(node.op)], value), node
+            )
         return node
 
     def visit_Call(self, node):
@@ -63,10 +88,14 @@ class _Twin(ast.NodeTransformer):
             for kw in node.keywords:
                 kw.arg = {"a_min": "min", "a_max": "max"}.get(kw.arg, kw.arg)
             if len(node.args) > 1:
-                node.keywords = [ast.keyword(k, a) for k, a in zip(["min", "max"], node.args[1:])] + node.keywords
+                node.keywords = [
+                    ast.keyword(k, a) for k, a in zip(["min", "max"], node.args[1:])
+                ] + node.keywords
                 node.args = node.args[:1]
         if ast.unparse(node.func) == "np.take":
-            node.args = [self._array(a) if isinstance(a, ast.List) else a for a in node.args]
+            node.args = [
+                self._array(a) if isinstance(a, ast.List) else a for a in node.args
+            ]
         return node
 
 

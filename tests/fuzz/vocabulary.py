@@ -54,7 +54,9 @@ ACT_NAMES = ["tanh", "softplus", "gelu", "swish", "relu", "leaky", "sine"]
 @dataclass
 class V:
     shape: tuple
-    const: bool = False  # may not depend on the inputs (kinks could tie): no kinked op on it
+    const: bool = (
+        False  # may not depend on the inputs (kinks could tie): no kinked op on it
+    )
     fresh: bool = False  # owns its memory (no alias): in-place writes allowed
 
 

@@ -341,10 +341,25 @@ def collected_array_reads(h0, x, w):
     for i in range(3):
         h = np.tanh(h * x + 0.1 * i)
         hs.append(h)
-    t = np.sum(np.stack(hs) * w) + np.sum(np.stack(hs, axis=1) * w.T) + np.sum(np.array(hs) ** 2)
-    t = t + np.sum(np.concatenate(hs) * w.ravel()) + np.sum(np.vstack(hs) * w) + np.sum(np.hstack(hs))
+    t = (
+        np.sum(np.stack(hs) * w)
+        + np.sum(np.stack(hs, axis=1) * w.T)
+        + np.sum(np.array(hs) ** 2)
+    )
+    t = (
+        t
+        + np.sum(np.concatenate(hs) * w.ravel())
+        + np.sum(np.vstack(hs) * w)
+        + np.sum(np.hstack(hs))
+    )
     t = t + np.sum(hs) + np.sum(np.mean(hs, axis=0) * w[0]) + np.sum(np.tanh(hs) * w)
-    t = t + np.sum(hs[-1] * w[0]) + np.sum(hs[0]) * len(hs) + np.sum(np.stack(hs[::-1]) * w) + np.sum(np.stack(hs[1:]))
+    t = (
+        t
+        + np.sum(hs[-1] * w[0])
+        + np.sum(hs[0]) * len(hs)
+        + np.sum(np.stack(hs[::-1]) * w)
+        + np.sum(np.stack(hs[1:]))
+    )
     for k, g in enumerate(hs):
         t = t * 0.5 + np.sum(g * w[k])
     a, b, c = hs
@@ -365,8 +380,15 @@ def collected_list_operations(h0, x, w):
     copied = hs.copy()
     copied[1] = h0 * 0.5
     copied += [w[0]]
-    t = np.sum(np.stack(allh) * np.concatenate([w, w, w])[:7]) + np.sum(np.stack(both) * np.concatenate([w, w]))
-    t = t + np.sum(np.stack(more) ** 2) + np.sum(np.stack(copied) * np.concatenate([w, w])[:4]) + len(allh)
+    t = np.sum(np.stack(allh) * np.concatenate([w, w, w])[:7]) + np.sum(
+        np.stack(both) * np.concatenate([w, w])
+    )
+    t = (
+        t
+        + np.sum(np.stack(more) ** 2)
+        + np.sum(np.stack(copied) * np.concatenate([w, w])[:4])
+        + len(allh)
+    )
     for g in [] + hs + [x]:
         t = t * 0.5 + np.sum(g * g)
     return t

@@ -91,7 +91,8 @@ def _shifted(x, c):
 
 
 def _shifted_fwd(x, c):
-    return np.sin(x) + c  # one array, not the pair (output, residuals) JAX's convention asks for
+    # one array, not the pair (output, residuals) JAX's convention asks for
+    return np.sin(x) + c
 
 
 def _shifted_bwd(res, g):
@@ -115,7 +116,8 @@ def _cube_fwd(x):
 
 
 def _cube_bwd(x, g):
-    return 3 * g * x**2  # one array: with a single argument JAX still asks for a tuple `(ct,)`
+    # one array: with a single argument JAX still asks for a tuple `(ct,)`
+    return 3 * g * x**2
 
 
 cube_bwd_without_tuple = s2s.custom_vjp(_cube)
@@ -129,7 +131,8 @@ def uses_bwd_without_tuple(x):
 BIAS = np.array([0.5, -0.5, 0.25])
 
 
-def _shift(a, *, d=2.0, e, bias=BIAS):  # keyword-only parameters in any order, an array default
+# keyword-only parameters in any order, an array default
+def _shift(a, *, d=2.0, e, bias=BIAS):
     return a * d + e + bias
 
 
@@ -209,7 +212,7 @@ def keywords_numpy_and_jax_spell_differently(x):
     return np.sum(_scaled_by_default(x, c=x) * y) + np.sum(_scaled_by_default(x))
 
 
-sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731 - a module-level lambda, as users write them
+sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))
 
 
 def calls_a_module_level_lambda(x):
@@ -315,16 +318,30 @@ def _logsumexp(a, axis=None, keepdims=False):  # in SciPy's style
 
 
 def helper_tests_an_argument_is_not_none(x):
-    return np.sum(_logsumexp(x, axis=1)) + _logsumexp(x) + np.sum(_logsumexp(x, keepdims=True))
+    return (
+        np.sum(_logsumexp(x, axis=1))
+        + _logsumexp(x)
+        + np.sum(_logsumexp(x, keepdims=True))
+    )
 
 
-def lists_where_numpy_takes_arrays(x):  # jax.numpy needs arrays there: s2s writes xp.asarray([...])
+# jax.numpy needs arrays there: s2s writes xp.asarray([...])
+def lists_where_numpy_takes_arrays(
+    x,
+):
     a = np.take(x, [1, 0], axis=0)
     b = np.maximum(x, [0.1, 0.2, 0.3])
     c = np.where(x > 0, x, [1.0, 2.0, 3.0])
     d = np.dot(x, [1.0, 2.0, 3.0])
     e = np.sum([x[0], x[1] ** 2])
-    return np.sum(a * x[:2]) + np.sum(b * c * x) + d + e + np.sum(x.take([2, 1]) ** 2) + np.sum(np.reshape(x, [3, 1]))
+    return (
+        np.sum(a * x[:2])
+        + np.sum(b * c * x)
+        + d
+        + e
+        + np.sum(x.take([2, 1]) ** 2)
+        + np.sum(np.reshape(x, [3, 1]))
+    )
 
 
 def lists_joined_by_plus(x):
@@ -333,7 +350,8 @@ def lists_joined_by_plus(x):
     return pair[0] * pair[1] + np.sum(np.stack(twice) ** 2)
 
 
-def joins_two_list_arguments(ws, vs):  # which `+` this is depends on the arguments' types
+# which `+` this is depends on the arguments' types
+def joins_two_list_arguments(ws, vs):
     both = ws + vs
     return np.sum(np.stack(both) ** 2)
 
@@ -347,7 +365,8 @@ def _scaled(fn):
 
 
 @_scaled
-def decorated_model(x, W, scale=1.0):  # transformed as the wrapper: `*args`/`**kwargs` bound per call shape
+# transformed as the wrapper: `*args`/`**kwargs` bound per call shape
+def decorated_model(x, W, scale=1.0):
     return np.sum(np.tanh(x @ W) * scale)
 
 
@@ -359,7 +378,9 @@ def _sum_of_squares(*terms, weight=1.0, **extra):
 
 
 def sums_variadic_terms(x):
-    return _sum_of_squares(x, np.sin(x), weight=2.0, bias=0.5) + _sum_of_squares(x, bias=1.0)
+    return _sum_of_squares(x, np.sin(x), weight=2.0, bias=0.5) + _sum_of_squares(
+        x, bias=1.0
+    )
 
 
 def repeats_a_list_argument(ws):  # `ws * 2` repeats the list: no array rule undoes that
@@ -367,5 +388,8 @@ def repeats_a_list_argument(ws):  # `ws * 2` repeats the list: no array rule und
     return np.sum(np.stack(both) * np.array([[1.0], [3.0]]))
 
 
-def reversed_then_new_axis(x):  # XLA's CPU compiler aborted on the two scatters of this gradient
+# XLA's CPU compiler aborted on the two scatters of this gradient
+def reversed_then_new_axis(
+    x,
+):
     return np.sum(x[::-1][None] * np.arange(4.0).reshape(2, 2))
