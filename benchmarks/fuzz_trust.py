@@ -26,9 +26,11 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,9 +53,9 @@ def _snapshot(folder):
     ).stdout.strip()
     base = Path(folder) / f"snapshot-{commit}"
     if not (base / "s2s" / "__init__.py").exists():
-        tmp = Path(folder) / f"snapshot-{commit}.tmp"
-        subprocess.run(["rm", "-rf", str(tmp)], check=True)
-        tmp.mkdir(parents=True)
+        # a private folder, renamed into place: processes started together may race here
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder, prefix=f"snapshot-{commit}."))
         archive = subprocess.run(
             ["git", "-C", str(ROOT), "archive", "HEAD", "s2s", "runtime", "cli"],
             capture_output=True,
@@ -62,8 +64,10 @@ def _snapshot(folder):
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         (tmp / "runtime").rename(tmp / "s2s" / "runtime")
         (tmp / "cli").rename(tmp / "s2s" / "cli")
-        subprocess.run(["rm", "-rf", str(base)], check=True)
-        tmp.rename(base)
+        try:
+            tmp.rename(base)
+        except OSError:  # another process made it first (a running one may be using it)
+            shutil.rmtree(tmp)
     env = dict(
         os.environ,
         PYTHONPATH=f"{base}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
