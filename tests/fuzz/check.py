@@ -362,7 +362,7 @@ def _run(findings, mode, path, thunk):
             return None
         kind = "refused" if _located(e, path) else "unhelpful"
         findings.append(Finding(kind, mode, str(e), _key(kind, mode, e)))
-    except Exception as e:  # noqa: BLE001: any other exception from s2s is a bug
+    except Exception as e:  # (broad on purpose) any other exception from s2s is a bug
         findings.append(
             Finding(
                 "crash",
