@@ -1,8 +1,8 @@
 """Rule functions as code templates: parsed once, parameters renamed into the program's variables.
 
-``rule_template(op)`` gives the rule's assignments and one expression per
-leading parameter of the op (``None`` where no derivative flows);
-``rule_template(op, forward=True)`` the same for its explicit forward rule. A returned
+``rule_template(op, mode)`` gives the assignments of the op's rule for that
+mode and one expression per leading parameter of the op (``None`` where no
+derivative flows); without a mode, the family's own definition. A returned
 tuple, parenthesized or not, always means one entry per parameter.
 ``instantiate`` substitutes names.
 """
@@ -34,10 +34,11 @@ class RuleTemplate:
 
 
 @functools.cache
-def rule_template(op_name: str, forward: bool = False) -> RuleTemplate:
-    """The op's rule (its explicit forward rule if ``forward``), parsed: assignments, then one entry per leading parameter."""
+def rule_template(op_name: str, mode: str | None = None) -> RuleTemplate:
+    """The op's rule for ``mode`` (its family's definition if None), parsed: assignments, then one entry per
+    leading parameter."""
     op = op_named(op_name)
-    rule = op.jvp if forward else op.rule
+    rule = op.rule if mode is None else op.rules[mode].template
     module = cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
     statements, value = [], None

@@ -12,7 +12,7 @@ from op_table import CASES
 
 from s2s import runtime as rt
 from s2s.rules import ALIASES, FAMILIES, OPS
-from s2s.rules.registry import RULE_VOCABULARY
+from s2s.rules.registry import MODES, ROLES, RULE_VOCABULARY
 
 TARGET = [
     "add",
@@ -321,11 +321,18 @@ def _attributes_of(fn, module):
     return {n for n in names if not any(other.startswith(n + ".") for other in names)}
 
 
+def _templates(op):
+    """The distinct functions an op's rules read as templates (its family's definition first)."""
+    found = [op.rule]
+    for rule in op.rules.values():
+        if rule.template is not None and rule.template not in found:
+            found.append(rule.template)
+    return found
+
+
 def _rule_functions():
     for _, op in ALL_RULES:
-        yield op.rule
-        if op.jvp is not None:
-            yield op.jvp
+        yield from _templates(op)
 
 
 def _emitted_by_transforms():
@@ -361,9 +368,8 @@ def test_runtime_helper_of_derivative_code_has_rules(name):
         assert op.reason
     else:
         assert op.rule is not None
-        assert (
-            op.family != "vjp" or op.jvp is not None
-        ), f"rt.{name} has no forward rule"
+        missing = [mode for mode in MODES if mode not in op.rules]
+        assert not missing, f"rt.{name} has no {missing} rule"
 
 
 def test_ops_in_rule_bodies_have_rules():
@@ -392,7 +398,7 @@ def test_runtime_rule_binds_like_its_function(name):
     for mine, other in zip(ours, theirs):
         assert mine.kind == other.kind, f"{name}: {mine.name}"
         assert mine.default == other.default, f"{name}: default of {mine.name}"
-    for fn_rule in (op.rule, op.jvp):
+    for fn_rule in _templates(op):
         if fn_rule is not None:
             params = inspect.signature(fn_rule).parameters
             for vocab in RULE_VOCABULARY:
@@ -400,3 +406,29 @@ def test_runtime_rule_binds_like_its_function(name):
                     vocab not in params
                     or params[vocab].kind is inspect.Parameter.KEYWORD_ONLY
                 ), f"{name}: {vocab}"
+
+
+@pytest.mark.parametrize("name", [name for name, _ in ALL_RULES])
+def test_every_parameter_has_a_role(name):
+    """Ops declare what each parameter is (data, index, axis, shape, static): batching derives rules from it."""
+    op = OPS.get(name) or RUNTIME_OPS[name]
+    assert set(op.roles) == set(op.params), name
+    assert set(op.roles.values()) <= set(ROLES), name
+    assert op.params_with_role("data") or op.family == "decompose", name
+
+
+def test_roles_follow_numpy_names_and_rule_entries():
+    assert OPS["sum"].roles == {
+        "a": "data",
+        "axis": "axis",
+        "dtype": "static",
+        "out": "static",
+        "keepdims": "static",
+    }
+    assert OPS["reshape"].roles["shape"] == "shape"
+    assert OPS["einsum"].roles["subscripts"] == "static"
+    assert RUNTIME_OPS["rt.index_set"].roles == {
+        "target": "data",
+        "index": "index",
+        "value": "data",
+    }

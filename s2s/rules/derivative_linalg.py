@@ -54,8 +54,8 @@ def prod_vjp(ct, a, axis=None, keepdims=False, *, g):
     )
 
 
-@jvp(name="rt.prod_vjp")
-def prod_vjp(ct, a, axis=None, keepdims=False, *, ct_dot, a_dot):  # noqa: F811
+@jvp(prod_vjp)
+def prod_vjp_forward(ct, a, axis=None, keepdims=False, *, ct_dot, a_dot):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
     weights = rt.to_last(rt.reduced_like(ct, a, axis, keepdims), axis)
     return (
@@ -85,8 +85,8 @@ def cumprod_vjp(ct, a, axis=None, *, g):
     )
 
 
-@jvp(name="rt.cumprod_vjp")
-def cumprod_vjp(ct, a, axis=None, *, ct_dot, a_dot):  # noqa: F811
+@jvp(cumprod_vjp)
+def cumprod_vjp_forward(ct, a, axis=None, *, ct_dot, a_dot):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
     partials_dot = xp.triu(
         rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1)
@@ -114,8 +114,8 @@ def cumprod_jvp(t, a, axis=None, *, g):
     )
 
 
-@jvp(name="rt.cumprod_jvp")
-def cumprod_jvp(t, a, axis=None, *, ans, t_dot, a_dot):  # noqa: F811
+@jvp(cumprod_jvp)
+def cumprod_jvp_forward(t, a, axis=None, *, ans, t_dot, a_dot):
     rows = rt.leave_one_out(rt.to_last(a, axis)) + rt.eye_last(a, axis)
     partials_dot = xp.triu(
         rt.cumprod_jvp(rt.leave_one_out(rt.to_last(a_dot, axis)), rows, -1)
@@ -151,8 +151,8 @@ def norm_vjp(ct, x, norm, ord=None, axis=None, keepdims=False, *, g):
     )
 
 
-@jvp(name="rt.norm_vjp")
-def norm_vjp(  # noqa: F811
+@jvp(norm_vjp)
+def norm_vjp_forward(
     ct, x, norm, ord=None, axis=None, keepdims=False, *, ct_dot, x_dot, norm_dot
 ):
     spread = rt.reduced_like(norm_dot, x, rt.norm_axes(x, ord, axis), keepdims)
@@ -183,8 +183,8 @@ def norm_hvp(ct, x, norm, v, ord=None, axis=None, keepdims=False, *, g):
     )
 
 
-@jvp(name="rt.norm_hvp")
-def norm_hvp(  # noqa: F811
+@jvp(norm_hvp)
+def norm_hvp_forward(
     ct,
     x,
     norm,
@@ -229,8 +229,8 @@ def norm_partial(ct, x, norm, ord=None, axis=None, keepdims=False, dx=0, dnorm=0
     )
 
 
-@jvp(name="rt.norm_partial")
-def norm_partial(  # noqa: F811
+@jvp(norm_partial)
+def norm_partial_forward(
     ct,
     x,
     norm,
@@ -265,8 +265,8 @@ def solve_like(a, v, b, *, ans, g):
     )
 
 
-@jvp(name="rt.solve_like")
-def solve_like(a, v, b, *, ans, a_dot, v_dot):  # noqa: F811
+@jvp(solve_like)
+def solve_like_forward(a, v, b, *, ans, a_dot, v_dot):
     return (
         -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b),
         rt.solve_like(a, v_dot, b),
@@ -303,8 +303,8 @@ def solve_vjp_b(ct, a, b, *, g):
     )
 
 
-@jvp(name="rt.solve_vjp_b")
-def solve_vjp_b(ct, a, b, *, ct_dot, a_dot):  # noqa: F811
+@jvp(solve_vjp_b)
+def solve_vjp_b_forward(ct, a, b, *, ct_dot, a_dot):
     at = xp.swapaxes(a, -1, -2)
     b_bar = rt.solve_like(at, ct, b)
     return (
@@ -331,8 +331,8 @@ def solve_vjp_a(ct, a, b, x, *, g):
     )
 
 
-@jvp(name="rt.solve_vjp_a")
-def solve_vjp_a(ct, a, b, x, *, ct_dot, a_dot, x_dot):  # noqa: F811
+@jvp(solve_vjp_a)
+def solve_vjp_a_forward(ct, a, b, x, *, ct_dot, a_dot, x_dot):
     at = xp.swapaxes(a, -1, -2)
     b_bar = rt.solve_like(at, ct, b)
     return (
@@ -363,8 +363,8 @@ def solve_jvp_a(t, a, b, x, *, ans, g):
     )
 
 
-@jvp(name="rt.solve_jvp_a")
-def solve_jvp_a(t, a, b, x, *, ans, t_dot, a_dot, x_dot):  # noqa: F811
+@jvp(solve_jvp_a)
+def solve_jvp_a_forward(t, a, b, x, *, ans, t_dot, a_dot, x_dot):
     return (
         rt.solve_jvp_a(t_dot, a, b, x),
         -rt.solve_like(a, rt.solve_matvec(a_dot, ans, b), b),

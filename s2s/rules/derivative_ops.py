@@ -213,8 +213,8 @@ def dot_vjp(ct, a, b, index, on=1, *, g):
     )
 
 
-@jvp(name="rt.dot_vjp")
-def dot_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+@jvp(dot_vjp)
+def dot_vjp_forward(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):
     return (
         rt.dot_vjp(ct_dot, a, b, index, on),
         rt.dot_vjp(ct, a_dot, b, index, on * index),
@@ -231,8 +231,8 @@ def dot_at(u, a, b, index, on=1, like=None, *, g):
     )
 
 
-@jvp(name="rt.dot_at")
-def dot_at(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
+@jvp(dot_at)
+def dot_at_forward(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):
     return (
         rt.dot_at(u_dot, a, b, index, on, like),
         rt.dot_at(u, a_dot, b, index, on * index, like),
@@ -249,8 +249,8 @@ def inner_vjp(ct, a, b, index, on=1, *, g):
     )
 
 
-@jvp(name="rt.inner_vjp")
-def inner_vjp(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+@jvp(inner_vjp)
+def inner_vjp_forward(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):
     return (
         rt.inner_vjp(ct_dot, a, b, index, on),
         rt.inner_vjp(ct, a_dot, b, index, on * index),
@@ -267,8 +267,8 @@ def inner_at(u, a, b, index, on=1, like=None, *, g):
     )
 
 
-@jvp(name="rt.inner_at")
-def inner_at(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):  # noqa: F811
+@jvp(inner_at)
+def inner_at_forward(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):
     return (
         rt.inner_at(u_dot, a, b, index, on, like),
         rt.inner_at(u, a_dot, b, index, on * index, like),
@@ -285,8 +285,8 @@ def tensordot_vjp(ct, a, b, axes, index, on=1, *, g):
     )
 
 
-@jvp(name="rt.tensordot_vjp")
-def tensordot_vjp(ct, a, b, axes, index, on=1, *, ct_dot, a_dot, b_dot):  # noqa: F811
+@jvp(tensordot_vjp)
+def tensordot_vjp_forward(ct, a, b, axes, index, on=1, *, ct_dot, a_dot, b_dot):
     return (
         rt.tensordot_vjp(ct_dot, a, b, axes, index, on),
         rt.tensordot_vjp(ct, a_dot, b, axes, index, on * index),
@@ -303,10 +303,8 @@ def tensordot_at(u, a, b, axes, index, on=1, like=None, *, g):
     )
 
 
-@jvp(name="rt.tensordot_at")
-def tensordot_at(  # noqa: F811
-    u, a, b, axes, index, on=1, like=None, *, u_dot, a_dot, b_dot
-):
+@jvp(tensordot_at)
+def tensordot_at_forward(u, a, b, axes, index, on=1, like=None, *, u_dot, a_dot, b_dot):
     return (
         rt.tensordot_at(u_dot, a, b, axes, index, on, like),
         rt.tensordot_at(u, a_dot, b, axes, index, on * index, like),
@@ -330,10 +328,8 @@ def einsum_vjp(ct, subscripts, operands, extra=(), *, g):
     )
 
 
-@jvp(name="rt.einsum_vjp")
-def einsum_vjp(  # noqa: F811
-    ct, subscripts, operands, extra=(), *, ct_dot, operands_dot
-):
+@jvp(einsum_vjp)
+def einsum_vjp_forward(ct, subscripts, operands, extra=(), *, ct_dot, operands_dot):
     paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
     constants = rt.einsum_selector(operands, extra)
     return (
@@ -353,8 +349,8 @@ def einsum_list(subscripts, operands, extra=(), *, g):
     return None, rt.einsum_vjp(g, subscripts, operands, extra)
 
 
-@jvp(name="rt.einsum_list")
-def einsum_list(subscripts, operands, extra=(), *, operands_dot):  # noqa: F811
+@jvp(einsum_list)
+def einsum_list_forward(subscripts, operands, extra=(), *, operands_dot):
     paired = rt.einsum_pairs_subscripts(subscripts, operands, extra)
     return None, rt.einsum_list(
         paired,

@@ -59,8 +59,8 @@ def astype(x, dtype, /, *, copy=True, device=None, g):
     return rt.astype_vjp(g, x, dtype)
 
 
-@jvp
-def astype(x, dtype, /, *, copy=True, device=None, x_dot):  # noqa: F811
+@jvp(astype)
+def astype_forward(x, dtype, /, *, copy=True, device=None, x_dot):
     return rt.astype_jvp(x_dot, dtype)
 
 
@@ -69,8 +69,8 @@ def max_(a, axis=None, out=None, keepdims=False, *, ans, g):
     return rt.extremum_vjp(g, a, ans, axis, keepdims)
 
 
-@jvp
-def max_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811
+@jvp(max_)
+def max_forward(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
     return xp.sum(
         rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot,
         axis=axis,
@@ -83,8 +83,8 @@ def min_(a, axis=None, out=None, keepdims=False, *, ans, g):
     return rt.extremum_vjp(g, a, ans, axis, keepdims)
 
 
-@jvp
-def min_(a, axis=None, out=None, keepdims=False, *, ans, a_dot):  # noqa: F811
+@jvp(min_)
+def min_forward(a, axis=None, out=None, keepdims=False, *, ans, a_dot):
     return xp.sum(
         rt.extremum_vjp(xp.ones_like(ans), a, ans, axis, keepdims) * a_dot,
         axis=axis,
@@ -97,10 +97,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, g):
     return rt.prod_vjp(g, a, axis, keepdims)
 
 
-@jvp
-def prod(  # noqa: F811
-    a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot
-):
+@jvp(prod)
+def prod_forward(a, axis=None, dtype=None, out=None, keepdims=False, *, ans, a_dot):
     return xp.sum(
         rt.prod_vjp(xp.ones_like(ans), a, axis, keepdims) * a_dot,
         axis=axis,
@@ -113,8 +111,8 @@ def cumprod(a, axis=None, dtype=None, out=None, *, g):
     return rt.cumprod_vjp(g, a, axis)
 
 
-@jvp
-def cumprod(a, axis=None, dtype=None, out=None, *, a_dot):  # noqa: F811
+@jvp(cumprod)
+def cumprod_forward(a, axis=None, dtype=None, out=None, *, a_dot):
     return rt.cumprod_jvp(a_dot, a, axis)
 
 
@@ -123,8 +121,8 @@ def norm(x, ord=None, axis=None, keepdims=False, *, ans, g):
     return rt.norm_vjp(g, x, ans, ord, axis, keepdims)
 
 
-@jvp(name="linalg.norm")
-def norm(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):  # noqa: F811
+@jvp(norm)
+def norm_forward(x, ord=None, axis=None, keepdims=False, *, ans, x_dot):
     return xp.sum(
         rt.norm_vjp(xp.ones_like(ans), x, ans, ord, axis, keepdims) * x_dot,
         axis=rt.norm_axes(x, ord, axis),
@@ -137,8 +135,8 @@ def inv(a, *, ans, g):
     return -xp.swapaxes(ans, -1, -2) @ g @ xp.swapaxes(ans, -1, -2)
 
 
-@jvp(name="linalg.inv")
-def inv(a, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
+@jvp(inv)
+def inv_forward(a, *, ans, a_dot):
     return -ans @ a_dot @ ans
 
 
@@ -147,8 +145,8 @@ def solve(a, b, *, ans, g):
     return rt.solve_vjp_a(g, a, b, ans), rt.solve_vjp_b(g, a, b)
 
 
-@jvp(name="linalg.solve")
-def solve(a, b, *, ans, a_dot, b_dot):  # noqa: F811  (the forward rule of the same op)
+@jvp(solve)
+def solve_forward(a, b, *, ans, a_dot, b_dot):
     return rt.solve_jvp_a(a_dot, a, b, ans), xp.linalg.solve(a, b_dot)
 
 
@@ -158,6 +156,6 @@ def det(a, *, ans, g):
     return xp.expand_dims(g * ans, (-2, -1)) * xp.swapaxes(xp.linalg.inv(a), -1, -2)
 
 
-@jvp(name="linalg.det")
-def det(a, *, ans, a_dot):  # noqa: F811  (the forward rule of the same op)
+@jvp(det)
+def det_forward(a, *, ans, a_dot):
     return ans * xp.trace(xp.linalg.solve(a, a_dot), axis1=-2, axis2=-1)

@@ -27,13 +27,18 @@ Families:
   a time replaced by its tangent.
 - ``vjp``: explicit reverse rule, the body returns the cotangent of each
   leading parameter (``None`` where none flows). Its forward rule is
-  registered next to it with ``@jvp``: the body returns one tangent term per
-  leading parameter, written with ``<param>_dot`` (the terms of the
-  parameters that carry tangents are summed).
+  attached to it with ``@jvp(<the vjp function>)``: the body returns one
+  tangent term per leading parameter, written with ``<param>_dot`` (the
+  terms of the parameters that carry tangents are summed).
 - ``nondiff``: outputs carry no derivative (comparisons, integer-valued ops,
   constructors, shapes); registered by name with a reason.
 - ``decompose``: the op is defined by other ops; its body (any number of
   statements ending in ``return``) is inlined before differentiation.
+
+Rules are stored per mode (``Op.rules``: ``forward``, ``reverse``), each
+naming the family that derives it; registrars fill them. Parameters have
+roles (``Op.roles``: data, index, axis, shape, static), which say how a transform
+treats an argument without knowing the op.
 
 "Leading parameters" are the first k parameters of the signature, where k is
 the length of the returned tuple (1 for a single expression). A returned
@@ -46,24 +51,54 @@ use them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 RULE_VOCABULARY = ("ans", "g")
 FAMILIES = ("elementwise", "linear", "multilinear", "vjp", "nondiff", "decompose")
+MODES = ("forward", "reverse")
+ROLES = ("data", "index", "axis", "shape", "static")
+
+# A parameter's role when its op does not declare one: its name says it (NumPy's names), else it is
+# data if a rule entry differentiates it, static otherwise (a flag, an order, a dtype, a count).
+_ROLE_BY_NAME = {
+    **dict.fromkeys(
+        ("axis", "axes", "axis1", "axis2", "source", "destination"), "axis"
+    ),
+    **dict.fromkeys(("shape", "newshape"), "shape"),
+    **dict.fromkeys(("index", "indices"), "index"),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One mode's rule of one op: the family whose derivation applies, and the function it reads as a template.
+
+    The derivations themselves live with their family (``s2s/transforms/families.py``):
+    the same partials give an elementwise op its forward and its reverse rule.
+    """
+
+    family: str
+    template: Callable | None = None
 
 
 @dataclass(frozen=True)
 class Op:
-    """One canonical op: its name (as spelled under ``xp.``), family and rule."""
+    """One canonical op: its name (as spelled under ``xp.``), family, parameters and rules per mode."""
 
     name: str
     family: str
-    rule: Callable | None = None
+    rule: Callable | None = (
+        None  # the family's definition: partials, transpose or reverse rule
+    )
     params: tuple[str, ...] = ()
     defaults: dict = field(default_factory=dict)
     reason: str = ""
-    jvp: Callable | None = None  # the explicit forward rule of a ``vjp``-family op
+    roles: Mapping[str, str] = field(
+        default_factory=dict
+    )  # parameter -> one of ``ROLES``
+    rules: Mapping[str, Rule] = field(default_factory=dict)  # mode -> its rule
 
     @property
     def signature(self) -> inspect.Signature | None:
@@ -74,10 +109,15 @@ class Op:
         kept = [p for name, p in sig.parameters.items() if name not in RULE_VOCABULARY]
         return sig.replace(parameters=kept)
 
+    def params_with_role(self, role: str) -> tuple[str, ...]:
+        return tuple(p for p in self.params if self.roles.get(p) == role)
+
 
 OPS: dict[str, Op] = {}
 # ``rt.<name>`` functions that generated code calls (element writes, loop inputs)
 RUNTIME_OPS: dict[str, Op] = {}
+# a registered rule function -> its op's name (``@jvp(max_)`` attaches to the op ``max_`` defined)
+_OP_OF_RULE: dict[Callable, str] = {}
 
 
 def op_named(name: str) -> Op | None:
@@ -89,7 +129,41 @@ def _table(name: str) -> dict:
     return RUNTIME_OPS if name.startswith("rt.") else OPS
 
 
-def _register(fn: Callable, family: str, name: str | None = None) -> Callable:
+def _entries(fn: Callable) -> list[bool]:
+    """Per leading parameter, whether the rule's ``return`` has an entry for it (not the literal ``None``)."""
+    import ast
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    value = returns[-1].value if returns else None
+    items = value.elts if isinstance(value, ast.Tuple) else [value]
+    return [not (isinstance(v, ast.Constant) and v.value is None) for v in items]
+
+
+def _roles(fn: Callable, params: tuple[str, ...], declared: dict, family: str) -> dict:
+    unknown = set(declared) - set(params)
+    if unknown or not set(declared.values()) <= set(ROLES):
+        raise ValueError(f"roles {declared!r} do not match the parameters {params!r}")
+    entries = _entries(fn) if family != "decompose" else [True]
+    roles = {}
+    for i, p in enumerate(params):
+        default = "data" if i < len(entries) and entries[i] else "static"
+        roles[p] = declared.get(p, _ROLE_BY_NAME.get(p, default))
+    return roles
+
+
+# the modes each family's definition serves (``vjp`` gets its forward rule from ``@jvp``)
+_MODES_OF_FAMILY = {
+    "elementwise": MODES,
+    "linear": MODES,
+    "multilinear": MODES,
+    "vjp": ("reverse",),
+    "decompose": (),
+}
+
+
+def _register(fn: Callable, family: str, name: str | None, roles: dict) -> Callable:
     name = name or fn.__name__.rstrip("_")
     if name in _table(name):
         raise ValueError(f"op {name!r} registered twice")
@@ -100,19 +174,32 @@ def _register(fn: Callable, family: str, name: str | None = None) -> Callable:
         for p in sig.parameters.values()
         if p.default is not inspect.Parameter.empty and p.name not in RULE_VOCABULARY
     }
-    _table(name)[name] = Op(name, family, fn, params, defaults)
+    rules = {mode: Rule(family, fn) for mode in _MODES_OF_FAMILY[family]}
+    _table(name)[name] = Op(
+        name,
+        family,
+        fn,
+        params,
+        defaults,
+        roles=MappingProxyType(_roles(fn, params, roles, family)),
+        rules=MappingProxyType(rules),
+    )
+    _OP_OF_RULE[fn] = name
     return fn
 
 
 def _family(family: str):
-    def decorator(fn=None, *, name: str | None = None):
+    def registrar(fn=None, *, name: str | None = None, roles: dict | None = None):
         if fn is None:
-            return lambda f: _register(f, family, name)
-        return _register(fn, family, name)
+            return lambda f: _register(f, family, name, roles or {})
+        return _register(fn, family, name, roles or {})
 
-    decorator.__name__ = family
-    decorator.__doc__ = f"Register a rule of the {family!r} family (name: the function's, or ``name=``)."
-    return decorator
+    registrar.__name__ = family
+    registrar.__doc__ = (
+        f"Register an op of the {family!r} family: its rule serves the modes the family derives "
+        "(name: the function's, or ``name=``; ``roles=``: parameter roles its names do not say)."
+    )
+    return registrar
 
 
 elementwise = _family("elementwise")
@@ -122,22 +209,27 @@ vjp = _family("vjp")
 decompose = _family("decompose")
 
 
-def jvp(fn=None, *, name: str | None = None):
-    """Register the forward rule of a ``vjp``-family op registered before (name: the function's, or ``name=``).
+def attach(mode: str, family: str, target: Callable | str, fn: Callable) -> Callable:
+    """Give the op that ``target`` (its rule function, or its name) registered an explicit ``mode`` rule."""
+    key = _OP_OF_RULE.get(target) if callable(target) else target
+    op = _table(key).get(key) if key else None
+    if op is None:
+        raise ValueError(f"{mode} rule {fn.__name__!r}: register its op first")
+    if mode in op.rules:
+        raise ValueError(f"op {key!r} has two {mode} rules")
+    _table(key)[key] = replace(
+        op, rules=MappingProxyType({**op.rules, mode: Rule(family, fn)})
+    )
+    return fn
+
+
+def jvp(target: Callable | str):
+    """Register the forward rule of a ``vjp``-family op: ``@jvp(max_)`` under ``@vjp def max_``.
 
     Its parameters are the op's, then keyword-only ``ans`` and ``<param>_dot``
     for the leading parameters; it returns one tangent term per leading parameter.
     """
-    if fn is None:
-        return lambda f: jvp(f, name=name)
-    key = name or fn.__name__.rstrip("_")
-    op = _table(key).get(key)
-    if op is None or op.family != "vjp":
-        raise ValueError(f"@jvp for {key!r}: register its reverse rule with @vjp first")
-    if op.jvp is not None:
-        raise ValueError(f"op {key!r} has two forward rules")
-    _table(key)[key] = replace(op, jvp=fn)
-    return fn
+    return lambda fn: attach("forward", "jvp", target, fn)
 
 
 def tangent_name(param: str) -> str:
@@ -150,7 +242,10 @@ def nondiff(reason: str, *names: str) -> None:
     for name in names:
         if name in _table(name):
             raise ValueError(f"op {name!r} registered twice")
-        _table(name)[name] = Op(name, "nondiff", reason=reason)
+        rules = {mode: Rule("nondiff") for mode in MODES}
+        _table(name)[name] = Op(
+            name, "nondiff", reason=reason, rules=MappingProxyType(rules)
+        )
 
 
 # Other spellings of canonical ops, for the resolver: alias -> canonical name.

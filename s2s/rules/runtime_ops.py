@@ -38,8 +38,8 @@ def enumerate_(xs, start=0, *, g):
     return rt.enumerate_vjp(g, xs)
 
 
-@jvp(name="rt.enumerate")
-def enumerate_(xs, start=0, *, xs_dot):  # noqa: F811  (the forward rule of the same op)
+@jvp(enumerate_)
+def enumerate_forward(xs, start=0, *, xs_dot):
     return rt.enumerate_jvp(xs_dot, start)
 
 

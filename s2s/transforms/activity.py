@@ -1,6 +1,7 @@
 """Activity analysis: which variables carry derivatives from the inputs to the outputs.
 
-A variable is *varied* if it depends differentiably on a differentiated input,
+Activity is data dependence (``dependence.py``) along differentiable inputs
+only. A variable is *varied* if it depends differentiably on a differentiated input,
 *useful* if a differentiated output depends differentiably on it, and *active*
 if both. Only active variables get cotangents (or tangents).
 
@@ -32,6 +33,7 @@ from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS, op_named
 from ..templates import differentiable_arguments
+from .dependence import depends_on, needed_by
 
 CONSTANT_NAMES = ("True", "False", "None")
 
@@ -110,33 +112,16 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     )
 
 
-def _eqns(body, helpers):
-    stmts = [s for s in body if isinstance(s, ir.Assign)]
-    return [(ir.target_names(s.target), eqn_of(s.value, helpers)) for s in stmts]
-
-
-def local_functions(body) -> dict:
-    """The branch and loop-body functions defined in ``body``, by name."""
-    return {s.function.name: s.function for s in body if isinstance(s, ir.Def)}
-
-
 def varied(body, wrt, helpers=frozenset(), flows=None) -> set[str]:
     """Variables of ``body`` that depend differentiably on ``wrt``."""
-    defs = local_functions(body)
-    found = set(wrt)
-    for targets, e in _eqns(body, helpers):
-        if eqn_inputs(e, flows, defs) & found:
-            found.update(targets)
-    return found
+    return depends_on(body, wrt, helpers, lambda e, defs: eqn_inputs(e, flows, defs))
 
 
 def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
     """The active variables of the statements ``body`` for derivatives of ``outputs`` wrt ``wrt``."""
-    defs = local_functions(body)
-    useful = set(outputs)
-    for targets, e in reversed(_eqns(body, helpers)):
-        if useful.intersection(targets):
-            useful |= eqn_inputs(e, flows, defs)
+    useful = needed_by(
+        body, outputs, helpers, lambda e, defs: eqn_inputs(e, flows, defs)
+    )
     return varied(body, wrt, helpers, flows) & useful
 
 

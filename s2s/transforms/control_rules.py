@@ -38,6 +38,7 @@ from ..errors import MissingRule
 from ..naming import bar
 from ..passes.dataflow import free_names, reads, writes
 from ..passes.normal_form import is_static
+from .activity import varied
 
 ENCLOSING = frozenset({"xp", "rt"})
 
@@ -141,8 +142,6 @@ def scan(back, stmt: ir.Assign, e):
     ys_wanted = [n for n in ir.target_names(ys_target) if n != "_"]
     ys_active = any(n in back.active for n in ys_wanted)
 
-    from .activity import varied
-
     inputs = ([item_param] if xs_active else []) + free_active
     init_active = bool(names_in(init) & back.active)
     carry_varies = init_active or bool(
@@ -160,9 +159,7 @@ def scan(back, stmt: ir.Assign, e):
     if ys_active and not (isinstance(y_out, cst.Name) and y_out.value == "None"):
         seeds.append((y_out, cst.Name(y_bar)))
 
-    from .reverse import adjoint
-
-    adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
+    adj = back.nested(stmts, inputs, seeds, stmt.origin)
     saved, recompute = _residuals(
         adj.forward,
         adj.backward,
@@ -322,8 +319,6 @@ def cond(back, stmt: ir.Assign, e, with_residuals=False):
     namer = back.namer
     out_bars = {t: namer.fresh(bar(t)) for t in [*targets, *own] if t in back.active}
 
-    from .reverse import adjoint
-
     plans = []
     for branch, own_name in zip(branches, own):
         stmts, ret = _body_parts(branch)
@@ -348,7 +343,7 @@ def cond(back, stmt: ir.Assign, e, with_residuals=False):
         ]
         if own_name in out_bars:
             seeds.append((own_res, cst.Name(out_bars[own_name])))
-        adj = adjoint(stmts, inputs, seeds, back.ctx, stmt.origin)
+        adj = back.nested(stmts, inputs, seeds, stmt.origin)
         saved, recompute = _residuals(adj.forward, adj.backward, params, set(params))
         plans.append((branch, adj, saved, recompute, out, own_res))
     # without residuals the forward pass is the primal call
@@ -477,13 +472,10 @@ def while_loop(back, stmt: ir.Assign, e):
         bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar"
     )
 
-    from .reverse import adjoint
-
-    adj = adjoint(
+    adj = back.nested(
         stmts,
         [carry_param, *free_active],
         [(carry_out, cst.Name(carry_bar))],
-        back.ctx,
         stmt.origin,
     )
     saved, recompute = _residuals(

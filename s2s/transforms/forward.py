@@ -9,53 +9,35 @@ is needed. ``rt.cond``/``scan``/``while_loop`` run functions that carry
 (value, tangent) pairs (``forward_control``); user helpers are called
 through their own ``<helper>_jvp``.
 
-Tangents by family: elementwise, the tangents times the rule's partials;
-linear, the op applied to the tangents; multilinear, the sum of the op with
-one operand at a time replaced by its tangent; ``vjp``, the op's explicit
-forward rule.
+An op's tangent comes from its forward rule, as its family derives it
+(``families.py``).
 """
 
 from __future__ import annotations
 
-import inspect
-
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in, tuple_of
+from ..cstutil import call, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import used_names
-from ..passes.normal_form import eqn_of, is_static
-from ..rules.registry import op_named, tangent_name
-from ..templates import bind, instantiate, rule_template
+from ..passes.normal_form import eqn_of
+from ..rules.registry import tangent_name
 from . import forward_control
 from .activity import (
     CONSTANT_NAMES,
+    RULE_HINT,
     activity,
-    array_evidence,
     check_closed_world,
     diff_names,
-    local_functions,
 )
-from .activity import (
-    RULE_HINT as _RULE_HINT,
-)
-from .forward_control import _tuple
-from .reverse import Context, Mode
-from .simplify import fold
+from .reverse import Mode
+from .skeleton import Context, Transform
 
 
-def _sum(terms, leafwise=False):
-    """``a + b + ...``; with ``leafwise``, ``rt.tree_add`` (runtime helpers' values may be lists of arrays)."""
-    value = terms[0]
-    for term in terms[1:]:
-        value = (
-            call("rt.tree_add", value, term)
-            if leafwise
-            else cst.BinaryOperation(value, cst.Add(), term)
-        )
-    return value
+def _tuple(items) -> cst.Tuple:
+    return tuple_of(*items)
 
 
 class HelperRequests:
@@ -73,8 +55,11 @@ class HelperRequests:
         return self.names[(helper, wrt)]
 
 
-class Forward:
+class Forward(Transform):
     """Builds the forward-mode statements of a body, in order."""
+
+    mode = "forward"
+    control = forward_control.RULES
 
     def __init__(
         self,
@@ -84,19 +69,15 @@ class Forward:
         tangents: dict,
         requests: HelperRequests | None = None,
     ):
-        self.active = active
-        self.ctx = ctx
-        self.helpers = ctx.helpers
-        self.flows = ctx.flows
-        self.namer = ctx.namer
-        self.arrays = array_evidence(body, ctx.helpers)
-        self.defs = local_functions(body)
+        super().__init__(body, active, ctx)
         self.tan = dict(tangents)  # variable -> name of its tangent
         # local function -> its version on (value, tangent) pairs
         self.paired: dict[str, str] = {}
         self.requests = requests if requests is not None else HelperRequests()
-        self.out: list[ir.Stmt] = []
-        self.origin = None
+
+    def nested(self, body, inputs: dict, outputs) -> Forward:
+        """Forward mode of a local function's ``body`` (its tangent inputs named in ``inputs``)."""
+        return jvp_body(body, inputs, outputs, self.ctx, self.requests)
 
     def run(self, body) -> list:
         for stmt in body:
@@ -105,19 +86,10 @@ class Forward:
         return self.out
 
     # --- tangents --------------------------------------------------------------
-    def emit(self, target, value):
-        self.out.append(ir.Assign(target, fold(value), self.origin))
-
     def fresh(self, name: str) -> str:
         """A new tangent name for ``name``; later reads of ``name``'s tangent get it."""
         self.tan[name] = self.namer.fresh(tangent_name(name))
         return self.tan[name]
-
-    def zeros(self, name: str) -> cst.Call:
-        return call(
-            "rt.zeros_like_float" if name in self.arrays else "rt.tree_zeros_like",
-            cst.Name(name),
-        )
 
     def tangent(self, atom) -> cst.BaseExpression:
         """The tangent of an atom: a tangent's name, zeros where no input reaches, containers of those."""
@@ -153,9 +125,6 @@ class Forward:
             return cst.Name("_")
         return _tuple([self.tangent_target(el.value) for el in target.elements])
 
-    def is_active(self, atom) -> bool:
-        return bool(diff_names(atom) & self.active)
-
     # --- statements ------------------------------------------------------------
     def visit(self, stmt):
         if isinstance(stmt, ir.Def):
@@ -166,8 +135,8 @@ class Forward:
             self.out.append(stmt)
             return
         e = eqn_of(stmt.value, self.helpers)
-        if e.kind == "runtime" and e.name in forward_control.RULES:
-            forward_control.RULES[e.name](self, stmt, e)
+        if e.kind == "runtime" and e.name in self.control:
+            self.control[e.name](self, stmt, e)
             return
         if e.kind == "helper":
             self.helper(stmt, e)
@@ -194,7 +163,7 @@ class Forward:
             self.op(target, e)
         else:
             raise MissingRule(
-                f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT
+                f"no derivative rule for `{e.name}`", stmt.origin, RULE_HINT
             )
 
     def helper(self, stmt, e):
@@ -227,128 +196,8 @@ class Forward:
         self.emit(target, call(name, *e.args, *(self.tangent(e.args[i]) for i in wrt)))
 
     def op(self, target, e):
-        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
-        if op is None or op.rule is None:
-            raise MissingRule(
-                f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT
-            )
-        bindings = bind(op, e, self.origin)
-        value = _FAMILIES[op.family](self, op, e, bindings, target)
+        value = self.derive(e, target)
         self.emit(cst.Name(self.fresh(target)), value)
-
-    def _leading(self, op, template):
-        """The op's leading parameters whose rule entry is not ``None`` (derivatives flow through them)."""
-        return [p for p, entry in zip(op.params, template.entries) if entry is not None]
-
-    def _statements(self, template, bindings):
-        """Emit the rule's own assignments under fresh names; the bindings they add."""
-        bindings = dict(bindings)
-        for local, value in template.statements:
-            names = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in names_in(local)}
-            self.emit(instantiate(local, names), instantiate(value, bindings))
-            bindings.update(names)
-        return bindings
-
-    def elementwise(self, op, e, bindings, target):
-        template = rule_template(op.name)
-        bindings = self._statements(template, {**bindings, "ans": cst.Name(target)})
-        terms = []
-        for p in self._leading(op, template):
-            if self.is_active(bindings[p]):
-                partial = instantiate(template.entries[op.params.index(p)], bindings)
-                terms.append(
-                    fold(
-                        cst.BinaryOperation(
-                            self.tangent(bindings[p]), cst.Multiply(), partial
-                        )
-                    )
-                )
-        value = _sum(terms)
-        # a tangent that reads no operand as large as the result (``x_dot`` of ``x + c``) is broadcast to it
-        read = names_in(value)
-        covered = {n for n in self.tan if self.tan[n] in read} | read
-        others = [a for a in (*e.args, *(v for _, v in e.kwargs)) if not is_static(a)]
-        if any(not names_in(a) <= covered for a in others):
-            value = call("rt.broadcast_like", fold(value), cst.Name(target))
-        return value
-
-    def linear(self, op, e, bindings, target):
-        template = rule_template(op.name)
-        replaced = {p: self.tangent(bindings[p]) for p in self._leading(op, template)}
-        return rebuild(op, e, replaced)
-
-    def multilinear(self, op, e, bindings, target):
-        template = rule_template(op.name)
-        terms = []
-        for p in self._leading(op, template):
-            if op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
-                elements = [el.value for el in bindings[p].elements]
-                for i, el in enumerate(elements):
-                    if self.is_active(el):
-                        one = [
-                            self.tangent(x) if j == i else x
-                            for j, x in enumerate(elements)
-                        ]
-                        terms.append(rebuild(op, e, {p: _tuple(one)}))
-            elif self.is_active(bindings[p]):
-                terms.append(rebuild(op, e, {p: self.tangent(bindings[p])}))
-        return _sum(terms, leafwise=e.kind == "runtime")
-
-    def explicit(self, op, e, bindings, target):
-        if op.jvp is None:
-            raise MissingRule(
-                f"no forward-mode rule for `{e.name}`", self.origin, _RULE_HINT
-            )
-        template = rule_template(op.name, forward=True)
-        active = [p for p in self._leading(op, template) if self.is_active(bindings[p])]
-        tangents = {tangent_name(p): self.tangent(bindings[p]) for p in active}
-        bindings = self._statements(
-            template, {**bindings, **tangents, "ans": cst.Name(target)}
-        )
-        return _sum(
-            [
-                instantiate(template.entries[op.params.index(p)], bindings)
-                for p in active
-            ],
-            leafwise=e.kind == "runtime",
-        )
-
-
-_FAMILIES = {
-    "elementwise": Forward.elementwise,
-    "linear": Forward.linear,
-    "multilinear": Forward.multilinear,
-    "vjp": Forward.explicit,
-}
-
-
-def rebuild(op, e, replaced: dict) -> cst.BaseExpression:
-    """The op's call (or operator) again, with the arguments of the parameters in ``replaced`` swapped.
-
-    A ``*args`` parameter is replaced by a tuple of atoms, one per argument.
-    """
-    params = op.signature.parameters
-    positional = [
-        p for p in op.params if params[p].kind is not inspect.Parameter.KEYWORD_ONLY
-    ]
-    args = []
-    for i, a in enumerate(e.args):
-        p = positional[min(i, len(positional) - 1)]
-        if params[p].kind is inspect.Parameter.VAR_POSITIONAL:
-            args.extend(
-                [el.value for el in replaced[p].elements]
-                if p in replaced
-                else e.args[i:]
-            )
-            break
-        args.append(replaced.get(p, a))
-    node = e.node
-    if isinstance(node, cst.BinaryOperation):
-        return node.with_changes(left=args[0], right=args[1])
-    if isinstance(node, cst.UnaryOperation):
-        return node.with_changes(expression=args[0])
-    keywords = [cst.Arg(replaced.get(k, v), keyword=cst.Name(k)) for k, v in e.kwargs]
-    return node.with_changes(args=[cst.Arg(a) for a in args] + keywords)
 
 
 def jvp_body(
@@ -359,7 +208,7 @@ def jvp_body(
     active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (
         set(inputs) & wanted
     )
-    check_closed_world(body, active, ctx.helpers, forward_control.RULES)
+    check_closed_world(body, active, ctx.helpers, Forward.control)
     fwd = Forward(body, active, ctx, inputs, requests)
     fwd.run(body)
     return fwd

@@ -29,6 +29,7 @@ from ..cstutil import call, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.dataflow import free_names
 from ..rules.registry import tangent_name
+from .activity import varied
 
 ENCLOSING = frozenset({"xp", "rt"})
 
@@ -80,10 +81,8 @@ class _Paired:
 
     def build(self, outputs, result) -> ir.Def:
         """The function: ``result(inner)`` is its return value, given the inner forward builder."""
-        from .forward import jvp_body
-
         stmts, _ = _parts(self.fn)
-        inner = jvp_body(stmts, self.inputs, outputs, self.fwd.ctx, self.fwd.requests)
+        inner = self.fwd.nested(stmts, self.inputs, outputs)
         name = self.fwd.namer.fresh(f"{self.fn.name}_jvp")
         body = (*self.prelude, *inner.out, ir.Return(result(inner)))
         return ir.Def(
@@ -173,8 +172,6 @@ def scan(fwd, stmt: ir.Assign, e):
     carry_target, ys_target = (el.value for el in stmt.target.elements)
     free = _free_tangents(fwd, [body])
     xs_active = xs is not None and fwd.is_active(xs)
-
-    from .activity import varied
 
     inputs = ([item_param] if xs_active else []) + list(free)
     carry_varies = fwd.is_active(init) or bool(
@@ -267,9 +264,8 @@ def while_loop(fwd, stmt: ir.Assign, e, tape=False):
         fwd.emit(_pair(stmt.target, fwd.tangent_target(stmt.target)), value)
         return
     carry, tape_name = (el.value for el in stmt.target.elements)
-    fwd.tan[tape_name.value] = (
-        "None"  # the tape holds pairs itself: it has no separate tangent
-    )
+    # the tape holds pairs itself: it has no separate tangent
+    fwd.tan[tape_name.value] = "None"
     fwd.emit(_tuple([_pair(carry, fwd.tangent_target(carry)), tape_name]), value)
 
 

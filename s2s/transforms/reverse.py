@@ -16,24 +16,15 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, names_in, tuple_of
+from ..cstutil import call, literal, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.dataflow import used_names
 from ..passes.desugar import index_value
-from ..passes.normal_form import eqn_of, is_static
-from ..rules.registry import op_named
-from ..templates import bind, instantiate, rule_template
+from ..passes.normal_form import eqn_of
 from . import control_rules
-from .activity import RULE_HINT as _RULE_HINT
-from .activity import (
-    activity,
-    array_evidence,
-    check_closed_world,
-    diff_names,
-    local_functions,
-)
-from .simplify import fold
+from .activity import RULE_HINT, activity, check_closed_world, diff_names
+from .skeleton import Context, Transform
 
 RT = cst.Name("rt")
 XP = cst.Name("xp")
@@ -56,13 +47,11 @@ class Mode:
     """What to generate: ``grad``, ``value_and_grad`` or ``vjp`` with respect to parameters ``wrt``."""
 
     kind: str
-    wrt: tuple[int, ...] | int = (
-        0  # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
-    )
+    # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
+    wrt: tuple[int, ...] | int = 0
     has_aux: bool = False
-    zeros_for_inactive: bool = (
-        True  # else ``None`` where no derivative reaches a parameter
-    )
+    # else ``None`` where no derivative reaches a parameter
+    zeros_for_inactive: bool = True
 
 
 def _constant_key(subscript: cst.Subscript):
@@ -111,35 +100,24 @@ def _leaves(target, prefix=()):
         yield from _leaves(el.value, (*prefix, i))
 
 
-@dataclass(frozen=True)
-class Context:
-    """What every adjoint in one generated function shares: names, helpers and their flow summaries."""
-
-    namer: Namer
-    helpers: frozenset = frozenset()
-    flows: dict = field(default_factory=dict)
-    # helper name -> ``program.Custom``: its rule, called instead
-    custom: dict = field(default_factory=dict)
-
-
-class Backward:
+class Backward(Transform):
     """Builds the backward pass statement by statement, from the last primal statement up."""
 
+    mode = "reverse"
+    control = control_rules.RULES
+    phase = "backward"
+
     def __init__(self, body, active, ctx: Context):
-        self.active = active
-        self.ctx = ctx
-        self.helpers = ctx.helpers
-        self.flows = ctx.flows
-        self.namer = ctx.namer
-        self.arrays = array_evidence(body, ctx.helpers)
-        self.defs = local_functions(body)
+        super().__init__(body, active, ctx)
         # id of a rewritten control-flow statement -> its backward rule
         self.plans: dict[int, object] = {}
         # id of a plan's statement -> the names bound by all the statements it stands for
         self.groups: dict[int, set] = {}
         self.cot: dict[str, Cotangent] = {}
-        self.out: list[ir.Stmt] = []
-        self.origin = None
+
+    def nested(self, body, inputs, seeds, origin=None) -> Adjoint:
+        """Reverse mode of a local function's ``body``: the adjoint a control rule builds its functions from."""
+        return adjoint(body, inputs, seeds, self.ctx, origin)
 
     def forward(self, body) -> list:
         """The primal statements, each active ``rt.cond``/``rt.scan`` rewritten to keep what its backward rule reads."""
@@ -154,8 +132,8 @@ class Backward:
                 ir.target_names(stmt.target)
             )
             rule = None
-            if active and e.kind == "runtime" and e.name in control_rules.RULES:
-                rule = control_rules.RULES[e.name]
+            if active and e.kind == "runtime" and e.name in self.control:
+                rule = self.control[e.name]
             elif (
                 active
                 and e.kind == "helper"
@@ -178,26 +156,7 @@ class Backward:
         self.origin = None
         return out
 
-    def zeros(self, name: str, arrays=None) -> cst.Call:
-        """Float zeros shaped like the variable ``name`` (a tree of zeros when it may be a container).
-
-        Float even where ``name`` holds integers (a loop counter read by
-        arithmetic): a cotangent is never an integer, and both branches of a
-        ``cond`` must give the same dtypes.
-        """
-        known = self.arrays if arrays is None else arrays
-        return call(
-            "rt.zeros_like_float" if name in known else "rt.tree_zeros_like",
-            cst.Name(name),
-        )
-
     # --- accumulation -------------------------------------------------------
-    def emit(self, target, value):
-        origin = (
-            replace(self.origin, phase="backward") if self.origin is not None else None
-        )
-        self.out.append(ir.Assign(target, fold(value), origin))
-
     def add(self, var: str, expr):
         c = self.cot.setdefault(var, Cotangent())
         if c.name is None:
@@ -317,7 +276,7 @@ class Backward:
             self.helper(target, e)
         else:
             raise MissingRule(
-                f"no derivative rule for `{e.name}`", stmt.origin, _RULE_HINT
+                f"no derivative rule for `{e.name}`", stmt.origin, RULE_HINT
             )
 
     def unpack(self, target, value):
@@ -378,51 +337,7 @@ class Backward:
         self.add(base, call("rt.index_add", self.zeros(base), index_value(value), g))
 
     def op(self, target, e):
-        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
-        if op is None or op.rule is None:
-            raise MissingRule(
-                f"no derivative rule for `{e.name}`", self.origin, _RULE_HINT
-            )
-        g = self.take(target)
-        bindings = bind(op, e, self.origin)
-        template = rule_template(op.name)
-        wanted = [  # a None entry declares a zero derivative (a shape template, a condition)
-            i
-            for i, entry in enumerate(template.entries)
-            if entry is not None and diff_names(bindings[op.params[i]]) & self.active
-        ]
-        bindings = {**bindings, "ans": cst.Name(target), "g": g}
-        for (
-            local,
-            value,
-        ) in template.statements:  # the rule's own assignments, under fresh names
-            names = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in names_in(local)}
-            self.emit(instantiate(local, names), instantiate(value, bindings))
-            bindings.update(names)
-        for i in wanted:
-            arg = bindings[op.params[i]]
-            value = instantiate(template.entries[i], bindings)
-            if op.family == "elementwise":
-                value = cst.BinaryOperation(g, cst.Multiply(), value)
-                others = [
-                    bindings[p]
-                    for j, p in enumerate(op.params[: len(template.entries)])
-                    if j != i
-                ]
-                # another array may broadcast this one; an int may repeat a Python list (``ws * 2``: an error there)
-                repeats = op.name == "multiply" and any(
-                    isinstance(o, cst.Integer) for o in others
-                )
-                if repeats and isinstance(arg, (cst.List, cst.Tuple)):
-                    raise MissingRule(
-                        "`*` with an int repeats a Python list on the differentiated path, and s2s differentiates "
-                        "arithmetic on arrays", self.origin, "write the list out (`[a, b, a, b]`), or use np.tile",
-                    )  # fmt: skip
-                if repeats or any(
-                    not is_static(o) and not o.deep_equals(arg) for o in others
-                ):
-                    value = call("rt.unbroadcast", fold(value), arg)
-            self.contribute(arg, value)
+        self.derive(e, target)
 
     def helper(self, target, e):
         g = self.take(target)
@@ -496,7 +411,7 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (
         set(inputs) & outputs
     )
-    check_closed_world(body, active, ctx.helpers, control_rules.RULES)
+    check_closed_world(body, active, ctx.helpers, Backward.control)
     back = Backward(body, active, ctx)
     forward = back.forward(body)
     back.origin = origin
