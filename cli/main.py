@@ -24,6 +24,7 @@ EXAMPLES = """examples:
   s2s jvp examples/mlp.py::loss --wrt params
   s2s hessian examples/polynomial.py::loss
   s2s lower examples/mlp.py::loss --dump
+  s2s vmap examples/mlp.py::loss --in-axes None,0,0
 """
 
 
@@ -99,6 +100,49 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             help="print the function after every pass to stderr",
         )
+    vmap = sub.add_parser(
+        "vmap",
+        help="write the batched form of a function (JAX's vmap, as a module)",
+        description="Write a module defining FUNC_batched, which takes FUNC's parameters with a batch axis "
+        "where --in-axes maps them and returns FUNC's results for every example, the batch axis where "
+        "--out-axes puts it. Python if/while on batched values are batched too.",
+        epilog="examples:\n  s2s vmap examples/mlp.py::loss --in-axes None,0,0\n"
+        "  s2s vmap model.py::predict --in-axes 1,None --out-axes 1 -o predict_batched.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vmap.add_argument(
+        "target", metavar="PATH::FUNC", help="the Python file and the function in it"
+    )
+    vmap.add_argument(
+        "--in-axes",
+        default="0",
+        metavar="AXES",
+        help="one axis per parameter, comma-separated (an int, or None for a shared one), "
+        "or one for all of them (default: 0)",
+    )
+    vmap.add_argument(
+        "--out-axes",
+        default="0",
+        metavar="AXES",
+        help="where the batch axis goes in the result: an int, None, or one per returned value (default: 0)",
+    )
+    vmap.add_argument(
+        "--axis-size",
+        type=int,
+        metavar="N",
+        help="the batch size, when no parameter is mapped",
+    )
+    vmap.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.py",
+        help="write the module here (default: print it)",
+    )
+    vmap.add_argument(
+        "--dump",
+        action="store_true",
+        help="print the function after every pass to stderr",
+    )
     lower = sub.add_parser(
         "lower",
         help="write the normal form of a function, the code s2s differentiates",
@@ -304,8 +348,30 @@ def argnums_for(fn, wrt: str | None, default=0):
     return nums[0] if len(nums) == 1 else nums
 
 
+def parse_axes(text: str, what: str):
+    """``0``, ``None`` or ``1,None``: an int, None, or a tuple of them."""
+
+    def one(item: str):
+        item = item.strip()
+        if item == "None":
+            return None
+        try:
+            return int(item)
+        except ValueError:
+            raise UsageError(f"{what}: expected ints or None, got {item!r}") from None
+
+    items = [one(i) for i in text.split(",")]
+    return items[0] if len(items) == 1 and "," not in text else tuple(items)
+
+
 def _command_line(args) -> str:
     parts = ["s2s", args.command, args.target]
+    if args.command == "vmap":
+        parts += ["--in-axes", args.in_axes]
+        if args.out_axes != "0":
+            parts += ["--out-axes", args.out_axes]
+        if args.axis_size is not None:
+            parts += ["--axis-size", str(args.axis_size)]
     if getattr(args, "wrt", None):
         parts += ["--wrt", args.wrt]
     if getattr(args, "order", 1) != 1:
@@ -322,6 +388,18 @@ def _generate(args, fn):
     command = _command_line(args)
     if args.command == "lower":
         return s2s.generate(fn, ("primal",), command=command)
+    if args.command == "vmap":
+        in_axes = parse_axes(args.in_axes, "--in-axes")
+        out_axes = parse_axes(args.out_axes, "--out-axes")
+        params = list(inspect.signature(fn).parameters)
+        per = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(params)
+        if len(per) != len(params):
+            raise UsageError(
+                f"--in-axes names {len(per)} axes; `{fn.__name__}` has {len(params)} parameters "
+                f"({', '.join(params)})"
+            )
+        axes = (per, out_axes, args.axis_size)
+        return s2s.generate(fn, ("batch",), command=command, axes=axes)
     if args.command == "jvp":
         return s2s.generate(
             fn, ("jvp",), argnums_for(fn, args.wrt, default=None), command=command

@@ -21,6 +21,7 @@ from .codegen import generate
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import S2SError
 from .jacobians import hessian, jacfwd, jacrev
+from .vmapping import vmap
 
 __version__ = "0.1.0"
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "transform",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]

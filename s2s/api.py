@@ -71,7 +71,11 @@ def _generated(target, kinds, argnums, has_aux) -> Generated:
     key = (target, kinds, argnums, has_aux)
     found = _CACHE.get(key)
     if found is None or not found.fresh():
-        found = _CACHE[key] = generate(target, kinds, argnums, has_aux)
+        if kinds == ("batch",):  # ``argnums`` holds the axes: a ``vmapping.Axes``
+            found = generate(target, kinds, axes=argnums.spec)
+        else:
+            found = generate(target, kinds, argnums, has_aux)
+        _CACHE[key] = found
         while len(_CACHE) > 256:
             _CACHE.popitem(last=False)
     _CACHE.move_to_end(key)

@@ -17,6 +17,7 @@ from .freshness import Watch
 from .naming import Namer
 from .passes.dataflow import used_names
 from .program import Program, build
+from .transforms.batch import BatchRequests, batch
 from .transforms.forward import HelperRequests, forward
 from .transforms.reverse import Mode, reverse
 from .transforms.simplify import simplify
@@ -27,6 +28,7 @@ TITLES = {
     "vjp": "Vector-Jacobian product",
     "jvp": "Jacobian-vector product",
     "primal": "Normal form",
+    "batch": "Batched form",
 }
 
 
@@ -99,9 +101,33 @@ def _reachable(functions, roots: set) -> list:
     return [f for f in functions if f.name in keep]
 
 
+def _batched(fn, in_axes, out_axes, axis_size, requests, ctx):
+    return simplify(batch(fn, in_axes, out_axes, axis_size, requests=requests, **ctx))
+
+
+def _requested_batched(program, requests, ctx) -> list:
+    """The batched helpers that batched code asked for (each may ask for more), in the order asked."""
+    made, out = set(), []
+    while len(made) < len(requests.names):
+        for (name, flags), fn_name in list(requests.names.items()):
+            if (name, flags) in made:
+                continue
+            made.add((name, flags))
+            axes = tuple(0 if f else None for f in flags)
+            fn = _batched(program.helpers[name], axes, 0, None, requests, ctx)
+            out.append(replace(fn, name=fn_name))
+    return out
+
+
 def generate(
-    fn, kinds=("grad",), argnums=0, has_aux=False, command: str | None = None
+    fn,
+    kinds=("grad",),
+    argnums=0,
+    has_aux=False,
+    command: str | None = None,
+    axes=None,
 ) -> Generated:
+    """The module of ``kinds`` for ``fn``; ``axes`` (in_axes per parameter, out_axes, axis_size) for ``batch``."""
     program = build(fn)
     wrt = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     argnums = argnums if isinstance(argnums, int) else wrt
@@ -140,6 +166,11 @@ def generate(
                 entries[kind] = program.main.name
                 continue
             out = simplify(program.main)
+        elif kind == "batch":
+            in_axes, out_axes, axis_size = axes
+            requests = BatchRequests()
+            out = _batched(program.main, in_axes, out_axes, axis_size, requests, ctx)
+            functions.extend(_requested_batched(program, requests, ctx))
         elif kind == "jvp":
             out = simplify(
                 forward(
@@ -168,7 +199,7 @@ def generate(
         program.main.params[i].name for i in wrt if i < len(program.main.params)
     )
     title = " / ".join(TITLES[k] for k in kinds)
-    differentiates = any(k != "primal" for k in kinds)
+    differentiates = any(k not in ("primal", "batch") for k in kinds)
     header = (
         f"{title} of {_describe(main_src)}.\n\n"
         + (f"Regenerate with: {command}\n" if command else "")

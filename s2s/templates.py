@@ -87,12 +87,22 @@ def bind(op, e, origin=None) -> dict:
     bindings = {}
     for p in op.params:
         if p not in bound.arguments:
-            bindings[p] = literal(op.defaults.get(p))
+            default = op.defaults.get(p)
+            if _is_literal(
+                default
+            ):  # NumPy's own sentinels (``np._NoValue``) are left unbound
+                bindings[p] = literal(default)
         elif op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
             bindings[p] = cst.Tuple([cst.Element(a) for a in bound.arguments[p]])
         else:
             bindings[p] = bound.arguments[p]
     return bindings
+
+
+def _is_literal(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
 
 
 def differentiable_arguments(op, e) -> list | None:

@@ -356,3 +356,29 @@ def test_a_module_name_s2s_already_imports_is_refused(tmp_path):
         "inspect.py",
         "rename the file",
     )
+
+
+def test_vmap_writes_a_batched_module(tmp_path):
+    out = tmp_path / "mlp_batched.py"
+    result = s2s("vmap", "examples/mlp.py::loss", "--in-axes", "None,0,0", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "Regenerate with: s2s vmap examples/mlp.py::loss --in-axes None,0,0"
+        in out.read_text()
+    )
+    generated = _load("mlp_batched", out)
+    mlp, (params, x, y) = mlp_inputs()
+    xs, ys = np.stack([x, x[::-1]]), np.stack([y, y * 2.0])
+    want = np.array([mlp.loss(params, xs[i], ys[i]) for i in range(2)])
+    np.testing.assert_allclose(generated.loss_batched(params, xs, ys), want, rtol=1e-12)
+
+
+def test_vmap_bad_axes_are_usage_errors():
+    assert_clean_error(
+        s2s("vmap", "examples/mlp.py::loss", "--in-axes", "0,0"),
+        "--in-axes names 2 axes",
+    )
+    assert_clean_error(
+        s2s("vmap", "examples/mlp.py::loss", "--in-axes", "zero"),
+        "expected ints or None",
+    )

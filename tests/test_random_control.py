@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import jax
 import numpy as np
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
 import s2s
@@ -635,3 +635,35 @@ def test_second_derivatives_match_finite_differences_of_the_gradient(
                 atol=1e-6,
                 err_msg="reverse over reverse " + message,
             )
+
+
+@settings(SETTINGS, max_examples=25)
+@given(
+    source=programs(),
+    batch=st.lists(arguments(), min_size=3, max_size=3),
+    map_s=st.booleans(),
+)
+def test_vmap_matches_a_loop_over_examples(tmp_path, source, batch, map_s):
+    """Each example takes its own branches and trip counts: ``s2s.vmap`` against the program per example."""
+    f, probed = _load(source, tmp_path)
+    shared_s = batch[0][2]
+    examples = [(x, y, s if map_s else shared_s) for x, y, s in batch]
+    for args in examples:
+        _, gap = _path(probed, args)
+        assume(gap > MARGIN)
+    want = np.stack([f(*args) for args in examples])
+    xs = np.stack([a[0] for a in examples])
+    ys = np.stack([a[1] for a in examples])
+    s = np.array([a[2] for a in examples]) if map_s else shared_s
+    in_axes = (0, 0, 0 if map_s else None)
+    for backend in ("numpy", "xla"):
+        try:
+            got = s2s.vmap(f, in_axes=in_axes, backend=backend)(xs, ys, s)
+        except (s2s.S2SError, ValueError) as e:
+            # a write through a mask that differs per example (``a[a > 0] += v``) reads the masked
+            # elements first, whose number differs per example: refused, as JAX's vmap does
+            assert "batched boolean mask" in str(e), str(e)
+            reject()
+        np.testing.assert_allclose(
+            np.asarray(got), want, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}"
+        )

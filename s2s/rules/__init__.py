@@ -1,6 +1,8 @@
 """Derivative rules, one module per family; importing this package fills ``OPS``."""
 
 from . import (  # noqa: F401  (each module registers its family's rules)
+    batch_ops,
+    batching,
     decompose,
     derivative_linalg,
     derivative_ops,

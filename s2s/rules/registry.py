@@ -55,9 +55,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-RULE_VOCABULARY = ("ans", "g")
+RULE_VOCABULARY = ("ans", "g", "batched", "batch_size")
 FAMILIES = ("elementwise", "linear", "multilinear", "vjp", "nondiff", "decompose")
-MODES = ("forward", "reverse")
+DERIVATIVES = ("forward", "reverse")
+MODES = (*DERIVATIVES, "batch")
 ROLES = ("data", "index", "axis", "shape", "static")
 
 # A parameter's role when its op does not declare one: its name says it (NumPy's names), else it is
@@ -68,6 +69,9 @@ _ROLE_BY_NAME = {
     ),
     **dict.fromkeys(("shape", "newshape"), "shape"),
     **dict.fromkeys(("index", "indices"), "index"),
+    # operands whose rule entry may be None (no derivative flows) but whose values are arrays: under
+    # batching they carry the batch axis like any other (``unbroadcast(value, like)``'s shape reference)
+    **dict.fromkeys(("like", "target", "value", "ct", "x1", "x2", "a"), "data"),
 }
 
 
@@ -99,13 +103,16 @@ class Op:
         default_factory=dict
     )  # parameter -> one of ``ROLES``
     rules: Mapping[str, Rule] = field(default_factory=dict)  # mode -> its rule
+    like: Callable | None = (
+        None  # an op without a rule function: what gives its signature
+    )
 
     @property
     def signature(self) -> inspect.Signature | None:
         """The op's own signature (rule vocabulary removed), for binding call arguments."""
-        if self.rule is None:
+        if self.rule is None and self.like is None:
             return None
-        sig = inspect.signature(self.rule)
+        sig = inspect.signature(self.rule or self.like)
         kept = [p for name, p in sig.parameters.items() if name not in RULE_VOCABULARY]
         return sig.replace(parameters=kept)
 
@@ -156,8 +163,8 @@ def _roles(fn: Callable, params: tuple[str, ...], declared: dict, family: str) -
 # the modes each family's definition serves (``vjp`` gets its forward rule from ``@jvp``)
 _MODES_OF_FAMILY = {
     "elementwise": MODES,
-    "linear": MODES,
-    "multilinear": MODES,
+    "linear": DERIVATIVES,
+    "multilinear": DERIVATIVES,
     "vjp": ("reverse",),
     "decompose": (),
 }
@@ -232,6 +239,56 @@ def jvp(target: Callable | str):
     return lambda fn: attach("forward", "jvp", target, fn)
 
 
+def batch(family: str, *names: str) -> None:
+    """Give ops a batching rule that the batch family ``family`` derives from their roles and rule."""
+    for name in names:
+        op = _table(name).get(name)
+        if op is None:
+            raise ValueError(f"batching rule for {name!r}: register the op first")
+        if "batch" in op.rules:
+            raise ValueError(f"op {name!r} has two batching rules")
+        rules = {**op.rules, "batch": Rule(family, op.rule)}
+        _table(name)[name] = replace(op, rules=MappingProxyType(rules))
+
+
+def signature_of(function: Callable, *names: str) -> None:
+    """Ops without a rule function (nondiff ones) bind their calls by ``function``'s signature (NumPy's own,
+    or an explicit batching rule's), with roles from the names."""
+    sig = inspect.signature(function)
+    kept = [p for p in sig.parameters.values() if p.name not in RULE_VOCABULARY]
+    params = tuple(p.name for p in kept)
+    defaults = {
+        p.name: p.default for p in kept if p.default is not inspect.Parameter.empty
+    }
+    roles = {
+        p: _ROLE_BY_NAME.get(p, "data" if i == 0 else "static")
+        for i, p in enumerate(params)
+    }
+    for name in names:
+        _table(name)[name] = replace(
+            _table(name)[name],
+            like=function,
+            params=params,
+            defaults=defaults,
+            roles=MappingProxyType(roles),
+        )
+
+
+def batch_rule(target: Callable | str):
+    """Register an explicit batching rule: its parameters are the op's, then keyword-only ``batched`` (a
+    tuple of bools, one per data parameter) and ``batch_size``; it returns the batched result.
+    """
+
+    def register(fn):
+        attach("batch", "explicit", target, fn)
+        name = target if isinstance(target, str) else _OP_OF_RULE[target]
+        if _table(name)[name].rule is None and _table(name)[name].like is None:
+            signature_of(fn, name)
+        return fn
+
+    return register
+
+
 def tangent_name(param: str) -> str:
     """The rule vocabulary's name for a parameter's tangent: ``x`` -> ``x_dot``."""
     return f"{param}_dot"
@@ -242,7 +299,7 @@ def nondiff(reason: str, *names: str) -> None:
     for name in names:
         if name in _table(name):
             raise ValueError(f"op {name!r} registered twice")
-        rules = {mode: Rule("nondiff") for mode in MODES}
+        rules = {mode: Rule("nondiff") for mode in DERIVATIVES}
         _table(name)[name] = Op(
             name, "nondiff", reason=reason, rules=MappingProxyType(rules)
         )

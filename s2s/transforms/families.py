@@ -22,7 +22,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import call, names_in, tuple_of
+from ..cstutil import call, literal, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
@@ -83,6 +83,9 @@ class Family:
 
     def forward(self, fwd, op, e, bindings, target):
         raise MissingRule(f"no forward-mode rule for `{e.name}`", fwd.origin)
+
+    def batch(self, b, op, e, bindings, target):
+        raise MissingRule(f"no batching rule for `{e.name}`", b.origin)
 
     def reverse(self, back, op, e, bindings, target):
         """The cotangent of each differentiated operand, from the rule's entries applied to ``g``."""
@@ -151,6 +154,9 @@ class Elementwise(Family):
             value = call("rt.unbroadcast", fold(value), arg)
         return value
 
+    def batch(self, b, op, e, bindings, target):
+        return batch_elementwise(b, e)
+
 
 class Linear(Family):
     name = "linear"
@@ -208,7 +214,353 @@ class Jvp(Family):
         raise MissingRule(f"no reverse-mode rule for `{e.name}`", back.origin)
 
 
+# --- batching ----------------------------------------------------------------------------
+# A batch derivation gets the ``Batch`` transform, the op, the call, its parameters bound to
+# atoms and the result's name, and returns ``(value, batched)``: the batched call and whether
+# its result has a batch axis. It runs only when some operand is batched.
+
+
+def batch_operands(e) -> list:
+    """The call's arguments that are values (not literals, shapes or other static expressions)."""
+    return [a for a in (*e.args, *(v for _, v in e.kwargs)) if not is_static(a)]
+
+
+def _batch_rank(b, atoms) -> cst.BaseExpression:
+    """The largest rank of the examples of ``atoms`` (an unbatched atom's own rank)."""
+    ranks = [
+        call("rt.example_ndim", a) if b.is_batched(a) else call("xp.ndim", a)
+        for a in atoms
+    ]
+    return ranks[0] if len(ranks) == 1 else call("max", *ranks)
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def on_leave(self, original, updated):
+        found = self.mapping.get(id(original))
+        return found[1] if found is not None else updated
+
+
+def _replaced(node, mapping: dict):
+    """``node`` with each atom ``old`` replaced by ``new`` (``mapping``: id(old) -> (old, new)), in one pass."""
+    return node.visit(_Replace(mapping)) if mapping else node
+
+
+def batch_elementwise(b, e):
+    """Operands as they are, each batched one lifted to the largest example rank of the others."""
+    operands = batch_operands(e)
+    if len(operands) < 2:
+        return e.node, True
+    lifted = {}
+    for i, a in enumerate(operands):
+        others = [o for j, o in enumerate(operands) if j != i and o is not a]
+        if b.is_batched(a) and others:  # (``x * x``: one atom twice needs nothing)
+            lifted[id(a)] = (a, call("rt.lift", a, _batch_rank(b, others)))
+    return _replaced(e.node, lifted), True
+
+
+def _batch_axis_arg(b, atom, data, flattens: bool):
+    """A per-example axis argument as an axis of the batched ``data``; None if ``data`` must be flattened."""
+    if atom is None or (isinstance(atom, cst.Name) and atom.value == "None"):
+        return None if flattens else call("rt.example_axes", *data)
+    value = _literal_int(atom)
+    if value is not None:
+        return cst.Integer(str(value + 1)) if value >= 0 else atom
+    if isinstance(atom, cst.Tuple) and all(
+        _literal_int(el.value) is not None for el in atom.elements
+    ):
+        return tuple_of(
+            *(_batch_axis_arg(b, el.value, data, False) for el in atom.elements)
+        )
+    return call("rt.batch_axis", atom, data[0])
+
+
+def _literal_int(atom):
+    if isinstance(atom, cst.Integer):
+        return int(atom.value)
+    if (
+        isinstance(atom, cst.UnaryOperation)
+        and isinstance(atom.operator, cst.Minus)
+        and isinstance(atom.expression, cst.Integer)
+    ):
+        return -int(atom.expression.value)
+    return None
+
+
+# ops whose ``axis=None`` means "the flattened array" rather than "every axis"
+FLATTEN_WITHOUT_AXIS = frozenset(
+    {
+        "cumsum",
+        "cumprod",
+        "argmax",
+        "argmin",
+        "argsort",
+        "roll",
+        "repeat",
+        "take",
+        "take_along_axis",
+        "concatenate",
+    }
+)
+
+
+def batch_broadcast(b, atom):
+    """An unbatched data atom given the batch axis (elements of a list literal one by one)."""
+    if isinstance(atom, (cst.List, cst.Tuple)):
+        return atom.with_changes(
+            elements=[
+                el.with_changes(value=batch_broadcast(b, el.value))
+                for el in atom.elements
+            ]
+        )
+    if b.is_batched(atom) or is_static(atom):
+        return atom
+    return call("rt.broadcast_batch", atom, cst.Name(b.size))
+
+
+class Axes(Family):
+    """Derived from the parameter roles: axes shift past the batch axis, shapes get the batch size."""
+
+    name = "axes"
+
+    def batch(self, b, op, e, bindings, target):
+        args = bound_arguments(op, e)
+        data = [p for p in op.params if op.roles[p] in ("data", "index") and p in args]
+        first = args[data[0]]
+        along = op.name == "take_along_axis"  # its indices are per example too
+        replaced = {}
+        for p in data:
+            if op.roles[p] == "data" or along:
+                replaced[p] = batch_broadcast(b, args[p])
+            elif b.is_batched(args[p]):
+                raise MissingRule(
+                    f"no batching rule for `{e.name}` with indices that differ per example",
+                    b.origin,
+                    "index with `x[i]` or use take_along_axis",
+                )
+        flattens = op.name in FLATTEN_WITHOUT_AXIS
+        for p in op.params_with_role("axis"):
+            if op.name == "transpose":
+                return (
+                    call("rt.example_transpose", first, args.get(p, cst.Name("None"))),
+                    True,
+                )
+            if op.name == "squeeze" and p not in args:
+                replaced[p] = call("rt.unit_axes", first)
+                continue
+            given = args.get(p, literal(op.defaults.get(p)))
+            arrays = [
+                a for a in batch_operands(e) if b.is_batched(a)
+            ]  # whose examples the axes name
+            axis = _batch_axis_arg(b, given, arrays, flattens)
+            if axis is None:  # each example flattened, then the op along its one axis
+                for q in replaced:
+                    replaced[q] = _flattened(replaced[q])
+                axis = cst.Integer("1")
+            replaced[p] = axis
+        for p in op.params_with_role("shape"):
+            shape = args[p]
+            replaced[p] = call("rt.batch_shape", shape, cst.Name(b.size))
+            if op.name == "broadcast_to":
+                replaced[data[0]] = call(
+                    "rt.lift", replaced[data[0]], call("rt.shape_rank", shape)
+                )
+        if op.defaults.get("order", "C") != "C" or _order(args) not in (None, "C"):
+            raise MissingRule(
+                f"no batching rule for `{e.name}` with order other than 'C'", b.origin
+            )
+        value = rebuild_all(op, e, args, replaced)
+        if (
+            op.name == "roll" and "axis" not in args
+        ):  # rolled flat, in each example's own shape
+            value = call("xp.reshape", value, call("xp.shape", first))
+        return value, True
+
+
+def _flattened(atom):
+    """Each example of ``atom`` flattened (of each array of a list literal)."""
+    if isinstance(atom, (cst.List, cst.Tuple)):
+        return atom.with_changes(
+            elements=[
+                el.with_changes(value=_flattened(el.value)) for el in atom.elements
+            ]
+        )
+    return call("rt.flat_examples", atom)
+
+
+def _order(args):
+    atom = args.get("order")
+    return atom.evaluated_value if isinstance(atom, cst.SimpleString) else None
+
+
+def bound_arguments(op, e) -> dict:
+    """The call's own arguments by parameter (defaults left out; ``*args`` as a tuple of atoms)."""
+    bound = op.signature.bind(*e.args, **dict(e.kwargs))
+    out = {}
+    for p, value in bound.arguments.items():
+        kind = op.signature.parameters[p].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            value = tuple_of(*value)
+        out[p] = value
+    return out
+
+
+def rebuild_all(op, e, args: dict, replaced: dict) -> cst.Call:
+    """``xp.<op>(...)`` with every argument by keyword (positional-only and ``*args`` by position)."""
+    params = op.signature.parameters
+    positional, keywords = [], []
+    for p in op.params:
+        if p not in args and p not in replaced:
+            continue
+        value = replaced.get(p, args.get(p))
+        kind = params[p].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            positional.extend(el.value for el in value.elements)
+        elif kind is inspect.Parameter.POSITIONAL_ONLY or (
+            not keywords and p in args and _passed_by_position(e, p, op)
+        ):
+            positional.append(value)
+        else:
+            keywords.append(cst.Arg(value, keyword=cst.Name(p)))
+    func = (
+        e.node.func
+        if isinstance(e.node, cst.Call)
+        else cst.parse_expression(f"xp.{op.name}")
+    )
+    return cst.Call(func, [cst.Arg(a) for a in positional] + keywords)
+
+
+def _passed_by_position(e, p, op) -> bool:
+    positional = [
+        q
+        for q in op.params
+        if op.signature.parameters[q].kind is not inspect.Parameter.KEYWORD_ONLY
+    ]
+    return p in positional and positional.index(p) < len(e.args)
+
+
+class Trailing(Family):
+    """Ops that act on their operand's last axes and map over the leading ones: applied as they are."""
+
+    name = "trailing"
+
+    def batch(self, b, op, e, bindings, target):
+        return e.node, True
+
+
+class Query(Family):
+    """``shape``, ``ndim`` and ``size`` of one example."""
+
+    name = "query"
+
+    def batch(self, b, op, e, bindings, target):
+        return call(f"rt.example_{op.name}", e.args[0]), False
+
+
+class Static(Family):
+    """Results that are the same for every example (a dict's keys)."""
+
+    name = "static"
+
+    def batch(self, b, op, e, bindings, target):
+        return e.node, False
+
+
+class Example(Family):
+    """A result computed from shapes only (``rt.reduced_count``): the op on the first example."""
+
+    name = "example"
+
+    def batch(self, b, op, e, bindings, target):
+        first = {
+            id(a): (a, call("rt.first_example", a))
+            for a in batch_operands(e)
+            if b.is_batched(a)
+        }
+        return _replaced(e.node, first), False
+
+
+class Constructor(Family):
+    """Arrays made from shapes and constants: the same for every example; a batched argument has no rule."""
+
+    name = "constructor"
+
+
+class Sequence(Family):
+    """What a loop runs over: each batched array step-major, unbatched ones broadcast first (``zip``)."""
+
+    name = "sequence"
+
+    def batch(self, b, op, e, bindings, target):
+        mapping = {}
+        for a in batch_operands(e):
+            if not isinstance(a, cst.Name) or a.value in ("True", "False", "None"):
+                continue
+            mapping[id(a)] = (a, call("rt.loop_first", batch_broadcast(b, a)))
+        return _replaced(e.node, mapping), True
+
+
+class Container(Family):
+    """Python lists and dicts of batched values: unbatched operands broadcast, the call as it is."""
+
+    name = "container"
+
+    def batch(self, b, op, e, bindings, target):
+        mapping = {
+            id(a): (a, batch_broadcast(b, a))
+            for a in batch_operands(e)
+            if not b.is_batched(a)
+        }
+        return _replaced(e.node, mapping), True
+
+
+class Explicit(Family):
+    """An explicit batching rule: its template, with ``batched`` flags per data operand and ``batch_size``."""
+
+    name = "explicit"
+
+    def batch(self, b, op, e, bindings, target):
+        template = rule_template(op.name, "batch")
+        bindings = dict(bindings)
+        flags = []
+        for p in op.params:
+            if op.roles.get(p) not in ("data", "index"):
+                continue
+            atom = bindings[p]
+            if op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+                flags.extend(b.is_batched(el.value) for el in atom.elements)
+            elif op.roles[p] == "index" and isinstance(atom, cst.Tuple):
+                flags.append(tuple(b.is_batched(el.value) for el in atom.elements))
+            elif isinstance(
+                atom, (cst.List, cst.Tuple)
+            ):  # a list of values: all batched
+                bindings[p] = batch_broadcast(b, atom)
+                flags.append(True)
+            else:
+                flags.append(b.is_batched(atom))
+        extra = {"batched": literal(tuple(flags)), "batch_size": cst.Name(b.size)}
+        bindings = b.emit_locals(template, {**bindings, **extra})
+        return instantiate(template.entries[0], bindings), True
+
+
 FAMILIES = {
     family.name: family
-    for family in (Elementwise(), Linear(), Multilinear(), Vjp(), Jvp())
+    for family in (
+        Elementwise(),
+        Linear(),
+        Multilinear(),
+        Vjp(),
+        Jvp(),
+        Axes(),
+        Trailing(),
+        Query(),
+        Static(),
+        Constructor(),
+        Example(),
+        Sequence(),
+        Container(),
+        Explicit(),
+    )
 }

@@ -213,7 +213,7 @@ def propagate_copies(body, keep=frozenset()):
 
 
 # calls kept for the errors they raise, even when their value is unused
-CHECKS = frozenset({"rt.grad_seed"})
+CHECKS = frozenset({"rt.grad_seed", "rt.batch_size"})
 
 
 def _is_check(value) -> bool:

@@ -102,12 +102,19 @@ class Transform:
         """The op ``e`` calls, its rule in this mode and its parameters bound to the call's atoms."""
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
         rule = op.rules.get(self.mode) if op is not None else None
-        if rule is None or rule.template is None:
-            kind = (
-                "derivative" if op is None or op.rule is None else f"{self.mode}-mode"
-            )
+        needs_template = (
+            self.mode != "batch" or rule is None or rule.family == "explicit"
+        )
+        if rule is None or (needs_template and rule.template is None):
+            if self.mode == "batch":
+                kind = "batching"
+            elif op is None or op.rule is None:
+                kind = "derivative"
+            else:
+                kind = f"{self.mode}-mode"
             raise MissingRule(f"no {kind} rule for `{e.name}`", self.origin, RULE_HINT)
-        return op, rule, bind(op, e, self.origin)
+        bindings = bind(op, e, self.origin) if op.signature is not None else {}
+        return op, rule, bindings
 
     def derive(self, e, target: str):
         """Apply the op's rule in this mode through its family's derivation."""

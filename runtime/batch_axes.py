@@ -1,0 +1,261 @@
+"""Axes and shapes in batched generated code (``s2s.vmap``): the batch axis is axis 0 of every batched value.
+
+An *example* is one slice along the batch axis. These helpers translate what
+the user's code says about one example (an axis, a shape, ``len``) into the
+batched array's terms, move the mapped axes of the inputs to the front and
+the batch axis of the outputs to where ``out_axes`` asks, and line up the
+operands of elementwise ops whose examples differ in rank.
+"""
+
+from __future__ import annotations
+
+from .arrays import namespace
+from .iteration import Elements
+from .trees import tree_leaves, tree_map
+
+
+def _is_array(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "ndim")
+
+
+def batch_size(*mapped, axis_size=None) -> int:
+    """The size of the mapped axes of ``(value, in_axes)`` pairs; JAX's error when they disagree."""
+    sizes = set()
+    for value, axes in mapped:
+        for leaf, axis in _leaves_with_axes(value, axes):
+            if axis is not None:
+                sizes.add(int(leaf.shape[axis]))
+    if axis_size is not None:
+        sizes.add(int(axis_size))
+    if not sizes:
+        raise ValueError(
+            "vmap must have at least one non-None value in in_axes, or be given axis_size"
+        )
+    if len(sizes) > 1:
+        raise ValueError(
+            f"vmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}"
+        )
+    return sizes.pop()
+
+
+def _leaves_with_axes(value, axes):
+    """(leaf, its mapped axis or None) for each array leaf of ``value``; ``axes`` is a prefix of its tree."""
+    if axes is None or isinstance(axes, int):
+        for leaf in tree_leaves(value):
+            if axes is not None and not (0 <= axes % max(leaf.ndim, 1) < leaf.ndim):
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {axes}, which implies that its rank "
+                    f"should be at least {axes + 1 if axes >= 0 else -axes}, but is only {leaf.ndim} "
+                    f"(its shape is {tuple(leaf.shape)})"
+                )
+            yield leaf, (None if axes is None else axes % leaf.ndim)
+        return
+    if isinstance(axes, dict):
+        for key in axes:
+            yield from _leaves_with_axes(value[key], axes[key])
+        return
+    if len(axes) != len(value):
+        raise ValueError(
+            f"vmap in_axes specification must be a tree prefix of the arguments: {axes!r} for a "
+            f"{type(value).__name__} of {len(value)} entries"
+        )
+    for item, axis in zip(value, axes):
+        yield from _leaves_with_axes(item, axis)
+
+
+def batch_leaves(value, axes, size):
+    """``value`` with each leaf's mapped axis moved to the front; unmapped leaves broadcast to ``size``."""
+    if axes is None or isinstance(axes, int):
+        return tree_map(lambda leaf: _to_front(leaf, axes, size), value)
+    if isinstance(axes, dict):
+        out = dict(value)
+        for key in axes:
+            out[key] = batch_leaves(value[key], axes[key], size)
+        return type(value)(out) if not isinstance(value, dict) else out
+    items = [batch_leaves(v, a, size) for v, a in zip(value, axes)]
+    if hasattr(value, "_fields"):
+        return type(value)(*items)
+    return type(value)(items)
+
+
+def _to_front(leaf, axis, size):
+    xp = namespace(leaf)
+    if axis is None:
+        leaf = xp.asarray(leaf)
+        return xp.broadcast_to(leaf, (size, *xp.shape(leaf)))
+    return xp.moveaxis(leaf, axis, 0)
+
+
+def unbatch_leaves(value, axes):
+    """Outputs: each leaf's batch axis (0) moved to ``axes`` (an int, or a tree prefix of ints)."""
+    if isinstance(axes, int):
+        return tree_map(lambda leaf: namespace(leaf).moveaxis(leaf, 0, axes), value)
+    if isinstance(axes, dict):
+        return {k: unbatch_leaves(value[k], axes[k]) for k in value}
+    items = [unbatch_leaves(v, a) for v, a in zip(value, axes)]
+    if hasattr(value, "_fields"):
+        return type(value)(*items)
+    return type(value)(items)
+
+
+def broadcast_batch(value, size):
+    """An unbatched value (any tree) given a batch axis of ``size``: every example the same."""
+
+    def leaf(x):
+        xp = namespace(x)
+        x = xp.asarray(x)
+        return xp.broadcast_to(x, (size, *xp.shape(x)))
+
+    return tree_map(leaf, value)
+
+
+def lift(x, rank):
+    """Batched ``x`` with size-1 axes after the batch axis, so its examples have rank at least ``rank``
+    (NumPy broadcasting then lines up examples with examples, not with the batch axis).
+    """
+    xp = namespace(x)
+    missing = rank - (xp.ndim(x) - 1)
+    if missing <= 0:
+        return x
+    return xp.reshape(x, (xp.shape(x)[0],) + (1,) * missing + tuple(xp.shape(x)[1:]))
+
+
+def example_ndim(x) -> int:
+    """``x.ndim`` of one example (an unbatched value's own rank)."""
+    return namespace(x).ndim(x) - 1
+
+
+def example_shape(x) -> tuple:
+    """``x.shape`` of one example."""
+    return tuple(namespace(x).shape(x)[1:])
+
+
+def example_size(x) -> int:
+    """``x.size`` of one example."""
+    shape = example_shape(x)
+    size = 1
+    for n in shape:
+        size *= n
+    return size
+
+
+def example_len(x) -> int:
+    """``len(x)`` of one example: the second axis of an array; a container's own length."""
+    if _is_array(x):
+        return example_shape(x)[0]
+    return len(x)
+
+
+def example_axes(*xs) -> tuple:
+    """Every axis of an example (of the largest of ``xs``), as axes of the batched array
+    (``axis=None`` of a reduction)."""
+    return tuple(range(1, max(namespace(x).ndim(x) for x in xs)))
+
+
+def batch_axis(axis, x):
+    """A per-example axis (int, tuple of ints, or None for all of them) as an axis of the batched ``x``."""
+    if axis is None:
+        return example_axes(x)
+    if isinstance(axis, tuple | list):
+        return tuple(batch_axis(a, x) for a in axis)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_shape(shape, size) -> tuple:
+    """A per-example shape (an int or a tuple) with the batch axis in front."""
+    if isinstance(shape, int) or getattr(shape, "ndim", 1) == 0:
+        shape = (shape,)
+    return (size, *tuple(shape))
+
+
+def flat_examples(x):
+    """Each example flattened: ``(batch, -1)`` (an op's ``axis=None`` that flattens its input)."""
+    xp = namespace(x)
+    return xp.reshape(x, (xp.shape(x)[0], -1))
+
+
+def example_transpose(x, axes=None):
+    """``x.T`` / ``transpose(x, axes)`` of each example."""
+    n = example_ndim(x)
+    order = tuple(reversed(range(n))) if axes is None else tuple(a % n for a in axes)
+    return namespace(x).transpose(x, (0, *(a + 1 for a in order)))
+
+
+def loop_first(xs):
+    """A batched sequence a loop runs over: the loop axis (each example's first) in front, the batch axis
+    second, so each step's item is batched along axis 0. Python containers are already step-major.
+    """
+    if isinstance(xs, Elements):
+        return xs
+    return tree_map(lambda x: namespace(x).moveaxis(x, 1, 0) if _is_array(x) else x, xs)
+
+
+def batch_first(ys):
+    """Stacked per-step outputs of a batched loop, ``(steps, batch, ...)``, as batched values."""
+    return tree_map(lambda y: namespace(y).moveaxis(y, 1, 0), ys)
+
+
+def shape_rank(shape) -> int:
+    """The rank a shape argument (an int or a tuple) asks for."""
+    return 1 if isinstance(shape, int) or getattr(shape, "ndim", 1) == 0 else len(shape)
+
+
+def unit_axes(x) -> tuple:
+    """The size-1 axes of an example (``squeeze(x)`` with no axis), as axes of the batched ``x``."""
+    return tuple(i + 1 for i, n in enumerate(example_shape(x)) if n == 1)
+
+
+def example_item(x, key):
+    """``x[key]`` of each example for a constant key: an array's entry past the batch axis, a container's
+    element (its values carry the batch axis already)."""
+    if _is_array(x):
+        return x[:, key]
+    return x[key]
+
+
+def tree_sum_batch(g):
+    """The cotangent of a broadcast along the batch axis: each leaf summed over it."""
+    return tree_map(lambda leaf: namespace(leaf).sum(leaf, axis=0), g)
+
+
+def example_item_vjp(g, x, key):
+    """The cotangent of ``rt.example_item(x, key)``: ``g`` at the key, zeros elsewhere."""
+    if _is_array(x):
+        xp = namespace(g, x)
+        zeros = xp.zeros(xp.shape(x), xp.result_type(g))
+        if hasattr(zeros, "at"):
+            return zeros.at[:, key].add(g)
+        zeros[:, key] += g
+        return zeros
+    from .trees import fill_like
+
+    return fill_like(x, {(key,): g})
+
+
+def first_example(x):
+    """The first example of a batched value: what a shape-only computation reads."""
+    return tree_map(lambda leaf: leaf[0], x)
+
+
+def enumerate_steps(xs, start, size):
+    """``rt.enumerate`` of a batched sequence, step-major, its indices given the batch axis too (every
+    value a loop step reads is then batched alike)."""
+    from .iteration import Zipped
+    from .iteration import enumerate as enumerate_
+
+    pairs = enumerate_(loop_first(xs), start)
+    if isinstance(pairs, Elements):
+        return Elements((broadcast_batch(i, size), x) for i, x in pairs.items)
+    index, items = pairs
+    xp = namespace(index)
+    return Zipped(
+        (xp.broadcast_to(xp.asarray(index)[:, None], (len(index), size)), items)
+    )
+
+
+def unsum_batch(g, like):
+    """The transpose of ``tree_sum_batch``: each leaf of ``g`` broadcast along ``like``'s batch axis."""
+    from .trees import tree_leaves as leaves
+
+    sizes = iter([int(namespace(x).shape(x)[0]) for x in leaves(like)])
+    return tree_map(lambda leaf: broadcast_batch(leaf, next(sizes)), g)

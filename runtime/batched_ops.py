@@ -1,0 +1,111 @@
+"""Batched twins of NumPy ops whose meaning depends on an example's rank (``hstack``, ``diag``, ``tile``,
+``pad``, ``asarray`` of a list): each is the op applied to every example, the batch axis at 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import namespace
+from .batch_axes import batch_shape, lift, shape_rank
+
+
+def _example_rank(x) -> int:
+    return np.ndim(x) - 1
+
+
+def asarray(data, dtype=None):
+    """``asarray`` per example: an array as it is; a list or tuple of batched values stacked after the
+    batch axis (nested lists too)."""
+    if isinstance(data, (list, tuple)):
+        parts = [asarray(d) for d in data]
+        xp = namespace(*parts)
+        out = xp.stack(parts, axis=1)
+    else:
+        xp = namespace(data)
+        out = xp.asarray(data)
+    return out if dtype is None else out.astype(dtype)
+
+
+def full(shape, fill_value, dtype, size):
+    """``full(shape, fill_value)`` per example, the fill value batched."""
+    xp = namespace(fill_value)
+    out = xp.broadcast_to(
+        lift(xp.asarray(fill_value), shape_rank(shape)), batch_shape(shape, size)
+    )
+    return out if dtype is None else out.astype(dtype)
+
+
+def full_like(a, fill_value, dtype, batched, size):
+    """``full_like(a, fill_value)`` per example."""
+    a_batched, fill_batched = batched
+    xp = namespace(a, fill_value)
+    shape = tuple(np.shape(a)[1:]) if a_batched else tuple(np.shape(a))
+    fill = lift(xp.asarray(fill_value), len(shape)) if fill_batched else fill_value
+    out = xp.broadcast_to(fill, (size, *shape))
+    return out.astype(dtype if dtype is not None else xp.result_type(a))
+
+
+def tile(a, reps):
+    """``tile(a, reps)`` per example: ``reps`` padded to the example's rank, the batch axis repeated once."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    rank = max(len(reps), _example_rank(a))
+    a = lift(a, rank)
+    reps = (1,) * (rank - len(reps)) + reps
+    return namespace(a).tile(a, (1, *reps))
+
+
+def hstack(tup):
+    """``hstack`` per example: 1-d examples joined along their axis, others along their second."""
+    xp = namespace(*tup)
+    parts = [lift(t, 1) for t in tup]
+    return xp.concatenate(parts, axis=1 if _example_rank(parts[0]) == 1 else 2)
+
+
+def vstack(tup):
+    """``vstack`` per example: examples made at least 2-d, then joined along their first axis."""
+    xp = namespace(*tup)
+    parts = [lift(t, 2) for t in tup]
+    return xp.concatenate(parts, axis=1)
+
+
+def pad_width(width, x):
+    """A per-example ``pad_width`` with no padding for the batch axis in front."""
+    rank = _example_rank(x)
+    per = np.broadcast_to(
+        (
+            np.asarray(width, dtype=int).reshape(-1, 2)
+            if np.ndim(width)
+            else np.full((1, 2), width)
+        ),
+        (rank, 2),
+    )
+    return ((0, 0), *(tuple(int(v) for v in row) for row in per))
+
+
+def diag(v, k=0):
+    """``diag`` per example: a 1-d example's diagonal matrix, a 2-d example's diagonal."""
+    xp = namespace(v)
+    if _example_rank(v) == 2:
+        return xp.diagonal(v, k, axis1=1, axis2=2)
+    size, n = np.shape(v)
+    m = n + abs(k)
+    rows = np.arange(n) + max(-k, 0)
+    cols = np.arange(n) + max(k, 0)
+    out = xp.zeros((size, m, m), dtype=xp.result_type(v))
+    if hasattr(out, "at"):
+        return out.at[:, rows, cols].set(v)
+    out[:, rows, cols] = v
+    return out
+
+
+def reshape(a, shape, order="C"):
+    """``reshape(a, shape, order)`` per example; Fortran order with the batch axis last, where F-order
+    keeps each example's elements together."""
+    xp = namespace(a)
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    size = np.shape(a)[0]
+    if order != "F":
+        return xp.reshape(a, (size, *shape), order=order)
+    moved = xp.moveaxis(a, 0, -1)
+    return xp.moveaxis(xp.reshape(moved, (*shape, size), order="F"), -1, 0)

@@ -1,0 +1,342 @@
+"""Batching (``s2s.vmap``): a normal-form function becomes the same computation on a batch of examples.
+
+Output guarantees: the result is again Python over ``xp``/``rt``, with no
+``jax.vmap`` inside. Every value is either *batched* (a leading batch axis,
+axis 0, one slice per example; a container whose array leaves all have it)
+or *unbatched* (the same for every example, no batch axis). A statement that
+reads no batched value is kept as it is; the others follow the batching rule
+of their op (``Op.rules["batch"]``, derived by its batch family in
+``families.py``), of their control-flow call (``batch_control.py``), or call
+the helper's own ``<helper>_batched``. Shapes read in the user's code
+(``x.shape``, ``len(x)``, ``x.ndim``) are those of one example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call, literal, names_in, tuple_of
+from ..errors import MissingRule, S2SError
+from ..naming import Namer
+from ..passes.dataflow import free_names, used_names
+from ..passes.normal_form import eqn_of, is_static
+from . import batch_control
+from .activity import CONSTANT_NAMES, RULE_HINT, diff_names
+from .families import batch_broadcast
+from .skeleton import Context, Transform
+
+# what a loop runs over, made step-major by their batching rules (``rt.loop_first``)
+STEP_MAJOR = frozenset({"iterate", "zip", "reversed", "enumerate"})
+_EXAMPLE_ATTRIBUTES = {
+    "shape": "example_shape",
+    "ndim": "example_ndim",
+    "size": "example_size",
+}
+
+
+class BatchRequests:
+    """The batched helpers batched code calls: (helper, batched flags) -> the generated function's name."""
+
+    def __init__(self):
+        self.names: dict = {}
+
+    def name(self, helper: str, flags: tuple) -> str:
+        if (helper, flags) not in self.names:
+            taken = sum(1 for h, _ in self.names if h == helper)
+            suffix = f"_{taken + 1}" if taken else ""
+            self.names[(helper, flags)] = f"{helper}_batched{suffix}"
+        return self.names[(helper, flags)]
+
+
+class _PerExample(cst.CSTTransformer):
+    """Shape queries on batched names (``x.shape``, ``len(x)``) as queries on one example."""
+
+    def __init__(self, batched):
+        self.batched = batched
+
+    def leave_Attribute(self, original, updated):
+        attr = updated.attr.value
+        if (
+            attr in _EXAMPLE_ATTRIBUTES
+            and isinstance(updated.value, cst.Name)
+            and updated.value.value in self.batched
+        ):
+            return call(f"rt.{_EXAMPLE_ATTRIBUTES[attr]}", updated.value)
+        return updated
+
+    def leave_Call(self, original, updated):
+        if (
+            isinstance(updated.func, cst.Name)
+            and updated.func.value == "len"
+            and len(updated.args) == 1
+            and isinstance(updated.args[0].value, cst.Name)
+            and updated.args[0].value.value in self.batched
+        ):
+            return call("rt.example_len", updated.args[0].value)
+        return updated
+
+
+class Batch(Transform):
+    """Builds the batched statements of a body, in order, deciding which values carry the batch axis."""
+
+    mode = "batch"
+    control = batch_control.RULES
+
+    def __init__(self, body, batched, ctx: Context, size: str, requests=None):
+        super().__init__(body, set(batched), ctx)
+        self.batched = self.active  # names whose values carry the batch axis
+        self.size = size  # the name holding the batch size
+        self.requests = requests if requests is not None else BatchRequests()
+        # batched loop inputs (``rt.iterate(x)``): step-major, the batch axis second
+        self.step_major: set[str] = set()
+
+    def nested(self, body, batched) -> Batch:
+        """The batched statements of a local function's ``body``, given its batched names."""
+        inner = Batch(body, batched, self.ctx, self.size, self.requests)
+        inner.step_major = set(self.step_major)
+        inner.run(body)
+        return inner
+
+    def run(self, body) -> list:
+        for stmt in body:
+            self.visit(stmt)
+        self.origin = None
+        return self.out
+
+    # --- what is batched ---------------------------------------------------------------
+    def reads(self, atom) -> set[str]:
+        """The names an atom's value is computed from (a local function stands for its closure)."""
+        found = set()
+        for name in names_in(atom) - set(CONSTANT_NAMES):
+            found |= free_names(self.defs[name]) if name in self.defs else {name}
+        return found
+
+    def is_batched(self, atom) -> bool:
+        if isinstance(atom, cst.Name) and atom.value in self.defs:
+            return bool(free_names(self.defs[atom.value]) & self.batched)
+        return bool(diff_names(atom) & self.batched)
+
+    def per_example(self, node):
+        """``node`` with its shape queries on batched names read per example."""
+        return node.visit(_PerExample(self.batched))
+
+    def mark(self, target, batched: bool) -> None:
+        names = set(ir.target_names(target)) - {"_"}
+        if batched:
+            self.batched |= names
+        else:
+            self.batched -= names
+
+    def broadcast(self, atom) -> cst.BaseExpression:
+        """An atom with the batch axis (broadcast when unbatched)."""
+        return batch_broadcast(self, atom)
+
+    # --- statements --------------------------------------------------------------------
+    def visit(self, stmt):
+        if isinstance(stmt, ir.Def):
+            self.out.append(stmt)
+            return
+        self.origin = stmt.origin
+        e = eqn_of(stmt.value, self.helpers)
+        every = (*e.args, *(v for _, v in e.kwargs))
+        if e.kind == "getitem":  # the index may be batched too
+            every = (*every, *_index_atoms(stmt.value))
+        if not any(self.is_batched(a) for a in every):
+            self.out.append(replace(stmt, value=self.per_example(stmt.value)))
+            self.mark(stmt.target, False)
+            return
+        if e.kind == "runtime" and e.name in self.control:
+            self.control[e.name](self, stmt, e)
+            return
+        if e.kind == "copy":
+            value = stmt.value
+            if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
+                value = self._container(value)
+            self.emit(stmt.target, self.per_example(value))
+            self.mark(stmt.target, True)
+            return
+        if e.kind == "getitem":
+            self.emit(stmt.target, self.getitem(stmt.value))
+            self.mark(stmt.target, True)
+            return
+        if e.kind == "attribute":
+            base = e.args[0]
+            value = (
+                call("rt.example_transpose", base)
+                if e.name == "T"
+                else self.per_example(stmt.value)
+            )
+            self.emit(stmt.target, value)
+            self.mark(stmt.target, e.name not in _EXAMPLE_ATTRIBUTES)
+            return
+        if e.kind == "helper":
+            flags = tuple(self.is_batched(a) for a in e.args)
+            name = self.requests.name(e.name, flags)
+            self.emit(stmt.target, call(name, *e.args))
+            self.mark(stmt.target, True)
+            return
+        if e.kind in ("op", "runtime") and isinstance(stmt.target, cst.Name):
+            value, batched = self.derive(e, stmt.target.value)
+            self.emit(stmt.target, self.per_example(value))
+            self.mark(stmt.target, batched)
+            if e.kind == "runtime" and e.name in STEP_MAJOR:
+                self.step_major.add(stmt.target.value)
+            return
+        raise MissingRule(f"no batching rule for `{e.name}`", stmt.origin, RULE_HINT)
+
+    def _container(self, atom):
+        """A tuple, list or dict literal holding batched values: its unbatched elements broadcast."""
+        return atom.with_changes(
+            elements=[
+                el.with_changes(value=self.broadcast(el.value)) for el in atom.elements
+            ]
+        )
+
+    def getitem(self, value: cst.Subscript) -> cst.BaseExpression:
+        """``x[key]`` per example: a batched array indexed past its batch axis, a container as it is."""
+        base, parts = value.value, [el.slice for el in value.slice]
+        slices = [p for p in parts if isinstance(p, cst.Slice)]
+        if any(self.is_batched(n) for s in slices for n in _bounds(s)):
+            raise MissingRule(
+                "no batching rule for a slice whose bounds differ per example",
+                self.origin,
+                "slice with bounds that are the same for every example",
+            )
+        keys = [p.value for p in parts if isinstance(p, cst.Index)]
+        plain = all(is_static(k) for k in keys)  # ints, None, ``...``: no arrays
+        if self.is_batched(base) and plain:
+            single = len(keys) == len(parts) == 1
+            constant = single and isinstance(keys[0], (cst.Integer, cst.SimpleString))
+            # a container's element, or a row of an array
+            if constant and base.value not in self.arrays:
+                return call("rt.example_item", base, keys[0])
+            everything = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
+            return value.with_changes(slice=[everything, *value.slice])
+        if slices:
+            raise MissingRule(
+                "no batching rule for an index mixing slices and arrays under vmap",
+                self.origin,
+            )
+        index = keys[0] if len(keys) == 1 else tuple_of(*keys)
+        flags = [self.is_batched(k) for k in keys]
+        key_flags = flags[0] if len(keys) == 1 else tuple(flags)
+        return call(
+            "rt.batching.getitem",
+            base,
+            index,
+            literal((self.is_batched(base), key_flags)),
+        )
+
+
+def _index_atoms(value: cst.Subscript) -> list:
+    """The atoms of a subscript's index: keys and slice bounds."""
+    atoms = []
+    for el in value.slice:
+        part = el.slice
+        atoms.extend([part.value] if isinstance(part, cst.Index) else _bounds(part))
+    return atoms
+
+
+def _bounds(s: cst.Slice) -> list:
+    return [b for b in (s.lower, s.upper, s.step) if b is not None]
+
+
+def batch(
+    fn: ir.Function,
+    in_axes: tuple,
+    out_axes=0,
+    axis_size=None,
+    helpers=frozenset(),
+    flows=None,
+    custom=None,
+    requests=None,
+) -> ir.Function:
+    """The batched function of ``fn`` (normal form): ``in_axes`` has one entry per parameter (None, an
+    int, or a tree prefix of those), ``out_axes`` likewise for the result."""
+    ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
+    size = ctx.namer.fresh("batch_size")
+    batched = {p.name for p, axes in zip(fn.params, in_axes) if not _unmapped(axes)}
+    *stmts, ret = fn.body
+    b = Batch(stmts, batched, ctx, size, requests)
+    b.run(stmts)
+    b.origin = ret.origin
+    out = _outputs(b, ret.value, out_axes, fn.name)
+    body = [*prelude(fn, in_axes, axis_size, size), *b.out, ir.Return(out, ret.origin)]
+    mapped = [p.name for p, axes in zip(fn.params, in_axes) if not _unmapped(axes)]
+    doc = f"`{fn.name}` mapped over " + (
+        ", ".join(f"`{n}`" for n in mapped) if mapped else f"a batch of {axis_size}"
+    )
+    return ir.Function(
+        f"{fn.name}_batched", fn.params, tuple(body), fn.origin, docstring=doc + "."
+    )
+
+
+def prelude(fn: ir.Function, in_axes: tuple, axis_size, size: str) -> list:
+    """The batched entry's first statements: the batch size, and mapped axes moved to the front."""
+    pairs = [
+        tuple_of(cst.Name(p.name), _axes_literal(axes))
+        for p, axes in zip(fn.params, in_axes)
+        if not _unmapped(axes)
+    ]
+    keywords = (
+        {"axis_size": cst.Integer(str(axis_size))} if axis_size is not None else {}
+    )
+    stmts = [ir.Assign(cst.Name(size), call("rt.batch_size", *pairs, **keywords))]
+    for p, axes in zip(fn.params, in_axes):
+        if _unmapped(axes) or axes == 0:
+            continue
+        moved = call(
+            "rt.batch_leaves", cst.Name(p.name), _axes_literal(axes), cst.Name(size)
+        )
+        stmts.append(ir.Assign(cst.Name(p.name), moved))
+    return stmts
+
+
+def _unmapped(axes) -> bool:
+    if axes is None:
+        return True
+    if isinstance(axes, dict):
+        return all(_unmapped(a) for a in axes.values())
+    if isinstance(axes, (tuple, list)):
+        return all(_unmapped(a) for a in axes)
+    return False
+
+
+def _axes_literal(axes) -> cst.BaseExpression:
+    if isinstance(axes, dict):
+        return cst.Dict(
+            [cst.DictElement(literal(k), _axes_literal(v)) for k, v in axes.items()]
+        )
+    if isinstance(axes, list):
+        return cst.List([cst.Element(_axes_literal(a)) for a in axes])
+    if isinstance(axes, tuple):
+        return tuple_of(*(_axes_literal(a) for a in axes))
+    return literal(axes)
+
+
+def _outputs(b: Batch, out, out_axes, name: str) -> cst.BaseExpression:
+    """The returned value with its batch axes where ``out_axes`` puts them."""
+    if isinstance(out_axes, (tuple, list)) and isinstance(out, cst.Tuple):
+        if len(out_axes) != len(out.elements):
+            raise S2SError(
+                f"vmap out_axes {out_axes!r} does not match the {len(out.elements)} outputs of `{name}`",
+                b.origin,
+            )
+        return tuple_of(
+            *(_outputs(b, el.value, a, name) for el, a in zip(out.elements, out_axes))
+        )
+    if _unmapped(out_axes):
+        if b.is_batched(out):
+            raise S2SError(
+                f"vmap has mapped output but out_axes is None: `{name}`'s result differs per example",
+                b.origin,
+                "give out_axes an axis for it, or return a value that is the same for every example",
+            )
+        return out
+    value = b.broadcast(out)
+    if out_axes == 0:
+        return value
+    return call("rt.unbatch_leaves", value, _axes_literal(out_axes))

@@ -1,0 +1,232 @@
+"""Batching rules for ``rt.cond``, ``rt.scan`` and ``rt.while_loop``: their functions are batched too.
+
+A rule gets the ``Batch`` transform, the primal statement and its equation,
+and emits the batched functions (``<fn>_batched``) and the call that replaces
+the statement. Which parts of a loop's carry are batched is a fixed point:
+a carry that starts unbatched becomes batched when a step mixes a batched
+value into it (the initial value is then broadcast).
+
+- ``cond`` with a predicate that is the same for every example: ``rt.cond``
+  of the batched branches, whose results are broadcast alike. With a
+  predicate that differs per example: both branches run, and
+  ``rt.batching.select`` keeps each example's own.
+- ``scan``: the body on batched carries and step inputs (a batched sequence
+  is step-major, ``rt.loop_first``); the stacked outputs are turned back to
+  batch-major (``rt.batch_first``).
+- ``while_loop``: with a test that differs per example, the loop runs while
+  any example is live (``rt.batching.any_example``), and each step keeps the
+  carry of the examples that have finished (``select``), so every example
+  stops after its own number of steps.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call, names_in, tuple_of
+from ..passes.dataflow import free_names
+from ..rules.registry import op_named
+from .activity import diff_names
+from .dependence import depends_on, local_functions
+
+ENCLOSING = frozenset({"xp", "rt"})
+# batch families whose results are the same for every example, whatever their operands
+_UNBATCHED = frozenset({"query", "static", "constructor"})
+
+
+def batch_inputs(e, defs) -> set[str]:
+    """What an equation's result is batched by: its value operands and its functions' closures."""
+    if e.kind in ("op", "runtime"):
+        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
+        rule = op.rules.get("batch") if op is not None else None
+        if rule is not None and rule.family in _UNBATCHED:
+            return set()
+    found = set()
+    for atom in (*e.args, *(v for _, v in e.kwargs)):
+        if isinstance(atom, cst.Name) and atom.value in defs:
+            found |= free_names(defs[atom.value]) - ENCLOSING
+        else:
+            found |= diff_names(atom)
+    return found
+
+
+def _parts(fn: ir.Function):
+    *stmts, ret = fn.body
+    return list(stmts), ret.value
+
+
+def _free_batched(b, functions) -> set[str]:
+    return set().union(*(free_names(f) for f in functions)) & b.batched
+
+
+def _varies(b, fn, sources, out) -> bool:
+    """Whether ``out`` (an atom of ``fn``'s body) is batched when ``sources`` are."""
+    stmts, _ = _parts(fn)
+    found = depends_on(stmts, sources, b.helpers, batch_inputs)
+    return bool(diff_names(out) & found) or bool(_closure_names(stmts, out) & found)
+
+
+def _closure_names(stmts, atom) -> set[str]:
+    defs = local_functions(stmts)
+    return {n for n in names_in(atom) if n in defs}
+
+
+def _batched_fn(b, fn: ir.Function, batched: set, result) -> ir.Def:
+    """``<fn>_batched``: ``fn``'s body batched, returning ``result(inner, value)``."""
+    stmts, value = _parts(fn)
+    inner = b.nested(stmts, batched)
+    name = b.namer.fresh(f"{fn.name}_batched")
+    body = (*inner.out, ir.Return(result(inner, value)))
+    return ir.Def(ir.Function(name, fn.params, body, fn.origin), b.origin)
+
+
+def _fixed_point(b, fn, param, batched: bool, others: set, out) -> bool:
+    """Whether a loop carry ``param`` is batched: it starts ``batched`` and a step may make it so."""
+    while True:
+        sources = others | ({param} if batched else set())
+        now = batched or _varies(b, fn, sources, out)
+        if now == batched:
+            return batched
+        batched = now
+
+
+def cond(b, stmt: ir.Assign, e):
+    pred, operands = e.args[0], list(e.args[3:])
+    branches = [b.defs[e.args[1].value], b.defs[e.args[2].value]]
+    pred_batched = b.is_batched(pred)
+    free = _free_batched(b, branches)
+
+    def inputs(branch):
+        params = branch.param_names
+        return free | {params[i] for i, op in enumerate(operands) if b.is_batched(op)}
+
+    out_batched = pred_batched or any(
+        _varies(b, br, inputs(br), _parts(br)[1]) for br in branches
+    )
+
+    def result(inner, value):
+        return inner.broadcast(value) if out_batched else value
+
+    defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
+    b.out.extend(defs)
+    names = [cst.Name(d.function.name) for d in defs]
+    if not pred_batched:
+        b.emit(stmt.target, call("rt.cond", pred, *names, *operands))
+    else:  # both branches run; each example keeps its own branch's result
+        taken = [b.namer.fresh(f"{d.function.name}_out") for d in defs]
+        for name, d in zip(taken, defs):
+            b.emit(cst.Name(name), call(d.function.name, *operands))
+        value = call("rt.batching.select", pred, *(cst.Name(t) for t in taken))
+        b.emit(stmt.target, value)
+    b.mark(stmt.target, out_batched)
+
+
+def scan(b, stmt: ir.Assign, e):
+    body = b.defs[e.args[0].value]
+    init = e.args[1]
+    xs = e.args[2] if len(e.args) > 2 else None
+    carry_param, item_param = body.param_names
+    _, ret = _parts(body)
+    carry_out, y_out = (el.value for el in ret.elements)
+    carry_target, ys_target = (el.value for el in stmt.target.elements)
+    others = _free_batched(b, [body])
+    if xs is not None and b.is_batched(xs):
+        others = others | {item_param}
+    carry = _fixed_point(b, body, carry_param, b.is_batched(init), others, carry_out)
+    sources = others | ({carry_param} if carry else set())
+    ys = _varies(b, body, sources, y_out)
+
+    def result(inner, value):
+        new_carry, y = (el.value for el in value.elements)
+        new_carry = inner.broadcast(new_carry) if carry else new_carry
+        return tuple_of(new_carry, inner.broadcast(y) if ys else y)
+
+    d = _batched_fn(b, body, sources, result)
+    b.out.append(d)
+    start = b.broadcast(init) if carry else init
+    steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
+    args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
+    value = call("rt.scan", *args, **dict(e.kwargs))
+    ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
+    if not ys or ignored:
+        b.emit(stmt.target, value)
+    else:  # stacked step by step: (steps, batch, ...); batched values are (batch, steps, ...)
+        steps = cst.Name(b.namer.fresh("steps"))
+        b.emit(tuple_of(carry_target, steps), value)
+        b.emit(ys_target, call("rt.batch_first", steps))
+    b.mark(carry_target, carry)
+    b.mark(ys_target, ys)
+
+
+def _step_major(b, xs):
+    """A scan's batched sequence with the step axis first: loop inputs are already; other batched values
+    (the per-step residuals a gradient's forward loop stacked) are moved; unbatched ones broadcast.
+    """
+    if isinstance(xs, cst.Tuple):
+        return xs.with_changes(
+            elements=[
+                el.with_changes(value=_step_major(b, el.value)) for el in xs.elements
+            ]
+        )
+    if isinstance(xs, cst.Name) and xs.value in b.step_major:
+        return xs
+    return call("rt.loop_first", b.broadcast(xs))
+
+
+def while_loop(b, stmt: ir.Assign, e):
+    test, body, init = b.defs[e.args[0].value], b.defs[e.args[1].value], e.args[2]
+    (carry_param,) = body.param_names
+    (test_param,) = test.param_names
+    _, carry_out = _parts(body)
+    _, passed = _parts(test)
+    free = _free_batched(b, [test, body])
+    carry = _fixed_point(b, body, carry_param, b.is_batched(init), free, carry_out)
+    per_example = _varies(b, test, free | ({test_param} if carry else set()), passed)
+    carry = carry or per_example  # finished examples keep their carry: it is batched
+    sources = free | ({carry_param} if carry else set())
+    test_sources = free | ({test_param} if carry else set())
+
+    def test_result(inner, value):
+        return call("rt.batching.any_example", value) if per_example else value
+
+    test_def = _batched_fn(b, test, test_sources, test_result)
+    if not per_example:
+        body_def = _batched_fn(
+            b, body, sources, lambda inner, v: inner.broadcast(v) if carry else v
+        )
+    else:
+        body_def = _frozen_body(b, test, body, test_sources, sources)
+    b.out.extend([test_def, body_def])
+    start = b.broadcast(init) if carry else init
+    value = call(
+        "rt.while_loop",
+        cst.Name(test_def.function.name),
+        cst.Name(body_def.function.name),
+        start,
+    )
+    b.emit(stmt.target, value)
+    b.mark(stmt.target, carry)
+
+
+def _frozen_body(b, test, body, test_sources, sources) -> ir.Def:
+    """A step that moves only the live examples: the test per example, the body, then ``select``."""
+    (carry_param,) = body.param_names
+    (test_param,) = test.param_names
+    test_stmts, passed = _parts(test)
+    body_stmts, carry_out = _parts(body)
+    alias = (
+        [ir.Assign(cst.Name(test_param), cst.Name(carry_param))]
+        if test_param != carry_param
+        else []
+    )
+    live = b.nested([*alias, *test_stmts], sources | test_sources)
+    step = b.nested(body_stmts, sources)
+    new = step.broadcast(carry_out)
+    kept = call("rt.batching.select", passed, new, cst.Name(carry_param))
+    name = b.namer.fresh(f"{body.name}_batched")
+    stmts = (*live.out, *step.out, ir.Return(kept))
+    return ir.Def(ir.Function(name, body.params, stmts, body.origin), b.origin)
+
+
+RULES = {"cond": cond, "scan": scan, "while_loop": while_loop}

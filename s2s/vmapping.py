@@ -1,0 +1,136 @@
+"""``s2s.vmap``: JAX's ``vmap`` on source, a batched module a person can read (``<f>_batched``).
+
+``vmap(f, in_axes, out_axes, axis_size)`` binds each call with ``f``'s own
+signature, as JAX does: ``in_axes`` (an int, None, or a tuple with one entry
+per positional argument, each entry an int, None or a tree prefix of the
+argument) maps the positional arguments, keyword arguments are mapped over
+axis 0, and defaults are shared. One module is generated per distinct set of
+axes; it moves the mapped axes to the front itself (``rt.batch_leaves``) and
+its outputs to ``out_axes`` (``rt.unbatch_leaves``).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from .api import Transformed
+from .errors import S2SError
+from .frontend import wrappers
+
+
+@dataclass(frozen=True)
+class Axes:
+    """A hashable set of axes: in_axes per parameter, out_axes and axis_size (the generator's ``axes``)."""
+
+    text: (
+        str  # repr of ``spec``: what hashing and equality read (dicts are not hashable)
+    )
+    spec: tuple
+
+    def __eq__(self, other):
+        return isinstance(other, Axes) and self.text == other.text
+
+    def __hash__(self):
+        return hash(self.text)
+
+    @classmethod
+    def of(cls, in_axes, out_axes, axis_size) -> Axes:
+        spec = (tuple(in_axes), out_axes, axis_size)
+        return cls(repr(spec), spec)
+
+
+def _check_axes(axes, where: str) -> None:
+    """JAX's errors for an axes specification that is not an int, None or a tree of them."""
+    if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
+        return
+    if isinstance(axes, dict):
+        for v in axes.values():
+            _check_axes(v, where)
+        return
+    if isinstance(axes, (tuple, list)):
+        for v in axes:
+            _check_axes(v, where)
+        return
+    raise TypeError(
+        f"vmap {where} must be an int, None, or a (nested) container with those types as leaves, "
+        f"but got {axes!r}"
+    )
+
+
+class Vmapped:
+    """``s2s.vmap(f, ...)``: call it like ``f`` on batched arguments; ``.source`` is the batched module."""
+
+    def __init__(
+        self, fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, backend="xla"
+    ):
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)  # JAX: a list of in_axes is a tuple
+        _check_axes(in_axes, "in_axes")
+        _check_axes(out_axes, "out_axes")
+        if axis_name is not None:
+            raise S2SError(
+                "s2s.vmap(axis_name=...): collectives over a named axis are not supported yet",
+                hint="compute the reduction over the batch outside the mapped function",
+            )
+        self.fun, self.in_axes, self.out_axes = fun, in_axes, out_axes
+        self.axis_size, self.backend = axis_size, backend
+        functools.update_wrapper(self, fun, updated=())
+        del self.__wrapped__  # a batched function is not the one it came from
+        self._binding = wrappers.target(fun, "s2s.vmap")[1]
+
+    def _per_parameter(self, npositional: int, keywords) -> tuple:
+        """in_axes for every parameter of the generated function, for a call with these arguments."""
+        names = self._binding.signature.parameters
+        axes = self.in_axes
+        if isinstance(axes, tuple):
+            if len(axes) != npositional:
+                raise ValueError(
+                    "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                    f"positional arguments passed to the function, but got len(in_axes)={len(axes)}, "
+                    f"len(args)={npositional}"
+                )
+            positional = list(axes)
+        else:
+            positional = [axes] * npositional
+        per = []
+        for i, name in enumerate(names):
+            if i < npositional:
+                per.append(positional[i])
+            elif name in keywords:
+                per.append(0)  # JAX maps keyword arguments over axis 0
+            else:
+                per.append(None)  # a default: the same for every example
+        return tuple(per)
+
+    def at(self, npositional=None, keywords=()) -> Transformed:
+        """The batched function for calls with ``npositional`` positional arguments and these keywords."""
+        if npositional is None:
+            npositional = len(self._binding.signature.parameters)
+        axes = Axes.of(
+            self._per_parameter(npositional, set(keywords)),
+            self.out_axes,
+            self.axis_size,
+        )
+        return _batched(self.fun, axes, self.backend)
+
+    @property
+    def source(self) -> str:
+        """The batched module for calls passing every parameter positionally."""
+        return self.at().source
+
+    def __call__(self, *args, **kwargs):
+        return self.at(len(args), tuple(kwargs))(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<s2s.vmap of {wrappers.describe(self.fun)}>"
+
+
+@functools.lru_cache(maxsize=256)
+def _batched(fun, axes: Axes, backend) -> Transformed:
+    return Transformed(fun, "batch", axes, backend=backend, flat=True, api="s2s.vmap")
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, backend="xla"):
+    """``fun`` mapped over axes of its arguments (JAX's ``vmap``), as a generated batched module."""
+    return Vmapped(fun, in_axes, out_axes, axis_name, axis_size, backend)

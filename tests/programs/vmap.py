@@ -1,0 +1,147 @@
+"""Per-example functions as people write them, for ``s2s.vmap`` (checked against a Python loop)."""
+
+import numpy as np
+
+
+def affine(x, w, b):
+    return np.tanh(x @ w + b)
+
+
+def scaled(alpha, v):
+    # a per-example scalar times a shared vector: the examples' ranks differ
+    return alpha * v + np.sin(alpha)
+
+
+def softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def normalize_rows(m):
+    mu = np.mean(m, axis=1, keepdims=True)
+    sd = np.std(m, axis=-1, keepdims=True)
+    return (m - mu) / (sd + 1e-3)
+
+
+def shapes(x):
+    n = x.shape[0]
+    flat = np.reshape(x, (-1,))
+    return np.sum(flat) / n + len(x) + x.ndim
+
+
+def pieces(x):
+    first = x[0]
+    tail = x[1:]
+    return first * 2.0 + np.sum(tail, axis=0) + x[-1, ...]
+
+
+def relu_if(x):
+    s = np.sum(x)
+    if s > 0:
+        y = x * 2.0
+    else:
+        y = -x
+    return y
+
+
+def newton_sqrt(a):
+    x = a
+    while np.abs(x * x - a) > 1e-4 * a:  # relative: float32 reaches it too
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def rows(x):
+    total = 0.0
+    for row in x:
+        total = total + np.sum(row**2)
+    return total
+
+
+def rnn(xs, h0, wh, wx):
+    h = h0
+    for x in xs:
+        h = np.tanh(h @ wh + x @ wx)
+    return h
+
+
+def write(x):
+    y = np.zeros(3)
+    y[0] = np.sum(x)
+    y[1:] = x[:2] * 2.0
+    return y
+
+
+def gather(x, idx):
+    return x[idx]
+
+
+def helper_layer(a, w):
+    return np.maximum(a @ w, 0.0)
+
+
+def with_helper(x, w1, w2):
+    return np.sum(helper_layer(helper_layer(x, w1), w2))
+
+
+def transposes(m):
+    return m.T @ m + np.transpose(m) @ m
+
+
+def stack_and_cat(x, y):
+    s = np.stack([x, y], axis=0)
+    c = np.concatenate([x, y])
+    return np.sum(s, axis=1) + c[:2]
+
+
+def cumulative(x):
+    return np.cumsum(x) + np.flip(x)
+
+
+def argbest(x):
+    return np.argmax(x) + np.argmin(x, axis=0)
+
+
+def count_steps(a):
+    n = 0
+    x = a
+    while x > 1.0:
+        x = x / 2.0
+        n = n + 1
+    return n
+
+
+def pair(x):
+    return np.sum(x), x * 2.0
+
+
+# --- losses for per-example gradients (vmap of grad) ------------------------------------
+
+
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.tanh(x @ w1 + b1)
+    out = h @ w2 + b2
+    return np.mean((out - y) ** 2)
+
+
+def cross_entropy(w, x, label):
+    z = x @ w
+    z = z - np.max(z)
+    return np.log(np.sum(np.exp(z))) - z[label]
+
+
+def hinge_if(w, x):
+    s = np.dot(w, x)
+    if s > 0:
+        r = s**2
+    else:
+        r = -s
+    return r + np.sum(w[1:] * x[:-1])
+
+
+def clipped_steps(w, x):
+    total = 0.0
+    for xi in x:
+        total = total + np.maximum(np.inner(w, xi), 0.0)
+    return total

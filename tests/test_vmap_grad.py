@@ -1,0 +1,78 @@
+"""Per-example gradients: ``s2s.vmap(s2s.grad(f))`` against a loop of ``s2s.grad`` and ``jax.vmap(jax.grad)``."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import s2s
+from tests.programs import vmap as P
+
+RNG = np.random.default_rng(5)
+B = 4
+
+
+def arr(*shape):
+    return RNG.normal(size=shape)
+
+
+def per_example(fn, args, in_axes):
+    grad = s2s.grad(fn, backend="numpy")
+    outs = [
+        grad(*(a if ax is None else a[i] for a, ax in zip(args, in_axes)))
+        for i in range(B)
+    ]
+    return jax.tree.map(lambda *xs: np.stack(xs), *outs)
+
+
+CASES = [
+    (
+        P.mlp_loss,
+        lambda: ([arr(3, 4), arr(4), arr(4, 2), arr(2)], arr(B, 3), arr(B, 2)),
+        (None, 0, 0),
+    ),
+    (
+        P.cross_entropy,
+        lambda: (arr(3, 5), arr(B, 3), np.array([0, 4, 2, 2])),
+        (None, 0, 0),
+    ),
+    (P.hinge_if, lambda: (arr(3), arr(B, 3)), (None, 0)),
+    (P.clipped_steps, lambda: (arr(3), arr(B, 2, 3)), (None, 0)),
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("fn, make, in_axes", CASES, ids=[c[0].__name__ for c in CASES])
+def test_per_example_gradients_match_a_loop(fn, make, in_axes, backend):
+    args = make()
+    got = s2s.vmap(s2s.grad(fn), in_axes=in_axes, backend=backend)(*args)
+    want = per_example(fn, args, in_axes)
+    tol = (
+        {"rtol": 1e-9, "atol": 1e-12}
+        if backend == "numpy"
+        else {"rtol": 1e-4, "atol": 1e-5}
+    )
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), w, **tol)
+
+
+def test_per_example_gradients_match_jax_vmap_of_grad():
+    params = [arr(3, 4), arr(4), arr(4, 2), arr(2)]
+    x, y = arr(B, 3), arr(B, 2)
+
+    def twin(params, x, y):
+        w1, b1, w2, b2 = params
+        h = jnp.tanh(x @ w1 + b1)
+        return jnp.mean((h @ w2 + b2 - y) ** 2)
+
+    f32 = jax.tree.map(lambda a: np.asarray(a, np.float32), (params, x, y))
+    got = s2s.vmap(s2s.grad(P.mlp_loss), in_axes=(None, 0, 0))(*f32)
+    want = jax.vmap(jax.grad(twin), in_axes=(None, 0, 0))(*f32)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+def test_batched_gradient_module_reads_like_the_gradient():
+    text = s2s.vmap(s2s.grad(P.mlp_loss), in_axes=(None, 0, 0)).source
+    assert "def mlp_loss_grad_batched(params, x, y):" in text
+    assert "rt.batched_vjps.matmul_vjp_rhs" in text
