@@ -234,7 +234,7 @@ def example_item_vjp(g, x, key):
 
 def first_example(x):
     """The first example of a batched value: what a shape-only computation reads."""
-    return tree_map(lambda leaf: leaf[0], x)
+    return tree_map(lambda leaf: leaf[0] if _is_array(leaf) else leaf, x)
 
 
 def enumerate_steps(xs, start, size):

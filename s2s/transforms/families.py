@@ -351,13 +351,13 @@ class Axes(Family):
                 replaced[p] = call("rt.unit_axes", first)
                 continue
             given = args.get(p, literal(op.defaults.get(p)))
-            arrays = [
-                a for a in batch_operands(e) if b.is_batched(a)
-            ]  # whose examples the axes name
+            # the batched operands, whose examples the axes name
+            arrays = [a for a in batch_operands(e) if b.is_batched(a)]
             axis = _batch_axis_arg(b, given, arrays, flattens)
             if axis is None:  # each example flattened, then the op along its one axis
-                for q in replaced:
-                    replaced[q] = _flattened(replaced[q])
+                for q in data:
+                    if q in replaced:
+                        replaced[q] = _flattened(replaced[q])
                 axis = cst.Integer("1")
             replaced[p] = axis
         for p in op.params_with_role("shape"):
@@ -372,9 +372,7 @@ class Axes(Family):
                 f"no batching rule for `{e.name}` with order other than 'C'", b.origin
             )
         value = rebuild_all(op, e, args, replaced)
-        if (
-            op.name == "roll" and "axis" not in args
-        ):  # rolled flat, in each example's own shape
+        if op.name == "roll" and "axis" not in args:  # rolled flat, back in its shape
             value = call("xp.reshape", value, call("xp.shape", first))
         return value, True
 
