@@ -259,3 +259,9 @@ def unsum_batch(g, like):
 
     sizes = iter([int(namespace(x).shape(x)[0]) for x in leaves(like)])
     return tree_map(lambda leaf: broadcast_batch(leaf, next(sizes)), g)
+
+
+def sum_unbatched(x, batched):
+    """A per-example cotangent as the cotangent of its operand: summed over the batch axis when the
+    operand is the same for every example (``batched`` False), as it is otherwise."""
+    return x if batched else tree_map(lambda leaf: namespace(leaf).sum(leaf, axis=0), x)

@@ -2,6 +2,7 @@
 
 import ast
 import builtins
+import functools
 import inspect
 import textwrap
 
@@ -399,7 +400,7 @@ def test_runtime_rule_binds_like_its_function(name):
     op = RUNTIME_OPS[name]
     if op.rule is None:
         return
-    fn = getattr(rt, name.removeprefix("rt."))
+    fn = functools.reduce(getattr, name.removeprefix("rt.").split("."), rt)
     theirs = [
         p
         for p in inspect.signature(fn).parameters.values()

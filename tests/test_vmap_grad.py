@@ -76,3 +76,31 @@ def test_batched_gradient_module_reads_like_the_gradient():
     text = s2s.vmap(s2s.grad(P.mlp_loss), in_axes=(None, 0, 0)).source
     assert "def mlp_loss_grad_batched(params, x, y):" in text
     assert "rt.batched_vjps.matmul_vjp_rhs" in text
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_reverse_mode_of_batched_code_matches_jax(backend):
+    """``s2s.vjp`` of a batched module (``grad`` of ``vmap``): shared weights get the sum over examples."""
+    xs, w, b = arr(B, 3), arr(3, 4), arr(4)
+    if backend == "xla":
+        xs, w, b = (a.astype(np.float32) for a in (xs, w, b))
+    batched = s2s.vmap(P.layer_if, in_axes=(0, None, None), backend=backend).at(3)
+    out, pullback = s2s.vjp(batched, xs, w, b, backend=backend)
+    got = pullback(np.ones(B, xs.dtype))
+
+    def twin(x, w, b):
+        h = jnp.tanh(x @ w + b)
+        return jnp.sum(jnp.where(jnp.sum(h) > 0, h * 2.0, -h) ** 2)
+
+    with jax.enable_x64(backend == "numpy"):  # the oracle in the inputs' precision
+        want_out, jax_pullback = jax.vjp(jax.vmap(twin, (0, None, None)), xs, w, b)
+        want = jax_pullback(jnp.ones(B, xs.dtype))
+    tol = (
+        {"rtol": 1e-9, "atol": 1e-12}
+        if backend == "numpy"
+        else {"rtol": 1e-4, "atol": 1e-5}
+    )
+    np.testing.assert_allclose(np.asarray(out), np.asarray(want_out), **tol)
+    for g, w_ in zip(got, want):
+        assert np.shape(g) == np.shape(w_)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w_), **tol)

@@ -6,7 +6,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import linear, nondiff
+from .registry import linear, multilinear, nondiff
 
 nondiff(
     "sizes, ranks and axes of examples: integers",
@@ -74,3 +74,98 @@ def unsum_batch(ct, like, *, g):
 @linear(name="rt.example_item_vjp")
 def example_item_vjp(ct, x, key, *, g):
     return rt.example_item(g, key), None, None
+
+
+@linear(name="rt.sum_unbatched")
+def sum_unbatched(x, flag, *, g):
+    return rt.broadcast_like(g, x), None
+
+
+nondiff("whether any example is live: a truth value", "rt.batching.any_example")
+
+
+# Products of batched code: the per-example cotangent (``rt.batched_vjps``), summed over the
+# batch for an operand that is the same for every example.
+@multilinear(name="rt.batching.matmul")
+def batching_matmul(a, b, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.matmul_vjp_lhs(g, a, b, (True, *flags)), flags[0]
+        ),
+        rt.sum_unbatched(
+            rt.batched_vjps.matmul_vjp_rhs(g, a, b, (True, *flags)), flags[1]
+        ),
+        None,
+    )
+
+
+@linear(name="rt.batching.select")
+def batching_select(pred, on_true, on_false, *, g):
+    return (
+        None,
+        rt.batching.select(pred, g, rt.tree_zeros_like(g)),
+        rt.batching.select(pred, rt.tree_zeros_like(g), g),
+    )
+
+
+# What the rules above call, differentiated again (their own per-example formulas, as in
+# derivative_ops.py, each cotangent summed over the batch for an operand shared by every example).
+@linear(name="rt.batched_vjps.unbroadcast")
+def batched_unbroadcast(value, like, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.broadcast_like(g, value, (True, flags[0])), flags[0]
+        ),
+        None,
+        None,
+    )
+
+
+@linear(name="rt.batched_vjps.broadcast_like")
+def batched_broadcast_like(value, like, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.unbroadcast(g, value, (True, flags[0])), flags[0]
+        ),
+        None,
+        None,
+    )
+
+
+nondiff("a constant: ones shaped like the output", "rt.batched_vjps.grad_seed")
+
+
+@multilinear(name="rt.batched_vjps.matmul_vjp_lhs")
+def batched_matmul_vjp_lhs(ct, x1, x2, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.broadcast_like(
+                rt.batching.matmul(g, x2, (True, flags[2])), ct, (True, flags[0])
+            ),
+            flags[0],
+        ),
+        None,
+        rt.sum_unbatched(
+            rt.batched_vjps.matmul_vjp_rhs(ct, g, x2, (flags[0], True, flags[2])),
+            flags[2],
+        ),
+        None,
+    )
+
+
+@multilinear(name="rt.batched_vjps.matmul_vjp_rhs")
+def batched_matmul_vjp_rhs(ct, x1, x2, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.broadcast_like(
+                rt.batching.matmul(x1, g, (flags[1], True)), ct, (True, flags[0])
+            ),
+            flags[0],
+        ),
+        rt.sum_unbatched(
+            rt.batched_vjps.matmul_vjp_lhs(ct, x1, g, (flags[0], flags[1], True)),
+            flags[1],
+        ),
+        None,
+        None,
+    )

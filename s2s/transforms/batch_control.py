@@ -8,7 +8,7 @@ value into it (the initial value is then broadcast).
 
 - ``cond`` with a predicate that is the same for every example: ``rt.cond``
   of the batched branches, whose results are broadcast alike. With a
-  predicate that differs per example: both branches run, and
+  predicate that differs per example: both branches run, written inline, and
   ``rt.batching.select`` keeps each example's own.
 - ``scan``: the body on batched carries and step inputs (a batched sequence
   is step-major, ``rt.loop_first``); the stacked outputs are turned back to
@@ -21,13 +21,15 @@ value into it (the initial value is then broadcast).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in, tuple_of
+from ..cstutil import call, names_in, substitute, tuple_of
 from ..passes.dataflow import free_names
 from ..rules.registry import op_named
-from .activity import diff_names
+from .activity import array_evidence, diff_names
 from .dependence import depends_on, local_functions
 
 ENCLOSING = frozenset({"xp", "rt"})
@@ -108,18 +110,48 @@ def cond(b, stmt: ir.Assign, e):
     def result(inner, value):
         return inner.broadcast(value) if out_batched else value
 
-    defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
-    b.out.extend(defs)
-    names = [cst.Name(d.function.name) for d in defs]
     if not pred_batched:
+        defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
+        b.out.extend(defs)
+        names = [cst.Name(d.function.name) for d in defs]
         b.emit(stmt.target, call("rt.cond", pred, *names, *operands))
-    else:  # both branches run; each example keeps its own branch's result
-        taken = [b.namer.fresh(f"{d.function.name}_out") for d in defs]
-        for name, d in zip(taken, defs):
-            b.emit(cst.Name(name), call(d.function.name, *operands))
-        value = call("rt.batching.select", pred, *(cst.Name(t) for t in taken))
-        b.emit(stmt.target, value)
+    else:  # both branches run, inline; each example keeps its own branch's result
+        taken = [_inline(b, br, operands) for br in branches]
+        b.emit(stmt.target, call("rt.batching.select", pred, *taken))
     b.mark(stmt.target, out_batched)
+
+
+def _inline(b, fn: ir.Function, operands) -> cst.BaseExpression:
+    """``fn``'s body batched and emitted in place (its parameters renamed to fresh names bound to the
+    operands); its result, with the batch axis."""
+    fresh = {p: cst.Name(b.namer.fresh(p)) for p in fn.param_names}
+    stmts, value = _parts(fn)
+    stmts, value = _renamed(stmts, fresh), substitute(value, fresh)
+    for name, op in zip(fresh.values(), operands):
+        b.emit(name, op)
+        b.mark(name, b.is_batched(op))
+    b.defs.update(local_functions(stmts))  # its own branches and loop bodies
+    b.arrays |= array_evidence(stmts, b.helpers)
+    for s in stmts:
+        b.visit(s)
+    return b.broadcast(value)
+
+
+def _renamed(stmts, mapping: dict) -> list:
+    """Statements reading ``mapping``'s names under their new names (not where a local function's own
+    parameter shadows one)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Def):
+            params = s.function.param_names
+            inner = {k: v for k, v in mapping.items() if k not in params}
+            body = _renamed(s.function.body, inner)
+            out.append(replace(s, function=s.function.with_body(body)))
+        elif isinstance(s, (ir.Assign, ir.Return)):
+            out.append(replace(s, value=substitute(s.value, mapping)))
+        else:
+            out.append(s)
+    return out
 
 
 def scan(b, stmt: ir.Assign, e):

@@ -145,3 +145,12 @@ def clipped_steps(w, x):
     for xi in x:
         total = total + np.maximum(np.inner(w, xi), 0.0)
     return total
+
+
+def layer_if(x, w, b):
+    h = np.tanh(x @ w + b)
+    if np.sum(h) > 0:
+        out = h * 2.0
+    else:
+        out = -h
+    return np.sum(out**2)
