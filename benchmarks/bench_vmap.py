@@ -134,8 +134,9 @@ def main(argv=None):
             flush=True,
         )
     print(
-        "gradient of a batched loss with a data-dependent `if` (s2s.grad of s2s.vmap): "
-        "not measured, s2s cannot differentiate batched products and selects yet"
+        "gradient of a batched loss with a data-dependent `if` (s2s.grad of s2s.vmap): not measured "
+        "yet: s2s.grad of a function that calls an s2s.vmap object is not supported (s2s.vjp of "
+        "vmap(f).at(n) is, and is tested)"
     )
     if opts.json:
         with open(opts.json, "w") as out:
