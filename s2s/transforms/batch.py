@@ -26,7 +26,7 @@ from ..passes.normal_form import eqn_of, is_static
 from . import batch_control
 from .activity import CONSTANT_NAMES, RULE_HINT, diff_names
 from .families import batch_broadcast
-from .skeleton import Context, Transform
+from .skeleton import Context, HelperRequests, Transform
 
 # what a loop runs over, made step-major by their batching rules (``rt.loop_first``)
 STEP_MAJOR = frozenset({"iterate", "zip", "reversed", "enumerate"})
@@ -35,20 +35,6 @@ _EXAMPLE_ATTRIBUTES = {
     "ndim": "example_ndim",
     "size": "example_size",
 }
-
-
-class BatchRequests:
-    """The batched helpers batched code calls: (helper, batched flags) -> the generated function's name."""
-
-    def __init__(self):
-        self.names: dict = {}
-
-    def name(self, helper: str, flags: tuple) -> str:
-        if (helper, flags) not in self.names:
-            taken = sum(1 for h, _ in self.names if h == helper)
-            suffix = f"_{taken + 1}" if taken else ""
-            self.names[(helper, flags)] = f"{helper}_batched{suffix}"
-        return self.names[(helper, flags)]
 
 
 class _PerExample(cst.CSTTransformer):
@@ -89,7 +75,7 @@ class Batch(Transform):
         super().__init__(body, set(batched), ctx)
         self.batched = self.active  # names whose values carry the batch axis
         self.size = size  # the name holding the batch size
-        self.requests = requests if requests is not None else BatchRequests()
+        self.requests = requests if requests is not None else HelperRequests("batched")
         # batched loop inputs (``rt.iterate(x)``): step-major, the batch axis second
         self.step_major: set[str] = set()
 

@@ -33,26 +33,11 @@ from .activity import (
     diff_names,
 )
 from .reverse import Mode
-from .skeleton import Context, Transform
+from .skeleton import Context, HelperRequests, Transform
 
 
 def _tuple(items) -> cst.Tuple:
     return tuple_of(*items)
-
-
-class HelperRequests:
-    """The helper jvps forward-mode code calls: (helper, tangent arguments) -> the generated function's name."""
-
-    def __init__(self):
-        self.names: dict = {}
-
-    def name(self, helper: str, wrt: tuple) -> str:
-        if (helper, wrt) not in self.names:
-            taken = sum(1 for h, _ in self.names if h == helper)
-            self.names[(helper, wrt)] = f"{helper}_jvp" + (
-                f"_{taken + 1}" if taken else ""
-            )
-        return self.names[(helper, wrt)]
 
 
 class Forward(Transform):
@@ -73,7 +58,7 @@ class Forward(Transform):
         self.tan = dict(tangents)  # variable -> name of its tangent
         # local function -> its version on (value, tangent) pairs
         self.paired: dict[str, str] = {}
-        self.requests = requests if requests is not None else HelperRequests()
+        self.requests = requests if requests is not None else HelperRequests("jvp")
 
     def nested(self, body, inputs: dict, outputs) -> Forward:
         """Forward mode of a local function's ``body`` (its tangent inputs named in ``inputs``)."""

@@ -46,6 +46,24 @@ class Context:
     custom: dict = field(default_factory=dict)
 
 
+class HelperRequests:
+    """The versions of user helpers that transformed code calls: (helper, which arguments the transform
+    follows) -> the generated function's name, ``<helper>_<suffix>`` (``_2``, ... for other arguments).
+    """
+
+    def __init__(self, suffix: str):
+        self.suffix = suffix
+        self.names: dict = {}
+
+    def name(self, helper: str, which: tuple) -> str:
+        if (helper, which) not in self.names:
+            taken = sum(1 for h, _ in self.names if h == helper)
+            self.names[(helper, which)] = f"{helper}_{self.suffix}" + (
+                f"_{taken + 1}" if taken else ""
+            )
+        return self.names[(helper, which)]
+
+
 class Transform:
     """One body being transformed: the statements emitted so far (``out``) and what they are made from."""
 
