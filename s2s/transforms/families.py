@@ -255,7 +255,7 @@ def batch_elementwise(b, e):
         return e.node, True
     lifted = {}
     for i, a in enumerate(operands):
-        others = [o for j, o in enumerate(operands) if j != i and o is not a]
+        others = [o for j, o in enumerate(operands) if j != i and not o.deep_equals(a)]
         if b.is_batched(a) and others:  # (``x * x``: one atom twice needs nothing)
             lifted[id(a)] = (a, call("rt.lift", a, _batch_rank(b, others)))
     return _replaced(e.node, lifted), True
