@@ -104,3 +104,21 @@ def test_reverse_mode_of_batched_code_matches_jax(backend):
     for g, w_ in zip(got, want):
         assert np.shape(g) == np.shape(w_)
         np.testing.assert_allclose(np.asarray(g), np.asarray(w_), **tol)
+
+
+def test_forward_mode_of_batched_code_matches_jax():
+    xs, w, b = arr(B, 3), arr(3, 4), arr(4)
+    tangents = (arr(B, 3), arr(3, 4), arr(4))
+    batched = s2s.vmap(P.layer_if, in_axes=(0, None, None), backend="numpy").at(3)
+    out, tangent = s2s.jvp(batched, (xs, w, b), tangents, backend="numpy")
+
+    def twin(x, w, b):
+        h = jnp.tanh(x @ w + b)
+        return jnp.sum(jnp.where(jnp.sum(h) > 0, h * 2.0, -h) ** 2)
+
+    with jax.enable_x64(True):
+        want_out, want_tangent = jax.jvp(
+            jax.vmap(twin, (0, None, None)), (xs, w, b), tangents
+        )
+    np.testing.assert_allclose(out, np.asarray(want_out), rtol=1e-9)
+    np.testing.assert_allclose(tangent, np.asarray(want_tangent), rtol=1e-9, atol=1e-12)
