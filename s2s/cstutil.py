@@ -188,6 +188,19 @@ def tuple_of(*items) -> cst.Tuple:
     )
 
 
+def int_literal(node) -> int | None:
+    """The value of an int literal (``3``, ``-1``), else None."""
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.value)
+    return None
+
+
 def literal(value) -> cst.BaseExpression:
     """A Python literal (number, string, bool, None, tuple of those) as an expression."""
     if isinstance(value, tuple):

@@ -18,13 +18,13 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, names_in, tuple_of
+from ..cstutil import call, literal, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import free_names, used_names
 from ..passes.normal_form import eqn_of, is_static
 from . import batch_control
-from .activity import CONSTANT_NAMES, RULE_HINT, diff_names
+from .activity import RULE_HINT, diff_names
 from .families import batch_broadcast
 from .skeleton import Context, HelperRequests, Transform
 
@@ -93,13 +93,6 @@ class Batch(Transform):
         return self.out
 
     # --- what is batched ---------------------------------------------------------------
-    def reads(self, atom) -> set[str]:
-        """The names an atom's value is computed from (a local function stands for its closure)."""
-        found = set()
-        for name in names_in(atom) - set(CONSTANT_NAMES):
-            found |= free_names(self.defs[name]) if name in self.defs else {name}
-        return found
-
     def is_batched(self, atom) -> bool:
         if isinstance(atom, cst.Name) and atom.value in self.defs:
             return bool(free_names(self.defs[atom.value]) & self.batched)

@@ -26,7 +26,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in, substitute, tuple_of
+from ..cstutil import call, substitute, tuple_of
 from ..passes.dataflow import free_names
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
@@ -66,12 +66,7 @@ def _varies(b, fn, sources, out) -> bool:
     """Whether ``out`` (an atom of ``fn``'s body) is batched when ``sources`` are."""
     stmts, _ = _parts(fn)
     found = depends_on(stmts, sources, b.helpers, batch_inputs)
-    return bool(diff_names(out) & found) or bool(_closure_names(stmts, out) & found)
-
-
-def _closure_names(stmts, atom) -> set[str]:
-    defs = local_functions(stmts)
-    return {n for n in names_in(atom) if n in defs}
+    return bool(diff_names(out) & found)
 
 
 def _batched_fn(b, fn: ir.Function, batched: set, result) -> ir.Def:

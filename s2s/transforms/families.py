@@ -22,7 +22,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import call, literal, names_in, tuple_of
+from ..cstutil import call, int_literal, literal, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
@@ -265,28 +265,16 @@ def _batch_axis_arg(b, atom, data, flattens: bool):
     """A per-example axis argument as an axis of the batched ``data``; None if ``data`` must be flattened."""
     if atom is None or (isinstance(atom, cst.Name) and atom.value == "None"):
         return None if flattens else call("rt.example_axes", *data)
-    value = _literal_int(atom)
+    value = int_literal(atom)
     if value is not None:
         return cst.Integer(str(value + 1)) if value >= 0 else atom
     if isinstance(atom, cst.Tuple) and all(
-        _literal_int(el.value) is not None for el in atom.elements
+        int_literal(el.value) is not None for el in atom.elements
     ):
         return tuple_of(
             *(_batch_axis_arg(b, el.value, data, False) for el in atom.elements)
         )
     return call("rt.batch_axis", atom, data[0])
-
-
-def _literal_int(atom):
-    if isinstance(atom, cst.Integer):
-        return int(atom.value)
-    if (
-        isinstance(atom, cst.UnaryOperation)
-        and isinstance(atom.operator, cst.Minus)
-        and isinstance(atom.expression, cst.Integer)
-    ):
-        return -int(atom.expression.value)
-    return None
 
 
 # ops whose ``axis=None`` means "the flattened array" rather than "every axis"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, tuple_of
+from ..cstutil import call, int_literal, literal, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.dataflow import used_names
@@ -58,14 +58,8 @@ def _constant_key(subscript: cst.Subscript):
     if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
         return None
     v = subscript.slice[0].slice.value
-    if isinstance(v, cst.Integer):
-        return int(v.value)
-    if (
-        isinstance(v, cst.UnaryOperation)
-        and isinstance(v.operator, cst.Minus)
-        and isinstance(v.expression, cst.Integer)
-    ):
-        return -int(v.expression.value)
+    if int_literal(v) is not None:
+        return int_literal(v)
     if isinstance(v, cst.SimpleString):
         return v.evaluated_value
     return None

@@ -1,0 +1,330 @@
+"""Indexing in batched generated code (``s2s.vmap``): ``x[index]`` and the element writes ``x[index] = v``
+and ``x[index] += v`` per example, with the batch axis on the array, on index arrays, or on both.
+
+Conventions as in ``batching.py`` (batch axis 0, ``batched`` flags per operand; for an index, one
+flag, or one per component of a tuple index).
+"""
+
+import numpy as np
+
+from . import arrays
+from .arrays import namespace
+from .batch_axes import broadcast_batch, lift
+
+_MASK_ERROR = (
+    "a batched boolean mask selects a different number of elements in each example, "
+    "so the batched result has no fixed shape; write it with `xp.where(mask, x, fill)` "
+    "instead (e.g. `xp.sum(xp.where(mask, x, 0))` for a masked sum)"
+)
+
+
+def _index_flags(index, flags, name):
+    """The index as a tuple of components and one batched flag per component."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if isinstance(flags, (tuple, list)):
+        flags = tuple(bool(f) for f in flags)
+        if not isinstance(index, tuple) and len(flags) == 1:
+            pass
+        elif len(flags) != len(parts):
+            raise ValueError(
+                f"batching.{name}: {len(flags)} index flags for {len(parts)} index "
+                "components"
+            )
+    else:
+        if isinstance(index, tuple) and flags:
+            raise ValueError(
+                f"batching.{name}: give one batched flag per component of a tuple index"
+            )
+        flags = (bool(flags),) * len(parts)
+    return parts, flags
+
+
+def _is_array(part):
+    return getattr(part, "dtype", None) is not None and hasattr(part, "shape")
+
+
+def _components(xp, parts, flags, name):
+    """Classify index components: ``("new",)``, ``("ellipsis",)``, ``("slice", s)``, ``("int", i)``,
+    ``("array", a, batched)``; lists become arrays, unbatched masks their ``nonzero`` arrays.
+    """
+    out = []
+    for part, flag in zip(parts, flags):
+        if isinstance(part, list):
+            part = arrays.index_array(part)
+        if part is None:
+            kind = ("new",)
+        elif part is Ellipsis:
+            kind = ("ellipsis",)
+        elif isinstance(part, slice):
+            kind = ("slice", part)
+        elif isinstance(part, (bool, np.bool_)):
+            raise ValueError(
+                f"batching.{name}: a boolean scalar index is not supported in batched code"
+            )
+        elif isinstance(part, (int, np.integer)):
+            kind = ("int", part)
+        elif _is_array(part) and np.dtype(part.dtype) == np.dtype(bool):
+            if flag:
+                raise ValueError(f"batching.{name}: {_MASK_ERROR}")
+            if np.ndim(part) == 0:
+                raise ValueError(
+                    f"batching.{name}: a boolean scalar index is not supported in "
+                    "batched code"
+                )
+            # an unbatched mask: its ``nonzero`` integer arrays (NumPy's own reading)
+            nonzero = np.nonzero if isinstance(part, np.ndarray) else xp.nonzero
+            out.extend(("array", p, False) for p in nonzero(part))
+            continue
+        elif _is_array(part) and np.dtype(part.dtype).kind in "iu":
+            if flag and np.ndim(part) == 0:
+                raise ValueError(
+                    f"batching.{name}: a batched index array needs its batch axis 0"
+                )
+            kind = ("array", part, flag)
+        else:
+            raise IndexError(
+                f"batching.{name}: only integers, slices, None, Ellipsis and integer or "
+                f"boolean arrays are valid indices, not {type(part).__name__}"
+            )
+        if flag and kind[0] != "array":
+            raise ValueError(
+                f"batching.{name}: index component {part!r} is marked batched but is "
+                "not an array"
+            )
+        out.append(kind)
+    return out
+
+
+class _Plan:
+    """How one gather ``x[index]`` computes every example's ``x_i[index_i]`` at once.
+
+    The gather's axes are labelled ``"B"`` (the batch), ``("S", j)`` (the broadcast
+    shape of the advanced indices) and ``("b", k)`` (what slices keep). Where ``x`` is
+    batched, ``arange(B)`` leads the index as one more advanced index, so the gather
+    is ``(B, *S, *basic)``; where ``x`` is ``shared`` (unbatched: only the index is
+    batched), the gather follows NumPy's rule on its own index. ``perm`` reorders the
+    gather into ``(B, *one example's NumPy layout)`` without its ``None`` axes, and
+    ``shape`` is that layout with them.
+    """
+
+    def __init__(self, xp, ex_shape, size, comps, name, shared=False):
+        consumed = sum(c[0] in ("slice", "int", "array") for c in comps)
+        ellipses = sum(c[0] == "ellipsis" for c in comps)
+        if ellipses > 1:
+            raise IndexError(
+                f"batching.{name}: an index can only have a single ellipsis ('...')"
+            )
+        rest = len(ex_shape) - consumed
+        if rest < 0:
+            raise IndexError(
+                f"batching.{name}: too many indices: each example has {len(ex_shape)} "
+                f"dimensions but {consumed} were indexed"
+            )
+        has_array = any(c[0] == "array" for c in comps)
+        if not ellipses:
+            comps = [*comps, ("ellipsis",)]
+        adv_shapes, entries, example, basic = [], [], [], []
+        # NumPy's test for one example: are its advanced indices adjacent (``None`` and
+        # ``...``, even an empty one, separate them)? If not, their axes lead.
+        axis, status, first = 0, -1, 0
+        for c in comps:
+            if c[0] == "array" or (c[0] == "int" and has_array):
+                if status == -1:
+                    status, first = 0, len(example)
+                elif status == 1:
+                    status = 2
+            elif status == 0:
+                status = 1
+            if c[0] == "new":
+                example.append("new")
+            elif c[0] in ("slice", "ellipsis"):
+                for cut in [c[1]] if c[0] == "slice" else [slice(None)] * rest:
+                    example.append(("b", len(basic)))
+                    basic.append(len(range(*cut.indices(ex_shape[axis]))))
+                    entries.append(cut)
+                    axis += 1
+            else:
+                if c[0] == "array":
+                    adv_shapes.append(np.shape(c[1])[1:] if c[2] else np.shape(c[1]))
+                entries.append(c)
+                axis += 1
+        adv = np.broadcast_shapes(*adv_shapes) if has_array else ()
+        m = len(adv)
+        block = ["B"] + [("S", j) for j in range(m)]
+        if has_array:
+            at = first if status != 2 else 0
+            example[at:at] = block[1:]
+        basics = [("b", k) for k in range(len(basic))]
+        if not has_array:
+            lead, gathered = [slice(None)], ["B", *basics]
+        elif not shared:
+            lead, gathered = [xp.reshape(xp.arange(size), (size,) + (1,) * m)], [
+                *block,
+                *basics,
+            ]
+        else:  # NumPy's test again, on the gather's index (no ``None``, no ``...``)
+            lead = []
+            spots = [i for i, e in enumerate(entries) if not isinstance(e, slice)]
+            if spots == list(range(spots[0], spots[-1] + 1)):
+                gathered = basics[: spots[0]] + block + basics[spots[0] :]
+            else:
+                gathered = block + basics
+        sizes = {"B": size}
+        sizes.update({("S", j): n for j, n in enumerate(adv)})
+        sizes.update({("b", k): n for k, n in enumerate(basic)})
+        final = ["B", *example]
+        self.perm = [gathered.index(a) for a in final if a != "new"]
+        self.r_shape = tuple(sizes[a] for a in gathered)
+        self.shape = tuple(1 if a == "new" else sizes[a] for a in final)
+        index = list(lead)
+        for e in entries:
+            if isinstance(e, slice):
+                index.append(e)
+            elif e[0] == "int" or not e[2]:
+                index.append(e[1])
+            else:  # a batched integer array: (B, 1.., *its per-example shape)
+                shape = np.shape(e[1])
+                index.append(
+                    xp.reshape(
+                        e[1], shape[:1] + (1,) * (m + 1 - len(shape)) + shape[1:]
+                    )
+                )
+        self.index = tuple(index)
+
+    def to_examples(self, xp, r):
+        """The gather in each example's layout: ``(B, *one example's shape)``."""
+        if self.perm != sorted(self.perm):
+            r = xp.transpose(r, self.perm)
+        if np.shape(r) != self.shape:
+            r = xp.reshape(r, self.shape)
+        return r
+
+    def from_examples(self, xp, v):
+        """A ``(B, *one example's indexed shape)`` value in the gather's layout: ``to_examples``'s inverse."""
+        v = xp.reshape(v, tuple(self.r_shape[a] for a in self.perm))
+        if self.perm != sorted(self.perm):
+            v = xp.transpose(v, [int(i) for i in np.argsort(self.perm)])
+        return v
+
+
+def _batched_source(x, x_flag, parts, flags, name):
+    if x_flag:
+        return np.shape(x)[0]
+    for part, flag in zip(parts, flags):
+        if flag:
+            return np.shape(part)[0]
+    raise ValueError(
+        f"batching.{name}: neither the array nor its index is batched, so there is "
+        "no batch size; index the unbatched array instead"
+    )
+
+
+def _broadcast_batch(xp, x, flag, size):
+    return x if flag else broadcast_batch(x, size)
+
+
+def getitem(x, index, batched):
+    """Per-example ``x_i[index_i]``; ``batched = (x_batched, index_batched)``, ``index_batched`` a bool, or
+    one bool per component of a tuple index (which integer arrays carry a batch axis 0).
+    """
+    x_flag, index_flags = batched
+    x_flag = bool(x_flag)
+    parts, flags = _index_flags(index, index_flags, "getitem")
+    xp = namespace(x, parts)
+    x = xp.asarray(x)
+    size = _batched_source(x, x_flag, parts, flags, "getitem")
+    comps = _components(xp, parts, flags, "getitem")
+    # an unbatched ``x`` (a shared table read at batched indices) is gathered from as it
+    # is: the batch axis comes from the indices, and ``x`` is never broadcast
+    ex_shape = np.shape(x)[1:] if x_flag else np.shape(x)
+    plan = _Plan(xp, ex_shape, size, comps, "getitem", shared=not x_flag)
+    return plan.to_examples(xp, x[plan.index])
+
+
+def index_set(target, index, value, batched):
+    """Per-example ``rt.index_set(target_i, index_i, value_i)``: ``target_i[index_i] = value_i`` on a copy
+    (repeated indices: the last write wins); ``batched = (target_b, index_b, value_b)``.
+    """
+    return _update(target, index, value, batched, "index_set")
+
+
+def index_add(target, index, value, batched):
+    """Per-example ``rt.index_add(target_i, index_i, value_i)``: ``target_i[index_i] += value_i`` on a copy
+    (repeated indices accumulate); ``batched = (target_b, index_b, value_b)``."""
+    return _update(target, index, value, batched, "index_add")
+
+
+def _lift_value(xp, value, flag, shape):
+    """``value`` (one example's value, batched or not) broadcast to ``shape`` = ``(B, *indexed shape)``."""
+    value = xp.asarray(value)
+    vshape = np.shape(value)
+    ex = list(vshape[1:] if flag else vshape)
+    while len(ex) > len(shape) - 1 and ex[0] == 1:  # NumPy drops leading unit dims
+        ex.pop(0)
+    if flag:
+        value = xp.reshape(
+            value, vshape[:1] + (1,) * (len(shape) - 1 - len(ex)) + tuple(ex)
+        )
+    else:
+        value = xp.reshape(value, tuple(ex))
+    return xp.broadcast_to(value, shape)
+
+
+def _update(target, index, value, batched, name):
+    t_flag, index_flags, v_flag = batched
+    t_flag, v_flag = bool(t_flag), bool(v_flag)
+    parts, flags = _index_flags(index, index_flags, name)
+    xp = namespace(target, parts, value)
+    target = xp.asarray(target)
+    if t_flag:
+        size = np.shape(target)[0]
+    elif v_flag:
+        size = np.shape(value)[0]
+    else:
+        size = _batched_source(target, False, parts, flags, name)
+    target = _broadcast_batch(xp, target, t_flag, size)
+    ex_shape = np.shape(target)[1:]
+    if len(parts) == 1 and _is_array(parts[0]):
+        mask = parts[0]
+        if np.dtype(mask.dtype) == np.dtype(bool):
+            # a mask with a scalar or full-shaped value: a ``where`` (compiles under jit, and a
+            # batched mask keeps every example's shape)
+            if _mask_fits(mask, flags[0], value, v_flag, ex_shape, name):
+                return _where_update(xp, target, mask, flags[0], value, v_flag, name)
+            if flags[0]:
+                raise ValueError(
+                    f"batching.{name}: a batched boolean mask can only write a scalar "
+                    "(index_set: or a full-shaped value) per example, as a `where`: "
+                    + _MASK_ERROR.replace("the batched result", "the written value")
+                )
+    comps = _components(xp, parts, flags, name)
+    plan = _Plan(xp, ex_shape, size, comps, name)
+    v = plan.from_examples(xp, _lift_value(xp, value, v_flag, plan.shape))
+    if name == "index_add":
+        return arrays.index_add(target, plan.index, v)
+    return arrays.index_set(target, plan.index, v)
+
+
+def _mask_fits(mask, m_flag, value, v_flag, ex_shape, name):
+    """``rt.index_set``'s ``where`` case per example: the mask covers leading axes, the value is a scalar
+    (or, for ``index_set`` only, full-shaped: ``x[mask] = v`` then writes ``v[mask]``).
+    """
+    ms = np.shape(mask)[1:] if m_flag else np.shape(mask)
+    vs = np.shape(value)[1:] if v_flag else np.shape(value)
+    full = name == "index_set" and tuple(vs) == tuple(ex_shape)
+    return (
+        len(ms) > 0
+        and tuple(ms) == tuple(ex_shape[: len(ms)])
+        and (len(vs) == 0 or full)
+    )
+
+
+def _where_update(xp, target, mask, m_flag, value, v_flag, name):
+    rank = np.ndim(target) - 1
+    ms = np.shape(mask)
+    mask = xp.reshape(mask, ms + (1,) * (rank - (len(ms) - int(m_flag))))
+    value = xp.asarray(value, dtype=target.dtype)
+    value = lift(value, rank) if v_flag else value
+    if name == "index_add":
+        return target + xp.where(mask, value, xp.zeros((), target.dtype))
+    return xp.where(mask, value, target)
