@@ -133,6 +133,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the batch size, when no parameter is mapped",
     )
     vmap.add_argument(
+        "--axis-name",
+        metavar="NAME",
+        help="the name collectives (`s2s.psum(x, NAME)`) give the mapped axis",
+    )
+    vmap.add_argument(
         "-o",
         "--output",
         metavar="OUT.py",
@@ -372,6 +377,8 @@ def _command_line(args) -> str:
             parts += ["--out-axes", args.out_axes]
         if args.axis_size is not None:
             parts += ["--axis-size", str(args.axis_size)]
+        if args.axis_name is not None:
+            parts += ["--axis-name", args.axis_name]
     if getattr(args, "wrt", None):
         parts += ["--wrt", args.wrt]
     if getattr(args, "order", 1) != 1:
@@ -398,7 +405,7 @@ def _generate(args, fn):
                 f"--in-axes names {len(per)} axes; `{fn.__name__}` has {len(params)} parameters "
                 f"({', '.join(params)})"
             )
-        axes = (per, out_axes, args.axis_size)
+        axes = (per, out_axes, args.axis_size, args.axis_name)
         return s2s.generate(fn, ("batch",), command=command, axes=axes)
     if args.command == "jvp":
         return s2s.generate(

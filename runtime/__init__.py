@@ -56,6 +56,19 @@ from .batch_axes import (
     unsum_batch,
 )
 from .checkpoints import while_loop_reverse, while_loop_with_tape
+from .collectives import (
+    axis_index,
+    axis_index_examples,
+    pmax,
+    pmax_examples,
+    pmean,
+    pmean_examples,
+    pmean_examples_vjp,
+    pmin,
+    pmin_examples,
+    psum,
+    psum_examples,
+)
 from .control import cond, cond_with_residuals, scan, unpair, while_loop
 from .iteration import (
     append,
@@ -146,6 +159,8 @@ __all__ = [
     "array_vjp",
     "astype_jvp",
     "astype_vjp",
+    "axis_index",
+    "axis_index_examples",
     "batch_axis",
     "batch_first",
     "batch_leaves",
@@ -227,7 +242,16 @@ __all__ = [
     "norm_vjp",
     "opposite",
     "pad_vjp",
+    "pmax",
+    "pmax_examples",
+    "pmean",
+    "pmean_examples",
+    "pmean_examples_vjp",
+    "pmin",
+    "pmin_examples",
     "prod_vjp",
+    "psum",
+    "psum_examples",
     "range",
     "reduced_count",
     "reduced_like",

@@ -21,12 +21,14 @@ from .codegen import generate
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import S2SError
 from .jacobians import hessian, jacfwd, jacrev
+from .runtime.collectives import axis_index, pmax, pmean, pmin, psum
 from .vmapping import vmap
 
 __version__ = "0.1.0"
 __all__ = [
     "S2SError",
     "Transformed",
+    "axis_index",
     "check_grads",
     "custom_jvp",
     "custom_vjp",
@@ -38,6 +40,10 @@ __all__ = [
     "jvp",
     "jvp_source",
     "linearize",
+    "pmax",
+    "pmean",
+    "pmin",
+    "psum",
     "stop_gradient",
     "transform",
     "value_and_grad",

@@ -108,7 +108,8 @@ def generate(
     command: str | None = None,
     axes=None,
 ) -> Generated:
-    """The module of ``kinds`` for ``fn``; ``axes`` (in_axes per parameter, out_axes, axis_size) for ``batch``."""
+    """The module of ``kinds`` for ``fn``; ``axes`` (in_axes per parameter, out_axes, axis_size, axis_name)
+    for ``batch``."""
     program = build(fn)
     wrt = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     argnums = argnums if isinstance(argnums, int) else wrt
@@ -148,17 +149,29 @@ def generate(
                 continue
             out = simplify(program.main)
         elif kind == "batch":
-            in_axes, out_axes, axis_size = axes
+            in_axes, out_axes, axis_size, axis_name = axes
             requests = HelperRequests("batched")
             out = simplify(
                 batch(
-                    program.main, in_axes, out_axes, axis_size, requests=requests, **ctx
+                    program.main,
+                    in_axes,
+                    out_axes,
+                    axis_size,
+                    requests=requests,
+                    axis_name=axis_name,
+                    **ctx,
                 )
             )
 
             def batched_helper(name, flags):
                 mapped = tuple(0 if f else None for f in flags)
-                return batch(program.helpers[name], mapped, requests=requests, **ctx)
+                return batch(
+                    program.helpers[name],
+                    mapped,
+                    requests=requests,
+                    axis_name=axis_name,
+                    **ctx,
+                )
 
             functions.extend(_requested(requests, batched_helper))
         elif kind == "jvp":

@@ -15,13 +15,12 @@ import functools
 from dataclasses import dataclass
 
 from .api import Transformed
-from .errors import S2SError
 from .frontend import wrappers
 
 
 @dataclass(frozen=True)
 class Axes:
-    """A hashable set of axes: in_axes per parameter, out_axes and axis_size (the generator's ``axes``)."""
+    """A hashable set of axes: in_axes per parameter, out_axes, axis_size and axis_name (the generator's ``axes``)."""
 
     text: (
         str  # repr of ``spec``: what hashing and equality read (dicts are not hashable)
@@ -35,8 +34,8 @@ class Axes:
         return hash(self.text)
 
     @classmethod
-    def of(cls, in_axes, out_axes, axis_size) -> Axes:
-        spec = (tuple(in_axes), out_axes, axis_size)
+    def of(cls, in_axes, out_axes, axis_size, axis_name) -> Axes:
+        spec = (tuple(in_axes), out_axes, axis_size, axis_name)
         return cls(repr(spec), spec)
 
 
@@ -68,13 +67,12 @@ class Vmapped:
             in_axes = tuple(in_axes)  # JAX: a list of in_axes is a tuple
         _check_axes(in_axes, "in_axes")
         _check_axes(out_axes, "out_axes")
-        if axis_name is not None:
-            raise S2SError(
-                "s2s.vmap(axis_name=...): collectives over a named axis are not supported yet",
-                hint="compute the reduction over the batch outside the mapped function",
+        if axis_name is not None and not isinstance(axis_name, str):
+            raise TypeError(
+                f"s2s.vmap axis_name must be a string (what collectives name the axis by), got {axis_name!r}"
             )
         self.fun, self.in_axes, self.out_axes = fun, in_axes, out_axes
-        self.axis_size, self.backend = axis_size, backend
+        self.axis_size, self.axis_name, self.backend = axis_size, axis_name, backend
         functools.update_wrapper(self, fun, updated=())
         del self.__wrapped__  # a batched function is not the one it came from
         self._binding = wrappers.target(fun, "s2s.vmap")[1]
@@ -105,12 +103,19 @@ class Vmapped:
 
     def at(self, npositional=None, keywords=()) -> Transformed:
         """The batched function for calls with ``npositional`` positional arguments and these keywords."""
-        if npositional is None:
-            npositional = len(self._binding.signature.parameters)
+        if (
+            npositional is None
+        ):  # what transforming it again sees: in_axes' positions, or every parameter
+            npositional = (
+                len(self.in_axes)
+                if isinstance(self.in_axes, tuple)
+                else len(self._binding.signature.parameters)
+            )
         axes = Axes.of(
             self._per_parameter(npositional, set(keywords)),
             self.out_axes,
             self.axis_size,
+            self.axis_name,
         )
         return _batched(self.fun, axes, self.backend)
 

@@ -518,8 +518,9 @@ class Resolver(Calls):
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
-        if _is_stop_gradient(obj):
-            return cst.parse_expression("rt.stop_gradient")
+        spelled = _runtime_spelling(obj)
+        if spelled is not None:
+            return cst.parse_expression(spelled)
         rule = custom_rule(obj)
         # ``jax.nn.relu``: JAX's code, not the user's
         if rule is not None and spellings.is_library(rule.fun):
@@ -807,12 +808,21 @@ def _one_line(operator):
     return operator.with_changes(**changes) if changes else operator
 
 
-def _is_stop_gradient(obj) -> bool:
-    """``s2s.stop_gradient`` or ``jax.lax.stop_gradient``."""
+# functions of s2s or JAX that generated code calls as ``rt.<name>``
+RUNTIME_SPELLED = frozenset(
+    {"stop_gradient", "psum", "pmean", "pmax", "pmin", "axis_index"}
+)
+
+
+def _runtime_spelling(obj) -> str | None:
+    """``rt.stop_gradient`` for ``s2s.stop_gradient`` or ``jax.lax.stop_gradient``, ``rt.psum`` for
+    ``s2s.psum`` or ``jax.lax.psum``, and so on (``RUNTIME_SPELLED``); None for anything else.
+    """
+    name = getattr(obj, "__name__", None)
     module = getattr(obj, "__module__", None) or ""
-    return getattr(obj, "__name__", None) == "stop_gradient" and module.split(".")[
-        0
-    ] in ("s2s", "jax")
+    if name in RUNTIME_SPELLED and module.split(".")[0] in ("s2s", "jax"):
+        return f"rt.{name}"
+    return None
 
 
 def _short_repr(obj) -> str:

@@ -160,6 +160,7 @@ def classify(obj):
     from .. import custom
     from ..api import Transformed
     from ..jacobians import Jacobian
+    from ..vmapping import Vmapped
 
     if isinstance(obj, Transformed):
         return (
@@ -169,6 +170,8 @@ def classify(obj):
         )
     if isinstance(obj, (custom.custom_jvp, custom.custom_vjp)):
         return Custom(obj)
+    if isinstance(obj, Vmapped):
+        return Generated(obj.at())
     if isinstance(obj, Jacobian):
         return Unsupported(
             f"s2s.{obj.kind} of `{_name(obj.fun)}`, which s2s does not transform again",

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (each module registers its family's rules)
     batch_ops,
     batching,
+    collectives,
     decompose,
     derivative_linalg,
     derivative_ops,

@@ -68,6 +68,7 @@ _ROLE_BY_NAME = {
         ("axis", "axes", "axis1", "axis2", "source", "destination"), "axis"
     ),
     **dict.fromkeys(("shape", "newshape"), "shape"),
+    "axis_name": "static",  # a collective's named axis (``rt.psum(x, "i")``)
     **dict.fromkeys(("index", "indices"), "index"),
     # operands whose rule entry may be None (no derivative flows) but whose values are arrays: under
     # batching they carry the batch axis like any other (``unbroadcast(value, like)``'s shape reference)
@@ -303,6 +304,17 @@ def nondiff(reason: str, *names: str) -> None:
         _table(name)[name] = Op(
             name, "nondiff", reason=reason, rules=MappingProxyType(rules)
         )
+
+
+def no_derivative(reason: str, function: Callable, *names: str) -> None:
+    """Register ops that have no derivative rule at all (JAX has none either): one on the differentiated
+    path is a ``MissingRule`` error, never a zero. ``function`` gives their signature; the reason is the
+    one the op table shows."""
+    for name in names:
+        if name in _table(name):
+            raise ValueError(f"op {name!r} registered twice")
+        _table(name)[name] = Op(name, "no_derivative", reason=reason)
+        signature_of(function, name)
 
 
 # Other spellings of canonical ops, for the resolver: alias -> canonical name.

@@ -23,6 +23,7 @@ from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import free_names, used_names
 from ..passes.normal_form import eqn_of, is_static
+from ..rules.registry import op_named
 from . import batch_control
 from .activity import RULE_HINT, diff_names
 from .families import batch_broadcast
@@ -71,17 +72,20 @@ class Batch(Transform):
     mode = "batch"
     control = batch_control.RULES
 
-    def __init__(self, body, batched, ctx: Context, size: str, requests=None):
+    def __init__(
+        self, body, batched, ctx: Context, size: str, requests=None, axis_name=None
+    ):
         super().__init__(body, set(batched), ctx)
         self.batched = self.active  # names whose values carry the batch axis
         self.size = size  # the name holding the batch size
+        self.axis_name = axis_name  # what collectives name this vmap's axis by
         self.requests = requests if requests is not None else HelperRequests("batched")
         # batched loop inputs (``rt.iterate(x)``): step-major, the batch axis second
         self.step_major: set[str] = set()
 
     def nested(self, body, batched) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names."""
-        inner = Batch(body, batched, self.ctx, self.size, self.requests)
+        inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
         inner.run(body)
         return inner
@@ -123,7 +127,7 @@ class Batch(Transform):
         every = (*e.args, *(v for _, v in e.kwargs))
         if e.kind == "getitem":  # the index may be batched too
             every = (*every, *_index_atoms(stmt.value))
-        if not any(self.is_batched(a) for a in every):
+        if not any(self.is_batched(a) for a in every) and not _collective(e):
             self.out.append(replace(stmt, value=self.per_example(stmt.value)))
             self.mark(stmt.target, False)
             return
@@ -210,6 +214,15 @@ class Batch(Transform):
         )
 
 
+def _collective(e) -> bool:
+    """Whether ``e`` calls a collective (``rt.psum``): over this vmap's axis it differs from the op per
+    example even when nothing it reads is batched (``psum(1, "i")`` is the batch size).
+    """
+    op = op_named("rt." + e.name) if e.kind == "runtime" else None
+    rule = op.rules.get("batch") if op is not None else None
+    return rule is not None and rule.family == "collective"
+
+
 def _index_atoms(value: cst.Subscript) -> list:
     """The atoms of a subscript's index: keys and slice bounds."""
     atoms = []
@@ -232,14 +245,16 @@ def batch(
     flows=None,
     custom=None,
     requests=None,
+    axis_name=None,
 ) -> ir.Function:
     """The batched function of ``fn`` (normal form): ``in_axes`` has one entry per parameter (None, an
-    int, or a tree prefix of those), ``out_axes`` likewise for the result."""
+    int, or a tree prefix of those), ``out_axes`` likewise for the result; collectives naming
+    ``axis_name`` combine its examples."""
     ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
     size = ctx.namer.fresh("batch_size")
     batched = {p.name for p, axes in zip(fn.params, in_axes) if not _unmapped(axes)}
     *stmts, ret = fn.body
-    b = Batch(stmts, batched, ctx, size, requests)
+    b = Batch(stmts, batched, ctx, size, requests, axis_name)
     b.run(stmts)
     b.origin = ret.origin
     out = _outputs(b, ret.value, out_axes, fn.name)

@@ -531,6 +531,53 @@ class Explicit(Family):
         return instantiate(template.entries[0], bindings), True
 
 
+class Collective(Family):
+    """A collective over a named axis (``rt.psum(x, "i")``). Over this vmap's own axis it combines the
+    examples (``rt.psum_examples``: the same value for every example, no batch axis); over another
+    mapped axis (an outer vmap's) it is the same op, example by example."""
+
+    name = "collective"
+
+    def batch(self, b, op, e, bindings, target):
+        names = _axis_names(bindings["axis_name"], op, b)
+        kind = op.name.removeprefix("rt.")
+        if b.axis_name not in names:
+            return e.node, kind != "axis_index" and b.is_batched(bindings["x"])
+        rest = tuple(n for n in names if n != b.axis_name)
+        if kind == "axis_index":
+            if rest:
+                raise MissingRule(
+                    "no batching rule for `axis_index` over several axes", b.origin
+                )
+            return call("rt.axis_index_examples", cst.Name(b.size)), True
+        x = bindings["x"]
+        if b.is_batched(x):
+            value = call(f"rt.{kind}_examples", x)
+        elif kind == "psum":  # the same value in every example: that many times it
+            value = call(
+                "rt.psum_examples", call("rt.broadcast_batch", x, cst.Name(b.size))
+            )
+        else:
+            value = x
+        if rest:
+            value = call(op.name, value, literal(rest[0] if len(rest) == 1 else rest))
+        return value, False
+
+
+def _axis_names(atom, op, b) -> tuple:
+    """The axis names a collective's ``axis_name`` argument lists (a string or a tuple of strings)."""
+    values = (
+        [el.value for el in atom.elements] if isinstance(atom, cst.Tuple) else [atom]
+    )
+    if not all(isinstance(v, cst.SimpleString) for v in values):
+        raise MissingRule(
+            f"no batching rule for `{op.name.removeprefix('rt.')}` with an axis name computed at run time",
+            b.origin,
+            'write the axis name as a string: `s2s.psum(x, axis_name="batch")`',
+        )
+    return tuple(v.evaluated_value for v in values)
+
+
 FAMILIES = {
     family.name: family
     for family in (
@@ -548,5 +595,6 @@ FAMILIES = {
         Sequence(),
         Container(),
         Explicit(),
+        Collective(),
     )
 }
