@@ -17,6 +17,7 @@ Anything else is a located error. ``Calls`` is a part of ``resolve.Resolver``.
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import types
@@ -113,7 +114,13 @@ class Calls:
                 bound = [self._arg(a) for a in func.args[1:]]
                 func, args = func.args[0].value, _merge_partial(bound, args)
                 continue
-            obj = self._callee_object(func)
+            made = self._made_transform(func) if isinstance(func, cst.Call) else None
+            obj = made if made is not None else self._callee_object(func)
+            if _is_vmapped(obj):  # the batched function for this call's arguments
+                keywords = tuple(a.keyword.value for a in args if a.keyword is not None)
+                obj = obj.at(len(args) - len(keywords), keywords)
+            if made is not None or _is_vmapped(self._callee_object(func)):
+                return func, args, self.value(obj, (_name_of(obj),), func)
             if isinstance(obj, functools.partial):
                 fixed = [
                     cst.Arg(self.value(v, (f"{obj.func.__name__}_arg",), func))
@@ -126,6 +133,64 @@ class Calls:
                 callee = self.value(obj.func, (obj.func.__name__,), func)
                 return func, _merge_partial(fixed, args), callee
             return func, args, None
+
+    def _made_transform(self, call: cst.Call):
+        """``s2s.vmap(g, in_axes=(0, None))`` or ``jax.grad(g)`` called inside: the transformed function it
+        makes, made now (``g`` a function of the program, the options constants), else None.
+        """
+        maker = library.transform_maker(self._callee_object(call.func))
+        if maker is None:
+            return None
+        positional, keywords = [], {}
+        for a in call.args:
+            if a.star:
+                self.fail(
+                    a,
+                    "argument unpacking in a transformation's options",
+                    None,
+                    UnsupportedSyntax,
+                )
+            value = self._static_option(a.value, call)
+            if a.keyword is None:
+                positional.append(value)
+            else:
+                keywords[a.keyword.value] = value
+        try:
+            return maker(*positional, **keywords)
+        except (
+            S2SError
+        ) as err:  # what it cannot transform: located here, where it is made
+            self.fail(call, err.message, err.hint, type(err))
+        except (TypeError, ValueError) as err:
+            what = self.source.file.module.code_for_node(call.func)
+            self.fail(call, f"`{what}(...)`: {err}", None, S2SError)
+
+    def _static_option(self, node, call):
+        """The value of a transformation's argument inside transformed code: a function of the program,
+        another transformation made inside, or a constant."""
+        if isinstance(node, cst.Call):
+            made = self._made_transform(node)
+            if made is not None:
+                return made
+        if isinstance(node, cst.Name) and (
+            node.value in self._local_fns or node.value in self.locals
+        ):
+            what = self.source.file.module.code_for_node(call.func)
+            self.fail(node, f"`{what}` of `{node.value}`, a function or value local to this function: s2s makes "
+                      "the transformed function when it reads the code", f"define `{node.value}` at module level "
+                      "and pass what it reads from here as arguments", UnsupportedSyntax)  # fmt: skip
+        if isinstance(node, cst.Lambda):
+            self.fail(node, "a transformation of a `lambda` inside the function",
+                      "define the function at module level with `def` and pass what it reads as arguments",
+                      UnsupportedSyntax)  # fmt: skip
+        obj = self._callee_object(node)
+        if obj is not None:
+            return obj
+        try:
+            return ast.literal_eval(self.source.file.module.code_for_node(node))
+        except (ValueError, SyntaxError):
+            self.fail(node, "a transformation's option computed at run time",
+                      "write it as a constant (`in_axes=(0, None)`)", UnsupportedSyntax)  # fmt: skip
 
     def effect(self, call: cst.Call, origin) -> list:
         """An expression statement that writes an array (``effects``), as element writes."""
@@ -342,6 +407,16 @@ class Calls:
 
     def _arg(self, arg):
         return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
+
+
+def _is_vmapped(obj) -> bool:
+    from ..vmapping import Vmapped
+
+    return isinstance(obj, Vmapped)
+
+
+def _name_of(obj) -> str:
+    return getattr(obj, "__name__", None) or "transformed"
 
 
 def _merge_partial(fixed: list, args: list) -> list:

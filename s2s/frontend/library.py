@@ -83,3 +83,23 @@ def wrapper_maker(obj) -> str | None:
     if obj is getattr(jax, "checkpoint", None) or obj is getattr(jax, "remat", None):
         return "checkpoint"
     return None
+
+
+def transform_maker(obj):
+    """The s2s transformation that ``obj`` makes when called inside transformed code with a function
+    s2s can read (``s2s.vmap(g, in_axes=...)``, ``jax.grad(g)``; JAX's have the same semantics), else None.
+    """
+    import s2s
+
+    own = {s2s.grad, s2s.value_and_grad, s2s.vmap}
+    if obj in own:
+        return obj
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return None
+    spelled = {
+        jax.grad: s2s.grad,
+        jax.value_and_grad: s2s.value_and_grad,
+        jax.vmap: s2s.vmap,
+    }
+    return spelled.get(obj)

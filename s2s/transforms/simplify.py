@@ -15,7 +15,15 @@ import libcst as cst
 import numpy
 
 from .. import ir, runtime
-from ..cstutil import Parenthesizer, _paren_binary, dotted, names_in, substitute
+from ..cstutil import (
+    Parenthesizer,
+    _paren_binary,
+    dotted,
+    int_literal,
+    names_in,
+    substitute,
+    tuple_of,
+)
 from ..passes.dataflow import reads, substitute_reads
 
 _FOLD = {
@@ -83,6 +91,37 @@ class _Fold(Parenthesizer):
 
     def leave_Call(self, original, node):
         return super().leave_Call(original, drop_default_arguments(node))
+
+    def leave_Tuple(self, original, node):
+        """``(True, *(a, b))`` -> ``(True, a, b)``: a rule's flags spliced into a literal tuple."""
+        if not any(_starred_tuple(el) for el in node.elements):
+            return node
+        spliced = [
+            inner if _starred_tuple(el) else el
+            for el in node.elements
+            for inner in (el.value.elements if _starred_tuple(el) else (el,))
+        ]
+        return tuple_of(*(el.value for el in spliced))
+
+    def leave_Subscript(self, original, node):
+        """``(True, False)[0]`` -> ``True``: an entry of a literal tuple read by a constant index."""
+        if isinstance(node.value, cst.Tuple) and len(node.slice) == 1:
+            index = node.slice[0].slice
+            key = int_literal(index.value) if isinstance(index, cst.Index) else None
+            starred = any(
+                isinstance(el, cst.StarredElement) for el in node.value.elements
+            )
+            if (
+                key is not None
+                and not starred
+                and -len(node.value.elements) <= key < len(node.value.elements)
+            ):
+                return node.value.elements[key].value
+        return node
+
+
+def _starred_tuple(el) -> bool:
+    return isinstance(el, cst.StarredElement) and isinstance(el.value, cst.Tuple)
 
     def leave_UnaryOperation(self, original, node):
         inner = node.expression

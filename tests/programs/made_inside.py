@@ -1,0 +1,59 @@
+"""Transformations made inside a function, as JAX users write them: ``jax.vmap(f)(xs)``, ``jax.grad`` for a
+gradient penalty, s2s's own spellings."""
+
+import jax
+import jax.numpy as jnp
+
+import s2s
+
+
+def example_loss(x, w):
+    h = jnp.tanh(x @ w)
+    if jnp.sum(h) > 0:  # data-dependent: jax.vmap of this would fail; s2s batches it
+        h = h * 2.0
+    return jnp.sum(h**2)
+
+
+def twin_example_loss(x, w):
+    h = jnp.tanh(x @ w)
+    h = jnp.where(jnp.sum(h) > 0, h * 2.0, h)
+    return jnp.sum(h**2)
+
+
+def mean_loss(w, xs):
+    return jnp.mean(jax.vmap(example_loss, in_axes=(0, None))(xs, w))
+
+
+def mean_loss_s2s(w, xs):
+    return s2s.vmap(example_loss, in_axes=(0, None))(xs, w).mean()
+
+
+def gradient_penalty(w, xs):
+    grads = jax.vmap(jax.grad(example_loss, argnums=1), in_axes=(0, None))(xs, w)
+    return jnp.sum(grads**2)
+
+
+def value_and_grad_inside(w, xs):
+    value, grad = jax.value_and_grad(mean_loss)(w, xs)
+    return value + jnp.sum(grad * w)
+
+
+def twin_mean_loss(w, xs):
+    return jnp.mean(jax.vmap(twin_example_loss, in_axes=(0, None))(xs, w))
+
+
+def twin_gradient_penalty(w, xs):
+    grads = jax.vmap(jax.grad(twin_example_loss, argnums=1), in_axes=(0, None))(xs, w)
+    return jnp.sum(grads**2)
+
+
+def twin_value_and_grad_inside(w, xs):
+    value, grad = jax.value_and_grad(twin_mean_loss)(w, xs)
+    return value + jnp.sum(grad * w)
+
+
+def local_function(w, xs):
+    def f(x):
+        return jnp.sum(x * w)
+
+    return jnp.sum(jax.vmap(f)(xs))

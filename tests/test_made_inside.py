@@ -1,0 +1,52 @@
+"""``jax.vmap``/``jax.grad``/``jax.value_and_grad`` and s2s's own made inside a transformed function:
+the outer transform sees through them (their generated code is a helper), against JAX.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import UnsupportedSyntax
+from tests.programs import made_inside as P
+
+RNG = np.random.default_rng(3)
+CASES = [
+    (P.mean_loss, P.twin_mean_loss),
+    (P.mean_loss_s2s, P.twin_mean_loss),
+    (P.gradient_penalty, P.twin_gradient_penalty),
+    (P.value_and_grad_inside, P.twin_value_and_grad_inside),
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("fn, twin", CASES, ids=[c[0].__name__ for c in CASES])
+def test_transformations_made_inside_match_jax(fn, twin, backend):
+    w, xs = RNG.normal(size=(5, 2)), RNG.normal(size=(4, 5))
+    if backend == "xla":
+        w, xs = np.float32(w), np.float32(xs)
+    tol = {"rtol": 1e-9} if backend == "numpy" else {"rtol": 1e-4, "atol": 1e-5}
+    with jax.enable_x64(backend == "numpy"):
+        want_value, want_grad = twin(w, xs), jax.grad(twin)(w, xs)
+    np.testing.assert_allclose(
+        s2s.transform(fn, backend=backend)(w, xs), want_value, **tol
+    )
+    np.testing.assert_allclose(s2s.grad(fn, backend=backend)(w, xs), want_grad, **tol)
+
+
+def test_the_made_function_is_a_readable_helper():
+    text = s2s.grad(P.gradient_penalty).source
+    assert "def example_loss_grad_batched(x, w):" in text
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert not any("jax" in line for line in code)
+    assert "grads = example_loss_grad_batched(xs, w)" in text
+
+
+def test_a_transformation_of_a_local_function_is_a_located_error():
+    with pytest.raises(
+        UnsupportedSyntax, match=r"`jax\.vmap` of `f`, a function or value local"
+    ) as info:
+        s2s.grad(P.local_function)(np.ones(3), np.ones((2, 3)))
+    assert "made_inside.py" in str(info.value) and "define `f` at module level" in str(
+        info.value
+    )
