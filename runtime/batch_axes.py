@@ -146,6 +146,38 @@ def example_len(x) -> int:
     return len(x)
 
 
+def unpack_examples(x, count):
+    """``a, b = x`` for each example: a batched array's examples unpacked along their first axis (each part
+    keeps the batch axis in front); a container, whose leaves carry the batch axis already, as it is.
+    """
+    if not _is_array(x):
+        return x
+    n = example_len(x)
+    if n != count:
+        few = "not enough" if n < count else "too many"
+        raise ValueError(f"{few} values to unpack (expected {count}, got {n})")
+    return tuple(x[:, i] for i in range(count))
+
+
+def fill_examples(tree, leaves, batched, size):
+    """``rt.fill_like`` in batched code: ``tree``'s array leaves carry the batch axis (broadcast first when
+    ``batched`` is False), so the rest of a path indexes each example, past the batch axis.
+    """
+    from .trees import fill
+
+    if not batched:
+        tree = broadcast_batch(tree, size)
+    return fill(tree, leaves, (slice(None),))
+
+
+def pack_examples(parts, like):
+    """The transpose of ``unpack_examples``: the parts stacked back along each example's first axis when
+    ``like`` is a batched array, else the parts as they are."""
+    if not _is_array(like):
+        return parts
+    return namespace(*parts).stack(parts, axis=1)
+
+
 def example_axes(*xs) -> tuple:
     """Every axis of an example (of the largest of ``xs``), as axes of the batched array
     (``axis=None`` of a reduction)."""

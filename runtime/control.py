@@ -170,21 +170,94 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
-        return jax.lax.scan(
-            _untaped(f), init, plain(xs), length=length, reverse=reverse
-        )
+        body, xs = _untaped(f), plain(xs)
+        init, reshaped = settled_carry(lambda c: body(c, _first(xs))[0], init)
+        peeled = _peeled(body, init, xs, length, reverse) if reshaped else None
+        if peeled is not None:
+            return peeled
+        return jax.lax.scan(body, init, xs, length=length, reverse=reverse)
     n = _length(xs, length)
     carry, ys = init, [None] * n
     for k, i in enumerate(reversed(range(n)) if reverse else range(n)):
         carry, ys[i] = f(carry, _slice(xs, i))
-        if (
-            k == 0
-            and not _has_elements(xs)
-            and uses_jax(carry, ys[i])
-            and _same_shapes(init, carry)
-        ):
-            return _rolled(f, init, xs, carry, reverse)
+        if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]):
+            if _same_shapes(init, carry):
+                return _rolled(f, init, xs, carry, reverse)
+            rolled = _after_first(_untaped(f), carry, ys[i], plain(xs), n, reverse)
+            if rolled is not None:
+                return rolled
     return carry, (_stack(ys) if n else _no_steps(f, init, xs))
+
+
+def _first(xs):
+    """One step's slice of ``xs`` (``None`` stays ``None``)."""
+    return tree_map(lambda leaf: leaf[0], xs)
+
+
+def settled_carry(step, init):
+    """``(init, reshaped)``: ``init`` in the dtypes one ``step`` computes where those are wider (a float32
+    accumulator fed float64 values under ``jax_enable_x64``: NumPy's loop would have widened it, and the
+    values are the same), and whether that step changes a carry's shape (``s = 0.0`` then ``s = s + x``),
+    which no ``lax`` loop can carry: the caller runs that first step on its own (``_peeled``). Anything
+    else is left for ``lax.scan``/``lax.while_loop`` to report."""
+    import jax
+    import jax.numpy as jnp
+
+    try:
+        out = jax.eval_shape(step, init)
+    except Exception:  # the loop's own call reports it, with its own message
+        return init, False
+    if jax.tree.structure(out) != jax.tree.structure(init):
+        return init, False
+    leaves, outs = jax.tree.leaves(init), jax.tree.leaves(out)
+    reshaped = any(np.shape(a) != o.shape for a, o in zip(leaves, outs))
+    wider = [
+        jnp.asarray(a, o.dtype) if _widens(jnp, a, o) else a
+        for a, o in zip(leaves, outs)
+    ]
+    return jax.tree.unflatten(jax.tree.structure(init), wider), reshaped
+
+
+def _widens(jnp, leaf, out) -> bool:
+    dtype = jnp.result_type(leaf)
+    return dtype != out.dtype and jnp.promote_types(dtype, out.dtype) == out.dtype
+
+
+def _peeled(body, init, xs, length, reverse):
+    """``lax.scan`` of a body whose first step changes the carry's shape: that step on its own, the rest
+    rolled from its carry (exactly NumPy's loop; only the first step is written out); None where the
+    steps' outputs cannot stack."""
+    import jax
+
+    n = length if length is not None else len(jax.tree.leaves(xs)[0])
+    if n == 0:
+        return jax.lax.scan(body, init, xs, length=length, reverse=reverse)
+    first = n - 1 if reverse else 0
+    carry, y_first = body(init, tree_map(lambda a: a[first], xs))
+    return _after_first(body, carry, y_first, xs, n, reverse)
+
+
+def _after_first(body, carry, y_first, xs, n, reverse):
+    """The scan's other ``n - 1`` steps rolled in one ``lax.scan`` from the first step's carry, its
+    output joined to theirs; None where the first step's outputs are shaped unlike the others'.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    rest = tree_map(lambda a: a[:-1] if reverse else a[1:], xs)
+    carry, ys = jax.lax.scan(body, carry, rest, length=n - 1, reverse=reverse)
+    if jax.tree.structure(y_first) != jax.tree.structure(ys) or any(
+        np.shape(one) != np.shape(others)[1:]
+        for one, others in zip(jax.tree.leaves(y_first), jax.tree.leaves(ys))
+    ):
+        return None  # the first step's outputs are shaped unlike the others': they cannot stack
+
+    def joined(one, others):
+        one = jnp.asarray(one, others.dtype)[None]
+        parts = [others, one] if reverse else [one, others]
+        return jnp.concatenate(parts)
+
+    return carry, jax.tree.map(joined, y_first, ys)
 
 
 def _same_shapes(init, carry) -> bool:
@@ -204,8 +277,8 @@ def _rolled(f, init, xs, carry, reverse):
     from its scope, under ``jax.jit``): one rolled ``lax.scan``, as for JAX inputs.
 
     ``init`` takes the dtypes of the carry after that step (``_done = False`` becomes a bool array). A carry
-    whose shapes change in the first step (``s = 0.0`` then ``s = s + x``) cannot be a ``lax.scan``'s: that
-    loop runs at trace time, step by step, as on Python inputs.
+    whose shapes change in the first step (``s = 0.0`` then ``s = s + x``) cannot be a ``lax.scan``'s: the
+    caller rolls the other steps from the first one's carry (``_after_first``).
     """
     import jax
     import jax.numpy as jnp
@@ -323,6 +396,8 @@ def while_loop(cond_fn, body_fn, init):
     if uses_jax(init) or _is_jax(cond_fn(init)):
         import jax
 
+        # a dtype a step widens (a shape it changes: lax.while_loop's error, as the loop may run no step)
+        init, _ = settled_carry(body_fn, init)
         return jax.lax.while_loop(cond_fn, body_fn, init)
     carry = init
     while bool(np.asarray(cond_fn(carry))):

@@ -107,15 +107,21 @@ def fill_like(tree, leaves):
     the value is added there: ``fill_like(x, {(0,): a})`` is ``x``-shaped zeros
     with ``a`` in row 0. Values at the same place accumulate.
     """
+    return fill(tree, leaves, ())
+
+
+def fill(tree, leaves, lead: tuple):
+    """``fill_like``, each array indexed by ``lead`` before the rest of a path."""
     if not leaves:
         return tree_zeros_like(tree)
     if () in leaves:
         rest = {p: v for p, v in leaves.items() if p != ()}
-        return tree_add(leaves[()], fill_like(tree, rest) if rest else None)
+        return tree_add(leaves[()], fill(tree, rest, lead) if rest else None)
     if not _is_container(tree):
         out = zeros_like_float(tree)
         for path, value in leaves.items():
-            out = index_add(out, path if len(path) > 1 else path[0], value)
+            index = (*lead, *path) if lead or len(path) > 1 else path[0]
+            out = index_add(out, index, value)
         return out
     grouped = {}
     for (
@@ -126,7 +132,7 @@ def fill_like(tree, leaves):
         group = grouped.setdefault(_child_key(tree, path[0]), {})
         group[path[1:]] = tree_add(group.get(path[1:]), value)
     children = [
-        (k, fill_like(v, grouped[k]) if k in grouped else tree_zeros_like(v))
+        (k, fill(v, grouped[k], lead) if k in grouped else tree_zeros_like(v))
         for k, v in _children(tree)
     ]
     return _rebuild(tree, children)

@@ -26,7 +26,7 @@ from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
 from .runtime import backends, loader
-from .runtime.trees import tree_leaves
+from .runtime.trees import tree_leaves, tree_map
 
 
 def _check_float_inputs(args, argnums, api="grad"):
@@ -44,6 +44,31 @@ def _check_float_inputs(args, argnums, api="grad"):
                     f"but got {dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
                     "allow_int to True."
                 )
+
+
+def _in_primal_dtypes(out, args, argnums, kind, has_aux):
+    """JAX's rule: a gradient has its primal's dtype (a float32 parameter of a loss computed in float64
+    under ``jax_enable_x64`` gets a float32 gradient)."""
+    value, grads = out if kind == "value_and_grad" else (None, out)
+    if has_aux and kind == "grad":
+        grads, aux = grads
+    primals = (
+        args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    )
+
+    def cast(g, p):
+        want = _dtype(p)
+        if want.kind == "f" and not isinstance(p, float) and _dtype(g) != want:
+            return g.astype(want)
+        return g
+
+    g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
+    if len(g_leaves) == len(p_leaves):
+        cast_leaves = iter([cast(g, p) for g, p in zip(g_leaves, p_leaves)])
+        grads = tree_map(lambda _: next(cast_leaves), grads)
+    if has_aux and kind == "grad":
+        grads = (grads, aux)
+    return (value, grads) if kind == "value_and_grad" else grads
 
 
 def _check_real(args, positions, api):
@@ -210,7 +235,10 @@ class Transformed:
         runner = self.__dict__.get("_runner")
         if runner is None or self._refresh():
             runner = self._runner
-        return runner(*args)
+        out = runner(*args)
+        if self.kind in ("grad", "value_and_grad"):
+            out = _in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
+        return out
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {wrappers.describe(self.fn)}>"
@@ -350,8 +378,6 @@ def _dtype(value):
 
 def _checked_tangent(index, primal, tangent):
     """``tangent`` after JAX's checks against its primal (structure, shapes, dtypes); float0 becomes zeros."""
-    from .runtime.trees import tree_map
-
     p_leaves, t_leaves = list(_sorted_leaves(primal)), list(_sorted_leaves(tangent))
     if _structure(primal) != _structure(tangent):
         raise TypeError(

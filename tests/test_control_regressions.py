@@ -599,3 +599,23 @@ def test_reverse_over_reverse_of_return_in_loop_in_branch(backend):
     ):
         want = jax.hessian(returns_in_loop_in_branch_jax)(x, y) @ v
         _close(s2s.grad(returns_directional, backend=backend)(x, y, v), want)
+
+
+def rnn_state_in_float64(w, xs):
+    # under jax_enable_x64 ``jnp.zeros`` is float64: the float32 weights' gradients accumulate in float64
+    h = jnp.zeros(w.shape[0])
+    for x in xs:
+        h = jnp.tanh(w @ h + x)
+    return jnp.sum(h**2)
+
+
+def test_a_loop_carry_a_step_widens_compiles_and_the_gradient_keeps_its_dtype():
+    """NumPy's loop widens a float32 accumulator fed float64 values; the compiled loop starts it widened
+    (the same values), and the gradient has its primal's dtype, as JAX's."""
+    w = np.float32(np.random.default_rng(0).normal(size=(3, 3)) * 0.5)
+    xs = np.float32(np.random.default_rng(1).normal(size=(4, 3)))
+    with jax.enable_x64(True):
+        got = s2s.grad(rnn_state_in_float64)(w, xs)
+        want = jax.grad(rnn_state_in_float64)(w, xs)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5)

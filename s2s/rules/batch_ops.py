@@ -61,6 +61,16 @@ def example_item(x, key, *, g):
     return rt.example_item_vjp(g, x, key), None
 
 
+@linear(name="rt.unpack_examples")
+def unpack_examples(x, count, *, g):
+    return rt.pack_examples(g, x), None
+
+
+@linear(name="rt.pack_examples")
+def pack_examples(parts, like, *, g):
+    return rt.unpack_examples(g, len(parts)), None
+
+
 @linear(name="rt.tree_sum_batch")
 def tree_sum_batch(ct, *, g):
     return rt.unsum_batch(g, ct)

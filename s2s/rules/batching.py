@@ -134,7 +134,14 @@ batch(
 )
 batch("sequence", "rt.iterate", "rt.zip", "rt.reversed")
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values")
-batch("container", "rt.tree_add", "rt.fill_like")
+batch("container", "rt.tree_add")
+
+
+@batch_rule("rt.fill_like")
+def fill_like(tree, leaves, *, batched, batch_size):
+    return rt.fill_examples(tree, leaves, batched[0], batch_size)
+
+
 batch("trailing", "rt.zeros_like_float", "rt.tree_zeros_like")
 batch("axes", "rt.reduced_like", "rt.extremum_vjp")
 batch("example", "rt.reduced_count")

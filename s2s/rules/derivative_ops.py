@@ -73,7 +73,7 @@ def tree_add(a, b, *, g):
     return g, g
 
 
-@linear(name="rt.fill_like")
+@linear(name="rt.fill_like", roles={"tree": "data"})
 def fill_like(tree, leaves, *, g):
     return None, rt.fill_like_vjp(g, leaves)
 

@@ -138,6 +138,8 @@ class Batch(Transform):
             value = stmt.value
             if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
                 value = self._container(value)
+            elif isinstance(stmt.target, (cst.Tuple, cst.List)):
+                value = self._unpacked(stmt.target, value)
             self.emit(stmt.target, self.per_example(value))
             self.mark(stmt.target, True)
             return
@@ -169,6 +171,17 @@ class Batch(Transform):
                 self.step_major.add(stmt.target.value)
             return
         raise MissingRule(f"no batching rule for `{e.name}`", stmt.origin, RULE_HINT)
+
+    def _unpacked(self, target, value):
+        """``a, b = p`` of a batched value: each example unpacked (a batched array along the axis after the
+        batch axis, ``rt.unpack_examples``), never the batch itself."""
+        if any(isinstance(el, cst.StarredElement) for el in target.elements):
+            raise MissingRule(
+                "no batching rule for starred unpacking (`a, *rest = x`) of a value that differs per example",
+                self.origin,
+                "index the parts instead: `a, rest = x[0], x[1:]`",
+            )
+        return call("rt.unpack_examples", value, cst.Integer(str(len(target.elements))))
 
     def _container(self, atom):
         """A tuple, list or dict literal holding batched values: its unbatched elements broadcast."""
@@ -322,6 +335,7 @@ def _outputs(b: Batch, out, out_axes, name: str) -> cst.BaseExpression:
         return tuple_of(
             *(_outputs(b, el.value, a, name) for el, a in zip(out.elements, out_axes))
         )
+    out = b.per_example(out)  # ``return len(x)``: one example's length
     if _unmapped(out_axes):
         if b.is_batched(out):
             raise S2SError(
@@ -330,7 +344,29 @@ def _outputs(b: Batch, out, out_axes, name: str) -> cst.BaseExpression:
                 "give out_axes an axis for it, or return a value that is the same for every example",
             )
         return out
-    value = b.broadcast(out)
+    value = _with_batch_axis(b, out)
     if out_axes == 0:
         return value
     return call("rt.unbatch_leaves", value, _axes_literal(out_axes))
+
+
+def _with_batch_axis(b: Batch, out) -> cst.BaseExpression:
+    """A returned value with the batch axis on every leaf: an unbatched one (a constant included) is the
+    same for every example, broadcast, as JAX's ``vmap`` returns it."""
+    if isinstance(out, (cst.Tuple, cst.List)):
+        return out.with_changes(
+            elements=[
+                el.with_changes(value=_with_batch_axis(b, el.value))
+                for el in out.elements
+            ]
+        )
+    if isinstance(out, cst.Dict):
+        return out.with_changes(
+            elements=[
+                el.with_changes(value=_with_batch_axis(b, el.value))
+                for el in out.elements
+            ]
+        )
+    if b.is_batched(out):
+        return out
+    return call("rt.broadcast_batch", out, cst.Name(b.size))
