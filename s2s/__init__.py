@@ -21,6 +21,7 @@ from .codegen import generate
 from .custom import custom_jvp, custom_vjp, stop_gradient
 from .errors import S2SError
 from .jacobians import hessian, jacfwd, jacrev
+from .parallel import data_parallel, pmap
 from .runtime.collectives import axis_index, pmax, pmean, pmin, psum
 from .vmapping import vmap
 
@@ -32,6 +33,7 @@ __all__ = [
     "check_grads",
     "custom_jvp",
     "custom_vjp",
+    "data_parallel",
     "generate",
     "grad",
     "hessian",
@@ -40,6 +42,7 @@ __all__ = [
     "jvp",
     "jvp_source",
     "linearize",
+    "pmap",
     "pmax",
     "pmean",
     "pmin",
