@@ -7,7 +7,7 @@ on NumPy arrays the same code runs eagerly. This package never imports the
 compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
-from . import batched_ops, batched_vjps, batching
+from . import batched_loops, batched_ops, batched_vjps, batching
 from .arrays import (
     broadcast_like,
     grad_seed,
@@ -169,6 +169,7 @@ __all__ = [
     "batch_leaves",
     "batch_shape",
     "batch_size",
+    "batched_loops",
     "batched_ops",
     "batched_vjps",
     "batching",

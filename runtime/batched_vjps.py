@@ -112,17 +112,65 @@ def index_get_vjp(g, target, index, batched):
 
 
 def index_set_value_vjp(g, index, value, batched):
-    """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples."""
+    """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples; where an
+    example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
+    """
     gb, ib, vb = batched
     parts = index if isinstance(index, tuple) else (index,)
-    if any(hasattr(p, "shape") and np.ndim(p) > 0 for p in parts):
-        raise TypeError(
-            "s2s.vmap of a gradient through an element write at array indices (`x[idx] = v`) is not "
-            "supported: the last write's cotangent per example has no batching rule yet; write with "
-            "integers and slices, or compute per example"
-        )
-    picked = batching.getitem(g, index, (gb, ib))
-    return unbroadcast(picked, value, (gb or _any(ib), vb))
+    flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
+    if len(parts) == 1 and _bool_array(parts[0]):
+        return _mask_value_vjp(g, parts[0], value, (gb, flags[0], vb))
+    size = _size(
+        (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
+    )
+    g = g if gb else _broadcast(namespace(g), g, size)
+    picked = batching.getitem(g, index, (True, ib))
+    if any(_gathers_per_example(p, f) for p, f in zip(parts, flags)):
+        kept = _last_writes(g, index, ib, np.shape(picked))
+        picked = namespace(picked).where(kept, picked, 0)
+    return unbroadcast(picked, value, (True, vb))
+
+
+def _bool_array(part) -> bool:
+    return getattr(part, "dtype", None) is not None and np.dtype(part.dtype) == bool
+
+
+def _gathers_per_example(part, flag) -> bool:
+    """Whether an index component is an integer array (or list) with axes in one example: places may repeat."""
+    if isinstance(part, list):
+        return True
+    dtype = getattr(part, "dtype", None)
+    return dtype is not None and np.dtype(dtype).kind in "iu" and _rank(part, flag) > 0
+
+
+def _last_writes(g, index, flags, shape):
+    """Per example, whether each element of ``g_i[index_i]`` is the last write to its place: the order of
+    the writes written at ``index`` (the last one lands) and read back."""
+    xp = namespace(g)
+    count = int(np.prod(shape[1:], dtype=int))
+    order = xp.reshape(xp.arange(count), shape[1:])
+    places = xp.full(np.shape(g), -1)
+    written = batching.index_set(places, index, order, (True, flags, False))
+    return batching.getitem(written, index, (True, flags)) == order
+
+
+def _mask_value_vjp(g, mask, value, batched):
+    """``index_set_value_vjp`` at a boolean mask per example: a ``where`` (a scalar or full-shaped value)."""
+    gb, mb, vb = batched
+    xp = namespace(g, mask)
+    size = _size((g, gb), (mask, mb))
+    g = g if gb else _broadcast(xp, g, size)
+    rank = np.ndim(g) - 1
+    ms = _example_shape(mask, mb)
+    vs = _example_shape(value, vb)
+    if not (len(vs) == 0 or tuple(vs) == tuple(np.shape(g)[1:])):
+        picked = batching.getitem(
+            g, mask, (True, mb)
+        )  # an unbatched mask: NumPy's gather
+        return unbroadcast(picked, value, (True, vb))
+    m = mask if mb else xp.broadcast_to(mask, (size, *ms))
+    m = xp.reshape(m, (size, *ms) + (1,) * (rank - len(ms)))
+    return unbroadcast(xp.where(m, g, 0), value, (True, vb))
 
 
 def _any(flags) -> bool:
@@ -205,3 +253,170 @@ def inner_vjp(g, a, b, index, on, batched):
 def tensordot_vjp(g, a, b, axes, index, on, batched):
     """``rt.tensordot_vjp`` per example."""
     return contraction_vjp(g, a, b, axes, index, on, batched)
+
+
+# --- linalg.solve: NumPy's vector convention read from one example of ``b`` -----------------------
+
+
+def _align(*operands):
+    """``(x, batched, core)`` triples (``core``: 2 for matrices, 1 for vectors) with each batched operand's
+    stack axes lifted to the others', so its batch axis lines up with no example's axis.
+    """
+    stacks = max(_rank(x, flag) - core for x, flag, core in operands)
+    return [lift(x, stacks + core) if flag else x for x, flag, core in operands]
+
+
+def _vectors(b, flag) -> bool:
+    return _rank(b, flag) == 1
+
+
+def _solve_vec(xp, a, v, vectors):
+    if vectors:
+        return xp.linalg.solve(a, xp.expand_dims(v, -1))[..., 0]
+    return xp.linalg.solve(a, v)
+
+
+def _matvec(xp, m, v, vectors):
+    if vectors:
+        return xp.matmul(m, xp.expand_dims(v, -1))[..., 0]
+    return xp.matmul(m, v)
+
+
+def _outer(xp, u, v, vectors):
+    if vectors:
+        return xp.expand_dims(u, -1) * xp.expand_dims(v, -2)
+    return xp.matmul(u, xp.swapaxes(v, -1, -2))
+
+
+def _with_batch(x, flag, size):
+    return x if flag else _broadcast(namespace(x), x, size)
+
+
+def solve_like(a, v, b, batched):
+    """``rt.solve_like`` per example."""
+    fa, fv, fb = batched
+    vec = _vectors(b, fb)
+    xp = namespace(a, v)
+    a2, v2 = _align((a, fa, 2), (v, fv, 1 if vec else 2))
+    return _with_batch(
+        _solve_vec(xp, a2, v2, vec), fa or fv, _size((a, fa), (v, fv), (b, fb))
+    )
+
+
+def solve_matvec(m, v, b, batched):
+    """``rt.solve_matvec`` per example."""
+    fm, fv, fb = batched
+    vec = _vectors(b, fb)
+    xp = namespace(m, v)
+    m2, v2 = _align((m, fm, 2), (v, fv, 1 if vec else 2))
+    return _with_batch(
+        _matvec(xp, m2, v2, vec), fm or fv, _size((m, fm), (v, fv), (b, fb))
+    )
+
+
+def solve_outer(u, v, b, batched):
+    """``rt.solve_outer`` per example."""
+    fu, fv, fb = batched
+    vec = _vectors(b, fb)
+    core = 1 if vec else 2
+    xp = namespace(u, v)
+    u2, v2 = _align((u, fu, core), (v, fv, core))
+    return _with_batch(
+        _outer(xp, u2, v2, vec), fu or fv, _size((u, fu), (v, fv), (b, fb))
+    )
+
+
+def solve_vjp_b(g, a, b, batched):
+    """``rt.solve_vjp_b`` per example: ``solve(a.T, g)`` summed to ``b``'s examples."""
+    fg, fa, fb = batched
+    vec = _vectors(b, fb)
+    xp = namespace(g, a)
+    a2, g2 = _align((a, fa, 2), (g, fg, 1 if vec else 2))
+    b_bar = _solve_vec(xp, xp.swapaxes(a2, -1, -2), g2, vec)
+    return unbroadcast(b_bar, b, (fa or fg, fb))
+
+
+def solve_vjp_a(g, a, b, ans, batched):
+    """``rt.solve_vjp_a`` per example: ``-solve(a.T, g) @ ans.T`` summed to ``a``'s examples."""
+    fg, fa, fb, fx = batched
+    vec = _vectors(b, fb)
+    core = 1 if vec else 2
+    xp = namespace(g, a, ans)
+    a2, g2, x2 = _align((a, fa, 2), (g, fg, core), (ans, fx, core))
+    b_bar = _solve_vec(xp, xp.swapaxes(a2, -1, -2), g2, vec)
+    grad = -_outer(xp, b_bar, x2, vec)
+    return unbroadcast(grad, a, (fa or fg or fx, fa))
+
+
+def solve_jvp_a(a_dot, a, b, ans, batched):
+    """``rt.solve_jvp_a`` per example: ``-solve(a, a_dot @ ans)``."""
+    fd, fa, fb, fx = batched
+    vec = _vectors(b, fb)
+    core = 1 if vec else 2
+    xp = namespace(a_dot, a, ans)
+    d2, a2, x2 = _align((a_dot, fd, 2), (a, fa, 2), (ans, fx, core))
+    out = -_solve_vec(xp, a2, _matvec(xp, d2, x2, vec), vec)
+    size = _size((a_dot, fd), (a, fa), (b, fb), (ans, fx))
+    return _with_batch(out, fd or fa or fx, size)
+
+
+# --- gathers along an axis: the cotangent added back per example -----------------------------------
+
+
+def _example_axis(axis, rank):
+    return int(axis) % rank
+
+
+def take_vjp(g, a, indices, axis, batched):
+    """``rt.take_vjp`` per example (indices the same for every example, as ``take`` under vmap needs)."""
+    fg, fa, fi = batched
+    if fi:
+        raise ValueError(
+            "batched_vjps.take_vjp: indices that differ per example (use take_along_axis)"
+        )
+    xp = namespace(g, a)
+    size = _size((g, fg), (a, fa))
+    g = _with_batch(g, fg, size)
+    shape = _example_shape(a, fa)
+    dtype = xp.result_type(g, float)
+    indices = xp.asarray(indices)
+    if axis is None:
+        rows = np.reshape(np.arange(size), (size,) + (1,) * np.ndim(indices))
+        flat = xp.zeros((size, int(np.prod(shape, dtype=int))), dtype)
+        return xp.reshape(_index_add(flat, (rows, indices), g), (size, *shape))
+    index = (slice(None),) * (_example_axis(axis, len(shape)) + 1) + (indices,)
+    return _index_add(xp.zeros((size, *shape), dtype), index, g)
+
+
+def _index_add(target, index, value):
+    from .arrays import index_add
+
+    return index_add(target, index, value)
+
+
+def take_along_axis_vjp(g, arr, indices, axis, batched):
+    """``rt.take_along_axis_vjp`` per example: ``g`` added back at each example's indices along ``axis``
+    (repeated indices accumulate; where ``arr`` broadcast against ``indices``, its copies add up).
+    """
+    fg, fa, fi = batched
+    xp = namespace(g, arr, indices)
+    size = _size((g, fg), (arr, fa), (indices, fi))
+    g = _with_batch(g, fg, size)
+    indices = _with_batch(xp.asarray(indices), fi, size)
+    shape = _example_shape(arr, fa)
+    dtype = xp.result_type(g, float)
+    rows = np.arange(size)
+    if axis is None:  # each example read flat, its indices one-dimensional
+        flat = xp.zeros((size, int(np.prod(shape, dtype=int))), dtype)
+        out = _index_add(flat, (rows[:, None], indices), g)
+        return xp.reshape(out, (size, *shape))
+    axis = _example_axis(axis, len(shape))
+    rank = len(shape) + 1
+    index = [np.reshape(rows, (size,) + (1,) * (rank - 1))]
+    for d, (n, m) in enumerate(zip(shape, np.shape(g)[1:])):
+        if d == axis:
+            index.append(indices)
+            continue
+        along = np.arange(m) if n == m else np.zeros(m, int)
+        index.append(np.reshape(along, (1,) * (d + 1) + (m,) + (1,) * (rank - d - 2)))
+    return _index_add(xp.zeros((size, *shape), dtype), tuple(index), g)

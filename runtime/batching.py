@@ -21,6 +21,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 __all__ = [
     "any_example",
+    "cond_with_residuals",
     "dot",
     "einsum",
     "getitem",
@@ -312,6 +313,30 @@ def select(pred, on_true, on_false):
         return xp.where(xp.reshape(pred, size + (1,) * (rank - 1)), t, f)
 
     return _map2(leaf, on_true, on_false)
+
+
+def cond_with_residuals(pred, true_fn, false_fn, *operands):
+    """``rt.cond_with_residuals`` in batched code, its predicate the same for every example: the branch not
+    taken leaves zeros of its residuals' shapes, never None, since a backward branch that runs per example
+    (``select`` keeps what it computes for no example) may read them."""
+    from . import control
+
+    out, (res_true, res_false) = control.cond_with_residuals(
+        pred, true_fn, false_fn, *operands
+    )
+    if res_true is None:
+        res_true = _zero_residuals(true_fn, operands)
+    if res_false is None:
+        res_false = _zero_residuals(false_fn, operands)
+    return out, (res_true, res_false)
+
+
+def _zero_residuals(fn, operands):
+    """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs)."""
+    import jax
+
+    shapes = jax.eval_shape(lambda: fn(*operands)[1])
+    return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
 
 
 def any_example(pred):

@@ -344,6 +344,10 @@ CASES = [
         "np.take_along_axis(x, np.array([3, 0, -1, 3]), axis=None)",
         "2 2",
     ),
+    # order statistics: each element's derivative follows it to its sorted place
+    C("sort", "np.sort(x)", "... a"),
+    C("sort", "np.sort(x, axis=0)", "a ..."),
+    C("sort", "np.sort(x, axis=None)", "a b"),
     # casts to inexact types (the op table's inputs and cotangents are float64; casts to float32 and to
     # integers, where JAX's cotangents are float32 or float0, are tested in test_rules_astype_take_along.py)
     C("astype", "np.astype(x, np.float64)", U),

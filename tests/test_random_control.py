@@ -667,3 +667,32 @@ def test_vmap_matches_a_loop_over_examples(tmp_path, source, batch, map_s):
         np.testing.assert_allclose(
             np.asarray(got), want, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}"
         )
+
+
+@settings(SETTINGS, max_examples=15)
+@given(
+    source=programs(),
+    batch=st.lists(arguments(), min_size=3, max_size=3),
+)
+def test_per_example_gradients_match_a_loop(tmp_path, source, batch):
+    """``s2s.vmap(s2s.grad(f))``: each example's own branches, trip counts and residuals (a gradient's taped
+    ``while``, its branches' residuals) against ``s2s.grad`` per example."""
+    f, probed = _load(source, tmp_path)
+    for args in batch:
+        _, gap = _path(probed, args)
+        assume(gap > MARGIN)
+    try:
+        want = np.stack([s2s.grad(f, backend="numpy")(*args) for args in batch])
+    except s2s.S2SError:
+        reject()  # what reverse mode refuses is the gradient tests' business
+    xs, ys = np.stack([a[0] for a in batch]), np.stack([a[1] for a in batch])
+    s = np.array([a[2] for a in batch])
+    for backend in ("numpy", "xla"):
+        try:
+            got = s2s.vmap(s2s.grad(f), backend=backend)(xs, ys, s)
+        except (s2s.S2SError, ValueError) as e:
+            assert "batched boolean mask" in str(e), str(e)
+            reject()
+        np.testing.assert_allclose(
+            np.asarray(got), want, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}"
+        )

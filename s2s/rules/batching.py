@@ -102,6 +102,7 @@ batch(
     "argmax",
     "argmin",
     "argsort",
+    "sort",
     "all",
     "any",
     "count_nonzero",
@@ -143,6 +144,9 @@ def fill_like(tree, leaves, *, batched, batch_size):
 
 
 batch("trailing", "rt.zeros_like_float", "rt.tree_zeros_like")
+# casts and products along the last axis: applied as they are
+batch("trailing", "rt.astype_jvp", "rt.leave_one_out", "rt.leave_one_out_vjp")
+batch("example", "rt.eye_last")
 batch("axes", "rt.reduced_like", "rt.extremum_vjp")
 batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
@@ -323,3 +327,117 @@ def pad(array, pad_width, mode="constant", *, batched):
 @batch_rule("diag")
 def diag(v, k=0, *, batched):
     return rt.batched_ops.diag(v, k)
+
+
+# --- loop inputs' cotangents (gradients of ``for`` loops) ------------------------------------
+
+
+@batch_rule("rt.sequence_vjp")
+def sequence_vjp(ct, xs, *, batched):
+    return rt.batched_loops.sequence_vjp(ct, xs, batched)
+
+
+@batch_rule("rt.sequence_vjp_transpose")
+def sequence_vjp_transpose(u, like, xs, *, batched):
+    return rt.batched_loops.sequence_vjp_transpose(u, like, xs, batched)
+
+
+@batch_rule("rt.enumerate_vjp")
+def enumerate_vjp(ct, xs, *, batched):
+    return rt.batched_loops.enumerate_vjp(ct, xs, batched)
+
+
+@batch_rule("rt.enumerate_vjp_transpose")
+def enumerate_vjp_transpose(u, like, xs, *, batched):
+    return rt.batched_loops.enumerate_vjp_transpose(u, like, xs, batched)
+
+
+@batch_rule("rt.enumerate_jvp")
+def enumerate_jvp(tangents, start=0, *, batched, batch_size):
+    return rt.batched_loops.enumerate_jvp(tangents, start, batched, batch_size)
+
+
+@batch_rule("rt.zip_vjp")
+def zip_vjp(ct, sequences, *, batched):
+    return rt.batched_loops.zip_vjp(ct, sequences, batched)
+
+
+@batch_rule("rt.zip_vjp_transpose")
+def zip_vjp_transpose(u, like, sequences, *, batched):
+    return rt.batched_loops.zip_vjp_transpose(u, like, sequences, batched)
+
+
+@batch_rule("rt.reversed_vjp")
+def reversed_vjp(ct, xs, *, batched):
+    return rt.batched_loops.reversed_vjp(ct, xs, batched)
+
+
+@batch_rule("rt.reversed_vjp_transpose")
+def reversed_vjp_transpose(u, like, xs, *, batched):
+    return rt.batched_loops.reversed_vjp_transpose(u, like, xs, batched)
+
+
+@batch_rule("rt.items_vjp")
+def items_vjp(ct, d, *, batched):
+    return rt.batched_loops.items_vjp(ct, d, batched)
+
+
+@batch_rule("rt.items_vjp_transpose")
+def items_vjp_transpose(u, like, d, *, batched):
+    return rt.batched_loops.items_vjp_transpose(u, like, d, batched)
+
+
+@batch_rule("rt.values_vjp")
+def values_vjp(ct, d, *, batched):
+    return rt.batched_loops.values_vjp(ct, d, batched)
+
+
+@batch_rule("rt.values_vjp_transpose")
+def values_vjp_transpose(u, like, d, *, batched):
+    return rt.batched_loops.values_vjp_transpose(u, like, d, batched)
+
+
+# --- linalg.solve's helpers: NumPy's vector convention read from one example of ``b`` -------------
+
+
+@batch_rule("rt.solve_like")
+def solve_like(a, v, b, *, batched):
+    return rt.batched_vjps.solve_like(a, v, b, batched)
+
+
+@batch_rule("rt.solve_matvec")
+def solve_matvec(m, v, b, *, batched):
+    return rt.batched_vjps.solve_matvec(m, v, b, batched)
+
+
+@batch_rule("rt.solve_outer")
+def solve_outer(u, v, b, *, batched):
+    return rt.batched_vjps.solve_outer(u, v, b, batched)
+
+
+@batch_rule("rt.solve_vjp_a")
+def solve_vjp_a(ct, a, b, x, *, batched):
+    return rt.batched_vjps.solve_vjp_a(ct, a, b, x, batched)
+
+
+@batch_rule("rt.solve_vjp_b")
+def solve_vjp_b(ct, a, b, *, batched):
+    return rt.batched_vjps.solve_vjp_b(ct, a, b, batched)
+
+
+@batch_rule("rt.solve_jvp_a")
+def solve_jvp_a(t, a, b, x, *, batched):
+    return rt.batched_vjps.solve_jvp_a(t, a, b, x, batched)
+
+
+# --- gathers' cotangents ---------------------------------------------------------------------------
+
+
+@batch_rule("rt.take_vjp")
+def take_vjp(ct, a, indices, axis=None, *, batched):
+    return rt.batched_vjps.take_vjp(ct, a, indices, axis, batched)
+
+
+@batch_rule("rt.take_along_axis_vjp")
+def take_along_axis_vjp(ct, arr, indices, axis=-1, *, batched):
+    return rt.batched_vjps.take_along_axis_vjp(ct, arr, indices, axis, batched)

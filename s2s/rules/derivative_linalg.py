@@ -255,7 +255,7 @@ def norm_partial_forward(
 # --- linalg.solve: solves and products with NumPy's vector convention (``b`` read for its rank) -------
 
 
-@vjp(name="rt.solve_like")
+@vjp(name="rt.solve_like", roles={"b": "data"})
 def solve_like(a, v, b, *, ans, g):
     v_bar = rt.solve_like(xp.swapaxes(a, -1, -2), g, b)
     return (
@@ -274,7 +274,7 @@ def solve_like_forward(a, v, b, *, ans, a_dot, v_dot):
     )
 
 
-@multilinear(name="rt.solve_matvec")
+@multilinear(name="rt.solve_matvec", roles={"b": "data"})
 def solve_matvec(m, v, b, *, g):
     return (
         rt.unbroadcast(rt.solve_outer(g, v, b), m),
@@ -283,7 +283,7 @@ def solve_matvec(m, v, b, *, g):
     )
 
 
-@multilinear(name="rt.solve_outer")
+@multilinear(name="rt.solve_outer", roles={"b": "data"})
 def solve_outer(u, v, b, *, g):
     return (
         rt.unbroadcast(rt.solve_matvec(g, v, b), u),
@@ -292,7 +292,7 @@ def solve_outer(u, v, b, *, g):
     )
 
 
-@vjp(name="rt.solve_vjp_b")
+@vjp(name="rt.solve_vjp_b", roles={"b": "data"})
 def solve_vjp_b(ct, a, b, *, g):
     b_bar = rt.solve_like(xp.swapaxes(a, -1, -2), ct, b)
     ct_bar = rt.solve_like(a, rt.broadcast_like(g, b_bar), b)
@@ -319,7 +319,7 @@ def solve_vjp_b_forward(ct, a, b, *, ct_dot, a_dot):
     )
 
 
-@vjp(name="rt.solve_vjp_a")
+@vjp(name="rt.solve_vjp_a", roles={"b": "data"})
 def solve_vjp_a(ct, a, b, x, *, g):
     b_bar = rt.solve_like(xp.swapaxes(a, -1, -2), ct, b)
     ct_bar = rt.solve_like(a, -rt.solve_matvec(g, x, b), b)
@@ -352,7 +352,7 @@ def solve_vjp_a_forward(ct, a, b, x, *, ct_dot, a_dot, x_dot):
     )
 
 
-@vjp(name="rt.solve_jvp_a")
+@vjp(name="rt.solve_jvp_a", roles={"b": "data"})
 def solve_jvp_a(t, a, b, x, *, ans, g):
     product_bar = -rt.solve_like(xp.swapaxes(a, -1, -2), g, b)
     return (

@@ -181,12 +181,12 @@ def take_vjp(ct, a, indices, axis=None, *, g):
     return xp.take(g, indices, axis=axis), None, None, None
 
 
-@linear(name="rt.take_along_axis_vjp")
+@linear(name="rt.take_along_axis_vjp", roles={"arr": "data"})
 def take_along_axis_vjp(ct, arr, indices, axis=-1, *, g):
     return xp.take_along_axis(g, indices, axis=axis), None, None, None
 
 
-@linear(name="rt.astype_vjp")
+@linear(name="rt.astype_vjp", roles={"x": "data"})
 def astype_vjp(ct, x, dtype, *, g):
     return rt.astype_jvp(g, dtype), None, None
 
@@ -196,7 +196,7 @@ def astype_jvp(tangent, dtype, *, g):
     return rt.astype_vjp(g, tangent, dtype), None
 
 
-@linear(name="rt.array_vjp")
+@linear(name="rt.array_vjp", roles={"data": "data"})
 def array_vjp(ct, data, *, g):
     return xp.asarray(g), None
 
@@ -377,22 +377,22 @@ def einsum_pair_slot(values, which, *, g):
 # --- loop inputs: the cotangents of ``rt.iterate``, ``enumerate``, ... are restructurings -------
 
 
-@linear(name="rt.sequence_vjp")
+@linear(name="rt.sequence_vjp", roles={"xs": "data"})
 def sequence_vjp(ct, xs, *, g):
     return rt.sequence_vjp_transpose(g, ct, xs), None
 
 
-@linear(name="rt.sequence_vjp_transpose")
+@linear(name="rt.sequence_vjp_transpose", roles={"xs": "data"})
 def sequence_vjp_transpose(u, like, xs, *, g):
     return rt.sequence_vjp(g, xs), None, None
 
 
-@linear(name="rt.enumerate_vjp")
+@linear(name="rt.enumerate_vjp", roles={"xs": "data"})
 def enumerate_vjp(ct, xs, *, g):
     return rt.enumerate_vjp_transpose(g, ct, xs), None
 
 
-@linear(name="rt.enumerate_vjp_transpose")
+@linear(name="rt.enumerate_vjp_transpose", roles={"xs": "data"})
 def enumerate_vjp_transpose(u, like, xs, *, g):
     return rt.enumerate_vjp(g, xs), None, None
 
@@ -402,41 +402,41 @@ def enumerate_jvp(tangents, start=0, *, g):
     return rt.enumerate_vjp(g, tangents), None
 
 
-@linear(name="rt.zip_vjp")
+@linear(name="rt.zip_vjp", roles={"sequences": "data"})
 def zip_vjp(ct, sequences, *, g):
     return rt.zip_vjp_transpose(g, ct, sequences), None
 
 
-@linear(name="rt.zip_vjp_transpose")
+@linear(name="rt.zip_vjp_transpose", roles={"sequences": "data"})
 def zip_vjp_transpose(u, like, sequences, *, g):
     return rt.zip_vjp(g, sequences), None, None
 
 
-@linear(name="rt.reversed_vjp")
+@linear(name="rt.reversed_vjp", roles={"xs": "data"})
 def reversed_vjp(ct, xs, *, g):
     return rt.reversed_vjp_transpose(g, ct, xs), None
 
 
-@linear(name="rt.reversed_vjp_transpose")
+@linear(name="rt.reversed_vjp_transpose", roles={"xs": "data"})
 def reversed_vjp_transpose(u, like, xs, *, g):
     return rt.reversed_vjp(g, xs), None, None
 
 
-@linear(name="rt.items_vjp")
+@linear(name="rt.items_vjp", roles={"d": "data"})
 def items_vjp(ct, d, *, g):
     return rt.items_vjp_transpose(g, ct, d), None
 
 
-@linear(name="rt.items_vjp_transpose")
+@linear(name="rt.items_vjp_transpose", roles={"d": "data"})
 def items_vjp_transpose(u, like, d, *, g):
     return rt.items_vjp(g, d), None, None
 
 
-@linear(name="rt.values_vjp")
+@linear(name="rt.values_vjp", roles={"d": "data"})
 def values_vjp(ct, d, *, g):
     return rt.values_vjp_transpose(g, ct, d), None
 
 
-@linear(name="rt.values_vjp_transpose")
+@linear(name="rt.values_vjp_transpose", roles={"d": "data"})
 def values_vjp_transpose(u, like, d, *, g):
     return rt.values_vjp(g, d), None, None

@@ -159,3 +159,21 @@ def det(a, *, ans, g):
 @jvp(det)
 def det_forward(a, *, ans, a_dot):
     return ans * xp.trace(xp.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+
+
+@vjp
+def sort(a, axis=-1, kind=None, order=None, *, g):
+    # each element's cotangent is that of the place it was sorted to (stable: ties in order, as JAX)
+    return xp.reshape(
+        xp.take_along_axis(
+            g,
+            xp.argsort(xp.argsort(a, axis=axis, stable=True), axis=axis, stable=True),
+            axis=axis,
+        ),
+        xp.shape(a),
+    )
+
+
+@jvp(sort)
+def sort_forward(a, axis=-1, kind=None, order=None, *, a_dot):
+    return xp.take_along_axis(a_dot, xp.argsort(a, axis=axis, stable=True), axis=axis)

@@ -82,13 +82,26 @@ class Batch(Transform):
         self.requests = requests if requests is not None else HelperRequests("batched")
         # batched loop inputs (``rt.iterate(x)``): step-major, the batch axis second
         self.step_major: set[str] = set()
+        # a gradient's taped ``while`` body -> (its batched version, the Batch that emitted it, the test,
+        # whether the carry is batched, whether the test is per example)
+        self.taped: dict[str, tuple] = {}
+        self.parent: Batch | None = None  # the body this one is nested in
 
     def nested(self, body, batched) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names."""
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
+        inner.taped = self.taped
+        inner.parent = self
         inner.run(body)
         return inner
+
+    def sees(self, other: Batch) -> bool:
+        """Whether a function ``other`` emitted is in scope here (``other`` is this body or encloses it)."""
+        scope = self
+        while scope is not None and scope is not other:
+            scope = scope.parent
+        return scope is other
 
     def run(self, body) -> list:
         for stmt in body:

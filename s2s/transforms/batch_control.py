@@ -9,7 +9,9 @@ value into it (the initial value is then broadcast).
 - ``cond`` with a predicate that is the same for every example: ``rt.cond``
   of the batched branches, whose results are broadcast alike. With a
   predicate that differs per example: both branches run, written inline, and
-  ``rt.batching.select`` keeps each example's own.
+  ``rt.batching.select`` keeps each example's own. A gradient's forward
+  ``cond_with_residuals`` alike: the outputs selected, both branches'
+  residuals kept (each backward branch reads its own).
 - ``scan``: the body on batched carries and step inputs (a batched sequence
   is step-major, ``rt.loop_first``); the stacked outputs are turned back to
   batch-major (``rt.batch_first``).
@@ -109,10 +111,27 @@ def cond(b, stmt: ir.Assign, e):
         defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
         b.out.extend(defs)
         names = [cst.Name(d.function.name) for d in defs]
-        b.emit(stmt.target, call("rt.cond", pred, *names, *operands))
+        # a gradient's forward branches: the residuals of the branch not taken are zeros, not None
+        name = (
+            "rt.batching.cond_with_residuals"
+            if e.name == "cond_with_residuals"
+            else "rt.cond"
+        )
+        b.emit(stmt.target, call(name, pred, *names, *operands))
     else:  # both branches run, inline; each example keeps its own branch's result
         taken = [_inline(b, br, operands) for br in branches]
-        b.emit(stmt.target, call("rt.batching.select", pred, *taken))
+        if (
+            e.name == "cond_with_residuals"
+        ):  # ``(out, res)`` each: out selected, both residuals kept
+            (t_out, t_res), (f_out, f_res) = (
+                (el.value for el in t.elements) for t in taken
+            )
+            value = tuple_of(
+                call("rt.batching.select", pred, t_out, f_out), tuple_of(t_res, f_res)
+            )
+        else:
+            value = call("rt.batching.select", pred, *taken)
+        b.emit(stmt.target, value)
     b.mark(stmt.target, out_batched)
 
 
@@ -256,4 +275,129 @@ def _frozen_body(b, test, body, test_sources, sources) -> ir.Def:
     return ir.Def(ir.Function(name, body.params, stmts, body.origin), b.origin)
 
 
-RULES = {"cond": cond, "scan": scan, "while_loop": while_loop}
+def while_loop_with_tape(b, stmt: ir.Assign, e):
+    """A gradient's forward ``while`` (the body returns ``(carry, residuals)``, the call ``(carry, tape)``):
+    as ``while_loop``; with a per-example test, each step's body also returns which examples were live,
+    for the backward loop (``while_loop_reverse``) to move only those."""
+    test, body, init = b.defs[e.args[0].value], b.defs[e.args[1].value], e.args[2]
+    (carry_param,) = body.param_names
+    (test_param,) = test.param_names
+    carry_out = _parts(body)[1].elements[0].value
+    _, passed = _parts(test)
+    free = _free_batched(b, [test, body])
+    carry = _fixed_point(b, body, carry_param, b.is_batched(init), free, carry_out)
+    per_example = _varies(b, test, free | ({test_param} if carry else set()), passed)
+    carry = carry or per_example
+    test_sources = free | ({test_param} if carry else set())
+
+    def test_result(inner, value):
+        return call("rt.batching.any_example", value) if per_example else value
+
+    test_def = _batched_fn(b, test, test_sources, test_result)
+    body_def = _taped_body(b, test, body, carry, per_example)
+    b.out.extend([test_def, body_def])
+    b.taped[body.name] = (body_def.function.name, b, test, carry, per_example)
+    start = b.broadcast(init) if carry else init
+    value = call(
+        "rt.while_loop_with_tape",
+        cst.Name(test_def.function.name),
+        cst.Name(body_def.function.name),
+        start,
+    )
+    b.emit(stmt.target, value)
+    carry_target, tape = (el.value for el in stmt.target.elements)
+    b.mark(carry_target, carry)
+    b.mark(tape, carry)
+
+
+def _taped_body(b, test, body, carry: bool, per_example: bool) -> ir.Def:
+    """The batched body of a gradient's forward ``while``: ``(carry, residuals)``; with a per-example test,
+    ``(carry kept where finished, (live, residuals))``."""
+    (carry_param,) = body.param_names
+    (test_param,) = test.param_names
+    body_stmts, returned = _parts(body)
+    carry_out, residuals = (el.value for el in returned.elements)
+    free = _free_batched(b, [test, body])
+    sources = free | ({carry_param} if carry else set())
+    if not per_example:
+
+        def result(inner, value):
+            new, res = (el.value for el in value.elements)
+            return tuple_of(
+                inner.broadcast(new) if carry else new, inner.broadcast(res)
+            )
+
+        return _batched_fn(b, body, sources, result)
+    test_sources = free | {test_param}
+    alias = (
+        [ir.Assign(cst.Name(test_param), cst.Name(carry_param))]
+        if test_param != carry_param
+        else []
+    )
+    test_stmts, passed = _parts(test)
+    live = b.nested([*alias, *test_stmts], sources | test_sources)
+    step = b.nested(body_stmts, sources)
+    kept = call(
+        "rt.batching.select", passed, step.broadcast(carry_out), cst.Name(carry_param)
+    )
+    value = tuple_of(kept, tuple_of(passed, step.broadcast(residuals)))
+    name = b.namer.fresh(f"{body.name}_batched")
+    stmts = (*live.out, *step.out, ir.Return(value))
+    return ir.Def(ir.Function(name, body.params, stmts, body.origin), b.origin)
+
+
+def while_loop_reverse(b, stmt: ir.Assign, e):
+    """The backward ``while`` of a gradient: the batched backward body on the batched forward body's
+    recomputed residuals; where the forward test was per example, a step moves only the cotangents of
+    the examples that step moved (``select``), so each example runs back through its own steps.
+    """
+    body_fwd, body_bwd, carry_bar, tape = e.args
+    batched_fwd, where, test, carry, per_example = b.taped[body_fwd.value]
+    if not b.sees(
+        where
+    ):  # the backward pass wrote its own copy of the forward body: batch it here
+        fwd = _taped_body(b, test, b.defs[body_fwd.value], carry, per_example)
+        b.out.append(fwd)
+        batched_fwd = fwd.function.name
+    bwd = b.defs[body_bwd.value]
+    bar_param, res_param = bwd.param_names
+    stmts, out = _parts(bwd)
+    sources = _free_batched(b, [bwd]) | {bar_param, res_param}
+    if per_example:
+        packed, live = b.namer.fresh("live_and_residuals"), b.namer.fresh("live")
+        unpack = ir.Assign(
+            tuple_of(cst.Name(live), cst.Name(res_param)), cst.Name(packed)
+        )
+        step = b.nested(stmts, sources)
+        moved = call(
+            "rt.batching.select",
+            cst.Name(live),
+            step.broadcast(out),
+            cst.Name(bar_param),
+        )
+        params = (bwd.params[0], replace(bwd.params[1], name=packed))
+        name = b.namer.fresh(f"{bwd.name}_batched")
+        body = (unpack, *step.out, ir.Return(moved))
+        bwd_def = ir.Def(ir.Function(name, params, body, bwd.origin), b.origin)
+    else:
+        bwd_def = _batched_fn(b, bwd, sources, lambda inner, v: inner.broadcast(v))
+    b.out.append(bwd_def)
+    value = call(
+        "rt.while_loop_reverse",
+        cst.Name(batched_fwd),
+        cst.Name(bwd_def.function.name),
+        b.broadcast(carry_bar),
+        tape,
+    )
+    b.emit(stmt.target, value)
+    b.mark(stmt.target, True)
+
+
+RULES = {
+    "cond": cond,
+    "cond_with_residuals": cond,  # a gradient's forward branches: ``(outputs, residuals)`` each
+    "scan": scan,
+    "while_loop": while_loop,
+    "while_loop_with_tape": while_loop_with_tape,
+    "while_loop_reverse": while_loop_reverse,
+}

@@ -285,6 +285,7 @@ FLATTEN_WITHOUT_AXIS = frozenset(
         "argmax",
         "argmin",
         "argsort",
+        "sort",
         "roll",
         "repeat",
         "take",
@@ -355,10 +356,7 @@ class Axes(Family):
                 replaced[data[0]] = call(
                     "rt.lift", replaced[data[0]], call("rt.shape_rank", shape)
                 )
-        if op.defaults.get("order", "C") != "C" or _order(args) not in (None, "C"):
-            raise MissingRule(
-                f"no batching rule for `{e.name}` with order other than 'C'", b.origin
-            )
+        _check_order(b, op, e, args)
         value = rebuild_all(op, e, args, replaced)
         if op.name == "roll" and "axis" not in args:  # rolled flat, back in its shape
             value = call("xp.reshape", value, call("xp.shape", first))
@@ -374,6 +372,28 @@ def _flattened(atom):
             ]
         )
     return call("rt.flat_examples", atom)
+
+
+def _check_order(b, op, e, args):
+    """A memory layout other than C order (``reshape(..., order="F")``) has no derived rule; an ``order``
+    that is no layout (``argsort``'s: a structured array's fields, None when not given) is checked as such.
+    """
+    default = op.defaults.get("order", "C")
+    if default in _LAYOUTS:
+        if default != "C" or _order(args) not in (None, "C"):
+            raise MissingRule(
+                f"no batching rule for `{e.name}` with order other than 'C'", b.origin
+            )
+    elif "order" in args and not (
+        isinstance(args["order"], cst.Name) and args["order"].value == "None"
+    ):
+        raise MissingRule(
+            f"no batching rule for `{e.name}` with `order` (fields of a structured array)",
+            b.origin,
+        )
+
+
+_LAYOUTS = frozenset({"C", "F", "A", "K"})
 
 
 def _order(args):

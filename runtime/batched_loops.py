@@ -1,0 +1,188 @@
+"""Batched twins of the helpers that a gradient's loops call (``rt.sequence_vjp`` and the others), for
+per-example gradients (``s2s.vmap`` of ``s2s.grad``): each is the helper applied to every example.
+
+``batched`` holds one flag per operand; the result is batched (batch axis 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import iteration
+from .arrays import namespace
+from .trees import tree_leaves
+
+# --- loop inputs' cotangents: restructurings along each example's first axis ----------------------
+#
+# ``rt.sequence_vjp`` and the others index, stack, slice and reverse per-step cotangents along
+# axis 0 and read ``xs`` for its structure and length. With the batch axis moved last on every
+# array leaf, the per-example helper does all of that to every example at once; the batch axis
+# then goes back to the front. Unbatched operands are broadcast first (a view).
+
+
+def _leaves(tree):
+    from .iteration import Elements, Zipped
+
+    if isinstance(tree, Elements):
+        for item in tree.items:
+            yield from _leaves(item)
+    elif isinstance(tree, (tuple, list, Zipped)):
+        for item in tree:
+            yield from _leaves(item)
+    elif isinstance(tree, dict):
+        for item in tree.values():
+            yield from _leaves(item)
+    elif tree is not None:
+        yield tree
+
+
+def _map(fn, tree):
+    """``fn`` on each array or number leaf of ``tree``, through tuples, lists, dicts, namedtuples, ``Zipped``
+    and ``Elements`` (``None`` and run-time ranges kept)."""
+    from .iteration import DynamicRange, Elements, Zipped
+
+    if tree is None or isinstance(tree, (DynamicRange, str)):
+        return tree
+    if isinstance(tree, Elements):
+        return Elements(_map(fn, item) for item in tree.items)
+    if isinstance(tree, Zipped):
+        return Zipped(_map(fn, item) for item in tree)
+    if isinstance(tree, dict):
+        return {k: _map(fn, v) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(_map(fn, v) for v in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_map(fn, v) for v in tree)
+    return fn(tree)
+
+
+def _batch_last(tree, flag, size):
+    """Every array leaf with its batch axis last (unbatched leaves broadcast to ``size`` first)."""
+
+    def leaf(x):
+        if not hasattr(x, "shape"):
+            return x  # a number: the same for every example
+        xp = namespace(x)
+        if flag:
+            return xp.moveaxis(x, 0, -1)
+        return xp.broadcast_to(xp.expand_dims(x, -1), (*np.shape(x), size))
+
+    return _map(leaf, tree)
+
+
+def _batch_front(tree, size):
+    """The inverse of ``_batch_last``: the batch axis back in front; a number leaf broadcast to it."""
+
+    def leaf(x):
+        xp = namespace(x)
+        if not hasattr(x, "shape"):
+            return xp.broadcast_to(xp.asarray(x), (size,))
+        return xp.moveaxis(x, -1, 0)
+
+    return _map(leaf, tree)
+
+
+def _restructured(helper, operands, batched):
+    """``helper(*operands)`` per example, for a loop-input cotangent helper (see above)."""
+    size = _batch_size(*zip(operands, batched))
+    moved = [_batch_last(x, flag, size) for x, flag in zip(operands, batched)]
+    return _batch_front(helper(*moved), size)
+
+
+def sequence_vjp(g, xs, batched):
+    """``rt.sequence_vjp`` per example."""
+    return _restructured(iteration.sequence_vjp, (g, xs), batched)
+
+
+def sequence_vjp_transpose(u, like, xs, batched):
+    """``rt.sequence_vjp_transpose`` per example."""
+    return _restructured(iteration.sequence_vjp_transpose, (u, like, xs), batched)
+
+
+def enumerate_vjp(g, xs, batched):
+    """``rt.enumerate_vjp`` per example."""
+    return _restructured(iteration.enumerate_vjp, (g, xs), batched)
+
+
+def enumerate_vjp_transpose(u, like, xs, batched):
+    """``rt.enumerate_vjp_transpose`` per example."""
+    return _restructured(iteration.enumerate_vjp_transpose, (u, like, xs), batched)
+
+
+def enumerate_jvp(tangents, start, batched, size):
+    """``rt.enumerate_jvp`` per example: zero tangents for the indices, batched like the items."""
+    from .iteration import Elements, Zipped, iterate
+
+    tangents = tangents if batched[0] else _broadcast_tree(tangents, size)
+    steps = iterate(tangents)
+    if isinstance(steps, Elements):
+        return Elements((np.zeros(size), x) for x in steps.items)
+    first = next(leaf for leaf in _leaves(steps) if hasattr(leaf, "shape"))
+    xp = namespace(first)
+    return Zipped((xp.zeros((size, int(np.shape(first)[1]))), steps))
+
+
+def _broadcast_tree(tree, size):
+    def leaf(x):
+        xp = namespace(x)
+        x = xp.asarray(x)
+        return xp.broadcast_to(x, (size, *np.shape(x)))
+
+    return _map(leaf, tree)
+
+
+def zip_vjp(g, sequences, batched):
+    """``rt.zip_vjp`` per example."""
+    return _restructured(iteration.zip_vjp, (g, sequences), batched)
+
+
+def zip_vjp_transpose(u, like, sequences, batched):
+    """``rt.zip_vjp_transpose`` per example."""
+    return _restructured(iteration.zip_vjp_transpose, (u, like, sequences), batched)
+
+
+def reversed_vjp(g, xs, batched):
+    """``rt.reversed_vjp`` per example."""
+    return _restructured(iteration.reversed_vjp, (g, xs), batched)
+
+
+def reversed_vjp_transpose(u, like, xs, batched):
+    """``rt.reversed_vjp_transpose`` per example."""
+    return _restructured(iteration.reversed_vjp_transpose, (u, like, xs), batched)
+
+
+def items_vjp(g, d, batched):
+    """``rt.items_vjp`` per example."""
+    return _restructured(iteration.items_vjp, (g, d), batched)
+
+
+def items_vjp_transpose(u, like, d, batched):
+    """``rt.items_vjp_transpose`` per example."""
+    return _restructured(iteration.items_vjp_transpose, (u, like, d), batched)
+
+
+def values_vjp(g, d, batched):
+    """``rt.values_vjp`` per example."""
+    return _restructured(iteration.values_vjp, (g, d), batched)
+
+
+def values_vjp_transpose(u, like, d, batched):
+    """``rt.values_vjp_transpose`` per example."""
+    return _restructured(iteration.values_vjp_transpose, (u, like, d), batched)
+
+
+def _batch_size(*pairs) -> int:
+    """The batch size, from the first batched operand (an array, or a tree of them)."""
+    for x, flag in pairs:
+        if flag:
+            leaves = [leaf for leaf in _leaves(x) if hasattr(leaf, "shape")]
+            if leaves:
+                return int(np.shape(leaves[0])[0])
+    for (
+        x,
+        flag,
+    ) in pairs:  # a batched container of numbers only: its length is no batch size
+        if flag:
+            for leaf in tree_leaves(x):
+                return int(np.shape(leaf)[0])
+    raise ValueError("batched_vjps: no operand is batched, so there is no batch size")
