@@ -223,8 +223,12 @@ def loop_first(xs):
 
 
 def batch_first(ys):
-    """Stacked per-step outputs of a batched loop, ``(steps, batch, ...)``, as batched values."""
-    return tree_map(lambda y: namespace(y).moveaxis(y, 1, 0), ys)
+    """Stacked per-step outputs of a batched loop, ``(steps, batch, ...)``, as batched values (the inverse
+    of ``loop_first``: Python containers visited element by element stay as they are).
+    """
+    if isinstance(ys, Elements):
+        return ys
+    return tree_map(lambda y: namespace(y).moveaxis(y, 1, 0) if _is_array(y) else y, ys)
 
 
 def shape_rank(shape) -> int:

@@ -382,3 +382,23 @@ def test_vmap_bad_axes_are_usage_errors():
         s2s("vmap", "examples/mlp.py::loss", "--in-axes", "zero"),
         "expected ints or None",
     )
+
+
+def test_vmap_axis_name_turns_collectives_into_reductions_over_examples(tmp_path):
+    out = tmp_path / "normalize_batched.py"
+    result = s2s(
+        "vmap",
+        "tests/programs/collectives.py::normalize",
+        "--in-axes",
+        "0",
+        "--axis-name",
+        "batch",
+        "-o",
+        out,
+    )
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "--axis-name batch" in text and "rt.psum_examples(x)" in text
+    xs = np.arange(1.0, 7.0).reshape(3, 2)
+    got = _load("normalize_batched", out).normalize_batched(xs)
+    np.testing.assert_allclose(got, xs / xs.sum(axis=0), rtol=1e-12)

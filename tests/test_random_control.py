@@ -691,7 +691,10 @@ def test_per_example_gradients_match_a_loop(tmp_path, source, batch):
         try:
             got = s2s.vmap(s2s.grad(f), backend=backend)(xs, ys, s)
         except (s2s.S2SError, ValueError) as e:
-            assert "batched boolean mask" in str(e), str(e)
+            # a masked write whose mask differs per example (as for vmap alone); a gradient's ``while``
+            # whose checkpoints an enclosing loop keeps (its tape has no per-example layout yet)
+            refusals = ("batched boolean mask", "whose checkpoints another loop")
+            assert any(r in str(e) for r in refusals), str(e)
             reject()
         np.testing.assert_allclose(
             np.asarray(got), want, rtol=1e-9, atol=1e-12, err_msg=f"{backend}\n{source}"

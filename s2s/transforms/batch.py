@@ -86,6 +86,8 @@ class Batch(Transform):
         # whether the carry is batched, whether the test is per example)
         self.taped: dict[str, tuple] = {}
         self.parent: Batch | None = None  # the body this one is nested in
+        # the tapes of a gradient's ``while`` loops (their checkpoints carry the batch axis second)
+        self.tapes: set[str] = set()
 
     def nested(self, body, batched) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names."""
@@ -93,6 +95,7 @@ class Batch(Transform):
         inner.step_major = set(self.step_major)
         inner.taped = self.taped
         inner.parent = self
+        inner.tapes = self.tapes
         inner.run(body)
         return inner
 

@@ -308,6 +308,7 @@ def while_loop_with_tape(b, stmt: ir.Assign, e):
     carry_target, tape = (el.value for el in stmt.target.elements)
     b.mark(carry_target, carry)
     b.mark(tape, carry)
+    b.tapes.add(tape.value)
 
 
 def _taped_body(b, test, body, carry: bool, per_example: bool) -> ir.Def:

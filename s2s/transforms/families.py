@@ -304,6 +304,17 @@ def batch_broadcast(b, atom):
                 for el in atom.elements
             ]
         )
+    if isinstance(atom, cst.Name) and atom.value in b.tapes:
+        raise MissingRule(
+            "no batching rule for the gradient of a `while` loop whose checkpoints another loop or "
+            "branch keeps (a `while` inside a `for`, differentiated, then vmapped)",
+            b.origin,
+            "vmap the function and differentiate the batched one (`s2s.grad` of `s2s.vmap`), or "
+            "write the inner loop as a `for` over a fixed range",
+        )
+    if isinstance(atom, cst.Name) and atom.value in b.step_major:
+        # a loop input kept step-major (``rt.loop_first``) leaving the loop: batch-major again
+        return call("rt.batch_first", atom)
     if b.is_batched(atom) or is_static(atom):
         return atom
     return call("rt.broadcast_batch", atom, cst.Name(b.size))
