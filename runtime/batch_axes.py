@@ -99,7 +99,10 @@ def unbatch_leaves(value, axes):
 
 
 def broadcast_batch(value, size):
-    """An unbatched value (any tree) given a batch axis of ``size``: every example the same."""
+    """An unbatched value (any tree) given a batch axis of ``size``: every example the same (a Python
+    sequence a loop visits, element by element)."""
+    if isinstance(value, Elements):
+        return Elements([broadcast_batch(item, size) for item in value.items])
 
     def leaf(x):
         xp = namespace(x)

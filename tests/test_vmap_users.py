@@ -51,7 +51,6 @@ COPY_REBIND = (
     "G3 false refusal: in-place write after `m = m.copy()` rebinding the argument"
 )
 COND_RES = "no batching rule for norm_vjp (grad of clip-by-norm)"
-LIST_SCAN = "rt.batch_first of a scan over a Python list of layers (Elements)"
 DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
@@ -87,7 +86,6 @@ VMAP_XFAIL = {
 
 GRAD_XFAIL = {
     **_both("clipped_step_loss", reason=COND_RES),
-    **_both("mlp_xent", reason=LIST_SCAN),
     "conv_loss-numpy": WRITE_VJP,
     "conv_loss-xla": DYN_SLICE_XLA,
 }
