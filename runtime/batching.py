@@ -15,7 +15,7 @@ import numpy as np
 
 from .arrays import namespace
 from .batch_axes import lift
-from .trees import _children, _is_container, _rebuild
+from .trees import _children, _is_container, _rebuild, tree_map
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -25,6 +25,8 @@ __all__ = [
     "dot",
     "einsum",
     "getitem",
+    "guard",
+    "guard_vjp",
     "index_add",
     "index_set",
     "inner",
@@ -337,6 +339,46 @@ def _zero_residuals(fn, operands):
 
     shapes = jax.eval_shape(lambda: fn(*operands)[1])
     return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
+
+
+def guard(x, pred, shared_by_all):
+    """What one branch of a per-example ``if`` reads, safe for the examples that do not take it: their
+    values are those of an example that does (the double ``where`` careful JAX users write), so the
+    branch computes nothing from inputs it was never meant for, and no nan or inf it would make there
+    reaches a derivative. Values are unchanged for the examples that take the branch.
+
+    ``pred``: ``(B,)``, which examples take the branch; ``shared_by_all``: ``x`` has no batch axis (the
+    same for every example: returned as it is).
+    """
+    if shared_by_all:
+        return x
+    xp = namespace(pred, x)
+    first = xp.argmax(pred)  # an example that takes the branch (any, when none does)
+
+    def leaf(v):
+        if not hasattr(v, "shape") or np.ndim(v) == 0:
+            return v
+        reference = xp.asarray(v)[first]
+        return xp.where(_per_example(xp, pred, np.ndim(v)), v, reference)
+
+    return tree_map(leaf, x)
+
+
+def guard_vjp(ct, pred, shared_by_all):
+    """The cotangent through ``guard``: each example's own where it takes the branch, zero elsewhere
+    (``where``, never a product: a nan computed for an example that does not take it stops here); for
+    an unbatched value, zero unless some example takes the branch."""
+    xp = namespace(pred, ct)
+    if not shared_by_all:
+        return tree_map(
+            lambda v: xp.where(_per_example(xp, pred, np.ndim(v)), v, 0.0), ct
+        )
+    some = xp.any(pred)
+    return tree_map(lambda v: xp.where(some, v, 0.0), ct)
+
+
+def _per_example(xp, pred, rank):
+    return xp.reshape(pred, np.shape(pred) + (1,) * (rank - 1))
 
 
 def any_example(pred):

@@ -122,3 +122,25 @@ def test_forward_mode_of_batched_code_matches_jax():
         )
     np.testing.assert_allclose(out, np.asarray(want_out), rtol=1e-9)
     np.testing.assert_allclose(tangent, np.asarray(want_tangent), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize(
+    "xs",
+    [[1.0, -2.0, 4.0], [-1.0, -2.0, -3.0], [1.0, 2.0, 0.0]],
+    ids=["mixed", "none-take-sqrt", "all-but-zero"],
+)
+def test_untaken_branch_leaks_no_nan_into_the_gradient(xs, backend):
+    """``s2s.grad`` of a batched per-example ``if`` whose other branch is nan there: as JAX's double
+    ``where``, each branch reads an example that takes it (``rt.batching.guard``)."""
+    xs = np.asarray(xs, np.float32 if backend == "xla" else np.float64)
+    got = s2s.grad(P.batched_safe_sqrt_loss, argnums=(0, 1), backend=backend)(xs, 1.5)
+
+    def twin(xs, w):
+        safe = jnp.where(xs > 0, xs, 1.0)
+        return jnp.sum(jnp.where(xs > 0, jnp.sqrt(safe) * w, 0.0 * w))
+
+    want = jax.grad(twin, argnums=(0, 1))(xs, 1.5)
+    for g, w in zip(got, want):
+        assert np.all(np.isfinite(np.asarray(g)))
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)

@@ -109,6 +109,16 @@ def batching_matmul(a, b, flags, *, g):
     )
 
 
+@linear(name="rt.batching.guard", roles={"pred": "data"})
+def batching_guard(x, pred, shared_by_all, *, g):
+    return rt.batching.guard_vjp(g, pred, shared_by_all), None, None
+
+
+@linear(name="rt.batching.guard_vjp", roles={"pred": "data"})
+def batching_guard_vjp(ct, pred, shared_by_all, *, g):
+    return rt.batching.guard_vjp(g, pred, shared_by_all), None, None
+
+
 @linear(name="rt.batching.select")
 def batching_select(pred, on_true, on_false, *, g):
     return (

@@ -119,7 +119,13 @@ def cond(b, stmt: ir.Assign, e):
         )
         b.emit(stmt.target, call(name, pred, *names, *operands))
     else:  # both branches run, inline; each example keeps its own branch's result
-        taken = [_inline(b, br, operands) for br in branches]
+        negated = cst.Name(b.namer.fresh("else_taken"))
+        b.emit(negated, call("xp.logical_not", pred))
+        b.mark(negated, True)
+        taken = [
+            _inline(b, br, operands, guard)
+            for br, guard in zip(branches, (pred, negated))
+        ]
         if (
             e.name == "cond_with_residuals"
         ):  # ``(out, res)`` each: out selected, both residuals kept
@@ -135,15 +141,19 @@ def cond(b, stmt: ir.Assign, e):
     b.mark(stmt.target, out_batched)
 
 
-def _inline(b, fn: ir.Function, operands) -> cst.BaseExpression:
-    """``fn``'s body batched and emitted in place (its parameters renamed to fresh names bound to the
-    operands); its result, with the batch axis."""
-    fresh = {p: cst.Name(b.namer.fresh(p)) for p in fn.param_names}
+def _inline(b, fn: ir.Function, operands, taken) -> cst.BaseExpression:
+    """``fn``'s body batched and emitted in place, reading its operands and the values it closes over
+    through ``rt.batching.guard`` (``taken``: which examples take this branch), so an example that does
+    not take it computes on another's values and no nan reaches a derivative; its result, with the
+    batch axis."""
+    reads = sorted(free_names(fn) - ENCLOSING - set(b.defs) - set(b.helpers))
+    fresh = {p: cst.Name(b.namer.fresh(p)) for p in (*fn.param_names, *reads)}
     stmts, value = _parts(fn)
     stmts, value = _renamed(stmts, fresh), substitute(value, fresh)
-    for name, op in zip(fresh.values(), operands):
-        b.emit(name, op)
-        b.mark(name, b.is_batched(op))
+    for name, op in zip(fresh.values(), (*operands, *map(cst.Name, reads))):
+        flag = b.is_batched(op)
+        b.emit(name, call("rt.batching.guard", op, taken, cst.Name(str(not flag))))
+        b.mark(name, flag)
     b.defs.update(local_functions(stmts))  # its own branches and loop bodies
     b.arrays |= array_evidence(stmts, b.helpers)
     for s in stmts:

@@ -154,3 +154,21 @@ def layer_if(x, w, b):
     else:
         out = -h
     return np.sum(out**2)
+
+
+def safe_sqrt(x, w):
+    # the untaken branch is nan for negative x: reverse mode of the batched code must not see it
+    if x > 0:
+        y = np.sqrt(x) * w
+    else:
+        y = 0.0 * w
+    return y
+
+
+def batched_safe_sqrt_loss(xs, w):
+    return np.sum(batched_safe_sqrt(xs, w))
+
+
+import s2s  # noqa: E402  (the batched function the loss above calls)
+
+batched_safe_sqrt = s2s.vmap(safe_sqrt, in_axes=(0, None))
