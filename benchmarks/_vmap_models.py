@@ -2,6 +2,8 @@
 
 import numpy as np
 
+import s2s
+
 
 def mlp_loss(params, x, y):
     """One example's squared error through a 3-layer tanh MLP."""
@@ -28,3 +30,22 @@ def newton_sqrt(a):
     while np.abs(x * x - a) > 1e-5 * a:
         x = 0.5 * (x + a / x)
     return x
+
+
+def robust_example_loss(x, w, y):
+    """One example's loss: squared error, linear beyond a radius (a data-dependent Python ``if``)."""
+    err = np.tanh(x @ w) - y
+    sq = np.sum(err * err)
+    if sq > 1.0:
+        loss = np.sqrt(sq)
+    else:
+        loss = 0.5 * sq + 0.5
+    return loss
+
+
+batched_robust_loss = s2s.vmap(robust_example_loss, in_axes=(0, None, 0))
+
+
+def robust_loss(w, x, y):
+    """The batch's mean loss through the batched per-example function (``s2s.grad`` of ``s2s.vmap``)."""
+    return np.mean(batched_robust_loss(x, w, y))

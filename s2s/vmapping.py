@@ -76,6 +76,7 @@ class Vmapped:
         functools.update_wrapper(self, fun, updated=())
         del self.__wrapped__  # a batched function is not the one it came from
         self._binding = wrappers.target(fun, "s2s.vmap")[1]
+        self._by_call_shape = {}
 
     def _per_parameter(self, npositional: int, keywords) -> tuple:
         """in_axes for every parameter of the generated function, for a call with these arguments."""
@@ -125,7 +126,13 @@ class Vmapped:
         return self.at().source
 
     def __call__(self, *args, **kwargs):
-        return self.at(len(args), tuple(kwargs))(*args, **kwargs)
+        key = (len(args), tuple(kwargs))
+        batched = self._by_call_shape.get(key)
+        if (
+            batched is None
+        ):  # one lookup per call shape: calls in a training loop pay only this
+            batched = self._by_call_shape[key] = self.at(*key)
+        return batched(*args, **kwargs)
 
     def __repr__(self):
         return f"<s2s.vmap of {wrappers.describe(self.fun)}>"

@@ -29,7 +29,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import call, substitute, tuple_of
-from ..passes.dataflow import free_names
+from ..passes.dataflow import assigned, free_names
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
 from .dependence import depends_on, local_functions
@@ -242,19 +242,15 @@ def while_loop(b, stmt: ir.Assign, e):
     carry = carry or per_example  # finished examples keep their carry: it is batched
     sources = free | ({carry_param} if carry else set())
     test_sources = free | ({test_param} if carry else set())
-
-    def test_result(inner, value):
-        return call("rt.batching.any_example", value) if per_example else value
-
-    test_def = _batched_fn(b, test, test_sources, test_result)
-    if not per_example:
-        body_def = _batched_fn(
-            b, body, sources, lambda inner, v: inner.broadcast(v) if carry else v
-        )
-    else:
-        body_def = _frozen_body(b, test, body, test_sources, sources)
-    b.out.extend([test_def, body_def])
     start = b.broadcast(init) if carry else init
+    if per_example:
+        _while_per_example(b, stmt, test, body, start, sources | test_sources)
+        return
+    test_def = _batched_fn(b, test, test_sources, lambda inner, v: v)
+    body_def = _batched_fn(
+        b, body, sources, lambda inner, v: inner.broadcast(v) if carry else v
+    )
+    b.out.extend([test_def, body_def])
     value = call(
         "rt.while_loop",
         cst.Name(test_def.function.name),
@@ -265,24 +261,85 @@ def while_loop(b, stmt: ir.Assign, e):
     b.mark(stmt.target, carry)
 
 
-def _frozen_body(b, test, body, test_sources, sources) -> ir.Def:
-    """A step that moves only the live examples: the test per example, the body, then ``select``."""
+def _while_per_example(b, stmt, test, body, start, sources):
+    """A ``while`` whose test differs per example, as JAX batches one: the loop carries which examples
+    are live, runs while any is, and each step moves only those (``select``), then tests them again:
+    the test runs once a step, and each example stops after its own number of steps."""
     (carry_param,) = body.param_names
     (test_param,) = test.param_names
     test_stmts, passed = _parts(test)
     body_stmts, carry_out = _parts(body)
-    alias = (
-        [ir.Assign(cst.Name(test_param), cst.Name(carry_param))]
-        if test_param != carry_param
-        else []
+    state, live = cst.Name(b.namer.fresh("state")), cst.Name(b.namer.fresh("live"))
+    # before the loop: which examples take a first step (the test's names fresh in this scope)
+    begin = cst.Name(b.namer.fresh(carry_param))
+    b.emit(begin, start)
+    b.mark(begin, True)
+    fresh = {n: cst.Name(b.namer.fresh(n)) for n in sorted(assigned(test_stmts))}
+    fresh[test_param] = begin
+    renamed = [
+        (
+            replace(
+                t, target=substitute(t.target, fresh), value=substitute(t.value, fresh)
+            )
+            if isinstance(t, ir.Assign)
+            else _renamed([t], fresh)[0]
+        )
+        for t in test_stmts
+    ]
+    first = b.nested(renamed, sources | {begin.value})
+    b.out.extend(first.out)
+    starts_live = substitute(passed, fresh)
+    # the test: any example live
+    cond_name = b.namer.fresh(f"{test.name}_batched")
+    cond_body = (
+        ir.Assign(tuple_of(cst.Name("_"), live), state),
+        ir.Return(call("rt.batching.any_example", live)),
     )
-    live = b.nested([*alias, *test_stmts], sources | test_sources)
-    step = b.nested(body_stmts, sources)
-    new = step.broadcast(carry_out)
-    kept = call("rt.batching.select", passed, new, cst.Name(carry_param))
-    name = b.namer.fresh(f"{body.name}_batched")
-    stmts = (*live.out, *step.out, ir.Return(kept))
-    return ir.Def(ir.Function(name, body.params, stmts, body.origin), b.origin)
+    cond_def = ir.Def(
+        ir.Function(
+            cond_name,
+            (replace(test.params[0], name=state.value),),
+            cond_body,
+            test.origin,
+        ),
+        b.origin,
+    )
+    # a step: the live examples move, then are tested again
+    unpack = ir.Assign(tuple_of(cst.Name(carry_param), live), state)
+    step = b.nested(body_stmts, sources | {carry_param, live.value})
+    moved = cst.Name(b.namer.fresh(carry_param))
+    kept = call(
+        "rt.batching.select", live, step.broadcast(carry_out), cst.Name(carry_param)
+    )
+    retest = b.nested(
+        _renamed(test_stmts, {test_param: moved}), sources | {moved.value}
+    )
+    body_name = b.namer.fresh(f"{body.name}_batched")
+    body_stmts_out = (
+        unpack,
+        *step.out,
+        ir.Assign(moved, kept),
+        *retest.out,
+        ir.Return(tuple_of(moved, substitute(passed, {test_param: moved}))),
+    )
+    body_def = ir.Def(
+        ir.Function(
+            body_name,
+            (replace(body.params[0], name=state.value),),
+            body_stmts_out,
+            body.origin,
+        ),
+        b.origin,
+    )
+    b.out.extend([cond_def, body_def])
+    value = call(
+        "rt.while_loop",
+        cst.Name(cond_name),
+        cst.Name(body_name),
+        tuple_of(begin, starts_live),
+    )
+    b.emit(tuple_of(stmt.target, cst.Name("_")), value)
+    b.mark(stmt.target, True)
 
 
 def while_loop_with_tape(b, stmt: ir.Assign, e):
