@@ -50,3 +50,17 @@ def test_a_transformation_of_a_local_function_is_a_located_error():
     assert "made_inside.py" in str(info.value) and "define `f` at module level" in str(
         info.value
     )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_vmap_of_jvp_made_inside_matches_jax(backend):
+    """``jax.jvp`` (or ``s2s.jvp``) inside: the forward-mode module, batched again by ``s2s.vmap``."""
+    x, t, w = RNG.normal(size=(4, 5)), RNG.normal(size=(4, 5)), RNG.normal(size=(5, 2))
+    if backend == "xla":
+        x, t, w = np.float32(x), np.float32(t), np.float32(w)
+    tol = {"rtol": 1e-9} if backend == "numpy" else {"rtol": 1e-4, "atol": 1e-5}
+    got = s2s.vmap(P.directional_slope, in_axes=(0, 0, None), backend=backend)(x, t, w)
+    with jax.enable_x64(backend == "numpy"):
+        want = jax.vmap(P.twin_directional_slope, in_axes=(0, 0, None))(x, t, w)
+    np.testing.assert_allclose(got, want, **tol)
+    assert "example_loss_jvp" in s2s.transform(P.directional_slope).source

@@ -134,6 +134,36 @@ class Calls:
                 return func, _merge_partial(fixed, args), callee
             return func, args, None
 
+    def _jvp_call(self, node: cst.Call):
+        """``jax.jvp(g, (x, w), (t, u))`` inside: the call of ``g``'s forward-mode module on the primals
+        then the tangents, which returns ``(value, tangent)`` as ``jvp`` does."""
+        from ..api import _transformed
+
+        what = self.source.file.module.code_for_node(node.func)
+        parts = [a for a in node.args if a.keyword is None]
+        if len(parts) != 3 or len(parts) != len(node.args):
+            self.fail(node, f"`{what}` inside a transformed function takes `(fun, primals, tangents)`",
+                      "write `jax.jvp(g, (x,), (t,))`", UnsupportedSyntax)  # fmt: skip
+        fun = self._static_option(parts[0].value, node)
+        primals, tangents = parts[1].value, parts[2].value
+        if not all(isinstance(p, (cst.Tuple, cst.List)) for p in (primals, tangents)):
+            self.fail(node, f"`{what}` with primals or tangents that are not a tuple written out",
+                      "write them as tuples in the call: `jax.jvp(g, (x, w), (t, u))`", UnsupportedSyntax)  # fmt: skip
+        if len(primals.elements) != len(tangents.elements):
+            self.fail(node, f"`{what}` got {len(primals.elements)} primals and {len(tangents.elements)} tangents",
+                      "give one tangent per primal")  # fmt: skip
+        count = len(primals.elements)
+        try:
+            made = _transformed(fun, "jvp", tuple(range(count)), flat=True)
+            callee = self.value(made, (_name_of(fun),), node.func)
+        except S2SError as err:
+            self.fail(node, err.message, err.hint, type(err))
+        args = [
+            cst.Arg(self.expr(el.value))
+            for el in (*primals.elements, *tangents.elements)
+        ]
+        return self.mark(cst.Call(callee, args), node)
+
     def _made_transform(self, call: cst.Call):
         """``s2s.vmap(g, in_axes=(0, None))`` or ``jax.grad(g)`` called inside: the transformed function it
         makes, made now (``g`` a function of the program, the options constants), else None.
@@ -308,6 +338,10 @@ class Calls:
                 name, spellings.portable_arguments(name, [cst.Arg(receiver), *args])
             )
             return self.mark(cst.Call(xp_attr(name), args), node)
+        if isinstance(func, (cst.Name, cst.Attribute)) and library.is_jvp(
+            self._callee_object(func)
+        ):
+            return self._jvp_call(node)
         func, args, callee = self._through_wrappers(func, args)
         if (
             callee is None

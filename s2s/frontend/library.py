@@ -103,3 +103,12 @@ def transform_maker(obj):
         jax.vmap: s2s.vmap,
     }
     return spelled.get(obj)
+
+
+def is_jvp(obj) -> bool:
+    """``s2s.jvp`` or ``jax.jvp``: called inside transformed code, the forward-mode module of a function
+    s2s can read, called on the primals and tangents."""
+    import s2s
+
+    jax = sys.modules.get("jax")
+    return obj is s2s.jvp or (jax is not None and obj is jax.jvp)

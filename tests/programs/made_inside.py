@@ -57,3 +57,13 @@ def local_function(w, xs):
         return jnp.sum(x * w)
 
     return jnp.sum(jax.vmap(f)(xs))
+
+
+def directional_slope(x, t, w):
+    # a directional derivative of the per-example loss: vmapped, this is vmap of jvp
+    value, slope = jax.jvp(example_loss, (x, w), (t, jnp.zeros_like(w)))
+    return slope
+
+
+def twin_directional_slope(x, t, w):
+    return jax.jvp(twin_example_loss, (x, w), (t, jnp.zeros_like(w)))[1]
