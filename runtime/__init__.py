@@ -7,9 +7,10 @@ on NumPy arrays the same code runs eagerly. This package never imports the
 compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
-from . import batched_loops, batched_ops, batched_vjps, batching
+from . import batched_loops, batched_ops, batched_shape_vjps, batched_vjps, batching
 from .arrays import (
     broadcast_like,
+    diff_weights,
     grad_seed,
     index_add,
     index_add_value_vjp,
@@ -18,6 +19,7 @@ from .arrays import (
     index_get_vjp,
     index_set,
     index_set_value_vjp,
+    kron_shape,
     logical_and,
     logical_not,
     logical_or,
@@ -99,6 +101,7 @@ from .iteration import (
     zip_vjp_transpose,
 )
 from .linalg import (
+    convolve_padding,
     dot_at,
     dot_vjp,
     einsum_list,
@@ -171,6 +174,7 @@ __all__ = [
     "batch_size",
     "batched_loops",
     "batched_ops",
+    "batched_shape_vjps",
     "batched_vjps",
     "batching",
     "broadcast_batch",
@@ -179,9 +183,11 @@ __all__ = [
     "concatenate_vjp",
     "cond",
     "cond_with_residuals",
+    "convolve_padding",
     "cumprod_jvp",
     "cumprod_vjp",
     "diag_vjp",
+    "diff_weights",
     "dot_at",
     "dot_vjp",
     "einsum_list",
@@ -230,6 +236,7 @@ __all__ = [
     "iterate",
     "join",
     "keys",
+    "kron_shape",
     "leave_one_out",
     "leave_one_out_vjp",
     "lift",

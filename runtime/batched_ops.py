@@ -109,3 +109,24 @@ def reshape(a, shape, order="C"):
         return xp.reshape(a, (size, *shape), order=order)
     moved = xp.moveaxis(a, 0, -1)
     return xp.moveaxis(xp.reshape(moved, (*shape, size), order="F"), -1, 0)
+
+
+def convolve(a, v, mode, batched):
+    """``convolve(a_i, v_i, mode)`` per example (1-d examples, either operand batched): the full convolution
+    as one einsum of ``a`` against a band gathered from ``v``, then the mode's window of it.
+    """
+    from .linalg import convolve_window
+
+    fa, fv = batched
+    xp = namespace(a, v)
+    if np.ndim(a) - fa != 1 or np.ndim(v) - fv != 1:
+        raise ValueError("convolve: each example's operands must be 1-d arrays")
+    n, m = int(np.shape(a)[-1]), int(np.shape(v)[-1])
+    shift = (
+        np.arange(n + m - 1)[:, None] - np.arange(n)[None, :]
+    )  # [k, i]: v's index in out[k]'s term i
+    inside = (shift >= 0) & (shift < m)
+    band = xp.where(inside, xp.take(v, np.clip(shift, 0, m - 1), axis=-1), 0)
+    spec = ("z" if fv else "") + "ki," + ("z" if fa else "") + "i->zk"
+    start, length = convolve_window(n, m, mode)
+    return xp.einsum(spec, band, a)[:, start : start + length]

@@ -420,3 +420,65 @@ def take_along_axis_vjp(g, arr, indices, axis, batched):
         along = np.arange(m) if n == m else np.zeros(m, int)
         index.append(np.reshape(along, (1,) * (d + 1) + (m,) + (1,) * (rank - d - 2)))
     return _index_add(xp.zeros((size, *shape), dtype), tuple(index), g)
+
+
+# --- products: cumprod's helpers along a shifted axis, einsum's with a letter for the batch axis -------
+
+
+def _along(axis, x, flag):
+    """A per-example ``axis`` of ``x`` as an axis of the batched array."""
+    return int(axis) % _rank(x, flag) + 1
+
+
+def cumprod_vjp(g, a, axis, batched):
+    """``rt.cumprod_vjp`` per example (``axis=None``: each example was flattened first)."""
+    from .rulesupport import cumprod_vjp as one
+
+    fg, fa = batched
+    xp = namespace(g, a)
+    size = _size((g, fg), (a, fa))
+    g, a = _with_batch(g, fg, size), _with_batch(a, fa, size)
+    if axis is None:
+        return xp.reshape(one(g, xp.reshape(a, (size, -1)), 1), np.shape(a))
+    return one(g, a, _along(axis, a, True))
+
+
+def cumprod_jvp(t, a, axis, batched):
+    """``rt.cumprod_jvp`` per example (``axis=None``: each example flattened, as ``cumprod`` does)."""
+    from .rulesupport import cumprod_jvp as one
+
+    ft, fa = batched
+    xp = namespace(t, a)
+    size = _size((t, ft), (a, fa))
+    t, a = _with_batch(t, ft, size), _with_batch(a, fa, size)
+    if axis is None:
+        return one(xp.reshape(t, (size, -1)), xp.reshape(a, (size, -1)), 1)
+    return one(t, a, _along(axis, a, True))
+
+
+def einsum_vjp(g, subscripts, operands, extra, batched):
+    """``rt.einsum_vjp`` per example: the subscripts given a fresh letter for the batch axis of ``g`` and
+    of every operand (``extra``: constants, the same for every example)."""
+    from .linalg import einsum_vjp as one
+
+    fg, fo = batched
+    size = next(
+        int(np.shape(x)[0])
+        for x, flag in ((g, fg), *((o, fo) for o in operands))
+        if flag
+    )
+    g = _with_batch(g, fg, size)
+    operands = [_with_batch(o, fo, size) for o in operands]
+    spec = subscripts.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    specs = inputs.split(",")
+    if (
+        not arrow
+    ):  # NumPy's implicit output: the ellipsis dims, then the letters seen once, sorted
+        letters = [c for c in inputs if c.isalpha()]
+        once = sorted(c for c in set(letters) if letters.count(c) == 1)
+        output = ("..." if "..." in inputs else "") + "".join(once)
+    batch = next(c for c in batching._LETTERS if c not in spec)
+    n = len(operands)
+    specs = [batch + s for s in specs[:n]] + specs[n:]
+    return one(g, ",".join(specs) + "->" + batch + output, operands, extra)

@@ -553,3 +553,25 @@ def solve_outer(u, v, b):
     if _vectors(b):
         return xp.expand_dims(u, -1) * xp.expand_dims(v, -2)
     return xp.matmul(u, xp.swapaxes(v, -1, -2))
+
+
+# --- convolve: its transpose is a correlation of the cotangent padded to the full convolution -------
+
+
+def convolve_window(n, m, mode):
+    """Where ``convolve``'s ``mode`` window starts in the full convolution of lengths ``n`` and ``m``, and how
+    long it is (NumPy's: 'same' is centered, as long as the longer operand)."""
+    if mode == "full":
+        return 0, n + m - 1
+    if mode == "same":
+        return (min(n, m) - 1) // 2, max(n, m)
+    if mode == "valid":
+        return min(n, m) - 1, max(n, m) - min(n, m) + 1
+    raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', not {mode!r}")
+
+
+def convolve_padding(a, v, mode="full"):
+    """The ``pad_width`` that puts the cotangent of ``convolve(a, v, mode)`` back in the full convolution."""
+    n, m = int(np.shape(a)[-1]), int(np.shape(v)[-1])
+    start, length = convolve_window(n, m, mode)
+    return (start, n + m - 1 - start - length)

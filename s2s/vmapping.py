@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass
 
 from .api import Transformed
+from .errors import S2SError
 from .frontend import wrappers
 
 
@@ -145,4 +146,21 @@ def _batched(fun, axes: Axes, backend) -> Transformed:
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, backend="xla"):
     """``fun`` mapped over axes of its arguments (JAX's ``vmap``), as a generated batched module."""
-    return Vmapped(fun, in_axes, out_axes, axis_name, axis_size, backend)
+    from .nested_vmap import NestedVmapped
+
+    if isinstance(fun, NestedVmapped):
+        raise S2SError(
+            "s2s.vmap nested three deep is not supported",
+            hint="merge two of the mapped axes into one before the call (a reshape), and vmap twice",
+        )
+    if not isinstance(fun, Vmapped):
+        return Vmapped(fun, in_axes, out_axes, axis_name, axis_size, backend)
+    # ``vmap`` of ``vmap``: over the product of both mapped axes (``nested_vmap``)
+    if axis_name is not None:
+        raise S2SError(
+            "s2s.vmap of an s2s.vmap with axis_name: a collective over the outer axis would combine "
+            "every example of both",
+            hint="vmap once over the merged axes, or move the collective outside",
+        )
+    in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    return NestedVmapped(fun, in_axes, out_axes, axis_size, backend)

@@ -24,7 +24,9 @@ Domains (values are drawn by NumPy from a seed that hypothesis picks):
 ``real`` (-2, 2), ``positive`` (0.5, 2.5), ``unit`` (-0.9, 0.9), ``gt1``
 (1.1, 3), ``nonzero`` (|x| in (0.5, 2)), ``ties`` (drawn from {-1, 0, 0.5, 1}:
 exercises kinks and ties, so no finite differences), ``wellcond`` (real plus
-(n + 1) times the identity on the last two, square, dims: invertible).
+(n + 1) times the identity on the last two, square, dims: invertible), ``spd``
+(``r @ r.T + n * I`` for r in (-1, 1) on the last two, square, dims: symmetric
+positive definite).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ DOMAINS = {
     "gt1": (1.1, 3.0),
     "nonzero": (0.5, 2.0),
     "wellcond": (-1.0, 1.0),
+    "spd": (-1.0, 1.0),
 }
 TIES = np.array([-1.0, 0.0, 0.5, 1.0])
 
@@ -251,6 +254,22 @@ CASES = [
         {"a": "... n n", "b": "n"},
         {"a": "wellcond"},
     ),
+    # JAX symmetrizes cholesky's input (NumPy reads its lower triangle): no finite differences
+    C("linalg.cholesky", "np.linalg.cholesky(x)", "... n n", "spd", fd=False),
+    C("convolve", "np.convolve(a, v)", {"a": "n", "v": "m"}),
+    C("convolve", "np.convolve(a, v, mode='same')", {"a": "n", "v": "m"}),
+    C("convolve", "np.convolve(a, v, 'valid')", {"a": "n", "v": "m"}),
+    # decompositions into other ops
+    C("diff", "np.diff(x)", "... a"),
+    C("diff", "np.diff(x, 2, axis=0)", "4 ..."),
+    C("cross", "np.cross(a, b)", {"a": "~... 3", "b": "~... 3"}),
+    C(
+        "cross",
+        "np.cross(a, b, axisa=0, axisb=0, axisc=0)",
+        {"a": "3 ...", "b": "3 ..."},
+    ),
+    C("kron", "np.kron(a, b)", {"a": "...", "b": "..."}),
+    C("kron", "np.kron(a, b)", {"a": "n", "b": "m k"}),
     # shape ops
     C("copy", "np.copy(x)", U),
     C("reshape", "np.reshape(x, (-1,))", U),
@@ -402,6 +421,8 @@ def _values(rng, domain, shape):
     if domain == "wellcond":
         n = shape[-1]
         x = x + (n + 1) * np.eye(n)
+    if domain == "spd":
+        x = x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])
     return np.asarray(x)
 
 

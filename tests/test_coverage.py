@@ -152,7 +152,9 @@ ARITY = {
         ["logaddexp", "hypot", "remainder", "dot", "matmul", "vdot", "inner", "outer"],
         2,
     ),
-    **dict.fromkeys(["tensordot", "einsum", "linalg.solve", "full", "full_like"], 2),
+    **dict.fromkeys(
+        ["tensordot", "einsum", "linalg.solve", "full", "full_like", "convolve"], 2
+    ),
     **dict.fromkeys(["where", "clip"], 3),
 }
 

@@ -212,7 +212,9 @@ def check_decompose(case, call, env, g, expected):
     @jax.jit
     def pulled(values, g):
         value, pullback = jax.vjp(
-            lambda *v: body(*call.arguments(zip(case.names, v), jnp).args, **kwargs),
+            lambda *v: body(
+                *call.arguments(dict(zip(case.names, v)), jnp).args, **kwargs
+            ),
             *values,
         )
         return value, pullback(g)

@@ -50,13 +50,10 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 COPY_REBIND = (
     "G3 false refusal: in-place write after `m = m.copy()` rebinding the argument"
 )
-COND_RES = "no batching rule for norm_vjp (grad of clip-by-norm)"
 DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
 WRITE_VJP = "a backward scan broadcasts an unbatched range: per-example slice bounds"
-R_CONVOLVE = "R refusal: no batching rule for np.convolve"
-R_CHOLESKY = "R refusal: no batching rule for np.linalg.cholesky"
 R_FLOAT = "R refusal: float() of a per-example value"
 R_BUILTIN_MAX = "R refusal: Python builtin max"
 R_LISTCOMP = "R refusal: list comprehension"
@@ -74,8 +71,6 @@ def _both(*idents, reason):
 VMAP_XFAIL = {
     **_both("bump_first_column", reason=COPY_REBIND),
     "conv_slices-xla": DYN_SLICE_XLA,
-    **_both("conv_valid", "conv_valid-batched-kernel", reason=R_CONVOLVE),
-    **_both("det_and_chol", reason=R_CHOLESKY),
     **_both("sign_scale", reason=R_FLOAT),
     **_both("bisect_sqrt", "around_peak", reason=R_BUILTIN_MAX),
     **_both("poly_features", reason=R_LISTCOMP),
@@ -85,7 +80,6 @@ VMAP_XFAIL = {
 }
 
 GRAD_XFAIL = {
-    **_both("clipped_step_loss", reason=COND_RES),
     "conv_loss-numpy": WRITE_VJP,
     "conv_loss-xla": DYN_SLICE_XLA,
 }

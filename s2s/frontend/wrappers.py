@@ -160,6 +160,7 @@ def classify(obj):
     from .. import custom
     from ..api import Transformed
     from ..jacobians import Jacobian
+    from ..nested_vmap import NestedVmapped
     from ..vmapping import Vmapped
 
     if isinstance(obj, Transformed):
@@ -172,6 +173,12 @@ def classify(obj):
         return Custom(obj)
     if isinstance(obj, Vmapped):
         return Generated(obj.at())
+    if isinstance(obj, NestedVmapped):
+        return Unsupported(
+            "s2s.vmap of s2s.vmap, which s2s does not transform again",
+            "transform the inner function first (`s2s.vmap(s2s.vmap(s2s.grad(f)))`), or vmap once over "
+            "the merged axes",
+        )
     if isinstance(obj, Jacobian):
         return Unsupported(
             f"s2s.{obj.kind} of `{_name(obj.fun)}`, which s2s does not transform again",

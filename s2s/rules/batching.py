@@ -112,6 +112,7 @@ batch(
     "matrix_transpose",
     "linalg.inv",
     "linalg.det",
+    "linalg.cholesky",
     "tril",
     "triu",
     "astype",
@@ -441,3 +442,78 @@ def take_vjp(ct, a, indices, axis=None, *, batched):
 @batch_rule("rt.take_along_axis_vjp")
 def take_along_axis_vjp(ct, arr, indices, axis=-1, *, batched):
     return rt.batched_vjps.take_along_axis_vjp(ct, arr, indices, axis, batched)
+
+
+# --- cotangents of products and reductions: axes shift past the batch axis ------------------------
+
+batch("axes", "rt.prod_vjp", "rt.norm_vjp", "rt.unstack", "rt.split_vjp")
+batch("example", "rt.norm_axes")  # an example's axes: ops that read them shift them
+batch("example", "rt.convolve_padding", "rt.kron_shape", "rt.diff_weights")
+
+
+@batch_rule("rt.cumprod_vjp")
+def cumprod_vjp(ct, a, axis=None, *, batched):
+    return rt.batched_vjps.cumprod_vjp(ct, a, axis, batched)
+
+
+@batch_rule("rt.cumprod_jvp")
+def cumprod_jvp(t, a, axis=None, *, batched):
+    return rt.batched_vjps.cumprod_jvp(t, a, axis, batched)
+
+
+@batch_rule("rt.einsum_vjp")
+def einsum_vjp(ct, subscripts, operands, extra=(), *, batched):
+    return rt.batched_vjps.einsum_vjp(ct, subscripts, operands, extra, batched)
+
+
+# --- cotangents of shape ops and casts: an example's shape decides how ``g`` is cut ---------------
+
+
+@batch_rule("rt.concatenate_vjp")
+def concatenate_vjp(ct, arrays, axis=0, *, batched):
+    return rt.batched_shape_vjps.concatenate_vjp(ct, arrays, axis, batched)
+
+
+@batch_rule("rt.hstack_vjp")
+def hstack_vjp(ct, tup, *, batched):
+    return rt.batched_shape_vjps.hstack_vjp(ct, tup, batched)
+
+
+@batch_rule("rt.vstack_vjp")
+def vstack_vjp(ct, tup, *, batched):
+    return rt.batched_shape_vjps.vstack_vjp(ct, tup, batched)
+
+
+@batch_rule("rt.tile_vjp")
+def tile_vjp(ct, A, reps, *, batched):
+    return rt.batched_shape_vjps.tile_vjp(ct, A, reps, batched)
+
+
+@batch_rule("rt.repeat_vjp")
+def repeat_vjp(ct, a, repeats, axis=None, *, batched):
+    return rt.batched_shape_vjps.repeat_vjp(ct, a, repeats, axis, batched)
+
+
+@batch_rule("rt.pad_vjp")
+def pad_vjp(ct, array, pad_width, mode="constant", *, batched):
+    return rt.batched_shape_vjps.pad_vjp(ct, array, pad_width, mode, batched)
+
+
+@batch_rule("rt.diag_vjp")
+def diag_vjp(ct, v, k=0, *, batched):
+    return rt.batched_shape_vjps.diag_vjp(ct, v, k, batched)
+
+
+@batch_rule("rt.array_vjp")
+def array_vjp(ct, data, *, batched):
+    return rt.batched_shape_vjps.array_vjp(ct, data, batched)
+
+
+@batch_rule("rt.astype_vjp")
+def astype_vjp(ct, x, dtype, *, batched):
+    return rt.batched_shape_vjps.astype_vjp(ct, x, dtype, batched)
+
+
+@batch_rule("convolve")
+def convolve(a, v, mode="full", *, batched):
+    return rt.batched_ops.convolve(a, v, mode, batched)

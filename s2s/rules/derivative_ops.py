@@ -35,7 +35,10 @@ nondiff(
     "rt.inverse_permutation",
     "rt.opposite",
     "rt.norm_axes",
+    "rt.convolve_padding",
+    "rt.kron_shape",
 )
+nondiff("a constant: the coefficients of differences", "rt.diff_weights")
 nondiff(
     "piecewise constant: zero derivative almost everywhere",
     "rt.step",
@@ -131,7 +134,7 @@ def fill_like_vjp(ct, leaves, *, g):
     return rt.fill_like(ct, g), None
 
 
-@linear(name="rt.concatenate_vjp")
+@linear(name="rt.concatenate_vjp", roles={"arrays": "data"})
 def concatenate_vjp(ct, arrays, axis=0, *, g):
     return xp.concatenate(g, axis=axis), None, None
 
@@ -141,22 +144,22 @@ def unstack(ct, axis=0, *, g):
     return xp.stack(g, axis=axis), None
 
 
-@linear(name="rt.hstack_vjp")
+@linear(name="rt.hstack_vjp", roles={"tup": "data"})
 def hstack_vjp(ct, tup, *, g):
     return xp.hstack(g), None
 
 
-@linear(name="rt.vstack_vjp")
+@linear(name="rt.vstack_vjp", roles={"tup": "data"})
 def vstack_vjp(ct, tup, *, g):
     return xp.vstack(g), None
 
 
-@linear(name="rt.split_vjp")
+@linear(name="rt.split_vjp", roles={"ary": "data"})
 def split_vjp(ct, ary, indices_or_sections, axis=0, *, g):
     return xp.split(g, indices_or_sections, axis=axis), None, None, None
 
 
-@linear(name="rt.tile_vjp")
+@linear(name="rt.tile_vjp", roles={"A": "data"})
 def tile_vjp(ct, A, reps, *, g):
     return xp.tile(g, reps), None, None
 
@@ -166,12 +169,12 @@ def repeat_vjp(ct, a, repeats, axis=None, *, g):
     return xp.repeat(g, repeats, axis=axis), None, None, None
 
 
-@linear(name="rt.pad_vjp")
+@linear(name="rt.pad_vjp", roles={"array": "data"})
 def pad_vjp(ct, array, pad_width, mode="constant", *, g):
     return xp.pad(g, pad_width), None, None, None
 
 
-@linear(name="rt.diag_vjp")
+@linear(name="rt.diag_vjp", roles={"v": "data"})
 def diag_vjp(ct, v, k=0, *, g):
     return xp.diag(g, k), None, None
 

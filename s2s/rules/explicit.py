@@ -177,3 +177,38 @@ def sort(a, axis=-1, kind=None, order=None, *, g):
 @jvp(sort)
 def sort_forward(a, axis=-1, kind=None, order=None, *, a_dot):
     return xp.take_along_axis(a_dot, xp.argsort(a, axis=axis, stable=True), axis=axis)
+
+
+@vjp(name="linalg.cholesky")
+def cholesky(a, *, ans, g):
+    # JAX's rule, whose input is symmetrized first: sym(L^-T phi(L^T g) L^-1), phi the lower triangle with
+    # the diagonal halved (``(tril(x) + tril(x, -1)) / 2``); the sum with its transpose written out
+    return (
+        0.25
+        * xp.matrix_transpose(xp.linalg.inv(ans))
+        @ (
+            xp.tril(xp.matrix_transpose(ans) @ g)
+            + xp.tril(xp.matrix_transpose(ans) @ g, -1)
+            + xp.triu(xp.matrix_transpose(g) @ ans)
+            + xp.triu(xp.matrix_transpose(g) @ ans, 1)
+        )
+        @ xp.linalg.inv(ans)
+    )
+
+
+@jvp(cholesky)
+def cholesky_forward(a, *, ans, a_dot):
+    # L phi(L^-1 sym(a_dot) L^-T)
+    inverse = xp.linalg.inv(ans)
+    y = inverse @ (a_dot + xp.matrix_transpose(a_dot)) @ xp.matrix_transpose(inverse)
+    return 0.25 * (ans @ (xp.tril(y) + xp.tril(y, -1)))
+
+
+@multilinear
+def convolve(a, v, mode="full", *, g):
+    # the transpose of a convolution is a correlation (a convolution with the other operand flipped) of the
+    # cotangent padded back to the full convolution's length
+    return (
+        xp.convolve(xp.pad(g, rt.convolve_padding(a, v, mode)), xp.flip(v), "valid"),
+        xp.convolve(xp.pad(g, rt.convolve_padding(a, v, mode)), xp.flip(a), "valid"),
+    )

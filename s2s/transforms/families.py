@@ -351,8 +351,17 @@ class Axes(Family):
                 replaced[p] = call("rt.unit_axes", first)
                 continue
             given = args.get(p, literal(op.defaults.get(p)))
-            # the batched operands, whose examples the axes name
+            # the batched operands, whose examples the axes name; then the unbatched data operands as
+            # broadcast above (``reduced_like(g, w)``: ``w``'s rank is the one ``axis=None`` names)
             arrays = [a for a in batch_operands(e) if b.is_batched(a)]
+            arrays += [
+                replaced[q]
+                for q in data
+                if q in replaced
+                and not isinstance(args[q], (cst.List, cst.Tuple))
+                and not is_static(args[q])
+                and not b.is_batched(args[q])
+            ]
             axis = _batch_axis_arg(b, given, arrays, flattens)
             if axis is None:  # each example flattened, then the op along its one axis
                 for q in data:

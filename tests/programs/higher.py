@@ -112,5 +112,6 @@ def uses_bad_bwd(x, y):
     return np.sum(bad_bwd(x, y))
 
 
-def sorted_sum(x):
-    return np.sum(np.sort(x) * np.arange(3.0))
+def median_sum(x):
+    # np.median has no derivative rule: on the differentiated path it is a located error
+    return np.sum(x * np.median(x))

@@ -172,3 +172,20 @@ def batched_safe_sqrt_loss(xs, w):
 import s2s  # noqa: E402  (the batched function the loss above calls)
 
 batched_safe_sqrt = s2s.vmap(safe_sqrt, in_axes=(0, None))
+
+
+def distance(x, y):
+    # a per-pair distance with a data-dependent branch: vmap of vmap gives the pairwise matrix
+    d = x - y
+    sq = np.sum(d * d)
+    if sq > 1.0:
+        return np.sqrt(sq)
+    return sq
+
+
+def twin_distance(x, y):
+    import jax.numpy as jnp
+
+    d = x - y
+    sq = jnp.sum(d * d)
+    return jnp.where(sq > 1.0, jnp.sqrt(sq), sq)

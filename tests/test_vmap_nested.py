@@ -1,0 +1,56 @@
+"""``s2s.vmap`` of ``s2s.vmap``: one batched module over the product of both mapped axes, against
+``jax.vmap(jax.vmap(...))`` of the ``jnp.where`` twin."""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+from tests.programs import vmap as P
+
+RNG = np.random.default_rng(9)
+
+CASES = [
+    # (inner in_axes, inner out_axes, outer in_axes, outer out_axes, shapes)
+    ((None, 0), 0, (0, None), 0, [(4, 3), (5, 3)]),  # the pairwise matrix
+    ((0, 0), 0, (0, 0), 0, [(4, 5, 3), (4, 5, 3)]),
+    ((0, 0), 0, (1, 1), 1, [(5, 4, 3), (5, 4, 3)]),
+    ((0, None), 0, (None, 0), 1, [(5, 3), (4, 3)]),
+    ((-1, None), 0, (0, None), 0, [(4, 3, 5), (3,)]),
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_vmap_of_vmap_matches_jax(case, backend):
+    inner_in, inner_out, outer_in, outer_out, shapes = case
+    args = [RNG.uniform(0.0, 1.5, size=s) for s in shapes]
+    if backend == "xla":
+        args = [np.float32(a) for a in args]
+    inner = s2s.vmap(P.distance, in_axes=inner_in, out_axes=inner_out)
+    got = s2s.vmap(inner, in_axes=outer_in, out_axes=outer_out, backend=backend)(*args)
+    with jax.enable_x64(backend == "numpy"):
+        twin = jax.vmap(P.twin_distance, in_axes=inner_in, out_axes=inner_out)
+        want = jax.vmap(twin, in_axes=outer_in, out_axes=outer_out)(*args)
+    tol = {"rtol": 1e-9} if backend == "numpy" else {"rtol": 1e-5, "atol": 1e-6}
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), **tol)
+
+
+def test_the_source_is_the_batched_module_over_the_merged_axis():
+    nested = s2s.vmap(s2s.vmap(P.distance, in_axes=(None, 0)), in_axes=(0, None))
+    assert "def distance_batched(x, y):" in nested.source
+
+
+def test_what_nesting_does_not_cover_is_an_error():
+    inner = s2s.vmap(P.distance, in_axes=(None, 0), axis_name="i")
+    with pytest.raises(S2SError, match="axis_name"):
+        s2s.vmap(inner, in_axes=(0, None))
+    with pytest.raises(S2SError, match="three deep"):
+        s2s.vmap(s2s.vmap(s2s.vmap(P.distance)))
+    nested = s2s.vmap(s2s.vmap(P.distance), in_axes=(0, 0))
+    with pytest.raises(ValueError, match="inconsistent sizes for the outer"):
+        nested(np.ones((4, 2, 3)), np.ones((5, 2, 3)))
+    with pytest.raises(S2SError, match="does not transform again"):
+        s2s.grad(nested)(np.ones((4, 2, 3)), np.ones((4, 2, 3)))
