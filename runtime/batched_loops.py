@@ -89,24 +89,31 @@ def _restructured(helper, operands, batched):
     return _batch_front(helper(*moved), size)
 
 
-def sequence_vjp(g, xs, batched):
-    """``rt.sequence_vjp`` per example."""
-    return _restructured(iteration.sequence_vjp, (g, xs), batched)
+def _per_example(helper):
+    """``helper`` (a loop-input cotangent helper of ``rt``) for every example, called as
+    ``(*operands, batched)`` with one flag per operand."""
+
+    def per_example(*operands_and_flags):
+        *operands, batched = operands_and_flags
+        return _restructured(helper, operands, batched)
+
+    per_example.__name__ = helper.__name__
+    per_example.__doc__ = f"``rt.{helper.__name__}`` per example."
+    return per_example
 
 
-def sequence_vjp_transpose(u, like, xs, batched):
-    """``rt.sequence_vjp_transpose`` per example."""
-    return _restructured(iteration.sequence_vjp_transpose, (u, like, xs), batched)
-
-
-def enumerate_vjp(g, xs, batched):
-    """``rt.enumerate_vjp`` per example."""
-    return _restructured(iteration.enumerate_vjp, (g, xs), batched)
-
-
-def enumerate_vjp_transpose(u, like, xs, batched):
-    """``rt.enumerate_vjp_transpose`` per example."""
-    return _restructured(iteration.enumerate_vjp_transpose, (u, like, xs), batched)
+sequence_vjp = _per_example(iteration.sequence_vjp)
+sequence_vjp_transpose = _per_example(iteration.sequence_vjp_transpose)
+enumerate_vjp = _per_example(iteration.enumerate_vjp)
+enumerate_vjp_transpose = _per_example(iteration.enumerate_vjp_transpose)
+zip_vjp = _per_example(iteration.zip_vjp)
+zip_vjp_transpose = _per_example(iteration.zip_vjp_transpose)
+reversed_vjp = _per_example(iteration.reversed_vjp)
+reversed_vjp_transpose = _per_example(iteration.reversed_vjp_transpose)
+items_vjp = _per_example(iteration.items_vjp)
+items_vjp_transpose = _per_example(iteration.items_vjp_transpose)
+values_vjp = _per_example(iteration.values_vjp)
+values_vjp_transpose = _per_example(iteration.values_vjp_transpose)
 
 
 def enumerate_jvp(tangents, start, batched, size):
@@ -129,46 +136,6 @@ def _broadcast_tree(tree, size):
         return xp.broadcast_to(x, (size, *np.shape(x)))
 
     return _map(leaf, tree)
-
-
-def zip_vjp(g, sequences, batched):
-    """``rt.zip_vjp`` per example."""
-    return _restructured(iteration.zip_vjp, (g, sequences), batched)
-
-
-def zip_vjp_transpose(u, like, sequences, batched):
-    """``rt.zip_vjp_transpose`` per example."""
-    return _restructured(iteration.zip_vjp_transpose, (u, like, sequences), batched)
-
-
-def reversed_vjp(g, xs, batched):
-    """``rt.reversed_vjp`` per example."""
-    return _restructured(iteration.reversed_vjp, (g, xs), batched)
-
-
-def reversed_vjp_transpose(u, like, xs, batched):
-    """``rt.reversed_vjp_transpose`` per example."""
-    return _restructured(iteration.reversed_vjp_transpose, (u, like, xs), batched)
-
-
-def items_vjp(g, d, batched):
-    """``rt.items_vjp`` per example."""
-    return _restructured(iteration.items_vjp, (g, d), batched)
-
-
-def items_vjp_transpose(u, like, d, batched):
-    """``rt.items_vjp_transpose`` per example."""
-    return _restructured(iteration.items_vjp_transpose, (u, like, d), batched)
-
-
-def values_vjp(g, d, batched):
-    """``rt.values_vjp`` per example."""
-    return _restructured(iteration.values_vjp, (g, d), batched)
-
-
-def values_vjp_transpose(u, like, d, batched):
-    """``rt.values_vjp_transpose`` per example."""
-    return _restructured(iteration.values_vjp_transpose, (u, like, d), batched)
 
 
 def _batch_size(*pairs) -> int:

@@ -19,6 +19,8 @@ Batch families (their derivations live with the others in ``s2s/transforms/famil
 - ``static``: the result is the same for every example (a dict's keys);
 - ``example``: a result computed from shapes only, the same for every example
   (``rt.reduced_count``): the op on the first example;
+- ``twin``: the op's batched twin in the runtime (``rt.batched_vjps.unbroadcast``),
+  called with the op's arguments and one batched flag per data operand;
 - ``explicit``: the rule below, a template like the derivative rules, with
   ``batched`` (one flag per data parameter) and ``batch_size``.
 """
@@ -38,7 +40,7 @@ from . import (  # noqa: F401  (the ops given batching rules here, registered fi
     nondiff,
     runtime_ops,
 )
-from .registry import batch, batch_rule, signature_of
+from .registry import batch, batch_rule, signature_of, twin
 
 batch(
     "elementwise",
@@ -154,9 +156,16 @@ batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys")
 
 
-@batch_rule("matmul")
-def matmul(x1, x2, *, batched):
-    return rt.batching.matmul(x1, x2, batched)
+twin(
+    "batching",
+    "matmul",
+    "vdot",
+    "inner",
+    "tensordot",
+    "linalg.solve",
+    "rt.index_set",
+    "rt.index_add",
+)
 
 
 @batch_rule("dot")
@@ -164,34 +173,14 @@ def dot(a, b, out=None, *, batched):
     return rt.batching.dot(a, b, batched)
 
 
-@batch_rule("vdot")
-def vdot(a, b, *, batched):
-    return rt.batching.vdot(a, b, batched)
-
-
-@batch_rule("inner")
-def inner(a, b, *, batched):
-    return rt.batching.inner(a, b, batched)
-
-
 @batch_rule("outer")
 def outer(a, b, out=None, *, batched):
     return rt.batching.outer(a, b, batched)
 
 
-@batch_rule("tensordot")
-def tensordot(a, b, axes=2, *, batched):
-    return rt.batching.tensordot(a, b, axes, batched)
-
-
 @batch_rule("einsum")
 def einsum(subscripts, *operands, optimize=False, batched):
     return rt.batching.einsum(subscripts, *operands, batched=batched)
-
-
-@batch_rule("linalg.solve")
-def solve(a, b, *, batched):
-    return rt.batching.solve(a, b, batched)
 
 
 @batch_rule("linalg.norm")
@@ -202,11 +191,6 @@ def norm(x, ord=None, axis=None, keepdims=False, *, batched):
 @batch_rule("ravel")
 def ravel(a, order="C", *, batched, batch_size):
     return xp.reshape(a, (batch_size, -1), order=order)
-
-
-@batch_rule("rt.index_set")
-def index_set(target, index, value, *, batched):
-    return rt.batching.index_set(target, index, value, batched)
 
 
 @batch_rule("rt.index_get")
@@ -222,54 +206,29 @@ def grad_seed(out, *, batched):
     return rt.batched_vjps.grad_seed(out)
 
 
-@batch_rule("rt.unbroadcast")
-def unbroadcast(value, like, *, batched):
-    return rt.batched_vjps.unbroadcast(value, like, batched)
-
-
-@batch_rule("rt.broadcast_like")
-def broadcast_like(value, like, *, batched):
-    return rt.batched_vjps.broadcast_like(value, like, batched)
-
-
-@batch_rule("rt.matmul_vjp_lhs")
-def matmul_vjp_lhs(ct, x1, x2, *, batched):
-    return rt.batched_vjps.matmul_vjp_lhs(ct, x1, x2, batched)
-
-
-@batch_rule("rt.matmul_vjp_rhs")
-def matmul_vjp_rhs(ct, x1, x2, *, batched):
-    return rt.batched_vjps.matmul_vjp_rhs(ct, x1, x2, batched)
-
-
-@batch_rule("rt.index_add")
-def index_add(target, index, value, *, batched):
-    return rt.batching.index_add(target, index, value, batched)
-
-
-@batch_rule("rt.index_get_vjp")
-def index_get_vjp(ct, target, index, *, batched):
-    return rt.batched_vjps.index_get_vjp(ct, target, index, batched)
-
-
-@batch_rule("rt.index_set_value_vjp")
-def index_set_value_vjp(ct, index, value, *, batched):
-    return rt.batched_vjps.index_set_value_vjp(ct, index, value, batched)
-
-
-@batch_rule("rt.dot_vjp")
-def dot_vjp(ct, a, b, index, on=1, *, batched):
-    return rt.batched_vjps.dot_vjp(ct, a, b, index, on, batched)
-
-
-@batch_rule("rt.inner_vjp")
-def inner_vjp(ct, a, b, index, on=1, *, batched):
-    return rt.batched_vjps.inner_vjp(ct, a, b, index, on, batched)
-
-
-@batch_rule("rt.tensordot_vjp")
-def tensordot_vjp(ct, a, b, axes, index, on=1, *, batched):
-    return rt.batched_vjps.tensordot_vjp(ct, a, b, axes, index, on, batched)
+twin(
+    "batched_vjps",
+    "rt.unbroadcast",
+    "rt.broadcast_like",
+    "rt.matmul_vjp_lhs",
+    "rt.matmul_vjp_rhs",
+    "rt.index_get_vjp",
+    "rt.index_set_value_vjp",
+    "rt.dot_vjp",
+    "rt.inner_vjp",
+    "rt.tensordot_vjp",
+    "rt.solve_like",
+    "rt.solve_matvec",
+    "rt.solve_outer",
+    "rt.solve_vjp_a",
+    "rt.solve_vjp_b",
+    "rt.solve_jvp_a",
+    "rt.take_vjp",
+    "rt.take_along_axis_vjp",
+    "rt.cumprod_vjp",
+    "rt.cumprod_jvp",
+    "rt.einsum_vjp",
+)
 
 
 @batch_rule("rt.enumerate")
@@ -333,24 +292,21 @@ def diag(v, k=0, *, batched):
 # --- loop inputs' cotangents (gradients of ``for`` loops) ------------------------------------
 
 
-@batch_rule("rt.sequence_vjp")
-def sequence_vjp(ct, xs, *, batched):
-    return rt.batched_loops.sequence_vjp(ct, xs, batched)
-
-
-@batch_rule("rt.sequence_vjp_transpose")
-def sequence_vjp_transpose(u, like, xs, *, batched):
-    return rt.batched_loops.sequence_vjp_transpose(u, like, xs, batched)
-
-
-@batch_rule("rt.enumerate_vjp")
-def enumerate_vjp(ct, xs, *, batched):
-    return rt.batched_loops.enumerate_vjp(ct, xs, batched)
-
-
-@batch_rule("rt.enumerate_vjp_transpose")
-def enumerate_vjp_transpose(u, like, xs, *, batched):
-    return rt.batched_loops.enumerate_vjp_transpose(u, like, xs, batched)
+twin(
+    "batched_loops",
+    "rt.sequence_vjp",
+    "rt.sequence_vjp_transpose",
+    "rt.enumerate_vjp",
+    "rt.enumerate_vjp_transpose",
+    "rt.zip_vjp",
+    "rt.zip_vjp_transpose",
+    "rt.reversed_vjp",
+    "rt.reversed_vjp_transpose",
+    "rt.items_vjp",
+    "rt.items_vjp_transpose",
+    "rt.values_vjp",
+    "rt.values_vjp_transpose",
+)
 
 
 @batch_rule("rt.enumerate_jvp")
@@ -358,90 +314,10 @@ def enumerate_jvp(tangents, start=0, *, batched, batch_size):
     return rt.batched_loops.enumerate_jvp(tangents, start, batched, batch_size)
 
 
-@batch_rule("rt.zip_vjp")
-def zip_vjp(ct, sequences, *, batched):
-    return rt.batched_loops.zip_vjp(ct, sequences, batched)
-
-
-@batch_rule("rt.zip_vjp_transpose")
-def zip_vjp_transpose(u, like, sequences, *, batched):
-    return rt.batched_loops.zip_vjp_transpose(u, like, sequences, batched)
-
-
-@batch_rule("rt.reversed_vjp")
-def reversed_vjp(ct, xs, *, batched):
-    return rt.batched_loops.reversed_vjp(ct, xs, batched)
-
-
-@batch_rule("rt.reversed_vjp_transpose")
-def reversed_vjp_transpose(u, like, xs, *, batched):
-    return rt.batched_loops.reversed_vjp_transpose(u, like, xs, batched)
-
-
-@batch_rule("rt.items_vjp")
-def items_vjp(ct, d, *, batched):
-    return rt.batched_loops.items_vjp(ct, d, batched)
-
-
-@batch_rule("rt.items_vjp_transpose")
-def items_vjp_transpose(u, like, d, *, batched):
-    return rt.batched_loops.items_vjp_transpose(u, like, d, batched)
-
-
-@batch_rule("rt.values_vjp")
-def values_vjp(ct, d, *, batched):
-    return rt.batched_loops.values_vjp(ct, d, batched)
-
-
-@batch_rule("rt.values_vjp_transpose")
-def values_vjp_transpose(u, like, d, *, batched):
-    return rt.batched_loops.values_vjp_transpose(u, like, d, batched)
-
-
 # --- linalg.solve's helpers: NumPy's vector convention read from one example of ``b`` -------------
 
 
-@batch_rule("rt.solve_like")
-def solve_like(a, v, b, *, batched):
-    return rt.batched_vjps.solve_like(a, v, b, batched)
-
-
-@batch_rule("rt.solve_matvec")
-def solve_matvec(m, v, b, *, batched):
-    return rt.batched_vjps.solve_matvec(m, v, b, batched)
-
-
-@batch_rule("rt.solve_outer")
-def solve_outer(u, v, b, *, batched):
-    return rt.batched_vjps.solve_outer(u, v, b, batched)
-
-
-@batch_rule("rt.solve_vjp_a")
-def solve_vjp_a(ct, a, b, x, *, batched):
-    return rt.batched_vjps.solve_vjp_a(ct, a, b, x, batched)
-
-
-@batch_rule("rt.solve_vjp_b")
-def solve_vjp_b(ct, a, b, *, batched):
-    return rt.batched_vjps.solve_vjp_b(ct, a, b, batched)
-
-
-@batch_rule("rt.solve_jvp_a")
-def solve_jvp_a(t, a, b, x, *, batched):
-    return rt.batched_vjps.solve_jvp_a(t, a, b, x, batched)
-
-
 # --- gathers' cotangents ---------------------------------------------------------------------------
-
-
-@batch_rule("rt.take_vjp")
-def take_vjp(ct, a, indices, axis=None, *, batched):
-    return rt.batched_vjps.take_vjp(ct, a, indices, axis, batched)
-
-
-@batch_rule("rt.take_along_axis_vjp")
-def take_along_axis_vjp(ct, arr, indices, axis=-1, *, batched):
-    return rt.batched_vjps.take_along_axis_vjp(ct, arr, indices, axis, batched)
 
 
 # --- cotangents of products and reductions: axes shift past the batch axis ------------------------
@@ -451,69 +327,21 @@ batch("example", "rt.norm_axes")  # an example's axes: ops that read them shift 
 batch("example", "rt.convolve_padding", "rt.kron_shape", "rt.diff_weights")
 
 
-@batch_rule("rt.cumprod_vjp")
-def cumprod_vjp(ct, a, axis=None, *, batched):
-    return rt.batched_vjps.cumprod_vjp(ct, a, axis, batched)
-
-
-@batch_rule("rt.cumprod_jvp")
-def cumprod_jvp(t, a, axis=None, *, batched):
-    return rt.batched_vjps.cumprod_jvp(t, a, axis, batched)
-
-
-@batch_rule("rt.einsum_vjp")
-def einsum_vjp(ct, subscripts, operands, extra=(), *, batched):
-    return rt.batched_vjps.einsum_vjp(ct, subscripts, operands, extra, batched)
-
-
 # --- cotangents of shape ops and casts: an example's shape decides how ``g`` is cut ---------------
 
 
-@batch_rule("rt.concatenate_vjp")
-def concatenate_vjp(ct, arrays, axis=0, *, batched):
-    return rt.batched_shape_vjps.concatenate_vjp(ct, arrays, axis, batched)
+twin(
+    "batched_shape_vjps",
+    "rt.concatenate_vjp",
+    "rt.hstack_vjp",
+    "rt.vstack_vjp",
+    "rt.tile_vjp",
+    "rt.repeat_vjp",
+    "rt.pad_vjp",
+    "rt.diag_vjp",
+    "rt.array_vjp",
+    "rt.astype_vjp",
+)
 
 
-@batch_rule("rt.hstack_vjp")
-def hstack_vjp(ct, tup, *, batched):
-    return rt.batched_shape_vjps.hstack_vjp(ct, tup, batched)
-
-
-@batch_rule("rt.vstack_vjp")
-def vstack_vjp(ct, tup, *, batched):
-    return rt.batched_shape_vjps.vstack_vjp(ct, tup, batched)
-
-
-@batch_rule("rt.tile_vjp")
-def tile_vjp(ct, A, reps, *, batched):
-    return rt.batched_shape_vjps.tile_vjp(ct, A, reps, batched)
-
-
-@batch_rule("rt.repeat_vjp")
-def repeat_vjp(ct, a, repeats, axis=None, *, batched):
-    return rt.batched_shape_vjps.repeat_vjp(ct, a, repeats, axis, batched)
-
-
-@batch_rule("rt.pad_vjp")
-def pad_vjp(ct, array, pad_width, mode="constant", *, batched):
-    return rt.batched_shape_vjps.pad_vjp(ct, array, pad_width, mode, batched)
-
-
-@batch_rule("rt.diag_vjp")
-def diag_vjp(ct, v, k=0, *, batched):
-    return rt.batched_shape_vjps.diag_vjp(ct, v, k, batched)
-
-
-@batch_rule("rt.array_vjp")
-def array_vjp(ct, data, *, batched):
-    return rt.batched_shape_vjps.array_vjp(ct, data, batched)
-
-
-@batch_rule("rt.astype_vjp")
-def astype_vjp(ct, x, dtype, *, batched):
-    return rt.batched_shape_vjps.astype_vjp(ct, x, dtype, batched)
-
-
-@batch_rule("convolve")
-def convolve(a, v, mode="full", *, batched):
-    return rt.batched_ops.convolve(a, v, mode, batched)
+twin("batched_ops", "convolve")

@@ -290,6 +290,14 @@ def batch_rule(target: Callable | str):
     return register
 
 
+def twin(module: str, *names: str) -> None:
+    """Give ops the batching rule of the ``twin`` family: their batched twin ``rt.<module>.<name>`` (the op's
+    last name), called with the op's arguments in order and then one batched flag per data operand
+    (``rt.batched_vjps.unbroadcast(value, like, batched)``)."""
+    for name in names:
+        attach("batch", "twin", name, f"rt.{module}.{name.split('.')[-1]}")
+
+
 def tangent_name(param: str) -> str:
     """The rule vocabulary's name for a parameter's tangent: ``x`` -> ``x_dot``."""
     return f"{param}_dot"

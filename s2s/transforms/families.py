@@ -549,26 +549,47 @@ class Explicit(Family):
 
     def batch(self, b, op, e, bindings, target):
         template = rule_template(op.name, "batch")
-        bindings = dict(bindings)
-        flags = []
-        for p in op.params:
-            if op.roles.get(p) not in ("data", "index"):
-                continue
-            atom = bindings[p]
-            if op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
-                flags.extend(b.is_batched(el.value) for el in atom.elements)
-            elif op.roles[p] == "index" and isinstance(atom, cst.Tuple):
-                flags.append(tuple(b.is_batched(el.value) for el in atom.elements))
-            elif isinstance(
-                atom, (cst.List, cst.Tuple)
-            ):  # a list of values: all batched
-                bindings[p] = batch_broadcast(b, atom)
-                flags.append(True)
-            else:
-                flags.append(b.is_batched(atom))
-        extra = {"batched": literal(tuple(flags)), "batch_size": cst.Name(b.size)}
+        bindings, flags = operand_flags(b, op, bindings)
+        extra = {"batched": literal(flags), "batch_size": cst.Name(b.size)}
         bindings = b.emit_locals(template, {**bindings, **extra})
         return instantiate(template.entries[0], bindings), True
+
+
+class Twin(Family):
+    """The op's batched twin (``rt.batched_vjps.unbroadcast``): its arguments in order, then the flags."""
+
+    name = "twin"
+
+    def batch(self, b, op, e, bindings, target):
+        bindings, flags = operand_flags(b, op, bindings)
+        missing = [p for p in op.params if p not in bindings]
+        if missing:
+            raise MissingRule(
+                f"no batching rule for `{e.name}` without `{missing[0]}`", b.origin
+            )
+        twin = op.rules["batch"].template
+        return call(twin, *(bindings[p] for p in op.params), literal(flags)), True
+
+
+def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
+    """Which data operands of a call are batched (one flag each; an index tuple's as a tuple), with list
+    operands broadcast whole (a list of values is batched as one)."""
+    bindings = dict(bindings)
+    flags = []
+    for p in op.params:
+        if op.roles.get(p) not in ("data", "index"):
+            continue
+        atom = bindings[p]
+        if op.signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+            flags.extend(b.is_batched(el.value) for el in atom.elements)
+        elif op.roles[p] == "index" and isinstance(atom, cst.Tuple):
+            flags.append(tuple(b.is_batched(el.value) for el in atom.elements))
+        elif isinstance(atom, (cst.List, cst.Tuple)):  # a list of values: all batched
+            bindings[p] = batch_broadcast(b, atom)
+            flags.append(True)
+        else:
+            flags.append(b.is_batched(atom))
+    return bindings, tuple(flags)
 
 
 class Collective(Family):
@@ -635,6 +656,7 @@ FAMILIES = {
         Sequence(),
         Container(),
         Explicit(),
+        Twin(),
         Collective(),
     )
 }
