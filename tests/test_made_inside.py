@@ -13,6 +13,8 @@ from tests.programs import made_inside as P
 RNG = np.random.default_rng(3)
 CASES = [
     (P.mean_loss, P.twin_mean_loss),
+    (P.mean_loss_lambda, P.twin_mean_loss),
+    (P.lambda_penalty, P.twin_lambda_penalty),
     (P.mean_loss_s2s, P.twin_mean_loss),
     (P.gradient_penalty, P.twin_gradient_penalty),
     (P.value_and_grad_inside, P.twin_value_and_grad_inside),
@@ -64,3 +66,11 @@ def test_vmap_of_jvp_made_inside_matches_jax(backend):
         want = jax.vmap(P.twin_directional_slope, in_axes=(0, 0, None))(x, t, w)
     np.testing.assert_allclose(got, want, **tol)
     assert "example_loss_jvp" in s2s.transform(P.directional_slope).source
+
+
+def test_a_lambda_that_does_more_than_call_a_function_is_a_located_error():
+    with pytest.raises(
+        UnsupportedSyntax, match="a transformation of a `lambda`"
+    ) as info:
+        s2s.grad(P.lambda_doing_more)(np.ones((5, 2)), np.ones((4, 5)))
+    assert "made_inside.py" in str(info.value)

@@ -26,7 +26,7 @@ import libcst as cst
 import numpy
 
 from .. import ir
-from ..cstutil import dotted, literal
+from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
 from . import effects, library, spellings, variadic
 
@@ -114,6 +114,15 @@ class Calls:
                 bound = [self._arg(a) for a in func.args[1:]]
                 func, args = func.args[0].value, _merge_partial(bound, args)
                 continue
+            lifted = (
+                self._lifted_lambda(func, args) if isinstance(func, cst.Call) else None
+            )
+            if (
+                lifted is not None
+            ):  # ``jax.vmap(lambda x: g(params, x))(xs)``: ``g``'s, made
+                made, args = lifted
+                made = made.at(len(args)) if _is_vmapped(made) else made
+                return func, args, self.value(made, (_name_of(made),), func)
             made = self._made_transform(func) if isinstance(func, cst.Call) else None
             obj = made if made is not None else self._callee_object(func)
             if _is_vmapped(obj):  # the batched function for this call's arguments
@@ -164,6 +173,97 @@ class Calls:
         ]
         return self.mark(cst.Call(callee, args), node)
 
+    def _lifted_lambda(self, call: cst.Call, args: list):
+        """``jax.vmap(lambda x: g(params, x))(xs)`` or ``jax.grad(lambda p: loss(p, x, y))(params)``: a lambda
+        that calls a function of the program with its own parameters and values of this scope is that
+        function transformed with the options moved onto its parameters (``in_axes=(None, 0)``), called
+        with those values; ``(made, arguments)``, or None for any other lambda (a located error later).
+        """
+        maker = library.transform_maker(self._callee_object(call.func))
+        lam = call.args[0].value if call.args else None
+        if maker is None or not isinstance(lam, cst.Lambda):
+            return None
+        params = [p.name.value for p in lam.params.params]
+        body = lam.body
+        plain = (
+            not isinstance(lam.params.star_arg, (cst.Param, cst.ParamStar))
+            and not lam.params.kwonly_params
+            and not lam.params.posonly_params
+            and lam.params.star_kwarg is None
+        )
+        if (
+            not plain
+            or any(p.default is not None for p in lam.params.params)
+            or not isinstance(body, cst.Call)
+            or any(a.keyword is not None or a.star for a in (*body.args, *args))
+            or len(args) != len(params)
+        ):
+            return None
+        g = self._callee_object(body.func)
+        if g is None or not callable(g):
+            return None
+        # each lambda parameter passed on once, as itself; the other arguments read only this scope
+        slots = []
+        for a in body.args:
+            if isinstance(a.value, cst.Name) and a.value.value in params:
+                slots.append(params.index(a.value.value))
+            elif names_in(a.value) & set(params):
+                return None
+            else:
+                slots.append(None)
+        if sorted(s for s in slots if s is not None) != list(range(len(params))):
+            return None
+        try:
+            options = (
+                inspect.signature(maker)
+                .bind_partial(
+                    None,
+                    *(
+                        self._static_option(a.value, call)
+                        for a in call.args[1:]
+                        if a.keyword is None
+                    ),
+                    **{
+                        a.keyword.value: self._static_option(a.value, call)
+                        for a in call.args[1:]
+                        if a.keyword
+                    },
+                )
+                .arguments
+            )
+        except TypeError as err:
+            self.fail(
+                call,
+                f"`{self.source.file.module.code_for_node(call.func)}(...)`: {err}",
+                None,
+                S2SError,
+            )
+        options.pop(next(iter(options)))  # the function itself: ``g`` below
+        if maker.__name__ == "vmap":
+            axes = options.pop("in_axes", 0)
+            per = axes if isinstance(axes, (tuple, list)) else (axes,) * len(params)
+            options["in_axes"] = tuple(None if k is None else per[k] for k in slots)
+        else:  # grad, value_and_grad: ``argnums`` names the lambda's parameters
+            argnums = options.pop("argnums", 0)
+            wanted = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+            moved = tuple(slots.index(k) for k in wanted)
+            options["argnums"] = moved[0] if isinstance(argnums, int) else moved
+        try:
+            made = maker(g, **options)
+        except S2SError as err:
+            self.fail(call, err.message, err.hint, type(err))
+        except (TypeError, ValueError) as err:
+            self.fail(
+                call,
+                f"`{self.source.file.module.code_for_node(call.func)}(...)`: {err}",
+                None,
+                S2SError,
+            )
+        passed = [
+            args[k] if k is not None else self._arg(a) for k, a in zip(slots, body.args)
+        ]
+        return made, passed
+
     def _made_transform(self, call: cst.Call):
         """``s2s.vmap(g, in_axes=(0, None))`` or ``jax.grad(g)`` called inside: the transformed function it
         makes, made now (``g`` a function of the program, the options constants), else None.
@@ -210,8 +310,9 @@ class Calls:
                       "the transformed function when it reads the code", f"define `{node.value}` at module level "
                       "and pass what it reads from here as arguments", UnsupportedSyntax)  # fmt: skip
         if isinstance(node, cst.Lambda):
-            self.fail(node, "a transformation of a `lambda` inside the function",
-                      "define the function at module level with `def` and pass what it reads as arguments",
+            self.fail(node, "a transformation of a `lambda` that does more than call one function of the "
+                      "program with its parameters and values of this scope",
+                      "write the lambda's work as a function at module level: `jax.vmap(lambda x: f(params, x))`",
                       UnsupportedSyntax)  # fmt: skip
         obj = self._callee_object(node)
         if obj is not None:

@@ -67,3 +67,24 @@ def directional_slope(x, t, w):
 
 def twin_directional_slope(x, t, w):
     return jax.jvp(twin_example_loss, (x, w), (t, jnp.zeros_like(w)))[1]
+
+
+def mean_loss_lambda(w, xs):
+    # the JAX idiom: a lambda that closes over the weights
+    return jnp.mean(jax.vmap(lambda x: example_loss(x, w))(xs))
+
+
+def lambda_penalty(w, xs):
+    # jax.grad of a lambda that calls the loss with closed-over data
+    g = jax.grad(lambda v: mean_loss(v, xs))(w)
+    return jnp.sum(g**2)
+
+
+def twin_lambda_penalty(w, xs):
+    g = jax.grad(lambda v: twin_mean_loss(v, xs))(w)
+    return jnp.sum(g**2)
+
+
+def lambda_doing_more(w, xs):
+    # the lambda does more than call one function: not lifted, a located error
+    return jnp.sum(jax.vmap(lambda x: example_loss(x, w) + 1.0)(xs))
