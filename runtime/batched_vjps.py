@@ -472,9 +472,8 @@ def einsum_vjp(g, subscripts, operands, extra, batched):
     spec = subscripts.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     specs = inputs.split(",")
-    if (
-        not arrow
-    ):  # NumPy's implicit output: the ellipsis dims, then the letters seen once, sorted
+    # NumPy's implicit output: the ellipsis dims, then the letters seen once, sorted
+    if not arrow:
         letters = [c for c in inputs if c.isalpha()]
         once = sorted(c for c in set(letters) if letters.count(c) == 1)
         output = ("..." if "..." in inputs else "") + "".join(once)

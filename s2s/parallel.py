@@ -405,9 +405,8 @@ class DataParallel:
 
             fn = self.fn
 
-            def run(
-                *args, **kwargs
-            ):  # a new function: JAX's trace cache is keyed by it
+            # a new function: JAX's trace cache is keyed by it
+            def run(*args, **kwargs):
                 return fn(*args, **kwargs)
 
             run.__name__ = getattr(fn, "__name__", "data_parallel")

@@ -105,9 +105,8 @@ class Vmapped:
 
     def at(self, npositional=None, keywords=()) -> Transformed:
         """The batched function for calls with ``npositional`` positional arguments and these keywords."""
-        if (
-            npositional is None
-        ):  # what transforming it again sees: in_axes' positions, or every parameter
+        # what transforming it again sees: in_axes' positions, or every parameter
+        if npositional is None:
             npositional = (
                 len(self.in_axes)
                 if isinstance(self.in_axes, tuple)
@@ -129,9 +128,8 @@ class Vmapped:
     def __call__(self, *args, **kwargs):
         key = (len(args), tuple(kwargs))
         batched = self._by_call_shape.get(key)
-        if (
-            batched is None
-        ):  # one lookup per call shape: calls in a training loop pay only this
+        # one lookup per call shape: calls in a training loop pay only this
+        if batched is None:
             batched = self._by_call_shape[key] = self.at(*key)
         return batched(*args, **kwargs)
 

@@ -117,9 +117,8 @@ class Calls:
             lifted = (
                 self._lifted_lambda(func, args) if isinstance(func, cst.Call) else None
             )
-            if (
-                lifted is not None
-            ):  # ``jax.vmap(lambda x: g(params, x))(xs)``: ``g``'s, made
+            # ``jax.vmap(lambda x: g(params, x))(xs)``: ``g``'s, made
+            if lifted is not None:
                 made, args = lifted
                 made = made.at(len(args)) if _is_vmapped(made) else made
                 return func, args, self.value(made, (_name_of(made),), func)

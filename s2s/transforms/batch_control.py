@@ -126,9 +126,8 @@ def cond(b, stmt: ir.Assign, e):
             _inline(b, br, operands, guard)
             for br, guard in zip(branches, (pred, negated))
         ]
-        if (
-            e.name == "cond_with_residuals"
-        ):  # ``(out, res)`` each: out selected, both residuals kept
+        # ``cond_with_residuals``: ``(out, res)`` each, out selected, both residuals kept
+        if e.name == "cond_with_residuals":
             (t_out, t_res), (f_out, f_res) = (
                 (el.value for el in t.elements) for t in taken
             )
@@ -421,9 +420,8 @@ def while_loop_reverse(b, stmt: ir.Assign, e):
     """
     body_fwd, body_bwd, carry_bar, tape = e.args
     batched_fwd, where, test, carry, per_example = b.taped[body_fwd.value]
-    if not b.sees(
-        where
-    ):  # the backward pass wrote its own copy of the forward body: batch it here
+    # the backward pass may have written its own copy of the forward body: batch that one here
+    if not b.sees(where):
         fwd = _taped_body(b, test, b.defs[body_fwd.value], carry, per_example)
         b.out.append(fwd)
         batched_fwd = fwd.function.name
