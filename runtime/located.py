@@ -65,7 +65,7 @@ class S2SError(Exception):
         if self.origin is None:
             lines.append(f"error: {self.message}")
         else:
-            o = self.origin
+            o = getattr(self.origin, "cited", None) or self.origin
             lines.append(f"{o.path}:{o.line}:{o.col + 1}: error: {self.message}")
             stripped = o.text.lstrip()
             indent = len(o.text) - len(stripped)

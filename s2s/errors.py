@@ -22,6 +22,9 @@ class Origin:
     phase: str = (
         ""  # "backward" for generated code derived from this span (starts a new comment block)
     )
+    # in a generated module s2s reads again (``s2s.vmap(s2s.grad(f))``): the user's line its comment
+    # cites, which errors show (comments in the new module keep citing the generated line)
+    cited: Origin | None = None
 
     @property
     def short(self) -> str:

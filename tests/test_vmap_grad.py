@@ -144,3 +144,16 @@ def test_untaken_branch_leaks_no_nan_into_the_gradient(xs, backend):
     for g, w in zip(got, want):
         assert np.all(np.isfinite(np.asarray(g)))
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+
+
+def test_a_refusal_in_gradient_code_read_again_points_at_the_users_line():
+    """``s2s.vmap(s2s.grad(f))`` reads the gradient module again: a refusal there is shown at the line of
+    ``f`` that the module's comment cites, not in the generated file."""
+    batched = s2s.vmap(s2s.grad(P.halving_in_loop), in_axes=(0, None), backend="numpy")
+    with pytest.raises(s2s.S2SError, match="checkpoints another loop") as info:
+        batched(arr(B, 3), arr(2, 3))
+    message = str(info.value)
+    assert (
+        message.startswith(P.__file__) or "programs/vmap.py:" in message.splitlines()[0]
+    )
+    assert "s2s_generated" not in message.splitlines()[0]

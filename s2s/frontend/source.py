@@ -15,8 +15,9 @@ import dataclasses
 import functools
 import inspect
 import linecache
+import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -58,7 +59,10 @@ class FunctionSource:
     )
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
-        return origin_in(self.file, node)
+        found = origin_in(self.file, node)
+        if found is None or not self.generated:
+            return found
+        return replace(found, cited=_cited(self.fn, self.file, found.line))
 
     @property
     def text(self) -> str:
@@ -236,3 +240,37 @@ def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
             if isinstance(target, cst.Name):
                 return target.value
     return "anonymous"
+
+
+_CITATION = re.compile(r"^\s*# (?P<file>[^\s:]+):(?P<line>\d+)  (?P<text>.*)$")
+
+
+def _cited(fn, file: ParsedFile, line: int) -> Origin | None:
+    """The user's line that a generated module's comment above ``line`` cites (``# model.py:12  y = ...``),
+    found among the files of the program it was generated from; None where there is none.
+    """
+    from ..freshness import GENERATED_KEY
+
+    generated = getattr(fn, "__globals__", {}).get(GENERATED_KEY)
+    program = getattr(generated, "program", None)
+    if program is None:
+        return None
+    for number in range(line - 1, 0, -1):
+        text = file.lines[number - 1]
+        if text.lstrip().startswith("def "):
+            return None  # the function's own first lines (its batch size, its seed) cite nothing
+        match = _CITATION.match(text)
+        if match is None:
+            continue
+        for src in program.sources:
+            path = src.file.path
+            if path.rsplit("/", 1)[-1] != match["file"] or src.generated:
+                continue
+            cited_line = int(match["line"])
+            if cited_line > len(src.file.lines):
+                return None
+            source_line = src.file.lines[cited_line - 1].rstrip("\n")
+            col = max(0, source_line.find(match["text"].strip()[:20]))
+            return Origin(path, cited_line, col, len(source_line), source_line)
+        return None
+    return None

@@ -75,6 +75,7 @@ def _batched_fn(b, fn: ir.Function, batched: set, result) -> ir.Def:
     """``<fn>_batched``: ``fn``'s body batched, returning ``result(inner, value)``."""
     stmts, value = _parts(fn)
     inner = b.nested(stmts, batched)
+    inner.origin = fn.body[-1].origin or b.origin  # what the result's rule cites
     name = b.namer.fresh(f"{fn.name}_batched")
     body = (*inner.out, ir.Return(result(inner, value)))
     return ir.Def(ir.Function(name, fn.params, body, fn.origin), b.origin)

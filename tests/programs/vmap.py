@@ -189,3 +189,14 @@ def twin_distance(x, y):
     d = x - y
     sq = jnp.sum(d * d)
     return jnp.where(sq > 1.0, jnp.sqrt(sq), sq)
+
+
+def halving_in_loop(x, ys):
+    # a `while` inside a `for`: its gradient's checkpoints are kept by the enclosing loop
+    total = 0.0
+    for y in ys:
+        z = x * y
+        while np.sum(z * z) > 1.0:
+            z = 0.5 * z
+        total = total + np.sum(z)
+    return total
