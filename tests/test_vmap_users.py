@@ -53,7 +53,10 @@ COPY_REBIND = (
 DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
-WRITE_VJP = "a backward scan broadcasts an unbatched range: per-example slice bounds"
+WRITE_VJP = (
+    "a slice bound computed from the loop index is stored with the step's batched residuals "
+    "(a container is batched as a whole): per-example slice bounds"
+)
 R_FLOAT = "R refusal: float() of a per-example value"
 R_BUILTIN_MAX = "R refusal: Python builtin max"
 R_LISTCOMP = "R refusal: list comprehension"

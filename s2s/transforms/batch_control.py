@@ -28,8 +28,8 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, substitute, tuple_of
-from ..passes.dataflow import assigned, free_names
+from ..cstutil import call, names_in, substitute, tuple_of
+from ..passes.dataflow import assigned, free_names, reads
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
 from .dependence import depends_on, local_functions
@@ -71,13 +71,16 @@ def _varies(b, fn, sources, out) -> bool:
     return bool(diff_names(out) & found)
 
 
-def _batched_fn(b, fn: ir.Function, batched: set, result) -> ir.Def:
-    """``<fn>_batched``: ``fn``'s body batched, returning ``result(inner, value)``."""
+def _batched_fn(b, fn: ir.Function, batched: set, result, first=None) -> ir.Def:
+    """``<fn>_batched``: ``fn``'s body batched, returning ``result(inner, value)`` (``first``: one of its
+    statements that reads only a parameter, kept as it is and moved first, the rest batched given
+    ``batched``)."""
     stmts, value = _parts(fn)
-    inner = b.nested(stmts, batched)
+    inner = b.nested([s for s in stmts if s is not first], batched)
     inner.origin = fn.body[-1].origin or b.origin  # what the result's rule cites
     name = b.namer.fresh(f"{fn.name}_batched")
-    body = (*inner.out, ir.Return(result(inner, value)))
+    kept = (first,) if first is not None else ()
+    body = (*kept, *inner.out, ir.Return(result(inner, value)))
     return ir.Def(ir.Function(name, fn.params, body, fn.origin), b.origin)
 
 
@@ -198,10 +201,27 @@ def scan(b, stmt: ir.Assign, e):
         new_carry = inner.broadcast(new_carry) if carry else new_carry
         return tuple_of(new_carry, inner.broadcast(y) if ys else y)
 
-    d = _batched_fn(b, body, sources, result)
+    split = _split_items(b, body, xs)
+    if split is None:
+        d = _batched_fn(b, body, sources, result)
+        steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
+    else:  # each sequence keeps its own batching: a shared ``range`` stays shared
+        unpack, batched_names = split
+        d = _batched_fn(
+            b, body, (sources - {item_param}) | batched_names, result, first=unpack
+        )
+        steps_in = xs.with_changes(
+            elements=[
+                (
+                    el.with_changes(value=_step_major(b, el.value))
+                    if b.is_batched(el.value)
+                    else el
+                )
+                for el in xs.elements
+            ]
+        )
     b.out.append(d)
     start = b.broadcast(init) if carry else init
-    steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
     args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
     value = call("rt.scan", *args, **dict(e.kwargs))
     ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
@@ -213,6 +233,36 @@ def scan(b, stmt: ir.Assign, e):
         b.emit(ys_target, call("rt.batch_first", steps))
     b.mark(carry_target, carry)
     b.mark(ys_target, ys)
+
+
+def _split_items(b, body, xs):
+    """``(unpack, batched names)`` when a scan runs over a tuple of sequences, some batched and some not,
+    and its body reads its item once, to unpack it into one target per sequence (``(res, i) = item``): each part is
+    then batched as its sequence is (a shared ``range`` of loop indices stays shared, so slices by it
+    keep bounds the same for every example). None otherwise (the item batched as a whole).
+    """
+    if not isinstance(xs, cst.Tuple):
+        return None
+    flags = [b.is_batched(el.value) for el in xs.elements]
+    if all(flags) or not any(flags):
+        return None
+    item = body.param_names[1]
+    stmts, value = _parts(body)
+    readers = [s for s in stmts if item in reads(s)]
+    first = readers[0] if len(readers) == 1 else None
+    unpacks = (
+        isinstance(first, ir.Assign)
+        and isinstance(first.value, cst.Name)
+        and isinstance(first.target, cst.Tuple)
+        and len(first.target.elements) == len(flags)
+    )
+    if not unpacks or item in names_in(value):
+        return None
+    batched = set()
+    for el, flag in zip(first.target.elements, flags):
+        if flag:
+            batched |= set(ir.target_names(el.value))
+    return first, batched
 
 
 def _step_major(b, xs):
