@@ -90,6 +90,21 @@ def unbatch_leaves(value, axes):
     """Outputs: each leaf's batch axis (0) moved to ``axes`` (an int, or a tree prefix of ints)."""
     if isinstance(axes, int):
         return tree_map(lambda leaf: namespace(leaf).moveaxis(leaf, 0, axes), value)
+    if axes is None:
+        raise ValueError(
+            "vmap out_axes None inside a tree is supported where the function returns that part as "
+            "an element of a tuple it writes out (`return a, b` with out_axes=(0, None))"
+        )
+    if isinstance(axes, dict):
+        matches = isinstance(value, dict) and set(axes) == set(value)
+    else:
+        matches = isinstance(value, (tuple, list)) and len(axes) == len(value)
+    if not matches:
+        raise ValueError(
+            "vmap out_axes specification must be a tree prefix of the corresponding value, got "
+            f"specification {axes!r} for a value of type {type(value).__name__}"
+            + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "")
+        )
     if isinstance(axes, dict):
         return {k: unbatch_leaves(value[k], axes[k]) for k in value}
     items = [unbatch_leaves(v, a) for v, a in zip(value, axes)]

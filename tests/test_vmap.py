@@ -155,3 +155,16 @@ def test_keyword_arguments_are_mapped_over_axis_0_like_jax():
     x, v = arr(B), arr(B, 4)
     got = s2s.vmap(P.scaled, in_axes=(0,), backend="numpy")(x, v=v)
     assert_close(got, loop(P.scaled, (x, v), 0), "numpy")
+
+
+@pytest.mark.parametrize("out_axes", [(0,), {"a": 0}, [0, 1]])
+def test_out_axes_that_are_no_prefix_of_the_output_are_jax_errors(out_axes):
+    with pytest.raises(
+        ValueError, match="must be a tree prefix of the corresponding value"
+    ):
+        s2s.vmap(P.softmax, out_axes=out_axes, backend="numpy")(np.ones((3, 2)))
+
+
+def test_out_axes_for_more_outputs_than_returned_is_an_error_at_the_return():
+    with pytest.raises(s2s.S2SError, match="does not match the 2 outputs"):
+        s2s.vmap(P.pair, out_axes=(0, 1, 0), backend="numpy")(np.ones((3, 2)))
