@@ -144,8 +144,18 @@ def _batched(fun, axes: Axes, backend) -> Transformed:
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, backend="xla"):
     """``fun`` mapped over axes of its arguments (JAX's ``vmap``), as a generated batched module."""
+    from .batched_jacobians import BatchedJacobian
+    from .jacobians import Jacobian
     from .nested_vmap import NestedVmapped
 
+    if isinstance(fun, Jacobian):  # one Jacobian per example (``batched_jacobians``)
+        if axis_name is not None:
+            raise S2SError(
+                "s2s.vmap of a Jacobian with axis_name is not supported",
+                hint="drop axis_name: a Jacobian's function has no collectives to name it",
+            )
+        in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+        return BatchedJacobian(fun, in_axes, out_axes, axis_size, backend)
     if isinstance(fun, NestedVmapped):
         raise S2SError(
             "s2s.vmap nested three deep is not supported",

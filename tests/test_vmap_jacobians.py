@@ -1,0 +1,40 @@
+"""``s2s.vmap`` of ``s2s.jacrev``/``s2s.jacfwd``: one Jacobian per example, against ``jax.vmap`` of
+``jax.jacrev``/``jax.jacfwd`` of the ``jnp.where`` twin."""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+from tests.programs import vmap as P
+
+RNG = np.random.default_rng(21)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("argnums", [0, 1, (0, 1)], ids=str)
+@pytest.mark.parametrize("kind", ["jacrev", "jacfwd"])
+def test_per_example_jacobians_match_jax(kind, argnums, backend):
+    w, xs = RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))
+    if backend == "xla":
+        w, xs = np.float32(w), np.float32(xs)
+    jac = getattr(s2s, kind)(P.squashed, argnums=argnums)
+    got = s2s.vmap(jac, in_axes=(None, 0), backend=backend)(w, xs)
+    with jax.enable_x64(backend == "numpy"):
+        twin = getattr(jax, kind)(P.twin_squashed, argnums=argnums)
+        want = jax.vmap(twin, in_axes=(None, 0))(w, xs)
+    tol = {"rtol": 1e-9} if backend == "numpy" else {"rtol": 1e-4, "atol": 1e-5}
+    for g, e in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        assert np.shape(g) == np.shape(e)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), **tol)
+
+
+def test_the_source_is_the_batched_derivative_module():
+    text = s2s.vmap(s2s.jacrev(P.squashed), in_axes=(None, 0)).source
+    assert "_vjp_batched(" in text
+
+
+def test_vmap_of_hessian_is_a_located_refusal():
+    with pytest.raises(S2SError, match="hessian is not supported"):
+        s2s.vmap(s2s.hessian(P.squashed))
