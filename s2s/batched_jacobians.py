@@ -1,4 +1,4 @@
-"""``s2s.vmap(s2s.jacrev(f))`` and ``s2s.vmap(s2s.jacfwd(f))``: one Jacobian per example.
+"""``s2s.vmap`` of ``s2s.jacrev``, ``s2s.jacfwd`` or ``s2s.hessian``: one Jacobian (or Hessian) per example.
 
 The Jacobian's own basis (one cotangent per output element, or one tangent
 per input element) is pushed through the *batched* derivative module
@@ -9,8 +9,10 @@ are shared), so each example's cotangent stays its own instead of being
 summed over the batch. Results have JAX's structure with the batch axis in
 front: ``(batch, *out.shape, *in.shape)`` per leaf.
 
-Supported: ``in_axes`` that are ints, None or a tuple of them, ``out_axes=0``,
-no ``has_aux``, ``jacfwd`` and ``jacrev`` (``vmap`` of ``hessian``: an error).
+``hessian`` (forward over reverse, as unbatched) batches the same way, a
+basis vector of the output and one of the inputs at a time. Supported:
+``in_axes`` that are ints, None or a tuple of them, ``out_axes=0``, no
+``has_aux``.
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ class BatchedJacobian:
     """``s2s.vmap`` of a ``jacfwd``/``jacrev`` object: call it like ``f`` on batched arguments."""
 
     def __init__(self, jac, in_axes, out_axes, axis_size, backend):
-        if jac.kind not in ("jacfwd", "jacrev") or jac.has_aux or out_axes != 0:
+        if jac.has_aux or out_axes != 0:
             raise S2SError(
                 f"s2s.vmap of s2s.{jac.kind}"
                 + (" with has_aux" if jac.has_aux else "")
                 + (f" and out_axes={out_axes!r}" if out_axes != 0 else "")
                 + " is not supported",
-                hint="vmap s2s.jacfwd or s2s.jacrev without has_aux, with out_axes=0",
+                hint="vmap the Jacobian without has_aux, with out_axes=0",
             )
         if jac._variadic is not None:
             raise S2SError(
@@ -65,7 +67,10 @@ class BatchedJacobian:
         )
         primal = vmap(self.jac.fun, mapped, backend=self.backend).at(nargs)
         # the derivative module's own parameters: the function's, then its tangents (or one cotangent)
-        extra = (0,) * len(self.jac.wrt) if self.jac.kind == "jacfwd" else (0,)
+        tangents = (0,) * len(self.jac.wrt)
+        extra = {"jacfwd": tangents, "jacrev": (0,), "hessian": (0, *tangents)}[
+            self.jac.kind
+        ]
         spec = Axes.of((*mapped, *extra), 0, None, None)
         derivative = _batched(self.jac.transformed, spec, self.backend)
         return axes, primal, derivative
@@ -99,42 +104,52 @@ class BatchedJacobian:
         inputs = [args[i] for i in self.jac.wrt]
         in_leaves = [leaf for tree in inputs for leaf in tree_leaves(tree)]
         out_leaves = list(tree_leaves(out))
+        m = sum(int(np.size(leaf[0])) for leaf in out_leaves)
+        n = sum(int(np.size(leaf[0])) for leaf in in_leaves)
         fn = derivative.s2s_generated_function
+
+        def cotangent(c):  # one basis vector of an example's output, for every example
+            pieces = _unravel(xp, c, [leaf[0] for leaf in out_leaves])
+            return _rebuild(out, [_broadcast(xp, p, size) for p in pieces])
+
+        def tangents(t):  # one basis vector of an example's inputs, for every example
+            pieces = iter(_unravel(xp, t, [leaf[0] for leaf in in_leaves]))
+            return [
+                _rebuild(
+                    tree,
+                    [_broadcast(xp, next(pieces), size) for _ in tree_leaves(tree)],
+                )
+                for tree in inputs
+            ]
+
+        def raveled(trees):
+            return _per_example_ravel(
+                xp, [leaf for t in trees for leaf in tree_leaves(t)], size
+            )
+
+        out_basis = xp.eye(m, dtype=xp.result_type(*out_leaves))
+        in_basis = xp.eye(n, dtype=xp.result_type(*in_leaves))
         if self.jac.kind == "jacrev":
-
-            def pull(c):
-                pieces = _unravel(xp, c, [leaf[0] for leaf in out_leaves])
-                ct = _rebuild(out, [_broadcast(xp, p, size) for p in pieces])
-                cts = fn(*args, ct)
-                return _per_example_ravel(
-                    xp, [leaf for t in cts for leaf in tree_leaves(t)], size
-                )
-
-            m = sum(int(np.size(leaf[0])) for leaf in out_leaves)
-            rows = _map(pull, xp.eye(m, dtype=xp.result_type(*out_leaves)))  # (m, B, n)
-            flat = xp.moveaxis(rows, 0, 1)  # (B, m, n)
-        else:
-
-            def push(t):
-                pieces = iter(_unravel(xp, t, [leaf[0] for leaf in in_leaves]))
-                tangents = [
-                    _rebuild(
-                        tree,
-                        [_broadcast(xp, next(pieces), size) for _ in tree_leaves(tree)],
-                    )
-                    for tree in inputs
-                ]
-                return _per_example_ravel(
-                    xp, list(tree_leaves(fn(*args, *tangents)[1])), size
-                )
-
-            n = sum(int(np.size(leaf[0])) for leaf in in_leaves)
+            rows = _map(
+                lambda c: raveled(fn(*args, cotangent(c))), out_basis
+            )  # (m, B, n)
+            flat = xp.moveaxis(rows, 0, 1)
+        elif self.jac.kind == "jacfwd":
             columns = _map(
-                push, xp.eye(n, dtype=xp.result_type(*in_leaves))
+                lambda t: raveled([fn(*args, *tangents(t))[1]]), in_basis
             )  # (n, B, m)
-            flat = xp.transpose(columns, (1, 2, 0))  # (B, m, n)
+            flat = xp.transpose(columns, (1, 2, 0))
+        else:  # forward over reverse: (m, n, B, n), the last axis the cotangent's
+
+            def second(c):
+                return _map(
+                    lambda t: raveled(fn(*args, cotangent(c), *tangents(t))[1]),
+                    in_basis,
+                )
+
+            flat = xp.transpose(_map(second, out_basis), (2, 0, 3, 1))
         chosen = inputs[0] if isinstance(self.jac.argnums, int) else tuple(inputs)
-        return _blocks(xp, flat, out, chosen, size)
+        return _blocks(xp, flat, out, chosen, size, second=self.jac.kind == "hessian")
 
     def __repr__(self):
         return f"<s2s.vmap of {self.jac!r}>"
@@ -175,23 +190,34 @@ def _per_example_ravel(xp, leaves, size):
     return xp.concatenate([xp.reshape(leaf, (size, -1)) for leaf in leaves], axis=1)
 
 
-def _blocks(xp, flat, out, inputs, size):
-    """``flat`` ``(B, out size, in size)`` in JAX's structure, each leaf ``(B, *out.shape, *in.shape)``."""
+def _blocks(xp, flat, out, inputs, size, second=False):
+    """``flat`` ``(B, out size, in size[, in size])`` in JAX's structure, each leaf
+    ``(B, *out.shape, *in.shape[, *in.shape])`` (``second``: a Hessian's inputs nested twice).
+    """
     out_leaves, in_leaves = list(tree_leaves(out)), list(tree_leaves(inputs))
     out_starts = np.cumsum([0] + [int(np.size(o[0])) for o in out_leaves])
     in_starts = np.cumsum([0] + [int(np.size(i[0])) for i in in_leaves])
 
-    def block(k, j):
-        part = flat[
-            :, out_starts[k] : out_starts[k + 1], in_starts[j] : in_starts[j + 1]
-        ]
+    def cut(starts, j):
+        return slice(int(starts[j]), int(starts[j + 1]))
+
+    def block(k, j, i=None):
+        part = flat[:, cut(out_starts, k), cut(in_starts, j)]
         shape = (size, *np.shape(out_leaves[k])[1:], *np.shape(in_leaves[j])[1:])
+        if i is not None:
+            part = part[..., cut(in_starts, i)]
+            shape = (*shape, *np.shape(in_leaves[i])[1:])
         return xp.reshape(part, shape)
+
+    def per_input(k, j):
+        if not second:
+            return block(k, j)
+        return _rebuild(inputs, [block(k, j, i) for i in range(len(in_leaves))])
 
     return _rebuild(
         out,
         [
-            _rebuild(inputs, [block(k, j) for j in range(len(in_leaves))])
+            _rebuild(inputs, [per_input(k, j) for j in range(len(in_leaves))])
             for k in range(len(out_leaves))
         ],
     )

@@ -35,6 +35,27 @@ def test_the_source_is_the_batched_derivative_module():
     assert "_vjp_batched(" in text
 
 
-def test_vmap_of_hessian_is_a_located_refusal():
-    with pytest.raises(S2SError, match="hessian is not supported"):
-        s2s.vmap(s2s.hessian(P.squashed))
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_per_example_hessians_match_jax(backend):
+    w, xs = RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3))
+    if backend == "xla":
+        w, xs = np.float32(w), np.float32(xs)
+    got = s2s.vmap(
+        s2s.hessian(P.squashed_loss, argnums=(0, 1)), (None, 0), backend=backend
+    )(w, xs)
+    with jax.enable_x64(backend == "numpy"):
+        twin = jax.hessian(P.twin_squashed_loss, argnums=(0, 1))
+        want = jax.vmap(twin, in_axes=(None, 0))(w, xs)
+    tol = (
+        {"rtol": 1e-9, "atol": 1e-12}
+        if backend == "numpy"
+        else {"rtol": 1e-3, "atol": 1e-4}
+    )
+    for g, e in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        assert np.shape(g) == np.shape(e)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), **tol)
+
+
+def test_what_it_does_not_cover_is_a_located_refusal():
+    with pytest.raises(S2SError, match="out_axes=1 is not supported"):
+        s2s.vmap(s2s.jacrev(P.squashed), out_axes=1)

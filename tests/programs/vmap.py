@@ -216,3 +216,13 @@ def twin_squashed(w, x):
     h = jnp.tanh(x @ w)
     h = jnp.where(jnp.sum(h) > 0, 2.0 * h, h)
     return h**2
+
+
+def squashed_loss(w, x):
+    return np.sum(squashed(w, x))
+
+
+def twin_squashed_loss(w, x):
+    import jax.numpy as jnp
+
+    return jnp.sum(twin_squashed(w, x))
