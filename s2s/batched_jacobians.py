@@ -87,10 +87,15 @@ class BatchedJacobian:
                 f"s2s.vmap of s2s.{self.jac.kind} takes positional arguments only",
                 hint="pass every argument positionally",
             )
-        runner = self._runners.get(len(args))
-        if runner is None:
-            call = functools.partial(self._per_example, *self._modules(len(args)))
-            runner = self._runners[len(args)] = backends.Runner(call, self.backend)
+        runner, modules = self._runners.get(len(args), (None, ()))
+        # each module checks the values it baked in; a stale one is compiled anew
+        stale = [m._refresh() for m in modules[1:]]
+        if runner is None or any(stale):
+            modules = self._modules(len(args))
+            runner = backends.Runner(
+                functools.partial(self._per_example, *modules), self.backend
+            )
+            self._runners[len(args)] = (runner, modules)
         return runner(*args)
 
     def _per_example(self, axes, primal, derivative, *args):

@@ -56,7 +56,9 @@ class NestedVmapped:
             )
         self.inner, self.in_axes, self.out_axes = inner, in_axes, out_axes
         self.axis_size, self.backend = axis_size, backend
-        self._runners = {}  # number of arguments -> the runner of the merged call
+        self._runners = (
+            {}
+        )  # number of arguments -> (the merged call's runner, the module it runs)
         functools.update_wrapper(self, inner, updated=())
 
     def _flat(self, nargs: int):
@@ -81,10 +83,14 @@ class NestedVmapped:
                 "s2s.vmap of s2s.vmap takes positional arguments only",
                 hint="pass every argument positionally",
             )
-        runner = self._runners.get(len(args))
-        if runner is None:
-            call = functools.partial(self._merged_call, self._flat(len(args)))
-            runner = self._runners[len(args)] = backends.Runner(call, self.backend)
+        runner, flat = self._runners.get(len(args), (None, None))
+        if (
+            runner is None or flat._refresh()
+        ):  # a value the module baked in changed: compile anew
+            flat = self._flat(len(args))
+            call = functools.partial(self._merged_call, flat)
+            runner = backends.Runner(call, self.backend)
+            self._runners[len(args)] = (runner, flat)
         return runner(*args)
 
     def _merged_call(self, flat, *args):

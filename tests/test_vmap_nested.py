@@ -54,3 +54,25 @@ def test_what_nesting_does_not_cover_is_an_error():
         nested(np.ones((4, 2, 3)), np.ones((5, 2, 3)))
     with pytest.raises(S2SError, match="does not transform again"):
         s2s.grad(nested)(np.ones((4, 2, 3)), np.ones((4, 2, 3)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_rebound_global_is_read_again(backend, monkeypatch):
+    """The merged call is compiled from the module that is current: a global the function reads,
+    rebound after the first call, gives the new values (never the compiled old ones)."""
+    nested = s2s.vmap(
+        s2s.vmap(P.scaled_distance, in_axes=(None, 0)),
+        in_axes=(0, None),
+        backend=backend,
+    )
+    jacobians = s2s.vmap(
+        s2s.jacrev(P.scaled_distance), in_axes=(0, None), backend=backend
+    )
+    x, y = np.float32(RNG.uniform(0.0, 1.5, (2, 3))), np.float32(
+        RNG.uniform(0.0, 1.5, (4, 3))
+    )
+    before = np.asarray(nested(x, y)), np.asarray(jacobians(x, y[0]))
+    monkeypatch.setattr(P, "SCALE", 3.0)
+    after = np.asarray(nested(x, y)), np.asarray(jacobians(x, y[0]))
+    for old, new in zip(before, after):
+        np.testing.assert_allclose(new, old * 1.5, rtol=1e-5)

@@ -226,3 +226,11 @@ def twin_squashed_loss(w, x):
     import jax.numpy as jnp
 
     return jnp.sum(twin_squashed(w, x))
+
+
+SCALE = 2.0
+
+
+def scaled_distance(x, y):
+    # reads a module global: rebinding it makes s2s generate the module again
+    return distance(x, y) * SCALE
