@@ -29,25 +29,11 @@ import numpy as np
 
 from .runtime.located import locate
 from .runtime.trees import tree_leaves, tree_map
-from .vmapping import Vmapped, vmap
+from .vmapping import Vmapped, checked_axes, vmap
 
 __all__ = ["DataParallel", "Pmapped", "data_parallel", "pmap"]
 
 _PMAP_AXIS = "pmap"  # the mesh axis's name when ``axis_name`` is None
-
-
-def _check_axes(axes, where: str) -> None:
-    """JAX's ``pmap`` error for axes that are not an int, None or a container of them."""
-    if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
-        return
-    if isinstance(axes, (dict, tuple, list)):
-        for v in axes.values() if isinstance(axes, dict) else axes:
-            _check_axes(v, where)
-        return
-    raise TypeError(
-        f"pmap {where} must be an int, None, or (nested) container with those types as leaves, "
-        f"but got {axes!r}."
-    )
 
 
 def _is_static(value) -> bool:
@@ -153,14 +139,7 @@ class Pmapped:
                 f"s2s.pmap runs on XLA devices: backend must be 'xla', got {backend!r} "
                 '(s2s.vmap(f, backend="numpy") runs the same batched module on NumPy)'
             )
-        if isinstance(in_axes, list):
-            in_axes = tuple(in_axes)  # JAX: a list of in_axes is a tuple
-        _check_axes(in_axes, "in_axes")
-        _check_axes(out_axes, "out_axes")
-        if axis_name is not None and not isinstance(axis_name, str):
-            raise TypeError(
-                f"s2s.pmap axis_name must be a string (what collectives name the axis by), got {axis_name!r}"
-            )
+        in_axes = checked_axes(in_axes, out_axes, axis_name, "pmap")
         if devices is not None:
             devices = tuple(devices)
             if not devices:

@@ -40,22 +40,31 @@ class Axes:
         return cls(repr(spec), spec)
 
 
-def _check_axes(axes, where: str) -> None:
+def _check_axes(axes, where: str, api: str) -> None:
     """JAX's errors for an axes specification that is not an int, None or a tree of them."""
     if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
         return
-    if isinstance(axes, dict):
-        for v in axes.values():
-            _check_axes(v, where)
-        return
-    if isinstance(axes, (tuple, list)):
-        for v in axes:
-            _check_axes(v, where)
+    if isinstance(axes, (dict, tuple, list)):
+        for v in axes.values() if isinstance(axes, dict) else axes:
+            _check_axes(v, where, api)
         return
     raise TypeError(
-        f"vmap {where} must be an int, None, or a (nested) container with those types as leaves, "
-        f"but got {axes!r}"
+        f"{api} {where} must be an int, None, or (nested) container with those types as leaves, "
+        f"but got {axes!r}."
     )
+
+
+def checked_axes(in_axes, out_axes, axis_name, api: str = "vmap"):
+    """``in_axes`` as JAX reads it (a list is a tuple), after JAX's checks of the three options."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes(in_axes, "in_axes", api)
+    _check_axes(out_axes, "out_axes", api)
+    if axis_name is not None and not isinstance(axis_name, str):
+        raise TypeError(
+            f"s2s.{api} axis_name must be a string (what collectives name the axis by), got {axis_name!r}"
+        )
+    return in_axes
 
 
 class Vmapped:
@@ -64,14 +73,7 @@ class Vmapped:
     def __init__(
         self, fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, backend="xla"
     ):
-        if isinstance(in_axes, list):
-            in_axes = tuple(in_axes)  # JAX: a list of in_axes is a tuple
-        _check_axes(in_axes, "in_axes")
-        _check_axes(out_axes, "out_axes")
-        if axis_name is not None and not isinstance(axis_name, str):
-            raise TypeError(
-                f"s2s.vmap axis_name must be a string (what collectives name the axis by), got {axis_name!r}"
-            )
+        in_axes = checked_axes(in_axes, out_axes, axis_name)
         self.fun, self.in_axes, self.out_axes = fun, in_axes, out_axes
         self.axis_size, self.axis_name, self.backend = axis_size, axis_name, backend
         functools.update_wrapper(self, fun, updated=())
