@@ -198,6 +198,12 @@ CASES = [
         (2, 4),
     ),
     (
+        "write_through_an_alias_of_a_rebound_argument",
+        "def f(x):\n    h = x\n    x = x.copy()\n    h[0] = 1.0\n    return np.sum(x * h)",
+        "in-place write into `h`, which may be the caller's array `x`",
+        (4, 4),
+    ),
+    (
         "sort_argument_in_place",
         "def f(x):\n    x.sort()\n    return x[0]",
         "in-place write into `x`, which may be the caller's array `x`",
@@ -409,3 +415,20 @@ def test_one_name_with_two_values_keeps_both(tmp_path):
         got = s2s.grad(model.loss, (0, 1), backend=backend)(W, b, x)
         for g, w in zip(got, jax.grad(twin, (0, 1))(W, b, x)):
             np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_an_argument_rebound_to_its_copy_may_be_written(tmp_path):
+    """``x = x.copy()`` makes ``x`` a fresh array: writing into it changes nothing of the caller's."""
+    body = "def f(x):\n    x = x.copy()\n    x[:, 0] += 1.0\n    x[1] *= 2.0\n    return np.sum(x * x)"
+    path, f = _compile_case(tmp_path, "rebound_copy", body)
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(s2s.transform(f, backend="numpy")(x), f(x.copy()))
+    eps, numeric = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        numeric[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    np.testing.assert_allclose(s2s.grad(f, backend="numpy")(x), numeric, rtol=1e-6)
+    assert np.array_equal(
+        x, np.arange(6.0).reshape(2, 3)
+    )  # the caller's array is untouched

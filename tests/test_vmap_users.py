@@ -47,9 +47,6 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 
 # --- what fails today: test id -> its root cause (a fix flips the strict xfail) ------------
 
-COPY_REBIND = (
-    "G3 false refusal: in-place write after `m = m.copy()` rebinding the argument"
-)
 DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
@@ -72,7 +69,6 @@ def _both(*idents, reason):
 
 
 VMAP_XFAIL = {
-    **_both("bump_first_column", reason=COPY_REBIND),
     "conv_slices-xla": DYN_SLICE_XLA,
     **_both("sign_scale", reason=R_FLOAT),
     **_both("bisect_sqrt", "around_peak", reason=R_BUILTIN_MAX),

@@ -121,8 +121,15 @@ def _linear(body) -> list:
     return out
 
 
-def _element_write(stmt, name, others, params):
-    caller = sorted(others & params) or ([name] if name in params else [])
+def _caller(param: str) -> str:
+    """The stand-in for the caller's array a parameter holds at entry (not a name code can read)."""
+    return f"<argument {param}>"
+
+
+def _element_write(stmt, name, others):
+    caller = sorted(
+        n[len("<argument ") : -1] for n in others if n.startswith("<argument ")
+    )
     if caller:
         raise UnsupportedSyntax(
             f"in-place write into `{name}`, which may be the caller's array `{caller[0]}` "
@@ -163,9 +170,12 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
 
 
 def check(fn: ir.Function) -> ir.Function:
-    params = set(fn.param_names)
     closures = closure_reads(fn)
-    groups: dict[str, set[str]] = {p: {p} for p in fn.param_names}
+    # who may share memory with whom; a parameter starts out as the caller's array (``_caller``), and
+    # stops being it when rebound to a fresh value (``m = m.copy()``)
+    groups: dict[str, set[str]] = {}
+    for p in fn.param_names:
+        groups[p] = groups[_caller(p)] = {p, _caller(p)}
     # names bound to tuple/list literals: what each element shares
     elements: dict[str, list] = {}
 
@@ -186,7 +196,7 @@ def check(fn: ir.Function) -> ir.Function:
             name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name}
             if element:
-                _element_write(stmt, name, others, params)
+                _element_write(stmt, name, others)
             shared = sorted(
                 n for n in others if _read_before_rebound(n, body[i + 1 :], closures)
             )
@@ -218,7 +228,7 @@ def check(fn: ir.Function) -> ir.Function:
                 elements.pop(name, None)
             if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
                 elements[stmt.target.value] = _elements(stmt.value)
-    enclosing = params | assigned_plain(fn.body)
+    enclosing = set(fn.param_names) | assigned_plain(fn.body)
     for local in fn.locals.values():
         _captured_write(local, enclosing)
         check(local)

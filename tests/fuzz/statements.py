@@ -108,6 +108,9 @@ class Statements:
             src = self.pick(self.names_of(shape) or ["x"])
             if "{src}" in init and self.env.get(src, V(())).shape != shape:
                 init = "np.zeros({})"
+            if init == "{src}.copy()" and src in ("x", "y") and self.p(0.5):
+                n = src  # ``x = x.copy()``: the argument rebound to its own copy, then written
+                self.feature("argument_rebound_to_copy")
             lines.append(f"{n} = " + init.format(_shape_text(shape), src=src))
             self.define(n, shape, const=("zeros" in init or "ones" in init), fresh=True)
         else:
