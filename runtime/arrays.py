@@ -115,7 +115,8 @@ def index_add(target, index, value):
             return target + jnp.reshape(
                 jnp.broadcast_to(value, indexed), np.shape(target)
             )
-        return jnp.asarray(target).at[index].add(value)
+        target = jnp.asarray(target)
+        return target.at[index].add(_as_element(jnp, value, target))
     out = np.array(target, copy=True)
     np.add.at(out, index, value)
     return out
@@ -167,6 +168,7 @@ def index_set(target, index, value):
         import jax.numpy as jnp
 
         target = jnp.asarray(target)
+        value = _as_element(jnp, value, target)
         # repeated indices: NumPy's last write wins (XLA's ``set`` picks any)
         if _gathers(index):
             kept = _last_writes(target, index)
@@ -178,6 +180,18 @@ def index_set(target, index, value):
     out = np.array(target, copy=True)
     out[index] = value
     return out
+
+
+def _as_element(jnp, value, target):
+    """A float value written into a float array takes the array's dtype, as NumPy's item assignment does
+    (a float64 value into a float32 array under ``jax_enable_x64``; JAX's scatter only warns today).
+    """
+    value = jnp.asarray(value)
+    if value.dtype != target.dtype and all(
+        jnp.issubdtype(d, jnp.floating) for d in (value.dtype, target.dtype)
+    ):
+        return value.astype(target.dtype)
+    return value
 
 
 def _python(value) -> bool:
