@@ -74,3 +74,11 @@ def test_a_lambda_that_does_more_than_call_a_function_is_a_located_error():
     ) as info:
         s2s.grad(P.lambda_doing_more)(np.ones((5, 2)), np.ones((4, 5)))
     assert "made_inside.py" in str(info.value)
+
+
+def test_options_that_do_not_fit_the_lambda_are_located_errors():
+    with pytest.raises(
+        s2s.S2SError, match="names 2 axes for a lambda of 1 parameters"
+    ) as info:
+        s2s.grad(P.lambda_with_wrong_in_axes)(np.ones((5, 2)), np.ones((4, 5)))
+    assert "made_inside.py" in str(info.value)

@@ -238,13 +238,20 @@ class Calls:
                 S2SError,
             )
         options.pop(next(iter(options)))  # the function itself: ``g`` below
+        what = self.source.file.module.code_for_node(call.func)
         if maker.__name__ == "vmap":
             axes = options.pop("in_axes", 0)
             per = axes if isinstance(axes, (tuple, list)) else (axes,) * len(params)
+            if len(per) != len(params):
+                self.fail(call, f"`{what}`: in_axes {axes!r} names {len(per)} axes for a lambda of "
+                          f"{len(params)} parameters", None, S2SError)  # fmt: skip
             options["in_axes"] = tuple(None if k is None else per[k] for k in slots)
         else:  # grad, value_and_grad: ``argnums`` names the lambda's parameters
             argnums = options.pop("argnums", 0)
             wanted = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+            if not all(isinstance(k, int) and 0 <= k < len(params) for k in wanted):
+                self.fail(call, f"`{what}`: argnums {argnums!r} for a lambda of {len(params)} parameters",
+                          None, S2SError)  # fmt: skip
             moved = tuple(slots.index(k) for k in wanted)
             options["argnums"] = moved[0] if isinstance(argnums, int) else moved
         try:

@@ -88,3 +88,7 @@ def twin_lambda_penalty(w, xs):
 def lambda_doing_more(w, xs):
     # the lambda does more than call one function: not lifted, a located error
     return jnp.sum(jax.vmap(lambda x: example_loss(x, w) + 1.0)(xs))
+
+
+def lambda_with_wrong_in_axes(w, xs):
+    return jnp.sum(jax.vmap(lambda x: example_loss(x, w), in_axes=(0, 0))(xs))
