@@ -212,6 +212,7 @@ class Builder:
     def statement(self, scope, depth):
         self.budget -= 1
         kinds = ["assign", "update", "update", "augassign", "write", "write", "ifexpr"]
+        kinds += ["unpack"]
         if depth < MAX_DEPTH and self.budget > 1:
             kinds += ["if", "if", "for_range", "for_rows"] + (
                 ["while"] if self.allow_while else []
@@ -238,6 +239,17 @@ class Builder:
                 text = self.pick(UNARY).format(text)
         scope.define(name, shape)
         return [f"{name} = {text}"]
+
+    def s_unpack(self, scope, depth):
+        """``a, b = np.tanh(m)``: the rows of a (2, 3) value, or the entries of a (3,) one, each a value of its
+        own (under vmap each example is unpacked, never the batch)."""
+        sources = sorted(n for n, sh in scope.shapes.items() if sh in ((2, 3), (3,)))
+        source = self.pick(sources or ["y"])
+        shape = scope.shapes.get(source, (2, 3))
+        names = [self.fresh("v" if depth == 0 else "t") for _ in range(shape[0])]
+        for name in names:
+            scope.define(name, shape[1:])
+        return [f"{', '.join(names)} = {self.pick(UNARY).format(source)}"]
 
     def s_ifexpr(self, scope, depth):
         name = self.fresh("v" if depth == 0 else "t")
