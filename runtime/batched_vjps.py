@@ -292,38 +292,30 @@ def _with_batch(x, flag, size):
     return x if flag else _broadcast(namespace(x), x, size)
 
 
+def _pair(op, x, v, b, batched, x_is_matrix):
+    """``op(x, v)`` per example, ``b`` (one example of it) saying whether ``v`` holds vectors or matrices;
+    ``x`` a matrix per example, or shaped like ``v``."""
+    fx, fv, fb = batched
+    vec = _vectors(b, fb)
+    core = 1 if vec else 2
+    x2, v2 = _align((x, fx, 2 if x_is_matrix else core), (v, fv, core))
+    out = op(namespace(x, v), x2, v2, vec)
+    return _with_batch(out, fx or fv, _size((x, fx), (v, fv), (b, fb)))
+
+
 def solve_like(a, v, b, batched):
     """``rt.solve_like`` per example."""
-    fa, fv, fb = batched
-    vec = _vectors(b, fb)
-    xp = namespace(a, v)
-    a2, v2 = _align((a, fa, 2), (v, fv, 1 if vec else 2))
-    return _with_batch(
-        _solve_vec(xp, a2, v2, vec), fa or fv, _size((a, fa), (v, fv), (b, fb))
-    )
+    return _pair(_solve_vec, a, v, b, batched, x_is_matrix=True)
 
 
 def solve_matvec(m, v, b, batched):
     """``rt.solve_matvec`` per example."""
-    fm, fv, fb = batched
-    vec = _vectors(b, fb)
-    xp = namespace(m, v)
-    m2, v2 = _align((m, fm, 2), (v, fv, 1 if vec else 2))
-    return _with_batch(
-        _matvec(xp, m2, v2, vec), fm or fv, _size((m, fm), (v, fv), (b, fb))
-    )
+    return _pair(_matvec, m, v, b, batched, x_is_matrix=True)
 
 
 def solve_outer(u, v, b, batched):
     """``rt.solve_outer`` per example."""
-    fu, fv, fb = batched
-    vec = _vectors(b, fb)
-    core = 1 if vec else 2
-    xp = namespace(u, v)
-    u2, v2 = _align((u, fu, core), (v, fv, core))
-    return _with_batch(
-        _outer(xp, u2, v2, vec), fu or fv, _size((u, fu), (v, fv), (b, fb))
-    )
+    return _pair(_outer, u, v, b, batched, x_is_matrix=False)
 
 
 def solve_vjp_b(g, a, b, batched):
