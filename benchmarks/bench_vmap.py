@@ -12,7 +12,14 @@ is this machine's noise floor. Also: the peak memory of the compiled
 per-example gradient (``memory_analysis()``) against JAX's, and the seconds
 from cold caches to the first result.
 
-    python benchmarks/bench_vmap.py [--quick] [--reps N] [--json PATH]
+On the CPU, calls run synchronously (``jax_cpu_enable_async_dispatch`` off)
+unless ``--async-dispatch`` is given: a call of tens of microseconds (Newton)
+otherwise lands, at random and often for whole blocks, on either side of a
+thread hand-off of about 20 µs, which swamps the difference being measured.
+Synchronous calls also count s2s's own call path in full, where asynchronous
+ones could hide it behind the computation.
+
+    python benchmarks/bench_vmap.py [--quick] [--reps N] [--json PATH] [--async-dispatch]
 """
 
 import argparse
@@ -114,7 +121,14 @@ def main(argv=None):
         "--reps", type=int, help="timed calls per function (default 50)"
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument(
+        "--async-dispatch",
+        action="store_true",
+        help="keep JAX's asynchronous dispatch on the CPU (noisier for short calls)",
+    )
     opts = parser.parse_args(argv)
+    if jax.default_backend() == "cpu" and not opts.async_dispatch:
+        jax.config.update("jax_cpu_enable_async_dispatch", False)
     reps = opts.reps or (3 if opts.quick else 50)
     rows = []
     for name, ours, theirs, args in workloads(opts.quick):
@@ -154,7 +168,15 @@ def main(argv=None):
         )
     if opts.json:
         with open(opts.json, "w") as out:
-            json.dump({"machine": platform.platform(), "rows": rows}, out, indent=1)
+            json.dump(
+                {
+                    "machine": platform.platform(),
+                    "async_dispatch": jax.config.jax_cpu_enable_async_dispatch,
+                    "rows": rows,
+                },
+                out,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

@@ -95,20 +95,22 @@ class Watch:
         return cls(maps, keys, tuple(map(dict.get, maps, keys)), tuple(cells), depends)
 
     def fresh(self) -> bool:
-        is_ = operator.is_
-        if not all(map(is_, map(dict.get, self._maps, self._keys), self._values)):
+        if not all(map(_is, map(dict.get, self._maps, self._keys), self._values)):
             now = tuple(map(dict.get, self._maps, self._keys))
             if not _equal(now, self._values):
                 return False
             self._values = now  # equal values under new objects: compare identities again next time
         if self._cells and not all(
-            map(is_, map(_contents, self._cells), self._cell_values)
+            map(_is, map(_contents, self._cells), self._cell_values)
         ):
             now = tuple(map(_contents, self._cells))
             if not _equal(now, self._cell_values):
                 return False
             self._cell_values = now
-        return all(dep.fresh() for dep in self.depends)
+        return not self.depends or all(dep.fresh() for dep in self.depends)
+
+
+_is = operator.is_
 
 
 def _equal(now: tuple, recorded: tuple) -> bool:

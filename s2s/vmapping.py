@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from .api import Transformed
+from .api import MISSED, Transformed
 from .errors import S2SError
 from .frontend import wrappers
 
@@ -80,6 +80,7 @@ class Vmapped:
         del self.__wrapped__  # a batched function is not the one it came from
         self._binding = wrappers.target(fun, "s2s.vmap")[1]
         self._by_call_shape = {}
+        self._direct = {}  # positional count -> the batched function's compiled entry
 
     def _per_parameter(self, npositional: int, keywords) -> tuple:
         """in_axes for every parameter of the generated function, for a call with these arguments."""
@@ -128,12 +129,19 @@ class Vmapped:
         return self.at().source
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            # arrays only, as in a training loop: straight to the compiled function (``api._Direct``)
+            direct = self._direct.get(len(args))
+            if direct is not None and (out := direct(args)) is not MISSED:
+                return out
         key = (len(args), tuple(kwargs))
         batched = self._by_call_shape.get(key)
-        # one lookup per call shape: calls in a training loop pay only this
         if batched is None:
             batched = self._by_call_shape[key] = self.at(*key)
-        return batched(*args, **kwargs)
+        out = batched(*args, **kwargs)
+        if not kwargs and (direct := batched.__dict__.get("_direct")) is not None:
+            self._direct[len(args)] = direct
+        return out
 
     def __repr__(self):
         return f"<s2s.vmap of {wrappers.describe(self.fun)}>"

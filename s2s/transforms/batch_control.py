@@ -18,7 +18,9 @@ value into it (the initial value is then broadcast).
 - ``while_loop``: with a test that differs per example, the loop runs while
   any example is live (``rt.batching.any_example``), and each step keeps the
   carry of the examples that have finished (``select``), so every example
-  stops after its own number of steps.
+  stops after its own number of steps. An elementwise test is run again at
+  the start of each step, as JAX does (XLA fuses it there); any other test
+  runs once a step and the loop carries its result.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import call, names_in, substitute, tuple_of
 from ..passes.dataflow import assigned, free_names, reads
+from ..passes.normal_form import eqn_of
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
 from .dependence import depends_on, local_functions
@@ -293,6 +296,9 @@ def while_loop(b, stmt: ir.Assign, e):
     sources = free | ({carry_param} if carry else set())
     test_sources = free | ({test_param} if carry else set())
     start = b.broadcast(init) if carry else init
+    if per_example and _elementwise(b, test):
+        _while_retested(b, stmt, test, body, start, sources | test_sources)
+        return
     if per_example:
         _while_per_example(b, stmt, test, body, start, sources | test_sources)
         return
@@ -311,21 +317,26 @@ def while_loop(b, stmt: ir.Assign, e):
     b.mark(stmt.target, carry)
 
 
-def _while_per_example(b, stmt, test, body, start, sources):
-    """A ``while`` whose test differs per example, as JAX batches one: the loop carries which examples
-    are live, runs while any is, and each step moves only those (``select``), then tests them again:
-    the test runs once a step, and each example stops after its own number of steps."""
-    (carry_param,) = body.param_names
-    (test_param,) = test.param_names
+def _elementwise(b, test: ir.Function) -> bool:
+    """Whether a loop's test is elementwise ops only: running it twice a step costs less than carrying
+    its result, since XLA fuses it into the loop's test and into the step."""
+    stmts, _ = _parts(test)
+    for s in stmts:
+        e = eqn_of(s.value, b.helpers) if isinstance(s, ir.Assign) else None
+        if e is None or e.kind not in ("op", "copy"):
+            return False
+        op = op_named(e.name) if e.kind == "op" else None
+        rule = op.rules.get("batch") if op is not None else None
+        if e.kind == "op" and (rule is None or rule.family != "elementwise"):
+            return False
+    return True
+
+
+def _test_on(b, test: ir.Function, carry: cst.Name):
+    """The test's statements on ``carry``, their names fresh in this scope, and the value they test."""
     test_stmts, passed = _parts(test)
-    body_stmts, carry_out = _parts(body)
-    state, live = cst.Name(b.namer.fresh("state")), cst.Name(b.namer.fresh("live"))
-    # before the loop: which examples take a first step (the test's names fresh in this scope)
-    begin = cst.Name(b.namer.fresh(carry_param))
-    b.emit(begin, start)
-    b.mark(begin, True)
     fresh = {n: cst.Name(b.namer.fresh(n)) for n in sorted(assigned(test_stmts))}
-    fresh[test_param] = begin
+    fresh[test.param_names[0]] = carry
     renamed = [
         (
             replace(
@@ -336,9 +347,57 @@ def _while_per_example(b, stmt, test, body, start, sources):
         )
         for t in test_stmts
     ]
+    return renamed, substitute(passed, fresh)
+
+
+def _while_retested(b, stmt, test, body, start, sources):
+    """A ``while`` whose elementwise test differs per example, as JAX batches one: the loop runs while
+    any example passes the test, and each step tests them again and moves only those (``select``).
+    """
+    (carry_param,) = body.param_names
+    carry = cst.Name(carry_param)
+    test_def = _batched_fn(
+        b,
+        test,
+        sources | set(test.param_names),
+        lambda inner, v: call("rt.batching.any_example", v),
+    )
+    test_stmts, live = _test_on(b, test, carry)
+    body_stmts, carry_out = _parts(body)
+    tested = b.nested(test_stmts, sources | {carry_param})
+    step = b.nested(body_stmts, sources | {carry_param})
+    moved = call("rt.batching.select", live, step.broadcast(carry_out), carry)
+    name = b.namer.fresh(f"{body.name}_batched")
+    stmts = (*tested.out, *step.out, ir.Return(moved))
+    body_def = ir.Def(body.with_body(stmts, name=name), b.origin)
+    b.out.extend([test_def, body_def])
+    value = call(
+        "rt.while_loop",
+        cst.Name(test_def.function.name),
+        cst.Name(body_def.function.name),
+        start,
+    )
+    b.emit(stmt.target, value)
+    b.mark(stmt.target, True)
+
+
+def _while_per_example(b, stmt, test, body, start, sources):
+    """A ``while`` whose test differs per example and is more than elementwise ops: the loop carries
+    which examples are live, runs while any is, and each step moves only those (``select``), then
+    tests them again: the test runs once a step, and each example stops after its own number of steps.
+    """
+    (carry_param,) = body.param_names
+    (test_param,) = test.param_names
+    test_stmts, passed = _parts(test)
+    body_stmts, carry_out = _parts(body)
+    state, live = cst.Name(b.namer.fresh("state")), cst.Name(b.namer.fresh("live"))
+    # before the loop: which examples take a first step (the test's names fresh in this scope)
+    begin = cst.Name(b.namer.fresh(carry_param))
+    b.emit(begin, start)
+    b.mark(begin, True)
+    renamed, starts_live = _test_on(b, test, begin)
     first = b.nested(renamed, sources | {begin.value})
     b.out.extend(first.out)
-    starts_live = substitute(passed, fresh)
     # the test: any example live
     cond_name = b.namer.fresh(f"{test.name}_batched")
     cond_body = (
