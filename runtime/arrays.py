@@ -28,6 +28,11 @@ def namespace(*values):
             import jax.numpy as jnp
 
             return jnp
+        elif not isinstance(value, (np.ndarray, np.generic, int, float)):
+            from .trees import _children, _is_record
+
+            if _is_record(value):
+                stack.extend(v for _, v in _children(value))
     return np
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .located import locate
+from .trees import _children, _is_record, _rebuild
 
 BACKENDS = ("xla", "numpy")
 
@@ -31,6 +32,8 @@ def _to_numpy(tree):
         return type(tree)(*(_to_numpy(v) for v in tree))
     if isinstance(tree, (tuple, list)):
         return type(tree)(_to_numpy(v) for v in tree)
+    if _is_record(tree):
+        return _rebuild(tree, [(k, _to_numpy(v)) for k, v in _children(tree)])
     if type(tree).__module__.startswith(("jax", "jaxlib")):
         return np.asarray(tree)
     return tree

@@ -231,22 +231,40 @@ def example_transpose(x, axes=None):
     return namespace(x).transpose(x, (0, *(a + 1 for a in order)))
 
 
+def _swap_leading(x):
+    return namespace(x).moveaxis(x, 1, 0) if _is_array(x) else x
+
+
 def loop_first(xs):
-    """A batched sequence a loop runs over: the loop axis (each example's first) in front, the batch axis
-    second, so each step's item is batched along axis 0. Python containers are already step-major.
+    """A batched sequence a loop runs over, step-major: an array's loop axis (each example's first) in
+    front of the batch axis, so each step's item is batched along axis 0; ``zip``/``enumerate`` of
+    sequences, each one so. A Python list, tuple or dict is visited item by item: its items are batched
+    values already, and stay as they are.
     """
-    if isinstance(xs, Elements):
-        return xs
-    return tree_map(lambda x: namespace(x).moveaxis(x, 1, 0) if _is_array(x) else x, xs)
+    from .iteration import Zipped
+
+    if isinstance(xs, Zipped):
+        return Zipped(loop_first(x) for x in xs)
+    return _swap_leading(xs)
+
+
+def sequence_batch_first(xs):
+    """A sequence made step-major by ``loop_first``, batch-major again (its inverse)."""
+    return loop_first(xs)
 
 
 def batch_first(ys):
-    """Stacked per-step outputs of a batched loop, ``(steps, batch, ...)``, as batched values (the inverse
-    of ``loop_first``: Python containers visited element by element stay as they are).
+    """Stacked per-step values of a batched loop, ``(steps, batch, ...)`` at every array leaf, as batched
+    values ``(batch, steps, ...)`` (lists of steps that could not be stacked, ``Elements``, as they are).
     """
     if isinstance(ys, Elements):
         return ys
-    return tree_map(lambda y: namespace(y).moveaxis(y, 1, 0) if _is_array(y) else y, ys)
+    return tree_map(_swap_leading, ys)
+
+
+def steps_first(ys):
+    """Batched stacks of per-step values, step-major again (the inverse of ``batch_first``)."""
+    return batch_first(ys)
 
 
 def shape_rank(shape) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import iteration
 from .arrays import namespace
-from .trees import tree_leaves
+from .trees import _children, _is_record, _rebuild, tree_leaves
 
 # --- loop inputs' cotangents: restructurings along each example's first axis ----------------------
 #
@@ -31,6 +31,9 @@ def _leaves(tree):
             yield from _leaves(item)
     elif isinstance(tree, dict):
         for item in tree.values():
+            yield from _leaves(item)
+    elif _is_record(tree):
+        for _, item in _children(tree):
             yield from _leaves(item)
     elif tree is not None:
         yield tree
@@ -53,6 +56,8 @@ def _map(fn, tree):
         return type(tree)(*(_map(fn, v) for v in tree))
     if isinstance(tree, (tuple, list)):
         return type(tree)(_map(fn, v) for v in tree)
+    if _is_record(tree):
+        return _rebuild(tree, [(k, _map(fn, v)) for k, v in _children(tree)])
     return fn(tree)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .arrays import namespace
 from .batch_axes import lift
-from .trees import _children, _is_container, _rebuild, tree_map
+from .trees import _child, _children, _is_container, _rebuild, tree_map
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -287,11 +287,13 @@ def _map2(fn, a, b):
     if a is None and b is None:
         return None
     if _is_container(a):
-        if _is_container(b) and len(a) == len(b):
-            return _rebuild(a, [(k, _map2(fn, v, b[k])) for k, v in _children(a)])
+        if _is_container(b) and len(_children(a)) == len(_children(b)):
+            return _rebuild(
+                a, [(k, _map2(fn, v, _child(b, k))) for k, v in _children(a)]
+            )
         raise ValueError(
             "batching.select: the two branches' values differ in structure "
-            f"({type(a).__name__} of {len(a)} against {type(b).__name__})"
+            f"({type(a).__name__} of {len(_children(a))} against {type(b).__name__})"
         )
     if _is_container(b):
         raise ValueError(

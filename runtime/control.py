@@ -19,7 +19,15 @@ import numpy as np
 from . import checkpoints
 from .arrays import _is_jax, namespace
 from .iteration import DynamicRange, Elements, plain
-from .trees import tree_leaves, tree_map, uses_jax
+from .trees import (
+    _child,
+    _children,
+    _is_record,
+    _rebuild,
+    tree_leaves,
+    tree_map,
+    uses_jax,
+)
 
 
 def cond(pred, true_fn, false_fn, *operands):
@@ -119,6 +127,11 @@ def _stack(items):
     if isinstance(first, tuple) and hasattr(first, "_fields"):
         return type(first)(
             *(_stack([it[i] for it in items]) for i in range(len(first)))
+        )
+    if _is_record(first):
+        return _rebuild(
+            first,
+            [(k, _stack([_child(it, k) for it in items])) for k, _ in _children(first)],
         )
     if isinstance(first, (tuple, list)):
         if len({len(it) for it in items}) > 1:

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from .arrays import _is_jax
+from .trees import _child, _children, _is_record, _rebuild
 
 
 class Elements:
@@ -243,6 +244,9 @@ def _per_element(g, n):
         if hasattr(g, "_fields"):  # namedtuples take their fields as arguments
             return [type(g)(*(p[i] for p in parts)) for i in builtins.range(n)]
         return [type(g)(p[i] for p in parts) for i in builtins.range(n)]
+    if _is_record(g):
+        parts = [(k, _per_element(v, n)) for k, v in _children(g)]
+        return [_rebuild(g, [(k, p[i]) for k, p in parts]) for i in builtins.range(n)]
     return [g[i] for i in builtins.range(n)]
 
 
@@ -332,6 +336,12 @@ def _restack(parts, like):
             for k, field in builtins.enumerate(like)
         ]
         return type(like)(*fields) if hasattr(like, "_fields") else type(like)(fields)
+    if _is_record(like):
+        fields = [
+            (k, _restack([_child(p, k) for p in parts], field))
+            for k, field in _children(like)
+        ]
+        return _rebuild(like, fields)
     from .arrays import namespace
 
     return namespace(*parts).stack(list(parts))

@@ -1,15 +1,63 @@
-"""Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
+"""Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple) and of records.
+
+A record is an object of a class registered with JAX's pytree registry
+(``jax.tree_util.register_pytree_node_class``, ``register_dataclass``,
+``flax.struct.dataclass``, Equinox modules): its children are the ones JAX
+flattens it into, named by attribute where the registry names them (the
+dataclass kinds) and by position otherwise, and it is rebuilt by JAX's
+unflatten, so a cotangent of a record is a record of the same class.
+"""
 
 from .arrays import _is_jax, index_add, zeros_like_float
+
+_RECORD_TYPES = {}  # type -> whether JAX's registry flattens its objects
 
 
 def _is_namedtuple(value):
     return isinstance(value, tuple) and hasattr(value, "_fields")
 
 
+def _is_record(tree) -> bool:
+    kind = type(tree)
+    known = _RECORD_TYPES.get(kind)
+    if known is None:
+        known = _RECORD_TYPES[kind] = _registered(tree)
+    return known
+
+
+def _registered(tree) -> bool:
+    if tree is None or isinstance(tree, (tuple, list, dict, int, float, complex, str)):
+        return False
+    if hasattr(tree, "shape") or hasattr(tree, "__array__"):
+        return False
+    try:
+        import jax
+    except ImportError:  # pragma: no cover - the numpy backend runs without JAX
+        return False
+    return not jax.tree_util.treedef_is_leaf(jax.tree_util.tree_structure(tree))
+
+
+def _one_level(tree):
+    import jax
+
+    flat, treedef = jax.tree_util.tree_flatten_with_path(
+        tree, is_leaf=lambda node: node is not tree
+    )
+    return [
+        (_key_of(path[0], i), child) for i, (path, child) in enumerate(flat)
+    ], treedef
+
+
+def _key_of(entry, position):
+    name = getattr(entry, "name", None)  # GetAttrKey: a dataclass field
+    return name if isinstance(name, str) else position
+
+
 def _children(tree):
     if isinstance(tree, dict):
         return list(tree.items())
+    if _is_record(tree):
+        return _one_level(tree)[0]
     return list(enumerate(tree))
 
 
@@ -17,22 +65,34 @@ def _rebuild(tree, children):
     if isinstance(tree, dict):
         return dict(children)
     values = [v for _, v in children]
+    if _is_record(tree):
+        return _one_level(tree)[1].unflatten(values)
     if _is_namedtuple(tree):
         return type(tree)(*values)
     return type(tree)(values)
 
 
 def _is_container(tree):
-    return isinstance(tree, (tuple, list, dict))
+    return isinstance(tree, (tuple, list, dict)) or _is_record(tree)
+
+
+def _child(tree, key):
+    """The child of a container that ``_children`` lists under ``key``."""
+    if _is_record(tree):
+        return dict(_children(tree))[key]
+    return tree[key]
 
 
 def tree_leaves(tree):
-    """The arrays and scalars of a tree (tuples, lists, dicts, namedtuples), in order; ``None`` is no leaf."""
+    """The arrays and scalars of a tree (tuples, lists, dicts, namedtuples, records), in order; ``None`` is no leaf."""
     if isinstance(tree, dict):
         for v in tree.values():
             yield from tree_leaves(v)
     elif isinstance(tree, (tuple, list)):
         for v in tree:
+            yield from tree_leaves(v)
+    elif _is_record(tree):
+        for _, v in _children(tree):
             yield from tree_leaves(v)
     elif tree is not None:
         yield tree
@@ -64,7 +124,7 @@ def tree_add(a, b):
     if b is None:
         return a
     if _is_container(a):
-        return _rebuild(a, [(k, tree_add(v, b[k])) for k, v in _children(a)])
+        return _rebuild(a, [(k, tree_add(v, _child(b, k))) for k, v in _children(a)])
     from .iteration import Elements
 
     if isinstance(a, Elements):  # per-step cotangents of a loop over a Python sequence
@@ -73,11 +133,9 @@ def tree_add(a, b):
 
 
 def _get(tree, key):
-    return (
-        getattr(tree, key)
-        if isinstance(key, str) and _is_namedtuple(tree)
-        else tree[key]
-    )
+    if isinstance(key, str) and (_is_namedtuple(tree) or _is_record(tree)):
+        return getattr(tree, key)
+    return _child(tree, key)
 
 
 def _child_key(tree, key):
@@ -86,6 +144,8 @@ def _child_key(tree, key):
     """
     if isinstance(key, str) and _is_namedtuple(tree):
         return tree._fields.index(key)
+    if _is_record(tree):
+        return _record_key(tree, key)
     if (
         isinstance(tree, (tuple, list))
         and isinstance(key, int)
@@ -97,6 +157,25 @@ def _child_key(tree, key):
             )
         return key % len(tree)
     return key
+
+
+def _record_key(tree, key):
+    """The child of a record that ``tree.<key>`` (or ``tree[key]``) reads: a named child, or the one child
+    that is that very attribute (a class registered with ``tree_flatten`` returning its attributes).
+    """
+    children = _children(tree)
+    if any(k == key for k, _ in children):
+        return key
+    if isinstance(key, str):
+        value = getattr(tree, key)
+        found = [k for k, v in children if v is value]
+        if len(found) == 1:
+            return found[0]
+    raise TypeError(
+        f"`.{key}` of a {type(tree).__name__} is not one of the children JAX's pytree registry flattens it "
+        "into, so s2s cannot place its derivative: register the class with "
+        "`jax.tree_util.register_dataclass` (or return the attribute itself from `tree_flatten`)"
+    )
 
 
 def fill_like(tree, leaves):

@@ -26,7 +26,7 @@ from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
 from .runtime import backends, loader
-from .runtime.trees import tree_leaves, tree_map
+from .runtime.trees import _children, _is_record, tree_leaves, tree_map
 
 
 def _check_float_inputs(args, argnums, api="grad"):
@@ -453,6 +453,9 @@ def _sorted_leaves(tree):
     elif isinstance(tree, (tuple, list)):
         for v in tree:
             yield from _sorted_leaves(v)
+    elif _is_record(tree):
+        for _, v in _children(tree):
+            yield from _sorted_leaves(v)
     elif tree is not None:
         yield tree
 
@@ -472,6 +475,9 @@ def _structure(tree) -> str:
             if isinstance(tree, tuple) and len(tree) == 1
             else (f"({inner})" if isinstance(tree, tuple) else f"[{inner}]")
         )
+    if _is_record(tree):
+        inner = ", ".join(_structure(v) for _, v in _children(tree))
+        return f"{type(tree).__name__}({inner})"
     return "None" if tree is None else "*"
 
 

@@ -619,3 +619,84 @@ def test_a_loop_carry_a_step_widens_compiles_and_the_gradient_keeps_its_dtype():
         want = jax.grad(rnn_state_in_float64)(w, xs)
     assert got.dtype == want.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# --- loops over Python lists and tuples of values ------------------------------------------------
+from programs import python_list_loops as L  # noqa: E402
+
+
+def _list_loop_arguments(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=3), rng.normal(size=(2, 3)), 1.3
+
+
+def _hessian_by_differences(f, x, y, s, eps=1e-6):
+    """Central differences of ``s2s.grad(f)`` (in ``x``) on NumPy: the oracle of second derivatives."""
+    grad = s2s.grad(f, backend="numpy")
+    columns = []
+    for k in range(x.size):
+        d = np.zeros_like(x)
+        d[k] = eps
+        columns.append((grad(x + d, y, s) - grad(x - d, y, s)) / (2 * eps))
+    return np.stack(columns, axis=-1)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("f", [L.per_example_params_list, L.per_example_params_pairs])
+def test_vmap_of_a_loop_over_a_list_of_per_example_values(f, backend):
+    """A Python list whose items are batched (per-example parameters): the loop visits the items, each a
+    batched value, never the batch (a batch of 3 with items of 3 rows once gave a wrong answer).
+    """
+    rng = np.random.default_rng(1)
+    ws = [rng.normal(size=(3, 3, 3)), rng.normal(size=(3, 3, 3))]
+    params = (
+        ws
+        if f is L.per_example_params_list
+        else [(w, rng.normal(size=(3, 3))) for w in ws]
+    )
+    x = rng.normal(size=(2, 3))
+    got = s2s.vmap(f, in_axes=(0, None), backend=backend)(params, x)
+    per_example = [jax.tree.map(lambda leaf, i=i: leaf[i], params) for i in range(3)]
+    want = np.stack([f(p, x) for p in per_example])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10)
+    grads = s2s.vmap(s2s.grad(f), in_axes=(0, None), backend=backend)(params, x)
+    for i, p in enumerate(per_example):
+        one = s2s.grad(f, backend="numpy")(p, x)
+        for a, b in zip(jax.tree.leaves(grads), jax.tree.leaves(one)):
+            np.testing.assert_allclose(np.asarray(a)[i], b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="open: s2s.hessian (forward over reverse) through a loop over a Python list with "
+                   "`continue` reads a traced value as a NumPy array under jit (found by the random programs)")  # fmt: skip
+def test_second_order_through_a_list_loop_with_continue():
+    x, y, s = _list_loop_arguments()
+    f = L.second_order_continue
+    grad = s2s.grad(f, argnums=2, backend="numpy")
+    want = (grad(x, y, s + 1e-6) - grad(x, y, s - 1e-6)) / 2e-6
+    np.testing.assert_allclose(
+        float(s2s.hessian(f, argnums=2)(x, y, s)), want, rtol=1e-5
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="open: s2s.hessian through `enumerate` of a tuple of arrays with an element "
+                   "write reads a traced value as a NumPy array under jit (found by the random programs)")  # fmt: skip
+def test_second_order_through_an_enumerated_tuple_with_a_write():
+    x, y, s = _list_loop_arguments(seed=1)
+    f = L.second_order_enumerate_write
+    want = _hessian_by_differences(f, x, y, s)
+    np.testing.assert_allclose(
+        np.asarray(s2s.hessian(f)(x, y, s)), want, rtol=1e-5, atol=1e-7
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="open: vmap(grad) of a loop over a Python list inside a loop that "
+                   "returns: a rolled loop returns the list's per-step cotangents as `Elements` under jit")  # fmt: skip
+def test_per_example_gradients_of_a_list_loop_inside_a_returning_loop():
+    x, y, s = _list_loop_arguments()
+    xs, ys, ss = np.stack([x, -x]), np.stack([y, 2 * y]), np.array([s, s])
+    got = s2s.vmap(s2s.grad(L.per_example_list_in_loop))(xs, ys, ss)
+    for i in range(2):
+        want = s2s.grad(L.per_example_list_in_loop, backend="numpy")(
+            xs[i], ys[i], ss[i]
+        )
+        np.testing.assert_allclose(np.asarray(got)[i], want, rtol=1e-9)

@@ -280,7 +280,7 @@ def _step_major(b, xs):
         )
     if isinstance(xs, cst.Name) and xs.value in b.step_major:
         return xs
-    return call("rt.loop_first", b.broadcast(xs))
+    return call("rt.steps_first", b.broadcast(xs))
 
 
 def while_loop(b, stmt: ir.Assign, e):

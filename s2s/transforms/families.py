@@ -314,7 +314,7 @@ def batch_broadcast(b, atom):
         )
     if isinstance(atom, cst.Name) and atom.value in b.step_major:
         # a loop input kept step-major (``rt.loop_first``) leaving the loop: batch-major again
-        return call("rt.batch_first", atom)
+        return call("rt.sequence_batch_first", atom)
     if b.is_batched(atom) or is_static(atom):
         return atom
     return call("rt.broadcast_batch", atom, cst.Name(b.size))

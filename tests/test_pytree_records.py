@@ -1,0 +1,129 @@
+"""Registered pytree classes as arguments: ``register_dataclass``, ``register_pytree_node_class`` (the
+kinds Flax's ``struct.dataclass`` and Equinox modules are), alone and inside dicts and lists, in every
+transform, against JAX."""
+
+from dataclasses import dataclass
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import s2s
+
+
+@partial(jax.tree_util.register_dataclass, data_fields=["w", "b"], meta_fields=[])
+@dataclass
+class Dense:
+    w: jax.Array
+    b: jax.Array
+
+
+@jax.tree_util.register_pytree_node_class
+class Linear:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def tree_flatten(self):
+        return (self.w, self.b), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def layer_loss(layer, x):
+    return jnp.sum(jnp.tanh(x @ layer.w + layer.b) ** 2)
+
+
+def stack_loss(params, x):
+    for layer in params["layers"]:
+        x = jnp.tanh(x @ layer.w + layer.b)
+    return jnp.sum(x**2) + params["scale"] * jnp.sum(params["layers"][0].w ** 2)
+
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(2, 3))
+
+
+def _layer(kind, n_in, n_out):
+    return kind(RNG.normal(size=(n_in, n_out)) * 0.5, RNG.normal(size=n_out))
+
+
+CASES = {
+    "dataclass": (layer_loss, _layer(Dense, 3, 3)),
+    "node class": (layer_loss, _layer(Linear, 3, 3)),
+    "list of records in a dict": (
+        stack_loss,
+        {"layers": [_layer(Linear, 3, 3), _layer(Dense, 3, 2)], "scale": 0.5},
+    ),
+}
+
+
+def _close(got, want):
+    assert jax.tree.structure(got) == jax.tree.structure(want)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_records_in_every_transform(case, backend):
+    f, params = CASES[case]
+    _close(s2s.grad(f, backend=backend)(params, X), jax.grad(f)(params, X))
+    _close(
+        s2s.value_and_grad(f, backend=backend)(params, X),
+        jax.value_and_grad(f)(params, X),
+    )
+    tangent = jax.tree.map(np.ones_like, params)
+    _close(
+        s2s.jvp(f, (params, X), (tangent, np.zeros_like(X)), backend=backend),
+        jax.jvp(f, (params, X), (tangent, np.zeros_like(X))),
+    )
+    _close(
+        s2s.hessian(f, argnums=1, backend=backend)(params, X),
+        jax.hessian(f, argnums=1)(params, X),
+    )
+    xs = np.stack([X, 2 * X, -X])
+    _close(
+        s2s.vmap(s2s.grad(f), in_axes=(None, 0), backend=backend)(params, xs),
+        jax.vmap(jax.grad(f), in_axes=(None, 0))(params, xs),
+    )
+    batched = jax.tree.map(lambda leaf: np.stack([leaf, 2 * leaf, -leaf]), params)
+    _close(
+        s2s.vmap(f, in_axes=(0, None), backend=backend)(batched, X),
+        jax.vmap(f, in_axes=(0, None))(batched, X),
+    )
+
+
+def test_the_gradient_of_a_record_is_a_record_of_its_class():
+    g = s2s.grad(layer_loss)(CASES["dataclass"][1], X)
+    assert isinstance(g, Dense)
+    g = s2s.grad(stack_loss)(CASES["list of records in a dict"][1], X)
+    assert [type(layer) for layer in g["layers"]] == [Linear, Dense]
+
+
+@jax.tree_util.register_pytree_node_class
+class Scaled:
+    """Flattens to a value computed from its attribute: ``.w`` is not one of its children."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def tree_flatten(self):
+        return (self.w * 1.0,), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+def scaled_loss(p, x):
+    return jnp.sum(x @ p.w)
+
+
+def test_an_attribute_that_is_no_child_is_an_error_that_says_what_to_do():
+    with pytest.raises(Exception, match="register_dataclass"):
+        s2s.grad(scaled_loss, backend="numpy")(Scaled(np.ones((3, 2))), X)
