@@ -75,6 +75,7 @@ from .collectives import (
     psum_examples,
 )
 from .control import cond, cond_with_residuals, scan, unpair, while_loop
+from .foreign import foreign, jvp_of, vjp_of, vmap_of
 from .iteration import (
     append,
     enumerate,
@@ -217,6 +218,7 @@ __all__ = [
     "fill_like_vjp",
     "first_example",
     "flat_examples",
+    "foreign",
     "from_last",
     "grad_seed",
     "hstack_vjp",
@@ -233,6 +235,7 @@ __all__ = [
     "items",
     "items_vjp",
     "items_vjp_transpose",
+    "jvp_of",
     "iterate",
     "join",
     "keys",
@@ -306,6 +309,8 @@ __all__ = [
     "values",
     "values_vjp",
     "values_vjp_transpose",
+    "vjp_of",
+    "vmap_of",
     "vstack_vjp",
     "while_loop",
     "while_loop_reverse",

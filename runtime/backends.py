@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import held
 from .located import locate
 
 BACKENDS = ("xla", "numpy")
@@ -45,6 +46,7 @@ class Runner:
         self.fn = fn
         self.backend = backend
         self._jitted = {}
+        self._holds = False  # an argument held a leaf jax.jit cannot take (``held``)
 
     def __call__(self, *args):
         try:
@@ -56,12 +58,24 @@ class Runner:
                 if jitted is not None:
                     return jitted(*args)
             static = tuple(i for i, a in enumerate(args) if _is_static(a))
+            if self._holds:
+                found = held.call(self, args, static)
+                if found is not None:
+                    return found
             jitted = self._jitted.get(static)
             if jitted is None:
                 import jax
 
                 jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
-            return jitted(*args)
+            try:
+                return jitted(*args)
+            except TypeError:
+                # a module holding functions (Equinox's activation): compiled for its arrays from now on
+                found = held.call(self, args, static)
+                if found is None:
+                    raise
+                self._holds = True
+                return found
         except (
             Exception
         ) as err:  # raised in generated code: at the user's line (else unchanged)

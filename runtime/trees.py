@@ -1,4 +1,11 @@
-"""Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple)."""
+"""Pytrees in generated code: cotangents of containers (tuple, list, dict, namedtuple).
+
+Other pytrees that JAX knows (an Equinox module passed to ``rt.foreign``, whose
+cotangent JAX's vjp gives) are walked by ``jax.tree_util`` where a function
+here meets one.
+"""
+
+import sys
 
 from .arrays import _is_jax, index_add, zeros_like_float
 
@@ -26,6 +33,17 @@ def _is_container(tree):
     return isinstance(tree, (tuple, list, dict))
 
 
+def _jax_node(tree) -> bool:
+    """A pytree node that JAX knows and s2s's containers do not (an Equinox module, a registered class)."""
+    jax = sys.modules.get("jax")
+    if jax is None or tree is None or _is_container(tree) or hasattr(tree, "shape"):
+        return False
+    if isinstance(tree, (bool, int, float, complex, str)):
+        return False
+    structure = jax.tree_util.tree_structure(tree)
+    return not jax.tree_util.treedef_is_leaf(structure)
+
+
 def tree_leaves(tree):
     """The arrays and scalars of a tree (tuples, lists, dicts, namedtuples), in order; ``None`` is no leaf."""
     if isinstance(tree, dict):
@@ -34,6 +52,8 @@ def tree_leaves(tree):
     elif isinstance(tree, (tuple, list)):
         for v in tree:
             yield from tree_leaves(v)
+    elif _jax_node(tree):
+        yield from sys.modules["jax"].tree_util.tree_leaves(tree)
     elif tree is not None:
         yield tree
 
@@ -44,6 +64,8 @@ def tree_map(fn, tree):
         return None
     if _is_container(tree):
         return _rebuild(tree, [(k, tree_map(fn, v)) for k, v in _children(tree)])
+    if _jax_node(tree):
+        return sys.modules["jax"].tree_util.tree_map(fn, tree)
     return fn(tree)
 
 
@@ -65,6 +87,8 @@ def tree_add(a, b):
         return a
     if _is_container(a):
         return _rebuild(a, [(k, tree_add(v, b[k])) for k, v in _children(a)])
+    if _jax_node(a):
+        return sys.modules["jax"].tree_util.tree_map(tree_add, a, b)
     from .iteration import Elements
 
     if isinstance(a, Elements):  # per-step cotangents of a loop over a Python sequence

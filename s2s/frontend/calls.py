@@ -28,7 +28,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, library, spellings, variadic
+from . import effects, foreign, library, spellings, variadic
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -419,6 +419,11 @@ class Calls:
             if not hasattr(receiver, "__array_namespace__") and not hasattr(
                 receiver, "__array__"
             ):
+                found = foreign.method(self, chain, args, node)
+                if (
+                    found is not None
+                ):  # ``model.apply(params, x)``: a library's JAX code, ``rt.foreign``
+                    return found
                 hint = (
                     library.RANDOM_HINT
                     if "random" in type(receiver).__module__
@@ -456,7 +461,12 @@ class Calls:
             and func.value in self._local_fns
         ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
+        setattr(
+            self, foreign.CALLEE, func
+        )  # a library callable here may be JAX code, called by ``rt.foreign``
         callee = callee or self.expr(func)
+        if foreign.is_callable_constant(self, callee):
+            return foreign.call(self, callee, args, node)
         if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(
             callee, (cst.Name, cst.Attribute)
         ):
@@ -475,9 +485,10 @@ class Calls:
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         if isinstance(callee, cst.Name) and callee.value in self.locals:
-            if callee.value in self.params:
-                self.fail(func, f"`{callee.value}` is a parameter holding a function: s2s reads functions from their source "
-                          "and cannot know which one it will be", "call the function by its name")  # fmt: skip
+            if (
+                callee.value in self.params
+            ):  # ``model(x)``: library code passed in, checked when it runs
+                return foreign.call(self, callee, args, node)
             self.fail(
                 func,
                 f"`{callee.value}` is a local value, not a function s2s can see",

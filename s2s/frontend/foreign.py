@@ -1,0 +1,181 @@
+"""Calls of library code that JAX traces, resolved into ``rt.foreign(fn, *args, keywords={...})``.
+
+The resolver hands a call here only where it would otherwise refuse it:
+
+- a library function it has no op for (``optax.l2_loss(p, y)``), a callable
+  library object held in a module global (``layer(x)``, ``layer =
+  eqx.nn.Linear(...)``) or a method of one (``model.apply(params, x)``,
+  ``opt.update(grads, state)``): accepted when ``runtime.foreign.library_code``
+  says the code that runs is JAX code of an installed library (never ``jax``'s or
+  NumPy's own: those are s2s's ops, or a located error). The callable becomes a
+  constant of the generated module named as the user spells it (``l2_loss``,
+  ``model_apply``);
+- a call of a parameter (``model(x)``, an Equinox model passed in and
+  differentiated): the callable is an operand, checked when the call runs (a
+  function of your own there is a located error, never traced by JAX instead).
+
+Keyword arguments bind to positions by the callee's signature where they can;
+the others must be constants (``keywords={"train": False}``): a keyword
+argument with a computed value is a located error, never a silent zero
+derivative. In a module s2s generated, a library callable is an operand of
+``rt.foreign`` and is accepted as a value.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+
+import libcst as cst
+
+from ..errors import NameResolutionError, UnsupportedSyntax
+from ..runtime.foreign import describe, library_code
+
+# where ``Calls._Call`` puts the callee node it is resolving: a library callable there may be foreign
+CALLEE = "_foreign_callee"
+
+
+def callee(resolver, node, path) -> cst.Name | None:
+    """The module-level name for the library callable ``path`` reaches at ``node``, if it is JAX library
+    code called right there (or an operand of ``rt.foreign`` in generated code); None to let the resolver refuse it.
+    """
+    if node is not getattr(resolver, CALLEE, None) and not resolver.source.generated:
+        return None
+    obj = resolver._object(path)
+    if library_code(obj) is None:
+        return None
+    module = isinstance(resolver.source.env.get(path[0]), types.ModuleType)
+    return _constant(resolver, path[-1] if module else "_".join(path), obj)
+
+
+def method(resolver, chain, args, node):
+    """``model.apply(params, x)`` on a library object held in a module global: a foreign call, or None."""
+    obj = resolver._object(chain)
+    if library_code(obj) is None:
+        return None
+    return call(resolver, _constant(resolver, "_".join(chain), obj), args, node, obj)
+
+
+def _constant(resolver, name, obj) -> cst.Name:
+    unique = resolver.result.scope.name(
+        name, obj, resolver.locals | set(resolver.renames.values())
+    )
+    resolver.result.constants[unique] = obj
+    return cst.Name(unique)
+
+
+def is_callable_constant(resolver, callee) -> bool:
+    """Whether ``callee`` (a resolved callee expression) names a library callable held as a constant."""
+    return (
+        isinstance(callee, cst.Name)
+        and callee.value in resolver.result.constants
+        and callable(resolver.result.constants[callee.value])
+        and library_code(resolver.result.constants[callee.value]) is not None
+    )
+
+
+def call(resolver, fn: cst.BaseExpression, args: list, node, obj=None) -> cst.Call:
+    """``rt.foreign(fn, *positional, keywords={...})`` for the resolved arguments ``args`` of ``node``;
+    ``obj`` is the callable when it is known now (its signature places keyword arguments).
+    """
+    if obj is None and isinstance(fn, cst.Name):
+        obj = resolver.result.constants.get(fn.value)
+    what = resolver.source.file.module.code_for_node(node.func)
+    positional, constants = _place(resolver, obj, args, node, what)
+    keywords = {}
+    if constants:
+        keywords["keywords"] = cst.Dict(
+            [
+                cst.DictElement(cst.SimpleString(repr(k)), v)
+                for k, v in constants.items()
+            ]
+        )
+    arguments = [cst.Arg(fn), *(cst.Arg(v) for v in positional)]
+    arguments += [cst.Arg(v, keyword=cst.Name(k)) for k, v in keywords.items()]
+    return resolver.mark(cst.Call(cst.parse_expression("rt.foreign"), arguments), node)
+
+
+def _place(resolver, obj, args, node, what):
+    """The positional argument values and the constant keyword arguments of a foreign call.
+
+    A keyword argument of a parameter the callee also takes by position moves there (the parameters before
+    it given, or filled with their literal defaults); a constant one may stay a keyword. Any other keyword
+    argument is a located error.
+    """
+    positional = [a.value for a in args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in args if a.keyword is not None}
+    if not keywords:
+        return positional, {}
+    params = _positional_parameters(obj)
+    # the last parameter by position that a computed keyword argument names: everything up to it moves
+    computed = [
+        params.index(k)
+        for k, a in keywords.items()
+        if k in params and not _is_constant(a.value)
+    ]
+    if computed:
+        signature = inspect.signature(obj)
+        for i in range(len(positional), max(computed) + 1):
+            name = params[i]
+            if name in keywords:
+                positional.append(keywords.pop(name).value)
+                continue
+            default = signature.parameters[name].default
+            if default is inspect.Parameter.empty or type(default) not in (
+                bool,
+                int,
+                float,
+                str,
+                type(None),
+            ):
+                resolver.fail(
+                    node,
+                    f"`{what}(...)`, a library function s2s calls through JAX, gets `{params[max(computed)]}` "
+                    f"by keyword without `{name}`, which comes before it and has no literal default",
+                    f"pass `{name}` too, or the arguments positionally",
+                    UnsupportedSyntax,
+                )
+            positional.append(cst.parse_expression(repr(default)))
+    for name, a in keywords.items():
+        if not _is_constant(a.value):
+            resolver.fail(
+                a,
+                f"keyword argument `{name}=` of `{what}(...)`, a library function s2s calls through JAX "
+                f"({describe(obj) if obj is not None else 'a callable passed in'}), has a value computed here: "
+                "s2s passes a library function's keyword arguments as constants",
+                "pass it positionally (or give a literal value)",
+                NameResolutionError,
+            )
+    return positional, {name: a.value for name, a in keywords.items()}
+
+
+def _positional_parameters(obj) -> list[str]:
+    """The names of the parameters ``obj`` takes by position or keyword (none when its signature is unknown)."""
+    if obj is None:
+        return []
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = []
+    for p in signature.parameters.values():
+        if p.kind not in kinds:
+            break
+        names.append(
+            p.name if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else ""
+        )
+    return names
+
+
+def _is_constant(node) -> bool:
+    """A literal: a number, string, True/False/None, or a tuple of them."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    return isinstance(node, cst.Tuple) and all(
+        _is_constant(e.value) for e in node.elements
+    )
