@@ -296,7 +296,7 @@ def code_of(obj):
         elif getattr(obj, "__wrapped__", None) is not None:
             obj = obj.__wrapped__  # jax.jit
         else:
-            call = getattr(type(obj), "__call__", None)
+            call = inspect.getattr_static(type(obj), "__call__", None)
             return inspect.unwrap(call) if inspect.isfunction(call) else None
     return None
 
@@ -334,9 +334,9 @@ def _imports_jax(name: str) -> bool:
 def describe(obj) -> str:
     """A readable name for a callable: ``optax.l2_loss``, ``MLP.__call__``, ``Linear``."""
     code = code_of(obj)
-    if code is not None and not inspect.isfunction(obj) and not inspect.ismethod(obj):
-        if getattr(code, "__name__", "") == "__call__":
-            return f"{type(obj).__name__} (a callable `{type(obj).__module__}.{type(obj).__qualname__}`)"
+    called = not inspect.isfunction(obj) and not inspect.ismethod(obj)
+    if code is not None and called and getattr(code, "__name__", "") == "__call__":
+        return f"a {type(obj).__qualname__} (`{type(obj).__module__}.{type(obj).__qualname__}`)"
     target = code if code is not None else obj
     module = getattr(target, "__module__", None) or type(obj).__module__
     public = ".".join(p for p in module.split(".") if not p.startswith("_"))
