@@ -49,12 +49,7 @@ def foreign(fn, *args, keywords=None):
     import jax
 
     if not getattr(fn, _DERIVED, False) and library_code(fn) is None:
-        raise Refusal(
-            f"`{describe(fn)}` is called as library code that JAX traces, but it is not: "
-            + _why_not(fn),
-            "s2s reads your own functions from their source: call them by their name (defined with `def`), "
-            "not through a parameter or a value",
-        )
+        raise Refusal(*_refusal(fn))
     eager = namespace(*args) is np and not any(
         isinstance(leaf, jax.core.Tracer)
         for leaf in jax.tree_util.tree_leaves((fn, args))
@@ -344,24 +339,28 @@ def describe(obj) -> str:
     return f"{public}.{name}" if public else name
 
 
-def _why_not(obj) -> str:
+def _refusal(obj) -> tuple[str, str]:
+    """The message and hint for a callable that ``rt.foreign`` may not call (see ``library_code``)."""
+    what = f"`{describe(obj)}`, called through a parameter or a value here,"
     code = code_of(obj)
     if code is None or not hasattr(code, "__code__"):
-        return "it is no Python function of a library"
+        return (
+            f"{what} is no Python function s2s or JAX can read",
+            "call a function by its name, or a library's JAX code",
+        )
     top = (getattr(code, "__module__", None) or "").split(".")[0]
     if top in VOCABULARY:
-        return f"it is {top}'s own, which s2s reads as an op or not at all"
+        return (
+            f"{what} is {top}'s own: s2s reads {top}'s functions as ops where they are called by name",
+            f"call it by its name (`{describe(obj)}(...)`)",
+        )
     if not in_library(code.__code__.co_filename):
-        return f"its code is yours ({code.__code__.co_filename}), not an installed library's"
-    return "its module does not use JAX"
-
-
-__all__ = [
-    "code_of",
-    "describe",
-    "foreign",
-    "jvp_of",
-    "library_code",
-    "vjp_of",
-    "vmap_of",
-]
+        return (
+            f"{what} is your own code ({code.__code__.co_filename}): s2s transforms your functions from "
+            "their source, and cannot know which one a parameter holds",
+            "call the function by its name",
+        )
+    return (
+        f"{what} comes from `{top}`, which does not use JAX: JAX cannot trace it",
+        "call it outside the transformed function and pass its result in",
+    )

@@ -454,6 +454,11 @@ class Calls:
             self._callee_object(func)
         ):
             return self._jvp_call(node)
+        found = foreign.vmapped(self, func, args, node)
+        if (
+            found is not None
+        ):  # ``jax.vmap(model)(xs)`` of a library's JAX code: ``rt.foreign``
+            return found
         func, args, callee = self._through_wrappers(func, args)
         if (
             callee is None

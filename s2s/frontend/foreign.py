@@ -28,8 +28,10 @@ import types
 
 import libcst as cst
 
+from ..cstutil import literal
 from ..errors import NameResolutionError, UnsupportedSyntax
-from ..runtime.foreign import describe, library_code
+from ..runtime.foreign import library_code
+from . import library
 
 # where ``Calls._Call`` puts the callee node it is resolving: a library callable there may be foreign
 CALLEE = "_foreign_callee"
@@ -54,6 +56,51 @@ def method(resolver, chain, args, node):
     if library_code(obj) is None:
         return None
     return call(resolver, _constant(resolver, "_".join(chain), obj), args, node, obj)
+
+
+def vmapped(resolver, func, args, node):
+    """``jax.vmap(model)(xs)`` (or ``s2s.vmap``) of a parameter or of a library's JAX code, which s2s cannot
+    read: ``rt.foreign(rt.vmap_of((None, *in_axes)), model, xs)``, mapped by ``jax.vmap``; else None.
+    """
+    if not isinstance(func, cst.Call) or not func.args:
+        return None
+    maker = library.transform_maker(resolver._callee_object(func.func))
+    if getattr(maker, "__name__", None) != "vmap" or func.args[0].keyword is not None:
+        return None
+    target = func.args[0].value
+    if isinstance(target, cst.Name) and target.value in resolver.params:
+        fn = resolver.expr(target)
+    else:
+        obj = resolver._callee_object(target)
+        if obj is None or library_code(obj) is None:
+            return None
+        chain = resolver._chain(target)
+        module = isinstance(resolver.source.env.get(chain[0]), types.ModuleType)
+        fn = _constant(resolver, chain[-1] if module else "_".join(chain), obj)
+    what = resolver.source.file.module.code_for_node(func)
+    options = {}
+    for i, a in enumerate(func.args[1:], start=1):
+        name = a.keyword.value if a.keyword is not None else VMAP_OPTIONS[i - 1]
+        options[name] = resolver._static_option(a.value, func)
+    if set(options) - {"in_axes", "out_axes"} or options.get("out_axes", 0) != 0:
+        resolver.fail(func, f"`{what}` of library code with options other than `in_axes`",
+                      "map with `in_axes` only (outputs are mapped along axis 0)", UnsupportedSyntax)  # fmt: skip
+    if any(a.keyword is not None for a in args):
+        resolver.fail(node, f"keyword arguments to `{what}`, which maps library code",
+                      "pass the arguments positionally", UnsupportedSyntax)  # fmt: skip
+    axes = options.get("in_axes", 0)
+    axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,) * len(args)
+    if len(axes) != len(args) or not all(a is None or type(a) is int for a in axes):
+        resolver.fail(func, f"`{what}`: in_axes {options.get('in_axes', 0)!r} for {len(args)} arguments",
+                      "give one axis (an int or None) per argument", UnsupportedSyntax)  # fmt: skip
+    made = cst.Call(
+        cst.parse_expression("rt.vmap_of"), [cst.Arg(literal((None, *axes)))]
+    )
+    arguments = [cst.Arg(made), cst.Arg(fn), *(cst.Arg(a.value) for a in args)]
+    return resolver.mark(cst.Call(cst.parse_expression("rt.foreign"), arguments), node)
+
+
+VMAP_OPTIONS = ("in_axes", "out_axes", "axis_name", "axis_size")
 
 
 def _constant(resolver, name, obj) -> cst.Name:
@@ -138,12 +185,12 @@ def _place(resolver, obj, args, node, what):
             positional.append(cst.parse_expression(repr(default)))
     for name, a in keywords.items():
         if not _is_constant(a.value):
+            written = [w for w in node.args if w.keyword and w.keyword.value == name]
             resolver.fail(
-                a,
-                f"keyword argument `{name}=` of `{what}(...)`, a library function s2s calls through JAX "
-                f"({describe(obj) if obj is not None else 'a callable passed in'}), has a value computed here: "
-                "s2s passes a library function's keyword arguments as constants",
-                "pass it positionally (or give a literal value)",
+                written[0] if written else node,
+                f"keyword argument `{name}=` of `{what}(...)`, which s2s calls through JAX as library code, "
+                "has a value computed in the function: s2s passes keyword arguments to library code as constants",
+                "pass it positionally if the function takes it so, or give a literal value",
                 NameResolutionError,
             )
     return positional, {name: a.value for name, a in keywords.items()}
