@@ -32,7 +32,7 @@ def _to_numpy(tree):
         return type(tree)(*(_to_numpy(v) for v in tree))
     if isinstance(tree, (tuple, list)):
         return type(tree)(_to_numpy(v) for v in tree)
-    if type(tree).__module__.startswith(("jax", "jaxlib")):
+    if type(tree).__module__.startswith(("jax", "jaxlib")) and not callable(tree):
         return np.asarray(tree)
     return tree
 

@@ -466,11 +466,10 @@ class Calls:
             and func.value in self._local_fns
         ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
-        setattr(
-            self, foreign.CALLEE, func
-        )  # a library callable here may be JAX code, called by ``rt.foreign``
         callee = callee or self.expr(func)
-        if foreign.is_callable_constant(self, callee):
+        if foreign.is_callable_constant(
+            self, callee
+        ):  # a library's JAX code: ``rt.foreign``
             return foreign.call(self, callee, args, node)
         if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(
             callee, (cst.Name, cst.Attribute)
@@ -490,15 +489,8 @@ class Calls:
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         if isinstance(callee, cst.Name) and callee.value in self.locals:
-            if (
-                callee.value in self.params
-            ):  # ``model(x)``: library code passed in, checked when it runs
-                return foreign.call(self, callee, args, node)
-            self.fail(
-                func,
-                f"`{callee.value}` is a local value, not a function s2s can see",
-                "define it with `def` or `lambda` in the function",
-            )
+            # ``model(x)``: library code passed in or held in a local, checked to be such when it runs
+            return foreign.call(self, callee, args, node)
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
         if op is not None and op.startswith("xp."):
             args = spellings.lists_as_arrays(

@@ -10,15 +10,16 @@ The resolver hands a call here only where it would otherwise refuse it:
   NumPy's own: those are s2s's ops, or a located error). The callable becomes a
   constant of the generated module named as the user spells it (``l2_loss``,
   ``model_apply``);
-- a call of a parameter (``model(x)``, an Equinox model passed in and
-  differentiated): the callable is an operand, checked when the call runs (a
-  function of your own there is a located error, never traced by JAX instead).
+- a call of a parameter or a local value (``model(x)``, an Equinox model passed
+  in and differentiated; ``loss_fn(p, y)`` after ``loss_fn = optax.l2_loss``):
+  the callable is an operand, checked when the call runs (a function of your
+  own there is a located error, never traced by JAX instead).
 
 Keyword arguments bind to positions by the callee's signature where they can;
 the others must be constants (``keywords={"train": False}``): a keyword
 argument with a computed value is a located error, never a silent zero
-derivative. In a module s2s generated, a library callable is an operand of
-``rt.foreign`` and is accepted as a value.
+derivative. A library's JAX callable used as a value (passed to a helper,
+held in a local) is such a constant too.
 """
 
 from __future__ import annotations
@@ -33,16 +34,11 @@ from ..errors import NameResolutionError, UnsupportedSyntax
 from ..runtime.foreign import library_code
 from . import library
 
-# where ``Calls._Call`` puts the callee node it is resolving: a library callable there may be foreign
-CALLEE = "_foreign_callee"
-
 
 def callee(resolver, node, path) -> cst.Name | None:
-    """The module-level name for the library callable ``path`` reaches at ``node``, if it is JAX library
-    code called right there (or an operand of ``rt.foreign`` in generated code); None to let the resolver refuse it.
-    """
-    if node is not getattr(resolver, CALLEE, None) and not resolver.source.generated:
-        return None
+    """The module-level name for the library callable ``path`` reaches at ``node`` (called there, passed on as
+    a value, or an operand of ``rt.foreign`` in generated code), if it is a library's JAX code; None to let
+    the resolver refuse it."""
     obj = resolver._object(path)
     if library_code(obj) is None:
         return None

@@ -16,6 +16,11 @@ from s2s import runtime as rt
 from .registry import MODES, RUNTIME_OPS, Rule, batch, nondiff, vjp
 
 FAMILY = "foreign"
+# what ``python -m s2s.rules`` says of it
+FOREIGN = (
+    "foreign: rt.foreign(fn, *args) calls a library's JAX code (optax, Flax, Equinox); JAX's own vjp, jvp "
+    "and vmap at the call are its rules, in every mode (README: Library code)"
+)
 
 
 @vjp(name="rt.foreign")
