@@ -59,9 +59,7 @@ class Runner:
                     return jitted(*args)
             static = tuple(i for i, a in enumerate(args) if _is_static(a))
             if self._holds:
-                found = held.call(self, args, static)
-                if found is not None:
-                    return found
+                return held.call(self, args, static, force=True)
             jitted = self._jitted.get(static)
             if jitted is None:
                 import jax
@@ -70,10 +68,8 @@ class Runner:
             try:
                 return jitted(*args)
             except TypeError:
-                # a module holding functions (Equinox's activation): compiled for its arrays from now on
-                found = held.call(self, args, static)
-                if found is None:
-                    raise
+                # a model holding functions (Equinox's activation), in or out: compiled for its arrays
+                found = held.call(self, args, static, force=True)
                 self._holds = True
                 return found
         except (

@@ -95,10 +95,9 @@ def _vjp_of(wrt):
 
         *operands, ct = operands
         split = _Split(operands, range(len(operands)) if wrt is None else wrt)
-        out, pullback = jax.vjp(
-            lambda *d: _apply(split.rebuild(d), keywords), *split.diff
-        )
-        return split.cotangents(pullback(_cotangent(out, ct)))
+        out = _Output(lambda *d: _apply(split.rebuild(d), keywords))
+        values, pullback = jax.vjp(out, *split.diff)
+        return split.cotangents(pullback(out.cotangent(values, ct)))
 
     return _derived(vjp, f"vjp_of({wrt!r})")
 
@@ -110,13 +109,60 @@ def _jvp_of(wrt):
 
         operands, tangents = operands[: -len(wrt)], operands[-len(wrt) :]
         split = _Split(operands, wrt)
-        dots = split.tangents(tangents)
-        _, out_dot = jax.jvp(
-            lambda *d: _apply(split.rebuild(d), keywords), split.diff, dots
-        )
-        return jax.tree_util.tree_map(_no_float0, out_dot)
+        out = _Output(lambda *d: _apply(split.rebuild(d), keywords))
+        _, dots = jax.jvp(out, split.diff, split.tangents(tangents))
+        return out.tangent(dots)
 
     return _derived(jvp, f"jvp_of({wrt!r})")
+
+
+class _Output:
+    """``fn``'s output as the list of its array leaves (what JAX differentiates: a model it returns may also
+    hold functions), with its structure kept to lay cotangents out and to rebuild tangents.
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        import jax
+
+        leaves, self.treedef = jax.tree_util.tree_flatten(self.fn(*args))
+        self.mask = [_is_array_leaf(x) for x in leaves]
+        return [x for x, keep in zip(leaves, self.mask) if keep]
+
+    def cotangent(self, values, ct):
+        """``ct``, laid out as ``fn``'s output (None at a leaf: zeros), as the array leaves' cotangents in
+        the dtypes ``jax.vjp`` expects (``float0`` for integer ones)."""
+        import jax
+        import jax.numpy as jnp
+
+        given = jax.tree_util.tree_leaves(ct, is_leaf=lambda x: x is None)
+        if len(given) != len(self.mask):
+            given = self.treedef.flatten_up_to(ct)
+        given = [c for c, keep in zip(given, self.mask) if keep]
+        out = []
+        for value, c in zip(values, given):
+            dtype = jnp.result_type(value)
+            if not jnp.issubdtype(dtype, jnp.inexact):
+                out.append(np.zeros(np.shape(value), jax.dtypes.float0))
+            elif c is None:
+                out.append(jnp.zeros(np.shape(value), dtype))
+            else:
+                out.append(jnp.asarray(c, dtype))
+        return out
+
+    def tangent(self, dots):
+        """The output's tangent: ``fn``'s structure, None where it holds no array."""
+        import jax
+
+        dots = iter(dots)
+        leaves = [_no_float0(next(dots)) if keep else None for keep in self.mask]
+        return jax.tree_util.tree_unflatten(self.treedef, leaves)
+
+
+def _is_array_leaf(leaf) -> bool:
+    return hasattr(leaf, "shape") or isinstance(leaf, (bool, int, float, complex))
 
 
 @functools.cache
@@ -234,30 +280,6 @@ def _no_float0(value):
     if getattr(value, "dtype", None) == jax.dtypes.float0:
         return jnp.zeros(value.shape, jnp.result_type(float))
     return value
-
-
-def _cotangent(out, ct):
-    """``ct`` laid out as ``fn``'s output ``out`` (a list where ``out`` has a tuple, None for zeros), in the
-    dtypes ``jax.vjp`` expects (``float0`` for integer outputs)."""
-    import jax
-    import jax.numpy as jnp
-
-    leaves, treedef = jax.tree_util.tree_flatten(out)
-    given = jax.tree_util.tree_leaves(ct, is_leaf=lambda x: x is None)
-    if len(given) != len(leaves):
-        given = treedef.flatten_up_to(ct)
-
-    def one(o, c):
-        dtype = jnp.result_type(o)
-        if not jnp.issubdtype(dtype, jnp.inexact):
-            return np.zeros(np.shape(o), jax.dtypes.float0)
-        if c is None:
-            return jnp.zeros(np.shape(o), dtype)
-        return jnp.asarray(c, dtype)
-
-    return jax.tree_util.tree_unflatten(
-        treedef, [one(o, c) for o, c in zip(leaves, given)]
-    )
 
 
 def _to_numpy(tree):

@@ -8,7 +8,7 @@ The resolver hands a call here only where it would otherwise refuse it:
   ``opt.update(grads, state)``): accepted when ``runtime.foreign.library_code``
   says the code that runs is JAX code of an installed library (never ``jax``'s or
   NumPy's own: those are s2s's ops, or a located error). The callable becomes a
-  constant of the generated module named as the user spells it (``l2_loss``,
+  constant of the generated module named as the user spells it (``optax_l2_loss``,
   ``model_apply``);
 - a call of a parameter or a local value (``model(x)``, an Equinox model passed
   in and differentiated; ``loss_fn(p, y)`` after ``loss_fn = optax.l2_loss``):
@@ -25,7 +25,6 @@ held in a local) is such a constant too.
 from __future__ import annotations
 
 import inspect
-import types
 
 import libcst as cst
 
@@ -42,8 +41,7 @@ def callee(resolver, node, path) -> cst.Name | None:
     obj = resolver._object(path)
     if library_code(obj) is None:
         return None
-    module = isinstance(resolver.source.env.get(path[0]), types.ModuleType)
-    return _constant(resolver, path[-1] if module else "_".join(path), obj)
+    return _constant(resolver, "_".join(path), obj)
 
 
 def method(resolver, chain, args, node):
@@ -70,9 +68,7 @@ def vmapped(resolver, func, args, node):
         obj = resolver._callee_object(target)
         if obj is None or library_code(obj) is None:
             return None
-        chain = resolver._chain(target)
-        module = isinstance(resolver.source.env.get(chain[0]), types.ModuleType)
-        fn = _constant(resolver, chain[-1] if module else "_".join(chain), obj)
+        fn = _constant(resolver, "_".join(resolver._chain(target)), obj)
     what = resolver.source.file.module.code_for_node(func)
     options = {}
     for i, a in enumerate(func.args[1:], start=1):

@@ -9,6 +9,9 @@ as ``equinox.filter_grad`` gives).
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+import optax
+
+import s2s
 
 layer = eqx.nn.Linear(4, 3, key=jax.random.PRNGKey(1))
 
@@ -33,3 +36,16 @@ def keyword_loss(model, x, y):
 
 def computed_keyword_loss(model, x, key):
     return jnp.sum(model(x, key=key))
+
+
+optimizer = optax.adam(1e-2)
+value_and_grad = s2s.value_and_grad(batch_loss)
+
+
+def train_step(model, opt_state, xs, ys):
+    loss, grads = value_and_grad(model, xs, ys)
+    updates, opt_state = optimizer.update(
+        grads, opt_state, eqx.filter(model, eqx.is_array)
+    )
+    model = eqx.apply_updates(model, updates)
+    return model, opt_state, loss
