@@ -253,6 +253,23 @@ def test_equinox_model_as_the_differentiated_argument(backend):
     assert "rt.vjp_of((0,))" in s2s.grad(E.example_loss).source
 
 
+def test_equinox_model_forward_mode():
+    import equinox as eqx
+
+    E = _equinox()
+    model, x, y = _model(E), RNG.normal(size=4), RNG.normal(size=3)
+    tangent = jax.tree_util.tree_map(
+        lambda a: RNG.normal(size=a.shape) if hasattr(a, "shape") else a, model
+    )
+    zeros = (np.zeros(4), np.zeros(3))
+    close(
+        s2s.jvp(E.example_loss, (model, x, y), (tangent, *zeros)),
+        eqx.filter_jvp(
+            E.example_loss, (model, x, y), (eqx.filter(tangent, eqx.is_array), *zeros)
+        ),
+    )
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_equinox_vmapped_model(backend):
     import equinox as eqx
