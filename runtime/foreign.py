@@ -325,9 +325,13 @@ def library_code(obj) -> str | None:
     code = code_of(obj)
     if code is None or not hasattr(code, "__code__"):
         return None
-    module = getattr(code, "__module__", None) or ""
+    return _library_of(getattr(code, "__module__", None) or "", code.__code__)
+
+
+@functools.lru_cache(maxsize=1024)
+def _library_of(module: str, code) -> str | None:
     top = module.split(".")[0]
-    if top in VOCABULARY or not in_library(code.__code__.co_filename):
+    if top in VOCABULARY or not in_library(code.co_filename):
         return None
     return top if _imports_jax(module) else None
 

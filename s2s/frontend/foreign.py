@@ -53,8 +53,8 @@ def method(resolver, chain, args, node):
 
 
 def vmapped(resolver, func, args, node):
-    """``jax.vmap(model)(xs)`` (or ``s2s.vmap``) of a parameter or of a library's JAX code, which s2s cannot
-    read: ``rt.foreign(rt.vmap_of((None, *in_axes)), model, xs)``, mapped by ``jax.vmap``; else None.
+    """``jax.vmap(model)(xs)`` (or ``s2s.vmap``) of a parameter, a local value (not a local function: s2s
+    reads those) or a library's JAX code, which s2s cannot read: ``rt.foreign(rt.vmap_of((None, *in_axes)), model, xs)``, mapped by ``jax.vmap``; else None.
     """
     if not isinstance(func, cst.Call) or not func.args:
         return None
@@ -62,7 +62,8 @@ def vmapped(resolver, func, args, node):
     if getattr(maker, "__name__", None) != "vmap" or func.args[0].keyword is not None:
         return None
     target = func.args[0].value
-    if isinstance(target, cst.Name) and target.value in resolver.params:
+    local = isinstance(target, cst.Name) and target.value in resolver.locals
+    if local and target.value not in resolver._local_fns:  # checked when it runs
         fn = resolver.expr(target)
     else:
         obj = resolver._callee_object(target)
@@ -93,6 +94,8 @@ def vmapped(resolver, func, args, node):
 
 
 VMAP_OPTIONS = ("in_axes", "out_axes", "axis_name", "axis_size")
+# defaults written out where a keyword argument moves to its position
+LITERAL_TYPES = (bool, int, float, str, type(None))
 
 
 def _constant(resolver, name, obj) -> cst.Name:
@@ -160,13 +163,9 @@ def _place(resolver, obj, args, node, what):
                 positional.append(keywords.pop(name).value)
                 continue
             default = signature.parameters[name].default
-            if default is inspect.Parameter.empty or type(default) not in (
-                bool,
-                int,
-                float,
-                str,
-                type(None),
-            ):
+            if (
+                type(default) not in LITERAL_TYPES
+            ):  # ``inspect.Parameter.empty`` included
                 resolver.fail(
                     node,
                     f"`{what}(...)`, a library function s2s calls through JAX, gets `{params[max(computed)]}` "
