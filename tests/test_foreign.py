@@ -289,6 +289,13 @@ def test_equinox_vmapped_model(backend):
         s2s.vmap(E.example_loss, in_axes=(None, 0, 0), backend=backend)(model, xs, ys),
         jax.vmap(E.example_loss, in_axes=(None, 0, 0))(model, xs, ys),
     )
+    # per-example gradients: one model of gradients per example, stacked
+    close(
+        s2s.vmap(s2s.grad(E.example_loss, backend=backend), in_axes=(None, 0, 0))(
+            model, xs, ys
+        ),
+        jax.vmap(eqx.filter_grad(E.example_loss), in_axes=(None, 0, 0))(model, xs, ys),
+    )
     close(
         s2s.hessian(E.example_loss, argnums=1, backend=backend)(model, xs[0], ys[0]),
         jax.hessian(E.example_loss, argnums=1)(model, xs[0], ys[0]),
