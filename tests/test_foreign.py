@@ -343,6 +343,32 @@ def test_equinox_training_step_transformed_by_s2s_matches_equinox(backend):
     assert isinstance(optax.tree_utils.tree_get(state, "count"), jax.Array | np.ndarray)
 
 
+# --- Flax (skipped where Flax is not installed: it is not in the test extra) ---------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flax_model_apply(backend):
+    pytest.importorskip("flax")
+    pytest.importorskip("optax")
+    from tests.programs import foreign_flax as F
+
+    x, labels = RNG.normal(size=(6, 4)), np.array([0, 1, 2, 0, 1, 2])
+    params = F.model.init(jax.random.PRNGKey(0), x)
+    close(
+        s2s.grad(F.loss, backend=backend)(params, x, labels),
+        jax.grad(F.loss)(params, x, labels),
+    )
+    close(
+        s2s.vmap(s2s.grad(F.loss, backend=backend), in_axes=(None, 0, 0))(
+            params, np.stack([x, -x]), np.stack([labels, labels[::-1]])
+        ),
+        jax.vmap(jax.grad(F.loss), in_axes=(None, 0, 0))(
+            params, np.stack([x, -x]), np.stack([labels, labels[::-1]])
+        ),
+    )
+    assert "rt.foreign(model_apply, params, x)" in s2s.grad(F.loss).source
+
+
 # --- what is not called through JAX: located errors ---------------------------------------------
 
 
