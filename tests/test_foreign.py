@@ -133,6 +133,26 @@ def test_optax_loss_gradients_match_finite_differences():
     s2s.check_grads(fn, args, order=2)
 
 
+def test_the_generated_module_imports_the_library_function(tmp_path):
+    """``s2s grad`` writes a file that runs on its own: it imports ``optax.l2_loss`` by its public name."""
+    import subprocess
+    import sys
+
+    _optax()
+    out = tmp_path / "regression_grad.py"
+    subprocess.run(
+        [sys.executable, "-m", "s2s.cli.main", "grad", "tests/programs/foreign_optax.py::regression_loss",
+         "-o", str(out)],
+        check=True,
+    )  # fmt: skip
+    text = out.read_text()
+    assert "from optax import l2_loss as optax_l2_loss\n" in text
+    namespace = {}
+    exec(compile(text, str(out), "exec"), namespace)
+    fn, args = loss_cases(_optax())["l2_loss"]
+    close(namespace["regression_loss_grad"](*args), jax.grad(fn)(*args))
+
+
 def test_keyword_arguments_bind_by_the_signature():
     P = _optax()
     text = s2s.grad(P.keyword_loss).source

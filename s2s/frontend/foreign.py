@@ -106,6 +106,31 @@ def _constant(resolver, name, obj) -> cst.Name:
     return cst.Name(unique)
 
 
+def import_of(obj) -> tuple[str, str] | None:
+    """``("optax", "l2_loss")`` when a library's JAX function ``obj`` is importable by its name from its module
+    or a public package above it (the shortest such module): the generated module imports it, so a reader
+    sees what it is and the file runs on its own. None for anything else (a library object of yours).
+    """
+    import sys
+
+    name = getattr(obj, "__name__", None)
+    module = getattr(obj, "__module__", None)
+    if (
+        not isinstance(name, str)
+        or not isinstance(module, str)
+        or library_code(obj) is None
+    ):
+        return None
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        candidate = ".".join(parts[:i])
+        if any(p.startswith("_") for p in parts[1:i]) and i < len(parts):
+            continue
+        if getattr(sys.modules.get(candidate), name, None) is obj:
+            return candidate, name
+    return None
+
+
 def is_callable_constant(resolver, callee) -> bool:
     """Whether ``callee`` (a resolved callee expression) names a library callable held as a constant."""
     return (
