@@ -77,6 +77,7 @@ from .collectives import (
     psum_examples,
 )
 from .control import cond, cond_with_residuals, scan, unpair, while_loop
+from .foreign import foreign, jvp_of, vjp_of, vmap_of
 from .iteration import (
     append,
     enumerate,
@@ -219,6 +220,7 @@ __all__ = [
     "fill_like_vjp",
     "first_example",
     "flat_examples",
+    "foreign",
     "from_last",
     "grad_seed",
     "hstack_vjp",
@@ -237,6 +239,7 @@ __all__ = [
     "items_vjp_transpose",
     "iterate",
     "join",
+    "jvp_of",
     "keys",
     "kron_shape",
     "leave_one_out",
@@ -310,6 +313,8 @@ __all__ = [
     "values",
     "values_vjp",
     "values_vjp_transpose",
+    "vjp_of",
+    "vmap_of",
     "vstack_vjp",
     "while_loop",
     "while_loop_reverse",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import held
 from .located import locate
 from .trees import _children, _is_record, _rebuild
 
@@ -34,7 +35,7 @@ def _to_numpy(tree):
         return type(tree)(_to_numpy(v) for v in tree)
     if _is_record(tree):
         return _rebuild(tree, [(k, _to_numpy(v)) for k, v in _children(tree)])
-    if type(tree).__module__.startswith(("jax", "jaxlib")):
+    if type(tree).__module__.startswith(("jax", "jaxlib")) and not callable(tree):
         return np.asarray(tree)
     return tree
 
@@ -48,6 +49,7 @@ class Runner:
         self.fn = fn
         self.backend = backend
         self._jitted = {}
+        self._holds = False  # an argument held a leaf jax.jit cannot take (``held``)
 
     def __call__(self, *args):
         try:
@@ -59,12 +61,20 @@ class Runner:
                 if jitted is not None:
                     return jitted(*args)
             static = tuple(i for i, a in enumerate(args) if _is_static(a))
+            if self._holds:
+                return held.call(self, args, static, force=True)
             jitted = self._jitted.get(static)
             if jitted is None:
                 import jax
 
                 jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
-            return jitted(*args)
+            try:
+                return jitted(*args)
+            except TypeError:
+                # a model holding functions (Equinox's activation), in or out: compiled for its arrays
+                found = held.call(self, args, static, force=True)
+                self._holds = True
+                return found
         except (
             Exception
         ) as err:  # raised in generated code: at the user's line (else unchanged)

@@ -33,7 +33,10 @@ def _check_float_inputs(args, argnums, api="grad"):
     """JAX's dtype checks on the differentiated arguments: real floating-point leaves only."""
     for i in (argnums,) if isinstance(argnums, int) else argnums:
         for leaf in tree_leaves(args[i]):
-            if isinstance(leaf, float):
+            # a function a module holds (Equinox's activation) has no derivative: None, as equinox.filter_grad
+            if isinstance(leaf, float) or (
+                callable(leaf) and not hasattr(leaf, "dtype")
+            ):
                 continue
             dtype = _dtype(leaf)
             if dtype.kind == "c":
@@ -423,6 +426,10 @@ def _checked_tangent(index, primal, tangent):
             f"the primal is {_structure(primal)} but the tangent is {_structure(tangent)}"
         )
     for p, t in zip(p_leaves, t_leaves):
+        if callable(p) and not hasattr(
+            p, "dtype"
+        ):  # a function a model holds: no tangent
+            continue
         if np.shape(p) != np.shape(t):
             raise ValueError(
                 f"s2s.jvp called with different primal and tangent shapes: primal {index} has shape "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from .emit.module import render
 from .freshness import Watch
+from .frontend import foreign
 from .naming import Namer
 from .passes.dataflow import used_names
 from .program import Program, build
@@ -220,10 +221,21 @@ def generate(
         + f"Source hash: sha256:{program.digest}\n"
     )
     literals = {k: v for k, v in program.constants.items() if _is_literal(v)}
-    injected = {k: v for k, v in program.constants.items() if not _is_literal(v)}
+    # a library's JAX function (``rt.foreign``'s): imported by name, which a reader can look up
+    imports = {k: foreign.import_of(v) for k, v in program.constants.items()}
+    imports = {k: v for k, v in imports.items() if v is not None}
+    injected = {
+        k: v
+        for k, v in program.constants.items()
+        if not _is_literal(v) and k not in imports
+    }
     watch = Watch.of(src.fn for src in program.sources)
     return Generated(
-        render(header, functions, literals), entries, injected, program, watch
+        render(header, functions, literals, imports),
+        entries,
+        injected,
+        program,
+        watch,
     )
 
 

@@ -1,7 +1,8 @@
 """Assemble a generated module: header, imports, constants, functions; black-formatted.
 
 Guarantees: deterministic to the byte for the same input; imports only the
-runtime (``from s2s import runtime as rt``); every function starts with
+runtime (``from s2s import runtime as rt``) and the library functions that
+``rt.foreign`` calls (``from optax import l2_loss as optax_l2_loss``); every function starts with
 ``xp = rt.namespace(<its parameters>)``; stable under re-formatting.
 """
 
@@ -30,9 +31,16 @@ def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
     )
 
 
-def render(header: str, functions, constants=None) -> str:
-    """Module text for generated ``functions`` (``ir.Function``), formatted by black."""
-    parts = [f'"""{header}"""', "", "from s2s import runtime as rt", ""]
+def render(header: str, functions, constants=None, imports=None) -> str:
+    """Module text for generated ``functions`` (``ir.Function``), formatted by black; ``imports`` maps a
+    module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls).
+    """
+    parts = [f'"""{header}"""', "", "from s2s import runtime as rt"]
+    for alias, (module, name) in sorted((imports or {}).items()):
+        parts.append(
+            f"from {module} import {name}" + (f" as {alias}" if alias != name else "")
+        )
+    parts.append("")
     for name, value in sorted((constants or {}).items()):
         parts.append(f"{name} = {ir.code(literal(value))}")
     parts.append("")

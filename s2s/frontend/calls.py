@@ -28,7 +28,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, library, spellings, variadic
+from . import effects, foreign, library, spellings, variadic
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -419,6 +419,11 @@ class Calls:
             if not hasattr(receiver, "__array_namespace__") and not hasattr(
                 receiver, "__array__"
             ):
+                found = foreign.method(self, chain, args, node)
+                if (
+                    found is not None
+                ):  # ``model.apply(params, x)``: a library's JAX code, ``rt.foreign``
+                    return found
                 hint = (
                     library.RANDOM_HINT
                     if "random" in type(receiver).__module__
@@ -449,6 +454,11 @@ class Calls:
             self._callee_object(func)
         ):
             return self._jvp_call(node)
+        found = foreign.vmapped(self, func, args, node)
+        if (
+            found is not None
+        ):  # ``jax.vmap(model)(xs)`` of a library's JAX code: ``rt.foreign``
+            return found
         func, args, callee = self._through_wrappers(func, args)
         if (
             callee is None
@@ -457,6 +467,10 @@ class Calls:
         ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)
+        if foreign.is_callable_constant(
+            self, callee
+        ):  # a library's JAX code: ``rt.foreign``
+            return foreign.call(self, callee, args, node)
         if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(
             callee, (cst.Name, cst.Attribute)
         ):
@@ -475,14 +489,8 @@ class Calls:
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         if isinstance(callee, cst.Name) and callee.value in self.locals:
-            if callee.value in self.params:
-                self.fail(func, f"`{callee.value}` is a parameter holding a function: s2s reads functions from their source "
-                          "and cannot know which one it will be", "call the function by its name")  # fmt: skip
-            self.fail(
-                func,
-                f"`{callee.value}` is a local value, not a function s2s can see",
-                "define it with `def` or `lambda` in the function",
-            )
+            # ``model(x)``: library code passed in or held in a local, checked to be such when it runs
+            return foreign.call(self, callee, args, node)
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
         if op is not None and op.startswith("xp."):
             args = spellings.lists_as_arrays(

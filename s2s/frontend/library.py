@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import sys
 
+from ..runtime.foreign import library_code
+
 CONTROL_HINT = (
     "write it as a Python `for`/`while`/`if` with the function's body inline: s2s lowers Python "
     "control flow to a compiled scan, while_loop or cond itself"
@@ -51,6 +53,20 @@ RANDOM_HINT = (
 )
 
 
+# a library function that is not JAX code (SciPy's, scikit-learn's): JAX cannot call it for s2s either
+NOT_JAX_HINT = (
+    "it is not JAX code, so s2s cannot call it through JAX either (as it calls optax, Flax or Equinox: "
+    "`rt.foreign`): call it outside the transformed function and pass its result in, or write it with "
+    "NumPy ops"
+)
+
+# a library's JAX code used as a value (``f = optax.l2_loss``): s2s calls it through JAX only where it is called
+JAX_VALUE_HINT = (
+    "s2s calls a library's JAX code through JAX where the code calls it (`optax.l2_loss(p, y)`), not as a "
+    "value passed around: call it directly"
+)
+
+
 def describe(obj) -> str:
     module = getattr(obj, "__module__", None)
     public = ".".join(p for p in (module or "").split(".") if not p.startswith("_"))
@@ -62,6 +78,8 @@ def hint(obj) -> str:
     module = getattr(obj, "__module__", None) or ""
     if "random" in module.split(".") or "random" in name:
         return RANDOM_HINT
+    if module.split(".")[0] not in ("numpy", "jax", "jaxlib", "math", "builtins"):
+        return NOT_JAX_HINT if library_code(obj) is None else JAX_VALUE_HINT
     return LIBRARY_HINTS.get(
         name,
         "s2s transforms NumPy, jax.numpy and math ops (`python -m s2s.rules` lists them) and your own "

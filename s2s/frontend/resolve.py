@@ -25,7 +25,7 @@ from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..naming import Namer
-from . import library, spellings, variadic, wrappers
+from . import foreign, library, spellings, variadic, wrappers
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
@@ -524,7 +524,7 @@ class Resolver(Calls):
         rule = custom_rule(obj)
         # ``jax.nn.relu``: JAX's code, not the user's
         if rule is not None and spellings.is_library(rule.fun):
-            self.refuse_library(node, path, rule.fun)
+            return self.refuse_library(node, path, rule.fun)
         # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
         if rule is not None:
             return cst.Name(self.helper(rule.name, obj))
@@ -560,9 +560,9 @@ class Resolver(Calls):
             spelled = spellings.constant_spelling(owner, name)
             if spelled is not None:
                 return cst.parse_expression(spelled)
-            self.refuse_library(node, path, obj)
+            return self.refuse_library(node, path, obj)
         if callable(obj) and spellings.is_library(obj) and not isinstance(obj, type):
-            self.refuse_library(node, path, obj)
+            return self.refuse_library(node, path, obj)
         if inspect.isfunction(obj):
             # a lambda: its variable's name
             return cst.Name(
@@ -603,7 +603,12 @@ class Resolver(Calls):
         )
 
     def refuse_library(self, node, path, obj):
-        """A library function that is not an op s2s knows: a located error, with what to write instead."""
+        """A library function that is not an op s2s knows: a located error, with what to write instead, unless
+        it is JAX library code called right here, which becomes ``rt.foreign``'s callable (``foreign``).
+        """
+        found = foreign.callee(self, node, path)
+        if found is not None:
+            return found
         owner = self._object(path[:-1]) if len(path) > 1 else None
         where = f"comes from `{owner.__name__}`, which s2s does not read" if isinstance(owner, types.ModuleType) else (
             f"({library.describe(obj)}) is not supported"

@@ -206,6 +206,10 @@ def op_label(value: cst.BaseExpression) -> str:
         e = eqn_of(value)
     except (ValueError, KeyError):
         return "t"
+    if e.kind == "runtime" and e.name == "foreign" and isinstance(e.args[0], cst.Name):
+        return e.args[0].value.strip(
+            "_"
+        )  # ``rt.foreign(l2_loss, ...)``: named after the function
     return {"copy": "t", "attribute": e.name}.get(e.kind, e.name)
 
 

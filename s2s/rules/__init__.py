@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     derivative_ops,
     elementwise,
     explicit,
+    foreign,
     linear,
     nondiff,
     runtime_ops,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from . import OPS
+from .foreign import FOREIGN
 from .registry import ALIASES, FAMILIES
 
 DESCRIPTIONS = {
@@ -47,6 +48,7 @@ def main(out=sys.stdout) -> None:
                 f"  {name}" + (f"  (also {', '.join(extra)})" if extra else ""),
                 file=out,
             )
+    print(f"\n{FOREIGN}", file=out)  # library code JAX traces: ``rules/foreign.py``
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
 from ..templates import instantiate, rule_template
+from .foreign import Foreign
 from .simplify import fold
 
 
@@ -658,5 +659,6 @@ FAMILIES = {
         Explicit(),
         Twin(),
         Collective(),
+        Foreign(),
     )
 }

@@ -1,0 +1,61 @@
+"""Arguments and results that hold values which are not arrays, compiled as ``equinox.filter_jit`` compiles them.
+
+An Equinox model is a pytree whose leaves are its arrays and also its
+activation functions (``eqx.nn.MLP``): ``jax.jit`` takes neither a function
+as an argument nor one as a result. ``call`` compiles the function for the
+array leaves of its arguments only; every other leaf (a function, a string) is
+held fixed in the compiled program, once per distinct set of such leaves, as
+Python ints, bools and strings given as whole arguments are. Results come back
+with the leaves that are not arrays put back where the traced function left
+them.
+"""
+
+from __future__ import annotations
+
+
+def _held(leaf) -> bool:
+    """A leaf that ``jax.jit`` cannot trace: not an array, nor a Python number."""
+    return not (hasattr(leaf, "shape") or isinstance(leaf, (bool, int, float, complex)))
+
+
+def call(runner, args, static, force=False):
+    """``runner.fn(*args)`` compiled for the array leaves of the arguments not in ``static`` (their
+    positions), with the held leaves and the ``static`` arguments fixed; None when no argument holds one
+    (unless ``force``: a result may hold one)."""
+    import jax
+
+    traced = [None if i in static else a for i, a in enumerate(args)]
+    flat, treedef = jax.tree_util.tree_flatten(traced)
+    mask = tuple(_held(leaf) for leaf in flat)
+    if not any(mask) and not force:
+        return None
+    held = tuple(leaf for leaf, m in zip(flat, mask) if m)
+    fixed = tuple(args[i] for i in static)
+    key = ("held", static, fixed, treedef, mask, held)
+    found = runner._jitted.get(key)
+    if found is None:
+        result = {}
+
+        def run(dynamic):
+            dynamic, kept = iter(dynamic), iter(held)
+            leaves = [next(kept) if m else next(dynamic) for m in mask]
+            full = jax.tree_util.tree_unflatten(treedef, leaves)
+            for i, value in zip(static, fixed):
+                full[i] = value
+            out, out_def = jax.tree_util.tree_flatten(runner.fn(*full))
+            result["structure"] = out_def
+            result["held"] = [(i, x) for i, x in enumerate(out) if _held(x)]
+            return [x for x in out if not _held(x)]
+
+        found = runner._jitted[key] = (jax.jit(run), result)
+    jitted, result = found
+    arrays = iter(jitted([leaf for leaf, m in zip(flat, mask) if not m]))
+    held_out = dict(result["held"])
+    leaves = [
+        held_out[i] if i in held_out else next(arrays)
+        for i in range(result["structure"].num_leaves)
+    ]
+    return jax.tree_util.tree_unflatten(result["structure"], leaves)
+
+
+__all__ = ["call"]
