@@ -7,7 +7,14 @@ on NumPy arrays the same code runs eagerly. This package never imports the
 compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
-from . import batched_loops, batched_ops, batched_shape_vjps, batched_vjps, batching
+from . import (
+    batched_loops,
+    batched_ops,
+    batched_shape_vjps,
+    batched_slicing,
+    batched_vjps,
+    batching,
+)
 from .arrays import (
     broadcast_like,
     diff_weights,
@@ -158,6 +165,16 @@ from .rulesupport import (
     unstack,
     vstack_vjp,
 )
+from .scatters import (
+    clip_index,
+    default_fill,
+    in_bounds,
+    index_max,
+    index_min,
+    index_multiply,
+    require_unique,
+)
+from .slicing import dynamic_slice, dynamic_update_slice, dynamic_update_slice_vjp
 from .trees import fill_like, fill_like_vjp, tree_add, tree_leaves, tree_zeros_like
 
 __all__ = [
@@ -175,10 +192,12 @@ __all__ = [
     "batched_loops",
     "batched_ops",
     "batched_shape_vjps",
+    "batched_slicing",
     "batched_vjps",
     "batching",
     "broadcast_batch",
     "broadcast_like",
+    "clip_index",
     "clip_partial",
     "concatenate_vjp",
     "cond",
@@ -186,10 +205,14 @@ __all__ = [
     "convolve_padding",
     "cumprod_jvp",
     "cumprod_vjp",
+    "default_fill",
     "diag_vjp",
     "diff_weights",
     "dot_at",
     "dot_vjp",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "dynamic_update_slice_vjp",
     "einsum_list",
     "einsum_pair_slot",
     "einsum_pairs",
@@ -220,11 +243,15 @@ __all__ = [
     "from_last",
     "grad_seed",
     "hstack_vjp",
+    "in_bounds",
     "index_add",
     "index_add_value_vjp",
     "index_array",
     "index_get",
     "index_get_vjp",
+    "index_max",
+    "index_min",
+    "index_multiply",
     "index_set",
     "index_set_value_vjp",
     "inner_at",
@@ -269,6 +296,7 @@ __all__ = [
     "reduced_count",
     "reduced_like",
     "repeat_vjp",
+    "require_unique",
     "reversed",
     "reversed_vjp",
     "reversed_vjp_transpose",

@@ -105,6 +105,14 @@ def index_add(target, index, value):
         if isinstance(target, tuple):
             return type(target)(*out) if hasattr(target, "_fields") else tuple(out)
         return out
+    if _is_mask(index, target) and np.ndim(value) == 0:
+        # ``x.at[mask].add(v)``: a ``where``, which compiles with a mask known only at run time
+        xp = namespace(target, index, value)
+        mask = xp.reshape(
+            index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
+        )
+        value = xp.asarray(value, dtype=xp.asarray(target).dtype)
+        return target + xp.where(mask, value, xp.zeros((), value.dtype))
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 
@@ -134,6 +142,10 @@ def index_add_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if isinstance(g, (dict, list, tuple)):
         return g[index]
+    if _is_mask(index, g) and np.ndim(value) == 0:
+        xp = namespace(g, index)
+        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
+        return unbroadcast(xp.where(mask, g, 0), value)
     return unbroadcast(g[index], value)
 
 

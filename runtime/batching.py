@@ -27,8 +27,14 @@ __all__ = [
     "getitem",
     "guard",
     "guard_vjp",
+    "clip_index",
+    "in_bounds",
     "index_add",
+    "index_max",
+    "index_min",
+    "index_multiply",
     "index_set",
+    "require_unique",
     "inner",
     "matmul",
     "norm",
@@ -390,4 +396,14 @@ def any_example(pred):
 
 
 # Indexing with batched arrays or indices: runtime/batched_indexing.py
-from .batched_indexing import getitem, index_add, index_set  # noqa: E402
+from .batched_indexing import (  # noqa: E402
+    clip_index,
+    getitem,
+    in_bounds,
+    index_add,
+    index_max,
+    index_min,
+    index_multiply,
+    index_set,
+    require_unique,
+)

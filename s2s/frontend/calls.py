@@ -28,7 +28,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, library, spellings, variadic
+from . import at_updates, effects, lax_indexing, library, spellings, variadic
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -399,6 +399,12 @@ class Calls:
                 )
             )
             return self.expr(array)
+        # ``x.at[i].set(v)``: JAX's functional index updates
+        if at_updates.is_update(node):
+            return at_updates.lower(self, node)
+        lax_op = lax_indexing.op_of(self._callee_object(node.func))
+        if lax_op is not None:
+            return lax_indexing.lower(self, node, lax_op)
         func = node.func
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None

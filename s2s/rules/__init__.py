@@ -1,6 +1,7 @@
 """Derivative rules, one module per family; importing this package fills ``OPS``."""
 
 from . import (  # noqa: F401  (each module registers its family's rules)
+    at_updates,
     batch_ops,
     batching,
     collectives,
@@ -9,6 +10,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     derivative_ops,
     elementwise,
     explicit,
+    lax_indexing,
     linear,
     nondiff,
     runtime_ops,
