@@ -24,11 +24,19 @@ def namespace(*values):
             stack.extend(value)
         elif isinstance(value, dict):
             stack.extend(value.values())
-        elif _is_jax(value):
+        elif _is_jax(value) and not _concrete_key(value):
             import jax.numpy as jnp
 
             return jnp
     return np
+
+
+def _concrete_key(value) -> bool:
+    """A typed key array outside any trace (``jax.random.key(0)`` on the NumPy backend): not a reason to
+    compute with ``jax.numpy``."""
+    from .draws import is_key, traced
+
+    return is_key(value) and not traced(value)
 
 
 JOINED_LISTS = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .draws import is_key
 from .located import locate
 
 BACKENDS = ("xla", "numpy")
@@ -24,15 +25,15 @@ def _is_static(value) -> bool:
 
 
 def _to_numpy(tree):
-    """JAX arrays in ``tree`` become NumPy arrays (the NumPy backend never calls JAX)."""
+    """JAX arrays in ``tree`` become NumPy arrays (the NumPy backend calls JAX only for ``jax.random`` draws)."""
     if isinstance(tree, dict):
         return {k: _to_numpy(v) for k, v in tree.items()}
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):
         return type(tree)(*(_to_numpy(v) for v in tree))
     if isinstance(tree, (tuple, list)):
         return type(tree)(_to_numpy(v) for v in tree)
-    if type(tree).__module__.startswith(("jax", "jaxlib")):
-        return np.asarray(tree)
+    if type(tree).__module__.startswith(("jax", "jaxlib")) and not is_key(tree):
+        return np.asarray(tree)  # (a typed key stays JAX's: NumPy has no key dtype)
     return tree
 
 

@@ -28,7 +28,15 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import at_updates, effects, lax_indexing, library, spellings, variadic
+from . import (
+    at_updates,
+    effects,
+    lax_indexing,
+    library,
+    random_keys,
+    spellings,
+    variadic,
+)
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -405,6 +413,9 @@ class Calls:
         lax_op = lax_indexing.op_of(self._callee_object(node.func))
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)
+        draw = random_keys.draw_of(self._callee_object(node.func))
+        if draw is not None:  # ``jax.random.normal(key, shape)``
+            return random_keys.lower(self, node, draw)
         func = node.func
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None

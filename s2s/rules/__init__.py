@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     lax_indexing,
     linear,
     nondiff,
+    random_draws,
     runtime_ops,
 )
 from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named
