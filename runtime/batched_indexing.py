@@ -391,6 +391,22 @@ def clip_index(target, index, batched):
     return tuple(fixed) if isinstance(index, tuple) else fixed[0]
 
 
+def fill_index(target, index, batched):
+    """Per-example ``rt.fill_index(target_i, index_i)`` (integer arrays with the batch axis, as ``clip_index``)."""
+    t_flag, index_flags = bool(batched[0]), batched[1]
+    parts, flags = _index_flags(index, index_flags, "fill_index")
+    xp = namespace(target, parts)
+    size = _index_size(target, t_flag, parts, flags, "fill_index")
+    if any(f and scatters._is_bool_array(p) for p, f in zip(parts, flags)):
+        raise ValueError(f"batching.fill_index: {_MASK_ERROR}")
+    _, out = scatters.padded(_example_shape(target, t_flag), index, xp, flags)
+    fixed = [
+        p if f or not scatters._is_integer_array(p) else broadcast_batch(p, size)
+        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
+    ]
+    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+
+
 def in_bounds(target, index, batched):
     """Per-example ``rt.in_bounds(target_i, index_i)``: ``(batch, *one example's indexed shape)``."""
     t_flag, index_flags = bool(batched[0]), batched[1]
@@ -402,7 +418,9 @@ def in_bounds(target, index, batched):
     inside = xp.pad(xp.ones(shape, bool), padding, constant_values=False)
     if not any(flags):
         return broadcast_batch(inside[moved], size)
-    return getitem(inside, moved, (False, flags if isinstance(index, tuple) else flags[0]))
+    return getitem(
+        inside, moved, (False, flags if isinstance(index, tuple) else flags[0])
+    )
 
 
 def require_unique(x, index, unique_indices, batched):

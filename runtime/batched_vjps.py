@@ -135,7 +135,9 @@ def index_add_value_vjp(g, index, value, batched):
     """``rt.index_add_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples (every
     write of a repeated place gets the cotangent: they all add)."""
     gb, ib, vb = batched
-    if isinstance(g, (dict, list, tuple)):  # a container's element: the same key in every example
+    if isinstance(
+        g, (dict, list, tuple)
+    ):  # a container's element: the same key in every example
         return g[index]
     parts = index if isinstance(index, tuple) else (index,)
     flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)

@@ -7,8 +7,10 @@
   which compiles with a mask known only at run time.
 - ``clip_index(target, index)``: ``mode="clip"``: each integer component wrapped (``-1`` is the
   last element) and clamped into its axis, as JAX's ``GatherScatterMode.CLIP``.
-- ``in_bounds(target, index)``: ``mode="fill"`` reads: per element of ``target[index]``, whether
-  every integer component that chose it was inside its axis (negative ones wrapped first).
+- ``in_bounds``, ``fill_padding``, ``fill_index``: ``mode="fill"`` reads, ``xp.where(in_bounds,
+  xp.pad(target, fill_padding)[fill_index], fill)``: the read from a padded copy (out-of-bounds
+  positions read the padding, where their cotangents are dropped, as JAX's fill transpose drops
+  them), kept inside the array by the mask.
 - ``default_fill(target)``: JAX's fill for out-of-bounds reads: NaN, or the extreme integer.
 - ``require_unique(x, index, unique_indices)``: ``x`` itself, once ``index`` is known not to repeat
   (no integer arrays) or the caller promised ``unique_indices=True``: the derivative of
@@ -81,7 +83,8 @@ def _is_bool_array(part) -> bool:
 
 def indexed_axes(parts, ndim, flags=None) -> list:
     """For each index component, the axis it indexes (NumPy's reading), None for ``None``, ``...``, masks;
-    ``flags`` marks components with a leading batch axis (a batched mask covers one axis fewer)."""
+    ``flags`` marks components with a leading batch axis (a batched mask covers one axis fewer).
+    """
     flags = flags or (False,) * len(parts)
     ranks = [np.ndim(p) - int(bool(f)) for p, f in zip(parts, flags)]
     consumed = sum(
@@ -161,6 +164,18 @@ def padded(shape, index, xp, flags=None):
     return padding, tuple(out) if isinstance(index, tuple) else out[0]
 
 
+def fill_padding(target, index):
+    """``mode="fill"`` reads: the padding that gives ``target`` one slot before and after each axis an
+    integer component of ``index`` reads (``xp.pad(target, ...)``)."""
+    return padded(np.shape(target), index, namespace(target, _parts(index)))[0]
+
+
+def fill_index(target, index):
+    """``index`` moved onto ``target`` padded by ``fill_padding``, out-of-bounds positions on the padding,
+    so their cotangents fall there and are dropped (JAX's ``mode="fill"`` transpose)."""
+    return padded(np.shape(target), index, namespace(target, _parts(index)))[1]
+
+
 def in_bounds(target, index):
     """Per element of ``target[index]``: whether every integer component that chose it was inside its axis
     (after wrapping negative ones), the mask of JAX's ``mode="fill"`` reads."""
@@ -173,7 +188,9 @@ def in_bounds(target, index):
 def default_fill(target):
     """JAX's value for an out-of-bounds read under ``mode="fill"``: NaN for inexact dtypes, the smallest
     signed or largest unsigned integer, ``True`` for booleans."""
-    dtype = np.dtype(getattr(target, "dtype", np.asarray(target).dtype))
+    dtype = np.dtype(
+        target.dtype if hasattr(target, "dtype") else np.asarray(target).dtype
+    )
     if dtype.kind in "fc":
         return np.array(np.nan, dtype)
     if dtype.kind == "i":
@@ -193,7 +210,8 @@ UNIQUE_REFUSAL = (
 
 def may_repeat(index, batched=False) -> bool:
     """Whether ``index`` may name one position twice: it holds an integer array (a list, or an array with
-    more axes than the ``batched`` one); ints, slices, ``None``, ``...`` and masks never do."""
+    more axes than the ``batched`` one); ints, slices, ``None``, ``...`` and masks never do.
+    """
     flags = batched if isinstance(batched, tuple) else (batched,) * len(_parts(index))
     return any(
         isinstance(p, list) or (_is_integer_array(p) and np.ndim(p) > int(bool(flag)))

@@ -70,9 +70,7 @@ def _jax_starts(jnp, window, shape):
     """Start indices for ``jax.lax``: wrapped (JAX's own clamping follows), one dtype for all."""
     starts = [jnp.asarray(s) for s, _ in window]
     dtype = jnp.result_type(*starts) if starts else jnp.int32
-    return [
-        jnp.where(s < 0, s + n, s).astype(dtype) for s, n in zip(starts, shape)
-    ]
+    return [jnp.where(s < 0, s + n, s).astype(dtype) for s, n in zip(starts, shape)]
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, axes=None):

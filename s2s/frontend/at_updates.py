@@ -17,7 +17,8 @@ The index is read as ``x[i]`` reads it (ints, slices, arrays, masks, ``...``,
 ``None`` and tuples of them; ``x.at[i, 1:3]`` is ``xp.s_[i, 1:3]``). JAX's
 keyword options are constants: ``mode="clip"`` clamps the index first
 (``rt.clip_index``); ``get(mode="fill", fill_value=f)`` reads
-``xp.where(rt.in_bounds(x, i), x[rt.clip_index(x, i)], f)``; ``None``,
+``xp.where(rt.in_bounds(x, i), xp.pad(x, rt.fill_padding(x, i))[rt.fill_index(x, i)], f)``
+(out-of-bounds cotangents fall on the padding and are dropped, as in JAX); ``None``,
 ``"promise_in_bounds"``, ``"drop"`` and ``"fill"`` leave updates as they are (out
 of bounds, XLA drops them as JAX does; NumPy raises ``IndexError``);
 ``indices_are_sorted`` is a hint; ``unique_indices`` is passed on where the
@@ -48,7 +49,9 @@ OPTIONS = frozenset(
     {"indices_are_sorted", "unique_indices", "mode", "wrap_negative_indices"}
 )
 MODES = frozenset({None, "promise_in_bounds", "clip", "drop", "fill"})
-EXAMPLE = "`x.at[i].set(v)`, `.add(v)`, `.multiply(v)`, `.min(v)`, `.max(v)` or `.get()`"
+EXAMPLE = (
+    "`x.at[i].set(v)`, `.add(v)`, `.multiply(v)`, `.min(v)`, `.max(v)` or `.get()`"
+)
 
 
 def at_reference(node) -> cst.Subscript | None:
@@ -92,7 +95,9 @@ class AtUpdate:
                 if self.method == "apply"
                 else f"write {EXAMPLE}"
             )
-            self.fail(self.node.func, f"`.at[...].{self.method}()` is not supported", hint)
+            self.fail(
+                self.node.func, f"`.at[...].{self.method}()` is not supported", hint
+            )
         values, options = self._arguments()
         target = self.r.expr(self.ref.value.value)
         index = self._index()
@@ -124,14 +129,18 @@ class AtUpdate:
         if fill is None:
             fill = _call("rt.default_fill", target.deep_clone())
         inside = _call("rt.in_bounds", target.deep_clone(), index.deep_clone())
-        clipped = _call("rt.clip_index", target.deep_clone(), index)
-        read = cst.Subscript(target, [cst.SubscriptElement(cst.Index(clipped))])
+        padding = _call("rt.fill_padding", target.deep_clone(), index.deep_clone())
+        moved = _call("rt.fill_index", target.deep_clone(), index)
+        padded = _call("xp.pad", target, padding)
+        read = cst.Subscript(padded, [cst.SubscriptElement(cst.Index(moved))])
         return _call("xp.where", inside, read, fill)
 
     def _index(self) -> cst.BaseExpression:
         """The index as a value, as ``x[...]`` reads it: the index itself, or ``xp.s_[...]``."""
         elements = [
-            e.with_changes(slice=self.r._slice(e.slice), comma=cst.MaybeSentinel.DEFAULT)
+            e.with_changes(
+                slice=self.r._slice(e.slice), comma=cst.MaybeSentinel.DEFAULT
+            )
             for e in self.ref.slice
         ]
         if len(elements) == 1 and isinstance(elements[0].slice, cst.Index):
@@ -142,14 +151,16 @@ class AtUpdate:
         """The values (one for an update, none for ``get``) and the keyword options, as constants."""
         positional = [a for a in self.node.args if a.keyword is None]
         if any(a.star for a in self.node.args):
-            self.fail(self.node, f"argument unpacking in {self.what}", None, UnsupportedSyntax)
+            self.fail(
+                self.node, f"argument unpacking in {self.what}", None, UnsupportedSyntax
+            )
         wanted = 0 if self.method == "get" else 1
         if len(positional) != wanted:
             self.fail(
                 self.node,
                 f"{self.what} takes {'no' if not wanted else 'one'} positional argument"
                 f"{'s' if not wanted else ''} (got {len(positional)})",
-                f"write {EXAMPLE}; JAX's options are keywords (`mode=\"clip\"`)",
+                f'write {EXAMPLE}; JAX\'s options are keywords (`mode="clip"`)',
             )
         values = [self.r.expr(a.value) for a in positional]
         options = {}
@@ -202,7 +213,7 @@ class AtUpdate:
             self.fail(
                 arg,
                 f"{self.what}'s `{arg.keyword.value}=` is computed at run time",
-                "write it as a constant, as JAX requires (`mode=\"clip\"`, `unique_indices=True`)",
+                'write it as a constant, as JAX requires (`mode="clip"`, `unique_indices=True`)',
             )
 
 

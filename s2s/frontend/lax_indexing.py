@@ -31,13 +31,25 @@ from ..errors import S2SError
 
 
 def _select(pred, on_true, on_false): ...
-def _dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True): ...
-def _dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True): ...
-def _dynamic_slice_in_dim(operand, start_index, slice_size=1, axis=0, *, allow_negative_indices=True): ...
-def _dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True): ...
+def _dynamic_slice(
+    operand, start_indices, slice_sizes, *, allow_negative_indices=True
+): ...
+def _dynamic_update_slice(
+    operand, update, start_indices, *, allow_negative_indices=True
+): ...
+def _dynamic_slice_in_dim(
+    operand, start_index, slice_size=1, axis=0, *, allow_negative_indices=True
+): ...
+def _dynamic_index_in_dim(
+    operand, index, axis=0, keepdims=True, *, allow_negative_indices=True
+): ...
 def _index_in_dim(operand, index, axis=0, keepdims=True): ...
-def _dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_negative_indices=True): ...
-def _dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True): ...
+def _dynamic_update_slice_in_dim(
+    operand, update, start_index, axis, *, allow_negative_indices=True
+): ...
+def _dynamic_update_index_in_dim(
+    operand, update, index, axis, *, allow_negative_indices=True
+): ...
 
 
 # JAX's name -> the signature its call is bound by
@@ -76,19 +88,33 @@ def lower(resolver, node: cst.Call, name: str) -> cst.BaseExpression:
     """The lowered call of the ``jax.lax`` op ``name`` (see the table above)."""
     what = f"`lax.{name}`"
     if any(a.star for a in node.args):
-        resolver.fail(node, f"argument unpacking in a call of {what}", "pass the arguments one by one")
+        resolver.fail(
+            node,
+            f"argument unpacking in a call of {what}",
+            "pass the arguments one by one",
+        )
     try:
         bound = inspect.signature(SIGNATURES[name]).bind(
             *[a.value for a in node.args if a.keyword is None],
             **{a.keyword.value: a.value for a in node.args if a.keyword is not None},
         )
     except TypeError as err:
-        resolver.fail(node, f"call of {what} does not match JAX's signature: {err}", None, S2SError)
+        resolver.fail(
+            node,
+            f"call of {what} does not match JAX's signature: {err}",
+            None,
+            S2SError,
+        )
     args = dict(bound.arguments)
-    if "allow_negative_indices" in args and _constant(resolver, args["allow_negative_indices"], what) is not True:
+    if (
+        "allow_negative_indices" in args
+        and _constant(resolver, args["allow_negative_indices"], what) is not True
+    ):
         resolver.fail(node, f"{what} with allow_negative_indices=False is not supported",
                       "leave it out: a negative start counts from the end of its axis")  # fmt: skip
-    keepdims = _constant(resolver, args["keepdims"], what) if "keepdims" in args else True
+    keepdims = (
+        _constant(resolver, args["keepdims"], what) if "keepdims" in args else True
+    )
 
     def value(key, default=None):
         if key not in args:
@@ -99,11 +125,23 @@ def lower(resolver, node: cst.Call, name: str) -> cst.BaseExpression:
         return resolver.expr(node_)
 
     if name == "select":
-        return resolver.mark(_call("xp.where", value("pred"), value("on_true"), value("on_false")), node)
+        return resolver.mark(
+            _call("xp.where", value("pred"), value("on_true"), value("on_false")), node
+        )
     if name == "dynamic_slice":
-        out = _call("rt.dynamic_slice", value("operand"), value("start_indices"), value("slice_sizes"))
+        out = _call(
+            "rt.dynamic_slice",
+            value("operand"),
+            value("start_indices"),
+            value("slice_sizes"),
+        )
     elif name == "dynamic_update_slice":
-        out = _call("rt.dynamic_update_slice", value("operand"), value("update"), value("start_indices"))
+        out = _call(
+            "rt.dynamic_update_slice",
+            value("operand"),
+            value("update"),
+            value("start_indices"),
+        )
     elif name == "dynamic_slice_in_dim":
         axis = value("axis", 0)
         out = _call("rt.dynamic_slice", value("operand"), _one(value("start_index")),

@@ -56,7 +56,11 @@ def lower(resolver, node: cst.Call, name: str) -> cst.BaseExpression:
 
     what = f"`jax.random.{name}`"
     if any(a.star for a in node.args):
-        resolver.fail(node, f"argument unpacking in a call of {what}", "pass the arguments one by one")
+        resolver.fail(
+            node,
+            f"argument unpacking in a call of {what}",
+            "pass the arguments one by one",
+        )
     for a in node.args:
         if a.keyword is not None and a.keyword.value == "out_sharding":
             resolver.fail(a, f"{what} with `out_sharding=`, which s2s does not support",
@@ -68,6 +72,13 @@ def lower(resolver, node: cst.Call, name: str) -> cst.BaseExpression:
             **{a.keyword.value: a.value for a in node.args if a.keyword is not None},
         )
     except TypeError as err:
-        resolver.fail(node, f"call of {what} does not match JAX's signature: {err}", None, S2SError)
+        resolver.fail(
+            node,
+            f"call of {what} does not match JAX's signature: {err}",
+            None,
+            S2SError,
+        )
     args = [resolver._arg(a) for a in node.args]
-    return resolver.mark(cst.Call(cst.parse_expression(f"rt.{DRAWS[name]}"), args), node)
+    return resolver.mark(
+        cst.Call(cst.parse_expression(f"rt.{DRAWS[name]}"), args), node
+    )

@@ -731,7 +731,9 @@ class Resolver(Calls):
 
     def _Subscript(self, node):
         if at_updates.at_reference(node) is not None:
-            self.fail(node, "`x.at[...]` without a method call", f"write {at_updates.EXAMPLE}")
+            self.fail(
+                node, "`x.at[...]` without a method call", f"write {at_updates.EXAMPLE}"
+            )
         elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 

@@ -29,7 +29,9 @@ def index_multiply(target, index, value, unique_indices=False, *, g):
     return (
         rt.index_multiply(g, index, value, unique_indices),
         None,
-        rt.unbroadcast(rt.require_unique(g * target, index, unique_indices)[index], value),
+        rt.unbroadcast(
+            rt.require_unique(g * target, index, unique_indices)[index], value
+        ),
     )
 
 
@@ -40,11 +42,13 @@ def index_multiply_forward(
     return (
         rt.index_multiply(target_dot, index, value, unique_indices),
         None,
-        target
-        * rt.index_add(
-            rt.zeros_like_float(target),
-            index,
-            rt.require_unique(value_dot, index, unique_indices),
+        xp.multiply(
+            target,
+            rt.index_add(
+                rt.zeros_like_float(target),
+                index,
+                rt.require_unique(value_dot, index, unique_indices),
+            ),
         ),
     )
 
@@ -97,6 +101,8 @@ def require_unique(x, index, unique_indices=False, *, g):
 nondiff("an index: positions clamped into their axes", "rt.clip_index")
 nondiff("a mask: which positions an index reads inside the array", "rt.in_bounds")
 nondiff("a constant chosen by the dtype", "rt.default_fill")
+nondiff("an index: positions moved onto a padded copy", "rt.fill_index")
+nondiff("pad widths: shapes", "rt.fill_padding")
 
 twin("batching", "rt.index_multiply", "rt.index_min", "rt.index_max")
 
@@ -116,5 +122,11 @@ def in_bounds(target, index, *, batched):
     return rt.batching.in_bounds(target, index, batched)
 
 
+@batch_rule("rt.fill_index")
+def fill_index(target, index, *, batched):
+    return rt.batching.fill_index(target, index, batched)
+
+
 signature_of(rt.default_fill, "rt.default_fill")
-batch("example", "rt.default_fill")
+signature_of(rt.fill_padding, "rt.fill_padding")
+batch("example", "rt.default_fill", "rt.fill_padding")

@@ -17,9 +17,7 @@ _ROLES = {"start_indices": "index", "axes": "static"}
 
 @linear(name="rt.dynamic_slice", roles={**_ROLES, "slice_sizes": "static"})
 def dynamic_slice(operand, start_indices, slice_sizes, axes=None, *, g):
-    return rt.dynamic_update_slice(
-        rt.zeros_like_float(operand), g, start_indices, axes
-    )
+    return rt.dynamic_update_slice(rt.zeros_like_float(operand), g, start_indices, axes)
 
 
 @linear(name="rt.dynamic_update_slice", roles=_ROLES)

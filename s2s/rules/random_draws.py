@@ -45,12 +45,18 @@ nondiff(
     "rt.random_randint",
 )
 signature_of(rt.random_key, "rt.random_key", roles={"seed": "data", "impl": "static"})
-signature_of(rt.random_prng_key, "rt.random_prng_key", roles={"seed": "data", "impl": "static"})
+signature_of(
+    rt.random_prng_key, "rt.random_prng_key", roles={"seed": "data", "impl": "static"}
+)
 signature_of(rt.random_split, "rt.random_split", roles={**_KEY, "num": "static"})
 signature_of(rt.random_fold_in, "rt.random_fold_in", roles={**_KEY, "data": "data"})
 for _name in ("normal", "exponential", "laplace"):
-    signature_of(getattr(rt, f"random_{_name}"), f"rt.random_{_name}", roles={**_KEY, **_SHAPE})
-signature_of(rt.random_gumbel, "rt.random_gumbel", roles={**_KEY, **_SHAPE, "mode": "static"})
+    signature_of(
+        getattr(rt, f"random_{_name}"), f"rt.random_{_name}", roles={**_KEY, **_SHAPE}
+    )
+signature_of(
+    rt.random_gumbel, "rt.random_gumbel", roles={**_KEY, **_SHAPE, "mode": "static"}
+)
 signature_of(rt.random_bernoulli, "rt.random_bernoulli",
              roles={**_KEY, "p": "data", "shape": "static", "mode": "static"})  # fmt: skip
 signature_of(rt.random_categorical, "rt.random_categorical",
@@ -108,12 +114,14 @@ def random_truncated_normal_forward(
 ):
     return (
         None,
-        lower_dot
-        * (1 - rt.random_uniform(key, xp.shape(ans), dtype))
-        * xp.exp((ans**2 - lower**2) / 2),
-        upper_dot
-        * rt.random_uniform(key, xp.shape(ans), dtype)
-        * xp.exp((ans**2 - upper**2) / 2),
+        xp.multiply(
+            lower_dot * (1 - rt.random_uniform(key, xp.shape(ans), dtype)),
+            xp.exp((ans**2 - lower**2) / 2),
+        ),
+        xp.multiply(
+            upper_dot * rt.random_uniform(key, xp.shape(ans), dtype),
+            xp.exp((ans**2 - upper**2) / 2),
+        ),
     )
 
 
@@ -130,7 +138,13 @@ def random_permutation_vjp(ct, key, x, axis=0, independent=False, *, g):
     return rt.random_permutation(key, g, axis, independent)
 
 
-_CHOICE = {**_KEY, "shape": "static", "replace": "static", "p": "data", "mode": "static"}
+_CHOICE = {
+    **_KEY,
+    "shape": "static",
+    "replace": "static",
+    "p": "data",
+    "mode": "static",
+}
 
 
 @linear(name="rt.random_choice", roles=_CHOICE)

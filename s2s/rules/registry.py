@@ -254,7 +254,8 @@ def batch(family: str, *names: str) -> None:
 
 def signature_of(function: Callable, *names: str, roles: dict | None = None) -> None:
     """Ops without a rule function (nondiff ones) bind their calls by ``function``'s signature (NumPy's own,
-    or an explicit batching rule's), with roles from the names (or ``roles=``, for those it names)."""
+    or an explicit batching rule's), with roles from the names (or ``roles=``, for those it names).
+    """
     sig = inspect.signature(function)
     kept = [p for p in sig.parameters.values() if p.name not in RULE_VOCABULARY]
     params = tuple(p.name for p in kept)
