@@ -66,11 +66,11 @@ def _window(shape, starts, sizes, axes):
     return window
 
 
-def _jax_starts(jnp, window, shape):
-    """Start indices for ``jax.lax``: wrapped (JAX's own clamping follows), one dtype for all."""
+def _jax_starts(jnp, window):
+    """Start indices for ``jax.lax`` (which wraps negative ones and clamps, as above), one dtype for all."""
     starts = [jnp.asarray(s) for s, _ in window]
-    dtype = jnp.result_type(*starts) if starts else jnp.int32
-    return [jnp.where(s < 0, s + n, s).astype(dtype) for s, n in zip(starts, shape)]
+    dtype = jnp.result_type(*starts)
+    return [s.astype(dtype) for s in starts]
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, axes=None):
@@ -86,7 +86,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, axes=None):
 
         return jax.lax.dynamic_slice(
             jnp.asarray(operand),
-            _jax_starts(jnp, window, shape),
+            _jax_starts(jnp, window),
             [size for _, size in window],
         )
     cut = tuple(
@@ -131,9 +131,7 @@ def dynamic_update_slice(operand, update, start_indices, axes=None):
         update = jnp.reshape(jnp.asarray(update), full)
         if update.dtype != operand.dtype:
             update = update.astype(operand.dtype)
-        return jax.lax.dynamic_update_slice(
-            operand, update, _jax_starts(jnp, window, shape)
-        )
+        return jax.lax.dynamic_update_slice(operand, update, _jax_starts(jnp, window))
     out = np.array(operand, copy=True)
     cut = tuple(
         slice(clamped_start(s, n, size), clamped_start(s, n, size) + size)
