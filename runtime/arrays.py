@@ -8,7 +8,12 @@ from .located import Refusal
 
 
 def _is_jax(value):
-    return type(value).__module__.startswith(("jax", "jaxlib"))
+    """A JAX array or tracer: JAX computes with it. A typed key array outside any trace
+    (``jax.random.key(0)`` on the NumPy backend) is not: only ``jax.random`` draws read it.
+    """
+    if not type(value).__module__.startswith(("jax", "jaxlib")):
+        return False
+    return not _concrete_key(value)
 
 
 def namespace(*values):
@@ -24,7 +29,7 @@ def namespace(*values):
             stack.extend(value)
         elif isinstance(value, dict):
             stack.extend(value.values())
-        elif _is_jax(value) and not _concrete_key(value):
+        elif _is_jax(value):
             import jax.numpy as jnp
 
             return jnp
@@ -32,11 +37,13 @@ def namespace(*values):
 
 
 def _concrete_key(value) -> bool:
-    """A typed key array outside any trace (``jax.random.key(0)`` on the NumPy backend): not a reason to
-    compute with ``jax.numpy``."""
-    from .draws import is_key, traced
+    """A typed key array that is not a tracer (``jax.random.key(0)`` on the NumPy backend)."""
+    import jax
 
-    return is_key(value) and not traced(value)
+    if isinstance(value, jax.core.Tracer):
+        return False
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
 
 
 JOINED_LISTS = (
@@ -326,6 +333,8 @@ def stop_gradient(x):
 
 def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
+    if _concrete_key(x):  # a key's cotangent (NumPy backend): zeros of its shape
+        return np.zeros(np.shape(x))
     xp = namespace(x)
     x = xp.asarray(x)
     dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)

@@ -41,7 +41,7 @@ def is_key(value) -> bool:
 
 def result(value, compiled: bool):
     """A draw's value for the backend: JAX's under ``jax.jit``, else a NumPy array (keys stay JAX's)."""
-    if compiled or is_key(value):
+    if compiled or is_key(value) or traced(value):
         return value
     return np.asarray(value)
 
