@@ -263,3 +263,23 @@ def test_multiply_at_repeating_indices_is_refused_as_in_jax(backend):
     np.testing.assert_allclose(
         got, jax.grad(repeats_under_multiply)(jnp.asarray(x), v, idx)
     )
+
+
+def rows_and_columns(x, i, w):
+    """Reads mixing slices with a per-example index (and the same through `.at[].get()`)."""
+    a = x[i, 1:3]
+    b = x[1:, i]
+    c = x.at[i, ::2].get()
+    d = x[..., i]
+    return jnp.sum(a * w[:2]) + jnp.sum(b**2) + jnp.sum(c) + jnp.sum(jnp.sin(d))
+
+
+def test_vmap_of_reads_mixing_slices_and_per_example_indices():
+    x, i, w = R.normal(size=(4, 4)), np.array([0, 3, 1, 2, -1]), R.normal(size=(5, 3))
+    check_vmap(rows_and_columns, (x, i, w), (None, 0, 0), grad=(0, 2))
+    check_vmap(
+        rows_and_columns, (R.normal(size=(5, 4, 4)), i, w), (0, 0, 0), grad=(0, 2)
+    )
+    check_vmap(
+        rows_and_columns, (R.normal(size=(5, 4, 4)), 2, w), (0, None, 0), grad=(0, 2)
+    )

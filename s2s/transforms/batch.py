@@ -229,10 +229,23 @@ class Batch(Transform):
                 return call("rt.example_item", base, keys[0])
             everything = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
             return value.with_changes(slice=[everything, *value.slice])
-        if slices:
-            raise MissingRule(
-                "no batching rule for an index mixing slices and arrays under vmap",
-                self.origin,
+        if slices:  # ``x[i, 1:3]``: the index as a value, one flag per component
+            index = cst.Subscript(
+                cst.parse_expression("xp.s_"),
+                [
+                    el.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    for el in value.slice
+                ],
+            )
+            flags = [
+                isinstance(p, cst.Index) and self.is_batched(p.value) for p in parts
+            ]
+            key_flags = flags[0] if len(parts) == 1 else tuple(flags)
+            return call(
+                "rt.batching.getitem",
+                base,
+                index,
+                literal((self.is_batched(base), key_flags)),
             )
         index = keys[0] if len(keys) == 1 else tuple_of(*keys)
         flags = [self.is_batched(k) for k in keys]

@@ -113,7 +113,8 @@ class Backward(Transform):
 
     def nested(self, body, inputs, seeds, origin=None, tuples=None) -> Adjoint:
         """Reverse mode of a local function's ``body``: the adjoint a control rule builds its functions from
-        (``tuples``: names known to hold a tuple of that many elements, such as the loop's packed carry)."""
+        (``tuples``: names known to hold a tuple of that many elements, such as the loop's packed carry).
+        """
         return adjoint(body, inputs, seeds, self.ctx, origin, tuples)
 
     def forward(self, body) -> list:
