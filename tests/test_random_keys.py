@@ -202,6 +202,10 @@ def random_state_draw(x):
     return jnp.sum(x * state.uniform(size=x.shape))
 
 
+def generator_argument(x, g):
+    return jnp.sum(x * g.normal(size=x.shape))
+
+
 def unsupported_jax_draw(x, key):
     return jnp.sum(x * jax.random.beta(key, 2.0, 3.0, x.shape))
 
@@ -214,6 +218,7 @@ REFUSED = [
     (numpy_global_draw, "`np.random.normal` comes from `numpy.random`", "jax.random"),
     (generator_draw, "`rng.normal()` calls a method of a Generator", "jax.random"),
     (random_state_draw, "calls a method of a RandomState", "jax.random"),
+    (generator_argument, "a random draw, if this is a NumPy Generator", "jax.random"),
     (
         unsupported_jax_draw,
         "`jax.random.beta` comes from `jax.random`",

@@ -446,10 +446,14 @@ class Calls:
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:
+                draw = func.attr.value in library.DRAW_METHODS
                 self.fail(
                     func,
-                    f"array method `.{func.attr.value}()` is not supported",
-                    "call the NumPy function",
+                    f"array method `.{func.attr.value}()` is not supported"
+                    + (
+                        " (a random draw, if this is a NumPy Generator)" if draw else ""
+                    ),
+                    library.RANDOM_HINT if draw else "call the NumPy function",
                 )
             receiver = self.expr(func.value)
             if (

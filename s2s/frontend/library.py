@@ -50,6 +50,14 @@ RANDOM_HINT = (
     "split it with `jax.random.split(key)`), or draw outside the function and pass the values in: a NumPy "
     "draw inside a compiled function would be drawn once and kept as a constant"
 )
+# methods of NumPy's ``Generator``/``RandomState``: on a parameter, s2s cannot tell it is one, but the name says
+DRAW_METHODS = frozenset(
+    {
+        "normal", "standard_normal", "uniform", "random", "random_sample", "rand", "randn",
+        "integers", "randint", "choice", "permutation", "shuffle", "binomial", "poisson",
+        "exponential", "gamma", "beta", "bernoulli", "multivariate_normal", "laplace", "gumbel",
+    }
+)  # fmt: skip
 JAX_RANDOM_HINT = (
     "s2s draws with these `jax.random` functions, keys passed in as arguments: "
     "PRNGKey, key, split, fold_in, normal, uniform, bernoulli, categorical, permutation, randint, "
