@@ -8,7 +8,12 @@ from .located import Refusal
 
 
 def _is_jax(value):
-    return type(value).__module__.startswith(("jax", "jaxlib"))
+    """A JAX array or tracer: JAX computes with it. A typed key array outside any trace
+    (``jax.random.key(0)`` on the NumPy backend) is not: only ``jax.random`` draws read it.
+    """
+    if not type(value).__module__.startswith(("jax", "jaxlib")):
+        return False
+    return not _concrete_key(value)
 
 
 def namespace(*values):
@@ -34,6 +39,16 @@ def namespace(*values):
             if _is_record(value):
                 stack.extend(v for _, v in _children(value))
     return np
+
+
+def _concrete_key(value) -> bool:
+    """A typed key array that is not a tracer (``jax.random.key(0)`` on the NumPy backend)."""
+    import jax
+
+    if isinstance(value, jax.core.Tracer):
+        return False
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
 
 
 JOINED_LISTS = (
@@ -110,6 +125,14 @@ def index_add(target, index, value):
         if isinstance(target, tuple):
             return type(target)(*out) if hasattr(target, "_fields") else tuple(out)
         return out
+    if _is_mask(index, target) and np.ndim(value) == 0:
+        # ``x.at[mask].add(v)``: a ``where``, which compiles with a mask known only at run time
+        xp = namespace(target, index, value)
+        mask = xp.reshape(
+            index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
+        )
+        value = xp.asarray(value, dtype=xp.asarray(target).dtype)
+        return target + xp.where(mask, value, xp.zeros((), value.dtype))
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 
@@ -139,6 +162,10 @@ def index_add_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if isinstance(g, (dict, list, tuple)):
         return g[index]
+    if _is_mask(index, g) and np.ndim(value) == 0:
+        xp = namespace(g, index)
+        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
+        return unbroadcast(xp.where(mask, g, 0), value)
     return unbroadcast(g[index], value)
 
 
@@ -311,6 +338,8 @@ def stop_gradient(x):
 
 def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
+    if _concrete_key(x):  # a key's cotangent (NumPy backend): zeros of its shape
+        return np.zeros(np.shape(x))
     xp = namespace(x)
     x = xp.asarray(x)
     dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import held
+from .draws import is_key
 from .located import locate
 from .trees import _children, _is_record, _rebuild
 
@@ -26,7 +27,7 @@ def _is_static(value) -> bool:
 
 
 def _to_numpy(tree):
-    """JAX arrays in ``tree`` become NumPy arrays (the NumPy backend never calls JAX)."""
+    """JAX arrays in ``tree`` become NumPy arrays (the NumPy backend calls JAX only for ``jax.random`` draws)."""
     if isinstance(tree, dict):
         return {k: _to_numpy(v) for k, v in tree.items()}
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):
@@ -35,8 +36,12 @@ def _to_numpy(tree):
         return type(tree)(_to_numpy(v) for v in tree)
     if _is_record(tree):
         return _rebuild(tree, [(k, _to_numpy(v)) for k, v in _children(tree)])
-    if type(tree).__module__.startswith(("jax", "jaxlib")) and not callable(tree):
-        return np.asarray(tree)
+    if (
+        type(tree).__module__.startswith(("jax", "jaxlib"))
+        and not callable(tree)
+        and not is_key(tree)
+    ):
+        return np.asarray(tree)  # (a typed key stays JAX's: NumPy has no key dtype)
     return tree
 
 

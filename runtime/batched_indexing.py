@@ -7,7 +7,7 @@ flag, or one per component of a tuple index).
 
 import numpy as np
 
-from . import arrays
+from . import arrays, scatters
 from .arrays import namespace
 from .batch_axes import broadcast_batch, lift
 
@@ -30,11 +30,10 @@ def _index_flags(index, flags, name):
                 f"batching.{name}: {len(flags)} index flags for {len(parts)} index "
                 "components"
             )
+    elif isinstance(index, tuple) and flags:
+        # an index computed in batched code (``rt.clip_index``): its integer arrays carry the batch axis
+        flags = tuple(_is_array(p) and np.dtype(p.dtype).kind in "iu" for p in parts)
     else:
-        if isinstance(index, tuple) and flags:
-            raise ValueError(
-                f"batching.{name}: give one batched flag per component of a tuple index"
-            )
         flags = (bool(flags),) * len(parts)
     return parts, flags
 
@@ -254,6 +253,26 @@ def index_add(target, index, value, batched):
     return _update(target, index, value, batched, "index_add")
 
 
+def index_multiply(target, index, value, unique_indices, batched):
+    """Per-example ``rt.index_multiply(target_i, index_i, value_i)`` (repeated indices multiply)."""
+    return _update(target, index, value, batched, "index_multiply")
+
+
+def index_min(target, index, value, batched):
+    """Per-example ``rt.index_min(target_i, index_i, value_i)``."""
+    return _update(target, index, value, batched, "index_min")
+
+
+def index_max(target, index, value, batched):
+    """Per-example ``rt.index_max(target_i, index_i, value_i)``."""
+    return _update(target, index, value, batched, "index_max")
+
+
+def _scatter(name):
+    """The unbatched update ``name`` (``index_set``, ``index_max``, ...), which the batched ones call."""
+    return getattr(arrays, name, None) or getattr(scatters, name)
+
+
 def _lift_value(xp, value, flag, shape):
     """``value`` (one example's value, batched or not) broadcast to ``shape`` = ``(B, *indexed shape)``."""
     value = xp.asarray(value)
@@ -282,7 +301,7 @@ def _update(target, index, value, batched, name):
             target = broadcast_batch(
                 target, np.shape(next(iter(tree_leaves(value))))[0]
             )
-        return getattr(arrays, name)(target, index, value)
+        return _scatter(name)(target, index, value)
     parts, flags = _index_flags(index, index_flags, name)
     xp = namespace(target, parts, value)
     target = xp.asarray(target)
@@ -310,9 +329,7 @@ def _update(target, index, value, batched, name):
     comps = _components(xp, parts, flags, name)
     plan = _Plan(xp, ex_shape, size, comps, name)
     v = plan.from_examples(xp, _lift_value(xp, value, v_flag, plan.shape))
-    if name == "index_add":
-        return arrays.index_add(target, plan.index, v)
-    return arrays.index_set(target, plan.index, v)
+    return _scatter(name)(target, plan.index, v)
 
 
 def _mask_fits(mask, m_flag, value, v_flag, ex_shape, name):
@@ -337,4 +354,81 @@ def _where_update(xp, target, mask, m_flag, value, v_flag, name):
     value = lift(value, rank) if v_flag else value
     if name == "index_add":
         return target + xp.where(mask, value, xp.zeros((), target.dtype))
-    return xp.where(mask, value, target)
+    combined = {
+        "index_set": value,
+        "index_multiply": target * value,
+        "index_min": xp.minimum(target, value),
+        "index_max": xp.maximum(target, value),
+    }[name]
+    return xp.where(mask, combined, target)
+
+
+# --- the index helpers of ``x.at[...]``'s options, per example ------------------------------------
+
+
+def _example_shape(target, t_flag):
+    return np.shape(target)[1:] if t_flag else np.shape(target)
+
+
+def _index_size(target, t_flag, parts, flags, name):
+    return _batched_source(target, t_flag, parts, flags, name)
+
+
+def clip_index(target, index, batched):
+    """Per-example ``rt.clip_index(target_i, index_i)``. Every integer array of the result carries the
+    batch axis (a single ``True`` flag then describes it, see ``_index_flags``)."""
+    t_flag, index_flags = bool(batched[0]), batched[1]
+    parts, flags = _index_flags(index, index_flags, "clip_index")
+    xp = namespace(target, parts)
+    size = _index_size(target, t_flag, parts, flags, "clip_index")
+    if any(f and scatters._is_bool_array(p) for p, f in zip(parts, flags)):
+        raise ValueError(f"batching.clip_index: {_MASK_ERROR}")
+    out = scatters.clipped(_example_shape(target, t_flag), index, xp, flags)
+    fixed = [
+        p if f or not scatters._is_integer_array(p) else broadcast_batch(p, size)
+        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
+    ]
+    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+
+
+def fill_index(target, index, batched):
+    """Per-example ``rt.fill_index(target_i, index_i)`` (integer arrays with the batch axis, as ``clip_index``)."""
+    t_flag, index_flags = bool(batched[0]), batched[1]
+    parts, flags = _index_flags(index, index_flags, "fill_index")
+    xp = namespace(target, parts)
+    size = _index_size(target, t_flag, parts, flags, "fill_index")
+    if any(f and scatters._is_bool_array(p) for p, f in zip(parts, flags)):
+        raise ValueError(f"batching.fill_index: {_MASK_ERROR}")
+    _, out = scatters.padded(_example_shape(target, t_flag), index, xp, flags)
+    fixed = [
+        p if f or not scatters._is_integer_array(p) else broadcast_batch(p, size)
+        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
+    ]
+    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+
+
+def in_bounds(target, index, batched):
+    """Per-example ``rt.in_bounds(target_i, index_i)``: ``(batch, *one example's indexed shape)``."""
+    t_flag, index_flags = bool(batched[0]), batched[1]
+    parts, flags = _index_flags(index, index_flags, "in_bounds")
+    xp = namespace(target, parts)
+    size = _index_size(target, t_flag, parts, flags, "in_bounds")
+    shape = _example_shape(target, t_flag)
+    padding, moved = scatters.padded(shape, index, xp, flags)
+    inside = xp.pad(xp.ones(shape, bool), padding, constant_values=False)
+    if not any(flags):
+        return broadcast_batch(inside[moved], size)
+    return getitem(
+        inside, moved, (False, flags if isinstance(index, tuple) else flags[0])
+    )
+
+
+def require_unique(x, index, unique_indices, batched):
+    """Per-example ``rt.require_unique(x_i, index_i, unique_indices)``: ``x`` with the batch axis."""
+    x_flag, index_flags = bool(batched[0]), batched[1]
+    parts, flags = _index_flags(index, index_flags, "require_unique")
+    if not unique_indices and scatters.may_repeat(index, flags):
+        raise scatters.Refusal(*scatters.UNIQUE_REFUSAL)
+    if x_flag:
+        return x
+    return broadcast_batch(x, _batched_source(x, False, parts, flags, "require_unique"))

@@ -131,6 +131,25 @@ def index_set_value_vjp(g, index, value, batched):
     return unbroadcast(picked, value, (True, vb))
 
 
+def index_add_value_vjp(g, index, value, batched):
+    """``rt.index_add_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples (every
+    write of a repeated place gets the cotangent: they all add)."""
+    gb, ib, vb = batched
+    if isinstance(
+        g, (dict, list, tuple)
+    ):  # a container's element: the same key in every example
+        return g[index]
+    parts = index if isinstance(index, tuple) else (index,)
+    flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
+    if len(parts) == 1 and _bool_array(parts[0]):
+        return _mask_value_vjp(g, parts[0], value, (gb, flags[0], vb))
+    size = _size(
+        (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
+    )
+    g = g if gb else _broadcast(namespace(g), g, size)
+    return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
+
+
 def _bool_array(part) -> bool:
     return getattr(part, "dtype", None) is not None and np.dtype(part.dtype) == bool
 

@@ -21,18 +21,25 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 __all__ = [
     "any_example",
+    "clip_index",
     "cond_with_residuals",
     "dot",
     "einsum",
+    "fill_index",
     "getitem",
     "guard",
     "guard_vjp",
+    "in_bounds",
     "index_add",
+    "index_max",
+    "index_min",
+    "index_multiply",
     "index_set",
     "inner",
     "matmul",
     "norm",
     "outer",
+    "require_unique",
     "select",
     "solve",
     "tensordot",
@@ -392,4 +399,15 @@ def any_example(pred):
 
 
 # Indexing with batched arrays or indices: runtime/batched_indexing.py
-from .batched_indexing import getitem, index_add, index_set  # noqa: E402
+from .batched_indexing import (  # noqa: E402
+    clip_index,
+    fill_index,
+    getitem,
+    in_bounds,
+    index_add,
+    index_max,
+    index_min,
+    index_multiply,
+    index_set,
+    require_unique,
+)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import checkpoints
-from .arrays import _is_jax, namespace
+from .arrays import _concrete_key, _is_jax, namespace
 from .iteration import DynamicRange, Elements, plain
 from .trees import (
     _child,
@@ -139,6 +139,10 @@ def _stack(items):
         return type(first)(_stack([it[i] for it in items]) for i in range(len(first)))
     if isinstance(first, str) or len({np.shape(it) for it in items}) > 1:
         return Elements(items)
+    if _concrete_key(first):  # typed keys (NumPy backend): JAX stacks them
+        import jax.numpy as jnp
+
+        return jnp.stack(items)
     return namespace(*items).stack([namespace(it).asarray(it) for it in items])
 
 

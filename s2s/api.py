@@ -414,7 +414,14 @@ def jvp_source(fun, has_aux=False) -> str:
 
 def _dtype(value):
     dtype = getattr(value, "dtype", None)
-    return np.asarray(value).dtype if dtype is None else np.dtype(dtype)
+    if dtype is None:
+        return np.asarray(value).dtype
+    try:
+        return np.dtype(dtype)
+    except (
+        TypeError
+    ):  # a typed key (``jax.random.key``): integers underneath, its tangent float0
+        return np.dtype(np.uint32)
 
 
 def _checked_tangent(index, primal, tangent):

@@ -66,7 +66,6 @@ ALLOWED = {
             "rt.norm_partial",
             "rt.norm_svd_third",
             "rt.fill_like_vjp",
-            "rt.index_add_value_vjp",
         ],
         _SECOND_ORDER,
     ),

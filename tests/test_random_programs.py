@@ -2,7 +2,8 @@
 
 Programs read ``x`` (shape (3,)), ``y`` (shape (2, 3)) and a Python float ``s``, and
 chain unary and binary elementwise ops with broadcasting, reductions, indexing,
-tuple packing and unpacking, augmented assignment and reassignment. In-place
+tuple packing and unpacking, augmented assignment, reassignment and JAX's ``x.at[i].set/add/
+multiply/min/max`` updates (whose meaning the ``jax.numpy`` twin gives). In-place
 updates go only to fresh arrays: NumPy would also change every alias of an
 aliased one, which a functional rewrite cannot reproduce.
 """
@@ -51,6 +52,14 @@ REDUCED_SHAPE = {
     "np.sum({})": (),
     "{}[1]": (),
 }
+# JAX's functional updates (the twin runs them on jax.numpy arrays): index -> updates allowed there
+# (``multiply`` only where no position repeats: its derivative needs that, as JAX's does)
+AT = {
+    (3,): {"1": "set add multiply max", "-1": "add min", "1:": "multiply max",
+           "np.array([0, 2, 0])": "add max min"},
+    (2, 3): {"0": "set max", "-1, 1:": "add multiply", "..., 0": "min set",
+             "np.array([1, 0, 1])": "add set"},
+}  # fmt: skip
 _counter = itertools.count()
 
 
@@ -67,7 +76,16 @@ def programs(draw):
         names = sorted(shapes)
         kind = draw(
             st.sampled_from(
-                ["unary", "binary", "binary", "reduce", "pack", "augassign", "reassign"]
+                [
+                    "unary",
+                    "binary",
+                    "binary",
+                    "reduce",
+                    "pack",
+                    "augassign",
+                    "reassign",
+                    "at",
+                ]
             )
         )
         a = draw(st.sampled_from(names))
@@ -97,6 +115,12 @@ def programs(draw):
             and _broadcast(shapes[a], shapes[b]) == shapes[a]
         ):
             lines.append(f"{a} *= np.cos({b})")
+        elif kind == "at" and shapes[a] in AT:
+            index = draw(st.sampled_from(sorted(AT[shapes[a]])))
+            method = draw(st.sampled_from(AT[shapes[a]][index].split()))
+            lines.append(f"{target} = {a}.at[{index}].{method}(np.tanh(np.sum({b})))")
+            shapes[target] = shapes[a]
+            fresh.add(target)
         elif kind == "reassign" and a not in ("x", "y"):
             lines.append(f"{a} = np.sin({a}) + {a}")
             fresh.add(a)
@@ -141,8 +165,14 @@ ARGS = (np.array([0.3, -1.2, 0.8]), np.array([[0.5, -0.4, 1.1], [-0.7, 0.2, 0.9]
 )
 @given(source=programs())
 def test_lowering_keeps_the_value(tmp_path, source):
-    f, _ = _load(source, tmp_path)
-    np.testing.assert_allclose(_lowered(f)(*ARGS), f(*ARGS), rtol=1e-12, err_msg=source)
+    f, twin = _load(source, tmp_path)
+    # ``x.at[...]`` is JAX's: the twin computes what the program means
+    want = (
+        twin(*jax.tree_util.tree_map(jax.numpy.asarray, ARGS))
+        if ".at[" in source
+        else f(*ARGS)
+    )
+    np.testing.assert_allclose(_lowered(f)(*ARGS), want, rtol=1e-12, err_msg=source)
 
 
 @settings(

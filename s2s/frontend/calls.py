@@ -28,7 +28,16 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, foreign, library, spellings, variadic
+from . import (
+    at_updates,
+    effects,
+    foreign,
+    lax_indexing,
+    library,
+    random_keys,
+    spellings,
+    variadic,
+)
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -399,6 +408,15 @@ class Calls:
                 )
             )
             return self.expr(array)
+        # ``x.at[i].set(v)``: JAX's functional index updates
+        if at_updates.is_update(node):
+            return at_updates.lower(self, node)
+        lax_op = lax_indexing.op_of(self._callee_object(node.func))
+        if lax_op is not None:
+            return lax_indexing.lower(self, node, lax_op)
+        draw = random_keys.draw_of(self._callee_object(node.func))
+        if draw is not None:  # ``jax.random.normal(key, shape)``
+            return random_keys.lower(self, node, draw)
         func = node.func
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
@@ -434,10 +452,14 @@ class Calls:
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:
+                draw = func.attr.value in library.DRAW_METHODS
                 self.fail(
                     func,
-                    f"array method `.{func.attr.value}()` is not supported",
-                    "call the NumPy function",
+                    f"array method `.{func.attr.value}()` is not supported"
+                    + (
+                        " (a random draw, if this is a NumPy Generator)" if draw else ""
+                    ),
+                    library.RANDOM_HINT if draw else "call the NumPy function",
                 )
             receiver = self.expr(func.value)
             if (

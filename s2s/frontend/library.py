@@ -48,8 +48,22 @@ LIBRARY_HINTS = {
     ),
 }
 RANDOM_HINT = (
-    "draw the random numbers outside the function and pass them in as an argument "
-    "(under jax.jit a draw inside would be compiled into one constant)"
+    "pass a `jax.random` key as an argument and draw with it inside (`jax.random.normal(key, x.shape)`; "
+    "split it with `jax.random.split(key)`), or draw outside the function and pass the values in: a NumPy "
+    "draw inside a compiled function would be drawn once and kept as a constant"
+)
+# methods of NumPy's ``Generator``/``RandomState``: on a parameter, s2s cannot tell it is one, but the name says
+DRAW_METHODS = frozenset(
+    {
+        "normal", "standard_normal", "uniform", "random", "random_sample", "rand", "randn",
+        "integers", "randint", "choice", "permutation", "shuffle", "binomial", "poisson",
+        "exponential", "gamma", "beta", "bernoulli", "multivariate_normal", "laplace", "gumbel",
+    }
+)  # fmt: skip
+JAX_RANDOM_HINT = (
+    "s2s draws with these `jax.random` functions, keys passed in as arguments: "
+    "PRNGKey, key, split, fold_in, normal, uniform, bernoulli, categorical, permutation, randint, "
+    "choice, truncated_normal, gumbel, exponential, laplace; draw others outside and pass the values in"
 )
 
 
@@ -76,6 +90,8 @@ def describe(obj) -> str:
 def hint(obj) -> str:
     name = getattr(obj, "__name__", "")
     module = getattr(obj, "__module__", None) or ""
+    if module.split(".")[0] == "jax" and "random" in module.split("."):
+        return JAX_RANDOM_HINT
     if "random" in module.split(".") or "random" in name:
         return RANDOM_HINT
     if module.split(".")[0] not in ("numpy", "jax", "jaxlib", "math", "builtins"):

@@ -25,7 +25,7 @@ from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..naming import Namer
-from . import foreign, library, spellings, variadic, wrappers
+from . import at_updates, foreign, library, spellings, variadic, wrappers
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
@@ -735,6 +735,10 @@ class Resolver(Calls):
         )
 
     def _Subscript(self, node):
+        if at_updates.at_reference(node) is not None:
+            self.fail(
+                node, "`x.at[...]` without a method call", f"write {at_updates.EXAMPLE}"
+            )
         elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 

@@ -9,7 +9,9 @@ the caller's array) or with another name read afterwards; writes into fresh
 arrays (``np.zeros``, ``.copy()``, results of arithmetic) are accepted.
 Names share memory through copies (``h = x``), subscripts and attributes
 (views), unpacking, view-returning ops (``reshape``, ``transpose``,
-``asarray``, ...) and calls of functions (which may return an argument).
+``asarray``, ...) and calls of functions (which may return an argument); JAX's
+functional updates (``x.at[i].set(v)``), ``jax.lax`` slices and ``jax.random``
+draws return new arrays.
 Control flow is read conservatively: both branches in turn, loop bodies
 twice (what one iteration writes, the next may read). A local function reads
 what it captures wherever it is called; an in-place write inside it into an
@@ -32,6 +34,19 @@ VIEW_OPS = {
     "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "unstack",
 }  # fmt: skip
 _FRESH = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)
+# runtime functions that return new arrays: JAX's functional updates (``x.at[i].set(v)``), ``jax.lax``'s
+# slices and updates, ``jax.random`` draws
+FRESH_RUNTIME = frozenset(
+    {
+        "rt.index_set",
+        "rt.index_add",
+        "rt.index_multiply",
+        "rt.index_min",
+        "rt.index_max",
+        "rt.dynamic_slice",
+        "rt.dynamic_update_slice",
+    }
+)
 
 
 def _shared_with(value) -> set[str]:
@@ -45,6 +60,8 @@ def _shared_with(value) -> set[str]:
     if isinstance(value, cst.Call):
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
+            return set()
+        if func in FRESH_RUNTIME or func.startswith("rt.random_"):
             return set()
         # the function called (a helper, `enumerate`) is not memory
         if isinstance(value.func, cst.Name):

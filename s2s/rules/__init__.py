@@ -1,6 +1,7 @@
 """Derivative rules, one module per family; importing this package fills ``OPS``."""
 
 from . import (  # noqa: F401  (each module registers its family's rules)
+    at_updates,
     batch_ops,
     batching,
     collectives,
@@ -10,8 +11,10 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     elementwise,
     explicit,
     foreign,
+    lax_indexing,
     linear,
     nondiff,
+    random_draws,
     runtime_ops,
 )
 from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named

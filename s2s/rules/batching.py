@@ -214,6 +214,7 @@ twin(
     "rt.matmul_vjp_rhs",
     "rt.index_get_vjp",
     "rt.index_set_value_vjp",
+    "rt.index_add_value_vjp",
     "rt.dot_vjp",
     "rt.inner_vjp",
     "rt.tensordot_vjp",

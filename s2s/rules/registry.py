@@ -252,9 +252,10 @@ def batch(family: str, *names: str) -> None:
         _table(name)[name] = replace(op, rules=MappingProxyType(rules))
 
 
-def signature_of(function: Callable, *names: str) -> None:
+def signature_of(function: Callable, *names: str, roles: dict | None = None) -> None:
     """Ops without a rule function (nondiff ones) bind their calls by ``function``'s signature (NumPy's own,
-    or an explicit batching rule's), with roles from the names."""
+    or an explicit batching rule's), with roles from the names (or ``roles=``, for those it names).
+    """
     sig = inspect.signature(function)
     kept = [p for p in sig.parameters.values() if p.name not in RULE_VOCABULARY]
     params = tuple(p.name for p in kept)
@@ -262,7 +263,7 @@ def signature_of(function: Callable, *names: str) -> None:
         p.name: p.default for p in kept if p.default is not inspect.Parameter.empty
     }
     roles = {
-        p: _ROLE_BY_NAME.get(p, "data" if i == 0 else "static")
+        p: (roles or {}).get(p, _ROLE_BY_NAME.get(p, "data" if i == 0 else "static"))
         for i, p in enumerate(params)
     }
     for name in names:

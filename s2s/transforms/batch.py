@@ -18,7 +18,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, tuple_of
+from ..cstutil import call, dotted, literal, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import free_names, used_names
@@ -114,6 +114,8 @@ class Batch(Transform):
 
     # --- what is batched ---------------------------------------------------------------
     def is_batched(self, atom) -> bool:
+        if is_index_expression(atom):  # ``xp.s_[i, 1:3]``: batched where a component is
+            return any(self.is_batched(a) for a in _index_atoms(atom))
         if isinstance(atom, cst.Name) and atom.value in self.defs:
             return bool(free_names(self.defs[atom.value]) & self.batched)
         return bool(diff_names(atom) & self.batched)
@@ -227,10 +229,23 @@ class Batch(Transform):
                 return call("rt.example_item", base, keys[0])
             everything = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
             return value.with_changes(slice=[everything, *value.slice])
-        if slices:
-            raise MissingRule(
-                "no batching rule for an index mixing slices and arrays under vmap",
-                self.origin,
+        if slices:  # ``x[i, 1:3]``: the index as a value, one flag per component
+            index = cst.Subscript(
+                cst.parse_expression("xp.s_"),
+                [
+                    el.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    for el in value.slice
+                ],
+            )
+            flags = [
+                isinstance(p, cst.Index) and self.is_batched(p.value) for p in parts
+            ]
+            key_flags = flags[0] if len(parts) == 1 else tuple(flags)
+            return call(
+                "rt.batching.getitem",
+                base,
+                index,
+                literal((self.is_batched(base), key_flags)),
             )
         index = keys[0] if len(keys) == 1 else tuple_of(*keys)
         flags = [self.is_batched(k) for k in keys]
@@ -250,6 +265,11 @@ def _collective(e) -> bool:
     op = op_named("rt." + e.name) if e.kind == "runtime" else None
     rule = op.rules.get("batch") if op is not None else None
     return rule is not None and rule.family == "collective"
+
+
+def is_index_expression(atom) -> bool:
+    """``xp.s_[...]``: an index with several components (or a slice), as a value."""
+    return isinstance(atom, cst.Subscript) and dotted(atom.value) == "xp.s_"
 
 
 def _index_atoms(value: cst.Subscript) -> list:

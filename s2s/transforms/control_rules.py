@@ -159,7 +159,9 @@ def scan(back, stmt: ir.Assign, e):
     if ys_active and not (isinstance(y_out, cst.Name) and y_out.value == "None"):
         seeds.append((y_out, cst.Name(y_bar)))
 
-    adj = back.nested(stmts, inputs, seeds, stmt.origin)
+    # the carry a tuple of the carried values: its cotangent is the tuple of theirs
+    packed = {carry_param: len(init.elements)} if isinstance(init, cst.Tuple) else {}
+    adj = back.nested(stmts, inputs, seeds, stmt.origin, packed)
     saved, recompute = _residuals(
         adj.forward,
         adj.backward,

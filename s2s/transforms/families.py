@@ -22,7 +22,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import call, int_literal, literal, names_in, tuple_of
+from ..cstutil import call, dotted, int_literal, literal, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
@@ -585,12 +585,39 @@ def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
             flags.extend(b.is_batched(el.value) for el in atom.elements)
         elif op.roles[p] == "index" and isinstance(atom, cst.Tuple):
             flags.append(tuple(b.is_batched(el.value) for el in atom.elements))
+        elif op.roles[p] == "index" and _is_index_expression(atom):
+            flags.append(_index_flags(b, atom))
         elif isinstance(atom, (cst.List, cst.Tuple)):  # a list of values: all batched
             bindings[p] = batch_broadcast(b, atom)
             flags.append(True)
         else:
             flags.append(b.is_batched(atom))
     return bindings, tuple(flags)
+
+
+def _is_index_expression(atom) -> bool:
+    return isinstance(atom, cst.Subscript) and dotted(atom.value) == "xp.s_"
+
+
+def _index_flags(b, atom: cst.Subscript):
+    """The batched flags of ``xp.s_[...]``'s components (one bool for a single slice): a slice's bounds
+    must be the same for every example."""
+    flags = []
+    for el in atom.slice:
+        part = el.slice
+        if isinstance(part, cst.Index):
+            flags.append(b.is_batched(part.value))
+            continue
+        bounds = [x for x in (part.lower, part.upper, part.step) if x is not None]
+        if any(b.is_batched(x) for x in bounds):
+            raise MissingRule(
+                "no batching rule for a slice whose bounds differ per example",
+                b.origin,
+                "slice with bounds that are the same for every example, or use "
+                "`jax.lax.dynamic_slice` (its starts may differ per example)",
+            )
+        flags.append(False)
+    return flags[0] if len(flags) == 1 else tuple(flags)
 
 
 class Collective(Family):

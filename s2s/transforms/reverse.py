@@ -108,10 +108,14 @@ class Backward(Transform):
         # id of a plan's statement -> the names bound by all the statements it stands for
         self.groups: dict[int, set] = {}
         self.cot: dict[str, Cotangent] = {}
+        # names known to hold a tuple of that many elements (a loop body's packed carry)
+        self.tuples: dict[str, int] = {}
 
-    def nested(self, body, inputs, seeds, origin=None) -> Adjoint:
-        """Reverse mode of a local function's ``body``: the adjoint a control rule builds its functions from."""
-        return adjoint(body, inputs, seeds, self.ctx, origin)
+    def nested(self, body, inputs, seeds, origin=None, tuples=None) -> Adjoint:
+        """Reverse mode of a local function's ``body``: the adjoint a control rule builds its functions from
+        (``tuples``: names known to hold a tuple of that many elements, such as the loop's packed carry).
+        """
+        return adjoint(body, inputs, seeds, self.ctx, origin, tuples)
 
     def forward(self, body) -> list:
         """The primal statements, each active ``rt.cond``/``rt.scan`` rewritten to keep what its backward rule reads."""
@@ -179,6 +183,14 @@ class Backward(Transform):
         c = self.cot.get(var)
         if c is None:
             return None
+        size = self.tuples.get(var)
+        if c.paths and size is not None and set(c.paths) == {(i,) for i in range(size)}:
+            # every element of a known tuple has a cotangent: the tuple of them (no template needed, so
+            # the tuple itself is not kept for the backward pass)
+            elements = [cst.Element(c.paths[(i,)]) for i in range(size)]
+            c.paths = {}
+            self.add(var, cst.Tuple(elements))
+            return cst.Name(c.name)
         if c.paths:
             entries = [
                 cst.DictElement(literal(p), v)
@@ -328,6 +340,14 @@ class Backward(Transform):
             self.project(base, (key,), target)
             return
         g = self.take(target)
+        c = self.cot.get(base)
+        if c is not None and c.name is not None and not c.paths:
+            # scattered into the cotangent it adds to (not into zeros, then added: a full-size temporary)
+            self.emit(
+                cst.Name(c.name),
+                call("rt.index_add", cst.Name(c.name), index_value(value), g),
+            )
+            return
         self.add(base, call("rt.index_add", self.zeros(base), index_value(value), g))
 
     def op(self, target, e):
@@ -399,7 +419,7 @@ class Adjoint:
     arrays: set = field(default_factory=set)  # names known to be arrays
 
 
-def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
+def adjoint(body, inputs, seeds, ctx: Context, origin=None, tuples=None) -> Adjoint:
     """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their results."""
     outputs = set().union(set(), *(diff_names(atom) for atom, _ in seeds))
     active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (
@@ -407,6 +427,7 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None) -> Adjoint:
     )
     check_closed_world(body, active, ctx.helpers, Backward.control)
     back = Backward(body, active, ctx)
+    back.tuples = dict(tuples or {})
     forward = back.forward(body)
     back.origin = origin
     for atom, seed in seeds:

@@ -1,0 +1,121 @@
+"""Dynamic slices in batched generated code (``s2s.vmap``): each example's window, with the batch axis on
+the array, on the start indices, or on both.
+
+Conventions as in ``batching.py`` (batch axis 0, ``batched`` flags per operand). The start indices'
+flag is one bool (a 1-D array of starts: batched, it is ``(batch, k)``) or one per start (a tuple of
+scalars). Starts the same for every example cut one window across the batch (``jax.lax.dynamic_slice``
+with the batch axis whole); starts that differ per example gather each example's window along each
+of their axes (``take_along_axis``), and writes are a ``where`` over each example's window.
+"""
+
+import numpy as np
+
+from . import slicing
+from .arrays import namespace
+from .batch_axes import broadcast_batch
+
+
+def _per_start(start_indices, flags):
+    """The starts one by one, each with its batched flag (a batched array of starts split by column)."""
+    if isinstance(flags, (tuple, list)):
+        return list(start_indices), [bool(f) for f in flags]
+    if not flags:
+        starts = slicing.starts_of(start_indices)
+        return starts, [False] * len(starts)
+    count = np.shape(start_indices)[1]
+    return [start_indices[:, k] for k in range(count)], [True] * count
+
+
+def _size(arrays_and_flags, starts, flags):
+    for value, flag in arrays_and_flags:
+        if flag:
+            return np.shape(value)[0]
+    for start, flag in zip(starts, flags):
+        if flag:
+            return np.shape(start)[0]
+    raise ValueError("batched_slicing: nothing is batched, so there is no batch size")
+
+
+def _along(xp, values, axis, ndim):
+    """``values`` (one per example, ``(batch,)``, or one for all) shaped to broadcast along ``axis`` of a
+    ``(batch, *example)`` array of example rank ``ndim``."""
+    if np.ndim(values) == 0:
+        return values
+    return xp.reshape(values, (-1,) + (1,) * ndim)
+
+
+def _positions(xp, n, axis, ndim):
+    shape = [1] * (ndim + 1)
+    shape[axis + 1] = n
+    return xp.reshape(xp.arange(n), shape)
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, axes, batched):
+    """Per-example ``rt.dynamic_slice(operand_i, start_indices_i, slice_sizes, axes)``."""
+    o_flag, s_flags = bool(batched[0]), batched[1]
+    starts, flags = _per_start(start_indices, s_flags)
+    size = _size([(operand, o_flag)], starts, flags)
+    xp = namespace(operand, starts)
+    operand = operand if o_flag else broadcast_batch(operand, size)
+    ex_shape = np.shape(operand)[1:]
+    ndim = len(ex_shape)
+    named = slicing.named_axes(ndim, len(starts), axes, "dynamic_slice")
+    sizes = tuple(slice_sizes) if np.ndim(slice_sizes) else (slice_sizes,)
+    shared = [(a, s, z) for a, s, z, f in zip(named, starts, sizes, flags) if not f]
+    if shared:  # one window across the batch, the batch axis whole
+        operand = slicing.dynamic_slice(
+            operand,
+            [0, *(s for _, s, _ in shared)],
+            [size, *(z for _, _, z in shared)],
+            [0, *(a + 1 for a, _, _ in shared)],
+        )
+    for a, s, z, f in zip(named, starts, sizes, flags):
+        if f:  # each example's window along ``a``
+            first = slicing.clamped_start(s, ex_shape[a], int(z))
+            index = _along(xp, first, a, ndim) + _positions(xp, int(z), a, ndim)
+            operand = xp.take_along_axis(operand, index, axis=a + 1)
+    return operand
+
+
+def dynamic_update_slice(operand, update, start_indices, axes, batched):
+    """Per-example ``rt.dynamic_update_slice(operand_i, update_i, start_indices_i, axes)``."""
+    o_flag, u_flag, s_flags = bool(batched[0]), bool(batched[1]), batched[2]
+    starts, flags = _per_start(start_indices, s_flags)
+    size = _size([(operand, o_flag), (update, u_flag)], starts, flags)
+    xp = namespace(operand, update, starts)
+    operand = operand if o_flag else broadcast_batch(operand, size)
+    update = xp.asarray(update) if u_flag else broadcast_batch(update, size)
+    ex_shape = np.shape(operand)[1:]
+    ndim = len(ex_shape)
+    named = slicing.named_axes(ndim, len(starts), axes, "dynamic_update_slice")
+    full = slicing.window_shape(np.shape(update)[1:], ndim, named)
+    update = xp.reshape(update, (size, *full))
+    if not any(flags):  # one window across the batch
+        return slicing.dynamic_update_slice(
+            operand, update, [0, *starts], [0, *(a + 1 for a in named)]
+        )
+    # each example's window: the update stretched over the whole axis, kept inside the window
+    inside = True
+    for a, s in zip(named, starts):
+        n, z = ex_shape[a], full[a]
+        first = _along(xp, slicing.clamped_start(s, n, z), a, ndim)
+        offset = _positions(xp, n, a, ndim) - first
+        inside = xp.logical_and(inside, (offset >= 0) & (offset < z))
+        update = xp.take_along_axis(update, xp.clip(offset, 0, z - 1), axis=a + 1)
+    return xp.where(inside, update.astype(operand.dtype), operand)
+
+
+def dynamic_update_slice_vjp(ct, update, start_indices, axes, batched):
+    """Per-example ``rt.dynamic_update_slice_vjp(ct_i, update_i, start_indices_i, axes)``."""
+    c_flag, u_flag, s_flags = bool(batched[0]), bool(batched[1]), batched[2]
+    starts, flags = _per_start(start_indices, s_flags)
+    size = _size([(ct, c_flag), (update, u_flag)], starts, flags)
+    ct = ct if c_flag else broadcast_batch(ct, size)
+    ex_update = np.shape(update)[1:] if u_flag else np.shape(update)
+    ndim = np.ndim(ct) - 1
+    named = slicing.named_axes(ndim, len(starts), axes, "dynamic_update_slice")
+    full = slicing.window_shape(ex_update, ndim, named)
+    window = dynamic_slice(
+        ct, start_indices, [full[a] for a in named], axes, (True, s_flags)
+    )
+    return namespace(window).reshape(window, (size, *ex_update))

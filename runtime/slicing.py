@@ -1,0 +1,154 @@
+"""``jax.lax``'s dynamic slices: a window of fixed size at positions known only at run time.
+
+As in JAX, a negative start counts from the end of its axis, and every start
+is then clamped so that the window fits (``0 <= start <= n - size``): a window
+never wraps or shrinks. Under JAX these call ``jax.lax.dynamic_slice`` and
+``jax.lax.dynamic_update_slice``; on NumPy, basic slicing on a copy.
+
+``axes`` names the axes the starts (and sizes) are for, the others whole
+(``lax.dynamic_slice_in_dim``); ``None`` is every axis, in order. An update
+with fewer axes than the array is a window of size 1 along each named axis
+(``lax.dynamic_update_index_in_dim``).
+"""
+
+import numpy as np
+
+from .arrays import _is_jax
+
+
+def named_axes(ndim, count, axes, what):
+    if axes is None:
+        if count != ndim:
+            raise ValueError(
+                f"{what}: length of slice indices must match number of operand dimensions "
+                f"({count} vs {ndim})"
+            )
+        return tuple(range(ndim))
+    axes = tuple(a % ndim for a in ((axes,) if np.ndim(axes) == 0 else axes))
+    if len(axes) != count:
+        raise ValueError(f"{what}: {count} start indices for {len(axes)} axes")
+    return axes
+
+
+def starts_of(start_indices) -> list:
+    """The start indices one by one (a sequence of scalars, or a 1-D array of them)."""
+    if isinstance(start_indices, (tuple, list)):
+        return list(start_indices)
+    if np.ndim(start_indices) != 1:
+        raise ValueError(
+            f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}"
+        )
+    return [start_indices[k] for k in range(np.shape(start_indices)[0])]
+
+
+def clamped_start(start, n, size):
+    """JAX's start of a window of ``size`` on an axis of ``n``: wrapped if negative, then clamped to fit."""
+    if isinstance(start, (int, np.integer)):
+        start = int(start) + n if start < 0 else int(start)
+        return min(max(start, 0), n - size)
+    from .arrays import namespace
+
+    xp = namespace(start)
+    start = xp.where(start < 0, start + n, start)
+    return xp.clip(start, 0, n - size)
+
+
+def _window(shape, starts, sizes, axes):
+    """Per axis of ``shape``: ``(start, size)`` of the window (whole axes where ``axes`` names none)."""
+    window = [(0, n) for n in shape]
+    for axis, start, size in zip(axes, starts, sizes):
+        size = int(size)
+        if not 0 <= size <= shape[axis]:
+            raise TypeError(
+                f"slice size {size} does not fit axis {axis} of size {shape[axis]}"
+            )
+        window[axis] = (start, size)
+    return window
+
+
+def _jax_starts(jnp, window):
+    """Start indices for ``jax.lax`` (which wraps negative ones and clamps, as above), one dtype for all."""
+    starts = [jnp.asarray(s) for s, _ in window]
+    dtype = jnp.result_type(*starts)
+    return [s.astype(dtype) for s in starts]
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, axes=None):
+    """``operand``'s window of ``slice_sizes`` at ``start_indices`` (``jax.lax.dynamic_slice``)."""
+    shape = np.shape(operand)
+    starts = starts_of(start_indices)
+    axes = named_axes(len(shape), len(starts), axes, "dynamic_slice")
+    sizes = tuple(slice_sizes) if np.ndim(slice_sizes) else (slice_sizes,)
+    window = _window(shape, starts, sizes, axes)
+    if _is_jax(operand) or any(_is_jax(s) for s in starts):
+        import jax
+        import jax.numpy as jnp
+
+        return jax.lax.dynamic_slice(
+            jnp.asarray(operand),
+            _jax_starts(jnp, window),
+            [size for _, size in window],
+        )
+    cut = tuple(
+        slice(clamped_start(s, n, size), clamped_start(s, n, size) + size)
+        for (s, size), n in zip(window, shape)
+    )
+    return np.asarray(operand)[cut]
+
+
+def window_shape(shape, ndim, axes) -> tuple:
+    """The shape of the window an update of ``shape`` fills: an axis of size 1 back per named axis it lacks."""
+    shape = list(shape)
+    missing = ndim - len(shape)
+    if missing == 0:
+        return tuple(shape)
+    if missing != len(axes):
+        raise TypeError(
+            f"dynamic_update_slice: update of rank {len(shape)} for an operand of rank {ndim}"
+        )
+    for axis in sorted(axes):
+        shape.insert(axis, 1)
+    return tuple(shape)
+
+
+def dynamic_update_slice(operand, update, start_indices, axes=None):
+    """``operand`` with ``update`` written over its window at ``start_indices`` (a new array)."""
+    shape = np.shape(operand)
+    starts = starts_of(start_indices)
+    axes = named_axes(len(shape), len(starts), axes, "dynamic_update_slice")
+    full = window_shape(np.shape(update), len(shape), axes)
+    window = _window(shape, starts, [full[a] for a in axes], axes)
+    if any(size != full[k] for k, (_, size) in enumerate(window)):
+        raise TypeError(
+            f"dynamic_update_slice: update of shape {np.shape(update)} for the window "
+            f"{[size for _, size in window]} of an operand of shape {shape}"
+        )
+    if _is_jax(operand) or _is_jax(update) or any(_is_jax(s) for s in starts):
+        import jax
+        import jax.numpy as jnp
+
+        operand = jnp.asarray(operand)
+        update = jnp.reshape(jnp.asarray(update), full)
+        if update.dtype != operand.dtype:
+            update = update.astype(operand.dtype)
+        return jax.lax.dynamic_update_slice(operand, update, _jax_starts(jnp, window))
+    out = np.array(operand, copy=True)
+    cut = tuple(
+        slice(clamped_start(s, n, size), clamped_start(s, n, size) + size)
+        for (s, size), n in zip(window, shape)
+    )
+    out[cut] = np.reshape(update, full)
+    return out
+
+
+def dynamic_update_slice_vjp(ct, update, start_indices, axes=None):
+    """The cotangent of ``update`` in ``dynamic_update_slice(operand, update, ...)``: ``ct``'s window,
+    in ``update``'s shape."""
+    shape = np.shape(ct)
+    starts = starts_of(start_indices)
+    axes = named_axes(len(shape), len(starts), axes, "dynamic_update_slice")
+    full = window_shape(np.shape(update), len(shape), axes)
+    window = dynamic_slice(ct, starts, [full[a] for a in axes], axes)
+    from .arrays import namespace
+
+    return namespace(window).reshape(window, np.shape(update))

@@ -1,0 +1,41 @@
+"""Rules for ``jax.lax``'s dynamic slices (``rt.dynamic_slice``, ``rt.dynamic_update_slice``).
+
+Both are linear: a window's transpose writes the cotangent into zeros at the
+same (clamped) place, and an update's splits the cotangent between the array
+outside the window and the update inside it (``dynamic_update_slice_vjp``, the
+window in the update's shape, whose own transpose is a write into zeros).
+The start indices are an index (``start_indices``: no derivative; batched per
+example by ``runtime/batched_slicing.py``), sizes and axes static.
+"""
+
+from s2s import runtime as rt
+
+from .registry import linear, twin
+
+_ROLES = {"start_indices": "index", "axes": "static"}
+
+
+@linear(name="rt.dynamic_slice", roles={**_ROLES, "slice_sizes": "static"})
+def dynamic_slice(operand, start_indices, slice_sizes, axes=None, *, g):
+    return rt.dynamic_update_slice(rt.zeros_like_float(operand), g, start_indices, axes)
+
+
+@linear(name="rt.dynamic_update_slice", roles=_ROLES)
+def dynamic_update_slice(operand, update, start_indices, axes=None, *, g):
+    return (
+        rt.dynamic_update_slice(g, rt.zeros_like_float(update), start_indices, axes),
+        rt.dynamic_update_slice_vjp(g, update, start_indices, axes),
+    )
+
+
+@linear(name="rt.dynamic_update_slice_vjp", roles={**_ROLES, "update": "data"})
+def dynamic_update_slice_vjp(ct, update, start_indices, axes=None, *, g):
+    return rt.dynamic_update_slice(rt.zeros_like_float(ct), g, start_indices, axes)
+
+
+twin(
+    "batched_slicing",
+    "rt.dynamic_slice",
+    "rt.dynamic_update_slice",
+    "rt.dynamic_update_slice_vjp",
+)
