@@ -28,7 +28,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from . import effects, library, spellings, variadic
+from . import effects, lax_control, library, spellings, variadic
 
 METHODS = {
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod", "argmax", "argmin",
@@ -54,7 +54,7 @@ def xp_attr(name: str) -> cst.Attribute:
     return node
 
 
-class Calls:
+class Calls(lax_control.LaxControl):
     """Call resolution for ``Resolver`` (which provides ``expr``, ``value``, ``target``, ``fail``, ``mark``, ...)."""
 
     def _check_decorators(self, node: cst.FunctionDef):
@@ -400,6 +400,11 @@ class Calls:
             )
             return self.expr(array)
         func = node.func
+        # ``lax.scan(step, h, xs)``: statements, and the names they bind
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            kind = lax_control.kind(self._callee_object(func))
+            if kind is not None:
+                return self.lax_call(kind, node)
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (

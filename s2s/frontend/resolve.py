@@ -204,7 +204,11 @@ class Resolver(Calls):
             *(ir.Param(n) for n in (expansion.values if expansion else ())),
         ]
         if isinstance(node, cst.Lambda):
-            body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
+            value = self.expr(node.body)
+            body = [
+                *self._take_pending(),
+                ir.Return(value, self.source.origin(node.body)),
+            ]
             docstring = None
         else:
             body, docstring = self.block(_lines(node.body))
@@ -294,8 +298,8 @@ class Resolver(Calls):
             if self._pending:
                 self.fail(
                     stmt.test,
-                    "an `out=` argument in a `while` test",
-                    "compute it in the loop body",
+                    "an `out=` argument or a `jax.lax` loop or branch in a `while` test",
+                    "compute it in a variable, before the loop and again at the end of its body",
                     UnsupportedSyntax,
                 )
             return ir.While(test, body, self._header(stmt, stmt.test))
@@ -442,6 +446,10 @@ class Resolver(Calls):
                 self._local(small.targets[0].target.value, small.value)
                 return []
             value = self.expr(small.value)
+            if len(small.targets) == 1 and self.lax_bound(
+                self.target(small.targets[0].target), value
+            ):
+                return []
             out = []
             for t in small.targets:
                 out.append(ir.Assign(self.target(t.target), value, origin))
