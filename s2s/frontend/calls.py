@@ -458,7 +458,7 @@ class Calls(lax_control.LaxControl):
         if (
             callee is None
             and isinstance(func, cst.Name)
-            and func.value in self._local_fns
+            and (func.value in self._local_fns or func.value in self._outer_fns)
         ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)

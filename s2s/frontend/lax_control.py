@@ -118,7 +118,7 @@ class LaxControl:
                 "write them in the call: `lax.switch(i, [f, g, h], x)`",
                 at=listed,
             )
-        if any(el.star for el in listed.elements):
+        if any(isinstance(el, cst.StarredElement) for el in listed.elements):
             c.fail("`*` unpacking in `branches`", "list the functions one by one", at=listed)
         values = [self._atom(o, c) for o in operands]
         index = self._atom(args["index"], c)
@@ -244,6 +244,8 @@ class LaxControl:
         if len(target.elements) != 2:
             return False
         assign = last[1]
+        # an ignored part of the carry or outputs (``_, ys = ...``) still has a value, and a cotangent
+        target = _named(target, self._lax)
         for k, stmt in enumerate(self._pending):
             if stmt is assign:
                 self._pending[k] = ir.Assign(target, assign.value, assign.origin)
@@ -273,7 +275,7 @@ class LaxControl:
         or a function of the program."""
         if isinstance(node, cst.Lambda):
             return True
-        if isinstance(node, cst.Name) and node.value in self._local_fns:
+        if isinstance(node, cst.Name) and (node.value in self._local_fns or node.value in self._outer_fns):
             return True
         obj = self._callee_object(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
         return callable(obj) and not hasattr(obj, "__array__")
@@ -361,6 +363,15 @@ class _Call:
         for name in IGNORED.get(self.kind, ()):
             out.pop(name, None)
         return out
+
+
+def _named(target, c):
+    """``target`` with each ``_`` a fresh name (``_`` is where generated code binds nothing)."""
+    if isinstance(target, cst.Name):
+        return cst.Name(c.fresh("unused")) if target.value == "_" else target
+    return target.with_changes(
+        elements=[el.with_changes(value=_named(el.value, c)) for el in target.elements]
+    )
 
 
 def _names_in_source(node) -> set[str]:

@@ -137,6 +137,7 @@ class Resolver(Calls):
         result=None,
         renames=None,
         aliases=None,
+        outer_fns=None,
     ):
         self.source = source
         self.result = result or Resolved(function=None)
@@ -171,6 +172,8 @@ class Resolver(Calls):
                           f"give the new value another name: s2s passes `{name}` on as the arguments it received",
                           UnsupportedSyntax)  # fmt: skip
         self.locals |= own
+        # the enclosing functions' local functions this one can call (unless it binds their names itself)
+        self._outer_fns = {k: v for k, v in (outer_fns or {}).items() if k not in own}
         if source.generated:
             self.locals.discard("xp")
         # the user's own variables named like generated code's ``xp``/``rt`` are renamed, never refused
@@ -371,7 +374,12 @@ class Resolver(Calls):
             self.source.generated,
         )
         return Resolver(
-            sub, self.locals, self.result, self.renames, self._aliases
+            sub,
+            self.locals,
+            self.result,
+            self.renames,
+            self._aliases,
+            {**self._outer_fns, **self._local_fns},
         ).function(name)
 
     def _local(self, name, node):
