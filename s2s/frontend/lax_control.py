@@ -97,8 +97,8 @@ class LaxControl:
         pred = self._atom(args["pred"], c)
         values = {id(o): self._atom(o, c) for o in operands}
         calls = [
-            self._lax_apply(c, fun, [values[id(o)] for o in ops])
-            for fun, ops in zip(branches, shaped)
+            self._lax_apply(c, fun, [values[id(o)] for o in ops], role)
+            for fun, ops, role in zip(branches, shaped, ("true_fun", "false_fun"))
         ]
         body, orelse = ((ir.Assign(cst.Name(out), value, c.origin),) for value in calls)
         self._pending.append(ir.If(pred, body, orelse, c.origin))
@@ -123,7 +123,7 @@ class LaxControl:
         values = [self._atom(o, c) for o in operands]
         index = self._atom(args["index"], c)
         last = len(listed.elements) - 1
-        calls = [self._lax_apply(c, el.value, values) for el in listed.elements]
+        calls = [self._lax_apply(c, el.value, values, "branch") for el in listed.elements]
         out = c.fresh("switch")
         if last == 0:
             self._pending.append(ir.Assign(cst.Name(out), calls[0], c.origin))
@@ -152,8 +152,8 @@ class LaxControl:
         args = c.bind(("cond_fun", "body_fun", "init_val"))
         value = c.fresh("loop_value")
         self._pending.append(ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin))
-        test = self._lax_apply(c, args["cond_fun"], [cst.Name(value)])
-        step = self._lax_apply(c, args["body_fun"], [cst.Name(value)])
+        test = self._lax_apply(c, args["cond_fun"], [cst.Name(value)], "cond_fun")
+        step = self._lax_apply(c, args["body_fun"], [cst.Name(value)], "body_fun")
         self._pending.append(
             ir.While(test, (ir.Assign(cst.Name(value), step, c.origin),), c.origin)
         )
@@ -165,7 +165,7 @@ class LaxControl:
         value = c.fresh("loop_value")
         self._pending.append(ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin))
         i = c.fresh("i")
-        step = self._lax_apply(c, args["body_fun"], [cst.Name(i), cst.Name(value)])
+        step = self._lax_apply(c, args["body_fun"], [cst.Name(i), cst.Name(value)], "body_fun")
         self._pending.append(
             ir.For(
                 cst.Name(i),
@@ -187,7 +187,7 @@ class LaxControl:
         reverse = self._lax_constant(args["reverse"], c, "reverse") if "reverse" in args else False
         if not isinstance(reverse, bool):
             c.fail(f"`reverse={reverse!r}`", "pass `reverse=True` or `reverse=False`", at=args["reverse"])
-        init = self.expr(args["init"])
+        init = self._named_value(args["init"], c, "init")
         xs = args.get("xs")
         if xs is not None and not (isinstance(xs, cst.Name) and xs.value == "None"):
             xs = self._atom(xs, c)
@@ -200,7 +200,7 @@ class LaxControl:
             c.fail("`xs=None` without `length`", "pass `length=` (the number of steps)")
         carry, x = c.fresh("carry"), c.fresh("x")
         new, y = c.fresh("carry"), c.fresh("y")
-        step = self._lax_apply(c, args["f"], [cst.Name(carry), item or cst.Name(x)])
+        step = self._lax_apply(c, args["f"], [cst.Name(carry), item or cst.Name(x)], "step")
         body = [
             ir.Assign(cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]), step, c.origin),
             ir.Return(cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]), c.origin),
@@ -211,7 +211,7 @@ class LaxControl:
         args = c.bind(("f", "xs"), keywords=IGNORED["map"])
         xs = self._atom(args["xs"], c)
         carry, x, y = c.fresh("carry"), c.fresh("x"), c.fresh("y")
-        step = self._lax_apply(c, args["f"], [cst.Name(x)])
+        step = self._lax_apply(c, args["f"], [cst.Name(x)], "fn")
         body = [
             ir.Assign(cst.Name(y), step, c.origin),
             ir.Return(cst.Tuple([cst.Element(cst.Tuple([])), cst.Element(cst.Name(y))]), c.origin),
@@ -254,10 +254,11 @@ class LaxControl:
         return False
 
     # --- the functions and values a call takes ------------------------------------------------
-    def _lax_apply(self, c, fun, args):
-        """The resolved call of ``fun`` (an argument of the ``lax`` call) on the atoms ``args``."""
+    def _lax_apply(self, c, fun, args, role):
+        """The resolved call of ``fun`` (an argument of the ``lax`` call) on the atoms ``args``; a lambda is a
+        local function named after its ``role`` (``step``, ``body_fun``, ...)."""
         if isinstance(fun, cst.Lambda):
-            name = c.fresh("lambda_fn")
+            name = c.fresh(role)
             self._local(name, fun)
             fun = cst.Name(name)
         elif isinstance(fun, (cst.Name, cst.Attribute, cst.Call)):
@@ -287,6 +288,16 @@ class LaxControl:
         if isinstance(value, (cst.Name, cst.Integer, cst.Float)):
             return value
         name = c.fresh("operand")
+        self._pending.append(ir.Assign(cst.Name(name), value, c.origin))
+        return cst.Name(name)
+
+    def _named_value(self, node, c, base):
+        """``node`` resolved, under a name of its own unless it is one: a loop's initial carry, which a batched
+        loop gives the batch axis (a literal would keep none)."""
+        value = self.expr(node)
+        if isinstance(value, cst.Name):
+            return value
+        name = c.fresh(base)
         self._pending.append(ir.Assign(cst.Name(name), value, c.origin))
         return cst.Name(name)
 
