@@ -10,7 +10,6 @@ cannot give. Each check runs on the NumPy backend in float64 and on XLA in float
 from dataclasses import dataclass, field
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -49,36 +48,96 @@ def lstm_params(r):
 
 
 CASES = [
-    Case(P.rnn_loss, lambda r: (rnn_params(r), n(r, 5, 2), n(r, 5, 1)), in_axes=(None, 0, 0)),
+    Case(
+        P.rnn_loss,
+        lambda r: (rnn_params(r), n(r, 5, 2), n(r, 5, 1)),
+        in_axes=(None, 0, 0),
+    ),
     Case(P.cumulative_sum, lambda r: (n(r, 6),), hessian=True),
-    Case(P.discounted_returns, lambda r: (n(r, 7), 0.9), in_axes=(0, None), hessian=True),
-    Case(P.iterated_map, lambda r: (0.5 * n(r, 3, 3), n(r, 3)), argnums=(0, 1), in_axes=(None, 0)),
+    Case(
+        P.discounted_returns, lambda r: (n(r, 7), 0.9), in_axes=(0, None), hessian=True
+    ),
+    Case(
+        P.iterated_map,
+        lambda r: (0.5 * n(r, 3, 3), n(r, 3)),
+        argnums=(0, 1),
+        in_axes=(None, 0),
+    ),
     Case(P.lstm_loss, lambda r: (lstm_params(r), n(r, 4, 2)), in_axes=(None, 0)),
-    Case(P.deep_tanh, lambda r: (0.5 * n(r, 3, 4, 4), n(r, 3, 4), n(r, 4)), argnums=(0, 1, 2),
-         in_axes=(None, None, 0)),  # fmt: skip
-    Case(P.regression_steps, lambda r: (n(r, 3), {"x": n(r, 5, 3), "y": n(r, 5)}), argnums=(0, 1),
-         in_axes=(None, 0)),  # fmt: skip
-    Case(P.partial_rnn, lambda r: ((0.5 * n(r, 3, 3), n(r, 3, 2)), n(r, 4, 2)), in_axes=(None, 0)),
+    Case(
+        P.deep_tanh,
+        lambda r: (0.5 * n(r, 3, 4, 4), n(r, 3, 4), n(r, 4)),
+        argnums=(0, 1, 2),
+        in_axes=(None, None, 0),
+    ),
+    Case(
+        P.regression_steps,
+        lambda r: (n(r, 3), {"x": n(r, 5, 3), "y": n(r, 5)}),
+        argnums=(0, 1),
+        in_axes=(None, 0),
+    ),
+    Case(
+        P.partial_rnn,
+        lambda r: ((0.5 * n(r, 3, 3), n(r, 3, 2)), n(r, 4, 2)),
+        in_axes=(None, 0),
+    ),
     Case(P.module_level_body, lambda r: (n(r, 5),), hessian=True),
     Case(P.scan_grid, lambda r: (0.7, n(r, 3, 4)), argnums=(0, 1), in_axes=(None, 0)),
     Case(P.unrolled_product, lambda r: (n(r, 5),), hessian=True),
     Case(P.scan_with_length, lambda r: (n(r, 4, 2),)),
     Case(P.no_outputs, lambda r: (n(r, 3), n(r, 4, 3)), argnums=(0, 1)),
     Case(P.per_example_loss, lambda r: (n(r, 3, 2), n(r, 5, 2)), in_axes=(None, 0)),
-    Case(P.map_pairs, lambda r: (n(r, 2), n(r, 4, 2)), argnums=(0, 1), in_axes=(0, None)),
-    Case(P.lotka_volterra, lambda r: (np.array([1.0, 0.4, 0.3, 0.8]) + 0.05 * n(r, 4),
-                                      np.array([1.0, 0.8]) + 0.1 * n(r, 2)), argnums=(0, 1),
-         in_axes=(None, 0), hessian=True),  # fmt: skip
-    Case(P.damped_oscillator, lambda r: (1.3, (n(r, 2), n(r, 2))), argnums=(0, 1), in_axes=(None, 0)),
+    Case(
+        P.map_pairs, lambda r: (n(r, 2), n(r, 4, 2)), argnums=(0, 1), in_axes=(0, None)
+    ),
+    Case(
+        P.lotka_volterra,
+        lambda r: (
+            np.array([1.0, 0.4, 0.3, 0.8]) + 0.05 * n(r, 4),
+            np.array([1.0, 0.8]) + 0.1 * n(r, 2),
+        ),
+        argnums=(0, 1),
+        in_axes=(None, 0),
+        hessian=True,
+    ),
+    Case(
+        P.damped_oscillator,
+        lambda r: (1.3, (n(r, 2), n(r, 2))),
+        argnums=(0, 1),
+        in_axes=(None, 0),
+    ),
     Case(P.power_iteration, lambda r: (n(r, 3, 3), n(r, 3)), in_axes=(None, 0)),
-    Case(P.data_dependent_steps, lambda r: (n(r, 6), 0.8), argnums=(0, 1), reverse=False, in_axes=(None, 0)),
-    Case(P.newton_sqrt, lambda r: (2.0 + r.uniform(),), reverse=False, in_axes=None, hessian=True),
-    Case(P.descent_until_small, lambda r: (np.eye(3) + 0.1 * n(r, 3, 3), n(r, 3)), argnums=(0, 1),
-         reverse=False, in_axes=(None, 0)),  # fmt: skip
+    Case(
+        P.data_dependent_steps,
+        lambda r: (n(r, 6), 0.8),
+        argnums=(0, 1),
+        reverse=False,
+        in_axes=(None, 0),
+    ),
+    Case(
+        P.newton_sqrt,
+        lambda r: (2.0 + r.uniform(),),
+        reverse=False,
+        in_axes=None,
+        hessian=True,
+    ),
+    Case(
+        P.descent_until_small,
+        lambda r: (np.eye(3) + 0.1 * n(r, 3, 3), n(r, 3)),
+        argnums=(0, 1),
+        reverse=False,
+        in_axes=(None, 0),
+    ),
     Case(P.halving, lambda r: (4.0 * n(r, 3),), reverse=False),
     Case(P.relu_or_square, lambda r: (n(r, 3), n(r, 3)), argnums=(0, 1), hessian=True),
     Case(P.keyword_operand, lambda r: (0.6 * n(r, 3),)),
-    Case(P.closure_branches, lambda r: (n(r, 3), n(r, 3)), argnums=(0, 1), in_axes=(0, None)),
+    Case(
+        P.closure_branches,
+        lambda r: (n(r, 3), n(r, 3)),
+        argnums=(0, 1),
+        in_axes=(0, None),
+    ),
+    Case(P.pick_a_value, lambda r: (n(r, 3), n(r, 3)), argnums=(0, 1), in_axes=(0, 0)),
     Case(P.piecewise, lambda r: (1.5 * n(r, 3),), hessian=True),
     Case(P.clamped_switch, lambda r: (n(r, 3),), hessian=True),
     Case(P.scan_in_cond, lambda r: (n(r, 4), 1.0), in_axes=(0, None)),
@@ -92,12 +151,19 @@ IDS = [c.id for c in CASES]
 def _args(case, backend, seed=0):
     args = case.args(np.random.default_rng(seed))
     if backend == "xla":
-        args = jax.tree.map(lambda a: np.asarray(a, np.float32) if isinstance(a, np.ndarray) else a, args)
+        args = jax.tree.map(
+            lambda a: np.asarray(a, np.float32) if isinstance(a, np.ndarray) else a,
+            args,
+        )
     return args
 
 
 def _tol(backend):
-    return {"rtol": 1e-8, "atol": 1e-10} if backend == "numpy" else {"rtol": 2e-4, "atol": 2e-5}
+    return (
+        {"rtol": 1e-8, "atol": 1e-10}
+        if backend == "numpy"
+        else {"rtol": 2e-4, "atol": 2e-5}
+    )
 
 
 def _close(got, want, backend):
@@ -132,7 +198,9 @@ def test_value_and_grad_match_jax(case, backend):
 def test_jvp_matches_jax(case, backend):
     args = _args(case, backend)
     tangents = jax.tree.map(
-        lambda a: np.asarray(np.random.default_rng(1).normal(size=np.shape(a)), np.asarray(a).dtype),
+        lambda a: np.asarray(
+            np.random.default_rng(1).normal(size=np.shape(a)), np.asarray(a).dtype
+        ),
         args,
     )
     with jax.enable_x64(backend == "numpy"):
@@ -147,7 +215,9 @@ VMAP_CASES = [c for c in CASES if c.in_axes is not None]
 def _batched(case, backend):
     """The case's arguments with ``B`` examples along axis 0 of each mapped one."""
     args = list(_args(case, backend))
-    axes = case.in_axes if isinstance(case.in_axes, tuple) else (case.in_axes,) * len(args)
+    axes = (
+        case.in_axes if isinstance(case.in_axes, tuple) else (case.in_axes,) * len(args)
+    )
     for k, axis in enumerate(axes):
         if axis is not None:
             examples = [_args(case, backend, seed)[k] for seed in range(B)]
@@ -161,7 +231,9 @@ def test_vmap_matches_jax(case, backend):
     args = _batched(case, backend)
     with jax.enable_x64(backend == "numpy"):
         want = jax.vmap(case.fn, in_axes=case.in_axes)(*args)
-    _close(s2s.vmap(case.fn, in_axes=case.in_axes, backend=backend)(*args), want, backend)
+    _close(
+        s2s.vmap(case.fn, in_axes=case.in_axes, backend=backend)(*args), want, backend
+    )
 
 
 PER_EXAMPLE = [c for c in VMAP_CASES if c.reverse]
@@ -172,7 +244,11 @@ def test_vmap_of_grad_matches_jax(case):
     args = _batched(case, "numpy")
     with jax.enable_x64(True):
         want = jax.vmap(jax.grad(case.fn, case.argnums), in_axes=case.in_axes)(*args)
-    got = s2s.vmap(s2s.grad(case.fn, case.argnums, backend="numpy"), in_axes=case.in_axes, backend="numpy")(*args)
+    got = s2s.vmap(
+        s2s.grad(case.fn, case.argnums, backend="numpy"),
+        in_axes=case.in_axes,
+        backend="numpy",
+    )(*args)
     _close(got, want, "numpy")
 
 
@@ -184,7 +260,11 @@ HESSIAN_CASES = [c for c in CASES if c.hessian]
 def test_hessian_matches_jax(case, backend):
     args = _args(case, backend)
     with jax.enable_x64(backend == "numpy"):
-        oracle = jax.hessian if case.reverse else (lambda f, a: jax.jacfwd(jax.jacfwd(f, a), a))
+        oracle = (
+            jax.hessian
+            if case.reverse
+            else (lambda f, a: jax.jacfwd(jax.jacfwd(f, a), a))
+        )
         want = oracle(case.fn, case.argnums)(*args)
     _close(s2s.hessian(case.fn, case.argnums, backend=backend)(*args), want, backend)
 
@@ -194,7 +274,9 @@ def test_hessian_matches_jax(case, backend):
 
 def test_while_loop_reverse_mode_matches_finite_differences():
     """JAX's ``jax.grad`` refuses ``lax.while_loop``; s2s's gradient equals central differences."""
-    A, b = np.eye(3) + 0.1 * n(np.random.default_rng(2), 3, 3), np.array([1.0, -0.5, 0.3])
+    A, b = np.eye(3) + 0.1 * n(np.random.default_rng(2), 3, 3), np.array(
+        [1.0, -0.5, 0.3]
+    )
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
         jax.grad(P.descent_until_small)(A, b)
     grad = s2s.grad(P.descent_until_small, backend="numpy")(A, b)
@@ -230,7 +312,13 @@ def test_loops_stay_rolled_under_jit():
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_spellings_resolve_by_identity(backend):
     """``from jax import lax``, ``import jax.lax as jlax``, ``jax.lax.scan``, ``from jax.lax import scan``."""
-    for fn in (P.cumulative_sum, P.damped_oscillator, P.module_level_body, P.scan_grid, P.lotka_volterra):
+    for fn in (
+        P.cumulative_sum,
+        P.damped_oscillator,
+        P.module_level_body,
+        P.scan_grid,
+        P.lotka_volterra,
+    ):
         lowered = s2s.transform(fn, backend=backend)
         assert "rt.scan(" in lowered.source
         assert not any("lax" in line for line in _code_lines(lowered.source))
@@ -240,7 +328,9 @@ def _code_lines(text):
     """The lines of a generated module that are code: no comments, no docstrings."""
     body = text.split('"""', 2)[-1]
     return [
-        line for line in body.splitlines() if not line.strip().startswith(("#", '"""', "'"))
+        line
+        for line in body.splitlines()
+        if not line.strip().startswith(("#", '"""', "'"))
     ]
 
 
@@ -248,15 +338,25 @@ def _code_lines(text):
 
 ERRORS = [
     (P.library_function_body, (np.ones(3),), r"`operator\.add`"),
-    (P.function_parameter_body, (None, np.ones(3)), r"`f` is a parameter holding a function"),
+    (
+        P.function_parameter_body,
+        (None, np.ones(3)),
+        r"`f` is a parameter holding a function",
+    ),
     (P.reverse_at_run_time, (np.ones(3), True), r"`reverse=` computed at run time"),
-    (P.branches_computed, (np.ones(3), None), r"`branches` that are not a list of functions written in the call"),
+    (
+        P.branches_computed,
+        (np.ones(3), None),
+        r"`branches` that are not a list of functions written in the call",
+    ),
     (P.unpacked_operands, (np.ones(()), (1.0, 2.0)), r"`\*` argument unpacking"),
     (P.xs_none_no_length, (1.0,), r"`xs=None` without `length`"),
 ]
 
 
-@pytest.mark.parametrize("fn, args, message", ERRORS, ids=[e[0].__name__ for e in ERRORS])
+@pytest.mark.parametrize(
+    "fn, args, message", ERRORS, ids=[e[0].__name__ for e in ERRORS]
+)
 def test_unsupported_uses_are_located_errors(fn, args, message):
     with pytest.raises(S2SError, match=message) as info:
         s2s.grad(fn)(*args)
@@ -267,4 +367,3 @@ def test_unsupported_uses_are_located_errors(fn, args, message):
 
     lines, start = inspect.getsourcelines(fn)
     assert start <= err.origin.line < start + len(lines), str(err)
-

@@ -74,27 +74,37 @@ class LaxControl:
         try:
             return getattr(self, "_lax_" + kind)(self._lax)
         except S2SError as err:
-            if err.origin is None:  # raised on a call s2s wrote: the user's call is the place
+            # raised at a call s2s wrote (which has no place in the file): the user's call is the place
+            if err.origin is None:
                 self.fail(node, err.message, err.hint, type(err))
             raise
 
     # --- cond and switch -------------------------------------------------------------------
     def _lax_cond(self, c):
-        args = c.bind(("pred", "true_fun", "false_fun"), star="operands", keywords=("operand",))
+        args = c.bind(
+            ("pred", "true_fun", "false_fun"), star="operands", keywords=("operand",)
+        )
         operands = args.get("operands", [])
         if "operand" in args:
             if operands:
-                c.fail("positional operands and `operand=` together", "pass the operands one way")
+                c.fail(
+                    "positional operands and `operand=` together",
+                    "pass the operands one way",
+                )
             operands = [args["operand"]]
         branches = [args["true_fun"], args["false_fun"]]
         shaped = (operands, operands)
         # the deprecated ``cond(pred, true_operand, true_fun, false_operand, false_fun)``
-        if len(operands) == 2 and not self._is_function(branches[0]) and self._is_function(operands[1]):
+        if (
+            len(operands) == 2
+            and not self._is_function(branches[0])
+            and self._is_function(operands[1])
+        ):
             true_x, true_fun, false_x, false_fun = branches[0], branches[1], *operands
             branches, shaped = [true_fun, false_fun], ([true_x], [false_x])
             operands = [true_x, false_x]
         out = c.fresh("cond")
-        pred = self._atom(args["pred"], c)
+        pred = self._atom(args["pred"], c, "pred")
         values = {id(o): self._atom(o, c) for o in operands}
         calls = [
             self._lax_apply(c, fun, [values[id(o)] for o in ops], role)
@@ -109,7 +119,10 @@ class LaxControl:
         operands = args.get("operands", [])
         if "operand" in args:
             if operands:
-                c.fail("positional operands and `operand=` together", "pass the operands one way")
+                c.fail(
+                    "positional operands and `operand=` together",
+                    "pass the operands one way",
+                )
             operands = [args["operand"]]
         listed = args["branches"]
         if not isinstance(listed, (cst.List, cst.Tuple)) or not listed.elements:
@@ -119,11 +132,17 @@ class LaxControl:
                 at=listed,
             )
         if any(isinstance(el, cst.StarredElement) for el in listed.elements):
-            c.fail("`*` unpacking in `branches`", "list the functions one by one", at=listed)
+            c.fail(
+                "`*` unpacking in `branches`",
+                "list the functions one by one",
+                at=listed,
+            )
+        index = self._atom(args["index"], c, "index")
         values = [self._atom(o, c) for o in operands]
-        index = self._atom(args["index"], c)
         last = len(listed.elements) - 1
-        calls = [self._lax_apply(c, el.value, values, "branch") for el in listed.elements]
+        calls = [
+            self._lax_apply(c, el.value, values, "branch") for el in listed.elements
+        ]
         out = c.fresh("switch")
         if last == 0:
             self._pending.append(ir.Assign(cst.Name(out), calls[0], c.origin))
@@ -143,7 +162,14 @@ class LaxControl:
                 cst.Name(clamped),
                 [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(k)))],
             )
-            chain = (ir.If(test, (ir.Assign(cst.Name(out), calls[k], c.origin),), chain, c.origin),)
+            chain = (
+                ir.If(
+                    test,
+                    (ir.Assign(cst.Name(out), calls[k], c.origin),),
+                    chain,
+                    c.origin,
+                ),
+            )
         self._pending.extend(chain)
         return cst.Name(out)
 
@@ -151,7 +177,9 @@ class LaxControl:
     def _lax_while_loop(self, c):
         args = c.bind(("cond_fun", "body_fun", "init_val"))
         value = c.fresh("loop_value")
-        self._pending.append(ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin))
+        self._pending.append(
+            ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin)
+        )
         test = self._lax_apply(c, args["cond_fun"], [cst.Name(value)], "cond_fun")
         step = self._lax_apply(c, args["body_fun"], [cst.Name(value)], "body_fun")
         self._pending.append(
@@ -160,12 +188,18 @@ class LaxControl:
         return cst.Name(value)
 
     def _lax_fori_loop(self, c):
-        args = c.bind(("lower", "upper", "body_fun", "init_val"), keywords=IGNORED["fori_loop"])
-        bounds = [self._atom(args["lower"], c), self._atom(args["upper"], c)]
+        args = c.bind(
+            ("lower", "upper", "body_fun", "init_val"), keywords=IGNORED["fori_loop"]
+        )
+        bounds = [self._atom(args[k], c, k) for k in ("lower", "upper")]
         value = c.fresh("loop_value")
-        self._pending.append(ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin))
+        self._pending.append(
+            ir.Assign(cst.Name(value), self.expr(args["init_val"]), c.origin)
+        )
         i = c.fresh("i")
-        step = self._lax_apply(c, args["body_fun"], [cst.Name(i), cst.Name(value)], "body_fun")
+        step = self._lax_apply(
+            c, args["body_fun"], [cst.Name(i), cst.Name(value)], "body_fun"
+        )
         self._pending.append(
             ir.For(
                 cst.Name(i),
@@ -184,50 +218,80 @@ class LaxControl:
         )
         if "_split_transpose" in args:
             c.fail("`_split_transpose=`", "leave it out", at=args["_split_transpose"])
-        reverse = self._lax_constant(args["reverse"], c, "reverse") if "reverse" in args else False
+        reverse = (
+            self._lax_constant(args["reverse"], c, "reverse")
+            if "reverse" in args
+            else False
+        )
         if not isinstance(reverse, bool):
-            c.fail(f"`reverse={reverse!r}`", "pass `reverse=True` or `reverse=False`", at=args["reverse"])
+            c.fail(
+                f"`reverse={reverse!r}`",
+                "pass `reverse=True` or `reverse=False`",
+                at=args["reverse"],
+            )
         init = self._named_value(args["init"], c, "init")
         xs = args.get("xs")
         if xs is not None and not (isinstance(xs, cst.Name) and xs.value == "None"):
-            xs = self._atom(xs, c)
+            xs = self._atom(xs, c, "xs")
             item = None
         elif "length" in args:
             # no sequence: ``length`` steps, the function called with ``None``
-            xs = call("rt.range", self._atom(args["length"], c))
+            xs = call("rt.range", self._atom(args["length"], c, "length"))
             item = cst.Name("None")
         else:
             c.fail("`xs=None` without `length`", "pass `length=` (the number of steps)")
         carry, x = c.fresh("carry"), c.fresh("x")
         new, y = c.fresh("carry"), c.fresh("y")
-        step = self._lax_apply(c, args["f"], [cst.Name(carry), item or cst.Name(x)], "step")
+        step = self._lax_apply(
+            c, args["f"], [cst.Name(carry), item or cst.Name(x)], "step"
+        )
         body = [
-            ir.Assign(cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]), step, c.origin),
-            ir.Return(cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]), c.origin),
+            ir.Assign(
+                cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]),
+                step,
+                c.origin,
+            ),
+            ir.Return(
+                cst.Tuple([cst.Element(cst.Name(new)), cst.Element(cst.Name(y))]),
+                c.origin,
+            ),
         ]
         return self._lax_loop(c, "scan_body", (carry, x), body, init, xs, reverse)
 
     def _lax_map(self, c):
         args = c.bind(("f", "xs"), keywords=IGNORED["map"])
-        xs = self._atom(args["xs"], c)
+        xs = self._atom(args["xs"], c, "xs")
         carry, x, y = c.fresh("carry"), c.fresh("x"), c.fresh("y")
         step = self._lax_apply(c, args["f"], [cst.Name(x)], "fn")
         body = [
             ir.Assign(cst.Name(y), step, c.origin),
-            ir.Return(cst.Tuple([cst.Element(cst.Tuple([])), cst.Element(cst.Name(y))]), c.origin),
+            ir.Return(
+                cst.Tuple([cst.Element(cst.Tuple([])), cst.Element(cst.Name(y))]),
+                c.origin,
+            ),
         ]
-        _, ys = self._lax_loop(c, "map_body", (carry, x), body, cst.Tuple([]), xs, False).elements
+        _, ys = self._lax_loop(
+            c, "map_body", (carry, x), body, cst.Tuple([]), xs, False
+        ).elements
         return ys.value
 
     def _lax_loop(self, c, base, params, body, init, xs, reverse):
         """``def <base>(carry, x): ...`` then ``carry, ys = rt.scan(<base>, init, xs)``: what ``control`` writes
         for a loop; the value is ``(carry, ys)``."""
         name = c.fresh(base)
-        fn = ir.Function(name, tuple(ir.Param(p) for p in params), tuple(body), c.origin)
+        fn = ir.Function(
+            name, tuple(ir.Param(p) for p in params), tuple(body), c.origin
+        )
         self._pending.append(ir.Def(fn, c.origin))
         ys = c.fresh("ys")
         carry = c.fresh("carry") if base != "map_body" else "_"
-        scan = call("rt.scan", cst.Name(name), init, xs, **({"reverse": cst.Name("True")} if reverse else {}))
+        scan = call(
+            "rt.scan",
+            cst.Name(name),
+            init,
+            xs,
+            **({"reverse": cst.Name("True")} if reverse else {}),
+        )
         target = cst.Tuple([cst.Element(cst.Name(carry)), cst.Element(cst.Name(ys))])
         assign = ir.Assign(target, scan, c.origin)
         self._pending.append(assign)
@@ -237,7 +301,8 @@ class LaxControl:
 
     def lax_bound(self, target, value) -> bool:
         """``h, hs = lax.scan(...)``: the user's ``(carry, ys)`` target bound by the ``rt.scan`` statement itself,
-        not copied from the names it binds; whether it was (the assignment is then done)."""
+        not copied from the names it binds; whether it was (the assignment is then done).
+        """
         last = getattr(self, "_lax_value", None)
         if last is None or last[0] is not value or not isinstance(target, cst.Tuple):
             return False
@@ -276,18 +341,24 @@ class LaxControl:
         or a function of the program."""
         if isinstance(node, cst.Lambda):
             return True
-        if isinstance(node, cst.Name) and (node.value in self._local_fns or node.value in self._outer_fns):
+        if isinstance(node, cst.Name) and (
+            node.value in self._local_fns or node.value in self._outer_fns
+        ):
             return True
-        obj = self._callee_object(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        obj = (
+            self._callee_object(node)
+            if isinstance(node, (cst.Name, cst.Attribute))
+            else None
+        )
         return callable(obj) and not hasattr(obj, "__array__")
 
-    def _atom(self, node, c):
+    def _atom(self, node, c, base="operand"):
         """``node`` resolved; a name of its own first (in a pending statement) unless it is a name or literal,
         so the value is computed once, where the call computes it."""
         value = self.expr(node)
         if isinstance(value, (cst.Name, cst.Integer, cst.Float)):
             return value
-        name = c.fresh("operand")
+        name = c.fresh(base)
         self._pending.append(ir.Assign(cst.Name(name), value, c.origin))
         return cst.Name(name)
 
@@ -303,7 +374,11 @@ class LaxControl:
 
     def _lax_constant(self, node, c, option):
         """The value of an option that must be known when s2s reads the code: a literal or a module constant."""
-        obj = self._callee_object(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+        obj = (
+            self._callee_object(node)
+            if isinstance(node, (cst.Name, cst.Attribute))
+            else None
+        )
         if obj is not None:
             return obj
         try:
@@ -332,7 +407,10 @@ class _Call:
 
     def fail(self, message, hint=None, at=None):
         self.resolver.fail(
-            at if at is not None else self.node, f"{self.what}: {message}", hint, UnsupportedSyntax
+            at if at is not None else self.node,
+            f"{self.what}: {message}",
+            hint,
+            UnsupportedSyntax,
         )
 
     def fresh(self, base: str) -> str:
@@ -342,13 +420,18 @@ class _Call:
 
     def bind(self, names, star=None, keywords=(), required=None) -> dict:
         """The call's argument nodes by parameter name: ``names`` positional (the first ``required``, all by
-        default, required), ``star`` collecting more, ``keywords`` also allowed by keyword only."""
+        default, required), ``star`` collecting more, ``keywords`` also allowed by keyword only.
+        """
         required = len(names) if required is None else required
         out, extra = {}, []
         positional = [a for a in self.node.args if a.keyword is None]
         for a in self.node.args:
             if a.star:
-                self.fail(f"`{a.star}` argument unpacking", "pass the arguments one by one", at=a)
+                self.fail(
+                    f"`{a.star}` argument unpacking",
+                    "pass the arguments one by one",
+                    at=a,
+                )
         for k, a in enumerate(positional):
             if k < len(names):
                 out[names[k]] = a.value
@@ -397,7 +480,9 @@ def _walk(node):
 
 def namer_for(resolver) -> Namer:
     """A namer avoiding every name the function binds or reads, and the program's module-level names."""
-    used = set(resolver.locals) | set(resolver.renames.values()) | set(resolver._local_fns)
+    used = (
+        set(resolver.locals) | set(resolver.renames.values()) | set(resolver._local_fns)
+    )
     used |= set(resolver.result.scope.values) | _names_in_source(resolver.source.node)
     return Namer(used)
 

@@ -46,6 +46,10 @@ def _shared_with(value) -> set[str]:
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
             return set()
+        if (
+            func == "rt.scan"
+        ):  # ``jax.lax.scan``/``map`` (``frontend/lax_control``): new arrays, as JAX's
+            return set()
         # the function called (a helper, `enumerate`) is not memory
         if isinstance(value.func, cst.Name):
             return names_in(value) - {"xp", "rt", value.func.value}
@@ -188,13 +192,15 @@ def check(fn: ir.Function) -> ir.Function:
             groups[member] = group
 
     body = _linear(fn.body)
+    # a loop body s2s wrote (``def scan_body``) is a function, not memory
+    functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     for i, stmt in enumerate(body):
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
-            others = groups.get(name, {name}) - {name}
+            others = groups.get(name, {name}) - {name} - functions
             if element:
                 _element_write(stmt, name, others)
             shared = sorted(

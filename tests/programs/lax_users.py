@@ -150,7 +150,9 @@ def unrolled_product(x):
 
 def scan_with_length(xs):
     """``length`` given with ``xs`` (they agree)."""
-    c, ys = lax.scan(lambda c, x: (c * 0.5 + x, c), jnp.zeros(2), xs, length=xs.shape[0])
+    c, ys = lax.scan(
+        lambda c, x: (c * 0.5 + x, c), jnp.zeros(2), xs, length=xs.shape[0]
+    )
     return jnp.sum(ys**2) + jnp.sum(c)
 
 
@@ -178,7 +180,9 @@ def per_example_loss(w, xs):
 
 def map_pairs(w, xs):
     """``lax.map`` whose function returns a tuple: the outputs are stacked leaf by leaf."""
-    first, second = lax.map(lambda x: (jnp.sin(x * w), jnp.sum(x) * w), xs, batch_size=2)
+    first, second = lax.map(
+        lambda x: (jnp.sin(x * w), jnp.sum(x) * w), xs, batch_size=2
+    )
     return jnp.sum(first) + jnp.sum(second**2)
 
 
@@ -192,7 +196,10 @@ def lotka_volterra(theta, y0):
     def euler(i, y):
         prey, predator = y[0], y[1]
         dy = jnp.stack(
-            [alpha * prey - beta * prey * predator, delta * prey * predator - gamma * predator]
+            [
+                alpha * prey - beta * prey * predator,
+                delta * prey * predator - gamma * predator,
+            ]
         )
         return y + DT * dy
 
@@ -257,7 +264,9 @@ def descent_until_small(A, b):
 
 def halving(x):
     """A ``while_loop`` with lambdas: halve until below one."""
-    return lax.while_loop(lambda v: jnp.max(jnp.abs(v)) > 1.0, lambda v: v * 0.5, x).sum()
+    return lax.while_loop(
+        lambda v: jnp.max(jnp.abs(v)) > 1.0, lambda v: v * 0.5, x
+    ).sum()
 
 
 # --- lax.cond and lax.switch ----------------------------------------------------------------
@@ -292,12 +301,23 @@ def closure_branches(x, w):
     return lax.cond(z > 0.0, lambda: z * jnp.sum(x), lambda: jnp.sin(z))
 
 
+def pick_a_value(x, w):
+    """Branches that return values of the function as they are."""
+    a = jnp.sin(x)
+    b = w * x
+    return jnp.sum(lax.cond(jnp.sum(x) > 0, lambda: a, lambda: b) ** 2)
+
+
 def piecewise(x):
     """``lax.switch`` on an index computed from the data: three pieces of a function."""
     index = jnp.sum(x > -1.0) + jnp.sum(x > 1.0)
     return lax.switch(
         index // x.shape[0],
-        [lambda v: jnp.sum(v**2), lambda v: jnp.sum(jnp.sin(v)), lambda v: jnp.sum(jnp.exp(-v))],
+        [
+            lambda v: jnp.sum(v**2),
+            lambda v: jnp.sum(jnp.sin(v)),
+            lambda v: jnp.sum(jnp.exp(-v)),
+        ],
         x,
     )
 
@@ -311,7 +331,9 @@ def clamped_switch(x):
     def cube(v):
         return v**3
 
-    return jnp.sum(lax.switch(7, [double, cube], x)) + jnp.sum(lax.switch(-3, (double, cube), x))
+    return jnp.sum(lax.switch(7, [double, cube], x)) + jnp.sum(
+        lax.switch(-3, (double, cube), x)
+    )
 
 
 def scan_in_cond(x, flag):
@@ -329,7 +351,9 @@ def switch_in_scan(xs):
 
     def step(c, ix):
         i, x = ix
-        c = lax.switch(i % 3, [lambda v: v + x, lambda v: v * jnp.cos(x), lambda v: v - x**2], c)
+        c = lax.switch(
+            i % 3, [lambda v: v + x, lambda v: v * jnp.cos(x), lambda v: v - x**2], c
+        )
         return c, c
 
     c, cs = lax.scan(step, 1.0, (jnp.arange(xs.shape[0]), xs))
@@ -351,7 +375,13 @@ def while_in_scan(ts):
 
 def old_style_cond(x, y):
     """The deprecated ``cond(pred, true_operand, true_fun, false_operand, false_fun)``."""
-    return lax.cond(jnp.sum(x) > jnp.sum(y), x, lambda a: jnp.sum(a**2), y, lambda b: jnp.sum(jnp.sin(b)))
+    return lax.cond(
+        jnp.sum(x) > jnp.sum(y),
+        x,
+        lambda a: jnp.sum(a**2),
+        y,
+        lambda b: jnp.sum(jnp.sin(b)),
+    )
 
 
 # --- programs s2s refuses, each with a located error ---------------------------------------
