@@ -20,6 +20,14 @@ from tests.programs import lax_users as P
 B = 3  # examples for vmap
 
 
+@pytest.fixture(autouse=True)
+def _precision(request):
+    """float64 on NumPy, float32 on XLA, whatever another test module set globally (``jax_enable_x64``)."""
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    with jax.enable_x64(params.get("backend", "numpy") == "numpy"):
+        yield
+
+
 def n(r, *shape):
     return r.normal(size=shape)
 
