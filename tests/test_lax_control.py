@@ -61,6 +61,11 @@ CASES = [
         lambda r: (rnn_params(r), n(r, 5, 2), n(r, 5, 1)),
         in_axes=(None, 0, 0),
     ),
+    Case(
+        P.two_sequences,
+        lambda r: (rnn_params(r), n(r, 5, 2), n(r, 5, 1)),
+        in_axes=(None, 0, 0),
+    ),
     Case(P.cumulative_sum, lambda r: (n(r, 6),), hessian=True),
     Case(
         P.discounted_returns, lambda r: (n(r, 7), 0.9), in_axes=(0, None), hessian=True
@@ -95,6 +100,7 @@ CASES = [
     Case(P.scan_with_length, lambda r: (n(r, 4, 2),)),
     Case(P.no_outputs, lambda r: (n(r, 3), n(r, 4, 3)), argnums=(0, 1)),
     Case(P.per_example_loss, lambda r: (n(r, 3, 2), n(r, 5, 2)), in_axes=(None, 0)),
+    Case(P.map_an_op, lambda r: (n(r, 4, 3),), hessian=True),
     Case(
         P.map_pairs, lambda r: (n(r, 2), n(r, 4, 2)), argnums=(0, 1), in_axes=(0, None)
     ),
@@ -154,6 +160,10 @@ CASES = [
     Case(P.old_style_cond, lambda r: (n(r, 3), n(r, 3)), argnums=(0, 1)),
 ]
 IDS = [c.id for c in CASES]
+
+
+def _case(fn):
+    return next(c for c in CASES if c.fn is fn)
 
 
 def _args(case, backend, seed=0):
@@ -310,10 +320,14 @@ def test_generated_code_is_lowered_control_flow_citing_the_users_line():
 
 def test_loops_stay_rolled_under_jit():
     """One ``scan``/``while`` in the compiled program, not one copy of the body per step."""
-    args = _args(CASES[0], "xla")
+    args = _args(_case(P.rnn_loss), "xla")
     jaxpr = str(jax.make_jaxpr(s2s.grad(P.rnn_loss))(*args))
     assert jaxpr.count("tanh") <= 2
-    text = str(jax.make_jaxpr(s2s.grad(P.lotka_volterra))(*_args(CASES[15], "xla")))
+    text = str(
+        jax.make_jaxpr(s2s.grad(P.lotka_volterra))(
+            *_args(_case(P.lotka_volterra), "xla")
+        )
+    )
     assert "scan" in text or "while" in text
 
 

@@ -34,6 +34,11 @@ def rnn_loss(params, xs, targets):
     return jnp.mean((outputs - targets) ** 2)
 
 
+def two_sequences(params, xs, targets):
+    """A function of the program that uses ``lax.scan``, called twice (forwards and backwards in time)."""
+    return rnn_loss(params, xs, targets) + rnn_loss(params, xs[::-1], targets)
+
+
 def cumulative_sum(x):
     """``jnp.cumsum`` as a scan: the carry is the running total, each output the total so far."""
     total, sums = lax.scan(lambda c, v: (c + v, c + v), 0.0, x)
@@ -176,6 +181,11 @@ def per_example_loss(w, xs):
         return jnp.sum(jnp.tanh(w @ x) ** 2)
 
     return jnp.mean(lax.map(loss, xs))
+
+
+def map_an_op(xs):
+    """``lax.map`` of a ``jax.numpy`` function itself."""
+    return jnp.sum(lax.map(jnp.tanh, xs) ** 2)
 
 
 def map_pairs(w, xs):
