@@ -271,20 +271,21 @@ class LaxControl:
             ),
         ]
         _, ys = self._lax_loop(
-            c, "map_body", (carry, x), body, cst.Tuple([]), xs, False
+            c, "map_body", (carry, x), body, cst.Tuple([]), xs, False, carried=False
         ).elements
         return ys.value
 
-    def _lax_loop(self, c, base, params, body, init, xs, reverse):
+    def _lax_loop(self, c, base, params, body, init, xs, reverse, carried=True):
         """``def <base>(carry, x): ...`` then ``carry, ys = rt.scan(<base>, init, xs)``: what ``control`` writes
-        for a loop; the value is ``(carry, ys)``."""
+        for a loop (``_, ys = ...`` when nothing is ``carried``); the value is ``(carry, ys)``.
+        """
         name = c.fresh(base)
         fn = ir.Function(
             name, tuple(ir.Param(p) for p in params), tuple(body), c.origin
         )
         self._pending.append(ir.Def(fn, c.origin))
         ys = c.fresh("ys")
-        carry = c.fresh("carry") if base != "map_body" else "_"
+        carry = c.fresh("carry") if carried else "_"
         scan = call(
             "rt.scan",
             cst.Name(name),
