@@ -156,10 +156,10 @@ CASES = [
         (3, 4),
     ),
     (
-        "lax_loop_closing_over_weights",
-        "def f(w, xs):\n    def body(i, acc):\n        return acc + np.sum(w * xs[i])\n    return lax.fori_loop(0, 3, body, 0.0)",
-        "`lax.fori_loop` comes from `jax.lax`, which s2s does not read",
-        (4, 11),
+        "lax_function_s2s_does_not_read",
+        "def f(w, xs):\n    def body(a, b):\n        return a + b\n    return np.sum(lax.associative_scan(body, w * xs))",
+        "`lax.associative_scan` comes from `jax.lax`, which s2s does not read",
+        (4, 18),
     ),
     (
         "function_handed_to_an_op",

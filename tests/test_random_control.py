@@ -6,7 +6,10 @@ and conditional expressions on data, ``for i in range(k)`` (static ``k``),
 ``for row in <2-D array>`` (and ``enumerate``), ``while`` loops that must end
 (a counter next to the data condition, or a contraction), ``break``,
 ``continue`` and ``return`` on data conditions, and in-place writes into fresh
-arrays (``out = np.zeros(3)``, ``out[i] = ...``, ``out[1:] += ...``), nested.
+arrays (``out = np.zeros(3)``, ``out[i] = ...``, ``out[1:] += ...``), nested;
+also the same loops and branches written with ``jax.lax`` (``lax.fori_loop``,
+``lax.scan`` over rows, ``lax.cond`` on data) and lambdas, whose oracle runs them
+with JAX's documented Python semantics (``PYTHON_LAX``).
 
 Three properties, on both backends: ``s2s.transform(f)`` computes what ``f``
 computes; ``s2s.grad(f)`` matches central finite differences in float64 in
@@ -33,6 +36,7 @@ import ast
 import importlib.util
 import itertools
 import re
+import types
 from dataclasses import dataclass, field
 
 import jax
@@ -125,6 +129,8 @@ class Builder:
         self.python_lists = python_lists
         self.names = itertools.count()
         self.budget = MAX_STATEMENTS
+        # values a ``lax`` call returned: JAX arrays, never written in place
+        self.lax_results = set()
 
     def pick(self, options):
         return self.draw(st.sampled_from(list(options)))
@@ -133,7 +139,11 @@ class Builder:
         return f"{prefix}{next(self.names)}"
 
     def targets(self, scope, arrays=False):
-        return sorted(n for n in scope.writable if scope.shapes[n] or not arrays)
+        return sorted(
+            n
+            for n in scope.writable - self.lax_results
+            if scope.shapes[n] or not arrays
+        )
 
     # expressions: (text, shape); shapes are (), (3,) or (2, 3), so any two broadcast
 
@@ -213,7 +223,7 @@ class Builder:
     def statement(self, scope, depth):
         self.budget -= 1
         kinds = ["assign", "update", "update", "augassign", "write", "write", "ifexpr"]
-        kinds += ["unpack"]
+        kinds += ["unpack", "lax"]
         if depth < MAX_DEPTH and self.budget > 1:
             kinds += ["if", "if", "for_range", "for_rows"] + (
                 ["while"] if self.allow_while else []
@@ -407,6 +417,44 @@ class Builder:
             [step] + self.block(inner, depth + 1, low=0, high=2)
         )
 
+    def s_lax(self, scope, depth):
+        """An update of a value through ``lax.fori_loop``, ``lax.scan`` over the rows of a 2-D value, or ``lax.cond``
+        on data, each function a lambda reading the function's values."""
+        targets = sorted(scope.writable)
+        if not targets:
+            return self.s_assign(scope, depth)
+        a = self.pick(targets)
+        shape = scope.shapes[a]
+        inner = scope.inner(loop=True)
+        inner.shapes["v"] = shape
+        self.lax_results.add(a)
+        form = self.pick(["fori_loop", "scan", "cond"])
+        if form == "fori_loop":
+            k = self.pick([1, 2, 3, "x.shape[0]"])
+            inner.indices.append(("i", 3 if k == "x.shape[0]" else k))
+            text, _ = self.expr_like(inner, shape, bounded=True)
+            return [f"{a} = lax.fori_loop(0, {k}, lambda i, v: 0.5 * v + {text}, {a})"]
+        if form == "cond":
+            text, _ = self.expr_like(inner, shape, bounded=False)
+            other, _ = self.expr_like(inner, shape, bounded=False)
+            return [
+                f"{a} = lax.cond({self.test(scope)}, lambda v: v + {text}, lambda v: 0.5 * v - {other}, {a})"
+            ]
+        xs = self.pick(sorted(n for n, sh in scope.shapes.items() if len(sh) == 2))
+        inner.shapes["row"] = scope.shapes[xs][1:]
+        inner.writable.discard(xs)
+        text, _ = self.expr_like(inner, shape, bounded=True)
+        if shape != (3,):
+            return [
+                f"{a}, _ = lax.scan(lambda v, row: (0.5 * v + {text}, None), {a}, {xs})"
+            ]
+        ys = self.fresh("v" if depth == 0 else "t")
+        scope.define(ys, (2, 3))
+        self.lax_results.add(ys)
+        return [
+            f"{a}, {ys} = lax.scan(lambda v, row: (0.5 * v + {text}, np.tanh(v)), {a}, {xs})"
+        ]
+
     def s_jump(self, scope, depth):
         return [
             f"if {self.predicate(scope)}:",
@@ -444,7 +492,7 @@ def programs(draw, allow_while=True, jump_loop=False, python_lists=True):
         f"np.sum({n} * {k + 1.0})" for k, n in enumerate(["x", "y"] + names[-3:])
     )
     body = "\n".join("    " + line for line in lines)
-    return f"import numpy as np\n\n\ndef f(x, y, s):\n{body}\n    return {terms}\n"
+    return f"import numpy as np\nfrom jax import lax\n\n\ndef f(x, y, s):\n{body}\n    return {terms}\n"
 
 
 class _Instrument(ast.NodeTransformer):
@@ -486,6 +534,31 @@ def _path(probed, args):
     return tuple(signs), min(gaps)
 
 
+def _fori_loop(lower, upper, body_fun, init_val):
+    value = init_val
+    for i in range(lower, upper):
+        value = body_fun(i, value)
+    return value
+
+
+def _scan(f, init, xs):
+    carry, ys = init, []
+    for x in xs:
+        carry, y = f(carry, x)
+        ys.append(y)
+    return carry, (None if ys[0] is None else np.stack(ys))
+
+
+# what ``jax.lax``'s loops and branches compute, in plain Python (their documented semantics): the oracle
+PYTHON_LAX = types.SimpleNamespace(
+    fori_loop=_fori_loop,
+    scan=_scan,
+    cond=lambda pred, true_fun, false_fun, *ops: (true_fun if pred else false_fun)(
+        *ops
+    ),
+)
+
+
 def _load(source, folder):
     path = folder / f"control_program_{next(_counter)}.py"
     path.write_text(source)
@@ -501,6 +574,7 @@ def _load(source, folder):
         ),
         scope,
     )
+    scope["lax"] = PYTHON_LAX
     return module.f, scope["f"]
 
 
@@ -528,7 +602,7 @@ def test_lowering_keeps_the_value(tmp_path, source, args):
     f, probed = _load(source, tmp_path)
     _, gap = _path(probed, args)
     assume(gap > MARGIN)  # else rounding may take the other branch
-    want = f(*args)
+    want = probed(*args)  # the same values as ``f``, with ``lax`` run as Python
     np.testing.assert_allclose(
         s2s.transform(f, backend="numpy")(*args),
         want,
@@ -571,7 +645,7 @@ def test_gradient_matches_finite_differences(tmp_path, source, args, argnums, se
     )
     path, gap = _path(probed, args)
     assume(gap > MARGIN and _path(probed, plus)[0] == path == _path(probed, minus)[0])
-    numeric = (f(*plus) - f(*minus)) / (2 * EPS)
+    numeric = (probed(*plus) - probed(*minus)) / (2 * EPS)
     for backend in ("numpy", "xla"):
         grads = s2s.grad(f, argnums, backend=backend)(*args)
         analytic = sum(
@@ -603,6 +677,7 @@ def _load_second_order(source, folder):
         ),
         scope,
     )
+    scope["lax"] = PYTHON_LAX
     return module, scope["f"]
 
 
@@ -689,7 +764,7 @@ def test_vmap_matches_a_loop_over_examples(tmp_path, source, batch, map_s):
     for args in examples:
         _, gap = _path(probed, args)
         assume(gap > MARGIN)
-    want = np.stack([f(*args) for args in examples])
+    want = np.stack([probed(*args) for args in examples])
     xs = np.stack([a[0] for a in examples])
     ys = np.stack([a[1] for a in examples])
     s = np.array([a[2] for a in examples]) if map_s else shared_s

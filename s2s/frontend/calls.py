@@ -32,6 +32,7 @@ from . import (
     at_updates,
     effects,
     foreign,
+    lax_control,
     lax_indexing,
     library,
     random_keys,
@@ -63,7 +64,7 @@ def xp_attr(name: str) -> cst.Attribute:
     return node
 
 
-class Calls:
+class Calls(lax_control.LaxControl):
     """Call resolution for ``Resolver`` (which provides ``expr``, ``value``, ``target``, ``fail``, ``mark``, ...)."""
 
     def _check_decorators(self, node: cst.FunctionDef):
@@ -418,6 +419,11 @@ class Calls:
         if draw is not None:  # ``jax.random.normal(key, shape)``
             return random_keys.lower(self, node, draw)
         func = node.func
+        # ``lax.scan(step, h, xs)``: statements, and the names they bind
+        if isinstance(func, (cst.Name, cst.Attribute)):
+            kind = lax_control.kind(self._callee_object(func))
+            if kind is not None:
+                return self.lax_call(kind, node)
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (
@@ -485,7 +491,7 @@ class Calls:
         if (
             callee is None
             and isinstance(func, cst.Name)
-            and func.value in self._local_fns
+            and (func.value in self._local_fns or func.value in self._outer_fns)
         ):
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)

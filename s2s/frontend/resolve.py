@@ -137,6 +137,7 @@ class Resolver(Calls):
         result=None,
         renames=None,
         aliases=None,
+        outer_fns=None,
     ):
         self.source = source
         self.result = result or Resolved(function=None)
@@ -171,6 +172,8 @@ class Resolver(Calls):
                           f"give the new value another name: s2s passes `{name}` on as the arguments it received",
                           UnsupportedSyntax)  # fmt: skip
         self.locals |= own
+        # the enclosing functions' local functions this one can call (unless it binds their names itself)
+        self._outer_fns = {k: v for k, v in (outer_fns or {}).items() if k not in own}
         if source.generated:
             self.locals.discard("xp")
         # the user's own variables named like generated code's ``xp``/``rt`` are renamed, never refused
@@ -204,7 +207,11 @@ class Resolver(Calls):
             *(ir.Param(n) for n in (expansion.values if expansion else ())),
         ]
         if isinstance(node, cst.Lambda):
-            body = [ir.Return(self.expr(node.body), self.source.origin(node.body))]
+            value = self.expr(node.body)
+            body = [
+                *self._take_pending(),
+                ir.Return(value, self.source.origin(node.body)),
+            ]
             docstring = None
         else:
             body, docstring = self.block(_lines(node.body))
@@ -294,8 +301,8 @@ class Resolver(Calls):
             if self._pending:
                 self.fail(
                     stmt.test,
-                    "an `out=` argument in a `while` test",
-                    "compute it in the loop body",
+                    "an `out=` argument or a `jax.lax` loop or branch in a `while` test",
+                    "compute it in a variable, before the loop and again at the end of its body",
                     UnsupportedSyntax,
                 )
             return ir.While(test, body, self._header(stmt, stmt.test))
@@ -367,7 +374,12 @@ class Resolver(Calls):
             self.source.generated,
         )
         return Resolver(
-            sub, self.locals, self.result, self.renames, self._aliases
+            sub,
+            self.locals,
+            self.result,
+            self.renames,
+            self._aliases,
+            {**self._outer_fns, **self._local_fns},
         ).function(name)
 
     def _local(self, name, node):
@@ -442,6 +454,10 @@ class Resolver(Calls):
                 self._local(small.targets[0].target.value, small.value)
                 return []
             value = self.expr(small.value)
+            if len(small.targets) == 1 and self.lax_bound(
+                self.target(small.targets[0].target), value
+            ):
+                return []
             out = []
             for t in small.targets:
                 out.append(ir.Assign(self.target(t.target), value, origin))

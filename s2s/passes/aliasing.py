@@ -38,6 +38,7 @@ _FRESH = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOp
 # slices and updates, ``jax.random`` draws
 FRESH_RUNTIME = frozenset(
     {
+        "rt.scan",  # ``jax.lax.scan``/``map`` (``frontend/lax_control``): new arrays, as JAX's
         "rt.index_set",
         "rt.index_add",
         "rt.index_multiply",
@@ -205,13 +206,15 @@ def check(fn: ir.Function) -> ir.Function:
             groups[member] = group
 
     body = _linear(fn.body)
+    # a loop body s2s wrote (``def scan_body``) is a function, not memory
+    functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     for i, stmt in enumerate(body):
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
-            others = groups.get(name, {name}) - {name}
+            others = groups.get(name, {name}) - {name} - functions
             if element:
                 _element_write(stmt, name, others)
             shared = sorted(

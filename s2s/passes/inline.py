@@ -18,7 +18,7 @@ from ..errors import S2SError
 from ..naming import Namer
 from ..rules import OPS
 from .anf import anf
-from .dataflow import reads, substitute_reads, used_names
+from .dataflow import assigned, reads, substitute_reads, used_names
 from .desugar import desugar
 from .normal_form import eqn_of
 
@@ -100,9 +100,10 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         if (
             isinstance(result, cst.Name)
             and result.value not in mapping
+            and result.value in assigned(callee.body)
             and isinstance(stmt.target, cst.Name)
         ):
-            # the callee's result takes the call site's name
+            # the callee's result takes the call site's name (not a value it reads from outside: ``lambda v: w``)
             mapping[result.value] = stmt.target
         for inner in callee.body:
             if isinstance(inner, ir.Return):

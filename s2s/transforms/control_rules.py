@@ -97,15 +97,18 @@ def _residuals(forward, backward, params, recomputable):
     return sorted(saved), [s for s in forward if any(s is r for r in recompute)]
 
 
-def _recomputable(forward, item: str | None = None) -> set[str]:
-    """Names a backward step can recompute instead of saving: static values and unpackings of the step's input ``item``."""
+def _recomputable(forward, item: str | None = None, invariant=frozenset()) -> set[str]:
+    """Names a backward step can recompute instead of saving: static values, unpackings of the step's input
+    ``item``, and items read out of values from outside the loop (``invariant``): ``params["W"]`` in a loop
+    body is the same array at every step, never stacked per step."""
     found = {item} if item else set()
     for stmt in forward:
         if not isinstance(stmt, ir.Assign):
             continue
         inputs = names_in(stmt.value) - ENCLOSING
         unpack = isinstance(stmt.value, cst.Name) and stmt.value.value in found
-        if unpack or (is_static(stmt.value) and inputs <= found):
+        access = isinstance(stmt.value, cst.Subscript) and inputs <= found | invariant
+        if unpack or access or (is_static(stmt.value) and inputs <= found):
             found |= set(ir.target_names(stmt.target))
     return found
 
@@ -166,7 +169,7 @@ def scan(back, stmt: ir.Assign, e):
         adj.forward,
         adj.backward,
         body.param_names,
-        _recomputable(adj.forward, item_param),
+        _recomputable(adj.forward, item_param, set(outer_free)),
     )
     steps = [namer.fresh(f"{n}_steps") for n in saved]
 
