@@ -8,6 +8,7 @@ compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
 from . import batched_loops, batched_ops, batched_shape_vjps, batched_vjps, batching
+from . import lax, nn, special, stats  # library functions: jax.nn, scipy.special, ...
 from .arrays import (
     broadcast_like,
     diff_weights,
@@ -237,6 +238,7 @@ __all__ = [
     "join",
     "keys",
     "kron_shape",
+    "lax",
     "leave_one_out",
     "leave_one_out_vjp",
     "lift",
@@ -247,6 +249,7 @@ __all__ = [
     "matmul_vjp_lhs",
     "matmul_vjp_rhs",
     "namespace",
+    "nn",
     "norm_axes",
     "norm_hvp",
     "norm_partial",
@@ -282,7 +285,9 @@ __all__ = [
     "solve_outer",
     "solve_vjp_a",
     "solve_vjp_b",
+    "special",
     "split_vjp",
+    "stats",
     "step",
     "stop_gradient",
     "sum_unbatched",

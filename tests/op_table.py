@@ -81,7 +81,8 @@ class Case:
         body = ast.parse(self.call, mode="eval").body
         # ``np.split(...)[i]``
         body = body.value if isinstance(body, ast.Subscript) else body
-        return ast.unparse(body.func).removeprefix("np.")
+        spelled = ast.unparse(body.func).removeprefix("np.")
+        return library_name(spelled) or spelled  # ``jax.nn.relu``: the op s2s resolves it to
 
 
 def C(op, call, shapes, domain="real", **kw):
@@ -379,6 +380,10 @@ CASES = [
     C("trunc", "np.trunc(x)", U),
     C("floor_divide", "np.floor_divide(x, y)", B, {"y": "nonzero"}),
 ]
+
+from op_table_library import LIBRARY_CASES, library_name  # noqa: E402
+
+CASES += LIBRARY_CASES  # jax.nn, jax.lax, scipy.special, scipy.stats, as users spell them
 
 
 def _dims_for(spec, sizes, base, draw):

@@ -10,8 +10,11 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     elementwise,
     explicit,
     linear,
+    nn,
     nondiff,
     runtime_ops,
+    special,
+    stats,
 )
 from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named
 
