@@ -7,8 +7,18 @@ on NumPy arrays the same code runs eagerly. This package never imports the
 compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
-from . import batched_loops, batched_ops, batched_shape_vjps, batched_vjps, batching
-from . import lax, nn, special, stats  # library functions: jax.nn, scipy.special, ...
+# lax, nn, special, stats: library functions (jax.nn, scipy.special, ...)
+from . import (
+    batched_loops,
+    batched_ops,
+    batched_shape_vjps,
+    batched_vjps,
+    batching,
+    lax,
+    nn,
+    special,
+    stats,
+)
 from .arrays import (
     broadcast_like,
     diff_weights,

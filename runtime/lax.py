@@ -18,7 +18,7 @@ def rsqrt(x):
 
 
 @library("jax.lax.clamp")
-def clamp(min, x, max):  # noqa: A002  (JAX's parameter names)
+def clamp(min, x, max):
     return np.minimum(np.maximum(x, min), max)
 
 

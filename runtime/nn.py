@@ -159,7 +159,9 @@ def standardize(
     if mean is None:
         mean = np.mean(x, axis, keepdims=True)
     if variance is None and algorithm == "fast":
-        variance = np.clip(np.mean(np.square(x), axis, keepdims=True) - mean**2, 0, None)
+        variance = np.clip(
+            np.mean(np.square(x), axis, keepdims=True) - mean**2, 0, None
+        )
     elif variance is None:
         variance = np.mean(np.square(x - mean), axis, keepdims=True)
     return (x - mean) / np.sqrt(variance + epsilon)

@@ -82,7 +82,8 @@ class Case:
         # ``np.split(...)[i]``
         body = body.value if isinstance(body, ast.Subscript) else body
         spelled = ast.unparse(body.func).removeprefix("np.")
-        return library_name(spelled) or spelled  # ``jax.nn.relu``: the op s2s resolves it to
+        # ``jax.nn.relu``: the op s2s resolves it to
+        return library_name(spelled) or spelled
 
 
 def C(op, call, shapes, domain="real", **kw):
@@ -383,7 +384,8 @@ CASES = [
 
 from op_table_library import LIBRARY_CASES, library_name  # noqa: E402
 
-CASES += LIBRARY_CASES  # jax.nn, jax.lax, scipy.special, scipy.stats, as users spell them
+# jax.nn, jax.lax, scipy.special, scipy.stats, as users spell them
+CASES += LIBRARY_CASES
 
 
 def _dims_for(spec, sizes, base, draw):

@@ -6,6 +6,7 @@ backends; gradients at the kinks and at ±1000 against ``jax.grad``; resolution 
 """
 
 import importlib.util
+import itertools
 import re
 import types
 
@@ -46,7 +47,7 @@ def scipy_twin(fn):
 def mlp_params(sizes):
     return [
         (RNG.normal(size=(m, n)) / np.sqrt(m), RNG.normal(size=n) * 0.1)
-        for m, n in zip(sizes[:-1], sizes[1:])
+        for m, n in itertools.pairwise(sizes)
     ]
 
 
@@ -63,9 +64,15 @@ def test_mlp_with_relu_and_log_softmax(backend):
         jax.grad(M.mlp_loss)(params, images, targets),
     )
     value, tangent = s2s.jvp(
-        M.mlp_loss, (params, images, targets), (params, images, targets * 0), backend=backend
+        M.mlp_loss,
+        (params, images, targets),
+        (params, images, targets * 0),
+        backend=backend,
     )
-    close((value, tangent), jax.jvp(M.mlp_loss, (params, images, targets), (params, images, targets * 0)))
+    close(
+        (value, tangent),
+        jax.jvp(M.mlp_loss, (params, images, targets), (params, images, targets * 0)),
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -89,14 +96,20 @@ def test_cross_entropy_with_one_hot_labels(backend):
 def test_gaussian_negative_log_likelihood(backend):
     x = RNG.normal(size=20) * 2 + 1
     args = (0.3, -0.2, x)
-    close(s2s.grad(M.gaussian_nll, (0, 1), backend=backend)(*args), jax.grad(M.gaussian_nll, (0, 1))(*args))
+    close(
+        s2s.grad(M.gaussian_nll, (0, 1), backend=backend)(*args),
+        jax.grad(M.gaussian_nll, (0, 1))(*args),
+    )
     close(
         s2s.hessian(M.gaussian_nll, (0, 1), backend=backend)(*args),
         jax.hessian(M.gaussian_nll, (0, 1))(*args),
     )
     batched = s2s.vmap(M.gaussian_nll, in_axes=(0, 0, None), backend=backend)
     mus, log_sigmas = RNG.normal(size=4), RNG.normal(size=4) * 0.3
-    close(batched(mus, log_sigmas, x), jax.vmap(M.gaussian_nll, (0, 0, None))(mus, log_sigmas, x))
+    close(
+        batched(mus, log_sigmas, x),
+        jax.vmap(M.gaussian_nll, (0, 0, None))(mus, log_sigmas, x),
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -109,7 +122,12 @@ def test_heteroscedastic_regression(backend):
     )
     tangents = (RNG.normal(size=3), RNG.normal(size=3))
     close(
-        s2s.jvp(M.heteroscedastic_nll, (params, x, y), (tangents, x * 0, y * 0), backend=backend),
+        s2s.jvp(
+            M.heteroscedastic_nll,
+            (params, x, y),
+            (tangents, x * 0, y * 0),
+            backend=backend,
+        ),
         jax.jvp(M.heteroscedastic_nll, (params, x, y), (tangents, x * 0, y * 0)),
     )
 
@@ -121,12 +139,22 @@ def test_bayesian_logistic_regression_with_scipy(backend):
     w = RNG.normal(size=3)
     twin = scipy_twin(M.log_posterior)
     # the program runs on NumPy with SciPy as written
-    np.testing.assert_allclose(M.log_posterior(w, X, y, 2.0), twin(w, X, y, 2.0), rtol=1e-12)
-    close(s2s.grad(M.log_posterior, backend=backend)(w, X, y, 2.0), jax.grad(twin)(w, X, y, 2.0))
-    close(s2s.hessian(M.log_posterior, backend=backend)(w, X, y, 2.0), jax.hessian(twin)(w, X, y, 2.0))
+    np.testing.assert_allclose(
+        M.log_posterior(w, X, y, 2.0), twin(w, X, y, 2.0), rtol=1e-12
+    )
+    close(
+        s2s.grad(M.log_posterior, backend=backend)(w, X, y, 2.0),
+        jax.grad(twin)(w, X, y, 2.0),
+    )
+    close(
+        s2s.hessian(M.log_posterior, backend=backend)(w, X, y, 2.0),
+        jax.hessian(twin)(w, X, y, 2.0),
+    )
     v = RNG.normal(size=3)
     close(
-        s2s.jvp(M.log_posterior, (w, X, y, 2.0), (v, X * 0, y * 0, 0.0), backend=backend),
+        s2s.jvp(
+            M.log_posterior, (w, X, y, 2.0), (v, X * 0, y * 0, 0.0), backend=backend
+        ),
         jax.jvp(twin, (w, X, y, 2.0), (v, X * 0, y * 0, 0.0)),
     )
 
@@ -135,7 +163,10 @@ def test_bayesian_logistic_regression_with_scipy(backend):
 def test_softplus_and_gelu_network(backend):
     params = (RNG.normal(size=(3, 4)), RNG.normal(size=(4, 4)), RNG.normal(size=(4, 2)))
     x = RNG.normal(size=(5, 3))
-    close(s2s.grad(M.smooth_net, backend=backend)(params, x), jax.grad(M.smooth_net)(params, x))
+    close(
+        s2s.grad(M.smooth_net, backend=backend)(params, x),
+        jax.grad(M.smooth_net)(params, x),
+    )
     close(
         s2s.grad(M.smooth_net, argnums=1, backend=backend)(params, x),
         jax.grad(M.smooth_net, argnums=1)(params, x),
@@ -150,8 +181,15 @@ def test_softplus_and_gelu_network(backend):
 def test_logsumexp_with_weights_and_signs(backend):
     a = RNG.normal(size=(3, 4))
     b = RNG.normal(size=(3, 4))
-    close(s2s.grad(M.signed_lse, (0, 1), backend=backend)(a, b), jax.grad(M.signed_lse, (0, 1))(a, b))
-    close(s2s.hessian(M.signed_lse, backend=backend)(a, b), jax.hessian(M.signed_lse)(a, b), rtol=1e-9)
+    close(
+        s2s.grad(M.signed_lse, (0, 1), backend=backend)(a, b),
+        jax.grad(M.signed_lse, (0, 1))(a, b),
+    )
+    close(
+        s2s.hessian(M.signed_lse, backend=backend)(a, b),
+        jax.hessian(M.signed_lse)(a, b),
+        rtol=1e-9,
+    )
     close(
         s2s.vmap(M.signed_lse, backend=backend)(a[:, None], b[:, None]),
         jax.vmap(M.signed_lse)(a[:, None], b[:, None]),
@@ -173,7 +211,9 @@ def test_attention_with_softmax_standardize_and_glu(backend):
         atol=1e-10,
     )
     close(
-        s2s.vmap(M.attention, in_axes=(0, None, None), backend=backend)(q[:, None], k, v),
+        s2s.vmap(M.attention, in_axes=(0, None, None), backend=backend)(
+            q[:, None], k, v
+        ),
         jax.vmap(M.attention, in_axes=(0, None, None))(q[:, None], k, v),
     )
 
@@ -239,7 +279,9 @@ def test_gradient_at_kinks_and_far_out_is_jaxs(tmp_path, call):
         # nan and inf where JAX has them and nowhere else; finite values JAX's to a few units in the last
         # place (NumPy's and XLA's tanh, exp, ... round differently, and differences of nearly equal terms,
         # squareplus's at -1000, keep those units)
-        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want), err_msg=backend)
+        np.testing.assert_array_equal(
+            np.isfinite(got), np.isfinite(want), err_msg=backend
+        )
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15, err_msg=backend)
     tangent = np.linspace(-1, 1, POINTS.size)
     _, got_dot = s2s.jvp(f, (POINTS,), (tangent,))
@@ -249,13 +291,18 @@ def test_gradient_at_kinks_and_far_out_is_jaxs(tmp_path, call):
 
 def test_entr_has_no_slope_below_zero_in_both_modes(tmp_path):
     """JAX's ``entr`` is ``-inf`` below 0 with slope 0 in forward mode; its reverse mode gives nan there (a
-    zero cotangent times ``log(x) + 1``). s2s gives 0 in both modes, and JAX's values elsewhere."""
+    zero cotangent times ``log(x) + 1``). s2s gives 0 in both modes, and JAX's values elsewhere.
+    """
     f = _kink_function(tmp_path, "entr", "jax.scipy.special.entr(x)")
     x = np.array([-1000.0, -1.0, 0.0, 1.0, 1000.0])
     for backend in BACKENDS:
-        got = np.asarray(s2s.grad(f, backend=backend)(x)) / np.arange(1.0, 11.0)[: x.size]
+        got = (
+            np.asarray(s2s.grad(f, backend=backend)(x)) / np.arange(1.0, 11.0)[: x.size]
+        )
         np.testing.assert_array_equal(got[:2], [0.0, 0.0])
-        np.testing.assert_allclose(got[2:], [np.inf, -1.0, -np.log(1000.0) - 1], rtol=1e-15)
+        np.testing.assert_allclose(
+            got[2:], [np.inf, -1.0, -np.log(1000.0) - 1], rtol=1e-15
+        )
     _, tangent = s2s.jvp(f, (x,), (np.ones_like(x),))
     _, jax_tangent = jax.jvp(f, (x,), (np.ones_like(x),))
     np.testing.assert_array_equal(tangent, jax_tangent)
@@ -295,8 +342,16 @@ def test_one_object_is_one_op_whatever_its_spelling(tmp_path):
     bodies = set()
     for name in "abcd":
         text = s2s.grad(getattr(module, name)).source
-        assert "rt.nn.relu(x)" in text and "rt.nn.sigmoid(x)" in text and "xp.exp(x)" in text
-        code = [line for line in text.split('"""', 4)[-1].splitlines() if not line.strip().startswith("#")]
+        assert (
+            "rt.nn.relu(x)" in text
+            and "rt.nn.sigmoid(x)" in text
+            and "xp.exp(x)" in text
+        )
+        code = [
+            line
+            for line in text.split('"""', 4)[-1].splitlines()
+            if not line.strip().startswith("#")
+        ]
         bodies.add(re.sub(rf"\b{name}(?=\b|_)", "f", "\n".join(code)))
     assert len(bodies) == 1, "the four spellings generate different code"
 
@@ -328,7 +383,9 @@ def test_library_functions_run_on_both_backends():
         assert isinstance(fn(jnp.asarray(x)), jax.Array)
     out, sign = rt.special.logsumexp(x, b=x - 0.5, return_sign=True)
     close((out, sign), jax.scipy.special.logsumexp(x, b=x - 0.5, return_sign=True))
-    np.testing.assert_array_equal(rt.nn.one_hot(np.array([0, 2, 5]), 3), jax.nn.one_hot(np.array([0, 2, 5]), 3))
+    np.testing.assert_array_equal(
+        rt.nn.one_hot(np.array([0, 2, 5]), 3), jax.nn.one_hot(np.array([0, 2, 5]), 3)
+    )
 
 
 def test_special_functions_without_scipy_run_jax_in_float64(monkeypatch):
@@ -348,7 +405,9 @@ def test_special_functions_without_scipy_run_jax_in_float64(monkeypatch):
     got = rt.special.digamma(x)
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, jax.scipy.special.digamma(x), rtol=1e-14)
-    np.testing.assert_allclose(rt.special.polygamma(2, x), jax.scipy.special.polygamma(2, x), rtol=1e-13)
+    np.testing.assert_allclose(
+        rt.special.polygamma(2, x), jax.scipy.special.polygamma(2, x), rtol=1e-13
+    )
 
 
 # --- located errors -------------------------------------------------------------------------
@@ -380,7 +439,10 @@ def unknown(x):
     "name, message",
     [
         ("gelu_flag", "`jax.nn.gelu` needs its argument `approximate` as a constant"),
-        ("standardize_where", "`jax.nn.standardize` called with arguments s2s cannot bind"),
+        (
+            "standardize_where",
+            "`jax.nn.standardize` called with arguments s2s cannot bind",
+        ),
         ("frozen", "a frozen distribution"),
         ("unknown", "dot_product_attention"),
     ],

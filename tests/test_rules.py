@@ -66,7 +66,9 @@ class Call:
 
     def evaluate(self, node, env, module=np):
         return eval(
-            compile(ast.Expression(node), "<case>", "eval"), namespace(module), dict(env)
+            compile(ast.Expression(node), "<case>", "eval"),
+            namespace(module),
+            dict(env),
         )
 
     def output(self, env, module=np):

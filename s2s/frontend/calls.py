@@ -432,7 +432,7 @@ class Calls:
         # ``norm(0.0, 1.0).logpdf(x)``: a method of what a library object returned
         if is_method and isinstance(func.value, cst.Call):
             maker = self._callee_object(func.value.func)
-            method = getattr(maker, func.attr.value, None) if maker is not None else None
+            method = getattr(maker, func.attr.value, None)
             if spellings.is_library(maker) and identity.spelling(method) is not None:
                 what = self.source.file.module.code_for_node(func.value.func)
                 self.fail(func, f"`{what}(...).{func.attr.value}()` calls a method of a frozen distribution "

@@ -112,7 +112,9 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             out.append(ir.Def(inline(inner, namer), stmt.origin))
             continue
         callee = (
-            _callee(fn, stmt.value, stmt.origin) if isinstance(stmt, ir.Assign) else None
+            _callee(fn, stmt.value, stmt.origin)
+            if isinstance(stmt, ir.Assign)
+            else None
         )
         if callee is None:
             out.append(stmt)

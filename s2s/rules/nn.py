@@ -22,14 +22,14 @@ from .registry import batch, decompose, elementwise, jvp, nondiff, signature_of,
 
 @elementwise(name="rt.nn.relu")
 def relu(x):
-    # JAX: the slope at 0 is 0
-    return xp.where(x > 0, 1.0, 0.0)
+    # JAX: the slope at 0 is 0 (a mask: the cotangent keeps its dtype)
+    return x > 0
 
 
 @elementwise(name="rt.nn.relu6")
 def relu6(x):
     # JAX: the slope at 0 and at 6 is 0
-    return xp.where(xp.logical_and(x > 0, x < 6), 1.0, 0.0)
+    return xp.logical_and(x > 0, x < 6)
 
 
 @elementwise(name="rt.nn.sigmoid")
@@ -156,12 +156,16 @@ def log_softmax(x, axis=-1):
 
 
 @decompose(name="rt.nn.standardize")
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-05, *, algorithm="fast"):
+def standardize(
+    x, axis=-1, mean=None, variance=None, epsilon=1e-05, *, algorithm="fast"
+):
     if mean is None:
         mean = xp.mean(x, axis, keepdims=True)
     if variance is None:
         if algorithm == "fast":
-            variance = xp.clip(xp.mean(xp.square(x), axis, keepdims=True) - xp.square(mean), 0.0, None)
+            variance = xp.clip(
+                xp.mean(xp.square(x), axis, keepdims=True) - xp.square(mean), 0.0, None
+            )
         else:
             variance = xp.mean(xp.square(x - mean), axis, keepdims=True)
     return (x - mean) * rt.lax.rsqrt(variance + epsilon)

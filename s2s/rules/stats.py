@@ -115,7 +115,9 @@ def gamma_pdf(x, a, loc=0, scale=1):
 
 @decompose(name="rt.stats.beta_logpdf")
 def beta_logpdf(x, a, b, loc=0, scale=1):
-    shape_term = rt.special.gammaln(a + b) - rt.special.gammaln(a) - rt.special.gammaln(b)
+    shape_term = (
+        rt.special.gammaln(a + b) - rt.special.gammaln(a) - rt.special.gammaln(b)
+    )
     y = (x - loc) / scale
     log_linear_term = rt.special.xlogy(a - 1, y) + rt.special.xlog1py(b - 1, -y)
     log_probs = shape_term + log_linear_term - xp.log(scale)
@@ -127,7 +129,9 @@ def beta_logpdf(x, a, b, loc=0, scale=1):
 
 @decompose(name="rt.stats.beta_pdf")
 def beta_pdf(x, a, b, loc=0, scale=1):
-    shape_term = rt.special.gammaln(a + b) - rt.special.gammaln(a) - rt.special.gammaln(b)
+    shape_term = (
+        rt.special.gammaln(a + b) - rt.special.gammaln(a) - rt.special.gammaln(b)
+    )
     y = (x - loc) / scale
     log_linear_term = rt.special.xlogy(a - 1, y) + rt.special.xlog1py(b - 1, -y)
     log_probs = shape_term + log_linear_term - xp.log(scale)

@@ -166,7 +166,9 @@ LIBRARY: dict[str, tuple[str, ...]] = {
 
 # library functions of arrays (not of trees, as ``rt.psum`` is): their operands and results are arrays
 ARRAY_FUNCTIONS = frozenset(
-    op for op in LIBRARY if op.startswith(("rt.nn.", "rt.special.", "rt.lax.", "rt.stats."))
+    op
+    for op in LIBRARY
+    if op.startswith(("rt.nn.", "rt.special.", "rt.lax.", "rt.stats."))
 )
 
 
