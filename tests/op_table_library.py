@@ -160,7 +160,8 @@ LIBRARY_CASES = [
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 3)", U),
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, -2)", U, "nonzero"),
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 1)", U),
-    C("rt.stop_gradient", "jax.lax.stop_gradient(x)", U),
+    # no derivative by definition (its value moves: no finite differences)
+    C("rt.stop_gradient", "jax.lax.stop_gradient(x)", U, fd=False),
     C("exp", "jax.lax.exp(x)", U),
     C("square", "jax.lax.square(x)", U),
     C("maximum", "jax.lax.max(x, y)", {"x": "...", "y": "..."}, fd=False),

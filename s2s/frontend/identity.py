@@ -2,9 +2,10 @@
 
 ``jax.nn.relu``, ``from jax.nn import relu`` and ``nn.relu`` (``from jax import
 nn``) reach one object, so they are one op: ``rt.nn.relu`` in generated code.
-The table is built once from the spellings in ``s2s/rules/vocabulary.py``:
-each is imported (a library that is not installed is skipped) and the object
-found is keyed by ``id``, with the object kept alive in the table. A method
+The table is built from the spellings in ``s2s/rules/vocabulary.py``, from
+the modules already imported (nothing is imported for it: an object of a
+module nobody imported cannot reach s2s), again whenever another of them has
+been imported; the object found is keyed by ``id`` and kept alive in the table. A method
 of a ``scipy.stats`` distribution (``norm.logpdf``) is a new bound method at
 each access: it is keyed by its distribution object and its function.
 """
@@ -12,19 +13,20 @@ each access: it is keyed by its distribution object and its function.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
+import sys
 
 from ..rules.vocabulary import LIBRARY
 
 
 def _reach(path: str):
-    """The object at a dotted path, importing the longest module prefix; None if it cannot be found."""
+    """The object at a dotted path from a module already imported (None if there is none, or no such
+    attribute): user code can only hold objects of modules that are loaded, so nothing is imported here.
+    """
     parts = path.split(".")
     for i in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
+        obj = sys.modules.get(".".join(parts[:i]))
+        if obj is None:
             continue
         for part in parts[i:]:
             obj = getattr(obj, part, None)
@@ -40,8 +42,8 @@ def _key(obj):
     return ("object", id(obj))
 
 
-@functools.cache
-def _table() -> dict:
+@functools.lru_cache(maxsize=8)
+def _table_of(loaded: frozenset) -> dict:
     table = {}
     for op, spellings in LIBRARY.items():
         for path in spellings:
@@ -50,6 +52,19 @@ def _table() -> dict:
                 # the object is kept with its op: its id stays its own
                 table.setdefault(_key(obj), (op, obj))
     return table
+
+
+def _table() -> dict:
+    """The table for the library modules loaded now (built again when another one is imported)."""
+    return _table_of(frozenset(m for m in _MODULES if m in sys.modules))
+
+
+_MODULES = frozenset(
+    ".".join(path.split(".")[:i])
+    for spellings in LIBRARY.values()
+    for path in spellings
+    for i in range(1, path.count(".") + 1)
+)
 
 
 def library_op(obj) -> str | None:
