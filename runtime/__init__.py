@@ -7,6 +7,7 @@ on NumPy arrays the same code runs eagerly. This package never imports the
 compiler (libcst), and imports JAX only when JAX arrays reach it.
 """
 
+# lax, nn, special, stats: library functions (jax.nn, scipy.special, ...)
 from . import (
     batched_draws,
     batched_loops,
@@ -15,6 +16,10 @@ from . import (
     batched_slicing,
     batched_vjps,
     batching,
+    lax,
+    nn,
+    special,
+    stats,
 )
 from .arrays import (
     broadcast_like,
@@ -294,6 +299,7 @@ __all__ = [
     "jvp_of",
     "keys",
     "kron_shape",
+    "lax",
     "leave_one_out",
     "leave_one_out_vjp",
     "lift",
@@ -304,6 +310,7 @@ __all__ = [
     "matmul_vjp_lhs",
     "matmul_vjp_rhs",
     "namespace",
+    "nn",
     "norm_axes",
     "norm_hvp",
     "norm_partial",
@@ -358,7 +365,9 @@ __all__ = [
     "solve_outer",
     "solve_vjp_a",
     "solve_vjp_b",
+    "special",
     "split_vjp",
+    "stats",
     "step",
     "steps_first",
     "stop_gradient",

@@ -81,7 +81,9 @@ class Case:
         body = ast.parse(self.call, mode="eval").body
         # ``np.split(...)[i]``
         body = body.value if isinstance(body, ast.Subscript) else body
-        return ast.unparse(body.func).removeprefix("np.")
+        spelled = ast.unparse(body.func).removeprefix("np.")
+        # ``jax.nn.relu``: the op s2s resolves it to
+        return library_name(spelled) or spelled
 
 
 def C(op, call, shapes, domain="real", **kw):
@@ -379,6 +381,11 @@ CASES = [
     C("trunc", "np.trunc(x)", U),
     C("floor_divide", "np.floor_divide(x, y)", B, {"y": "nonzero"}),
 ]
+
+from op_table_library import LIBRARY_CASES, library_name  # noqa: E402
+
+# jax.nn, jax.lax, scipy.special, scipy.stats, as users spell them
+CASES += LIBRARY_CASES
 
 
 def _dims_for(spec, sizes, base, draw):

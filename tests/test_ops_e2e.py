@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, draw_inputs
+from op_table_library import HEADER, namespace
 
 import s2s
 
@@ -28,7 +29,7 @@ _MODULES = {}
 
 def _module_function(path, args, body):
     """``def f(args): return body`` written to ``path`` and imported (s2s reads functions from source files)."""
-    path.write_text(f"import numpy as np\n\n\ndef f({args}):\n    return {body}\n")
+    path.write_text(f"{HEADER}\n\ndef f({args}):\n    return {body}\n")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -44,10 +45,7 @@ def _functions(case, folder):
             f"{args}, ct",
             f"np.sum({case.call} * ct)",
         )
-        twin = eval(
-            f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)",
-            {"jnp": jnp},
-        )
+        twin = eval(f"lambda {args}, ct: np.sum({case.call} * ct)", namespace(jnp))
         argnums = tuple(range(len(case.names)))
         _MODULES[case.id] = (f, twin, argnums)
     return _MODULES[case.id]
@@ -60,7 +58,7 @@ def folder(tmp_path_factory):
 
 def _args(case, inputs, rng):
     values = [inputs[n] for n in case.names]
-    out = eval(case.call, {"np": np}, dict(inputs))
+    out = eval(case.call, namespace(np), dict(inputs))
     return (*values, rng.normal(size=np.shape(out)))
 
 
@@ -126,7 +124,7 @@ def _call_functions(case, folder):
     if case.id not in _CALLS:
         args = ", ".join(case.names)
         f = _module_function(folder / f"call_{len(_CALLS)}.py", args, case.call)
-        twin = eval(f"lambda {args}: {case.call.replace('np.', 'jnp.')}", {"jnp": jnp})
+        twin = eval(f"lambda {args}: {case.call}", namespace(jnp))
         _CALLS[case.id] = (f, twin)
     return _CALLS[case.id]
 

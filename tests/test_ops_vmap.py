@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, draw_inputs
+from op_table_library import HEADER
 
 import s2s
 
@@ -28,9 +29,7 @@ def _function(case, folder):
     if case.id not in _FUNCTIONS:
         path = folder / f"vcase_{len(_FUNCTIONS)}.py"
         args = ", ".join(case.names)
-        path.write_text(
-            f"import numpy as np\n\n\ndef f({args}):\n    return {case.call}\n"
-        )
+        path.write_text(f"{HEADER}\n\ndef f({args}):\n    return {case.call}\n")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

@@ -20,9 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, draw_inputs
+from op_table_library import namespace
 from s2s.runtime import unbroadcast
 
-from s2s.rules import ALIASES, OPS
+from s2s.rules import ALIASES, op_named
 
 jax.config.update("jax_enable_x64", True)
 
@@ -55,7 +56,7 @@ class Call:
         if isinstance(body, ast.Subscript):
             self.index, body = ast.literal_eval(body.slice), body.value
         self.node = body
-        self.op = OPS[ALIASES.get(case.func_name, case.func_name)]
+        self.op = op_named(ALIASES.get(case.func_name, case.func_name))
         self.names = case.names
         if self.op.rule is not None:
             kwargs = {k.arg: k.value for k in body.keywords}
@@ -65,7 +66,9 @@ class Call:
 
     def evaluate(self, node, env, module=np):
         return eval(
-            compile(ast.Expression(node), "<case>", "eval"), {"np": module}, dict(env)
+            compile(ast.Expression(node), "<case>", "eval"),
+            namespace(module),
+            dict(env),
         )
 
     def output(self, env, module=np):
@@ -307,7 +310,7 @@ def test_rule_matches_jax(case, data):
 JIT_CASES = [
     c
     for c in CASES
-    if OPS[ALIASES.get(c.func_name, c.func_name)].family
+    if op_named(ALIASES.get(c.func_name, c.func_name)).family
     in ("elementwise", "linear", "vjp")
 ]
 

@@ -31,6 +31,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, draw_inputs
+from op_table_library import HEADER, namespace
 
 import s2s
 
@@ -53,7 +54,7 @@ def _functions(case, folder):
         argnums = tuple(range(n))
         path = folder / f"second_{len(_MODULES)}.py"
         path.write_text(
-            "import numpy as np\n\nimport s2s\n\n\n"
+            f"{HEADER}\nimport s2s\n\n\n"
             f"def f({args}, ct):\n    return np.sum({case.call} * ct)\n\n\n"
             f"df = s2s.grad(f, {argnums})\n\n\n"
             f"def g({args}, ct, {vs}):\n    d = df({args}, ct)\n    return {terms}\n"
@@ -61,10 +62,7 @@ def _functions(case, folder):
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        twin = eval(
-            f"lambda {args}, ct: jnp.sum({case.call.replace('np.', 'jnp.')} * ct)",
-            {"jnp": jnp},
-        )
+        twin = eval(f"lambda {args}, ct: np.sum({case.call} * ct)", namespace(jnp))
         _MODULES[case.id] = (module.f, module.g, twin, argnums)
     return _MODULES[case.id]
 
@@ -101,7 +99,7 @@ def _draw(case, data):
     """The case's inputs and ``ct``, and directions ``v`` for each of them."""
     inputs = draw_inputs(case, data.draw)
     rng = np.random.default_rng(len(case.id))
-    out = eval(case.call, {"np": np}, dict(inputs))
+    out = eval(case.call, namespace(np), dict(inputs))
     args = (*(inputs[n] for n in case.names), rng.normal(size=np.shape(out)))
     return args, tuple(rng.normal(size=np.shape(a)) for a in args)
 

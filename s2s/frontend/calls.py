@@ -32,6 +32,7 @@ from . import (
     at_updates,
     effects,
     foreign,
+    identity,
     lax_control,
     lax_indexing,
     library,
@@ -430,6 +431,9 @@ class Calls(lax_control.LaxControl):
             chain is None
             or not isinstance(self.source.env.get(chain[0]), types.ModuleType)
         )
+        # a method of a library object that is an op (``norm.logpdf`` of ``from scipy.stats import norm``)
+        if is_method and chain is not None and self._library_op(chain):
+            is_method = False
         if is_method and func.attr.value in DICT_VIEWS and not args:
             return self.mark(
                 cst.Call(
@@ -455,6 +459,15 @@ class Calls(lax_control.LaxControl):
                 )
                 self.fail(func, f"`{'.'.join(chain)}()` calls a method of a {type(receiver).__name__}, "
                           "which s2s cannot transform", hint)  # fmt: skip
+        # ``norm(0.0, 1.0).logpdf(x)``: a method of what a library object returned
+        if is_method and isinstance(func.value, cst.Call):
+            maker = self._callee_object(func.value.func)
+            method = getattr(maker, func.attr.value, None)
+            if spellings.is_library(maker) and identity.spelling(method) is not None:
+                what = self.source.file.module.code_for_node(func.value.func)
+                self.fail(func, f"`{what}(...).{func.attr.value}()` calls a method of a frozen distribution "
+                          "(an object the library makes at run time), which s2s does not read",
+                          f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if name not in METHODS:

@@ -25,7 +25,7 @@ from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..naming import Namer
-from . import at_updates, foreign, library, spellings, variadic, wrappers
+from . import at_updates, foreign, identity, library, spellings, variadic, wrappers
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
@@ -534,7 +534,8 @@ class Resolver(Calls):
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         if op is not None:
             return xp_attr(op)
-        spelled = _runtime_spelling(obj)
+        # a library function by identity: ``jax.nn.relu`` -> ``rt.nn.relu``, ``jax.lax.exp`` -> ``xp.exp``
+        spelled = identity.spelling(obj)
         if spelled is not None:
             return cst.parse_expression(spelled)
         rule = custom_rule(obj)
@@ -657,6 +658,13 @@ class Resolver(Calls):
             obj = getattr(obj, part, None)
         return obj
 
+    def _library_op(self, chain) -> str | None:
+        """The spelling of the op a chain of names reaches from a library object (not a module), or None."""
+        head = self.source.env.get(chain[0])
+        if chain[0] in self.locals or head is None or not spellings.is_library(head):
+            return None
+        return identity.spelling(self._object(chain))
+
     def _module_of(self, path):
         obj = self.source.env.get(path[0])
         for part in path[1:-1]:
@@ -684,6 +692,10 @@ class Resolver(Calls):
                     self.fail(node, f"`{'.'.join(chain[: i + 1])}` does not exist")
                 obj = getattr(obj, part)
             return self.mark(self.value(obj, chain, node), node)
+        # a method of a library object s2s knows (``norm.logpdf``, ``from scipy.stats import norm``)
+        spelled = self._library_op(chain) if chain is not None else None
+        if spelled is not None:
+            return self.mark(cst.parse_expression(spelled), node)
         base = self.expr(node.value)
         attr = node.attr.value
         if attr in STATIC_ATTRIBUTES:
@@ -831,23 +843,6 @@ def _one_line(operator):
         if isinstance(getattr(operator, field, None), cst.ParenthesizedWhitespace)
     }
     return operator.with_changes(**changes) if changes else operator
-
-
-# functions of s2s or JAX that generated code calls as ``rt.<name>``
-RUNTIME_SPELLED = frozenset(
-    {"stop_gradient", "psum", "pmean", "pmax", "pmin", "axis_index"}
-)
-
-
-def _runtime_spelling(obj) -> str | None:
-    """``rt.stop_gradient`` for ``s2s.stop_gradient`` or ``jax.lax.stop_gradient``, ``rt.psum`` for
-    ``s2s.psum`` or ``jax.lax.psum``, and so on (``RUNTIME_SPELLED``); None for anything else.
-    """
-    name = getattr(obj, "__name__", None)
-    module = getattr(obj, "__module__", None) or ""
-    if name in RUNTIME_SPELLED and module.split(".")[0] in ("s2s", "jax"):
-        return f"rt.{name}"
-    return None
 
 
 def _short_repr(obj) -> str:

@@ -1,7 +1,8 @@
 """Inline local functions, lambdas and ``decompose`` ops at their call sites.
 
 Input and output are in normal form. Output: no calls to local functions and
-no calls to ops of the ``decompose`` family; inlined statements cite the
+no calls to ops of the ``decompose`` family (``xp.var``, ``rt.nn.gelu``: each
+specialized to its constant arguments first, ``passes/specialize.py``); inlined statements cite the
 call site's line, their variables keep their names where free (else get a
 numbered one).
 """
@@ -16,30 +17,56 @@ from .. import ir
 from ..cstutil import literal, substitute
 from ..errors import S2SError
 from ..naming import Namer
-from ..rules import OPS
+from ..rules import op_named
+from ..rules.vocabulary import user_spelling
+from ..templates import bind
 from .anf import anf
 from .dataflow import assigned, reads, substitute_reads, used_names
 from .desugar import desugar
 from .normal_form import eqn_of
+from .specialize import NotConstant, constants, specialize, tested
 
 
 @functools.cache
-def _decomposition(op_name: str) -> ir.Function:
+def _definition(op_name: str) -> ir.Function:
+    """A ``decompose`` op's body, resolved (its ``if`` tests on constant parameters still in place)."""
     from ..frontend.resolve import resolve
     from ..frontend.source import load
 
-    resolved = resolve(load(OPS[op_name].rule), name=op_name.replace(".", "_"))
-    return anf(desugar(resolved.function))
+    name = op_name.removeprefix("rt.").replace(".", "_")
+    return resolve(load(op_named(op_name).rule), name=name).function
 
 
-def _callee(fn: ir.Function, value):
+@functools.cache
+def _decomposition(op_name: str, constants: tuple) -> ir.Function:
+    """The body specialized to the constant arguments its tests read, in normal form."""
+    fn = specialize(_definition(op_name), dict(constants))
+    return anf(desugar(fn))
+
+
+def _callee(fn: ir.Function, value, origin=None):
     if not isinstance(value, cst.Call):
         return None
     e = eqn_of(value)
     if e.kind == "call" and e.name in fn.locals:
         return fn.locals[e.name]
-    if e.kind == "op" and e.name in OPS and OPS[e.name].family == "decompose":
-        return _decomposition(e.name)
+    op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
+    if e.kind in ("op", "runtime") and op is not None and op.family == "decompose":
+        params = tested(_definition(op.name))
+        try:  # arguments it does not take: an error naming the function as users spell it
+            bindings = bind(op, e, origin)
+        except S2SError as err:
+            message = err.message.replace(f"`{e.name}`", f"`{user_spelling(op.name)}`")
+            raise S2SError(message, origin) from None
+        try:
+            return _decomposition(op.name, constants(params, bindings))
+        except NotConstant as err:
+            raise S2SError(
+                f"`{user_spelling(op.name)}` needs its argument `{err.param}` as a constant: it "
+                "chooses the formula",
+                origin,
+                f"write `{err.param}` as a literal (True, None, ...) at the call",
+            ) from None
     return None
 
 
@@ -84,7 +111,11 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             inner = stmt.function.with_body(stmt.function.body, locals=fn.locals)
             out.append(ir.Def(inline(inner, namer), stmt.origin))
             continue
-        callee = _callee(fn, stmt.value) if isinstance(stmt, ir.Assign) else None
+        callee = (
+            _callee(fn, stmt.value, stmt.origin)
+            if isinstance(stmt, ir.Assign)
+            else None
+        )
         if callee is None:
             out.append(stmt)
             continue
@@ -96,6 +127,7 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             k: _default_value(v)
             for k, v in _bind(callee, stmt.value, stmt.origin).items()
         }
+        unassigned = set(callee.param_names)
         result = callee.body[-1].value
         if (
             isinstance(result, cst.Name)
@@ -126,10 +158,12 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                     )
                 )
                 continue
-            for name in ir.target_names(inner.target):
-                if name not in mapping:
-                    mapping[name] = cst.Name(namer.fresh(name))
             value = substitute(inner.value, mapping)
+            for name in ir.target_names(inner.target):
+                # a parameter assigned in the callee is a new variable, never the caller's argument
+                if name not in mapping or name in unassigned:
+                    mapping[name] = cst.Name(namer.fresh(name))
+                    unassigned.discard(name)
             target = substitute(
                 inner.target,
                 {k: v for k, v in mapping.items() if isinstance(v, cst.Name)},

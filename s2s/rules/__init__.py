@@ -13,9 +13,12 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     foreign,
     lax_indexing,
     linear,
+    nn,
     nondiff,
     random_draws,
     runtime_ops,
+    special,
+    stats,
 )
 from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named
 

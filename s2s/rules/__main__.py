@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import sys
 
-from . import OPS
+from . import OPS, RUNTIME_OPS
 from .foreign import FOREIGN
 from .registry import ALIASES, FAMILIES
+from .vocabulary import LIBRARY
 
 DESCRIPTIONS = {
     "elementwise": "derivative from partials, reverse mode unbroadcasts",
@@ -30,10 +31,22 @@ def coverage() -> dict[str, list[str]]:
     return table
 
 
+def library() -> dict[str, list[str]]:
+    """Library functions spelled ``rt.<name>`` in generated code, per family."""
+    table = {family: [] for family in FAMILIES}
+    for name in sorted(LIBRARY):
+        if name.startswith("rt."):
+            table.setdefault(RUNTIME_OPS[name].family, []).append(name)
+    return table
+
+
 def main(out=sys.stdout) -> None:
     aliases: dict[str, list[str]] = {}
     for spelling, canonical in sorted(ALIASES.items()):
         aliases.setdefault(canonical, []).append(spelling)
+    for canonical, spellings in LIBRARY.items():  # jax.lax.exp is exp
+        if not canonical.startswith("rt."):
+            aliases.setdefault(canonical, []).extend(spellings)
     table = coverage()
     print(
         f"{len(OPS)} ops (spell them np.NAME, jnp.NAME, math.NAME or as methods)",
@@ -48,6 +61,15 @@ def main(out=sys.stdout) -> None:
                 f"  {name}" + (f"  (also {', '.join(extra)})" if extra else ""),
                 file=out,
             )
+    found = library()
+    count = sum(len(names) for names in found.values())
+    print(
+        f"\n{count} library functions (spelled rt.NAME in generated code; JAX's own on JAX values)",
+        file=out,
+    )
+    for family, names in found.items():
+        for name in names:
+            print(f"  {name}  [{family}]  {', '.join(LIBRARY[name])}", file=out)
     print(f"\n{FOREIGN}", file=out)  # library code JAX traces: ``rules/foreign.py``
 
 

@@ -32,6 +32,7 @@ from ..passes.dataflow import free_names
 from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..rules import OPS
 from ..rules.registry import LIST_OUTPUTS, op_named
+from ..rules.vocabulary import ARRAY_FUNCTIONS
 from ..templates import differentiable_arguments
 from .dependence import depends_on, needed_by
 
@@ -153,7 +154,9 @@ def array_evidence(body, helpers) -> set[str]:
             continue
         e = eqn_of(stmt.value, helpers)
         op = OPS.get(e.name) if e.kind == "op" else None
-        # runtime ops also take containers
+        # runtime ops also take containers, except library functions of arrays (``rt.nn.relu``)
+        if e.kind == "runtime" and f"rt.{e.name}" in ARRAY_FUNCTIONS:
+            op = op_named(f"rt.{e.name}")
         if op is not None and op.family != "nondiff":
             if e.name not in LIST_OUTPUTS:
                 known.update(ir.target_names(stmt.target))

@@ -1,0 +1,167 @@
+"""``rt.nn``: what generated code calls for ``jax.nn`` functions; JAX's own on JAX values, NumPy otherwise.
+
+The NumPy implementations are JAX's formulas (``jax/_src/nn/functions.py``).
+Functions that s2s differentiates as a composition of other ops (``gelu``,
+``log_softmax``, ...) are expanded by the compiler before differentiation;
+they are here so every ``rt.nn`` name also runs as written.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .library import library, quiet, scipy_special
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@library("jax.nn.relu")
+def relu(x):
+    return np.maximum(x, 0)
+
+
+@library("jax.nn.relu6")
+def relu6(x):
+    return np.minimum(np.maximum(x, 0), 6.0)
+
+
+@library("jax.nn.sigmoid")
+@quiet
+def sigmoid(x):
+    return 1 / (1 + np.exp(-np.asarray(x)))
+
+
+@library("jax.nn.softmax")
+@quiet
+def softmax(x, axis=-1):
+    unnormalized = np.exp(x - np.max(x, axis, keepdims=True))
+    return unnormalized / np.sum(unnormalized, axis, keepdims=True)
+
+
+@library("jax.nn.one_hot")
+def one_hot(x, num_classes, *, dtype=None, axis=-1):
+    x = np.asarray(x)
+    position = axis % (x.ndim + 1)
+    shape = [1] * x.ndim
+    shape.insert(position, num_classes)
+    classes = np.arange(num_classes).reshape(shape)
+    return (np.expand_dims(x, position) == classes).astype(dtype or np.float64)
+
+
+# --- expanded into other ops by the compiler --------------------------------------------------
+
+
+@library("jax.nn.softplus")
+@quiet
+def softplus(x):
+    return np.logaddexp(x, 0)
+
+
+@library("jax.nn.log_sigmoid")
+@quiet
+def log_sigmoid(x):
+    return -np.logaddexp(-np.asarray(x), 0)
+
+
+@library("jax.nn.silu")
+def silu(x):
+    return x * sigmoid(x)
+
+
+@library("jax.nn.mish")
+def mish(x):
+    return x * np.tanh(softplus(x))
+
+
+@library("jax.nn.soft_sign")
+def soft_sign(x):
+    return x / (np.abs(x) + 1)
+
+
+@library("jax.nn.sparse_plus")
+def sparse_plus(x):
+    return np.where(x <= -1.0, 0.0, np.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+@library("jax.nn.sparse_sigmoid")
+def sparse_sigmoid(x):
+    return 0.5 * np.clip(x + 1.0, 0.0, 2.0)
+
+
+@library("jax.nn.squareplus")
+def squareplus(x, b=4):
+    return (x + np.sqrt(np.square(x) + b)) / 2
+
+
+@library("jax.nn.elu")
+@quiet
+def elu(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0.0, x)))
+
+
+@library("jax.nn.selu")
+def selu(x):
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+@library("jax.nn.celu")
+@quiet
+def celu(x, alpha=1.0):
+    return np.maximum(x, 0.0) + alpha * np.expm1(np.minimum(x, 0.0) / alpha)
+
+
+@library("jax.nn.leaky_relu")
+def leaky_relu(x, negative_slope=0.01):
+    return np.where(x >= 0, x, negative_slope * x)
+
+
+@library("jax.nn.hard_tanh")
+def hard_tanh(x):
+    return np.where(x > 1, 1, np.where(x < -1, -1, x))
+
+
+@library("jax.nn.hard_sigmoid")
+def hard_sigmoid(x):
+    return relu6(x + 3.0) / 6.0
+
+
+@library("jax.nn.hard_silu")
+def hard_silu(x):
+    return x * hard_sigmoid(x)
+
+
+@library("jax.nn.gelu")
+def gelu(x, approximate=True):
+    if approximate:
+        inner = np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)
+        return x * (0.5 * (1.0 + np.tanh(inner)))
+    return 0.5 * x * scipy_special("erfc", -x * np.sqrt(0.5))
+
+
+@library("jax.nn.glu")
+def glu(x, axis=-1):
+    a, b = np.split(x, 2, axis)
+    return a * sigmoid(b)
+
+
+@library("jax.nn.log_softmax")
+@quiet
+def log_softmax(x, axis=-1):
+    shifted = x - np.max(x, axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis, keepdims=True))
+
+
+@library("jax.nn.standardize")
+def standardize(
+    x, axis=-1, mean=None, variance=None, epsilon=1e-05, *, algorithm="fast"
+):
+    if mean is None:
+        mean = np.mean(x, axis, keepdims=True)
+    if variance is None and algorithm == "fast":
+        variance = np.clip(
+            np.mean(np.square(x), axis, keepdims=True) - mean**2, 0, None
+        )
+    elif variance is None:
+        variance = np.mean(np.square(x - mean), axis, keepdims=True)
+    return (x - mean) / np.sqrt(variance + epsilon)

@@ -1,0 +1,111 @@
+"""A decomposition specialized to its constant arguments: ``if`` statements on them are decided.
+
+A ``decompose`` op's body may branch on parameters that select a formula
+rather than carry data (``gelu``'s ``approximate``, ``logsumexp``'s
+``b is None`` and ``return_sign``). At a call, each parameter such a test
+reads is bound to its argument's Python value when the argument is a literal
+(or left out: its default); any other argument is an opaque value that is
+never ``None``. The output holds only the branches taken, up to the first
+``return`` reached; no ``if`` is left. A test that needs an opaque value's
+truth or equality raises ``NotConstant`` naming the parameter: the caller
+turns it into a located error.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import names_in
+from .dataflow import writes
+
+
+@dataclass(frozen=True)
+class NotConstant(Exception):
+    """A test of the decomposition needs the value of ``param``, which the call does not give as a constant."""
+
+    param: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """An argument that is not a literal: it is not ``None``; anything else about it is unknown."""
+
+    param: str
+
+
+class _Unknown:
+    """What a test sees for an ``Opaque`` argument: identity works (``is None``), truth and equality raise."""
+
+    def __init__(self, param: str):
+        self.param = param
+
+    def __bool__(self):
+        raise NotConstant(self.param)
+
+    def __eq__(self, other):
+        raise NotConstant(self.param)
+
+    __ne__ = __eq__
+    __hash__ = None
+
+
+def tested(fn: ir.Function) -> frozenset[str]:
+    """The parameters of ``fn`` that its ``if`` tests read."""
+    params = set(fn.param_names)
+    found = set()
+    for stmt in ir.walk(fn.body):
+        if isinstance(stmt, ir.If):
+            found |= names_in(stmt.test) & params
+    return frozenset(found)
+
+
+def constants(params, bindings: dict) -> tuple:
+    """``(param, value)`` for each of ``params``: the Python value of its argument (an atom, or the default
+    the op binds) if that is a literal (``True``, ``-1``, ``"fast"``, ``None``), else ``Opaque(param)``.
+    """
+    out = []
+    for p in sorted(params):
+        try:
+            value = ast.literal_eval(ir.code(bindings[p]))
+            hash(value)
+        except (KeyError, ValueError, SyntaxError, TypeError):
+            value = Opaque(p)
+        out.append((p, value))
+    return tuple(out)
+
+
+def specialize(fn: ir.Function, constants: dict) -> ir.Function:
+    """``fn`` with every ``if`` decided by ``constants`` (parameter -> value, ``Opaque`` where unknown)."""
+    body, _ = _taken(fn.body, constants, set())
+    return fn.with_body(body)
+
+
+def _taken(body, constants: dict, assigned: set) -> tuple[list, bool]:
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ir.If):
+            read = names_in(stmt.test)
+            if read & assigned:
+                raise ValueError(
+                    f"a decomposition tests {sorted(read & assigned)} after assigning it"
+                )
+            branch = stmt.body if _decide(stmt.test, constants) else stmt.orelse
+            inner, returned = _taken(branch, constants, assigned)
+            out.extend(inner)
+            if returned:
+                return out, True
+            continue
+        out.append(stmt)
+        assigned |= writes(stmt)
+        if isinstance(stmt, ir.Return):
+            return out, True
+    return out, False
+
+
+def _decide(test: cst.BaseExpression, constants: dict) -> bool:
+    env = {p: _Unknown(p) if isinstance(v, Opaque) else v for p, v in constants.items()}
+    return bool(eval(ir.code(test), {"__builtins__": {}}, env))

@@ -1,0 +1,127 @@
+"""Rules of ``scipy.special`` / ``jax.scipy.special`` and of the ``jax.lax`` ops NumPy lacks, spelled
+``rt.special.<name>`` and ``rt.lax.<name>`` in generated code (``s2s/rules/vocabulary.py`` lists the spellings).
+
+Each partial is JAX's (its primitive's JVP rule, or the function's custom
+JVP: ``xlogy``, ``logit``, ``log_ndtr``, ``entr``), written with ops that have
+rules, so derivatives of every order exist (``gammaln`` -> ``digamma`` ->
+``polygamma(1, x)`` -> ``polygamma(2, x)`` ...). ``logsumexp`` is JAX's
+composition (its maximum held by ``stop_gradient``), branching on its
+constant ``b is None`` and ``return_sign``.
+"""
+
+import numpy as xp
+
+from s2s import runtime as rt
+
+from .registry import decompose, elementwise
+
+
+@elementwise(name="rt.special.erf")
+def erf(x):
+    return 2 / xp.sqrt(xp.pi) * xp.exp(-xp.square(x))
+
+
+@elementwise(name="rt.special.erfc")
+def erfc(x):
+    return -2 / xp.sqrt(xp.pi) * xp.exp(-xp.square(x))
+
+
+@elementwise(name="rt.special.erfinv")
+def erfinv(x, *, ans):
+    return xp.sqrt(xp.pi) / 2 * xp.exp(xp.square(ans))
+
+
+@elementwise(name="rt.special.gammaln")
+def gammaln(x):
+    return rt.special.digamma(x)
+
+
+@elementwise(name="rt.special.digamma")
+def digamma(x):
+    return rt.special.polygamma(1, x)
+
+
+@elementwise(name="rt.special.polygamma")
+def polygamma(n, x):
+    return None, rt.special.polygamma(n + 1, x)
+
+
+@elementwise(name="rt.special.ndtr")
+def ndtr(x):
+    return xp.exp(-0.5 * xp.square(x)) / xp.sqrt(2 * xp.pi)
+
+
+@elementwise(name="rt.special.ndtri")
+def ndtri(p, *, ans):
+    return xp.sqrt(2 * xp.pi) * xp.exp(0.5 * xp.square(ans))
+
+
+@elementwise(name="rt.special.log_ndtr")
+def log_ndtr(x, series_order=3, *, ans):
+    # JAX: the normal log-density minus ``ans``, exponentiated (finite far into both tails)
+    return xp.exp(-0.5 * xp.square(x) - 0.5 * xp.log(2 * xp.pi) - ans)
+
+
+@elementwise(name="rt.special.xlogy")
+def xlogy(x, y):
+    return xp.log(y), x / y
+
+
+@elementwise(name="rt.special.xlog1py")
+def xlog1py(x, y):
+    return xp.log1p(y), x / (1 + y)
+
+
+@elementwise(name="rt.special.logit")
+def logit(x):
+    return 1 / (x * (1 - x))
+
+
+@elementwise(name="rt.special.entr")
+def entr(x):
+    # JAX: no slope where x < 0 (the value is -inf there)
+    return xp.where(x < 0, 0.0, -(xp.log(x) + 1))
+
+
+@decompose(name="rt.special.logsumexp")
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    if b is not None:
+        a = xp.where(b != 0, a, -xp.inf)
+    top = xp.max(a, axis=axis, keepdims=True)
+    top = rt.stop_gradient(xp.where(xp.isfinite(top), top, 0.0))
+    terms = xp.exp(a - top)
+    if b is not None:
+        terms = terms * b
+    total = xp.sum(terms, axis=axis, keepdims=keepdims)
+    if not keepdims:
+        top = xp.squeeze(top, axis=axis)
+    sign = xp.sign(total)
+    out = xp.log(xp.abs(total)) + top
+    if return_sign:
+        return out, sign
+    if b is not None:
+        out = xp.where(sign < 0, xp.nan, out)
+    return out
+
+
+# --- jax.lax ops that NumPy has no function for ----------------------------------------------
+
+
+@elementwise(name="rt.lax.rsqrt")
+def rsqrt(x, *, ans):
+    return -0.5 * ans / x
+
+
+@elementwise(name="rt.lax.clamp")
+def clamp(min, x, max):
+    # JAX: the bound that clamps gets the slope; at a tie neither x nor the bound does
+    return (
+        xp.logical_and(min > x, min < max),
+        xp.logical_and(x > min, x < max),
+        max < x,
+    )
+
+
+@elementwise(name="rt.lax.integer_pow")
+def integer_pow(x, y):
+    return y * rt.lax.integer_pow(x, y - 1)

@@ -1,0 +1,177 @@
+"""Library functions s2s knows, by the op they are: op name -> the spellings that reach it.
+
+The resolver (``s2s/frontend/identity.py``) imports each spelling and keys
+the object it finds, so any other way of reaching the same object resolves
+too (``from jax.nn import relu``, ``jax._src.nn.functions.relu``). Spellings
+of one op have the same semantics: ``jax.nn.sigmoid``, ``jax.lax.logistic``
+and ``scipy.special.expit`` are one op. A ``scipy.stats`` spelling is a method
+of a distribution object (``norm.logpdf``): it is keyed by the object and the
+method. Spellings whose library is not installed are skipped.
+
+Ops named ``rt.<...>`` are spelled so in generated code (the runtime runs
+JAX's function on JAX values, see ``runtime/library.py``); the others are
+``xp.<op>``, the NumPy op of that name (``lax.exp`` is ``xp.exp``).
+"""
+
+from __future__ import annotations
+
+
+def _stats(op: str, *functions: str) -> dict[str, tuple[str, ...]]:
+    """``rt.stats.norm_logpdf``: ``jax.scipy.stats.norm.logpdf`` and ``scipy.stats.norm.logpdf``."""
+    out = {}
+    for function in functions:
+        path = f"scipy.stats.{op}.{function}"
+        out[f"rt.stats.{op}_{function}"] = (f"jax.{path}", path)
+    return out
+
+
+LIBRARY: dict[str, tuple[str, ...]] = {
+    # jax.nn
+    "rt.nn.relu": ("jax.nn.relu",),
+    "rt.nn.relu6": ("jax.nn.relu6",),
+    "rt.nn.sigmoid": (
+        "jax.nn.sigmoid",
+        "jax.lax.logistic",
+        "jax.scipy.special.expit",
+        "scipy.special.expit",
+    ),
+    "rt.nn.softmax": ("jax.nn.softmax",),
+    "rt.nn.one_hot": ("jax.nn.one_hot",),
+    "rt.nn.softplus": ("jax.nn.softplus",),
+    "rt.nn.log_sigmoid": ("jax.nn.log_sigmoid",),
+    "rt.nn.silu": ("jax.nn.silu", "jax.nn.swish"),
+    "rt.nn.mish": ("jax.nn.mish",),
+    "rt.nn.soft_sign": ("jax.nn.soft_sign",),
+    "rt.nn.sparse_plus": ("jax.nn.sparse_plus",),
+    "rt.nn.sparse_sigmoid": ("jax.nn.sparse_sigmoid",),
+    "rt.nn.squareplus": ("jax.nn.squareplus",),
+    "rt.nn.elu": ("jax.nn.elu",),
+    "rt.nn.selu": ("jax.nn.selu",),
+    "rt.nn.celu": ("jax.nn.celu",),
+    "rt.nn.leaky_relu": ("jax.nn.leaky_relu",),
+    "rt.nn.hard_tanh": ("jax.nn.hard_tanh",),
+    "rt.nn.hard_sigmoid": ("jax.nn.hard_sigmoid",),
+    "rt.nn.hard_silu": ("jax.nn.hard_silu", "jax.nn.hard_swish"),
+    "rt.nn.gelu": ("jax.nn.gelu",),
+    "rt.nn.glu": ("jax.nn.glu",),
+    "rt.nn.log_softmax": ("jax.nn.log_softmax",),
+    "rt.nn.standardize": ("jax.nn.standardize",),
+    # scipy.special, jax.scipy.special (and the lax primitives they are)
+    "rt.special.logsumexp": (
+        "jax.nn.logsumexp",
+        "jax.scipy.special.logsumexp",
+        "scipy.special.logsumexp",
+    ),
+    "rt.special.erf": (
+        "jax.scipy.special.erf",
+        "jax.lax.erf",
+        "scipy.special.erf",
+        "math.erf",
+    ),
+    "rt.special.erfc": (
+        "jax.scipy.special.erfc",
+        "jax.lax.erfc",
+        "scipy.special.erfc",
+        "math.erfc",
+    ),
+    "rt.special.erfinv": (
+        "jax.scipy.special.erfinv",
+        "jax.lax.erf_inv",
+        "scipy.special.erfinv",
+    ),
+    "rt.special.gammaln": (
+        "jax.scipy.special.gammaln",
+        "jax.lax.lgamma",
+        "scipy.special.gammaln",
+        "math.lgamma",
+    ),
+    "rt.special.digamma": (
+        "jax.scipy.special.digamma",
+        "jax.lax.digamma",
+        "scipy.special.digamma",
+        "scipy.special.psi",
+    ),
+    "rt.special.polygamma": (
+        "jax.scipy.special.polygamma",
+        "jax.lax.polygamma",
+        "scipy.special.polygamma",
+    ),
+    "rt.special.ndtr": ("jax.scipy.special.ndtr", "scipy.special.ndtr"),
+    "rt.special.ndtri": ("jax.scipy.special.ndtri", "scipy.special.ndtri"),
+    "rt.special.log_ndtr": ("jax.scipy.special.log_ndtr", "scipy.special.log_ndtr"),
+    "rt.special.xlogy": ("jax.scipy.special.xlogy", "scipy.special.xlogy"),
+    "rt.special.xlog1py": ("jax.scipy.special.xlog1py", "scipy.special.xlog1py"),
+    "rt.special.logit": ("jax.scipy.special.logit", "scipy.special.logit"),
+    "rt.special.entr": ("jax.scipy.special.entr", "scipy.special.entr"),
+    # jax.lax ops NumPy lacks
+    "rt.lax.rsqrt": ("jax.lax.rsqrt",),
+    "rt.lax.clamp": ("jax.lax.clamp",),
+    "rt.lax.integer_pow": ("jax.lax.integer_pow",),
+    "rt.stop_gradient": ("jax.lax.stop_gradient", "s2s.stop_gradient"),
+    # collectives (in a function vmapped with an axis name)
+    "rt.psum": ("jax.lax.psum", "s2s.psum"),
+    "rt.pmean": ("jax.lax.pmean", "s2s.pmean"),
+    "rt.pmax": ("jax.lax.pmax", "s2s.pmax"),
+    "rt.pmin": ("jax.lax.pmin", "s2s.pmin"),
+    "rt.axis_index": ("jax.lax.axis_index", "s2s.axis_index"),
+    # jax.lax ops that are NumPy's (lax is stricter: same shapes and dtypes; the values agree)
+    "add": ("jax.lax.add",),
+    "subtract": ("jax.lax.sub",),
+    "multiply": ("jax.lax.mul",),
+    "negative": ("jax.lax.neg",),
+    "maximum": ("jax.lax.max",),
+    "minimum": ("jax.lax.min",),
+    "power": ("jax.lax.pow",),
+    "abs": ("jax.lax.abs",),
+    "sign": ("jax.lax.sign",),
+    "floor": ("jax.lax.floor",),
+    "ceil": ("jax.lax.ceil",),
+    "square": ("jax.lax.square",),
+    "sqrt": ("jax.lax.sqrt",),
+    "exp": ("jax.lax.exp",),
+    "expm1": ("jax.lax.expm1",),
+    "log": ("jax.lax.log",),
+    "log1p": ("jax.lax.log1p",),
+    "sin": ("jax.lax.sin",),
+    "cos": ("jax.lax.cos",),
+    "tan": ("jax.lax.tan",),
+    "arcsin": ("jax.lax.asin",),
+    "arccos": ("jax.lax.acos",),
+    "arctan": ("jax.lax.atan",),
+    "arctan2": ("jax.lax.atan2",),
+    "sinh": ("jax.lax.sinh",),
+    "cosh": ("jax.lax.cosh",),
+    "tanh": ("jax.lax.tanh", "jax.nn.tanh"),
+    "arcsinh": ("jax.lax.asinh",),
+    "arccosh": ("jax.lax.acosh",),
+    "arctanh": ("jax.lax.atanh",),
+    "where": ("jax.lax.select",),
+    "isfinite": ("jax.lax.is_finite",),
+    "less": ("jax.lax.lt",),
+    "less_equal": ("jax.lax.le",),
+    "greater": ("jax.lax.gt",),
+    "greater_equal": ("jax.lax.ge",),
+    "equal": ("jax.lax.eq",),
+    "not_equal": ("jax.lax.ne",),
+    # scipy.stats, jax.scipy.stats
+    **_stats("norm", "logpdf", "pdf", "logcdf", "cdf", "ppf"),
+    **_stats("multivariate_normal", "logpdf", "pdf"),
+    **_stats("t", "logpdf", "pdf"),
+    **_stats("gamma", "logpdf", "pdf"),
+    **_stats("beta", "logpdf", "pdf"),
+    **_stats("bernoulli", "logpmf", "pmf"),
+    **_stats("poisson", "logpmf", "pmf"),
+    **_stats("cauchy", "logpdf", "pdf", "logcdf", "cdf"),
+}
+
+# library functions of arrays (not of trees, as ``rt.psum`` is): their operands and results are arrays
+ARRAY_FUNCTIONS = frozenset(
+    op
+    for op in LIBRARY
+    if op.startswith(("rt.nn.", "rt.special.", "rt.lax.", "rt.stats."))
+)
+
+
+def user_spelling(op: str) -> str:
+    """How users write the op (its first spelling: ``jax.nn.gelu`` for ``rt.nn.gelu``), for messages."""
+    return LIBRARY.get(op, (op,))[0]

@@ -1,0 +1,304 @@
+"""Op-table cases for library functions: ``jax.nn``, ``jax.lax``, ``scipy.special`` / ``jax.scipy.special`` and
+``scipy.stats`` / ``jax.scipy.stats``, spelled as users call them (``op_table.py`` appends them to ``CASES``).
+
+A case's call is evaluated with ``namespace(np)`` (NumPy, ``jax``, SciPy) and
+its JAX twin with ``namespace(jnp)``, where ``np`` is ``jax.numpy`` and
+``scipy`` is ``jax.scipy``: ``scipy.stats.norm.logpdf(x, m, s)`` is checked
+against ``jax.scipy.stats.norm.logpdf``. Modules written for s2s start with
+``HEADER``. A case's op is what s2s resolves the called object to
+(``library_name``): ``rt.nn.relu`` for ``jax.nn.relu``, ``exp`` for ``jax.lax.exp``.
+
+Domains added here: ``prob`` (0.05, 0.95), ``wide`` (-8, 8: past the kinks of
+``relu6``, ``hard_tanh``, ``sparse_plus``), ``low`` (-1, 0.45: below ``positive``, a
+location inside a density's support).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.scipy.special
+import jax.scipy.stats
+import numpy as np
+import scipy.special
+import scipy.stats
+from op_table import DOMAINS, C
+
+from s2s.frontend.identity import library_op
+
+DOMAINS.update({"prob": (0.05, 0.95), "wide": (-8.0, 8.0), "low": (-1.0, 0.45)})
+
+HEADER = "import numpy as np\nimport jax\nimport scipy.special\nimport scipy.stats\n"
+
+
+def namespace(module) -> dict:
+    """The globals a case's call is evaluated in: ``np`` is ``module``; SciPy is ``jax.scipy`` for ``jax.numpy``."""
+    return {"np": module, "jax": jax, "scipy": scipy if module is np else jax.scipy}
+
+
+def library_name(spelled: str) -> str | None:
+    """The op s2s resolves a library spelling to (``jax.nn.relu`` -> ``rt.nn.relu``); None for NumPy's own."""
+    if spelled.split(".")[0] not in ("jax", "scipy"):
+        return None
+    return library_op(eval(spelled, namespace(np)))
+
+
+U = {"x": "..."}
+B = {"x": "~...", "y": "~..."}
+LAST = {"x": "... a"}
+DENSITY = {"x": "~...", "m": "~...", "s": "~..."}
+POSITIVE_SCALE = {"s": "positive"}
+
+LIBRARY_CASES = [
+    # jax.nn: ops with derivatives of their own
+    C("rt.nn.relu", "jax.nn.relu(x)", U),
+    C("rt.nn.relu", "jax.nn.relu(x)", U, "ties"),
+    C("rt.nn.relu6", "jax.nn.relu6(x)", U, "wide"),
+    C("rt.nn.relu6", "jax.nn.relu6(x)", U, "ties"),
+    C("rt.nn.sigmoid", "jax.nn.sigmoid(x)", U),
+    C("rt.nn.sigmoid", "jax.lax.logistic(x)", U),
+    C("rt.nn.sigmoid", "scipy.special.expit(x)", U),
+    C("rt.nn.sigmoid", "jax.scipy.special.expit(x)", U),
+    C("rt.nn.softmax", "jax.nn.softmax(x)", LAST),
+    C("rt.nn.softmax", "jax.nn.softmax(x, axis=0)", "a ..."),
+    C("rt.nn.softmax", "jax.nn.softmax(x, axis=(0, -1))", "a b c"),
+    # jax.nn: JAX's compositions
+    C("rt.nn.softplus", "jax.nn.softplus(x)", U),
+    C("rt.nn.log_sigmoid", "jax.nn.log_sigmoid(x)", U),
+    C("rt.nn.silu", "jax.nn.silu(x)", U),
+    C("rt.nn.silu", "jax.nn.swish(x)", U),
+    C("rt.nn.mish", "jax.nn.mish(x)", U),
+    C("rt.nn.soft_sign", "jax.nn.soft_sign(x)", U),
+    C("rt.nn.soft_sign", "jax.nn.soft_sign(x)", U, "ties"),
+    C("rt.nn.sparse_plus", "jax.nn.sparse_plus(x)", U, "wide"),
+    C("rt.nn.sparse_sigmoid", "jax.nn.sparse_sigmoid(x)", U, "wide"),
+    C("rt.nn.squareplus", "jax.nn.squareplus(x)", U),
+    C(
+        "rt.nn.squareplus",
+        "jax.nn.squareplus(x, b)",
+        {"x": "~...", "b": "~..."},
+        {"b": "positive"},
+    ),
+    C("rt.nn.elu", "jax.nn.elu(x)", U),
+    C("rt.nn.elu", "jax.nn.elu(x, 0.5)", U, "ties"),
+    C("rt.nn.selu", "jax.nn.selu(x)", U),
+    C("rt.nn.celu", "jax.nn.celu(x, alpha=2.0)", U),
+    C("rt.nn.celu", "jax.nn.celu(x)", U, "ties"),
+    C("rt.nn.leaky_relu", "jax.nn.leaky_relu(x)", U),
+    C("rt.nn.leaky_relu", "jax.nn.leaky_relu(x, negative_slope=0.2)", U, "ties"),
+    C("rt.nn.hard_tanh", "jax.nn.hard_tanh(x)", U, "wide"),
+    C("rt.nn.hard_tanh", "jax.nn.hard_tanh(x)", U, "ties"),
+    C("rt.nn.hard_sigmoid", "jax.nn.hard_sigmoid(x)", U, "wide"),
+    C("rt.nn.hard_silu", "jax.nn.hard_silu(x)", U, "wide"),
+    C("rt.nn.hard_silu", "jax.nn.hard_swish(x)", U),
+    C("rt.nn.gelu", "jax.nn.gelu(x)", U),
+    C("rt.nn.gelu", "jax.nn.gelu(x, approximate=False)", U),
+    C("rt.nn.glu", "jax.nn.glu(x)", "... 4"),
+    C("rt.nn.glu", "jax.nn.glu(x, axis=0)", "2 ..."),
+    C("rt.nn.log_softmax", "jax.nn.log_softmax(x)", LAST),
+    C("rt.nn.log_softmax", "jax.nn.log_softmax(x, axis=0)", "a ..."),
+    C("rt.nn.log_softmax", "jax.nn.log_softmax(x, axis=None)", U),
+    C("rt.nn.standardize", "jax.nn.standardize(x)", "... 3"),
+    C(
+        "rt.nn.standardize",
+        "jax.nn.standardize(x, axis=0, algorithm='stable')",
+        "3 ...",
+    ),
+    C(
+        "rt.nn.standardize",
+        "jax.nn.standardize(x, -1, m, v, 0.1)",
+        {"x": "~...", "m": "~...", "v": "~..."},
+        {"v": "positive"},
+    ),
+    # scipy.special, jax.scipy.special
+    C("rt.special.erf", "jax.scipy.special.erf(x)", U),
+    C("rt.special.erf", "jax.lax.erf(x)", U),
+    C("rt.special.erfc", "scipy.special.erfc(x)", U),
+    C("rt.special.erfinv", "jax.scipy.special.erfinv(x)", U, "unit"),
+    C("rt.special.gammaln", "scipy.special.gammaln(x)", U, "positive"),
+    C("rt.special.gammaln", "jax.lax.lgamma(x)", U, "positive"),
+    C("rt.special.digamma", "jax.scipy.special.digamma(x)", U, "positive"),
+    C("rt.special.polygamma", "scipy.special.polygamma(1, x)", U, "positive"),
+    C("rt.special.polygamma", "jax.scipy.special.polygamma(2, x)", U, "positive"),
+    C("rt.special.ndtr", "scipy.special.ndtr(x)", U),
+    C("rt.special.ndtri", "jax.scipy.special.ndtri(x)", U, "prob", rtol=1e-6),
+    C("rt.special.log_ndtr", "scipy.special.log_ndtr(x)", U),
+    C("rt.special.log_ndtr", "jax.scipy.special.log_ndtr(x)", U, "wide"),
+    C("rt.special.xlogy", "scipy.special.xlogy(x, y)", B, {"y": "positive"}),
+    C("rt.special.xlog1py", "jax.scipy.special.xlog1py(x, y)", B, {"y": "unit"}),
+    C("rt.special.logit", "scipy.special.logit(x)", U, "prob"),
+    C("rt.special.entr", "jax.scipy.special.entr(x)", U, "positive"),
+    C("rt.special.logsumexp", "jax.scipy.special.logsumexp(x)", U),
+    C("rt.special.logsumexp", "jax.nn.logsumexp(x, axis=1, keepdims=True)", "a b ..."),
+    C(
+        "rt.special.logsumexp",
+        "scipy.special.logsumexp(x, 0, y)",
+        {"x": "a ...", "y": "a ..."},
+        {"y": "positive"},
+    ),
+    C(
+        "rt.special.logsumexp",
+        "jax.scipy.special.logsumexp(x, (0, 1), y)",
+        {"x": "a b", "y": "b"},
+        {"y": "positive"},
+    ),
+    # jax.lax
+    C("rt.lax.rsqrt", "jax.lax.rsqrt(x)", U, "positive"),
+    C("rt.lax.clamp", "jax.lax.clamp(-0.5, x, 0.7)", U),
+    # (where lo > hi, clamp is hi, but JAX's rule gives hi no slope: compared with JAX, not differences)
+    C(
+        "rt.lax.clamp",
+        "jax.lax.clamp(lo, x, hi)",
+        {"lo": "...", "x": "...", "hi": "..."},
+        fd=False,
+    ),
+    C(
+        "rt.lax.clamp",
+        "jax.lax.clamp(lo, x, hi)",
+        {"lo": "...", "x": "...", "hi": "..."},
+        "ties",
+    ),
+    C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 3)", U),
+    C("rt.lax.integer_pow", "jax.lax.integer_pow(x, -2)", U, "nonzero"),
+    C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 1)", U),
+    # no derivative by definition (its value moves: no finite differences)
+    C("rt.stop_gradient", "jax.lax.stop_gradient(x)", U, fd=False),
+    C("exp", "jax.lax.exp(x)", U),
+    C("square", "jax.lax.square(x)", U),
+    C("maximum", "jax.lax.max(x, y)", {"x": "...", "y": "..."}, fd=False),
+    C("power", "jax.lax.pow(x, y)", {"x": "...", "y": "..."}, "positive"),
+    C(
+        "where",
+        "jax.lax.select(c > 0, x, y)",
+        {"c": "...", "x": "...", "y": "..."},
+        fd=False,
+    ),
+    C("arctan2", "jax.lax.atan2(x, y)", {"x": "...", "y": "..."}, "nonzero"),
+    C("tanh", "jax.lax.tanh(x)", U),
+    # scipy.stats, jax.scipy.stats
+    C(
+        "rt.stats.norm_logpdf",
+        "scipy.stats.norm.logpdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C("rt.stats.norm_logpdf", "jax.scipy.stats.norm.logpdf(x)", U),
+    C(
+        "rt.stats.norm_pdf",
+        "jax.scipy.stats.norm.pdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C("rt.stats.norm_cdf", "scipy.stats.norm.cdf(x, m, s)", DENSITY, POSITIVE_SCALE),
+    C(
+        "rt.stats.norm_logcdf",
+        "jax.scipy.stats.norm.logcdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.norm_ppf",
+        "scipy.stats.norm.ppf(q, m, s)",
+        {"q": "~...", "m": "~...", "s": "~..."},
+        {"q": "prob", "s": "positive"},
+        rtol=1e-6,
+    ),
+    C(
+        "rt.stats.multivariate_normal_logpdf",
+        "scipy.stats.multivariate_normal.logpdf(x, m, c)",
+        {"x": "n", "m": "n", "c": "n n"},
+        {"c": "spd"},
+        fd=False,
+    ),
+    C(
+        "rt.stats.multivariate_normal_pdf",
+        "jax.scipy.stats.multivariate_normal.pdf(x, m, c)",
+        {"x": "k n", "m": "n", "c": "n n"},
+        {"c": "spd"},
+        fd=False,
+    ),
+    C(
+        "rt.stats.t_logpdf",
+        "scipy.stats.t.logpdf(x, d, m, s)",
+        {"x": "~...", "d": "~...", "m": "~...", "s": "~..."},
+        {"d": "gt1", "s": "positive"},
+    ),
+    C(
+        "rt.stats.t_pdf",
+        "jax.scipy.stats.t.pdf(x, d)",
+        {"x": "~...", "d": "~..."},
+        {"d": "gt1"},
+    ),
+    C(
+        "rt.stats.gamma_logpdf",
+        "scipy.stats.gamma.logpdf(x, a)",
+        {"x": "~...", "a": "~..."},
+        "positive",
+    ),
+    C(
+        "rt.stats.gamma_logpdf",
+        "jax.scipy.stats.gamma.logpdf(x, a, m, s)",
+        {"x": "~...", "a": "~...", "m": "~...", "s": "~..."},
+        {"x": "positive", "a": "positive", "m": "low", "s": "positive"},
+    ),
+    C(
+        "rt.stats.gamma_pdf",
+        "jax.scipy.stats.gamma.pdf(x, a)",
+        {"x": "~...", "a": "~..."},
+        "positive",
+    ),
+    C(
+        "rt.stats.beta_logpdf",
+        "scipy.stats.beta.logpdf(x, a, b)",
+        {"x": "~...", "a": "~...", "b": "~..."},
+        {"x": "prob", "a": "positive", "b": "positive"},
+    ),
+    C(
+        "rt.stats.beta_pdf",
+        "jax.scipy.stats.beta.pdf(x, a, b)",
+        {"x": "~...", "a": "~...", "b": "~..."},
+        {"x": "prob", "a": "positive", "b": "positive"},
+    ),
+    C(
+        "rt.stats.bernoulli_logpmf",
+        "scipy.stats.bernoulli.logpmf(1.0, p)",
+        {"p": "..."},
+        "prob",
+    ),
+    C(
+        "rt.stats.bernoulli_pmf",
+        "jax.scipy.stats.bernoulli.pmf(0.0, p)",
+        {"p": "..."},
+        "prob",
+    ),
+    C(
+        "rt.stats.poisson_logpmf",
+        "scipy.stats.poisson.logpmf(3.0, mu)",
+        {"mu": "..."},
+        "positive",
+    ),
+    C(
+        "rt.stats.poisson_pmf",
+        "jax.scipy.stats.poisson.pmf(2.0, mu)",
+        {"mu": "..."},
+        "positive",
+    ),
+    C(
+        "rt.stats.cauchy_logpdf",
+        "scipy.stats.cauchy.logpdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C("rt.stats.cauchy_pdf", "jax.scipy.stats.cauchy.pdf(x)", U),
+    C(
+        "rt.stats.cauchy_cdf",
+        "jax.scipy.stats.cauchy.cdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.cauchy_logcdf",
+        "scipy.stats.cauchy.logcdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+]
