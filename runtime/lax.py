@@ -18,8 +18,27 @@ def rsqrt(x):
 
 
 @library("jax.lax.clamp")
-def clamp(min, x, max):
+def _clamp(min, x, max):
     return np.minimum(np.maximum(x, min), max)
+
+
+def clamp(min, x, max):
+    """``lax.clamp``; array operands of different shapes are broadcast to one first.
+
+    A batched module passes a per-example bound next to a shared operand (or
+    the other way round); JAX's batching rule for ``clamp`` broadcasts them too.
+    """
+    shapes = [np.shape(v) for v in (min, x, max)]
+    arrays = [s for s in shapes if s]
+    if any(s != arrays[0] for s in arrays):
+        from .arrays import namespace
+
+        xp = namespace(min, x, max)
+        full = np.broadcast_shapes(*shapes)
+        min, x, max = (
+            xp.broadcast_to(v, full) if np.shape(v) else v for v in (min, x, max)
+        )
+    return _clamp(min, x, max)
 
 
 @library("jax.lax.integer_pow")

@@ -689,8 +689,6 @@ def test_second_order_through_an_enumerated_tuple_with_a_write():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="open: vmap(grad) of a loop over a Python list inside a loop that "
-                   "returns: a rolled loop returns the list's per-step cotangents as `Elements` under jit")  # fmt: skip
 def test_per_example_gradients_of_a_list_loop_inside_a_returning_loop():
     x, y, s = _list_loop_arguments()
     xs, ys, ss = np.stack([x, -x]), np.stack([y, 2 * y]), np.array([s, s])

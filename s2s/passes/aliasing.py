@@ -50,10 +50,20 @@ FRESH_RUNTIME = frozenset(
 )
 
 
+# attributes that describe an array rather than view it, and builtins that give Python numbers
+METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
+NUMBERS = frozenset({"range", "len", "int", "float", "bool"})
+
+
 def _shared_with(value) -> set[str]:
     """Names whose memory the value may share."""
     if isinstance(value, _FRESH):
         return set()
+    # ``x[i]`` and ``x.T`` may view ``x``, never ``i``; ``x.shape[0]`` is a number
+    if isinstance(value, cst.Subscript):
+        return _shared_with(value.value)
+    if isinstance(value, cst.Attribute):
+        return set() if value.attr.value in METADATA else _shared_with(value.value)
     if isinstance(value, (cst.Tuple, cst.List)):
         return set().union(set(), *(_shared_with(e.value) for e in value.elements))
     if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
@@ -63,6 +73,8 @@ def _shared_with(value) -> set[str]:
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
             return set()
         if func in FRESH_RUNTIME or func.startswith("rt.random_"):
+            return set()
+        if isinstance(value.func, cst.Name) and value.func.value in NUMBERS:
             return set()
         # the function called (a helper, `enumerate`) is not memory
         if isinstance(value.func, cst.Name):

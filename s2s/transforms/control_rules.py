@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in
+from ..cstutil import call, dotted, names_in
 from ..errors import MissingRule
 from ..naming import bar
 from ..passes.dataflow import free_names, reads, writes
@@ -41,6 +41,21 @@ from ..passes.normal_form import is_static
 from .activity import varied
 
 ENCLOSING = frozenset({"xp", "rt"})
+
+# what a ``for`` loop runs over, made from its sequence: Python objects (``Elements``, a run-time range) that a
+# compiled loop or branch cannot return, and cheap to make again, so a backward body recomputes them
+LOOP_INPUTS = frozenset(
+    {
+        "rt.iterate",
+        "rt.enumerate",
+        "rt.zip",
+        "rt.reversed",
+        "rt.range",
+        "rt.items",
+        "rt.keys",
+        "rt.values",
+    }
+)
 
 
 def _tuple(items) -> cst.Tuple:
@@ -73,10 +88,19 @@ def _residuals(forward, backward, params, recomputable):
 
     ``recomputable`` names are recomputed from their statements (parameters
     among them reach the backward step directly); so are local functions
-    (the forward body of an inner ``while`` loop, which its backward loop calls).
+    (the forward body of an inner ``while`` loop, which its backward loop calls)
+    and loop inputs (``LOOP_INPUTS``: the values they are made of are saved instead).
     """
     recomputable = set(recomputable) | {
         s.function.name for s in forward if isinstance(s, ir.Def)
+    }
+    recomputable |= {
+        n
+        for s in forward
+        if isinstance(s, ir.Assign)
+        and isinstance(s.value, cst.Call)
+        and dotted(s.value.func) in LOOP_INPUTS
+        for n in ir.target_names(s.target)
     }
     bound = _bound(forward) | set(params)
     by_target = {n: s for s in forward for n in _bound([s])}
