@@ -36,6 +36,19 @@ def _jax_args(args):
     )
 
 
+def compiled(fn, args):
+    """``fn(*args)`` under ``jax.jit``, its integer, string and ``None`` arguments static: one compile, where
+    JAX run op by op compiles each primitive of a derivative on its own. A program that JAX runs only op by
+    op (a boolean mask, Python control flow on a value: what s2s compiles and JAX cannot) runs so."""
+    static = tuple(
+        i for i, a in enumerate(args) if a is None or isinstance(a, (bool, int, str))
+    )
+    try:
+        return jax.jit(fn, static_argnums=static)(*args)
+    except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
+        return fn(*args)
+
+
 def tangents_for(args, rng):
     """A random tangent per argument: float arrays get normal draws, integers JAX's ``float0`` zeros."""
 
@@ -51,7 +64,7 @@ def tangents_for(args, rng):
 
 
 def check_value_and_grad(f, args, argnums=0, backends=BACKENDS, rtol=1e-9, atol=1e-9):
-    want = jax.value_and_grad(f, argnums=argnums)(*_jax_args(args))
+    want = compiled(jax.value_and_grad(f, argnums=argnums), _jax_args(args))
     for backend in backends:
         got = s2s.value_and_grad(f, argnums=argnums, backend=backend)(*args)
         assert_tree_close(got, want, rtol, atol, f"value_and_grad {backend}")
@@ -68,13 +81,13 @@ def check_jvp(f, args, rng, backends=BACKENDS, rtol=1e-9, atol=1e-9):
 def check_vmap(f, args, in_axes, backends=BACKENDS, rtol=1e-9, atol=1e-9, grad=None):
     """``s2s.vmap(f)`` against ``jax.vmap(f)``; with ``grad`` (argnums), also of their gradients."""
     jargs = _jax_args(args)
-    want = jax.vmap(f, in_axes=in_axes)(*jargs)
+    want = compiled(jax.vmap(f, in_axes=in_axes), jargs)
     for backend in backends:
         got = s2s.vmap(f, in_axes=in_axes, backend=backend)(*args)
         assert_tree_close(got, want, rtol, atol, f"vmap {backend}")
     if grad is None:
         return
-    want = jax.vmap(jax.grad(f, argnums=grad), in_axes=in_axes)(*jargs)
+    want = compiled(jax.vmap(jax.grad(f, argnums=grad), in_axes=in_axes), jargs)
     for backend in backends:
         per_example = s2s.vmap(
             s2s.grad(f, argnums=grad, backend=backend), in_axes=in_axes, backend=backend
@@ -88,7 +101,7 @@ def check_second_order(f, args, argnums=0, backends=BACKENDS, rtol=1e-8, atol=1e
     """The Hessian two ways, forward over reverse (``s2s.hessian``) and reverse over reverse
     (``s2s.jacrev`` of ``s2s.grad``: the gradient's own rules differentiated), against ``jax.hessian``.
     """
-    want = jax.hessian(f, argnums=argnums)(*_jax_args(args))
+    want = compiled(jax.hessian(f, argnums=argnums), _jax_args(args))
     for backend in backends:
         got = s2s.hessian(f, argnums=argnums, backend=backend)(*args)
         assert_tree_close(got, want, rtol, atol, f"hessian {backend}")

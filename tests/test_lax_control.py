@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import jax
 import numpy as np
 import pytest
+from jax_checks import compiled
 
 import s2s
 from s2s.errors import S2SError
@@ -192,8 +193,8 @@ def _close(got, want, backend):
 
 def _oracle_grad(case, args):
     if case.reverse:
-        return jax.grad(case.fn, case.argnums)(*args)
-    return jax.jacfwd(case.fn, case.argnums)(*args)
+        return compiled(jax.grad(case.fn, case.argnums), args)
+    return compiled(jax.jacfwd(case.fn, case.argnums), args)
 
 
 BACKENDS = ["numpy", "xla"]
@@ -204,7 +205,7 @@ BACKENDS = ["numpy", "xla"]
 def test_value_and_grad_match_jax(case, backend):
     args = _args(case, backend)
     with jax.enable_x64(backend == "numpy"):
-        want_value, want_grad = case.fn(*args), _oracle_grad(case, args)
+        want_value, want_grad = compiled(case.fn, args), _oracle_grad(case, args)
     value, grad = s2s.value_and_grad(case.fn, case.argnums, backend=backend)(*args)
     _close(value, want_value, backend)
     _close(grad, want_grad, backend)
@@ -222,7 +223,7 @@ def test_jvp_matches_jax(case, backend):
         args,
     )
     with jax.enable_x64(backend == "numpy"):
-        want = jax.jvp(case.fn, args, tangents)
+        want = compiled(lambda a, t: jax.jvp(case.fn, a, t), (args, tangents))
     got = s2s.jvp(case.fn, args, tangents, backend=backend)
     _close(got, want, backend)
 
@@ -248,7 +249,7 @@ def _batched(case, backend):
 def test_vmap_matches_jax(case, backend):
     args = _batched(case, backend)
     with jax.enable_x64(backend == "numpy"):
-        want = jax.vmap(case.fn, in_axes=case.in_axes)(*args)
+        want = compiled(jax.vmap(case.fn, in_axes=case.in_axes), args)
     _close(
         s2s.vmap(case.fn, in_axes=case.in_axes, backend=backend)(*args), want, backend
     )
@@ -261,7 +262,9 @@ PER_EXAMPLE = [c for c in VMAP_CASES if c.reverse]
 def test_vmap_of_grad_matches_jax(case):
     args = _batched(case, "numpy")
     with jax.enable_x64(True):
-        want = jax.vmap(jax.grad(case.fn, case.argnums), in_axes=case.in_axes)(*args)
+        want = compiled(
+            jax.vmap(jax.grad(case.fn, case.argnums), in_axes=case.in_axes), args
+        )
     got = s2s.vmap(
         s2s.grad(case.fn, case.argnums, backend="numpy"),
         in_axes=case.in_axes,
@@ -283,7 +286,7 @@ def test_hessian_matches_jax(case, backend):
             if case.reverse
             else (lambda f, a: jax.jacfwd(jax.jacfwd(f, a), a))
         )
-        want = oracle(case.fn, case.argnums)(*args)
+        want = compiled(oracle(case.fn, case.argnums), args)
     _close(s2s.hessian(case.fn, case.argnums, backend=backend)(*args), want, backend)
 
 
