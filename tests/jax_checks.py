@@ -39,7 +39,8 @@ def _jax_args(args):
 def compiled(fn, args):
     """``fn(*args)`` under ``jax.jit``, its integer, string and ``None`` arguments static: one compile, where
     JAX run op by op compiles each primitive of a derivative on its own. A program that JAX runs only op by
-    op (a boolean mask, Python control flow on a value: what s2s compiles and JAX cannot) runs so."""
+    op (a boolean mask, Python control flow on a value: what s2s compiles and JAX cannot) runs so.
+    """
     static = tuple(
         i for i, a in enumerate(args) if a is None or isinstance(a, (bool, int, str))
     )

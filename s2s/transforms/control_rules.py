@@ -42,15 +42,15 @@ from .activity import varied
 
 ENCLOSING = frozenset({"xp", "rt"})
 
-# what a ``for`` loop runs over, made from its sequence: Python objects (``Elements``, a run-time range) that a
-# compiled loop or branch cannot return, and cheap to make again, so a backward body recomputes them
+# what a ``for`` loop runs over, made from its sequence: Python objects (``Elements``) that a compiled loop or
+# branch cannot return, and cheap to make again, so a backward body recomputes them. (``rt.range`` is saved: a
+# range made again from a bound that a branch returned would be a run-time range.)
 LOOP_INPUTS = frozenset(
     {
         "rt.iterate",
         "rt.enumerate",
         "rt.zip",
         "rt.reversed",
-        "rt.range",
         "rt.items",
         "rt.keys",
         "rt.values",
