@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, CORE_CASES, draw_inputs
 from op_table_library import HEADER, LIBRARY_CASES, namespace
-from oracles import output_shape
+from oracles import OPTIONS, output_shape
 
 import s2s
 
@@ -132,11 +132,7 @@ def _check_reverse(case, folder, args, vs, hv):
 
 def _oracle(fn, *args):
     """``fn(*args)`` compiled by XLA without its optimizing passes: each case compiles once, and runs once."""
-    options = {
-        "xla_backend_optimization_level": 0,
-        "xla_llvm_disable_expensive_passes": True,
-    }
-    return jax.jit(fn).lower(*args).compile(options)(*args)
+    return jax.jit(fn).lower(*args).compile(OPTIONS)(*args)
 
 
 def _settings(max_examples=1, **kw):
