@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import libcst as cst
 
@@ -167,7 +168,13 @@ _FREE = {cst.Attribute: "value", cst.Arg: "value"}
 
 def names_in(node: cst.CSTNode) -> set[str]:
     """Free names read by an expression (attribute names and keywords excluded)."""
-    return {n.value for n in iter_nodes(node, _FREE) if type(n) is cst.Name}
+    return set(_names_in(node))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _names_in(node: cst.CSTNode) -> frozenset[str]:
+    # nodes are immutable and hash by identity: the passes ask about the same expressions many times
+    return frozenset(n.value for n in iter_nodes(node, _FREE) if type(n) is cst.Name)
 
 
 def call(func: str, *args, **kwargs) -> cst.Call:

@@ -50,6 +50,7 @@ use them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -108,9 +109,9 @@ class Op:
         None  # an op without a rule function: what gives its signature
     )
 
-    @property
+    @functools.cached_property
     def signature(self) -> inspect.Signature | None:
-        """The op's own signature (rule vocabulary removed), for binding call arguments."""
+        """The op's own signature (rule vocabulary removed), for binding call arguments (computed once per op)."""
         if self.rule is None and self.like is None:
             return None
         sig = inspect.signature(self.rule or self.like)
