@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from op_table import CASES, CORE_CASES, draw_inputs
 from op_table_library import HEADER, LIBRARY_CASES, namespace
-from oracles import OPTIONS, output_shape
+from oracles import Oracle, output_shape
 
 import s2s
 
@@ -132,7 +132,7 @@ def _check_reverse(case, folder, args, vs, hv):
 
 def _oracle(fn, *args):
     """``fn(*args)`` compiled by XLA without its optimizing passes: each case compiles once, and runs once."""
-    return jax.jit(fn).lower(*args).compile(OPTIONS)(*args)
+    return Oracle(fn)(*args)
 
 
 def _settings(max_examples=1, **kw):
