@@ -22,9 +22,24 @@ EXAMPLES = """examples:
   s2s grad model.py::loss --wrt W,b -o loss_grad.py
   s2s grad examples/tanh_derivatives.py::f --order 3
   s2s jvp examples/mlp.py::loss --wrt params
-  s2s hessian examples/polynomial.py::loss
+  s2s hessian examples/polynomial.py::f
   s2s lower examples/mlp.py::loss --dump
   s2s vmap examples/mlp.py::loss --in-axes None,0,0
+  s2s grad model.py::loss model.py::accuracy -o derivatives/
+"""
+
+DETAILS = """
+output (-o):
+  none or -      print the module(s) on stdout
+  FILE.py        write one module there (missing folders are made)
+  FOLDER/        write each module into FOLDER as FUNC_grad.py, FUNC_jvp.py, FUNC_grad_jvp.py,
+                 FUNC_batched.py or FUNC.py (lower); an existing folder needs no slash
+  Files are written atomically; the source file is never overwritten.
+
+exit status:
+  0  the module(s) were printed or written
+  1  s2s could not transform a function (the message names the file:line:col)
+  2  a mistake on the command line: file, function, parameter or output path
 """
 
 
@@ -32,14 +47,21 @@ class UsageError(Exception):
     """A mistake on the command line (file, function or parameter names)."""
 
 
+def _version() -> str:
+    from s2s import __version__
+
+    return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2s",
         description="Source-to-source transformations of NumPy functions: readable derivative "
         "modules that run compiled through XLA (jax.jit) or eagerly on NumPy.",
-        epilog=EXAMPLES,
+        epilog=EXAMPLES + DETAILS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"s2s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     commands = {
         "grad": (
@@ -66,13 +88,14 @@ def _parser() -> argparse.ArgumentParser:
             name,
             help=summary,
             description=description,
-            epilog=EXAMPLES,
+            epilog=EXAMPLES + DETAILS,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.add_argument(
-            "target",
+            "targets",
+            nargs="+",
             metavar="PATH::FUNC",
-            help="the Python file and the function in it",
+            help="the Python file and the function in it (several: one module each)",
         )
         command.add_argument(
             "--wrt",
@@ -92,8 +115,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument(
             "-o",
             "--output",
-            metavar="OUT.py",
-            help="write the module here (default: print it)",
+            metavar="OUT",
+            help="a file, a folder, or - for stdout (default: print the module)",
         )
         command.add_argument(
             "--dump",
@@ -107,11 +130,15 @@ def _parser() -> argparse.ArgumentParser:
         "where --in-axes maps them and returns FUNC's results for every example, the batch axis where "
         "--out-axes puts it. Python if/while on batched values are batched too.",
         epilog="examples:\n  s2s vmap examples/mlp.py::loss --in-axes None,0,0\n"
-        "  s2s vmap model.py::predict --in-axes 1,None --out-axes 1 -o predict_batched.py",
+        "  s2s vmap model.py::predict --in-axes 1,None --out-axes 1 -o predict_batched.py\n"
+        + DETAILS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     vmap.add_argument(
-        "target", metavar="PATH::FUNC", help="the Python file and the function in it"
+        "targets",
+        nargs="+",
+        metavar="PATH::FUNC",
+        help="the Python file and the function in it (several: one module each)",
     )
     vmap.add_argument(
         "--in-axes",
@@ -140,8 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     vmap.add_argument(
         "-o",
         "--output",
-        metavar="OUT.py",
-        help="write the module here (default: print it)",
+        metavar="OUT",
+        help="a file, a folder, or - for stdout (default: print the module)",
     )
     vmap.add_argument(
         "--dump",
@@ -153,17 +180,20 @@ def _parser() -> argparse.ArgumentParser:
         help="write the normal form of a function, the code s2s differentiates",
         description="Write a module defining FUNC as s2s lowers it (names resolved to xp.<op>, one "
         "op per line, helpers alongside), runnable on NumPy and under jax.jit.",
-        epilog="example:\n  s2s lower examples/mlp.py::loss --dump",
+        epilog="example:\n  s2s lower examples/mlp.py::loss --dump\n" + DETAILS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lower.add_argument(
-        "target", metavar="PATH::FUNC", help="the Python file and the function in it"
+        "targets",
+        nargs="+",
+        metavar="PATH::FUNC",
+        help="the Python file and the function in it (several: one module each)",
     )
     lower.add_argument(
         "-o",
         "--output",
-        metavar="OUT.py",
-        help="write the module here (default: print it)",
+        metavar="OUT",
+        help="a file, a folder, or - for stdout (default: print the module)",
     )
     lower.add_argument(
         "--dump",
@@ -211,6 +241,8 @@ def import_file(path: str, name: str):
     folder = os.path.dirname(os.path.abspath(path))
     module_name = os.path.splitext(os.path.basename(path))[0]
     taken = sys.modules.get(module_name)
+    if taken is not None and _same_file(getattr(taken, "__file__", None) or "", path):
+        return taken  # imported for an earlier target of this command
     if taken is not None:
         where = getattr(taken, "__file__", None) or "built in"
         raise UsageError(
@@ -369,8 +401,9 @@ def parse_axes(text: str, what: str):
     return items[0] if len(items) == 1 and "," not in text else tuple(items)
 
 
-def _command_line(args) -> str:
-    parts = ["s2s", args.command, args.target]
+def _command_line(args, target: str) -> str:
+    """The command that writes this one target's module again (its header names it)."""
+    parts = ["s2s", args.command, target]
     if args.command == "vmap":
         parts += ["--in-axes", args.in_axes]
         if args.out_axes != "0":
@@ -383,16 +416,25 @@ def _command_line(args) -> str:
         parts += ["--wrt", args.wrt]
     if getattr(args, "order", 1) != 1:
         parts += ["--order", str(args.order)]
-    if args.output:
+    if args.output and args.output != "-":
         parts += ["-o", args.output]
     return " ".join(parts)
 
 
-def _generate(args, fn):
+KINDS = {
+    "lower": "primal",
+    "vmap": "batch",
+    "jvp": "jvp",
+    "hessian": "jvp",
+    "grad": "grad",
+}
+
+
+def _generate(args, fn, target):
     """The module the command asks for, through the API: higher orders transform generated code again."""
     import s2s
 
-    command = _command_line(args)
+    command = _command_line(args, target)
     if args.command == "lower":
         return s2s.generate(fn, ("primal",), command=command)
     if args.command == "vmap":
@@ -426,30 +468,32 @@ def _generate(args, fn):
 
 
 def main(argv=None) -> int:
-    from s2s.runtime.loader import write_atomic
-
     from s2s import S2SError
 
     args = _parser().parse_args(argv)
     try:
         if args.dump:
             os.environ["S2S_DUMP"] = "1"
-        fn = load_function(args.target)
-        generated = _generate(args, fn)
-        if generated.injected:
-            names = ", ".join(sorted(generated.injected))
-            raise UsageError(
-                f"`{fn.__name__}` reads module-level values that are not literals ({names}); "
-                "a generated file cannot carry them: pass them as arguments"
-            )
-        if args.output:
-            if _same_file(args.output, args.target.rpartition("::")[0]):
+        modules = (
+            []
+        )  # (target, entry function name, text): all generated before anything is written
+        for target in args.targets:
+            fn = load_function(target)
+            generated = _generate(args, fn, target)
+            if generated.injected:
+                names = ", ".join(sorted(generated.injected))
                 raise UsageError(
-                    "refusing to overwrite the source file; choose another -o"
+                    f"`{fn.__name__}` reads module-level values that are not literals ({names}); "
+                    "a generated file cannot carry them: pass them as arguments"
                 )
-            write_atomic(args.output, generated.text)
-        else:
-            sys.stdout.write(generated.text)
+            entry = generated.entries[KINDS[args.command]]
+            modules.append((target, entry, generated.text))
+        destinations = output_paths(args.output, modules)
+        for (target, _, text), path in zip(modules, destinations):
+            if path is None:
+                sys.stdout.write(text)
+            else:
+                write_module(path, text, target.rpartition("::")[0])
     except S2SError as e:
         print(e.render(), file=sys.stderr)
         return 1
@@ -462,8 +506,50 @@ def main(argv=None) -> int:
     return 0
 
 
+def output_paths(output: str | None, modules) -> list[str | None]:
+    """Where each module goes: None for stdout (no ``-o``, or ``-o -``), else a file path.
+
+    ``-o FOLDER/`` (or an existing folder) holds one file per module, named after
+    the function it defines; ``-o FILE`` takes exactly one module.
+    """
+    if output is None or output == "-":
+        return [None] * len(modules)
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+        paths = [os.path.join(output, f"{entry}.py") for _, entry, _ in modules]
+        seen = {}
+        for (target, _, _), path in zip(modules, paths):
+            if path in seen:
+                raise UsageError(
+                    f"{seen[path]} and {target} would both write {path}; run them separately with -o FILE"
+                )
+            seen[path] = target
+        return paths
+    if len(modules) > 1:
+        raise UsageError(
+            f"-o {output} is one file, for {len(modules)} targets: give a folder (-o {output}/) or one target"
+        )
+    return [output]
+
+
+def write_module(path: str, text: str, source: str) -> None:
+    """Write ``text`` to ``path`` atomically, making missing folders; never over the ``source`` file."""
+    from s2s.runtime.loader import write_atomic
+
+    if _same_file(path, source):
+        raise UsageError(
+            f"-o {path} is the source file {source}: refusing to overwrite it; choose another -o"
+        )
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        write_atomic(path, text)
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def _same_file(a: str, b: str) -> bool:
     """Whether paths ``a`` and ``b`` name one file (through links too)."""
+    if not a or not b:
+        return False
     if os.path.exists(a) and os.path.exists(b):
         return os.path.samefile(a, b)
     return os.path.realpath(a) == os.path.realpath(b)

@@ -46,20 +46,41 @@ def _to_numpy(tree):
 
 
 class Runner:
-    """Calls one generated function on a backend; for XLA, one ``jax.jit`` per static-argument pattern."""
+    """Calls one generated function on a backend; for XLA, one ``jax.jit`` per static-argument pattern.
 
-    def __init__(self, fn, backend: str = "xla"):
+    By default Python ints, bools, strings and None are static (``_is_static``).
+    With ``static`` (positions), exactly those arguments are, as ``jax.jit``'s
+    ``static_argnums`` makes them, and ``donate`` positions are donated
+    (``s2s.jit``).
+    """
+
+    def __init__(self, fn, backend: str = "xla", static=None, donate=()):
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
         self.fn = fn
         self.backend = backend
         self._jitted = {}
         self._holds = False  # an argument held a leaf jax.jit cannot take (``held``)
+        self._fixed = None if static is None else (tuple(static), tuple(donate))
+
+    def jitted(self):
+        """The ``jax.jit`` of the function with the fixed static and donated positions (``s2s.jit``)."""
+        found = self._jitted.get(self._fixed)
+        if found is None:
+            import jax
+
+            static, donate = self._fixed
+            found = self._jitted[self._fixed] = jax.jit(
+                self.fn, static_argnums=static, donate_argnums=donate
+            )
+        return found
 
     def __call__(self, *args):
         try:
             if self.backend == "numpy":
                 return self.fn(*(_to_numpy(a) for a in args))
+            if self._fixed is not None:
+                return self.jitted()(*args)
             # arrays only: nothing static, the common case
             if all(hasattr(a, "shape") for a in args):
                 jitted = self._jitted.get(())

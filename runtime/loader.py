@@ -7,9 +7,11 @@ errors raised in generated code can be traced back to the user's lines
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 
@@ -39,13 +41,29 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+MAX_FILES = (
+    1000  # generated modules kept in the cache folder (``$S2S_CACHE_MAX_FILES``)
+)
+PREFIX = "s2s_generated_"
+
+
+def module_name(text: str, stem: str) -> str:
+    """A Python identifier for generated ``text`` made from ``stem`` (``<lambda>`` becomes ``lambda``)."""
+    safe = re.sub(r"\W+", "_", stem).strip("_") or "function"
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return f"{PREFIX}{safe[:60]}_{digest}"
+
+
 def load_module(text: str, stem: str, injected=None):
     """Import generated source ``text`` from a file named after ``stem`` and its hash."""
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    name = f"s2s_generated_{stem}_{digest}"
-    path = os.path.join(cache_dir(), name + ".py")
-    if not os.path.exists(path):
+    name = module_name(text, stem)
+    folder = cache_dir()
+    path = os.path.join(folder, name + ".py")
+    if os.path.exists(path):
+        os.utime(path)  # recently used: the last to be cleaned
+    else:
         write_atomic(path, text)
+        clean(folder)
     GENERATED[path] = text
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -53,3 +71,21 @@ def load_module(text: str, stem: str, injected=None):
     spec.loader.exec_module(module)
     sys.modules.setdefault(name, module)
     return module
+
+
+def clean(folder: str) -> None:
+    """Keep the cache folder to ``MAX_FILES`` generated modules: the least recently used go first, never one
+    this process has loaded (its tracebacks read the file)."""
+    limit = int(os.environ.get("S2S_CACHE_MAX_FILES") or MAX_FILES)
+    with os.scandir(folder) as entries:
+        files = [
+            e for e in entries if e.name.startswith(PREFIX) and e.name.endswith(".py")
+        ]
+    if len(files) <= limit:
+        return
+    files.sort(key=lambda e: e.stat().st_mtime)
+    for entry in files[: len(files) - limit]:
+        if entry.path in GENERATED:
+            continue
+        with contextlib.suppress(OSError):  # removed by another process meanwhile
+            os.unlink(entry.path)

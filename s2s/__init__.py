@@ -4,52 +4,58 @@ import s2s
 df = s2s.grad(loss)          # same semantics as jax.grad
 df(params, x, y)             # runs compiled by XLA
 print(df.source)             # the generated gradient module
+
+The public names are imported on first use (PEP 562): generated modules run
+``from s2s import runtime as rt``, and that import must not load the compiler
+(libcst, black) or JAX. ``tests/test_standalone_runtime.py`` checks it in a
+fresh interpreter.
 """
 
-from .api import (
-    Transformed,
-    grad,
-    jvp,
-    jvp_source,
-    linearize,
-    transform,
-    value_and_grad,
-    vjp,
-)
-from .checking import check_grads
-from .codegen import generate
-from .custom import custom_jvp, custom_vjp, stop_gradient
-from .errors import S2SError
-from .jacobians import hessian, jacfwd, jacrev
-from .parallel import data_parallel, pmap
-from .runtime.collectives import axis_index, pmax, pmean, pmin, psum
-from .vmapping import vmap
+import importlib
 
 __version__ = "0.1.0"
-__all__ = [
-    "S2SError",
-    "Transformed",
-    "axis_index",
-    "check_grads",
-    "custom_jvp",
-    "custom_vjp",
-    "data_parallel",
-    "generate",
-    "grad",
-    "hessian",
-    "jacfwd",
-    "jacrev",
-    "jvp",
-    "jvp_source",
-    "linearize",
-    "pmap",
-    "pmax",
-    "pmean",
-    "pmin",
-    "psum",
-    "stop_gradient",
-    "transform",
-    "value_and_grad",
-    "vjp",
-    "vmap",
-]
+
+# public name -> the module (relative to this package) that defines it
+_PUBLIC = {
+    "Transformed": ".api",
+    "grad": ".api",
+    "jvp": ".api",
+    "jvp_source": ".api",
+    "linearize": ".api",
+    "transform": ".api",
+    "value_and_grad": ".api",
+    "vjp": ".api",
+    "check_grads": ".checking",
+    "generate": ".codegen",
+    "custom_jvp": ".custom",
+    "custom_vjp": ".custom",
+    "stop_gradient": ".custom",
+    "S2SError": ".errors",
+    "hessian": ".jacobians",
+    "jacfwd": ".jacobians",
+    "jacrev": ".jacobians",
+    "jit": ".jit",
+    "data_parallel": ".parallel",
+    "pmap": ".parallel",
+    "axis_index": ".runtime.collectives",
+    "pmax": ".runtime.collectives",
+    "pmean": ".runtime.collectives",
+    "pmin": ".runtime.collectives",
+    "psum": ".runtime.collectives",
+    "vmap": ".vmapping",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 's2s' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_PUBLIC})

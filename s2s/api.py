@@ -22,6 +22,7 @@ import numpy as np
 
 from .binding import Binding
 from .codegen import Generated, generate
+from .display import ShowsSource
 from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
@@ -110,7 +111,7 @@ def _generated(target, kinds, argnums, has_aux) -> Generated:
     return found
 
 
-class Transformed:
+class Transformed(ShowsSource):
     """A function transformed by s2s: call it like the original; ``.source`` is the generated module.
 
     Calls bind with the original's signature (``functools.partial`` arguments

@@ -21,6 +21,7 @@ import functools
 
 import numpy as np
 
+from .display import ShowsSource
 from .errors import S2SError
 from .jacobians import _map, _namespace, _rebuild, _unravel
 from .nested_vmap import _flat_axes
@@ -28,7 +29,7 @@ from .runtime import backends
 from .runtime.trees import tree_leaves, tree_map
 
 
-class BatchedJacobian:
+class BatchedJacobian(ShowsSource):
     """``s2s.vmap`` of a ``jacfwd``/``jacrev`` object: call it like ``f`` on batched arguments."""
 
     def __init__(self, jac, in_axes, out_axes, axis_size, backend):

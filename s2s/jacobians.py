@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from .api import Transformed, _check_float_inputs
+from .display import ShowsSource
 from .frontend.wrappers import describe
 from .runtime import backends
 from .runtime.trees import tree_leaves, tree_map, uses_jax
@@ -115,7 +116,7 @@ def _eye(xp, n, leaves):
     return xp.eye(n, dtype=dtype)
 
 
-class Jacobian:
+class Jacobian(ShowsSource):
     """A Jacobian (or Hessian) function: call it like ``fun``; ``.source`` shows the generated module it pushes a basis through."""
 
     def __init__(self, fun, kind, argnums, has_aux, backend):

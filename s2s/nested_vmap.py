@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from .display import ShowsSource
 from .errors import S2SError
 from .runtime import backends, namespace
 from .runtime.trees import tree_leaves, tree_map
@@ -43,7 +44,7 @@ def _flat_axes(axes, n: int, what: str) -> tuple:
     )
 
 
-class NestedVmapped:
+class NestedVmapped(ShowsSource):
     """``s2s.vmap`` of an ``s2s.vmap`` object: call it like the inner function's ``f`` on doubly batched
     arguments; ``.source`` is ``f``'s batched module that runs on the merged batch."""
 

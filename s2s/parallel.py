@@ -27,6 +27,7 @@ import functools
 
 import numpy as np
 
+from .display import ShowsSource
 from .runtime.located import locate
 from .runtime.trees import tree_leaves, tree_map
 from .vmapping import Vmapped, checked_axes, vmap
@@ -128,7 +129,7 @@ def _located(call, *args, **kwargs):
         raise located.with_traceback(err.__traceback__) from err
 
 
-class Pmapped:
+class Pmapped(ShowsSource):
     """``s2s.pmap(f, ...)``: call it like ``f`` with one example per device; ``.source`` is the batched module."""
 
     def __init__(
@@ -290,7 +291,7 @@ def pmap(
     return Pmapped(fun, axis_name, in_axes, out_axes, devices, backend)
 
 
-class DataParallel:
+class DataParallel(ShowsSource):
     """``s2s.data_parallel(fn, ...)``: ``fn`` under ``jax.jit`` with a sharded batch and replicated parameters."""
 
     def __init__(self, fn, batch_argnums=0, devices=None, mesh=None):

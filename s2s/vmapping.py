@@ -15,6 +15,7 @@ import functools
 from dataclasses import dataclass
 
 from .api import MISSED, Transformed
+from .display import ShowsSource
 from .errors import S2SError
 from .frontend import wrappers
 
@@ -67,7 +68,7 @@ def checked_axes(in_axes, out_axes, axis_name, api: str = "vmap"):
     return in_axes
 
 
-class Vmapped:
+class Vmapped(ShowsSource):
     """``s2s.vmap(f, ...)``: call it like ``f`` on batched arguments; ``.source`` is the batched module."""
 
     def __init__(

@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
+from ..runtime import loader
 from . import variadic, verify, wrappers
 
 
@@ -152,7 +153,7 @@ def _environment(fn) -> dict:
     return env
 
 
-GENERATED_PREFIX = "s2s_generated_"
+GENERATED_PREFIX = loader.PREFIX  # the names of the modules the runtime loads
 
 
 def is_generated(fn) -> bool:
