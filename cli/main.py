@@ -200,7 +200,54 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the function after every pass to stderr",
     )
+    generate = sub.add_parser(
+        "generate",
+        help="regenerate the checked-in modules declared in pyproject.toml [tool.s2s]",
+        description="Regenerate the modules declared as [[tool.s2s.targets]] in the nearest "
+        "pyproject.toml with a [tool.s2s] table: those whose inputs are among PATHS, or all of them. "
+        "A module whose header names the current hash of each input file is fresh and left alone "
+        "(nothing is imported); the others are written again, atomically.",
+        epilog=GENERATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    generate.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="changed files (a pre-commit hook passes them): regenerate the targets they feed",
+    )
+    generate.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; list the stale modules and exit 1 if there are any (for CI)",
+    )
+    generate.add_argument(
+        "--exit-non-zero-on-write",
+        action="store_true",
+        help="exit 1 when a module was written (the pre-commit hook: the commit stops until it is added)",
+    )
     return parser
+
+
+GENERATE_HELP = """pyproject.toml:
+  [[tool.s2s.targets]]
+  source = "model.py::loss"          # PATH::FUNC, relative to the project root
+  transform = "grad"                 # grad, value_and_grad, jvp, hessian, vmap, lower,
+                                     # vmap(grad), grad(grad)
+  wrt = "params"                     # or ["W", "b"]
+  in_axes = "None,0,0"               # vmap
+  output = "derivatives/loss_grad.py"
+
+examples:
+  s2s generate                       # regenerate every stale module
+  s2s generate model.py              # the modules made from model.py
+  s2s generate --check               # CI: exit 1 and list stale modules, write nothing
+
+exit status:
+  0  every module is fresh, or was written
+  1  --check found stale modules; --exit-non-zero-on-write wrote some; or s2s could not transform a function
+  2  a mistake in the command line or in [tool.s2s]
+"""
 
 
 def load_function(target: str):
@@ -472,6 +519,10 @@ def main(argv=None) -> int:
 
     args = _parser().parse_args(argv)
     try:
+        if args.command == "generate":
+            from .generate import run
+
+            return run(args.paths, args.check, args.exit_non_zero_on_write)
         if args.dump:
             os.environ["S2S_DUMP"] = "1"
         modules = (

@@ -1,0 +1,232 @@
+"""``s2s generate``: checked-in modules declared in ``[tool.s2s]``, their ``--check``, and the pre-commit
+hook (``.pre-commit-hooks.yaml``) run by the real ``pre-commit`` in a temporary git repository.
+
+Generation runs as a subprocess (the command imports the project's modules by their own names).
+"""
+
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+from s2s.cli.main import main
+
+import s2s
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+FILES = {
+    "model.py": """import numpy as np
+from layers import dense
+
+
+def loss(params, x, y):
+    h = dense(params, x)
+    return np.mean((h - y) ** 2)
+""",
+    "layers.py": """import numpy as np
+
+
+def dense(params, x):
+    W, b = params
+    return np.tanh(x @ W + b)
+""",
+    "unrelated.py": "NOTE = 'not an input of any target'\n",
+    "pyproject.toml": """[project]
+name = "demo"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "grad"
+wrt = "params"
+output = "derivatives/loss_grad.py"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "vmap(grad)"
+in_axes = "None,0,0"
+output = "derivatives/loss_per_example.py"
+""",
+}
+OUTPUTS = ("derivatives/loss_grad.py", "derivatives/loss_per_example.py")
+
+
+def s2s_command(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "s2s", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+@pytest.fixture
+def project(tmp_path):
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "sub").mkdir()
+    return tmp_path
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generate_check_and_the_same_bytes_from_any_folder(project):
+    done = s2s_command("generate", cwd=project)
+    assert done.returncode == 0, done.stderr
+    first = {o: (project / o).read_bytes() for o in OUTPUTS}
+    assert b"Regenerate with: s2s generate\n" in first[OUTPUTS[0]]
+    assert b"Input: layers.py sha256:" in first[OUTPUTS[0]]
+    assert str(project).encode() not in first[OUTPUTS[0]]  # no absolute path
+    assert s2s_command("generate", "--check", cwd=project).returncode == 0
+
+    shutil.rmtree(project / "derivatives")
+    done = s2s_command("generate", cwd=project / "sub")
+    assert done.returncode == 0, done.stderr
+    assert {o: (project / o).read_bytes() for o in OUTPUTS} == first
+
+    # a helper's file changed: both modules are stale; --check writes nothing
+    (project / "layers.py").write_text(FILES["layers.py"] + "\n# tuned\n")
+    done = s2s_command("generate", "--check", cwd=project / "sub")
+    assert done.returncode == 1
+    assert "stale: ../derivatives/loss_grad.py" in done.stderr
+    assert {o: (project / o).read_bytes() for o in OUTPUTS} == first
+    # an unrelated path selects nothing; the changed one regenerates both
+    assert s2s_command("generate", "unrelated.py", cwd=project).stderr == ""
+    done = s2s_command("generate", "layers.py", "--exit-non-zero-on-write", cwd=project)
+    assert done.returncode == 1 and done.stderr.count("regenerated") == 2
+    # an edit by hand is stale too
+    grad_file = project / OUTPUTS[0]
+    grad_file.write_text(grad_file.read_text().replace("W", "W ", 1) + "\n")
+    assert s2s_command("generate", "--check", cwd=project).returncode == 1
+
+
+def test_generated_modules_compute_what_the_api_computes(project):
+    assert s2s_command("generate", cwd=project).returncode == 0
+    sys.path.insert(0, str(project))
+    try:
+        model = _load(project / "model.py", "generate_demo_model")
+    finally:
+        sys.path.remove(str(project))
+    rng = np.random.default_rng(0)
+    params = (rng.normal(size=(3, 2)), rng.normal(size=2))
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    grad = _load(project / OUTPUTS[0], "generate_demo_grad").loss_grad
+    want = s2s.grad(model.loss, backend="numpy")(params, x, y)
+    for g, w in zip(grad(params, x, y), want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    batched = _load(project / OUTPUTS[1], "generate_demo_batched").loss_grad_batched
+    per_example = batched(params, x, y)
+    for i in range(len(x)):
+        one = s2s.grad(model.loss, backend="numpy")(params, x[i], y[i])
+        for g, w in zip(per_example, one):
+            np.testing.assert_allclose(g[i], w, rtol=1e-12)
+
+
+def test_check_of_fresh_modules_imports_nothing(project):
+    assert s2s_command("generate", cwd=project).returncode == 0
+    code = (
+        "import sys; from s2s.cli.main import main; rc = main(['generate', '--check']); "
+        "print(rc, sorted(m for m in sys.modules if m in ('libcst', 'black', 'jax', 'model', 'layers') "
+        "or m.startswith(('s2s.frontend', 's2s.api', 's2s.codegen'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=project, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == "0 []", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "toml, says",
+    [
+        ('[project]\nname = "x"\n', "no pyproject.toml with a [tool.s2s] table"),
+        ("[tool.s2s]\n", "declares no targets"),
+        (
+            '[[tool.s2s.targets]]\nsource = "m.py::f"\ntransform = "grad"\noutput = "o.py"\nwrt_ = "x"\n',
+            "unknown key 'wrt_'",
+        ),
+        (
+            '[[tool.s2s.targets]]\nsource = "m.py::f"\ntransform = "grad(vmap)"\noutput = "o.py"\n',
+            "transform 'grad(vmap)'",
+        ),
+    ],
+)
+def test_configuration_mistakes_are_one_line(tmp_path, monkeypatch, capfd, toml, says):
+    (tmp_path / "pyproject.toml").write_text(toml)
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and says in err, err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_pre_commit_hook_regenerates_and_stops_the_commit(project, tmp_path_factory):
+    """The hook as ``.pre-commit-hooks.yaml`` declares it, run by ``pre-commit`` on ``git commit``.
+
+    It runs as a local ``language: system`` hook (the ``s2s`` of this environment): what a project
+    gets from ``repo: <s2s>`` except that pre-commit does not install s2s into a virtualenv of its own.
+    """
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = {**hook, "language": "system"}
+    (project / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": "local", "hooks": [local]}]})
+    )
+    env = {
+        **os.environ,
+        "PATH": f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre_commit_home")),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+    def git(*args, check=True):
+        return subprocess.run(
+            ["git", *args],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=check,
+        )
+
+    git("init", "-q")
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"],
+        cwd=project,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    assert s2s_command("generate", cwd=project).returncode == 0
+    git("add", "-A")
+    first = git("commit", "-qm", "model and derivatives", check=False)
+    assert first.returncode == 0, first.stdout + first.stderr
+    fresh = (project / OUTPUTS[0]).read_bytes()
+
+    # editing the model: the hook regenerates, and the commit stops until the new module is added
+    (project / "model.py").write_text(FILES["model.py"].replace("** 2", "** 2 * 0.5"))
+    git("add", "model.py")
+    stopped = git("commit", "-qm", "halve the loss", check=False)
+    assert stopped.returncode != 0
+    assert "regenerated derivatives/loss_grad.py" in stopped.stdout + stopped.stderr
+    assert (project / OUTPUTS[0]).read_bytes() != fresh
+    git("add", *OUTPUTS)
+    done = git("commit", "-qm", "halve the loss", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git("status", "--porcelain").stdout == ""
+
+    # an unrelated file: the modules are not touched
+    regenerated = {o: (project / o).stat().st_mtime_ns for o in OUTPUTS}
+    (project / "unrelated.py").write_text("NOTE = 'edited'\n")
+    git("add", "unrelated.py")
+    done = git("commit", "-qm", "unrelated", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {o: (project / o).stat().st_mtime_ns for o in OUTPUTS} == regenerated
