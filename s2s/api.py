@@ -20,12 +20,13 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import checked_in
 from .binding import Binding
-from .codegen import Generated, generate
 from .display import ShowsSource
 from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
+from .generated import Generated
 from .runtime import backends, loader
 from .runtime.trees import _children, _is_record, tree_leaves, tree_map
 
@@ -96,18 +97,23 @@ _CACHE: OrderedDict = OrderedDict()
 
 
 def _generated(target, kinds, argnums, has_aux) -> Generated:
-    """The generated module for this request: made again when a value it baked in has changed since."""
+    """The generated module for this request: a fresh checked-in one (``checked_in``), else made here, and
+    made again when a value it baked in has changed since."""
     key = (target, kinds, argnums, has_aux)
     found = _CACHE.get(key)
+    if found is None and len(kinds) == 1:
+        found = checked_in.find(target, kinds[0], argnums, has_aux)
     if found is None or not found.fresh():
+        from .codegen import generate
+
         if kinds == ("batch",):  # ``argnums`` holds the axes: a ``vmapping.Axes``
             found = generate(target, kinds, axes=argnums.spec)
         else:
             found = generate(target, kinds, argnums, has_aux)
-        _CACHE[key] = found
-        while len(_CACHE) > 256:
-            _CACHE.popitem(last=False)
+    _CACHE[key] = found
     _CACHE.move_to_end(key)
+    while len(_CACHE) > 256:
+        _CACHE.popitem(last=False)
     return found
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from . import provenance
 from .emit.module import render
 from .freshness import GENERATED_KEY, Watch
 from .frontend import foreign
+from .generated import Generated
 from .naming import Namer
 from .passes.dataflow import used_names
 from .program import Program, build
@@ -33,22 +34,6 @@ TITLES = {
     "primal": "Normal form",
     "batch": "Batched form",
 }
-
-
-@dataclass(frozen=True)
-class Generated:
-    """A generated module's text, the names of its entry functions, values it needs injected, and a watch
-    on what it baked in: ``fresh()`` is false once one of those values has changed (see ``freshness``).
-    """
-
-    text: str
-    entries: dict  # kind -> generated function name
-    injected: dict = field(default_factory=dict)
-    program: Program | None = None
-    watch: Watch | None = field(default=None, compare=False)
-
-    def fresh(self) -> bool:
-        return self.watch is None or self.watch.fresh()
 
 
 def _is_literal(value) -> bool:

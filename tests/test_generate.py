@@ -70,6 +70,17 @@ def project(tmp_path):
     return tmp_path
 
 
+def _model(project, name):
+    """The project's ``model`` module under ``name``, with its own ``layers`` (each test's project differs)."""
+    sys.path.insert(0, str(project))
+    sys.modules.pop("layers", None)
+    try:
+        return _load(project / "model.py", name)
+    finally:
+        sys.path.remove(str(project))
+        sys.modules.pop("layers", None)
+
+
 def _load(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -109,11 +120,7 @@ def test_generate_check_and_the_same_bytes_from_any_folder(project):
 
 def test_generated_modules_compute_what_the_api_computes(project):
     assert s2s_command("generate", cwd=project).returncode == 0
-    sys.path.insert(0, str(project))
-    try:
-        model = _load(project / "model.py", "generate_demo_model")
-    finally:
-        sys.path.remove(str(project))
+    model = _model(project, "generate_demo_model")
     rng = np.random.default_rng(0)
     params = (rng.normal(size=(3, 2)), rng.normal(size=2))
     x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
@@ -230,3 +237,56 @@ def test_pre_commit_hook_regenerates_and_stops_the_commit(project, tmp_path_fact
     done = git("commit", "-qm", "unrelated", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert {o: (project / o).stat().st_mtime_ns for o in OUTPUTS} == regenerated
+
+
+USE = """
+import json, sys, warnings
+import numpy as np
+import s2s
+import model
+
+warnings.simplefilter("always")
+rng = np.random.default_rng(0)
+params = (rng.normal(size=(3, 2)), rng.normal(size=2))
+x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+with warnings.catch_warnings(record=True) as caught:
+    grads = [s2s.grad(model.loss, backend="numpy")(params, x, y) for _ in range(2)]
+print(json.dumps({
+    "grad": [g.tolist() for g in grads[0]],
+    "compiler": sorted(m for m in ("libcst", "black") if m in sys.modules),
+    "same_source": s2s.grad(model.loss).source == open("derivatives/loss_grad.py").read(),
+    "warnings": [str(w.message) for w in caught],
+}))
+"""
+
+
+def _use(project):
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-c", USE], cwd=project, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_api_uses_a_fresh_checked_in_module_and_warns_once_when_stale(project):
+    assert s2s_command("generate", cwd=project).returncode == 0
+    fresh = _use(project)
+    assert fresh["compiler"] == [] and fresh["same_source"] and fresh["warnings"] == []
+
+    # a helper changed since: the module is made in memory from the new code, with one warning
+    (project / "layers.py").write_text(FILES["layers.py"].replace("np.tanh", "np.sin"))
+    stale = _use(project)
+    assert stale["compiler"] == ["black", "libcst"] and not stale["same_source"]
+    assert len(stale["warnings"]) == 1
+    assert "derivatives/loss_grad.py is stale" in stale["warnings"][0]
+    assert "run `s2s generate`" in stale["warnings"][0]
+    model = _model(project, "generate_demo_model_sin")
+    rng = np.random.default_rng(0)
+    params = (rng.normal(size=(3, 2)), rng.normal(size=2))
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+    want = s2s.grad(model.loss, backend="numpy")(params, x, y)
+    for g, w in zip(stale["grad"], want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    assert not np.allclose(stale["grad"][0], fresh["grad"][0])

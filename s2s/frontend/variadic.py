@@ -20,8 +20,12 @@ from __future__ import annotations
 import inspect
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import libcst as cst
+if (
+    TYPE_CHECKING
+):  # libcst is imported where nodes are made: checked-in modules run without it
+    import libcst as cst
 
 _POSITIONAL = (
     inspect.Parameter.POSITIONAL_ONLY,
@@ -136,6 +140,8 @@ class Expansion:
 
     @classmethod
     def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
+        import libcst as cst
+
         star = (
             node.params.star_arg.name.value
             if isinstance(node.params.star_arg, cst.Param)
@@ -154,6 +160,8 @@ class Expansion:
 
     def prelude(self) -> list[tuple[str, cst.BaseExpression]]:
         """``args = (args_0, ...)`` and ``kwargs = {"k": kwargs_k, ...}``: the parameters as the body reads them."""
+        import libcst as cst
+
         out = []
         if self.star is not None:
             out.append(
@@ -169,6 +177,8 @@ class Expansion:
 
     def arguments(self, arg: cst.Arg) -> list[cst.Arg] | None:
         """``*args`` or ``**kwargs`` (the function's own) as the arguments they hold, else None."""
+        import libcst as cst
+
         if not isinstance(arg.value, cst.Name):
             return None
         if arg.star == "*" and arg.value.value == self.star:

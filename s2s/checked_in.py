@@ -1,0 +1,123 @@
+"""Use a checked-in module (``s2s generate``'s) for an API request, without transforming anything.
+
+``find(fn, kind, argnums, has_aux)`` looks for the ``[tool.s2s]`` target of
+the project ``fn``'s file is in that asks for the same transformation of
+``fn``: ``s2s.grad(f, argnums)`` is a ``grad`` target whose ``wrt`` names
+those parameters, ``value_and_grad`` and ``jvp`` alike, and ``@s2s.transform``
+a ``lower`` target. When its module is fresh (``provenance.is_fresh``: the
+same target, s2s version and input hashes, body unedited), its text is used
+as it is, and neither libcst nor black is imported. When it is stale, the
+caller generates the module in memory, and this warns once per file that
+``s2s generate`` would write it again. ``s2s generate`` itself never reads
+checked-in modules (``ENABLED``): it writes them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import re
+import warnings
+
+from . import provenance
+from .generated import Generated
+from .targets import ConfigError, Target, find_root, targets_of
+
+ENABLED = True
+_KINDS = {
+    "grad": "grad",
+    "value_and_grad": "value_and_grad",
+    "jvp": "jvp",
+    "primal": "lower",
+}
+_WARNED: set[str] = set()
+_DEF = re.compile(r"^def (\w+)\(", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=64)
+def _project(folder: str):
+    """``(root, targets)`` of the project ``folder`` is in; None without one, or with a ``[tool.s2s]``
+    that ``s2s generate`` would refuse (it says why; the API transforms the function as usual).
+    """
+    try:
+        root, table = find_root(folder)
+        return root, targets_of(table)
+    except ConfigError:
+        return None
+
+
+def _argnums(fn, wrt, default) -> tuple | int | None:
+    """The argnums a target's ``wrt`` names (the CLI's reading of ``--wrt``)."""
+    params = list(inspect.signature(fn).parameters)
+    if not wrt:
+        return default if default is not None else tuple(range(len(params)))
+    names = [w.strip() for w in wrt.split(",")]
+    if any(n not in params for n in names):
+        return None
+    nums = tuple(params.index(n) for n in names)
+    return nums[0] if len(nums) == 1 else nums
+
+
+def find(fn, kind: str, argnums, has_aux: bool) -> Generated | None:
+    """The checked-in module for this request, if one is declared and fresh (see the module's docstring)."""
+    wanted = _KINDS.get(kind)
+    if not ENABLED or wanted is None or has_aux or not inspect.isfunction(fn):
+        return None
+    if fn.__qualname__ != fn.__name__:
+        return None  # a nested function or a method: not a target
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+    project = path and _project(os.path.dirname(os.path.abspath(path)))
+    if not project:
+        return None
+    root, targets = project
+    source = f"{provenance.relative(path, root)}::{fn.__name__}"
+    for target in targets:
+        if target.source != source or target.chain != [wanted]:
+            continue
+        default = None if wanted == "jvp" else 0
+        if wanted != "lower" and _argnums(fn, target.wrt, default) != argnums:
+            continue
+        return _read(target, root, kind)
+    return None
+
+
+def _outside_s2s() -> int:
+    """The ``stacklevel`` of the first caller outside s2s (the user's line that asked for the module)."""
+    import sys
+
+    ours = (
+        os.path.dirname(os.path.abspath(__file__)) + os.sep,  # the compiler
+        os.path.dirname(os.path.abspath(functools.__file__)) + os.sep + "functools.py",
+    )
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+        ours
+    ):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _read(target: Target, root: str, kind: str) -> Generated | None:
+    from . import __version__
+
+    output = os.path.join(root, target.output)
+    if not provenance.is_fresh(output, target.describe(), root, __version__):
+        if output not in _WARNED:
+            _WARNED.add(output)
+            warnings.warn(
+                f"{os.path.relpath(output)} is stale (its inputs, its target or s2s changed since it was "
+                "written, or it was edited): s2s generated the module in memory; run `s2s generate` "
+                "to write it again",
+                stacklevel=_outside_s2s(),
+            )
+        return None
+    with open(output, encoding="utf-8") as f:
+        text = f.read()
+    entries = _DEF.findall(
+        text
+    )  # the entry function is the module's last (codegen writes callees first)
+    return Generated(text, {kind: entries[-1]}) if entries else None
