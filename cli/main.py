@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.machinery
 import importlib.util
 import inspect
 import io
 import linecache
 import os
+import re
 import sys
 import traceback
 
@@ -268,36 +270,44 @@ def load_function(target: str):
         raise UsageError(
             f"{path}: no function named `{name}` (functions defined there: {', '.join(defined) or 'none'})"
         )
-    if not inspect.isfunction(fn):
+    if not callable(fn) or isinstance(fn, type):
         raise UsageError(f"{path}: `{name}` is a {type(fn).__name__}, not a function")
-    return fn
+    return fn  # a plain function, or one s2s reads through (``@jax.jit``, ``functools.wraps``) as the API does
 
 
 GUARD = "put the script's own work under `if __name__ == '__main__':`"
+
+
+def _module_name(path: str) -> str:
+    """The name a file is imported under: its stem, made an identifier."""
+    stem = os.path.basename(path).split(".")[0]
+    return re.sub(r"\W", "_", stem) or "module"
 
 
 def import_file(path: str, name: str):
     """Run ``path`` as the module named after it, to read ``name`` from it.
 
     It is imported under its own name (so its ``__main__`` block does not
-    run), never writing bytecode next to it, with an empty stdin and with what
+    run; under another one when a module already imported has it, like
+    ``inspect.py``), never writing bytecode next to it, with an empty stdin and with what
     it prints sent to stderr (``quiet_stdout``). A ``sys.exit`` or an
     exception while it runs becomes an ``S2SError`` at the line of ``path``
     it came from; Ctrl-C goes on as it is.
     """
     folder = os.path.dirname(os.path.abspath(path))
-    module_name = os.path.splitext(os.path.basename(path))[0]
+    module_name = _module_name(path)
     taken = sys.modules.get(module_name)
     if taken is not None and _same_file(getattr(taken, "__file__", None) or "", path):
         return taken  # imported for an earlier target of this command
-    if taken is not None:
-        where = getattr(taken, "__file__", None) or "built in"
-        raise UsageError(
-            f"{path}: its module name `{module_name}` is taken by a module s2s imports ({where}); rename the file"
-        )
+    if (
+        taken is not None
+    ):  # named like a module already imported (``inspect.py``): imported under another name
+        module_name = f"s2s_cli_{module_name}"
     sys.dont_write_bytecode = True
     sys.path.insert(0, folder)
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    # any file name: ``model`` or ``model.txt`` is read as Python source, as ``python model`` would
+    loader = importlib.machinery.SourceFileLoader(module_name, path)
+    spec = importlib.util.spec_from_file_location(module_name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     stdin = sys.stdin

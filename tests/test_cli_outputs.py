@@ -114,3 +114,42 @@ def test_version_and_python_dash_m(capfd):
     assert done.returncode == 0
     for needle in ("exit status:", "-o", "FOLDER/", "examples:"):
         assert needle in done.stdout
+
+
+DECORATED = """import jax
+import numpy as np
+
+
+@jax.jit
+def jitted(x):
+    return np.sum(np.tanh(x) ** 2)
+
+
+class Model:
+    pass
+"""
+
+
+def test_any_file_name_and_decorated_targets(tmp_path, monkeypatch, capfd):
+    """A file named like a standard module, one without ``.py``, and a ``@jax.jit`` function (read through,
+    as the API reads it)."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("inspect.py", f"model_{next(_count)}"):
+        (tmp_path / name).write_text(DECORATED)
+        code, out, err = run(capfd, "grad", f"{name}::jitted")
+        assert code == 0, err
+        assert "def jitted_grad(x):" in out
+        stem = name.split(".")[0]
+        sys.modules.pop(stem if stem != "inspect" else "s2s_cli_inspect", None)
+    code, out, err = run(capfd, "grad", "inspect.py::Model")
+    assert code == 2 and "`Model` is a type, not a function" in err
+    sys.modules.pop("s2s_cli_inspect", None)
+    # ``python -m s2s`` in that folder: the user's inspect.py does not replace the standard library's
+    done = subprocess.run(
+        [sys.executable, "-m", "s2s", "grad", "inspect.py::jitted"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "def jitted_grad(x):" in done.stdout

@@ -123,3 +123,25 @@ def test_entmax_bisection_compiles_to_one_rolled_scan():
     z, w = np.linspace(-1.0, 1.0, 5), np.ones(5)
     jaxpr = str(jax.make_jaxpr(s2s.grad(example.weighted_entmax))(z, w, 1.5))
     assert jaxpr.count("scan[") == 1 and "length=50" in jaxpr
+
+
+def test_readme_api_example_runs_as_pasted(tmp_path):
+    """The README's first API example, pasted into a file and run, prints the gradient module."""
+    import re
+    import subprocess
+
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    api = readme[readme.index("## API") :]
+    code = re.search(r"```python\n(.*?)```", api, re.DOTALL).group(1)
+    assert "params = " in code and "x, y = " in code
+    (tmp_path / "pasted.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, "pasted.py"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "def loss_grad(params, x, y):" in done.stdout
+    shipped = subprocess.run(
+        [sys.executable, EXAMPLES / "quickstart.py"], capture_output=True, text=True
+    )
+    assert shipped.returncode == 0, shipped.stderr
+    assert "def loss_grad(params, x, y):" in shipped.stdout
