@@ -73,19 +73,32 @@ def load_module(text: str, stem: str, injected=None):
     return module
 
 
+_writes = [
+    0
+]  # modules this process wrote: the folder is cleaned at the first, then every ``CLEAN_EVERY``
+CLEAN_EVERY = 100
+
+
 def clean(folder: str) -> None:
     """Keep the cache folder to ``MAX_FILES`` generated modules: the least recently used go first, never one
-    this process has loaded (its tracebacks read the file)."""
-    limit = int(os.environ.get("S2S_CACHE_MAX_FILES") or MAX_FILES)
-    with os.scandir(folder) as entries:
-        files = [
-            e for e in entries if e.name.startswith(PREFIX) and e.name.endswith(".py")
-        ]
-    if len(files) <= limit:
+    this process has loaded (its tracebacks read the file). Other processes may clean it at the same time.
+    """
+    _writes[0] += 1
+    if (_writes[0] - 1) % CLEAN_EVERY:
         return
-    files.sort(key=lambda e: e.stat().st_mtime)
-    for entry in files[: len(files) - limit]:
-        if entry.path in GENERATED:
-            continue
-        with contextlib.suppress(OSError):  # removed by another process meanwhile
-            os.unlink(entry.path)
+    limit = int(os.environ.get("S2S_CACHE_MAX_FILES") or MAX_FILES)
+    used = []
+    with os.scandir(folder) as entries:
+        for e in entries:
+            if e.name.startswith(PREFIX) and e.name.endswith(".py"):
+                with contextlib.suppress(
+                    OSError
+                ):  # removed by another process meanwhile
+                    used.append((e.stat().st_mtime, e.path))
+    if len(used) <= limit:
+        return
+    used.sort()
+    for _, path in used[: len(used) - limit]:
+        if path not in GENERATED:
+            with contextlib.suppress(OSError):
+                os.unlink(path)

@@ -21,6 +21,9 @@ def test_names_are_identifiers():
 def test_folder_is_bounded_and_keeps_what_this_process_loaded(tmp_path, monkeypatch):
     monkeypatch.setenv("S2S_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("S2S_CACHE_MAX_FILES", "5")
+    monkeypatch.setattr(
+        loader, "CLEAN_EVERY", 1
+    )  # clean at every write, not every 100th
     old = []
     for i in range(4):  # written by "another process": not loaded here, and old
         path = tmp_path / f"{loader.module_name(_text(i), 'old')}.py"
