@@ -346,16 +346,14 @@ def test_input_at_import_does_not_wait(tmp_path):
     assert "nothing on stdin" in result.stderr
 
 
-def test_a_module_name_s2s_already_imports_is_refused(tmp_path):
-    (
-        tmp_path / "models"
-    ).mkdir()  # not the working directory, which `python -m` puts first on sys.path
+def test_a_file_named_like_a_module_s2s_imports_works(tmp_path):
+    """``models/inspect.py`` is imported under another name: the standard library's ``inspect`` stays."""
+    (tmp_path / "models").mkdir()
     (tmp_path / "models" / "inspect.py").write_text("def f(x):\n    return x * x\n")
-    assert_clean_error(
-        s2s("grad", "models/inspect.py::f", cwd=tmp_path),
-        "inspect.py",
-        "rename the file",
-    )
+    result = s2s("grad", "models/inspect.py::f", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "def f_grad(x):" in result.stdout
+    assert "Gradient of `f` from models/inspect.py" in result.stdout
 
 
 def test_vmap_writes_a_batched_module(tmp_path):
