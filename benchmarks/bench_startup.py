@@ -45,10 +45,10 @@ y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
 PROGRAMS = {
     "jax": INPUTS
     + """
-import sys, jax
+import os, sys, jax
 sys.path.insert(0, {benchmarks!r})
 from _twins import jax_twin, load_example
-twin = jax_twin(load_example("mlp.py").loss)
+twin = jax_twin(load_example(os.path.abspath("mlp.py")).loss)
 jax.block_until_ready(jax.jit(jax.grad(twin))(params, x, y))
 """,
     "s2s": INPUTS
