@@ -51,9 +51,18 @@ source = "model.py::loss"
 transform = "vmap(grad)"
 in_axes = "None,0,0"
 output = "derivatives/loss_per_example.py"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "lower"
+output = "derivatives/loss.py"
 """,
 }
-OUTPUTS = ("derivatives/loss_grad.py", "derivatives/loss_per_example.py")
+OUTPUTS = (
+    "derivatives/loss_grad.py",
+    "derivatives/loss_per_example.py",
+    "derivatives/loss.py",
+)
 
 
 def s2s_command(*args, cwd):
@@ -111,7 +120,7 @@ def test_generate_check_and_the_same_bytes_from_any_folder(project):
     # an unrelated path selects nothing; the changed one regenerates both
     assert s2s_command("generate", "unrelated.py", cwd=project).stderr == ""
     done = s2s_command("generate", "layers.py", "--exit-non-zero-on-write", cwd=project)
-    assert done.returncode == 1 and done.stderr.count("regenerated") == 2
+    assert done.returncode == 1 and done.stderr.count("regenerated") == 3
     # an edit by hand is stale too
     grad_file = project / OUTPUTS[0]
     grad_file.write_text(grad_file.read_text().replace("W", "W ", 1) + "\n")
@@ -246,6 +255,13 @@ import s2s
 import model
 
 warnings.simplefilter("always")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 rng = np.random.default_rng(0)
 params = (rng.normal(size=(3, 2)), rng.normal(size=2))
 x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
@@ -254,7 +270,8 @@ with warnings.catch_warnings(record=True) as caught:
 print(json.dumps({
     "grad": [g.tolist() for g in grads[0]],
     "compiler": sorted(m for m in ("libcst", "black") if m in sys.modules),
-    "same_source": s2s.grad(model.loss).source == open("derivatives/loss_grad.py").read(),
+    "same_source": s2s.grad(model.loss).source == read("derivatives/loss_grad.py"),
+    "same_lowered": s2s.transform(model.loss).source == read("derivatives/loss.py"),
     "warnings": [str(w.message) for w in caught],
 }))
 """
@@ -273,7 +290,8 @@ def _use(project):
 def test_the_api_uses_a_fresh_checked_in_module_and_warns_once_when_stale(project):
     assert s2s_command("generate", cwd=project).returncode == 0
     fresh = _use(project)
-    assert fresh["compiler"] == [] and fresh["same_source"] and fresh["warnings"] == []
+    assert fresh["compiler"] == [] and fresh["warnings"] == []
+    assert fresh["same_source"] and fresh["same_lowered"]  # s2s.grad and @s2s.transform
 
     # a helper changed since: the module is made in memory from the new code, with one warning
     (project / "layers.py").write_text(FILES["layers.py"].replace("np.tanh", "np.sin"))
