@@ -217,6 +217,10 @@ _DEFINED_IN = {
 
 __all__ = sorted((*SUBMODULES, *_DEFINED_IN))
 
+# a function named like its submodule is bound now: importing ``s2s.runtime.foreign`` (the compiler does)
+# would otherwise make ``rt.foreign`` that module
+from .foreign import foreign as foreign  # noqa: E402
+
 
 def __getattr__(name: str):
     if name in SUBMODULES:
