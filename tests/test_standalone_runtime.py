@@ -99,3 +99,19 @@ def test_public_names_load_on_first_use():
         assert "no_such_name" in str(err)
     else:
         raise AssertionError("s2s.no_such_name did not raise AttributeError")
+
+
+def test_every_runtime_name_is_what_its_submodule_defines():
+    """After every submodule is imported (as the compiler imports some), ``rt.<name>`` is still the function:
+    a submodule of the same name (``runtime.foreign``) must not stand in for it."""
+    import importlib
+
+    from s2s import runtime
+
+    for module in {*runtime._DEFINED_IN.values(), *runtime.SUBMODULES}:
+        importlib.import_module(f"s2s.runtime.{module}")
+    for name, module in runtime._DEFINED_IN.items():
+        defined = getattr(importlib.import_module(f"s2s.runtime.{module}"), name)
+        assert getattr(runtime, name) is defined, name
+    for module in runtime.SUBMODULES:
+        assert getattr(runtime, module).__name__ == f"s2s.runtime.{module}"
