@@ -18,6 +18,8 @@ import functools
 import inspect
 import os
 import re
+import sys
+import types
 import warnings
 
 from . import provenance
@@ -87,8 +89,6 @@ def find(fn, kind: str, argnums, has_aux: bool) -> Generated | None:
 
 def _outside_s2s() -> int:
     """The ``stacklevel`` of the first caller outside s2s (the user's line that asked for the module)."""
-    import sys
-
     ours = (
         os.path.dirname(os.path.abspath(__file__)) + os.sep,  # the compiler
         os.path.dirname(os.path.abspath(functools.__file__)) + os.sep + "functools.py",
@@ -117,7 +117,56 @@ def _read(target: Target, root: str, kind: str) -> Generated | None:
         return None
     with open(output, encoding="utf-8") as f:
         text = f.read()
-    entries = _DEF.findall(
-        text
-    )  # the entry function is the module's last (codegen writes callees first)
+    if not all(_runs_the_file(root, p) for p in provenance.read(text)["inputs"]):
+        return None  # made from files that are not the code running here: generated as usual (which says so)
+    # the entry function is the module's last (codegen writes callees first)
+    entries = _DEF.findall(text)
     return Generated(text, {kind: entries[-1]}) if entries else None
+
+
+def _runs_the_file(root: str, path: str) -> bool:
+    """Whether every function of the imported module read from ``path`` (if it is imported) is the code the
+    file holds now: a file edited after it was imported is not what runs, and the module made from it would
+    compute something else. Python's own compiler checks it (no libcst)."""
+    full = os.path.abspath(os.path.join(root, path))
+    live = [
+        m
+        for m in list(sys.modules.values())
+        if isinstance(getattr(m, "__file__", None), str)
+        and os.path.abspath(m.__file__) == full
+    ]
+    if not live:
+        return True  # not imported: nothing of it runs here
+    try:
+        with open(full, encoding="utf-8") as f:
+            compiled = compile(f.read(), full, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
+        return False
+    defined, stack = {}, [compiled]
+    while stack:
+        for const in stack.pop().co_consts:
+            if isinstance(const, types.CodeType):
+                defined[(const.co_qualname, const.co_firstlineno)] = const
+                stack.append(const)
+    for module in live:
+        for value in vars(module).values():
+            if inspect.isfunction(value) and value.__module__ == module.__name__:
+                code = value.__code__
+                found = defined.get((code.co_qualname, code.co_firstlineno))
+                if found is None or not _same_code(found, code):
+                    return False
+    return True
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    if a.co_code != b.co_code or a.co_names != b.co_names:
+        return False
+    if len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, types.CodeType):
+            if not (isinstance(y, types.CodeType) and _same_code(x, y)):
+                return False
+        elif type(x) is not type(y) or x != y:
+            return False
+    return True

@@ -308,3 +308,32 @@ def test_the_api_uses_a_fresh_checked_in_module_and_warns_once_when_stale(projec
     for g, w in zip(stale["grad"], want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
     assert not np.allclose(stale["grad"][0], fresh["grad"][0])
+
+
+EDITED_AFTER_IMPORT = """
+import subprocess, sys
+import s2s, model
+
+with open("layers.py") as f:
+    text = f.read()
+with open("layers.py", "w") as f:
+    f.write(text.replace("np.tanh", "np.sin"))
+subprocess.run([sys.executable, "-m", "s2s", "generate"], check=True, capture_output=True)
+try:
+    s2s.grad(model.loss).source
+except s2s.S2SError as err:
+    print("refused:", err)
+"""
+
+
+def test_a_checked_in_module_of_code_edited_after_import_is_not_used(project):
+    """The module on disk is fresh for the files, but the process runs their old code: it must not be used."""
+    assert s2s_command("generate", cwd=project).returncode == 0
+    done = subprocess.run(
+        [sys.executable, "-c", EDITED_AFTER_IMPORT],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused:" in done.stdout and "is not the code that runs" in done.stdout
