@@ -30,10 +30,14 @@ def _generate(target: Target, root: str):
         raise UsageError(f"{target.path}: no such file (source of a [tool.s2s] target)")
     name = target.source.rpartition("::")[2]
     fn = getattr(import_file(path, name), name, None)
-    if not inspect.isfunction(fn):
+    if not callable(fn) or isinstance(
+        fn, type
+    ):  # read through decorators, as the API reads it
         raise UsageError(f"{target.path}: no function named `{name}`")
     outer, *inner = target.chain
-    argnums = argnums_for(fn, target.wrt, default=None if outer == "jvp" else 0)
+    # JAX's defaults: jvp along every parameter; grad (hessian's too) with respect to the first
+    every = outer == "jvp" and not inner
+    argnums = argnums_for(fn, target.wrt, default=None if every else 0)
     for _ in inner:
         fn = s2s.grad(fn, argnums)
     options = {"target": target.describe(), "root": root, "command": "s2s generate"}

@@ -56,12 +56,18 @@ output = "derivatives/loss_per_example.py"
 source = "model.py::loss"
 transform = "lower"
 output = "derivatives/loss.py"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "hessian"
+output = "derivatives/loss_hvp.py"
 """,
 }
 OUTPUTS = (
     "derivatives/loss_grad.py",
     "derivatives/loss_per_example.py",
     "derivatives/loss.py",
+    "derivatives/loss_hvp.py",
 )
 
 
@@ -103,6 +109,8 @@ def test_generate_check_and_the_same_bytes_from_any_folder(project):
     first = {o: (project / o).read_bytes() for o in OUTPUTS}
     assert b"Regenerate with: s2s generate\n" in first[OUTPUTS[0]]
     assert b"Input: layers.py sha256:" in first[OUTPUTS[0]]
+    # hessian: forward over the gradient, with respect to the first parameter as in JAX
+    assert b"def loss_grad_jvp(params, x, y, params_dot):" in first[OUTPUTS[3]]
     assert str(project).encode() not in first[OUTPUTS[0]]  # no absolute path
     assert s2s_command("generate", "--check", cwd=project).returncode == 0
 
@@ -120,7 +128,7 @@ def test_generate_check_and_the_same_bytes_from_any_folder(project):
     # an unrelated path selects nothing; the changed one regenerates both
     assert s2s_command("generate", "unrelated.py", cwd=project).stderr == ""
     done = s2s_command("generate", "layers.py", "--exit-non-zero-on-write", cwd=project)
-    assert done.returncode == 1 and done.stderr.count("regenerated") == 3
+    assert done.returncode == 1 and done.stderr.count("regenerated") == 4
     # an edit by hand is stale too
     grad_file = project / OUTPUTS[0]
     grad_file.write_text(grad_file.read_text().replace("W", "W ", 1) + "\n")
