@@ -28,8 +28,10 @@ _PLACEHOLDER = "sha256:" + "?" * 16
 
 
 def file_hash(path: str) -> str:
+    """The file's hash, line endings normalized (a checkout that writes ``\\r\\n`` reads as fresh)."""
     with open(path, "rb") as f:
-        return "sha256:" + hashlib.sha256(f.read()).hexdigest()[:16]
+        data = f.read().replace(b"\r\n", b"\n")
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:16]
 
 
 def relative(path: str, root: str) -> str:

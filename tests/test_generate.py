@@ -345,3 +345,14 @@ def test_a_checked_in_module_of_code_edited_after_import_is_not_used(project):
     )
     assert done.returncode == 0, done.stderr
     assert "refused:" in done.stdout and "is not the code that runs" in done.stdout
+
+
+def test_input_hashes_ignore_line_endings(tmp_path):
+    """A checkout that writes ``\\r\\n`` (git's autocrlf) reads the same inputs as fresh."""
+    from s2s import provenance
+
+    (tmp_path / "unix.py").write_bytes(b"def f(x):\n    return x\n")
+    (tmp_path / "windows.py").write_bytes(b"def f(x):\r\n    return x\r\n")
+    assert provenance.file_hash(tmp_path / "unix.py") == provenance.file_hash(
+        tmp_path / "windows.py"
+    )
