@@ -55,6 +55,30 @@ def _version() -> str:
     return __version__
 
 
+def _add_targets(command) -> None:
+    command.add_argument(
+        "targets",
+        nargs="+",
+        metavar="PATH::FUNC",
+        help="the Python file and the function in it (several: one module each)",
+    )
+
+
+def _add_output(command) -> None:
+    """``-o`` and ``--dump``, last among a writing command's options."""
+    command.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="a file, a folder, or - for stdout (default: print the module)",
+    )
+    command.add_argument(
+        "--dump",
+        action="store_true",
+        help="print the function after every pass to stderr",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="s2s",
@@ -93,12 +117,7 @@ def _parser() -> argparse.ArgumentParser:
             epilog=EXAMPLES + DETAILS,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        command.add_argument(
-            "targets",
-            nargs="+",
-            metavar="PATH::FUNC",
-            help="the Python file and the function in it (several: one module each)",
-        )
+        _add_targets(command)
         command.add_argument(
             "--wrt",
             metavar="NAME[,NAME...]",
@@ -114,17 +133,7 @@ def _parser() -> argparse.ArgumentParser:
                 metavar="N",
                 help="the N-th derivative (default: 1)",
             )
-        command.add_argument(
-            "-o",
-            "--output",
-            metavar="OUT",
-            help="a file, a folder, or - for stdout (default: print the module)",
-        )
-        command.add_argument(
-            "--dump",
-            action="store_true",
-            help="print the function after every pass to stderr",
-        )
+        _add_output(command)
     vmap = sub.add_parser(
         "vmap",
         help="write the batched form of a function (JAX's vmap, as a module)",
@@ -136,12 +145,7 @@ def _parser() -> argparse.ArgumentParser:
         + DETAILS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    vmap.add_argument(
-        "targets",
-        nargs="+",
-        metavar="PATH::FUNC",
-        help="the Python file and the function in it (several: one module each)",
-    )
+    _add_targets(vmap)
     vmap.add_argument(
         "--in-axes",
         default="0",
@@ -166,17 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the name collectives (`s2s.psum(x, NAME)`) give the mapped axis",
     )
-    vmap.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT",
-        help="a file, a folder, or - for stdout (default: print the module)",
-    )
-    vmap.add_argument(
-        "--dump",
-        action="store_true",
-        help="print the function after every pass to stderr",
-    )
+    _add_output(vmap)
     lower = sub.add_parser(
         "lower",
         help="write the normal form of a function, the code s2s differentiates",
@@ -185,23 +179,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="example:\n  s2s lower examples/mlp.py::loss --dump\n" + DETAILS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    lower.add_argument(
-        "targets",
-        nargs="+",
-        metavar="PATH::FUNC",
-        help="the Python file and the function in it (several: one module each)",
-    )
-    lower.add_argument(
-        "-o",
-        "--output",
-        metavar="OUT",
-        help="a file, a folder, or - for stdout (default: print the module)",
-    )
-    lower.add_argument(
-        "--dump",
-        action="store_true",
-        help="print the function after every pass to stderr",
-    )
+    _add_targets(lower)
+    _add_output(lower)
     generate = sub.add_parser(
         "generate",
         help="regenerate the checked-in modules declared in pyproject.toml [tool.s2s]",

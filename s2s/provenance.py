@@ -56,9 +56,13 @@ def _body(text: str) -> str | None:
     return None if end < 0 else text[end + 3 :]
 
 
+def _body_hash(body: str) -> str:
+    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
 def seal(text: str) -> str:
     """``text`` with its ``Module hash`` placeholder replaced by the hash of what follows the docstring."""
-    digest = "sha256:" + hashlib.sha256(_body(text).encode()).hexdigest()[:16]
+    digest = _body_hash(_body(text))
     return text.replace(f"Module hash: {_PLACEHOLDER}", f"Module hash: {digest}", 1)
 
 
@@ -96,9 +100,7 @@ def is_fresh(output: str, target: str, root: str, version: str) -> bool:
     ):
         return False
     body = _body(text)
-    if body is None or found.get("module") != (
-        "sha256:" + hashlib.sha256(body.encode()).hexdigest()[:16]
-    ):
+    if body is None or found.get("module") != _body_hash(body):
         return False
     for path, digest in found["inputs"].items():
         full = os.path.join(root, path)
