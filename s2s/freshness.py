@@ -16,7 +16,6 @@ the values the first derivative read.
 
 from __future__ import annotations
 
-import operator
 import types
 
 GENERATED_KEY = "__s2s_generated__"  # in a loaded generated module's globals: the Generated it came from
@@ -42,19 +41,11 @@ def _literal_equal(a, b) -> bool:
 class Watch:
     """The objects a program read through names, and where it read them."""
 
-    def __init__(
-        self, maps: tuple, keys: tuple, values: tuple, cells: tuple, depends: list
-    ):
-        # maps[i][keys[i]] was values[i]
-        self._maps, self._keys, self._values = (
-            maps,
-            keys,
-            values,
-        )
-        self._cells, self._cell_values = cells, tuple(map(_contents, cells))
-        self.depends = (
-            depends  # the Generated objects of generated modules the program read
-        )
+    def __init__(self, read: tuple, cells: tuple, depends: list):
+        # read: (mapping, key, the value mapping[key] held); cells: (cell, its contents)
+        self._read = read
+        self._cells = tuple((cell, _contents(cell)) for cell in cells)
+        self.depends = depends  # the Generated objects of generated modules the program read
 
     @classmethod
     def of(cls, functions) -> Watch:
@@ -89,32 +80,35 @@ class Watch:
                 # a module reached through a closure
                 if isinstance(_contents(cell), types.ModuleType):
                     record(vars(_contents(cell)), names & vars(_contents(cell)).keys())
-        maps, keys = tuple(m for m, _ in read.values()), tuple(
-            k for _, k in read.values()
-        )
-        return cls(maps, keys, tuple(map(dict.get, maps, keys)), tuple(cells), depends)
+        triples = tuple((m, k, m.get(k)) for m, k in read.values())
+        return cls(triples, tuple(cells), depends)
 
     def fresh(self) -> bool:
-        if not all(map(_is, map(dict.get, self._maps, self._keys), self._values)):
-            now = tuple(map(dict.get, self._maps, self._keys))
-            if not _equal(now, self._values):
-                return False
-            self._values = now  # equal values under new objects: compare identities again next time
-        if self._cells and not all(
-            map(_is, map(_contents, self._cells), self._cell_values)
+        """Every name still names its object, and every cell holds its value (the loops run on each call)."""
+        for mapping, key, value in self._read:
+            if mapping.get(key) is not value:
+                return self._same_literals()
+        for cell, value in self._cells:
+            if _contents(cell) is not value:
+                return self._same_literals()
+        return not self.depends or all(dep.fresh() for dep in self.depends)
+
+    def _same_literals(self) -> bool:
+        """Fresh if what changed are equal literals under new objects (which are recorded, so the next
+        check compares identities again)."""
+        read = tuple((m, k, m.get(k)) for m, k, _ in self._read)
+        cells = tuple((cell, _contents(cell)) for cell, _ in self._cells)
+        if not all(
+            _equal(now[-1], then[-1])
+            for now, then in zip(read + cells, self._read + self._cells)
         ):
-            now = tuple(map(_contents, self._cells))
-            if not _equal(now, self._cell_values):
-                return False
-            self._cell_values = now
+            return False
+        self._read, self._cells = read, cells
         return not self.depends or all(dep.fresh() for dep in self.depends)
 
 
-_is = operator.is_
-
-
-def _equal(now: tuple, recorded: tuple) -> bool:
-    return all(a is b or _literal_equal(a, b) for a, b in zip(now, recorded))
+def _equal(now, recorded) -> bool:
+    return now is recorded or _literal_equal(now, recorded)
 
 
 def _contents(cell):
