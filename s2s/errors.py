@@ -23,7 +23,7 @@ class Origin:
         ""  # "backward" for generated code derived from this span (starts a new comment block)
     )
     # in a generated module s2s reads again (``s2s.vmap(s2s.grad(f))``): the user's line its comment
-    # cites, which errors show (comments in the new module keep citing the generated line)
+    # cites, which errors and the new module's comments show
     cited: Origin | None = None
 
     @property

@@ -45,7 +45,9 @@ class Watch:
         # read: (mapping, key, the value mapping[key] held); cells: (cell, its contents)
         self._read = read
         self._cells = tuple((cell, _contents(cell)) for cell in cells)
-        self.depends = depends  # the Generated objects of generated modules the program read
+        self.depends = (
+            depends  # the Generated objects of generated modules the program read
+        )
 
     @classmethod
     def of(cls, functions) -> Watch:

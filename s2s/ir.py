@@ -167,6 +167,13 @@ def comment_for(origin: Origin) -> str:
     return f"# {origin.short}  {origin.text.strip()}"
 
 
+def _shown(origin: Origin | None) -> Origin | None:
+    """The line a comment cites: the user's own, also for code s2s generated from its generated code
+    (``hessian``, ``vmap(grad)``), whose comments name the user's line that the read module cited.
+    """
+    return origin.cited or origin if origin is not None else None
+
+
 def _block(body, comments) -> cst.IndentedBlock:
     lines = body_to_cst(body, comments)
     return cst.IndentedBlock(body=lines or [cst.SimpleStatementLine([cst.Pass()])])
@@ -205,17 +212,14 @@ def body_to_cst(
     last = None
     for stmt in body:
         line = stmt_to_cst(stmt, comments)
-        key = (
-            (stmt.origin.path, stmt.origin.line, stmt.origin.phase)
-            if stmt.origin
-            else None
-        )
+        shown = _shown(stmt.origin)
+        key = (shown.path, shown.line, stmt.origin.phase) if shown else None
         if isinstance(stmt, Def):
             key = None  # a nested def carries its own comments; the next statement cites its line again
             if lines:
                 line = line.with_changes(leading_lines=[cst.EmptyLine()])
         elif comments and stmt.origin is not None and key != last:
-            leading = [cst.EmptyLine(comment=cst.Comment(comment_for(stmt.origin)))]
+            leading = [cst.EmptyLine(comment=cst.Comment(comment_for(shown)))]
             if lines:
                 leading.insert(0, cst.EmptyLine())
             line = line.with_changes(leading_lines=leading)
