@@ -132,8 +132,9 @@ def generate(
     helper_names = frozenset(program.helpers)
     functions = []
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
-    # helper jvps, made for the arguments that carry tangents at their calls
+    # helper jvps and vjps, made for the arguments that carry tangents (cotangents) at their calls
     jvp_requests = HelperRequests("jvp")
+    vjp_requests = HelperRequests("vjp")
     ctx = {"helpers": helper_names, "flows": program.flows, "custom": program.custom}
     transposed = {
         c.rules[0]: len(c.nondiff_argnums) + 1
@@ -150,13 +151,13 @@ def generate(
                 mode = Mode("vjp", transposed[name], zeros_for_inactive=False)
                 functions.append(simplify(reverse(helper, mode, **ctx)))
             continue
-        every = tuple(range(len(helper.params)))
-        if reverse_kinds:
-            functions.append(
-                simplify(
-                    reverse(helper, Mode("vjp", every, zeros_for_inactive=False), **ctx)
-                )
-            )
+
+    def helper_vjp(name, which):
+        mode = Mode(
+            "vjp", which[0] if len(which) == 1 else which, zeros_for_inactive=False
+        )
+        return reverse(program.helpers[name], mode, requests=vjp_requests, **ctx)
+
     entries = {}
     for kind in kinds:
         if kind == "primal":
@@ -213,7 +214,8 @@ def generate(
         else:
             # vjp: one cotangent per argnum
             mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)
-            out = simplify(reverse(program.main, mode, **ctx))
+            out = simplify(reverse(program.main, mode, requests=vjp_requests, **ctx))
+            functions.extend(_requested(vjp_requests, helper_vjp))
         taken = {f.name for f in functions}
         # a helper of the user's has this name (a custom rule named `f_jvp`)
         if out.name in taken:

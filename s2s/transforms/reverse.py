@@ -24,7 +24,7 @@ from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of
 from . import control_rules
 from .activity import RULE_HINT, activity, check_closed_world, diff_names
-from .skeleton import Context, Transform
+from .skeleton import Context, HelperRequests, Transform
 
 RT = cst.Name("rt")
 XP = cst.Name("xp")
@@ -374,9 +374,18 @@ class Backward(Transform):
             )
             self.contribute_many(diff, value)
             return
+        # the helper's vjp for the arguments that take a cotangent here, and only those
         flags = self.flows[e.name]
-        atoms = [a if flags[i] else cst.Name("None") for i, a in enumerate(e.args)]
-        self.contribute_many(atoms, call(f"{e.name}_vjp", *e.args, g))
+        which = tuple(
+            i for i, a in enumerate(e.args) if flags[i] and diff_names(a) & self.active
+        )
+        if not which:
+            return
+        vjp = call(self.ctx.vjps.name(e.name, which), *e.args, g)
+        if len(which) == 1:
+            self.contribute(e.args[which[0]], vjp)
+        else:
+            self.contribute_many([e.args[i] for i in which], vjp)
 
 
 def custom_vjp(back, stmt, e):
@@ -442,10 +451,23 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None, tuples=None) -> Adjo
 
 
 def reverse(
-    fn: ir.Function, mode: Mode, helpers=frozenset(), flows=None, custom=None
+    fn: ir.Function,
+    mode: Mode,
+    helpers=frozenset(),
+    flows=None,
+    custom=None,
+    requests: HelperRequests | None = None,
 ) -> ir.Function:
-    """The ``mode.kind`` function of ``fn`` (in normal form, single assignment)."""
-    ctx = Context(Namer(used_names(fn)), helpers, flows or {}, custom or {})
+    """The ``mode.kind`` function of ``fn`` (in normal form, single assignment). The helper vjps its code
+    calls are named in ``requests`` (one per helper and set of arguments with cotangents), for the caller
+    to generate."""
+    ctx = Context(
+        Namer(used_names(fn)),
+        helpers,
+        flows or {},
+        custom or {},
+        requests if requests is not None else HelperRequests("vjp"),
+    )
     namer = ctx.namer
     *stmts, ret = fn.body
     out = ret.value

@@ -44,6 +44,8 @@ class Context:
     flows: dict = field(default_factory=dict)
     # helper name -> ``program.Custom``: its rule, called instead
     custom: dict = field(default_factory=dict)
+    # the helper vjps that reverse-mode code calls, each for the cotangents its callers use
+    vjps: HelperRequests = field(default_factory=lambda: HelperRequests("vjp"))
 
 
 class HelperRequests:
