@@ -50,10 +50,6 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
-WRITE_VJP = (
-    "a slice bound computed from the loop index is stored with the step's batched residuals "
-    "(a container is batched as a whole): per-example slice bounds"
-)
 R_FLOAT = "R refusal: float() of a per-example value"
 R_BUILTIN_MAX = "R refusal: Python builtin max"
 R_LISTCOMP = "R refusal: list comprehension"
@@ -79,7 +75,6 @@ VMAP_XFAIL = {
 }
 
 GRAD_XFAIL = {
-    "conv_loss-numpy": WRITE_VJP,
     "conv_loss-xla": DYN_SLICE_XLA,
 }
 
