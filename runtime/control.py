@@ -112,8 +112,9 @@ def _stack(items):
     """Per-step outputs stacked along a new leading axis, structure kept.
 
     Leaves whose shapes differ from step to step (a loop over layers of
-    different sizes), or that are missing on some steps (the residuals of a
-    branch not taken), stay a Python sequence, as ``Elements``.
+    different sizes), that are missing on some steps (the residuals of a
+    branch not taken), or containers whose keys differ from step to step,
+    stay a Python sequence, as ``Elements``: nothing is dropped.
     """
     if all(it is None for it in items):
         return None
@@ -123,12 +124,21 @@ def _stack(items):
     if isinstance(first, Elements):  # tapes of inner `while` loops
         return Elements(items)
     if isinstance(first, dict):
+        if any(it.keys() != first.keys() for it in items):
+            return Elements(
+                items
+            )  # dicts with other keys (layers with and without a bias)
         return {k: _stack([it[k] for it in items]) for k in first}
     if isinstance(first, tuple) and hasattr(first, "_fields"):
         return type(first)(
             *(_stack([it[i] for it in items]) for i in range(len(first)))
         )
     if _is_record(first):
+        if any(
+            [k for k, _ in _children(it)] != [k for k, _ in _children(first)]
+            for it in items
+        ):
+            return Elements(items)
         return _rebuild(
             first,
             [(k, _stack([_child(it, k) for it in items])) for k, _ in _children(first)],

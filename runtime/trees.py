@@ -123,7 +123,18 @@ def tree_add(a, b):
         return b
     if b is None:
         return a
+    if isinstance(a, dict) and isinstance(
+        b, dict
+    ):  # entries either side lacks count as zero
+        return {
+            k: tree_add(a.get(k), b.get(k)) for k in [*a, *(k for k in b if k not in a)]
+        }
     if _is_container(a):
+        if len(_children(a)) != len(_children(b)):
+            raise ValueError(
+                f"cotangents of different structures cannot be added: {type(a).__name__} of "
+                f"{len(_children(a))} and {type(b).__name__} of {len(_children(b))}"
+            )
         return _rebuild(a, [(k, tree_add(v, _child(b, k))) for k, v in _children(a)])
     from .iteration import Elements
 

@@ -1,0 +1,66 @@
+"""Issue 13: objectives in the style of public NumPy example programs (``tests/programs/numpy_style.py``).
+
+Each program's gradient, on both backends, matches central differences of the
+NumPy function itself in float64 along random directions, with the argument's
+whole structure (every dict entry, every list element) present in the gradient.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from tests.programs import numpy_style as P
+
+jax.config.update("jax_enable_x64", True)
+
+BACKENDS = ("xla", "numpy")
+
+
+def _leaves(tree, path=()):
+    if isinstance(tree, dict):
+        for k in tree:
+            yield from _leaves(tree[k], (*path, k))
+    elif isinstance(tree, (list, tuple)):
+        for i, v in enumerate(tree):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path, tree
+
+
+def _moved(tree, direction, eps):
+    if isinstance(tree, dict):
+        return {k: _moved(tree[k], direction, eps) for k in tree}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_moved(v, direction, eps) for v in tree)
+    return tree + eps * direction[id(tree)]
+
+
+def check_against_finite_differences(f, args, eps=1e-6, rtol=1e-5, atol=1e-7):
+    """The gradient of ``f`` with respect to ``args[0]`` (any tree of float64 arrays) on both backends."""
+    rng = np.random.default_rng(0)
+    wrt, rest = args[0], args[1:]
+    leaves = dict(_leaves(wrt))
+    for backend in BACKENDS:
+        grad = s2s.grad(f, backend=backend)(*args)
+        got = dict(_leaves(grad))
+        assert (
+            got.keys() == leaves.keys()
+        ), f"{backend}: gradient entries {sorted(map(str, got))}"
+        for _ in range(2):
+            direction = {id(v): rng.normal(size=np.shape(v)) for v in leaves.values()}
+            fd = (
+                f(_moved(wrt, direction, eps), *rest)
+                - f(_moved(wrt, direction, -eps), *rest)
+            ) / (2 * eps)
+            along = sum(
+                float(np.sum(np.asarray(got[p]) * direction[id(v)]))
+                for p, v in leaves.items()
+            )
+            np.testing.assert_allclose(along, fd, rtol=rtol, atol=atol, err_msg=backend)
+
+
+@pytest.mark.parametrize("name", P.PROGRAMS)
+def test_gradient_matches_finite_differences(name):
+    f = getattr(P, name)
+    check_against_finite_differences(f, getattr(P, f"inputs_{name}")())
