@@ -56,7 +56,7 @@ CASES = [
     (
         "append_not_empty",
         "def f(x, hs):\n    for r in x:\n        hs.append(r)\n    return np.sum(np.stack(hs))",
-        "`hs.append` in a loop needs `hs` to start as an empty list",
+        "`hs.append` changes a parameter, made outside `f`",
         (3, 8),
     ),
     (
@@ -250,6 +250,18 @@ CASES = [
         "def f(x):\n    buf = np.zeros(3)\n    row = buf[0:2]\n    buf *= 1.5\n    row[...] = np.tanh(x)\n    return np.sum(buf ** 2)",
         "in-place update of `buf`, which may share memory with `row`",
         (4, 4),
+    ),
+    (
+        "append_to_the_enclosing_list",
+        "def f(ws, x):\n    acts = []\n    def layer(h, W):\n        out = np.tanh(h @ W)\n        acts.append(out)\n        return out\n    for W in ws:\n        x = layer(x, W)\n    return np.sum(x) + np.sum(np.stack(acts))",
+        "`acts.append` changes a list of the enclosing scope, made outside `layer`",
+        (5, 8),
+    ),
+    (
+        "append_to_a_parameter_list",
+        "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
+        "`acts.append` changes a parameter, made outside `f`",
+        (2, 4),
     ),
     (
         "builtin_on_active",

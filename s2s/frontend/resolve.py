@@ -164,8 +164,11 @@ class Resolver(Calls):
         if self.expansion is not None:
             self.params |= set(self.expansion.items + self.expansion.values)
         own = self.params | packed
+        self._assigned = (
+            set()
+        )  # names the body assigns (a list it appends to must be one of them)
         if isinstance(node, cst.FunctionDef):
-            rebound = _bound_names(_lines(node.body))
+            rebound = self._assigned = _bound_names(_lines(node.body))
             own |= rebound
             for name in rebound & packed:
                 self.fail(node.params, f"`{name}` (a `*`/`**` parameter) is assigned in the body",
@@ -385,6 +388,30 @@ class Resolver(Calls):
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
 
+    def _check_own_list(self, name: cst.Name) -> None:
+        """An ``append`` grows a list this function made: s2s computes lists as values, so an append to
+        a parameter's or an enclosing function's list would be lost to the code that reads it.
+        """
+        if name.value in self._assigned:
+            return
+        fn, lst = self.source.name, name.value
+        if lst in self.params:
+            where, hint = (
+                "a parameter",
+                f"append to a new list made in `{fn}` (`{lst}_new = []`), and return it if the caller reads it",
+            )
+        else:
+            where, hint = (
+                "a list of the enclosing scope",
+                f"return the value from `{fn}` and append it where `{lst}` is made",
+            )
+        self.fail(
+            name,
+            f"`{lst}.append` changes {where}, made outside `{fn}`",
+            hint,
+            UnsupportedSyntax,
+        )
+
     def statement(self, small, line):
         origin = self.source.origin(line)
         if isinstance(small, cst.Pass):
@@ -394,6 +421,7 @@ class Resolver(Calls):
         if isinstance(small, cst.Continue):
             return [ir.Continue(origin)]
         if isinstance(small, cst.Expr) and is_append(small):
+            self._check_own_list(small.value.func.value)
             lst = self.expr(small.value.func.value)
             call = cst.Call(
                 cst.parse_expression("rt.append"),
