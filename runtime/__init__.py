@@ -50,6 +50,8 @@ _DEFINED_IN = {
     "stop_gradient": "arrays",
     "unbroadcast": "arrays",
     "zeros_like_float": "arrays",
+    "debug_print": "output",
+    "log": "output",
     "batch_axis": "batch_axes",
     "batch_first": "batch_axes",
     "batch_leaves": "batch_axes",

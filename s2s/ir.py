@@ -18,6 +18,15 @@ import libcst as cst
 
 from .errors import Origin
 
+# what output statements (``print``, ``logging``) assign: a None that control flow carries, so a
+# branch or loop that prints is never dropped as computing nothing (``passes.control``, ``simplify``)
+OUTPUT_TOKEN = "_printed"
+
+
+def is_output_token(name: str) -> bool:
+    """``_printed`` and its renamings (``_printed_2``)."""
+    return name == OUTPUT_TOKEN or name.startswith(OUTPUT_TOKEN + "_")
+
 
 @dataclass(frozen=True)
 class Assign:

@@ -84,9 +84,21 @@ CASES = [
         (4, 4),
     ),
     (
-        "print",
-        "def f(x):\n    print(x)\n    return np.sum(x)",
-        "expression statement",
+        "print_to_a_file",
+        "def f(x):\n    print(x, file=None)\n    return np.sum(x)",
+        "`print(..., file=...)` in a transformed function",
+        (2, 13),
+    ),
+    (
+        "print_without_a_newline",
+        "def f(x):\n    print(x, end='')\n    return np.sum(x)",
+        "`print(..., end=...)` without a newline",
+        (2, 13),
+    ),
+    (
+        "yield",
+        "def f(x):\n    yield np.sum(x)",
+        "`yield` (a generator function) is not supported",
         (2, 4),
     ),
     (

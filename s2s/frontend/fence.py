@@ -4,7 +4,9 @@ Guarantee: after ``check`` passes, the function body holds only assignments
 (to names, tuples of names, or elements of arrays ``x[i]``), augmented
 assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
 ``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
-of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), local ``def``s and a docstring; its expressions hold no comprehensions, starred arguments,
+of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), output statements (``print``, ``logging``:
+``output``; only their arguments may hold f-strings), local ``def``s and a docstring; its expressions
+hold no comprehensions, starred arguments,
 walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a call shape
 (``variadic``), whose calls may then pass them on: ``fn(*args, **kwargs)``.
 """
@@ -16,6 +18,7 @@ import libcst as cst
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
 from .effects import is_effect
+from .output import is_output_statement
 from .source import FunctionSource
 
 _STATEMENTS = {
@@ -53,7 +56,10 @@ _EXPRESSIONS = {
     cst.GeneratorExp: ("generator expression", "use NumPy ops"),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),
     cst.Await: ("`await`", "transform a synchronous function"),
-    cst.Yield: ("`yield`", "return an array instead of generating values"),
+    cst.Yield: (
+        "`yield` (a generator function)",
+        "return a list of the values (or an array stacked from them) instead of generating them",
+    ),
     cst.StarredElement: ("starred expression", "pass arguments one by one"),
     cst.FormattedString: ("f-string", "build strings outside the transformed function"),
 }
@@ -62,6 +68,9 @@ _EXPRESSIONS = {
 class _Fence:
     def __init__(self, source: FunctionSource):
         self.source = source
+        self.output_strings = (
+            set()
+        )  # ids of the f-strings that output statements format
 
     @property
     def _own_parameters(self):
@@ -96,7 +105,11 @@ class _Fence:
     def check(self, node) -> None:
         kind = type(node)
         found = _STATEMENTS.get(kind) or _EXPRESSIONS.get(kind)
-        if found is not None:
+        if kind is cst.Expr and is_output_statement(node):
+            for inner in iter_nodes(node.value):
+                if isinstance(inner, cst.FormattedString):
+                    self.output_strings.add(id(inner))
+        if found is not None and id(node) not in self.output_strings:
             self.fail(node, *found)
         if kind is cst.Arg and node.star and not self._passes_variable_parameter(node):
             self.fail(
@@ -126,6 +139,8 @@ class _Fence:
             and not _is_docstring(node)
             and not is_append(node)
             and not is_effect(node.value)
+            and not is_output_statement(node)
+            and not isinstance(node.value, (cst.Yield, cst.Await))
         ):
             self.fail(
                 node,

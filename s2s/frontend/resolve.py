@@ -25,7 +25,17 @@ from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..naming import Namer
-from . import at_updates, foreign, identity, library, spellings, variadic, wrappers
+from . import (
+    at_updates,
+    effects,
+    foreign,
+    identity,
+    library,
+    output,
+    spellings,
+    variadic,
+    wrappers,
+)
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
 from .scope import Scope
@@ -388,6 +398,17 @@ class Resolver(Calls):
     def _local(self, name, node):
         self._local_fns[name] = self._nested(name, node)
 
+    def _output(self, node: cst.Call) -> cst.Call | None:
+        """``rt.debug_print(...)``/``rt.log(...)`` for a ``print``/``logging`` call, else None."""
+        chain = self._chain(node.func)
+        obj = self._object(chain) if chain is not None else None
+        if chain == ("print",) and obj is None:
+            obj = builtins.print
+        kind = output.kind_of(obj)
+        if kind is None:
+            return None
+        return self.mark(output.statement(self, node, kind), node)
+
     def _check_own_list(self, name: cst.Name) -> None:
         """An ``append`` grows a list this function made: s2s computes lists as values, so an append to
         a parameter's or an enclosing function's list would be lost to the code that reads it.
@@ -430,6 +451,18 @@ class Resolver(Calls):
             return [
                 ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)
             ]
+        if isinstance(small, cst.Expr) and output.is_output_statement(small):
+            shown = self._output(small.value)
+            if shown is not None:
+                return [ir.Assign(cst.Name(ir.OUTPUT_TOKEN), shown, origin)]
+            if not effects.is_effect(small.value):
+                self.fail(
+                    small,
+                    "an output call s2s cannot identify (its value is discarded)",
+                    "call `print`, `jax.debug.print`, `logging.info` or a module-level logger "
+                    "(`logger = logging.getLogger(__name__)`; `logger.info(...)`)",
+                    UnsupportedSyntax,
+                )
         # an in-place write (the fence allows no other expression statement)
         if isinstance(small, cst.Expr):
             return self.effect(small.value, origin)

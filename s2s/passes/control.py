@@ -104,6 +104,7 @@ class _Lower:
         self.appends: dict = {}  # collected list -> the origin of its ``append``
         self.ever_collected: dict = {}
         self.exit_kinds = Kinds()
+        self.always_live: set = set()  # the output token, in a function that prints
 
     def reads(self, stmt) -> set[str]:
         return reads(stmt, self.closures)
@@ -117,10 +118,10 @@ class _Lower:
         ``kinds`` says which names hold lists collected by ``append`` (``collected``):
         their reads are rewritten to compute what Python computes on the lists.
         """
-        lives, live = [], set(live_out)
+        lives, live = [], set(live_out) | self.always_live
         for stmt in reversed(body):
             lives.append(live)
-            live = stmt_live_in(stmt, live, self.closures)
+            live = stmt_live_in(stmt, live, self.closures) | self.always_live
         lives.reverse()
         empty, kinds, out = set(empty), (kinds or Kinds()).copy(), []
         for i, (stmt, live_after) in enumerate(zip(body, lives)):
@@ -580,7 +581,12 @@ def control(
     namer = namer or Namer(used_names(fn))
     closures = closure_reads(fn, enclosing)
     lower = _Lower(fn, namer, closures)
-    body = lower.block(fn.body, set(fn.param_names), set())
+    body = fn.body
+    if any(ir.is_output_token(n) for n in assigned(body)):
+        # branches and loops that print carry the token out, so they are kept
+        body = (ir.Assign(cst.Name(ir.OUTPUT_TOKEN), cst.Name("None"), None), *body)
+        lower.always_live = {ir.OUTPUT_TOKEN}
+    body = lower.block(body, set(fn.param_names), set())
     check_locals(fn, lower.ever_collected)
     locals_ = {
         name: control(local, namer, closures) for name, local in fn.locals.items()

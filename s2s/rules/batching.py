@@ -154,6 +154,8 @@ batch("axes", "rt.reduced_like", "rt.extremum_vjp")
 batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys")
+# output statements print every example (the batched values, as they are)
+batch("static", "rt.debug_print", "rt.log")
 
 
 twin(

@@ -70,3 +70,5 @@ nondiff("dictionary keys are static", "rt.keys")
 nondiff(
     "by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient"
 )
+
+nondiff("output: prints or logs, its value is None", "rt.debug_print", "rt.log")

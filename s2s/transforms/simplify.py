@@ -251,8 +251,8 @@ def propagate_copies(body, keep=frozenset()):
     return out
 
 
-# calls kept for the errors they raise, even when their value is unused
-CHECKS = frozenset({"rt.grad_seed", "rt.batch_size"})
+# calls kept for the errors they raise or what they print, even when their value is unused
+CHECKS = frozenset({"rt.grad_seed", "rt.batch_size", "rt.debug_print", "rt.log"})
 
 
 def _is_check(value) -> bool:
@@ -273,7 +273,8 @@ def eliminate_dead(body):
             continue
         if isinstance(stmt, ir.Assign):
             names = ir.target_names(stmt.target)
-            if not any(n in live for n in names) and not _is_check(stmt.value):
+            kept = _is_check(stmt.value) or any(map(ir.is_output_token, names))
+            if not kept and not any(n in live for n in names):
                 continue
         live |= names_in(stmt.value)
         out.append(stmt)

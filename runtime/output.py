@@ -1,0 +1,84 @@
+"""What a transformed function prints or logs, at every call, in call order.
+
+``print(...)``, ``logging.info(...)``, ``logger.warning(...)`` and
+``jax.debug.print(...)`` in a user's function become ``rt.debug_print`` and
+``rt.log`` statements (``s2s/frontend/output.py``). On NumPy values they print
+or log at once; under ``jax.jit`` the array values go through one ordered JAX
+debug callback, so compiled code prints each call's values, in program order,
+also inside compiled loops and branches. Values that are no arrays (a dict
+key in a loop over a dict) are formatted as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+import string
+import sys
+
+import numpy as np
+
+from .trees import uses_jax
+
+
+class _Formatter(string.Formatter):
+    """``str.format``, with a format spec applied to each element of an array (a batch of values)."""
+
+    def format_field(self, value, spec):
+        if spec and np.ndim(value) > 0:
+            return np.array2string(
+                np.asarray(value), formatter={"all": lambda v: format(v, spec)}
+            )
+        if spec and np.ndim(value) == 0 and hasattr(value, "item"):
+            value = value.item()
+        return format(value, spec)
+
+
+_FORMAT = _Formatter().format
+
+
+def _when_known(show, values) -> None:
+    """``show(*values)`` now, or, where some values are traced, once the compiled code computes them."""
+    traced = [i for i, v in enumerate(values) if uses_jax(v)]
+    if not traced and not _tracing():
+        show(*values)
+        return
+    import jax
+
+    def callback(*known):
+        full = list(values)
+        for i, value in zip(traced, known):
+            full[i] = value
+        show(*full)
+
+    jax.debug.callback(callback, *(values[i] for i in traced), ordered=True)
+
+
+def _tracing() -> bool:
+    """Whether JAX is tracing a function now (a ``print("done")`` with no values must run when the
+    compiled code runs, not once when it is traced)."""
+    if "jax" not in sys.modules:
+        return False
+    from jax._src import core  # no public spelling of this question
+
+    return not core.trace_state_clean()
+
+
+def debug_print(fmt: str, *values) -> None:
+    """``print(fmt.format(*values))``."""
+    _when_known(lambda *known: print(_FORMAT(fmt, *known)), values)
+
+
+def log(logger: str | None, level: int, msg: str, *values, style: str = "%") -> None:
+    """``logging.getLogger(logger).log(level, msg, *values)`` (``style="{"``: the message ``msg.format(*values)``)."""
+    target = logging.getLogger(logger)
+
+    def show(*known):
+        if style == "{":
+            target.log(level, "%s", _FORMAT(msg, *known))
+        else:
+            target.log(level, msg, *known)
+
+    _when_known(show, values)
+
+
+__all__ = ["debug_print", "log"]

@@ -1,0 +1,204 @@
+"""``print``, ``logging`` and ``jax.debug.print`` statements, as ``rt.debug_print``/``rt.log`` statements.
+
+Guarantee: each such statement of the user's function stays one statement of
+the generated code, in its place (``simplify`` never drops them), and prints or
+logs what Python would, at every call (``runtime/output.py``: under ``jax.jit``
+through an ordered debug callback). f-strings and string literals become one
+``str.format`` template; the other arguments are its values. Output to a file,
+or a ``print`` whose ``end`` is not a newline, is a located error.
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import sys
+
+import libcst as cst
+
+from ..cstutil import call, literal
+from ..errors import UnsupportedSyntax
+
+LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "exception": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "fatal": logging.CRITICAL,
+}
+
+
+def is_output_statement(node: cst.Expr) -> bool:
+    """Syntactically an output call (``print(...)``, ``x.info(...)``, ``x.log(...)``, ``x.print(...)``);
+    the resolver checks what the name is."""
+    func = node.value.func if isinstance(node.value, cst.Call) else None
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    return isinstance(func, cst.Attribute) and (
+        func.attr.value in LEVELS or func.attr.value in ("log", "print")
+    )
+
+
+def kind_of(obj) -> tuple | None:
+    """``("print",)``, ``("jax",)``, or ``("logging", logger name or None, method name)`` for the object an
+    output statement calls; None for anything else."""
+    if obj is builtins.print:
+        return ("print",)
+    jax = sys.modules.get("jax")
+    if jax is not None and obj is getattr(getattr(jax, "debug", None), "print", None):
+        return ("jax",)
+    name = getattr(obj, "__name__", None)
+    if name not in LEVELS and name != "log":
+        return None
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, (logging.Logger, logging.LoggerAdapter)):
+        logger = owner.logger if isinstance(owner, logging.LoggerAdapter) else owner
+        return ("logging", None if logger is logging.root else logger.name, name)
+    if getattr(obj, "__module__", None) == "logging" and obj is getattr(
+        logging, name, None
+    ):
+        return ("logging", None, name)
+    return None
+
+
+def _escaped(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+class Template:
+    """A ``str.format`` template and its values, built from ``print``'s arguments."""
+
+    def __init__(self, resolver, node):
+        self.resolver, self.node = resolver, node
+        self.text, self.values = "", []
+
+    def add(self, arg: cst.BaseExpression) -> None:
+        if isinstance(arg, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(
+            arg.evaluated_value, str
+        ):
+            self.text += _escaped(arg.evaluated_value)
+        elif isinstance(arg, cst.FormattedString):
+            for part in arg.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    self.text += _escaped(part.value)
+                    continue
+                self.text += "{" + (f"!{part.conversion}" if part.conversion else "")
+                if part.format_spec:
+                    self.text += ":" + "".join(
+                        self._spec_text(p) for p in part.format_spec
+                    )
+                self.text += "}"
+                self.values.append(self.resolver.expr(part.expression))
+        else:
+            self.text += "{}"
+            self.values.append(self.resolver.expr(arg))
+
+    def _spec_text(self, part) -> str:
+        if isinstance(part, cst.FormattedStringText):
+            return part.value
+        self.resolver.fail(
+            part,
+            "a computed format spec in an f-string",
+            "write the spec out: f'{x:.4f}'",
+            UnsupportedSyntax,
+        )
+
+
+def _literal_string(resolver, arg: cst.Arg, what: str) -> str:
+    value = arg.value
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(
+        value.evaluated_value, str
+    ):
+        return value.evaluated_value
+    resolver.fail(
+        value,
+        f"{what} that is not a string literal",
+        f"write {what} out",
+        UnsupportedSyntax,
+    )
+
+
+def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
+    """The ``rt.debug_print``/``rt.log`` call for the output statement ``node``."""
+    positional = [a for a in node.args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
+    for a in node.args:
+        if a.star:
+            resolver.fail(
+                a,
+                f"`{a.star}` unpacking in an output call",
+                "pass the values one by one",
+                UnsupportedSyntax,
+            )
+    if kind[0] == "print":
+        if "file" in keywords:
+            resolver.fail(keywords["file"], "`print(..., file=...)` in a transformed function",
+                          "print to standard output, or write the file outside the function", UnsupportedSyntax)  # fmt: skip
+        end = (
+            _literal_string(resolver, keywords["end"], "`end`")
+            if "end" in keywords
+            else "\n"
+        )
+        if not end.endswith("\n"):
+            resolver.fail(keywords["end"], "`print(..., end=...)` without a newline",
+                          "print whole lines (compiled code prints each call's line at once)", UnsupportedSyntax)  # fmt: skip
+        sep = (
+            _literal_string(resolver, keywords["sep"], "`sep`")
+            if "sep" in keywords
+            else " "
+        )
+        template = Template(resolver, node)
+        for i, a in enumerate(positional):
+            if i:
+                template.text += _escaped(sep)
+            template.add(a.value)
+        template.text += _escaped(end[:-1])
+        return call("rt.debug_print", literal(template.text), *template.values)
+    if kind[0] == "jax":
+        fmt = (
+            _literal_string(resolver, positional[0], "the format") if positional else ""
+        )
+        extra = [k for k in keywords if k != "ordered"]
+        if extra:
+            resolver.fail(keywords[extra[0]], "keyword values in `jax.debug.print`",
+                          "pass the values positionally: jax.debug.print('x={}', x)", UnsupportedSyntax)  # fmt: skip
+        values = [resolver.expr(a.value) for a in positional[1:]]
+        return call("rt.debug_print", literal(fmt), *values)
+    _, logger, method = kind
+    args = positional
+    if method == "log":
+        if not args:
+            resolver.fail(
+                node,
+                "`log()` without a level",
+                "logger.log(logging.INFO, msg)",
+                UnsupportedSyntax,
+            )
+        level, args = resolver.expr(args[0].value), args[1:]
+    else:
+        level = literal(LEVELS[method])
+    if not args:
+        resolver.fail(
+            node,
+            f"`{method}()` without a message",
+            "pass the message",
+            UnsupportedSyntax,
+        )
+    message = args[0].value
+    name = literal(logger)
+    if isinstance(message, cst.FormattedString):
+        template = Template(resolver, node)
+        template.add(message)
+        return call(
+            "rt.log",
+            name,
+            level,
+            literal(template.text),
+            *template.values,
+            style=literal("{"),
+        )
+    values = [resolver.expr(a.value) for a in args[1:]]
+    return call("rt.log", name, level, resolver.expr(message), *values)

@@ -1,0 +1,37 @@
+"""Functions that print and log as people's NumPy code does (issue 13): ``tests/test_output.py``."""
+
+import logging
+
+import jax
+import numpy as np
+
+logger = logging.getLogger("s2s_tests.model")
+
+
+def train_step(w, x):
+    print("w", np.sum(w), sep=": ")
+    h = x
+    for i in range(3):
+        h = np.tanh(h @ w)
+        print(f"step {i}: {np.sum(h):.4f}")
+        if i == 1:
+            print("halfway")
+    loss = np.sum(h**2)
+    if loss > 0.01:
+        print("loss is large")
+    print(f"loss={loss:.5f}")
+    return loss
+
+
+def logged(w, x):
+    h = np.tanh(x @ w)
+    logger.info("norm %.3f", np.linalg.norm(h))
+    logger.debug("never shown at INFO")
+    logger.warning(f"mean {np.mean(h):.4f}")
+    return np.sum(h**2)
+
+
+def jax_style(w, x):
+    h = np.tanh(x @ w)
+    jax.debug.print("sum {}", np.sum(h))
+    return np.sum(h**2)
