@@ -66,8 +66,8 @@ CASES = [
         (2, 4),
     ),
     (
-        "comprehension",
-        "def f(x):\n    return np.sum([v for v in x])",
+        "comprehension_with_a_filter",
+        "def f(x):\n    return np.sum([v for v in x if v > 0])",
         "list comprehension",
         (2, 18),
     ),
@@ -276,10 +276,10 @@ CASES = [
         (2, 4),
     ),
     (
-        "builtin_on_active",
-        "def f(x):\n    return max(np.sum(x), 1.0)",
-        "Python's builtin `max` is not supported",
-        (2, 11),
+        "builtin_sum_of_an_array",
+        "def f(x):\n    return sum(x * 2.0)",
+        "Python's builtin `sum` of a value s2s does not know to be a list",
+        (2, 4),
     ),
 ]
 

@@ -51,8 +51,11 @@ DYN_SLICE_XLA = (
     "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
 )
 R_FLOAT = "R refusal: float() of a per-example value"
-R_BUILTIN_MAX = "R refusal: Python builtin max"
-R_LISTCOMP = "R refusal: list comprehension"
+R_INT = "R refusal: int() of a per-example value (no batching rule for `int`)"
+BISECT_LIFT = (
+    "a `while` carry that starts as a Python float (`lo = 0.0`) and becomes per-example: "
+    "rt.lift of it fails (IndexError in the batched module)"
+)
 R_DYN_BOUNDS = "R refusal: slice bounds that differ per example"
 R_ADD_AT = "R refusal: np.add.at (expression statement)"
 R_RETURN_IN_LOOP = (
@@ -67,8 +70,8 @@ def _both(*idents, reason):
 VMAP_XFAIL = {
     "conv_slices-xla": DYN_SLICE_XLA,
     **_both("sign_scale", reason=R_FLOAT),
-    **_both("bisect_sqrt", "around_peak", reason=R_BUILTIN_MAX),
-    **_both("poly_features", reason=R_LISTCOMP),
+    **_both("bisect_sqrt", reason=BISECT_LIFT),
+    **_both("around_peak", reason=R_INT),
     **_both("window", reason=R_DYN_BOUNDS),
     **_both("count_tokens_add_at", reason=R_ADD_AT),
     **_both("first_above", reason=R_RETURN_IN_LOOP),

@@ -50,11 +50,7 @@ ATTRIBUTE_OPS = {
 }
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
 # x.reshape(2, 3) means reshape(x, (2, 3))
-BUILTIN_INSTEAD = {
-    "max": "np.maximum(a, b) or np.max(x)",
-    "min": "np.minimum(a, b) or np.min(x)",
-    "sum": "np.sum",
-}
+BUILTIN_INSTEAD = {}
 
 
 # what generated code calls the array namespace and the runtime

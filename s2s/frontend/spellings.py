@@ -47,6 +47,10 @@ STATIC_BUILTINS = {
     "range",
     "slice",
     "isinstance",
+    # over lists built in the function, or of values (``passes/collected.py`` computes them)
+    "sum",
+    "max",
+    "min",
 }
 
 

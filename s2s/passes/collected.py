@@ -45,6 +45,7 @@ COLLECTED, LIST, UNKNOWN = (
     "unknown",
 )
 AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
+PYTHON_REDUCTIONS = frozenset({"sum", "max", "min"})
 SEQUENCE_OPS = frozenset(
     {
         "xp.concatenate",
@@ -222,6 +223,8 @@ class Reads:
                 if any(_is_join(n) for n in iter_nodes(node))
                 else node
             )
+            if any(_is_python_reduction(n) for n in iter_nodes(joined)):
+                joined = joined.visit(_PythonReductions(self))
             return joined, (
                 LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None
             )
@@ -387,6 +390,8 @@ class Reads:
     def _Call(self, node):
         func = dotted(node.func) or ""
         args = list(node.args)
+        if func in PYTHON_REDUCTIONS:
+            return self._python_reduction(node, func, args), None
         kind = None
         if args and args[0].keyword is None and not args[0].star:
             first, kind = self.expr(args[0].value)
@@ -418,6 +423,58 @@ class Reads:
             ),
             None,
         )
+
+    def _python_reduction(self, node, func, args):
+        """Python's ``sum``/``max``/``min`` of a list built in the function (a comprehension, a loop's
+        ``append``s), of a list or tuple display, or of several values: NumPy's, on the stacked items.
+        """
+        if any(a.star for a in args):
+            raise UnsupportedSyntax(
+                f"`*` unpacking into `{func}`", self.origin, "pass the list itself"
+            )
+        items = [a.value for a in args if a.keyword is None]
+        start = next((a.value for a in args if a.keyword is not None), None)
+        if func == "sum" and len(items) == 2:
+            items, start = items[:1], items[1]
+        pairwise = {"sum": "xp.add", "max": "xp.maximum", "min": "xp.minimum"}[func]
+        if len(items) == 1:
+            first, kind = self.expr(items[0])
+            display = isinstance(items[0], (cst.List, cst.Tuple)) and not any(
+                isinstance(e, cst.StarredElement) for e in items[0].elements
+            )
+            if kind == COLLECTED:
+                value = call(f"xp.{func}", first, axis=cst.Integer("0"))
+            elif display and items[0].elements:
+                value = self._pairwise(
+                    pairwise, [self.array(e.value) for e in items[0].elements]
+                )
+            else:
+                raise UnsupportedSyntax(
+                    f"Python's builtin `{func}` of a value s2s does not know to be a list",
+                    self.origin,
+                    f"build the list in the function (`[... for w in ws]`, or a loop with `append`), "
+                    f"or use np.{func}",
+                )
+        elif len(items) > 1 and func != "sum":
+            value = self._pairwise(pairwise, [self.array(v) for v in items])
+        else:
+            raise UnsupportedSyntax(
+                f"`{func}()` without a list", self.origin, f"pass `{func}` a list"
+            )
+        if start is not None:
+            value = cst.BinaryOperation(self.array(start), cst.Add(), value)
+        return value
+
+    @staticmethod
+    def _pairwise(func, values):
+        value = values[0]
+        for other in values[1:]:
+            value = (
+                cst.BinaryOperation(value, cst.Add(), other)
+                if func == "xp.add"
+                else call(func, value, other)
+            )
+        return value
 
     def _collected_call(self, node, func, first, args):
         """Calls whose first argument is a collected value and whose result is computed on the stacked form."""
@@ -486,6 +543,24 @@ class _Joins(cst.CSTTransformer):
             if _is_join(updated)
             else updated
         )
+
+
+class _PythonReductions(cst.CSTTransformer):
+    """``sum``/``max``/``min`` where no collected list is read: of a list display or of several values."""
+
+    def __init__(self, reads):
+        self.reads = reads
+
+    def leave_Call(self, original, updated):
+        if not _is_python_reduction(updated):
+            return updated
+        return self.reads._python_reduction(
+            updated, dotted(updated.func), list(updated.args)
+        )
+
+
+def _is_python_reduction(node) -> bool:
+    return isinstance(node, cst.Call) and dotted(node.func) in PYTHON_REDUCTIONS
 
 
 def _is_join(node) -> bool:

@@ -41,13 +41,32 @@ class Statements:
             "module_lambda": 0.7,
             "semantics": 2.5,
             "library": 2.5,
+            "print": 0.5,
         }
         kinds = list(weights)
         if depth > 0:
-            kinds = ["assign", "update", "write"]
-            weights = dict.fromkeys(kinds, 1)
+            kinds = ["assign", "update", "write", "print"]
+            weights = {**dict.fromkeys(kinds[:3], 1), "print": 0.3}
         kind = self.r.choices(kinds, [weights[k] for k in kinds])[0]
         getattr(self, "s_" + kind)(lines, depth)
+
+    def s_print(self, lines, depth):
+        """Output as people write it: ``print`` with an f-string or several arguments (the programs'
+        results must not change, nor a branch or loop that only prints be dropped)."""
+        names = sorted(self.env)
+        if not names:
+            return self.s_assign(lines, depth)
+        n = self.pick(names)
+        lines.append(
+            self.pick(
+                [
+                    f'print(f"{n} {{np.sum({n}):.3f}}")',
+                    f'print("{n}", {n})',
+                    f'print("{n} mean", np.mean({n}), sep="=")',
+                ]
+            )
+        )
+        self.feature("print")
 
     def some_shape(self):
         shapes = sorted({v.shape for v in self.env.values() if len(v.shape) <= 2})

@@ -58,3 +58,71 @@ def inputs_list_of_dicts_uneven():
 
 
 PROGRAMS = ["dict_of_dicts", "list_of_dicts_uneven"]
+
+
+def l2_generator(params, x, y):
+    """A weight-decay term written with a generator expression, layers unpacked in the loop."""
+    h = x
+    for W, b in params:
+        h = np.tanh(h @ W + b)
+    penalty = sum(np.sum(W**2) for W, _ in params)
+    return np.mean((h[:, 0] - y) ** 2) + LAMBDA * penalty
+
+
+def inputs_l2_generator():
+    r = np.random.default_rng(13)
+    params = [(0.5 * r.normal(size=(3, 4)), 0.1 * r.normal(size=4)),
+              (0.5 * r.normal(size=(4, 2)), 0.1 * r.normal(size=2))]  # fmt: skip
+    return params, r.normal(size=(5, 3)), r.normal(size=5)
+
+
+def gmm_nll(means, x, log_weights):
+    """A Gaussian mixture's negative log-likelihood: per-component terms stacked from a comprehension."""
+    terms = np.stack(
+        [lw - 0.5 * np.sum((x - m) ** 2, axis=1) for m, lw in zip(means, log_weights)],
+        axis=1,
+    )
+    top = np.max(terms, axis=1, keepdims=True)
+    return -np.mean(top[:, 0] + np.log(np.sum(np.exp(terms - top), axis=1)))
+
+
+def inputs_gmm_nll():
+    r = np.random.default_rng(14)
+    return (
+        r.normal(size=(3, 2)),
+        r.normal(size=(6, 2)),
+        np.log(np.array([0.2, 0.3, 0.5])),
+    )
+
+
+def nested_comprehension(w, xs):
+    """A list of lists from a nested comprehension, a comprehension variable that shadows a name."""
+    x = w * 2.0
+    pairs = [[np.sum(np.tanh(x * a * b)) for b in xs] for a in xs]
+    table = np.array([np.sum(np.cos(w * x)) for x in xs])
+    return sum(np.sum(row) for row in pairs) + np.sum(table * x[0])
+
+
+def inputs_nested_comprehension():
+    r = np.random.default_rng(15)
+    return r.normal(size=3), [r.normal(size=3) for _ in range(2)]
+
+
+def builtin_reductions(w, x):
+    """Python's ``max``/``min``/``sum`` on values, and ``sum`` of a list display."""
+    a = np.sum(np.tanh(w * x))
+    b = np.sum(w**2)
+    return max(a, b) + min(a, 0.5 * b, 1.0) + sum([a, b, 2.0 * a])
+
+
+def inputs_builtin_reductions():
+    r = np.random.default_rng(16)
+    return r.normal(size=4), r.normal(size=4)
+
+
+PROGRAMS += [
+    "l2_generator",
+    "gmm_nll",
+    "nested_comprehension",
+    "builtin_reductions",
+]

@@ -1,0 +1,261 @@
+"""List comprehensions and generator expressions, as the loops they stand for.
+
+Guarantee: ``desugar(source)`` gives the same function with each list
+comprehension and generator expression (outside lambdas and local ``def``s)
+replaced by a list built just before its statement::
+
+    total = sum(np.sum(w**2) for w in params)
+
+is read as::
+
+    _squares = []            # named after nothing: ``_comprehension``
+    for w in params:
+        _comprehension.append(np.sum(w**2))
+    total = sum(_comprehension)
+
+which the rest of s2s handles as any list collected by ``append`` in a loop
+(``passes/collected.py``: ``np.stack`` of it, ``sum`` of it, a loop over it).
+Each ``for`` clause is one loop; a comprehension variable that the function
+uses elsewhere is renamed so that it cannot clobber it. New nodes take the
+comprehension's position, so comments and errors cite the user's line.
+Comprehensions with ``if`` clauses, in a ``while`` test, or ``async`` are left
+for the fence to report with their own hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from .source import FunctionSource
+
+LIST_NAME = "_comprehension"
+
+
+def _names_in(node) -> set[str]:
+    return {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
+
+
+def _supported(comp) -> bool:
+    clause = comp.for_in
+    while clause is not None:
+        if clause.ifs or clause.asynchronous is not None:
+            return False
+        clause = clause.inner_for_in
+    return True
+
+
+class _Renamer(cst.CSTTransformer):
+    """Names renamed (not attribute names, keywords or parameters)."""
+
+    def __init__(self, renames: dict):
+        self.renames = renames
+
+    def visit_Attribute(self, node):
+        node.value.visit(self)  # only the object, not the attribute name
+        return False
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(value=original.value.visit(self))
+
+    def leave_Name(self, original, updated):
+        return updated.with_changes(
+            value=self.renames.get(updated.value, updated.value)
+        )
+
+    def visit_Arg(self, node):
+        return True
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+
+class _Hoist:
+    def __init__(self, source: FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.taken = _names_in(source.node)
+        self.changed = False
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    def placed(self, new, like):
+        """``new`` at the position of ``like`` (the comprehension)."""
+        if like in self.positions:
+            self.positions[new] = self.positions[like]
+        return new
+
+    # --- statements ------------------------------------------------------------------
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt) -> list:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            before, new = self.hoist(stmt)
+            return [*before, new]
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return [stmt]
+        if isinstance(stmt, cst.If):
+            before, test = self.hoist(stmt.test)
+            return [*before, self.if_(stmt.with_changes(test=test))]
+        if isinstance(stmt, cst.For):
+            before, iter_ = self.hoist(stmt.iter)
+            body = stmt.body.with_changes(body=self.block(stmt.body.body))
+            return [*before, stmt.with_changes(iter=iter_, body=body)]
+        if isinstance(
+            stmt, cst.While
+        ):  # its test runs on every iteration: left as it is
+            return [
+                stmt.with_changes(
+                    body=stmt.body.with_changes(body=self.block(stmt.body.body))
+                )
+            ]
+        return [stmt]
+
+    def if_(self, stmt: cst.If) -> cst.If:
+        body = stmt.body.with_changes(body=self.block(stmt.body.body))
+        orelse = stmt.orelse
+        if isinstance(orelse, cst.Else):
+            orelse = orelse.with_changes(
+                body=orelse.body.with_changes(body=self.block(orelse.body.body))
+            )
+        elif isinstance(orelse, cst.If):
+            before, test = self.hoist(orelse.test)
+            if (
+                before
+            ):  # an `elif` test with a comprehension: an `else` holding the hoisted loop, then the `if`
+                inner = self.if_(orelse.with_changes(test=test))
+                orelse = cst.Else(cst.IndentedBlock([*before, inner]))
+            else:
+                orelse = self.if_(orelse)
+        return stmt.with_changes(body=body, orelse=orelse)
+
+    # --- expressions -----------------------------------------------------------------
+    def hoist(self, node):
+        """``(statements to run first, node without comprehensions)``."""
+        before = []
+
+        class Replace(cst.CSTTransformer):
+            def visit_Lambda(self, node):
+                return False
+
+            def visit_ListComp(self, node):
+                return False
+
+            def visit_GeneratorExp(self, node):
+                return False
+
+            def leave_ListComp(inner, original, updated):
+                return self.comprehension(original, before)
+
+            def leave_GeneratorExp(inner, original, updated):
+                return self.comprehension(original, before)
+
+        new = node.visit(Replace())
+        self._carry_positions(node, new)
+        return before, new
+
+    def _carry_positions(self, old, new) -> None:
+        """Nodes the rewrite rebuilt take the positions of the nodes they replace."""
+        if old is new:
+            return
+        if new not in self.positions and old in self.positions:
+            self.positions[new] = self.positions[old]
+        if type(old) is not type(new):
+            return
+        for a, b in zip(old.children, new.children):
+            self._carry_positions(a, b)
+
+    def comprehension(self, comp, before: list):
+        if not _supported(comp):
+            return comp
+        self.changed = True
+        name = self.fresh(LIST_NAME)
+        renames = {}
+        clause = comp.for_in
+        while clause is not None:
+            for target in _names_in(clause.target):
+                if self._used_outside(target, comp):
+                    renames[target] = self.fresh(target)
+            clause = clause.inner_for_in
+        rename = (lambda n: n.visit(_Renamer(renames))) if renames else (lambda n: n)
+        append = self.placed(
+            cst.SimpleStatementLine(
+                [
+                    cst.Expr(
+                        cst.Call(
+                            cst.Attribute(cst.Name(name), cst.Name("append")),
+                            [cst.Arg(rename(comp.elt))],
+                        )
+                    )
+                ]
+            ),
+            comp,
+        )
+        inner = self.statement(
+            append
+        )  # comprehensions in the element: built on each iteration
+        clauses = []
+        clause = comp.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        for k, clause in reversed(list(enumerate(clauses))):
+            # the first iterable runs in the enclosing scope; the others see the comprehension's names
+            iterable = clause.iter if k == 0 else rename(clause.iter)
+            inner = [
+                self.placed(
+                    cst.For(rename(clause.target), iterable, cst.IndentedBlock(inner)),
+                    comp,
+                )
+            ]
+        start = self.placed(
+            cst.SimpleStatementLine(
+                [cst.Assign([cst.AssignTarget(cst.Name(name))], cst.List([]))]
+            ),
+            comp,
+        )
+        before.extend([start, *inner])
+        return cst.Name(name)
+
+    def _used_outside(self, name: str, comp) -> bool:
+        inside = sum(
+            1 for n in iter_nodes(comp) if isinstance(n, cst.Name) and n.value == name
+        )
+        total = sum(
+            1
+            for n in iter_nodes(self.source.node)
+            if isinstance(n, cst.Name) and n.value == name
+        )
+        return total > inside
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its comprehensions as loops (itself when it has none)."""
+    node = source.node
+    if not isinstance(node, cst.FunctionDef) or not any(
+        isinstance(n, (cst.ListComp, cst.GeneratorExp)) for n in iter_nodes(node)
+    ):
+        return source
+    hoist = _Hoist(source)
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):
+        new_body = body.with_changes(body=hoist.block(body.body))
+    else:  # `def f(x): return [...]` on one line
+        new_body = cst.IndentedBlock(hoist.block([body]))
+    if not hoist.changed:
+        return source
+    new = node.with_changes(body=new_body)
+    hoist.placed(new, node)
+    return replace(source, node=new)
