@@ -126,10 +126,16 @@ CASES = [
         (2, 18),
     ),
     (
-        "missing_method",
-        "def f(x):\n    return x.frobnicate()",
-        "array method `.frobnicate()` is not supported",
-        (2, 11),
+        "method_of_an_object_argument",
+        "def f(w, prior):\n    return np.sum(w**2) - prior.log_prob(w)",
+        "`prior.log_prob()` calls a method of an object whose type s2s does not know",
+        (2, 26),
+    ),
+    (
+        "unsupported_array_method",
+        "def f(x):\n    y = x * 1.0\n    return np.sum(y.partition(1))",
+        "array method `.partition()` is not supported",
+        (3, 18),
     ),
     (
         "no_return",

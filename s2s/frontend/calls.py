@@ -470,6 +470,20 @@ class Calls(lax_control.LaxControl):
                           f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
+            if (
+                name not in METHODS
+                and not hasattr(numpy.ndarray, func.attr.value)
+                and func.attr.value not in library.DRAW_METHODS
+            ):
+                receiver_code = self.source.file.module.code_for_node(func.value)
+                self.fail(
+                    func,
+                    f"`{receiver_code}.{func.attr.value}()` calls a method of an object whose type s2s "
+                    "does not know when it reads the code (only arrays' methods are ops)",
+                    f"write `{func.attr.value}` as a module-level function that takes the object's "
+                    f"values (`{func.attr.value}({receiver_code}.field, ...)`), or call it outside "
+                    "and pass the result in",
+                )
             if name not in METHODS:
                 draw = func.attr.value in library.DRAW_METHODS
                 self.fail(
