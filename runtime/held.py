@@ -18,6 +18,22 @@ def _held(leaf) -> bool:
     return not (hasattr(leaf, "shape") or isinstance(leaf, (bool, int, float, complex)))
 
 
+def _check_hashable(held) -> None:
+    """A value held fixed in the compiled program must be hashable, so that another value compiles anew:
+    a mutable object (a plain ``@dataclass``) could change between calls and be silently out of date."""
+    for leaf in held:
+        try:
+            hash(leaf)
+        except TypeError:
+            kind = type(leaf).__name__
+            raise TypeError(
+                f"an argument holds a {kind}, which is neither an array nor a pytree of arrays, and is "
+                f"mutable, so XLA cannot compile for it: register it as a pytree "
+                f"(`jax.tree_util.register_dataclass`, or `@dataclass(frozen=True)` for a value "
+                f"compiled in as a constant), pass its fields as arguments, or use backend='numpy'"
+            ) from None
+
+
 def call(runner, args, static, force=False):
     """``runner.fn(*args)`` compiled for the array leaves of the arguments not in ``static`` (their
     positions), with the held leaves and the ``static`` arguments fixed; None when no argument holds one
@@ -30,6 +46,7 @@ def call(runner, args, static, force=False):
     if not any(mask) and not force:
         return None
     held = tuple(leaf for leaf, m in zip(flat, mask) if m)
+    _check_hashable(held)
     fixed = tuple(args[i] for i in static)
     key = ("held", static, fixed, treedef, mask, held)
     found = runner._jitted.get(key)

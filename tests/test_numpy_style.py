@@ -64,3 +64,21 @@ def check_against_finite_differences(f, args, eps=1e-6, rtol=1e-5, atol=1e-7):
 def test_gradient_matches_finite_differences(name):
     f = getattr(P, name)
     check_against_finite_differences(f, getattr(P, f"inputs_{name}")())
+
+
+def test_a_frozen_dataclass_argument_is_compiled_in_and_a_mutable_one_is_a_clear_error():
+    r = np.random.default_rng(3)
+    w, x, y = r.normal(size=3), r.normal(size=(4, 3)), r.normal(size=4)
+    for backend in BACKENDS:
+        got = s2s.grad(P.map_objective, backend=backend)(w, x, y, P.FrozenPrior(2.0))
+        want = 2 * x.T @ (x @ w - y) + w / 4.0
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    np.testing.assert_allclose(
+        s2s.grad(P.map_objective, backend="numpy")(w, x, y, P.Prior(2.0)),
+        want,
+        rtol=1e-10,
+    )
+    with pytest.raises(
+        TypeError, match="holds a Prior, which is neither an array nor a pytree"
+    ):
+        s2s.grad(P.map_objective)(w, x, y, P.Prior(2.0))

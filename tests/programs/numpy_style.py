@@ -5,6 +5,8 @@ argument is differentiated. ``tests/test_numpy_style.py`` checks s2s's gradient
 on both backends against central differences of the function itself.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 LAMBDA = 1e-2
@@ -126,3 +128,20 @@ PROGRAMS += [
     "nested_comprehension",
     "builtin_reductions",
 ]
+
+
+@dataclass
+class Prior:
+    """A plain (mutable) dataclass passed as an argument."""
+
+    scale: float
+
+
+@dataclass(frozen=True)
+class FrozenPrior:
+    scale: float
+
+
+def map_objective(w, x, y, prior):
+    """A MAP objective reading a configuration object's field."""
+    return np.sum((x @ w - y) ** 2) + np.sum(w**2) / (2 * prior.scale**2)
