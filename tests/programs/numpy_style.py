@@ -145,3 +145,22 @@ class FrozenPrior:
 def map_objective(w, x, y, prior):
     """A MAP objective reading a configuration object's field."""
     return np.sum((x @ w - y) ** 2) + np.sum(w**2) / (2 * prior.scale**2)
+
+
+def starred_layers(params, x):
+    """``*hidden, last = params`` and ``first, *rest = ...``: a head layer split off the hidden ones."""
+    *hidden, last = params
+    for W, b in hidden:
+        x = np.tanh(x @ W + b)
+    W, b = last
+    first, *others = [np.sum(x @ W + b), np.sum(W**2), np.sum(b**2)]
+    return first + LAMBDA * (others[0] + others[1])
+
+
+def inputs_starred_layers():
+    r = np.random.default_rng(17)
+    params = [(0.5 * r.normal(size=(3, 3)), 0.1 * r.normal(size=3)) for _ in range(3)]
+    return params, r.normal(size=3)
+
+
+PROGRAMS += ["starred_layers"]

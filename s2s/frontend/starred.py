@@ -1,0 +1,141 @@
+"""Starred assignment targets, as the indexing they stand for.
+
+Guarantee: ``desugar(source)`` gives the same function with each statement
+``first, *rest, last = value`` (one starred name, among names) replaced by
+``first = value[0]``, ``rest = value[1:-1]``, ``last = value[-1]`` (``value``
+first bound to a fresh name when it is not a name), each at the statement's
+position. Other starred targets are left for the fence to report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from .source import FunctionSource
+
+
+def _starred_assign(line) -> cst.Assign | None:
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    stmt = line.body[0]
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    elements = target.elements
+    stars = [e for e in elements if isinstance(e, cst.StarredElement)]
+    if len(stars) != 1 or not all(isinstance(e.value, cst.Name) for e in elements):
+        return None
+    return stmt
+
+
+def _index(value, index) -> cst.Subscript:
+    return cst.Subscript(value, [cst.SubscriptElement(index)])
+
+
+def _int(k: int) -> cst.BaseExpression:
+    return (
+        cst.Integer(str(k))
+        if k >= 0
+        else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-k)))
+    )
+
+
+class _Unstar:
+    def __init__(self, source: FunctionSource):
+        self.positions = source.file.positions
+        self.taken = {
+            n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)
+        }
+        self.changed = False
+
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            if (
+                isinstance(stmt, cst.SimpleStatementLine)
+                and _starred_assign(stmt) is not None
+            ):
+                out.extend(self.unstar(stmt))
+            elif isinstance(stmt, (cst.If, cst.For, cst.While)):
+                out.append(self.compound(stmt))
+            else:
+                out.append(stmt)
+        return out
+
+    def compound(self, stmt):
+        new = stmt.with_changes(
+            body=stmt.body.with_changes(body=self.block(stmt.body.body))
+        )
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.Else):
+            new = new.with_changes(
+                orelse=orelse.with_changes(
+                    body=orelse.body.with_changes(body=self.block(orelse.body.body))
+                )
+            )
+        elif isinstance(orelse, cst.If):
+            new = new.with_changes(orelse=self.compound(orelse))
+        if stmt in self.positions:
+            self.positions[new] = self.positions[stmt]
+        return new
+
+    def unstar(self, line) -> list:
+        self.changed = True
+        stmt = _starred_assign(line)
+        elements = stmt.targets[0].target.elements
+        value, out = stmt.value, []
+        if not isinstance(value, cst.Name):
+            name, k = "_unpacked", 1
+            while name in self.taken:
+                k += 1
+                name = f"_unpacked_{k}"
+            self.taken.add(name)
+            out.append(self._line(cst.Name(name), value, line))
+            value = cst.Name(name)
+        star = next(
+            i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)
+        )
+        after = len(elements) - star - 1
+        for i, e in enumerate(elements):
+            if i < star:
+                index = cst.Index(_int(i))
+            elif i > star:
+                index = cst.Index(_int(i - len(elements)))
+            else:
+                index = cst.Slice(
+                    lower=_int(star) if star else None,
+                    upper=_int(-after) if after else None,
+                )
+            out.append(self._line(e.value, _index(value, index), line))
+        return out
+
+    def _line(self, target, value, like):
+        new = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+        if like in self.positions:
+            for node in (new, new.body[0], value):
+                self.positions.setdefault(node, self.positions[like])
+        return new
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its starred assignments as indexing (itself when it has none)."""
+    node = source.node
+    if not isinstance(node, cst.FunctionDef) or not isinstance(
+        node.body, cst.IndentedBlock
+    ):
+        return source
+    if not any(isinstance(n, cst.StarredElement) for n in iter_nodes(node)):
+        return source
+    unstar = _Unstar(source)
+    body = node.body.with_changes(body=unstar.block(node.body.body))
+    if not unstar.changed:
+        return source
+    new = node.with_changes(body=body)
+    if node in source.file.positions:
+        source.file.positions[new] = source.file.positions[node]
+    return replace(source, node=new)
