@@ -20,7 +20,8 @@ def _held(leaf) -> bool:
 
 def _check_hashable(held) -> None:
     """A value held fixed in the compiled program must be hashable, so that another value compiles anew:
-    a mutable object (a plain ``@dataclass``) could change between calls and be silently out of date."""
+    a mutable object (a plain ``@dataclass``) could change between calls and be silently out of date.
+    """
     for leaf in held:
         try:
             hash(leaf)

@@ -124,6 +124,12 @@ CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit:
         "np.where(c, x, 0), or run eagerly with backend='numpy'",
     ),
 }
+RECURSION = (
+    "a recursion that does not end: a function that calls itself under a test on array values "
+    "recurses forever when compiled (both branches of a compiled `if` are traced)",
+    "recurse on a Python int argument (known at compile time), write the recursion as a `while` loop "
+    "(s2s compiles `while` on array values), or run eagerly with backend='numpy'",
+)
 NOTE = "s2s: raised at "
 _COMMENT = re.compile(r"# (\S+):(\d+)  (.*)$")
 
@@ -153,7 +159,10 @@ def locate(err: BaseException) -> Exception | None:
         return None
     name = type(err).__name__
     if name in CONCRETE and type(err).__module__.startswith("jax"):
-        message, hint = _compile_time(err)
+        code = frame.f_code
+        message, hint = _compile_time(err, code.co_varnames[: code.co_argcount])
+    elif isinstance(err, RecursionError):
+        message, hint = RECURSION
     else:
         first = str(err).strip().splitlines()
         message = f"{name}: {first[0]}" if first else name
@@ -171,16 +180,23 @@ def _located(err, message, hint, where) -> GeneratedCodeError:
     return located
 
 
-def _compile_time(err) -> tuple[str, str]:
-    """The message and hint for JAX's error about a value that is traced, from what JAX's message says."""
+def _compile_time(err, params=()) -> tuple[str, str]:
+    """The message and hint for JAX's error about a value that is traced, from what JAX's message says
+    (naming the argument it depends on where that is a parameter of the generated function: the user's).
+    """
     what, hint = CONCRETE[type(err).__name__]
     text = str(err)
     if match := re.search(r"The problem arose with the `(\w+)` function", text):
         what = f"`{match[1]}(...)` of an array"
     elif match := re.search(r"(?:size argument|first argument) of jnp\.(\w+)", text):
-        op = "nonzero` (or one-argument `where" if match[1] == "nonzero" else match[1]
-        what = f"`{op}`, whose result's size depends on the array's values"
-    if match := re.search(r"depends on the value of the argument (\w+)", text):
+        op = (
+            "`nonzero` (or one-argument `where`)"
+            if match[1] == "nonzero"
+            else f"`{match[1]}`"
+        )
+        what = f"{op}, whose result's size depends on the array's values"
+    match = re.search(r"depends on the value of the argument (\w+)", text)
+    if match and match[1] in params:
         what += f" (it depends on the argument `{match[1]}`)"
     return f"{COMPILE_TIME}: {what}, but it is traced under jax.jit", hint
 

@@ -82,3 +82,13 @@ def test_a_frozen_dataclass_argument_is_compiled_in_and_a_mutable_one_is_a_clear
         TypeError, match="holds a Prior, which is neither an array nor a pytree"
     ):
         s2s.grad(P.map_objective)(w, x, y, P.Prior(2.0))
+
+
+def test_recursion_on_data_is_a_located_error_that_names_it_under_xla():
+    with pytest.raises(s2s.S2SError, match="a recursion that does not end") as info:
+        s2s.grad(P.recursion_on_data)(np.ones(3))
+    assert info.value.origin.path == P.__file__
+    assert "while` loop" in info.value.hint
+    np.testing.assert_allclose(
+        s2s.grad(P.recursion_on_data, backend="numpy")(np.ones(3)), np.ones(3) / 8
+    )

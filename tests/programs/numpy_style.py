@@ -164,3 +164,14 @@ def inputs_starred_layers():
 
 
 PROGRAMS += ["starred_layers"]
+
+
+def halve_until_small(x):
+    """Recursion on data: the test is on array values."""
+    if np.sum(x) > 1.0:
+        return halve_until_small(x / 2)
+    return x
+
+
+def recursion_on_data(x):
+    return np.sum(halve_until_small(x) ** 2)
