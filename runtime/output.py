@@ -81,4 +81,21 @@ def log(logger: str | None, level: int, msg: str, *values, style: str = "%") -> 
     _when_known(show, values)
 
 
-__all__ = ["debug_print", "log"]
+def check(ok, fmt: str = "", *values) -> None:
+    """``assert ok, fmt.format(*values)``: at once on known values (shapes, NumPy arrays), when the compiled
+    code runs on traced ones (the failure then surfaces as JAX's runtime error, which quotes it).
+    """
+
+    def verify(known_ok, *known):
+        if not np.all(np.asarray(known_ok)):
+            raise AssertionError(_FORMAT(fmt, *known) if fmt else "")
+
+    if not uses_jax(
+        ok
+    ):  # a fact known now (shapes, dtypes): checked at once, also while tracing
+        verify(ok, *values)
+    else:
+        _when_known(verify, (ok, *values))
+
+
+__all__ = ["check", "debug_print", "log"]

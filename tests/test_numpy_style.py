@@ -92,3 +92,12 @@ def test_recursion_on_data_is_a_located_error_that_names_it_under_xla():
     np.testing.assert_allclose(
         s2s.grad(P.recursion_on_data, backend="numpy")(np.ones(3)), np.ones(3) / 8
     )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_asserts_are_checked(backend):
+    grad = s2s.grad(P.asserted, backend=backend)
+    with pytest.raises(AssertionError, match="w must be a vector, got 2 dimensions"):
+        grad(np.ones((3, 3)), np.ones(3))
+    with pytest.raises(Exception, match="h is not finite"):
+        grad(np.ones(3), np.array([1.0, np.nan, 1.0]))

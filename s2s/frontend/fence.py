@@ -5,7 +5,7 @@ Guarantee: after ``check`` passes, the function body holds only assignments
 assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
 ``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
 of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), output statements (``print``, ``logging``:
-``output``; only their arguments may hold f-strings), local ``def``s and a docstring; its expressions
+``output``; only their arguments may hold f-strings), ``assert`` (checked by ``rt.check``), local ``def``s and a docstring; its expressions
 hold no comprehensions, starred arguments,
 walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a call shape
 (``variadic``), whose calls may then pass them on: ``fn(*args, **kwargs)``.
@@ -31,7 +31,6 @@ _STATEMENTS = {
         "move context managers outside the transformed function",
     ),
     cst.Raise: ("`raise` statement", "check inputs outside the transformed function"),
-    cst.Assert: ("`assert` statement", "check inputs outside the transformed function"),
     cst.Global: ("`global` statement", "pass the value as an argument"),
     cst.Nonlocal: ("`nonlocal` statement", "return the value instead"),
     cst.Del: ("`del` statement", "leave the name unused instead"),
@@ -105,10 +104,14 @@ class _Fence:
     def check(self, node) -> None:
         kind = type(node)
         found = _STATEMENTS.get(kind) or _EXPRESSIONS.get(kind)
-        if kind is cst.Expr and is_output_statement(node):
-            for inner in iter_nodes(node.value):
-                if isinstance(inner, cst.FormattedString):
-                    self.output_strings.add(id(inner))
+        formatted = (
+            node.msg
+            if kind is cst.Assert
+            else node.value if kind is cst.Expr and is_output_statement(node) else None
+        )
+        for inner in iter_nodes(formatted) if formatted is not None else ():
+            if isinstance(inner, cst.FormattedString):
+                self.output_strings.add(id(inner))
         if found is not None and id(node) not in self.output_strings:
             self.fail(node, *found)
         if kind is cst.Arg and node.star and not self._passes_variable_parameter(node):

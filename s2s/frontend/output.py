@@ -121,6 +121,16 @@ def _literal_string(resolver, arg: cst.Arg, what: str) -> str:
     )
 
 
+def assertion(resolver, node: cst.Assert) -> cst.Call:
+    """``rt.check(test, template, *values)`` for ``assert test, message``."""
+    template = Template(resolver, node)
+    if node.msg is not None:
+        template.add(node.msg)
+    return call(
+        "rt.check", resolver.expr(node.test), literal(template.text), *template.values
+    )
+
+
 def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
     """The ``rt.debug_print``/``rt.log`` call for the output statement ``node``."""
     positional = [a for a in node.args if a.keyword is None]

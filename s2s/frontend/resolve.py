@@ -447,6 +447,9 @@ class Resolver(Calls):
             return [
                 ir.Assign(cst.Name(lst.value), self.mark(call, small.value), origin)
             ]
+        if isinstance(small, cst.Assert):
+            checked = self.mark(output.assertion(self, small), small)
+            return [ir.Assign(cst.Name(ir.OUTPUT_TOKEN), checked, origin)]
         if isinstance(small, cst.Expr) and output.is_output_statement(small):
             shown = self._output(small.value)
             if shown is not None:

@@ -71,4 +71,9 @@ nondiff(
     "by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient"
 )
 
-nondiff("output: prints or logs, its value is None", "rt.debug_print", "rt.log")
+nondiff(
+    "output: prints, logs or checks an assertion, its value is None",
+    "rt.debug_print",
+    "rt.log",
+    "rt.check",
+)

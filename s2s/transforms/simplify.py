@@ -252,7 +252,9 @@ def propagate_copies(body, keep=frozenset()):
 
 
 # calls kept for the errors they raise or what they print, even when their value is unused
-CHECKS = frozenset({"rt.grad_seed", "rt.batch_size", "rt.debug_print", "rt.log"})
+CHECKS = frozenset(
+    {"rt.grad_seed", "rt.batch_size", "rt.debug_print", "rt.log", "rt.check"}
+)
 
 
 def _is_check(value) -> bool:

@@ -175,3 +175,20 @@ def halve_until_small(x):
 
 def recursion_on_data(x):
     return np.sum(halve_until_small(x) ** 2)
+
+
+def asserted(w, x):
+    """``assert`` on shapes (checked when the function is traced) and on data (checked as it runs)."""
+    assert w.ndim == 1, f"w must be a vector, got {w.ndim} dimensions"
+    assert x.shape == w.shape
+    h = np.tanh(w * x)
+    assert np.all(np.isfinite(h)), "h is not finite"
+    return np.sum(h**2)
+
+
+def inputs_asserted():
+    r = np.random.default_rng(18)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["asserted"]
