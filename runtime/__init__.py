@@ -99,6 +99,7 @@ _DEFINED_IN = {
     "cond": "control",
     "cond_with_residuals": "control",
     "scan": "control",
+    "unset": "control",
     "unpair": "control",
     "while_loop": "control",
     "random_bernoulli": "draws",

@@ -120,6 +120,10 @@ def broadcast_batch(value, size):
         return Elements([broadcast_batch(item, size) for item in value.items])
 
     def leaf(x):
+        if (
+            type(x).__name__ == "Unset"
+        ):  # no value yet (``control.Unset``): none per example either
+            return x
         xp = namespace(x)
         x = xp.asarray(x)
         return xp.broadcast_to(x, (size, *xp.shape(x)))

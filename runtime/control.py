@@ -181,6 +181,77 @@ def _has_range(xs) -> bool:
     return any(isinstance(leaf, DynamicRange) for leaf in tree_leaves(xs))
 
 
+class Unset:
+    """The value of a variable that a ``for`` loop assigns and the code after it reads, before the loop's
+    first step: ``scan`` runs that step on its own (``_first_step``), whose carry holds the variable's
+    value. After a loop that ran no step, any use of it is an error, as Python's ``NameError``.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def _fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            f"`{self.name}` has no value: the loop that assigns it ran no iteration"
+        )
+
+    __array__ = __float__ = __int__ = __bool__ = __len__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _fail
+    __getitem__ = __iter__ = _fail
+
+    def __repr__(self):
+        return f"rt.unset({self.name!r})"
+
+
+def unset(name: str) -> Unset:
+    """``name``'s value before a loop that assigns it (see ``Unset``)."""
+    return Unset(name)
+
+
+def _has_unset(tree) -> bool:
+    return any(isinstance(leaf, Unset) for leaf in tree_leaves(tree))
+
+
+def _first_step(f, init, xs, length, reverse):
+    """``scan`` of a loop whose carry holds ``Unset`` values: its first step on its own (it assigns them),
+    the other steps a scan from that step's carry, the steps' outputs joined."""
+    if _has_range(xs):
+        raise TypeError(
+            "a variable first assigned in a loop over a range whose bound is traced, read after it: "
+            "give it a value before the loop"
+        )
+    n = _length(xs, length)
+    if (
+        n == 0
+    ):  # the code after the loop reads what the loop did not assign: Python's error, here
+        names = ", ".join(
+            f"`{leaf.name}`" for leaf in tree_leaves(init) if isinstance(leaf, Unset)
+        )
+        raise UnboundLocalError(
+            f"{names} has no value: the loop that assigns it ran no iteration"
+        )
+    first = n - 1 if reverse else 0
+    carry, y_first = f(init, _slice(xs, first))
+    part = slice(None, -1) if reverse else slice(1, None)
+    rest = tree_map(
+        lambda leaf: (
+            Elements(leaf.items[part]) if isinstance(leaf, Elements) else leaf[part]
+        ),
+        xs,
+    )
+    carry, ys = scan(f, carry, rest, None if length is None else n - 1, reverse)
+    if y_first is None and ys is None:
+        return carry, None
+    parts = [] if ys is None else _unstacked(ys, n - 1)
+    steps = [*parts, y_first] if reverse else [y_first, *parts]
+    return carry, _stack(steps)
+
+
+def _unstacked(ys, n):
+    return [_slice(ys, i) for i in range(n)]
+
+
 def scan(f, init, xs=None, length=None, reverse=False):
     """``jax.lax.scan`` semantics: ``carry, y = f(carry, x)`` per step; returns ``(carry, stacked ys)``.
 
@@ -192,6 +263,8 @@ def scan(f, init, xs=None, length=None, reverse=False):
         if not reverse:
             raise TypeError(COLLECT_MESSAGE)
         return checkpoints.scan_tape(f, init, xs)
+    if _has_unset(init):
+        return _first_step(f, init, xs, length, reverse)
     if _has_range(xs):
         return _scan_range(f, init, xs, reverse)
     if not _has_elements(xs) and uses_jax(init, xs):

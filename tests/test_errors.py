@@ -30,10 +30,10 @@ CASES = [
         (4, 4),
     ),
     (
-        "loop_leaves_undefined",
-        "def f(x):\n    for i in range(3):\n        y = x * i\n    return np.sum(y)",
-        "`y` is assigned in the loop (line 8) and used after it (line 9), but has no value before the loop",
-        (4, 4),
+        "while_loop_leaves_undefined",
+        "def f(x):\n    while np.sum(x) < 10.0:\n        y = x * 2\n        x = y\n    return np.sum(y)",
+        "`y` is assigned in the `while` loop (line 8) and used after it (line 10), but has no value before the loop",
+        (5, 4),
     ),
     (
         "loop_variable_after",

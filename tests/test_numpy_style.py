@@ -101,3 +101,27 @@ def test_asserts_are_checked(backend):
         grad(np.ones((3, 3)), np.ones(3))
     with pytest.raises(Exception, match="h is not finite"):
         grad(np.ones(3), np.array([1.0, np.nan, 1.0]))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_first_assigned_in_a_loop_that_ran_no_step_is_an_error(backend):
+    with pytest.raises(UnboundLocalError, match="`outputs` has no value"):
+        s2s.grad(P.last_layer_outputs, backend=backend)([], np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_first_assigned_in_a_loop_under_vmap_and_jvp(backend):
+    params, x = P.inputs_last_layer_outputs()
+    xs = np.stack([x, 2 * x])
+    got = s2s.vmap(P.last_layer_outputs, in_axes=(None, 0), backend=backend)(params, xs)
+    want = [P.last_layer_outputs(params, x), P.last_layer_outputs(params, 2 * x)]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    _, tangent = s2s.jvp(
+        P.last_layer_outputs, (params, x), (params, x), backend=backend
+    )
+    eps = 1e-6
+    moved = [(W * (1 + eps), b * (1 + eps)) for W, b in params]
+    fd = (
+        P.last_layer_outputs(moved, x * (1 + eps)) - P.last_layer_outputs(params, x)
+    ) / eps
+    np.testing.assert_allclose(tangent, fd, rtol=1e-4)

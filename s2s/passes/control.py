@@ -28,7 +28,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, names_in
+from ..cstutil import call, dotted, literal, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .collected import COLLECTED, Kinds, Reads, check_locals
@@ -105,6 +105,9 @@ class _Lower:
         self.ever_collected: dict = {}
         self.exit_kinds = Kinds()
         self.always_live: set = set()  # the output token, in a function that prints
+        self.unset: list = (
+            []
+        )  # names a `for` loop assigns before reading, read after it
 
     def reads(self, stmt) -> set[str]:
         return reads(stmt, self.closures)
@@ -312,6 +315,11 @@ class _Lower:
             if name in defined:
                 continue
             where = _first(body, lambda s: name in writes(s))
+            if kind == "loop" and name in live_after and name not in exposed:
+                # assigned by every step before it is read, read after the loop: its value before the
+                # loop is ``rt.unset`` (the loop's first step runs on its own, ``runtime.control``)
+                self.unset.append(name)
+                continue
             if name in live_after:
                 use = _first(later, lambda s: name in self.reads(s))
                 raise UnsupportedSyntax(
@@ -351,9 +359,14 @@ class _Lower:
         body = tuple(_Appends(lists).block(stmt.body))
         written = assigned(body) - set(targets) - set(lists)
         exposed = live_in(body, set(), self.closures) - set(targets)
+        known = len(self.unset)
         carried = self._carried(
             stmt, body, written, exposed, defined, live_after, later, "loop"
         )
+        unset = [
+            ir.Assign(cst.Name(n), call("rt.unset", literal(n)), stmt.origin)
+            for n in self.unset[known:]
+        ]
         if not carried and not lists:
             return [], set()  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
@@ -400,9 +413,11 @@ class _Lower:
         for name in lists:
             kinds.bind(name, COLLECTED, self.appends[name])
             self.ever_collected[name] = self.appends[name]
-        return [ir.Def(fn, stmt.origin), ir.Assign(outputs, value, stmt.origin)], set(
-            lists
-        )
+        return [
+            *unset,
+            ir.Def(fn, stmt.origin),
+            ir.Assign(outputs, value, stmt.origin),
+        ], set(lists)
 
     def _collected(self, stmt, empty) -> dict:
         """Lists that grow by one ``append`` per iteration: name -> the name of the per-step item.

@@ -155,7 +155,7 @@ batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys")
 # output statements print every example (the batched values, as they are)
-batch("static", "rt.debug_print", "rt.log", "rt.check")
+batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset")
 
 
 twin(

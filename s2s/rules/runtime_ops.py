@@ -77,3 +77,4 @@ nondiff(
     "rt.log",
     "rt.check",
 )
+nondiff("a variable's value before the loop that assigns it: none", "rt.unset")

@@ -192,3 +192,35 @@ def inputs_asserted():
 
 
 PROGRAMS += ["asserted"]
+
+
+def last_layer_outputs(params, x):
+    """autograd's ``neural_net``: ``outputs`` first assigned in the loop, the last layer's read after it."""
+    for W, b in params:
+        outputs = x @ W + b
+        x = np.tanh(outputs)
+    log_norm = np.log(np.sum(np.exp(outputs), axis=1, keepdims=True))
+    return -np.mean(outputs - log_norm)
+
+
+def inputs_last_layer_outputs():
+    r = np.random.default_rng(19)
+    params = [(0.5 * r.normal(size=(3, 4)), 0.1 * r.normal(size=4)),
+              (0.5 * r.normal(size=(4, 2)), 0.1 * r.normal(size=2))]  # fmt: skip
+    return params, r.normal(size=(5, 3))
+
+
+def advection_mass(u, c):
+    """A simulation loop whose diagnostic is assigned on each step and read after the last one."""
+    for t in range(4):
+        u = u - c * (u - np.roll(u, 1))
+        mass = np.sum(u) * (t + 1)
+    return mass**2 + np.sum(u**2)
+
+
+def inputs_advection_mass():
+    r = np.random.default_rng(20)
+    return r.normal(size=6), 0.3
+
+
+PROGRAMS += ["last_layer_outputs", "advection_mass"]
