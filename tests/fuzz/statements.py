@@ -296,9 +296,20 @@ class Statements:
         self.define(acc, shape, fresh=True, const=True)
         k = self.pick([2, 3])
         i = self.fresh_name("i")
-        lines.append(f"for {i} in range({k}):")
         step, const = self.bounded(shape, 1)
         body = [f"    {acc} = 0.7 * {acc} + {step} * (0.5 + 0.25 * {i})"]
+        if self.p(0.25):
+            # first assigned in the loop, read after it (the last step's value)
+            self.feature("assigned_in_loop")
+            last = self.fresh_name("last")
+            lines += [
+                f"for {i} in range({k}):",
+                *body,
+                f"    {last} = np.tanh({acc}) * (1.0 + {i})",
+            ]
+            self.env[acc].const = const
+            self.define(last, shape, fresh=True, const=const)
+            return
         if self.p(0.35):
             self.feature("break_continue")
             jump = [
@@ -306,7 +317,7 @@ class Statements:
                 f"        {self.pick(['break', 'continue'])}",
             ]
             body = jump + body if self.p(0.5) else body + jump
-        lines += body
+        lines += [f"for {i} in range({k}):", *body]
         self.env[acc].const = const
 
     def s_while(self, lines, depth):
