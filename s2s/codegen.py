@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from . import provenance
+from .deep import deep
 from .emit.module import render
 from .freshness import GENERATED_KEY, Watch
 from .frontend import foreign
@@ -112,7 +113,12 @@ def _reachable(functions, roots: set) -> list:
     return [f for f in functions if f.name in keep]
 
 
-def generate(
+def generate(*args, **kwargs) -> Generated:
+    """``_generate`` with room for deep recursion (``deep``: long expressions)."""
+    return deep(_generate, *args, **kwargs)
+
+
+def _generate(
     fn,
     kinds=("grad",),
     argnums=0,

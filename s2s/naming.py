@@ -15,6 +15,9 @@ class Namer:
 
     def __init__(self, used=()):
         self.used = set(used) | RESERVED
+        self._next: dict = (
+            {}
+        )  # base -> the suffix to try first (a function of 2,000 `_multiply`s)
 
     def reserve(self, name: str) -> str:
         self.used.add(name)
@@ -26,9 +29,10 @@ class Namer:
         stem, _, suffix = base.rpartition("_")
         if stem and suffix.isdigit():
             base = stem
-        n = 2
+        n = self._next.get(base, 2)
         while f"{base}_{n}" in self.used:
             n += 1
+        self._next[base] = n + 1
         return self.reserve(f"{base}_{n}")
 
 

@@ -12,6 +12,7 @@ In normal form every assignment's value is one of:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -70,6 +71,9 @@ LITERALS = (
 )
 
 
+@functools.lru_cache(
+    maxsize=1 << 16
+)  # nodes hash by identity; a long chain is asked at every level
 def is_static(node) -> bool:
     """True for expressions that carry no derivative and need no temporaries."""
     if isinstance(node, LITERALS):

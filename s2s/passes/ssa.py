@@ -49,8 +49,9 @@ def ssa(
     defined = defined if defined is not None else set()
     defined |= set(fn.param_names)
     body = []
+    # the renaming so far, kept as names are assigned (rebuilt per statement, it made long functions quadratic)
+    mapping = {k: cst.Name(v) for k, v in current.items() if k != v}
     for stmt in fn.body:
-        mapping = {k: cst.Name(v) for k, v in current.items() if k != v}
         if isinstance(stmt, ir.Def):
             body.append(
                 ir.Def(ssa(stmt.function, namer, current, defined), stmt.origin)
@@ -62,4 +63,9 @@ def ssa(
         else:
             target = _rename_target(stmt.target, current, defined, namer)
             body.append(ir.Assign(target, value, stmt.origin))
+            for name in ir.target_names(stmt.target):
+                if current.get(name, name) != name:
+                    mapping[name] = cst.Name(current[name])
+                else:
+                    mapping.pop(name, None)
     return fn.with_body(body)
