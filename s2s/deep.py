@@ -1,46 +1,27 @@
 """Room for the recursion that long expressions need (issue 13: an expression of 1,000 terms).
 
 libcst and black walk expressions recursively: ``a + b + ...`` of 1,000 terms
-nests 1,000 deep, past Python's default limit of 1,000 frames. ``deep(fn)``
-runs ``fn`` in a thread whose C stack is large enough for ``LIMIT`` frames,
-with the interpreter's recursion limit raised to ``LIMIT`` meanwhile, and
-returns what it returns or raises what it raises.
+nests 1,000 deep, and each level takes several frames, past Python's default
+limit of 1,000. ``deep(fn)`` runs ``fn`` with the interpreter's recursion limit
+raised to ``LIMIT`` (Python 3.11 keeps Python frames off the C stack), and puts
+the limit back after. It runs in the caller's thread: generation reads
+``functools.cached_property`` values, whose lock (Python 3.11) another thread
+would wait on forever.
 """
 
 from __future__ import annotations
 
 import sys
-import threading
 
-LIMIT = 50_000
-STACK_BYTES = (
-    512 * 1024 * 1024
-)  # reserved address space; pages are touched only as frames need them
+LIMIT = 20_000
 
 
 def deep(fn, *args, **kwargs):
-    if (
-        sys.getrecursionlimit() >= LIMIT
-        or threading.current_thread().name == "s2s-deep"
-    ):
+    old = sys.getrecursionlimit()
+    if old >= LIMIT:
         return fn(*args, **kwargs)
-    outcome = {}
-
-    def run():
-        try:
-            outcome["value"] = fn(*args, **kwargs)
-        except BaseException as err:  # re-raised in the caller's thread
-            outcome["error"] = err
-
-    old_stack, old_limit = threading.stack_size(STACK_BYTES), sys.getrecursionlimit()
+    sys.setrecursionlimit(LIMIT)
     try:
-        sys.setrecursionlimit(LIMIT)
-        worker = threading.Thread(target=run, name="s2s-deep")
-        worker.start()
-        worker.join()
+        return fn(*args, **kwargs)
     finally:
-        threading.stack_size(old_stack)
-        sys.setrecursionlimit(old_limit)
-    if "error" in outcome:
-        raise outcome["error"].with_traceback(outcome["error"].__traceback__)
-    return outcome["value"]
+        sys.setrecursionlimit(old)

@@ -125,3 +125,23 @@ def test_a_variable_first_assigned_in_a_loop_under_vmap_and_jvp(backend):
         P.last_layer_outputs(moved, x * (1 + eps)) - P.last_layer_outputs(params, x)
     ) / eps
     np.testing.assert_allclose(tangent, fd, rtol=1e-4)
+
+
+def test_a_long_expression_transforms_without_recursion_errors(tmp_path):
+    """Issue 13's scale: a sum of many products (315 terms used to hit RecursionError in libcst)."""
+    import importlib.util
+
+    terms = " + ".join(f"x[{i % 7}] * x[{(i + 1) % 7}]" for i in range(400))
+    path = tmp_path / "long_expression.py"
+    path.write_text(f"def f(x):\n    return {terms}\n")
+    spec = importlib.util.spec_from_file_location("long_expression", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(-1.0, 1.0, 7)
+    got = s2s.grad(module.f, backend="numpy")(x)
+    want = np.zeros(7)
+    for i in range(400):
+        a, b = i % 7, (i + 1) % 7
+        want[a] += x[b]
+        want[b] += x[a]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
