@@ -71,8 +71,8 @@ def _escaped(text: str) -> str:
 class Template:
     """A ``str.format`` template and its values, built from ``print``'s arguments."""
 
-    def __init__(self, resolver, node):
-        self.resolver, self.node = resolver, node
+    def __init__(self, resolver):
+        self.resolver = resolver
         self.text, self.values = "", []
 
     def add(self, arg: cst.BaseExpression) -> None:
@@ -123,7 +123,7 @@ def _literal_string(resolver, arg: cst.Arg, what: str) -> str:
 
 def assertion(resolver, node: cst.Assert) -> cst.Call:
     """``rt.check(test, template, *values)`` for ``assert test, message``."""
-    template = Template(resolver, node)
+    template = Template(resolver)
     if node.msg is not None:
         template.add(node.msg)
     return call(
@@ -133,52 +133,54 @@ def assertion(resolver, node: cst.Assert) -> cst.Call:
 
 def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
     """The ``rt.debug_print``/``rt.log`` call for the output statement ``node``."""
-    positional = [a for a in node.args if a.keyword is None]
-    keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
     for a in node.args:
         if a.star:
-            resolver.fail(
-                a,
-                f"`{a.star}` unpacking in an output call",
-                "pass the values one by one",
-                UnsupportedSyntax,
-            )
+            resolver.fail(a, f"`{a.star}` unpacking in an output call", "pass the values one by one",
+                          UnsupportedSyntax)  # fmt: skip
+    positional = [a for a in node.args if a.keyword is None]
+    keywords = {a.keyword.value: a for a in node.args if a.keyword is not None}
     if kind[0] == "print":
-        if "file" in keywords:
-            resolver.fail(keywords["file"], "`print(..., file=...)` in a transformed function",
-                          "print to standard output, or write the file outside the function", UnsupportedSyntax)  # fmt: skip
-        end = (
-            _literal_string(resolver, keywords["end"], "`end`")
-            if "end" in keywords
-            else "\n"
-        )
-        if not end.endswith("\n"):
-            resolver.fail(keywords["end"], "`print(..., end=...)` without a newline",
-                          "print whole lines (compiled code prints each call's line at once)", UnsupportedSyntax)  # fmt: skip
-        sep = (
-            _literal_string(resolver, keywords["sep"], "`sep`")
-            if "sep" in keywords
-            else " "
-        )
-        template = Template(resolver, node)
-        for i, a in enumerate(positional):
-            if i:
-                template.text += _escaped(sep)
-            template.add(a.value)
-        template.text += _escaped(end[:-1])
-        return call("rt.debug_print", literal(template.text), *template.values)
+        return _print(resolver, positional, keywords)
     if kind[0] == "jax":
-        fmt = (
-            _literal_string(resolver, positional[0], "the format") if positional else ""
-        )
-        extra = [k for k in keywords if k != "ordered"]
-        if extra:
-            resolver.fail(keywords[extra[0]], "keyword values in `jax.debug.print`",
-                          "pass the values positionally: jax.debug.print('x={}', x)", UnsupportedSyntax)  # fmt: skip
-        values = [resolver.expr(a.value) for a in positional[1:]]
-        return call("rt.debug_print", literal(fmt), *values)
-    _, logger, method = kind
-    args = positional
+        return _jax_print(resolver, positional, keywords)
+    return _log(resolver, node, positional, kind[1], kind[2])
+
+
+def _keyword_string(resolver, keywords: dict, name: str, default: str) -> str:
+    if name not in keywords:
+        return default
+    return _literal_string(resolver, keywords[name], f"`{name}`")
+
+
+def _print(resolver, positional, keywords) -> cst.Call:
+    if "file" in keywords:
+        resolver.fail(keywords["file"], "`print(..., file=...)` in a transformed function",
+                      "print to standard output, or write the file outside the function", UnsupportedSyntax)  # fmt: skip
+    end = _keyword_string(resolver, keywords, "end", "\n")
+    if not end.endswith("\n"):
+        resolver.fail(keywords["end"], "`print(..., end=...)` without a newline",
+                      "print whole lines (compiled code prints each call's line at once)", UnsupportedSyntax)  # fmt: skip
+    sep = _keyword_string(resolver, keywords, "sep", " ")
+    template = Template(resolver)
+    for i, a in enumerate(positional):
+        if i:
+            template.text += _escaped(sep)
+        template.add(a.value)
+    template.text += _escaped(end[:-1])
+    return call("rt.debug_print", literal(template.text), *template.values)
+
+
+def _jax_print(resolver, positional, keywords) -> cst.Call:
+    fmt = _literal_string(resolver, positional[0], "the format") if positional else ""
+    extra = [k for k in keywords if k != "ordered"]
+    if extra:
+        resolver.fail(keywords[extra[0]], "keyword values in `jax.debug.print`",
+                      "pass the values positionally: jax.debug.print('x={}', x)", UnsupportedSyntax)  # fmt: skip
+    values = [resolver.expr(a.value) for a in positional[1:]]
+    return call("rt.debug_print", literal(fmt), *values)
+
+
+def _log(resolver, node, args, logger, method) -> cst.Call:
     if method == "log":
         if not args:
             resolver.fail(
@@ -197,10 +199,9 @@ def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
             "pass the message",
             UnsupportedSyntax,
         )
-    message = args[0].value
-    name = literal(logger)
+    message, name = args[0].value, literal(logger)
     if isinstance(message, cst.FormattedString):
-        template = Template(resolver, node)
+        template = Template(resolver)
         template.add(message)
         return call(
             "rt.log",
