@@ -8,7 +8,7 @@ replaced by a list built just before its statement::
 
 is read as::
 
-    _squares = []            # named after nothing: ``_comprehension``
+    _comprehension = []
     for w in params:
         _comprehension.append(np.sum(w**2))
     total = sum(_comprehension)
@@ -54,8 +54,7 @@ class _Renamer(cst.CSTTransformer):
         self.renames = renames
 
     def visit_Attribute(self, node):
-        node.value.visit(self)  # only the object, not the attribute name
-        return False
+        return False  # the attribute name stays; the object is renamed on leaving
 
     def leave_Attribute(self, original, updated):
         return updated.with_changes(value=original.value.visit(self))
@@ -64,9 +63,6 @@ class _Renamer(cst.CSTTransformer):
         return updated.with_changes(
             value=self.renames.get(updated.value, updated.value)
         )
-
-    def visit_Arg(self, node):
-        return True
 
     def leave_Arg(self, original, updated):
         return updated.with_changes(keyword=original.keyword)
