@@ -16,7 +16,7 @@ import s2s
 from s2s.errors import S2SError
 
 HEADER = (  # five lines: the messages below cite absolute line numbers
-    "import jax, numpy as np, scipy.special as sp\nfrom jax import lax\n\n"
+    "import jax, logging, numpy as np, scipy.special as sp\nfrom jax import lax\n\n"
     "weights_table, rng = {'a': 1.0}, np.random.default_rng(0)\n\n"
 )
 LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
@@ -94,6 +94,12 @@ CASES = [
         "def f(x):\n    print(x, end='')\n    return np.sum(x)",
         "`print(..., end=...)` without a newline",
         (2, 13),
+    ),
+    (
+        "logging_call_used_as_a_value",
+        "def f(x):\n    _ = logging.info('x %s', x)\n    return np.sum(x)",
+        "an output call (`print`, `logging`) used as a value",
+        (2, 8),
     ),
     (
         "yield",

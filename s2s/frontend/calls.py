@@ -36,6 +36,7 @@ from . import (
     lax_control,
     lax_indexing,
     library,
+    output,
     random_keys,
     spellings,
     variadic,
@@ -413,7 +414,17 @@ class Calls(lax_control.LaxControl):
         # ``x.at[i].set(v)``: JAX's functional index updates
         if at_updates.is_update(node):
             return at_updates.lower(self, node)
-        lax_op = lax_indexing.op_of(self._callee_object(node.func))
+        callee = self._callee_object(node.func)
+        if (
+            output.kind_of(callee) is not None
+        ):  # a print or a logging call whose value is used
+            self.fail(
+                node,
+                "an output call (`print`, `logging`) used as a value",
+                "call it as a statement of its own: `logging.info(...)`, not `_ = logging.info(...)`",
+                UnsupportedSyntax,
+            )
+        lax_op = lax_indexing.op_of(callee)
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)
         draw = random_keys.draw_of(self._callee_object(node.func))
