@@ -87,10 +87,12 @@ def _version() -> str:
     return __version__
 
 
-def _requested(requests, make) -> list:
+def _requested(requests, make, made=None) -> list:
     """The helper versions that transformed code asked for (each may ask for more), in the order asked:
-    ``make(helper name, which arguments)`` builds one."""
-    made, out = set(), []
+    ``make(helper name, which arguments)`` builds one. ``made`` holds the requests built by earlier
+    calls (several entries of one module share helper versions), and grows."""
+    made = set() if made is None else made
+    out = []
     while len(made) < len(requests.names):
         for key, fn_name in list(requests.names.items()):
             if key in made:
@@ -140,7 +142,7 @@ def _generate(
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
     # helper jvps and vjps, made for the arguments that carry tangents (cotangents) at their calls
     jvp_requests = HelperRequests("jvp")
-    vjp_requests = HelperRequests("vjp")
+    vjp_requests, vjps_made = HelperRequests("vjp"), set()
     ctx = {"helpers": helper_names, "flows": program.flows, "custom": program.custom}
     transposed = {
         c.rules[0]: len(c.nondiff_argnums) + 1
@@ -221,7 +223,7 @@ def _generate(
             # vjp: one cotangent per argnum
             mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)
             out = simplify(reverse(program.main, mode, requests=vjp_requests, **ctx))
-            functions.extend(_requested(vjp_requests, helper_vjp))
+            functions.extend(_requested(vjp_requests, helper_vjp, vjps_made))
         taken = {f.name for f in functions}
         # a helper of the user's has this name (a custom rule named `f_jvp`)
         if out.name in taken:
