@@ -102,3 +102,102 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         return out, sign
     return out if b is None else np.where(sign < 0, np.nan, out)
+
+
+@library("jax.scipy.special.gamma")
+def gamma(x):
+    return scipy_special("gamma", x)
+
+
+@library("jax.scipy.special.beta")
+def beta(a, b):
+    return scipy_special("beta", a, b)
+
+
+@library("jax.scipy.special.betaln")
+def betaln(a, b):
+    return scipy_special("betaln", a, b)
+
+
+@library("jax.scipy.special.poch")
+def poch(z, m):
+    return scipy_special("poch", z, m)
+
+
+@library("jax.scipy.special.erfcx")
+def erfcx(x):
+    return scipy_special("erfcx", x)
+
+
+@library("jax.scipy.special.i0e")
+def i0e(x):
+    return scipy_special("i0e", x)
+
+
+@library("jax.scipy.special.i1e")
+def i1e(x):
+    return scipy_special("i1e", x)
+
+
+@library("jax.scipy.special.i1")
+def i1(x):
+    return scipy_special("i1", x)
+
+
+@library("jax.scipy.special.expi")
+def expi(x):
+    return scipy_special("expi", x)
+
+
+@library("jax.scipy.special.exp1")
+def exp1(x):
+    return scipy_special("exp1", x)
+
+
+@library("jax.scipy.special.rel_entr")
+@quiet
+def rel_entr(p, q):
+    p, q = np.asarray(p), np.asarray(q)
+    positive = (p > 0) & (q > 0)
+    safe_p, safe_q = np.where(positive, p, 1.0), np.where(positive, q, 1.0)
+    value = safe_p * np.log(safe_p / safe_q)
+    return np.where(positive, value, np.where((p == 0) & (q >= 0), 0.0, np.inf))
+
+
+@library("jax.scipy.special.kl_div")
+def kl_div(p, q):
+    return rel_entr(p, q) - p + q
+
+
+@library("jax.scipy.special.softmax")
+@quiet
+def softmax(x, axis=None):
+    return np.exp(x - logsumexp(x, axis=axis, keepdims=True))
+
+
+@library("jax.scipy.special.log_softmax")
+@quiet
+def log_softmax(x, axis=None):
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+@library("jax.scipy.special.multigammaln")
+def multigammaln(a, d):
+    return scipy_special("multigammaln", a, d)
+
+
+@library("jax.scipy.special.factorial")
+def factorial(n, exact=False):
+    n = np.asarray(n, dtype=np.result_type(n, 1.0))
+    return np.where(n < 0, 0.0, np.exp(gammaln(n + 1)))
+
+
+def half_steps(d):
+    """``0, 1/2, 1, ...``: the ``d`` shifts of the multivariate gamma function's factors (a constant)."""
+    return np.arange(int(d), dtype=float) / 2
+
+
+def sinc_series(k, x):
+    """The ``k``-th derivative of ``sin(x) / x`` at 0, shaped like ``x`` (``np.sinc`` at 0, as JAX)."""
+    value = 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1)
+    return x * 0 + value

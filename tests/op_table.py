@@ -26,7 +26,8 @@ Domains (values are drawn by NumPy from a seed that hypothesis picks):
 exercises kinks and ties, so no finite differences), ``wellcond`` (real plus
 (n + 1) times the identity on the last two, square, dims: invertible), ``spd``
 (``r @ r.T + n * I`` for r in (-1, 1) on the last two, square, dims: symmetric
-positive definite).
+positive definite), ``sym`` (symmetric, eigenvalues about 1.5 apart: eigenvector derivatives are
+finite), ``tall`` (any shape, singular values about 1.5 apart).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ DOMAINS = {
     "nonzero": (0.5, 2.0),
     "wellcond": (-1.0, 1.0),
     "spd": (-1.0, 1.0),
+    "sym": (-1.0, 1.0),
+    "tall": (-1.0, 1.0),
 }
 TIES = np.array([-1.0, 0.0, 0.5, 1.0])
 
@@ -421,7 +424,30 @@ def draw_shapes(case: Case, draw) -> dict[str, tuple[int, ...]]:
     }
 
 
+def tall(rng, shape):
+    """A matrix with well-separated singular values: orthogonal factors around (n, n - 1, ..., 1) * 1.5."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    u, _ = np.linalg.qr(rng.normal(size=(*shape[:-2], m, m)))
+    v, _ = np.linalg.qr(rng.normal(size=(*shape[:-2], n, n)))
+    s = 1.5 * np.arange(k, 0, -1.0) + rng.uniform(0, 0.3, size=k)
+    return (u[..., :, :k] * s) @ np.swapaxes(v[..., :, :k], -1, -2)
+
+
+def symmetric(rng, shape):
+    """A symmetric matrix with eigenvalues (1, 2, ..., n) * 1.5 plus noise, in a random basis."""
+    n = shape[-1]
+    q, _ = np.linalg.qr(rng.normal(size=shape))
+    w = 1.5 * np.arange(1, n + 1.0) + rng.uniform(0, 0.3, size=n)
+    return (q * w) @ np.swapaxes(q, -1, -2)
+
+
+MATRICES = {"tall": tall, "sym": symmetric}
+
+
 def _values(rng, domain, shape):
+    if domain in MATRICES:
+        return MATRICES[domain](rng, shape)
     if domain == "ties":
         return rng.choice(TIES, size=shape)
     low, high = DOMAINS[domain]

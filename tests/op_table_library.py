@@ -302,3 +302,7 @@ LIBRARY_CASES = [
         POSITIVE_SCALE,
     ),
 ]
+
+from op_table_composed import COMPOSED_CASES  # noqa: E402
+
+LIBRARY_CASES += COMPOSED_CASES

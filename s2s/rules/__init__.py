@@ -12,12 +12,16 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     explicit,
     foreign,
     lax_indexing,
+    linalg_api,
     linear,
     nn,
     nondiff,
     random_draws,
+    reshaping,
     runtime_ops,
     special,
+    spectral,
+    statistics,
     stats,
 )
 from .registry import ALIASES, FAMILIES, OPS, RUNTIME_OPS, Op, op_named

@@ -27,8 +27,12 @@ def diff(a, n=1, axis=-1):
 
 
 @decompose
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1):
-    # 3-vectors only (NumPy 2 deprecates 2-vectors)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # 3-vectors only (NumPy 2 deprecates 2-vectors); ``axis`` sets all three
+    if axis is not None:
+        axisa = axis
+        axisb = axis
+        axisc = axis
     u = xp.moveaxis(a, axisa, -1)
     v = xp.moveaxis(b, axisb, -1)
     c = xp.stack(

@@ -34,8 +34,12 @@ def divide(x1, x2):
 
 @elementwise
 def power(x1, x2, *, ans):
-    # JAX: log of 0 is replaced by log of 1, so 0 ** y has no slope in y.
-    return x2 * x1 ** (x2 - 1), xp.log(xp.where(x1 == 0, 1, x1)) * ans
+    # JAX: x ** 0 has slope 0 (also at x = 0, where 0 * 0 ** -1 is nan); log of 0 is replaced by log of 1,
+    # so 0 ** y has no slope in y.
+    return (
+        xp.where(x2 == 0, 0.0, x2 * x1 ** (x2 - 1)),
+        xp.log(xp.where(x1 == 0, 1, x1)) * ans,
+    )
 
 
 @elementwise
@@ -201,3 +205,80 @@ def logaddexp(x1, x2, *, ans):
 @elementwise
 def hypot(x1, x2, *, ans):
     return x1 / ans, x2 / ans
+
+
+@elementwise
+def cbrt(x, *, ans):
+    return 1 / (3 * ans**2)
+
+
+@elementwise
+def exp2(x, *, ans):
+    return ans * xp.log(2.0)
+
+
+@elementwise
+def deg2rad(x):
+    return xp.pi / 180
+
+
+@elementwise
+def rad2deg(x):
+    return 180 / xp.pi
+
+
+@elementwise
+def logaddexp2(x1, x2, *, ans):
+    return xp.exp2(x1 - ans), xp.exp2(x2 - ans)
+
+
+@elementwise
+def float_power(x1, x2, *, ans):
+    return (
+        xp.where(x2 == 0, 0.0, x2 * x1 ** (x2 - 1)),
+        xp.log(xp.where(x1 == 0, 1, x1)) * ans,
+    )
+
+
+@elementwise
+def fmod(x1, x2):
+    return 1, -xp.trunc(x1 / x2)
+
+
+@elementwise
+def fmax(x1, x2):
+    # JAX: where(x1 > x2 | isnan(x2), x1, x2): a tie goes to x2
+    return (
+        xp.logical_or(x1 > x2, xp.isnan(x2)),
+        xp.logical_not(xp.logical_or(x1 > x2, xp.isnan(x2))),
+    )
+
+
+@elementwise
+def fmin(x1, x2):
+    return (
+        xp.logical_or(x1 < x2, xp.isnan(x2)),
+        xp.logical_not(xp.logical_or(x1 < x2, xp.isnan(x2))),
+    )
+
+
+@elementwise
+def copysign(x1, x2):
+    # JAX: where(signbit(x2), -abs(x1), abs(x1)); abs has slope 1 at 0; no slope in x2
+    return xp.where(x1 >= 0, 1.0, -1.0) * xp.where(xp.signbit(x2), -1.0, 1.0), 0
+
+
+@elementwise
+def heaviside(x1, x2):
+    # 0 below zero, 1 above, x2 at zero
+    return 0, x1 == 0
+
+
+@elementwise
+def ldexp(x1, x2):
+    return xp.exp2(x2), None
+
+
+@elementwise
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return xp.isfinite(x)

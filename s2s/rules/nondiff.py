@@ -8,6 +8,7 @@ nondiff(
 nondiff("boolean-valued", "logical_and", "logical_or", "logical_not", "logical_xor")
 nondiff("identity and membership: a Python bool", "is", "is_not", "in", "not_in")
 nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
+nondiff("boolean-valued", "signbit", "isneginf", "isposinf")
 nondiff(
     "piecewise constant: zero derivative almost everywhere",
     "sign",

@@ -352,6 +352,14 @@ ALIASES = {
     "permute_dims": "transpose",
     "true_divide": "divide",
     "mod": "remainder",
+    "radians": "deg2rad",
+    "degrees": "rad2deg",
+    # numpy.linalg's array-API spellings of the ops themselves
+    "linalg.matmul": "matmul",
+    "linalg.outer": "outer",
+    "linalg.tensordot": "tensordot",
+    "linalg.matrix_transpose": "matrix_transpose",
+    "linalg.vecdot": "vecdot",
 }
 
 

@@ -104,6 +104,126 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return out
 
 
+@elementwise(name="rt.special.gamma")
+def gamma(x, *, ans):
+    return ans * rt.special.digamma(x)
+
+
+@elementwise(name="rt.special.beta")
+def beta(a, b, *, ans):
+    both = rt.special.digamma(a + b)
+    return ans * (rt.special.digamma(a) - both), ans * (rt.special.digamma(b) - both)
+
+
+@elementwise(name="rt.special.betaln")
+def betaln(a, b):
+    both = rt.special.digamma(a + b)
+    return rt.special.digamma(a) - both, rt.special.digamma(b) - both
+
+
+@elementwise(name="rt.special.poch")
+def poch(z, m, *, ans):
+    return (
+        ans * (rt.special.digamma(z + m) - rt.special.digamma(z)),
+        ans * rt.special.digamma(z + m),
+    )
+
+
+@elementwise(name="rt.special.erfcx")
+def erfcx(x, *, ans):
+    return 2 * x * ans - 2 / xp.sqrt(xp.pi)
+
+
+@elementwise(name="rt.special.expi")
+def expi(x):
+    return xp.exp(x) / x
+
+
+@elementwise(name="rt.special.exp1")
+def exp1(x):
+    return -xp.exp(-x) / x
+
+
+# modified Bessel functions: i0' = i1, i1' = i0 - i1 / x (1/2 at 0); the scaled ones (``e``) times exp(-|x|)
+
+
+@elementwise(name="rt.special.i0e")
+def i0e(x, *, ans):
+    return rt.special.i1e(x) - xp.sign(x) * ans
+
+
+@elementwise(name="rt.special.i1e")
+def i1e(x, *, ans):
+    # 1/2 at 0, where 1/x is infinite
+    tiny = x == 0
+    safe = xp.where(tiny, 1.0, x)
+    return xp.where(tiny, 0.5, rt.special.i0e(safe) - ans * (xp.sign(safe) + 1 / safe))
+
+
+@elementwise
+def i0(x):
+    return rt.special.i1(x)
+
+
+@elementwise(name="rt.special.i1")
+def i1(x, *, ans):
+    tiny = x == 0
+    safe = xp.where(tiny, 1.0, x)
+    return xp.where(tiny, 0.5, xp.i0(safe) - ans / safe)
+
+
+@decompose
+def sinc(x):
+    # JAX: sin(pi x) / (pi x), its value and every derivative at 0 from the Maclaurin series
+    pi_x = xp.pi * x
+    zero = pi_x == 0
+    safe = xp.where(zero, 1.0, pi_x)
+    return xp.where(zero, rt.special.sinc_series(0, pi_x), xp.sin(safe) / safe)
+
+
+@elementwise(name="rt.special.sinc_series")
+def sinc_series(k, x):
+    return None, rt.special.sinc_series(k + 1, x)
+
+
+@decompose(name="rt.special.factorial")
+def factorial(n, exact=False):
+    return xp.where(n < 0, 0.0, xp.exp(rt.special.gammaln(n + 1.0)))
+
+
+@decompose(name="rt.special.multigammaln")
+def multigammaln(a, d):
+    terms = rt.special.gammaln(xp.expand_dims(a, -1) - rt.special.half_steps(d))
+    return xp.sum(terms, axis=-1) + d * (d - 1) / 4 * xp.log(xp.pi)
+
+
+@decompose(name="rt.special.rel_entr")
+def rel_entr(p, q):
+    # JAX: p log(p / q) where both are positive, 0 where p == 0 <= q, inf elsewhere
+    positive = xp.logical_and(p > 0, q > 0)
+    safe_p = xp.where(positive, p, 1.0)
+    safe_q = xp.where(positive, q, 1.0)
+    value = rt.special.xlogy(safe_p, safe_p) - rt.special.xlogy(safe_p, safe_q)
+    return xp.where(
+        positive, value, xp.where(xp.logical_and(p == 0, q >= 0), 0.0, xp.inf)
+    )
+
+
+@decompose(name="rt.special.kl_div")
+def kl_div(p, q):
+    return rt.special.rel_entr(p, q) - p + q
+
+
+@decompose(name="rt.special.softmax")
+def softmax(x, axis=None):
+    return xp.exp(x - rt.special.logsumexp(x, axis=axis, keepdims=True))
+
+
+@decompose(name="rt.special.log_softmax")
+def log_softmax(x, axis=None):
+    return x - rt.special.logsumexp(x, axis=axis, keepdims=True)
+
+
 # --- jax.lax ops that NumPy has no function for ----------------------------------------------
 
 

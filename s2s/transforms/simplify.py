@@ -1,7 +1,8 @@
 """Clean generated straight-line code: fold constants, drop copies and dead assignments.
 
 ``fold`` (applied to each generated expression) folds ``e * 1``, ``1 * e``,
-``e ** 1``, ``e + 0``, ``e - 0``, ``--e``, ``e * (1 / d)`` and arithmetic on numeric literals, and drops trailing
+``e ** 1``, ``e + 0``, ``e - 0``, ``--e``, ``e * (1 / d)``, arithmetic and comparisons on numeric literals
+and ``xp.where`` of a constant condition (``xp.where(False, 0.0, e)`` is ``e``), and drops trailing
 arguments of ``rt.``/``xp.`` calls that equal the callee's defaults; ``simplify`` leaves no
 assignment whose value is never read and no ``a = b`` copies between names.
 """
@@ -30,6 +31,28 @@ _FOLD = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
     cst.Multiply: lambda a, b: a * b, cst.Power: lambda a, b: a**b,
 }  # fmt: skip
+
+
+_COMPARE = {
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b,
+    cst.LessThan: lambda a, b: a < b, cst.GreaterThan: lambda a, b: a > b,
+}  # fmt: skip
+
+
+def _decided_where(node: cst.Call):
+    """``xp.where(False, 0.0, e)`` -> ``e``: the branch a constant condition picks, when the other is a number
+    (so the result's shape is the picked branch's)."""
+    if (
+        dotted(node.func) != "xp.where"
+        or len(node.args) != 3
+        or any(a.keyword for a in node.args)
+    ):
+        return None
+    test, yes, no = (a.value for a in node.args)
+    if not (isinstance(test, cst.Name) and test.value in ("True", "False")):
+        return None
+    picked, other = (yes, no) if test.value == "True" else (no, yes)
+    return picked if number(other) is not None else None
 
 
 def number(node) -> float | int | None:
@@ -89,8 +112,21 @@ class _Fold(Parenthesizer):
             return _num(a / b)
         return _paren_binary(node)
 
+    def leave_Comparison(self, original, node):
+        """``2 == 0`` -> ``False``: a comparison of numeric literals (a rule's test of a constant exponent)."""
+        if (
+            len(node.comparisons) == 1
+            and type(node.comparisons[0].operator) in _COMPARE
+        ):
+            a, b = number(node.left), number(node.comparisons[0].comparator)
+            if a is not None and b is not None:
+                return cst.Name(str(_COMPARE[type(node.comparisons[0].operator)](a, b)))
+        return node
+
     def leave_Call(self, original, node):
-        return super().leave_Call(original, drop_default_arguments(node))
+        node = drop_default_arguments(node)
+        picked = _decided_where(node)
+        return picked if picked is not None else super().leave_Call(original, node)
 
     def leave_Tuple(self, original, node):
         """``(True, *(a, b))`` -> ``(True, a, b)``: a rule's flags spliced into a literal tuple."""

@@ -1,0 +1,156 @@
+"""Static shapes, axes and constants of the ops s2s writes as compositions (``s2s/rules/reshaping.py``,
+``s2s/rules/statistics.py``): each reads only its arguments' shapes and Python values, so it runs at trace
+time under ``jax.jit`` and carries no derivative.
+"""
+
+import numpy as np
+
+from .arrays import namespace
+
+
+def _ndim(a):
+    return np.ndim(a)
+
+
+def atleast_shape(a, rank):
+    """``np.atleast_1d/2d/3d``'s shape for ``a``: 1-D ``(N,)`` is ``(1, N)`` then ``(1, N, 1)``, 2-D gets a last axis."""
+    shape = tuple(np.shape(a))
+    if len(shape) >= rank:
+        return shape
+    if rank == 3 and len(shape) == 2:
+        return (*shape, 1)
+    if rank == 3:
+        return (1, *(shape or (1,)), 1)
+    return (1,) * (rank - len(shape)) + shape
+
+
+def quantile_order(r, q):
+    """The transpose that puts the trailing axes of ``q`` (``take``'s output) first, as NumPy lays quantiles out."""
+    lead, rank = _ndim(r) - _ndim(q), _ndim(r)
+    return (*range(lead, rank), *range(lead))
+
+
+def quantile_shape(a, q, axis, keepdims, method="linear"):
+    """The shape of ``np.quantile(a, q, axis, keepdims=...)``; only the ``linear`` method is written as a composition."""
+    if method not in ("linear", "midpoint") or (
+        method == "midpoint" and np.any(np.asarray(q) != 0.5)
+    ):
+        raise NotImplementedError(
+            f"quantile method {method!r}: s2s differentiates the 'linear' method (NumPy's default)"
+        )
+    shape = tuple(np.shape(a))
+    axes = (
+        range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
+    )
+    axes = {int(i) for i in axes}
+    if keepdims:
+        kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    else:
+        kept = tuple(n for i, n in enumerate(shape) if i not in axes)
+    return (*np.shape(q), *kept)
+
+
+def as_index(x):
+    """Whole numbers held as floats (``floor`` of a position) as integer indices."""
+    return namespace(x).asarray(x).astype(np.int32)
+
+
+def last_length(a):
+    """The length of ``a``'s last axis, as a float (a constant of interpolation weights)."""
+    return float(np.shape(a)[-1])
+
+
+def transposed_rows(m, rowvar):
+    """The axes of the transpose that makes variables rows (``np.cov``'s ``rowvar=False`` on a 2-D array)."""
+    return (1, 0) if _ndim(m) == 2 and not rowvar else tuple(range(_ndim(m)))
+
+
+def rows_shape(m):
+    """``np.cov``'s observations as a 2-D array: a 1-D ``m`` is one variable, a row."""
+    shape = tuple(np.shape(m))
+    return shape if len(shape) == 2 else (1, *shape)
+
+
+def diagonal_mask(a, offset):
+    """Ones where the last two axes' index pair is on diagonal ``offset``, zeros elsewhere (``a``'s dtype)."""
+    n, m = np.shape(a)[-2:]
+    return np.eye(
+        n, m, offset, dtype=np.result_type(getattr(a, "dtype", float), np.float32)
+    )
+
+
+def diagonal_rows(a, offset):
+    """The rows of the last two axes whose element on diagonal ``offset`` exists."""
+    n, m = np.shape(a)[-2:]
+    first = max(-offset, 0)
+    length = max(min(n - first, m - max(offset, 0)), 0)
+    return np.arange(first, first + length)
+
+
+def along_axis_shape(a, weights, axis):
+    """``np.average``'s weights shape: 1-D weights lie along ``axis`` of ``a``; weights shaped like ``a`` stay."""
+    if _ndim(weights) == _ndim(a):
+        return tuple(np.shape(weights))
+    if axis is None or _ndim(weights) != 1:
+        raise TypeError(
+            "np.average: weights differ in shape from `a` and need `axis` (1-D weights along one axis)"
+        )
+    shape = [1] * _ndim(a)
+    shape[int(axis) % _ndim(a)] = np.shape(weights)[0]
+    return tuple(shape)
+
+
+def reduced_shape(a, axis, keepdims):
+    """The shape of a reduction of ``a`` over ``axis`` (None: all), with or without the reduced axes kept."""
+    shape = tuple(np.shape(a))
+    axes = (
+        range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
+    )
+    axes = {int(i) for i in axes}
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def initial_padding(a, axis):
+    """``pad`` widths that put one leading zero along ``axis`` (``include_initial=True``)."""
+    widths = [(0, 0)] * max(_ndim(a), 1)
+    widths[0 if axis is None else int(axis) % _ndim(a)] = (1, 0)
+    return tuple(widths)
+
+
+def poly_padding(a, b):
+    """``pad`` widths that bring the coefficients ``a`` to ``b``'s length (leading zeros: high powers)."""
+    return ((max(np.shape(b)[-1] - np.shape(a)[-1], 0), 0),)
+
+
+def descending_powers(p, dtype=None):
+    """The exponents of ``np.polyval``'s terms: ``len(p) - 1`` down to 0, as floats."""
+    return np.arange(np.shape(p)[-1] - 1, -1, -1, dtype=float)
+
+
+def vander_powers(x, n, increasing):
+    """The exponents of ``np.vander``'s columns."""
+    n = np.shape(x)[-1] if n is None else int(n)
+    powers = np.arange(n, dtype=float)
+    return powers if increasing else powers[::-1]
+
+
+def polyder_index(p, m):
+    """The coefficients of ``p`` that survive ``m`` derivatives (all but the last ``m``)."""
+    return np.arange(max(np.shape(p)[-1] - int(m), 0))
+
+
+def polyder_weights(p, m):
+    """The factor of each surviving coefficient after ``m`` derivatives: a falling factorial of its power."""
+    n = np.shape(p)[-1]
+    powers = np.arange(n - 1, int(m) - 1, -1, dtype=float)
+    weights = np.ones_like(powers)
+    for k in range(int(m)):
+        weights *= powers - k
+    return weights
+
+
+def trapezoid_axis(x, axis):
+    """The axis of sample points ``x`` that ``np.trapezoid`` integrates along: a 1-D ``x`` has only one."""
+    return -1 if _ndim(x) == 1 else axis

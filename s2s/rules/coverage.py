@@ -1,0 +1,130 @@
+"""How much of JAX's differentiable API s2s covers, per namespace, computed (``python -m s2s.rules --coverage``).
+
+Every public function of ``jax.numpy``, ``jax.numpy.linalg``, ``jax.nn`` and
+``jax.scipy.special`` is probed with ``jax.eval_shape`` on small float arrays
+(one or two vectors or square matrices, or a vector and an int): a function
+whose result has a floating-point leaf is one JAX differentiates. A function
+is covered when s2s resolves it to an op with rules (any family: a
+``nondiff`` op is covered too, its gradient being JAX's zero). Functions no
+probe can call (they take other arguments, or have data-dependent shapes)
+are listed apart. Nothing here is kept by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+import warnings
+from dataclasses import dataclass
+
+NAMESPACES = ("jax.numpy", "jax.numpy.linalg", "jax.nn", "jax.scipy.special")
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    covered: tuple[str, ...]  # differentiable and known to s2s
+    missing: tuple[str, ...]  # differentiable, unknown to s2s
+    unprobed: tuple[str, ...]  # no probe could call them
+
+    @property
+    def differentiable(self) -> int:
+        return len(self.covered) + len(self.missing)
+
+
+def _probes():
+    import jax
+    import numpy as np
+
+    vector = jax.ShapeDtypeStruct((3,), np.float32)
+    matrix = jax.ShapeDtypeStruct((3, 3), np.float32)
+    return (
+        (vector,),
+        (matrix,),
+        (vector, vector),
+        (matrix, matrix),
+        (vector, 2),
+        (matrix, vector),
+    )
+
+
+def _differentiable(fn) -> bool | None:
+    """True if JAX returns a float result for some probe, False if only other results, None if no probe runs."""
+    import jax
+    import numpy as np
+
+    for args in _probes():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = jax.eval_shape(fn, *args)
+        except Exception:  # a probe that does not fit: try the next
+            continue
+        leaves = jax.tree_util.tree_leaves(out)
+        return any(
+            np.issubdtype(leaf.dtype, np.inexact)
+            for leaf in leaves
+            if hasattr(leaf, "dtype")
+        )
+    return None
+
+
+def _known(obj, path: tuple[str, ...]) -> bool:
+    from ..frontend import identity, spellings
+    from . import OPS
+
+    name = spellings.canonical_op(obj, path)
+    return (name is not None and name in OPS) or identity.library_op(obj) is not None
+
+
+def _functions(module):
+    for name in sorted(dir(module)):
+        obj = getattr(module, name)
+        if (
+            name.startswith("_")
+            or isinstance(obj, (types.ModuleType, type))
+            or not callable(obj)
+        ):
+            continue
+        yield name, obj
+
+
+@functools.cache
+def namespaces() -> tuple[Namespace, ...]:
+    import importlib
+
+    out = []
+    for dotted in NAMESPACES:
+        module = importlib.import_module(dotted)
+        prefix = tuple(dotted.split(".")[2:]) if dotted.startswith("jax.numpy") else ()
+        covered, missing, unprobed = [], [], []
+        for name, obj in _functions(module):
+            kind = _differentiable(obj)
+            if kind is None:
+                unprobed.append(name)
+            elif kind:
+                (covered if _known(obj, (*prefix, name)) else missing).append(name)
+        out.append(Namespace(dotted, tuple(covered), tuple(missing), tuple(unprobed)))
+    return tuple(out)
+
+
+def report(out) -> None:
+    print(
+        "\ncoverage of the functions JAX differentiates (those returning floats on float arrays):",
+        file=out,
+    )
+    for ns in namespaces():
+        share = len(ns.covered) / max(ns.differentiable, 1)
+        print(
+            f"  {ns.name}: {len(ns.covered)} of {ns.differentiable} ({share:.0%})",
+            file=out,
+        )
+        if ns.missing:
+            print(f"    not covered: {' '.join(ns.missing)}", file=out)
+    print(
+        "\nnot probed (they take other arguments, or their shapes depend on data):",
+        file=out,
+    )
+    for ns in namespaces():
+        if ns.unprobed:
+            print(f"  {ns.name}: {' '.join(ns.unprobed)}", file=out)

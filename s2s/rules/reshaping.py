@@ -1,0 +1,155 @@
+"""Array-building and polynomial functions written as compositions of ops with rules (``decompose``).
+
+Shapes, axes and constant coefficients come from ``runtime/op_shapes.py``
+helpers, which read static shapes only; the data flows through ops that have
+rules in every mode (``reshape``, ``flip``, ``take``, ``matmul``, ``power``,
+``pad``, ``convolve``), so each function gets its forward, reverse and
+batching rules from theirs.
+"""
+
+import numpy as xp
+
+from s2s import runtime as rt
+
+from .registry import batch, decompose, nondiff
+
+# the helpers' results are shapes, axes and constants: the same for every example of a batch
+_HELPERS = tuple(
+    f"rt.{name}"
+    for name in (
+        "atleast_shape", "quantile_order", "quantile_shape", "last_length", "transposed_rows",
+        "rows_shape", "diagonal_mask", "diagonal_rows", "along_axis_shape", "reduced_shape",
+        "initial_padding", "poly_padding", "descending_powers", "vander_powers", "polyder_index",
+        "polyder_weights", "trapezoid_axis", "special.half_steps",
+    )
+)  # fmt: skip
+nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
+batch("example", *_HELPERS)
+nondiff("integer-valued: indices", "rt.as_index")
+batch("elementwise", "rt.as_index")
+
+
+@decompose
+def atleast_1d(arys):
+    return xp.reshape(arys, rt.atleast_shape(arys, 1))
+
+
+@decompose
+def atleast_2d(arys):
+    return xp.reshape(arys, rt.atleast_shape(arys, 2))
+
+
+@decompose
+def atleast_3d(arys):
+    return xp.reshape(arys, rt.atleast_shape(arys, 3))
+
+
+@decompose
+def fliplr(m):
+    return xp.flip(m, axis=1)
+
+
+@decompose
+def flipud(m):
+    return xp.flip(m, axis=0)
+
+
+@decompose
+def rot90(m, k=1, axes=(0, 1)):
+    if k % 4 == 0:
+        return m
+    if k % 4 == 1:
+        return xp.swapaxes(xp.flip(m, axes[1]), axes[0], axes[1])
+    if k % 4 == 2:
+        return xp.flip(xp.flip(m, axes[0]), axes[1])
+    return xp.flip(xp.swapaxes(m, axes[0], axes[1]), axes[1])
+
+
+@decompose
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    # the diagonal's element of each row, picked by a 0/1 mask, then the rows where it exists
+    moved = xp.moveaxis(a, (axis1, axis2), (-2, -1))
+    picked = xp.sum(moved * rt.diagonal_mask(moved, offset), axis=-1)
+    return xp.take(picked, rt.diagonal_rows(moved, offset), axis=-1)
+
+
+@decompose
+def diagflat(v, k=0):
+    return xp.diag(xp.ravel(v), k)
+
+
+@decompose
+def append(arr, values, axis=None):
+    return xp.concatenate([arr, values], axis=axis)
+
+
+@decompose
+def ediff1d(ary, to_end=None, to_begin=None):
+    out = xp.diff(xp.ravel(ary))
+    if to_begin is not None:
+        out = xp.concatenate([xp.ravel(to_begin), out])
+    if to_end is not None:
+        out = xp.concatenate([out, xp.ravel(to_end)])
+    return out
+
+
+@decompose
+def matvec(x1, x2):
+    return xp.squeeze(xp.matmul(x1, xp.expand_dims(x2, -1)), -1)
+
+
+@decompose
+def vecmat(x1, x2):
+    return xp.squeeze(xp.matmul(xp.expand_dims(x1, -2), x2), -2)
+
+
+@decompose
+def vecdot(x1, x2, axis=-1):
+    return xp.sum(x1 * x2, axis=axis)
+
+
+@decompose
+def cumulative_sum(x, axis=None, dtype=None, include_initial=False):
+    out = xp.cumsum(x, axis=axis)
+    if include_initial:
+        out = xp.pad(out, rt.initial_padding(x, axis))
+    return out
+
+
+@decompose
+def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
+    out = xp.cumprod(x, axis=axis)
+    if include_initial:
+        out = xp.pad(out - 1.0, rt.initial_padding(x, axis)) + 1.0
+    return out
+
+
+@decompose
+def polyval(p, x):
+    # sum of p[k] * x ** (n - 1 - k); the power's derivative is 0 where its exponent is (no 0 ** -1)
+    return xp.sum(p * xp.power(xp.expand_dims(x, -1), rt.descending_powers(p)), axis=-1)
+
+
+@decompose
+def polyadd(a1, a2):
+    return xp.pad(a1, rt.poly_padding(a1, a2)) + xp.pad(a2, rt.poly_padding(a2, a1))
+
+
+@decompose
+def polysub(a1, a2):
+    return xp.pad(a1, rt.poly_padding(a1, a2)) - xp.pad(a2, rt.poly_padding(a2, a1))
+
+
+@decompose
+def polymul(a1, a2):
+    return xp.convolve(a1, a2)
+
+
+@decompose
+def polyder(p, m=1):
+    return xp.take(p, rt.polyder_index(p, m)) * rt.polyder_weights(p, m)
+
+
+@decompose
+def vander(x, N=None, increasing=False):
+    return xp.power(xp.expand_dims(x, -1), rt.vander_powers(x, N, increasing))

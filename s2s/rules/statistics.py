@@ -1,0 +1,160 @@
+"""Statistics written as compositions of ops with rules (``decompose``): the NaN-ignoring reductions,
+weighted averages, quantiles, covariances and the trapezoid rule.
+
+Each is JAX's own formula, so derivatives agree with ``jax.grad`` at ties
+and NaNs too: a NaN is replaced *before* any arithmetic that would carry it
+into a derivative (``where(isnan(a), 0, a - mean)``, not ``where(isnan(a), 0,
+(a - mean) ** 2)``); a quantile interpolates the two sorted values around
+``q * (n - 1)``, so its derivative goes to those two elements, split by the
+interpolation weight.
+"""
+
+import numpy as xp
+
+from s2s import runtime as rt
+
+from .registry import decompose
+
+
+@decompose
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    return xp.sum(xp.where(xp.isnan(a), 0.0, a), axis=axis, keepdims=keepdims)
+
+
+@decompose
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    count = xp.sum(xp.logical_not(xp.isnan(a)), axis=axis, keepdims=keepdims)
+    return xp.nansum(a, axis=axis, keepdims=keepdims) / count
+
+
+@decompose
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    centered = xp.where(xp.isnan(a), 0.0, a - xp.nanmean(a, axis=axis, keepdims=True))
+    count = xp.sum(xp.logical_not(xp.isnan(a)), axis=axis, keepdims=keepdims)
+    return xp.sum(xp.square(centered), axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+@decompose
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return xp.sqrt(xp.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+@decompose
+def nanmax(a, axis=None, out=None, keepdims=False):
+    return xp.max(xp.where(xp.isnan(a), -xp.inf, a), axis=axis, keepdims=keepdims)
+
+
+@decompose
+def nanmin(a, axis=None, out=None, keepdims=False):
+    return xp.min(xp.where(xp.isnan(a), xp.inf, a), axis=axis, keepdims=keepdims)
+
+
+@decompose
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return xp.prod(xp.where(xp.isnan(a), 1.0, a), axis=axis, keepdims=keepdims)
+
+
+@decompose
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return xp.cumsum(xp.where(xp.isnan(a), 0.0, a), axis=axis)
+
+
+@decompose
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return xp.cumprod(xp.where(xp.isnan(a), 1.0, a), axis=axis)
+
+
+@decompose
+def ptp(a, axis=None, out=None, keepdims=False):
+    return xp.max(a, axis=axis, keepdims=keepdims) - xp.min(
+        a, axis=axis, keepdims=keepdims
+    )
+
+
+@decompose
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    if weights is None:
+        total = xp.sum(xp.ones_like(a), axis=axis, keepdims=keepdims)
+        mean = xp.mean(a, axis=axis, keepdims=keepdims)
+    else:
+        w = xp.reshape(weights, rt.along_axis_shape(a, weights, axis))
+        total = xp.sum(xp.broadcast_to(w, xp.shape(a)), axis=axis, keepdims=keepdims)
+        mean = xp.sum(a * w, axis=axis, keepdims=keepdims) / total
+    if returned:
+        return mean, xp.broadcast_to(total, xp.shape(mean))
+    return mean
+
+
+@decompose
+def quantile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    # the sorted values at floor(q * (n - 1)) and the next one, interpolated (NumPy's default method)
+    shape = rt.quantile_shape(a, q, axis, keepdims, method)
+    ordered = xp.sort(rt.to_last(a, axis), axis=-1)
+    position = q * (rt.last_length(ordered) - 1.0)
+    low = xp.floor(position)
+    high = xp.minimum(low + 1.0, rt.last_length(ordered) - 1.0)
+    below = xp.take(ordered, rt.as_index(low), axis=-1)
+    above = xp.take(ordered, rt.as_index(high), axis=-1)
+    values = below + (above - below) * (position - low)
+    return xp.reshape(xp.transpose(values, rt.quantile_order(values, q)), shape)
+
+
+@decompose
+def percentile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    return xp.quantile(a, q / 100.0, axis=axis, method=method, keepdims=keepdims)
+
+
+@decompose
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return xp.quantile(a, 0.5, axis=axis, keepdims=keepdims)
+
+
+@decompose
+def cov(
+    m,
+    y=None,
+    rowvar=True,
+    bias=False,
+    ddof=None,
+    fweights=None,
+    aweights=None,
+    dtype=None,
+):
+    rows = xp.transpose(m, rt.transposed_rows(m, rowvar))
+    rows = xp.reshape(rows, rt.rows_shape(rows))
+    if y is not None:
+        more = xp.transpose(y, rt.transposed_rows(y, rowvar))
+        rows = xp.concatenate([rows, xp.reshape(more, rt.rows_shape(more))], axis=0)
+    if ddof is None:
+        if bias:
+            ddof = 0
+        else:
+            ddof = 1
+    centered = rows - xp.mean(rows, axis=1, keepdims=True)
+    products = xp.matmul(centered, xp.transpose(centered))
+    return xp.squeeze(products / (rt.last_length(rows) - ddof))
+
+
+@decompose
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    if y is None:
+        c = xp.cov(x, rowvar=rowvar)
+    else:
+        c = xp.cov(x, y, rowvar=rowvar)
+    deviation = xp.sqrt(xp.diag(c))
+    c = c / xp.expand_dims(deviation, 1) / xp.expand_dims(deviation, 0)
+    return xp.clip(c, -1.0, 1.0)
+
+
+@decompose
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    values = xp.moveaxis(y, axis, -1)
+    if x is None:
+        widths = dx
+    else:
+        widths = xp.diff(xp.moveaxis(x, rt.trapezoid_axis(x, axis), -1), axis=-1)
+    return xp.sum(widths * (values[..., 1:] + values[..., :-1]), axis=-1) / 2.0
