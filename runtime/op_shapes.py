@@ -5,8 +5,6 @@ time under ``jax.jit`` and carries no derivative.
 
 import numpy as np
 
-from .arrays import namespace
-
 
 def _ndim(a):
     return np.ndim(a)
@@ -50,9 +48,10 @@ def quantile_shape(a, q, axis, keepdims, method="linear"):
     return (*np.shape(q), *kept)
 
 
-def as_index(x):
-    """Whole numbers held as floats (``floor`` of a position) as integer indices."""
-    return namespace(x).asarray(x).astype(np.int32)
+def sorted_positions(a, q):
+    """``0, 1, ..., n - 1`` for ``a``'s last axis, as floats, with a unit axis for each axis of ``q``."""
+    n = np.shape(a)[-1]
+    return np.arange(n, dtype=float).reshape((n,) + (1,) * _ndim(q))
 
 
 def last_length(a):

@@ -60,8 +60,6 @@ ALLOWED = {
             "rt.einsum_pair_slot",
             "rt.einsum_pairs_subscripts",
             "rt.einsum_selector",
-            "rt.to_last",
-            "rt.from_last",
             "rt.norm_hvp",
             "rt.norm_partial",
             "rt.norm_svd_third",

@@ -40,6 +40,11 @@ jax.config.update("jax_enable_x64", True)
 
 # case id -> the reason it cannot pass yet, outside the rules (none now)
 XFAIL: dict = {}
+# cases JAX, the oracle, cannot differentiate twice
+NO_ORACLE = {
+    "scipy.special.exp1(x)": "jax.hessian of jax.scipy.special.exp1 fails under jit in JAX itself "
+    "('No constant handler for type DynamicJaxprTracer')",
+}
 
 _MODULES = {}
 _TRANSFORMED = {}
@@ -90,7 +95,8 @@ def _params(cases):
         pytest.param(
             c,
             id=c.id,
-            marks=[pytest.mark.xfail(reason=XFAIL[c.id])] if c.id in XFAIL else [],
+            marks=([pytest.mark.xfail(reason=XFAIL[c.id])] if c.id in XFAIL else [])
+            + ([pytest.mark.skip(reason=NO_ORACLE[c.id])] if c.id in NO_ORACLE else []),
         )
         for c in cases
     ]

@@ -1,4 +1,6 @@
-"""``python -m s2s.rules``: the computed list of ops s2s knows, by family, with their aliases.
+"""``python -m s2s.rules``: the computed list of ops s2s knows, by family, with their aliases;
+``python -m s2s.rules --coverage`` adds, per namespace of JAX, how many of the functions JAX
+differentiates s2s covers, and lists the rest (``coverage.py``).
 
 Nothing here is maintained by hand: it reads the registry that the rule
 modules fill when imported.
@@ -40,7 +42,7 @@ def library() -> dict[str, list[str]]:
     return table
 
 
-def main(out=sys.stdout) -> None:
+def main(out=sys.stdout, argv=()) -> None:
     aliases: dict[str, list[str]] = {}
     for spelling, canonical in sorted(ALIASES.items()):
         aliases.setdefault(canonical, []).append(spelling)
@@ -71,7 +73,11 @@ def main(out=sys.stdout) -> None:
         for name in names:
             print(f"  {name}  [{family}]  {', '.join(LIBRARY[name])}", file=out)
     print(f"\n{FOREIGN}", file=out)  # library code JAX traces: ``rules/foreign.py``
+    if "--coverage" in argv:
+        from .coverage import report
+
+        report(out)
 
 
 if __name__ == "__main__":
-    main()
+    main(argv=sys.argv[1:])

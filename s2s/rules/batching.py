@@ -153,7 +153,7 @@ batch("trailing", "rt.zeros_like_float", "rt.tree_zeros_like")
 # casts and products along the last axis: applied as they are
 batch("trailing", "rt.astype_jvp", "rt.leave_one_out", "rt.leave_one_out_vjp")
 batch("example", "rt.eye_last")
-batch("axes", "rt.reduced_like", "rt.extremum_vjp")
+batch("axes", "rt.reduced_like", "rt.extremum_vjp", "rt.to_last", "rt.from_last")
 batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys")

@@ -7,7 +7,8 @@ whose result has a floating-point leaf is one JAX differentiates. A function
 is covered when s2s resolves it to an op with rules (any family: a
 ``nondiff`` op is covered too, its gradient being JAX's zero). Functions no
 probe can call (they take other arguments, or have data-dependent shapes)
-are listed apart. Nothing here is kept by hand.
+are listed apart. Only the functions that are not array math (printing,
+files, dtypes, which some probes crash) are named by hand, and not probed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,15 @@ import warnings
 from dataclasses import dataclass
 
 NAMESPACES = ("jax.numpy", "jax.numpy.linalg", "jax.nn", "jax.scipy.special")
+# not array math: text, files, buffers, dtype queries and wrappers of Python functions
+NOT_MATH = frozenset(
+    {
+        "array_repr", "array_str", "printoptions", "set_printoptions", "get_printoptions",
+        "save", "savez", "load", "fromfile", "frombuffer", "fromstring", "from_dlpack",
+        "fromiter", "frompyfunc", "vectorize", "iterable", "isscalar", "isdtype",
+        "issubdtype", "can_cast", "promote_types", "result_type", "einsum_path",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -25,7 +35,8 @@ class Namespace:
     name: str
     covered: tuple[str, ...]  # differentiable and known to s2s
     missing: tuple[str, ...]  # differentiable, unknown to s2s
-    unprobed: tuple[str, ...]  # no probe could call them
+    unprobed: tuple[str, ...]  # no probe could call them, unknown to s2s
+    unprobed_known: tuple[str, ...]  # no probe could call them, known to s2s
 
     @property
     def differentiable(self) -> int:
@@ -82,6 +93,7 @@ def _functions(module):
         obj = getattr(module, name)
         if (
             name.startswith("_")
+            or name in NOT_MATH
             or isinstance(obj, (types.ModuleType, type))
             or not callable(obj)
         ):
@@ -97,14 +109,22 @@ def namespaces() -> tuple[Namespace, ...]:
     for dotted in NAMESPACES:
         module = importlib.import_module(dotted)
         prefix = tuple(dotted.split(".")[2:]) if dotted.startswith("jax.numpy") else ()
-        covered, missing, unprobed = [], [], []
+        covered, missing, unprobed, unprobed_known = [], [], [], []
         for name, obj in _functions(module):
-            kind = _differentiable(obj)
+            kind, known = _differentiable(obj), _known(obj, (*prefix, name))
             if kind is None:
-                unprobed.append(name)
+                (unprobed_known if known else unprobed).append(name)
             elif kind:
-                (covered if _known(obj, (*prefix, name)) else missing).append(name)
-        out.append(Namespace(dotted, tuple(covered), tuple(missing), tuple(unprobed)))
+                (covered if known else missing).append(name)
+        out.append(
+            Namespace(
+                dotted,
+                tuple(covered),
+                tuple(missing),
+                tuple(unprobed),
+                tuple(unprobed_known),
+            )
+        )
     return tuple(out)
 
 
@@ -126,5 +146,8 @@ def report(out) -> None:
         file=out,
     )
     for ns in namespaces():
+        print(f"  {ns.name}:", file=out)
+        if ns.unprobed_known:
+            print(f"    known to s2s: {' '.join(ns.unprobed_known)}", file=out)
         if ns.unprobed:
-            print(f"  {ns.name}: {' '.join(ns.unprobed)}", file=out)
+            print(f"    unknown to s2s: {' '.join(ns.unprobed)}", file=out)

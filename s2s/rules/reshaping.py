@@ -17,7 +17,7 @@ from .registry import batch, decompose, nondiff
 _HELPERS = tuple(
     f"rt.{name}"
     for name in (
-        "atleast_shape", "quantile_order", "quantile_shape", "last_length", "transposed_rows",
+        "atleast_shape", "sorted_positions", "quantile_order", "quantile_shape", "last_length", "transposed_rows",
         "rows_shape", "diagonal_mask", "diagonal_rows", "along_axis_shape", "reduced_shape",
         "initial_padding", "poly_padding", "descending_powers", "vander_powers", "polyder_index",
         "polyder_weights", "trapezoid_axis", "special.half_steps",
@@ -25,8 +25,6 @@ _HELPERS = tuple(
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
 batch("example", *_HELPERS)
-nondiff("integer-valued: indices", "rt.as_index")
-batch("elementwise", "rt.as_index")
 
 
 @decompose

@@ -29,9 +29,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 @decompose
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    # JAX: nan (with no gradient) where fewer than ddof + 1 values are not NaN
     centered = xp.where(xp.isnan(a), 0.0, a - xp.nanmean(a, axis=axis, keepdims=True))
-    count = xp.sum(xp.logical_not(xp.isnan(a)), axis=axis, keepdims=keepdims)
-    return xp.sum(xp.square(centered), axis=axis, keepdims=keepdims) / (count - ddof)
+    count = xp.sum(xp.logical_not(xp.isnan(a)), axis=axis, keepdims=keepdims) - ddof
+    total = xp.sum(xp.square(centered), axis=axis, keepdims=keepdims)
+    return xp.where(count <= 0, xp.nan, total) / xp.where(count <= 0, 1, count)
 
 
 @decompose
@@ -89,15 +91,18 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 def quantile(
     a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
 ):
-    # the sorted values at floor(q * (n - 1)) and the next one, interpolated (NumPy's default method)
+    # the sorted values at floor(q * (n - 1)) and the next one, interpolated (NumPy's default method),
+    # picked by a product with their weights (so q may differ per example under vmap)
     shape = rt.quantile_shape(a, q, axis, keepdims, method)
     ordered = xp.sort(rt.to_last(a, axis), axis=-1)
     position = q * (rt.last_length(ordered) - 1.0)
     low = xp.floor(position)
     high = xp.minimum(low + 1.0, rt.last_length(ordered) - 1.0)
-    below = xp.take(ordered, rt.as_index(low), axis=-1)
-    above = xp.take(ordered, rt.as_index(high), axis=-1)
-    values = below + (above - below) * (position - low)
+    index = rt.sorted_positions(ordered, q)
+    weights = (index == low) * (1.0 - (position - low)) + (index == high) * (
+        position - low
+    )
+    values = xp.matmul(ordered, weights)
     return xp.reshape(xp.transpose(values, rt.quantile_order(values, q)), shape)
 
 
