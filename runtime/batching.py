@@ -40,6 +40,7 @@ __all__ = [
     "norm",
     "outer",
     "require_unique",
+    "searchsorted",
     "select",
     "solve",
     "tensordot",
@@ -411,3 +412,21 @@ from .batched_indexing import (  # noqa: E402
     index_set,
     require_unique,
 )
+
+
+def searchsorted(a, v, side="left", batched=(False, False)):
+    """Per-example ``np.searchsorted(a_i, v_i, side)``: with ``a`` batched, the count of ``a_i``'s elements
+    below ``v_i`` (``side="right"``: not above), every pair compared at once."""
+    xp = namespace(a, v)
+    if not batched[0]:
+        return xp.searchsorted(a, v, side=side)
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    rank = np.ndim(v) - (1 if batched[1] else 0)
+    rows = xp.reshape(a, (np.shape(a)[0],) + (1,) * rank + (np.shape(a)[-1],))
+    below = (
+        rows < xp.expand_dims(v, -1)
+        if side == "left"
+        else rows <= xp.expand_dims(v, -1)
+    )
+    return xp.sum(below, axis=-1)

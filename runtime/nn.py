@@ -165,3 +165,24 @@ def standardize(
     elif variance is None:
         variance = np.mean(np.square(x - mean), axis, keepdims=True)
     return (x - mean) / np.sqrt(variance + epsilon)
+
+
+@library("jax.nn.identity")
+def identity(x):
+    return np.asarray(x)
+
+
+@library("jax.nn.log1mexp")
+@quiet
+def log1mexp(x):
+    x = np.asarray(x)
+    return np.where(x < np.log(2.0), np.log(-np.expm1(-x)), np.log1p(-np.exp(-x)))
+
+
+@library("jax.nn.logmeanexp")
+@quiet
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    from .special import logsumexp
+
+    count = np.sum(np.ones_like(x), axis=axis, keepdims=keepdims)
+    return logsumexp(x, axis=axis, keepdims=keepdims) - np.log(count)

@@ -153,3 +153,44 @@ def polyder_weights(p, m):
 def trapezoid_axis(x, axis):
     """The axis of sample points ``x`` that ``np.trapezoid`` integrates along: a 1-D ``x`` has only one."""
     return -1 if _ndim(x) == 1 else axis
+
+
+def interp_last(xp_, period=None):
+    """The last segment index of ``np.interp``'s sample points (``period`` is not written as a composition)."""
+    if period is not None:
+        raise NotImplementedError(
+            "np.interp with `period`: s2s differentiates it without; wrap x and the sample points yourself"
+        )
+    return np.shape(xp_)[-1] - 1
+
+
+def interp_epsilon(xp_):
+    """JAX's width below which a segment of ``np.interp`` is flat: the spacing of the dtype's epsilon."""
+    dtype = np.result_type(getattr(xp_, "dtype", float), np.float32)
+    return float(np.spacing(np.finfo(dtype).eps))
+
+
+def correlate_window(a, v, mode):
+    """The indices of ``np.correlate(a, v, mode)`` in the full convolution of ``a`` with ``v`` reversed."""
+    n, m = np.shape(a)[-1], np.shape(v)[-1]
+    if mode == "full":
+        return np.arange(n + m - 1)
+    if mode == "valid":
+        return np.arange(min(n, m) - 1, max(n, m))
+    if mode == "same":
+        start = (m - 1) // 2 if n >= m else n // 2
+        return np.arange(start, start + max(n, m))
+    raise ValueError(f"mode must be 'valid', 'same' or 'full', got {mode!r}")
+
+
+def reduced_size(a, axis, where=None):
+    """How many elements a reduction of ``a`` over ``axis`` (None: all) combines, as a float."""
+    if where is not None:
+        raise NotImplementedError(
+            "`where=` of a reduction: s2s differentiates it without; mask with np.where"
+        )
+    shape = np.shape(a)
+    axes = (
+        range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
+    )
+    return float(np.prod([shape[int(i)] for i in axes]))

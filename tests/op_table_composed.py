@@ -3,7 +3,8 @@
 functions added with them. ``op_table_library.py`` appends them to its cases: the harnesses draw fewer
 examples of these, each being made of ops drawn in full by their own cases.
 
-Matrix domains (``op_table.py``): ``sym``, symmetric with well-separated eigenvalues, and ``tall``, with
+Cases tagged ``second-order`` reach, through a composition, ops with rules of their own (one per
+factor of a factorization): ``test_second_order.py`` differentiates them twice. Matrix domains (``op_table.py``): ``sym``, symmetric with well-separated eigenvalues, and ``tall``, with
 well-separated singular values, where eigenvector and singular-vector derivatives are finite.
 """
 
@@ -112,6 +113,22 @@ COMPOSED_CASES = [
     C("polymul", "np.polymul(a, b)", {"a": "n", "b": "m"}),
     C("polyder", "np.polyder(p, 2)", {"p": "4"}),
     C("vander", "np.vander(x, 3)", {"x": "a"}),
+    C(
+        "interp",
+        "np.interp(x, np.array([-1.0, 0.0, 0.5, 2.0]), f)",
+        {"x": "...", "f": "4"},
+    ),
+    C(
+        "interp",
+        "np.interp(x, np.cumsum(d), f, left=0.0)",
+        {"x": "a", "d": "4", "f": "4"},
+        {"d": "positive"},
+    ),
+    C("correlate", "np.correlate(a, v)", {"a": "n", "v": "m"}),
+    C("correlate", "np.correlate(a, v, 'same')", {"a": "n", "v": "m"}),
+    C("correlate", "np.correlate(a, v, mode='full')", {"a": "n", "v": "m"}),
+    C("real", "np.real(x)", U),
+    C("conj", "np.conjugate(x)", U),
     # numpy.linalg
     C("linalg.trace", "np.linalg.trace(x)", "... n n"),
     C("linalg.diagonal", "np.linalg.diagonal(x, offset=1)", "... a b"),
@@ -126,16 +143,54 @@ COMPOSED_CASES = [
     C("linalg.matrix_norm", "np.linalg.matrix_norm(x)", "... a b"),
     C("matmul", "np.linalg.matmul(a, b)", {"a": "n m", "b": "m k"}),
     C("outer", "np.linalg.outer(a, b)", {"a": "n", "b": "m"}),
-    C("linalg.slogdet", "np.linalg.slogdet(x)[1]", "... n n", "wellcond"),
-    C("linalg.eigh", "np.linalg.eigh(x)[0]", "... n n", "sym", fd=False),
-    C("linalg.eigh", "np.linalg.eigh(x)[1]", "... n n", "sym", fd=False),
+    C(
+        "linalg.slogdet",
+        "np.linalg.slogdet(x)[1]",
+        "... n n",
+        "wellcond",
+        tags=("second-order",),
+    ),
+    C(
+        "linalg.eigh",
+        "np.linalg.eigh(x)[0]",
+        "... n n",
+        "sym",
+        fd=False,
+        tags=("second-order",),
+    ),
+    C(
+        "linalg.eigh",
+        "np.linalg.eigh(x)[1]",
+        "... n n",
+        "sym",
+        fd=False,
+        tags=("second-order",),
+    ),
     C("linalg.eigvalsh", "np.linalg.eigvalsh(x)", "n n", "sym", fd=False),
-    C("linalg.svd", "np.linalg.svd(x, compute_uv=False)", "... n m", "tall"),
-    C("linalg.svd", "np.linalg.svd(x, full_matrices=False)[0]", "n m", "tall"),
-    C("linalg.svd", "np.linalg.svd(x, full_matrices=False)[2]", "n m", "tall"),
+    C(
+        "linalg.svd",
+        "np.linalg.svd(x, compute_uv=False)",
+        "... n m",
+        "tall",
+        tags=("second-order",),
+    ),
+    C(
+        "linalg.svd",
+        "np.linalg.svd(x, full_matrices=False)[0]",
+        "n m",
+        "tall",
+        tags=("second-order",),
+    ),
+    C(
+        "linalg.svd",
+        "np.linalg.svd(x, full_matrices=False)[2]",
+        "n m",
+        "tall",
+        tags=("second-order",),
+    ),
     C("linalg.svdvals", "np.linalg.svdvals(x)", "n m", "tall"),
-    C("linalg.qr", "np.linalg.qr(x)[0]", "4 n", "tall"),
-    C("linalg.qr", "np.linalg.qr(x)[1]", "4 n", "tall"),
+    C("linalg.qr", "np.linalg.qr(x)[0]", "4 n", "tall", tags=("second-order",)),
+    C("linalg.qr", "np.linalg.qr(x)[1]", "4 n", "tall", tags=("second-order",)),
     C("linalg.pinv", "np.linalg.pinv(x)", "... n m", "tall"),
     C(
         "linalg.lstsq",
@@ -144,6 +199,10 @@ COMPOSED_CASES = [
         {"a": "tall"},
     ),
     C("linalg.cond", "np.linalg.cond(x)", "n n", "wellcond"),
+    # jax.nn
+    C("rt.nn.identity", "jax.nn.identity(x)", U),
+    C("rt.nn.log1mexp", "jax.nn.log1mexp(x)", U, "positive"),
+    C("rt.nn.logmeanexp", "jax.nn.logmeanexp(x, axis=-1, keepdims=True)", "... a"),
     # scipy.special, jax.scipy.special
     C("rt.special.gamma", "scipy.special.gamma(x)", U, "positive"),
     C("rt.special.beta", "scipy.special.beta(x, y)", B, "positive"),

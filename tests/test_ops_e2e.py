@@ -84,14 +84,14 @@ NUMPY_DRAWS = settings(
 
 
 @pytest.mark.parametrize("case", CORE_CASES, ids=lambda c: c.id)
-@settings(NUMPY_DRAWS, max_examples=4)
+@settings(NUMPY_DRAWS, max_examples=2)
 @given(data=st.data())
 def test_gradient_matches_jax_on_numpy(case, folder, data):
     _check_gradient_on_numpy(case, folder, data)
 
 
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=lambda c: c.id)
-@settings(NUMPY_DRAWS, max_examples=2)
+@settings(NUMPY_DRAWS, max_examples=1)
 @given(data=st.data())
 def test_library_gradient_matches_jax_on_numpy(case, folder, data):
     _check_gradient_on_numpy(case, folder, data)
@@ -160,7 +160,7 @@ def _check_jvp(case, folder, data, backend, seed):
 
 
 @pytest.mark.parametrize("case", CORE_CASES, ids=lambda c: c.id)
-@settings(NUMPY_DRAWS, max_examples=3)
+@settings(NUMPY_DRAWS, max_examples=2)
 @given(data=st.data())
 def test_jvp_matches_jax_on_numpy(case, folder, data):
     _check_jvp(case, folder, data, "numpy", len(case.id))

@@ -58,7 +58,7 @@ def _loop(f, args, in_axes):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 @settings(
-    max_examples=3,
+    max_examples=2,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -29,7 +29,7 @@ from s2s.rules import ALIASES, op_named
 jax.config.update("jax_enable_x64", True)
 
 SETTINGS = settings(
-    max_examples=10,
+    max_examples=5,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
@@ -312,7 +312,7 @@ def test_rule_matches_jax(case, data):
 
 
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.id for c in LIBRARY_CASES])
-@settings(SETTINGS, max_examples=3)
+@settings(SETTINGS, max_examples=2)
 @given(data=st.data())
 def test_library_rule_matches_jax(case, data):
     check_rule(case, data)

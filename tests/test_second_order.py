@@ -35,6 +35,7 @@ from op_table_library import HEADER, LIBRARY_CASES, namespace
 from oracles import Oracle, output_shape
 
 import s2s
+from s2s.rules import op_named
 
 jax.config.update("jax_enable_x64", True)
 
@@ -153,13 +154,22 @@ def _settings(max_examples=1, **kw):
 
 
 @pytest.mark.parametrize("case", _params(CORE_CASES))
-@_settings(max_examples=2, derandomize=True)
+@_settings(max_examples=1, derandomize=True)
 @given(data=st.data())
 def test_second_derivatives_match_jax(case, folder, data):
     check_second_derivatives(case, folder, data)
 
 
-@pytest.mark.parametrize("case", _params(LIBRARY_CASES))
+# a composition (``decompose``) differentiates twice through its ops, each tested here on its own cases;
+# cases tagged ``second-order`` reach ops with rules of their own through one (``linalg.eigh``)
+OWN_RULES = [
+    c
+    for c in LIBRARY_CASES
+    if op_named(c.op).family != "decompose" or "second-order" in c.tags
+]
+
+
+@pytest.mark.parametrize("case", _params(OWN_RULES))
 @_settings(max_examples=1, derandomize=True)
 @given(data=st.data())
 def test_library_second_derivatives_match_jax(case, folder, data):

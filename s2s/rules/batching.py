@@ -74,6 +74,17 @@ batch(
     "rt.clip_partial",
 )
 
+signature_of(np.searchsorted, "searchsorted", roles={"v": "data"})
+
+
+@batch_rule("searchsorted")
+def searchsorted(a, v, side="left", sorter=None, *, batched):
+    return rt.batching.searchsorted(a, v, side, batched)
+
+
+signature_of(np.imag, "imag")
+signature_of(np.angle, "angle")
+batch("elementwise", "imag", "angle", "real", "conj")
 signature_of(np.argmax, "argmax")
 signature_of(np.argmin, "argmin")
 signature_of(np.argsort, "argsort")

@@ -88,6 +88,16 @@ def _known(obj, path: tuple[str, ...]) -> bool:
     return (name is not None and name in OPS) or identity.library_op(obj) is not None
 
 
+def known(namespace: str, name: str) -> bool:
+    """Whether s2s resolves ``<namespace>.<name>`` (``"jax.numpy.linalg", "eigh"``) to an op it has rules for."""
+    import importlib
+
+    prefix = (
+        tuple(namespace.split(".")[2:]) if namespace.startswith("jax.numpy") else ()
+    )
+    return _known(getattr(importlib.import_module(namespace), name), (*prefix, name))
+
+
 def _functions(module):
     for name in sorted(dir(module)):
         obj = getattr(module, name)

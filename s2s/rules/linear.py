@@ -184,3 +184,14 @@ def full(shape, fill_value, dtype=None, *, g):
 @linear
 def full_like(a, fill_value, dtype=None, *, g):
     return None, rt.unbroadcast(g, fill_value)
+
+
+@linear
+def real(val, *, g):
+    # of real values (s2s refuses complex inputs): the identity
+    return g
+
+
+@linear
+def conj(x, *, g):
+    return g

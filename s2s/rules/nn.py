@@ -169,3 +169,22 @@ def standardize(
         else:
             variance = xp.mean(xp.square(x - mean), axis, keepdims=True)
     return (x - mean) * rt.lax.rsqrt(variance + epsilon)
+
+
+@decompose(name="rt.nn.identity")
+def identity(x):
+    return xp.asarray(x)
+
+
+@decompose(name="rt.nn.log1mexp")
+def log1mexp(x):
+    # JAX: log(1 - exp(-x)) as log(-expm1(-x)) below log 2, log1p(-exp(-x)) above
+    return xp.where(x < xp.log(2.0), xp.log(-xp.expm1(-x)), xp.log1p(-xp.exp(-x)))
+
+
+@decompose(name="rt.nn.logmeanexp")
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    total = rt.special.logsumexp(x, axis=axis, keepdims=True) - xp.log(
+        rt.reduced_size(x, axis, where)
+    )
+    return xp.reshape(total, rt.reduced_shape(x, axis, keepdims))

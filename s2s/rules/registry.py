@@ -354,6 +354,7 @@ ALIASES = {
     "mod": "remainder",
     "radians": "deg2rad",
     "degrees": "rad2deg",
+    "conjugate": "conj",
     # numpy.linalg's array-API spellings of the ops themselves
     "linalg.matmul": "matmul",
     "linalg.outer": "outer",

@@ -1,4 +1,4 @@
-"""Array-building and polynomial functions written as compositions of ops with rules (``decompose``).
+"""Array-building, polynomial and interpolation functions written as compositions of ops with rules (``decompose``).
 
 Shapes, axes and constant coefficients come from ``runtime/op_shapes.py``
 helpers, which read static shapes only; the data flows through ops that have
@@ -20,7 +20,8 @@ _HELPERS = tuple(
         "atleast_shape", "sorted_positions", "quantile_order", "quantile_shape", "last_length", "transposed_rows",
         "rows_shape", "diagonal_mask", "diagonal_rows", "along_axis_shape", "reduced_shape",
         "initial_padding", "poly_padding", "descending_powers", "vander_powers", "polyder_index",
-        "polyder_weights", "trapezoid_axis", "special.half_steps",
+        "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
+        "interp_epsilon", "correlate_window", "reduced_size",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -151,3 +152,29 @@ def polyder(p, m=1):
 @decompose
 def vander(x, N=None, increasing=False):
     return xp.power(xp.expand_dims(x, -1), rt.vander_powers(x, N, increasing))
+
+
+@decompose
+def interp(x, xp_, fp, left=None, right=None, period=None):
+    # JAX's formula: the segment of the sample points ``xp_`` (NumPy's ``xp``) each x falls in, then the
+    # line through its ends; a segment of zero width takes its left value (no nan gradient)
+    i = xp.clip(xp.searchsorted(xp_, x, side="right"), 1, rt.interp_last(xp_, period))
+    width = xp_[i] - xp_[i - 1]
+    flat = xp.abs(width) <= rt.interp_epsilon(xp_)
+    slope = (fp[i] - fp[i - 1]) / xp.where(flat, 1.0, width)
+    f = xp.where(flat, fp[i - 1], fp[i - 1] + (x - xp_[i - 1]) * slope)
+    if left is None:
+        f = xp.where(x < xp_[0], fp[0], f)
+    else:
+        f = xp.where(x < xp_[0], left, f)
+    if right is None:
+        f = xp.where(x > xp_[-1], fp[-1], f)
+    else:
+        f = xp.where(x > xp_[-1], right, f)
+    return f
+
+
+@decompose
+def correlate(a, v, mode="valid"):
+    # the full convolution with v reversed, then the window NumPy keeps for ``mode``
+    return xp.take(xp.convolve(a, xp.flip(v)), rt.correlate_window(a, v, mode))

@@ -56,6 +56,9 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.nn.glu": ("jax.nn.glu",),
     "rt.nn.log_softmax": ("jax.nn.log_softmax",),
     "rt.nn.standardize": ("jax.nn.standardize",),
+    "rt.nn.identity": ("jax.nn.identity",),
+    "rt.nn.log1mexp": ("jax.nn.log1mexp",),
+    "rt.nn.logmeanexp": ("jax.nn.logmeanexp",),
     # scipy.special, jax.scipy.special (and the lax primitives they are)
     "rt.special.logsumexp": (
         "jax.nn.logsumexp",
