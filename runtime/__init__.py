@@ -232,6 +232,8 @@ _DEFINED_IN = {
     "logabsdet": "spectral",
     "slogdet_sign": "spectral",
     "square_eye": "spectral",
+    "solve_triangular": "spectral",
+    "cho_solve": "spectral",
     "svd_rule_shape": "spectral",
     "qr_rule_shape": "spectral",
     "clip_index": "scatters",

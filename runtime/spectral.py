@@ -5,6 +5,7 @@ checks of JAX's limits on differentiating them. All act on the last two axes and
 import numpy as np
 
 from .arrays import namespace
+from .library import library
 
 
 def _symmetric(xp, a):
@@ -80,3 +81,27 @@ def qr_rule_shape(like, a, mode):
             "it exists for mode='reduced' with at least as many rows as columns"
         )
     return tuple(np.shape(like))
+
+
+@library("jax.scipy.linalg.solve_triangular")
+def solve_triangular(
+    a,
+    b,
+    trans=0,
+    lower=False,
+    unit_diagonal=False,
+    overwrite_b=False,
+    check_finite=True,
+):
+    import scipy.linalg
+
+    return scipy.linalg.solve_triangular(
+        a, b, trans=trans, lower=lower, unit_diagonal=unit_diagonal
+    )
+
+
+@library("jax.scipy.linalg.cho_solve")
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    import scipy.linalg
+
+    return scipy.linalg.cho_solve(c_and_lower, b)

@@ -199,10 +199,32 @@ COMPOSED_CASES = [
         {"a": "tall"},
     ),
     C("linalg.cond", "np.linalg.cond(x)", "n n", "wellcond"),
+    C("linalg.matrix_power", "np.linalg.matrix_power(x, 3)", "... n n"),
+    C("linalg.matrix_power", "np.linalg.matrix_power(x, -2)", "n n", "wellcond"),
+    C("linalg.matrix_power", "np.linalg.matrix_power(x, 0)", "n n"),
     # jax.nn
     C("rt.nn.identity", "jax.nn.identity(x)", U),
     C("rt.nn.log1mexp", "jax.nn.log1mexp(x)", U, "positive"),
     C("rt.nn.logmeanexp", "jax.nn.logmeanexp(x, axis=-1, keepdims=True)", "... a"),
+    # scipy.linalg, jax.scipy.linalg
+    C(
+        "rt.solve_triangular",
+        "scipy.linalg.solve_triangular(a, b, lower=True)",
+        {"a": "n n", "b": "n"},
+        {"a": "wellcond"},
+    ),
+    C(
+        "rt.solve_triangular",
+        "scipy.linalg.solve_triangular(a, b, trans='T', unit_diagonal=True)",
+        {"a": "n n", "b": "n k"},
+        {"a": "wellcond"},
+    ),
+    C(
+        "rt.cho_solve",
+        "scipy.linalg.cho_solve((c, True), b)",
+        {"c": "n n", "b": "n"},
+        {"c": "wellcond"},
+    ),
     # scipy.special, jax.scipy.special
     C("rt.special.gamma", "scipy.special.gamma(x)", U, "positive"),
     C("rt.special.beta", "scipy.special.beta(x, y)", B, "positive"),

@@ -16,9 +16,11 @@ location inside a density's support).
 from __future__ import annotations
 
 import jax
+import jax.scipy.linalg
 import jax.scipy.special
 import jax.scipy.stats
 import numpy as np
+import scipy.linalg
 import scipy.special
 import scipy.stats
 from op_table import DOMAINS, C
@@ -27,7 +29,7 @@ from s2s.frontend.identity import library_op
 
 DOMAINS.update({"prob": (0.05, 0.95), "wide": (-8.0, 8.0), "low": (-1.0, 0.45)})
 
-HEADER = "import numpy as np\nimport jax\nimport scipy.special\nimport scipy.stats\n"
+HEADER = "import numpy as np\nimport jax\nimport scipy.linalg\nimport scipy.special\nimport scipy.stats\n"
 
 
 def namespace(module) -> dict:

@@ -19,7 +19,8 @@ NAMED = {
         "nansum nanmean cross kron polyval sinc logaddexp2 heaviside trapezoid median quantile "
         "average cov corrcoef cbrt exp2 fmax fmin vecdot matvec rot90 diagonal"
     ),
-    "jax.numpy.linalg": "cholesky slogdet eigh svd qr pinv det inv solve norm lstsq svdvals eigvalsh",
+    "jax.numpy.linalg": "cholesky slogdet eigh svd qr pinv det inv solve norm lstsq svdvals eigvalsh "
+    "matrix_power",
     "jax.nn": "relu relu6 sigmoid log_sigmoid softplus silu swish gelu elu celu selu leaky_relu glu "
     "softmax log_softmax logsumexp one_hot standardize",
     "jax.scipy.special": "logsumexp erf erfc erfinv gammaln digamma xlogy xlog1py expit logit "

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_table import CASES, draw_inputs
-from op_table_library import HEADER
+from op_table import CORE_CASES, draw_inputs
+from op_table_library import HEADER, LIBRARY_CASES
 
 import s2s
 
@@ -56,14 +56,28 @@ def _loop(f, args, in_axes):
     return np.stack(outs)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
-@settings(
-    max_examples=2,
+_VMAP_SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+
+
+@pytest.mark.parametrize("case", CORE_CASES, ids=lambda c: c.id)
+@settings(_VMAP_SETTINGS, max_examples=2)
 @given(data=st.data())
 def test_op_under_vmap_matches_a_loop(case, folder, data):
+    check_vmap(case, folder, data)
+
+
+# library functions and compositions: each of their ops is drawn in full by its own cases
+@pytest.mark.parametrize("case", LIBRARY_CASES, ids=lambda c: c.id)
+@settings(_VMAP_SETTINGS, max_examples=1)
+@given(data=st.data())
+def test_library_op_under_vmap_matches_a_loop(case, folder, data):
+    check_vmap(case, folder, data)
+
+
+def check_vmap(case, folder, data):
     inputs = draw_inputs(case, data.draw)
     n = len(case.names)
     mapped = data.draw(st.lists(st.booleans(), min_size=n, max_size=n).filter(any))

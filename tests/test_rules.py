@@ -312,7 +312,7 @@ def test_rule_matches_jax(case, data):
 
 
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=[c.id for c in LIBRARY_CASES])
-@settings(SETTINGS, max_examples=2)
+@settings(SETTINGS, max_examples=1)
 @given(data=st.data())
 def test_library_rule_matches_jax(case, data):
     check_rule(case, data)

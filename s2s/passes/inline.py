@@ -14,7 +14,7 @@ import functools
 import libcst as cst
 
 from .. import ir
-from ..cstutil import literal, substitute
+from ..cstutil import int_literal, literal, substitute
 from ..errors import S2SError
 from ..naming import Namer
 from ..rules import op_named
@@ -98,6 +98,28 @@ def _bind(callee: ir.Function, call: cst.Call, origin):
     return bound
 
 
+class _ItemOfDisplay(cst.CSTTransformer):
+    """``(c, True)[0]`` -> ``c``: a tuple argument read by a constant index (``cho_solve((c, lower), b)``)."""
+
+    def leave_Subscript(self, original, node):
+        if not (isinstance(node.value, cst.Tuple) and len(node.slice) == 1):
+            return node
+        index = node.slice[0].slice
+        key = int_literal(index.value) if isinstance(index, cst.Index) else None
+        elements = node.value.elements
+        if (
+            key is None
+            or any(isinstance(e, cst.StarredElement) for e in elements)
+            or not -len(elements) <= key < len(elements)
+        ):
+            return node
+        return elements[key].value
+
+
+def _substituted(value, mapping):
+    return substitute(value, mapping).visit(_ItemOfDisplay())
+
+
 def _default_value(node):
     return node if isinstance(node, cst.BaseExpression) else literal(node)
 
@@ -141,7 +163,7 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             if isinstance(inner, ir.Return):
                 out.append(
                     ir.Assign(
-                        stmt.target, substitute(inner.value, mapping), stmt.origin
+                        stmt.target, _substituted(inner.value, mapping), stmt.origin
                     )
                 )
                 break
@@ -158,7 +180,7 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                     )
                 )
                 continue
-            value = substitute(inner.value, mapping)
+            value = _substituted(inner.value, mapping)
             for name in ir.target_names(inner.target):
                 # a parameter assigned in the callee is a new variable, never the caller's argument
                 if name not in mapping or name in unassigned:

@@ -69,13 +69,22 @@ def constants(params, bindings: dict) -> tuple:
     """
     out = []
     for p in sorted(params):
-        try:
-            value = ast.literal_eval(ir.code(bindings[p]))
-            hash(value)
-        except (KeyError, ValueError, SyntaxError, TypeError):
-            value = Opaque(p)
+        node = bindings.get(p)
+        if isinstance(node, cst.Tuple):  # ``(c, True)``: each element known or opaque
+            value = tuple(_literal(el.value, p) for el in node.elements)
+        else:
+            value = _literal(node, p)
         out.append((p, value))
     return tuple(out)
+
+
+def _literal(node, param):
+    try:
+        value = ast.literal_eval(ir.code(node))
+        hash(value)
+    except (ValueError, SyntaxError, TypeError, AttributeError):
+        return Opaque(param)
+    return value
 
 
 def specialize(fn: ir.Function, constants: dict) -> ir.Function:
@@ -106,6 +115,14 @@ def _taken(body, constants: dict, assigned: set) -> tuple[list, bool]:
     return out, False
 
 
+def _unknown(value):
+    if isinstance(value, Opaque):
+        return _Unknown(value.param)
+    if isinstance(value, tuple):
+        return tuple(_unknown(v) for v in value)
+    return value
+
+
 def _decide(test: cst.BaseExpression, constants: dict) -> bool:
-    env = {p: _Unknown(p) if isinstance(v, Opaque) else v for p, v in constants.items()}
+    env = {p: _unknown(v) for p, v in constants.items()}
     return bool(eval(ir.code(test), {"__builtins__": {}}, env))

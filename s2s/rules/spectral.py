@@ -1,4 +1,5 @@
-"""Matrix factorizations and the ``numpy.linalg`` functions built on them.
+"""Matrix factorizations and the ``numpy.linalg`` functions built on them; matrix powers; ``scipy.linalg``'s
+triangular solves.
 
 A factorization with several outputs (``eigh``, ``svd``, ``qr``, ``slogdet``)
 is a composition of one-output ops, one per factor (``rt.eigh_values``,
@@ -302,6 +303,96 @@ def cond(x, p=None):
     )
 
 
+# --- matrix_power: the derivative of X -> X**n in direction G is the upper-right block of
+# [[X, G], [0, X]] ** n (any integer n); its transpose is the same at X^T
+
+
+@vjp(name="linalg.matrix_power")
+def matrix_power(a, n, *, ans, g):
+    return xp.split(
+        xp.split(
+            xp.linalg.matrix_power(
+                xp.concatenate(
+                    [
+                        xp.concatenate([xp.matrix_transpose(a), g], axis=-1),
+                        xp.concatenate(
+                            [xp.zeros_like(a), xp.matrix_transpose(a)], axis=-1
+                        ),
+                    ],
+                    axis=-2,
+                ),
+                n,
+            ),
+            2,
+            axis=-2,
+        )[0],
+        2,
+        axis=-1,
+    )[1]
+
+
+@jvp(matrix_power)
+def matrix_power_forward(a, n, *, ans, a_dot):
+    block = xp.concatenate(
+        [
+            xp.concatenate([a, a_dot], axis=-1),
+            xp.concatenate([xp.zeros_like(a), a], axis=-1),
+        ],
+        axis=-2,
+    )
+    return xp.split(
+        xp.split(xp.linalg.matrix_power(block, n), 2, axis=-2)[0], 2, axis=-1
+    )[1]
+
+
+# --- scipy.linalg's triangular solves: ``solve`` of the triangle (its derivative stays in the triangle, as JAX's)
+
+
+@decompose(name="rt.solve_triangular")
+def solve_triangular(
+    a,
+    b,
+    trans=0,
+    lower=False,
+    unit_diagonal=False,
+    overwrite_b=False,
+    check_finite=True,
+):
+    if lower:
+        triangle = xp.tril(a)
+        if unit_diagonal:
+            triangle = xp.tril(a, -1) + rt.square_eye(a)
+    else:
+        triangle = xp.triu(a)
+        if unit_diagonal:
+            triangle = xp.triu(a, 1) + rt.square_eye(a)
+    if trans == 1 or trans == "T":
+        triangle = xp.matrix_transpose(triangle)
+    return xp.linalg.solve(triangle, b)
+
+
+@decompose(name="rt.cho_solve")
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    # the factor's triangle times its transpose, on the side the flag says (a literal, or a value: both)
+    if c_and_lower[1] is True:
+        gram = xp.matmul(
+            xp.tril(c_and_lower[0]), xp.matrix_transpose(xp.tril(c_and_lower[0]))
+        )
+    elif c_and_lower[1] is False:
+        gram = xp.matmul(
+            xp.matrix_transpose(xp.triu(c_and_lower[0])), xp.triu(c_and_lower[0])
+        )
+    else:
+        lower = xp.matmul(
+            xp.tril(c_and_lower[0]), xp.matrix_transpose(xp.tril(c_and_lower[0]))
+        )
+        upper = xp.matmul(
+            xp.matrix_transpose(xp.triu(c_and_lower[0])), xp.triu(c_and_lower[0])
+        )
+        gram = xp.where(c_and_lower[1], lower, upper)
+    return xp.linalg.solve(gram, b)
+
+
 batch(
     "trailing",
     "rt.eigh_values",
@@ -315,4 +406,5 @@ batch(
     "rt.slogdet_sign",
     "linalg.pinv",
     "linalg.matrix_rank",
+    "linalg.matrix_power",
 )

@@ -141,6 +141,12 @@ LIBRARY: dict[str, tuple[str, ...]] = {
         "jax.scipy.special.log_softmax",
         "scipy.special.log_softmax",
     ),
+    # scipy.linalg, jax.scipy.linalg
+    "rt.solve_triangular": (
+        "jax.scipy.linalg.solve_triangular",
+        "scipy.linalg.solve_triangular",
+    ),
+    "rt.cho_solve": ("jax.scipy.linalg.cho_solve", "scipy.linalg.cho_solve"),
     # jax.lax ops NumPy lacks
     "rt.lax.rsqrt": ("jax.lax.rsqrt",),
     "rt.lax.clamp": ("jax.lax.clamp",),
