@@ -185,6 +185,8 @@ _DEFINED_IN = {
     "eye_last": "rulesupport",
     "from_last": "rulesupport",
     "hstack_vjp": "rulesupport",
+    "column_stack_vjp": "rulesupport",
+    "dstack_vjp": "rulesupport",
     "inverse_permutation": "rulesupport",
     "leave_one_out": "rulesupport",
     "leave_one_out_vjp": "rulesupport",

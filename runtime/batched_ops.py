@@ -69,6 +69,34 @@ def vstack(tup):
     return xp.concatenate(parts, axis=1)
 
 
+def column_stack(tup):
+    """``column_stack`` per example: 1-d (and 0-d) examples made columns, then joined along their second axis."""
+    xp = namespace(*tup)
+    parts = [
+        (
+            t
+            if _example_rank(t) >= 2
+            else xp.reshape(lift(t, 1), (*np.shape(lift(t, 1)), 1))
+        )
+        for t in tup
+    ]
+    return xp.concatenate(parts, axis=2)
+
+
+def dstack(tup):
+    """``dstack`` per example: examples made at least 3-d as ``np.atleast_3d`` does, joined along their third."""
+    xp = namespace(*tup)
+    parts = []
+    for t in tup:
+        rank, t = _example_rank(t), lift(t, 1)
+        if rank <= 1:
+            t = xp.reshape(t, (np.shape(t)[0], 1, np.shape(t)[1], 1))
+        elif rank == 2:
+            t = xp.expand_dims(t, -1)
+        parts.append(t)
+    return xp.concatenate(parts, axis=3)
+
+
 def pad_width(width, x):
     """A per-example ``pad_width`` with no padding for the batch axis in front."""
     rank = _example_rank(x)

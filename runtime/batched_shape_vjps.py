@@ -62,6 +62,29 @@ def hstack_vjp(g, tup, batched):
     return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
 
 
+def column_stack_vjp(g, tup, batched):
+    """``rt.column_stack_vjp`` per example: 1-d (or 0-d) examples were columns, joined along their second axis."""
+    fg, ft = batched
+    g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
+    shapes = _example_shapes(tup, ft)
+    joined = [(s or (1,)) + (1,) if len(s) < 2 else s for s in shapes]
+    pieces = _split_examples(g, joined, 1)
+    xp = namespace(g)
+    return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+
+
+def dstack_vjp(g, tup, batched):
+    """``rt.dstack_vjp`` per example: examples were made at least 3-d, joined along their third axis."""
+    fg, ft = batched
+    g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
+    shapes = _example_shapes(tup, ft)
+    depth = {0: lambda s: (1, 1, 1), 1: lambda s: (1, *s, 1), 2: lambda s: (*s, 1)}
+    joined = [depth[len(s)](s) if len(s) < 3 else s for s in shapes]
+    pieces = _split_examples(g, joined, 2)
+    xp = namespace(g)
+    return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+
+
 def vstack_vjp(g, tup, batched):
     """``rt.vstack_vjp`` per example: examples were made at least 2-d, then joined along their first axis."""
     fg, ft = batched

@@ -166,6 +166,26 @@ def vstack_vjp(g, tup):
     return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
 
 
+def _column(shape):
+    return shape + (1,) * (2 - len(shape)) if len(shape) < 2 else shape
+
+
+def _depth(shape):
+    return {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}.get(len(shape), shape)
+
+
+def column_stack_vjp(g, tup):
+    """Cotangents (a list) of ``tup`` in ``column_stack(tup)``: 1-d arrays were columns."""
+    pieces = _split_as(g, [_column(np.shape(a)) for a in tup], 1)
+    return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
+
+
+def dstack_vjp(g, tup):
+    """Cotangents (a list) of ``tup`` in ``dstack(tup)``: arrays made at least 3-d, joined along their third."""
+    pieces = _split_as(g, [_depth(np.shape(a)) for a in tup], 2)
+    return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
+
+
 def split_vjp(g, ary, indices_or_sections, axis=0):
     """Cotangent of ``ary`` in ``split(ary, indices_or_sections, axis)``; ``g`` is a list, None for unused pieces."""
     xp = namespace(*g, ary)

@@ -98,6 +98,10 @@ COMPOSED_CASES = [
     C("append", "np.append(x, y)", {"x": "a b", "y": "b"}),
     C("append", "np.append(x, y, axis=0)", {"x": "a b", "y": "c b"}),
     # (two or more elements: XLA aborts compiling the Hessian of an empty difference)
+    C("column_stack", "np.column_stack([a, b])", {"a": "n", "b": "n m"}),
+    C("column_stack", "np.column_stack((a, a))", {"a": "n"}),
+    C("dstack", "np.dstack([a, b])", {"a": "n m", "b": "n m"}),
+    C("dstack", "np.dstack((a, b))", {"a": "n", "b": "n"}),
     C("ediff1d", "np.ediff1d(x)", "2 b"),
     C("matvec", "np.matvec(a, b)", {"a": "... n m", "b": "m"}),
     C("vecmat", "np.vecmat(a, b)", {"a": "n", "b": "n m"}),

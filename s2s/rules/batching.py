@@ -296,6 +296,16 @@ def vstack(tup, *, batched):
     return rt.batched_ops.vstack(tup)
 
 
+@batch_rule("column_stack")
+def column_stack(tup, *, batched):
+    return rt.batched_ops.column_stack(tup)
+
+
+@batch_rule("dstack")
+def dstack(tup, *, batched):
+    return rt.batched_ops.dstack(tup)
+
+
 @batch_rule("pad")
 def pad(array, pad_width, mode="constant", *, batched):
     return xp.pad(array, rt.batched_ops.pad_width(pad_width, array), mode=mode)
@@ -352,6 +362,8 @@ twin(
     "rt.concatenate_vjp",
     "rt.hstack_vjp",
     "rt.vstack_vjp",
+    "rt.column_stack_vjp",
+    "rt.dstack_vjp",
     "rt.tile_vjp",
     "rt.repeat_vjp",
     "rt.pad_vjp",

@@ -154,6 +154,16 @@ def vstack_vjp(ct, tup, *, g):
     return xp.vstack(g), None
 
 
+@linear(name="rt.column_stack_vjp", roles={"tup": "data"})
+def column_stack_vjp(ct, tup, *, g):
+    return xp.column_stack(g), None
+
+
+@linear(name="rt.dstack_vjp", roles={"tup": "data"})
+def dstack_vjp(ct, tup, *, g):
+    return xp.dstack(g), None
+
+
 @linear(name="rt.split_vjp", roles={"ary": "data"})
 def split_vjp(ct, ary, indices_or_sections, axis=0, *, g):
     return xp.split(g, indices_or_sections, axis=axis), None, None, None

@@ -133,6 +133,16 @@ def vstack(tup, *, g):
 
 
 @linear
+def column_stack(tup, *, g):
+    return rt.column_stack_vjp(g, tup)
+
+
+@linear
+def dstack(tup, *, g):
+    return rt.dstack_vjp(g, tup)
+
+
+@linear
 def split(ary, indices_or_sections, axis=0, *, g):
     return rt.split_vjp(g, ary, indices_or_sections, axis)
 
