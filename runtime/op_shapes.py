@@ -5,6 +5,8 @@ time under ``jax.jit`` and carries no derivative.
 
 import numpy as np
 
+from .located import Refusal
+
 
 def _ndim(a):
     return np.ndim(a)
@@ -33,8 +35,9 @@ def quantile_shape(a, q, axis, keepdims, method="linear"):
     if method not in ("linear", "midpoint") or (
         method == "midpoint" and np.any(np.asarray(q) != 0.5)
     ):
-        raise NotImplementedError(
-            f"quantile method {method!r}: s2s differentiates the 'linear' method (NumPy's default)"
+        raise Refusal(
+            f"quantile method {method!r}",
+            "s2s differentiates the 'linear' method (NumPy's default) and 'midpoint' for medians",
         )
     shape = tuple(np.shape(a))
     axes = (
@@ -158,8 +161,9 @@ def trapezoid_axis(x, axis):
 def interp_last(xp_, period=None):
     """The last segment index of ``np.interp``'s sample points (``period`` is not written as a composition)."""
     if period is not None:
-        raise NotImplementedError(
-            "np.interp with `period`: s2s differentiates it without; wrap x and the sample points yourself"
+        raise Refusal(
+            "np.interp with `period`",
+            "wrap x and the sample points into one period yourself (x % period), then call np.interp",
         )
     return np.shape(xp_)[-1] - 1
 
@@ -186,9 +190,7 @@ def correlate_window(a, v, mode):
 def reduced_size(a, axis, where=None):
     """How many elements a reduction of ``a`` over ``axis`` (None: all) combines, as a float."""
     if where is not None:
-        raise NotImplementedError(
-            "`where=` of a reduction: s2s differentiates it without; mask with np.where"
-        )
+        raise Refusal("`where=` of a reduction", "mask the values with np.where first")
     shape = np.shape(a)
     axes = (
         range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)

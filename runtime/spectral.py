@@ -6,6 +6,7 @@ import numpy as np
 
 from .arrays import namespace
 from .library import library
+from .located import Refusal
 
 
 def _symmetric(xp, a):
@@ -62,23 +63,26 @@ def square_eye(v):
 
 
 def svd_rule_shape(like, a, full_matrices):
-    """``like``'s shape, once ``a``'s SVD is one JAX differentiates: thin, or full of a square matrix."""
+    """``like``'s shape (a cotangent's or tangent's, checked before the rule uses it), once ``a``'s SVD is one
+    JAX differentiates: thin, or full of a square matrix."""
     m, n = np.shape(a)[-2:]
     if full_matrices and m != n:
-        raise NotImplementedError(
+        raise Refusal(
             f"the derivative of np.linalg.svd with full_matrices=True of a {m}x{n} matrix (JAX has none "
-            "either): pass full_matrices=False"
+            "either)",
+            "pass full_matrices=False: the thin factors have a derivative",
         )
     return tuple(np.shape(like))
 
 
 def qr_rule_shape(like, a, mode):
-    """``like``'s shape, once ``a``'s QR is one JAX differentiates: ``reduced`` (or ``r``) with m >= n."""
+    """``like``'s shape (a cotangent's or tangent's, checked before the rule uses it), once ``a``'s QR is one
+    JAX differentiates: ``reduced`` (or ``r``) with m >= n."""
     m, n = np.shape(a)[-2:]
     if m < n or (mode == "complete" and m != n):
-        raise NotImplementedError(
-            f"the derivative of np.linalg.qr(mode={mode!r}) of a {m}x{n} matrix (JAX has none either): "
-            "it exists for mode='reduced' with at least as many rows as columns"
+        raise Refusal(
+            f"the derivative of np.linalg.qr(mode={mode!r}) of a {m}x{n} matrix (JAX has none either)",
+            "it exists for mode='reduced' with at least as many rows as columns: factor the transpose",
         )
     return tuple(np.shape(like))
 

@@ -38,18 +38,17 @@ class Opaque:
 
 
 class _Unknown:
-    """What a test sees for an ``Opaque`` argument: identity works (``is None``), truth and equality raise."""
+    """What a test sees for an ``Opaque`` argument: identity works (``is None``); truth, comparisons,
+    arithmetic and items raise ``NotConstant``."""
 
     def __init__(self, param: str):
         self.param = param
 
-    def __bool__(self):
+    def _needed(self, *_):
         raise NotConstant(self.param)
 
-    def __eq__(self, other):
-        raise NotConstant(self.param)
-
-    __ne__ = __eq__
+    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _needed
+    __getitem__ = __mod__ = __add__ = __sub__ = __mul__ = __floordiv__ = _needed
     __hash__ = None
 
 

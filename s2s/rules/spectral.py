@@ -82,6 +82,7 @@ def svd_values_forward(a, *, ans, a_dot):
 
 @vjp(name="rt.svd_u")
 def svd_u(a, full_matrices=True, *, ans, g):
+    checked = xp.reshape(g, rt.svd_rule_shape(g, a, full_matrices))
     s = rt.svd_values(a)
     vh = rt.svd_vh(a, False)
     eye = rt.square_eye(s)
@@ -91,18 +92,19 @@ def svd_u(a, full_matrices=True, *, ans, g):
         )
         - eye
     )
-    x = gaps * xp.matmul(xp.matrix_transpose(ans), g)
+    x = gaps * xp.matmul(xp.matrix_transpose(ans), checked)
     core = xp.matmul(
         ans, xp.matmul((x + xp.matrix_transpose(x)) * xp.expand_dims(s, -2), vh)
     )
-    # the part of g outside u's columns (a tall a): zero when u is square
-    outside = g - xp.matmul(ans, xp.matmul(xp.matrix_transpose(ans), g))
+    # the part of the cotangent outside u's columns (a tall a): zero when u is square
+    outside = checked - xp.matmul(ans, xp.matmul(xp.matrix_transpose(ans), checked))
     total = core + xp.matmul(outside / xp.expand_dims(s, -2), vh)
-    return xp.reshape(total, rt.svd_rule_shape(a, a, full_matrices))
+    return total
 
 
 @jvp(svd_u)
 def svd_u_forward(a, full_matrices=True, *, ans, a_dot):
+    checked_dot = xp.reshape(a_dot, rt.svd_rule_shape(a_dot, a, full_matrices))
     s = rt.svd_values(a)
     v = xp.matrix_transpose(rt.svd_vh(a, False))
     eye = rt.square_eye(s)
@@ -112,16 +114,17 @@ def svd_u_forward(a, full_matrices=True, *, ans, a_dot):
         )
         - eye
     )
-    a_dot_v = xp.matmul(a_dot, v)
+    a_dot_v = xp.matmul(checked_dot, v)
     scaled = xp.matmul(xp.matrix_transpose(ans), a_dot_v) * xp.expand_dims(s, -2)
     inside = xp.matmul(ans, gaps * (scaled + xp.matrix_transpose(scaled)))
     outside = a_dot_v - xp.matmul(ans, xp.matmul(xp.matrix_transpose(ans), a_dot_v))
     total = inside + outside / xp.expand_dims(s, -2)
-    return xp.reshape(total, rt.svd_rule_shape(ans, a, full_matrices))
+    return total
 
 
 @vjp(name="rt.svd_vh")
 def svd_vh(a, full_matrices=True, *, ans, g):
+    checked = xp.reshape(g, rt.svd_rule_shape(g, a, full_matrices))
     s = rt.svd_values(a)
     u = rt.svd_u(a, False)
     eye = rt.square_eye(s)
@@ -131,18 +134,19 @@ def svd_vh(a, full_matrices=True, *, ans, g):
         )
         - eye
     )
-    y = gaps * xp.matmul(ans, xp.matrix_transpose(g))
+    y = gaps * xp.matmul(ans, xp.matrix_transpose(checked))
     core = xp.matmul(
         u, xp.matmul(xp.expand_dims(s, -1) * (y + xp.matrix_transpose(y)), ans)
     )
-    # the part of g outside vh's rows (a wide a): zero when vh is square
-    outside = g - xp.matmul(xp.matmul(g, xp.matrix_transpose(ans)), ans)
+    # the part of the cotangent outside vh's rows (a wide a): zero when vh is square
+    outside = checked - xp.matmul(xp.matmul(checked, xp.matrix_transpose(ans)), ans)
     total = core + xp.matmul(u / xp.expand_dims(s, -2), outside)
-    return xp.reshape(total, rt.svd_rule_shape(a, a, full_matrices))
+    return total
 
 
 @jvp(svd_vh)
 def svd_vh_forward(a, full_matrices=True, *, ans, a_dot):
+    checked_dot = xp.reshape(a_dot, rt.svd_rule_shape(a_dot, a, full_matrices))
     s = rt.svd_values(a)
     u = rt.svd_u(a, False)
     v = xp.matrix_transpose(ans)
@@ -153,14 +157,14 @@ def svd_vh_forward(a, full_matrices=True, *, ans, a_dot):
         )
         - eye
     )
-    a_dot_t_u = xp.matmul(xp.matrix_transpose(a_dot), u)
+    a_dot_t_u = xp.matmul(xp.matrix_transpose(checked_dot), u)
     scaled = xp.expand_dims(s, -1) * xp.matmul(
-        xp.matrix_transpose(u), xp.matmul(a_dot, v)
+        xp.matrix_transpose(u), xp.matmul(checked_dot, v)
     )
     inside = xp.matmul(v, gaps * (scaled + xp.matrix_transpose(scaled)))
     outside = a_dot_t_u - xp.matmul(v, xp.matmul(ans, a_dot_t_u))
     total = xp.matrix_transpose(inside + outside / xp.expand_dims(s, -2))
-    return xp.reshape(total, rt.svd_rule_shape(ans, a, full_matrices))
+    return total
 
 
 @decompose(name="linalg.svd")
@@ -180,42 +184,46 @@ def svdvals(x):
 
 @vjp(name="rt.qr_q")
 def qr_q(a, mode="reduced", *, ans, g):
+    checked = xp.reshape(g, rt.qr_rule_shape(g, a, mode))
     r = rt.qr_r(a, mode)
-    w = xp.matmul(xp.matrix_transpose(ans), g)
-    inner = g + xp.matmul(ans, xp.tril(w - xp.matrix_transpose(w), -1) - w)
+    w = xp.matmul(xp.matrix_transpose(ans), checked)
+    inner = checked + xp.matmul(ans, xp.tril(w - xp.matrix_transpose(w), -1) - w)
     total = xp.matrix_transpose(xp.linalg.solve(r, xp.matrix_transpose(inner)))
-    return xp.reshape(total, rt.qr_rule_shape(a, a, mode))
+    return total
 
 
 @jvp(qr_q)
 def qr_q_forward(a, mode="reduced", *, ans, a_dot):
+    checked_dot = xp.reshape(a_dot, rt.qr_rule_shape(a_dot, a, mode))
     r = rt.qr_r(a, mode)
     b = xp.matrix_transpose(
-        xp.linalg.solve(xp.matrix_transpose(r), xp.matrix_transpose(a_dot))
+        xp.linalg.solve(xp.matrix_transpose(r), xp.matrix_transpose(checked_dot))
     )
     c = xp.matmul(xp.matrix_transpose(ans), b)
     skew = xp.tril(c, -1) - xp.matrix_transpose(xp.tril(c, -1))
-    return xp.reshape(xp.matmul(ans, skew - c) + b, rt.qr_rule_shape(a, a, mode))
+    return xp.matmul(ans, skew - c) + b
 
 
 @vjp(name="rt.qr_r")
 def qr_r(a, mode="reduced", *, ans, g):
+    checked = xp.reshape(g, rt.qr_rule_shape(g, a, mode))
     q = rt.qr_q(a, mode)
-    w = -xp.matmul(g, xp.matrix_transpose(ans))
+    w = -xp.matmul(checked, xp.matrix_transpose(ans))
     inner = xp.matmul(q, xp.tril(w - xp.matrix_transpose(w), -1) - w)
     total = xp.matrix_transpose(xp.linalg.solve(ans, xp.matrix_transpose(inner)))
-    return xp.reshape(total, rt.qr_rule_shape(a, a, mode))
+    return total
 
 
 @jvp(qr_r)
 def qr_r_forward(a, mode="reduced", *, ans, a_dot):
+    checked_dot = xp.reshape(a_dot, rt.qr_rule_shape(a_dot, a, mode))
     q = rt.qr_q(a, mode)
     b = xp.matrix_transpose(
-        xp.linalg.solve(xp.matrix_transpose(ans), xp.matrix_transpose(a_dot))
+        xp.linalg.solve(xp.matrix_transpose(ans), xp.matrix_transpose(checked_dot))
     )
     c = xp.matmul(xp.matrix_transpose(q), b)
     skew = xp.tril(c, -1) - xp.matrix_transpose(xp.tril(c, -1))
-    return xp.reshape(xp.matmul(c - skew, ans), rt.qr_rule_shape(ans, a, mode))
+    return xp.matmul(c - skew, ans)
 
 
 @decompose(name="linalg.qr")
