@@ -296,7 +296,8 @@ def pinv_forward(a, rcond=None, hermitian=False, *, rtol=None, ans, a_dot):
 
 @decompose(name="linalg.lstsq")
 def lstsq(a, b, rcond=None):
-    x = xp.matmul(xp.linalg.pinv(a), b)
+    # the cutoff of small singular values, relative to the largest, as lstsq's own
+    x = xp.matmul(xp.linalg.pinv(a, rcond), b)
     residuals = xp.sum(xp.square(b - xp.matmul(a, x)), axis=0)
     return x, residuals, xp.linalg.matrix_rank(a), rt.svd_values(a)
 
