@@ -50,50 +50,45 @@ def concatenate_vjp(g, arrays, axis, batched):
     return _split_examples(g, shapes, int(axis) % len(shapes[0]))
 
 
-def hstack_vjp(g, tup, batched):
-    """``rt.hstack_vjp`` per example: 1-d (or 0-d) examples were joined along their axis, others along their
-    second."""
+def _unstacked(g, tup, batched, joined_shape, axis):
+    """Per-example cotangents of ``tup``, whose examples were reshaped to ``joined_shape(example shape)`` and
+    joined along ``axis`` (a function of the joined shapes where it depends on them)."""
     fg, ft = batched
     g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
     shapes = _example_shapes(tup, ft)
-    joined = [s or (1,) for s in shapes]
-    pieces = _split_examples(g, joined, 0 if len(joined[0]) == 1 else 1)
+    joined = [joined_shape(s) for s in shapes]
+    pieces = _split_examples(g, joined, axis(joined) if callable(axis) else axis)
     xp = namespace(g)
     return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+
+
+def hstack_vjp(g, tup, batched):
+    """``rt.hstack_vjp`` per example: 1-d (or 0-d) examples were joined along their axis, others along their
+    second."""
+    return _unstacked(
+        g,
+        tup,
+        batched,
+        lambda s: s or (1,),
+        lambda joined: 0 if len(joined[0]) == 1 else 1,
+    )
 
 
 def column_stack_vjp(g, tup, batched):
     """``rt.column_stack_vjp`` per example: 1-d (or 0-d) examples were columns, joined along their second axis."""
-    fg, ft = batched
-    g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
-    shapes = _example_shapes(tup, ft)
-    joined = [(s or (1,)) + (1,) if len(s) < 2 else s for s in shapes]
-    pieces = _split_examples(g, joined, 1)
-    xp = namespace(g)
-    return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+    return _unstacked(g, tup, batched, rulesupport.column_shape, 1)
 
 
 def dstack_vjp(g, tup, batched):
     """``rt.dstack_vjp`` per example: examples were made at least 3-d, joined along their third axis."""
-    fg, ft = batched
-    g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
-    shapes = _example_shapes(tup, ft)
-    depth = {0: lambda s: (1, 1, 1), 1: lambda s: (1, *s, 1), 2: lambda s: (*s, 1)}
-    joined = [depth[len(s)](s) if len(s) < 3 else s for s in shapes]
-    pieces = _split_examples(g, joined, 2)
-    xp = namespace(g)
-    return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+    return _unstacked(g, tup, batched, rulesupport.depth_shape, 2)
 
 
 def vstack_vjp(g, tup, batched):
     """``rt.vstack_vjp`` per example: examples were made at least 2-d, then joined along their first axis."""
-    fg, ft = batched
-    g = _with_batch(g, fg, _list_size((g, fg), (tup, ft)))
-    shapes = _example_shapes(tup, ft)
-    joined = [(1,) * (2 - len(s)) + s if len(s) < 2 else s for s in shapes]
-    pieces = _split_examples(g, joined, 0)
-    xp = namespace(g)
-    return [xp.reshape(p, (np.shape(g)[0], *s)) for p, s in zip(pieces, shapes)]
+    return _unstacked(
+        g, tup, batched, lambda s: (1,) * (2 - len(s)) + s if len(s) < 2 else s, 0
+    )
 
 
 def tile_vjp(g, A, reps, batched):

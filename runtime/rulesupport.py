@@ -166,23 +166,25 @@ def vstack_vjp(g, tup):
     return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
 
 
-def _column(shape):
+def column_shape(shape):
+    """The shape ``np.column_stack`` gives an array of ``shape`` before joining: a 0-d or 1-d one is a column."""
     return shape + (1,) * (2 - len(shape)) if len(shape) < 2 else shape
 
 
-def _depth(shape):
+def depth_shape(shape):
+    """The shape ``np.dstack`` gives an array of ``shape`` before joining (``np.atleast_3d``'s)."""
     return {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}.get(len(shape), shape)
 
 
 def column_stack_vjp(g, tup):
     """Cotangents (a list) of ``tup`` in ``column_stack(tup)``: 1-d arrays were columns."""
-    pieces = _split_as(g, [_column(np.shape(a)) for a in tup], 1)
+    pieces = _split_as(g, [column_shape(np.shape(a)) for a in tup], 1)
     return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
 
 
 def dstack_vjp(g, tup):
     """Cotangents (a list) of ``tup`` in ``dstack(tup)``: arrays made at least 3-d, joined along their third."""
-    pieces = _split_as(g, [_depth(np.shape(a)) for a in tup], 2)
+    pieces = _split_as(g, [depth_shape(np.shape(a)) for a in tup], 2)
     return [namespace(g).reshape(p, np.shape(a)) for p, a in zip(pieces, tup)]
 
 
