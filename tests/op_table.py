@@ -466,7 +466,11 @@ def _values(rng, domain, shape):
 
 def draw_inputs(case: Case, draw) -> dict[str, np.ndarray]:
     """Float64 NumPy inputs for ``case``: shapes from hypothesis, values from a seed it picks."""
-    shapes = draw_shapes(case, draw)
+    return draw_values(case, draw_shapes(case, draw), draw)
+
+
+def draw_values(case: Case, shapes: dict[str, tuple], draw) -> dict[str, np.ndarray]:
+    """Float64 inputs of the given ``shapes`` in the case's domains, from a seed hypothesis picks."""
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     return {
         name: _values(rng, case.domain_of(name), shape)

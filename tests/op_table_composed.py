@@ -54,6 +54,13 @@ COMPOSED_CASES = [
     ),
     C("nanmax", "np.nanmax(np.where(x > 1.5, np.nan, x), axis=-1)", NANS, fd=False),
     C("nanmin", "np.nanmin(x, axis=0)", NANS),
+    # rows whose first value is positive are NaN only: NaN, with no gradient
+    C(
+        "nanmin",
+        "np.nanmin(np.where(x[..., :1] > 0, np.nan, x), axis=-1)",
+        NANS,
+        fd=False,
+    ),
     C("nanprod", "np.nanprod(np.where(x > 1.5, np.nan, x))", NANS),
     C("nancumsum", "np.nancumsum(np.where(x > 1.5, np.nan, x), axis=1)", NANS),
     C("nancumprod", "np.nancumprod(np.where(x > 1.5, np.nan, x), axis=0)", NANS),

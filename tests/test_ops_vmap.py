@@ -3,7 +3,8 @@
 The function is the case's call over its inputs. Hypothesis draws shapes,
 values and which inputs are batched (at least one); a batched input holds two
 examples, the drawn value and its reversal along every axis (which stays in
-the case's domain: positive, well-conditioned, ...). The NumPy backend runs
+the case's domain: positive, well-conditioned, ...), or for a scalar a second
+value drawn from its domain. The NumPy backend runs
 every draw; one draw per case also runs compiled through XLA.
 """
 
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from op_table import CORE_CASES, draw_inputs
+from op_table import CORE_CASES, draw_inputs, draw_values
 from op_table_library import HEADER, LIBRARY_CASES
 
 import s2s
@@ -42,8 +43,8 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("vmap_cases")
 
 
-def _examples(value):
-    return [value, np.flip(value) if np.ndim(value) else value * 0.5]
+def _examples(value, other):
+    return [value, np.flip(value) if np.ndim(value) else other]
 
 
 def _loop(f, args, in_axes):
@@ -79,11 +80,14 @@ def test_library_op_under_vmap_matches_a_loop(case, folder, data):
 
 def check_vmap(case, folder, data):
     inputs = draw_inputs(case, data.draw)
+    others = draw_values(
+        case, {name: np.shape(v) for name, v in inputs.items()}, data.draw
+    )
     n = len(case.names)
     mapped = data.draw(st.lists(st.booleans(), min_size=n, max_size=n).filter(any))
     in_axes = tuple(0 if m else None for m in mapped)
     args = [
-        np.stack(_examples(inputs[name])) if m else inputs[name]
+        np.stack(_examples(inputs[name], others[name])) if m else inputs[name]
         for name, m in zip(case.names, mapped)
     ]
     f = _function(case, folder)

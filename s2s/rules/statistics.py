@@ -43,12 +43,16 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 @decompose
 def nanmax(a, axis=None, out=None, keepdims=False):
-    return xp.max(xp.where(xp.isnan(a), -xp.inf, a), axis=axis, keepdims=keepdims)
+    # JAX: a slice of NaNs only is NaN, with no gradient
+    extreme = xp.max(xp.where(xp.isnan(a), -xp.inf, a), axis=axis, keepdims=keepdims)
+    return xp.where(xp.all(xp.isnan(a), axis=axis, keepdims=keepdims), xp.nan, extreme)
 
 
 @decompose
 def nanmin(a, axis=None, out=None, keepdims=False):
-    return xp.min(xp.where(xp.isnan(a), xp.inf, a), axis=axis, keepdims=keepdims)
+    # JAX: a slice of NaNs only is NaN, with no gradient
+    extreme = xp.min(xp.where(xp.isnan(a), xp.inf, a), axis=axis, keepdims=keepdims)
+    return xp.where(xp.all(xp.isnan(a), axis=axis, keepdims=keepdims), xp.nan, extreme)
 
 
 @decompose
