@@ -96,10 +96,20 @@ def _complex_error(api, dtype) -> TypeError:
 _CACHE: OrderedDict = OrderedDict()
 
 
+def _made_from(target):
+    """What a module generated for ``target`` is made from: the function itself, or for a transformed one the
+    request whose generated code is read (the ``vjp`` a Hessian pushes tangents through is one request,
+    whichever backend each of its ``Transformed`` runs on)."""
+    generated = isinstance(target, Transformed) and target.kind != "primal"
+    if generated and target._variadic is None:
+        return (_made_from(target.target), target.kind, target.argnums, target.has_aux)
+    return target
+
+
 def _generated(target, kinds, argnums, has_aux) -> Generated:
     """The generated module for this request: a fresh checked-in one (``checked_in``), else made here, and
     made again when a value it baked in has changed since."""
-    key = (target, kinds, argnums, has_aux)
+    key = (_made_from(target), kinds, argnums, has_aux)
     found = _CACHE.get(key)
     if found is None and len(kinds) == 1:
         found = checked_in.find(target, kinds[0], argnums, has_aux)

@@ -276,7 +276,6 @@ class Jacobian(ShowsSource):
 
 
 @functools.lru_cache(maxsize=64)
-@functools.lru_cache(maxsize=256)
 def _jacobian(fun, kind, argnums, has_aux, backend) -> Jacobian:
     return Jacobian(fun, kind, argnums, has_aux, backend)
 
