@@ -50,6 +50,7 @@ _DEFINED_IN = {
     "stop_gradient": "arrays",
     "unbroadcast": "arrays",
     "zeros_like_float": "arrays",
+    "zero_at": "arrays",
     "check": "output",
     "debug_print": "output",
     "log": "output",

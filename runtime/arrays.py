@@ -189,7 +189,11 @@ def index_set(target, index, value):
 
     A boolean mask with a scalar (or full-shaped) value is a ``where``, which
     compiles under ``jax.jit``; NumPy's other mask writes need concrete masks.
+    A Python list or dict ``target`` (``grads["w"] = g``, ``hs[i] = h``) is
+    copied with its item replaced: its other items are the same objects.
     """
+    if _holds_items(target):
+        return _with_item(target, index, value)
     if _is_mask(index, target) and _mask_broadcasts(index, target, value):
         xp = namespace(target, index, value)
         mask = xp.reshape(
@@ -312,8 +316,38 @@ def index_get_vjp(g, target, index):
     return index_add(zeros_like_float(target), index, g)
 
 
+def _holds_items(x) -> bool:
+    """A Python list or dict, or the ``Elements`` a loop collected (whose items ``x[i] = v`` replaces)."""
+    from .iteration import Elements
+
+    return isinstance(x, (dict, list, Elements))
+
+
+def _with_item(container, index, value):
+    """A copy of ``container`` with one item replaced; the other items are the same objects."""
+    from .iteration import Elements
+
+    if isinstance(container, dict):
+        return {**container, index: value}
+    items = list(container)
+    items[index] = value
+    return Elements(items) if isinstance(container, Elements) else items
+
+
+def zero_at(g, index):
+    """The cotangent of ``target`` in ``rt.index_set(target, index, value)``: ``g`` with zeros at ``index`` (the
+    item a container's write replaced: zeros shaped like it)."""
+    if _holds_items(g):
+        from .trees import tree_zeros_like
+
+        return _with_item(g, index, tree_zeros_like(g[index]))
+    return index_set(g, index, 0)
+
+
 def index_set_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
+    if _holds_items(g):
+        return g[index]
     if _is_mask(index, g) and _mask_broadcasts(index, g, value):
         xp = namespace(g, index)
         mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))

@@ -236,7 +236,8 @@ def example_transpose(x, axes=None):
 
 
 def _swap_leading(x):
-    return namespace(x).moveaxis(x, 1, 0) if _is_array(x) else x
+    # a stack of per-step Python values (the keys of a loop over a dict's items) has no batch axis
+    return namespace(x).moveaxis(x, 1, 0) if _is_array(x) and x.ndim > 1 else x
 
 
 def loop_first(xs):

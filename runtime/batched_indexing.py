@@ -10,6 +10,7 @@ import numpy as np
 from . import arrays, scatters
 from .arrays import namespace
 from .batch_axes import broadcast_batch, lift
+from .iteration import Elements
 
 _MASK_ERROR = (
     "a batched boolean mask selects a different number of elements in each example, "
@@ -226,6 +227,10 @@ def getitem(x, index, batched):
     """Per-example ``x_i[index_i]``; ``batched = (x_batched, index_batched)``, ``index_batched`` a bool, or
     one bool per component of a tuple index (which integer arrays carry a batch axis 0).
     """
+    if isinstance(
+        x, (dict, list, tuple, Elements)
+    ):  # a container's item: the same key for every example
+        return x[index]
     x_flag, index_flags = batched
     x_flag = bool(x_flag)
     parts, flags = _index_flags(index, index_flags, "getitem")
@@ -245,6 +250,18 @@ def index_set(target, index, value, batched):
     (repeated indices: the last write wins); ``batched = (target_b, index_b, value_b)``.
     """
     return _update(target, index, value, batched, "index_set")
+
+
+def zero_at(g, index, batched):
+    """Per-example ``rt.zero_at(g_i, index_i)``: zeros written at ``index``; ``batched = (g_b, index_b)``."""
+    if isinstance(
+        g, (dict, list, Elements)
+    ):  # a container's item: the same key for every example
+        from .arrays import zero_at as at
+
+        return at(g, index)
+    g_flag, index_flags = batched
+    return _update(g, index, 0, (g_flag, index_flags, False), "index_set")
 
 
 def index_add(target, index, value, batched):

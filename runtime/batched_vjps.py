@@ -14,6 +14,7 @@ from . import batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift
+from .iteration import Elements
 
 
 def _rank(x, flag) -> int:
@@ -115,6 +116,10 @@ def index_set_value_vjp(g, index, value, batched):
     """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples; where an
     example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
     """
+    if isinstance(
+        g, (dict, list, Elements)
+    ):  # a container's item: the same key for every example
+        return g[index]
     gb, ib, vb = batched
     parts = index if isinstance(index, tuple) else (index,)
     flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)

@@ -45,6 +45,7 @@ __all__ = [
     "solve",
     "tensordot",
     "vdot",
+    "zero_at",
 ]
 
 
@@ -411,6 +412,7 @@ from .batched_indexing import (  # noqa: E402
     index_multiply,
     index_set,
     require_unique,
+    zero_at,
 )
 
 

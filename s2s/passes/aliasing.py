@@ -169,6 +169,55 @@ def _element_write(stmt, name, others):
         )
 
 
+def _fresh_container(value) -> bool:
+    """A list or dict the expression makes (a display, ``list(...)``, ``dict(...)``): no other name holds it."""
+    if isinstance(value, (cst.List, cst.Dict)):
+        return True
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value in ("list", "dict")
+    )
+
+
+def _container_of(value, containers) -> set[str] | None:
+    """The names holding the container ``value`` is (a new one: an empty set), or None when it is none:
+    ``[...]`` makes one; ``other`` and ``rt.append(other, v)`` (``other.append(v)``) are ``other``'s.
+    """
+    if _fresh_container(value):
+        return set()
+    if isinstance(value, cst.Call) and dotted(value.func) == "rt.append" and value.args:
+        value = value.args[0].value
+    if isinstance(value, cst.Name) and value.value in containers:
+        return containers[value.value]
+    return None
+
+
+def _item_of(stmt, containers) -> str | None:
+    """The container whose item ``c[k] = v`` replaces (a plain write into a list or dict this function made),
+    else None. Replacing an item writes no array's memory (``c[k] += v`` does: it updates the item in place).
+    """
+    if not isinstance(stmt, ir.Assign) or not isinstance(stmt.target, cst.Subscript):
+        return None
+    base = stmt.target.value
+    return (
+        base.value if isinstance(base, cst.Name) and base.value in containers else None
+    )
+
+
+def _item_write(stmt, name, holders, later, closures) -> None:
+    """``c[k] = v`` changes the container every name in ``holders`` holds: an error where one is read later."""
+    shared = sorted(n for n in holders if _read_before_rebound(n, later, closures))
+    if shared:
+        raise UnsupportedSyntax(
+            f"item write into `{name}`, which is the same {'container'} as `{shared[0]}` "
+            f"(Python would change `{shared[0]}` too)",
+            stmt.origin,
+            f"make a new one instead (`{name} = list({name})` or `dict({name})` before writing), "
+            f"or read `{name}` where `{shared[0]}` is read",
+        )
+
+
 def assigned_plain(body) -> set[str]:
     """Names ``body`` binds by assignment (an element write ``x[i] = v`` binds nothing: it writes into ``x``)."""
     return {
@@ -217,6 +266,13 @@ def check(fn: ir.Function) -> ir.Function:
         for member in group:
             groups[member] = group
 
+    # names bound to a list or dict this function made: name -> the names holding that same object
+    containers: dict[str, set[str]] = {}
+
+    def forget(name):
+        containers.get(name, set()).discard(name)
+        containers.pop(name, None)
+
     body = _linear(fn.body)
     # a loop body s2s wrote (``def scan_body``) is a function, not memory
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
@@ -224,6 +280,12 @@ def check(fn: ir.Function) -> ir.Function:
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )
+        item = _item_of(stmt, containers)
+        if item is not None:
+            _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
+            # the container now also holds what the value shares
+            bind(item, {item, *_shared_with(stmt.value)})
+            continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name} - functions
@@ -255,9 +317,14 @@ def check(fn: ir.Function) -> ir.Function:
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue
+            holders = _container_of(stmt.value, containers)
             for name in ir.target_names(stmt.target):
                 bind(name, _shared_with(stmt.value))
                 elements.pop(name, None)
+                forget(name)
+            if isinstance(stmt.target, cst.Name) and holders is not None:
+                holders.add(stmt.target.value)
+                containers[stmt.target.value] = holders
             if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
                 elements[stmt.target.value] = _elements(stmt.value)
     enclosing = set(fn.param_names) | assigned_plain(fn.body)

@@ -209,6 +209,11 @@ def ravel(a, order="C", *, batched, batch_size):
     return xp.reshape(a, (batch_size, -1), order=order)
 
 
+@batch_rule("rt.zero_at")
+def zero_at(g_, index, *, batched):
+    return rt.batching.zero_at(g_, index, batched)
+
+
 @batch_rule("rt.index_get")
 def index_get(target, index, *, batched):
     return rt.batching.getitem(target, index, batched)

@@ -10,7 +10,12 @@ from .registry import jvp, linear, nondiff, vjp
 
 @linear(name="rt.index_set")
 def index_set(target, index, value, *, g):
-    return rt.index_set(g, index, 0), None, rt.index_set_value_vjp(g, index, value)
+    return rt.zero_at(g, index), None, rt.index_set_value_vjp(g, index, value)
+
+
+@linear(name="rt.zero_at")
+def zero_at(g_, index, *, g):
+    return rt.zero_at(g, index), None
 
 
 @linear(name="rt.index_get")

@@ -225,7 +225,7 @@ class Batch(Transform):
         plain = all(is_static(k) for k in keys)  # ints, None, ``...``: no arrays
         if self.is_batched(base) and plain:
             single = len(keys) == len(parts) == 1
-            constant = single and isinstance(keys[0], (cst.Integer, cst.SimpleString))
+            constant = single and _constant_key(keys[0])
             # a container's element, or a row of an array
             if constant and base.value not in self.arrays:
                 return call("rt.example_item", base, keys[0])
@@ -258,6 +258,13 @@ class Batch(Transform):
             index,
             literal((self.is_batched(base), key_flags)),
         )
+
+
+def _constant_key(key) -> bool:
+    """An int (``-1`` too) or string written in the code: a key a container's item may have."""
+    if isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus):
+        key = key.expression
+    return isinstance(key, (cst.Integer, cst.SimpleString))
 
 
 def _collective(e) -> bool:

@@ -222,7 +222,10 @@ class Idioms:
         same = [n for n in names if self.env[n].shape == shape][:3]
         name = self.fresh_name("k")
         style = self.pick(
-            ["append", "dict_items", "comprehension", "dict_values", "zip", "enumerate"]
+            [
+                *("append", "dict_items", "comprehension", "dict_values", "zip"),
+                *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
+            ]
         )
         if style == "append":
             lines += [
@@ -252,6 +255,26 @@ class Idioms:
                 f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
                 f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
                 f"    {name} = {name} + w_ * np.tanh(z_)",
+            ]
+        elif (
+            style == "dict_writes"
+        ):  # a dict filled item by item, as NumPy code keeps caches and gradients
+            lines.append("cache = {}")
+            lines += [f'cache["{n}"] = np.tanh({n})' for n in same]
+            lines.append(f"{name} = " + " + ".join(f'cache["{n}"]' for n in same))
+        elif style == "dict_loop_writes":  # items written in a loop over a dict's keys
+            lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
+            lines += [
+                "scaled = {}",
+                "for key_ in parts:",
+                "    scaled[key_] = np.sin(parts[key_]) * 0.5",
+                f"{name} = " + " + ".join(f'scaled["{n}"]' for n in same),
+            ]
+        elif style == "list_item_write":  # a list holding the arrays, one item replaced
+            lines += [
+                f"held = [{', '.join(same)}]",
+                "held[0] = np.cos(held[-1]) * held[0]",
+                f"{name} = " + " + ".join(f"held[{i}]" for i in range(len(same))),
             ]
         else:
             lines += [

@@ -224,3 +224,57 @@ def inputs_advection_mass():
 
 
 PROGRAMS += ["last_layer_outputs", "advection_mass"]
+
+
+def cached_forward(params, x, y):
+    """A forward pass that keeps its activations in a ``cache`` dict, item by item (the NumPy model zoo's style)."""
+    cache = {}
+    cache["z1"] = x @ params["W1"] + params["b1"]
+    cache["a1"] = np.tanh(cache["z1"])
+    cache["z2"] = cache["a1"] @ params["W2"]
+    cache["a2"] = 1.0 / (1.0 + np.exp(-cache["z2"][:, 0]))
+    return -np.mean(y * np.log(cache["a2"]) + (1 - y) * np.log(1 - cache["a2"]))
+
+
+def inputs_cached_forward():
+    r = np.random.default_rng(21)
+    params = {
+        "W1": 0.5 * r.normal(size=(3, 4)),
+        "b1": 0.1 * r.normal(size=4),
+        "W2": 0.5 * r.normal(size=(4, 1)),
+    }
+    return params, r.normal(size=(6, 3)), (r.uniform(size=6) > 0.5).astype(float)
+
+
+def decayed_params(params, x):
+    """A dict written in a loop over another's keys (weight decay applied per entry), then read by key."""
+    decayed = {}
+    for name in params:
+        decayed[name] = params[name] * (1.0 - 0.1 * len(name))
+    total = 0.0
+    for name, value in decayed.items():
+        total = total + np.sum(np.sin(x @ value) if value.ndim == 2 else value**2)
+    return total
+
+
+def inputs_decayed_params():
+    r = np.random.default_rng(22)
+    return {"W": r.normal(size=(3, 2)), "bias": r.normal(size=2)}, r.normal(size=(4, 3))
+
+
+def replaced_layer(layers, x):
+    """A list of the weights with one item replaced (the last layer scaled), then applied in order."""
+    scaled = [layers[0], layers[1]]
+    scaled[-1] = scaled[-1] * 0.5
+    h = x
+    for w in scaled:
+        h = np.tanh(h @ w)
+    return np.sum(h**2)
+
+
+def inputs_replaced_layer():
+    r = np.random.default_rng(23)
+    return [r.normal(size=(3, 3)), r.normal(size=(3, 2))], r.normal(size=(4, 3))
+
+
+PROGRAMS += ["cached_forward", "decayed_params", "replaced_layer"]

@@ -1,0 +1,69 @@
+"""Lists and dicts written item by item (``cache["z"] = ...``, ``grads[name] = ...``, ``ws[-1] = ...``).
+
+The valid programs take one float64 vector ``w`` (the first argument); the
+others are refused with a located error (``tests/test_container_writes.py``).
+"""
+
+import numpy as np
+
+
+def cache_items(w):
+    """A dict filled item by item, then read by key."""
+    cache = {}
+    cache["z"] = w * 2.0
+    cache["a"] = np.tanh(cache["z"])
+    return np.sum(cache["a"] * cache["z"])
+
+
+def items_over_a_tuple(w):
+    """Items keyed by the values of a loop over a tuple."""
+    scaled = {}
+    for k in (1, 2, 3):
+        scaled[k] = np.sin(w * k)
+    return np.sum(scaled[1] * scaled[3])
+
+
+def items_over_keys(w):
+    """A dict written in a loop over another dict's keys, then over its items."""
+    params = {"a": w, "b": w[::-1] * 2.0}
+    out = {}
+    for name in params:
+        out[name] = np.tanh(params[name])
+    total = 0.0
+    for name, value in out.items():
+        total = total + np.sum(value**2) * len(name)
+    return total
+
+
+def replaced_last(w):
+    """A list display with its last item replaced, then looped over."""
+    ws = [w, np.sin(w)]
+    ws[-1] = ws[-1] * 0.5
+    total = 0.0
+    for v in ws:
+        total = total + np.sum(np.tanh(v))
+    return total
+
+
+VALID = ["cache_items", "items_over_a_tuple", "items_over_keys", "replaced_last"]
+
+
+def written_through_another_name(w):
+    """``held = ws``: the same list, which Python changes too."""
+    ws = [w, w * 2.0]
+    held = ws
+    ws[0] = w * 3.0
+    return np.sum(held[0])
+
+
+def item_updated_in_place(w):
+    """``ws[0] += 1``: NumPy adds into the caller's array itself."""
+    ws = [w]
+    ws[0] += 1.0
+    return np.sum(ws[0])
+
+
+def argument_dict_written(params):
+    """A new key in the caller's dict."""
+    params["b"] = params["a"] * 2.0
+    return np.sum(params["b"])

@@ -1,0 +1,64 @@
+"""Item writes into lists and dicts the function made: every transformation, and the writes NumPy would see.
+
+``c[k] = v`` into a list or dict built in the function is a new container
+with one item replaced (``rt.index_set``). Oracles: central differences of the
+NumPy function for the gradient, the gradient along a tangent for ``jvp``, a
+loop of gradients for ``vmap(grad)``, differences of the gradient for the
+Hessian. A write another name would see (the same list held twice, an item
+updated in place, the caller's dict) is a located error.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from tests.programs import container_writes as P
+
+jax.config.update("jax_enable_x64", True)
+
+BACKENDS = ("numpy", "xla")
+W = np.random.default_rng(0).normal(size=(2, 4))
+T = np.random.default_rng(1).normal(size=4)
+
+
+def _numeric_grad(f, w, eps=1e-6):
+    return np.array(
+        [(f(w + eps * e) - f(w - eps * e)) / (2 * eps) for e in np.eye(w.size)]
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", P.VALID)
+def test_every_transformation_of_item_writes(name, backend):
+    f = getattr(P, name)
+    w = W[0]
+    grad = s2s.grad(f, backend=backend)
+    g = np.asarray(grad(w))
+    np.testing.assert_allclose(g, _numeric_grad(f, w), rtol=1e-6, atol=1e-8)
+    value, tangent = s2s.jvp(f, (w,), (T,), backend=backend)
+    np.testing.assert_allclose(value, f(w), rtol=1e-12)
+    np.testing.assert_allclose(tangent, g @ T, rtol=1e-10)
+    per_example = s2s.vmap(grad, backend=backend)(W)
+    np.testing.assert_allclose(per_example, [grad(w) for w in W], rtol=1e-10)
+    hessian = s2s.hessian(f, backend=backend)(w)
+    numpy_grad = s2s.grad(f, backend="numpy")
+    np.testing.assert_allclose(
+        hessian, _numeric_grad(numpy_grad, w), rtol=1e-5, atol=1e-7
+    )
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("written_through_another_name", "the same container as `held`"),
+        ("item_updated_in_place", "may be the caller's array `w`"),
+        ("argument_dict_written", "may be the caller's array `params`"),
+    ],
+)
+def test_a_write_another_name_would_see_is_a_located_error(name, message):
+    f = getattr(P, name)
+    arg = {"a": W[0]} if name == "argument_dict_written" else W[0]
+    with pytest.raises(s2s.S2SError, match=message) as info:
+        s2s.grad(f)(arg)
+    assert info.value.origin.path == P.__file__
