@@ -4,8 +4,9 @@
 with one item replaced (``rt.index_set``). Oracles: central differences of the
 NumPy function for the gradient, the gradient along a tangent for ``jvp``, a
 loop of gradients for ``vmap(grad)``, differences of the gradient for the
-Hessian. A write another name would see (the same list held twice, an item
-updated in place, the caller's dict) is a located error.
+Hessian. Dict comprehensions fill a dict so. A write another name would see
+(the same list held twice, an item updated in place, the caller's dict) is a
+located error, as is a dict comprehension with an ``if`` clause.
 """
 
 import jax
@@ -54,6 +55,7 @@ def test_every_transformation_of_item_writes(name, backend):
         ("written_through_another_name", "the same container as `held`"),
         ("item_updated_in_place", "may be the caller's array `w`"),
         ("argument_dict_written", "may be the caller's array `params`"),
+        ("filtered_comprehension", "dict comprehension with an `if` clause"),
     ],
 )
 def test_a_write_another_name_would_see_is_a_located_error(name, message):

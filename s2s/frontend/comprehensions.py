@@ -1,4 +1,4 @@
-"""List comprehensions and generator expressions, as the loops they stand for.
+"""List and dict comprehensions and generator expressions, as the loops they stand for.
 
 Guarantee: ``desugar(source)`` gives the same function with each list
 comprehension and generator expression (outside lambdas and local ``def``s)
@@ -15,6 +15,8 @@ is read as::
 
 which the rest of s2s handles as any list collected by ``append`` in a loop
 (``passes/collected.py``: ``np.stack`` of it, ``sum`` of it, a loop over it).
+A dict comprehension ``{k: f(v) for k, v in d.items()}`` is a dict filled by
+item writes (``_comprehension[k] = f(v)``) in the same loop.
 Each ``for`` clause is one loop; a comprehension variable that the function
 uses elsewhere is renamed so that it cannot clobber it. New nodes take the
 comprehension's position, so comments and errors cite the user's line.
@@ -158,6 +160,12 @@ class _Hoist:
             def leave_GeneratorExp(inner, original, updated):
                 return self.comprehension(original, before)
 
+            def visit_DictComp(self, node):
+                return False
+
+            def leave_DictComp(inner, original, updated):
+                return self.comprehension(original, before)
+
         new = node.visit(Replace())
         self._carry_positions(node, new)
         return before, new
@@ -186,19 +194,15 @@ class _Hoist:
                     renames[target] = self.fresh(target)
             clause = clause.inner_for_in
         rename = (lambda n: n.visit(_Renamer(renames))) if renames else (lambda n: n)
-        append = self.placed(
-            cst.SimpleStatementLine(
-                [
-                    cst.Expr(
-                        cst.Call(
-                            cst.Attribute(cst.Name(name), cst.Name("append")),
-                            [cst.Arg(rename(comp.elt))],
-                        )
-                    )
-                ]
-            ),
-            comp,
-        )
+        if isinstance(comp, cst.DictComp):  # ``name[key] = value``
+            subscript = cst.Subscript(
+                cst.Name(name), [cst.SubscriptElement(cst.Index(rename(comp.key)))]
+            )
+            small = cst.Assign([cst.AssignTarget(subscript)], rename(comp.value))
+        else:  # ``name.append(elt)``
+            append = cst.Attribute(cst.Name(name), cst.Name("append"))
+            small = cst.Expr(cst.Call(append, [cst.Arg(rename(comp.elt))]))
+        append = self.placed(cst.SimpleStatementLine([small]), comp)
         inner = self.statement(
             append
         )  # comprehensions in the element: built on each iteration
@@ -216,9 +220,10 @@ class _Hoist:
                     comp,
                 )
             ]
+        empty = cst.Dict([]) if isinstance(comp, cst.DictComp) else cst.List([])
         start = self.placed(
             cst.SimpleStatementLine(
-                [cst.Assign([cst.AssignTarget(cst.Name(name))], cst.List([]))]
+                [cst.Assign([cst.AssignTarget(cst.Name(name))], empty)]
             ),
             comp,
         )
@@ -241,7 +246,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its comprehensions as loops (itself when it has none)."""
     node = source.node
     if not isinstance(node, cst.FunctionDef) or not any(
-        isinstance(n, (cst.ListComp, cst.GeneratorExp)) for n in iter_nodes(node)
+        isinstance(n, (cst.ListComp, cst.GeneratorExp, cst.DictComp))
+        for n in iter_nodes(node)
     ):
         return source
     hoist = _Hoist(source)

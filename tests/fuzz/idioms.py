@@ -225,6 +225,7 @@ class Idioms:
             [
                 *("append", "dict_items", "comprehension", "dict_values", "zip"),
                 *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
+                "dict_comprehension",
             ]
         )
         if style == "append":
@@ -270,6 +271,14 @@ class Idioms:
                 "    scaled[key_] = np.sin(parts[key_]) * 0.5",
                 f"{name} = " + " + ".join(f'scaled["{n}"]' for n in same),
             ]
+        elif (
+            style == "dict_comprehension"
+        ):  # an update of every entry, as optimizers write it
+            lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
+            lines.append(
+                "stepped = {key_: val_ - 0.1 * np.tanh(val_) for key_, val_ in parts.items()}"
+            )
+            lines.append(f"{name} = " + " + ".join(f'stepped["{n}"]' for n in same))
         elif style == "list_item_write":  # a list holding the arrays, one item replaced
             lines += [
                 f"held = [{', '.join(same)}]",

@@ -1,4 +1,5 @@
-"""Lists and dicts written item by item (``cache["z"] = ...``, ``grads[name] = ...``, ``ws[-1] = ...``).
+"""Lists and dicts written item by item (``cache["z"] = ...``, ``grads[name] = ...``, ``ws[-1] = ...``), and
+dict comprehensions (which fill a dict so).
 
 The valid programs take one float64 vector ``w`` (the first argument); the
 others are refused with a located error (``tests/test_container_writes.py``).
@@ -45,7 +46,24 @@ def replaced_last(w):
     return total
 
 
-VALID = ["cache_items", "items_over_a_tuple", "items_over_keys", "replaced_last"]
+def sgd_step(w):
+    """Dict comprehensions over a dict's items and keys: an optimizer's update of every entry."""
+    params = {"a": w, "b": np.sin(w)}
+    grads = {k: 2.0 * v for k, v in params.items()}
+    new = {k: params[k] - 0.1 * grads[k] for k in params}
+    return np.sum(new["a"] * new["b"])
+
+
+def keyed_by_int(w):
+    """A dict comprehension keyed by the values of a tuple."""
+    d = {k: w * k for k in (1, 2, 3)}
+    return np.sum(d[1] + d[3])
+
+
+VALID = [
+    *("cache_items", "items_over_a_tuple", "items_over_keys", "replaced_last"),
+    *("sgd_step", "keyed_by_int"),
+]
 
 
 def written_through_another_name(w):
@@ -67,3 +85,10 @@ def argument_dict_written(params):
     """A new key in the caller's dict."""
     params["b"] = params["a"] * 2.0
     return np.sum(params["b"])
+
+
+def filtered_comprehension(w):
+    """A dict comprehension with an ``if`` clause."""
+    params = {"a": w, "b": np.sin(w)}
+    kept = {k: v for k, v in params.items() if k != "b"}
+    return np.sum(kept["a"])
