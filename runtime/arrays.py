@@ -337,6 +337,10 @@ def _with_item(container, index, value):
 def zero_at(g, index):
     """The cotangent of ``target`` in ``rt.index_set(target, index, value)``: ``g`` with zeros at ``index`` (the
     item a container's write replaced: zeros shaped like it)."""
+    if (
+        isinstance(g, dict) and index not in g
+    ):  # a cotangent dict's missing entry is a zero
+        return g
     if _holds_items(g):
         from .trees import tree_zeros_like
 
@@ -346,6 +350,12 @@ def zero_at(g, index):
 
 def index_set_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
+    if (
+        isinstance(g, dict) and index not in g
+    ):  # a cotangent dict's missing entry is a zero
+        from .trees import tree_zeros_like
+
+        return tree_zeros_like(value)
     if _holds_items(g):
         return g[index]
     if _is_mask(index, g) and _mask_broadcasts(index, g, value):

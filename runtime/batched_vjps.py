@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import batching
+from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift
@@ -118,8 +118,8 @@ def index_set_value_vjp(g, index, value, batched):
     """
     if isinstance(
         g, (dict, list, Elements)
-    ):  # a container's item: the same key for every example
-        return g[index]
+    ):  # a container's item: one key for every example
+        return arrays.index_set_value_vjp(g, index, value)
     gb, ib, vb = batched
     parts = index if isinstance(index, tuple) else (index,)
     flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)

@@ -13,7 +13,7 @@ advanced index. Everything works eagerly on NumPy arrays and on JAX arrays under
 
 import numpy as np
 
-from .arrays import namespace
+from .arrays import _is_jax, namespace
 from .batch_axes import lift
 from .trees import _child, _children, _is_container, _rebuild, tree_map
 
@@ -316,6 +316,12 @@ def select(pred, on_true, on_false):
     """Per-example ``on_true_i if pred_i else on_false_i`` for pytrees of batched leaves (``pred``: ``(B,)``)."""
     xp = namespace(pred, on_true, on_false)
     size = np.shape(pred)
+    if (
+        not size
+    ):  # one test for every example (a loop's Python key): ``on_true if pred else on_false``
+        if not _is_jax(pred):
+            return on_true if bool(pred) else on_false
+        return _map2(lambda t, f: xp.where(pred, t, f), on_true, on_false)
     if len(size) != 1:
         raise ValueError(
             f"batching.select: `pred` must have shape (B,), not {tuple(size)}"

@@ -4,9 +4,10 @@
 with one item replaced (``rt.index_set``). Oracles: central differences of the
 NumPy function for the gradient, the gradient along a tangent for ``jvp``, a
 loop of gradients for ``vmap(grad)``, differences of the gradient for the
-Hessian. Dict comprehensions fill a dict so. A write another name would see
-(the same list held twice, an item updated in place, the caller's dict) is a
-located error, as is a dict comprehension with an ``if`` clause.
+Hessian; ``vmap`` against a loop of the function. Dict comprehensions (with
+``if`` clauses too) fill a dict so. A write another name would see (the same
+list held twice, an item updated in place, the caller's dict) is a located
+error.
 """
 
 import jax
@@ -40,6 +41,9 @@ def test_every_transformation_of_item_writes(name, backend):
     value, tangent = s2s.jvp(f, (w,), (T,), backend=backend)
     np.testing.assert_allclose(value, f(w), rtol=1e-12)
     np.testing.assert_allclose(tangent, g @ T, rtol=1e-10)
+    np.testing.assert_allclose(
+        s2s.vmap(f, backend=backend)(W), [f(w) for w in W], rtol=1e-12
+    )
     per_example = s2s.vmap(grad, backend=backend)(W)
     np.testing.assert_allclose(per_example, [grad(w) for w in W], rtol=1e-10)
     hessian = s2s.hessian(f, backend=backend)(w)
@@ -55,7 +59,6 @@ def test_every_transformation_of_item_writes(name, backend):
         ("written_through_another_name", "the same container as `held`"),
         ("item_updated_in_place", "may be the caller's array `w`"),
         ("argument_dict_written", "may be the caller's array `params`"),
-        ("filtered_comprehension", "dict comprehension with an `if` clause"),
     ],
 )
 def test_a_write_another_name_would_see_is_a_located_error(name, message):

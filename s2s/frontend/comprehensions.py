@@ -20,8 +20,10 @@ item writes (``_comprehension[k] = f(v)``) in the same loop.
 Each ``for`` clause is one loop; a comprehension variable that the function
 uses elsewhere is renamed so that it cannot clobber it. New nodes take the
 comprehension's position, so comments and errors cite the user's line.
-Comprehensions with ``if`` clauses, in a ``while`` test, or ``async`` are left
-for the fence to report with their own hint.
+A dict comprehension's ``if`` clauses are ``if`` statements around its item
+write. List comprehensions and generator expressions with ``if`` clauses (a
+list that grows by a varying number of items), comprehensions in a ``while``
+test, and ``async`` ones are left for the fence to report.
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ def _names_in(node) -> set[str]:
 
 
 def _supported(comp) -> bool:
+    """No ``async``; ``if`` clauses only in a dict comprehension (a list grows by one item per iteration)."""
     clause = comp.for_in
     while clause is not None:
-        if clause.ifs or clause.asynchronous is not None:
+        if clause.asynchronous is not None:
+            return False
+        if clause.ifs and not isinstance(comp, cst.DictComp):
             return False
         clause = clause.inner_for_in
     return True
@@ -212,6 +217,10 @@ class _Hoist:
             clauses.append(clause)
             clause = clause.inner_for_in
         for k, clause in reversed(list(enumerate(clauses))):
+            # its conditions around what it runs, the first outermost
+            for condition in reversed(clause.ifs):
+                test = rename(condition.test)
+                inner = [self.placed(cst.If(test, cst.IndentedBlock(inner)), comp)]
             # the first iterable runs in the enclosing scope; the others see the comprehension's names
             iterable = clause.iter if k == 0 else rename(clause.iter)
             inner = [

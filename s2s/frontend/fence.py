@@ -48,9 +48,9 @@ _EXPRESSIONS = {
         "build the array with NumPy ops (np.stack, broadcasting)",
     ),
     cst.SetComp: ("set comprehension", "use NumPy ops"),
-    cst.DictComp: (  # one without ``if`` clauses is a loop of item writes (``frontend/comprehensions``)
-        "dict comprehension with an `if` clause",
-        'loop over the keys you keep: `{k: d[k] for k in ("a", "c")}`',
+    cst.DictComp: (  # elsewhere a loop of item writes (``frontend/comprehensions``)
+        "dict comprehension in a `while` test (or `async`)",
+        "build the dict on a line of its own before it",
     ),
     cst.GeneratorExp: ("generator expression", "use NumPy ops"),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),

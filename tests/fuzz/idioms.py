@@ -275,10 +275,16 @@ class Idioms:
             style == "dict_comprehension"
         ):  # an update of every entry, as optimizers write it
             lines.append("parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}")
+            # an ``if`` clause drops the first entry (when another is left to read)
+            dropped = same[0] if len(same) > 1 and self.p(0.5) else None
+            test = f' if key_ != "{dropped}"' if dropped else ""
             lines.append(
-                "stepped = {key_: val_ - 0.1 * np.tanh(val_) for key_, val_ in parts.items()}"
+                "stepped = {key_: val_ - 0.1 * np.tanh(val_) for key_, val_ in parts.items()"
+                + test
+                + "}"
             )
-            lines.append(f"{name} = " + " + ".join(f'stepped["{n}"]' for n in same))
+            kept = [n for n in same if n != dropped]
+            lines.append(f"{name} = " + " + ".join(f'stepped["{n}"]' for n in kept))
         elif style == "list_item_write":  # a list holding the arrays, one item replaced
             lines += [
                 f"held = [{', '.join(same)}]",

@@ -60,9 +60,27 @@ def keyed_by_int(w):
     return np.sum(d[1] + d[3])
 
 
+def filtered(w):
+    """Dict comprehensions with ``if`` clauses on keys and on values of a range."""
+    params = {"a": w, "b": np.sin(w), "c": w**2}
+    kept = {k: v * 2.0 for k, v in params.items() if k != "b"}
+    odd = {k: w * k for k in range(4) if k % 2 == 1}
+    return np.sum(kept["a"] * kept["c"]) + len(kept) * np.sum(odd[1] * odd[3])
+
+
+def kept_in_a_loop(w):
+    """The same filter written as a loop: a key written in one branch of an ``if``."""
+    params = {"a": w, "b": np.sin(w), "c": w**2}
+    kept = {}
+    for k, v in params.items():
+        if k != "b":
+            kept[k] = v * 2.0
+    return np.sum(kept["a"] * kept["c"])
+
+
 VALID = [
     *("cache_items", "items_over_a_tuple", "items_over_keys", "replaced_last"),
-    *("sgd_step", "keyed_by_int"),
+    *("sgd_step", "keyed_by_int", "filtered", "kept_in_a_loop"),
 ]
 
 
@@ -85,10 +103,3 @@ def argument_dict_written(params):
     """A new key in the caller's dict."""
     params["b"] = params["a"] * 2.0
     return np.sum(params["b"])
-
-
-def filtered_comprehension(w):
-    """A dict comprehension with an ``if`` clause."""
-    params = {"a": w, "b": np.sin(w)}
-    kept = {k: v for k, v in params.items() if k != "b"}
-    return np.sum(kept["a"])
