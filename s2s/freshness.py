@@ -8,7 +8,9 @@ every function the program read, each global name its code refers to (nested
 code included) with the object it named, the same through module attributes
 (``layers.dense``, ``np.linalg.norm``), and its closure cells. ``fresh()`` is
 true while every one of those still names the same object (``is``), or an
-equal literal of the same type; else the module must be generated again.
+equal literal of the same type, and literal data it read (a dict or list of
+numbers: configuration) still holds what it held; else the module must be
+generated again.
 A function read from a module s2s generated depends on that module's own
 watch (``__s2s_generated__`` in its globals), so higher derivatives follow
 the values the first derivative read.
@@ -30,6 +32,28 @@ def _names(code) -> set:
     return names
 
 
+def literal_data(obj) -> bool:
+    """A dict, list or tuple of numbers, strings, bools and None (nested too): configuration a module holds,
+    which a generated module bakes in as written and watches by value (it can change in place).
+    """
+    if type(obj) in (bool, int, float, str, type(None)):
+        return True
+    if type(obj) in (list, tuple):
+        return all(literal_data(v) for v in obj)
+    if type(obj) is dict:
+        return all(type(k) in (int, str) and literal_data(v) for k, v in obj.items())
+    return False
+
+
+def _snapshot(value):
+    """A copy of literal data to compare later (the container may be changed in place), else None."""
+    if type(value) in (dict, list) and literal_data(value):
+        import copy
+
+        return copy.deepcopy(value)
+    return None
+
+
 def _literal_equal(a, b) -> bool:
     return (
         type(a) is type(b)
@@ -44,6 +68,12 @@ class Watch:
     def __init__(self, read: tuple, cells: tuple, depends: list):
         # read: (mapping, key, the value mapping[key] held); cells: (cell, its contents)
         self._read = read
+        # literal data (a dict or list of numbers) read, as it was: it can change without being rebound
+        self._data = tuple(
+            (value, copy)
+            for _, _, value in read
+            if (copy := _snapshot(value)) is not None
+        )
         self._cells = tuple((cell, _contents(cell)) for cell in cells)
         self.depends = (
             depends  # the Generated objects of generated modules the program read
@@ -93,6 +123,8 @@ class Watch:
         for cell, value in self._cells:
             if _contents(cell) is not value:
                 return self._same_literals()
+        if any(value != then for value, then in self._data):
+            return False
         return not self.depends or all(dep.fresh() for dep in self.depends)
 
     def _same_literals(self) -> bool:

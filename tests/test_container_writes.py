@@ -4,7 +4,9 @@
 with one item replaced (``rt.index_set``). Oracles: central differences of the
 NumPy function for the gradient, the gradient along a tangent for ``jvp``, a
 loop of gradients for ``vmap(grad)``, differences of the gradient for the
-Hessian; ``vmap`` against a loop of the function. Dict comprehensions (with
+Hessian; ``vmap`` against a loop of the function. A module's settings (a dict of
+numbers and strings) are read as constants, and read again when they change;
+writing into them is a located error. Dict comprehensions (with
 ``if`` clauses too) fill a dict so. A write another name would see (the same
 list held twice, an item updated in place, the caller's dict) is a located
 error.
@@ -59,6 +61,7 @@ def test_every_transformation_of_item_writes(name, backend):
         ("written_through_another_name", "the same container as `held`"),
         ("item_updated_in_place", "may be the caller's array `w`"),
         ("argument_dict_written", "may be the caller's array `params`"),
+        ("writes_settings", "write into `SETTINGS`, which the module holds"),
     ],
 )
 def test_a_write_another_name_would_see_is_a_located_error(name, message):
@@ -67,3 +70,15 @@ def test_a_write_another_name_would_see_is_a_located_error(name, message):
     with pytest.raises(s2s.S2SError, match=message) as info:
         s2s.grad(f)(arg)
     assert info.value.origin.path == P.__file__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_module_settings_changed_in_place_are_read_again(backend, monkeypatch):
+    """Settings are baked into the generated code and watched by value: an in-place change regenerates it."""
+    grad = s2s.grad(P.reads_settings, backend=backend)
+    w = W[0]
+    before = np.asarray(grad(w))
+    monkeypatch.setitem(P.SETTINGS, "scale", 3.0)
+    after = np.asarray(grad(w))
+    np.testing.assert_allclose(after, _numeric_grad(P.reads_settings, w), rtol=1e-6)
+    assert not np.allclose(before, after)

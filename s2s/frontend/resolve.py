@@ -24,6 +24,7 @@ import libcst as cst
 from .. import ir
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
+from ..freshness import literal_data
 from ..naming import Namer
 from . import (
     at_updates,
@@ -658,6 +659,7 @@ class Resolver(Calls):
             )
         if (
             is_literal_value(obj)
+            or literal_data(obj)
             or isinstance(obj, complex)
             or hasattr(obj, "__array_namespace__")
             or hasattr(obj, "__array__")

@@ -205,6 +205,17 @@ def _item_of(stmt, containers) -> str | None:
     )
 
 
+def _global_write(stmt, name, bound) -> None:
+    """A write into a value the function neither received nor made: the module's (a settings dict)."""
+    if name not in bound:
+        raise UnsupportedSyntax(
+            f"write into `{name}`, which the module holds (Python would change it for every later call, "
+            "and s2s bakes what the function reads from its module into the generated code)",
+            stmt.origin,
+            f"read `{name}` only; put what changes into a dict or list the function makes",
+        )
+
+
 def _item_write(stmt, name, holders, later, closures) -> None:
     """``c[k] = v`` changes the container every name in ``holders`` holds: an error where one is read later."""
     shared = sorted(n for n in holders if _read_before_rebound(n, later, closures))
@@ -276,10 +287,13 @@ def check(fn: ir.Function) -> ir.Function:
     body = _linear(fn.body)
     # a loop body s2s wrote (``def scan_body``) is a function, not memory
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
+    bound = set(fn.param_names) | assigned_plain(fn.body)
     for i, stmt in enumerate(body):
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )
+        if element:
+            _global_write(stmt, element_base(stmt.target), bound)
         item = _item_of(stmt, containers)
         if item is not None:
             _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)

@@ -172,7 +172,7 @@ class Expressions:
                 a, ca = self.expr(shape[:-1] + (v.shape[1],), depth - 1)
                 return f"({a} @ {n}.T)", ca and v.const
         if kind == "global":
-            g = self.global_const(shape)
+            g = self.global_const(shape, settings=True)
             text, const = self.expr(shape, depth - 1)
             return f"({text} * {g})", const
         return self.leaf(shape)
@@ -190,6 +190,18 @@ class Expressions:
 
     def global_const(self, shape):
         shape = tuple(shape)
+        if not shape and self.p(
+            0.3
+        ):  # a settings dict (module configuration), read by key
+            line = (
+                'CONFIG = {"scale": 0.5, "gain": 1.3, "sizes": [1, 2], "act": "tanh"}'
+            )
+            if line not in self.module_globals:
+                self.module_globals.append(line)
+                self.feature("global_settings")
+            return self.pick(
+                ['CONFIG["scale"]', 'CONFIG["gain"]', 'CONFIG["sizes"][-1]']
+            )
         if not shape or self.p(0.4):
             name = self.pick(["SCALE", "TEMPERATURE", "GAIN", "ALPHA"])
             line = f"{name} = {self.pick(['0.5', '0.7', '1.3', '-0.4'])}"

@@ -78,9 +78,18 @@ def kept_in_a_loop(w):
     return np.sum(kept["a"] * kept["c"])
 
 
+SETTINGS = {"scale": 2.0, "sizes": [1, 2], "name": "tanh"}
+
+
+def reads_settings(w):
+    """Module settings (a dict of numbers, lists and strings) read by key."""
+    h = np.tanh(w * SETTINGS["scale"]) if SETTINGS["name"] == "tanh" else w
+    return np.sum(h) * len(SETTINGS["sizes"]) + SETTINGS["sizes"][-1]
+
+
 VALID = [
     *("cache_items", "items_over_a_tuple", "items_over_keys", "replaced_last"),
-    *("sgd_step", "keyed_by_int", "filtered", "kept_in_a_loop"),
+    *("sgd_step", "keyed_by_int", "filtered", "kept_in_a_loop", "reads_settings"),
 ]
 
 
@@ -103,3 +112,9 @@ def argument_dict_written(params):
     """A new key in the caller's dict."""
     params["b"] = params["a"] * 2.0
     return np.sum(params["b"])
+
+
+def writes_settings(w):
+    """A write into the module's settings."""
+    SETTINGS["last"] = 1.0
+    return np.sum(w * SETTINGS["scale"])
