@@ -337,9 +337,8 @@ def _with_item(container, index, value):
 def zero_at(g, index):
     """The cotangent of ``target`` in ``rt.index_set(target, index, value)``: ``g`` with zeros at ``index`` (the
     item a container's write replaced: zeros shaped like it)."""
-    if (
-        isinstance(g, dict) and index not in g
-    ):  # a cotangent dict's missing entry is a zero
+    # a cotangent dict's missing entry is a zero
+    if isinstance(g, dict) and index not in g:
         return g
     if _holds_items(g):
         from .trees import tree_zeros_like
@@ -350,9 +349,8 @@ def zero_at(g, index):
 
 def index_set_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
-    if (
-        isinstance(g, dict) and index not in g
-    ):  # a cotangent dict's missing entry is a zero
+    # a cotangent dict's missing entry is a zero
+    if isinstance(g, dict) and index not in g:
         from .trees import tree_zeros_like
 
         return tree_zeros_like(value)

@@ -316,9 +316,8 @@ def select(pred, on_true, on_false):
     """Per-example ``on_true_i if pred_i else on_false_i`` for pytrees of batched leaves (``pred``: ``(B,)``)."""
     xp = namespace(pred, on_true, on_false)
     size = np.shape(pred)
-    if (
-        not size
-    ):  # one test for every example (a loop's Python key): ``on_true if pred else on_false``
+    # one test for every example (on a loop's Python key): ``on_true if pred else on_false``
+    if not size:
         if not _is_jax(pred):
             return on_true if bool(pred) else on_false
         return _map2(lambda t, f: xp.where(pred, t, f), on_true, on_false)

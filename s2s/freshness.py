@@ -32,22 +32,33 @@ def _names(code) -> set:
     return names
 
 
+SETTINGS_SIZE = 1000  # at most this many values in literal data (a larger table is no configuration)
+
+
 def literal_data(obj) -> bool:
-    """A dict, list or tuple of numbers, strings, bools and None (nested too): configuration a module holds,
-    which a generated module bakes in as written and watches by value (it can change in place).
-    """
-    if type(obj) in (bool, int, float, str, type(None)):
-        return True
-    if type(obj) in (list, tuple):
-        return all(literal_data(v) for v in obj)
-    if type(obj) is dict:
-        return all(type(k) in (int, str) and literal_data(v) for k, v in obj.items())
-    return False
+    """A dict, list or tuple of numbers, strings, bools and None (nested too, at most ``SETTINGS_SIZE``
+    values): configuration a module holds, which a generated module bakes in and watches by value (it
+    can change in place)."""
+    budget = [SETTINGS_SIZE]
+
+    def plain(value) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if type(value) in (bool, int, float, str, type(None)):
+            return True
+        if type(value) in (list, tuple):
+            return all(plain(v) for v in value)
+        if type(value) is dict:
+            return all(type(k) in (int, str) and plain(v) for k, v in value.items())
+        return False
+
+    return plain(obj)
 
 
 def _snapshot(value):
-    """A copy of literal data to compare later (the container may be changed in place), else None."""
-    if type(value) in (dict, list) and literal_data(value):
+    """A copy of literal data to compare later (a container may be changed in place), else None."""
+    if type(value) in (dict, list, tuple) and literal_data(value):
         import copy
 
         return copy.deepcopy(value)

@@ -6,7 +6,12 @@ memory is read afterwards, the results would differ: that is an error, at
 the update's line. An element write ``h[i] = v`` (or ``h[i] += v``) is an
 error as soon as ``h`` may share memory with a parameter (NumPy would change
 the caller's array) or with another name read afterwards; writes into fresh
-arrays (``np.zeros``, ``.copy()``, results of arithmetic) are accepted.
+arrays (``np.zeros``, ``.copy()``, results of arithmetic) are accepted. An
+item write ``c[k] = v`` into a list or dict the function made (a display,
+``list(...)``, ``dict(...)``) replaces an item and writes no array: it is an
+error only where another name holding the same container is read afterwards.
+A write into a value the function neither received nor made (a module's
+settings dict) is an error.
 Names share memory through copies (``h = x``), subscripts and attributes
 (views), unpacking, view-returning ops (``reshape``, ``transpose``,
 ``asarray``, ...) and calls of functions (which may return an argument); JAX's
@@ -221,11 +226,11 @@ def _item_write(stmt, name, holders, later, closures) -> None:
     shared = sorted(n for n in holders if _read_before_rebound(n, later, closures))
     if shared:
         raise UnsupportedSyntax(
-            f"item write into `{name}`, which is the same {'container'} as `{shared[0]}` "
+            f"item write into `{name}`, which is the same container as `{shared[0]}` "
             f"(Python would change `{shared[0]}` too)",
             stmt.origin,
-            f"make a new one instead (`{name} = list({name})` or `dict({name})` before writing), "
-            f"or read `{name}` where `{shared[0]}` is read",
+            f"write into a new list or dict (a display of `{name}`'s items), or read `{name}` "
+            f"where `{shared[0]}` is read",
         )
 
 
@@ -341,8 +346,7 @@ def check(fn: ir.Function) -> ir.Function:
                 containers[stmt.target.value] = holders
             if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
                 elements[stmt.target.value] = _elements(stmt.value)
-    enclosing = set(fn.param_names) | assigned_plain(fn.body)
     for local in fn.locals.values():
-        _captured_write(local, enclosing)
+        _captured_write(local, bound)
         check(local)
     return fn

@@ -188,11 +188,10 @@ class Expressions:
 
     # ------------------------------------------------------- module globals
 
-    def global_const(self, shape):
+    def global_const(self, shape, settings=False):
         shape = tuple(shape)
-        if not shape and self.p(
-            0.3
-        ):  # a settings dict (module configuration), read by key
+        # a settings dict (module configuration), read by key
+        if settings and not shape and self.p(0.3):
             line = (
                 'CONFIG = {"scale": 0.5, "gain": 1.3, "sizes": [1, 2], "act": "tanh"}'
             )
