@@ -227,9 +227,8 @@ def getitem(x, index, batched):
     """Per-example ``x_i[index_i]``; ``batched = (x_batched, index_batched)``, ``index_batched`` a bool, or
     one bool per component of a tuple index (which integer arrays carry a batch axis 0).
     """
-    if isinstance(
-        x, (dict, list, tuple, Elements)
-    ):  # a container's item: the same key for every example
+    # a container's item: the same key for every example
+    if isinstance(x, (dict, list, tuple, Elements)):
         return x[index]
     x_flag, index_flags = batched
     x_flag = bool(x_flag)
@@ -254,9 +253,8 @@ def index_set(target, index, value, batched):
 
 def zero_at(g, index, batched):
     """Per-example ``rt.zero_at(g_i, index_i)``: zeros written at ``index``; ``batched = (g_b, index_b)``."""
-    if isinstance(
-        g, (dict, list, Elements)
-    ):  # a container's item: the same key for every example
+    # a container's item: the same key for every example
+    if isinstance(g, (dict, list, Elements)):
         from .arrays import zero_at as at
 
         return at(g, index)

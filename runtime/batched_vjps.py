@@ -116,9 +116,8 @@ def index_set_value_vjp(g, index, value, batched):
     """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples; where an
     example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
     """
-    if isinstance(
-        g, (dict, list, Elements)
-    ):  # a container's item: one key for every example
+    # a container's item: one key for every example
+    if isinstance(g, (dict, list, Elements)):
         return arrays.index_set_value_vjp(g, index, value)
     gb, ib, vb = batched
     parts = index if isinstance(index, tuple) else (index,)
