@@ -192,7 +192,7 @@ def index_set(target, index, value):
     A Python list or dict ``target`` (``grads["w"] = g``, ``hs[i] = h``) is
     copied with its item replaced: its other items are the same objects.
     """
-    if _holds_items(target):
+    if holds_items(target):
         return _with_item(target, index, value)
     if _is_mask(index, target) and _mask_broadcasts(index, target, value):
         xp = namespace(target, index, value)
@@ -316,7 +316,7 @@ def index_get_vjp(g, target, index):
     return index_add(zeros_like_float(target), index, g)
 
 
-def _holds_items(x) -> bool:
+def holds_items(x) -> bool:
     """A Python list or dict, or the ``Elements`` a loop collected (whose items ``x[i] = v`` replaces)."""
     from .iteration import Elements
 
@@ -340,7 +340,7 @@ def zero_at(g, index):
     # a cotangent dict's missing entry is a zero
     if isinstance(g, dict) and index not in g:
         return g
-    if _holds_items(g):
+    if holds_items(g):
         from .trees import tree_zeros_like
 
         return _with_item(g, index, tree_zeros_like(g[index]))
@@ -354,7 +354,7 @@ def index_set_value_vjp(g, index, value):
         from .trees import tree_zeros_like
 
         return tree_zeros_like(value)
-    if _holds_items(g):
+    if holds_items(g):
         return g[index]
     if _is_mask(index, g) and _mask_broadcasts(index, g, value):
         xp = namespace(g, index)

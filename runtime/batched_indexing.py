@@ -254,10 +254,8 @@ def index_set(target, index, value, batched):
 def zero_at(g, index, batched):
     """Per-example ``rt.zero_at(g_i, index_i)``: zeros written at ``index``; ``batched = (g_b, index_b)``."""
     # a container's item: the same key for every example
-    if isinstance(g, (dict, list, Elements)):
-        from .arrays import zero_at as at
-
-        return at(g, index)
+    if arrays.holds_items(g):
+        return arrays.zero_at(g, index)
     g_flag, index_flags = batched
     return _update(g, index, 0, (g_flag, index_flags, False), "index_set")
 

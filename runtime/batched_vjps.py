@@ -14,7 +14,6 @@ from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift
-from .iteration import Elements
 
 
 def _rank(x, flag) -> int:
@@ -117,7 +116,7 @@ def index_set_value_vjp(g, index, value, batched):
     example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
     """
     # a container's item: one key for every example
-    if isinstance(g, (dict, list, Elements)):
+    if arrays.holds_items(g):
         return arrays.index_set_value_vjp(g, index, value)
     gb, ib, vb = batched
     parts = index if isinstance(index, tuple) else (index,)

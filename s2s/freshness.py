@@ -18,6 +18,7 @@ the values the first derivative read.
 
 from __future__ import annotations
 
+import copy
 import types
 
 GENERATED_KEY = "__s2s_generated__"  # in a loaded generated module's globals: the Generated it came from
@@ -59,8 +60,6 @@ def literal_data(obj) -> bool:
 def _snapshot(value):
     """A copy of literal data to compare later (a container may be changed in place), else None."""
     if type(value) in (dict, list, tuple) and literal_data(value):
-        import copy
-
         return copy.deepcopy(value)
     return None
 
