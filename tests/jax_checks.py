@@ -73,7 +73,9 @@ def check_value_and_grad(f, args, argnums=0, backends=BACKENDS, rtol=1e-9, atol=
 
 def check_jvp(f, args, rng, backends=BACKENDS, rtol=1e-9, atol=1e-9):
     tangents = tangents_for(args, rng)
-    want = jax.jvp(f, tuple(_jax_args(args)), tuple(tangents))
+    want = compiled(
+        lambda p, t: jax.jvp(f, p, t), (tuple(_jax_args(args)), tuple(tangents))
+    )
     for backend in backends:
         got = s2s.jvp(f, tuple(args), tuple(tangents), backend=backend)
         assert_tree_close(got, want, rtol, atol, f"jvp {backend}")

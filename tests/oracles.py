@@ -1,33 +1,17 @@
-"""JAX oracles compiled once per argument shapes, by XLA without its optimizing passes.
+"""JAX oracles, compiled once per argument shapes (``jax.jit``), never run op by op.
 
 The op-table harnesses call JAX on every drawn example. Eagerly, JAX compiles
 each primitive of a derivative on its own, per shape (hundreds of compiles for
-a ``scipy.stats`` density); one unoptimized compile of the whole oracle is
-several times cheaper, and runs once, so its speed does not matter.
+a ``scipy.stats`` density); one compile of the whole oracle is several times
+cheaper (``conftest`` compiles it without XLA's optimizing passes).
 """
 
 import jax
-import numpy as np
-
-OPTIONS = {
-    "xla_backend_optimization_level": 0,
-    "xla_llvm_disable_expensive_passes": True,
-}
 
 
-class Oracle:
-    """``fn`` compiled for each new structure, shapes and dtypes of its arguments (all arrays or trees of them)."""
-
-    def __init__(self, fn):
-        self.jitted = jax.jit(fn)
-        self.compiled = {}
-
-    def __call__(self, *args):
-        leaves, tree = jax.tree.flatten(args)
-        key = (tree, tuple((np.shape(a), np.asarray(a).dtype) for a in leaves))
-        if key not in self.compiled:
-            self.compiled[key] = self.jitted.lower(*args).compile(OPTIONS)
-        return self.compiled[key](*args)
+def Oracle(fn):
+    """``fn`` under ``jax.jit``: compiled for each new structure, shapes and dtypes of its arguments."""
+    return jax.jit(fn)
 
 
 def output_shape(fn, *args) -> tuple[int, ...]:
