@@ -36,18 +36,47 @@ def _jax_args(args):
     )
 
 
-def compiled(fn, args):
-    """``fn(*args)`` under ``jax.jit``, its integer, string and ``None`` arguments static: one compile, where
-    JAX run op by op compiles each primitive of a derivative on its own. A program that JAX runs only op by
-    op (a boolean mask, Python control flow on a value: what s2s compiles and JAX cannot) runs so.
+_JITTED = {}
+
+
+def compiled(fn, args, key=None, kwargs=None):
+    """``fn(*args, **kwargs)`` under ``jax.jit``, its integer, string and ``None`` arguments static: one
+    compile, where JAX run op by op compiles each primitive of a derivative on its own. The jitted function
+    is kept under ``key`` (default: ``fn``), so a test run once per backend compiles once. A program that
+    JAX runs only op by op (a boolean mask, Python control flow on a value: what s2s compiles and JAX
+    cannot) runs so.
     """
-    static = tuple(
-        i for i, a in enumerate(args) if a is None or isinstance(a, (bool, int, str))
-    )
+    kwargs = kwargs or {}
+    static = tuple(i for i, a in enumerate(args) if _static(a))
+    names = tuple(sorted(k for k, a in kwargs.items() if _static(a)))
+    jitted = _JITTED.get((key or fn, static, names))
+    if jitted is None:
+        jitted = jax.jit(fn, static_argnums=static, static_argnames=names)
+        _JITTED[key or fn, static, names] = jitted
     try:
-        return jax.jit(fn, static_argnums=static)(*args)
+        return jitted(*args, **kwargs)
     except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
-        return fn(*args)
+        return fn(*args, **kwargs)
+
+
+def _static(a) -> bool:
+    return a is None or isinstance(a, (bool, int, str))
+
+
+def oracle(transform, fn, *options, **keywords):
+    """``transform(fn, *options, **keywords)`` as ``compiled`` runs it, made once per test session.
+
+    ``transform`` is ``jax.grad``, ``jax.hessian``, ``jax.vmap`` (``options``: in_axes), ... or
+    ``jvp_of`` (called ``(primals, tangents)``).
+    """
+    key = (transform, fn, options, tuple(sorted(keywords.items())))
+    made = transform(fn, *options, **keywords)
+    return lambda *args, **kwargs: compiled(made, args, key, kwargs)
+
+
+def jvp_of(fn):
+    """``jax.jvp`` of ``fn`` as a function of ``(primals, tangents)``, for ``oracle``."""
+    return lambda primals, tangents: jax.jvp(fn, tuple(primals), tuple(tangents))
 
 
 def tangents_for(args, rng):

@@ -1,9 +1,10 @@
-"""Per-example gradients: ``s2s.vmap(s2s.grad(f))`` against a loop of ``s2s.grad`` and ``jax.vmap(jax.grad)``."""
+"""Per-example gradients: ``s2s.vmap(s2s.grad(f))`` against a loop of ``s2s.grad`` and ``oracle(jax.vmap, jax.grad)``."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax_checks import oracle
 
 import s2s
 from tests.programs import vmap as P
@@ -67,7 +68,7 @@ def test_per_example_gradients_match_jax_vmap_of_grad():
 
     f32 = jax.tree.map(lambda a: np.asarray(a, np.float32), (params, x, y))
     got = s2s.vmap(s2s.grad(P.mlp_loss), in_axes=(None, 0, 0))(*f32)
-    want = jax.vmap(jax.grad(twin), in_axes=(None, 0, 0))(*f32)
+    want = jax.vmap(oracle(jax.grad, twin), in_axes=(None, 0, 0))(*f32)
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-5)
 
@@ -93,7 +94,9 @@ def test_reverse_mode_of_batched_code_matches_jax(backend):
         return jnp.sum(jnp.where(jnp.sum(h) > 0, h * 2.0, -h) ** 2)
 
     with jax.enable_x64(backend == "numpy"):  # the oracle in the inputs' precision
-        want_out, jax_pullback = jax.vjp(jax.vmap(twin, (0, None, None)), xs, w, b)
+        want_out, jax_pullback = jax.vjp(
+            oracle(jax.vmap, twin, (0, None, None)), xs, w, b
+        )
         want = jax_pullback(jnp.ones(B, xs.dtype))
     tol = (
         {"rtol": 1e-9, "atol": 1e-12}
@@ -118,7 +121,7 @@ def test_forward_mode_of_batched_code_matches_jax():
 
     with jax.enable_x64(True):
         want_out, want_tangent = jax.jvp(
-            jax.vmap(twin, (0, None, None)), (xs, w, b), tangents
+            oracle(jax.vmap, twin, (0, None, None)), (xs, w, b), tangents
         )
     np.testing.assert_allclose(out, np.asarray(want_out), rtol=1e-9)
     np.testing.assert_allclose(tangent, np.asarray(want_tangent), rtol=1e-9, atol=1e-12)
@@ -140,7 +143,7 @@ def test_untaken_branch_leaks_no_nan_into_the_gradient(xs, backend):
         safe = jnp.where(xs > 0, xs, 1.0)
         return jnp.sum(jnp.where(xs > 0, jnp.sqrt(safe) * w, 0.0 * w))
 
-    want = jax.grad(twin, argnums=(0, 1))(xs, 1.5)
+    want = oracle(jax.grad, twin, argnums=(0, 1))(xs, 1.5)
     for g, w in zip(got, want):
         assert np.all(np.isfinite(np.asarray(g)))
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)

@@ -6,7 +6,7 @@ stacked along ``out_axes`` (``None``: the same value for every example). Each ca
 NumPy backend in float64 (tight tolerance) and on XLA in float32. Differentiable per-example losses
 are also checked as per-example gradients, ``s2s.vmap(s2s.grad(f))``, against a loop of
 ``s2s.grad(f, backend="numpy")`` and, where a ``jax.numpy`` twin can be written, against
-``jax.vmap(jax.grad(twin))``.
+``jax.vmap(oracle(jax.grad, twin))``.
 
 A case marked ``xfail(strict=True)`` fails today for the reason named (the groups of
 ``/tmp/vmap_triage.md``); strictness makes a fix flip it, and then the mark goes.
@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax_checks import oracle
 
 import s2s
 from tests.programs import vmap_users as P
@@ -754,6 +755,6 @@ def test_per_example_gradients_match_a_loop(fn, make, in_axes, twin, backend):
 )
 def test_per_example_gradients_match_jax_vmap_of_grad(fn, make, in_axes, twin, backend):
     args = to32(make(np.random.default_rng(1)))
-    want = jax.vmap(jax.grad(twin), in_axes=in_axes)(*args)
+    want = jax.vmap(oracle(jax.grad, twin), in_axes=in_axes)(*args)
     got = s2s.vmap(s2s.grad(fn), in_axes=in_axes)(*args)
     assert_tree_close(got, jax.tree.map(np.asarray, want), "xla")
