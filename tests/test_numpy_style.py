@@ -145,3 +145,42 @@ def test_a_long_expression_transforms_without_recursion_errors(tmp_path):
         want[a] += x[b]
         want[b] += x[a]
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_grown_from_their_first_items_under_vmap_and_jvp(backend):
+    params, xs, h0 = P.inputs_rnn_states_from_h0()
+    batch = np.stack([xs, 0.5 * xs])
+    got = s2s.vmap(P.rnn_states_from_h0, in_axes=(None, 0, None), backend=backend)(
+        params, batch, h0
+    )
+    want = [P.rnn_states_from_h0(params, x, h0) for x in batch]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    _, tangent = s2s.jvp(
+        P.rnn_states_from_h0, (params, xs, h0), (params, xs, h0), backend=backend
+    )
+    eps = 1e-6
+    moved = {k: v * (1 + eps) for k, v in params.items()}
+    fd = (
+        P.rnn_states_from_h0(moved, xs * (1 + eps), h0 * (1 + eps))
+        - P.rnn_states_from_h0(params, xs, h0)
+    ) / eps
+    np.testing.assert_allclose(tangent, fd, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("last_of_empty", r"reads `hs\[-1\]`, but `hs` is empty before the loop"),
+        (
+            "length_read_while_growing",
+            "the list `hs` is read in the loop that grows it",
+        ),
+    ],
+)
+def test_a_growing_list_read_in_its_loop_other_than_its_last_item_is_an_error(
+    name, message
+):
+    with pytest.raises(s2s.S2SError, match=message) as info:
+        s2s.grad(getattr(P, name))(np.ones(3))
+    assert info.value.origin.path == P.__file__

@@ -20,6 +20,8 @@ statement right after it:
   time). A list that starts empty and gets one ``append`` per iteration
   becomes the stacked loop output ``ys``; its reads after the loop compute
   what Python computes on the list, or are errors (``passes/collected.py``).
+  A list that starts with items, or whose last item the loop reads, is first
+  rewritten into that form (``passes/growing.py``).
 - ``while test`` -> ``carry = rt.while_loop(while_cond, while_body, init)``.
 """
 
@@ -41,6 +43,7 @@ from .dataflow import (
     used_names,
     writes,
 )
+from .growing import grow_lists
 from .jumps import returns_on_every_path
 
 ITERATION_HELPERS = {
@@ -596,7 +599,7 @@ def control(
     namer = namer or Namer(used_names(fn))
     closures = closure_reads(fn, enclosing)
     lower = _Lower(fn, namer, closures)
-    body = fn.body
+    body = grow_lists(fn.body, _append_of, lambda s: reads(s, closures), namer)
     if any(ir.is_output_token(n) for n in assigned(body)):
         # branches and loops that print carry the token out, so they are kept
         body = (ir.Assign(cst.Name(ir.OUTPUT_TOKEN), cst.Name("None"), None), *body)

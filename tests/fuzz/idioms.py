@@ -225,7 +225,7 @@ class Idioms:
             [
                 *("append", "dict_items", "comprehension", "dict_values", "zip"),
                 *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
-                "dict_comprehension",
+                *("dict_comprehension", "grown_list"),
             ]
         )
         if style == "append":
@@ -285,6 +285,22 @@ class Idioms:
             )
             kept = [n for n in same if n != dropped]
             lines.append(f"{name} = " + " + ".join(f'stepped["{n}"]' for n in kept))
+        elif (
+            style == "grown_list"
+        ):  # a list that starts with its first state; each step reads the last
+            first, rest = same[0], same[1:] or same
+            loop = (
+                f"for z_ in ({', '.join(rest)},):"
+                if self.p(0.5)
+                else f"for _ in range({self.pick([1, 2, 3])}):"
+            )
+            step = "z_" if loop.startswith("for z_") else first
+            lines += [
+                f"states = [{first}]",
+                loop,
+                f"    states.append(np.tanh(0.5 * states[-1] + {step}))",
+                f"{name} = states[-1] + 0.5 * states[0]",
+            ]
         elif style == "list_item_write":  # a list holding the arrays, one item replaced
             lines += [
                 f"held = [{', '.join(same)}]",

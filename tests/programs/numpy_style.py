@@ -278,3 +278,76 @@ def inputs_replaced_layer():
 
 
 PROGRAMS += ["cached_forward", "decayed_params", "replaced_layer"]
+
+
+def rnn_states_from_h0(params, xs, h0):
+    """A list that starts with the initial state; each step reads the last state (``hs[-1]``)."""
+    hs = [h0]
+    for t in range(xs.shape[0]):
+        hs.append(np.tanh(params["W"] @ hs[-1] + params["U"] @ xs[t]))
+    H = np.stack(hs)
+    return np.sum((H[1:] @ params["V"]) ** 2) + 0.1 * np.sum(H[-1])
+
+
+def inputs_rnn_states_from_h0():
+    r = np.random.default_rng(31)
+    params = {
+        "W": 0.4 * r.normal(size=(3, 3)),
+        "U": 0.4 * r.normal(size=(3, 2)),
+        "V": r.normal(size=(3, 2)),
+    }
+    return params, r.normal(size=(4, 2)), r.normal(size=3)
+
+
+def lstm_cell_lists(params, xs):
+    """Hidden and cell states kept in two lists from their first items; outputs in a third, empty one."""
+    hs, cs, outs = [np.zeros(3)], [np.zeros(3)], []
+    for x in xs:
+        z = params["W"] @ np.concatenate([x, hs[-1]]) + params["b"]
+        i, f, o, g = np.split(z, 4)
+        c = 1 / (1 + np.exp(-f)) * cs[-1] + 1 / (1 + np.exp(-i)) * np.tanh(g)
+        hs.append(np.tanh(c) / (1 + np.exp(-o)))
+        cs.append(c)
+        outs.append(np.sum(hs[-1] * params["v"]))
+    return np.sum(np.array(outs) ** 2) + np.sum(np.stack(cs) ** 2) / len(cs)
+
+
+def inputs_lstm_cell_lists():
+    r = np.random.default_rng(32)
+    params = {
+        "W": 0.4 * r.normal(size=(12, 5)),
+        "b": 0.1 * r.normal(size=12),
+        "v": r.normal(size=3),
+    }
+    return params, r.normal(size=(3, 2))
+
+
+def trajectory_with_start(x0, dt):
+    """A list that starts with the initial point and grows without reading itself in the loop."""
+    xs = [x0, x0 * 0.5]
+    x = x0
+    for _ in range(3):
+        x = x + dt * np.sin(x)
+        xs.append(x)
+    return np.sum(np.vstack(xs) ** 2)
+
+
+def inputs_trajectory_with_start():
+    return np.random.default_rng(33).normal(size=3), 0.1
+
+
+PROGRAMS += ["rnn_states_from_h0", "lstm_cell_lists", "trajectory_with_start"]
+
+
+def last_of_empty(x):
+    hs = []
+    for _ in range(3):
+        hs.append(np.tanh(hs[-1] + x))
+    return np.sum(np.stack(hs))
+
+
+def length_read_while_growing(x):
+    hs = [x]
+    for _ in range(3):
+        hs.append(hs[-1] * len(hs))
+    return np.sum(np.stack(hs))
