@@ -173,6 +173,10 @@ def test_lists_grown_from_their_first_items_under_vmap_and_jvp(backend):
     [
         ("last_of_empty", r"reads `hs\[-1\]`, but `hs` is empty before the loop"),
         (
+            "swapped_lists",
+            "needs `b` to be a list made in the function before the loop",
+        ),
+        (
             "length_read_while_growing",
             "the list `hs` is read in the loop that grows it",
         ),

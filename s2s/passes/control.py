@@ -453,9 +453,10 @@ class _Lower:
                 )
             if name not in empty:
                 raise UnsupportedSyntax(
-                    f"`{name}.append` in a loop needs `{name}` to start as an empty list",
+                    f"`{name}.append` in a loop needs `{name}` to be a list made in the function "
+                    "before the loop",
                     inner.origin,
-                    f"write `{name} = []` right before the loop",
+                    f"write `{name} = []` (or `{name} = [first item]`) before the loop, on a line of its own",
                 )
             read = _first(
                 stmt.body,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes
+from ..cstutil import call, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 
@@ -98,27 +98,33 @@ def _map(stmt, rewrite):
     return stmt
 
 
-def grow_lists(body, append_of, reads, namer: Namer, empty=frozenset()) -> tuple:
+def grow_lists(
+    body, append_of, reads, namer: Namer, empty=frozenset(), displays=frozenset()
+) -> tuple:
     """``body`` with every loop that grows a list from a non-empty start, or reads its last item,
     rewritten as the module docstring says; ``append_of(stmt)`` finds ``L = rt.append(L, v)``,
     ``reads(stmt)`` the names a statement reads (the local functions it calls included).
-    ``empty``: the names bound to ``[]`` on entry (as ``control`` tracks them)."""
-    out, empty = [], set(empty)
+    ``empty``: the names bound to ``[]`` on entry (as ``control`` tracks them); ``displays``: to
+    any list display (``[h0]``). Only a list made by a display is rewritten: the join after the loop
+    needs it known as a list."""
+    out, empty, displays = [], set(empty), set(displays)
     for stmt in _split_list_displays(body):
         after = []
         if isinstance(stmt, ir.For):
-            while (found := _growing(stmt, empty, append_of)) is not None:
+            while (found := _growing(stmt, empty, displays, append_of)) is not None:
                 before, stmt, joined = _rewritten(stmt, *found, append_of, reads, namer)
                 out += before
-                empty |= set(ir.target_names(before[-1].target))  # the steps list
+                steps = set(ir.target_names(before[-1].target))
+                empty |= steps
+                displays |= steps
                 after = [*joined, *after]
             loop_body = grow_lists(stmt.body, append_of, reads, namer)
             stmt = ir.For(stmt.target, stmt.iter, loop_body, stmt.origin)
         elif isinstance(stmt, ir.If):
             stmt = ir.If(
                 stmt.test,
-                grow_lists(stmt.body, append_of, reads, namer, empty),
-                grow_lists(stmt.orelse, append_of, reads, namer, empty),
+                grow_lists(stmt.body, append_of, reads, namer, empty, displays),
+                grow_lists(stmt.orelse, append_of, reads, namer, empty, displays),
                 stmt.origin,
             )
         elif isinstance(stmt, ir.While):
@@ -127,14 +133,18 @@ def grow_lists(body, append_of, reads, namer: Namer, empty=frozenset()) -> tuple
         for s in (stmt, *after):
             out.append(s)
             empty -= _bound(s)
-            if isinstance(s, ir.Assign) and _is_empty_list(s.value):
-                empty |= _bound(s)
+            displays -= _bound(s)
+            if isinstance(s, ir.Assign) and isinstance(s.value, cst.List):
+                displays |= _bound(s)
+                if not s.value.elements:
+                    empty |= _bound(s)
     return tuple(out)
 
 
 def _split_list_displays(body):
-    """``hs, cs = [h0], []`` as ``hs = [h0]`` and ``cs = []`` (list displays only: no value is read
-    after a name is bound), so each list is known for what it is."""
+    """``hs, cs = [h0], []`` as ``hs = [h0]`` and ``cs = []``, so each list is known for what it is:
+    list displays only, none reading a name the statement binds (``a, b = [x], [a]`` reads the old ``a``).
+    """
     for stmt in body:
         if (
             isinstance(stmt, ir.Assign)
@@ -143,15 +153,14 @@ def _split_list_displays(body):
             and len(stmt.target.elements) == len(stmt.value.elements)
             and all(isinstance(e.value, cst.Name) for e in stmt.target.elements)
             and all(isinstance(e.value, cst.List) for e in stmt.value.elements)
+            and set(ir.target_names(stmt.target)).isdisjoint(
+                set().union(*(names_in(e.value) for e in stmt.value.elements))
+            )
         ):
             for t, v in zip(stmt.target.elements, stmt.value.elements):
                 yield ir.Assign(t.value, v.value, stmt.origin)
         else:
             yield stmt
-
-
-def _is_empty_list(node) -> bool:
-    return isinstance(node, cst.List) and not node.elements
 
 
 def _bound(stmt) -> set:
@@ -164,7 +173,7 @@ def _bound(stmt) -> set:
     }
 
 
-def _growing(stmt, empty, append_of):
+def _growing(stmt, empty, displays, append_of):
     """``(name, prefix, reads_last)`` for the first list the loop appends to that needs the rewrite."""
     for s in stmt.body:
         found = append_of(s)
@@ -177,7 +186,7 @@ def _growing(stmt, empty, append_of):
             for e in _expressions(t)
             for node in iter_nodes(e)
         )
-        if name in empty and not reads_last:
+        if name not in displays or (name in empty and not reads_last):
             continue
         return name, name not in empty, reads_last
     return None

@@ -351,3 +351,12 @@ def length_read_while_growing(x):
     for _ in range(3):
         hs.append(hs[-1] * len(hs))
     return np.sum(np.stack(hs))
+
+
+def swapped_lists(x):
+    """``a, b = [..], [a]`` (the second list holds the old ``a``): not split, so ``b`` is not known as a list."""
+    a = x * 2.0
+    a, b = [x], [a]
+    for _ in range(2):
+        b.append(np.sin(b[-1]))
+    return np.sum(np.stack(b)) + np.sum(a[0])
