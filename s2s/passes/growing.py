@@ -132,12 +132,13 @@ def grow_lists(
             stmt = ir.While(stmt.test, loop_body, stmt.origin)
         for s in (stmt, *after):
             out.append(s)
-            empty -= _bound(s)
-            displays -= _bound(s)
+            bound = _bound(s)
+            empty -= bound
+            displays -= bound
             if isinstance(s, ir.Assign) and isinstance(s.value, cst.List):
-                displays |= _bound(s)
+                displays |= bound
                 if not s.value.elements:
-                    empty |= _bound(s)
+                    empty |= bound
     return tuple(out)
 
 
