@@ -189,3 +189,71 @@ class Expansion:
                 for k, n in zip(self.keywords, self.values)
             ]
         return None
+
+
+def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:
+    """``node`` read at ``shape`` with its ``*args`` spread out: ``len(args)`` is the number of items, and
+    each list comprehension over them (one ``for`` clause over ``args`` or ``enumerate(args)``, no ``if``)
+    is the list of its items, ``[f(a) for a in args]`` -> ``[f(args_0), f(args_1)]``. A definition of fixed
+    ``*args`` (a ``decompose`` op at its call's shape) then has no loop over them, and its ``if`` tests on
+    their number are decided.
+    """
+    import libcst as cst
+
+    from ..cstutil import substitute
+
+    star = node.params.star_arg
+    if not isinstance(star, cst.Param):
+        return node
+    name = star.name.value
+    items, _ = concrete_names(name, None, shape)
+
+    def is_star(expr) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == name
+
+    def targets(clause) -> list[dict] | None:
+        """Per item, what the clause's target names stand for; None if it does not iterate ``*args``."""
+        target, source = clause.target, clause.iter
+        if isinstance(target, cst.Name) and is_star(source):
+            return [{target.value: cst.Name(item)} for item in items]
+        counted = (
+            isinstance(source, cst.Call)
+            and isinstance(source.func, cst.Name)
+            and source.func.value == "enumerate"
+            and len(source.args) == 1
+            and is_star(source.args[0].value)
+        )
+        pair = isinstance(target, cst.Tuple) and len(target.elements) == 2
+        if not (counted and pair) or not all(
+            isinstance(e.value, cst.Name) for e in target.elements
+        ):
+            return None
+        index, value = (e.value.value for e in target.elements)
+        return [
+            {index: cst.Integer(str(i)), value: cst.Name(item)}
+            for i, item in enumerate(items)
+        ]
+
+    class Spread(cst.CSTTransformer):
+        def leave_ListComp(self, original, updated):
+            clause = updated.for_in
+            mappings = (
+                targets(clause)
+                if clause.inner_for_in is None and not clause.ifs
+                else None
+            )
+            if mappings is None:
+                return updated
+            return cst.List([cst.Element(substitute(updated.elt, m)) for m in mappings])
+
+        def leave_Call(self, original, updated):
+            if (
+                isinstance(updated.func, cst.Name)
+                and updated.func.value == "len"
+                and len(updated.args) == 1
+                and is_star(updated.args[0].value)
+            ):
+                return cst.Integer(str(len(items)))
+            return updated
+
+    return node.visit(Spread())

@@ -10,6 +10,7 @@ numbered one).
 from __future__ import annotations
 
 import functools
+import inspect
 
 import libcst as cst
 
@@ -21,27 +22,41 @@ from ..rules import op_named
 from ..rules.vocabulary import user_spelling
 from ..templates import bind
 from .anf import anf
+from .control import control
 from .dataflow import assigned, reads, substitute_reads, used_names
 from .desugar import desugar
+from .jumps import jumps
 from .normal_form import eqn_of
 from .specialize import NotConstant, constants, specialize, tested
 
 
 @functools.cache
-def _definition(op_name: str) -> ir.Function:
-    """A ``decompose`` op's body, resolved (its ``if`` tests on constant parameters still in place)."""
+def _definition(op_name: str, extra: int | None = None) -> ir.Function:
+    """A ``decompose`` op's body, resolved (its ``if`` tests on constant parameters still in place).
+
+    An op with ``*args`` is read at its call's shape (``extra`` items), like a user's variadic helper.
+    """
+    import dataclasses
+
+    from ..frontend import comprehensions, starred
     from ..frontend.resolve import resolve
     from ..frontend.source import load
+    from ..frontend.variadic import Shape, spread_star
 
     name = op_name.removeprefix("rt.").replace(".", "_")
-    return resolve(load(op_named(op_name).rule), name=name).function
+    src = load(op_named(op_name).rule)
+    if extra is not None:
+        node = spread_star(src.node, Shape(extra))
+        src = dataclasses.replace(src, node=node, shape=Shape(extra))
+    return resolve(starred.desugar(comprehensions.desugar(src)), name=name).function
 
 
 @functools.cache
-def _decomposition(op_name: str, constants: tuple) -> ir.Function:
-    """The body specialized to the constant arguments its tests read, in normal form."""
-    fn = specialize(_definition(op_name), dict(constants))
-    return anf(desugar(fn))
+def _decomposition(op_name: str, constants: tuple, extra: int | None) -> ir.Function:
+    """The body specialized to the constant arguments its tests read, in normal form (loops over the
+    items of its ``*args`` unrolled, as the pipeline unrolls them)."""
+    fn = specialize(_definition(op_name, extra), dict(constants))
+    return anf(control(jumps(desugar(fn))))
 
 
 def _callee(fn: ir.Function, value, origin=None):
@@ -52,14 +67,21 @@ def _callee(fn: ir.Function, value, origin=None):
         return fn.locals[e.name]
     op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
     if e.kind in ("op", "runtime") and op is not None and op.family == "decompose":
-        params = tested(_definition(op.name))
+        star = _star_parameter(op)
         try:  # arguments it does not take: an error naming the function as users spell it
             bindings = bind(op, e, origin)
         except S2SError as err:
             message = err.message.replace(f"`{e.name}`", f"`{user_spelling(op.name)}`")
             raise S2SError(message, origin) from None
+        extra = None
+        if (
+            star is not None
+        ):  # the number of arrays it is called with (none bound: a literal None)
+            passed = bindings.get(star)
+            extra = len(passed.elements) if isinstance(passed, cst.Tuple) else 0
+        params = tested(_definition(op.name, extra))
         try:
-            return _decomposition(op.name, constants(params, bindings))
+            return _decomposition(op.name, constants(params, bindings), extra)
         except NotConstant as err:
             raise S2SError(
                 f"`{user_spelling(op.name)}` needs its argument `{err.param}` as a constant: it "
@@ -68,6 +90,12 @@ def _callee(fn: ir.Function, value, origin=None):
                 f"write `{err.param}` as a literal (True, None, ...) at the call",
             ) from None
     return None
+
+
+def _star_parameter(op) -> str | None:
+    """The name of the op's ``*args`` parameter, if it has one."""
+    kinds = {p.kind: name for name, p in op.signature.parameters.items()}
+    return kinds.get(inspect.Parameter.VAR_POSITIONAL)
 
 
 def _bind(callee: ir.Function, call: cst.Call, origin):

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     elementwise,
     explicit,
     foreign,
+    grids,
     lax_indexing,
     linalg_api,
     linear,

@@ -22,6 +22,7 @@ DESCRIPTIONS = {
     "vjp": "explicit reverse rule, with an explicit forward rule",
     "decompose": "defined by other ops, inlined before differentiation",
     "nondiff": "no derivative flows through (gradient zero)",
+    "no_derivative": "no derivative rule (JAX has none): an error on the differentiated path",
 }
 
 

@@ -145,7 +145,6 @@ batch(
     "ones",
     "empty",
     "arange",
-    "linspace",
     "eye",
     "identity",
     "rt.range",

@@ -1,6 +1,8 @@
 """Ops whose outputs carry no derivative (JAX's gradient through them is zero or undefined)."""
 
-from .registry import nondiff
+import numpy as np
+
+from .registry import no_derivative, nondiff
 
 nondiff(
     "comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"
@@ -32,9 +34,12 @@ nondiff(
     "ones_like",
     "empty",
     "empty_like",
-    "arange",
-    "linspace",
     "eye",
     "identity",
+)
+no_derivative(
+    "its values are start + step * i: JAX needs start and step concrete (write start + step * np.arange(n))",
+    np.arange,
+    "arange",
 )
 # array, asarray, full and full_like carry their data's derivative: see linear.py.

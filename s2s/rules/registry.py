@@ -34,6 +34,8 @@ Families:
   constructors, shapes); registered by name with a reason.
 - ``decompose``: the op is defined by other ops; its body (any number of
   statements ending in ``return``) is inlined before differentiation.
+- ``no_derivative``: no rule at all (JAX has none either): on the
+  differentiated path, an error naming the op, never a zero.
 
 Rules are stored per mode (``Op.rules``: ``forward``, ``reverse``), each
 naming the family that derives it; registrars fill them. Parameters have
@@ -57,7 +59,15 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 RULE_VOCABULARY = ("ans", "g", "batched", "batch_size")
-FAMILIES = ("elementwise", "linear", "multilinear", "vjp", "nondiff", "decompose")
+FAMILIES = (
+    "elementwise",
+    "linear",
+    "multilinear",
+    "vjp",
+    "nondiff",
+    "decompose",
+    "no_derivative",
+)
 DERIVATIVES = ("forward", "reverse")
 MODES = (*DERIVATIVES, "batch")
 ROLES = ("data", "index", "axis", "shape", "static")

@@ -132,13 +132,18 @@ class Idioms:
         self.feature("tuple_helper")
 
     def s_builtin(self, lines, depth):
-        """Python builtins and ``math`` on differentiated values: ``sum`` of a list, ``max``/``abs`` of floats."""
+        """Python builtins and ``math`` on differentiated values: ``sum`` of a list, ``max``/``abs`` of floats;
+        ``np.linspace`` between differentiated bounds and ``np.meshgrid`` of differentiated vectors.
+        """
         names = sorted(n for n, v in self.env.items() if not v.const)
         if not names:
             return self.s_assign(lines, depth)
         picked = sorted({self.pick(names) for _ in range(3)})
         name = self.fresh_name("t")
-        form = self.pick(["sum_list", "sum_gen", "math", "minmax", "float_scalar"])
+        form = self.pick(
+            ["sum_list", "sum_gen", "math", "minmax", "float_scalar", "spaced", "grid"]
+        )
+        vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
             lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
         elif form == "sum_gen":
@@ -151,6 +156,16 @@ class Idioms:
             lines.append(
                 f"{name} = math.exp(-{s_}) + math.sqrt(2.0) * {s_} + math.tanh({s_})"
             )
+        elif form == "spaced" and self.scalars:
+            # samples between differentiated bounds: their derivative flows to both
+            s_ = self.pick(self.scalars)
+            lines.append(
+                f"{name} = np.sum(np.sin(np.linspace(-{s_}, 2.0 * {s_} + 1.0, 5)))"
+            )
+        elif form == "grid" and vectors:
+            a, b = vectors[0], vectors[-1]
+            lines.append(f"{name}_x, {name}_y = np.meshgrid({a}, {b})")
+            lines.append(f"{name} = np.sum(np.tanh({name}_x) * {name}_y)")
         elif form == "minmax" and self.scalars:
             s_ = self.pick(self.scalars)
             lines.append(f"{name} = max({s_}, 0.1) * abs({s_} - 2.0) + min({s_}, 5.0)")
