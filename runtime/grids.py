@@ -55,7 +55,7 @@ def meshgrid_item_shape(k, *xi, indexing="xy") -> tuple:
 def ix_shape(k, *args) -> tuple:
     """``np.ix_``'s shape for sequence ``k`` of ``args``: its length on axis ``k``, 1 on the others."""
     _one_dimensional(args, "ix_")
-    if getattr(args[k], "dtype", None) == bool:
+    if np.dtype(getattr(args[k], "dtype", float)) == np.bool_:
         raise Refusal(
             "`np.ix_` of a boolean mask",
             "pass integer positions (np.nonzero(mask)[0] outside the transformed function)",
