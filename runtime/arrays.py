@@ -442,3 +442,15 @@ def kron_shape(a, b, which):
     if which == 1:
         return tuple(d for n in sb for d in (1, n))
     return tuple(p * q for p, q in zip(sa, sb))
+
+
+def frexp_exponent(x):
+    """The integer exponent ``e`` of ``x = m * 2 ** e`` (``np.frexp``'s second result)."""
+    return namespace(x).frexp(x)[1]
+
+
+def frexp_scale(x):
+    """``2 ** -e`` for ``np.frexp``'s exponent ``e`` of ``x``: the factor that gives its mantissa."""
+    xp = namespace(x)
+    mantissa, exponent = xp.frexp(x)
+    return xp.ldexp(xp.ones_like(mantissa), -exponent)

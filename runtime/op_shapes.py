@@ -196,3 +196,55 @@ def reduced_size(a, axis, where=None):
         range(len(shape)) if axis is None else np.atleast_1d(axis) % max(len(shape), 1)
     )
     return float(np.prod([shape[int(i)] for i in axes]))
+
+
+def with_unit_axes(a, q) -> tuple:
+    """``a``'s shape with a unit axis for each axis of ``q`` (quantiles per slice, one per ``q``)."""
+    return (*np.shape(a), *(1,) * _ndim(q))
+
+
+def positions_axis(q) -> int:
+    """The axis of sorted positions once ``with_unit_axes`` put ``q``'s axes after it."""
+    return -1 - _ndim(q)
+
+
+def tensor_matrix_shape(a, ind, axes=None) -> tuple:
+    """``a`` as a matrix: its first ``ind`` axes as rows, the others as columns (``tensorsolve``, ``tensorinv``)."""
+    if axes is not None:
+        raise Refusal(
+            "`np.linalg.tensorsolve` with `axes`",
+            "move those axes of `a` to the end first (np.moveaxis), then call it without `axes`",
+        )
+    shape = np.shape(a)
+    return (int(np.prod(shape[:ind], dtype=int)), int(np.prod(shape[ind:], dtype=int)))
+
+
+def tensor_trailing_shape(a, ind) -> tuple:
+    """The axes of ``a`` after its first ``ind``: ``tensorsolve``'s solution shape."""
+    return tuple(np.shape(a)[ind:])
+
+
+def tensorinv_shape(a, ind) -> tuple:
+    """``tensorinv``'s shape: ``a``'s trailing axes, then its first ``ind``."""
+    shape = tuple(np.shape(a))
+    return shape[ind:] + shape[:ind]
+
+
+def polyint_divisors(p, m) -> np.ndarray:
+    """What ``np.polyint(p, m)`` divides its coefficients and constants by: the falling factorials of the
+    powers they reach, ``m`` integrations of ``x ** e`` being ``x ** (e + m) / ((e + 1) ... (e + m))``.
+    """
+    m = int(m)
+    length = np.shape(p)[-1] + m
+    powers = np.arange(length - 1, -1, -1, dtype=float)
+    divisors = np.ones(length)
+    for i in range(m):
+        divisors *= np.maximum(powers - i, 1.0)
+    return divisors
+
+
+def polyint_constants(p, m) -> np.ndarray:
+    """``np.polyint``'s integration constants when none are given: ``m`` zeros."""
+    return np.zeros(
+        int(m), dtype=np.result_type(getattr(p, "dtype", float), np.float32)
+    )

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .library import library, quiet, scipy_special
+from .library import _object, library, quiet, scipy_special
+from .trees import uses_jax
 
 
 @library("jax.scipy.special.erf")
@@ -201,3 +202,124 @@ def sinc_series(k, x):
     """The ``k``-th derivative of ``sin(x) / x`` at 0, shaped like ``x`` (``np.sinc`` at 0, as JAX)."""
     value = 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1)
     return x * 0 + value
+
+
+def jax_partial(name: str, i: int, *args):
+    """JAX's own partial derivative of ``jax.scipy.special.<name>`` in its argument ``i`` (an elementwise
+    function: the JVP with a unit tangent there), for partials with no closed form."""
+    import jax
+
+    def partial(*values):
+        fn = _object(f"jax.scipy.special.{name}")
+        tangents = tuple(
+            jax.numpy.ones_like(v) if k == i else jax.numpy.zeros_like(v)
+            for k, v in enumerate(values)
+        )
+        return jax.jvp(fn, values, tangents)[1]
+
+    if uses_jax(args, []):
+        shape = jax.numpy.broadcast_shapes(*(jax.numpy.shape(a) for a in args))
+        values = [
+            jax.numpy.broadcast_to(jax.numpy.asarray(a, float), shape) for a in args
+        ]
+        return partial(*values)
+    arrays = [np.asarray(a) for a in args]
+    dtype = np.result_type(*(a.dtype for a in arrays), 1.0)
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    with jax.enable_x64(True):
+        wide = [
+            jax.numpy.broadcast_to(jax.numpy.asarray(a, np.float64), shape)
+            for a in arrays
+        ]
+        out = partial(*wide)
+    return np.asarray(out).astype(dtype)
+
+
+@library("jax.scipy.special.gammainc")
+def gammainc(a, x):
+    return scipy_special("gammainc", a, x)
+
+
+@library("jax.scipy.special.gammaincc")
+def gammaincc(a, x):
+    return scipy_special("gammaincc", a, x)
+
+
+@library("jax.scipy.special.loggamma")
+def loggamma(x):
+    return scipy_special("loggamma", x)
+
+
+@library("jax.scipy.special.zeta")
+def zeta(x, q=None):
+    return scipy_special("zeta", x, q)
+
+
+@library("jax.scipy.special.expn")
+def expn(n, x):
+    return scipy_special("expn", n, x)
+
+
+@library("jax.scipy.special.dawsn")
+def dawsn(x):
+    return scipy_special("dawsn", x)
+
+
+@library("jax.scipy.special.spence")
+def spence(x):
+    return scipy_special("spence", x)
+
+
+@library("jax.scipy.special.owens_t")
+def owens_t(h, a):
+    return scipy_special("owens_t", h, a)
+
+
+@library("jax.scipy.special.gammasgn")
+def gammasgn(x):
+    return scipy_special("gammasgn", x)
+
+
+def sici_si(x):
+    """The sine integral: ``scipy.special.sici(x)[0]``."""
+    return sici(x)[0]
+
+
+def sici_ci(x):
+    """The cosine integral: ``scipy.special.sici(x)[1]``."""
+    return sici(x)[1]
+
+
+@library("jax.scipy.special.sici")
+def sici(x):
+    return scipy_special("sici", x)
+
+
+def fresnel_s(x):
+    """The Fresnel sine integral: ``scipy.special.fresnel(x)[0]``."""
+    return fresnel(x)[0]
+
+
+def fresnel_c(x):
+    """The Fresnel cosine integral: ``scipy.special.fresnel(x)[1]``."""
+    return fresnel(x)[1]
+
+
+@library("jax.scipy.special.fresnel")
+def fresnel(x):
+    return scipy_special("fresnel", x)
+
+
+@library("jax.scipy.special.boxcox")
+def boxcox(x, lmbda):
+    return scipy_special("boxcox", x, lmbda)
+
+
+@library("jax.scipy.special.boxcox1p")
+def boxcox1p(x, lmbda):
+    return scipy_special("boxcox1p", x, lmbda)
+
+
+@library("jax.scipy.special.comb")
+def comb(N, k, exact=False, repetition=False):
+    return scipy_special("comb", N, k, False, repetition)

@@ -281,4 +281,51 @@ COMPOSED_CASES = [
     C("unwrap", "np.unwrap(4.0 * x, axis=0)", "3 b"),
     C("unstack", "np.unstack(x)[1]", "3 ..."),
     C("unstack", "np.unstack(x, axis=1)[0]", "a 2"),
+    # NaN-ignoring quantiles: NaNs sort last, each slice interpolates among its own values
+    C(
+        "nanquantile",
+        "np.nanquantile(np.where(x > 1.5, np.nan, x), 0.3, axis=-1)",
+        "a 3",
+        fd=False,
+    ),
+    C(
+        "nanquantile",
+        "np.nanquantile(x, q, axis=0)",
+        {"x": "a b", "q": "2"},
+        {"q": "prob"},
+    ),
+    C(
+        "nanpercentile",
+        "np.nanpercentile(np.where(x > 1.5, np.nan, x), 40.0)",
+        NANS,
+        fd=False,
+    ),
+    C(
+        "nanmedian",
+        "np.nanmedian(np.where(x > 1.5, np.nan, x), axis=0)",
+        "3 b",
+        fd=False,
+    ),
+    C("nanmedian", "np.nanmedian(x, axis=-1, keepdims=True)", "a b"),
+    # rounding apart, with the derivative in the fraction
+    C("divmod", "np.divmod(x, y)[1]", B, {"y": "nonzero"}, fd=False),
+    C("modf", "np.modf(x)[0]", U, fd=False),
+    C("frexp", "np.frexp(x)[0]", U, "nonzero", fd=False),
+    # (only the kth element's place is defined: NumPy and JAX order the others differently)
+    C("partition", "np.partition(x, 1)[..., 1]", "... 3"),
+    C("partition", "np.partition(x, 0, axis=0)[0]", "3 b"),
+    C("polyint", "np.polyint(p)", {"p": "a"}),
+    C("polyint", "np.polyint(p, 2, k=c)", {"p": "a", "c": "2"}),
+    C(
+        "linalg.tensorsolve",
+        "np.linalg.tensorsolve(np.reshape(a, (2, 3, 6)), b)",
+        {"a": "6 6", "b": "2 3"},
+        {"a": "wellcond"},
+    ),
+    C(
+        "linalg.tensorinv",
+        "np.linalg.tensorinv(np.reshape(a, (4, 2, 2)), ind=1)",
+        {"a": "4 4"},
+        "wellcond",
+    ),
 ]

@@ -303,6 +303,41 @@ LIBRARY_CASES = [
         DENSITY,
         POSITIVE_SCALE,
     ),
+    # incomplete gamma, zeta and the rest of scipy.special (JAX's own partial where none is closed)
+    C(
+        "rt.special.gammainc",
+        "scipy.special.gammainc(a, x)",
+        {"a": "~...", "x": "~..."},
+        "positive",
+    ),
+    C(
+        "rt.special.gammaincc",
+        "jax.scipy.special.gammaincc(a, x)",
+        {"a": "~...", "x": "~..."},
+        "positive",
+    ),
+    C("rt.special.gammainc", "scipy.special.gammainc(1.5, x)", U, "positive"),
+    C("rt.special.gammaincc", "jax.scipy.special.gammaincc(2.5, x)", U, "positive"),
+    C("rt.special.zeta", "jax.scipy.special.zeta(3.0, q)", {"q": "..."}, "positive"),
+    C("rt.special.loggamma", "scipy.special.loggamma(x)", U, "positive"),
+    C(
+        "rt.special.zeta",
+        "jax.scipy.special.zeta(x, q)",
+        {"x": "~...", "q": "~..."},
+        {"x": "gt1", "q": "positive"},
+    ),
+    C("rt.special.expn", "scipy.special.expn(2, x)", U, "positive"),
+    C("rt.special.dawsn", "jax.scipy.special.dawsn(x)", U),
+    C("rt.special.spence", "scipy.special.spence(x)", U, "prob"),
+    C("rt.special.sici", "scipy.special.sici(x)[0]", U),
+    C("rt.special.sici", "jax.scipy.special.sici(x)[1]", U, "positive"),
+    C("rt.special.fresnel", "scipy.special.fresnel(x)[0]", U),
+    C("rt.special.fresnel", "jax.scipy.special.fresnel(x)[1]", U),
+    C("rt.special.owens_t", "scipy.special.owens_t(h, a)", {"h": "~...", "a": "~..."}),
+    C("rt.special.boxcox", "scipy.special.boxcox(x, y)", B, {"x": "positive"}),
+    C("rt.special.boxcox", "jax.scipy.special.boxcox(x, 0.0)", U, "positive"),
+    C("rt.special.boxcox1p", "scipy.special.boxcox1p(x, y)", B, {"x": "positive"}),
+    C("rt.special.comb", "scipy.special.comb(x, 2.0)", U, "gt1"),
 ]
 
 from op_table_composed import COMPOSED_CASES  # noqa: E402

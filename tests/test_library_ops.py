@@ -313,6 +313,27 @@ def test_entr_has_no_slope_below_zero_in_both_modes(tmp_path):
     np.testing.assert_array_equal(tangent, jax_tangent)
 
 
+@pytest.mark.parametrize(
+    "call",
+    ["jax.scipy.special.gammainc(x, 1.5)", "jax.scipy.special.zeta(x + 1.5, 2.0)"],
+)
+def test_partials_jax_has_no_derivative_of_are_errors_when_differentiated_again(
+    tmp_path, call
+):
+    """A partial with no closed form is JAX's own, evaluated (``rt.special.jax_partial``): the gradient is
+    JAX's, and a second derivative through it is a located error that says why, never a zero.
+    """
+    f = _kink_function(tmp_path, f"partial_{len(call)}", call)
+    x = np.array([0.7, 1.3, 2.2])
+    for backend in BACKENDS:
+        close(s2s.grad(f, backend=backend)(x), oracle(jax.grad, f)(x), rtol=1e-9)
+    with pytest.raises(
+        s2s.S2SError, match="jax_partial.*JAX differentiates it no further"
+    ) as err:
+        s2s.hessian(f)(x)
+    assert f"partial_{len(call)}.py" in str(err.value)
+
+
 # --- resolution by identity ---------------------------------------------------------------
 
 SPELLINGS = """\

@@ -45,6 +45,13 @@ XFAIL: dict = {}
 NO_ORACLE = {
     "scipy.special.exp1(x)": "jax.hessian of jax.scipy.special.exp1 fails under jit in JAX itself "
     "('No constant handler for type DynamicJaxprTracer')",
+    "scipy.special.expn(2,x)": "jax.hessian of jax.scipy.special.expn fails under jit in JAX itself "
+    "('No constant handler for type DynamicJaxprTracer')",
+    # JAX's partial in ``a`` (``x``) has no derivative: s2s's second derivative there is an error too
+    # (test_library_ops.py), the cases with a constant ``a`` (``x``) check the others
+    "scipy.special.gammainc(a,x)": "JAX has no second derivative of gammainc in a (igamma_grad_a)",
+    "jax.scipy.special.gammaincc(a,x)": "JAX has no second derivative of gammaincc in a (igamma_grad_a)",
+    "jax.scipy.special.zeta(x,q)": "s2s evaluates JAX's partial of zeta in x, with no derivative of its own",
 }
 
 _MODULES = {}

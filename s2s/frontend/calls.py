@@ -38,6 +38,7 @@ from . import (
     library,
     output,
     random_keys,
+    selections,
     spellings,
     variadic,
 )
@@ -424,6 +425,8 @@ class Calls(lax_control.LaxControl):
                 "call it as a statement of its own: `logging.info(...)`, not `_ = logging.info(...)`",
                 UnsupportedSyntax,
             )
+        if selections.is_select(callee):  # ``np.select``: nested ``where``s
+            return selections.lower(self, node)
         lax_op = lax_indexing.op_of(callee)
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)

@@ -81,11 +81,15 @@ def _differentiable(fn) -> bool | None:
 
 
 def _known(obj, path: tuple[str, ...]) -> bool:
-    from ..frontend import identity, spellings
+    from ..frontend import identity, selections, spellings
     from . import OPS
 
     name = spellings.canonical_op(obj, path)
-    return (name is not None and name in OPS) or identity.library_op(obj) is not None
+    return (
+        (name is not None and name in OPS)
+        or identity.library_op(obj) is not None
+        or selections.is_select(obj)  # read as nested ``where``s
+    )
 
 
 def known(namespace: str, name: str) -> bool:

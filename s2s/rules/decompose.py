@@ -4,7 +4,11 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import decompose
+from .registry import batch, decompose, nondiff
+
+nondiff("an exponent: integer-valued", "rt.frexp_exponent")
+nondiff("a power of two: piecewise constant", "rt.frexp_scale")
+batch("elementwise", "rt.frexp_exponent", "rt.frexp_scale")
 
 
 @decompose
@@ -53,3 +57,30 @@ def kron(a, b):
         b, rt.kron_shape(a, b, 1)
     )
     return xp.reshape(product, rt.kron_shape(a, b, 2))
+
+
+@decompose
+def divmod_(x1, x2):
+    return xp.floor_divide(x1, x2), xp.remainder(x1, x2)
+
+
+@decompose
+def modf(x):
+    # JAX's: the whole part rounds toward zero, the fraction keeps the derivative
+    whole = xp.trunc(x)
+    return x - whole, whole
+
+
+@decompose
+def frexp(x):
+    # the mantissa is x scaled by a power of two (piecewise constant), the exponent an integer
+    return x * rt.frexp_scale(x), rt.frexp_exponent(x)
+
+
+@decompose
+def partition(a, kth, axis=-1):
+    # JAX's order: the kth + 1 smallest ascending, then the others descending (top_k of each side)
+    ordered = xp.sort(xp.moveaxis(a, axis, -1), axis=-1)
+    low = ordered[..., : kth + 1]
+    high = xp.flip(ordered[..., kth + 1 :], axis=-1)
+    return xp.moveaxis(xp.concatenate([low, high], axis=-1), -1, axis)

@@ -36,3 +36,17 @@ def vector_norm(x, axis=None, keepdims=False, ord=2):
 @decompose(name="linalg.matrix_norm")
 def matrix_norm(x, keepdims=False, ord="fro"):
     return xp.linalg.norm(x, ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@decompose(name="linalg.tensorsolve")
+def tensorsolve(a, b, axes=None):
+    # ``a`` as a square matrix: ``b``'s axes against the others (JAX's)
+    matrix = xp.reshape(a, rt.tensor_matrix_shape(a, xp.ndim(b), axes))
+    solved = xp.linalg.solve(matrix, xp.reshape(b, (-1,)))
+    return xp.reshape(solved, rt.tensor_trailing_shape(a, xp.ndim(b)))
+
+
+@decompose(name="linalg.tensorinv")
+def tensorinv(a, ind=2):
+    inverse = xp.linalg.inv(xp.reshape(a, rt.tensor_matrix_shape(a, ind)))
+    return xp.reshape(inverse, rt.tensorinv_shape(a, ind))

@@ -42,4 +42,18 @@ no_derivative(
     np.arange,
     "arange",
 )
+
+
+def _nextafter(x1, x2, /):
+    """NumPy's ufunc ``nextafter``'s signature."""
+
+
+def _spacing(x, /):
+    """NumPy's ufunc ``spacing``'s signature."""
+
+
+no_derivative("the next float: JAX defines no derivative", _nextafter, "nextafter")
+no_derivative(
+    "the gap to the next float: JAX defines no derivative", _spacing, "spacing"
+)
 # array, asarray, full and full_like carry their data's derivative: see linear.py.

@@ -21,7 +21,8 @@ _HELPERS = tuple(
         "rows_shape", "diagonal_mask", "diagonal_rows", "along_axis_shape", "reduced_shape",
         "initial_padding", "poly_padding", "descending_powers", "vander_powers", "polyder_index",
         "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
-        "interp_epsilon", "correlate_window", "reduced_size",
+        "interp_epsilon", "correlate_window", "reduced_size", "with_unit_axes", "positions_axis",
+        "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -178,3 +179,13 @@ def interp(x, xp_, fp, left=None, right=None, period=None):
 def correlate(a, v, mode="valid"):
     # the full convolution with v reversed, then the window NumPy keeps for ``mode``
     return xp.take(xp.convolve(a, xp.flip(v)), rt.correlate_window(a, v, mode))
+
+
+@decompose
+def polyint(p, m=1, k=None):
+    # the coefficients and the integration constants (the first one's integrated m - 1 more times),
+    # each divided by the falling factorial of the power it reaches
+    if k is None:
+        k = rt.polyint_constants(p, m)
+    joined = xp.concatenate([p, xp.broadcast_to(k, (m,))])
+    return joined / rt.polyint_divisors(p, m)

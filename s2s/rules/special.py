@@ -13,7 +13,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import decompose, elementwise
+from .registry import batch, decompose, elementwise, no_derivative, nondiff
 
 
 @elementwise(name="rt.special.erf")
@@ -222,6 +222,140 @@ def softmax(x, axis=None):
 @decompose(name="rt.special.log_softmax")
 def log_softmax(x, axis=None):
     return x - rt.special.logsumexp(x, axis=axis, keepdims=True)
+
+
+# --- incomplete gamma, zeta and the other functions of scipy.special with derivatives in JAX --------
+# A partial with no closed form (``gammainc`` in ``a``, ``zeta`` in ``x``) is JAX's own, evaluated by
+# ``rt.special.jax_partial``: it has no derivative of its own, so a second derivative there is an error.
+
+no_derivative(
+    "JAX's own partial derivative of an elementwise function (JAX differentiates it no further)",
+    rt.special.jax_partial,
+    "rt.special.jax_partial",
+)
+batch("elementwise", "rt.special.jax_partial")
+nondiff("the sign of the gamma function: piecewise constant", "rt.special.gammasgn")
+batch("elementwise", "rt.special.gammasgn")
+
+
+@elementwise(name="rt.special.gammainc")
+def gammainc(a, x):
+    return (
+        rt.special.jax_partial("gammainc", 0, a, x),
+        xp.exp((a - 1) * xp.log(x) - x - rt.special.gammaln(a)),
+    )
+
+
+@elementwise(name="rt.special.gammaincc")
+def gammaincc(a, x):
+    return (
+        rt.special.jax_partial("gammaincc", 0, a, x),
+        -xp.exp((a - 1) * xp.log(x) - x - rt.special.gammaln(a)),
+    )
+
+
+@elementwise(name="rt.special.loggamma")
+def loggamma(x):
+    return rt.special.digamma(x)
+
+
+@elementwise(name="rt.special.zeta")
+def zeta(x, q=None):
+    return rt.special.jax_partial("zeta", 0, x, q), -x * rt.special.zeta(x + 1, q)
+
+
+@elementwise(name="rt.special.expn")
+def expn(n, x):
+    return None, -rt.special.expn(n - 1, x)
+
+
+@elementwise(name="rt.special.dawsn")
+def dawsn(x, *, ans):
+    return 1 - 2 * x * ans
+
+
+@elementwise(name="rt.special.spence")
+def spence(x):
+    return xp.log(x) / (1 - x)
+
+
+@elementwise(name="rt.special.sici_si")
+def sici_si(x):
+    # sin(x) / x, 1 at 0
+    tiny = x == 0
+    safe = xp.where(tiny, 1.0, x)
+    return xp.where(tiny, 1.0, xp.sin(safe) / safe)
+
+
+@elementwise(name="rt.special.sici_ci")
+def sici_ci(x):
+    return xp.cos(x) / x
+
+
+@decompose(name="rt.special.sici")
+def sici(x):
+    return rt.special.sici_si(x), rt.special.sici_ci(x)
+
+
+@elementwise(name="rt.special.fresnel_s")
+def fresnel_s(x):
+    return xp.sin(xp.pi / 2 * xp.square(x))
+
+
+@elementwise(name="rt.special.fresnel_c")
+def fresnel_c(x):
+    return xp.cos(xp.pi / 2 * xp.square(x))
+
+
+@decompose(name="rt.special.fresnel")
+def fresnel(x):
+    return rt.special.fresnel_s(x), rt.special.fresnel_c(x)
+
+
+@elementwise(name="rt.special.owens_t")
+def owens_t(h, a):
+    wide = 1 + xp.square(a)
+    return (
+        -xp.exp(-xp.square(h) / 2)
+        * rt.special.erf(a * h / xp.sqrt(2.0))
+        / (2 * xp.sqrt(2 * xp.pi)),
+        xp.exp(-xp.square(h) * wide / 2) / (2 * xp.pi * wide),
+    )
+
+
+@decompose(name="rt.special.boxcox")
+def boxcox(x, lmbda):
+    # JAX's: log(x) where lmbda is 0, the power branch with a safe lmbda elsewhere
+    zero = lmbda == 0
+    safe = xp.where(zero, 1.0, lmbda)
+    log_x = xp.log(x)
+    return xp.where(zero, log_x, xp.expm1(safe * log_x) / safe)
+
+
+@decompose(name="rt.special.boxcox1p")
+def boxcox1p(x, lmbda):
+    zero = lmbda == 0
+    safe = xp.where(zero, 1.0, lmbda)
+    log1p_x = xp.log1p(x)
+    return xp.where(zero, log1p_x, xp.expm1(safe * log1p_x) / safe)
+
+
+@decompose(name="rt.special.comb")
+def comb(N, k, exact=False, repetition=False):
+    # JAX's: a ratio of gamma functions where 0 <= k <= N, zero elsewhere
+    if repetition:
+        return xp.where(
+            xp.logical_and(k == 0, N >= 0), 1.0, rt.special.comb(N + k - 1, k)
+        )
+    valid = xp.logical_and(xp.logical_and(k <= N, N >= 0), k >= 0)
+    safe_n = xp.where(valid, N, 0.0)
+    safe_k = xp.where(valid, k, 0.0)
+    ratio = (
+        rt.special.gammaln(safe_n + 1)
+        - rt.special.gammaln(safe_k + 1)
+        - rt.special.gammaln(safe_n + 1 - safe_k)
+    )
+    return xp.where(valid, xp.exp(ratio), 0.0)
 
 
 # --- jax.lax ops that NumPy has no function for ----------------------------------------------

@@ -167,3 +167,39 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     else:
         widths = xp.diff(xp.moveaxis(x, rt.trapezoid_axis(x, axis), -1), axis=-1)
     return xp.sum(widths * (values[..., 1:] + values[..., :-1]), axis=-1) / 2.0
+
+
+@decompose
+def nanquantile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    # NaNs sort last: each slice interpolates among its own values, q * (count - 1) apart; a slice of
+    # NaNs only is NaN (JAX's)
+    shape = rt.quantile_shape(a, q, axis, keepdims, method)
+    ordered = xp.sort(rt.to_last(a, axis), axis=-1)
+    present = xp.logical_not(xp.isnan(ordered))
+    count = xp.sum(present, axis=-1, keepdims=True)
+    count = xp.reshape(count, rt.with_unit_axes(count, q))
+    values = xp.reshape(xp.where(present, ordered, 0.0), rt.with_unit_axes(ordered, q))
+    position = q * (count - 1.0)
+    low = xp.floor(position)
+    high = xp.minimum(low + 1.0, count - 1.0)
+    index = rt.sorted_positions(ordered, q)
+    weights = (index == low) * (1.0 - (position - low)) + (index == high) * (
+        position - low
+    )
+    empty = xp.where(count > 0, 0.0, xp.nan)
+    picked = xp.sum(values * weights + empty, axis=rt.positions_axis(q))
+    return xp.reshape(xp.transpose(picked, rt.quantile_order(picked, q)), shape)
+
+
+@decompose
+def nanpercentile(
+    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False
+):
+    return xp.nanquantile(a, q / 100.0, axis=axis, method=method, keepdims=keepdims)
+
+
+@decompose
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return xp.nanquantile(a, 0.5, axis=axis, keepdims=keepdims)

@@ -208,8 +208,10 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
             missing = False
         if missing:
             what = e.name if e.kind != "runtime" else f"rt.{e.name}"
+            op = op_named(what if e.kind != "op" else e.name)
+            why = f": {op.reason}" if op is not None and op.reason else ""
             raise MissingRule(
-                f"no derivative rule for `{what}`", stmt.origin, RULE_HINT
+                f"no derivative rule for `{what}`{why}", stmt.origin, RULE_HINT
             )
 
 
