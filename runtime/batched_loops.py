@@ -119,6 +119,8 @@ items_vjp = _per_example(iteration.items_vjp)
 items_vjp_transpose = _per_example(iteration.items_vjp_transpose)
 values_vjp = _per_example(iteration.values_vjp)
 values_vjp_transpose = _per_example(iteration.values_vjp_transpose)
+sequence_like = _per_example(iteration.sequence_like)
+sequence_like_transpose = _per_example(iteration.sequence_like_transpose)
 
 
 def enumerate_jvp(tangents, start, batched, size):

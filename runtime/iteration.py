@@ -428,3 +428,41 @@ def items_vjp_transpose(u, like, d):
         [(tree_zeros_like(step[0]), u[k]) for k, step in builtins.zip(d.keys(), steps)],
         like,
     )
+
+
+def as_list(xs) -> list:
+    """``list(xs)``: a container's items, an array's rows, a dict's keys (what Python's ``list`` gives)."""
+    return builtins.list(xs.items if isinstance(xs, Elements) else xs)
+
+
+def as_tuple(xs) -> tuple:
+    """``tuple(xs)``, as ``as_list``."""
+    return builtins.tuple(as_list(xs))
+
+
+def sequence_like(g, xs):
+    """The cotangent of ``xs`` from that of ``list(xs)`` or ``tuple(xs)``: an array's rows stacked back, a
+    container's items in its own type (a dict gets zeros: ``list(d)`` reads its keys only).
+    """
+    if g is None:
+        return None
+    if isinstance(xs, dict):
+        from .trees import tree_zeros_like
+
+        return tree_zeros_like(xs)
+    items = builtins.list(g.items if isinstance(g, Elements) else g)
+    if is_array(xs):
+        from .arrays import namespace
+
+        return namespace(*items).stack(items)
+    if isinstance(xs, Elements):
+        return Elements(items)
+    return type(xs)(*items) if hasattr(xs, "_fields") else type(xs)(items)
+
+
+def sequence_like_transpose(u, like):
+    """The transpose of ``sequence_like(g, xs)``: ``u`` (shaped like ``xs``) as the list or tuple ``like`` is."""
+    if like is None:
+        return None
+    items = as_list(u)
+    return type(like)(items) if isinstance(like, (list, tuple)) else items

@@ -188,3 +188,43 @@ def test_a_growing_list_read_in_its_loop_other_than_its_last_item_is_an_error(
     with pytest.raises(s2s.S2SError, match=message) as info:
         s2s.grad(getattr(P, name))(np.ones(3))
     assert info.value.origin.path == P.__file__
+
+
+@pytest.mark.parametrize(
+    "name, message, hint",
+    [
+        ("local_activation_passed", "the local function `swish` passed to the helper", "define `swish` at module level"),
+        ("lambda_passed", "a lambda used as a value", "define the function with `def` at module level"),
+    ],
+)  # fmt: skip
+def test_a_local_function_passed_to_a_helper_is_an_error_whose_hint_works(
+    name, message, hint
+):
+    params, x, _ = P.inputs_activations_passed()
+    with pytest.raises(s2s.S2SError, match=message) as info:
+        s2s.grad(getattr(P, name))(params, x)
+    assert info.value.origin.path == P.__file__ and hint in info.value.hint
+    # the hint followed: a module-level function passed by name (``activations_passed``) works
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_helpers_bound_to_functions_under_vmap_and_jvp(backend):
+    """Each binding is its own helper (``mlp_with_activation_softplus``), batched and pushed forward."""
+    params, x, y = P.inputs_activations_passed()
+    ys = np.stack([y, 2 * y])
+    grad = s2s.grad(P.activations_passed, backend=backend)
+    got = s2s.vmap(grad, (None, None, 0))(params, x, ys)
+    for i, yi in enumerate(ys):  # the oracle: a loop (each gradient checked above)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(grad(params, x, yi))):
+            np.testing.assert_allclose(g[i], w, rtol=1e-9, atol=1e-12)
+    _, tangent = s2s.jvp(
+        P.activations_passed, (params, x, y), (params, x, y), backend=backend
+    )
+    eps = 1e-6
+    moved = [tuple(v * (1 + eps) for v in layer) for layer in params]
+    fd = (
+        P.activations_passed(moved, x * (1 + eps), y * (1 + eps))
+        - P.activations_passed(params, x, y)
+    ) / eps
+    np.testing.assert_allclose(tangent, fd, rtol=1e-4)
+    assert "def mlp_with_activation_softplus(params, x)" in grad.source

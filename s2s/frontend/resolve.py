@@ -156,7 +156,7 @@ class Resolver(Calls):
         # local names of wrapped functions: ``h = jax.jit(g)``
         self._aliases = dict(aliases or {})
         node = source.node
-        self.params = {p.name.value for p in _params_of(node)}
+        self.params = {p.name.value for p in _params_of(node)} - set(source.fixed)
         # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
         self._variadic = {}
         self.expansion = (
@@ -210,10 +210,15 @@ class Resolver(Calls):
         expansion = self.expansion
         # at a call shape, ``*args``'s items follow the named positional parameters, ``**kwargs``'s values come last
         p = node.params
+        fixed = set(self.source.fixed)  # bound to functions: names of the environment
         params = [
-            *(self._param(q) for q in (*p.posonly_params, *p.params)),
+            *(
+                self._param(q)
+                for q in (*p.posonly_params, *p.params)
+                if q.name.value not in fixed
+            ),
             *(ir.Param(n) for n in (expansion.items if expansion else ())),
-            *(self._param(q) for q in p.kwonly_params),
+            *(self._param(q) for q in p.kwonly_params if q.name.value not in fixed),
             *(ir.Param(n) for n in (expansion.values if expansion else ())),
         ]
         if isinstance(node, cst.Lambda):
@@ -877,8 +882,9 @@ class Resolver(Calls):
     def _Lambda(self, node):
         self.fail(
             node,
-            "a lambda must be assigned to a name before use",
-            "write `f = lambda x: ...`",
+            "a lambda used as a value (passed on, or kept in a container)",
+            "define the function with `def` at module level and pass its name; a lambda can be "
+            "assigned to a name (`f = lambda x: ...`) and called in this function",
             UnsupportedSyntax,
         )
 

@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
 from ..runtime import loader
-from . import variadic, verify, wrappers
+from . import function_args, variadic, verify, wrappers
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class FunctionSource:
     shape: variadic.Shape | None = (
         None  # the call shape a function with ``*args``/``**kwargs`` is read at
     )
+    # parameters bound to functions at a call (``function_args.Bound``): names of ``env``, not parameters
+    fixed: tuple = ()
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
         found = origin_in(self.file, node)
@@ -172,6 +174,13 @@ def load(fn) -> FunctionSource:
     """
     if isinstance(fn, variadic.Specialized):
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
+    if isinstance(fn, function_args.Bound):
+        src = load(fn.fn)
+        return dataclasses.replace(
+            src,
+            env={**src.env, **dict(fn.fixed)},
+            fixed=tuple(name for name, _ in fn.fixed),
+        )
     fn = wrappers.readable(fn)
     code = fn.__code__
     path = inspect.getsourcefile(fn) or code.co_filename

@@ -48,6 +48,8 @@ STATIC_CALLS = {
     "slice",
     "isinstance",
 }
+# Python's ``list(xs)`` and ``tuple(xs)``: the runtime ops whose rules they take
+SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple"}
 XP_CONSTANTS = {
     "xp.pi",
     "xp.e",
@@ -190,6 +192,9 @@ def eqn_of(
             return Eqn("runtime", func[3:], args, kwargs, value)
         if func in helpers:
             return Eqn("helper", func, args, kwargs, value)
+        if func in SEQUENCE_BUILTINS and len(args) == 1 and not kwargs:
+            # ``list(params)``: the runtime op with rules (the call is written as Python's)
+            return Eqn("runtime", SEQUENCE_BUILTINS[func], args, kwargs, value)
         return Eqn("call", func, args, kwargs, value)
     raise ValueError(f"not in normal form: {type(value).__name__}")
 

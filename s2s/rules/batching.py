@@ -149,7 +149,7 @@ batch(
     "identity",
     "rt.range",
 )
-batch("sequence", "rt.iterate", "rt.zip", "rt.reversed")
+batch("sequence", "rt.iterate", "rt.zip", "rt.reversed", "rt.as_list", "rt.as_tuple")
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values")
 batch("container", "rt.tree_add")
 
@@ -337,6 +337,8 @@ twin(
     "rt.items_vjp_transpose",
     "rt.values_vjp",
     "rt.values_vjp_transpose",
+    "rt.sequence_like",
+    "rt.sequence_like_transpose",
 )
 
 

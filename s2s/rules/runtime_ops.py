@@ -33,6 +33,27 @@ def join(a, b, *, g):
     return g[: len(a)], g[len(a) :]
 
 
+@linear(name="rt.as_list")
+def as_list(xs, *, g):
+    # ``list(xs)`` in generated code (``passes/normal_form.py`` reads Python's ``list`` as this op)
+    return rt.sequence_like(g, xs)
+
+
+@linear(name="rt.as_tuple")
+def as_tuple(xs, *, g):
+    return rt.sequence_like(g, xs)
+
+
+@linear(name="rt.sequence_like", roles={"xs": "data"})
+def sequence_like(ct, xs, *, g):
+    return rt.sequence_like_transpose(g, ct), None
+
+
+@linear(name="rt.sequence_like_transpose", roles={"like": "data"})
+def sequence_like_transpose(u, like, *, g):
+    return rt.sequence_like(g, u), None
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)

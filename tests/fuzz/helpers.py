@@ -91,12 +91,16 @@ class Helpers:
             self.helper(
                 "def apply_act(z, fn=np.tanh, *, shift=0.0):\n    return fn(z + shift)\n"
             )
+            # a function of the user's passed by name: the helper is bound to it
+            self.helper(f"def {act}(z):\n    return {body.format(z='z')}\n")
             return self.pick(
                 [
                     "apply_act({})",
                     "apply_act({}, np.sin)",
                     "apply_act({}, fn=np.cos, shift=0.1)",
                     "apply_act({}, shift=-0.2)",
+                    f"apply_act({{}}, {act})",
+                    f"apply_act({{}}, fn={act}, shift=0.3)",
                 ]
             )
         return "np.tanh({})"

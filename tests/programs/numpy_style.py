@@ -360,3 +360,68 @@ def swapped_lists(x):
     for _ in range(2):
         b.append(np.sin(b[-1]))
     return np.sum(np.stack(b)) + np.sum(a[0])
+
+
+# --- functions passed to helpers, and list() / tuple() of parameters --------------------------
+
+
+def mlp_with_activation(params, x, act=np.tanh):
+    """A helper taking its activation, NumPy's by default."""
+    for W, b in params[:-1]:
+        x = act(x @ W + b)
+    W, b = params[-1]
+    return x @ W + b
+
+
+def softplus(z):
+    return np.log1p(np.exp(z))
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+def activations_passed(params, x, y):
+    """The default activation, a function of the user's passed by position, a NumPy function by keyword."""
+    fit = np.mean((mlp_with_activation(params, x) - y) ** 2)
+    smooth = np.mean((mlp_with_activation(params, x, softplus) - y) ** 2)
+    wavy = np.mean(mlp_with_activation(params, x, act=np.sin) ** 2)
+    return fit + 0.5 * smooth + 0.1 * wavy + np.sum(apply_twice(np.cos, params[0][1]))
+
+
+def inputs_activations_passed():
+    r = np.random.default_rng(5)
+    params = [
+        (0.5 * r.normal(size=(3, 4)), 0.1 * r.normal(size=4)),
+        (0.5 * r.normal(size=(4, 2)), 0.1 * r.normal(size=2)),
+    ]
+    return params, r.normal(size=(6, 3)), r.normal(size=(6, 2))
+
+
+def copied_containers(params, x):
+    """``list(params)`` and ``tuple(...)`` of parameters, and ``list`` of an array's rows."""
+    layers = list(params)
+    W, b = tuple(layers[0])
+    first, second = list(x)[:2]
+    return np.sum(np.tanh(first @ W + b) * second[0]) + np.sum(layers[1][0] ** 2)
+
+
+def inputs_copied_containers():
+    r = np.random.default_rng(6)
+    params = [(r.normal(size=(3, 2)), r.normal(size=2)), (r.normal(size=(2, 2)), None)]
+    params[1] = (params[1][0],)
+    return params, r.normal(size=(4, 3))
+
+
+PROGRAMS += ["activations_passed", "copied_containers"]
+
+
+def local_activation_passed(params, x):
+    def swish(z):
+        return z / (1.0 + np.exp(-z))
+
+    return np.sum(mlp_with_activation(params, x, swish))
+
+
+def lambda_passed(params, x):
+    return np.sum(mlp_with_activation(params, x, lambda z: z * 2.0))
