@@ -43,16 +43,24 @@ _STATEMENTS = {
     cst.Match: ("`match` statement", "use `if`/`elif`"),
 }
 _EXPRESSIONS = {
+    # (the others are loops: ``frontend/comprehensions``)
     cst.ListComp: (
-        "list comprehension",
-        "build the array with NumPy ops (np.stack, broadcasting)",
+        "list comprehension with an `if` clause (its length depends on the values) or in a `while` test",
+        "keep every item and mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`), or "
+        "filter the list before calling the transformed function",
     ),
-    cst.SetComp: ("set comprehension", "use NumPy ops"),
+    cst.SetComp: (
+        "set comprehension",
+        "use a list comprehension (a set has no order s2s could keep)",
+    ),
     cst.DictComp: (  # elsewhere a loop of item writes (``frontend/comprehensions``)
         "dict comprehension in a `while` test (or `async`)",
         "build the dict on a line of its own before it",
     ),
-    cst.GeneratorExp: ("generator expression", "use NumPy ops"),
+    cst.GeneratorExp: (
+        "generator expression with an `if` clause (its length depends on the values) or in a `while` test",
+        "keep every item and mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`)",
+    ),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),
     cst.Await: ("`await`", "transform a synchronous function"),
     cst.Yield: (

@@ -163,11 +163,31 @@ def constant_spelling(module, attr: str) -> str | None:
     return None
 
 
+# bounds passed by keyword, as NumPy 2 and JAX name them (``np.clip(x, min=0)``, ``np.clip(x, a_max=1)``):
+# the positions every version of both takes, a missing bound None
+BOUND_KEYWORDS = {"clip": {"a_min": 1, "a_max": 2, "min": 1, "max": 2}}
+
+
+def _bounds_by_position(op: str, args: list) -> list:
+    slots = BOUND_KEYWORDS.get(op, {})
+    keyed = [a for a in args if a.keyword is not None and a.keyword.value in slots]
+    positional = [a for a in args if a.keyword is None]
+    if not keyed or len(positional) != 1:
+        return args
+    placed = [positional[0], cst.Arg(cst.Name("None")), cst.Arg(cst.Name("None"))]
+    for a in keyed:
+        placed[slots[a.keyword.value]] = a.with_changes(
+            keyword=None, equal=cst.MaybeSentinel.DEFAULT
+        )
+    return placed + [a for a in args if a.keyword is not None and a not in keyed]
+
+
 def portable_arguments(op: str, args: list) -> list:
     """``args`` of a call to ``xp.<op>`` that run under NumPy and jax.numpy alike: a keyword one of them does
     not take (``np.clip(x, a_min=0)``: jax.numpy's is ``min``) becomes positional where both put that
     parameter at the same place and the arguments before it are given. Others are kept as written.
     """
+    args = _bounds_by_position(op, args)
     functions = [_lookup(m, op) for m in _modules()]
     try:
         signatures = [list(inspect.signature(f).parameters.values()) for f in functions]

@@ -413,7 +413,18 @@ def inputs_copied_containers():
     return params, r.normal(size=(4, 3))
 
 
-PROGRAMS += ["activations_passed", "copied_containers"]
+def clipped_by_keyword(w, x):
+    """``np.clip`` with one bound, by NumPy 2's and JAX's keyword names."""
+    h = np.clip(x @ w, min=-0.5)
+    return np.sum(np.clip(h, max=0.8) ** 2) + np.sum(np.clip(w, a_min=-1.0, a_max=1.0))
+
+
+def inputs_clipped_by_keyword():
+    r = np.random.default_rng(7)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["activations_passed", "copied_containers", "clipped_by_keyword"]
 
 
 def local_activation_passed(params, x):
