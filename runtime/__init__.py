@@ -222,6 +222,8 @@ _DEFINED_IN = {
     "polyint_divisors": "op_shapes",
     "polyint_constants": "op_shapes",
     "frexp_exponent": "arrays",
+    "leading_mask": "arrays",
+    "selected_fill": "arrays",
     "frexp_scale": "arrays",
     "with_unit_axes": "op_shapes",
     "positions_axis": "op_shapes",

@@ -454,3 +454,26 @@ def frexp_scale(x):
     xp = namespace(x)
     mantissa, exponent = xp.frexp(x)
     return xp.ldexp(xp.ones_like(mantissa), -exponent)
+
+
+def leading_mask(mask, x):
+    """``mask`` as booleans with a unit axis for each axis of ``x`` past its own: ``x[mask]`` selects along
+    the mask's (leading) axes, ``where(leading_mask(mask, x), x, fill)`` keeps the same elements.
+    """
+    xp = namespace(mask, x)
+    kept = xp.asarray(mask) != 0
+    extra = np.ndim(x) - np.ndim(kept)
+    return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
+
+
+def selected_fill(x, kept):
+    """A value of ``x`` where ``kept`` is true (its first such element; 0 if none): what the elements a
+    selection drops hold while elementwise ops run over the whole array (``passes/masks.py``), so those ops
+    see values of their domain; the result is masked away, so no derivative flows through it.
+    """
+    xp = namespace(x, kept)
+    full = xp.broadcast_to(kept, np.shape(x))
+    flat = xp.reshape(full, (-1,))
+    first = xp.argmax(flat)
+    value = xp.reshape(xp.asarray(x), (-1,))[first] if np.size(x) else xp.zeros(())
+    return xp.where(flat[first], value, xp.zeros_like(value))

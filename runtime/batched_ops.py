@@ -158,3 +158,30 @@ def convolve(a, v, mode, batched):
     spec = ("z" if fv else "") + "ki," + ("z" if fa else "") + "i->zk"
     start, length = convolve_window(n, m, mode)
     return xp.einsum(spec, band, a)[:, start : start + length]
+
+
+def leading_mask(mask, x, batched):
+    """``rt.leading_mask`` per example: unit axes for the axes of ``x``'s examples past the mask's."""
+    mask_batched, x_batched = batched
+    xp = namespace(mask, x)
+    kept = xp.asarray(mask) != 0
+    extra = (np.ndim(x) - x_batched) - (np.ndim(kept) - mask_batched)
+    return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
+
+
+def selected_fill(x, kept, batched):
+    """``rt.selected_fill`` per example: each example's first kept value, with unit axes to broadcast."""
+    x_batched, kept_batched = batched
+    xp = namespace(x, kept)
+    size = np.shape(x)[0] if x_batched else np.shape(kept)[0]
+    if not x_batched:
+        x = xp.broadcast_to(x, (size, *np.shape(x)))
+    example = np.shape(x)[1:]
+    if not kept_batched:
+        kept = xp.broadcast_to(kept, example)[None]
+    full = xp.reshape(xp.broadcast_to(kept, (size, *example)), (size, -1))
+    first = xp.argmax(full, axis=1)
+    values = xp.take_along_axis(xp.reshape(x, (size, -1)), first[:, None], axis=1)[:, 0]
+    found = xp.take_along_axis(full, first[:, None], axis=1)[:, 0]
+    values = xp.where(found, values, xp.zeros_like(values))
+    return xp.reshape(values, (size,) + (1,) * len(example))

@@ -11,7 +11,7 @@ import sys
 
 from . import ir
 from .frontend import comprehensions, fence, resolve, source, starred
-from .passes import aliasing, anf, control, desugar, inline, jumps, ssa
+from .passes import aliasing, anf, control, desugar, inline, jumps, masks, ssa
 from .transforms.simplify import propagate_copies
 
 
@@ -26,6 +26,7 @@ PASSES = (
     ("control", control.control),
     ("anf", anf.anf),
     ("inline", inline.inline),
+    ("masks", masks.masks),
     ("ssa", ssa.ssa),
     ("copies", copies),
 )

@@ -228,3 +228,30 @@ def test_helpers_bound_to_functions_under_vmap_and_jvp(backend):
     ) / eps
     np.testing.assert_allclose(tangent, fd, rtol=1e-4)
     assert "def mlp_with_activation_softplus(params, x)" in grad.source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_masked_reductions_compile_and_batch(backend):
+    """``np.sum(h[h > 0])`` and the like are masked reductions (``passes/masks.py``): under XLA they
+    compile, and the gradient equals NumPy's (checked above by finite differences) under vmap too.
+    """
+    w, x, y = P.inputs_masked_losses()
+    want = s2s.grad(P.masked_losses, backend="numpy")(w, x, y)
+    np.testing.assert_allclose(
+        s2s.grad(P.masked_losses, backend=backend)(w, x, y), want, rtol=1e-10
+    )
+    ys = np.stack([y, -y])
+    got = s2s.vmap(s2s.grad(P.masked_losses, backend=backend), (None, None, 0))(
+        w, x, ys
+    )
+    for i, yi in enumerate(ys):  # the oracle: a loop
+        loop = s2s.grad(P.masked_losses, backend="numpy")(w, x, yi)
+        np.testing.assert_allclose(got[i], loop, rtol=1e-10)
+    assert "xp.where(selected" in s2s.grad(P.masked_losses).source
+
+
+def test_a_selection_whose_size_escapes_is_a_located_error_under_xla():
+    w, x, _ = P.inputs_masked_losses()
+    with pytest.raises(s2s.S2SError, match="boolean-mask indexing") as info:
+        s2s.jit(P.mask_escapes)(w, x)
+    assert info.value.origin.path == P.__file__

@@ -226,6 +226,9 @@ def grad_seed(out, *, batched):
     return rt.batched_vjps.grad_seed(out)
 
 
+signature_of(rt.leading_mask, "rt.leading_mask", roles={"mask": "data", "x": "data"})
+signature_of(rt.selected_fill, "rt.selected_fill", roles={"x": "data", "kept": "data"})
+twin("batched_ops", "rt.leading_mask", "rt.selected_fill")
 twin(
     "batched_vjps",
     "rt.unbroadcast",

@@ -28,6 +28,11 @@ from s2s import runtime as rt
 from .registry import jvp, linear, multilinear, nondiff, vjp
 
 nondiff("a constant: ones shaped like the output", "rt.grad_seed")
+nondiff("a mask: which elements a selection keeps (passes/masks.py)", "rt.leading_mask")
+nondiff(
+    "a value the masked-away elements hold: no derivative reaches it",
+    "rt.selected_fill",
+)
 nondiff("zeros", "rt.zeros_like_float", "rt.tree_zeros_like")
 nondiff(
     "shape logic",
@@ -101,7 +106,7 @@ def index_set_value_vjp(ct, index, value, *, g):
     return rt.index_set(rt.zeros_like_float(ct), index, g)
 
 
-@linear(name="rt.extremum_vjp")
+@linear(name="rt.extremum_vjp", roles={"a": "data", "best": "data"})
 def extremum_vjp(ct, a, best, axis=None, keepdims=False, *, g):
     # the tie mask is piecewise constant in ``a`` and ``best`` (the runtime's ``ans``; here ``ans`` is the vocabulary's)
     return xp.sum(

@@ -436,3 +436,33 @@ def local_activation_passed(params, x):
 
 def lambda_passed(params, x):
     return np.sum(mlp_with_activation(params, x, lambda z: z * 2.0))
+
+
+# --- selections by a mask that feed reductions: masked reductions, compiled --------------------
+
+
+def masked_losses(w, x, y):
+    """A loss over the observed entries, the mean of the positive part, a log over the positive weights."""
+    pred = np.tanh(x @ w)
+    observed = y > -0.5
+    fit = np.mean((pred[observed] - y[observed]) ** 2)
+    h = x @ w
+    positive = np.sum(h[h > 0]) + np.max(h[np.nonzero(h > -1.0)])
+    rows = np.sum(x[x[:, 0] > 0] ** 2)
+    return fit + 0.1 * positive + np.sum(np.log(w[w > 0])) + rows + len(h[h > 0])
+
+
+def inputs_masked_losses():
+    r = np.random.default_rng(8)
+    return (
+        np.abs(r.normal(size=(3, 2))) * np.array([1.0, -1.0]),
+        r.normal(size=(6, 3)),
+        r.normal(size=(6, 2)),
+    )
+
+
+PROGRAMS += ["masked_losses"]
+
+
+def mask_escapes(w, x):
+    return (x @ w)[x[:, 0] > 0]

@@ -1,0 +1,222 @@
+"""Selections by a mask that feed reductions of all of them, as masked reductions.
+
+Guarantee: ``s = x[m]``, where ``m`` is a mask (a comparison, a logical op
+or ``isnan``-like test, or the positions ``np.nonzero(m)`` / ``np.where(m)``
+of one), whose every read is a reduction of the whole selection
+(``np.sum``, ``np.mean``, ``np.max``, ``np.min``, ``np.prod``,
+``np.count_nonzero``, ``len``), is rewritten into that reduction of
+``np.where(m, x, fill)`` over ``x``'s own shape::
+
+    total = np.sum(h[h > 0])           ->  total = np.sum(np.where(h > 0, h, 0.0))
+    mean = np.mean(h[mask])            ->  mean = np.sum(np.where(mask, h, 0.0)) / np.count_nonzero(mask)
+
+The selection's size depends on the mask's values, so ``jax.jit`` cannot
+compile it; the masked reduction has static shapes and the same value and
+derivative (``where`` passes the cotangent to the selected elements only).
+The fill is the reduction's identity (0, 1, -inf, +inf); a mask of fewer axes
+than ``x`` selects along its leading ones (``rt.leading_mask``). A selection
+read any other way is kept, and under ``jax.jit`` it is the located error
+that says its size depends on the values.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call
+from ..naming import Namer
+from .dataflow import reads, used_names
+from ..rules import OPS
+from .normal_form import eqn_of
+
+MASK_OPS = frozenset(
+    {
+        "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+        "logical_or", "logical_not", "logical_xor", "isnan", "isfinite", "isinf", "signbit",
+    }
+)  # fmt: skip
+# the reduction's identity: what a dropped element becomes
+FILLS = {"sum": "0.0", "prod": "1.0", "max": "-xp.inf", "min": "xp.inf", "mean": "0.0"}
+
+
+def masks(fn: ir.Function) -> ir.Function:
+    """``fn`` with its masked selections that only feed whole reductions rewritten (nested bodies too)."""
+    namer = Namer(used_names(fn))
+    return _masks(fn, namer)
+
+
+def _masks(fn: ir.Function, namer: Namer) -> ir.Function:
+    body = [
+        ir.Def(_masks(s.function, namer), s.origin) if isinstance(s, ir.Def) else s
+        for s in fn.body
+    ]
+    return fn.with_body(_rewritten(body, namer))
+
+
+def _rewritten(body: list, namer: Namer) -> list:
+    found = {}  # a mask's name, or positions' name -> the mask
+    positions = set()
+    roots = {}  # s = x[m] -> (x, mask name)
+    derived = (
+        {}
+    )  # a selection, or an elementwise op of selections by one mask (and numbers) -> the mask
+    for stmt in body:
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)):
+            continue
+        name, value = stmt.target.value, stmt.value
+        e = eqn_of(value)
+        if e.kind == "op" and e.name in MASK_OPS:
+            found[name] = cst.Name(name)
+        elif e.kind == "op" and e.name in ("nonzero", "where") and len(e.args) == 1:
+            found[name] = e.args[
+                0
+            ]  # the positions of the mask's true (nonzero) elements
+            positions.add(name)
+        elif e.kind == "getitem" and len(value.slice) == 1:
+            index = value.slice[0].slice
+            key = index.value if isinstance(index, cst.Index) else None
+            if isinstance(key, cst.Name) and key.value in found and _is_name(e.args[0]):
+                roots[name] = (e.args[0], key.value)
+                derived[name] = key.value
+        elif e.kind == "op" and _elementwise(e.name) and not e.kwargs:
+            keys = {derived.get(a.value) for a in e.args if _is_name(a)}
+            numbers = all(_is_name(a) or _is_number(a) for a in e.args)
+            if numbers and len(keys) == 1 and None not in keys:
+                derived[name] = keys.pop()
+    masks_ok = {
+        key for key in set(derived.values()) if _only_reduced(key, derived, body)
+    }
+    if not masks_ok:
+        return body
+    out = []
+    leading = {}  # (mask name, x) -> the name of ``rt.leading_mask(mask, x)``
+    for stmt in body:
+        target = (
+            stmt.target.value
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)
+            else None
+        )
+        if target in roots and roots[target][1] in masks_ok:
+            x, key = roots[target]
+            kept = _leading(found[key], x, key, leading, stmt, namer, out)
+            fill = call("rt.selected_fill", x, kept)
+            out.append(
+                ir.Assign(stmt.target, call("xp.where", kept, x, fill), stmt.origin)
+            )
+            continue
+        reduced = _reduction_of(stmt.value, derived) if target is not None else None
+        if reduced is not None and derived[reduced[1]] in masks_ok:
+            op, v = reduced
+            key = derived[v]
+            root_x = next(x for x, k in roots.values() if k == key)
+            kept = _leading(found[key], root_x, key, leading, stmt, namer, out)
+            out += _masked(op, cst.Name(v), kept, stmt, namer)
+            continue
+        out.append(stmt)
+    # positions no longer read (``np.nonzero(m)``: its size depends on the values too)
+    read = set().union(set(), *(reads(s) for s in ir.walk(out)))
+    return [
+        s
+        for s in out
+        if not (
+            isinstance(s, ir.Assign)
+            and isinstance(s.target, cst.Name)
+            and s.target.value in positions
+            and s.target.value not in read
+        )
+    ]
+
+
+def _leading(mask, x, key, cache, stmt, namer, out) -> cst.Name:
+    """The name of ``rt.leading_mask(mask, x)``, emitted once per mask."""
+    if key not in cache:
+        name = cst.Name(namer.fresh("selected"))
+        out.append(ir.Assign(name, call("rt.leading_mask", mask, x), stmt.origin))
+        cache[key] = name
+    return cache[key]
+
+
+def _elementwise(op: str) -> bool:
+    found = OPS.get(op)
+    return found is not None and found.family == "elementwise" and op != "where"
+
+
+def _is_number(node) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _is_name(node) -> bool:
+    return isinstance(node, cst.Name)
+
+
+def _reduction_of(value, selections) -> tuple[str, str] | None:
+    """``(op, s)`` for ``xp.<op>(s)`` or ``len(s)`` of a selection ``s`` (no other argument), else None."""
+    if not (isinstance(value, cst.Call) and len(value.args) == 1):
+        return None
+    arg = value.args[0]
+    if arg.keyword is not None or not _is_name(arg.value):
+        return None
+    if arg.value.value not in selections:
+        return None
+    if isinstance(value.func, cst.Name) and value.func.value == "len":
+        return "len", arg.value.value  # (a static call in normal form: an atom)
+    e = eqn_of(value)
+    if e.kind == "op" and e.name in (*FILLS, "count_nonzero"):
+        return e.name, arg.value.value
+    return None
+
+
+def _only_reduced(key: str, derived: dict, body: list) -> bool:
+    """Whether every read of the values selected by mask ``key`` is an elementwise op of them (one more
+    such value) or a whole reduction, in ``body`` (nested functions included)."""
+    names = {n for n, k in derived.items() if k == key}
+    for stmt in ir.walk(body):
+        read = reads(stmt) & names
+        if not read:
+            continue
+        target = (
+            stmt.target.value
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)
+            else None
+        )
+        if target in names or (target is not None and _reduction_of(stmt.value, names)):
+            continue
+        return False
+    return True
+
+
+def _masked(op: str, v, kept, stmt, namer) -> list:
+    """Statements computing the reduction ``op`` of the selected ``v`` (full-shape, ``kept`` where selected)
+    into ``stmt``'s target."""
+    out = []
+
+    def let(hint, value):
+        name = cst.Name(namer.fresh(hint))
+        out.append(ir.Assign(name, value, stmt.origin))
+        return name
+
+    if op == "len":
+        out.append(ir.Assign(stmt.target, call("xp.count_nonzero", kept), stmt.origin))
+        return out
+    if op == "count_nonzero":
+        zeros = let("kept", call("xp.where", kept, v, cst.Integer("0")))
+        out.append(ir.Assign(stmt.target, call("xp.count_nonzero", zeros), stmt.origin))
+        return out
+    masked = let("kept", call("xp.where", kept, v, cst.parse_expression(FILLS[op])))
+    if op != "mean":
+        out.append(ir.Assign(stmt.target, call(f"xp.{op}", masked), stmt.origin))
+        return out
+    total = let("total", call("xp.sum", masked))
+    ones = let(
+        "ones", call("xp.where", kept, call("xp.ones_like", v), cst.Float("0.0"))
+    )
+    count = let("count", call("xp.sum", ones))
+    out.append(
+        ir.Assign(
+            stmt.target, cst.BinaryOperation(total, cst.Divide(), count), stmt.origin
+        )
+    )
+    return out
