@@ -247,8 +247,8 @@ def test_custom_vjp_bwd_returning_too_few_cotangents():
 
 
 def test_op_without_forward_rule_on_the_path():
-    with pytest.raises(S2SError, match="no derivative rule for `nanmedian`") as info:
-        s2s.jvp(H.median_sum, (np.ones(3),), (np.ones(3),))
+    with pytest.raises(S2SError, match=r"no derivative rule for `fft\.fft`") as info:
+        s2s.jvp(H.unknown_op_sum, (np.ones(3),), (np.ones(3),))
     assert info.value.origin is not None and info.value.origin.line > 0
 
 

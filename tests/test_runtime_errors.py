@@ -23,19 +23,20 @@ X = np.array([-1.0, 0.5, 2.0])
 W = np.ones((4, 2))
 
 
+# (a selection feeding a whole reduction compiles as a masked reduction: these let its size escape)
 def mask_read(x):
     y = x[x > 0]
-    return np.sum(y)
+    return np.sum(np.cumsum(y))
 
 
 def nonzero(x):
     idx = np.nonzero(x > 0)
-    return np.sum(x[idx])
+    return np.sum(np.cumsum(x[idx]))
 
 
 def where_one_argument(x):
     idx = np.where(x > 0)
-    return np.sum(x[idx])
+    return np.sum(np.cumsum(x[idx]))
 
 
 def unique(x):

@@ -26,8 +26,8 @@ import libcst as cst
 from .. import ir
 from ..cstutil import call
 from ..naming import Namer
-from .dataflow import reads, used_names
 from ..rules import OPS
+from .dataflow import reads, used_names
 from .normal_form import eqn_of
 
 MASK_OPS = frozenset(

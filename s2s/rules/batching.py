@@ -84,7 +84,7 @@ def searchsorted(a, v, side="left", sorter=None, *, batched):
 
 signature_of(np.imag, "imag")
 signature_of(np.angle, "angle")
-batch("elementwise", "imag", "angle", "real", "conj")
+batch("elementwise", "imag", "angle", "real", "conj", "nextafter", "spacing")
 signature_of(np.argmax, "argmax")
 signature_of(np.argmin, "argmin")
 signature_of(np.argsort, "argsort")

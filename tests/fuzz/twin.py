@@ -67,13 +67,17 @@ class _Twin(ast.NodeTransformer):
 
     def visit_Assign(self, node):
         self.generic_visit(node)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        if (
+            len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Subscript)
+            and not _is_key(node.targets[0].slice)
+        ):
             return ast.copy_location(self._at(node.targets[0], "set", node.value), node)
         return node
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
-        if isinstance(node.target, ast.Subscript):
+        if isinstance(node.target, ast.Subscript) and not _is_key(node.target.slice):
             value = node.value
             if isinstance(node.op, ast.Sub):
                 value = ast.UnaryOp(ast.USub(), value)
@@ -127,3 +131,8 @@ def to_jnp(source: str) -> str:
 def jax_twin(source: str) -> str:
     tree = _Twin().visit(ast.parse(source))
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+def _is_key(index) -> bool:
+    """A string index: a write into a dict, which JAX code writes as NumPy code does."""
+    return isinstance(index, ast.Constant) and isinstance(index.value, str)

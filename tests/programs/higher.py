@@ -112,6 +112,6 @@ def uses_bad_bwd(x, y):
     return np.sum(bad_bwd(x, y))
 
 
-def median_sum(x):
-    # np.nanmedian has no derivative rule: on the differentiated path it is a located error
-    return np.sum(x * np.nanmedian(x))
+def unknown_op_sum(x):
+    # np.fft.fft has no derivative rule: on the differentiated path it is a located error
+    return np.sum(x * np.fft.fft(x).real)
