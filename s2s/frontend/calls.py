@@ -18,6 +18,7 @@ Anything else is a located error. ``Calls`` is a part of ``resolve.Resolver``.
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import inspect
 import types
@@ -393,6 +394,15 @@ class Calls(lax_control.LaxControl):
         return pending
 
     def _Call(self, node):
+        if _is_builtin(self, node.func, "dict") and all(
+            a.keyword is not None and not a.star for a in node.args
+        ):
+            # ``dict(h=h, out=out)``: the dict display it makes
+            entries = [
+                cst.DictElement(cst.SimpleString(repr(a.keyword.value)), a.value)
+                for a in node.args
+            ]
+            return self.mark(self.expr(cst.Dict(entries)), node)
         out = effects.out_argument(node)
         # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
         if out is not None:
@@ -685,6 +695,17 @@ class Calls(lax_control.LaxControl):
 
     def _arg(self, arg):
         return cst.Arg(self.expr(arg.value), keyword=arg.keyword)
+
+
+def _is_builtin(resolver, func, name: str) -> bool:
+    """Whether ``func`` names Python's builtin ``name`` (not a local or global of that name)."""
+    return (
+        isinstance(func, cst.Name)
+        and func.value == name
+        and name not in resolver.locals
+        and resolver.source.env.get(name, getattr(builtins, name))
+        is getattr(builtins, name)
+    )
 
 
 def _position_of(node, arg, signature) -> str | None:

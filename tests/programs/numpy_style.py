@@ -461,7 +461,21 @@ def inputs_masked_losses():
     )
 
 
-PROGRAMS += ["masked_losses"]
+def dict_by_keywords(params, x):
+    """``dict(h=h, out=out)``: the dict display it makes (``out=`` is a key, not NumPy's ``out``)."""
+    h = np.tanh(x @ params[0][0] + params[0][1])
+    out = h @ params[1][0]
+    parts = dict(h=h, out=out)
+    return sum(np.sum(np.cos(v)) for v in parts.values()) + np.sum(parts["out"] ** 2)
+
+
+def inputs_dict_by_keywords():
+    r = np.random.default_rng(9)
+    params = [(r.normal(size=(3, 4)), r.normal(size=4)), (r.normal(size=(4, 2)),)]
+    return params, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["masked_losses", "dict_by_keywords"]
 
 
 def mask_escapes(w, x):
