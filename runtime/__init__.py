@@ -208,6 +208,8 @@ _DEFINED_IN = {
     "unstack": "rulesupport",
     "vstack_vjp": "rulesupport",
     "broadcast_shapes_of": "grids",
+    "block_shape": "grids",
+    "block_join": "grids",
     "meshgrid_shape": "grids",
     "meshgrid_item_shape": "grids",
     "ix_shape": "grids",

@@ -117,3 +117,21 @@ def gradient_axes(f, axis, *varargs) -> int:
             "pass axis=k, one call per axis (each returns one array)",
         )
     return int(axis) % np.ndim(f)
+
+
+def block_shape(x, axis, *operands) -> tuple:
+    """``x``'s shape with the leading unit axes that bring it to its ``np.block`` list's rank: the larger
+    of the list's depth (``-axis``) and its operands' ranks."""
+    rank = max(-int(axis), *(np.ndim(a) for a in operands))
+    return (1,) * (rank - np.ndim(x)) + tuple(np.shape(x))
+
+
+def block_join(axis, *operands):
+    """One level of ``np.block``: ``operands`` brought to their list's rank, joined along ``axis`` (minus the
+    list's depth)."""
+    from .arrays import namespace
+
+    xp = namespace(*operands)
+    return xp.concatenate(
+        [xp.reshape(a, block_shape(a, axis, *operands)) for a in operands], axis=axis
+    )

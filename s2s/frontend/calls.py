@@ -31,6 +31,7 @@ from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
 from . import (
     at_updates,
+    blocks,
     effects,
     foreign,
     function_args,
@@ -438,6 +439,8 @@ class Calls(lax_control.LaxControl):
             )
         if selections.is_select(callee):  # ``np.select``: nested ``where``s
             return selections.lower(self, node)
+        if blocks.is_block(callee):  # ``np.block``: nested concatenations
+            return blocks.lower(self, node)
         lax_op = lax_indexing.op_of(callee)
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)
@@ -626,7 +629,7 @@ class Calls(lax_control.LaxControl):
                 given |= {name} if obj is not None else set()
             else:
                 default = param.default
-                obj = default if function_args.is_function(default) else None
+                obj = default if self._is_function(default) else None
             if obj is not None:
                 fixed[name] = obj
         if not fixed:
@@ -654,7 +657,20 @@ class Calls(lax_control.LaxControl):
         if chain is None or chain[0] in self.locals:
             return None
         obj = self._callee_object(node)
-        return obj if function_args.is_function(obj) else None
+        return obj if self._is_function(obj) else None
+
+    @staticmethod
+    def _is_function(obj) -> bool:
+        """A function a helper can be bound to: a plain function, or an op s2s knows (``jax.nn.relu``)."""
+        if obj is None or isinstance(obj, type):
+            return False
+        return function_args.is_function(obj) or (
+            callable(obj)
+            and (
+                spellings.canonical_op(obj) is not None
+                or identity.library_op(obj) is not None
+            )
+        )
 
     def _args_of(self, arg) -> list:
         """A call's argument, resolved; the function's own ``*args``/``**kwargs`` (at a call shape) as what they hold."""

@@ -81,7 +81,7 @@ def _differentiable(fn) -> bool | None:
 
 
 def _known(obj, path: tuple[str, ...]) -> bool:
-    from ..frontend import identity, selections, spellings
+    from ..frontend import blocks, identity, selections, spellings
     from . import OPS
 
     name = spellings.canonical_op(obj, path)
@@ -89,6 +89,7 @@ def _known(obj, path: tuple[str, ...]) -> bool:
         (name is not None and name in OPS)
         or identity.library_op(obj) is not None
         or selections.is_select(obj)  # read as nested ``where``s
+        or blocks.is_block(obj)  # read as nested concatenations
     )
 
 

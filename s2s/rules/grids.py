@@ -21,7 +21,7 @@ _HELPERS = tuple(
     f"rt.{name}"
     for name in (
         "broadcast_shapes_of", "meshgrid_shape", "meshgrid_item_shape", "ix_shape", "linspace_fractions",
-        "linspace_step", "resize_index", "gradient_axes",
+        "linspace_step", "resize_index", "gradient_axes", "block_shape",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -134,3 +134,13 @@ def unwrap(p, discont=None, axis=-1, period=6.283185307179586):
 @decompose
 def unstack(x, axis=0):
     return rt.unstack(x, axis)
+
+
+@decompose(name="rt.block_join")
+def block_join(axis, *operands):
+    # one level of ``np.block`` (``frontend/blocks.py``, ``axis`` minus its depth): the operands brought
+    # to the list's rank, joined
+    return xp.concatenate(
+        [xp.reshape(a, rt.block_shape(a, axis, *operands)) for a in operands],
+        axis=axis,
+    )

@@ -1,0 +1,50 @@
+"""JAX-style programs using the functions s2s reads as compositions: ``jnp.select`` (nested ``where``),
+``jnp.block`` (joined levels), grids and samples (``meshgrid``, ``linspace`` between parameters), and
+functions passed to helpers. Written as JAX's documentation writes them; ``tests/test_compositions.py``
+checks every transform against JAX's.
+"""
+
+import jax
+import jax.numpy as jnp
+
+
+def piecewise_loss(w, x):
+    """A piecewise-defined activation by ``jnp.select``, the first true condition picking its branch."""
+    z = x @ w
+    act = jnp.select(
+        [z < -1.0, z < 1.0],
+        [-1.0 - 0.1 * (z + 1.0), z],
+        default=1.0 + jnp.log1p(z - 1.0),
+    )
+    return jnp.sum(act**2)
+
+
+def block_system(a, b):
+    """A saddle-point matrix assembled by ``jnp.block`` and solved."""
+    n = a.shape[0]
+    m = jnp.block(
+        [[a @ a.T + n * jnp.eye(n), b[:, None]], [b[None, :], jnp.zeros((1, 1))]]
+    )
+    rhs = jnp.concatenate([jnp.ones(n), jnp.zeros(1)])
+    return jnp.sum(jnp.linalg.solve(m, rhs) ** 2)
+
+
+def field_on_grid(k, t_end):
+    """A field sampled on a ``meshgrid`` of ``linspace``s, one of them ending at a parameter."""
+    xs = jnp.linspace(0.0, 1.0, 5)
+    ts = jnp.linspace(0.0, t_end, 4)
+    X, T = jnp.meshgrid(xs, ts, indexing="ij")
+    u = jnp.sin(k[0] * X) * jnp.exp(-k[1] * T)
+    return jnp.trapezoid(jnp.trapezoid(u**2, ts, axis=1), xs)
+
+
+def layer(params, x, act=jax.nn.relu):
+    W, b = params
+    return act(x @ W + b)
+
+
+def mlp_activations(params, x):
+    """Activations passed to a helper: the default, ``jnp.tanh`` and ``jax.nn.gelu``."""
+    h = layer(params[0], x)
+    h = layer(params[1], h, jnp.tanh)
+    return jnp.sum(layer(params[2], h, act=jax.nn.gelu) ** 2)
