@@ -255,3 +255,12 @@ def test_a_selection_whose_size_escapes_is_a_located_error_under_xla():
     with pytest.raises(s2s.S2SError, match="boolean-mask indexing") as info:
         s2s.jit(P.mask_escapes)(w, x)
     assert info.value.origin.path == P.__file__
+
+
+def test_a_range_loop_reading_a_shorter_list_by_its_index_is_an_error():
+    """``biases[i]`` past the end of ``biases``: Python's IndexError, never ``zip`` stopping early."""
+    weights, biases, x = P.inputs_layers_by_index()
+    with pytest.raises(
+        AssertionError, match=r"biases\[i\] reads past the end of biases"
+    ):
+        s2s.grad(P.layers_by_index, backend="numpy")(weights, biases[:1], x)

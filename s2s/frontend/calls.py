@@ -629,7 +629,7 @@ class Calls(lax_control.LaxControl):
                 given |= {name} if obj is not None else set()
             else:
                 default = param.default
-                obj = default if self._is_function(default) else None
+                obj = default if self._bindable_function(default) else None
             if obj is not None:
                 fixed[name] = obj
         if not fixed:
@@ -657,10 +657,10 @@ class Calls(lax_control.LaxControl):
         if chain is None or chain[0] in self.locals:
             return None
         obj = self._callee_object(node)
-        return obj if self._is_function(obj) else None
+        return obj if self._bindable_function(obj) else None
 
     @staticmethod
-    def _is_function(obj) -> bool:
+    def _bindable_function(obj) -> bool:
         """A function a helper can be bound to: a plain function, or an op s2s knows (``jax.nn.relu``)."""
         if obj is None or isinstance(obj, type):
             return False

@@ -122,14 +122,20 @@ class Models:
                         "for W, b in params:",
                         "for layer in params:",
                         "for i in range(len(params)):",
+                        f"for i in range({len(sizes) - 1}):",
                         "for i, (W, b) in enumerate(params):",
                     ]
                 )
                 lines.append(form)
                 if form == "for layer in params:":
                     lines.append("    W, b = layer")
-                elif form == "for i in range(len(params)):":
-                    lines.append("    W, b = params[i]")
+                elif form.startswith("for i in range("):
+                    # a list read by the loop's index: the loop visits its items (frontend/indexed_loops.py)
+                    read = [
+                        "    W, b = params[i]",
+                        "    W = params[i][0]\n    b = params[i][1]",
+                    ]
+                    lines += self.pick(read).split("\n")
                 lines.append(f"    h = {act.format('h @ W + b')}")
                 lines.append("out = h")
             self.define("out", xshape[:-1] + (sizes[-1],))

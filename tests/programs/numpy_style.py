@@ -475,7 +475,25 @@ def inputs_dict_by_keywords():
     return params, r.normal(size=(5, 3))
 
 
-PROGRAMS += ["masked_losses", "dict_by_keywords"]
+def layers_by_index(weights, biases, x):
+    """Layers as two lists read by a ``range`` loop's index: a loop over the lists' items."""
+    h = x
+    for i in range(len(weights)):
+        h = np.tanh(h @ weights[i] + biases[i])
+    total = 0.0
+    for k in range(2):
+        total = total + np.sum(weights[k] ** 2) * (k + 1)
+    return np.sum(h**2) + 0.1 * total
+
+
+def inputs_layers_by_index():
+    r = np.random.default_rng(10)
+    weights = [r.normal(size=(3, 4)), r.normal(size=(4, 2))]
+    biases = [r.normal(size=4), r.normal(size=2)]
+    return weights, biases, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["masked_losses", "dict_by_keywords", "layers_by_index"]
 
 
 def mask_escapes(w, x):

@@ -1,0 +1,188 @@
+"""Loops over ``range`` whose index reads sequences, as loops over the sequences themselves.
+
+Guarantee: ``desugar(source)`` gives the same function with each loop
+``for i in range(n):`` whose body reads ``xs[i]`` (``xs`` a name the loop
+does not assign, ``i`` never assigned in it) read as
+
+    for i, xs_i in zip(range(n), xs):
+
+with every ``xs[i]`` in the body read as ``xs_i``. A Python list (layers of
+different shapes) is then visited item by item, as ``for w in ws`` is, where
+indexing it by a compiled loop counter could not be; an array is visited
+row by row in one compiled loop. Where ``n`` is not ``len(xs)``, the loop
+starts with ``assert len(xs) >= n``: Python would stop at ``xs[i]`` past its
+end, and ``zip`` must not stop early instead. New nodes take the positions of
+the nodes they replace, so errors and comments cite the user's lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from .source import FunctionSource
+
+
+def _name(node) -> str | None:
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _indexed_by(node, index: str) -> str | None:
+    """``xs`` for ``xs[index]`` (one plain index), else None."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    element = node.slice[0].slice
+    if not isinstance(element, cst.Index) or _name(element.value) != index:
+        return None
+    return _name(node.value)
+
+
+def _assigned(body) -> set[str]:
+    """Names the loop body binds or writes into (``x = ..``, ``x[i] = ..``, ``x += ..``, loop targets)."""
+    out = set()
+    for node in iter_nodes(body):
+        if isinstance(
+            node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)
+        ):
+            out |= {n.value for n in iter_nodes(node.target) if isinstance(n, cst.Name)}
+    return out
+
+
+def _length_of(count) -> str | None:
+    """``xs`` for ``len(xs)``."""
+    if (
+        isinstance(count, cst.Call)
+        and _name(count.func) == "len"
+        and len(count.args) == 1
+        and _name(count.args[0].value) is not None
+    ):
+        return count.args[0].value.value
+    return None
+
+
+class _Loops(cst.CSTTransformer):
+    def __init__(self, positions: dict, taken: set):
+        self.positions = positions
+        self.taken = taken
+        self.changed = False
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    def on_leave(self, original, updated):
+        if updated is not original and original in self.positions:
+            self.positions[updated] = self.positions[original]
+        return super().on_leave(original, updated)
+
+    def leave_For(self, original, updated):
+        index = _name(updated.target)
+        iterator = updated.iter
+        if (
+            index is None
+            or updated.orelse is not None
+            or updated.asynchronous is not None
+            or not isinstance(iterator, cst.Call)
+            or _name(iterator.func) != "range"
+            or len(iterator.args) != 1
+            or iterator.args[0].keyword is not None
+            or iterator.args[0].star
+        ):
+            return updated
+        assigned = _assigned(updated.body)
+        if index in assigned:
+            return updated
+        read = []
+        for node in iter_nodes(updated.body):
+            xs = _indexed_by(node, index)
+            if xs is not None and xs not in assigned and xs not in read:
+                read.append(xs)
+        if not read:
+            return updated
+        self.changed = True
+        items = {xs: self.fresh(f"{xs}_{index}") for xs in read}
+        body = updated.body.visit(_Items(index, items, self.positions))
+        count = iterator.args[0].value
+        loop = updated.with_changes(
+            target=cst.Tuple(
+                [cst.Element(cst.Name(index))]
+                + [cst.Element(cst.Name(items[xs])) for xs in read]
+            ),
+            iter=cst.Call(
+                cst.Name("zip"),
+                [cst.Arg(iterator)] + [cst.Arg(cst.Name(xs)) for xs in read],
+            ),
+            body=body,
+        )
+        checks = [
+            self._placed(
+                cst.SimpleStatementLine(
+                    [
+                        cst.Assert(
+                            cst.Comparison(
+                                cst.Call(cst.Name("len"), [cst.Arg(cst.Name(xs))]),
+                                [cst.ComparisonTarget(cst.GreaterThanEqual(), count)],
+                            ),
+                            cst.SimpleString(
+                                repr(f"{xs}[{index}] reads past the end of {xs}")
+                            ),
+                        )
+                    ]
+                ),
+                original,
+            )
+            for xs in read
+            if _length_of(count) != xs
+        ]
+        return cst.FlattenSentinel([*checks, loop]) if checks else loop
+
+    def _placed(self, new, like):
+        if like in self.positions:
+            self.positions[new] = self.positions[like]
+            for node in iter_nodes(new):
+                self.positions.setdefault(node, self.positions[like])
+        return new
+
+
+class _Items(cst.CSTTransformer):
+    """``xs[i]`` -> ``xs_i`` (a node at the subscript's position)."""
+
+    def __init__(self, index: str, items: dict, positions: dict):
+        self.index = index
+        self.items = items
+        self.positions = positions
+
+    def leave_Subscript(self, original, updated):
+        xs = _indexed_by(updated, self.index)
+        if xs is None or xs not in self.items:
+            return updated
+        new = cst.Name(self.items[xs])
+        if original in self.positions:
+            self.positions[new] = self.positions[original]
+        return new
+
+    def on_leave(self, original, updated):
+        if updated is not original and original in self.positions:
+            self.positions[updated] = self.positions[original]
+        return super().on_leave(original, updated)
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its ``range`` loops that index sequences as loops over them (itself when none)."""
+    node = source.node
+    if not isinstance(node, cst.FunctionDef) or not any(
+        isinstance(n, cst.For) for n in iter_nodes(node)
+    ):
+        return source
+    taken = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
+    loops = _Loops(source.file.positions, taken)
+    new = node.visit(loops)
+    if not loops.changed:
+        return source
+    return replace(source, node=new)
