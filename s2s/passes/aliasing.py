@@ -50,6 +50,8 @@ FRESH_RUNTIME = frozenset(
         "rt.index_min",
         "rt.index_max",
         "rt.dynamic_slice",
+        "rt.check",  # an assert's check (``frontend``): no array, only a truth value checked
+        "rt.debug_print",
         "rt.dynamic_update_slice",
     }
 )
@@ -81,9 +83,9 @@ def _shared_with(value) -> set[str]:
             return set()
         if isinstance(value.func, cst.Name) and value.func.value in NUMBERS:
             return set()
-        # the function called (a helper, `enumerate`) is not memory
+        # the function called (a helper, `zip`) is not memory; its arguments may be (``range(n)`` is not)
         if isinstance(value.func, cst.Name):
-            return names_in(value) - {"xp", "rt", value.func.value}
+            return set().union(set(), *(_shared_with(a.value) for a in value.args))
     return names_in(value) - {"xp", "rt"}
 
 
@@ -91,6 +93,19 @@ def _elements(value):
     """Per-element sharing of a tuple or list literal (for exact unpacking later), else None."""
     if isinstance(value, (cst.Tuple, cst.List)):
         return [_elements(e.value) or _shared_with(e.value) for e in value.elements]
+    return None
+
+
+def _side_by_side(value):
+    """What each item of a ``zip(a, b)`` or ``enumerate(a)`` step shares (a loop's tuple target), else None."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return None
+    if any(a.star or a.keyword is not None for a in value.args):
+        return None
+    if value.func.value == "zip":
+        return [_shared_with(a.value) for a in value.args]
+    if value.func.value == "enumerate" and len(value.args) == 1:
+        return [set(), _shared_with(value.args[0].value)]
     return None
 
 
@@ -333,6 +348,7 @@ def check(fn: ir.Function) -> ir.Function:
                 if isinstance(stmt.value, cst.Name)
                 else None
             )
+            unpacked = unpacked if unpacked is not None else _side_by_side(stmt.value)
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue
