@@ -22,6 +22,8 @@ import weakref
 
 import numpy as np
 
+from .variadic import Standin
+
 
 def is_function(obj) -> bool:
     """Whether ``obj`` is a function a helper can be bound to (not a class, an array or a callable object)."""
@@ -31,14 +33,12 @@ def is_function(obj) -> bool:
     ) or (callable(obj) and type(obj).__name__ == "PjitFunction")
 
 
-class Bound:
+class Bound(Standin):
     """``fn`` with the parameters in ``fixed`` (name -> function) bound: what s2s reads for such a call."""
 
     def __init__(self, fn, fixed: tuple):
-        self.fn = fn
+        super().__init__(fn)
         self.fixed = fixed
-        for attribute in ("__name__", "__qualname__", "__module__", "__doc__"):
-            setattr(self, attribute, getattr(fn, attribute, None))
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -47,14 +47,6 @@ class Bound:
         return signature.replace(
             parameters=[p for p in signature.parameters.values() if p.name not in names]
         )
-
-    @property
-    def __defaults__(self):
-        return self.fn.__defaults__
-
-    @property
-    def __kwdefaults__(self):
-        return self.fn.__kwdefaults__
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs, **dict(self.fixed))

@@ -22,6 +22,7 @@ from dataclasses import replace
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from ..naming import Namer
 from .source import FunctionSource
 
 
@@ -65,16 +66,8 @@ def _length_of(count) -> str | None:
 class _Loops(cst.CSTTransformer):
     def __init__(self, positions: dict, taken: set):
         self.positions = positions
-        self.taken = taken
+        self.namer = Namer(taken)
         self.changed = False
-
-    def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        return name
 
     def on_leave(self, original, updated):
         if updated is not original and original in self.positions:
@@ -106,7 +99,7 @@ class _Loops(cst.CSTTransformer):
         if not read:
             return updated
         self.changed = True
-        items = {xs: self.fresh(f"{xs}_{index}") for xs in read}
+        items = {xs: self.namer.fresh(f"{xs}_{index}") for xs in read}
         body = updated.body.visit(_Items(index, items, self.positions))
         count = iterator.args[0].value
         loop = updated.with_changes(

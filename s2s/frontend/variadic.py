@@ -87,20 +87,14 @@ def concrete_signature(signature: inspect.Signature, shape: Shape) -> inspect.Si
     return signature.replace(parameters=out)
 
 
-class Specialized:
-    """``fn`` at one call shape: what s2s transforms when ``fn`` has ``*args`` or ``**kwargs``."""
+class Standin:
+    """A user function as s2s reads it at one call (``Specialized``, ``function_args.Bound``): it keeps
+    ``fn``'s names and defaults; subclasses give the signature that call binds."""
 
-    def __init__(self, fn, shape: Shape):
+    def __init__(self, fn):
         self.fn = fn
-        self.shape = shape
         for attribute in ("__name__", "__qualname__", "__module__", "__doc__"):
             setattr(self, attribute, getattr(fn, attribute, None))
-
-    @property
-    def __signature__(self) -> inspect.Signature:
-        return concrete_signature(
-            inspect.signature(self.fn, follow_wrapped=False), self.shape
-        )
 
     @property
     def __defaults__(self):
@@ -109,6 +103,20 @@ class Specialized:
     @property
     def __kwdefaults__(self):
         return self.fn.__kwdefaults__
+
+
+class Specialized(Standin):
+    """``fn`` at one call shape: what s2s transforms when ``fn`` has ``*args`` or ``**kwargs``."""
+
+    def __init__(self, fn, shape: Shape):
+        super().__init__(fn)
+        self.shape = shape
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return concrete_signature(
+            inspect.signature(self.fn, follow_wrapped=False), self.shape
+        )
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)

@@ -38,7 +38,7 @@ import numpy
 
 from ..binding import Binding
 from ..errors import Origin, S2SError
-from . import function_args, variadic
+from . import variadic
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def classify(obj):
             )
     if inspect.isfunction(obj):
         return Plain(obj, _library_of(obj.__code__))
-    if isinstance(obj, (variadic.Specialized, function_args.Bound)):
+    if isinstance(obj, variadic.Standin):
         return Plain(obj, _library_of(obj.fn.__code__))
     if isinstance(obj, numpy.vectorize):
         return Unsupported(
