@@ -145,7 +145,22 @@ def enumerate_jvp(xs_dot, start=0):
 
 
 def zip(*sequences):
-    """Python's ``zip`` as loop input: the sequences side by side, cut to the shortest."""
+    """Python's ``zip`` as loop input: the sequences side by side, cut to the shortest.
+
+    A dict zipped with a ``range`` is refused: that is how s2s reads a ``range`` loop reading ``d[i]``
+    (``frontend/indexed_loops.py``), and a dict's iteration gives its keys, not ``d[0], d[1], ...``.
+    """
+    counter = sequences[0] if sequences else None
+    if (
+        isinstance(counter, DynamicRange)
+        or (isinstance(counter, np.ndarray) and counter.dtype.kind in "iu")
+    ) and builtins.any(isinstance(s, dict) for s in sequences[1:]):
+        from .located import Refusal
+
+        raise Refusal(
+            "a dict read by a `range` loop's index (`d[i]`), or zipped with a range",
+            "loop over the dict's items (`for k, v in d.items()`), or keep the values in a list",
+        )
     sequences = [iterate(s) for s in sequences]
     if builtins.any(isinstance(s, Elements) for s in sequences):
         return Elements(builtins.zip(*sequences))

@@ -264,3 +264,13 @@ def test_a_range_loop_reading_a_shorter_list_by_its_index_is_an_error():
         AssertionError, match=r"biases\[i\] reads past the end of biases"
     ):
         s2s.grad(P.layers_by_index, backend="numpy")(weights, biases[:1], x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_dict_read_by_a_range_loops_index_is_a_located_error_not_its_keys(backend):
+    layers = {0: np.array([1.0, 2.0]), 1: np.array([0.5, 0.1])}
+    with pytest.raises(
+        s2s.S2SError, match="a dict read by a `range` loop's index"
+    ) as info:
+        s2s.grad(P.dict_by_range_index, argnums=1, backend=backend)(layers, np.ones(2))
+    assert info.value.origin.path == P.__file__

@@ -498,3 +498,11 @@ PROGRAMS += ["masked_losses", "dict_by_keywords", "layers_by_index"]
 
 def mask_escapes(w, x):
     return (x @ w)[x[:, 0] > 0]
+
+
+def dict_by_range_index(layers, x):
+    """A dict keyed by ints read by a ``range`` loop's index: iterating it gives keys, so it is refused."""
+    h = x
+    for i in range(2):
+        h = np.tanh(h * layers[i])
+    return np.sum(h)
