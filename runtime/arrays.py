@@ -462,8 +462,18 @@ def leading_mask(mask, x):
     """
     xp = namespace(mask, x)
     kept = xp.asarray(mask) != 0
+    _check_mask(np.shape(kept), np.shape(x))
     extra = np.ndim(x) - np.ndim(kept)
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
+
+
+def _check_mask(mask_shape, shape):
+    """NumPy's rule for ``x[mask]``: the mask's shape is that of ``x``'s leading axes."""
+    if tuple(mask_shape) != tuple(shape[: len(mask_shape)]):
+        raise IndexError(
+            f"boolean index of shape {tuple(mask_shape)} does not match the indexed array's "
+            f"shape {tuple(shape)}"
+        )
 
 
 def selected_fill(x, kept):

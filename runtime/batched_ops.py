@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import namespace
+from .arrays import _check_mask, namespace
 from .batch_axes import batch_shape, lift, shape_rank
 
 
@@ -165,6 +165,7 @@ def leading_mask(mask, x, batched):
     mask_batched, x_batched = batched
     xp = namespace(mask, x)
     kept = xp.asarray(mask) != 0
+    _check_mask(np.shape(kept)[mask_batched:], np.shape(x)[x_batched:])
     extra = (np.ndim(x) - x_batched) - (np.ndim(kept) - mask_batched)
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 
