@@ -568,7 +568,10 @@ class Calls(lax_control.LaxControl):
             )
             callee = cst.Name(self.helper(callee.value, specialized))
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
-            callee, args = self._bind_functions(callee, args, node)
+            fn = self.result.helpers[callee.value]
+            bound, args = function_args.bound_call(self, fn, args, node)
+            if bound is not None:  # ``mlp(params, x, relu)``: ``mlp`` bound to ``relu``
+                callee = cst.Name(self.helper(function_args.name_of(bound), bound))
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
@@ -600,77 +603,6 @@ class Calls(lax_control.LaxControl):
                 None,
                 S2SError,
             )
-
-    def _bind_functions(self, callee, args, node):
-        """A helper call whose parameters receive functions known here (passed by name, or defaults): the
-        helper bound to them, called with the other arguments (``function_args``)."""
-        fn = self.result.helpers[callee.value]
-        if not inspect.isfunction(fn) or any(a.star for a in node.args):
-            return callee, args
-        signature = inspect.signature(fn, follow_wrapped=False)
-        try:
-            passed = signature.bind(
-                *[a.value for a in node.args if a.keyword is None],
-                **{a.keyword.value: a.value for a in node.args if a.keyword},
-            ).arguments
-        except TypeError:
-            return callee, args  # ``_bind_helper`` says what does not match
-        for a in node.args:
-            if isinstance(a.value, cst.Name) and (
-                a.value.value in self._local_fns or a.value.value in self._outer_fns
-            ):
-                self.fail(a.value, f"the local function `{a.value.value}` passed to the helper `{fn.__name__}`",
-                          f"define `{a.value.value}` at module level and pass its name: s2s binds "
-                          f"`{fn.__name__}` to the module-level functions it is called with", UnsupportedSyntax)  # fmt: skip
-        fixed, given = {}, set()
-        for name, param in signature.parameters.items():
-            if name in passed:
-                obj = self._function_value(passed[name])
-                given |= {name} if obj is not None else set()
-            else:
-                default = param.default
-                obj = default if self._bindable_function(default) else None
-            if obj is not None:
-                fixed[name] = obj
-        if not fixed:
-            return callee, args
-        kept = [
-            resolved
-            for original, resolved in zip(node.args, args)
-            if not (
-                (original.keyword is not None and original.keyword.value in given)
-                or (
-                    original.keyword is None
-                    and _position_of(node, original, signature) in given
-                )
-            )
-        ]
-        bound = function_args.bind(fn, fixed)
-        name = function_args.name_of(fn, fixed)
-        return cst.Name(self.helper(name, bound)), kept
-
-    def _function_value(self, node):
-        """The function a call's argument names, if it is one known here (not a local value), else None."""
-        if not isinstance(node, (cst.Name, cst.Attribute)):
-            return None
-        chain = self._chain(node)
-        if chain is None or chain[0] in self.locals:
-            return None
-        obj = self._callee_object(node)
-        return obj if self._bindable_function(obj) else None
-
-    @staticmethod
-    def _bindable_function(obj) -> bool:
-        """A function a helper can be bound to: a plain function, or an op s2s knows (``jax.nn.relu``)."""
-        if obj is None or isinstance(obj, type):
-            return False
-        return function_args.is_function(obj) or (
-            callable(obj)
-            and (
-                spellings.canonical_op(obj) is not None
-                or identity.library_op(obj) is not None
-            )
-        )
 
     def _args_of(self, arg) -> list:
         """A call's argument, resolved; the function's own ``*args``/``**kwargs`` (at a call shape) as what they hold."""
@@ -722,18 +654,6 @@ def _is_builtin(resolver, func, name: str) -> bool:
         and resolver.source.env.get(name, getattr(builtins, name))
         is getattr(builtins, name)
     )
-
-
-def _position_of(node, arg, signature) -> str | None:
-    """The parameter a positional argument of ``node`` binds to."""
-    positional = [a for a in node.args if a.keyword is None]
-    names = [
-        name
-        for name, p in signature.parameters.items()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    index = next(i for i, a in enumerate(positional) if a is arg)
-    return names[index] if index < len(names) else None
 
 
 def _is_vmapped(obj) -> bool:

@@ -26,11 +26,19 @@ from .variadic import Standin
 
 
 def is_function(obj) -> bool:
-    """Whether ``obj`` is a function a helper can be bound to (not a class, an array or a callable object)."""
-    return isinstance(
-        obj,
-        (types.FunctionType, types.BuiltinFunctionType, np.ufunc, Bound),
-    ) or (callable(obj) and type(obj).__name__ == "PjitFunction")
+    """Whether ``obj`` is a function a helper can be bound to: a plain function, a NumPy ufunc, or an op
+    s2s knows (``jax.nn.relu``); not a class, an array or another callable object."""
+    if obj is None or isinstance(obj, type):
+        return False
+    if isinstance(
+        obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, Bound)
+    ):
+        return True
+    from . import identity, spellings
+
+    return callable(obj) and (
+        spellings.canonical_op(obj) is not None or identity.library_op(obj) is not None
+    )
 
 
 class Bound(Standin):
@@ -68,7 +76,60 @@ def bind(fn, fixed: dict) -> Bound:
     return by_binding[key]
 
 
-def name_of(fn, fixed: dict) -> str:
-    """A readable name for ``fn`` bound to ``fixed``: the functions' names follow its own (``mlp_relu``)."""
-    parts = [fn.__name__] + [getattr(fixed[name], "__name__", name) for name in fixed]
+def name_of(bound: Bound) -> str:
+    """A readable name for a bound helper: the functions' names follow its own (``mlp_relu``)."""
+    parts = [bound.fn.__name__] + [getattr(f, "__name__", n) for n, f in bound.fixed]
     return "_".join(p.strip("_<>") for p in parts)
+
+
+def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
+    """A call of the helper ``fn`` whose parameters receive functions known where it is read (passed by
+    name, or defaults): ``fn`` bound to them, and the call's other (resolved) ``args``; ``(None, args)``
+    when no parameter is bound. A local function passed to it is a located error."""
+    import libcst as cst
+
+    from ..errors import UnsupportedSyntax
+
+    if not inspect.isfunction(fn) or any(a.star for a in node.args):
+        return None, args
+    signature = inspect.signature(fn, follow_wrapped=False)
+    try:
+        passed = signature.bind(
+            *[a.value for a in node.args if a.keyword is None],
+            **{a.keyword.value: a.value for a in node.args if a.keyword},
+        ).arguments
+    except TypeError:
+        return None, args  # the helper's binding says what does not match
+    local = resolver._local_fns.keys() | resolver._outer_fns.keys()
+    for a in node.args:
+        if isinstance(a.value, cst.Name) and a.value.value in local:
+            resolver.fail(a.value, f"the local function `{a.value.value}` passed to the helper `{fn.__name__}`",
+                          f"define `{a.value.value}` at module level and pass its name: s2s binds "
+                          f"`{fn.__name__}` to the module-level functions it is called with", UnsupportedSyntax)  # fmt: skip
+    fixed, given = {}, set()
+    for name, param in signature.parameters.items():
+        if name in passed:
+            obj = _function_value(resolver, passed[name])
+            if obj is not None:
+                given.add(id(passed[name]))
+        else:
+            obj = param.default if is_function(param.default) else None
+        if obj is not None:
+            fixed[name] = obj
+    if not fixed:
+        return None, args
+    kept = [new for a, new in zip(node.args, args) if id(a.value) not in given]
+    return bind(fn, fixed), kept
+
+
+def _function_value(resolver, node):
+    """The function a call's argument names, if it is one known there (not a local value), else None."""
+    import libcst as cst
+
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return None
+    chain = resolver._chain(node)
+    if chain is None or chain[0] in resolver.locals:
+        return None
+    obj = resolver._callee_object(node)
+    return obj if is_function(obj) else None
