@@ -42,8 +42,18 @@ FILLS = {"sum": "0.0", "prod": "1.0", "max": "-xp.inf", "min": "xp.inf", "mean":
 
 def masks(fn: ir.Function) -> ir.Function:
     """``fn`` with its masked selections that only feed whole reductions rewritten (nested bodies too)."""
-    namer = Namer(used_names(fn))
-    return _masks(fn, namer)
+    if not any(_makes_mask(s) for s in ir.walk(fn.body)):
+        return fn  # the common case: no names to hand out, no rewrite
+    return _masks(fn, Namer(used_names(fn)))
+
+
+def _makes_mask(stmt) -> bool:
+    if not isinstance(stmt, ir.Assign):
+        return False
+    e = eqn_of(stmt.value)
+    return e.kind == "op" and (
+        e.name in MASK_OPS or (e.name in ("nonzero", "where") and len(e.args) == 1)
+    )
 
 
 def _masks(fn: ir.Function, namer: Namer) -> ir.Function:
