@@ -186,3 +186,91 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
 
     count = np.sum(np.ones_like(x), axis=axis, keepdims=keepdims)
     return logsumexp(x, axis=axis, keepdims=keepdims) - np.log(count)
+
+
+# --- dot_product_attention: static shapes of JAX's XLA implementation ---------------------------------
+
+
+def _four_d(shape) -> tuple:
+    return (1,) * (4 - len(shape)) + tuple(shape)
+
+
+def attention_shapes(
+    query, key, scale, query_lengths, kv_lengths, window, implementation, residual
+):
+    """For ``jax.nn.dot_product_attention``: ``(grouped, kv, scale)``: ``query`` reshaped to ``(B, T, K, G, H)``
+    (``G`` query heads per key head), keys and values to ``(B, S, K, H)``, and the logits' scale
+    (``1/sqrt(H)`` by default). Options of JAX's other paths are refused."""
+    from .located import Refusal
+
+    if (
+        query_lengths is not None
+        or kv_lengths is not None
+        or window is not None
+        or residual
+    ):
+        raise Refusal(
+            "`jax.nn.dot_product_attention` with sequence lengths, a local window or a residual",
+            "pass the padding as mask= (a boolean array of shape (B, N, T, S))",
+        )
+    if implementation not in (None, "xla"):
+        raise Refusal(
+            f"`jax.nn.dot_product_attention` with implementation={implementation!r}",
+            "leave implementation out (s2s writes JAX's XLA formulation)",
+        )
+    b, t, n, h = _four_d(np.shape(query))
+    kv = _four_d(np.shape(key))
+    heads = kv[2]
+    if n % heads:
+        raise ValueError(
+            f"The number of query heads must be a multiple of key/value heads, but got {n} vs {heads}"
+        )
+    return (
+        (b, t, heads, n // heads, h),
+        kv,
+        (1.0 / np.sqrt(h) if scale is None else scale),
+    )
+
+
+def attention_grouped(t, query, key) -> tuple:
+    """A bias or mask ``(B, N, T, S)`` (fewer leading axes: 1s) as JAX groups it: ``(B, 1, 1, T, S)`` for one
+    head, else ``(B, K, G, T, S)``."""
+    b, heads_t, rows, cols = _four_d(np.shape(t))
+    heads = _four_d(np.shape(key))[2]
+    if heads_t == 1:
+        return (b, 1, 1, rows, cols)
+    return (b, heads, heads_t // heads, rows, cols)
+
+
+def causal_mask(grouped, kv) -> np.ndarray:
+    """Where a query may attend: keys at or before its position (``(T, S)``, lower triangular)."""
+    return np.tril(np.ones((grouped[1], kv[1]), dtype=bool))
+
+
+def large_negative(logits):
+    """JAX's masked logit: ``-0.7`` times the largest float32 (finite in float32's softmax)."""
+    dtype = np.dtype(getattr(logits, "dtype", np.float32))
+    largest = min(np.finfo(dtype).max, np.finfo(np.float32).max)
+    return np.asarray(-0.7 * largest, dtype=dtype)
+
+
+@library("jax.nn.dot_product_attention")
+def dot_product_attention(
+    query, key, value, bias=None, mask=None, *, scale=None, is_causal=False,
+    query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None,
+    implementation=None, return_residual=False,
+):  # fmt: skip
+    grouped, kv, scale = attention_shapes(query, key, scale, query_seq_lengths, key_value_seq_lengths,
+                                          local_window_size, implementation, return_residual)  # fmt: skip
+    q = np.reshape(query, grouped)
+    logits = np.einsum("btkgh,bskh->bkgts", q, np.reshape(key, kv)) * scale
+    if bias is not None:
+        logits = logits + np.reshape(bias, attention_grouped(bias, query, key))
+    if mask is not None:
+        grouped_mask = np.reshape(mask, attention_grouped(mask, query, key))
+        logits = np.where(grouped_mask, logits, large_negative(logits))
+    if is_causal:
+        logits = np.where(causal_mask(grouped, kv), logits, large_negative(logits))
+    probs = softmax(logits.astype(np.float32), axis=-1).astype(np.asarray(key).dtype)
+    out = np.einsum("bkgts,bskh->btkgh", probs, np.reshape(value, kv))
+    return np.reshape(out, np.shape(query))

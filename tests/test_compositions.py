@@ -31,6 +31,7 @@ CASES = {
     "block_system": (P.block_system, lambda: (RNG.normal(size=(3, 3)), RNG.normal(size=3))),
     "field_on_grid": (P.field_on_grid, lambda: (np.array([1.3, 0.7]), 2.0)),
     "mlp_activations": (P.mlp_activations, lambda: (_mlp(), RNG.normal(size=(5, 3)))),
+    "features_by_index_tricks": (P.features_by_index_tricks, lambda: (RNG.normal(size=3), RNG.normal(size=5))),
 }  # fmt: skip
 
 
@@ -42,7 +43,10 @@ def test_gradient_and_forward_mode_match_jax(name):
     check_jvp(f, args, RNG)
 
 
-@pytest.mark.parametrize("name", ["piecewise_loss", "block_system", "field_on_grid"])
+@pytest.mark.parametrize(
+    "name",
+    ["piecewise_loss", "block_system", "field_on_grid", "features_by_index_tricks"],
+)
 def test_hessian_matches_jax(name):
     f, make = CASES[name]
     check_second_order(f, make(), argnums=0)
@@ -57,3 +61,22 @@ def test_vmap_of_grad_matches_jax(name):
     else:
         batched, axes = np.stack([rest, 0.5 * rest]), (None, 0)
     check_vmap(f, (first, batched), axes, grad=0)
+
+
+def _attention():
+    params = {name: RNG.normal(size=shape) for name, shape in
+              {"wq": (3, 8), "wk": (3, 4), "wv": (3, 4), "wo": (8, 2)}.items()}  # fmt: skip
+    return params, RNG.normal(size=(2, 5, 3))
+
+
+def test_attention_matches_jax_in_every_mode():
+    """``jax.nn.dot_product_attention`` (causal, masked, grouped heads) as JAX's XLA formulation. JAX takes
+    the softmax in float32 also in float64 mode: the results agree to float32's rounding.
+    """
+    params, x = _attention()
+    f = P.attention_block
+    check_value_and_grad(f, (params, x), argnums=0, rtol=2e-5, atol=1e-6)
+    check_jvp(f, (params, x), RNG, rtol=2e-5, atol=1e-6)
+    check_vmap(
+        f, (params, np.stack([x, 0.5 * x])), (None, 0), grad=0, rtol=2e-5, atol=1e-6
+    )

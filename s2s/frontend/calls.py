@@ -32,6 +32,7 @@ from ..errors import S2SError, UnsupportedSyntax
 from . import (
     at_updates,
     blocks,
+    chains,
     effects,
     foreign,
     function_args,
@@ -362,6 +363,19 @@ class Calls(lax_control.LaxControl):
                 )
             return [ir.Assign(self.target(effects.whole(array)), value, origin)]
         chain = self._chain(call.func)
+        if chain is not None and self._object(chain) is numpy.fill_diagonal:
+            bound = _bind_like(numpy.fill_diagonal, call, self, ("a", "val", "wrap"))
+            args = [
+                cst.Arg(self.expr(bound[p])) for p in ("a", "val", "wrap") if p in bound
+            ]
+            value = cst.Call(cst.parse_expression("rt.fill_diagonal"), args)
+            return [
+                ir.Assign(
+                    self.target(effects.whole(bound["a"])),
+                    self.mark(value, call),
+                    origin,
+                )
+            ]
         if chain is not None and self._object(chain) is numpy.copyto:
             bound = _bind_like(
                 numpy.copyto, call, self, ("dst", "src", "casting", "where")
@@ -441,6 +455,8 @@ class Calls(lax_control.LaxControl):
             return selections.lower(self, node)
         if blocks.is_block(callee):  # ``np.block``: nested concatenations
             return blocks.lower(self, node)
+        if chains.is_multi_dot(callee):  # ``np.linalg.multi_dot``: nested ``matmul``s
+            return chains.lower(self, node)
         lax_op = lax_indexing.op_of(callee)
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)

@@ -4,6 +4,7 @@
   ``y[...] = np.multiply(a, b)`` just before its statement, and the call's
   value is ``y`` (``out=(y,)`` too);
 - ``np.copyto(y, v)`` is ``y[...] = v``; with ``where=w``, ``y[...] = np.where(w, v, y)``;
+- ``np.fill_diagonal(y, v)`` is ``y[...] = rt.fill_diagonal(y, v)`` (``s2s/rules/joins.py``);
 - ``y.sort(...)`` is ``y[...] = np.sort(y, ...)``; ``y.fill(v)`` is ``y[...] = v``.
 
 An element write becomes ``y = rt.index_set(y, ..., v)`` in ``desugar``, and
@@ -18,6 +19,9 @@ from __future__ import annotations
 import libcst as cst
 
 IN_PLACE_METHODS = ("sort", "fill")
+# NumPy functions that write their first argument: the name the fence knows them by (resolve checks
+# identity) -> the op whose value is the written array
+IN_PLACE_FUNCTIONS = {"copyto": None, "fill_diagonal": "rt.fill_diagonal"}
 
 
 def whole(target: cst.BaseExpression) -> cst.Subscript:
@@ -66,11 +70,12 @@ def is_effect(call: cst.BaseExpression) -> bool:
     return (
         out_argument(call) is not None
         or in_place_method(call) is not None
-        or named == "copyto"
+        or named in IN_PLACE_FUNCTIONS
     )
 
 
 __all__ = [
+    "IN_PLACE_FUNCTIONS",
     "IN_PLACE_METHODS",
     "in_place_method",
     "is_effect",

@@ -31,6 +31,7 @@ from . import (
     effects,
     foreign,
     identity,
+    index_tricks,
     library,
     output,
     spellings,
@@ -830,6 +831,11 @@ class Resolver(Calls):
         )
 
     def _Subscript(self, node):
+        builder = index_tricks.kind_of(self._callee_object(node.value))
+        if (
+            builder is not None
+        ):  # ``np.c_[a, b]``, ``np.mgrid[0:1:5j]``: the ops they stand for
+            return index_tricks.lower(self, node, builder)
         if at_updates.at_reference(node) is not None:
             self.fail(
                 node, "`x.at[...]` without a method call", f"write {at_updates.EXAMPLE}"

@@ -226,6 +226,9 @@ ARRAY_PARAMETERS = frozenset(
      "xp", "fp", "p", "bins", "values", "element", "test_elements", "weights", "prepend", "append", "min", "max"}
 )  # fmt: skip
 CONSTRUCTORS = frozenset({"array", "asarray", "asanyarray"})
+# parameters whose values decide a shape (``s2s/rules/joins.py`` reads them on the host): a list stays a
+# Python list, which a ``jax.numpy`` array made from it inside ``jit`` would not be
+SHAPE_DECIDING = {"bincount": {"x"}}
 
 
 def lists_as_arrays(op: str, args: list) -> list:
@@ -250,7 +253,11 @@ def lists_as_arrays(op: str, args: list) -> list:
             if arg.keyword is not None
             else positional[i].name if i < len(positional) else rest
         )
-        if isinstance(arg.value, cst.List) and name in ARRAY_PARAMETERS:
+        if (
+            isinstance(arg.value, cst.List)
+            and name in ARRAY_PARAMETERS
+            and name not in SHAPE_DECIDING.get(op, ())
+        ):
             arg = arg.with_changes(
                 value=cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(arg.value)])
             )

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     explicit,
     foreign,
     grids,
+    joins,
     lax_indexing,
     linalg_api,
     linear,

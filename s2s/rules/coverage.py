@@ -81,7 +81,7 @@ def _differentiable(fn) -> bool | None:
 
 
 def _known(obj, path: tuple[str, ...]) -> bool:
-    from ..frontend import blocks, identity, selections, spellings
+    from ..frontend import blocks, chains, identity, selections, spellings
     from . import OPS
 
     name = spellings.canonical_op(obj, path)
@@ -90,6 +90,7 @@ def _known(obj, path: tuple[str, ...]) -> bool:
         or identity.library_op(obj) is not None
         or selections.is_select(obj)  # read as nested ``where``s
         or blocks.is_block(obj)  # read as nested concatenations
+        or chains.is_multi_dot(obj)  # read as nested matrix products
     )
 
 

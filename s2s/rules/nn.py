@@ -188,3 +188,49 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
         rt.reduced_size(x, axis, where)
     )
     return xp.reshape(total, rt.reduced_shape(x, axis, keepdims))
+
+
+# --- attention -----------------------------------------------------------------------------------
+
+_ATTENTION_HELPERS = tuple(
+    f"rt.nn.{name}"
+    for name in (
+        "attention_shapes",
+        "attention_grouped",
+        "causal_mask",
+        "large_negative",
+    )
+)
+nondiff("shape logic: static shapes, masks and constants", *_ATTENTION_HELPERS)
+batch("example", *_ATTENTION_HELPERS)
+
+
+@decompose(name="rt.nn.dot_product_attention")
+def dot_product_attention(
+    query, key, value, bias=None, mask=None, *, scale=None, is_causal=False,
+    query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None,
+    implementation=None, return_residual=False,
+):  # fmt: skip
+    # JAX's XLA formulation: query heads grouped by key head, the softmax in float32
+    grouped, kv, factor = rt.nn.attention_shapes(
+        query, key, scale, query_seq_lengths, key_value_seq_lengths, local_window_size,
+        implementation, return_residual,
+    )  # fmt: skip
+    logits = xp.einsum(
+        "btkgh,bskh->bkgts", xp.reshape(query, grouped), xp.reshape(key, kv)
+    )
+    logits = logits * factor
+    if bias is not None:
+        logits = logits + xp.reshape(bias, rt.nn.attention_grouped(bias, query, key))
+    if mask is not None:
+        allowed = xp.reshape(mask, rt.nn.attention_grouped(mask, query, key))
+        logits = xp.where(allowed, logits, rt.nn.large_negative(logits))
+    if is_causal:
+        logits = xp.where(
+            rt.nn.causal_mask(grouped, kv), logits, rt.nn.large_negative(logits)
+        )
+    probs = rt.nn.softmax(xp.astype(logits, xp.float32), axis=-1)
+    out = xp.einsum(
+        "bkgts,bskh->btkgh", xp.astype(probs, key.dtype), xp.reshape(value, kv)
+    )
+    return xp.reshape(out, xp.shape(query))

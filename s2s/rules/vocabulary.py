@@ -59,6 +59,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.nn.identity": ("jax.nn.identity",),
     "rt.nn.log1mexp": ("jax.nn.log1mexp",),
     "rt.nn.logmeanexp": ("jax.nn.logmeanexp",),
+    "rt.nn.dot_product_attention": ("jax.nn.dot_product_attention",),
     # scipy.special, jax.scipy.special (and the lax primitives they are)
     "rt.special.logsumexp": (
         "jax.nn.logsumexp",

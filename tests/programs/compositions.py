@@ -48,3 +48,30 @@ def mlp_activations(params, x):
     h = layer(params[0], x)
     h = layer(params[1], h, jnp.tanh)
     return jnp.sum(layer(params[2], h, act=jax.nn.gelu) ** 2)
+
+
+def features_by_index_tricks(w, x):
+    """Design matrices by ``jnp.c_``/``jnp.r_``, a ``jnp.mgrid`` of evaluation points, ``multi_dot``."""
+    design = jnp.c_[jnp.ones(x.shape[0]), x, x**2]
+    coefs = jnp.r_[w, 0.5]
+    gx, gy = jnp.mgrid[0:1:4j, 0:2]
+    chain = jnp.linalg.multi_dot([design.T, design, coefs[:3]])
+    return (
+        jnp.sum((design @ coefs[:3]) ** 2)
+        + jnp.sum(chain * coefs[1:])
+        + jnp.sum(jnp.sin(w[0] * gx + w[1] * gy))
+    )
+
+
+def attention_block(params, x):
+    """A causal self-attention block with grouped key heads, as a transformer tutorial writes it."""
+    B, T, _ = x.shape
+    q = (x @ params["wq"]).reshape(B, T, 4, 2)
+    k = (x @ params["wk"]).reshape(B, T, 2, 2)
+    v = (x @ params["wv"]).reshape(B, T, 2, 2)
+    h = jax.nn.dot_product_attention(q, k, v, is_causal=True).reshape(B, T, 8)
+    keep = jnp.arange(T) < T - 1
+    padded = jax.nn.dot_product_attention(
+        q[0], k[0], v[0], mask=keep[None, None, :], scale=0.3
+    )
+    return jnp.sum(jnp.tanh(h @ params["wo"])) + jnp.sum(padded**2)

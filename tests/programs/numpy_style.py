@@ -506,3 +506,59 @@ def dict_by_range_index(layers, x):
     for i in range(2):
         h = np.tanh(h * layers[i])
     return np.sum(h)
+
+
+def logistic_with_bias_column(w, X, y):
+    """A bias column by ``np.c_`` (the usual NumPy regression code) and another by ``np.insert``."""
+    Xb = np.c_[np.ones(X.shape[0]), X]
+    Xi = np.insert(X, 0, 1.0, axis=1)
+    p = 1.0 / (1.0 + np.exp(-(Xb @ w)))
+    q = np.tanh(Xi @ w)
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)) + 0.1 * np.sum(q**2)
+
+
+def inputs_logistic_with_bias_column():
+    r = np.random.default_rng(11)
+    return r.normal(size=4), r.normal(size=(6, 3)), (r.random(6) > 0.5).astype(float)
+
+
+def gp_with_jitter(log_scale, x, y):
+    """A GP log-likelihood whose kernel gets its noise by ``np.fill_diagonal`` (in place)."""
+    d2 = (x[:, None] - x[None, :]) ** 2
+    K = np.exp(log_scale[0]) * np.exp(-0.5 * d2 / np.exp(2 * log_scale[1]))
+    np.fill_diagonal(K, np.diag(K) + 0.1)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(K, y)
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L)))
+
+
+def inputs_gp_with_jitter():
+    r = np.random.default_rng(12)
+    return np.array([0.2, -0.3]), np.linspace(0.0, 2.0, 5), r.normal(size=5)
+
+
+def pieces_and_grids(w, x):
+    """``np.r_``, ``np.array_split``, ``np.delete``, ``np.rollaxis``, ``np.mgrid``, ``multi_dot`` and
+    ``np.bincount`` (weights: per-bin sums)."""
+    v = np.r_[w, 0.5, 1:3]
+    head, tail = np.array_split(v, 2)
+    kept = np.delete(v, [0, 2])
+    gx, gy = np.mgrid[0:1:3j, 0:2]
+    M = np.rollaxis(np.reshape(w[:6], (1, 2, 3)), 2)
+    chain = np.linalg.multi_dot([x, np.outer(w[:3], w[:3]), x.T])
+    return (
+        np.sum(head**2) * np.sum(tail)
+        + np.sum(kept * np.arange(kept.size))
+        + np.sum(gx * w[0] + gy * w[1])
+        + np.sum(M**3)
+        + np.trace(chain)
+        + np.sum(np.bincount([0, 2, 2, 1], weights=w[:4], minlength=5) ** 2)
+    )
+
+
+def inputs_pieces_and_grids():
+    r = np.random.default_rng(13)
+    return r.normal(size=7), r.normal(size=(2, 3))
+
+
+PROGRAMS += ["logistic_with_bias_column", "gp_with_jitter", "pieces_and_grids"]
