@@ -208,3 +208,14 @@ def bincount_length(x, minlength, length) -> int:
         ) from None
     largest = int(values.max()) + 1 if values.size else 0
     return max(largest, int(minlength or 0))
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=False):
+    """``a`` with ``val`` (repeated as needed) on its diagonal, as a new array (``np.fill_diagonal``'s
+    result, ``jnp.fill_diagonal(a, val, inplace=False)``)."""
+    from .arrays import index_set, namespace
+
+    xp = namespace(a, val)
+    positions = diagonal_positions(a, wrap)
+    values = xp.resize(xp.ravel(xp.asarray(val)), positions.shape)
+    return xp.reshape(index_set(xp.ravel(a), positions, values), xp.shape(a))

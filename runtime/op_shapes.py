@@ -248,3 +248,38 @@ def polyint_constants(p, m) -> np.ndarray:
     return np.zeros(
         int(m), dtype=np.result_type(getattr(p, "dtype", float), np.float32)
     )
+
+
+def bins_are_edges(bins) -> bool:
+    """Whether ``np.histogram``'s ``bins`` are the edges themselves (an array), not their number."""
+    return np.ndim(bins) == 1
+
+
+def bin_count(bins) -> int:
+    """The number of bins: ``bins`` itself, or one less than the number of edges given."""
+    if np.ndim(bins) == 1:
+        return int(np.shape(bins)[0]) - 1
+    if np.ndim(bins) != 0 or isinstance(bins, str):
+        raise Refusal(
+            f"`np.histogram` with bins={bins!r}",
+            "pass the number of bins (an int) or the bin edges (a 1-D array)",
+        )
+    return int(bins)
+
+
+def polyfit_rcond(x, rcond, full, cov) -> float:
+    """``np.polyfit``'s cutoff of small singular values: ``len(x)`` float epsilons unless given."""
+    if full or cov:
+        raise Refusal(
+            "`np.polyfit` with full=True or cov=True",
+            "call it for the coefficients alone; compute residuals or covariances from them",
+        )
+    if rcond is not None:
+        return float(rcond)
+    dtype = np.result_type(getattr(x, "dtype", float), np.float32)
+    return len(x) * float(np.finfo(dtype).eps)
+
+
+def polyfit_weight_shape(w, y) -> tuple:
+    """The weights' shape against ``y``'s: a column for several right-hand sides."""
+    return (np.shape(w)[0], 1) if np.ndim(y) == 2 else (np.shape(w)[0],)

@@ -269,6 +269,11 @@ COMPOSED_CASES = [
     C("insert", "np.insert(x, 1, y, axis=1)", {"x": "a 3", "y": "a"}),
     C("insert", "np.insert(x, np.s_[0:3], y)", {"x": "4", "y": "3"}),
     C("insert", "np.insert(x, 0, 1.0, axis=1)", "a 2"),
+    # histograms (weights and edges carry derivatives) and polynomial fits
+    C("histogram", "np.histogram(x, 3, weights=y)[0]", {"x": "6", "y": "6"}, fd=False),
+    C("histogram", "np.histogram(x, 3, density=True)[1]", "6"),
+    C("histogram_bin_edges", "np.histogram_bin_edges(x, 4, range=(-1.0, 1.0))", "5"),
+    C("polyfit", "np.polyfit(x, y, 2)", {"x": "5", "y": "5"}),
     # grids, spaced samples, resizing (``s2s/rules/grids.py``)
     C("broadcast_arrays", "np.broadcast_arrays(x, y)[0]", B),
     C("broadcast_arrays", "np.broadcast_arrays(x, y, z)[2]", {**B, "z": "~..."}),

@@ -1,5 +1,5 @@
-"""Issue 12: JAX-style programs with ``jnp.select``, ``jnp.block``, grids between parameters and functions
-passed to helpers (``tests/programs/compositions.py``): every transform against JAX's, on both backends.
+"""Issue 12: JAX-style programs with ``jnp.select``, ``jnp.block``, grids between parameters, functions
+passed to helpers, index-expression builders, histograms, polynomial fits and attention (``tests/programs/compositions.py``): every transform against JAX's, on both backends.
 """
 
 import itertools
@@ -32,6 +32,9 @@ CASES = {
     "field_on_grid": (P.field_on_grid, lambda: (np.array([1.3, 0.7]), 2.0)),
     "mlp_activations": (P.mlp_activations, lambda: (_mlp(), RNG.normal(size=(5, 3)))),
     "features_by_index_tricks": (P.features_by_index_tricks, lambda: (RNG.normal(size=3), RNG.normal(size=5))),
+    "weighted_histograms": (P.weighted_histograms, lambda: (np.array([1.1, 0.3, 0.7]), RNG.normal(size=9))),
+    "polynomial_fit": (P.polynomial_fit, lambda: (np.array([1.1, 0.3, 0.7]), RNG.normal(size=7))),
+    "kernel_with_jitter": (P.kernel_with_jitter, lambda: (np.array([0.2, -0.3]), np.linspace(0.0, 2.0, 4))),
 }  # fmt: skip
 
 
@@ -45,7 +48,14 @@ def test_gradient_and_forward_mode_match_jax(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["piecewise_loss", "block_system", "field_on_grid", "features_by_index_tricks"],
+    [
+        "piecewise_loss",
+        "block_system",
+        "field_on_grid",
+        "features_by_index_tricks",
+        "polynomial_fit",
+        "kernel_with_jitter",
+    ],
 )
 def test_hessian_matches_jax(name):
     f, make = CASES[name]

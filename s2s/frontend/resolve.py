@@ -26,6 +26,7 @@ from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import literal_data
 from ..naming import Namer
+from ..rules import OPS
 from . import (
     at_updates,
     effects,
@@ -599,10 +600,11 @@ class Resolver(Calls):
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
         op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
-        if op is not None:
-            return xp_attr(op)
-        # a library function by identity: ``jax.nn.relu`` -> ``rt.nn.relu``, ``jax.lax.exp`` -> ``xp.exp``
+        # a library function by identity: ``jax.nn.relu`` -> ``rt.nn.relu``, ``jax.lax.exp`` -> ``xp.exp``;
+        # it wins over an array-module spelling without a rule (``jnp.fill_diagonal`` -> ``rt.fill_diagonal``)
         spelled = identity.spelling(obj)
+        if op is not None and (spelled is None or op in OPS):
+            return xp_attr(op)
         if spelled is not None:
             return cst.parse_expression(spelled)
         rule = custom_rule(obj)

@@ -80,13 +80,14 @@ def insert(arr, obj, values, axis=None):
 def bincount(x, weights=None, minlength=0, length=None):
     bins = rt.bincount_length(x, minlength, length)
     if weights is None:
-        return xp.zeros(bins, dtype=int).at[xp.asarray(x)].add(1)
-    return xp.zeros(bins).at[xp.asarray(x)].add(weights)
+        return rt.index_add(xp.zeros(bins, dtype=int), xp.asarray(x), 1)
+    return rt.index_add(xp.zeros(bins), xp.asarray(x), weights)
 
 
 @decompose(name="rt.fill_diagonal")
-def fill_diagonal(a, val, wrap=False):
-    # NumPy's: ``val``, repeated as needed, written at every ``shape[1] + 1``-th flat position
+def fill_diagonal(a, val, wrap=False, *, inplace=False):
+    # NumPy's: ``val``, repeated as needed, written at every ``shape[1] + 1``-th flat position (the value
+    # of ``jnp.fill_diagonal(a, val, inplace=False)``)
     positions = rt.diagonal_positions(a, wrap)
     values = xp.resize(xp.ravel(val), xp.shape(positions))
-    return xp.reshape(xp.ravel(a).at[positions].set(values), xp.shape(a))
+    return xp.reshape(rt.index_set(xp.ravel(a), positions, values), xp.shape(a))

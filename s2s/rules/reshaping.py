@@ -22,7 +22,7 @@ _HELPERS = tuple(
         "initial_padding", "poly_padding", "descending_powers", "vander_powers", "polyder_index",
         "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
         "interp_epsilon", "correlate_window", "reduced_size", "with_unit_axes", "positions_axis",
-        "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants",
+        "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants", "polyfit_rcond", "polyfit_weight_shape",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -189,3 +189,17 @@ def polyint(p, m=1, k=None):
         k = rt.polyint_constants(p, m)
     joined = xp.concatenate([p, xp.broadcast_to(k, (m,))])
     return joined / rt.polyint_divisors(p, m)
+
+
+@decompose
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    # JAX's: least squares on the Vandermonde matrix, its columns scaled to unit norm
+    cutoff = rt.polyfit_rcond(x, rcond, full, cov)
+    lhs = xp.vander(x, deg + 1)
+    rhs = y
+    if w is not None:
+        lhs = lhs * xp.reshape(w, (-1, 1))
+        rhs = rhs * xp.reshape(w, rt.polyfit_weight_shape(w, y))
+    scale = xp.sqrt(xp.sum(lhs * lhs, axis=0))
+    c = xp.linalg.lstsq(lhs / scale, rhs, rcond=cutoff)[0]
+    return xp.transpose(xp.transpose(c) / scale)

@@ -1,5 +1,5 @@
 """Statistics written as compositions of ops with rules (``decompose``): the NaN-ignoring reductions,
-weighted averages, quantiles, covariances and the trapezoid rule.
+weighted averages, quantiles, covariances, the trapezoid rule and histograms.
 
 Each is JAX's own formula, so derivatives agree with ``jax.grad`` at ties
 and NaNs too: a NaN is replaced *before* any arithmetic that would carry it
@@ -13,7 +13,12 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import decompose
+from .registry import batch, decompose, nondiff
+
+# the helpers' results are bin numbers and flags: the same for every example of a batch
+_HELPERS = ("rt.bins_are_edges", "rt.bin_count")
+nondiff("shape logic: static numbers of bins", *_HELPERS)
+batch("example", *_HELPERS)
 
 
 @decompose
@@ -203,3 +208,43 @@ def nanpercentile(
 @decompose
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return xp.nanquantile(a, 0.5, axis=axis, keepdims=keepdims)
+
+
+@decompose
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    # JAX's: ``bins`` evenly spaced intervals between the values' extremes (or ``range``), an empty
+    # interval widened by a half on both sides; edges given as an array are returned as they are
+    if range is None:
+        low = xp.min(a)
+        high = xp.max(a)
+    else:
+        low = range[0]
+        high = range[1]
+    empty = high - low == 0
+    low = xp.where(empty, low - 0.5, low)
+    high = xp.where(empty, high + 0.5, high)
+    spaced = xp.linspace(low, high, rt.bin_count(bins) + 1)
+    return xp.where(rt.bins_are_edges(bins), bins, spaced)
+
+
+@decompose
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    # JAX's: each value's bin by ``searchsorted`` (the last edge closes the last bin); the counts, or the
+    # weights' sums, by an index update whose two extra slots take the values outside the edges
+    values = xp.ravel(a)
+    if (
+        range is None
+    ):  # (decided here: a nested decomposition sees its arguments as names)
+        edges = xp.histogram_bin_edges(values, bins)
+    else:
+        edges = xp.histogram_bin_edges(values, bins, range)
+    place = xp.searchsorted(edges, values, side="right")
+    place = xp.where(values == edges[-1], rt.bin_count(edges), place)
+    slots = xp.zeros(rt.bin_count(edges) + 2, dtype=values.dtype)
+    if weights is None:
+        counts = rt.index_add(slots, place, 1.0)[1:-1]
+    else:
+        counts = rt.index_add(slots, place, xp.ravel(weights))[1:-1]
+    if density:
+        counts = counts / xp.diff(edges) / xp.sum(counts)
+    return counts, edges

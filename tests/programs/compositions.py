@@ -75,3 +75,35 @@ def attention_block(params, x):
         q[0], k[0], v[0], mask=keep[None, None, :], scale=0.3
     )
     return jnp.sum(jnp.tanh(h @ params["wo"])) + jnp.sum(padded**2)
+
+
+def weighted_histograms(w, x):
+    """Histograms whose weights, range and values carry the parameters (counts are JAX's)."""
+    counts, edges = jnp.histogram(x * w[0], bins=4, weights=jnp.exp(w[1] * x))
+    dens, _ = jnp.histogram(
+        x, bins=3, range=(-1.0, 1.0), density=True, weights=w[2] + x**2
+    )
+    given = jnp.histogram_bin_edges(x * w[1], bins=jnp.array([-3.0, 0.0, 3.0]))
+    return (
+        jnp.sum(counts**2)
+        + jnp.sum(edges * w[2])
+        + jnp.sum(dens * w[0])
+        + jnp.sum(given)
+    )
+
+
+def polynomial_fit(w, x):
+    """Least-squares polynomials through curves of the parameters, one weighted with two right-hand sides."""
+    y = jnp.sin(w[0] * x) + w[1] * x**2
+    c = jnp.polyfit(x, y, 2)
+    c2 = jnp.polyfit(x, jnp.stack([y, y**2], axis=1), 1, w=jnp.abs(x) + w[2])
+    return jnp.sum(c**2) + jnp.sum(jnp.tanh(c2))
+
+
+def kernel_with_jitter(log_scale, x):
+    """A kernel matrix whose diagonal ``jnp.fill_diagonal`` replaces (``inplace=False``, JAX's spelling)."""
+    K = jnp.exp(
+        log_scale[0] - 0.5 * (x[:, None] - x[None, :]) ** 2 / jnp.exp(log_scale[1])
+    )
+    K = jnp.fill_diagonal(K, jnp.diag(K) + 0.1, inplace=False)
+    return jnp.linalg.slogdet(K)[1] + jnp.sum(jnp.linalg.solve(K, x))
