@@ -260,15 +260,30 @@ class Transformed(ShowsSource):
         runner = self.__dict__.get("_runner")
         if runner is None or self._refresh():
             runner = self._runner
-        out = runner(*args)
+        computed = out = runner(*args)
         if self.kind in ("grad", "value_and_grad"):
-            return _in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
+            out = _in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
         if not kwargs and self._variadic is None and len(args) == self.binding._fast:
-            # the next calls like this one (arrays only) go straight to the compiled function
-            jitted = runner._jitted.get(()) if runner.backend == "xla" else None
-            if jitted is not None:
-                self._direct = _Direct(len(args), self.generated, jitted)
+            self._remember(runner, args, computed, out)
         return out
+
+    def _remember(self, runner, args, computed, out):
+        """Let the next calls with ``args``'s tree structure and dtypes go straight to the compiled function
+        (``_Direct``), where this one needed nothing of the full path: no static argument, no cast.
+        """
+        if runner.backend != "xla" or runner._holds:
+            return
+        jitted = runner._jitted.get(())
+        if jitted is None or any(backends._is_static(a) for a in args):
+            return
+        if computed is not out and any(
+            a is not b for a, b in zip(tree_leaves(computed), tree_leaves(out))
+        ):
+            return  # a gradient cast to its primal's dtype: every call takes the full path
+        direct = self.__dict__.get("_direct")
+        if direct is None or direct.jitted is not jitted:
+            direct = self._direct = _Direct(len(args), self.generated, jitted)
+        direct.remember(args)
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {wrappers.describe(self.fn)}>"
@@ -322,24 +337,47 @@ MISSED = object()
 
 
 class _Direct:
-    """A transformed function's compiled entry for calls with ``count`` arrays and no keywords: such a call
-    skips binding and the runner (a few microseconds, what a small batched call costs), while the module
-    is fresh. Anything else, or an error, takes the full path (which raises at the user's line).
+    """A transformed function's compiled entry for calls with ``count`` positional arguments and no keywords
+    whose tree structure and leaf dtypes a call through the full path has already seen: such a call skips
+    binding, the dtype checks and the runner (what a small call costs), while the module is fresh. Anything
+    else, or an error, takes the full path (which raises at the user's line).
     """
 
-    __slots__ = ("count", "fresh", "jitted")
+    __slots__ = ("count", "fresh", "jitted", "seen", "flatten")
 
     def __init__(self, count, generated, jitted):
+        import jax
+
         self.count, self.fresh, self.jitted = count, generated.fresh, jitted
+        self.seen = set()
+        self.flatten = jax.tree_util.tree_flatten
         if generated.watch is not None:
             self.fresh = generated.watch.fresh  # one call fewer on every call
+
+    def key(self, args):
+        """``args``'s tree structure and leaf dtypes (``float`` for a Python float); None for other leaves."""
+        leaves, tree = self.flatten(args)
+        kinds = []
+        for leaf in leaves:
+            if type(leaf) is float:
+                kinds.append(float)
+                continue
+            dtype = getattr(leaf, "dtype", None)
+            if dtype is None or not hasattr(leaf, "shape"):
+                return None
+            kinds.append(dtype)
+        return tree, tuple(kinds)
+
+    def remember(self, args):
+        key = self.key(args)
+        if key is not None:
+            self.seen.add(key)
 
     def __call__(self, args):
         if len(args) != self.count or not self.fresh():
             return MISSED
-        for a in args:
-            if not hasattr(a, "shape"):
-                return MISSED
+        if self.key(args) not in self.seen:
+            return MISSED
         try:
             return self.jitted(*args)
         except Exception:

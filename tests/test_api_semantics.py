@@ -209,3 +209,39 @@ def test_constructors_carry_their_data_derivative(backend):
         s2s.grad(nested_array_loss, (0, 1), backend=backend)(a, b),
         oracle(jax.grad, nested_array_loss, (0, 1))(a, b),
     )
+
+
+def layers_loss(params, x):
+    h = x
+    for w, b in params:
+        h = jnp.tanh(h @ w + b)
+    return jnp.sum(h**2)
+
+
+def test_repeated_calls_with_pytree_arguments_go_straight_to_the_compiled_function():
+    """A call with a tree structure and dtypes seen before skips the full path (``api._Direct``): same
+    results; a new structure, a cast gradient or an integer input takes the full path again.
+    """
+    rng = np.random.default_rng(3)
+    params = [(rng.normal(size=(3, 3)), rng.normal(size=3)) for _ in range(2)]
+    x = rng.normal(size=(2, 3))
+    g = s2s.grad(layers_loss)
+    first = g(params, x)
+    assert len(g._direct.seen) == 1
+    again = g(params, x)
+    for a, b in zip(jax.tree_util.tree_leaves(first), jax.tree_util.tree_leaves(again)):
+        np.testing.assert_array_equal(a, b)
+    want = jax.grad(layers_loss)(params, x)
+    for a, b in zip(jax.tree_util.tree_leaves(again), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    g(params + params[:1], x)  # three layers: a structure of its own
+    assert len(g._direct.seen) == 2
+    with pytest.raises(TypeError, match="requires real"):
+        g([(np.ones((3, 3), int), np.ones(3, int))], x)
+    # float32 parameters of a loss computed in float64: the gradient is cast back, so never direct
+    narrow = [(w.astype(np.float32), b.astype(np.float32)) for w, b in params]
+    cast = s2s.grad(layers_loss)
+    for _ in range(2):
+        out = cast(narrow, x)
+        assert all(leaf.dtype == np.float32 for leaf in jax.tree_util.tree_leaves(out))
+    assert "_direct" not in cast.__dict__ or not cast._direct.seen
