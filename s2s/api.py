@@ -343,7 +343,7 @@ class _Direct:
     else, or an error, takes the full path (which raises at the user's line).
     """
 
-    __slots__ = ("count", "fresh", "jitted", "seen", "flatten")
+    __slots__ = ("count", "flatten", "fresh", "jitted", "seen")
 
     def __init__(self, count, generated, jitted):
         import jax
