@@ -9,6 +9,7 @@ numbered one).
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 
@@ -83,11 +84,18 @@ def _callee(fn: ir.Function, value, origin=None):
         try:
             return _decomposition(op.name, constants(params, bindings), extra)
         except NotConstant as err:
+            passed = bindings.get(err.param)
+            hint = f"write `{err.param}` as a literal (True, None, ...) at the call"
+            if isinstance(passed, cst.Name):
+                hint += (
+                    f": here it is `{passed.value}`, a variable (a helper's parameter too: s2s reads a "
+                    "helper once for all its calls; give each value a call or a helper of its own)"
+                )
             raise S2SError(
                 f"`{user_spelling(op.name)}` needs its argument `{err.param}` as a constant: it "
                 "chooses the formula",
                 origin,
-                f"write `{err.param}` as a literal (True, None, ...) at the call",
+                hint,
             ) from None
     return None
 
@@ -144,6 +152,37 @@ class _ItemOfDisplay(cst.CSTTransformer):
         return elements[key].value
 
 
+def _with_constants(callee: ir.Function, mapping: dict) -> ir.Function:
+    """``callee`` with its parameters that the call binds to immutable literals (``None``, ``True``, ``3``,
+    ``(0, 1)``) read as those literals, so the calls it makes in turn are specialized to them (a nested
+    decomposition's ``if range is None``); parameters it assigns keep their names."""
+    rebound = assigned(callee.body)
+    constant = {
+        name: value
+        for name, value in mapping.items()
+        if name not in rebound and _immutable_literal(value)
+    }
+    if not constant:
+        return callee
+    return callee.with_body([substitute_reads(s, constant) for s in callee.body])
+
+
+def _immutable_literal(node) -> bool:
+    try:
+        value = ast.literal_eval(ir.code(node))
+        hash(value)
+    except (
+        ValueError,
+        SyntaxError,
+        TypeError,
+        AttributeError,
+        MemoryError,
+        RecursionError,
+    ):
+        return False
+    return True
+
+
 def _substituted(value, mapping):
     return substitute(value, mapping).visit(_ItemOfDisplay())
 
@@ -155,11 +194,17 @@ def _default_value(node):
 def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     namer = namer or Namer(used_names(fn))
     out = []
+    deferred = {}  # local functions that fail read alone -> the error
     for stmt in fn.body:
         # a branch or loop body may call local functions too
         if isinstance(stmt, ir.Def):
             inner = stmt.function.with_body(stmt.function.body, locals=fn.locals)
-            out.append(ir.Def(inline(inner, namer), stmt.origin))
+            try:
+                out.append(ir.Def(inline(inner, namer), stmt.origin))
+            except S2SError as err:
+                # read alone, its calls see its parameters as names; where every call of it is inlined
+                # (with its literal arguments) it is not needed alone
+                deferred[stmt.function.name] = err
             continue
         callee = (
             _callee(fn, stmt.value, stmt.origin)
@@ -169,14 +214,19 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         if callee is None:
             out.append(stmt)
             continue
-        callee = inline(
-            callee.with_body(callee.body, locals={**fn.locals, **callee.locals}),
-            Namer(used_names(callee)),
-        )
         mapping = {
             k: _default_value(v)
             for k, v in _bind(callee, stmt.value, stmt.origin).items()
         }
+        constant = _with_constants(callee, mapping)
+        # a local function sees its siblings; a decomposition (an op's body) sees none of the user's names
+        seen = fn.locals if any(callee is f for f in fn.locals.values()) else {}
+        callee = inline(
+            constant.with_body(constant.body, locals={**seen, **callee.locals}),
+            Namer(
+                used_names(callee) | set(seen)
+            ),  # no variable named like a local function
+        )
         unassigned = set(callee.param_names)
         result = callee.body[-1].value
         if (
@@ -219,6 +269,10 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                 {k: v for k, v in mapping.items() if isinstance(v, cst.Name)},
             )
             out.append(ir.Assign(target, value, stmt.origin))
+    read = set().union(set(), *(reads(s) for s in ir.walk(out)))
+    for name, err in deferred.items():
+        if name in read:
+            raise err
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
 
 

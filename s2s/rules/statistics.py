@@ -232,12 +232,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     # JAX's: each value's bin by ``searchsorted`` (the last edge closes the last bin); the counts, or the
     # weights' sums, by an index update whose two extra slots take the values outside the edges
     values = xp.ravel(a)
-    if (
-        range is None
-    ):  # (decided here: a nested decomposition sees its arguments as names)
-        edges = xp.histogram_bin_edges(values, bins)
-    else:
-        edges = xp.histogram_bin_edges(values, bins, range)
+    edges = xp.histogram_bin_edges(values, bins, range)
     place = xp.searchsorted(edges, values, side="right")
     place = xp.where(values == edges[-1], rt.bin_count(edges), place)
     slots = xp.zeros(rt.bin_count(edges) + 2, dtype=values.dtype)
