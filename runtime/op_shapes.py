@@ -283,3 +283,51 @@ def polyfit_rcond(x, rcond, full, cov) -> float:
 def polyfit_weight_shape(w, y) -> tuple:
     """The weights' shape against ``y``'s: a column for several right-hand sides."""
     return (np.shape(w)[0], 1) if np.ndim(y) == 2 else (np.shape(w)[0],)
+
+
+def common_bin_count(bins, sample) -> int:
+    """``np.histogramdd``'s number of bins along every axis: one int (or equal ints, one per axis)."""
+    dims = int(np.shape(sample)[1])
+    counts = [bins] * dims if np.ndim(bins) == 0 else list(bins)
+    if len(counts) != dims:
+        raise ValueError(
+            "The dimension of bins must be equal to the dimension of the sample x."
+        )
+    if any(np.ndim(c) != 0 for c in counts) or len({int(c) for c in counts}) != 1:
+        raise Refusal(
+            "`np.histogramdd`/`np.histogram2d` with bin edges, or different numbers of bins per axis",
+            "pass one number of bins for every axis (bins=10) and the bounds as range=",
+        )
+    return int(counts[0])
+
+
+def bin_strides(count, sample) -> np.ndarray:
+    """The flat position of a step along each axis of a ``count``-per-axis histogram (C order)."""
+    dims = int(np.shape(sample)[1])
+    return count ** np.arange(dims - 1, -1, -1)
+
+
+def bin_grid_shape(count, sample) -> tuple:
+    return (int(count),) * int(np.shape(sample)[1])
+
+
+def bin_grid_axes(count, sample) -> tuple:
+    """For every flat bin of the histogram, the axis and the bin along it: ``(axes, bins)``, each of shape
+    ``(count**D, D)``, which pick each bin's widths from a ``(D, count)`` array."""
+    dims = int(np.shape(sample)[1])
+    grid = np.indices((int(count),) * dims).reshape(dims, -1).T
+    return np.broadcast_to(np.arange(dims), grid.shape), grid
+
+
+def histogram_bounds(range_, sample):
+    """The given lower and upper bounds per axis (``(D,)`` each), or zeros where ``range`` is None."""
+    dims = int(np.shape(sample)[1])
+    if range_ is None:
+        return np.zeros(dims), np.zeros(dims)
+    pairs = np.asarray(range_, dtype=float)
+    if pairs.shape != (dims, 2):
+        raise Refusal(
+            f"`np.histogramdd` with range={range_!r}",
+            f"give one (low, high) pair for each of the {dims} axes",
+        )
+    return pairs[:, 0], pairs[:, 1]

@@ -274,6 +274,13 @@ COMPOSED_CASES = [
     C("histogram", "np.histogram(x, 3, density=True)[1]", "6"),
     C("histogram_bin_edges", "np.histogram_bin_edges(x, 4, range=(-1.0, 1.0))", "5"),
     C("polyfit", "np.polyfit(x, y, 2)", {"x": "5", "y": "5"}),
+    C(
+        "histogram2d",
+        "np.histogram2d(x, y, 3, weights=z)[0]",
+        {"x": "6", "y": "6", "z": "6"},
+        fd=False,
+    ),
+    C("histogramdd", "np.histogramdd(x, 2, density=True)[0]", "6 2", fd=False),
     # grids, spaced samples, resizing (``s2s/rules/grids.py``)
     C("broadcast_arrays", "np.broadcast_arrays(x, y)[0]", B),
     C("broadcast_arrays", "np.broadcast_arrays(x, y, z)[2]", {**B, "z": "~..."}),

@@ -4,6 +4,7 @@ passed to helpers, index-expression builders, histograms, polynomial fits and at
 
 import itertools
 
+import jax
 import numpy as np
 import pytest
 from jax_checks import (
@@ -13,6 +14,7 @@ from jax_checks import (
     check_vmap,
 )
 
+import s2s
 from tests.programs import compositions as P
 
 RNG = np.random.default_rng(12)
@@ -33,6 +35,8 @@ CASES = {
     "mlp_activations": (P.mlp_activations, lambda: (_mlp(), RNG.normal(size=(5, 3)))),
     "features_by_index_tricks": (P.features_by_index_tricks, lambda: (RNG.normal(size=3), RNG.normal(size=5))),
     "weighted_histograms": (P.weighted_histograms, lambda: (np.array([1.1, 0.3, 0.7]), RNG.normal(size=9))),
+    "histograms_in_several_dimensions": (
+        P.histograms_in_several_dimensions, lambda: (np.array([1.1, 0.3, 0.7]), RNG.normal(size=9))),
     "polynomial_fit": (P.polynomial_fit, lambda: (np.array([1.1, 0.3, 0.7]), RNG.normal(size=7))),
     "kernel_with_jitter": (P.kernel_with_jitter, lambda: (np.array([0.2, -0.3]), np.linspace(0.0, 2.0, 4))),
 }  # fmt: skip
@@ -90,3 +94,16 @@ def test_attention_matches_jax_in_every_mode():
     check_vmap(
         f, (params, np.stack([x, 0.5 * x])), (None, 0), grad=0, rtol=2e-5, atol=1e-6
     )
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_positional_arguments_bind_by_the_called_librarys_own_order(backend):
+    """``jnp.histogram(x, 3, None, w)`` passes weights, ``np.histogram(x, 3, None, False, w)`` too: each call
+    is read by its own library's signature (one op serves both), never weights taken for density.
+    """
+    w, x = np.array(0.4), np.linspace(-1.0, 1.0, 7)
+    got = s2s.grad(P.jax_positional_order, backend=backend)(w, x)
+    np.testing.assert_allclose(got, jax.grad(P.jax_positional_order)(w, x), rtol=1e-12)
+    f = P.numpy_positional_order
+    want = (f(w + 1e-6, x) - f(w - 1e-6, x)) / 2e-6
+    np.testing.assert_allclose(s2s.grad(f, backend=backend)(w, x), want, rtol=1e-6)

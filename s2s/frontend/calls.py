@@ -596,8 +596,11 @@ class Calls(lax_control.LaxControl):
             return foreign.call(self, callee, args, node)
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
         if op is not None and op.startswith("xp."):
+            named = spellings.named_where_reordered(
+                op[3:], self._callee_object(func), args
+            )
             args = spellings.lists_as_arrays(
-                op[3:], spellings.portable_arguments(op[3:], args)
+                op[3:], spellings.portable_arguments(op[3:], named)
             )
         return self.mark(cst.Call(callee, args), node)
 

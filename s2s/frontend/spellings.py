@@ -220,6 +220,46 @@ def portable_arguments(op: str, args: list) -> list:
     return positional + list(keywords.values())
 
 
+def named_where_reordered(op: str, function, args: list) -> list:
+    """``args`` of a call of ``function`` (NumPy's or ``jax.numpy``'s ``op``) with each positional argument
+    whose parameter the other library puts at another place written by name: ``jnp.histogram(a, 10, None,
+    w)`` passes ``weights=w`` (NumPy's fourth parameter is ``density``). Renamed parameters at one place
+    (``x1``/``x``) stay positional."""
+    if function is None or not any(a.keyword is None for a in args):
+        return args
+    try:
+        own = _positional_parameters(function)
+        others = [
+            [p.name for p in _positional_parameters(f)]
+            for f in (_lookup(m, op) for m in _modules())
+            if f is not None and f is not function
+        ]
+    except (TypeError, ValueError):  # no signature: as written
+        return args
+    out = []
+    for i, arg in enumerate(args):
+        param = (
+            own[i] if arg.keyword is None and not arg.star and i < len(own) else None
+        )
+        moved = param is not None and any(
+            param.name in names and names.index(param.name) != i for names in others
+        )
+        if moved and param.kind is param.POSITIONAL_OR_KEYWORD:
+            arg = arg.with_changes(
+                keyword=cst.Name(param.name), equal=cst.AssignEqual()
+            )
+        out.append(arg)
+    return out
+
+
+def _positional_parameters(function) -> list:
+    return [
+        p
+        for p in inspect.signature(function).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+
 # jax.numpy's parameters that take arrays (NumPy takes lists there too): `np.take(x, [1, 0])`
 ARRAY_PARAMETERS = frozenset(
     {"a", "b", "x", "y", "x1", "x2", "v", "arr", "array", "A", "args", "operands", "indices", "condition", "q",

@@ -16,7 +16,13 @@ from s2s import runtime as rt
 from .registry import batch, decompose, nondiff
 
 # the helpers' results are bin numbers and flags: the same for every example of a batch
-_HELPERS = ("rt.bins_are_edges", "rt.bin_count")
+_HELPERS = tuple(
+    f"rt.{name}"
+    for name in (
+        "bins_are_edges", "bin_count", "common_bin_count", "bin_strides", "bin_grid_shape", "bin_grid_axes",
+        "histogram_bounds",
+    )
+)  # fmt: skip
 nondiff("shape logic: static numbers of bins", *_HELPERS)
 batch("example", *_HELPERS)
 
@@ -243,3 +249,50 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if density:
         counts = counts / xp.diff(edges) / xp.sum(counts)
     return counts, edges
+
+
+@decompose
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    # JAX's, for one number of bins on every axis: each axis's edges as ``histogram_bin_edges``'s, each
+    # sample's bin along it by counting the edges at or below it (``searchsorted(side="right")``), the
+    # samples outside the edges left out; the counts, or the weights' sums, by an index update
+    count = rt.common_bin_count(bins, sample)
+    if range is None:
+        low = xp.min(sample, axis=0)
+        high = xp.max(sample, axis=0)
+    else:
+        low, high = rt.histogram_bounds(range, sample)
+    empty = high - low == 0
+    low = xp.where(empty, low - 0.5, low)
+    high = xp.where(empty, high + 0.5, high)
+    edges = xp.linspace(low, high, count + 1, axis=1)
+    place = xp.sum(sample[:, :, None] >= edges[None, :, :], axis=-1)
+    place = xp.where(sample == edges[:, -1], place - 1, place)
+    inside = xp.all(xp.logical_and(place >= 1, place <= count), axis=1)
+    flat = xp.where(
+        inside, xp.sum((place - 1) * rt.bin_strides(count, sample), axis=1), 0
+    )
+    if weights is None:
+        mass = xp.where(inside, 1.0, 0.0)
+    else:
+        mass = xp.where(inside, weights, 0.0)
+    slots = xp.zeros(rt.bin_grid_shape(count, sample), dtype=sample.dtype)
+    hist = xp.reshape(
+        rt.index_add(xp.ravel(slots), flat, mass), rt.bin_grid_shape(count, sample)
+    )
+    if density:
+        axes, along = rt.bin_grid_axes(count, sample)
+        volume = xp.prod(xp.diff(edges, axis=1)[axes, along], axis=1)
+        hist = (
+            hist / xp.sum(hist) / xp.reshape(volume, rt.bin_grid_shape(count, sample))
+        )
+    return hist, list(edges)
+
+
+@decompose
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    # (NumPy's order of parameters, here as for ``histogram`` and ``histogramdd``: JAX swaps the last two)
+    hist, edges = xp.histogramdd(
+        xp.stack([x, y], axis=1), bins, range, density=density, weights=weights
+    )
+    return hist, edges[0], edges[1]

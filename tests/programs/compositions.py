@@ -6,6 +6,7 @@ checks every transform against JAX's.
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 def piecewise_loss(w, x):
@@ -107,3 +108,28 @@ def kernel_with_jitter(log_scale, x):
     )
     K = jnp.fill_diagonal(K, jnp.diag(K) + 0.1, inplace=False)
     return jnp.linalg.slogdet(K)[1] + jnp.sum(jnp.linalg.solve(K, x))
+
+
+def histograms_in_several_dimensions(w, x):
+    """``histogram2d`` and ``histogramdd``: weighted, with bounds given, as densities (volumes carry ``w``)."""
+    h, ex, ey = jnp.histogram2d(
+        x * w[0], jnp.sin(x) + w[1], bins=3, weights=jnp.exp(w[2] * x)
+    )
+    d, _ = jnp.histogramdd(jnp.stack([x, x**2, w[1] * x], axis=1), bins=2, density=True)
+    bounds = [(-1.0, 1.0), (0.0, 2.0)]
+    r, _ = jnp.histogramdd(
+        jnp.stack([x, x**2], axis=1), bins=(3, 3), range=bounds, weights=w[0] + x
+    )
+    return jnp.sum(h**2) + jnp.sum(ex * ey) * w[2] + jnp.sum(d * w[0]) + jnp.sum(r**2)
+
+
+def jax_positional_order(w, x):
+    """``jax.numpy``'s positional order where NumPy's differs: ``weights`` fourth, ``shape`` third."""
+    counts, _ = jnp.histogram(x, 3, None, jnp.exp(w * x))
+    return jnp.sum(counts**2) + jnp.sum(jnp.zeros_like(x, None, (2,)) + w)
+
+
+def numpy_positional_order(w, x):
+    """NumPy's positional order: ``density`` fourth, ``weights`` fifth."""
+    counts, _ = np.histogram(x, 3, None, False, np.exp(w * x))
+    return np.sum(counts**2)
