@@ -331,3 +331,74 @@ def histogram_bounds(range_, sample):
             f"give one (low, high) pair for each of the {dims} axes",
         )
     return pairs[:, 0], pairs[:, 1]
+
+
+def poly_start(seq_of_zeros) -> np.ndarray:
+    """The coefficients of the empty product for ``np.poly``'s roots: ``[1, 0, ..., 0]``, one per degree."""
+    if np.ndim(seq_of_zeros) != 1:
+        raise Refusal(
+            f"`np.poly` of a {np.ndim(seq_of_zeros)}-D array",
+            "pass the roots as a vector (a matrix's characteristic polynomial needs its eigenvalues, "
+            "which are complex: s2s refuses complex numbers)",
+        )
+    start = np.zeros(np.shape(seq_of_zeros)[0] + 1, dtype=_float_dtype(seq_of_zeros))
+    start[0] = 1.0
+    return start
+
+
+def _float_dtype(a):
+    return np.result_type(getattr(a, "dtype", float), np.float32)
+
+
+def polydiv_steps(u, v, trim_leading_zeros=False) -> tuple:
+    """``np.polydiv``'s elimination steps as constants: ``(picks, places, slots)``: row ``k`` of ``picks``
+    picks the remainder's ``k``-th coefficient; of ``places``, the positions (in ``v`` followed by one zero)
+    that put ``v`` under it; of ``slots``, where the quotient's ``k``-th coefficient goes.
+    """
+    if trim_leading_zeros:
+        raise Refusal(
+            "`jnp.polydiv` with trim_leading_zeros=True (the remainder's length depends on its values)",
+            "leave trim_leading_zeros False; the remainder's leading coefficients are then zeros",
+        )
+    m, n = np.shape(u)[0] - 1, np.shape(v)[0] - 1
+    steps = max(m - n + 1, 0)
+    dtype = np.result_type(_float_dtype(u), _float_dtype(v))
+    picks = np.eye(steps, m + 1, dtype=dtype)
+    places = np.full((steps, m + 1), n + 1)
+    for k in range(steps):
+        places[k, k : k + n + 1] = np.arange(n + 1)
+    slots = np.eye(steps, max(m - n + 1, 1), dtype=dtype)
+    return picks, places, slots
+
+
+def polydiv_quotient(u, v) -> np.ndarray:
+    """The quotient's coefficients before any step: zeros (one coefficient at least)."""
+    m, n = np.shape(u)[0] - 1, np.shape(v)[0] - 1
+    return np.zeros(
+        max(m - n + 1, 1), dtype=np.result_type(_float_dtype(u), _float_dtype(v))
+    )
+
+
+def polydiv_kept(u, v) -> slice:
+    """The part of the remainder ``np.polydiv`` returns: past the coefficients the steps zero."""
+    steps = np.shape(u)[0] - np.shape(v)[0] + 1
+    return slice(steps, None) if steps > 0 else slice(None)
+
+
+def polydiv(u, v, trim_leading_zeros=False):
+    """``jnp.polydiv``: quotient and remainder, the remainder as long as ``u`` (its leading coefficients zero);
+    JAX's own on JAX values."""
+    from .trees import uses_jax
+
+    if uses_jax([u, v], []):
+        import jax.numpy as jnp
+
+        return jnp.polydiv(u, v, trim_leading_zeros=trim_leading_zeros)
+    picks, places, slots = polydiv_steps(u, v, trim_leading_zeros)
+    u, v = np.asarray(u), np.asarray(v)
+    shifted = np.concatenate([v, np.zeros(1, v.dtype)])[places]
+    quotient, remainder = polydiv_quotient(u, v), u * 1.0
+    for pick, under, slot in zip(picks, shifted, slots):
+        d = np.sum(remainder * pick) / v[0]
+        quotient, remainder = quotient + d * slot, remainder - d * under
+    return quotient, remainder

@@ -274,6 +274,8 @@ COMPOSED_CASES = [
     C("histogram", "np.histogram(x, 3, density=True)[1]", "6"),
     C("histogram_bin_edges", "np.histogram_bin_edges(x, 4, range=(-1.0, 1.0))", "5"),
     C("polyfit", "np.polyfit(x, y, 2)", {"x": "5", "y": "5"}),
+    C("poly", "np.poly(x)", "4"),
+    C("polydiv", "np.polydiv(x, y)[0]", {"x": "5", "y": "2"}, {"y": "nonzero"}),
     C(
         "histogram2d",
         "np.histogram2d(x, y, 3, weights=z)[0]",

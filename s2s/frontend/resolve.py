@@ -26,7 +26,6 @@ from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import literal_data
 from ..naming import Namer
-from ..rules import OPS
 from . import (
     at_updates,
     effects,
@@ -599,14 +598,14 @@ class Resolver(Calls):
             return cst.parse_expression("rt." + ".".join(path[1:]))
         if isinstance(obj, types.ModuleType):
             return cst.Name(path[0]) if len(path) == 1 else xp_attr(".".join(path[1:]))
-        op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
         # a library function by identity: ``jax.nn.relu`` -> ``rt.nn.relu``, ``jax.lax.exp`` -> ``xp.exp``;
-        # it wins over an array-module spelling without a rule (``jnp.fill_diagonal`` -> ``rt.fill_diagonal``)
+        # it wins over its array-module name (``jnp.polydiv`` -> ``rt.polydiv``: JAX's, not NumPy's)
         spelled = identity.spelling(obj)
-        if op is not None and (spelled is None or op in OPS):
-            return xp_attr(op)
         if spelled is not None:
             return cst.parse_expression(spelled)
+        op = spellings.canonical_op(obj, tuple(path[1:]) if len(path) > 1 else ())
+        if op is not None:
+            return xp_attr(op)
         rule = custom_rule(obj)
         # ``jax.nn.relu``: JAX's code, not the user's
         if rule is not None and spellings.is_library(rule.fun):

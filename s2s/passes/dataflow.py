@@ -125,9 +125,37 @@ def substitute_reads(stmt, mapping: dict):
         inner = stmt.function
         bound = set(inner.param_names) | assigned(inner.body)
         free = {k: v for k, v in mapping.items() if k not in bound}
+        # capture-avoiding: a name the substitution brings in that the function binds is renamed apart
+        brought = set().union(set(), *(names_in(v) for v in free.values()))
+        if bound & brought:
+            inner = _renamed_apart(inner, bound & brought, brought)
         body = tuple(substitute_reads(s, free) for s in inner.body)
         return ir.Def(inner.with_body(body), stmt.origin)
     raise TypeError(f"substitute_reads does not take {type(stmt).__name__}")
+
+
+def _renamed_apart(fn: ir.Function, names: set[str], avoid: set[str]) -> ir.Function:
+    """``fn`` with the parameters and local variables ``names`` given fresh names, none of ``avoid``."""
+    from dataclasses import replace
+
+    from ..naming import Namer
+
+    namer = Namer(avoid | used_names(fn))
+    fresh = {n: cst.Name(namer.fresh(n)) for n in sorted(names)}
+    params = tuple(
+        replace(p, name=fresh[p.name].value) if p.name in fresh else p
+        for p in fn.params
+    )
+    body = []
+    for s in fn.body:
+        if isinstance(s, ir.Assign):
+            s = ir.Assign(
+                substitute(s.target, fresh), substitute(s.value, fresh), s.origin
+            )
+        else:
+            s = substitute_reads(s, fresh)
+        body.append(s)
+    return replace(fn, params=params, body=tuple(body))
 
 
 def live_in(body, live_out: set[str], closures=None) -> set[str]:

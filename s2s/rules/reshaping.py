@@ -23,6 +23,7 @@ _HELPERS = tuple(
         "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
         "interp_epsilon", "correlate_window", "reduced_size", "with_unit_axes", "positions_axis",
         "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants", "polyfit_rcond", "polyfit_weight_shape",
+        "poly_start", "polydiv_steps", "polydiv_quotient", "polydiv_kept",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -203,3 +204,37 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     scale = xp.sqrt(xp.sum(lhs * lhs, axis=0))
     c = xp.linalg.lstsq(lhs / scale, rhs, rcond=cutoff)[0]
     return xp.transpose(xp.transpose(c) / scale)
+
+
+@decompose
+def poly(seq_of_zeros):
+    # JAX's for a vector of roots: the coefficients of the product of (x - r), one root at a time
+    coeffs = rt.poly_start(seq_of_zeros)
+    for r in seq_of_zeros:
+        coeffs = coeffs - r * xp.concatenate(
+            [xp.zeros(1, dtype=coeffs.dtype), coeffs[:-1]]
+        )
+    return coeffs
+
+
+@decompose
+def polydiv(u, v):
+    # NumPy's: the remainder without the leading coefficients the division zeroes (NumPy also drops
+    # further ones that come out zero, a length that depends on the values)
+    quotient, remainder = rt.polydiv(u, v)
+    return quotient, remainder[rt.polydiv_kept(u, v)]
+
+
+@decompose(name="rt.polydiv")
+def jax_polydiv(u, v, trim_leading_zeros=False):
+    # JAX's long division: at step k, the quotient's k-th coefficient is the remainder's k-th over v's
+    # first, and that multiple of v (shifted under it) leaves the remainder
+    picks, places, slots = rt.polydiv_steps(u, v, trim_leading_zeros)
+    shifted = xp.take(xp.concatenate([v, xp.zeros(1, dtype=v.dtype)]), places)
+    quotient = rt.polydiv_quotient(u, v)
+    remainder = u * 1.0
+    for pick, under, slot in zip(picks, shifted, slots):
+        d = xp.sum(remainder * pick) / v[0]
+        quotient = quotient + d * slot
+        remainder = remainder - d * under
+    return quotient, remainder

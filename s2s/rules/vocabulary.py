@@ -28,6 +28,7 @@ def _stats(op: str, *functions: str) -> dict[str, tuple[str, ...]]:
 LIBRARY: dict[str, tuple[str, ...]] = {
     # jax.numpy functions whose NumPy twin writes in place (``frontend/effects.py``)
     "rt.fill_diagonal": ("jax.numpy.fill_diagonal",),
+    "rt.polydiv": ("jax.numpy.polydiv",),  # the remainder keeps its leading zeros
     # jax.nn
     "rt.nn.relu": ("jax.nn.relu",),
     "rt.nn.relu6": ("jax.nn.relu6",),

@@ -133,7 +133,8 @@ class Idioms:
 
     def s_builtin(self, lines, depth):
         """Python builtins and ``math`` on differentiated values: ``sum`` of a list, ``max``/``abs`` of floats;
-        ``np.linspace`` between differentiated bounds and ``np.meshgrid`` of differentiated vectors.
+        ``np.linspace`` between differentiated bounds and ``np.meshgrid`` of differentiated vectors;
+        ``np.poly``/``np.polydiv`` (decompositions with loops) and ``np.r_``/``np.c_``.
         """
         names = sorted(n for n, v in self.env.items() if not v.const)
         if not names:
@@ -141,8 +142,9 @@ class Idioms:
         picked = sorted({self.pick(names) for _ in range(3)})
         name = self.fresh_name("t")
         form = self.pick(
-            ["sum_list", "sum_gen", "math", "minmax", "float_scalar", "spaced", "grid"]
-        )
+            ["sum_list", "sum_gen", "math", "minmax", "float_scalar", "spaced", "grid", "roots",
+             "joined"]
+        )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
             lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
@@ -166,6 +168,18 @@ class Idioms:
             a, b = vectors[0], vectors[-1]
             lines.append(f"{name}_x, {name}_y = np.meshgrid({a}, {b})")
             lines.append(f"{name} = np.sum(np.tanh({name}_x) * {name}_y)")
+        elif form == "roots" and vectors:
+            # decompositions with loops (``np.poly``, ``np.polydiv``) inlined at arguments named like their temps
+            a = vectors[0]
+            lines.append(
+                f"{name} = np.sum(np.polydiv(np.poly(np.tanh({a})), np.array([1.0, 0.5]))[0] ** 2)"
+            )
+        elif form == "joined" and vectors:
+            a, b = vectors[0], vectors[-1]
+            lines.append(f"{name} = np.sum(np.r_[{a}, 1.0, {b}] ** 2)")
+            lines.append(
+                f"{name} = {name} + np.sum(np.c_[{a}, 2.0 * {a}] @ np.ones(2))"
+            )
         elif form == "minmax" and self.scalars:
             s_ = self.pick(self.scalars)
             lines.append(f"{name} = max({s_}, 0.1) * abs({s_} - 2.0) + min({s_}, 5.0)")

@@ -133,3 +133,10 @@ def numpy_positional_order(w, x):
     """NumPy's positional order: ``density`` fourth, ``weights`` fifth."""
     counts, _ = np.histogram(x, 3, None, False, np.exp(w * x))
     return np.sum(counts**2)
+
+
+def polynomials_from_roots(w, x):
+    """``jnp.poly`` of roots that carry the parameters, divided by ``jnp.polydiv``."""
+    c = jnp.poly(w * x)
+    q, r = jnp.polydiv(jnp.concatenate([c, w[:1]]), jnp.array([1.0, 0.5]) * w[1])
+    return jnp.sum(c**2) + jnp.sum(q * w[0]) + jnp.sum(r**2)

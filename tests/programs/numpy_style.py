@@ -562,3 +562,16 @@ def inputs_pieces_and_grids():
 
 
 PROGRAMS += ["logistic_with_bias_column", "gp_with_jitter", "pieces_and_grids"]
+
+
+def polynomial_remainder(w, x):
+    """``np.polydiv``'s remainder as NumPy returns it (its zeroed leading coefficients dropped)."""
+    q, r = np.polydiv(np.poly(w), np.array([1.0, x[0]]) * w[0])
+    return np.sum(q**2) + np.sum(r * x[: r.shape[0]]) + r.shape[0]
+
+
+def inputs_polynomial_remainder():
+    return np.array([1.1, 0.6, -0.3]), np.array([0.5, -0.2, 0.9])
+
+
+PROGRAMS += ["polynomial_remainder"]
