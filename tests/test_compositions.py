@@ -113,3 +113,11 @@ def test_positional_arguments_bind_by_the_called_librarys_own_order(backend):
     f = P.numpy_positional_order
     want = (f(w + 1e-6, x) - f(w - 1e-6, x)) / 2e-6
     np.testing.assert_allclose(s2s.grad(f, backend=backend)(w, x), want, rtol=1e-6)
+
+
+def test_positions_of_a_peak_under_every_transform():
+    x = np.random.default_rng(6).normal(size=(3, 4))
+    f = P.value_at_the_peak
+    check_value_and_grad(f, (x,))
+    check_jvp(f, (x,), RNG)
+    check_vmap(f, (np.stack([x, -x]),), (0,), grad=0)

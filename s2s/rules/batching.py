@@ -82,6 +82,9 @@ def searchsorted(a, v, side="left", sorter=None, *, batched):
     return rt.batching.searchsorted(a, v, side, batched)
 
 
+signature_of(np.unravel_index, "unravel_index", roles={"indices": "data"})
+signature_of(np.ravel_multi_index, "ravel_multi_index", roles={"multi_index": "data"})
+batch("elementwise", "unravel_index", "ravel_multi_index")
 signature_of(np.imag, "imag")
 signature_of(np.angle, "angle")
 batch("elementwise", "imag", "angle", "real", "conj", "nextafter", "spacing")

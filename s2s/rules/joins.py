@@ -80,7 +80,7 @@ def insert(arr, obj, values, axis=None):
 def bincount(x, weights=None, minlength=0, length=None):
     bins = rt.bincount_length(x, minlength, length)
     if weights is None:
-        return rt.index_add(xp.zeros(bins, dtype=int), xp.asarray(x), 1)
+        return rt.index_add(xp.zeros(bins, dtype=xp.asarray(x).dtype), xp.asarray(x), 1)
     return rt.index_add(xp.zeros(bins), xp.asarray(x), weights)
 
 

@@ -23,6 +23,7 @@ nondiff(
 nondiff("piecewise constant: zero derivative almost everywhere", "floor_divide")
 nondiff("integer-valued", "argmax", "argmin", "argsort", "nonzero", "count_nonzero")
 nondiff("integer-valued", "searchsorted")
+nondiff("integer-valued: positions", "unravel_index", "ravel_multi_index")
 nondiff("zero for real values (s2s refuses complex inputs)", "imag")
 nondiff("piecewise constant for real values (0 or pi)", "angle")
 nondiff("shape query", "shape", "ndim", "size")

@@ -32,8 +32,9 @@ Families:
   terms of the parameters that carry tangents are summed).
 - ``nondiff``: outputs carry no derivative (comparisons, integer-valued ops,
   constructors, shapes); registered by name with a reason.
-- ``decompose``: the op is defined by other ops; its body (any number of
-  statements ending in ``return``) is inlined before differentiation.
+- ``decompose``: the op is defined by other ops; its body (assignments,
+  ``if`` on constant parameters, ``for`` over an array's items, ending in
+  ``return``) is inlined before differentiation, its loops as ``scan``s.
 - ``no_derivative``: no rule at all (JAX has none either): on the
   differentiated path, an error naming the op, never a zero.
 

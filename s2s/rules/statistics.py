@@ -286,7 +286,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         hist = (
             hist / xp.sum(hist) / xp.reshape(volume, rt.bin_grid_shape(count, sample))
         )
-    return hist, list(edges)
+    return hist, xp.unstack(edges)
 
 
 @decompose

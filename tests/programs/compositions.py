@@ -140,3 +140,10 @@ def polynomials_from_roots(w, x):
     c = jnp.poly(w * x)
     q, r = jnp.polydiv(jnp.concatenate([c, w[:1]]), jnp.array([1.0, 0.5]) * w[1])
     return jnp.sum(c**2) + jnp.sum(q * w[0]) + jnp.sum(r**2)
+
+
+def value_at_the_peak(x):
+    """``unravel_index`` of an ``argmax`` and ``ravel_multi_index`` back (positions: no derivative)."""
+    i, j = jnp.unravel_index(jnp.argmax(x), x.shape)
+    flat = jnp.ravel_multi_index((i, j), x.shape, mode="clip")
+    return x[i, j] * 2.0 + jnp.ravel(x)[flat]
