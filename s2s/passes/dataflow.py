@@ -113,8 +113,11 @@ def used_names(fn: ir.Function) -> set[str]:
     return names
 
 
-def substitute_reads(stmt, mapping: dict):
-    """The statement with the names it reads replaced (inside a ``Def``: its free names only)."""
+def substitute_reads(stmt, mapping: dict, apart: bool = False):
+    """The statement with the names it reads replaced (inside a ``Def``: its free names only). With
+    ``apart``, capture-avoiding: a name the substitution brings into a ``Def`` that binds it is first renamed
+    there (inlining a callee's local function at an argument named like one of its variables).
+    """
     if not mapping:
         return stmt
     if isinstance(stmt, ir.Assign):
@@ -125,11 +128,10 @@ def substitute_reads(stmt, mapping: dict):
         inner = stmt.function
         bound = set(inner.param_names) | assigned(inner.body)
         free = {k: v for k, v in mapping.items() if k not in bound}
-        # capture-avoiding: a name the substitution brings in that the function binds is renamed apart
         brought = set().union(set(), *(names_in(v) for v in free.values()))
-        if bound & brought:
+        if apart and bound & brought:
             inner = _renamed_apart(inner, bound & brought, brought)
-        body = tuple(substitute_reads(s, free) for s in inner.body)
+        body = tuple(substitute_reads(s, free, apart) for s in inner.body)
         return ir.Def(inner.with_body(body), stmt.origin)
     raise TypeError(f"substitute_reads does not take {type(stmt).__name__}")
 

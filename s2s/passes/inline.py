@@ -248,7 +248,7 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             if isinstance(inner, ir.Def):
                 name = inner.function.name
                 mapping.setdefault(name, cst.Name(namer.fresh(name)))
-                renamed = substitute_reads(inner, mapping)
+                renamed = substitute_reads(inner, mapping, apart=True)
                 out.append(
                     ir.Def(
                         renamed.function.with_body(
