@@ -58,8 +58,6 @@ def test_gradient_and_forward_mode_match_jax(name):
         "piecewise_loss",
         "block_system",
         "field_on_grid",
-        "features_by_index_tricks",
-        "polynomial_fit",
         "kernel_with_jitter",
         "polynomials_from_roots",
     ],

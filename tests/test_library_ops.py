@@ -457,7 +457,13 @@ def frozen(x):
 
 
 def unknown(x):
-    return jnp.sum(jax.nn.dot_product_attention(x, x, x))
+    return jnp.sum(jax.scipy.special.betainc(x, x, 0.5 * x))
+
+
+def attention_lengths(x):
+    q = jnp.reshape(x, (1, 2, 1, 3))
+    lengths = jnp.array([1], dtype=jnp.int32)
+    return jnp.sum(jax.nn.dot_product_attention(q, q, q, query_seq_lengths=lengths))
 """
 
 
@@ -470,7 +476,8 @@ def unknown(x):
             "`jax.nn.standardize` called with arguments s2s cannot bind",
         ),
         ("frozen", "a frozen distribution"),
-        ("unknown", "dot_product_attention"),
+        ("unknown", "betainc"),
+        ("attention_lengths", "with sequence lengths, a local window or a residual"),
     ],
 )
 def test_what_s2s_cannot_do_is_a_located_error(tmp_path, name, message):
