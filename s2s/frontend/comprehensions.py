@@ -21,13 +21,17 @@ Each ``for`` clause is one loop; a comprehension variable that the function
 uses elsewhere is renamed so that it cannot clobber it. New nodes take the
 comprehension's position, so comments and errors cite the user's line.
 A dict comprehension's ``if`` clauses are ``if`` statements around its item
-write. List comprehensions and generator expressions with ``if`` clauses (a
-list that grows by a varying number of items), comprehensions in a ``while``
-test, and ``async`` ones are left for the fence to report.
+write. ``sum`` of a comprehension with ``if`` clauses is the total its loop
+adds up (``_total = _total + item`` under the ``if``s: weight decay on the
+matrices only, ``if p.ndim == 2``). Other list comprehensions and generator
+expressions with ``if`` clauses (a list that grows by a varying number of
+items), comprehensions in a ``while`` test, and ``async`` ones are left for
+the fence to report.
 """
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import replace
 
 import libcst as cst
@@ -171,6 +175,11 @@ class _Hoist:
             def leave_DictComp(inner, original, updated):
                 return self.comprehension(original, before)
 
+            def leave_Call(inner, original, updated):
+                if self._filtered_sum(original):
+                    return self.filtered_sum(original, before)
+                return updated
+
         new = node.visit(Replace())
         self._carry_positions(node, new)
         return before, new
@@ -191,14 +200,7 @@ class _Hoist:
             return comp
         self.changed = True
         name = self.fresh(LIST_NAME)
-        renames = {}
-        clause = comp.for_in
-        while clause is not None:
-            for target in _names_in(clause.target):
-                if self._used_outside(target, comp):
-                    renames[target] = self.fresh(target)
-            clause = clause.inner_for_in
-        rename = (lambda n: n.visit(_Renamer(renames))) if renames else (lambda n: n)
+        rename = self._renaming(comp)
         if isinstance(comp, cst.DictComp):  # ``name[key] = value``
             subscript = cst.Subscript(
                 cst.Name(name), [cst.SubscriptElement(cst.Index(rename(comp.key)))]
@@ -207,6 +209,72 @@ class _Hoist:
         else:  # ``name.append(elt)``
             append = cst.Attribute(cst.Name(name), cst.Name("append"))
             small = cst.Expr(cst.Call(append, [cst.Arg(rename(comp.elt))]))
+        empty = cst.Dict([]) if isinstance(comp, cst.DictComp) else cst.List([])
+        before.extend(self._loops(comp, name, empty, small, rename))
+        return cst.Name(name)
+
+    def _filtered_sum(self, call: cst.Call) -> bool:
+        """``sum(<generator or list comprehension with an if clause>[, start])``, Python's builtin ``sum``."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "sum"):
+            return False
+        if self.source.env.get("sum", builtins.sum) is not builtins.sum:
+            return False
+        args = call.args
+        if not 1 <= len(args) <= 2 or any(a.star for a in args) or args[0].keyword:
+            return False
+        if (
+            len(args) == 2
+            and args[1].keyword not in (None,)
+            and args[1].keyword.value != "start"
+        ):
+            return False
+        comp = args[0].value
+        if not isinstance(comp, (cst.GeneratorExp, cst.ListComp)):
+            return False
+        clauses, clause = [], comp.for_in
+        while clause is not None:
+            clauses.append(clause)
+            clause = clause.inner_for_in
+        return all(c.asynchronous is None for c in clauses) and any(
+            c.ifs for c in clauses
+        )
+
+    def filtered_sum(self, call: cst.Call, before: list):
+        """``sum(f(x) for x in xs if c(x))`` as the total its loop adds up: the items the conditions keep, one
+        ``+`` each (Python's ``sum``: from ``start``, 0 by default). The conditions are ``if`` statements:
+        on shapes, dict keys and other static facts they are decided when the code runs.
+        """
+        self.changed = True
+        comp = call.args[0].value
+        name = self.fresh("_total")
+        rename = self._renaming(comp)
+        start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
+        total = cst.BinaryOperation(cst.Name(name), cst.Add(), rename(comp.elt))
+        small = cst.Assign([cst.AssignTarget(cst.Name(name))], total)
+        before.extend(self._loops(comp, name, start, small, rename))
+        return cst.Name(name)
+
+    def _renaming(self, comp):
+        """Renames a comprehension's variables that the function uses elsewhere (so they cannot clobber them)."""
+        renames = {}
+        clause = comp.for_in
+        while clause is not None:
+            for target in _names_in(clause.target):
+                if self._used_outside(target, comp):
+                    renames[target] = self.fresh(target)
+            clause = clause.inner_for_in
+        if not renames:
+            return lambda n: n
+
+        def rename(node):
+            new = node.visit(_Renamer(renames))
+            self._carry_positions(node, new)  # errors in it cite the user's line
+            return new
+
+        return rename
+
+    def _loops(self, comp, name: str, initial, small, rename) -> list:
+        """``name = initial``, then the comprehension's loops (its conditions as ``if``s) around ``small``."""
         append = self.placed(cst.SimpleStatementLine([small]), comp)
         inner = self.statement(
             append
@@ -229,15 +297,13 @@ class _Hoist:
                     comp,
                 )
             ]
-        empty = cst.Dict([]) if isinstance(comp, cst.DictComp) else cst.List([])
         start = self.placed(
             cst.SimpleStatementLine(
-                [cst.Assign([cst.AssignTarget(cst.Name(name))], empty)]
+                [cst.Assign([cst.AssignTarget(cst.Name(name))], initial)]
             ),
             comp,
         )
-        before.extend([start, *inner])
-        return cst.Name(name)
+        return [start, *inner]
 
     def _used_outside(self, name: str, comp) -> bool:
         inside = sum(

@@ -46,8 +46,9 @@ _EXPRESSIONS = {
     # (the others are loops: ``frontend/comprehensions``)
     cst.ListComp: (
         "list comprehension with an `if` clause (its length depends on the values) or in a `while` test",
-        "keep every item and mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`), or "
-        "filter the list before calling the transformed function",
+        "sum it where it is made (`sum(f(w) for w in ws if w.ndim == 2)` is supported), keep every item "
+        "and mask the ones to drop (`np.where(keep, f(w), 0.0)`), or filter the list before calling the "
+        "transformed function",
     ),
     cst.SetComp: (
         "set comprehension",
@@ -59,7 +60,8 @@ _EXPRESSIONS = {
     ),
     cst.GeneratorExp: (
         "generator expression with an `if` clause (its length depends on the values) or in a `while` test",
-        "keep every item and mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`)",
+        "pass it to `sum` (`sum(f(w) for w in ws if w.ndim == 2)` is supported), or keep every item and "
+        "mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`)",
     ),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),
     cst.Await: ("`await`", "transform a synchronous function"),

@@ -142,12 +142,17 @@ class Idioms:
         picked = sorted({self.pick(names) for _ in range(3)})
         name = self.fresh_name("t")
         form = self.pick(
-            ["sum_list", "sum_gen", "math", "minmax", "float_scalar", "spaced", "grid", "roots",
-             "joined"]
+            ["sum_list", "sum_gen", "sum_filtered", "math", "minmax", "float_scalar", "spaced", "grid",
+             "roots", "joined"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
             lines.append(f"{name} = sum([{', '.join(f'np.sum({p})' for p in picked)}])")
+        elif form == "sum_filtered":
+            # ``sum`` over a comprehension with an ``if`` on a static fact (the item's rank)
+            lines.append(
+                f"{name} = sum(np.sum(z_**2) for z_ in ({', '.join(picked)},) if z_.ndim >= 1)"
+            )
         elif form == "sum_gen":
             lines.append(
                 f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))"

@@ -575,3 +575,26 @@ def inputs_polynomial_remainder():
 
 
 PROGRAMS += ["polynomial_remainder"]
+
+
+def weight_decay_on_matrices(layers, named, x):
+    """``sum`` over comprehensions with ``if`` clauses: decay on the matrices only, on the keys named ``W*``."""
+    h = x
+    for W, b in layers:
+        h = np.tanh(h @ W + b)
+    decay = sum(np.sum(p**2) for layer in layers for p in layer if p.ndim == 2)
+    keyed = sum((np.sum(np.abs(v)) for k, v in named.items() if k[0] == "W"), 1.0)
+    return np.sum(h**2) + 0.1 * decay + 0.01 * keyed * np.sum(named["b"])
+
+
+def inputs_weight_decay_on_matrices():
+    r = np.random.default_rng(14)
+    layers = [
+        (r.normal(size=(3, 4)), r.normal(size=4)),
+        (r.normal(size=(4, 2)), r.normal(size=2)),
+    ]
+    named = {"W1": r.normal(size=(2, 2)), "b": r.normal(size=2), "W2": r.normal(size=3)}
+    return layers, named, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["weight_decay_on_matrices"]
