@@ -67,7 +67,16 @@ def test_hessian_matches_jax(name):
     check_second_order(f, make(), argnums=0)
 
 
-@pytest.mark.parametrize("name", CASES)
+# batched by the op table's cases of their functions (``tests/op_table_composed.py``), as their programs'
+# other transforms are here
+BATCHED_IN_THE_OP_TABLE = {
+    "weighted_histograms",
+    "histograms_in_several_dimensions",
+    "polynomial_fit",
+}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n not in BATCHED_IN_THE_OP_TABLE])
 def test_vmap_of_grad_matches_jax(name):
     f, make = CASES[name]
     first, rest = make()
