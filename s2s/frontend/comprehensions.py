@@ -46,16 +46,21 @@ def _names_in(node) -> set[str]:
     return {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
 
 
+def _clauses(comp) -> list:
+    """A comprehension's ``for`` clauses, outermost first."""
+    clauses, clause = [], comp.for_in
+    while clause is not None:
+        clauses.append(clause)
+        clause = clause.inner_for_in
+    return clauses
+
+
 def _supported(comp) -> bool:
     """No ``async``; ``if`` clauses only in a dict comprehension (a list grows by one item per iteration)."""
-    clause = comp.for_in
-    while clause is not None:
-        if clause.asynchronous is not None:
-            return False
-        if clause.ifs and not isinstance(comp, cst.DictComp):
-            return False
-        clause = clause.inner_for_in
-    return True
+    return all(
+        c.asynchronous is None and (not c.ifs or isinstance(comp, cst.DictComp))
+        for c in _clauses(comp)
+    )
 
 
 class _Renamer(cst.CSTTransformer):
@@ -222,19 +227,12 @@ class _Hoist:
         args = call.args
         if not 1 <= len(args) <= 2 or any(a.star for a in args) or args[0].keyword:
             return False
-        if (
-            len(args) == 2
-            and args[1].keyword not in (None,)
-            and args[1].keyword.value != "start"
-        ):
+        if len(args) == 2 and args[1].keyword and args[1].keyword.value != "start":
             return False
         comp = args[0].value
         if not isinstance(comp, (cst.GeneratorExp, cst.ListComp)):
             return False
-        clauses, clause = [], comp.for_in
-        while clause is not None:
-            clauses.append(clause)
-            clause = clause.inner_for_in
+        clauses = _clauses(comp)
         return all(c.asynchronous is None for c in clauses) and any(
             c.ifs for c in clauses
         )
@@ -257,12 +255,10 @@ class _Hoist:
     def _renaming(self, comp):
         """Renames a comprehension's variables that the function uses elsewhere (so they cannot clobber them)."""
         renames = {}
-        clause = comp.for_in
-        while clause is not None:
+        for clause in _clauses(comp):
             for target in _names_in(clause.target):
                 if self._used_outside(target, comp):
                     renames[target] = self.fresh(target)
-            clause = clause.inner_for_in
         if not renames:
             return lambda n: n
 
@@ -279,12 +275,7 @@ class _Hoist:
         inner = self.statement(
             append
         )  # comprehensions in the element: built on each iteration
-        clauses = []
-        clause = comp.for_in
-        while clause is not None:
-            clauses.append(clause)
-            clause = clause.inner_for_in
-        for k, clause in reversed(list(enumerate(clauses))):
+        for k, clause in reversed(list(enumerate(_clauses(comp)))):
             # its conditions around what it runs, the first outermost
             for condition in reversed(clause.ifs):
                 test = rename(condition.test)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import libcst as cst
 
 IN_PLACE_METHODS = ("sort", "fill")
-# NumPy functions that write their first argument: the name the fence knows them by (resolve checks
-# identity) -> the op whose value is the written array
-IN_PLACE_FUNCTIONS = {"copyto": None, "fill_diagonal": "rt.fill_diagonal"}
+# NumPy functions that write their first argument, by the name the fence knows them by (``calls.effect``
+# checks each by identity)
+IN_PLACE_FUNCTIONS = ("copyto", "fill_diagonal")
 
 
 def whole(target: cst.BaseExpression) -> cst.Subscript:

@@ -832,10 +832,9 @@ class Resolver(Calls):
         )
 
     def _Subscript(self, node):
+        # ``np.c_[a, b]``, ``np.mgrid[0:1:5j]``: the ops they stand for
         builder = index_tricks.kind_of(self._callee_object(node.value))
-        if (
-            builder is not None
-        ):  # ``np.c_[a, b]``, ``np.mgrid[0:1:5j]``: the ops they stand for
+        if builder is not None:
             return index_tricks.lower(self, node, builder)
         if at_updates.at_reference(node) is not None:
             self.fail(

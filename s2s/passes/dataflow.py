@@ -7,10 +7,13 @@ statement reads and binds, which names a block needs from before it
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import ir
 from ..cstutil import names_in, substitute
+from ..naming import Namer
 
 CONSTANTS = frozenset({"True", "False", "None"})
 
@@ -128,9 +131,10 @@ def substitute_reads(stmt, mapping: dict, apart: bool = False):
         inner = stmt.function
         bound = set(inner.param_names) | assigned(inner.body)
         free = {k: v for k, v in mapping.items() if k not in bound}
-        brought = set().union(set(), *(names_in(v) for v in free.values()))
-        if apart and bound & brought:
-            inner = _renamed_apart(inner, bound & brought, brought)
+        if apart:
+            brought = set().union(set(), *(names_in(v) for v in free.values()))
+            if bound & brought:
+                inner = _renamed_apart(inner, bound & brought, brought)
         body = tuple(substitute_reads(s, free, apart) for s in inner.body)
         return ir.Def(inner.with_body(body), stmt.origin)
     raise TypeError(f"substitute_reads does not take {type(stmt).__name__}")
@@ -138,10 +142,6 @@ def substitute_reads(stmt, mapping: dict, apart: bool = False):
 
 def _renamed_apart(fn: ir.Function, names: set[str], avoid: set[str]) -> ir.Function:
     """``fn`` with the parameters and local variables ``names`` given fresh names, none of ``avoid``."""
-    from dataclasses import replace
-
-    from ..naming import Namer
-
     namer = Namer(avoid | used_names(fn))
     fresh = {n: cst.Name(namer.fresh(n)) for n in sorted(names)}
     params = tuple(

@@ -9,7 +9,6 @@ numbered one).
 
 from __future__ import annotations
 
-import ast
 import functools
 import inspect
 
@@ -28,7 +27,7 @@ from .dataflow import assigned, reads, substitute_reads, used_names
 from .desugar import desugar
 from .jumps import jumps
 from .normal_form import eqn_of
-from .specialize import NotConstant, constants, specialize, tested
+from .specialize import NotConstant, constants, is_constant, specialize, tested
 
 
 @functools.cache
@@ -160,27 +159,11 @@ def _with_constants(callee: ir.Function, mapping: dict) -> ir.Function:
     constant = {
         name: value
         for name, value in mapping.items()
-        if name not in rebound and _immutable_literal(value)
+        if name not in rebound and is_constant(value)
     }
     if not constant:
         return callee
     return callee.with_body([substitute_reads(s, constant) for s in callee.body])
-
-
-def _immutable_literal(node) -> bool:
-    try:
-        value = ast.literal_eval(ir.code(node))
-        hash(value)
-    except (
-        ValueError,
-        SyntaxError,
-        TypeError,
-        AttributeError,
-        MemoryError,
-        RecursionError,
-    ):
-        return False
-    return True
 
 
 def _substituted(value, mapping):
@@ -219,13 +202,12 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             for k, v in _bind(callee, stmt.value, stmt.origin).items()
         }
         constant = _with_constants(callee, mapping)
-        # a local function sees its siblings; a decomposition (an op's body) sees none of the user's names
+        # a local function sees its siblings; a decomposition (an op's body) sees none of the user's names,
+        # and no variable of the callee takes a local function's name
         seen = fn.locals if any(callee is f for f in fn.locals.values()) else {}
         callee = inline(
             constant.with_body(constant.body, locals={**seen, **callee.locals}),
-            Namer(
-                used_names(callee) | set(seen)
-            ),  # no variable named like a local function
+            Namer(used_names(callee) | set(seen)),
         )
         unassigned = set(callee.param_names)
         result = callee.body[-1].value

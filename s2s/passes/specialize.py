@@ -86,6 +86,11 @@ def _literal(node, param):
     return value
 
 
+def is_constant(node) -> bool:
+    """Whether ``node`` is an immutable literal (``None``, ``True``, ``3``, ``"fast"``, ``(0, 1)``)."""
+    return not isinstance(_literal(node, None), Opaque)
+
+
 def specialize(fn: ir.Function, constants: dict) -> ir.Function:
     """``fn`` with every ``if`` decided by ``constants`` (parameter -> value, ``Opaque`` where unknown)."""
     body, _ = _taken(fn.body, constants, set())
