@@ -8,6 +8,7 @@ errors raised in generated code can be traced back to the user's lines
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import os
@@ -52,6 +53,22 @@ def module_name(text: str, stem: str) -> str:
     safe = re.sub(r"\W+", "_", stem).strip("_") or "function"
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     return f"{PREFIX}{safe[:60]}_{digest}"
+
+
+def positional(fn):
+    """``fn`` called with every argument positionally: a generated jvp whose primals keep their defaults
+    takes its tangents by keyword (``def f_jvp(x, scale=2.0, *, x_dot)``), and s2s passes them in order."""
+    code = fn.__code__
+    if not code.co_kwonlyargcount:
+        return fn
+    count = code.co_argcount
+    keywords = code.co_varnames[count : count + code.co_kwonlyargcount]
+
+    @functools.wraps(fn)
+    def in_order(*args):
+        return fn(*args[:count], **dict(zip(keywords, args[count:])))
+
+    return in_order
 
 
 def load_module(text: str, stem: str, injected=None):

@@ -204,7 +204,7 @@ class Transformed(ShowsSource):
         generated = self.__dict__.get("generated")
         if generated is None or generated.watch is None or generated.watch.fresh():
             return False
-        for name in ("generated", "_function", "_runner", "_direct"):
+        for name in ("generated", "_entry", "_function", "_runner", "_direct"):
             self.__dict__.pop(name, None)
         return True
 
@@ -215,7 +215,8 @@ class Transformed(ShowsSource):
         return self.generated.text
 
     @functools.cached_property
-    def _function(self):
+    def _entry(self):
+        """The generated function, as its module defines it."""
         generated = self.generated
         stem = getattr(self.target, "__name__", None) or "function"
         module = loader.load_module(generated.text, stem, generated.injected)
@@ -224,13 +225,18 @@ class Transformed(ShowsSource):
         )
         return getattr(module, generated.entries[self.kind])
 
+    @functools.cached_property
+    def _function(self):
+        """The generated function, called with every argument positionally."""
+        return loader.positional(self._entry)
+
     @property
     def s2s_generated_function(self):
         """The generated function that transforming this again reads (None for ``@transform``: the user's own is read)."""
         if self.kind == "primal":
             return None
         self._refresh()
-        return self._function
+        return self._entry
 
     @functools.cached_property
     def _runner(self):

@@ -208,6 +208,7 @@ def _generate(
                     **ctx,
                 )
             )
+            out = _tangents_by_keyword(out, len(program.main.params))
             functions.extend(
                 _requested(
                     jvp_requests,
@@ -283,11 +284,23 @@ def _keep_valid_defaults(fn):
     """
     params, required = list(fn.params), False
     for i in reversed(range(len(params))):
+        if params[i].keyword_only:
+            continue
         if params[i].default is None:
             required = True
         elif required:
             params[i] = replace(params[i], default=None)
     return fn if params == list(fn.params) else replace(fn, params=tuple(params))
+
+
+def _tangents_by_keyword(fn, primals: int):
+    """A jvp entry whose primals keep a default takes its tangents by keyword, after a ``*``
+    (``def f_jvp(x, w, scale=2.0, *, x_dot, w_dot)``): the user's signature stays as they wrote it.
+    """
+    if not primals or fn.params[primals - 1].default is None:
+        return fn  # no primal can keep a default (Python's rule): tangents follow positionally
+    tangents = [replace(p, keyword_only=True) for p in fn.params[primals:]]
+    return replace(fn, params=(*fn.params[:primals], *tangents))
 
 
 __all__ = ["Generated", "generate"]

@@ -103,6 +103,8 @@ Stmt = Assign | AugAssign | Return | If | For | While | Break | Continue | Def
 class Param:
     name: str
     default: cst.BaseExpression | None = None
+    # after a ``*``: a generated jvp's tangents, when a primal before them keeps its default
+    keyword_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -238,30 +240,37 @@ def body_to_cst(
 
 
 def params_to_cst(params) -> cst.Parameters:
-    """Every parameter positional (generated code is called positionally), with its default where Python
-    allows one: only when every later parameter has a default too (``def h(a, *, d=2.0, e)`` gives ``h(a, d, e)``).
+    """Parameters as generated code is called: positionally, each with its default where Python allows one
+    (only when every later positional parameter has a default too: ``def h(a, *, d=2.0, e)`` gives
+    ``h(a, d, e)``), then the keyword-only ones after a ``*`` with their defaults.
     """
+    positional = [p for p in params if not p.keyword_only]
     keep, later_all_defaulted = [], True
-    for p in reversed(params):
+    for p in reversed(positional):
         later_all_defaulted = later_all_defaulted and p.default is not None
         keep.append(later_all_defaulted)
     keep.reverse()
+    keyword_only = [_param(p, True) for p in params if p.keyword_only]
     return cst.Parameters(
-        params=[
-            cst.Param(
-                cst.Name(p.name),
-                default=p.default if default else None,
-                equal=(
-                    cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""),
-                        whitespace_after=cst.SimpleWhitespace(""),
-                    )
-                    if default
-                    else cst.MaybeSentinel.DEFAULT
-                ),
+        params=[_param(p, default) for p, default in zip(positional, keep)],
+        star_arg=cst.ParamStar() if keyword_only else cst.MaybeSentinel.DEFAULT,
+        kwonly_params=keyword_only,
+    )
+
+
+def _param(p: Param, with_default: bool) -> cst.Param:
+    default = p.default if with_default else None
+    return cst.Param(
+        cst.Name(p.name),
+        default=default,
+        equal=(
+            cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""),
+                whitespace_after=cst.SimpleWhitespace(""),
             )
-            for p, default in zip(params, keep)
-        ]
+            if default is not None
+            else cst.MaybeSentinel.DEFAULT
+        ),
     )
 
 

@@ -135,6 +135,41 @@ def test_jvp_writes_forward_mode(tmp_path):
     assert_close((value, tangent_out), want)
 
 
+DEFAULTS = """import numpy as np
+
+
+def f(x, w, scale=2.0, steps=3):
+    h = x
+    for _ in range(steps):
+        h = np.tanh(h * w) * scale
+    return np.sum(h**2)
+"""
+
+
+def test_jvp_and_hessian_modules_keep_the_parameter_defaults(tmp_path):
+    # tangents come after a `*`, so the primals keep the signature the user wrote
+    (tmp_path / "model.py").write_text(DEFAULTS)
+    for command in (
+        ["jvp", "model.py::f", "--wrt", "x,w"],
+        ["hessian", "model.py::f", "--wrt", "w"],
+    ):
+        result = s2s(*command, "-o", f"{command[0]}.py", cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+    jvp, hvp = _load("f_jvp", tmp_path / "jvp.py"), _load(
+        "f_hvp", tmp_path / "hessian.py"
+    )
+    assert (
+        "def f_jvp(x, w, scale=2.0, steps=3, *, x_dot, w_dot):"
+        in (tmp_path / "jvp.py").read_text()
+    )
+    twin = _twins.jax_twin(_twins.load_example(str(tmp_path / "model.py")).f)
+    rng = np.random.default_rng(0)
+    x, w, v = rng.standard_normal((3, 4))
+    assert_close(jvp.f_jvp(x, w, x_dot=v, w_dot=v), jax.jvp(twin, (x, w), (v, v)))
+    _, hv = hvp.f_grad_jvp(x, w, scale=1.5, w_dot=v)
+    assert_close(hv, jax.hessian(twin, 1)(x, w, 1.5) @ v)
+
+
 def test_grad_order_three_transforms_generated_code(tmp_path):
     out = tmp_path / "tanh3.py"
     result = s2s("grad", "examples/tanh_derivatives.py::f", "--order", "3", "-o", out)

@@ -231,9 +231,8 @@ def forward(
     out_dot = fwd.tangent(out)
     # tuple_of: `return a, b` stays one element
     result = [out, out_dot] + ([aux] if aux is not None else [])
-    params = [ir.Param(p.name) for p in fn.params] + [
-        ir.Param(tangents[name]) for name in wrt
-    ]
+    # the primals keep their defaults where Python allows (``codegen`` makes an entry's tangents keyword-only)
+    params = [*fn.params, *(ir.Param(tangents[name]) for name in wrt)]
     body = [*fwd.out, ir.Return(tuple_of(*result), None)]
     names = ", ".join(f"`{w}`" for w in wrt)
     doc = (
