@@ -88,7 +88,7 @@ def main(argv=None):
         args = jax.device_put(args)
         ours = s2s.grad(f, argnums)
         theirs = jax.jit(jax.grad(f, argnums))
-        check_agree(name, ours(*args), theirs(*args))
+        check_agree(name, ours, theirs, args)
         control = jax.jit(jax.grad(lambda *a: f(*a), argnums))
         t = timed({"s2s": ours, "jax": theirs, "control": control}, args, reps)
         rows.append(

@@ -136,7 +136,7 @@ def main(argv=None):
         args = jax.device_put(args)
         ours = s2s.grad(f, argnums=argnums)
         theirs = jax.jit(jax.grad(f, argnums=argnums))
-        check_agree(name, ours(*args), theirs(*args))
+        check_agree(name, ours, theirs, args)
         control = jax.jit(jax.grad(f, argnums=argnums))
         fns = {"s2s": ours, "jax": theirs, "control": control}
         for (
@@ -144,7 +144,7 @@ def main(argv=None):
             written,
         ) in by_hand.items():  # the same work written with lax.scan by hand
             fns[key] = jax.jit(jax.grad(written, argnums=argnums))
-            check_agree(name, ours(*args), fns[key](*args))
+            check_agree(name, ours, fns[key], args)
         t = timed(fns, args, reps)
         row = {
             "model": name,

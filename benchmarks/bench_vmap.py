@@ -136,7 +136,7 @@ def main(argv=None):
         start = time.perf_counter()
         jax.block_until_ready(ours(*args))
         cold = time.perf_counter() - start
-        check_agree(name, ours(*args), theirs(*args))
+        check_agree(name, ours, theirs, args)
         again = jax.jit(
             theirs.__wrapped__ if hasattr(theirs, "__wrapped__") else theirs
         )
