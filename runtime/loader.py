@@ -57,7 +57,8 @@ def module_name(text: str, stem: str) -> str:
 
 def positional(fn):
     """``fn`` called with every argument positionally: a generated jvp whose primals keep their defaults
-    takes its tangents by keyword (``def f_jvp(x, scale=2.0, *, x_dot)``), and s2s passes them in order."""
+    takes its tangents by keyword (``def f_jvp(x, scale=2.0, *, x_dot)``), and s2s passes them in order.
+    """
     code = fn.__code__
     if not code.co_kwonlyargcount:
         return fn

@@ -208,7 +208,10 @@ def _generate(
                     **ctx,
                 )
             )
-            out = _tangents_by_keyword(out, len(program.main.params))
+            if (
+                command is not None or root is not None
+            ):  # a file people call (the CLI's, s2s generate's)
+                out = _tangents_by_keyword(out, len(program.main.params))
             functions.extend(
                 _requested(
                     jvp_requests,
@@ -266,7 +269,7 @@ def _generate(
         if not _is_literal(v) and k not in imports
     }
     watch = Watch.of(src.fn for src in program.sources)
-    text = render(header, functions, literals, imports)
+    text = render(header, functions, literals, imports, fused=kinds != ("primal",))
     return Generated(
         text if root is None else provenance.seal(text),
         entries,
@@ -296,6 +299,7 @@ def _keep_valid_defaults(fn):
 def _tangents_by_keyword(fn, primals: int):
     """A jvp entry whose primals keep a default takes its tangents by keyword, after a ``*``
     (``def f_jvp(x, w, scale=2.0, *, x_dot, w_dot)``): the user's signature stays as they wrote it.
+    Modules s2s calls itself take every argument positionally (``check_grads`` transforms them again).
     """
     if not primals or fn.params[primals - 1].default is None:
         return fn  # no primal can keep a default (Python's rule): tangents follow positionally

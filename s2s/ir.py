@@ -185,6 +185,12 @@ def _shown(origin: Origin | None) -> Origin | None:
     return origin.cited or origin if origin is not None else None
 
 
+def comment_group(stmt):
+    """The statements of one comment block share this: the user's line they come from, and their phase."""
+    shown = _shown(stmt.origin)
+    return (shown.path, shown.line, stmt.origin.phase) if shown else None
+
+
 def _block(body, comments) -> cst.IndentedBlock:
     lines = body_to_cst(body, comments)
     return cst.IndentedBlock(body=lines or [cst.SimpleStatementLine([cst.Pass()])])
@@ -224,7 +230,7 @@ def body_to_cst(
     for stmt in body:
         line = stmt_to_cst(stmt, comments)
         shown = _shown(stmt.origin)
-        key = (shown.path, shown.line, stmt.origin.phase) if shown else None
+        key = comment_group(stmt)
         if isinstance(stmt, Def):
             key = None  # a nested def carries its own comments; the next statement cites its line again
             if lines:

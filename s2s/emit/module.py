@@ -13,6 +13,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import literal
+from .fuse import fuse
 
 _MODE = black.Mode(line_length=88, target_versions={black.TargetVersion.PY311})
 
@@ -31,9 +32,11 @@ def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
     )
 
 
-def render(header: str, functions, constants=None, imports=None) -> str:
+def render(header: str, functions, constants=None, imports=None, fused=True) -> str:
     """Module text for generated ``functions`` (``ir.Function``), formatted by black; ``imports`` maps a
     module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls).
+    ``fused``: temporaries read once written into their readers (``fuse``); ``s2s lower`` shows the
+    normal form itself.
     """
     parts = [f'"""{header}"""', "", "from s2s import runtime as rt"]
     for alias, (module, name) in sorted((imports or {}).items()):
@@ -45,7 +48,7 @@ def render(header: str, functions, constants=None, imports=None) -> str:
         parts.append(f"{name} = {ir.code(literal(value))}")
     parts.append("")
     for fn in functions:
-        fndef = ir.to_cst(fn, prelude=[namespace_line(fn)])
+        fndef = ir.to_cst(fuse(fn) if fused else fn, prelude=[namespace_line(fn)])
         parts.append(cst.Module(body=[fndef]).code)
     text = "\n".join(parts)
     return _format_once(text, mode=_MODE)
