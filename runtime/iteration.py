@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from .arrays import _is_jax
-from .trees import _child, _children, _is_record, _rebuild
+from .trees import _child, _children, _is_record, _rebuild, tree_zeros_like
 
 
 class Elements:
@@ -262,16 +262,25 @@ def _per_element(g, n):
     if _is_record(g):
         parts = [(k, _per_element(v, n)) for k, v in _children(g)]
         return [_rebuild(g, [(k, p[i]) for k, p in parts]) for i in builtins.range(n)]
+    if (
+        np.shape(g)[0] < n
+    ):  # JAX would clamp the reads past the end: a wrong cotangent, silently
+        raise AssertionError(f"s2s: {np.shape(g)[0]} per-step cotangents for {n} steps")
     return [g[i] for i in builtins.range(n)]
 
 
-def sequence_vjp(g, xs):
-    """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element."""
+def sequence_vjp(g, xs, steps=None):
+    """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element.
+
+    ``steps``: how many of its elements the loop visited (a ``zip`` stops at its shortest sequence); the
+    elements after them get zero cotangents.
+    """
     if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or g is None:
         return g
     if isinstance(xs, dict):
         return None  # a loop over a dict visits its keys
-    parts = _per_element(g, len(xs))
+    parts = _per_element(g, len(xs) if steps is None else steps)
+    parts = [*parts, *(tree_zeros_like(x) for x in list(xs)[len(parts) :])]
     if isinstance(xs, tuple) and hasattr(xs, "_fields"):
         return type(xs)(*parts)
     return type(xs)(parts) if isinstance(xs, (tuple, list)) else parts
@@ -294,15 +303,19 @@ def zip_vjp(g, sequences):
     if isinstance(g, Elements):
         steps = g.items
         return [
-            sequence_vjp(Elements(s[k] if s is not None else None for s in steps), xs)
+            sequence_vjp(
+                Elements(s[k] if s is not None else None for s in steps), xs, len(steps)
+            )
             for k, xs in builtins.enumerate(sequences)
         ]
+    # the loop ran as many steps as the shortest sequence has elements
+    steps = builtins.min(length(iterate(xs)) for xs in sequences)
     out = []
     for part, xs in builtins.zip(g, sequences):
         n = length(iterate(xs))
         if part is not None and is_array(xs) and np.shape(part)[0] != n:
             part = _pad_rows(part, xs)
-        out.append(sequence_vjp(part, xs))
+        out.append(sequence_vjp(part, xs, steps))
     return out
 
 

@@ -21,6 +21,9 @@
   at the user's line.
 """
 
+import importlib.util
+import pathlib
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -625,6 +628,12 @@ def test_a_loop_carry_a_step_widens_compiles_and_the_gradient_keeps_its_dtype():
 # --- loops over Python lists and tuples of values ------------------------------------------------
 from programs import python_list_loops as L  # noqa: E402
 
+_spec = importlib.util.spec_from_file_location(
+    "_s2s_twins", pathlib.Path(__file__).parents[1] / "benchmarks" / "_twins.py"
+)
+_twins = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_twins)
+
 
 def _list_loop_arguments(seed=0):
     rng = np.random.default_rng(seed)
@@ -699,3 +708,17 @@ def test_per_example_gradients_of_a_list_loop_inside_a_returning_loop():
             xs[i], ys[i], ss[i]
         )
         np.testing.assert_allclose(np.asarray(got)[i], want, rtol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize(
+    "f", [L.each_item_and_the_next, L.zip_with_fewer_weights, L.pairs_of_neighbours]
+)
+def test_loops_that_visit_fewer_items_than_the_list_holds(f, backend):
+    """The items a loop never reached get a zero cotangent (``ws[-1]`` read only as ``ws[i + 1]``)."""
+    rng = np.random.default_rng(2)
+    ws, x = [rng.normal(size=3) for _ in range(3)], rng.normal(size=3)
+    got = s2s.grad(f, backend=backend)(ws, x)
+    want = oracle(jax.grad, _twins.jax_twin(f))(ws, x)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)

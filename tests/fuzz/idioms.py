@@ -259,7 +259,7 @@ class Idioms:
             [
                 *("append", "dict_items", "comprehension", "dict_values", "zip"),
                 *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
-                *("dict_comprehension", "grown_list"),
+                *("dict_comprehension", "grown_list", "zip_shorter", "next_item"),
             ]
         )
         if style == "append":
@@ -290,6 +290,22 @@ class Idioms:
                 f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
                 f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
                 f"    {name} = {name} + w_ * np.tanh(z_)",
+            ]
+        elif (
+            style == "zip_shorter"
+        ):  # zip stops at the shorter input: the last items are not read
+            ws = ", ".join(str(0.5 + 0.25 * i) for i in range(max(len(same) - 1, 1)))
+            lines += [
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                f"for w_, z_ in zip(({ws},), [{', '.join(same)}]):",
+                f"    {name} = {name} + w_ * np.tanh(z_)",
+            ]
+        elif style == "next_item":  # each step reads its item and the next one
+            lines += [
+                f"seq_ = [{', '.join(same)}]",
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                "for i_ in range(len(seq_) - 1):",
+                f"    {name} = {name} + seq_[i_] * np.tanh(seq_[i_ + 1])",
             ]
         elif (
             style == "dict_writes"

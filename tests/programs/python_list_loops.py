@@ -63,3 +63,29 @@ def per_example_params_pairs(params, x):
     for w, b in params:
         x = np.tanh(x @ w + b)
     return np.sum(x**2)
+
+
+# --- loops that visit fewer items than a list holds (a zip stops at its shortest input) ----------
+# Each once gave a silent wrong gradient under jax.jit (the per-step cotangents were read past the
+# steps, which JAX clamps) and an IndexError on NumPy.
+
+
+def each_item_and_the_next(ws, x):
+    h = x
+    for i in range(len(ws) - 1):
+        h = np.tanh(h * ws[i] + ws[i + 1])
+    return np.sum(h)
+
+
+def zip_with_fewer_weights(ws, x):
+    total = 0.0
+    for a, w in zip((0.5, 2.0), ws):
+        total = total + a * np.sum(np.tanh(w * x))
+    return total
+
+
+def pairs_of_neighbours(ws, x):
+    total = 0.0
+    for a, b in zip(ws, ws[1:]):  # noqa: RUF007 (as users write it)
+        total = total + np.sum(np.sin(a * x) * b)
+    return total
