@@ -283,6 +283,10 @@ def sequence_vjp(g, xs, steps=None):
     parts = [*parts, *(tree_zeros_like(x) for x in list(xs)[len(parts) :])]
     if isinstance(xs, tuple) and hasattr(xs, "_fields"):
         return type(xs)(*parts)
+    if isinstance(
+        xs, Elements
+    ):  # per-step values of different shapes: a loop reads them step by step
+        return Elements(parts)
     return type(xs)(parts) if isinstance(xs, (tuple, list)) else parts
 
 

@@ -722,3 +722,14 @@ def test_loops_that_visit_fewer_items_than_the_list_holds(f, backend):
     want = oracle(jax.grad, _twins.jax_twin(f))(ws, x)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_states_of_different_sizes_collected_in_a_list(backend):
+    rng = np.random.default_rng(3)
+    Ws, x = [rng.normal(size=(3, 4)), rng.normal(size=(4, 2))], rng.normal(size=(2, 3))
+    f = L.collected_layers_of_different_sizes
+    got = s2s.grad(f, backend=backend)(Ws, x)
+    want = oracle(jax.grad, _twins.jax_twin(f))(Ws, x)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)

@@ -260,6 +260,7 @@ class Idioms:
                 *("append", "dict_items", "comprehension", "dict_values", "zip"),
                 *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
                 *("dict_comprehension", "grown_list", "zip_shorter", "next_item"),
+                "append_mixed",
             ]
         )
         if style == "append":
@@ -291,9 +292,17 @@ class Idioms:
                 f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
                 f"    {name} = {name} + w_ * np.tanh(z_)",
             ]
+        elif style == "append_mixed":  # values of any shapes collected, then summed
+            lines += [
+                "terms = []",
+                f"for z_ in ({', '.join(names[:3])},):",
+                "    terms.append(np.tanh(z_) * 0.5)",
+                f"{name} = sum(np.sum(t_**2) for t_ in terms)",
+            ]
+            shape = ()
         elif (
             style == "zip_shorter"
-        ):  # zip stops at the shorter input: the last items are not read
+        ):  # zip stops at the shorter input: the last items go unread
             ws = ", ".join(str(0.5 + 0.25 * i) for i in range(max(len(same) - 1, 1)))
             lines += [
                 f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",

@@ -89,3 +89,15 @@ def pairs_of_neighbours(ws, x):
     for a, b in zip(ws, ws[1:]):  # noqa: RUF007 (as users write it)
         total = total + np.sum(np.sin(a * x) * b)
     return total
+
+
+def collected_layers_of_different_sizes(Ws, x):
+    """States of layers of different widths collected in a list, then summed (once an error in the
+    generated code: their cotangents, one per step and shape, were not read step by step).
+    """
+    outs = []
+    h = x
+    for W in Ws:
+        h = np.tanh(h @ W)
+        outs.append(h)
+    return sum(np.sum(o**2) for o in outs)
