@@ -10,7 +10,15 @@ import os
 import sys
 
 from . import ir
-from .frontend import comprehensions, fence, indexed_loops, resolve, source, starred
+from .frontend import (
+    comprehensions,
+    fence,
+    function_loops,
+    indexed_loops,
+    resolve,
+    source,
+    starred,
+)
 from .passes import aliasing, anf, control, desugar, inline, jumps, masks, ssa
 from .transforms.simplify import propagate_copies
 
@@ -45,7 +53,8 @@ def lower(
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the
     module-level objects of the whole program (``frontend.scope``).
     """
-    src = starred.desugar(comprehensions.desugar(indexed_loops.desugar(src)))
+    src = indexed_loops.desugar(function_loops.desugar(src))
+    src = starred.desugar(comprehensions.desugar(src))
     fence.check(src)
     resolved = resolve.resolve(src, name, scope)
     fn = aliasing.check(resolved.function)

@@ -1,0 +1,352 @@
+"""Loops over functions, and names bound to a function, read as the functions they call.
+
+Guarantees of ``desugar(source)``:
+
+- ``for act in SEQ:``, where ``SEQ`` is a tuple or list of functions known
+  when s2s reads the code (a literal such as ``(np.tanh, np.sin)`` of
+  module-level functions, or a module-level tuple or list such as
+  ``ACTIVATIONS``), also as ``enumerate(SEQ)``, is written out: one copy of
+  the body per function, with the loop variable replaced by that function
+  (and ``enumerate``'s index assigned first). Each step calls other code, so
+  there is no loop to compile; JAX's tracing writes such a loop out too. A
+  body with ``break``, ``continue``, ``return``, a ``yield`` or an ``else:``
+  clause, or one that binds the loop variable, stays a loop (and its error).
+- a list or generator comprehension with one ``for`` over such a sequence
+  and no ``if`` (``sum(np.sum(f(x)) for f in ACTIVATIONS)``) is the list
+  display of its items, one per function.
+- ``act = np.tanh``, a name bound once, in the function's own body, to a
+  module-level function: its reads are that function; so is
+  ``ACTIVATIONS[1]``, an item of such a sequence at a literal position.
+
+New nodes keep the positions of the user's code they stand for.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import _Substitute, int_literal, iter_nodes
+from ..naming import Namer
+from .source import FunctionSource
+
+MAX_COPIES = 16  # a longer sequence of functions is no loop a person writes out
+
+
+def _is_function(obj) -> bool:
+    return (
+        callable(obj)
+        and not isinstance(obj, type)
+        and not hasattr(obj, "__array__")
+        and not isinstance(obj, types.ModuleType)
+    )
+
+
+class _Positioned(_Substitute):
+    """``cstutil.substitute`` that gives every node it rebuilds the position of the node it replaces."""
+
+    def __init__(self, mapping, positions):
+        super().__init__(mapping)
+        self.positions = positions
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if updated is not original and original in self.positions:
+            self.positions.setdefault(updated, self.positions[original])
+        return updated
+
+
+class _Reader:
+    def __init__(self, source: FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.bound = _bound_names(source.node)
+        self.namer = Namer(self.bound | set(source.env))
+        self.added: dict = {}  # names for functions that no module-level name spells
+        self.changed = False
+
+    def static(self, node):
+        """The object a module-level name or attribute chain refers to (``np.tanh``), else None."""
+        if isinstance(node, cst.Name):
+            if node.value in self.bound or node.value not in self.source.env:
+                return None
+            return self.source.env[node.value]
+        if isinstance(node, cst.Attribute):
+            owner = self.static(node.value)
+            return None if owner is None else getattr(owner, node.attr.value, None)
+        return None
+
+    def functions(self, node) -> list | None:
+        """The expressions of the functions a static sequence holds, in order (None: not one)."""
+        if isinstance(node, (cst.Tuple, cst.List)):
+            items = [e.value for e in node.elements]
+            if all(
+                not isinstance(e, cst.StarredElement) for e in node.elements
+            ) and all(_is_function(self.static(i)) for i in items):
+                return items
+            return None
+        held = self.static(node)
+        if not isinstance(held, (tuple, list)) or not 0 < len(held) <= MAX_COPIES:
+            return None
+        if not all(_is_function(f) for f in held):
+            return None
+        return [self.spelling(f, node) for f in held]
+
+    def spelling(self, fn, like) -> cst.BaseExpression:
+        """A module-level spelling of ``fn`` (``np.tanh``, ``dense``), or a name s2s gives it."""
+        env = self.source.env
+        for name, value in env.items():
+            if value is fn and name not in self.bound and name.isidentifier():
+                return self._at(cst.Name(name), like)
+        attr = getattr(fn, "__name__", "")
+        for name, value in env.items():
+            if (
+                isinstance(value, types.ModuleType)
+                and name not in self.bound
+                and attr.isidentifier()
+                and getattr(value, attr, None) is fn
+            ):
+                return self._at(cst.Attribute(cst.Name(name), cst.Name(attr)), like)
+        base = like.value if isinstance(like, cst.Name) else "function"
+        name = self.namer.fresh(f"{base}_{len(self.added)}")
+        self.added[name] = fn
+        return self._at(cst.Name(name), like)
+
+    def _at(self, node, like):
+        if like in self.positions:
+            for n in iter_nodes(node):
+                self.positions.setdefault(n, self.positions[like])
+        return node
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, cst.For):
+                copies = self.unrolled(stmt)
+                if copies is not None:
+                    self.changed = True
+                    out.extend(self.block(copies))
+                    continue
+            out.append(self.nested(stmt))
+        return out
+
+    def nested(self, stmt):
+        if isinstance(stmt, (cst.If, cst.For, cst.While)):
+            new = stmt.with_changes(
+                body=stmt.body.with_changes(body=self.block(stmt.body.body))
+            )
+            orelse = getattr(stmt, "orelse", None)
+            if isinstance(orelse, cst.Else):
+                new = new.with_changes(
+                    orelse=orelse.with_changes(
+                        body=orelse.body.with_changes(body=self.block(orelse.body.body))
+                    )
+                )
+            elif isinstance(orelse, cst.If):
+                new = new.with_changes(orelse=self.nested(orelse))
+            if new is not stmt and stmt in self.positions:
+                self.positions[new] = self.positions[stmt]
+            return new
+        return stmt
+
+    def unrolled(self, loop: cst.For) -> list | None:
+        """The statements of ``loop`` written out over a static sequence of functions, else None."""
+        if loop.orelse is not None or loop.asynchronous is not None:
+            return None
+        if not isinstance(loop.body, cst.IndentedBlock):
+            return None
+        target, sequence, index = loop.target, loop.iter, None
+        if (
+            isinstance(sequence, cst.Call)
+            and isinstance(sequence.func, cst.Name)
+            and sequence.func.value == "enumerate"
+            and "enumerate" not in self.bound
+            and len(sequence.args) == 1
+            and not sequence.args[0].keyword
+            and not sequence.args[0].star
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and isinstance(target.elements[0].value, cst.Name)
+        ):
+            index, target = target.elements[0].value, target.elements[1].value
+            sequence = sequence.args[0].value
+        if not isinstance(target, cst.Name):
+            return None
+        functions = self.functions(sequence)
+        if functions is None or _jumps_or_binds(loop.body, target.value):
+            return None
+        out = []
+        for k, fn in enumerate(functions):
+            if index is not None:
+                out.append(self._assign(index, cst.Integer(str(k)), loop))
+            mapping = {target.value: fn}
+            for stmt in loop.body.body:
+                out.append(stmt.visit(_Positioned(mapping, self.positions)))
+        return out
+
+    def _assign(self, target, value, like):
+        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+        if like in self.positions:
+            for node in (line, line.body[0], value):
+                self.positions.setdefault(node, self.positions[like])
+        return line
+
+    def aliases(self, statements) -> list:
+        """``act = np.tanh`` (bound once) dropped, and ``act`` read as ``np.tanh`` after it;
+        ``ACTIVATIONS[1]`` read as the function it holds."""
+        out, mapping = [], {}
+        for stmt in statements:
+            stmt = stmt.visit(_Items(self))
+            if mapping:
+                stmt = stmt.visit(_Positioned(mapping, self.positions))
+            alias = self._alias(stmt)
+            if alias is not None:
+                mapping[alias[0]] = alias[1]
+                self.changed = True
+                continue
+            out.append(stmt)
+        return out
+
+    def _alias(self, stmt):
+        if not (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1
+            and isinstance(stmt.body[0].targets[0].target, cst.Name)
+        ):
+            return None
+        name = stmt.body[0].targets[0].target.value
+        value = stmt.body[0].value
+        if self.binding_count.get(name) != 1 or not _is_function(self.static(value)):
+            return None
+        return name, value
+
+
+class _Items(cst.CSTTransformer):
+    """``SEQ[k]`` (a literal ``k``) of a static sequence of functions: a spelling of that function."""
+
+    def __init__(self, reader: _Reader):
+        self.reader = reader
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        positions = self.reader.positions
+        if updated is not original and original in positions:
+            positions.setdefault(updated, positions[original])
+        return updated
+
+    def leave_ListComp(self, original, updated):
+        return self._display(original, updated)
+
+    def leave_GeneratorExp(self, original, updated):
+        return self._display(original, updated)
+
+    def _display(self, original, updated):
+        clause = updated.for_in
+        if (
+            clause.inner_for_in is not None
+            or clause.ifs
+            or clause.asynchronous is not None
+            or not isinstance(clause.target, cst.Name)
+        ):
+            return updated
+        functions = self.reader.functions(clause.iter)
+        if functions is None or _jumps_or_binds(updated.elt, clause.target.value):
+            return updated
+        self.reader.changed = True
+        positions = self.reader.positions
+        items = [
+            updated.elt.visit(_Positioned({clause.target.value: fn}, positions))
+            for fn in functions
+        ]
+        return cst.List([cst.Element(item) for item in items])
+
+    def leave_Subscript(self, original, updated):
+        if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
+            return updated
+        index = updated.slice[0].slice.value
+        k = int_literal(index)
+        if k is None:
+            return updated
+        held = self.reader.static(updated.value)
+        if not isinstance(held, (tuple, list)) or not -len(held) <= k < len(held):
+            return updated
+        if not _is_function(held[k]):
+            return updated
+        self.reader.changed = True
+        like = original.value if isinstance(original.value, cst.Name) else original
+        return self.reader.spelling(held[k], like)
+
+
+def _bound_names(node) -> set[str]:
+    """Every name the function binds anywhere (parameters, targets, nested functions' parameters)."""
+    bound = set()
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Param):
+            bound.add(n.name.value)
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            target = n.target
+            bound |= {
+                m.value
+                for m in iter_nodes(target)
+                if isinstance(m, cst.Name) and not _is_attribute_name(m, target)
+            }
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            bound.add(n.name.value)
+    return bound
+
+
+def _is_attribute_name(name, target) -> bool:
+    return any(
+        isinstance(a, cst.Attribute) and a.attr is name for a in iter_nodes(target)
+    )
+
+
+def _binding_counts(node) -> dict:
+    counts: dict = {}
+    for n in iter_nodes(node):
+        targets = []
+        if isinstance(n, cst.Param):
+            targets = [n.name]
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets = [m for m in iter_nodes(n.target) if isinstance(m, cst.Name)]
+        for t in targets:
+            counts[t.value] = counts.get(t.value, 0) + 1
+    return counts
+
+
+def _jumps_or_binds(body, name: str) -> bool:
+    for n in iter_nodes(body):
+        if isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
+            return True
+        if isinstance(n, (cst.FunctionDef, cst.Lambda)):
+            params = [
+                p.name.value for p in iter_nodes(n.params) if isinstance(p, cst.Param)
+            ]
+            if name in params:
+                return True
+    return name in _bound_names(body)
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its loops over functions written out and its function aliases read through."""
+    node = source.node
+    if not isinstance(node, cst.FunctionDef) or not isinstance(
+        node.body, cst.IndentedBlock
+    ):
+        return source
+    reader = _Reader(source)
+    reader.binding_count = _binding_counts(node)
+    statements = reader.block(reader.aliases(list(node.body.body)))
+    if not reader.changed:
+        return source
+    new = node.with_changes(body=node.body.with_changes(body=statements))
+    if node in source.file.positions:
+        source.file.positions[new] = source.file.positions[node]
+    env = {**source.env, **reader.added} if reader.added else source.env
+    return replace(source, node=new, env=env)

@@ -1,0 +1,65 @@
+"""Functions held in names and in static sequences, as JAX and NumPy programs keep activations and layers.
+
+``tests/test_function_loops.py`` checks every transform of each against JAX's.
+"""
+
+import jax
+import jax.numpy as jnp
+
+ACTIVATIONS = (jnp.tanh, jax.nn.softplus, jnp.sin)
+SCALES = (lambda z: 2.0 * z, lambda z: z**2)
+
+
+def dense(x, w):
+    return jnp.tanh(x @ w)
+
+
+def residual(x, w):
+    return x + 0.5 * jnp.sin(x @ w)
+
+
+LAYERS = [dense, residual]
+
+
+def activations_in_turn(x, w):
+    for act in ACTIVATIONS:
+        x = act(x @ w)
+    return jnp.sum(x**2)
+
+
+def enumerated_activations(x, w):
+    for i, act in enumerate(ACTIVATIONS):
+        x = act(x @ w) / (i + 1)
+    return jnp.sum(x)
+
+
+def literal_tuple_of_functions(x, w):
+    total = 0.0
+    for f in (jnp.sin, jnp.cos, jax.nn.sigmoid):
+        total = total + jnp.sum(f(x @ w))
+    return total
+
+
+def layers_from_a_module_list(x, w):
+    for layer in LAYERS:
+        x = layer(x, w)
+    return jnp.mean(x**2)
+
+
+def chosen_activation(x, w):
+    act = jax.nn.gelu
+    return jnp.sum(act(x @ w))
+
+
+def last_activation(x, w):
+    return jnp.sum(ACTIVATIONS[-1](x @ w))
+
+
+def summed_over_functions(x, w):
+    return sum(jnp.sum(f(x @ w)) for f in ACTIVATIONS)
+
+
+def lambdas_in_a_tuple(x, w):
+    for scale in SCALES:
+        x = scale(x) @ w
+    return jnp.sum(x)
