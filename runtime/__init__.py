@@ -124,6 +124,8 @@ _DEFINED_IN = {
     "jvp_of": "foreign",
     "vjp_of": "foreign",
     "vmap_of": "foreign",
+    "all": "iteration",
+    "any": "iteration",
     "append": "iteration",
     "enumerate": "iteration",
     "enumerate_jvp": "iteration",

@@ -168,6 +168,22 @@ def zip(*sequences):
     return Zipped(s if length(s) == n else s[:n] for s in sequences)
 
 
+def any(xs):
+    """Python's ``any`` of a list's items (collected ones stacked along axis 0): NumPy's on items known when
+    the code is traced (an ``if`` on it is decided then, as Python decides it), ``jax.numpy``'s on traced ones.
+    """
+    from .arrays import namespace
+
+    return namespace(xs).any(namespace(xs).asarray(xs), axis=0)
+
+
+def all(xs):
+    """Python's ``all`` of a list's items, as ``any``."""
+    from .arrays import namespace
+
+    return namespace(xs).all(namespace(xs).asarray(xs), axis=0)
+
+
 def reversed(xs):
     """Python's ``reversed`` as loop input."""
     xs = iterate(xs)
@@ -218,6 +234,8 @@ __all__ = [
     "DynamicRange",
     "Elements",
     "Zipped",
+    "all",
+    "any",
     "append",
     "enumerate",
     "enumerate_jvp",
@@ -269,11 +287,14 @@ def _per_element(g, n):
     return [g[i] for i in builtins.range(n)]
 
 
-def sequence_vjp(g, xs, steps=None):
-    """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element.
+def sequence_vjp(g, xs):
+    """The cotangent of ``xs`` from that of ``rt.iterate(xs)``: an array as is, a container per element."""
+    return _visited_vjp(g, xs, None)
 
-    ``steps``: how many of its elements the loop visited (a ``zip`` stops at its shortest sequence); the
-    elements after them get zero cotangents.
+
+def _visited_vjp(g, xs, steps):
+    """``sequence_vjp`` of a loop that visited the first ``steps`` elements of ``xs`` (a ``zip`` stops at its
+    shortest sequence; None: all of them); the elements after them get zero cotangents.
     """
     if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or g is None:
         return g
@@ -307,7 +328,7 @@ def zip_vjp(g, sequences):
     if isinstance(g, Elements):
         steps = g.items
         return [
-            sequence_vjp(
+            _visited_vjp(
                 Elements(s[k] if s is not None else None for s in steps), xs, len(steps)
             )
             for k, xs in builtins.enumerate(sequences)
@@ -319,7 +340,7 @@ def zip_vjp(g, sequences):
         n = length(iterate(xs))
         if part is not None and is_array(xs) and np.shape(part)[0] != n:
             part = _pad_rows(part, xs)
-        out.append(sequence_vjp(part, xs, steps))
+        out.append(_visited_vjp(part, xs, steps))
     return out
 
 

@@ -51,6 +51,8 @@ STATIC_BUILTINS = {
     "sum",
     "max",
     "min",
+    "any",
+    "all",
 }
 
 

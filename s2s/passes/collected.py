@@ -45,7 +45,7 @@ COLLECTED, LIST, UNKNOWN = (
     "unknown",
 )
 AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
-PYTHON_REDUCTIONS = frozenset({"sum", "max", "min"})
+PYTHON_REDUCTIONS = frozenset({"sum", "max", "min", "any", "all"})
 SEQUENCE_OPS = frozenset(
     {
         "xp.concatenate",
@@ -436,13 +436,24 @@ class Reads:
         start = next((a.value for a in args if a.keyword is not None), None)
         if func == "sum" and len(items) == 2:
             items, start = items[:1], items[1]
-        pairwise = {"sum": "xp.add", "max": "xp.maximum", "min": "xp.minimum"}[func]
+        pairwise = {
+            "sum": "xp.add",
+            "max": "xp.maximum",
+            "min": "xp.minimum",
+            "any": "xp.logical_or",
+            "all": "xp.logical_and",
+        }[func]
         if len(items) == 1:
             first, kind = self.expr(items[0])
             display = isinstance(items[0], (cst.List, cst.Tuple)) and not any(
                 isinstance(e, cst.StarredElement) for e in items[0].elements
             )
-            if kind == COLLECTED:
+            if func in (
+                "any",
+                "all",
+            ):  # the truth of Python values stays Python's (``rt.any``)
+                value = call(f"rt.{func}", first)
+            elif kind == COLLECTED:
                 value = call(f"xp.{func}", first, axis=cst.Integer("0"))
             elif display and items[0].elements:
                 value = self._pairwise(
@@ -455,7 +466,7 @@ class Reads:
                     f"build the list in the function (`[... for w in ws]`, or a loop with `append`), "
                     f"or use np.{func}",
                 )
-        elif len(items) > 1 and func != "sum":
+        elif len(items) > 1 and func in ("max", "min"):
             value = self._pairwise(pairwise, [self.array(v) for v in items])
         else:
             raise UnsupportedSyntax(

@@ -91,7 +91,14 @@ def values(d, *, g):
 
 nondiff("loop counters are integers", "rt.range")
 nondiff("an index: integers or a mask", "rt.index_array")
-nondiff("truth values", "rt.logical_not", "rt.logical_and", "rt.logical_or")
+nondiff(
+    "truth values",
+    "rt.logical_not",
+    "rt.logical_and",
+    "rt.logical_or",
+    "rt.any",
+    "rt.all",
+)
 nondiff("dictionary keys are static", "rt.keys")
 nondiff(
     "by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient"

@@ -598,3 +598,27 @@ def inputs_weight_decay_on_matrices():
 
 
 PROGRAMS += ["weight_decay_on_matrices"]
+
+
+def checked_layers(layers, x):
+    """``any``/``all`` over static facts (ranks, shapes) and over data: Python's, at trace time or compiled."""
+    h = x
+    if all(W.ndim == 2 for W, _ in layers):
+        for W, b in layers:
+            h = np.tanh(h @ W + b)
+    flags = [np.sum(b) > 0 for _, b in layers]
+    if any(flags):
+        h = h * 2.0
+    return np.sum(h**2)
+
+
+def inputs_checked_layers():
+    rng = np.random.default_rng(9)
+    layers = [
+        (rng.normal(size=(3, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 2)), rng.normal(size=2)),
+    ]
+    return layers, rng.normal(size=(5, 3))
+
+
+PROGRAMS += ["checked_layers"]
