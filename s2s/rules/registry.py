@@ -161,10 +161,36 @@ def _entries(fn: Callable) -> list[bool]:
     return [not (isinstance(v, ast.Constant) and v.value is None) for v in items]
 
 
-def _roles(fn: Callable, params: tuple[str, ...], declared: dict, family: str) -> dict:
+def _check_roles(params: tuple[str, ...], declared: dict) -> None:
     unknown = set(declared) - set(params)
     if unknown or not set(declared.values()) <= set(ROLES):
         raise ValueError(f"roles {declared!r} do not match the parameters {params!r}")
+
+
+class _Roles(Mapping):
+    """An op's parameter roles, worked out when first read: that parses its rule's source, which importing
+    every rule module would otherwise do for hundreds of ops a program never calls."""
+
+    def __init__(self, fn: Callable, params, declared: dict, family: str):
+        self._made_from = (fn, params, declared, family)
+        self._roles = None
+
+    def _found(self) -> dict:
+        if self._roles is None:
+            self._roles = _roles(*self._made_from)
+        return self._roles
+
+    def __getitem__(self, param):
+        return self._found()[param]
+
+    def __iter__(self):
+        return iter(self._found())
+
+    def __len__(self):
+        return len(self._found())
+
+
+def _roles(fn: Callable, params: tuple[str, ...], declared: dict, family: str) -> dict:
     entries = _entries(fn) if family != "decompose" else [True]
     roles = {}
     for i, p in enumerate(params):
@@ -189,6 +215,7 @@ def _register(fn: Callable, family: str, name: str | None, roles: dict) -> Calla
         raise ValueError(f"op {name!r} registered twice")
     sig = inspect.signature(fn)
     params = tuple(p for p in sig.parameters if p not in RULE_VOCABULARY)
+    _check_roles(params, roles)
     defaults = {
         p.name: p.default
         for p in sig.parameters.values()
@@ -201,7 +228,7 @@ def _register(fn: Callable, family: str, name: str | None, roles: dict) -> Calla
         fn,
         params,
         defaults,
-        roles=MappingProxyType(_roles(fn, params, roles, family)),
+        roles=_Roles(fn, params, roles, family),
         rules=MappingProxyType(rules),
     )
     _OP_OF_RULE[fn] = name
