@@ -18,6 +18,7 @@ from .frontend import (
     resolve,
     source,
     starred,
+    strings,
 )
 from .passes import aliasing, anf, control, desugar, inline, jumps, masks, ssa
 from .transforms.simplify import propagate_copies
@@ -53,7 +54,7 @@ def lower(
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the
     module-level objects of the whole program (``frontend.scope``).
     """
-    src = indexed_loops.desugar(function_loops.desugar(src))
+    src = indexed_loops.desugar(function_loops.desugar(strings.desugar(src)))
     src = starred.desugar(comprehensions.desugar(src))
     fence.check(src)
     resolved = resolve.resolve(src, name, scope)

@@ -102,6 +102,12 @@ CASES = [
         (2, 8),
     ),
     (
+        "formatted_key",
+        'def f(params, x):\n    return np.sum(params[f"W{1:02d}"] * x)',
+        "an f-string with a conversion or format spec (`{l!r}`, `{l:02d}`) is not supported",
+        (2, 25),
+    ),
+    (
         "yield",
         "def f(x):\n    yield np.sum(x)",
         "`yield` (a generator function) is not supported",

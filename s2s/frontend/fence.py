@@ -70,7 +70,11 @@ _EXPRESSIONS = {
         "return a list of the values (or an array stacked from them) instead of generating them",
     ),
     cst.StarredElement: ("starred expression", "pass arguments one by one"),
-    cst.FormattedString: ("f-string", "build strings outside the transformed function"),
+    # plain f-strings are concatenations (``frontend/strings.py``); these are left
+    cst.FormattedString: (
+        "an f-string with a conversion or format spec (`{l!r}`, `{l:02d}`)",
+        'write its fields plainly (`f"W{l}"`), or build the string with `str`',
+    ),
 }
 
 

@@ -53,6 +53,8 @@ STATIC_BUILTINS = {
     "min",
     "any",
     "all",
+    # of values known when the code is traced (``frontend/strings.py``): dict keys such as "W" + str(l)
+    "str",
 }
 
 

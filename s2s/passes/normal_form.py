@@ -47,6 +47,7 @@ STATIC_CALLS = {
     "range",
     "slice",
     "isinstance",
+    "str",
 }
 # Python's ``list(xs)`` and ``tuple(xs)``: the runtime ops whose rules they take
 SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple"}

@@ -47,6 +47,7 @@ class Models:
                 "attention",
                 "layernorm",
                 "layer_records",
+                "named_layers",
             ]
         )
         if style == "layer_records" and "record_loops" in self.avoid:
@@ -194,6 +195,27 @@ class Models:
                 "h = x",
                 head,
                 f"    h = {act.format(f'h @ {w} + {b}')}",
+                "out = h",
+            ]
+            self.define("out", xshape[:-1] + (sizes[-1],))
+        elif style == "named_layers":
+            # the NumPy course's parameters: "W1", "b1", ... read by a range loop's index made a string
+            pairs = list(itertools.pairwise(sizes))
+            args.append(
+                "{"
+                + ", ".join(
+                    f'"W{k}": {self.arr((i, o))}, "b{k}": {self.arr((o,))}'
+                    for k, (i, o) in enumerate(pairs, 1)
+                )
+                + "}"
+            )
+            count = self.pick(["len(params) // 2", str(len(pairs))])
+            key = self.pick([('"W" + str(l)', '"b" + str(l)'), ('f"W{l}"', 'f"b{l}"')])
+            lines += [
+                "h = x",
+                f"L = {count}",
+                "for l in range(1, L + 1):",
+                f"    h = {act.format(f'h @ params[{key[0]}] + params[{key[1]}]')}",
                 "out = h",
             ]
             self.define("out", xshape[:-1] + (sizes[-1],))

@@ -622,3 +622,31 @@ def inputs_checked_layers():
 
 
 PROGRAMS += ["checked_layers"]
+
+
+def _sigmoid(Z):
+    return 1 / (1 + np.exp(-Z))
+
+
+def deep_network_cost(parameters, X, Y):
+    """The NumPy course's L-layer network: parameters "W1", "b1", ... named by the loop's index."""
+    A = X
+    L = len(parameters) // 2
+    for l in range(1, L):
+        A = np.maximum(0, parameters["W" + str(l)] @ A + parameters["b" + str(l)])
+    AL = _sigmoid(parameters[f"W{L}"] @ A + parameters[f"b{L}"])
+    m = Y.shape[1]
+    return -np.sum(Y * np.log(AL) + (1 - Y) * np.log(1 - AL)) / m
+
+
+def inputs_deep_network_cost():
+    rng = np.random.default_rng(11)
+    dims = [4, 5, 3, 1]
+    parameters = {}
+    for l in range(1, len(dims)):
+        parameters[f"W{l}"] = rng.normal(size=(dims[l], dims[l - 1])) * 0.5
+        parameters[f"b{l}"] = rng.normal(size=(dims[l], 1)) * 0.1
+    return parameters, rng.normal(size=(4, 6)), (rng.random((1, 6)) > 0.5) * 1.0
+
+
+PROGRAMS += ["deep_network_cost"]

@@ -1,0 +1,135 @@
+"""Strings built from loop indices, as NumPy model code names its parameters (``params["W" + str(l)]``).
+
+Guarantees of ``desugar(source)``:
+
+- an f-string whose fields are plain expressions (``f"W{l}"``: no ``!r``, no
+  format spec) outside ``print``/``logging``/``assert`` messages is the
+  concatenation it stands for, ``"W" + str(l)``; ``str`` of a value is
+  Python's, computed when the code is traced (the value must be known then:
+  a loop index, a length, a shape);
+- a ``for`` loop over ``range(...)`` whose index is turned into a string in
+  its body iterates ``list(range(...))``: its steps run one by one when the
+  code is traced, each with its index as a Python int, since each reads other
+  entries of a dict (as JAX's tracing runs a Python loop). Its bounds must be
+  known then (``len(params) // 2`` is; a traced value is a located error).
+
+New nodes keep the positions of the user's code they stand for.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from .output import is_output_statement
+from .source import FunctionSource
+
+
+class _Strings(cst.CSTTransformer):
+    def __init__(self, source: FunctionSource):
+        self.positions = source.file.positions
+        env = source.env
+        self.builtin = {
+            name: env.get(name, getattr(builtins, name)) is getattr(builtins, name)
+            for name in ("str", "range", "list")
+        }
+        self.changed = False
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if updated is not original and original in self.positions:
+            self.positions.setdefault(updated, self.positions[original])
+        return updated
+
+    # output statements format their f-strings themselves (``frontend/output.py``)
+    def visit_Expr(self, node):
+        return not is_output_statement(node)
+
+    def visit_Assert(self, node):
+        return False
+
+    def leave_FormattedString(self, original, updated):
+        if not self.builtin["str"] or "b" in updated.start.lower():
+            return updated
+        # ``start`` is the prefix and the opening quotes (``f"``, ``rf'''``)
+        prefix = "".join(c for c in updated.start.lower() if c.isalpha()).replace(
+            "f", ""
+        )
+        quote = updated.end
+        parts = []
+        for part in updated.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text = part.value.replace("{{", "{").replace("}}", "}")
+                parts.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
+            elif part.conversion is None and part.format_spec is None:
+                parts.append(cst.Call(cst.Name("str"), [cst.Arg(part.expression)]))
+            else:
+                return updated  # a conversion or format spec: the fence says so
+        if not parts:
+            return cst.SimpleString(f"{prefix}{quote}{quote}")
+        self.changed = True
+        value = parts[0]
+        for part in parts[1:]:
+            value = cst.BinaryOperation(value, cst.Add(), part)
+        if self.positions.get(original) is not None:
+            for node in iter_nodes(value):
+                self.positions.setdefault(node, self.positions[original])
+        return value
+
+    def leave_For(self, original, updated):
+        loop = updated.iter
+        if not (
+            isinstance(updated.target, cst.Name)
+            and isinstance(loop, cst.Call)
+            and isinstance(loop.func, cst.Name)
+            and loop.func.value == "range"
+            and self.builtin["range"]
+            and self.builtin["list"]
+            and _formats(updated.body, updated.target.value)
+        ):
+            return updated
+        self.changed = True
+        listed = cst.Call(cst.Name("list"), [cst.Arg(loop)])
+        if loop in self.positions:
+            for node in (listed, listed.func):
+                self.positions.setdefault(node, self.positions[loop])
+        return updated.with_changes(iter=listed)
+
+
+def _formats(body, name: str) -> bool:
+    """Whether ``body`` turns ``name`` into a string (``str(...)`` of an expression reading it)."""
+    for node in iter_nodes(body):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "str"
+            and any(
+                isinstance(n, cst.Name) and n.value == name
+                for a in node.args
+                for n in iter_nodes(a.value)
+            )
+        ):
+            return True
+    return False
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its f-strings as concatenations and its string-naming ``range`` loops listed."""
+    node = source.node
+    if not isinstance(node, cst.FunctionDef):
+        return source
+    if not any(
+        isinstance(n, (cst.FormattedString, cst.Call)) for n in iter_nodes(node.body)
+    ):
+        return source
+    strings = _Strings(source)
+    body = node.body.visit(strings)
+    if not strings.changed:
+        return source
+    new = node.with_changes(body=body)
+    if node in source.file.positions:
+        source.file.positions[new] = source.file.positions[node]
+    return replace(source, node=new)
