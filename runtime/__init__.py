@@ -135,6 +135,7 @@ _DEFINED_IN = {
     "items_vjp": "iteration",
     "items_vjp_transpose": "iteration",
     "iterate": "iteration",
+    "sorted_keys": "iteration",
     "join": "iteration",
     "keys": "iteration",
     "range": "iteration",

@@ -209,6 +209,25 @@ def keys(d):
     return Elements(d.keys())
 
 
+def sorted_keys(d, reverse=False):
+    """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), decided when the code is traced.
+
+    Sorting anything else (arrays sort by value, with a derivative) is refused: ``np.sort`` is the op.
+    """
+    if isinstance(d, Elements):
+        d = d.items
+    if isinstance(d, dict) or type(d).__name__ in ("dict_keys",):
+        return builtins.sorted(d, reverse=reverse)
+    if isinstance(d, (list, tuple)) and builtins.all(isinstance(k, str) for k in d):
+        return builtins.sorted(d, reverse=reverse)
+    from .located import Refusal
+
+    raise Refusal(
+        "Python's `sorted` of something other than a dict's keys or strings",
+        "sort arrays with `np.sort` (it has a derivative); `sorted` orders the keys of a dict",
+    )
+
+
 def values(d):
     """``d.values()`` as loop input (visited at trace time)."""
     return Elements(d.values())
@@ -251,6 +270,7 @@ __all__ = [
     "reversed_vjp_transpose",
     "sequence_vjp",
     "sequence_vjp_transpose",
+    "sorted_keys",
     "values_vjp",
     "values_vjp_transpose",
     "zip",

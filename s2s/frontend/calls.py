@@ -54,6 +54,14 @@ METHODS = {
     "sort",
 }  # fmt: skip
 # d.items() -> rt.items(d): loop inputs visited at trace time
+# methods of Python strings (dict keys, names) that arrays do not have: called as they are, on values
+# known when the code is traced (``k.startswith("W")`` of a key of ``params.items()``)
+STRING_METHODS = frozenset(
+    {
+        "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
+        "rsplit", "isdigit", "isalpha", "removeprefix", "removesuffix", "casefold",
+    }
+)  # fmt: skip
 DICT_VIEWS = {
     "items",
     "keys",
@@ -512,6 +520,9 @@ class Calls(lax_control.LaxControl):
                 self.fail(func, f"`{what}(...).{func.attr.value}()` calls a method of a frozen distribution "
                           "(an object the library makes at run time), which s2s does not read",
                           f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
+        if is_method and func.attr.value in STRING_METHODS:
+            method = cst.Attribute(self.expr(func.value), cst.Name(func.attr.value))
+            return self.mark(cst.Call(method, args), node)
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if (

@@ -659,6 +659,10 @@ class Resolver(Calls):
             and obj is getattr(builtins, name, None)
         ):
             return cst.Name(name)
+        if (
+            len(path) == 1 and obj is builtins.sorted
+        ):  # of a dict's keys, decided when traced
+            return cst.parse_expression("rt.sorted_keys")
         if len(path) == 1 and getattr(builtins, name, None) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
             self.fail(

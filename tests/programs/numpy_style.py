@@ -650,3 +650,29 @@ def inputs_deep_network_cost():
 
 
 PROGRAMS += ["deep_network_cost"]
+
+
+def named_weights_in_order(params, x):
+    """Keys sorted and filtered by their names (``sorted``, ``str.endswith``, ``str.startswith``)."""
+    total = 0.0
+    for name in sorted(params):
+        if name.endswith("_w"):
+            total = total + np.sum(np.tanh(x * params[name]))
+    decay = sum(np.sum(v**2) for k, v in params.items() if k.startswith("a"))
+    return total + 0.1 * decay
+
+
+def inputs_named_weights_in_order():
+    rng = np.random.default_rng(12)
+    return {
+        "b_w": rng.normal(size=3),
+        "a_w": rng.normal(size=3),
+        "c": rng.normal(size=3),
+    }, rng.normal(size=3)
+
+
+PROGRAMS += ["named_weights_in_order"]
+
+
+def sorted_arrays(ws, x):
+    return np.sum(sorted(ws)[0] * x)
