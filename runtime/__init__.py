@@ -136,6 +136,7 @@ _DEFINED_IN = {
     "items_vjp_transpose": "iteration",
     "iterate": "iteration",
     "sorted_keys": "iteration",
+    "str_method": "iteration",
     "join": "iteration",
     "keys": "iteration",
     "range": "iteration",

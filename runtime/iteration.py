@@ -209,6 +209,23 @@ def keys(d):
     return Elements(d.keys())
 
 
+def str_method(text, method, *args, **kwargs):
+    """``text.method(*args)`` of a Python string (a dict key, a name), called when the code is traced.
+
+    Any other object is refused: a method of that name on a user's object may compute what has a
+    derivative, which a string method never carries.
+    """
+    if not isinstance(text, str):
+        from .located import Refusal
+
+        raise Refusal(
+            f"`.{method}()` of a {type(text).__name__}: s2s calls it as a string method, and this is no "
+            "string",
+            "compute it outside the function and pass the result in, or write it with NumPy ops",
+        )
+    return getattr(text, method)(*args, **kwargs)
+
+
 def sorted_keys(d, reverse=False):
     """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), decided when the code is traced.
 
@@ -271,6 +288,7 @@ __all__ = [
     "sequence_vjp",
     "sequence_vjp_transpose",
     "sorted_keys",
+    "str_method",
     "values_vjp",
     "values_vjp_transpose",
     "zip",

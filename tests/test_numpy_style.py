@@ -282,3 +282,12 @@ def test_sorted_of_arrays_is_a_located_error_that_names_np_sort(backend):
     with pytest.raises(s2s.S2SError, match=r"np\.sort") as info:
         s2s.grad(P.sorted_arrays, backend=backend)(ws, x)
     assert "numpy_style.py" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_records_method_named_like_a_string_method_is_a_located_error(backend):
+    # once a silent zero gradient: `halves.split()` was called as a string method, with no derivative
+    halves = P.Halves(np.ones(3), np.ones(3))
+    with pytest.raises(s2s.S2SError, match=r"`\.split\(\)` of a Halves") as info:
+        s2s.grad(P.record_split, backend=backend)(halves, np.ones(3))
+    assert "numpy_style.py" in str(info.value)

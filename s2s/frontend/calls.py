@@ -54,8 +54,8 @@ METHODS = {
     "sort",
 }  # fmt: skip
 # d.items() -> rt.items(d): loop inputs visited at trace time
-# methods of Python strings (dict keys, names) that arrays do not have: called as they are, on values
-# known when the code is traced (``k.startswith("W")`` of a key of ``params.items()``)
+# methods of Python strings (dict keys, names) that arrays do not have: called on values known when the
+# code is traced (``k.startswith("W")`` of a key of ``params.items()``), through ``rt.str_method``
 STRING_METHODS = frozenset(
     {
         "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
@@ -521,8 +521,13 @@ class Calls(lax_control.LaxControl):
                           "(an object the library makes at run time), which s2s does not read",
                           f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
         if is_method and func.attr.value in STRING_METHODS:
-            method = cst.Attribute(self.expr(func.value), cst.Name(func.attr.value))
-            return self.mark(cst.Call(method, args), node)
+            # ``rt.str_method`` refuses any receiver that is no string (a record's own ``split``)
+            receiver = cst.Arg(self.expr(func.value))
+            method = cst.Arg(cst.SimpleString(f'"{func.attr.value}"'))
+            call = cst.Call(
+                cst.parse_expression("rt.str_method"), [receiver, method, *args]
+            )
+            return self.mark(call, node)
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if (

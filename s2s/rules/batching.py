@@ -169,7 +169,7 @@ batch("example", "rt.eye_last")
 batch("axes", "rt.reduced_like", "rt.extremum_vjp", "rt.to_last", "rt.from_last")
 batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
-batch("static", "rt.keys", "rt.sorted_keys")
+batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset")
 

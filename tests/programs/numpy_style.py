@@ -7,6 +7,7 @@ on both backends against central differences of the function itself.
 
 from dataclasses import dataclass
 
+import jax
 import numpy as np
 
 LAMBDA = 1e-2
@@ -676,3 +677,20 @@ PROGRAMS += ["named_weights_in_order"]
 
 def sorted_arrays(ws, x):
     return np.sum(sorted(ws)[0] * x)
+
+
+@jax.tree_util.register_dataclass
+@dataclass
+class Halves:
+    """A record with a method named like a string method: never read as one."""
+
+    a: np.ndarray
+    b: np.ndarray
+
+    def split(self):
+        return self.a * 2.0, self.b
+
+
+def record_split(halves, x):
+    left, right = halves.split()
+    return np.sum(left * x) + np.sum(right)
