@@ -60,3 +60,19 @@ def test_a_loop_over_functions_that_breaks_stays_a_located_error(tmp_path):
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     with pytest.raises(s2s.S2SError, match=r"breaks\.py:7"):
         s2s.grad(namespace["f"])(np.ones(2))
+
+
+def test_a_module_list_of_functions_changed_in_place_is_read_again():
+    # the loop was written out from the list's items: a changed item must not leave the old code running
+    x, w = _args(np.random.default_rng(2))
+    grad = s2s.grad(P.layers_from_a_module_list, argnums=(0, 1))
+    grad(x, w)
+    saved = list(P.LAYERS)
+    try:
+        P.LAYERS[1] = P.dense
+        got = grad(x, w)
+        want = jax.grad(P.layers_from_a_module_list, argnums=(0, 1))(x, w)
+    finally:
+        P.LAYERS[:] = saved
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)
