@@ -260,7 +260,7 @@ class Idioms:
                 *("append", "dict_items", "comprehension", "dict_values", "zip"),
                 *("enumerate", "dict_writes", "dict_loop_writes", "list_item_write"),
                 *("dict_comprehension", "grown_list", "zip_shorter", "next_item"),
-                "append_mixed",
+                *("append_mixed", "keys_by_name"),
             ]
         )
         if style == "append":
@@ -291,6 +291,17 @@ class Idioms:
                 f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
                 f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
                 f"    {name} = {name} + w_ * np.tanh(z_)",
+            ]
+        elif (
+            style == "keys_by_name"
+        ):  # keys sorted and filtered by string methods, as configs are read
+            first = same[0]
+            lines += [
+                "parts = {" + ", ".join(f'"{n}": {n}' for n in same) + "}",
+                f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
+                "for key_ in sorted(parts):",
+                f'    if key_.startswith("{first[0]}") or key_.endswith("{first[-1]}"):',
+                f"        {name} = {name} + np.tanh(parts[key_])",
             ]
         elif style == "append_mixed":  # values of any shapes collected, then summed
             lines += [
