@@ -59,7 +59,8 @@ def literal_data(obj) -> bool:
 
 def _snapshot(value):
     """A copy of literal data to compare later (a container may be changed in place), else None; so is a
-    list of functions (``LAYERS``, which a loop over it wrote out one function after another)."""
+    list of functions (``LAYERS``, which a loop over it wrote out one function after another).
+    """
     if type(value) in (dict, list, tuple) and literal_data(value):
         return copy.deepcopy(value)
     if type(value) is list and value and all(callable(v) for v in value):

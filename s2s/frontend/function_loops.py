@@ -24,12 +24,12 @@ New nodes keep the positions of the user's code they stand for.
 from __future__ import annotations
 
 import types
-from dataclasses import replace
 
 import libcst as cst
 
 from ..cstutil import _Substitute, int_literal, iter_nodes
 from ..naming import Namer
+from .rewriting import PositionKeeping, place, with_blocks, with_body
 from .source import FunctionSource
 
 MAX_COPIES = 16  # a longer sequence of functions is no loop a person writes out
@@ -44,18 +44,12 @@ def _is_function(obj) -> bool:
     )
 
 
-class _Positioned(_Substitute):
+class _Positioned(PositionKeeping, _Substitute):
     """``cstutil.substitute`` that gives every node it rebuilds the position of the node it replaces."""
 
     def __init__(self, mapping, positions):
-        super().__init__(mapping)
-        self.positions = positions
-
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        if updated is not original and original in self.positions:
-            self.positions.setdefault(updated, self.positions[original])
-        return updated
+        PositionKeeping.__init__(self, positions)
+        self.mapping = mapping
 
 
 class _Reader:
@@ -115,10 +109,7 @@ class _Reader:
         return self._at(cst.Name(name), like)
 
     def _at(self, node, like):
-        if like in self.positions:
-            for n in iter_nodes(node):
-                self.positions.setdefault(n, self.positions[like])
-        return node
+        return place(node, like, self.positions)
 
     # --- statements ---------------------------------------------------------------------------
 
@@ -131,27 +122,8 @@ class _Reader:
                     self.changed = True
                     out.extend(self.block(copies))
                     continue
-            out.append(self.nested(stmt))
+            out.append(with_blocks(stmt, self.block, self.positions))
         return out
-
-    def nested(self, stmt):
-        if isinstance(stmt, (cst.If, cst.For, cst.While)):
-            new = stmt.with_changes(
-                body=stmt.body.with_changes(body=self.block(stmt.body.body))
-            )
-            orelse = getattr(stmt, "orelse", None)
-            if isinstance(orelse, cst.Else):
-                new = new.with_changes(
-                    orelse=orelse.with_changes(
-                        body=orelse.body.with_changes(body=self.block(orelse.body.body))
-                    )
-                )
-            elif isinstance(orelse, cst.If):
-                new = new.with_changes(orelse=self.nested(orelse))
-            if new is not stmt and stmt in self.positions:
-                self.positions[new] = self.positions[stmt]
-            return new
-        return stmt
 
     def unrolled(self, loop: cst.For) -> list | None:
         """The statements of ``loop`` written out over a static sequence of functions, else None."""
@@ -190,10 +162,7 @@ class _Reader:
 
     def _assign(self, target, value, like):
         line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
-        if like in self.positions:
-            for node in (line, line.body[0], value):
-                self.positions.setdefault(node, self.positions[like])
-        return line
+        return place(line, like, self.positions)
 
     def aliases(self, statements) -> list:
         """``act = np.tanh`` (bound once) dropped, and ``act`` read as ``np.tanh`` after it;
@@ -227,18 +196,12 @@ class _Reader:
         return name, value
 
 
-class _Items(cst.CSTTransformer):
+class _Items(PositionKeeping):
     """``SEQ[k]`` (a literal ``k``) of a static sequence of functions: a spelling of that function."""
 
     def __init__(self, reader: _Reader):
+        super().__init__(reader.positions)
         self.reader = reader
-
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        positions = self.reader.positions
-        if updated is not original and original in positions:
-            positions.setdefault(updated, positions[original])
-        return updated
 
     def leave_ListComp(self, original, updated):
         return self._display(original, updated)
@@ -345,8 +308,4 @@ def desugar(source: FunctionSource) -> FunctionSource:
     statements = reader.block(reader.aliases(list(node.body.body)))
     if not reader.changed:
         return source
-    new = node.with_changes(body=node.body.with_changes(body=statements))
-    if node in source.file.positions:
-        source.file.positions[new] = source.file.positions[node]
-    env = {**source.env, **reader.added} if reader.added else source.env
-    return replace(source, node=new, env=env)
+    return with_body(source, statements, env={**source.env, **reader.added})

@@ -17,12 +17,11 @@ the nodes they replace, so errors and comments cite the user's lines.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from ..cstutil import iter_nodes
 from ..naming import Namer
+from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
 
 
@@ -63,16 +62,11 @@ def _length_of(count) -> str | None:
     return None
 
 
-class _Loops(cst.CSTTransformer):
+class _Loops(PositionKeeping):
     def __init__(self, positions: dict, taken: set):
-        self.positions = positions
+        super().__init__(positions)
         self.namer = Namer(taken)
         self.changed = False
-
-    def on_leave(self, original, updated):
-        if updated is not original and original in self.positions:
-            self.positions[updated] = self.positions[original]
-        return super().on_leave(original, updated)
 
     def leave_For(self, original, updated):
         index = _name(updated.target)
@@ -114,7 +108,7 @@ class _Loops(cst.CSTTransformer):
             body=body,
         )
         checks = [
-            self._placed(
+            place(
                 cst.SimpleStatementLine(
                     [
                         cst.Assert(
@@ -129,41 +123,27 @@ class _Loops(cst.CSTTransformer):
                     ]
                 ),
                 original,
+                self.positions,
             )
             for xs in read
             if _length_of(count) != xs
         ]
         return cst.FlattenSentinel([*checks, loop]) if checks else loop
 
-    def _placed(self, new, like):
-        if like in self.positions:
-            self.positions[new] = self.positions[like]
-            for node in iter_nodes(new):
-                self.positions.setdefault(node, self.positions[like])
-        return new
 
-
-class _Items(cst.CSTTransformer):
+class _Items(PositionKeeping):
     """``xs[i]`` -> ``xs_i`` (a node at the subscript's position)."""
 
     def __init__(self, index: str, items: dict, positions: dict):
+        super().__init__(positions)
         self.index = index
         self.items = items
-        self.positions = positions
 
     def leave_Subscript(self, original, updated):
         xs = _indexed_by(updated, self.index)
         if xs is None or xs not in self.items:
             return updated
-        new = cst.Name(self.items[xs])
-        if original in self.positions:
-            self.positions[new] = self.positions[original]
-        return new
-
-    def on_leave(self, original, updated):
-        if updated is not original and original in self.positions:
-            self.positions[updated] = self.positions[original]
-        return super().on_leave(original, updated)
+        return cst.Name(self.items[xs])
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
@@ -176,6 +156,4 @@ def desugar(source: FunctionSource) -> FunctionSource:
     taken = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
     loops = _Loops(source.file.positions, taken)
     new = node.visit(loops)
-    if not loops.changed:
-        return source
-    return replace(source, node=new)
+    return with_node(source, new) if loops.changed else source

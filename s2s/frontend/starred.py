@@ -9,11 +9,10 @@ position. Other starred targets are left for the fence to report.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from .rewriting import with_blocks, with_body
 from .source import FunctionSource
 
 
@@ -61,28 +60,9 @@ class _Unstar:
                 and _starred_assign(stmt) is not None
             ):
                 out.extend(self.unstar(stmt))
-            elif isinstance(stmt, (cst.If, cst.For, cst.While)):
-                out.append(self.compound(stmt))
             else:
-                out.append(stmt)
+                out.append(with_blocks(stmt, self.block, self.positions))
         return out
-
-    def compound(self, stmt):
-        new = stmt.with_changes(
-            body=stmt.body.with_changes(body=self.block(stmt.body.body))
-        )
-        orelse = getattr(stmt, "orelse", None)
-        if isinstance(orelse, cst.Else):
-            new = new.with_changes(
-                orelse=orelse.with_changes(
-                    body=orelse.body.with_changes(body=self.block(orelse.body.body))
-                )
-            )
-        elif isinstance(orelse, cst.If):
-            new = new.with_changes(orelse=self.compound(orelse))
-        if stmt in self.positions:
-            self.positions[new] = self.positions[stmt]
-        return new
 
     def unstar(self, line) -> list:
         self.changed = True
@@ -132,10 +112,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if not any(isinstance(n, cst.StarredElement) for n in iter_nodes(node)):
         return source
     unstar = _Unstar(source)
-    body = node.body.with_changes(body=unstar.block(node.body.body))
-    if not unstar.changed:
-        return source
-    new = node.with_changes(body=body)
-    if node in source.file.positions:
-        source.file.positions[new] = source.file.positions[node]
-    return replace(source, node=new)
+    statements = unstar.block(node.body.body)
+    return with_body(source, statements) if unstar.changed else source

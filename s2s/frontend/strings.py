@@ -19,30 +19,24 @@ New nodes keep the positions of the user's code they stand for.
 from __future__ import annotations
 
 import builtins
-from dataclasses import replace
 
 import libcst as cst
 
 from ..cstutil import iter_nodes
 from .output import is_output_statement
+from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
 
 
-class _Strings(cst.CSTTransformer):
+class _Strings(PositionKeeping):
     def __init__(self, source: FunctionSource):
-        self.positions = source.file.positions
+        super().__init__(source.file.positions)
         env = source.env
         self.builtin = {
             name: env.get(name, getattr(builtins, name)) is getattr(builtins, name)
             for name in ("str", "range", "list")
         }
         self.changed = False
-
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        if updated is not original and original in self.positions:
-            self.positions.setdefault(updated, self.positions[original])
-        return updated
 
     # output statements format their f-strings themselves (``frontend/output.py``)
     def visit_Expr(self, node):
@@ -74,10 +68,7 @@ class _Strings(cst.CSTTransformer):
         value = parts[0]
         for part in parts[1:]:
             value = cst.BinaryOperation(value, cst.Add(), part)
-        if self.positions.get(original) is not None:
-            for node in iter_nodes(value):
-                self.positions.setdefault(node, self.positions[original])
-        return value
+        return place(value, original, self.positions)
 
     def leave_For(self, original, updated):
         loop = updated.iter
@@ -93,10 +84,7 @@ class _Strings(cst.CSTTransformer):
             return updated
         self.changed = True
         listed = cst.Call(cst.Name("list"), [cst.Arg(loop)])
-        if loop in self.positions:
-            for node in (listed, listed.func):
-                self.positions.setdefault(node, self.positions[loop])
-        return updated.with_changes(iter=listed)
+        return updated.with_changes(iter=place(listed, loop, self.positions))
 
 
 def _formats(body, name: str) -> bool:
@@ -126,10 +114,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     strings = _Strings(source)
-    body = node.body.visit(strings)
-    if not strings.changed:
-        return source
-    new = node.with_changes(body=body)
-    if node in source.file.positions:
-        source.file.positions[new] = source.file.positions[node]
-    return replace(source, node=new)
+    new = node.visit(strings)
+    return with_node(source, new) if strings.changed else source

@@ -1,0 +1,74 @@
+"""What the source-level rewrites share: the nodes they build keep the positions of the user's code.
+
+The desugaring passes (``indexed_loops``, ``starred``, ``function_loops``,
+``strings``) rewrite a function's libcst tree before ``resolve``, and errors
+and the generated comments find the user's line by node. Guarantee: a node a
+rewrite builds in place of another gets that node's position (unless it has
+one already).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from .source import FunctionSource
+
+
+class PositionKeeping(cst.CSTTransformer):
+    """A transformer whose rebuilt nodes keep the positions of the nodes they replace."""
+
+    def __init__(self, positions: dict):
+        cst.CSTTransformer.__init__(
+            self
+        )  # not super(): a subclass may mix in another transformer
+        self.positions = positions
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if updated is not original and original in self.positions:
+            self.positions.setdefault(updated, self.positions[original])
+        return updated
+
+
+def place(node: cst.CSTNode, like: cst.CSTNode, positions: dict) -> cst.CSTNode:
+    """``node`` and every node under it at the position of ``like`` (those without one of their own)."""
+    if like in positions:
+        for n in iter_nodes(node):
+            positions.setdefault(n, positions[like])
+    return node
+
+
+def with_blocks(stmt, block, positions: dict):
+    """A compound statement (``if``/``for``/``while``, an ``elif`` chain) with ``block`` applied to each of
+    its statement lists; any other statement as it is."""
+    if not isinstance(stmt, (cst.If, cst.For, cst.While)):
+        return stmt
+    new = stmt.with_changes(body=stmt.body.with_changes(body=block(stmt.body.body)))
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.Else):
+        body = orelse.body.with_changes(body=block(orelse.body.body))
+        new = new.with_changes(orelse=orelse.with_changes(body=body))
+    elif isinstance(orelse, cst.If):
+        new = new.with_changes(orelse=with_blocks(orelse, block, positions))
+    if new is not stmt and stmt in positions:
+        positions[new] = positions[stmt]
+    return new
+
+
+def with_body(source: FunctionSource, statements, **changes) -> FunctionSource:
+    """``source`` whose function body is ``statements`` (the ``def`` keeps its position)."""
+    node = source.node
+    new = node.with_changes(body=node.body.with_changes(body=statements))
+    if node in source.file.positions:
+        source.file.positions[new] = source.file.positions[node]
+    return replace(source, node=new, **changes)
+
+
+def with_node(source: FunctionSource, new: cst.CSTNode) -> FunctionSource:
+    """``source`` whose function is ``new`` (keeping the position of the one it replaces)."""
+    if source.node in source.file.positions:
+        source.file.positions.setdefault(new, source.file.positions[source.node])
+    return replace(source, node=new)
