@@ -15,6 +15,7 @@ from .frontend import (
     fence,
     function_loops,
     indexed_loops,
+    iterators,
     resolve,
     source,
     starred,
@@ -54,7 +55,8 @@ def lower(
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the
     module-level objects of the whole program (``frontend.scope``).
     """
-    src = indexed_loops.desugar(function_loops.desugar(strings.desugar(src)))
+    src = function_loops.desugar(strings.desugar(iterators.desugar(src)))
+    src = indexed_loops.desugar(src)
     src = starred.desugar(comprehensions.desugar(src))
     fence.check(src)
     resolved = resolve.resolve(src, name, scope)

@@ -712,7 +712,13 @@ def test_per_example_gradients_of_a_list_loop_inside_a_returning_loop():
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
 @pytest.mark.parametrize(
-    "f", [L.each_item_and_the_next, L.zip_with_fewer_weights, L.pairs_of_neighbours]
+    "f",
+    [
+        L.each_item_and_the_next,
+        L.zip_with_fewer_weights,
+        L.pairs_of_neighbours,
+        L.neighbours_kept_in_a_name,
+    ],
 )
 def test_loops_that_visit_fewer_items_than_the_list_holds(f, backend):
     """The items a loop never reached get a zero cotangent (``ws[-1]`` read only as ``ws[i + 1]``)."""

@@ -108,6 +108,13 @@ CASES = [
         (2, 25),
     ),
     (
+        "iterator_read_twice",
+        "def f(ws, x):\n    pairs = zip(ws, ws)\n    a = sum(np.sum(p * x) for p, _ in pairs)\n"
+        "    return a + sum(np.sum(q) for _, q in pairs)",
+        "Python's builtin `zip` is not supported",
+        (2, 12),
+    ),
+    (
         "yield",
         "def f(x):\n    yield np.sum(x)",
         "`yield` (a generator function) is not supported",

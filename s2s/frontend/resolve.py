@@ -51,8 +51,12 @@ ATTRIBUTE_OPS = {
     "imag": "imag",
 }
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
-# x.reshape(2, 3) means reshape(x, (2, 3))
-BUILTIN_INSTEAD = {}
+# the hint of a builtin used where s2s does not read it (``use ...``)
+BUILTIN_INSTEAD = {
+    name: f"`{name}(...)` where a loop or comprehension iterates it (`for ... in {name}(...):`); kept in a "
+    "name, it is read when one loop iterates it and nothing it reads changes before"
+    for name in ITERATION_BUILTINS
+}
 
 
 # what generated code calls the array namespace and the runtime

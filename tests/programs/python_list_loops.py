@@ -101,3 +101,13 @@ def collected_layers_of_different_sizes(Ws, x):
         h = np.tanh(h @ W)
         outs.append(h)
     return sum(np.sum(o**2) for o in outs)
+
+
+def neighbours_kept_in_a_name(ws, x):
+    """``zip`` kept in a name and looped over once."""
+    pairs = zip(ws, ws[1:])  # noqa: RUF007 (as users write it)
+    total = 0.0
+    for a, b in pairs:
+        total = total + np.sum(np.sin(a * x) * b)
+    steps = enumerate(ws)
+    return total + sum(np.sum(w * x) * i for i, w in steps)
