@@ -287,9 +287,13 @@ class Idioms:
             )
         elif style == "zip":
             ws = ", ".join(str(0.5 + 0.25 * i) for i in range(len(same)))
+            zipped = f"zip(({ws},), ({', '.join(same)},))"
+            if self.p(0.4):  # the iterator kept in a name, looped over once
+                lines.append(f"pairs_ = {zipped}")
+                zipped = "pairs_"
             lines += [
                 f"{name} = {0.0 if not shape else f'np.zeros({_shape_text(shape)})'}",
-                f"for w_, z_ in zip(({ws},), ({', '.join(same)},)):",
+                f"for w_, z_ in {zipped}:",
                 f"    {name} = {name} + w_ * np.tanh(z_)",
             ]
         elif (
