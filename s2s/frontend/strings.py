@@ -62,9 +62,11 @@ class _Strings(PositionKeeping):
                 parts.append(cst.Call(cst.Name("str"), [cst.Arg(part.expression)]))
             else:
                 return updated  # a conversion or format spec: the fence says so
-        if not parts:
-            return cst.SimpleString(f"{prefix}{quote}{quote}")
         self.changed = True
+        if not parts:
+            return place(
+                cst.SimpleString(f"{prefix}{quote}{quote}"), original, self.positions
+            )
         value = parts[0]
         for part in parts[1:]:
             value = cst.BinaryOperation(value, cst.Add(), part)
