@@ -21,7 +21,7 @@ from .frontend import (
     starred,
     strings,
 )
-from .passes import aliasing, anf, control, desugar, inline, jumps, masks, ssa
+from .passes import aliasing, anf, control, cse, desugar, inline, jumps, masks, ssa
 from .transforms.simplify import propagate_copies
 
 
@@ -39,6 +39,7 @@ PASSES = (
     ("masks", masks.masks),
     ("ssa", ssa.ssa),
     ("copies", copies),
+    ("cse", lambda fn: cse.cse(fn, copies)),
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from dataclasses import replace
 
 import libcst as cst
 
@@ -21,6 +22,7 @@ from ..naming import Namer
 from ..rules import op_named
 from ..rules.vocabulary import user_spelling
 from ..templates import bind
+from ..transforms import simplify
 from .anf import anf
 from .control import control
 from .dataflow import assigned, reads, substitute_reads, used_names
@@ -151,10 +153,12 @@ class _ItemOfDisplay(cst.CSTTransformer):
         return elements[key].value
 
 
-def _with_constants(callee: ir.Function, mapping: dict) -> ir.Function:
+def _with_constants(callee: ir.Function, mapping: dict, fold=False) -> ir.Function:
     """``callee`` with its parameters that the call binds to immutable literals (``None``, ``True``, ``3``,
     ``(0, 1)``) read as those literals, so the calls it makes in turn are specialized to them (a nested
-    decomposition's ``if range is None``); parameters it assigns keep their names."""
+    decomposition's ``if range is None``); parameters it assigns keep their names. With ``fold`` (s2s's
+    own decompositions, whose arithmetic is on numbers), what the literals make foldable is folded:
+    ``var``'s ``n - ddof`` at ``ddof=0`` is ``n``."""
     rebound = assigned(callee.body)
     constant = {
         name: value
@@ -163,7 +167,16 @@ def _with_constants(callee: ir.Function, mapping: dict) -> ir.Function:
     }
     if not constant:
         return callee
-    return callee.with_body([substitute_reads(s, constant) for s in callee.body])
+    body = [substitute_reads(s, constant) for s in callee.body]
+    if fold:
+        body = [_folded(s) for s in body]
+    return callee.with_body(body)
+
+
+def _folded(stmt):
+    if isinstance(stmt, (ir.Assign, ir.Return)):
+        return replace(stmt, value=simplify.fold(stmt.value))
+    return stmt
 
 
 def _substituted(value, mapping):
@@ -201,10 +214,11 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             k: _default_value(v)
             for k, v in _bind(callee, stmt.value, stmt.origin).items()
         }
-        constant = _with_constants(callee, mapping)
         # a local function sees its siblings; a decomposition (an op's body) sees none of the user's names,
         # and no variable of the callee takes a local function's name
-        seen = fn.locals if any(callee is f for f in fn.locals.values()) else {}
+        local = any(callee is f for f in fn.locals.values())
+        seen = fn.locals if local else {}
+        constant = _with_constants(callee, mapping, fold=not local)
         callee = inline(
             constant.with_body(constant.body, locals={**seen, **callee.locals}),
             Namer(used_names(callee) | set(seen)),
