@@ -43,9 +43,8 @@ def _pure(value) -> bool:
 
 
 def _block(body, shared: list) -> list:
-    seen: dict[str, tuple[str, set]] = (
-        {}
-    )  # value's code -> (the name holding it, the names it reads)
+    # a value's code -> (the name holding it, the names it reads)
+    seen: dict[str, tuple[str, set]] = {}
     out = []
     for stmt in body:
         record = None
