@@ -356,3 +356,58 @@ def test_input_hashes_ignore_line_endings(tmp_path):
     assert provenance.file_hash(tmp_path / "unix.py") == provenance.file_hash(
         tmp_path / "windows.py"
     )
+
+
+DEFAULTS_PROJECT = {
+    "model.py": """import numpy as np
+
+
+def loss(w, x, scale=2.0):
+    return np.sum(np.tanh(x @ w) * scale)
+""",
+    "pyproject.toml": """[project]
+name = "defaults"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "jvp"
+output = "derivatives/loss_jvp.py"
+""",
+}
+
+USE_JVP = """
+import json, sys
+import numpy as np
+import s2s, model
+rng = np.random.default_rng(0)
+w, x = rng.normal(size=(3, 2)), rng.normal(size=(4, 3))
+out = s2s.jvp(model.loss, (w, x, 2.0), (np.ones((3, 2)), np.zeros((4, 3)), 0.5), backend="numpy")
+print(json.dumps({"compiler": sorted(m for m in ("libcst", "black") if m in sys.modules),
+                  "out": [float(o) for o in out]}))
+"""
+
+
+def test_a_checked_in_jvp_module_keeps_the_defaults_and_the_api_uses_it(tmp_path):
+    import json
+
+    for name, text in DEFAULTS_PROJECT.items():
+        (tmp_path / name).write_text(text)
+    assert s2s_command("generate", cwd=tmp_path).returncode == 0
+    text = (tmp_path / "derivatives/loss_jvp.py").read_text()
+    assert "def loss_jvp(w, x, scale=2.0, *, w_dot, x_dot, scale_dot):" in text
+    done = subprocess.run(
+        [sys.executable, "-c", USE_JVP], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    used = json.loads(done.stdout)
+    assert (
+        used["compiler"] == []
+    )  # the checked-in module ran: its tangents are passed by name
+    rng = np.random.default_rng(0)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=(4, 3))
+    value = np.sum(np.tanh(x @ w) * 2.0)
+    tangent = (
+        np.sum((1 - np.tanh(x @ w) ** 2) * (x @ np.ones((3, 2))) * 2.0)
+        + 0.5 * value / 2.0
+    )
+    np.testing.assert_allclose(used["out"], [value, tangent], rtol=1e-10)
