@@ -29,7 +29,16 @@ import libcst as cst
 
 from ..cstutil import _Substitute, int_literal, iter_nodes
 from ..naming import Namer
-from .rewriting import PositionKeeping, place, with_blocks, with_body
+from .rewriting import (
+    PositionKeeping,
+    assignment,
+    assignment_line,
+    bindings,
+    function_body,
+    place,
+    with_blocks,
+    with_body,
+)
 from .source import FunctionSource
 
 MAX_COPIES = 16  # a longer sequence of functions is no loop a person writes out
@@ -56,7 +65,8 @@ class _Reader:
     def __init__(self, source: FunctionSource):
         self.source = source
         self.positions = source.file.positions
-        self.bound = _bound_names(source.node)
+        self.bindings = bindings(source.node)
+        self.bound = set(self.bindings)
         self.namer = Namer(self.bound | set(source.env))
         self.added: dict = {}  # names for functions that no module-level name spells
         self.changed = False
@@ -154,15 +164,13 @@ class _Reader:
         out = []
         for k, fn in enumerate(functions):
             if index is not None:
-                out.append(self._assign(index, cst.Integer(str(k)), loop))
+                out.append(
+                    assignment_line(index, cst.Integer(str(k)), loop, self.positions)
+                )
             mapping = {target.value: fn}
             for stmt in loop.body.body:
                 out.append(stmt.visit(_Positioned(mapping, self.positions)))
         return out
-
-    def _assign(self, target, value, like):
-        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
-        return place(line, like, self.positions)
 
     def aliases(self, statements) -> list:
         """``act = np.tanh`` (bound once) dropped, and ``act`` read as ``np.tanh`` after it;
@@ -181,17 +189,11 @@ class _Reader:
         return out
 
     def _alias(self, stmt):
-        if not (
-            isinstance(stmt, cst.SimpleStatementLine)
-            and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Assign)
-            and len(stmt.body[0].targets) == 1
-            and isinstance(stmt.body[0].targets[0].target, cst.Name)
-        ):
+        assign = assignment(stmt)
+        if assign is None or not isinstance(assign.targets[0].target, cst.Name):
             return None
-        name = stmt.body[0].targets[0].target.value
-        value = stmt.body[0].value
-        if self.binding_count.get(name) != 1 or not _is_function(self.static(value)):
+        name, value = assign.targets[0].target.value, assign.value
+        if self.bindings[name] != 1 or not _is_function(self.static(value)):
             return None
         return name, value
 
@@ -246,66 +248,20 @@ class _Items(PositionKeeping):
         return self.reader.spelling(held[k], like)
 
 
-def _bound_names(node) -> set[str]:
-    """Every name the function binds anywhere (parameters, targets, nested functions' parameters)."""
-    bound = set()
-    for n in iter_nodes(node):
-        if isinstance(n, cst.Param):
-            bound.add(n.name.value)
-        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            target = n.target
-            bound |= {
-                m.value
-                for m in iter_nodes(target)
-                if isinstance(m, cst.Name) and not _is_attribute_name(m, target)
-            }
-        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-            bound.add(n.name.value)
-    return bound
-
-
-def _is_attribute_name(name, target) -> bool:
-    return any(
-        isinstance(a, cst.Attribute) and a.attr is name for a in iter_nodes(target)
-    )
-
-
-def _binding_counts(node) -> dict:
-    counts: dict = {}
-    for n in iter_nodes(node):
-        targets = []
-        if isinstance(n, cst.Param):
-            targets = [n.name]
-        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            targets = [m for m in iter_nodes(n.target) if isinstance(m, cst.Name)]
-        for t in targets:
-            counts[t.value] = counts.get(t.value, 0) + 1
-    return counts
-
-
 def _jumps_or_binds(body, name: str) -> bool:
-    for n in iter_nodes(body):
-        if isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Yield)):
-            return True
-        if isinstance(n, (cst.FunctionDef, cst.Lambda)):
-            params = [
-                p.name.value for p in iter_nodes(n.params) if isinstance(p, cst.Param)
-            ]
-            if name in params:
-                return True
-    return name in _bound_names(body)
+    """Whether ``body`` jumps out (``break``, ``continue``, ``return``, ``yield``) or binds ``name``
+    (a nested function's parameter too)."""
+    jumps = (cst.Break, cst.Continue, cst.Return, cst.Yield)
+    return any(isinstance(n, jumps) for n in iter_nodes(body)) or name in bindings(body)
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its loops over functions written out and its function aliases read through."""
-    node = source.node
-    if not isinstance(node, cst.FunctionDef) or not isinstance(
-        node.body, cst.IndentedBlock
-    ):
+    body = function_body(source)
+    if body is None:
         return source
     reader = _Reader(source)
-    reader.binding_count = _binding_counts(node)
-    statements = reader.block(reader.aliases(list(node.body.body)))
+    statements = reader.block(reader.aliases(body))
     if not reader.changed:
         return source
     return with_body(source, statements, env={**source.env, **reader.added})

@@ -15,7 +15,13 @@ import builtins
 import libcst as cst
 
 from ..cstutil import iter_nodes
-from .rewriting import PositionKeeping, with_body
+from .rewriting import (
+    PositionKeeping,
+    assignment,
+    bindings,
+    function_body,
+    with_body,
+)
 from .source import FunctionSource
 
 ITERATORS = ("zip", "enumerate", "reversed", "range")
@@ -41,15 +47,10 @@ class _Loops(PositionKeeping):
 
 
 def _iterator(stmt, env) -> tuple[str, cst.Call] | None:
-    if not (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-        and isinstance(stmt.body[0].targets[0].target, cst.Name)
-    ):
+    assign = assignment(stmt)
+    if assign is None or not isinstance(assign.targets[0].target, cst.Name):
         return None
-    value = stmt.body[0].value
+    value = assign.value
     if not (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
@@ -58,7 +59,7 @@ def _iterator(stmt, env) -> tuple[str, cst.Call] | None:
         is getattr(builtins, value.func.value)
     ):
         return None
-    return stmt.body[0].targets[0].target.value, value
+    return assign.targets[0].target.value, value
 
 
 def _uses(node, name: str) -> tuple[int, int]:
@@ -76,23 +77,11 @@ def _uses(node, name: str) -> tuple[int, int]:
     return reads, loops
 
 
-def _binds(stmt) -> set[str]:
-    """Names ``stmt`` binds anywhere inside it."""
-    bound = set()
-    for n in iter_nodes(stmt):
-        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            bound |= {m.value for m in iter_nodes(n.target) if isinstance(m, cst.Name)}
-    return bound
-
-
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with the iterators it keeps in names, looped over once, inlined into their loops."""
-    node = source.node
-    if not isinstance(node, cst.FunctionDef) or not isinstance(
-        node.body, cst.IndentedBlock
-    ):
+    statements = function_body(source)
+    if statements is None:
         return source
-    statements = list(node.body.body)
     calls = {}
     for i, stmt in enumerate(statements):
         found = _iterator(stmt, source.env)
@@ -100,7 +89,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
             continue
         name, call = found
         # the assignment's own target is one read of the name in the body; the loop's iterable the other
-        if _uses(node.body, name) != (2, 1):
+        if _uses(source.node.body, name) != (2, 1):
             continue
         # the call moves to its loop: nothing on the way may rebind what it reads
         read = {n.value for n in iter_nodes(call) if isinstance(n, cst.Name)}
@@ -109,7 +98,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
             None,
         )
         if until is not None and not any(
-            _binds(s) & read for s in statements[i + 1 : until + 1]
+            bindings(s).keys() & read for s in statements[i + 1 : until + 1]
         ):
             calls[name] = call
     if not calls:

@@ -9,6 +9,7 @@ one already).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import libcst as cst
@@ -39,6 +40,52 @@ def place(node: cst.CSTNode, like: cst.CSTNode, positions: dict) -> cst.CSTNode:
         for n in iter_nodes(node):
             positions.setdefault(n, positions[like])
     return node
+
+
+def function_body(source: FunctionSource) -> list | None:
+    """The statements of the ``def`` ``source`` holds (None for a lambda or a one-line ``def``)."""
+    node = source.node
+    if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock):
+        return list(node.body.body)
+    return None
+
+
+def assignment(stmt) -> cst.Assign | None:
+    """The ``target = value`` a line holds, when it holds that alone (one target)."""
+    if (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+    ):
+        return stmt.body[0]
+    return None
+
+
+def assignment_line(target, value, like, positions: dict) -> cst.SimpleStatementLine:
+    """The line ``target = value``, at the position of ``like``."""
+    line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
+    return place(line, like, positions)
+
+
+def bindings(node) -> Counter:
+    """How many times each name is bound anywhere under ``node``: parameters (nested functions' too),
+    assignment and loop targets (not the attribute names in them), ``def`` and ``class`` names.
+    """
+    bound = Counter()
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Param):
+            bound[n.name.value] += 1
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            attributes = {
+                id(a.attr) for a in iter_nodes(n.target) if isinstance(a, cst.Attribute)
+            }
+            for m in iter_nodes(n.target):
+                if isinstance(m, cst.Name) and id(m) not in attributes:
+                    bound[m.value] += 1
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            bound[n.name.value] += 1
+    return bound
 
 
 def with_blocks(stmt, block, positions: dict):

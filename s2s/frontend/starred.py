@@ -12,15 +12,19 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import iter_nodes
-from .rewriting import with_blocks, with_body
+from .rewriting import (
+    assignment,
+    assignment_line,
+    function_body,
+    with_blocks,
+    with_body,
+)
 from .source import FunctionSource
 
 
 def _starred_assign(line) -> cst.Assign | None:
-    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-        return None
-    stmt = line.body[0]
-    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1:
+    stmt = assignment(line)
+    if stmt is None:
         return None
     target = stmt.targets[0].target
     if not isinstance(target, (cst.Tuple, cst.List)):
@@ -75,7 +79,7 @@ class _Unstar:
                 k += 1
                 name = f"_unpacked_{k}"
             self.taken.add(name)
-            out.append(self._line(cst.Name(name), value, line))
+            out.append(assignment_line(cst.Name(name), value, line, self.positions))
             value = cst.Name(name)
         star = next(
             i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)
@@ -91,26 +95,19 @@ class _Unstar:
                     lower=_int(star) if star else None,
                     upper=_int(-after) if after else None,
                 )
-            out.append(self._line(e.value, _index(value, index), line))
+            out.append(
+                assignment_line(e.value, _index(value, index), line, self.positions)
+            )
         return out
-
-    def _line(self, target, value, like):
-        new = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], value)])
-        if like in self.positions:
-            for node in (new, new.body[0], value):
-                self.positions.setdefault(node, self.positions[like])
-        return new
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its starred assignments as indexing (itself when it has none)."""
-    node = source.node
-    if not isinstance(node, cst.FunctionDef) or not isinstance(
-        node.body, cst.IndentedBlock
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(n, cst.StarredElement) for n in iter_nodes(source.node)
     ):
         return source
-    if not any(isinstance(n, cst.StarredElement) for n in iter_nodes(node)):
-        return source
     unstar = _Unstar(source)
-    statements = unstar.block(node.body.body)
+    statements = unstar.block(body)
     return with_body(source, statements) if unstar.changed else source
