@@ -382,10 +382,8 @@ def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
     if _concrete_key(x):  # a key's cotangent (NumPy backend): zeros of its shape
         return np.zeros(np.shape(x))
-    if (
-        type(x).__name__ == "Unset"
-    ):  # a value before the loop that assigns it: none, nor its tangent
-        return x
+    if getattr(type(x), "placeholder", False):
+        return x  # no value (``rt.unset``, ``rt.skipped``): none, nor its tangent
     xp = namespace(x)
     x = xp.asarray(x)
     dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)

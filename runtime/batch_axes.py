@@ -120,10 +120,8 @@ def broadcast_batch(value, size):
         return Elements([broadcast_batch(item, size) for item in value.items])
 
     def leaf(x):
-        if (
-            type(x).__name__ == "Unset"
-        ):  # no value yet (``control.Unset``): none per example either
-            return x
+        if getattr(type(x), "placeholder", False):
+            return x  # no value (``rt.unset``, ``rt.skipped``): none per example either
         xp = namespace(x)
         x = xp.asarray(x)
         return xp.broadcast_to(x, (size, *xp.shape(x)))

@@ -14,12 +14,16 @@ backend, and over a ``DynamicRange`` as a ``while`` loop (see ``iteration``).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import checkpoints
 from .arrays import _concrete_key, _is_jax, namespace
-from .iteration import DynamicRange, Elements, plain
+from .iteration import DynamicRange, Elements, per_element, plain
+from .located import Refusal
 from .trees import (
+    _RECORD_TYPES,
     _child,
     _children,
     _is_record,
@@ -36,8 +40,31 @@ def cond(pred, true_fn, false_fn, *operands):
         import jax
 
         if isinstance(pred, jax.core.Tracer):
-            return jax.lax.cond(pred, _untaped(true_fn), _untaped(false_fn), *operands)
+            branches = _untaped(true_fn), _untaped(false_fn)
+            return _lax_cond(pred, *branches, operands, lambda out: out)
     return true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
+
+
+def _lax_cond(pred, true_fn, false_fn, operands, outputs):
+    """``jax.lax.cond``, its error for branches of which one appends and one skips (``Skipped``) ours."""
+    import jax
+
+    skips = set()
+
+    def watched(fn):
+        def run(*args):
+            out = fn(*args)
+            skips.add(has_skipped(outputs(out)))
+            return out
+
+        return run
+
+    try:
+        return jax.lax.cond(pred, watched(true_fn), watched(false_fn), *operands)
+    except TypeError:
+        if len(skips) > 1:
+            raise Refusal(*SKIPPED) from None
+        raise
 
 
 def cond_with_residuals(pred, true_fn, false_fn, *operands):
@@ -71,7 +98,9 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
                 out, res = false_fn(*ops)
                 return out, (zeros[0], res)
 
-            return jax.lax.cond(pred, taken_true, taken_false, *operands)
+            return _lax_cond(
+                pred, taken_true, taken_false, operands, lambda out: out[0]
+            )
     taken = bool(np.asarray(pred))
     # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
     if _probing:
@@ -118,7 +147,9 @@ def _stack(items):
     """
     if all(it is None for it in items):
         return None
-    if any(it is None for it in items) or len({type(it) for it in items}) > 1:
+    if any(it is None or isinstance(it, Skipped) for it in items):
+        return Elements(items)
+    if len({type(it) for it in items}) > 1:
         return Elements(items)
     first = items[0]
     if isinstance(first, Elements):  # tapes of inner `while` loops
@@ -199,6 +230,7 @@ class Unset:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
     __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __neg__ = _fail
     __getitem__ = __iter__ = _fail
+    placeholder = True
 
     def __repr__(self):
         return f"rt.unset({self.name!r})"
@@ -207,6 +239,85 @@ class Unset:
 def unset(name: str) -> Unset:
     """``name``'s value before a loop that assigns it (see ``Unset``)."""
     return Unset(name)
+
+
+class Skipped:
+    """The item of a step whose ``if`` skipped the ``append`` (``if W.ndim == 2: mats.append(W)``, or a
+    comprehension's ``if`` clause): ``rt.kept`` drops it after the loop. The condition must be known when
+    traced (a loop over a Python list, a shape test), as the list's length is its number of true steps.
+    """
+
+    placeholder = True
+
+    def __getitem__(self, step):
+        return self  # the stacked form of skipped items: each step's is skipped
+
+    def __repr__(self):
+        return "rt.skipped()"
+
+
+_SKIPPED = Skipped()
+_RECORD_TYPES[Skipped] = (
+    False  # a leaf of s2s's trees; to JAX, a node with no leaves (``skipped``)
+)
+
+SKIPPED = (
+    "an `append` skipped on a condition known only at run time: the list's length would depend on "
+    "the values, which a compiled program cannot have",
+    "filter on what is known when traced (a shape, a dict key, a position in a Python list), keep "
+    "every item and mask the ones to drop (`np.where(keep, v, 0.0)`; `sum(v for v in vs if v > 0)` "
+    "compiles, so does a slice: `x[::2]`), or run eagerly with backend='numpy'",
+)
+
+
+ALL_SKIPPED = (
+    "a list to which a loop compiled as one rolled step (over an array's rows) appends nothing: "
+    "the derivative of its steps needs the items' shapes",
+    "drop the loop (its test is false on every row), or loop over a Python list",
+)
+
+
+def skipped() -> Skipped:
+    """The item of a step that appends nothing (see ``Skipped``). To JAX it is a node with no leaves, so
+    a ``lax.scan`` whose steps all skip (a static test in a rolled loop) or that saves it for its
+    backward pass carries it as it is."""
+    if "jax" in sys.modules and not _skipped_registered:
+        import jax
+
+        jax.tree_util.register_pytree_node(
+            Skipped, lambda _: ((), None), lambda _, __: _SKIPPED
+        )
+        _skipped_registered.append(True)
+    return _SKIPPED
+
+
+_skipped_registered: list = []
+
+
+def has_skipped(tree) -> bool:
+    return any(isinstance(leaf, Skipped) for leaf in tree_leaves(tree))
+
+
+def kept(ys):
+    """A list collected by a conditional ``append``, from the loop's per-step items: the skipped ones
+    dropped, the others stacked as a loop appending on every step would give them."""
+    if isinstance(ys, Skipped):  # every step of a rolled loop skipped
+        return np.zeros((0,))
+    if not isinstance(ys, Elements):
+        return ys  # no step skipped (or none ran)
+    items = [y for y in ys.items if not isinstance(y, Skipped)]
+    return _stack(items) if items else np.zeros((0,))  # Python's `sum([])` is 0
+
+
+def kept_vjp(g, ys):
+    """The per-step cotangents of ``rt.kept(ys)`` from its own: the skipped steps' placeholders back."""
+    if isinstance(ys, Skipped):
+        raise Refusal(*ALL_SKIPPED)
+    if not isinstance(ys, Elements) or g is None:
+        return g
+    skips = [isinstance(y, Skipped) for y in ys.items]
+    parts = iter(per_element(g, skips.count(False)))
+    return Elements([y if skip else next(parts) for y, skip in zip(ys.items, skips)])
 
 
 def _has_unset(tree) -> bool:

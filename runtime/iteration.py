@@ -300,7 +300,7 @@ __all__ = [
 # --- cotangents of loop inputs -------------------------------------------------------
 
 
-def _per_element(g, n):
+def per_element(g, n):
     """The per-step cotangents of a loop over ``n`` elements (stacked, or ``Elements``)."""
     if g is None:
         return [None] * n
@@ -308,15 +308,15 @@ def _per_element(g, n):
         return list(g.items)
     # per-step dicts (a loop over a list of dict layers), stacked leaf by leaf
     if isinstance(g, dict):
-        parts = {k: _per_element(v, n) for k, v in g.items()}
+        parts = {k: per_element(v, n) for k, v in g.items()}
         return [{k: p[i] for k, p in parts.items()} for i in builtins.range(n)]
     if isinstance(g, (tuple, list)) and not is_array(g):
-        parts = [_per_element(x, n) for x in g]
+        parts = [per_element(x, n) for x in g]
         if hasattr(g, "_fields"):  # namedtuples take their fields as arguments
             return [type(g)(*(p[i] for p in parts)) for i in builtins.range(n)]
         return [type(g)(p[i] for p in parts) for i in builtins.range(n)]
     if _is_record(g):
-        parts = [(k, _per_element(v, n)) for k, v in _children(g)]
+        parts = [(k, per_element(v, n)) for k, v in _children(g)]
         return [_rebuild(g, [(k, p[i]) for k, p in parts]) for i in builtins.range(n)]
     if (
         np.shape(g)[0] < n
@@ -338,7 +338,7 @@ def _visited_vjp(g, xs, steps):
         return g
     if isinstance(xs, dict):
         return None  # a loop over a dict visits its keys
-    parts = _per_element(g, len(xs) if steps is None else steps)
+    parts = per_element(g, len(xs) if steps is None else steps)
     parts = [*parts, *(tree_zeros_like(x) for x in list(xs)[len(parts) :])]
     if isinstance(xs, tuple) and hasattr(xs, "_fields"):
         return type(xs)(*parts)
@@ -354,7 +354,7 @@ def enumerate_vjp(g, xs):
         return None
     if isinstance(g, Elements) or not isinstance(g, tuple):
         return sequence_vjp(
-            Elements(p[1] if p is not None else None for p in _per_element(g, len(xs))),
+            Elements(p[1] if p is not None else None for p in per_element(g, len(xs))),
             xs,
         )
     return sequence_vjp(g[1], xs)
@@ -394,20 +394,20 @@ def reversed_vjp(g, xs):
     if g is None:
         return None
     if isinstance(g, Elements) or not is_array(xs):
-        return sequence_vjp(Elements(builtins.reversed(_per_element(g, len(xs)))), xs)
+        return sequence_vjp(Elements(builtins.reversed(per_element(g, len(xs)))), xs)
     return g[::-1]
 
 
 def values_vjp(g, d):
     if g is None:
         return None
-    return dict(builtins.zip(d.keys(), _per_element(g, len(d))))
+    return dict(builtins.zip(d.keys(), per_element(g, len(d))))
 
 
 def items_vjp(g, d):
     if g is None:
         return None
-    steps = _per_element(g, len(d))
+    steps = per_element(g, len(d))
     return {
         k: (step[1] if step is not None else None)
         for k, step in builtins.zip(d.keys(), steps)
@@ -418,7 +418,7 @@ def items_vjp(g, d):
 
 
 def _restack(parts, like):
-    """Per-element values ``parts`` in the structure of the loop cotangent ``like`` (the inverse of ``_per_element``)."""
+    """Per-element values ``parts`` in the structure of the loop cotangent ``like`` (the inverse of ``per_element``)."""
     if isinstance(like, Elements):
         return Elements(parts)
     if isinstance(like, (tuple, list)) and not is_array(like):
@@ -454,7 +454,7 @@ def enumerate_vjp_transpose(u, like, xs):
     if like is None:
         return None
     if isinstance(like, Elements) or not isinstance(like, tuple):
-        items = _per_element(
+        items = per_element(
             sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs)
         )
         return _restack([(0.0, item) for item in items], like)
@@ -471,7 +471,7 @@ def zip_vjp_transpose(u, like, sequences):
         return None
     if isinstance(like, Elements):
         columns = [
-            _per_element(
+            per_element(
                 sequence_vjp_transpose(part, Elements([None] * len(xs)), xs), len(xs)
             )
             for part, xs in builtins.zip(u, sequences)
@@ -494,7 +494,7 @@ def reversed_vjp_transpose(u, like, xs):
     if like is None:
         return None
     if isinstance(like, Elements) or not is_array(xs):
-        items = _per_element(
+        items = per_element(
             sequence_vjp_transpose(u, Elements([None] * len(xs)), xs), len(xs)
         )
         return _restack(items[::-1], like)
@@ -514,7 +514,7 @@ def items_vjp_transpose(u, like, d):
         return None
     from .trees import tree_zeros_like
 
-    steps = _per_element(like, len(d))
+    steps = per_element(like, len(d))
     return _restack(
         [(tree_zeros_like(step[0]), u[k]) for k, step in builtins.zip(d.keys(), steps)],
         like,

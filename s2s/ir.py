@@ -150,6 +150,15 @@ def walk(body):
             yield from walk(block)
 
 
+def walk_branches(body):
+    """The statements of ``body``, nested ``if`` blocks included, not those inside nested loops."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, If):
+            yield from walk_branches(stmt.body)
+            yield from walk_branches(stmt.orelse)
+
+
 def target_names(target) -> list[str]:
     """Names bound by an assignment target (a Name or nested Tuple of Names)."""
     if isinstance(target, cst.Name):

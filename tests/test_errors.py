@@ -48,10 +48,10 @@ CASES = [
         (4, 4),
     ),
     (
-        "append_in_branch",
-        "def f(x):\n    hs = []\n    for r in x:\n        if np.sum(r) > 0:\n            hs.append(r)\n    return np.sum(np.stack(hs))",
-        "the list `hs` does not grow by exactly one `append` per iteration",
-        (5, 12),
+        "append_twice_per_iteration",
+        "def f(x):\n    hs = []\n    for r in x:\n        hs.append(r)\n        if np.sum(r) > 0:\n            hs.append(r * 2)\n    return np.sum(np.stack(hs))",
+        "the list `hs` may grow by more than one `append` in an iteration",
+        (4, 8),
     ),
     (
         "append_not_empty",
@@ -66,10 +66,10 @@ CASES = [
         (2, 4),
     ),
     (
-        "comprehension_with_a_filter",
-        "def f(x):\n    return np.sum([v for v in x if v > 0])",
-        "list comprehension",
-        (2, 18),
+        "comprehension_in_a_while_test",
+        "def f(x):\n    while np.sum([v * 2.0 for v in x]) > 1.0:\n        x = x * 0.5\n    return np.sum(x)",
+        "list comprehension in a `while` test",
+        (2, 17),
     ),
     (
         "write_into_argument",

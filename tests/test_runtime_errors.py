@@ -73,6 +73,11 @@ def in_loop(x, w):
     return s
 
 
+def filtered_on_values(x):
+    positive = [v for v in x if v > 0]
+    return np.sum(np.stack(positive) ** 2)
+
+
 def vector_output(x):
     return x * 2.0
 
@@ -183,6 +188,22 @@ def test_values_needed_at_compile_time(make, fn, args, original, text, hint):
     assert "this needs a value known at compile time" in info.value.message
     assert "backend='numpy'" in info.value.hint
     assert isinstance(info.value.__cause__, original)
+
+
+def test_a_list_filtered_on_values_under_xla():
+    """Its length would depend on the values: refused where the filter is, with hints that work."""
+    with pytest.raises(TypeError) as info:
+        s2s.grad(filtered_on_values)(X)
+    assert_located(
+        info.value,
+        filtered_on_values,
+        "positive = [v for v in x if v > 0]",
+        "backend='numpy'",
+    )
+    assert "the list's length would depend on the values" in info.value.message
+    want = 2 * X * (X > 0)
+    got = s2s.grad(filtered_on_values, backend="numpy")(X)
+    np.testing.assert_allclose(got, want)
 
 
 def test_the_numpy_backend_runs_them():

@@ -20,13 +20,14 @@ item writes (``_comprehension[k] = f(v)``) in the same loop.
 Each ``for`` clause is one loop; a comprehension variable that the function
 uses elsewhere is renamed so that it cannot clobber it. New nodes take the
 comprehension's position, so comments and errors cite the user's line.
-A dict comprehension's ``if`` clauses are ``if`` statements around its item
-write. ``sum`` of a comprehension with ``if`` clauses is the total its loop
-adds up (``_total = _total + item`` under the ``if``s: weight decay on the
-matrices only, ``if p.ndim == 2``). Other list comprehensions and generator
-expressions with ``if`` clauses (a list that grows by a varying number of
-items), comprehensions in a ``while`` test, and ``async`` ones are left for
-the fence to report.
+``if`` clauses are ``if`` statements around the ``append`` (or item write).
+A list filtered so is kept when its conditions are known as the code is traced
+(``[W for W in params if W.ndim == 2]``: ``passes/control.py`` collects the
+items of the steps that append); on data it is an error when traced, as the
+list's length would depend on the values. ``sum`` of a comprehension with
+``if`` clauses is the total its loop adds up (``_total = _total + item`` under
+the ``if``s), so its conditions may be data too. Comprehensions in a ``while``
+test, and ``async`` ones, are left for the fence to report.
 """
 
 from __future__ import annotations
@@ -56,11 +57,8 @@ def _clauses(comp) -> list:
 
 
 def _supported(comp) -> bool:
-    """No ``async``; ``if`` clauses only in a dict comprehension (a list grows by one item per iteration)."""
-    return all(
-        c.asynchronous is None and (not c.ifs or isinstance(comp, cst.DictComp))
-        for c in _clauses(comp)
-    )
+    """No ``async``."""
+    return all(c.asynchronous is None for c in _clauses(comp))
 
 
 class _Renamer(cst.CSTTransformer):
@@ -179,6 +177,10 @@ class _Hoist:
 
             def leave_DictComp(inner, original, updated):
                 return self.comprehension(original, before)
+
+            def visit_Call(inner, node):
+                # a filtered ``sum`` is its loop's total (its comprehension is no list)
+                return not self._filtered_sum(node)
 
             def leave_Call(inner, original, updated):
                 if self._filtered_sum(original):

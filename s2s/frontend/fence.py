@@ -45,10 +45,8 @@ _STATEMENTS = {
 _EXPRESSIONS = {
     # (the others are loops: ``frontend/comprehensions``)
     cst.ListComp: (
-        "list comprehension with an `if` clause (its length depends on the values) or in a `while` test",
-        "sum it where it is made (`sum(f(w) for w in ws if w.ndim == 2)` is supported), keep every item "
-        "and mask the ones to drop (`np.where(keep, f(w), 0.0)`), or filter the list before calling the "
-        "transformed function",
+        "list comprehension in a `while` test (or `async`)",
+        "build the list on a line of its own before the loop, and again at the end of its body",
     ),
     cst.SetComp: (
         "set comprehension",
@@ -59,9 +57,8 @@ _EXPRESSIONS = {
         "build the dict on a line of its own before it",
     ),
     cst.GeneratorExp: (
-        "generator expression with an `if` clause (its length depends on the values) or in a `while` test",
-        "pass it to `sum` (`sum(f(w) for w in ws if w.ndim == 2)` is supported), or keep every item and "
-        "mask the ones to drop (`sum(np.where(keep, f(w), 0.0) for w in ws)`)",
+        "generator expression in a `while` test (or `async`)",
+        "compute it on a line of its own before the loop, and again at the end of its body",
     ),
     cst.NamedExpr: ("assignment expression `:=`", "assign on its own line"),
     cst.Await: ("`await`", "transform a synchronous function"),

@@ -27,6 +27,8 @@ statement right after it:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import ir
@@ -106,6 +108,7 @@ class _Lower:
         self.closures = closures  # naming a local function reads what it captures
         self.appends: dict = {}  # collected list -> the origin of its ``append``
         self.ever_collected: dict = {}
+        self.skipping: set = set()  # collected lists an `if` may skip appending to
         self.exit_kinds = Kinds()
         self.always_live: set = set()  # the output token, in a function that prints
         self.unset: list = (
@@ -359,7 +362,7 @@ class _Lower:
                     "copy it into a variable that has a value before the loop",
                 )
         lists = self._collected(stmt, empty)
-        body = tuple(_Appends(lists).block(stmt.body))
+        body = _Appends(lists, self.skipping).body(stmt.body, stmt.origin)
         written = assigned(body) - set(targets) - set(lists)
         exposed = live_in(body, set(), self.closures) - set(targets)
         known = len(self.unset)
@@ -404,10 +407,18 @@ class _Lower:
         xs = self.iteration(stmt.iter)
         init = _names(carried)
         value = call("rt.scan", cst.Name(fn.name), init, xs)
+        # a list an `if` may skip appending to: the loop's items, the skipped ones dropped after it
+        steps = {
+            name: self.namer.fresh(f"{name}_per_step")
+            for name in lists
+            if name in self.skipping
+        }
         outputs = cst.Tuple(
             [
                 cst.Element(_names(carried) if carried else cst.Name("_")),
-                cst.Element(_names(list(lists)) if lists else cst.Name("_")),
+                cst.Element(
+                    _names([steps.get(n, n) for n in lists]) if lists else cst.Name("_")
+                ),
             ]
         )
         defined |= set(carried) | set(lists)
@@ -416,26 +427,33 @@ class _Lower:
         for name in lists:
             kinds.bind(name, COLLECTED, self.appends[name])
             self.ever_collected[name] = self.appends[name]
+        kept = [
+            ir.Assign(cst.Name(name), call("rt.kept", cst.Name(step)), stmt.origin)
+            for name, step in steps.items()
+        ]
         return [
             *unset,
             ir.Def(fn, stmt.origin),
             ir.Assign(outputs, value, stmt.origin),
+            *kept,
         ], set(lists)
 
     def _collected(self, stmt, empty) -> dict:
-        """Lists that grow by one ``append`` per iteration: name -> the name of the per-step item.
+        """Lists that grow by at most one ``append`` per iteration: name -> the name of the per-step item.
 
-        An inner loop's appends to a list that this loop's body makes are the inner loop's.
+        An ``append`` under an ``if`` (a comprehension's ``if`` clause) makes the list's item
+        ``rt.skipped()`` on the steps it skips; ``self.skipping`` names those lists. An inner loop's
+        appends to a list that this loop's body makes are the inner loop's.
         """
         lists = {}
         for inner in ir.walk(stmt.body):
             found = _append_of(inner)
-            if found is None:
+            if found is None or found[0] in lists:
                 continue
             name = found[0]
-            top = [
+            appends = [
                 s
-                for s in stmt.body
+                for s in ir.walk(stmt.body)
                 if _append_of(s) is not None and _append_of(s)[0] == name
             ]
             other = [
@@ -443,14 +461,24 @@ class _Lower:
                 for s in ir.walk(stmt.body)
                 if name in writes(s) and _append_of(s) is None
             ]
-            if other and not any(inner is s for s in _outside_loops(stmt.body)):
+            reachable = [
+                s for s in ir.walk_branches(stmt.body) if any(s is a for a in appends)
+            ]
+            if other and not reachable:
                 continue  # a list of the body's own, collected by an inner loop
-            if len(top) != 1 or inner not in top or other:
+            if (
+                len(reachable) != len(appends)
+                or other
+                or _appends_per_step(stmt.body, name) != 1
+            ):
                 raise UnsupportedSyntax(
-                    f"the list `{name}` does not grow by exactly one `append` per iteration",
+                    f"the list `{name}` may grow by more than one `append` in an iteration",
                     inner.origin,
-                    "append once on every iteration (not in a branch, and not with `break`), or preallocate an array and write into it",
+                    "append at most once per iteration (an `if` may skip it), not in an inner loop, "
+                    "or preallocate an array and write into it",
                 )
+            if _appends_per_step(stmt.body, name, min) == 0:
+                self.skipping.add(name)
             if name not in empty:
                 raise UnsupportedSyntax(
                     f"`{name}.append` in a loop needs `{name}` to be a list made in the function "
@@ -461,7 +489,11 @@ class _Lower:
             read = _first(
                 stmt.body,
                 lambda s: name
-                in (names_in(_append_of(s)[1]) if s is inner else self.reads(s)),
+                in (
+                    names_in(_append_of(s)[1])
+                    if any(s is a for a in appends)
+                    else self.reads(s)
+                ),
             )
             if read is not None:
                 raise UnsupportedSyntax(
@@ -565,20 +597,37 @@ class _Lower:
         ]
 
 
-def _outside_loops(body):
-    """The statements of ``body``, nested ``if`` blocks included, not those inside nested loops."""
+def _appends_per_step(body, name, most=max) -> int:
+    """The most ``append``s to ``name`` that one run of ``body`` makes (``most=min``: the fewest)."""
+    count = 0
     for stmt in body:
-        yield stmt
-        if isinstance(stmt, ir.If):
-            yield from _outside_loops(stmt.body)
-            yield from _outside_loops(stmt.orelse)
+        found = _append_of(stmt)
+        if found is not None and found[0] == name:
+            count += 1
+        elif isinstance(stmt, ir.If):
+            count += most(
+                _appends_per_step(stmt.body, name, most),
+                _appends_per_step(stmt.orelse, name, most),
+            )
+    return count
 
 
 class _Appends:
-    """A loop body with ``L = rt.append(L, v)`` turned into ``L_item = v`` for the collected lists."""
+    """A loop body with ``L = rt.append(L, v)`` turned into ``L_item = v`` for the collected lists
+    (in ``if`` blocks too, the item ``rt.skipped()`` before them where an ``if`` may skip the append).
+    """
 
-    def __init__(self, lists):
+    def __init__(self, lists, skipping):
         self.lists = lists
+        self.skipping = skipping
+
+    def body(self, body, origin):
+        skipped = [
+            ir.Assign(cst.Name(item), call("rt.skipped"), origin)
+            for name, item in self.lists.items()
+            if name in self.skipping
+        ]
+        return (*skipped, *self.block(body))
 
     def block(self, body):
         out = []
@@ -588,9 +637,15 @@ class _Appends:
                 out.append(
                     ir.Assign(cst.Name(self.lists[found[0]]), found[1], stmt.origin)
                 )
+            elif isinstance(stmt, ir.If):
+                out.append(
+                    replace(
+                        stmt, body=self.block(stmt.body), orelse=self.block(stmt.orelse)
+                    )
+                )
             else:
                 out.append(stmt)
-        return out
+        return tuple(out)
 
 
 def control(

@@ -176,7 +176,7 @@ def _bound(stmt) -> set:
 
 def _growing(stmt, empty, displays, append_of):
     """``(name, prefix, reads_last)`` for the first list the loop appends to that needs the rewrite."""
-    for s in stmt.body:
+    for s in ir.walk_branches(stmt.body):
         found = append_of(s)
         if found is None:
             continue
@@ -217,21 +217,32 @@ def _rewritten(stmt, name, prefix, reads_last, append_of, reads, namer):
         )
     out.append(ir.Assign(cst.Name(steps), cst.List([]), stmt.origin))
     replacer = _LastItem(name, last)
-    body = []
-    for s in stmt.body:
-        found = append_of(s)
-        if found is not None and found[0] == name:
-            value = found[1].visit(replacer)
-            if reads_last:
-                body.append(ir.Assign(cst.Name(last), value, s.origin))
-                value = cst.Name(last)
-            body.append(
-                ir.Assign(
-                    cst.Name(steps), call("rt.append", cst.Name(steps), value), s.origin
+
+    def block(statements) -> tuple:
+        """``statements`` with the appends to ``name`` (in ``if`` blocks too) made to ``steps``."""
+        body = []
+        for s in statements:
+            found = append_of(s)
+            if found is not None and found[0] == name:
+                value = found[1].visit(replacer)
+                if reads_last:
+                    body.append(ir.Assign(cst.Name(last), value, s.origin))
+                    value = cst.Name(last)
+                body.append(
+                    ir.Assign(
+                        cst.Name(steps),
+                        call("rt.append", cst.Name(steps), value),
+                        s.origin,
+                    )
                 )
-            )
-        else:
-            body.append(_map(s, lambda e: e.visit(replacer)))
+            elif isinstance(s, ir.If):
+                test = s.test.visit(replacer)
+                body.append(ir.If(test, block(s.body), block(s.orelse), s.origin))
+            else:
+                body.append(_map(s, lambda e: e.visit(replacer)))
+        return tuple(body)
+
+    body = block(stmt.body)
     for s in ir.walk(body):
         if name in reads(s):
             raise UnsupportedSyntax(
@@ -241,7 +252,7 @@ def _rewritten(stmt, name, prefix, reads_last, append_of, reads, namer):
                 "keep what the loop needs in a variable of its own (a count), or preallocate an array and "
                 "write into it",
             )
-    loop = ir.For(stmt.target, stmt.iter, tuple(body), stmt.origin)
+    loop = ir.For(stmt.target, stmt.iter, body, stmt.origin)
     joined = (
         cst.BinaryOperation(cst.Name(before), cst.Add(), cst.Name(steps))
         if prefix

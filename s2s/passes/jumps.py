@@ -144,7 +144,7 @@ class _Jumps:
         body = self.block(stmt.body, loop)
         if loop.done is None:
             return [_replace_body(stmt, body)]
-        not_done = call("xp.logical_not", cst.Name(loop.done))
+        not_done = call("rt.logical_not", cst.Name(loop.done))
         flags = [_set(loop.done, False, stmt.origin)]
         if loop.returned:
             flags.append(
@@ -154,7 +154,7 @@ class _Jumps:
             return [
                 *flags,
                 ir.While(
-                    call("xp.logical_and", not_done, stmt.test), body, stmt.origin
+                    call("rt.logical_and", not_done, stmt.test), body, stmt.origin
                 ),
             ]
         return [

@@ -171,7 +171,8 @@ batch("example", "rt.reduced_count")
 batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
-batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset")
+batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
+batch("container", "rt.kept", "rt.kept_vjp")
 
 
 twin(

@@ -54,6 +54,16 @@ def sequence_like_transpose(u, like, *, g):
     return rt.sequence_like(g, u), None
 
 
+@linear(name="rt.kept")
+def kept(ys, *, g):
+    return rt.kept_vjp(g, ys)
+
+
+@linear(name="rt.kept_vjp", roles={"ys": "data"})
+def kept_vjp(ct, ys, *, g):
+    return rt.kept(g), None
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)
@@ -111,4 +121,8 @@ nondiff(
     "rt.log",
     "rt.check",
 )
-nondiff("a variable's value before the loop that assigns it: none", "rt.unset")
+nondiff(
+    "a variable's value before the loop that assigns it, an item not appended: none",
+    "rt.unset",
+    "rt.skipped",
+)

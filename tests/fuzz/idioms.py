@@ -142,8 +142,8 @@ class Idioms:
         picked = sorted({self.pick(names) for _ in range(3)})
         name = self.fresh_name("t")
         form = self.pick(
-            ["sum_list", "sum_gen", "sum_filtered", "math", "minmax", "float_scalar", "spaced", "grid",
-             "roots", "joined"]
+            ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
+             "float_scalar", "spaced", "grid", "roots", "joined"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -153,6 +153,26 @@ class Idioms:
             lines.append(
                 f"{name} = sum(np.sum(z_**2) for z_ in ({', '.join(picked)},) if z_.ndim >= 1)"
             )
+        elif form == "list_filtered":
+            # a list comprehension filtered on a static fact, then looped over (it may keep nothing)
+            rank = self.pick([0, 1, 2])
+            lines.append(
+                f"{name}_kept = [z_ for z_ in ({', '.join(picked)},) if z_.ndim == {rank}]"
+            )
+            lines.append(
+                f"{name} = sum(np.sum(np.tanh(z_)) for z_ in {name}_kept) + len({name}_kept)"
+            )
+        elif form == "append_filtered":
+            # appends an ``if`` on a static fact may skip, or makes on either side
+            rank = self.pick([0, 1, 2])
+            lines.append(f"{name}_parts = []")
+            lines.append(f"for z_ in ({', '.join(picked)},):")
+            lines.append(f"    if z_.ndim == {rank}:")
+            lines.append(f"        {name}_parts.append(np.sum(z_ * 2.0))")
+            if self.p(0.5):
+                lines.append("    else:")
+                lines.append(f"        {name}_parts.append(np.sum(np.sin(z_)))")
+            lines.append(f"{name} = sum({name}_parts) + 0.5")
         elif form == "sum_gen":
             lines.append(
                 f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))"

@@ -701,3 +701,59 @@ def standardized(x):
     mean = np.mean(x, axis=-1, keepdims=True)
     var = np.var(x, axis=-1, keepdims=True)
     return np.sum((x - mean) / np.sqrt(var + 1e-5))
+
+
+def filtered_params(params, x):
+    """Lists filtered on static facts: a comprehension's ``if`` on ranks and names, appends under ``if``s."""
+    weights = [p for p in params.values() if p.ndim == 2]
+    biases = {k: v for k, v in params.items() if k.startswith("b")}
+    h = x
+    for W, b in zip(weights, biases.values()):
+        h = np.tanh(h @ W + b)
+    penalties = []
+    for name, p in params.items():
+        if name.startswith("W"):
+            penalties.append(np.sum(p**2))
+    unused = [p for p in params.values() if p.ndim == 3]  # none: an empty list
+    return np.sum(h**2) + 0.1 * sum(penalties) + sum(unused) + len(penalties)
+
+
+def inputs_filtered_params():
+    rng = np.random.default_rng(13)
+    return {
+        "W1": rng.normal(size=(3, 4)),
+        "b1": rng.normal(size=4),
+        "W2": rng.normal(size=(4, 2)),
+        "b2": rng.normal(size=2),
+    }, rng.normal(size=(5, 3))
+
+
+def conditional_appends(layers, x):
+    """Appends an ``if`` may skip, or makes on either side; a list grown from its first item; ``break``."""
+    hs = [x]
+    norms = []
+    for W in layers:
+        if W.shape[0] != hs[-1].shape[-1]:
+            break
+        if W.ndim == 2:
+            hs.append(np.tanh(hs[-1] @ W))
+            norms.append(np.sum(W**2))
+        else:
+            norms.append(np.sum(np.abs(W)))
+    stacked = np.stack([h for h in hs if h.shape[-1] == 3])
+    return np.sum(hs[-1]) + sum(norms) + np.sum(stacked**2)
+
+
+def inputs_conditional_appends():
+    rng = np.random.default_rng(14)
+    layers = [rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=(2, 3))]
+    return layers, rng.normal(size=(4, 3))
+
+
+PROGRAMS += ["filtered_params", "conditional_appends"]
+
+
+def filtered_on_data(x):
+    """A filter on values: its length would depend on them (NumPy runs it; XLA cannot)."""
+    positive = [v for v in x if v > 0]
+    return sum(positive)
