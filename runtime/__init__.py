@@ -189,6 +189,7 @@ _DEFINED_IN = {
     "astype_jvp": "rulesupport",
     "astype_vjp": "rulesupport",
     "clip_partial": "rulesupport",
+    "selects": "rulesupport",
     "concatenate_vjp": "rulesupport",
     "cumprod_jvp": "rulesupport",
     "cumprod_vjp": "rulesupport",

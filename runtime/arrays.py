@@ -158,6 +158,17 @@ def _adds_axes(index) -> bool:
     )
 
 
+def truncates(target, value) -> bool:
+    """Whether writing ``value`` into ``target`` casts it to integers (NumPy's and JAX's ``x[i] = v``)."""
+    dtype = getattr(target, "dtype", None)
+    if dtype is None or not np.issubdtype(np.dtype(dtype), np.integer):
+        return False
+    kind = getattr(value, "dtype", None)
+    if kind is None:
+        return isinstance(value, (float, complex))
+    return not np.issubdtype(np.dtype(kind), np.integer) and np.dtype(kind) != bool
+
+
 def index_add_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if isinstance(g, (dict, list, tuple)):
@@ -212,6 +223,10 @@ def index_set(target, index, value):
             return target.at[index].add(
                 jnp.where(kept, jnp.broadcast_to(value, current.shape) - current, 0)
             )
+        if (
+            index is Ellipsis
+        ):  # the whole array: no scatter (XLA's CPU compiler crashed on one)
+            return jnp.broadcast_to(jnp.asarray(value, target.dtype), target.shape)
         return target.at[index].set(value)
     out = np.array(target, copy=True)
     out[index] = value
@@ -347,8 +362,12 @@ def zero_at(g, index):
     return index_set(g, index, 0)
 
 
-def index_set_value_vjp(g, index, value):
-    """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
+def index_set_value_vjp(g, index, value, target=None):
+    """The cotangent of ``value`` in ``rt.index_set(target, index, value)``: ``g`` at ``index``, summed to
+    ``value``'s shape; none where ``target`` holds integers and ``value`` does not (the write truncates it).
+    """
+    if truncates(target, value):
+        return zeros_like_float(value)
     # a cotangent dict's missing entry is a zero
     if isinstance(g, dict) and index not in g:
         from .trees import tree_zeros_like

@@ -111,14 +111,16 @@ def index_get_vjp(g, target, index, batched):
     return batching.index_add(zeros, index, g, (tb, ib, gb))
 
 
-def index_set_value_vjp(g, index, value, batched):
+def index_set_value_vjp(g, index, value, target, batched):
     """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples; where an
     example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
     """
+    if arrays.truncates(target, value):
+        return arrays.zeros_like_float(value)
     # a container's item: one key for every example
     if arrays.holds_items(g):
         return arrays.index_set_value_vjp(g, index, value)
-    gb, ib, vb = batched
+    gb, ib, vb, _ = batched
     parts = index if isinstance(index, tuple) else (index,)
     flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
     if len(parts) == 1 and _bool_array(parts[0]):

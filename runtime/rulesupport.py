@@ -39,6 +39,13 @@ def step(x):
     return (1 + xp.sign(x)) / 2
 
 
+def selects(mask):
+    """The partial of an operand that ``where`` picks where ``mask`` holds. Rules apply it as
+    ``where(mask, g, 0)``, JAX's ``select``: a NaN or inf cotangent of the other side never leaks
+    through, as it would through ``g * mask`` (``0 * nan``)."""
+    return mask
+
+
 def clip_partial(a, a_min, a_max, wrt):
     """Partial of ``clip(a, a_min, a_max)`` wrt argument ``wrt`` (0, 1, 2), as JAX computes it.
 

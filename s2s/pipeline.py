@@ -61,7 +61,7 @@ def lower(
     src = starred.desugar(comprehensions.desugar(src))
     fence.check(src)
     resolved = resolve.resolve(src, name, scope)
-    fn = aliasing.check(resolved.function)
+    fn = aliasing.check(resolved.function, resolved.helpers)
     on_stage("resolve", fn)
     for stage, run in PASSES:
         fn = run(fn)

@@ -292,3 +292,27 @@ def test_a_records_method_named_like_a_string_method_is_a_located_error(backend)
     with pytest.raises(s2s.S2SError, match=r"`\.split\(\)` of a Halves") as info:
         s2s.grad(P.record_split, backend=backend)(halves, np.ones(3))
     assert "numpy_style.py" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lists_filtered_on_static_facts_under_vmap_and_jvp(backend):
+    params, x = P.inputs_filtered_params()
+    xs = np.stack([x, 0.5 * x])
+    got = s2s.vmap(P.filtered_params, in_axes=(None, 0), backend=backend)(params, xs)
+    want = [P.filtered_params(params, x), P.filtered_params(params, 0.5 * x)]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    _, tangent = s2s.jvp(P.filtered_params, (params, x), (params, x), backend=backend)
+    eps = 1e-6
+    moved = {k: v * (1 + eps) for k, v in params.items()}
+    fd = (P.filtered_params(moved, x * (1 + eps)) - P.filtered_params(params, x)) / eps
+    np.testing.assert_allclose(tangent, fd, rtol=1e-4)
+
+
+def test_a_list_filtered_on_values_runs_on_numpy_and_is_a_located_error_under_xla():
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(
+        s2s.grad(P.filtered_on_data, backend="numpy")(x), [1.0, 0.0, 1.0]
+    )
+    with pytest.raises(s2s.S2SError, match="the list's length would depend") as info:
+        s2s.grad(P.filtered_on_data)(x)
+    assert info.value.origin.path == P.__file__

@@ -72,6 +72,19 @@ CASES = {
     "decorated_model": ((_normal(3), _normal(3, 2)), (0, 1)),
     "sums_variadic_terms": ((_normal(3),), 0),
     "reversed_then_new_axis": ((_normal(2, 2),), 0),
+    "nan_marked_targets": (
+        (_normal(2), _normal(3, 2), _normal(3), np.array([True, False, True])),
+        0,
+    ),
+    "float_written_into_int_buffer": (
+        (np.array([1.37, 2.61, -0.42]), np.array([0, 1, 1])),
+        0,
+    ),
+    "whole_array_write_then_reversed": ((_normal(2, 4),), 0),
+    "chained_names_rebound": ((_normal(3),), 0),
+    "helper_updates_its_argument_and_the_caller_rebinds": ((_normal(3),), 0),
+    "repeated_list_of_numbers": ((_normal(3),), 0),
+    "helper_result_updated_in_place": ((_normal(3), _normal(4, 3), _normal(4)), 0),
 }
 
 
@@ -211,3 +224,38 @@ def test_grad_of_a_vector_output_is_a_type_error_even_when_no_derivative_reaches
 def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters():
     s2s.check_grads(P.scaled_with_keyword_only, (_normal(3),), order=2)
     s2s.check_grads(P.scaled_with_keyword_only, (_normal(3), 0.5), order=2)
+
+
+@pytest.mark.parametrize(
+    "name, message, line",
+    [
+        (
+            "chained_arrays_written",
+            "in-place write into `a`, which may share memory with `b`",
+            "a[0] = w[0]",
+        ),
+        (
+            "helper_updates_its_argument_read_later",
+            "`_add_in_place` updates its parameter `v` in place (`v += ...`), which holds `h` here",
+            "out = _add_in_place(h, 1.0)",
+        ),
+        (
+            "helper_view_updated_in_place",
+            "in-place update of `v`, which may share memory with `w`",
+            "v += 1.0",
+        ),
+        (
+            "repeated_list_of_arrays_written",
+            "a list made by repetition (`[a] * n`), whose items are one object",
+            "hs[0][1] = w[0]",
+        ),
+    ],
+)
+def test_writes_numpy_makes_visible_through_another_name_are_refused(
+    name, message, line
+):
+    """Each gave a wrong value and gradient with no error: one array under two names, written once."""
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(getattr(P, name))(np.array([1.5, 2.0, 3.0]))
+    assert message in info.value.message
+    assert info.value.origin.text.strip() == line

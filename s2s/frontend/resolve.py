@@ -529,9 +529,18 @@ class Resolver(Calls):
                 self.target(small.targets[0].target), value
             ):
                 return []
-            out = []
-            for t in small.targets:
-                out.append(ir.Assign(self.target(t.target), value, origin))
+            # ``a = b = v``: one value under both names (Python binds them left to right)
+            first, *others = [self.target(t.target) for t in small.targets]
+            out = [ir.Assign(first, value, origin)]
+            for target in others:
+                if not isinstance(first, cst.Name):
+                    self.fail(
+                        small,
+                        "a chained assignment whose first target is not a name",
+                        "assign the value to a name first, then unpack or store it",
+                        UnsupportedSyntax,
+                    )
+                out.append(ir.Assign(target, first, origin))
             return out
         self.fail(
             small,

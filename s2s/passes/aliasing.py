@@ -26,11 +26,14 @@ unchanged, when no such update exists.
 
 from __future__ import annotations
 
+import inspect
+
 import libcst as cst
 
 from .. import ir
-from ..cstutil import dotted, names_in
+from ..cstutil import dotted, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
+from ..frontend import source
 from .dataflow import closure_reads, element_base
 
 VIEW_OPS = {
@@ -62,19 +65,23 @@ METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
 NUMBERS = frozenset({"range", "len", "int", "float", "bool"})
 
 
-def _shared_with(value) -> set[str]:
-    """Names whose memory the value may share."""
+def _shared_with(value, fresh=frozenset()) -> set[str]:
+    """Names whose memory the value may share; ``fresh``: functions called by name that return new arrays."""
     if isinstance(value, _FRESH):
         return set()
     # ``x[i]`` and ``x.T`` may view ``x``, never ``i``; ``x.shape[0]`` is a number
     if isinstance(value, cst.Subscript):
-        return _shared_with(value.value)
+        return _shared_with(value.value, fresh)
     if isinstance(value, cst.Attribute):
-        return set() if value.attr.value in METADATA else _shared_with(value.value)
+        return (
+            set() if value.attr.value in METADATA else _shared_with(value.value, fresh)
+        )
     if isinstance(value, (cst.Tuple, cst.List)):
-        return set().union(set(), *(_shared_with(e.value) for e in value.elements))
+        return set().union(
+            set(), *(_shared_with(e.value, fresh) for e in value.elements)
+        )
     if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
-        return _shared_with(value.body) | _shared_with(value.orelse)
+        return _shared_with(value.body, fresh) | _shared_with(value.orelse, fresh)
     if isinstance(value, cst.Call):
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
@@ -85,27 +92,34 @@ def _shared_with(value) -> set[str]:
             return set()
         # the function called (a helper, `zip`) is not memory; its arguments may be (``range(n)`` is not)
         if isinstance(value.func, cst.Name):
-            return set().union(set(), *(_shared_with(a.value) for a in value.args))
+            if value.func.value in fresh:
+                return set()
+            return set().union(
+                set(), *(_shared_with(a.value, fresh) for a in value.args)
+            )
     return names_in(value) - {"xp", "rt"}
 
 
-def _elements(value):
+def _elements(value, fresh=frozenset()):
     """Per-element sharing of a tuple or list literal (for exact unpacking later), else None."""
     if isinstance(value, (cst.Tuple, cst.List)):
-        return [_elements(e.value) or _shared_with(e.value) for e in value.elements]
+        return [
+            _elements(e.value, fresh) or _shared_with(e.value, fresh)
+            for e in value.elements
+        ]
     return None
 
 
-def _side_by_side(value):
+def _side_by_side(value, fresh=frozenset()):
     """What each item of a ``zip(a, b)`` or ``enumerate(a)`` step shares (a loop's tuple target), else None."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
         return None
     if any(a.star or a.keyword is not None for a in value.args):
         return None
     if value.func.value == "zip":
-        return [_shared_with(a.value) for a in value.args]
+        return [_shared_with(a.value, fresh) for a in value.args]
     if value.func.value == "enumerate" and len(value.args) == 1:
-        return [set(), _shared_with(value.args[0].value)]
+        return [set(), _shared_with(value.args[0].value, fresh)]
     return None
 
 
@@ -279,8 +293,173 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
                 )
 
 
-def check(fn: ir.Function) -> ir.Function:
+def updated_in_place(helper) -> dict:
+    """The parameters a helper updates in place before rebinding them (``v += b``, ``v /= n``): name ->
+    the update's operator. NumPy changes the caller's array that the parameter holds."""
+    try:
+        src = source.load(helper)
+        params = list(inspect.signature(helper).parameters)
+    except Exception:  # not a function s2s reads (its own errors come where it is read)
+        return {}
+    found, rebound = {}, set()
+    for node in iter_nodes(src.node.body):
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            name = node.target.value
+            if name in params and name not in rebound:
+                found.setdefault(name, ir.code(node.operator).strip())
+        elif isinstance(node, (cst.AssignTarget, cst.For)):
+            target = node.target
+            rebound |= {n.value for n in iter_nodes(target) if isinstance(n, cst.Name)}
+    return {name: found[name] for name in params if name in found}
+
+
+def returns_new_arrays(helper) -> bool:
+    """Whether every ``return`` of a helper gives new arrays (``np.mean(...)``, ``a * b``, a name only
+    such values are assigned to), never a parameter or a view of one: its result shares no memory.
+    """
+    try:
+        src = source.load(helper)
+    except Exception:  # not a function s2s reads
+        return False
+    if not isinstance(src.node, cst.FunctionDef):
+        return False
+    params = set(inspect.signature(helper).parameters)
+    assigned: dict = {}
+    returns = []
+    for node in _own_nodes([src.node.body]):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    assigned.setdefault(t.target.value, []).append(node.value)
+                else:
+                    for n in iter_nodes(t.target):
+                        if isinstance(n, cst.Name):
+                            assigned.setdefault(n.value, []).append(None)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            for n in iter_nodes(node.target):
+                if isinstance(n, cst.Name):
+                    assigned.setdefault(n.value, []).append(None)
+        elif isinstance(node, cst.Return):
+            returns.append(node.value)
+
+    def new(expr, seen) -> bool:
+        if expr is None:
+            return False
+        if isinstance(expr, (*_FRESH, cst.Integer, cst.Float)):
+            return True
+        if isinstance(expr, cst.Tuple):
+            return all(new(e.value, seen) for e in expr.elements)
+        if isinstance(expr, cst.Call):
+            func = dotted(expr.func) or ""
+            module, _, name = func.rpartition(".")
+            library = src.env.get(module.split(".")[0]) if module else None
+            return (
+                getattr(library, "__name__", "") in ("numpy", "jax.numpy")
+                and "." not in module
+                and name not in VIEW_OPS
+            )
+        if isinstance(expr, cst.Name) and expr.value not in params:
+            if expr.value in seen or expr.value not in assigned:
+                return False
+            return all(new(v, seen | {expr.value}) for v in assigned[expr.value])
+        return False
+
+    return bool(returns) and all(new(r, frozenset()) for r in returns)
+
+
+def _own_nodes(body):
+    """The nodes of a function body, not those of functions or lambdas defined in it."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        stack.extend(reversed(node.children))
+
+
+def _helper_updates(stmt, helpers, groups, later, closures) -> None:
+    """A call of a helper that updates a parameter in place, given a name the caller reads afterwards."""
+    for node in iter_nodes(stmt.value):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+            continue
+        helper = helpers.get(node.func.value)
+        updates = updated_in_place(helper) if helper is not None else {}
+        if not updates:
+            continue
+        params = list(inspect.signature(helper).parameters)
+        for k, arg in enumerate(node.args):
+            param = (
+                arg.keyword.value
+                if arg.keyword
+                else (params[k] if k < len(params) else None)
+            )
+            if param not in updates or arg.star or not isinstance(arg.value, cst.Name):
+                continue
+            name = arg.value.value
+            rebound = (
+                set(ir.target_names(stmt.target))
+                if isinstance(stmt, ir.Assign)
+                else set()
+            )
+            shared = sorted(
+                n
+                for n in (groups.get(name, {name}) | {name}) - rebound
+                if not n.startswith("<") and _read_before_rebound(n, later, closures)
+            )
+            if shared:
+                op = updates[param]
+                raise UnsupportedSyntax(
+                    f"`{node.func.value}` updates its parameter `{param}` in place (`{param} {op} ...`), "
+                    f"which holds `{name}` here: NumPy changes `{name}` too, and `{shared[0]}` is read after the call",
+                    stmt.origin,
+                    f"in `{node.func.value}`, write `{param} = {param} {op[:-1]} ...` for a new array, or pass "
+                    f"a copy (`{name}.copy()`)",
+                )
+
+
+def _repeats_items(value) -> bool:
+    """``[a] * n`` (or ``n * [a, b]``) of items that may be arrays: the list holds the same objects ``n`` times."""
+    if not (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Multiply)
+    ):
+        return False
+    lists = [v for v in (value.left, value.right) if isinstance(v, cst.List)]
+    immutable = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+    return any(
+        not all(
+            isinstance(e.value, immutable)
+            or (
+                isinstance(e.value, cst.Name)
+                and e.value.value in ("None", "True", "False")
+            )
+            for e in lst.elements
+        )
+        for lst in lists
+    )
+
+
+def _repeated_write(stmt, name) -> None:
+    """A write into an item of a list made by repetition: NumPy (Python) changes every repeat of it."""
+    nested = isinstance(stmt.target, cst.Subscript) and isinstance(
+        stmt.target.value, cst.Subscript
+    )
+    if nested or isinstance(stmt, ir.AugAssign):
+        raise UnsupportedSyntax(
+            f"in-place write into an item of `{name}`, a list made by repetition (`[a] * n`), whose items "
+            "are one object (Python would change every item)",
+            stmt.origin,
+            f"make each item on its own: `{name} = [np.zeros(...) for _ in range(n)]`",
+        )
+
+
+def check(fn: ir.Function, helpers=None) -> ir.Function:
+    """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by."""
     closures = closure_reads(fn)
+    fresh = frozenset(
+        name for name, f in (helpers or {}).items() if returns_new_arrays(f)
+    )
     # who may share memory with whom; a parameter starts out as the caller's array (``_caller``), and
     # stops being it when rebound to a fresh value (``m = m.copy()``)
     groups: dict[str, set[str]] = {}
@@ -299,6 +478,9 @@ def check(fn: ir.Function) -> ir.Function:
 
     # names bound to a list or dict this function made: name -> the names holding that same object
     containers: dict[str, set[str]] = {}
+    repeated: set[str] = (
+        set()
+    )  # names bound to a list made by repetition (``[np.zeros(2)] * n``)
 
     def forget(name):
         containers.get(name, set()).discard(name)
@@ -309,16 +491,20 @@ def check(fn: ir.Function) -> ir.Function:
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     bound = set(fn.param_names) | assigned_plain(fn.body)
     for i, stmt in enumerate(body):
+        if helpers:
+            _helper_updates(stmt, helpers, groups, body[i + 1 :], closures)
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )
         if element:
             _global_write(stmt, element_base(stmt.target), bound)
+            if element_base(stmt.target) in repeated:
+                _repeated_write(stmt, element_base(stmt.target))
         item = _item_of(stmt, containers)
         if item is not None:
             _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
             # the container now also holds what the value shares
-            bind(item, {item, *_shared_with(stmt.value)})
+            bind(item, {item, *_shared_with(stmt.value, fresh)})
             continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
@@ -348,21 +534,29 @@ def check(fn: ir.Function) -> ir.Function:
                 if isinstance(stmt.value, cst.Name)
                 else None
             )
-            unpacked = unpacked if unpacked is not None else _side_by_side(stmt.value)
+            unpacked = (
+                unpacked if unpacked is not None else _side_by_side(stmt.value, fresh)
+            )
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue
             holders = _container_of(stmt.value, containers)
             for name in ir.target_names(stmt.target):
-                bind(name, _shared_with(stmt.value))
+                bind(name, _shared_with(stmt.value, fresh))
                 elements.pop(name, None)
                 forget(name)
+                repeated.discard(name)
+            if isinstance(stmt.target, cst.Name) and _repeats_items(stmt.value):
+                repeated.add(stmt.target.value)
             if isinstance(stmt.target, cst.Name) and holders is not None:
                 holders.add(stmt.target.value)
                 containers[stmt.target.value] = holders
-            if isinstance(stmt.target, cst.Name) and _elements(stmt.value) is not None:
-                elements[stmt.target.value] = _elements(stmt.value)
+            if (
+                isinstance(stmt.target, cst.Name)
+                and _elements(stmt.value, fresh) is not None
+            ):
+                elements[stmt.target.value] = _elements(stmt.value, fresh)
     for local in fn.locals.values():
         _captured_write(local, bound)
-        check(local)
+        check(local, helpers)
     return fn

@@ -72,6 +72,7 @@ batch(
     "rt.logical_or",
     "rt.step",
     "rt.clip_partial",
+    "rt.selects",
 )
 
 signature_of(np.searchsorted, "searchsorted", roles={"v": "data"})

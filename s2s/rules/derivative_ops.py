@@ -48,6 +48,7 @@ nondiff(
     "piecewise constant: zero derivative almost everywhere",
     "rt.step",
     "rt.clip_partial",
+    "rt.selects",
 )
 nondiff(
     "constants shaped like their arguments",
@@ -101,8 +102,8 @@ def index_get_vjp(ct, target, index, *, g):
     return rt.index_get(g, index)
 
 
-@linear(name="rt.index_set_value_vjp")
-def index_set_value_vjp(ct, index, value, *, g):
+@linear(name="rt.index_set_value_vjp", roles={"target": "data"})
+def index_set_value_vjp(ct, index, value, target=None, *, g):
     return rt.index_set(rt.zeros_like_float(ct), index, g)
 
 

@@ -184,7 +184,7 @@ def minimum(x1, x2):
 
 @elementwise
 def where(condition, x, y):
-    return None, condition, xp.logical_not(condition)
+    return None, rt.selects(condition), rt.selects(xp.logical_not(condition))
 
 
 @elementwise

@@ -10,7 +10,7 @@ from .registry import jvp, linear, nondiff, vjp
 
 @linear(name="rt.index_set")
 def index_set(target, index, value, *, g):
-    return rt.zero_at(g, index), None, rt.index_set_value_vjp(g, index, value)
+    return rt.zero_at(g, index), None, rt.index_set_value_vjp(g, index, value, target)
 
 
 @linear(name="rt.zero_at")

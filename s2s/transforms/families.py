@@ -110,6 +110,16 @@ class Family:
         return entry
 
 
+def _times(g, partial):
+    """``g * partial``; where the partial is ``rt.selects(mask)``, ``xp.where(mask, g, 0.0)``."""
+    if not (isinstance(partial, cst.Call) and dotted(partial.func) == "rt.selects"):
+        return fold(cst.BinaryOperation(g, cst.Multiply(), partial))
+    mask, zero = partial.args[0].value, cst.Float("0.0")
+    if isinstance(mask, cst.Call) and dotted(mask.func) == "xp.logical_not":
+        return call("xp.where", mask.args[0].value, zero, g)
+    return call("xp.where", mask, g, zero)
+
+
 class Elementwise(Family):
     name = "elementwise"
 
@@ -120,10 +130,7 @@ class Elementwise(Family):
         for p in _leading(op, template):
             if fwd.is_active(bindings[p]):
                 partial = instantiate(template.entries[op.params.index(p)], bindings)
-                tangent = fwd.tangent(bindings[p])
-                terms.append(
-                    fold(cst.BinaryOperation(tangent, cst.Multiply(), partial))
-                )
+                terms.append(_times(fwd.tangent(bindings[p]), partial))
         value = _sum(terms)
         # a tangent that reads no operand as large as the result (``x_dot`` of ``x + c``) is broadcast to it
         read = names_in(value)
@@ -136,7 +143,7 @@ class Elementwise(Family):
     def cotangent(self, back, op, template, bindings, i, entry):
         """``g * partial``, unbroadcast where another operand may broadcast this one."""
         g, arg = bindings["g"], bindings[op.params[i]]
-        value = cst.BinaryOperation(g, cst.Multiply(), entry)
+        value = _times(g, entry)
         others = [
             bindings[p]
             for j, p in enumerate(op.params[: len(template.entries)])

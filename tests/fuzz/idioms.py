@@ -143,7 +143,7 @@ class Idioms:
         name = self.fresh_name("t")
         form = self.pick(
             ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
-             "float_scalar", "spaced", "grid", "roots", "joined"]
+             "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -173,6 +173,18 @@ class Idioms:
                 lines.append("    else:")
                 lines.append(f"        {name}_parts.append(np.sum(np.sin(z_)))")
             lines.append(f"{name} = sum({name}_parts) + 0.5")
+        elif form == "where_nan" and vectors:
+            # entries marked missing with NaN, skipped by ``nanmean`` (NaN must not leak into the gradient)
+            a = vectors[0]
+            lines.append(
+                f"{name} = np.nanmean(np.where(np.abs({a}) > np.min(np.abs({a})), {a} ** 2, np.nan))"
+                f" + np.nanmean(np.where(np.abs({a}) >= np.min(np.abs({a})), {a}, np.nan))"
+            )
+        elif form == "chained":
+            # one value under two names
+            a = picked[0]
+            lines.append(f"{name}_a = {name}_b = np.tanh({a})")
+            lines.append(f"{name} = np.sum({name}_a * {name}_b)")
         elif form == "sum_gen":
             lines.append(
                 f"{name} = sum(np.sum(np.tanh(z_)) for z_ in ({', '.join(picked)},))"

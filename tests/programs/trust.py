@@ -393,3 +393,93 @@ def reversed_then_new_axis(
     x,
 ):
     return np.sum(x[::-1][None] * np.arange(4.0).reshape(2, 2))
+
+
+def nan_marked_targets(w, X, y, valid):
+    """Targets marked missing with NaN, skipped by ``nanmean``: ``where``'s cotangent is a select, so the
+    NaN of the branch not taken never reaches ``w`` (it did through ``g * mask`` on NumPy).
+    """
+    r = np.where(valid, X @ w - y, np.nan)
+    return np.nanmean(r**2)
+
+
+def float_written_into_int_buffer(w, labels):
+    """Floats written into an integer array are truncated: no derivative flows through them."""
+    out = np.zeros_like(labels)
+    out[0] = 3.0 * w[0]
+    out[1:] = w[1:]
+    return np.sum(out * w)
+
+
+def whole_array_write_then_reversed(h):
+    # XLA's CPU compiler aborted on `ones.at[...].set(v)[:, ::-1]`; a whole-array write is no scatter
+    buf = np.ones((2, 4))
+    buf[...] -= np.cos(h)
+    return np.sum(buf[:, ::-1] * np.arange(8.0).reshape(2, 4))
+
+
+def chained_names_rebound(w):
+    """``a = b = v`` names one value (one random draw, one array)."""
+    a = b = np.tanh(w)
+    a = a * 2.0
+    return np.sum(a * b)
+
+
+def _add_in_place(v, b):
+    v += b
+    return v
+
+
+def helper_updates_its_argument_and_the_caller_rebinds(w):
+    h = 2.0 * w
+    h = _add_in_place(h, 1.0)
+    return np.sum(h**2)
+
+
+def repeated_list_of_numbers(w):
+    """``[0.0] * n`` holds numbers: writing one item replaces it (only arrays would be shared)."""
+    weights = [0.0] * 3
+    weights[1] += 2.0
+    weights[2] = 0.5
+    return sum(c * np.sum(w**k) for k, c in enumerate(weights))
+
+
+def chained_arrays_written(w):  # refused: NumPy changes both names
+    a = b = np.zeros(3)
+    a[0] = w[0]
+    return np.sum(a) + np.sum(b)
+
+
+def helper_updates_its_argument_read_later(w):  # refused: NumPy changes `h` too
+    h = 2.0 * w
+    out = _add_in_place(h, 1.0)
+    return np.sum(h**2) + np.sum(out)
+
+
+def repeated_list_of_arrays_written(w):  # refused: the items are one array
+    hs = [np.zeros(2)] * 2
+    hs[0][1] = w[0]
+    return np.sum(hs[1] * w)
+
+
+def _mse(w, X, y):
+    return np.mean((X @ w - y) ** 2)
+
+
+def _scaled_view(v):
+    out = v.reshape(-1)
+    return out
+
+
+def helper_result_updated_in_place(w, X, y):
+    """A helper returning a new value (``np.mean``): its result shares no memory with ``w``."""
+    loss = _mse(w, X, y)
+    loss += 1.0
+    loss += 0.1 * np.sum(w)
+    return loss
+
+
+def helper_view_updated_in_place(w):  # refused: the helper returns a view of `w`
+    v = _scaled_view(w)
+    v += 1.0
+    return np.sum(v) + np.sum(w)
