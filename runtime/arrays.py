@@ -117,6 +117,17 @@ def index_add(target, index, value):
     A container ``target`` (the cotangent of a dict or list read with a key
     known only at trace time) gets ``value`` added to its element ``index``.
     """
+    from .iteration import Elements
+
+    if isinstance(
+        target, Elements
+    ):  # a list of items of different shapes: item by item
+        if isinstance(index, slice):
+            items = list(target.items)
+            for k, v in zip(range(*index.indices(len(items))), value, strict=True):
+                items[k] = index_add(items[k], (), v)
+            return Elements(items)
+        return _with_item(target, index, index_add(target[index], (), value))
     if isinstance(target, (dict, list, tuple)):
         from .trees import tree_add
 

@@ -19,13 +19,14 @@ import sys
 import numpy as np
 
 from . import checkpoints
-from .arrays import _concrete_key, _is_jax, namespace
+from .arrays import _concrete_key, _is_jax, namespace, zeros_like_float
 from .iteration import DynamicRange, Elements, per_element, plain
 from .located import Refusal
 from .trees import (
     _RECORD_TYPES,
     _child,
     _children,
+    _is_container,
     _is_record,
     _rebuild,
     tree_leaves,
@@ -185,6 +186,120 @@ def _stack(items):
 
         return jnp.stack(items)
     return namespace(*items).stack([namespace(it).asarray(it) for it in items])
+
+
+def rows(ys, axis=0):
+    """A list collected by a loop whose items are containers (``caches.append((A, W, Z))``): the loop's
+    outputs hold each component stacked (along ``axis``: 1 under ``vmap``), so the list is rebuilt item
+    by item, and indexing, slicing and looping over it give its items as Python's list does. Arrays (and
+    ``Elements`` of arrays) stay as they are."""
+    if isinstance(ys, Elements):
+        return list(ys.items) if any(_is_container(y) for y in ys.items) else ys
+    if not _is_container(ys):
+        return ys
+    first = list(tree_leaves(ys))
+    n = len(first[0]) if isinstance(first[0], Elements) else np.shape(first[0])[axis]
+    return [_step(ys, i, axis) for i in range(n)]
+
+
+def rows_vjp(g, ys, axis=0):
+    """The cotangent of ``ys`` in ``rows(ys)``: the items' cotangents stacked back, zeros for items none reached."""
+    if not isinstance(g, list):
+        return g
+    items = ys.items if isinstance(ys, Elements) else None
+    parts = [
+        (
+            part
+            if part is not None
+            else tree_map(zeros_like_float, items[i] if items else _step(ys, i, axis))
+        )
+        for i, part in enumerate(g)
+    ]
+    if items is not None:
+        return Elements(parts)
+    stacked = _stack(parts)
+    return (
+        stacked if axis == 0 else tree_map(lambda leaf: _to_axis(leaf, axis), stacked)
+    )
+
+
+def _step(ys, i, axis):
+    """Step ``i`` of every stacked leaf of ``ys`` (along ``axis``; ``Elements`` by item)."""
+    return tree_map(
+        lambda leaf: (
+            leaf[i]
+            if isinstance(leaf, Elements)
+            else namespace(leaf).take(leaf, i, axis=axis)
+        ),
+        ys,
+    )
+
+
+def _to_axis(leaf, axis):
+    return (
+        leaf if isinstance(leaf, Elements) else namespace(leaf).moveaxis(leaf, 0, axis)
+    )
+
+
+def join_steps(parts, axis=0):
+    """``a + b + ...`` of lists (``[h0] + hs``, ``hs + gs``), each a Python list, a loop's stacked items or
+    ``Elements``: the stacked parts concatenated along ``axis`` (1 under ``vmap``: examples first) where the
+    items share a shape; else ``Elements`` of all the items (activations of layers of different widths).
+    """
+    parts = [p for p in parts if not (isinstance(p, (list, tuple)) and not p)]
+    if not any(isinstance(p, Elements) for p in parts):
+        stacked = [
+            _stacked(p, axis) if isinstance(p, (list, tuple)) else p for p in parts
+        ]
+        shapes = {
+            None if s is None else np.shape(s)[:axis] + np.shape(s)[axis + 1 :]
+            for s in stacked
+        }
+        if len(shapes) == 1 and None not in shapes:
+            return namespace(*stacked).concatenate(stacked, axis=axis)
+    return Elements([item for p in parts for item in _items(p, axis)])
+
+
+def join_steps_vjp(g, parts, axis=0):
+    """The cotangents of ``join_steps``'s parts from its own, each in its part's form."""
+    parts = [p for p in parts if not (isinstance(p, (list, tuple)) and not p)]
+    lengths = [len(p) if not hasattr(p, "shape") else np.shape(p)[axis] for p in parts]
+    items = _items(g, axis) if isinstance(g, Elements) else None
+    out, start = [], 0
+    for part, n in zip(parts, lengths):
+        if items is not None:
+            piece = items[start : start + n]
+            stacked = _stacked(piece, axis) if hasattr(part, "shape") else None
+            out.append(
+                stacked
+                if stacked is not None
+                else (Elements(piece) if isinstance(part, Elements) else list(piece))
+            )
+        else:
+            index = (slice(None),) * axis + (slice(start, start + n),)
+            piece = g[index]
+            out.append(piece if hasattr(part, "shape") else _items(piece, axis))
+        start += n
+    return out
+
+
+def _stacked(items, axis):
+    """Arrays of one shape stacked along ``axis``; None where their shapes differ."""
+    items = list(items)
+    if not items or len({np.shape(it) for it in items}) > 1:
+        return None
+    return namespace(*items).stack([namespace(it).asarray(it) for it in items], axis)
+
+
+def _items(part, axis):
+    """A list's items, from its Python list, its ``Elements`` or its stacked array (along ``axis``)."""
+    if isinstance(part, Elements):
+        return list(part.items)
+    if isinstance(part, (list, tuple)):
+        return list(part)
+    return [
+        namespace(part).take(part, i, axis=axis) for i in range(np.shape(part)[axis])
+    ]
 
 
 def _slice(xs, i):

@@ -29,7 +29,8 @@ class Elements:
         return len(self.items)
 
     def __getitem__(self, i):
-        return self.items[i]
+        # a slice of a list of items of different shapes is one too (``acts[1:]``)
+        return Elements(self.items[i]) if isinstance(i, slice) else self.items[i]
 
     def __iter__(self):
         return iter(self.items)

@@ -151,9 +151,22 @@ def concatenate_vjp(g, arrays, axis=0):
 
 
 def unstack(g, axis=0):
-    """``g`` cut along ``axis`` into a list of slices: the cotangents of ``stack(arrays, axis)``."""
+    """``g`` cut along ``axis`` into a list of slices: the cotangents of ``stack(arrays, axis)``; the items
+    of ``Elements`` (a collected list of items of different shapes)."""
+    if type(g).__name__ == "Elements":
+        return list(g.items)
     xp = namespace(g)
     return [xp.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+
+
+def restack(items, axis=0):
+    """The cotangent of ``rt.unstack(x, axis)``: the items stacked back along ``axis``, or, where their
+    shapes differ (a collected list of layers' activations), ``Elements`` of them."""
+    from .iteration import Elements
+
+    if len({np.shape(it) for it in items}) > 1:
+        return Elements(items)
+    return namespace(*items).stack(items, axis=axis)
 
 
 def hstack_vjp(g, tup):

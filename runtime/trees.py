@@ -114,6 +114,8 @@ def uses_jax(*trees) -> bool:
 
 def tree_zeros_like(tree):
     """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
+    if type(tree).__name__ == "Elements":  # items of different shapes
+        return type(tree)([tree_zeros_like(item) for item in tree.items])
     return tree_map(zeros_like_float, tree)
 
 
@@ -202,6 +204,12 @@ def fill_like(tree, leaves):
 
 def fill(tree, leaves, lead: tuple):
     """``fill_like``, each array indexed by ``lead`` before the rest of a path."""
+    from .iteration import Elements
+
+    if isinstance(
+        tree, Elements
+    ):  # a list of items of different shapes (``control.join_steps``)
+        return Elements(fill(list(tree.items), leaves, lead))
     if not leaves:
         return tree_zeros_like(tree)
     if () in leaves:
@@ -235,7 +243,8 @@ def fill_like_vjp(g, leaves):
     out = {}
     for path, value in leaves.items():
         part, rest = g, list(path)
-        while rest and _is_container(part):
+        while rest and (_is_container(part) or type(part).__name__ == "Elements"):
+            part = list(part.items) if type(part).__name__ == "Elements" else part
             part = _get(part, rest.pop(0))
         if rest:  # the path goes on into an array: the value was added at that index
             part = unbroadcast(part[tuple(rest) if len(rest) > 1 else rest[0]], value)

@@ -676,8 +676,6 @@ def test_vmap_of_a_loop_over_a_list_of_per_example_values(f, backend):
             np.testing.assert_allclose(np.asarray(a)[i], b, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="open: s2s.hessian (forward over reverse) through a loop over a Python list with "
-                   "`continue` reads a traced value as a NumPy array under jit (found by the random programs)")  # fmt: skip
 def test_second_order_through_a_list_loop_with_continue():
     x, y, s = _list_loop_arguments()
     f = L.second_order_continue
@@ -688,8 +686,6 @@ def test_second_order_through_a_list_loop_with_continue():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="open: s2s.hessian through `enumerate` of a tuple of arrays with an element "
-                   "write reads a traced value as a NumPy array under jit (found by the random programs)")  # fmt: skip
 def test_second_order_through_an_enumerated_tuple_with_a_write():
     x, y, s = _list_loop_arguments(seed=1)
     f = L.second_order_enumerate_write

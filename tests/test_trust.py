@@ -85,6 +85,11 @@ CASES = {
     "helper_updates_its_argument_and_the_caller_rebinds": ((_normal(3),), 0),
     "repeated_list_of_numbers": ((_normal(3),), 0),
     "helper_result_updated_in_place": ((_normal(3), _normal(4, 3), _normal(4)), 0),
+    "pairs_collected_then_unpacked": ((_normal(3),), 0),
+    "caches_read_backwards": (
+        ([_normal(2, 3, scale=0.5), _normal(3, 3, scale=0.5)], _normal(4, 2)),
+        0,
+    ),
 }
 
 

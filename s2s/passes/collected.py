@@ -330,14 +330,13 @@ class Reads:
         return node.with_changes(left=left, right=right), None
 
     def _concatenate(self, node, terms, parts):
-        stacked = []
+        stacked, kinds = [], []
         for term, (new, kind) in zip(terms, parts):
-            if kind == COLLECTED:
-                stacked.append(new)
-            elif isinstance(term, cst.List) and not term.elements:
+            if isinstance(term, cst.List) and not term.elements and kind != COLLECTED:
                 continue  # ``[] + hs``
-            elif kind == LIST:
-                stacked.append(call("xp.stack", new))
+            if kind in (COLLECTED, LIST):
+                stacked.append(new)
+                kinds.append(kind)
             else:
                 self.fail(
                     node,
@@ -345,9 +344,10 @@ class Reads:
                     "Python joins two lists but adds an array to each item, and s2s holds the list as one stacked array",
                     f"join lists: `... + [{_code(term)}]`; add elementwise: `np.stack(...) + {_code(term)}`",
                 )
-        if len(stacked) == 1:
+        if kinds == [COLLECTED]:
             return stacked[0]
-        return call("xp.concatenate", cst.List([cst.Element(s) for s in stacked]))
+        # stacked where the items share a shape, else the items (``runtime.control.join_steps``)
+        return call("rt.join_steps", cst.List([cst.Element(s) for s in stacked]))
 
     def _UnaryOperation(self, node):
         if isinstance(node.operator, cst.Not):

@@ -109,6 +109,9 @@ class _Lower:
         self.appends: dict = {}  # collected list -> the origin of its ``append``
         self.ever_collected: dict = {}
         self.skipping: set = set()  # collected lists an `if` may skip appending to
+        self.rows: set = (
+            set()
+        )  # collected lists whose items may be containers (tuples, dicts)
         self.exit_kinds = Kinds()
         self.always_live: set = set()  # the output token, in a function that prints
         self.unset: list = (
@@ -411,7 +414,7 @@ class _Lower:
         steps = {
             name: self.namer.fresh(f"{name}_per_step")
             for name in lists
-            if name in self.skipping
+            if name in self.skipping or name in self.rows
         }
         outputs = cst.Tuple(
             [
@@ -427,10 +430,16 @@ class _Lower:
         for name in lists:
             kinds.bind(name, COLLECTED, self.appends[name])
             self.ever_collected[name] = self.appends[name]
-        kept = [
-            ir.Assign(cst.Name(name), call("rt.kept", cst.Name(step)), stmt.origin)
-            for name, step in steps.items()
-        ]
+        kept = []
+        for name, step in steps.items():
+            items = cst.Name(step)
+            if name in self.skipping:
+                items = call("rt.kept", items)
+            if (
+                name in self.rows
+            ):  # items that may be tuples or dicts: the list item by item
+                items = call("rt.rows", items)
+            kept.append(ir.Assign(cst.Name(name), items, stmt.origin))
         return [
             *unset,
             ir.Def(fn, stmt.origin),
@@ -504,6 +513,8 @@ class _Lower:
                 )
             lists[name] = self.namer.fresh(f"{name}_item")
             self.appends[name] = inner.origin
+            if any(_may_hold_items(_append_of(a)[1], stmt) for a in appends):
+                self.rows.add(name)
         return lists
 
     def iteration(self, node, nested=False) -> cst.BaseExpression:
@@ -595,6 +606,31 @@ class _Lower:
             ir.Def(body, stmt.origin),
             ir.Assign(_names(carried), value, stmt.origin),
         ]
+
+
+def _may_hold_items(value, loop, seen=frozenset()) -> bool:
+    """Whether an appended value may be a container (a tuple of arrays, a dict) rather than an array:
+    displays are; arithmetic and ``xp`` calls are not; a name is what the loop assigns it, and a loop
+    variable, an argument or a helper's result may be either."""
+    if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
+        return True
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison)):
+        return False
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return False
+    if isinstance(value, cst.Call):
+        return not (dotted(value.func) or "").startswith("xp.")
+    if isinstance(value, cst.Name) and value.value not in seen:
+        sources = [
+            s.value
+            for s in ir.walk(loop.body)
+            if isinstance(s, ir.Assign)
+            and isinstance(s.target, cst.Name)
+            and s.target.value == value.value
+        ]
+        if sources and value.value not in ir.target_names(loop.target):
+            return any(_may_hold_items(v, loop, seen | {value.value}) for v in sources)
+    return True
 
 
 def _appends_per_step(body, name, most=max) -> int:

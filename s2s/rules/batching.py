@@ -174,6 +174,7 @@ batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
 batch("container", "rt.kept", "rt.kept_vjp")
+batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 
 
 twin(
@@ -363,7 +364,7 @@ def enumerate_jvp(tangents, start=0, *, batched, batch_size):
 
 # --- cotangents of products and reductions: axes shift past the batch axis ------------------------
 
-batch("axes", "rt.prod_vjp", "rt.norm_vjp", "rt.unstack", "rt.split_vjp")
+batch("axes", "rt.prod_vjp", "rt.norm_vjp", "rt.unstack", "rt.restack", "rt.split_vjp")
 batch("example", "rt.norm_axes")  # an example's axes: ops that read them shift them
 batch("example", "rt.convolve_padding", "rt.kron_shape", "rt.diff_weights")
 

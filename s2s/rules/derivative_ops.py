@@ -147,7 +147,12 @@ def concatenate_vjp(ct, arrays, axis=0, *, g):
 
 @linear(name="rt.unstack")
 def unstack(ct, axis=0, *, g):
-    return xp.stack(g, axis=axis), None
+    return rt.restack(g, axis), None
+
+
+@linear(name="rt.restack")
+def restack(items, axis=0, *, g):
+    return rt.unstack(g, axis), None
 
 
 @linear(name="rt.hstack_vjp", roles={"tup": "data"})

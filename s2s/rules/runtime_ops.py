@@ -64,6 +64,26 @@ def kept_vjp(ct, ys, *, g):
     return rt.kept(g), None
 
 
+@linear(name="rt.rows")
+def rows(ys, axis=0, *, g):
+    return rt.rows_vjp(g, ys, axis), None
+
+
+@linear(name="rt.rows_vjp", roles={"ys": "data"})
+def rows_vjp(ct, ys, axis=0, *, g):
+    return rt.rows(g, axis), None, None
+
+
+@linear(name="rt.join_steps", roles={"parts": "data"})
+def join_steps(parts, axis=0, *, g):
+    return rt.join_steps_vjp(g, parts, axis), None
+
+
+@linear(name="rt.join_steps_vjp", roles={"parts": "data"})
+def join_steps_vjp(ct, parts, axis=0, *, g):
+    return rt.join_steps(g, axis), None, None
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)

@@ -757,3 +757,25 @@ def filtered_on_data(x):
     """A filter on values: its length would depend on them (NumPy runs it; XLA cannot)."""
     positive = [v for v in x if v > 0]
     return sum(positive)
+
+
+def activations_of_every_layer(ws, x):
+    """Each layer's activation kept in a list (layers of different widths), read by slices and ``zip``."""
+    acts = [x]
+    for W in ws:
+        acts.append(np.tanh(acts[-1] @ W))
+    reg = sum(np.sum(a**2) for a in acts[1:])
+    s = 0.0
+    for a, W in zip(acts[:-1], ws):
+        s = s + np.sum((a @ W) ** 2)
+    return np.sum(acts[-1]) + 0.1 * reg + s
+
+
+def inputs_activations_of_every_layer():
+    rng = np.random.default_rng(15)
+    return [rng.normal(size=(2, 3)) * 0.5, rng.normal(size=(3, 1))], rng.normal(
+        size=(4, 2)
+    )
+
+
+PROGRAMS += ["activations_of_every_layer"]

@@ -483,3 +483,31 @@ def helper_view_updated_in_place(w):  # refused: the helper returns a view of `w
     v = _scaled_view(w)
     v += 1.0
     return np.sum(v) + np.sum(w)
+
+
+def pairs_collected_then_unpacked(x):
+    """A list of tuples collected by a loop, then looped over with unpacking: each step is one tuple
+    (the loop visited the tuple's components, each stacked, and gave a wrong value with no error).
+    """
+    pairs = []
+    for i in range(2):
+        pairs.append((x * (i + 1.0), x + i))
+    s = 0.0
+    for a, b in pairs:
+        s = s + np.sum(a * b**2)
+    last_a, last_b = pairs[-1]
+    return s + np.sum(last_a * last_b) + len(pairs)
+
+
+def caches_read_backwards(ws, x):
+    """The deep-learning course's caches: (A_prev, W, Z) per layer, read in reverse."""
+    A = x
+    caches = []
+    for W in ws:
+        Z = A @ W
+        caches.append((A, W, Z))
+        A = np.maximum(Z, 0.1 * Z)
+    total = 0.0
+    for A_prev, W, Z in reversed(caches):
+        total = total + np.sum(Z * np.mean(A_prev)) * np.sum(W)
+    return total + np.sum(A)
