@@ -38,6 +38,7 @@ class Models:
                 "list_last",
                 "list_unpack",
                 "list_index",
+                "list_caches",
                 "dict",
                 "dict_nested",
                 "namedtuple",
@@ -101,6 +102,24 @@ class Models:
                     self.define(nh, xshape[:-1] + (sizes[k + 1],))
                     h = nh
                 lines.append(f"out = {h}")
+            elif style == "list_caches":
+                # every layer's activation kept (widths differ), and (input, pre-activation) pairs read back
+                lines.append("acts = [x]")
+                lines.append("caches = []")
+                lines.append("for W, b in params:")
+                lines.append("    z = acts[-1] @ W + b")
+                lines.append("    caches.append((acts[-1], z))")
+                lines.append(f"    acts.append({act.format('z')})")
+                lines.append("penalty = 0.0")
+                lines.append(
+                    self.pick(
+                        ["for h_in, z in reversed(caches):", "for h_in, z in caches:"]
+                    )
+                )
+                lines.append(
+                    "    penalty = penalty + 0.01 * np.mean(z**2) * np.mean(h_in)"
+                )
+                lines.append("out = acts[-1] + penalty")
             elif style == "list_last":
                 lines.append("h = x")
                 lines.append("for W, b in params[:-1]:")
