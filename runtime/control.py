@@ -43,13 +43,29 @@ def cond(pred, true_fn, false_fn, *operands):
         if isinstance(pred, jax.core.Tracer):
             branches = _untaped(true_fn), _untaped(false_fn)
             return _lax_cond(pred, *branches, operands, lambda out: out)
-    return true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
+    return _assigned(
+        true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
+    )
+
+
+def _assigned(out):
+    """A branch's outputs, checked to hold a value for each name an ``if`` assigns in one branch only:
+    Python's ``UnboundLocalError`` when the branch taken assigns none (raised here, before an array
+    function of JAX's could read it)."""
+    for leaf in tree_leaves(out):
+        if isinstance(leaf, Unset) and leaf.where == "branch":
+            leaf._fail()
+    return out
 
 
 def _lax_cond(pred, true_fn, false_fn, operands, outputs):
     """``jax.lax.cond``, its error for branches of which one appends and one skips (``Skipped``) ours."""
     import jax
 
+    for leaf in tree_leaves(operands):
+        if isinstance(leaf, Unset) and leaf.where == "branch":
+            message, hint = BRANCH_UNSET
+            raise Refusal(message.format(leaf.name), hint.format(leaf.name))
     skips = set()
 
     def watched(fn):
@@ -114,9 +130,9 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         return out, ((res, other) if taken else (other, res))
     if taken:
         out, res = true_fn(*operands)
-        return out, (res, None)
+        return _assigned(out), (res, None)
     out, res = false_fn(*operands)
-    return out, (None, res)
+    return _assigned(out), (None, res)
 
 
 def _untaped(fn):
@@ -333,13 +349,16 @@ class Unset:
     value. After a loop that ran no step, any use of it is an error, as Python's ``NameError``.
     """
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, where: str = "loop"):
+        self.name, self.where = name, where
 
     def _fail(self, *args, **kwargs):
-        raise UnboundLocalError(
-            f"`{self.name}` has no value: the loop that assigns it ran no iteration"
+        ran = (
+            "the loop that assigns it ran no iteration"
+            if self.where == "loop"
+            else "the branch that assigns it was not taken"
         )
+        raise UnboundLocalError(f"`{self.name}` has no value: {ran}")
 
     __array__ = __float__ = __int__ = __bool__ = __len__ = _fail
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
@@ -351,9 +370,18 @@ class Unset:
         return f"rt.unset({self.name!r})"
 
 
-def unset(name: str) -> Unset:
-    """``name``'s value before a loop that assigns it (see ``Unset``)."""
-    return Unset(name)
+def unset(name: str, where: str = "loop") -> Unset:
+    """``name``'s value before a loop that assigns it (see ``Unset``), or before an ``if`` one branch of
+    which assigns it (``where="branch"``: a static test picks the branch, as Python does).
+    """
+    return Unset(name, where)
+
+
+BRANCH_UNSET = (
+    "`{}` is assigned in one branch of an `if` only, and the test is known only at run time: "
+    "a compiled program needs a value on both paths",
+    "give `{}` a value before the `if`, or assign it in both branches",
+)
 
 
 class Skipped:

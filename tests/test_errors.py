@@ -24,12 +24,6 @@ LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
 CASES = [
     (
-        "if_leaves_undefined",
-        "def f(x):\n    if np.sum(x) > 0:\n        y = x * 2\n    return np.sum(y)",
-        "`y` is assigned in the `if` branch (line 8) but not in the `else` branch, and is used after the `if` (line 9)",
-        (4, 4),
-    ),
-    (
         "while_loop_leaves_undefined",
         "def f(x):\n    while np.sum(x) < 10.0:\n        y = x * 2\n        x = y\n    return np.sum(y)",
         "`y` is assigned in the `while` loop (line 8) and used after it (line 10), but has no value before the loop",

@@ -78,6 +78,28 @@ def filtered_on_values(x):
     return np.sum(np.stack(positive) ** 2)
 
 
+def assigned_in_one_branch(x):
+    if np.sum(x) > 0:
+        y = x * 2
+    return np.sum(y)
+
+
+def activation(z, name):
+    if name == "relu":
+        a = np.maximum(z, 0.0)
+    elif name == "tanh":
+        a = np.tanh(z)
+    return a
+
+
+def activation_by_name(x):
+    return np.sum(activation(x, "tanh")) + np.sum(activation(2 * x, "relu"))
+
+
+def unknown_activation(x):
+    return np.sum(activation(x, "gelu"))
+
+
 def vector_output(x):
     return x * 2.0
 
@@ -204,6 +226,29 @@ def test_a_list_filtered_on_values_under_xla():
     want = 2 * X * (X > 0)
     got = s2s.grad(filtered_on_values, backend="numpy")(X)
     np.testing.assert_allclose(got, want)
+
+
+def test_a_name_assigned_in_one_branch_of_an_if_on_data_under_xla():
+    """Python binds it on one path only: a test known only at run time cannot compile that."""
+    with pytest.raises(TypeError) as info:
+        s2s.grad(assigned_in_one_branch)(X)
+    assert_located(
+        info.value, assigned_in_one_branch, "if np.sum(x) > 0:", "give `y` a value"
+    )
+    # NumPy runs Python's code: the branch is taken here
+    np.testing.assert_allclose(
+        s2s.grad(assigned_in_one_branch, backend="numpy")(X), 2 * np.ones(3)
+    )
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_an_if_elif_chain_on_static_names_without_else(backend):
+    """The deep-learning course's ``if activation == "relu": ... elif ...`` (no ``else``)."""
+    got = s2s.grad(activation_by_name, backend=backend)(X)
+    want = (1 - np.tanh(X) ** 2) + 2.0 * (X > 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(UnboundLocalError, match="`a` has no value"):
+        s2s.grad(unknown_activation, backend=backend)(X)
 
 
 def test_the_numpy_backend_runs_them():

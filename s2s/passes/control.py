@@ -219,23 +219,22 @@ class _Lower:
     def if_(self, stmt, defined, live_after, later, empty, kinds) -> list:
         changed = assigned(stmt.body) | assigned(stmt.orelse)
         results = _ordered(changed & live_after, [stmt])
-        for name in results:
-            for branch, other, missing, assigning in (
-                (stmt.body, stmt.orelse, "if", "else"),
-                (stmt.orelse, stmt.body, "else", "if"),
-            ):
-                if name not in assigned(branch) and name not in defined:
-                    where = _first(other, lambda s: name in writes(s))
-                    use = _first(later, lambda s: name in self.reads(s))
-                    raise UnsupportedSyntax(
-                        f"`{name}` is assigned in the `{assigning}` branch ({_line(where)}) but not in the "
-                        f"`{missing}` branch, and is used after the `if` ({_line(use)})",
-                        use or stmt.origin,
-                        f"give `{name}` a value before the `if`, or assign it in both branches",
-                    )
         if not results:
             # nothing the branches compute is used: the statement has no effect
             return []
+        # assigned in one branch only (``if activation == "relu": A = ...`` with no ``else``): no value
+        # on the other path, as in Python; a static test picks its branch, a traced one is an error
+        unset = [
+            ir.Assign(
+                cst.Name(name),
+                call("rt.unset", literal(name), literal("branch")),
+                stmt.origin,
+            )
+            for name in results
+            if name not in defined
+            and not (name in assigned(stmt.body) and name in assigned(stmt.orelse))
+        ]
+        defined |= {a.target.value for a in unset}
         operands = self._operands(stmt, defined)
         t, t_kinds = self.function(
             "if_true",
@@ -269,6 +268,7 @@ class _Lower:
         defined |= set(results)
         kinds.join(results, [t_kinds, f_kinds], stmt.origin)
         return [
+            *unset,
             ir.Def(t, stmt.origin),
             ir.Def(f, stmt.origin),
             ir.Assign(_names(results), value, stmt.origin),

@@ -27,8 +27,17 @@ class Helpers:
     def activation(self, lines, closure_vars):
         """A template ``"...{}..."`` applying an activation, defining what it needs."""
         style = self.r.choices(
-            ["np", "helper", "lambda", "localdef", "factory", "factory2", "default_fn"],
-            [2, 2, 1, 1, 1, 1, 0.4],
+            [
+                "np",
+                "helper",
+                "lambda",
+                "localdef",
+                "factory",
+                "factory2",
+                "default_fn",
+                "by_name",
+            ],
+            [2, 2, 1, 1, 1, 1, 0.4, 0.6],
         )[0]
         if style == "factory2" and "factory_two" in self.avoid:
             style = "factory"
@@ -45,6 +54,19 @@ class Helpers:
         body = bodies[act]
         if style == "np":
             return body.format(z="({0})") if act != "tanh" else "np.tanh({})"
+        if style == "by_name":
+            # the deep-learning course's helper: an `if`/`elif` chain on the activation's name, no `else`
+            self.feature("act_by_name")
+            other = "sine" if act != "sine" else "tanh"
+            self.helper(
+                f"def activate_{act}(z, name):\n"
+                f'    if name == "{act}":\n'
+                f"        a = {body.format(z='z')}\n"
+                f'    elif name == "{other}":\n'
+                f"        a = {bodies[other].format(z='z')}\n"
+                "    return a\n"
+            )
+            return f'activate_{act}({{}}, "{act}")'
         if style == "helper":
             self.feature("helper_act")
             if self.p(0.15) and "one_line_def" not in self.avoid:
