@@ -54,6 +54,8 @@ _DEFINED_IN = {
     "check": "output",
     "debug_print": "output",
     "log": "output",
+    "raise_": "output",
+    "raise_if": "output",
     "batch_axis": "batch_axes",
     "batch_first": "batch_axes",
     "batch_leaves": "batch_axes",

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from . import checkpoints
+from . import checkpoints, output
 from .arrays import _concrete_key, _is_jax, namespace, zeros_like_float
 from .iteration import DynamicRange, Elements, per_element, plain
 from .located import Refusal
@@ -66,22 +66,33 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
         if isinstance(leaf, Unset) and leaf.where == "branch":
             message, hint = BRANCH_UNSET
             raise Refusal(message.format(leaf.name), hint.format(leaf.name))
-    skips = set()
+    skips, raised = set(), {}
 
-    def watched(fn):
+    def watched(fn, side):
         def run(*args):
-            out = fn(*args)
+            try:
+                out = fn(*args)
+            except Exception as exc:
+                if getattr(exc, output.RAISED, False):
+                    raised[side] = exc
+                raise
             skips.add(has_skipped(outputs(out)))
             return out
 
         return run
 
     try:
-        return jax.lax.cond(pred, watched(true_fn), watched(false_fn), *operands)
+        return jax.lax.cond(
+            pred, watched(true_fn, True), watched(false_fn, False), *operands
+        )
     except TypeError:
         if len(skips) > 1:
             raise Refusal(*SKIPPED) from None
         raise
+    except Exception as exc:
+        if not getattr(exc, output.RAISED, False):
+            raise
+        raise Refusal(*RAISES_ON_DATA) from exc
 
 
 def cond_with_residuals(pred, true_fn, false_fn, *operands):
@@ -98,10 +109,15 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
             import jax.numpy as jnp
 
             true_fn, false_fn = _untaped(true_fn), _untaped(false_fn)
-            shapes = [
-                jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands)
-                for fn in (true_fn, false_fn)
-            ]
+            try:
+                shapes = [
+                    jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands)
+                    for fn in (true_fn, false_fn)
+                ]
+            except Exception as exc:
+                if not getattr(exc, output.RAISED, False):
+                    raise
+                raise Refusal(*RAISES_ON_DATA) from exc
             zeros = [
                 jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shape)
                 for shape in shapes
@@ -402,6 +418,12 @@ class Skipped:
 _SKIPPED = Skipped()
 _RECORD_TYPES[Skipped] = (
     False  # a leaf of s2s's trees; to JAX, a node with no leaves (``skipped``)
+)
+
+RAISES_ON_DATA = (
+    "a `raise` in a branch whose test is known only at run time: compiled code runs both branches",
+    "check the condition on its own line, `if bad: raise ValueError(...)` (checked when the code runs), "
+    "and compute the value without the `raise`; or run eagerly with backend='numpy'",
 )
 
 SKIPPED = (

@@ -98,4 +98,37 @@ def check(ok, fmt: str = "", *values) -> None:
         _when_known(verify, (ok, *values))
 
 
-__all__ = ["check", "debug_print", "log"]
+RAISED = "__s2s_raised__"  # marks an exception a ``raise`` statement of the user's code raised
+
+
+def raise_(kind: str, fmt: str = "", *values):
+    """``raise kind(message)``: the user's ``raise`` of a built-in exception. A branch that raises under a
+    test known only at run time is not traced as raising: ``rt.cond`` checks the test when the compiled
+    code runs instead (``runtime.control``)."""
+    import builtins
+
+    exc = (
+        getattr(builtins, kind)(_FORMAT(fmt, *values))
+        if fmt
+        else getattr(builtins, kind)()
+    )
+    setattr(exc, RAISED, True)
+    raise exc
+
+
+def raise_if(test, kind: str, fmt: str = "", *values) -> None:
+    """``if test: raise kind(message)`` (a guard): at once on a known test, when the compiled code runs on a
+    traced one (the failure then surfaces as JAX's runtime error, which quotes the message). Under
+    ``vmap``, any example's test raises."""
+
+    def verify(known_test, *known):
+        if np.any(np.asarray(known_test)):
+            raise_(kind, fmt, *known)
+
+    if not uses_jax(test):
+        verify(test, *values)
+    else:
+        _when_known(verify, (test, *values))
+
+
+__all__ = ["check", "debug_print", "log", "raise_", "raise_if"]

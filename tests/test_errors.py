@@ -66,6 +66,18 @@ CASES = [
         (2, 17),
     ),
     (
+        "reraise",
+        "def f(x):\n    if x.ndim > 1:\n        raise\n    return np.sum(x)",
+        "`raise` of anything but a built-in exception with one message",
+        (3, 8),
+    ),
+    (
+        "raise_of_a_module_exception",
+        "def f(x):\n    if x.ndim > 1:\n        raise np.linalg.LinAlgError('no')\n    return np.sum(x)",
+        "`raise` of anything but a built-in exception with one message",
+        (3, 8),
+    ),
+    (
         "write_into_argument",
         "def f(x):\n    x[0] = 1.0\n    return np.sum(x)",
         "in-place write into `x`, which may be the caller's array `x`",

@@ -316,3 +316,26 @@ def test_a_list_filtered_on_values_runs_on_numpy_and_is_a_located_error_under_xl
     with pytest.raises(s2s.S2SError, match="the list's length would depend") as info:
         s2s.grad(P.filtered_on_data)(x)
     assert info.value.origin.path == P.__file__
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_raise_statements_raise_as_python_does(backend):
+    ws, x = P.inputs_raising_helpers()
+    with pytest.raises(ValueError, match="the layer's width does not match"):
+        s2s.grad(P.raising_helpers, backend=backend)([ws[1], ws[0]], x)
+    # a guard on data is checked when the code runs (under XLA: JAX's runtime error quotes it)
+    bad = x.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(Exception, match="NaN in the activations"):
+        s2s.grad(P.raising_helpers, backend=backend)(ws, bad)
+
+
+def test_a_raise_in_a_branch_on_data_is_a_located_error_under_xla():
+    x = np.array([0.5, 1.0])
+    np.testing.assert_allclose(
+        s2s.grad(P.raises_in_a_branch_on_data, backend="numpy")(x),
+        1 - np.tanh(x) ** 2,
+    )
+    with pytest.raises(s2s.S2SError, match="a `raise` in a branch whose test") as info:
+        s2s.grad(P.raises_in_a_branch_on_data)(x)
+    assert info.value.origin.path == P.__file__

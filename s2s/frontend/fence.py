@@ -30,7 +30,6 @@ _STATEMENTS = {
         "`with` statement",
         "move context managers outside the transformed function",
     ),
-    cst.Raise: ("`raise` statement", "check inputs outside the transformed function"),
     cst.Global: ("`global` statement", "pass the value as an argument"),
     cst.Nonlocal: ("`nonlocal` statement", "return the value instead"),
     cst.Del: ("`del` statement", "leave the name unused instead"),

@@ -131,6 +131,36 @@ def assertion(resolver, node: cst.Assert) -> cst.Call:
     )
 
 
+def raising(resolver, node: cst.Raise) -> cst.Call:
+    """``rt.raise_(kind, template, *values)`` for ``raise kind(message)``: a built-in exception, raised where
+    the code runs (as a ``return``, the path ends there)."""
+    exc = node.exc
+    if isinstance(exc, cst.Name):
+        exc = cst.Call(exc, [])
+    kind = (
+        exc.func.value
+        if isinstance(exc, cst.Call) and isinstance(exc.func, cst.Name)
+        else None
+    )
+    builtin = getattr(builtins, kind, None) if kind else None
+    if (
+        not (isinstance(builtin, type) and issubclass(builtin, Exception))
+        or len(exc.args) > 1
+    ):
+        resolver.fail(
+            node,
+            '`raise` of anything but a built-in exception with one message (`raise ValueError("...")`)',
+            "raise a built-in exception (`ValueError`, `TypeError`, ...) with a message",
+            UnsupportedSyntax,
+        )
+    if exc.args and exc.args[0].keyword is not None:
+        resolver.fail(exc.args[0], "a keyword argument of an exception", "pass the message alone", UnsupportedSyntax)  # fmt: skip
+    template = Template(resolver)
+    if exc.args:
+        template.add(exc.args[0].value)
+    return call("rt.raise_", literal(kind), literal(template.text), *template.values)
+
+
 def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
     """The ``rt.debug_print``/``rt.log`` call for the output statement ``node``."""
     for a in node.args:

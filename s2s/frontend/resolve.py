@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
+from ..cstutil import call, dotted
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import literal_data
@@ -75,6 +76,17 @@ class Resolved:
     constants: dict = field(default_factory=dict)  # name -> value
     origins: dict = field(default_factory=dict)  # expression node -> Origin
     scope: Scope = field(default_factory=lambda: Scope(dict.fromkeys(GENERATED_NAMES)))
+
+
+def _guard(body, orelse):
+    """The ``rt.raise_(...)`` of ``if test: raise E(message)`` (an ``if`` whose body only raises, with no
+    ``else``), else None."""
+    if orelse or len(body) != 1 or not isinstance(body[0], ir.Return):
+        return None
+    value = body[0].value
+    if isinstance(value, cst.Call) and dotted(value.func) == "rt.raise_":
+        return value
+    return None
 
 
 def _bound_names(statements) -> set[str]:
@@ -312,6 +324,15 @@ class Resolver(Calls):
                     else ()
                 )
             body = tuple(self.block(_lines(stmt.body), top=False)[0])
+            guard = _guard(body, orelse)
+            if guard is not None:  # ``if bad: raise E(message)``: checked, also on data
+                raised = guard.args
+                test = self.expr(stmt.test)
+                return ir.Assign(
+                    cst.Name(ir.OUTPUT_TOKEN),
+                    call("rt.raise_if", test, *(a.value for a in raised)),
+                    self._header(stmt, stmt.test),
+                )
             return ir.If(
                 self.expr(stmt.test), body, orelse, self._header(stmt, stmt.test)
             )
@@ -476,6 +497,8 @@ class Resolver(Calls):
         # an in-place write (the fence allows no other expression statement)
         if isinstance(small, cst.Expr):
             return self.effect(small.value, origin)
+        if isinstance(small, cst.Raise):
+            return [ir.Return(self.mark(output.raising(self, small), small), origin)]
         if isinstance(small, cst.Return):
             if small.value is None:
                 self.fail(

@@ -173,6 +173,7 @@ batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
+batch("static", "rt.raise_", "rt.raise_if")
 batch("container", "rt.kept", "rt.kept_vjp")
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 

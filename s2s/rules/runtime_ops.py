@@ -141,6 +141,7 @@ nondiff(
     "rt.log",
     "rt.check",
 )
+nondiff("the user's `raise`: no value", "rt.raise_", "rt.raise_if")
 nondiff(
     "a variable's value before the loop that assigns it, an item not appended: none",
     "rt.unset",

@@ -58,14 +58,28 @@ class Helpers:
             # the deep-learning course's helper: an `if`/`elif` chain on the activation's name, no `else`
             self.feature("act_by_name")
             other = "sine" if act != "sine" else "tanh"
-            self.helper(
-                f"def activate_{act}(z, name):\n"
-                f'    if name == "{act}":\n'
-                f"        a = {body.format(z='z')}\n"
-                f'    elif name == "{other}":\n'
-                f"        a = {bodies[other].format(z='z')}\n"
-                "    return a\n"
-            )
+            # (or returning from each branch, raising for other names, with a guard on the rank)
+            if self.p(0.5):
+                text = (
+                    f"def activate_{act}(z, name):\n"
+                    f'    if name == "{act}":\n'
+                    f"        a = {body.format(z='z')}\n"
+                    f'    elif name == "{other}":\n'
+                    f"        a = {bodies[other].format(z='z')}\n"
+                    "    return a\n"
+                )
+            else:
+                text = (
+                    f"def activate_{act}(z, name):\n"
+                    "    if z.ndim > 3:\n"
+                    '        raise ValueError("expected at most 3 dimensions")\n'
+                    f'    if name == "{other}":\n'
+                    f"        return {bodies[other].format(z='z')}\n"
+                    f'    elif name == "{act}":\n'
+                    f"        return {body.format(z='z')}\n"
+                    '    raise ValueError(f"unknown activation {name}")\n'
+                )
+            self.helper(text)
             return f'activate_{act}({{}}, "{act}")'
         if style == "helper":
             self.feature("helper_act")

@@ -779,3 +779,44 @@ def inputs_activations_of_every_layer():
 
 
 PROGRAMS += ["activations_of_every_layer"]
+
+
+def _activate(z, name):
+    if name == "relu":
+        return np.maximum(z, 0.0)
+    elif name == "tanh":
+        return np.tanh(z)
+    raise ValueError(f"unknown activation {name}")
+
+
+def _checked_layer(h, W):
+    if h.shape[-1] != W.shape[0]:
+        raise ValueError("the layer's width does not match its input")
+    return h @ W
+
+
+def raising_helpers(ws, x):
+    """Library-style helpers: an ``if``/``elif`` chain on a name that raises for unknown names, a guard."""
+    h = x
+    for W in ws:
+        h = _activate(_checked_layer(h, W), "tanh")
+    if np.any(np.isnan(h)):
+        raise FloatingPointError("NaN in the activations")
+    return np.sum(_activate(h, "relu"))
+
+
+def inputs_raising_helpers():
+    rng = np.random.default_rng(16)
+    return [rng.normal(size=(3, 4)), rng.normal(size=(4, 2))], rng.normal(size=(5, 3))
+
+
+PROGRAMS += ["raising_helpers"]
+
+
+def raises_in_a_branch_on_data(x):
+    """A ``raise`` in one branch of an ``if`` on data (not a guard): both branches run in compiled code."""
+    if np.sum(x) > 0:
+        y = np.tanh(x)
+    else:
+        raise ValueError("the sum is not positive")
+    return np.sum(y)
