@@ -251,6 +251,25 @@ def values(d):
     return Elements(d.values())
 
 
+def total(items):
+    """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts)."""
+    out = 0
+    for item in items.items if isinstance(items, Elements) else items:
+        out = out + item
+    return out
+
+
+def total_vjp(g, items):
+    """The cotangents of ``total``'s items: ``g``, summed to each item's shape."""
+    from .arrays import unbroadcast
+
+    parts = [
+        unbroadcast(g, item)
+        for item in (items.items if isinstance(items, Elements) else items)
+    ]
+    return Elements(parts) if isinstance(items, Elements) else type(items)(parts)
+
+
 def append(items_, value):
     """``items_ + [value]``: ``lst.append(value)`` outside a loop, as a new list."""
     return [*items_, value]
@@ -290,6 +309,8 @@ __all__ = [
     "sequence_vjp_transpose",
     "sorted_keys",
     "str_method",
+    "total",
+    "total_vjp",
     "values_vjp",
     "values_vjp_transpose",
     "zip",

@@ -293,7 +293,12 @@ def norm_vjp(g, x, ans, ord=None, axis=None, keepdims=False):
         elif ord == -2:
             u, vh = u[..., :, -1:], vh[..., -1:, :]
         return g * xp.moveaxis(xp.matmul(u, vh), (-2, -1), (rows, cols))
-    raise NotImplementedError(f"derivative of linalg.norm with ord={ord!r}")
+    from .located import Refusal
+
+    raise Refusal(
+        f"the derivative of linalg.norm with ord={ord!r}",
+        "use ord=None, 1, 2, np.inf, -np.inf, 'fro' or 'nuc', or write the norm out",
+    )
 
 
 def norm_axes(x, ord=None, axis=None):
@@ -512,9 +517,11 @@ def norm_svd_third(g, x, v, w, ord=None, axis=None, keepdims=False):
     xp = namespace(g, x, v, w)
     axes = _normalize_norm_axes(axis, np.ndim(x), ord)
     if len(axes) == 2 and ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"third derivatives of linalg.norm with ord={ord!r} (singular values) are not supported; "
-            "s2s differentiates it twice"
+        from .located import Refusal
+
+        raise Refusal(
+            f"third derivatives of linalg.norm with ord={ord!r} (singular values)",
+            "s2s differentiates it twice; write the norm from np.linalg.svd for more",
         )
     return xp.zeros_like(v * w * reduced_like(g, x, axes, keepdims))
 

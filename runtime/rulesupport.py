@@ -268,14 +268,31 @@ def repeat_vjp(g, a, repeats, axis=None):
     return xp.reshape(grad, shape)
 
 
+PAD_COPIES = ("edge", "reflect", "symmetric", "wrap")  # modes whose pads copy elements
+
+
 def pad_vjp(g, array, pad_width, mode="constant"):
-    """Cotangent of ``array`` in ``pad(array, pad_width, mode)``: the unpadded middle of ``g``."""
-    if mode != "constant":
-        raise NotImplementedError(
-            f"derivative of pad with mode={mode!r} (only 'constant')"
-        )
+    """Cotangent of ``array`` in ``pad(array, pad_width, mode)``: the unpadded middle of ``g``; for modes
+    that pad with copies of elements, each copy's cotangent added back to the element it copies.
+    """
     shape = np.shape(array)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
+    if mode in PAD_COPIES:
+        xp = namespace(g)
+        for axis, (n, (before, after)) in enumerate(zip(shape, widths)):
+            # the element each position along this axis copies (np.pad of the positions themselves)
+            source = np.pad(np.arange(n), (int(before), int(after)), mode=mode)
+            lead = xp.moveaxis(g, axis, 0)
+            zeros = xp.zeros((n, *np.shape(lead)[1:]), lead.dtype)
+            g = xp.moveaxis(index_add(zeros, source, lead), 0, axis)
+        return g
+    if mode != "constant":
+        from .located import Refusal
+
+        raise Refusal(
+            f"the derivative of np.pad with mode={mode!r}",
+            f"pad with mode='constant' or one of {', '.join(map(repr, PAD_COPIES))}",
+        )
     return g[
         tuple(
             slice(int(before), int(before) + n) for (before, _), n in zip(widths, shape)
@@ -295,6 +312,18 @@ def diag_vjp(g, v, k=0):
             xp.pad(g, (0, n - length)), 1
         )
     return xp.eye(n, m, k, dtype=g.dtype) * xp.pad(g, (0, m - length))
+
+
+def take_indices(a, indices, axis=None, mode=None):
+    """The positions ``take(a, indices, axis, mode=mode)`` reads: clipped into range (``"clip"``) or wrapped
+    around (``"wrap"``), as given otherwise (out of range, JAX's ``"fill"`` reads nothing).
+    """
+    if mode not in ("clip", "wrap"):
+        return indices
+    xp = namespace(indices)
+    n = int(np.size(a)) if axis is None else np.shape(a)[axis]
+    indices = xp.asarray(indices)
+    return xp.clip(indices, 0, n - 1) if mode == "clip" else indices % n
 
 
 def take_vjp(g, a, indices, axis=None):

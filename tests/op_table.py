@@ -326,6 +326,10 @@ CASES = [
     C("pad", "np.pad(x, 1)", U),
     C("pad", "np.pad(x, ((1, 0), (2, 3)))", "a b"),
     C("pad", "np.pad(x, (1, 2))", "a ..."),
+    C("pad", "np.pad(x, ((1, 2), (2, 1)), mode='edge')", "a b"),
+    C("pad", "np.pad(x, 1, mode='reflect')", "a b"),
+    C("pad", "np.pad(x, (2, 1), mode='symmetric')", "a ..."),
+    C("pad", "np.pad(x, (1, 2), mode='wrap')", "a ..."),
     C("diag", "np.diag(x)", "n"),
     C("diag", "np.diag(x, -1)", "n"),
     C("diag", "np.diag(x)", "n m"),
@@ -340,6 +344,12 @@ CASES = [
     C("full_like", "np.full_like(y, x)", {"x": "", "y": "2 3"}),
     C("take", "np.take(x, np.array([0, 2, 2, 1]))", "3 ..."),
     C("take", "np.take(x, np.array([[1, 0], [-1, 1]]), axis=1)", "a 2 ..."),
+    C("take", "np.take(x, np.array([0, 5, 2]), mode='clip')", "3 ..."),
+    C(
+        "take",
+        "np.take(x, np.array([[4, 0], [-4, 1]]), axis=1, mode='wrap')",
+        "a 2 ...",
+    ),
     C(
         "take_along_axis",
         "np.take_along_axis(x, np.array([0, 2, 2, 1, 2]), axis=0)",

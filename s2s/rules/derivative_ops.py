@@ -50,6 +50,7 @@ nondiff(
     "rt.clip_partial",
     "rt.selects",
 )
+nondiff("positions: integers", "rt.take_indices")
 nondiff(
     "constants shaped like their arguments",
     "rt.eye_last",
@@ -192,7 +193,7 @@ def repeat_vjp(ct, a, repeats, axis=None, *, g):
 
 @linear(name="rt.pad_vjp", roles={"array": "data"})
 def pad_vjp(ct, array, pad_width, mode="constant", *, g):
-    return xp.pad(g, pad_width), None, None, None
+    return xp.pad(g, pad_width, mode=mode), None, None, None
 
 
 @linear(name="rt.diag_vjp", roles={"v": "data"})

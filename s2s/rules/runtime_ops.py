@@ -84,6 +84,16 @@ def join_steps_vjp(ct, parts, axis=0, *, g):
     return rt.join_steps(g, axis), None, None
 
 
+@linear(name="rt.total")
+def total(items, *, g):
+    return rt.total_vjp(g, items)
+
+
+@linear(name="rt.total_vjp", roles={"items": "data"})
+def total_vjp(ct, items, *, g):
+    return rt.total(g), None
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)

@@ -820,3 +820,20 @@ def raises_in_a_branch_on_data(x):
     else:
         raise ValueError("the sum is not positive")
     return np.sum(y)
+
+
+def sums_of_python_sequences(params, x):
+    """Python's ``sum`` of a dict's values and of a list kept in a name."""
+    norms = {k: np.sqrt(np.sum(v**2)) for k, v in params.items()}
+    terms = [np.sum(np.tanh(x @ params["W"])), np.sum(params["b"] ** 2), 0.5]
+    return sum(norms.values()) + sum(terms)
+
+
+def inputs_sums_of_python_sequences():
+    rng = np.random.default_rng(17)
+    return {"W": rng.normal(size=(3, 2)), "b": rng.normal(size=2)}, rng.normal(
+        size=(4, 3)
+    )
+
+
+PROGRAMS += ["sums_of_python_sequences"]
