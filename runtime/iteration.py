@@ -227,6 +227,35 @@ def str_method(text, method, *args, **kwargs):
     return getattr(text, method)(*args, **kwargs)
 
 
+def dict_get(d, key, default=None):
+    """``d.get(key, default)`` of a dict (a settings dict, a layer's parameters)."""
+    if not isinstance(d, dict):
+        from .located import Refusal
+
+        raise Refusal(
+            f"`.get()` of a {type(d).__name__}: s2s calls it as a dict's method, and this is no dict",
+            "compute it outside the function and pass the result in",
+        )
+    return d.get(key, default)
+
+
+def dict_get_vjp(g, d, key):
+    """The cotangent of ``d`` in ``dict_get(d, key, default)``: ``g`` at ``key`` where ``d`` holds it."""
+    from .trees import tree_zeros_like
+
+    out = tree_zeros_like(d)
+    if key in d:
+        out[key] = g
+    return out
+
+
+def dict_default_vjp(g, d, key, default=None):
+    """The cotangent of ``default`` in ``dict_get(d, key, default)``: ``g`` where ``d`` lacks ``key``."""
+    from .trees import tree_zeros_like
+
+    return tree_zeros_like(default) if key in d else g
+
+
 def sorted_keys(d, reverse=False):
     """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), decided when the code is traced.
 
@@ -293,6 +322,9 @@ __all__ = [
     "all",
     "any",
     "append",
+    "dict_default_vjp",
+    "dict_get",
+    "dict_get_vjp",
     "enumerate",
     "enumerate_jvp",
     "enumerate_vjp",

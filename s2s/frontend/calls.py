@@ -520,6 +520,11 @@ class Calls(lax_control.LaxControl):
                 self.fail(func, f"`{what}(...).{func.attr.value}()` calls a method of a frozen distribution "
                           "(an object the library makes at run time), which s2s does not read",
                           f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
+        if is_method and func.attr.value == "get" and 1 <= len(args) <= 2:
+            # ``config.get("eps", 1e-5)``: a dict's (arrays have no ``get``); ``rt.dict_get`` refuses others
+            receiver = cst.Arg(self.expr(func.value))
+            call = cst.Call(cst.parse_expression("rt.dict_get"), [receiver, *args])
+            return self.mark(call, node)
         if is_method and func.attr.value in STRING_METHODS:
             # ``rt.str_method`` refuses any receiver that is no string (a record's own ``split``)
             receiver = cst.Arg(self.expr(func.value))

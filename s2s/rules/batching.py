@@ -176,6 +176,7 @@ batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
 batch("static", "rt.raise_", "rt.raise_if")
 batch("container", "rt.kept", "rt.kept_vjp", "rt.total", "rt.total_vjp")
+batch("container", "rt.dict_get", "rt.dict_get_vjp", "rt.dict_default_vjp")
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 
 

@@ -84,6 +84,21 @@ def join_steps_vjp(ct, parts, axis=0, *, g):
     return rt.join_steps(g, axis), None, None
 
 
+@linear(name="rt.dict_get")
+def dict_get(d, key, default=None, *, g):
+    return rt.dict_get_vjp(g, d, key), None, rt.dict_default_vjp(g, d, key, default)
+
+
+@linear(name="rt.dict_get_vjp", roles={"d": "data"})
+def dict_get_vjp(ct, d, key, *, g):
+    return rt.dict_get(g, key, 0.0), None, None
+
+
+@linear(name="rt.dict_default_vjp", roles={"d": "data", "default": "data"})
+def dict_default_vjp(ct, d, key, default=None, *, g):
+    return rt.dict_default_vjp(g, d, key, default), None, None, None
+
+
 @linear(name="rt.total")
 def total(items, *, g):
     return rt.total_vjp(g, items)

@@ -253,6 +253,8 @@ class Models:
                     [
                         'x @ params["w1"] + params["b1"]',
                         'np.dot(x, params["w1"]) + params["b1"]',
+                        # a dict's ``get``: a key it holds, and a default for one it lacks
+                        'x @ params.get("w1") + params.get("b1", 0.0) * params.get("gain", 1.5)',
                     ]
                 )
                 lines.append("h = " + act.format(first))

@@ -837,3 +837,26 @@ def inputs_sums_of_python_sequences():
 
 
 PROGRAMS += ["sums_of_python_sequences"]
+
+
+def batchnorm_with_settings(x, gamma, beta, bn_param):
+    """cs231n's batch norm: settings read with ``dict.get`` and defaults."""
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param.get("momentum", 0.9)
+    mu = x.mean(axis=0)
+    var = x.var(axis=0)
+    out = gamma * (x - mu) / np.sqrt(var + eps) + beta
+    return np.sum(out**2) * momentum + np.sum(bn_param.get("shift", np.zeros(3)) * out)
+
+
+def inputs_batchnorm_with_settings():
+    rng = np.random.default_rng(18)
+    return (
+        rng.normal(size=(4, 3)),
+        rng.normal(size=3),
+        rng.normal(size=3),
+        {"eps": 1e-3},
+    )
+
+
+PROGRAMS += ["batchnorm_with_settings"]
