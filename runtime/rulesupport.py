@@ -155,6 +155,10 @@ def unstack(g, axis=0):
     of ``Elements`` (a collected list of items of different shapes)."""
     if type(g).__name__ == "Elements":
         return list(g.items)
+    if isinstance(
+        g, (list, tuple)
+    ):  # a list of containers, held item by item (``rt.rows``)
+        return list(g)
     xp = namespace(g)
     return [xp.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
 
@@ -163,7 +167,10 @@ def restack(items, axis=0):
     """The cotangent of ``rt.unstack(x, axis)``: the items stacked back along ``axis``, or, where their
     shapes differ (a collected list of layers' activations), ``Elements`` of them."""
     from .iteration import Elements
+    from .trees import _is_container
 
+    if any(_is_container(it) for it in items):
+        return list(items)  # items that are containers stay a list (``rt.rows``)
     if len({np.shape(it) for it in items}) > 1:
         return Elements(items)
     return namespace(*items).stack(items, axis=axis)

@@ -36,6 +36,8 @@ MASK_OPS = frozenset(
         "logical_or", "logical_not", "logical_xor", "isnan", "isfinite", "isinf", "signbit",
     }
 )  # fmt: skip
+# ``&``, ``|``, ``^``, ``~`` of masks are masks (of integer arrays, they are integers: positions)
+BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "invert"})
 # the reduction's identity: what a dropped element becomes
 FILLS = {"sum": "0.0", "prod": "1.0", "max": "-xp.inf", "min": "xp.inf", "mean": "0.0"}
 
@@ -76,7 +78,7 @@ def _rewritten(body: list, namer: Namer) -> list:
             continue
         name, value = stmt.target.value, stmt.value
         e = eqn_of(value)
-        if e.kind == "op" and e.name in MASK_OPS:
+        if e.kind == "op" and _is_mask_op(e, found):
             found[name] = cst.Name(name)
         elif e.kind == "op" and e.name in ("nonzero", "where") and len(e.args) == 1:
             found[name] = e.args[
@@ -136,6 +138,13 @@ def _rewritten(body: list, namer: Namer) -> list:
             and s.target.value not in read
         )
     ]
+
+
+def _is_mask_op(e, found) -> bool:
+    """A comparison-like op, or ``&``/``|``/``^``/``~`` of masks."""
+    if e.name in MASK_OPS:
+        return True
+    return e.name in BITWISE and all(_is_name(a) and a.value in found for a in e.args)
 
 
 def _leading(mask, x, key, cache, stmt, namer, out) -> cst.Name:

@@ -8,6 +8,15 @@ nondiff(
     "comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"
 )
 nondiff("boolean-valued", "logical_and", "logical_or", "logical_not", "logical_xor")
+nondiff(
+    "bitwise: integer- or boolean-valued (`(x > 0) & (x < 2)`)",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "invert",
+    "left_shift",
+    "right_shift",
+)
 nondiff("identity and membership: a Python bool", "is", "is_not", "in", "not_in")
 nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
 nondiff("boolean-valued", "signbit", "isneginf", "isposinf")

@@ -178,7 +178,8 @@ class Idioms:
             a = vectors[0]
             lines.append(
                 f"{name} = np.nanmean(np.where(np.abs({a}) > np.min(np.abs({a})), {a} ** 2, np.nan))"
-                f" + np.nanmean(np.where(np.abs({a}) >= np.min(np.abs({a})), {a}, np.nan))"
+                f" + np.nanmean(np.where((np.abs({a}) >= np.min(np.abs({a}))) | ~({a} > 0), {a}, np.nan))"
+                f" + np.sum({a}[({a} > -1.0) & ({a} < 1.0)] ** 2)"
             )
         elif form == "chained":
             # one value under two names

@@ -860,3 +860,17 @@ def inputs_batchnorm_with_settings():
 
 
 PROGRAMS += ["batchnorm_with_settings"]
+
+
+def masks_combined_with_bit_operators(x):
+    """Masks combined with ``&``, ``|`` and ``~`` (NumPy's spelling of logical ops on boolean arrays)."""
+    inside = (x > -1.0) & (x < 1.0)
+    picked = np.where(inside | (x > 3.0), x**2, 0.0)
+    return np.sum(picked) + np.mean(x[~inside] ** 2) + np.sum(x[inside & (x > 0)])
+
+
+def inputs_masks_combined_with_bit_operators():
+    return (np.array([-2.0, -0.5, 0.3, 0.8, 1.5, 3.5]),)
+
+
+PROGRAMS += ["masks_combined_with_bit_operators"]
