@@ -66,9 +66,14 @@ def _window(shape, starts, sizes, axes):
     return window
 
 
-def _jax_starts(jnp, window):
-    """Start indices for ``jax.lax`` (which wraps negative ones and clamps, as above), one dtype for all."""
-    starts = [jnp.asarray(s) for s, _ in window]
+def _jax_starts(jnp, window, shape):
+    """Start indices for ``jax.lax``, wrapped and clamped here as above (one dtype for all). ``jax.lax``
+    would clamp them too, but XLA's CPU compiler has put an update past a clamped start (jaxlib 0.10.2:
+    two ``dynamic_update_slice``s of zeros, one clamped, added), so none reaches it out of range.
+    """
+    starts = [
+        clamped_start(jnp.asarray(s), n, size) for (s, size), n in zip(window, shape)
+    ]
     dtype = jnp.result_type(*starts)
     return [s.astype(dtype) for s in starts]
 
@@ -86,7 +91,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, axes=None):
 
         return jax.lax.dynamic_slice(
             jnp.asarray(operand),
-            _jax_starts(jnp, window),
+            _jax_starts(jnp, window, shape),
             [size for _, size in window],
         )
     cut = tuple(
@@ -131,7 +136,9 @@ def dynamic_update_slice(operand, update, start_indices, axes=None):
         update = jnp.reshape(jnp.asarray(update), full)
         if update.dtype != operand.dtype:
             update = update.astype(operand.dtype)
-        return jax.lax.dynamic_update_slice(operand, update, _jax_starts(jnp, window))
+        return jax.lax.dynamic_update_slice(
+            operand, update, _jax_starts(jnp, window, shape)
+        )
     out = np.array(operand, copy=True)
     cut = tuple(
         slice(clamped_start(s, n, size), clamped_start(s, n, size) + size)

@@ -63,6 +63,14 @@ def selected(x, y):
     return jnp.sum(lax.select(x > y, x * y, jnp.cos(y)))
 
 
+def two_windows_one_clamped(x, s):
+    """XLA's CPU compiler put the cotangent of the clamped window one place off (the starts are clamped
+    before `jax.lax` sees them)."""
+    a = lax.dynamic_slice(x, (s + 4,), (2,))
+    b = lax.dynamic_slice(x, (s + 1,), (2,))
+    return a[0] + 10 * b[0]
+
+
 R = np.random.default_rng(3)
 
 CASES = [
@@ -71,6 +79,7 @@ CASES = [
     ("patches_inside", patches, (R.normal(size=(4, 5)), R.normal(size=(2, 3)), 1, 2), (0, 1)),
     ("patches_past_the_edge", patches, (R.normal(size=(4, 5)), R.normal(size=(2, 3)), 3, -7), (0, 1)),
     ("selected", selected, (R.normal(size=5), R.normal(size=5)), (0, 1)),
+    ("two_windows_one_clamped", two_windows_one_clamped, (np.arange(6.0), np.array(2)), (0,)),
 ]  # fmt: skip
 IDS = [c[0] for c in CASES]
 
