@@ -45,6 +45,62 @@ def _to_numpy(tree):
     return tree
 
 
+class InOrder(dict):
+    """A dict argument whose keys are not sorted, kept in the caller's order: ``jax.jit`` rebuilds a plain
+    dict with its keys sorted, and a loop over ``params.items()`` would visit the layers in another order
+    under XLA than on NumPy. Registered with JAX (on first use) as a pytree in insertion order.
+    """
+
+
+_in_order_registered: list = []
+
+
+def in_order(tree):
+    """``tree`` with its dicts whose keys are not sorted as ``InOrder`` (the same object where none is)."""
+    if isinstance(tree, dict) and not isinstance(tree, InOrder):
+        items = {k: in_order(v) for k, v in tree.items()}
+        try:
+            unsorted = list(tree) != sorted(tree)
+        except TypeError:  # keys of mixed types: JAX cannot sort them either
+            unsorted = False
+        if unsorted and type(tree) is dict:
+            _register_in_order()
+            return InOrder(items)
+        if any(items[k] is not v for k, v in tree.items()):
+            return type(tree)(items)
+        return tree
+    if isinstance(tree, list) or (
+        isinstance(tree, tuple) and not hasattr(tree, "_fields")
+    ):
+        items = [in_order(v) for v in tree]
+        if any(a is not b for a, b in zip(items, tree)):
+            return type(tree)(items)
+    return tree
+
+
+def plain_dicts(tree):
+    """``tree`` with its ``InOrder`` dicts as plain ones (the results' structure is the arguments')."""
+    if isinstance(tree, dict):
+        return {k: plain_dicts(v) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
+        return type(tree)(*(plain_dicts(v) for v in tree))
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(plain_dicts(v) for v in tree)
+    return tree
+
+
+def _register_in_order():
+    if not _in_order_registered:
+        import jax
+
+        jax.tree_util.register_pytree_node(
+            InOrder,
+            lambda d: (list(d.values()), tuple(d)),
+            lambda keys, values: InOrder(zip(keys, values)),
+        )
+        _in_order_registered.append(True)
+
+
 class Runner:
     """Calls one generated function on a backend; for XLA, one ``jax.jit`` per static-argument pattern.
 
@@ -79,28 +135,15 @@ class Runner:
         try:
             if self.backend == "numpy":
                 return self.fn(*(_to_numpy(a) for a in args))
-            if self._fixed is not None:
-                return self.jitted()(*args)
             # arrays only: nothing static, the common case
-            if all(hasattr(a, "shape") for a in args):
+            if self._fixed is None and all(hasattr(a, "shape") for a in args):
                 jitted = self._jitted.get(())
                 if jitted is not None:
                     return jitted(*args)
-            static = tuple(i for i, a in enumerate(args) if _is_static(a))
-            if self._holds:
-                return held.call(self, args, static, force=True)
-            jitted = self._jitted.get(static)
-            if jitted is None:
-                import jax
-
-                jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
-            try:
-                return jitted(*args)
-            except TypeError:
-                # a model holding functions (Equinox's activation), in or out: compiled for its arrays
-                found = held.call(self, args, static, force=True)
-                self._holds = True
-                return found
+            ordered = tuple(in_order(a) for a in args)
+            if any(o is not a for o, a in zip(ordered, args)):
+                return plain_dicts(self._compiled(ordered))
+            return self._compiled(args)
         except (
             Exception
         ) as err:  # raised in generated code: at the user's line (else unchanged)
@@ -108,3 +151,23 @@ class Runner:
             if located is None:
                 raise
             raise located.with_traceback(err.__traceback__) from err
+
+    def _compiled(self, args):
+        """The call compiled through ``jax.jit`` (static arguments and held leaves as ``__call__`` says)."""
+        if self._fixed is not None:
+            return self.jitted()(*args)
+        static = tuple(i for i, a in enumerate(args) if _is_static(a))
+        if self._holds:
+            return held.call(self, args, static, force=True)
+        jitted = self._jitted.get(static)
+        if jitted is None:
+            import jax
+
+            jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
+        try:
+            return jitted(*args)
+        except TypeError:
+            # a model holding functions (Equinox's activation), in or out: compiled for its arrays
+            found = held.call(self, args, static, force=True)
+            self._holds = True
+            return found

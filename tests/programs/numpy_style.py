@@ -874,3 +874,19 @@ def inputs_masks_combined_with_bit_operators():
 
 
 PROGRAMS += ["masks_combined_with_bit_operators"]
+
+
+def layers_in_insertion_order(params, x):
+    """Layers applied in the order the dict was written (not sorted: under XLA too)."""
+    for name, W in params.items():
+        x = np.tanh(x @ W)
+    return np.sum(x**2)
+
+
+def inputs_layers_in_insertion_order():
+    rng = np.random.default_rng(19)
+    params = {name: rng.normal(size=(2, 2)) for name in ("input", "hidden", "output")}
+    return params, rng.normal(size=(1, 2))
+
+
+PROGRAMS += ["layers_in_insertion_order"]
