@@ -79,13 +79,20 @@ def in_order(tree):
 
 
 def plain_dicts(tree):
-    """``tree`` with its ``InOrder`` dicts as plain ones (the results' structure is the arguments')."""
+    """``tree`` with its ``InOrder`` dicts as plain ones, in their order (the same object where none is)."""
     if isinstance(tree, dict):
-        return {k: plain_dicts(v) for k, v in tree.items()}
-    if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return type(tree)(*(plain_dicts(v) for v in tree))
+        items = {k: plain_dicts(v) for k, v in tree.items()}
+        if isinstance(tree, InOrder):
+            return items
+        changed = any(items[k] is not v for k, v in tree.items())
+        return type(tree)(items) if changed else tree
     if isinstance(tree, (tuple, list)):
-        return type(tree)(plain_dicts(v) for v in tree)
+        items = [plain_dicts(v) for v in tree]
+        if all(a is b for a, b in zip(items, tree)):
+            return tree
+        if hasattr(tree, "_fields"):
+            return type(tree)(*items)
+        return type(tree)(items)
     return tree
 
 
@@ -127,9 +134,15 @@ class Runner:
 
             static, donate = self._fixed
             found = self._jitted[self._fixed] = jax.jit(
-                self.fn, static_argnums=static, donate_argnums=donate
+                self._traced, static_argnums=static, donate_argnums=donate
             )
         return found
+
+    def _traced(self, *args):
+        """The function as ``jax.jit`` traces it: ``InOrder`` arguments are plain dicts again inside, in
+        the caller's order (a library's ``tree_map`` over them and a dict it makes see one type).
+        """
+        return self.fn(*plain_dicts(args))
 
     def __call__(self, *args):
         try:
@@ -163,7 +176,7 @@ class Runner:
         if jitted is None:
             import jax
 
-            jitted = self._jitted[static] = jax.jit(self.fn, static_argnums=static)
+            jitted = self._jitted[static] = jax.jit(self._traced, static_argnums=static)
         try:
             return jitted(*args)
         except TypeError:
