@@ -102,6 +102,41 @@ def _jax_kinds(jax) -> tuple[type, dict]:
     return type(jax.jit(_probe)), kinds
 
 
+_VMAP_OPTIONS = ("in_axes", "out_axes", "axis_name", "axis_size")
+_vmapped: dict = {}  # a jax.vmap function -> the s2s.vmap of its function, made once
+
+
+def _vmap_options(obj) -> dict | None:
+    """The options a ``jax.vmap`` function was made with (read from JAX's wrapper, whose closure holds
+    them), where s2s.vmap takes them all; else None (another JAX version, ``spmd_axis_name``).
+    """
+    for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
+        inner = cell.cell_contents if name == "fun" else None
+        if not inspect.isfunction(inner):
+            continue
+        held = dict(zip(inner.__code__.co_freevars, inner.__closure__ or ()))
+        if not set(_VMAP_OPTIONS) <= held.keys():
+            return None
+        found = {k: held[k].cell_contents for k in _VMAP_OPTIONS}
+        if (
+            "spmd_axis_name" in held
+            and held["spmd_axis_name"].cell_contents is not None
+        ):
+            return None
+        if not isinstance(found["axis_name"], (str, type(None))):
+            found["axis_name"] = None  # JAX's "no name" sentinel
+        return found
+    return None
+
+
+def _as_s2s_vmap(obj, options):
+    from ..vmapping import vmap
+
+    if obj not in _vmapped:
+        _vmapped[obj] = vmap(obj.__wrapped__, **options)
+    return _vmapped[obj]
+
+
 def _fingerprint(fn) -> tuple:
     """The code of ``fn``, and of the function it wraps when that one is JAX's too (``api_boundary`` wrappers)."""
     codes = [fn.__code__]
@@ -197,6 +232,11 @@ def classify(obj):
             kind = kinds[_fingerprint(obj)]
             if kind == "jax.checkpoint":
                 return Through(obj.__wrapped__, kind)
+            options = _vmap_options(obj) if kind == "jax.vmap" else None
+            if (
+                options is not None
+            ):  # ``batched = jax.vmap(predict, in_axes=(None, 0))``: s2s.vmap's
+                return classify(_as_s2s_vmap(obj, options))
             inner = _name(obj.__wrapped__)
             return Unsupported(
                 f"`{kind}({inner})`: s2s reads the source of `{inner}` and cannot see what {kind} does to it",

@@ -200,7 +200,19 @@ _batched = jax.vmap(_dense, in_axes=(None, 0))
 
 
 def calls_a_vmapped_helper(W, x):
+    """The JAX tutorial's ``batched_predict = jax.vmap(predict, in_axes=(None, 0))``: s2s.vmap of it."""
     return np.sum(_batched(W, x))
+
+
+def _dense_total(W, x):
+    return np.sum(np.tanh(x @ W))
+
+
+_dense_grad = jax.grad(_dense_total)
+
+
+def calls_a_jax_grad_helper(W, x):
+    return np.sum(_dense_grad(W, x))
 
 
 def _scaled_by_default(a, *, c=np.array([0.5, 1.0, 2.0])):
