@@ -19,6 +19,7 @@ CASES = [
     (P.mean_loss_s2s, P.twin_mean_loss),
     (P.gradient_penalty, P.twin_gradient_penalty),
     (P.value_and_grad_inside, P.twin_value_and_grad_inside),
+    (P.products_per_example, P.products_per_example),
 ]
 
 

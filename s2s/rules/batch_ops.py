@@ -6,7 +6,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import linear, multilinear, nondiff
+from .registry import linear, multilinear, no_derivative, nondiff
 
 nondiff(
     "sizes, ranks and axes of examples: integers",
@@ -104,6 +104,44 @@ def batching_matmul(a, b, flags, *, g):
         ),
         rt.sum_unbatched(
             rt.batched_vjps.matmul_vjp_rhs(g, a, b, (True, *flags)), flags[1]
+        ),
+        None,
+    )
+
+
+@multilinear(name="rt.batching.dot")
+def batching_dot(a, b, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.dot_vjp(g, a, b, 0, 1, (True, *flags)), flags[0]
+        ),
+        rt.sum_unbatched(
+            rt.batched_vjps.dot_vjp(g, a, b, 1, 1, (True, *flags)), flags[1]
+        ),
+        None,
+    )
+
+
+no_derivative(
+    "not yet: second derivatives of `np.dot` inside `jax.vmap`",
+    rt.batched_vjps.dot_vjp,
+    "rt.batched_vjps.dot_vjp",
+)
+no_derivative(
+    "not yet: second derivatives of `np.inner` inside `jax.vmap`",
+    rt.batched_vjps.inner_vjp,
+    "rt.batched_vjps.inner_vjp",
+)
+
+
+@multilinear(name="rt.batching.inner")
+def batching_inner(a, b, flags, *, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.inner_vjp(g, a, b, 0, 1, (True, *flags)), flags[0]
+        ),
+        rt.sum_unbatched(
+            rt.batched_vjps.inner_vjp(g, a, b, 1, 1, (True, *flags)), flags[1]
         ),
         None,
     )

@@ -92,3 +92,20 @@ def lambda_doing_more(w, xs):
 
 def lambda_with_wrong_in_axes(w, xs):
     return jnp.sum(jax.vmap(lambda x: example_loss(x, w), in_axes=(0, 0))(xs))
+
+
+def example_score(x, w):
+    h = jnp.dot(x, w)
+    return jnp.sum(h**2) + jnp.inner(h, jnp.tanh(h))
+
+
+batched_score = jax.vmap(
+    example_score, in_axes=(0, None)
+)  # the JAX tutorial's module-level spelling
+
+
+def products_per_example(w, xs):
+    """``jnp.dot``/``jnp.inner`` per example: ``jax.vmap`` made inside and at module level."""
+    return jnp.sum(jax.vmap(example_score, in_axes=(0, None))(xs, w)) + jnp.mean(
+        batched_score(xs, w)
+    )
