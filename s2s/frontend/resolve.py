@@ -657,7 +657,7 @@ class Resolver(Calls):
             and not builtin
         ):
             # what runs when ``obj`` is called (a decorator's wrapper is itself)
-            found = wrappers.classify(obj)
+            found = wrappers.classify(obj, called=True)
             # ``df = s2s.grad(f)``: its generated code is a helper
             if isinstance(found, wrappers.Generated):
                 obj = found.obj.s2s_generated_function

@@ -190,8 +190,13 @@ def _name(obj) -> str:
     )
 
 
-def classify(obj):
-    """What ``obj`` is, as one of ``Plain``, ``Generated``, ``Custom``, ``Through``, ``Partial``, ``Unsupported``."""
+def classify(obj, called=False):
+    """What ``obj`` is, as one of ``Plain``, ``Generated``, ``Custom``, ``Through``, ``Partial``, ``Unsupported``.
+
+    ``called``: ``obj`` is called by code s2s transforms (a module-level ``jax.vmap`` of a function, the
+    JAX tutorial's ``batched_predict``, is then ``s2s.vmap`` of it). Handed to the API itself, a
+    ``jax.vmap`` stays an error whose hint says to map the transformed function instead.
+    """
     from .. import custom
     from ..api import Transformed
     from ..jacobians import Jacobian
@@ -232,7 +237,7 @@ def classify(obj):
             kind = kinds[_fingerprint(obj)]
             if kind == "jax.checkpoint":
                 return Through(obj.__wrapped__, kind)
-            options = _vmap_options(obj) if kind == "jax.vmap" else None
+            options = _vmap_options(obj) if called and kind == "jax.vmap" else None
             if (
                 options is not None
             ):  # ``batched = jax.vmap(predict, in_axes=(None, 0))``: s2s.vmap's
