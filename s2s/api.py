@@ -219,7 +219,11 @@ class Transformed(ShowsSource):
         """The generated function, as its module defines it."""
         generated = self.generated
         stem = getattr(self.target, "__name__", None) or "function"
-        module = loader.load_module(generated.text, stem, generated.injected)
+        injected = generated.injected
+        if self.backend == "numpy" and injected:
+            # a module constant made with jax.numpy runs as NumPy's too (its namespace is the arguments')
+            injected = {k: backends._to_numpy(v) for k, v in injected.items()}
+        module = loader.load_module(generated.text, stem, injected)
         module.__dict__[GENERATED_KEY] = (
             generated  # code read from this module depends on what it baked in
         )

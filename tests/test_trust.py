@@ -86,6 +86,7 @@ CASES = {
     "repeated_list_of_numbers": ((_normal(3),), 0),
     "helper_result_updated_in_place": ((_normal(3), _normal(4, 3), _normal(4)), 0),
     "calls_a_vmapped_helper": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
+    "jax_constant_on_the_numpy_backend": ((_normal(2, 3),), 0),
     "pairs_collected_then_unpacked": ((_normal(3),), 0),
     "caches_read_backwards": (
         ([_normal(2, 3, scale=0.5), _normal(3, 3, scale=0.5)], _normal(4, 2)),

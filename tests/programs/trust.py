@@ -523,3 +523,13 @@ def caches_read_backwards(ws, x):
     for A_prev, W, Z in reversed(caches):
         total = total + np.sum(Z * np.mean(A_prev)) * np.sum(W)
     return total + np.sum(A)
+
+
+def _shifted_by_default(a, c=jax.numpy.array([0.5, -0.25, 1.0])):
+    return np.tanh(a) + np.tanh(c)
+
+
+def jax_constant_on_the_numpy_backend(x):
+    """A default made with jax.numpy: a NumPy constant on the NumPy backend (``astype`` of a JAX array failed)."""
+    u = _shifted_by_default(x)
+    return np.sum(u.astype(np.float64) * 2.0)
