@@ -294,12 +294,15 @@ def join_steps(parts, axis=0):
 
 def join_steps_vjp(g, parts, axis=0):
     """The cotangents of ``join_steps``'s parts from its own, each in its part's form."""
-    parts = [p for p in parts if not (isinstance(p, (list, tuple)) and not p)]
     lengths = [len(p) if not hasattr(p, "shape") else np.shape(p)[axis] for p in parts]
     items = _items(g, axis) if isinstance(g, Elements) else None
     out, start = [], 0
     for part, n in zip(parts, lengths):
-        if items is not None:
+        if (
+            not hasattr(part, "shape") and n == 0
+        ):  # an empty list's cotangent: an empty list
+            out.append(Elements([]) if isinstance(part, Elements) else type(part)())
+        elif items is not None:
             piece = items[start : start + n]
             stacked = _stacked(piece, axis) if hasattr(part, "shape") else None
             out.append(
