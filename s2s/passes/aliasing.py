@@ -293,6 +293,25 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
                 )
 
 
+def _per_helper(analysis):
+    """``analysis(helper)``, computed once per helper object (a module's functions are read again at every
+    call of them otherwise); unhashable helpers are analysed each time."""
+    cache: dict = {}
+
+    def cached(helper):
+        try:
+            return cache[helper]
+        except KeyError:
+            cache[helper] = found = analysis(helper)
+            return found
+        except TypeError:
+            return analysis(helper)
+
+    cached.__doc__ = analysis.__doc__
+    return cached
+
+
+@_per_helper
 def updated_in_place(helper) -> dict:
     """The parameters a helper updates in place before rebinding them (``v += b``, ``v /= n``): name ->
     the update's operator. NumPy changes the caller's array that the parameter holds."""
@@ -313,6 +332,7 @@ def updated_in_place(helper) -> dict:
     return {name: found[name] for name in params if name in found}
 
 
+@_per_helper
 def returns_new_arrays(helper) -> bool:
     """Whether every ``return`` of a helper gives new arrays (``np.mean(...)``, ``a * b``, a name only
     such values are assigned to), never a parameter or a view of one: its result shares no memory.
