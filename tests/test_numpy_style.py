@@ -339,3 +339,19 @@ def test_a_raise_in_a_branch_on_data_is_a_located_error_under_xla():
     with pytest.raises(s2s.S2SError, match="a `raise` in a branch whose test") as info:
         s2s.grad(P.raises_in_a_branch_on_data)(x)
     assert info.value.origin.path == P.__file__
+
+
+def test_a_dict_in_its_own_key_order_on_every_call_under_xla():
+    """The second call took a fast path that handed the dict to jax.jit as it is (its keys then sorted)."""
+    params, x = P.inputs_layers_in_insertion_order()
+    want = P.layers_in_insertion_order(params, x)
+    value_and_grad = s2s.value_and_grad(P.layers_in_insertion_order)
+    first = value_and_grad(params, x)
+    for _ in range(2):
+        value, grad = value_and_grad(params, x)
+        np.testing.assert_allclose(value, want, rtol=1e-12)
+        for k in params:
+            np.testing.assert_allclose(grad[k], first[1][k], rtol=1e-12)
+    transformed = s2s.transform(P.layers_in_insertion_order)
+    for _ in range(3):
+        np.testing.assert_allclose(transformed(params, x), want, rtol=1e-12)
