@@ -11,6 +11,9 @@ import sys
 import numpy as np
 
 from .arrays import index_add, namespace, reduced_like, unbroadcast, zeros_like_float
+from .collected import items_of, stacked_along
+from .iteration import Elements
+from .trees import _is_container
 
 
 def _axes(axis, ndim):
@@ -152,28 +155,18 @@ def concatenate_vjp(g, arrays, axis=0):
 
 def unstack(g, axis=0):
     """``g`` cut along ``axis`` into a list of slices: the cotangents of ``stack(arrays, axis)``; the items
-    of ``Elements`` (a collected list of items of different shapes)."""
-    if type(g).__name__ == "Elements":
-        return list(g.items)
-    if isinstance(
-        g, (list, tuple)
-    ):  # a list of containers, held item by item (``rt.rows``)
-        return list(g)
-    xp = namespace(g)
-    return [xp.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+    of a collected list held as ``Elements`` or item by item (``rt.rows``)."""
+    return items_of(g, axis)
 
 
 def restack(items, axis=0):
-    """The cotangent of ``rt.unstack(x, axis)``: the items stacked back along ``axis``, or, where their
-    shapes differ (a collected list of layers' activations), ``Elements`` of them."""
-    from .iteration import Elements
-    from .trees import _is_container
-
+    """The cotangent of ``rt.unstack(x, axis)``: the items stacked back along ``axis``; ``Elements`` of
+    them where their shapes differ (layers' activations), a list where they are containers (``rt.rows``).
+    """
     if any(_is_container(it) for it in items):
-        return list(items)  # items that are containers stay a list (``rt.rows``)
-    if len({np.shape(it) for it in items}) > 1:
-        return Elements(items)
-    return namespace(*items).stack(items, axis=axis)
+        return list(items)
+    stacked = stacked_along(items, axis)
+    return Elements(items) if stacked is None else stacked
 
 
 def hstack_vjp(g, tup):

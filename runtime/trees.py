@@ -208,7 +208,7 @@ def fill(tree, leaves, lead: tuple):
 
     if isinstance(
         tree, Elements
-    ):  # a list of items of different shapes (``control.join_steps``)
+    ):  # a list of items of different shapes (``collected.join_steps``)
         return Elements(fill(list(tree.items), leaves, lead))
     if not leaves:
         return tree_zeros_like(tree)

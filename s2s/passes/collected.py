@@ -351,7 +351,7 @@ class Reads:
                 )
         if kinds == [COLLECTED]:
             return stacked[0]
-        # stacked where the items share a shape, else the items (``runtime.control.join_steps``)
+        # stacked where the items share a shape, else the items (``runtime.collected.join_steps``)
         return call("rt.join_steps", cst.List([cst.Element(s) for s in stacked]))
 
     def _UnaryOperation(self, node):
