@@ -171,7 +171,10 @@ def main(argv=None):
             json.dump(
                 {
                     "machine": platform.platform(),
-                    "async_dispatch": jax.config.jax_cpu_enable_async_dispatch,
+                    # a CPU setting (newer JAX versions drop it where the CPU is not the backend)
+                    "async_dispatch": getattr(
+                        jax.config, "jax_cpu_enable_async_dispatch", None
+                    ),
                     "rows": rows,
                 },
                 out,
