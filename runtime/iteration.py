@@ -241,19 +241,16 @@ def dict_get(d, key, default=None):
 
 def dict_get_vjp(g, d, key):
     """The cotangent of ``d`` in ``dict_get(d, key, default)``: ``g`` at ``key`` where ``d`` holds it."""
-    from .trees import tree_zeros_like
+    from .arguments import argument_vjp
 
-    out = tree_zeros_like(d)
-    if key in d:
-        out[key] = g
-    return out
+    return argument_vjp(g, d, key)
 
 
 def dict_default_vjp(g, d, key, default=None):
     """The cotangent of ``default`` in ``dict_get(d, key, default)``: ``g`` where ``d`` lacks ``key``."""
-    from .trees import tree_zeros_like
+    from .arguments import argument_default_vjp
 
-    return tree_zeros_like(default) if key in d else g
+    return argument_default_vjp(g, d, key, default)
 
 
 def sorted_keys(d, reverse=False):

@@ -182,6 +182,11 @@ VARIADIC_ERRORS, _ = _module("""
         return np.sum(_g(*pair))
 
 
+    def spreads_into_an_op(x):
+        pair = (x, x)
+        return np.sum(np.add(*pair))
+
+
     def _star(*xs):
         return np.sum(xs[0])
 
@@ -194,13 +199,17 @@ VARIADIC_ERRORS, _ = _module("""
     "name, message",
     [
         ("rebinds", "`xs` (a `*`/`**` parameter) is assigned in the body"),
-        ("spreads_a_local", "`*` argument unpacking is not supported"),
+        ("spreads_into_an_op", "`*` argument unpacking in a call of `np.add`"),
         ("partial_of_star", "a functools.partial of `_star`"),
     ],
 )
 def test_star_arguments_s2s_cannot_bind_are_located_errors(name, message):
     with pytest.raises(s2s.S2SError, match=re.escape(message)):
         s2s.grad(getattr(VARIADIC_ERRORS, name))(X)
+
+
+def test_a_local_tuple_spread_into_a_helper_binds_its_items():
+    assert_trees_close(s2s.grad(VARIADIC_ERRORS.spreads_a_local)(X), 2 * X)
 
 
 KINDS = ("posonly", "normal", "kwonly")

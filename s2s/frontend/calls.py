@@ -44,6 +44,7 @@ from . import (
     random_keys,
     selections,
     spellings,
+    spread,
     variadic,
 )
 
@@ -486,6 +487,8 @@ class Calls(lax_control.LaxControl):
         # a method of a library object that is an op (``norm.logpdf`` of ``from scipy.stats import norm``)
         if is_method and chain is not None and self._library_op(chain):
             is_method = False
+        if is_method:
+            self._refuse_spread(node, args)
         if is_method and func.attr.value in DICT_VIEWS and not args:
             return self.mark(
                 cst.Call(
@@ -585,11 +588,13 @@ class Calls(lax_control.LaxControl):
             and isinstance(func, cst.Name)
             and (func.value in self._local_fns or func.value in self._outer_fns)
         ):
+            self._refuse_spread(node, args)
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)
         if foreign.is_callable_constant(
             self, callee
         ):  # a library's JAX code: ``rt.foreign``
+            self._refuse_spread(node, args)
             return foreign.call(self, callee, args, node)
         if not isinstance(func, (cst.Name, cst.Attribute)) and not isinstance(
             callee, (cst.Name, cst.Attribute)
@@ -600,18 +605,24 @@ class Calls(lax_control.LaxControl):
         # named at this call's shape
         if isinstance(callee, cst.Name) and callee.value in self._variadic:
             fn = self._variadic[callee.value]
-            specialized = variadic.specialize(
-                fn, variadic.shape_of(self._bound(fn, args, node))
-            )
-            callee = cst.Name(self.helper(callee.value, specialized))
+            shape = None
+            if spread.has_spread(args):
+                args, shape = spread.bind(
+                    self, fn, args, self._default_of(fn, node), node
+                )
+            shape = shape or variadic.shape_of(self._bound(fn, args, node))
+            callee = cst.Name(self.helper(callee.value, variadic.specialize(fn, shape)))
         if isinstance(callee, cst.Name) and callee.value in self.result.helpers:
             fn = self.result.helpers[callee.value]
+            if spread.has_spread(args):
+                args, _ = spread.bind(self, fn, args, self._default_of(fn, node), node)
             bound, args = function_args.bound_call(self, fn, args, node)
             if bound is not None:  # ``mlp(params, x, relu)``: ``mlp`` bound to ``relu``
                 callee = cst.Name(self.helper(function_args.name_of(bound), bound))
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
+        self._refuse_spread(node, args)
         if isinstance(callee, cst.Name) and callee.value in self.locals:
             # ``model(x)``: library code passed in or held in a local, checked to be such when it runs
             return foreign.call(self, callee, args, node)
@@ -649,14 +660,35 @@ class Calls(lax_control.LaxControl):
         if not arg.star:
             return [self._arg(arg)]
         passed = self.expansion.arguments(arg) if self.expansion is not None else None
-        if passed is None:
-            self.fail(
-                arg,
-                f"`{arg.star}` argument unpacking is not supported",
-                "pass arguments one by one",
-                UnsupportedSyntax,
-            )
+        if (
+            passed is None
+        ):  # spread into a helper's parameters (``spread``), else refused
+            return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
+
+    def _refuse_spread(self, node: cst.Call, args: list):
+        """A located error for a ``*``/``**`` argument left in a call that is no function of the user's."""
+        if not spread.has_spread(args):
+            return
+        at = next(a for a in node.args if a.star)
+        what = self.source.file.module.code_for_node(node.func)
+        self.fail(
+            at,
+            f"`{at.star}` argument unpacking in a call of `{what}`: s2s spreads `*` and `**` "
+            "only into the parameters of functions of yours",
+            "pass the arguments one by one",
+            UnsupportedSyntax,
+        )
+
+    def _default_of(self, helper, node):
+        """The expression of a parameter's default, as ``_bind_helper`` writes it."""
+
+        def default(name, param):
+            if is_literal_value(param.default):
+                return literal(param.default)
+            return self.value(param.default, (f"{helper.__name__}_{name}",), node)
+
+        return default
 
     def _bind_helper(self, helper, args, node):
         """A helper call's arguments in the helper's parameter order, defaults written out."""
@@ -673,12 +705,8 @@ class Calls(lax_control.LaxControl):
                 )
             if name in bound.arguments:
                 values.append(bound.arguments[name])
-            elif is_literal_value(param.default):
-                values.append(literal(param.default))
             else:  # an array (or other object) default: a constant of the generated module
-                values.append(
-                    self.value(param.default, (f"{helper.__name__}_{name}",), node)
-                )
+                values.append(self._default_of(helper, node)(name, param))
         return [cst.Arg(v) for v in values]
 
     def _arg(self, arg):

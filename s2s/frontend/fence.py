@@ -6,9 +6,9 @@ assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
 ``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
 of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), output statements (``print``, ``logging``:
 ``output``; only their arguments may hold f-strings), ``assert`` (checked by ``rt.check``), local ``def``s and a docstring; its expressions
-hold no comprehensions, starred arguments,
-walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a call shape
-(``variadic``), whose calls may then pass them on: ``fn(*args, **kwargs)``.
+hold no walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a
+call shape (``variadic``). Starred arguments are the resolver's: spread into a user function's parameters
+(``spread``), refused elsewhere.
 """
 
 from __future__ import annotations
@@ -85,27 +85,6 @@ class _Fence:
     def _own_parameters(self):
         return getattr(self.source.node, "params", None)
 
-    def _passes_variable_parameter(self, arg: cst.Arg) -> bool:
-        """``f(*args)``/``f(**kwargs)`` of the function's own ``*args``/``**kwargs``, at a call shape (``variadic``)."""
-        own = self._own_parameters
-        if (
-            self.source.shape is None
-            or own is None
-            or not isinstance(arg.value, cst.Name)
-        ):
-            return False
-        star = (
-            own.star_arg.name.value
-            if arg.star == "*" and isinstance(own.star_arg, cst.Param)
-            else None
-        )
-        double = (
-            own.star_kwarg.name.value
-            if arg.star == "**" and own.star_kwarg is not None
-            else None
-        )
-        return arg.value.value in (star, double)
-
     def fail(self, node, what, hint):
         raise UnsupportedSyntax(
             f"{what} is not supported", self.source.origin(node), hint
@@ -124,10 +103,6 @@ class _Fence:
                 self.output_strings.add(id(inner))
         if found is not None and id(node) not in self.output_strings:
             self.fail(node, *found)
-        if kind is cst.Arg and node.star and not self._passes_variable_parameter(node):
-            self.fail(
-                node, f"`{node.star}` argument unpacking", "pass arguments one by one"
-            )
         if kind is cst.FunctionDef and node.asynchronous:
             self.fail(node, "`async def`", "transform a synchronous function")
         variable = kind is cst.Parameters and (

@@ -70,6 +70,7 @@ def vmapped(resolver, func, args, node):
         if obj is None or library_code(obj) is None:
             return None
         fn = _constant(resolver, "_".join(resolver._chain(target)), obj)
+    resolver._refuse_spread(node, args)
     what = resolver.source.file.module.code_for_node(func)
     options = {}
     for i, a in enumerate(func.args[1:], start=1):

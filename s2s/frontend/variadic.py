@@ -35,10 +35,15 @@ _POSITIONAL = (
 
 @dataclass(frozen=True)
 class Shape:
-    """What a call passes to ``*args`` (how many) and ``**kwargs`` (which keywords, in the call's order)."""
+    """What a call passes to ``*args`` (how many) and ``**kwargs`` (which keywords, in the call's order).
+
+    ``packed``: ``*args`` receives a sequence whose length is known only when the code runs
+    (``f(x, *layers)``, ``spread.bind``); the function then takes it as one parameter of its name.
+    """
 
     extra: int = 0
     keywords: tuple = ()
+    packed: bool = False
 
 
 def variable_parameters(signature: inspect.Signature) -> tuple[str | None, str | None]:
@@ -76,7 +81,9 @@ def concrete_signature(signature: inspect.Signature, shape: Shape) -> inspect.Si
     items, _ = concrete_names(star, double, shape)
     out = []
     for p in signature.parameters.values():
-        if p.kind is p.VAR_POSITIONAL:
+        if p.kind is p.VAR_POSITIONAL and shape.packed:
+            out.append(inspect.Parameter(p.name, p.POSITIONAL_OR_KEYWORD, default=()))
+        elif p.kind is p.VAR_POSITIONAL:
             out += [inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD) for n in items]
         elif p.kind is p.VAR_KEYWORD:
             out += [inspect.Parameter(key, p.KEYWORD_ONLY) for key in shape.keywords]
@@ -122,6 +129,8 @@ class Specialized(Standin):
         return self.fn(*args, **kwargs)
 
     def __repr__(self):
+        if self.shape.packed:
+            return f"<{self.__qualname__} called with a `*` sequence and keywords {self.shape.keywords}>"
         return f"<{self.__qualname__} called with {self.shape.extra} `*` arguments and keywords {self.shape.keywords}>"
 
 
@@ -142,9 +151,10 @@ class Expansion:
 
     star: str | None
     double: str | None
-    items: tuple  # the names standing for ``*args``'s items
+    items: tuple  # the names standing for ``*args``'s items (its own name where it is ``packed``)
     values: tuple  # the names standing for ``**kwargs``'s values
     keywords: tuple
+    packed: bool = False
 
     @classmethod
     def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
@@ -161,7 +171,11 @@ class Expansion:
             else None
         )
         items, values = concrete_names(star, double, shape)
-        return cls(star, double, tuple(items), tuple(values), shape.keywords)
+        if shape.packed and star is not None:
+            items = [star]
+        return cls(
+            star, double, tuple(items), tuple(values), shape.keywords, shape.packed
+        )
 
     def prelude_names(self) -> tuple[str, ...]:
         return tuple(n for n in (self.star, self.double) if n is not None)
@@ -171,7 +185,7 @@ class Expansion:
         import libcst as cst
 
         out = []
-        if self.star is not None:
+        if self.star is not None and not self.packed:
             out.append(
                 (self.star, cst.Tuple([cst.Element(cst.Name(n)) for n in self.items]))
             )
@@ -189,7 +203,7 @@ class Expansion:
 
         if not isinstance(arg.value, cst.Name):
             return None
-        if arg.star == "*" and arg.value.value == self.star:
+        if arg.star == "*" and arg.value.value == self.star and not self.packed:
             return [cst.Arg(cst.Name(n)) for n in self.items]
         if arg.star == "**" and arg.value.value == self.double:
             return [
@@ -211,7 +225,7 @@ def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:
     from ..cstutil import substitute
 
     star = node.params.star_arg
-    if not isinstance(star, cst.Param):
+    if not isinstance(star, cst.Param) or shape.packed:
         return node
     name = star.name.value
     items, _ = concrete_names(name, None, shape)

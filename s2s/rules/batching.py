@@ -180,9 +180,10 @@ batch("static", "rt.inverse_permutation", "rt.opposite")
 batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
-batch("static", "rt.raise_", "rt.raise_if")
+batch("static", "rt.raise_", "rt.raise_if", "rt.check_call")
 batch("container", "rt.kept", "rt.kept_vjp", "rt.total", "rt.total_vjp")
 batch("container", "rt.dict_get", "rt.dict_get_vjp", "rt.dict_default_vjp")
+batch("container", "rt.argument", "rt.argument_vjp", "rt.argument_default_vjp")
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 
 

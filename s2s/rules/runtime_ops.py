@@ -99,6 +99,25 @@ def dict_default_vjp(ct, d, key, default=None, *, g):
     return rt.dict_default_vjp(g, d, key, default), None, None, None
 
 
+@linear(name="rt.argument")
+def argument(source, key, default=None, *, g):
+    return (
+        rt.argument_vjp(g, source, key),
+        None,
+        rt.argument_default_vjp(g, source, key, default),
+    )
+
+
+@linear(name="rt.argument_vjp", roles={"source": "data"})
+def argument_vjp(ct, source, key, *, g):
+    return rt.argument(g, key, 0.0), None, None
+
+
+@linear(name="rt.argument_default_vjp", roles={"source": "data", "default": "data"})
+def argument_default_vjp(ct, source, key, default=None, *, g):
+    return rt.argument_default_vjp(g, source, key, default), None, None, None
+
+
 @linear(name="rt.total")
 def total(items, *, g):
     return rt.total_vjp(g, items)
@@ -167,6 +186,7 @@ nondiff(
     "rt.check",
 )
 nondiff("the user's `raise`: no value", "rt.raise_", "rt.raise_if")
+nondiff("a check that a call's `*`/`**` arguments fit: no value", "rt.check_call")
 nondiff(
     "a variable's value before the loop that assigns it, an item not appended: none",
     "rt.unset",

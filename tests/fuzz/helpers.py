@@ -273,6 +273,17 @@ class Helpers:
                 ):
                     return None
             self.r.shuffle(kws)
+            # spread: the last positional arguments as ``*(...)``, keywords as ``**{...}`` (``frontend/spread``)
+            if len(prefix) > n_po and self.p(0.2):
+                self.feature("star_call")
+                k = self.r.randint(1, len(prefix) - n_po)
+                prefix = prefix[:-k] + [f"*({', '.join(prefix[-k:])},)"]
+            if kws and self.p(0.2):
+                self.feature("double_star_call")
+                entries = [
+                    f'"{kw.split("=", 1)[0]}": {kw.split("=", 1)[1]}' for kw in kws
+                ]
+                kws = [f"**{{{', '.join(entries)}}}"]
             return f"{name}({', '.join(prefix + kws)})"
 
         return call

@@ -39,6 +39,7 @@ class Models:
                 "list_unpack",
                 "list_index",
                 "list_caches",
+                "list_star",
                 "dict",
                 "dict_nested",
                 "namedtuple",
@@ -120,6 +121,21 @@ class Models:
                     "    penalty = penalty + 0.01 * np.mean(z**2) * np.mean(h_in)"
                 )
                 lines.append("out = acts[-1] + penalty")
+            elif style == "list_star":
+                # the layers spread into a helper's ``*layers`` (or its first one named): ``frontend/spread``
+                if self.p(0.5):
+                    self.helper(
+                        "def apply_layers(h, *layers):\n    for W, b in layers:\n"
+                        "        h = np.tanh(h @ W + b)\n    return h\n"
+                    )
+                    lines.append("out = apply_layers(x, *params)")
+                else:
+                    self.helper(
+                        "def apply_first(h, first, *rest, scale=1.0):\n    h = np.tanh(h @ first[0] + first[1])\n"
+                        "    for W, b in rest:\n        h = np.tanh(h @ W + b) * scale\n    return h\n"
+                    )
+                    scale = self.pick(["0.5", "1.0"])
+                    lines.append(f"out = apply_first(x, *params, scale={scale})")
             elif style == "list_last":
                 lines.append("h = x")
                 lines.append("for W, b in params[:-1]:")

@@ -1,0 +1,147 @@
+"""Calls with ``*sequence`` and ``**mapping`` arguments, as people write them (issue 13).
+
+Each ``name`` has ``inputs_name()``; the test differentiates with respect to
+the first input. Helpers are module-level functions, as in the NumPy model
+zoo and JAX tutorials: a ``batch`` tuple spread into a loss, layers spread
+into ``*layers``, settings spread into keyword parameters.
+"""
+
+import numpy as np
+
+
+def _dense(x, w, b=None):
+    out = x @ w
+    if b is not None:
+        out = out + b
+    return np.tanh(out)
+
+
+def _mlp(x, *layers):
+    for W in layers:
+        x = np.tanh(x @ W)
+    return x
+
+
+def _head_then_rest(x, first, *rest, scale=1.0):
+    x = np.tanh(x @ first) * scale
+    for W in rest:
+        x = x @ W
+    return x
+
+
+def _scaled(x, w, *, scale=1.0, shift=0.0):
+    return (x @ w) * scale + shift
+
+
+def _mse(w, inputs, targets):
+    return np.mean((np.tanh(inputs @ w) - targets) ** 2)
+
+
+def _inputs(seed=0, n=3):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(size=(3, 3)) for _ in range(n)], rng.normal(size=(4, 3))
+
+
+def batch_tuple_spread(params, x):
+    """``loss(params, *batch)``: the JAX tutorials' batch of inputs and targets."""
+    batch = (x, np.sin(x))
+    return _mse(params[0], *batch)
+
+
+def layers_spread_into_star_parameter(params, x):
+    """``mlp(x, *params)`` into ``def mlp(x, *layers)``, the list's length known only when the code runs."""
+    return np.sum(_mlp(x, *params) ** 2)
+
+
+def layers_spread_after_a_named_parameter(params, x):
+    """The first item binds ``first``, the others ``*rest``; a keyword after the ``*``."""
+    return np.sum(_head_then_rest(x, *params, scale=0.5))
+
+
+def shorter_sequence_leaves_the_default(params, x):
+    """``dense(x, *params[:1])``: ``b`` keeps its default ``None``."""
+    return np.sum(_dense(x, *params[:1]))
+
+
+def exact_pair(params, x):
+    """A tuple whose length matches the parameters, the bias one of its items."""
+    pair = (params[0], params[1][0])
+    return np.sum(_dense(x, *pair))
+
+
+def settings_spread_into_keywords(params, x):
+    """``scaled(x, w, **settings)`` into keyword-only parameters, one entry a parameter."""
+    settings = {"scale": 2.0, "shift": params[1][0, 0]}
+    return np.sum(_scaled(x, params[0], **settings))
+
+
+def partial_settings_keep_defaults(params, x):
+    settings = {"shift": 1.0}
+    return np.sum(_scaled(x, params[0], **settings) ** 2)
+
+
+def star_and_double_star(params, x):
+    """``*`` gives ``w``, ``**`` gives ``b``."""
+    extra = {"b": params[1][0]}
+    return np.sum(_dense(x, *params[:1], **extra))
+
+
+def spread_in_a_local_function(params, x):
+    """A local function spreading what it closes over."""
+
+    def body(z):
+        return _mlp(z, *params[1:])
+
+    return np.sum(body(x @ params[0]))
+
+
+def spread_of_a_computed_list(params, x):
+    """The ``*`` of an expression is computed once."""
+    return np.sum(_mlp(x, *[2.0 * W for W in params]))
+
+
+def _inputs_lists():
+    return _inputs()
+
+
+PROGRAMS = [
+    "batch_tuple_spread",
+    "layers_spread_into_star_parameter",
+    "layers_spread_after_a_named_parameter",
+    "shorter_sequence_leaves_the_default",
+    "exact_pair",
+    "settings_spread_into_keywords",
+    "partial_settings_keep_defaults",
+    "star_and_double_star",
+    "spread_in_a_local_function",
+    "spread_of_a_computed_list",
+]
+for _name in PROGRAMS:
+    globals()[f"inputs_{_name}"] = _inputs_lists
+
+
+def too_many_items(params, x):
+    """Python's ``TypeError``: ``dense`` takes at most two items after ``x``."""
+    return np.sum(_dense(x, *params))
+
+
+def unexpected_setting(params, x):
+    settings = {"scale": 2.0, "offset": 1.0}
+    return np.sum(_scaled(x, params[0], **settings))
+
+
+def twice_given(params, x):
+    """``w`` from the ``*`` and by keyword."""
+    return np.sum(_dense(x, *params[:1], w=params[1]))
+
+
+def settings_into_double_star(x, settings):
+    return np.sum(_kwargs_sink(x, **settings))
+
+
+def _kwargs_sink(x, **options):
+    return x * options.get("scale", 1.0)
+
+
+def spread_into_an_op(x, shape):
+    return np.sum(np.zeros(*shape) + x)
