@@ -52,6 +52,13 @@ def check_call(name, parameters, positional, sequence, keywords, mapping):
     call has no ``*`` or ``**``. The lengths and keys are Python facts, known
     when the code is traced.
     """
+    if hasattr(sequence, "shape"):
+        from .located import Refusal
+
+        raise Refusal(
+            f"`*` of an array in a call of `{name}` (Python would pass its rows)",
+            "pass the rows by index: `f(x[0], x[1])`, or a list",
+        )
     given = [None] * positional + [None] * (0 if sequence is None else len(sequence))
     named = dict.fromkeys(keywords)
     for key in {} if mapping is None else mapping:

@@ -278,7 +278,17 @@ def values(d):
 
 
 def total(items):
-    """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts)."""
+    """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts).
+
+    An array is refused: Python would add its rows, and under ``vmap`` its first axis may be the batch's.
+    """
+    if hasattr(items, "shape"):
+        from .located import Refusal
+
+        raise Refusal(
+            "Python's builtin `sum` of an array (it adds the array's rows)",
+            "write `np.sum(x, axis=0)`, or pass `sum` a list",
+        )
     out = 0
     for item in items.items if isinstance(items, Elements) else items:
         out = out + item

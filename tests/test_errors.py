@@ -306,12 +306,6 @@ CASES = [
         "`acts.append` changes a parameter, made outside `f`",
         (2, 4),
     ),
-    (
-        "builtin_sum_of_an_array",
-        "def f(x):\n    return sum(x * 2.0)",
-        "Python's builtin `sum` of a value s2s does not know to be a list",
-        (2, 4),
-    ),
 ]
 
 

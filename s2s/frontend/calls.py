@@ -45,6 +45,7 @@ from . import (
     selections,
     spellings,
     spread,
+    tree_calls,
     variadic,
 )
 
@@ -466,6 +467,11 @@ class Calls(lax_control.LaxControl):
             return blocks.lower(self, node)
         if chains.is_multi_dot(callee):  # ``np.linalg.multi_dot``: nested ``matmul``s
             return chains.lower(self, node)
+        tree_call = tree_calls.kind(callee)
+        if (
+            tree_call is not None
+        ):  # ``jax.tree_util.tree_map(f, params)``: a loop over the leaves
+            return tree_calls.lower(self, tree_call, node)
         lax_op = lax_indexing.op_of(callee)
         if lax_op is not None:
             return lax_indexing.lower(self, node, lax_op)

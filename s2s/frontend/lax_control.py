@@ -70,7 +70,7 @@ class LaxControl:
 
     def lax_call(self, kind: str, node: cst.Call):
         what = f"`{self.source.file.module.code_for_node(node.func)}`"
-        self._lax = _Call(self, kind, node, what)
+        self._lax = CallSite(self, kind, node, what)
         try:
             return getattr(self, "_lax_" + kind)(self._lax)
         except S2SError as err:
@@ -392,7 +392,7 @@ class LaxControl:
             )
 
 
-class _Call:
+class CallSite:
     """One ``lax`` call being lowered: its arguments by JAX's parameter names, fresh names, errors at it."""
 
     def __init__(self, resolver, kind, node, what):
@@ -488,4 +488,4 @@ def namer_for(resolver) -> Namer:
     return Namer(used)
 
 
-__all__ = ["KINDS", "LaxControl", "kind", "namer_for"]
+__all__ = ["KINDS", "CallSite", "LaxControl", "kind", "namer_for"]

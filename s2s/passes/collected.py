@@ -82,11 +82,6 @@ LOGICAL = frozenset(
 )
 
 
-def _values_of_a_dict(node) -> bool:
-    """``d.values()``: a sequence of the dict's values, visited by Python."""
-    return isinstance(node, cst.Call) and dotted(node.func) == "rt.values"
-
-
 @dataclass
 class Kinds:
     """What the names of a block hold at a point: collected lists (name -> the line collecting them),
@@ -464,8 +459,9 @@ class Reads:
                 value = self._pairwise(
                     pairwise, [self.array(e.value) for e in items[0].elements]
                 )
-            elif func == "sum" and (kind == LIST or _values_of_a_dict(items[0])):
-                value = call("rt.total", first)  # Python's sum, item by item
+            elif func == "sum":
+                # Python's sum, item by item, of a list (or, checked when it runs, a value that is one)
+                value = call("rt.total", first)
             else:
                 raise UnsupportedSyntax(
                     f"Python's builtin `{func}` of a value s2s does not know to be a list",

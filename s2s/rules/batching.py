@@ -184,6 +184,13 @@ batch("static", "rt.raise_", "rt.raise_if", "rt.check_call")
 batch("container", "rt.kept", "rt.kept_vjp", "rt.total", "rt.total_vjp")
 batch("container", "rt.dict_get", "rt.dict_get_vjp", "rt.dict_default_vjp")
 batch("container", "rt.argument", "rt.argument_vjp", "rt.argument_default_vjp")
+batch(
+    "container",
+    "rt.leaves",
+    "rt.leaves_vjp",
+    "rt.unflatten_like",
+    "rt.unflatten_like_vjp",
+)
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 
 

@@ -99,6 +99,26 @@ def dict_default_vjp(ct, d, key, default=None, *, g):
     return rt.dict_default_vjp(g, d, key, default), None, None, None
 
 
+@linear(name="rt.leaves")
+def leaves(tree, *, g):
+    return rt.leaves_vjp(g, tree)
+
+
+@linear(name="rt.leaves_vjp", roles={"tree": "data"})
+def leaves_vjp(ct, tree, *, g):
+    return rt.leaves(g), None
+
+
+@linear(name="rt.unflatten_like", roles={"tree": "data"})
+def unflatten_like(tree, new_leaves, *, g):
+    return None, rt.unflatten_like_vjp(g, tree, new_leaves)
+
+
+@linear(name="rt.unflatten_like_vjp", roles={"tree": "data", "new_leaves": "data"})
+def unflatten_like_vjp(ct, tree, new_leaves, *, g):
+    return rt.unflatten_like(tree, g), None, None
+
+
 @linear(name="rt.argument")
 def argument(source, key, default=None, *, g):
     return (

@@ -163,7 +163,14 @@ class Assembly:
                 and n.startswith(("W", "w", "k", "q"))
             ]
             lines.append("reg = 0.0")
-            if leaves:
+            if self.p(0.3):
+                # the JAX tutorials' weight decay over every leaf (``frontend/tree_calls``)
+                self.feature("tree_leaves")
+                self.imports.add("import jax")
+                lines.append(
+                    "reg = reg + sum(np.sum(leaf * leaf) for leaf in jax.tree_util.tree_leaves(params))"
+                )
+            elif leaves:
                 lines.append(
                     f"for leaf in ({', '.join(leaves)},):" if len(leaves) > 0 else ""
                 )

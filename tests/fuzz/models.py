@@ -71,6 +71,19 @@ class Models:
             )
 
         act = self.activation(lines, closure_vars)
+        if (style.startswith("list") or style in ("dict", "dict_nested")) and self.p(
+            0.1
+        ):
+            # every parameter scaled by ``tree_map`` first (``frontend/tree_calls``)
+            self.feature("tree_map")
+            self.imports.add("import jax")
+            form = self.pick(
+                [
+                    "params = jax.tree_util.tree_map(lambda p: p * 0.9, params)",
+                    "params = jax.tree_util.tree_map(lambda p, q: p + 0.1 * np.tanh(q), params, params)",
+                ]
+            )
+            lines.append(form)
         if style.startswith("list"):
             args.append(
                 "[" + ", ".join(pair(i, o) for i, o in itertools.pairwise(sizes)) + "]"

@@ -1,0 +1,117 @@
+"""``jax.tree_util`` calls on the differentiated path, in the styles of the JAX docs and optax (issue 13).
+
+Each ``name`` has ``inputs_name()``; the test differentiates with respect to
+the first input and checks against ``jax.grad`` of the same function.
+"""
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import tree_util
+
+
+def _dict_params(seed=0):
+    k1, k2, k3 = jax.random.split(jax.random.PRNGKey(seed), 3)
+    params = {
+        "w2": jax.random.normal(k1, (3, 2)),
+        "b2": jnp.zeros(2) + 0.1,
+        "w1": jax.random.normal(k2, (2, 3)),
+    }
+    return params, jax.random.normal(k3, (4, 2))
+
+
+def _forward(params, x):
+    h = jnp.tanh(x @ params["w1"])
+    return h @ params["w2"] + params["b2"]
+
+
+def l2_by_tree_leaves(params, x):
+    """The JAX tutorials' weight decay: ``sum(jnp.sum(p ** 2) for p in tree_leaves(params))``."""
+    decay = sum(jnp.sum(p**2) for p in jax.tree_util.tree_leaves(params))
+    return jnp.mean(_forward(params, x) ** 2) + 1e-2 * decay
+
+
+def l2_by_tree_map(params, x):
+    """``tree_map`` to per-leaf norms, then ``sum`` of their leaves."""
+    norms = jax.tree_util.tree_map(lambda p: jnp.sum(p**2), params)
+    return jnp.mean(_forward(params, x)) + sum(jax.tree_util.tree_leaves(norms))
+
+
+def _sgd(p, g):
+    return p - 0.1 * g
+
+
+def one_sgd_step_then_loss(params, x):
+    """A meta-learning loss: one inner SGD step by ``tree_map`` of two trees, then the loss."""
+    grads = jax.tree_util.tree_map(lambda p: 0.5 * p, params)
+    inner = jax.tree_util.tree_map(_sgd, params, grads)
+    return jnp.sum(_forward(inner, x) ** 2)
+
+
+def scaled_by_a_closure(params, x):
+    """A lambda closing over a local value, through ``jax.tree.map``."""
+    scale = jnp.mean(x) + 2.0
+    scaled = jax.tree.map(lambda p: p * scale, params)
+    return jnp.sum(_forward(scaled, x))
+
+
+def list_of_pairs(layers, x):
+    """A list of ``(W, b)`` tuples mapped leaf by leaf."""
+    halved = tree_util.tree_map(lambda p: p / 2.0, layers)
+    for W, b in halved:
+        x = jnp.tanh(x @ W + b)
+    return jnp.sum(x**2)
+
+
+class Layer(NamedTuple):
+    w: jnp.ndarray
+    b: jnp.ndarray
+
+
+def namedtuple_layers(layer, x):
+    """A NamedTuple's fields, mapped; the result is a NamedTuple."""
+    moved = jax.tree_util.tree_map(lambda p, q: p + 0.1 * q, layer, layer)
+    return jnp.sum(jnp.tanh(x @ moved.w + moved.b))
+
+
+def _inputs_dict():
+    return _dict_params()
+
+
+def _inputs_layers():
+    params, x = _dict_params(1)
+    w1 = params["w1"]
+    return [(w1, 0.1 * jnp.ones(3)), (w1.T @ w1, params["b2"][0] * jnp.ones(3))], x
+
+
+def _inputs_namedtuple():
+    params, x = _dict_params(2)
+    return Layer(params["w1"], jnp.ones(3)), x
+
+
+PROGRAMS = {
+    "l2_by_tree_leaves": _inputs_dict,
+    "l2_by_tree_map": _inputs_dict,
+    "one_sgd_step_then_loss": _inputs_dict,
+    "scaled_by_a_closure": _inputs_dict,
+    "list_of_pairs": _inputs_layers,
+    "namedtuple_layers": _inputs_namedtuple,
+}
+
+
+def weighted_by_position(params, x):
+    """Leaves weighted by their place in ``tree_leaves``: JAX's order (dict keys sorted) matters."""
+    leaves = jax.tree_util.tree_leaves(params)
+    return jnp.sum(_forward(params, x)) + sum(
+        (i + 1.0) * jnp.sum(leaf) for i, leaf in enumerate(leaves)
+    )
+
+
+def with_is_leaf(params, x):
+    mapped = jax.tree_util.tree_map(lambda p: p * 2, params, is_leaf=lambda n: False)
+    return jnp.sum(_forward(mapped, x))
+
+
+def sum_of_an_array(params, x):
+    return jnp.sum(sum(params["w1"]))

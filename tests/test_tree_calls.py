@@ -1,0 +1,77 @@
+"""``jax.tree_util.tree_map`` and ``tree_leaves`` on the differentiated path (``frontend/tree_calls.py``).
+
+Gradients on both backends equal ``jax.grad`` of the same function; the
+batched and forward transforms agree with JAX's too. What stays unsupported
+(``is_leaf=``) and Python's ``sum`` of an array are located errors.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+from tests.programs import tree_calls as P
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _close(got, want):
+    got_leaves, want_leaves = jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(
+        want
+    )
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want)
+    for a, b in zip(got_leaves, want_leaves):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+@pytest.mark.parametrize("name", list(P.PROGRAMS))
+def test_gradient_equals_jax(name, backend):
+    f = getattr(P, name)
+    args = P.PROGRAMS[name]()
+    if backend == "numpy":
+        args = jax.tree_util.tree_map(np.asarray, args)
+    _close(s2s.grad(f, backend=backend)(*args), jax.grad(f)(*args))
+
+
+@pytest.mark.parametrize("name", ["one_sgd_step_then_loss", "scaled_by_a_closure"])
+def test_batched_and_forward_transforms_equal_jax(name):
+    f = getattr(P, name)
+    params, x = P.PROGRAMS[name]()
+    xs = np.stack([x, 2 * x, -x])
+    _close(
+        s2s.vmap(f, in_axes=(None, 0))(params, xs),
+        jax.vmap(f, in_axes=(None, 0))(params, xs),
+    )
+    tangents = jax.tree_util.tree_map(np.ones_like, params)
+    _close(
+        s2s.jvp(f, (params, x), (tangents, np.zeros_like(x))),
+        jax.jvp(f, (params, x), (tangents, np.zeros_like(x))),
+    )
+    _close(
+        s2s.vmap(s2s.grad(f), in_axes=(None, 0))(params, xs),
+        jax.vmap(jax.grad(f), in_axes=(None, 0))(params, xs),
+    )
+
+
+def test_leaves_come_in_jax_order_with_dict_keys_sorted():
+    params, x = P.PROGRAMS["l2_by_tree_leaves"]()  # keys w2, b2, w1: sorted b2, w1, w2
+    got = s2s.grad(P.weighted_by_position)(params, x)
+    _close(got, jax.grad(P.weighted_by_position)(params, x))
+
+
+@pytest.mark.parametrize(
+    "name, construct",
+    [
+        ("with_is_leaf", "`is_leaf=`"),
+        ("sum_of_an_array", "Python's builtin `sum` of an array"),
+    ],
+)
+def test_what_stays_unsupported_is_a_located_error(name, construct):
+    params, x = P.PROGRAMS["l2_by_tree_leaves"]()
+    with pytest.raises(S2SError) as err:
+        s2s.grad(getattr(P, name))(params, x)
+    text = str(err.value)
+    assert construct in text, text
+    assert "tree_calls.py:" in text and "^" in text and "hint:" in text
