@@ -332,6 +332,8 @@ _DEFINED_IN = {
     "dynamic_slice": "slicing",
     "dynamic_update_slice": "slicing",
     "dynamic_update_slice_vjp": "slicing",
+    "window": "slicing",
+    "window_vjp": "slicing",
     "fill_like": "trees",
     "fill_like_vjp": "trees",
     "tree_add": "trees",

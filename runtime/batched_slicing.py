@@ -119,3 +119,55 @@ def dynamic_update_slice_vjp(ct, update, start_indices, axes, batched):
         ct, start_indices, [full[a] for a in named], axes, (True, s_flags)
     )
     return namespace(window).reshape(window, (size, *ex_update))
+
+
+def _window_call(operand, start_indices, slice_sizes, axes, s_flags, lead):
+    """A ``window`` call's starts, sizes and axes per example, and each start's batched flag."""
+    starts, sizes, named = slicing._window_parts(
+        operand, start_indices, slice_sizes, axes, lead=int(lead)
+    )
+    if isinstance(s_flags, (tuple, list)):
+        flags = [bool(f) for f in s_flags]
+    else:
+        flags = [bool(s_flags)] * len(starts)
+    return starts, sizes, named, flags
+
+
+def _known(starts, flags) -> bool:
+    """Starts the same for every example and known now: NumPy's slicing, as written."""
+    return not any(flags) and not any(slicing._is_jax(s) for s in starts)
+
+
+def window(operand, start_indices, slice_sizes, axes, batched):
+    """Per-example ``rt.window(operand_i, start_indices_i, slice_sizes, axes)``."""
+    o_flag = bool(batched[0])
+    starts, sizes, named, flags = _window_call(
+        operand, start_indices, slice_sizes, axes, batched[1], o_flag
+    )
+    shape = np.shape(operand)[int(o_flag) :]
+    if _known(starts, flags) and o_flag:
+        return operand[
+            (slice(None),) + slicing._slices(len(shape), starts, sizes, named)
+        ]
+    slicing._checked(shape, starts, sizes, named)
+    return dynamic_slice(operand, tuple(starts), sizes, named, (o_flag, tuple(flags)))
+
+
+def window_vjp(g, operand, start_indices, slice_sizes, axes, batched):
+    """Per-example ``rt.window_vjp(g_i, operand_i, start_indices_i, slice_sizes, axes)``."""
+    from .arrays import index_add, zeros_like_float
+
+    g_flag, o_flag = bool(batched[0]), bool(batched[1])
+    starts, sizes, named, flags = _window_call(
+        operand, start_indices, slice_sizes, axes, batched[2], o_flag
+    )
+    shape = np.shape(operand)[int(o_flag) :]
+    size = _size([(g, g_flag), (operand, o_flag)], starts, flags)
+    g = g if g_flag else broadcast_batch(g, size)
+    zeros = zeros_like_float(operand if o_flag else broadcast_batch(operand, size))
+    if _known(starts, flags):
+        cut = (slice(None),) + slicing._slices(len(shape), starts, sizes, named)
+        return index_add(zeros, cut, g)
+    return dynamic_update_slice(
+        zeros, g, tuple(starts), named, (True, True, tuple(flags))
+    )

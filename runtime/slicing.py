@@ -159,3 +159,84 @@ def dynamic_update_slice_vjp(ct, update, start_indices, axes=None):
     from .arrays import namespace
 
     return namespace(window).reshape(window, np.shape(update))
+
+
+def _slices(ndim, starts, sizes, axes) -> tuple:
+    """NumPy's ``[start:start + size]`` along each named axis, ``:`` along the others."""
+    cut = [slice(None)] * ndim
+    for axis, start, size in zip(axes, starts, sizes):
+        cut[axis] = slice(start, start + size)
+    return tuple(cut)
+
+
+def _window_parts(operand, start_indices, slice_sizes, axes, lead=0):
+    """Starts, sizes (ints) and axes of a ``window`` call; ``lead`` batch axes before the example's."""
+    starts = (
+        list(start_indices)
+        if isinstance(start_indices, (tuple, list))
+        else [start_indices]
+    )
+    sizes = (
+        list(slice_sizes) if isinstance(slice_sizes, (tuple, list)) else [slice_sizes]
+    )
+    try:
+        sizes = [int(z) for z in sizes]
+    except Exception:  # a traced width (JAX's concretization error)
+        from .located import Refusal
+
+        raise Refusal(
+            "a slice `x[i:i + k]` whose width `k` is known only when the compiled code runs",
+            "make the width a number known when the code is traced (a literal, a shape, a constant)",
+        ) from None
+    ndim = np.ndim(operand) - lead
+    named = named_axes(ndim, len(starts), axes, "slice")
+    return starts, sizes, named
+
+
+def _fits(shape, starts, sizes, axes) -> None:
+    """Python's error where a window computed while the code runs would leave its axis (NumPy would cut it
+    short, or count a negative start from the end: a compiled window has one size and never wraps).
+    """
+    for axis, start, size in zip(axes, starts, sizes):
+        start = np.asarray(start)
+        if np.any(start < 0) or np.any(start + size > shape[axis]):
+            bad = int(
+                np.ravel(start)[
+                    np.argmax(np.ravel((start < 0) | (start + size > shape[axis])))
+                ]
+            )
+            raise IndexError(
+                f"the slice [{bad}:{bad + size}] of an axis of length {shape[axis]}: a slice whose start "
+                "the compiled code computes must lie inside the axis (NumPy would return a shorter one)"
+            )
+
+
+def _checked(shape, starts, sizes, axes) -> None:
+    from .output import _when_known
+
+    _when_known(lambda *known: _fits(shape, known, sizes, axes), tuple(starts))
+
+
+def window(operand, start_indices, slice_sizes, axes=0):
+    """``operand[start:start + size]`` along each of ``axes``: a slice of known width whose start the code
+    computes (``x[i:i + k]`` with ``i`` a compiled loop's index, ``frontend/windows.py``).
+
+    Starts known now are NumPy's slicing as written. Traced ones cut ``jax.lax``'s window, after a check,
+    when the compiled code runs, that it lies inside the axis (where NumPy's would differ).
+    """
+    starts, sizes, named = _window_parts(operand, start_indices, slice_sizes, axes)
+    if not any(_is_jax(s) for s in starts):
+        return operand[_slices(np.ndim(operand), starts, sizes, named)]
+    _checked(np.shape(operand), starts, sizes, named)
+    return dynamic_slice(operand, starts, sizes, named)
+
+
+def window_vjp(g, operand, start_indices, slice_sizes, axes=0):
+    """The cotangent of ``operand`` in ``window(operand, ...)``: ``g`` in zeros, at the window."""
+    from .arrays import index_add, zeros_like_float
+
+    starts, sizes, named = _window_parts(operand, start_indices, slice_sizes, axes)
+    zeros = zeros_like_float(operand)
+    if not any(_is_jax(s) for s in starts):
+        return index_add(zeros, _slices(np.ndim(operand), starts, sizes, named), g)
+    return dynamic_update_slice(zeros, g, starts, named)

@@ -48,16 +48,12 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 
 # --- what fails today: test id -> its root cause (a fix flips the strict xfail) ------------
 
-DYN_SLICE_XLA = (
-    "G9 XLA: x[i : i + k] with a `for` loop index fails under jit (not vmap-specific)"
-)
 R_FLOAT = "R refusal: float() of a per-example value"
 R_INT = "R refusal: int() of a per-example value (no batching rule for `int`)"
 BISECT_LIFT = (
     "a `while` carry that starts as a Python float (`lo = 0.0`) and becomes per-example: "
     "rt.lift of it fails (IndexError in the batched module)"
 )
-R_DYN_BOUNDS = "R refusal: slice bounds that differ per example"
 R_ADD_AT = "R refusal: np.add.at (expression statement)"
 R_RETURN_IN_LOOP = (
     "R refusal: `return i` inside a `for` (called 'loop variable used after the loop')"
@@ -69,18 +65,14 @@ def _both(*idents, reason):
 
 
 VMAP_XFAIL = {
-    "conv_slices-xla": DYN_SLICE_XLA,
     **_both("sign_scale", reason=R_FLOAT),
     **_both("bisect_sqrt", reason=BISECT_LIFT),
     **_both("around_peak", reason=R_INT),
-    **_both("window", reason=R_DYN_BOUNDS),
     **_both("count_tokens_add_at", reason=R_ADD_AT),
     **_both("first_above", reason=R_RETURN_IN_LOOP),
 }
 
-GRAD_XFAIL = {
-    "conv_loss-xla": DYN_SLICE_XLA,
-}
+GRAD_XFAIL = {}
 
 TWIN_XFAIL = {k: v for k, v in GRAD_XFAIL.items() if k.endswith("-xla")}
 

@@ -37,6 +37,7 @@ from . import (
     output,
     spellings,
     variadic,
+    windows,
     wrappers,
 )
 from .calls import Calls, is_literal_value, xp_attr
@@ -880,6 +881,11 @@ class Resolver(Calls):
             self.fail(
                 node, "`x.at[...]` without a method call", f"write {at_updates.EXAMPLE}"
             )
+        window = windows.subscript(self, node)
+        if (
+            window is not None
+        ):  # ``x[i:i + k]``: a slice of known width at a computed start
+            return window
         elements = [e.with_changes(slice=self._slice(e.slice)) for e in node.slice]
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 

@@ -1,4 +1,4 @@
-"""Rules for ``jax.lax``'s dynamic slices (``rt.dynamic_slice``, ``rt.dynamic_update_slice``).
+"""Rules for ``jax.lax``'s dynamic slices (``rt.dynamic_slice``, ``rt.dynamic_update_slice``) and ``rt.window``.
 
 Both are linear: a window's transpose writes the cotangent into zeros at the
 same (clamped) place, and an update's splits the cotangent between the array
@@ -33,9 +33,25 @@ def dynamic_update_slice_vjp(ct, update, start_indices, axes=None, *, g):
     return rt.dynamic_update_slice(rt.zeros_like_float(ct), g, start_indices, axes)
 
 
+# ``x[i:i + k]`` with ``i`` computed by the code (``frontend/windows.py``): NumPy's slice, a ``jax.lax``
+# window when the start is traced
+@linear(name="rt.window", roles={**_ROLES, "slice_sizes": "static"})
+def window(operand, start_indices, slice_sizes, axes=0, *, g):
+    return rt.window_vjp(g, operand, start_indices, slice_sizes, axes)
+
+
+@linear(
+    name="rt.window_vjp", roles={**_ROLES, "operand": "data", "slice_sizes": "static"}
+)
+def window_vjp(ct, operand, start_indices, slice_sizes, axes=0, *, g):
+    return rt.window(g, start_indices, slice_sizes, axes)
+
+
 twin(
     "batched_slicing",
     "rt.dynamic_slice",
     "rt.dynamic_update_slice",
     "rt.dynamic_update_slice_vjp",
+    "rt.window",
+    "rt.window_vjp",
 )

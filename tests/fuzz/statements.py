@@ -283,6 +283,9 @@ class Statements:
         self.define(name, shape, ca and cb, fresh=True)
 
     def s_for(self, lines, depth):
+        sources = sorted(n for n, v in self.env.items() if v.shape and v.shape[-1] >= 3)
+        if sources and self.p(0.3):
+            return self._window_loop(lines, self.pick(sources))
         if depth > 0:
             return self.s_assign(lines, depth)
         self.feature("for")
@@ -319,6 +322,31 @@ class Statements:
             body = jump + body if self.p(0.5) else body + jump
         lines += [f"for {i} in range({k}):", *body]
         self.env[acc].const = const
+
+    def _window_loop(self, lines, src):
+        """Windows of a fixed width at the loop's index (``x[i:i + k]``, ``x[b * k:(b + 1) * k]``)."""
+        self.feature("window")
+        shape = self.env[src].shape
+        n = shape[-1]
+        k = self.pick([2, 3]) if n > 3 else 2
+        lead = ":, " * (len(shape) - 1)  # along the last axis
+        i, acc = self.fresh_name("i"), self.fresh_name("acc")
+        form = self.pick(["sliding", "strided", "batches"])
+        if form == "batches":
+            loop = f"for {i} in range({n // k}):"
+            window = f"{src}[{lead}{i} * {k} : ({i} + 1) * {k}]"
+        else:
+            step = 1 if form == "sliding" else k
+            loop = f"for {i} in range(0, {n - k + 1}, {step}):"
+            window = self.pick(
+                [f"{src}[{lead}{i} : {i} + {k}]", f"{src}[{lead}{i} : {k} + {i}]"]
+            )
+        lines += [
+            f"{acc} = 0.0",
+            loop,
+            f"    {acc} = {acc} + np.sum(np.tanh({window}) * (0.5 + 0.1 * {i}))",
+        ]
+        self.define(acc, ())
 
     def s_while(self, lines, depth):
         if depth > 0:

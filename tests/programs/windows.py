@@ -1,0 +1,105 @@
+"""Slices of a fixed width at a start the code computes (``frontend/windows.py``), as people write them.
+
+Inside a loop s2s compiles, the loop's index is traced; these slices compile
+as windows. Each ``name`` has ``inputs_name()``; the first input is
+differentiated.
+"""
+
+import numpy as np
+
+
+def minibatch_losses(w, x, y):
+    """Batches of 4 rows, the start a multiple of the batch size."""
+    total = 0.0
+    for i in range(0, 12, 4):
+        xb, yb = x[i : i + 4], y[i : i + 4]
+        total = total + np.mean((np.tanh(xb @ w) - yb) ** 2)
+    return total
+
+
+def batches_by_count(w, x, y):
+    """``x[b * size:(b + 1) * size]``, the batch's number times its size."""
+    size = 3
+    total = 0.0
+    for b in range(x.shape[0] // size):
+        total = total + np.sum(
+            (x[b * size : (b + 1) * size] @ w - y[b * size : (b + 1) * size]) ** 2
+        )
+    return total
+
+
+def conv1d_valid(kernel, signal):
+    """A convolution written with windows: ``signal[t:t + k] @ kernel``."""
+    k = kernel.shape[0]
+    out = np.zeros(signal.shape[0] - k + 1)
+    for t in range(signal.shape[0] - k + 1):
+        out[t] = signal[t : t + k] @ kernel
+    return np.sum(np.tanh(out) ** 2)
+
+
+def patches_2d(w, image):
+    """2x2 patches of an image, on both axes, and a column window (``image[:, j:j + 2]``)."""
+    total = 0.0
+    for i in range(image.shape[0] - 1):
+        for j in range(image.shape[1] - 1):
+            total = total + np.sum(image[i : i + 2, j : j + 2] * w) ** 2
+    for j in range(image.shape[1] - 1):
+        total = total + np.sum(image[:, j : j + 2][0] * w[0])
+    return total
+
+
+def window_then_index(w, x, y):
+    """``x[i:i + 2, 0]``: an index after the window."""
+    total = 0.0
+    for i in range(x.shape[0] - 1):
+        total = total + np.sum(x[i : i + 2, 0] * w[:2]) * y[i, 0]
+    return total
+
+
+def inputs_minibatch_losses():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(3, 2)), rng.normal(size=(12, 3)), rng.normal(size=(12, 2))
+
+
+def inputs_batches_by_count():
+    rng = np.random.default_rng(1)
+    return rng.normal(size=(3, 2)), rng.normal(size=(9, 3)), rng.normal(size=(9, 2))
+
+
+def inputs_conv1d_valid():
+    rng = np.random.default_rng(2)
+    return rng.normal(size=3), rng.normal(size=10)
+
+
+def inputs_patches_2d():
+    rng = np.random.default_rng(3)
+    return rng.normal(size=(2, 2)), rng.normal(size=(4, 5))
+
+
+def inputs_window_then_index():
+    rng = np.random.default_rng(4)
+    return rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+
+
+PROGRAMS = [
+    "minibatch_losses",
+    "batches_by_count",
+    "conv1d_valid",
+    "patches_2d",
+    "window_then_index",
+]
+
+
+def last_batch_short(w, x):
+    """NumPy cuts the last batch short (10 rows in batches of 4): a compiled window cannot."""
+    total = 0.0
+    for i in range(0, 10, 4):
+        total = total + np.sum(x[i : i + 4] @ w)
+    return total
+
+
+def traced_width(w, x):
+    total = 0.0
+    for i in range(1, 3):
+        total = total + np.sum(x[i : 2 * i] @ w)
+    return total

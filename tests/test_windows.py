@@ -1,0 +1,81 @@
+"""``x[i:i + k]`` at a start a compiled loop computes (``frontend/windows.py``, ``rt.window``).
+
+Gradients on both backends match float64 central differences; batched,
+forward and second-order transforms agree with loops and differences. A
+window that would leave its axis, where NumPy would return a shorter slice,
+is an error under XLA and NumPy's own slice on the NumPy backend.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from tests.programs import windows as P
+from tests.test_numpy_style import check_against_finite_differences
+
+jax.config.update("jax_enable_x64", True)
+
+
+@pytest.mark.parametrize("name", P.PROGRAMS)
+def test_gradient_matches_finite_differences(name):
+    f = getattr(P, name)
+    args = getattr(P, f"inputs_{name}")()
+    check_against_finite_differences(f, args)
+    np.testing.assert_allclose(s2s.value_and_grad(f)(*args)[0], f(*args), rtol=1e-10)
+
+
+def test_windows_under_vmap_jvp_and_hessian():
+    w, x, y = P.inputs_minibatch_losses()
+    f = P.minibatch_losses
+    xs = np.stack([x, -x, 0.5 * x])
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=(None, 0, None))(w, xs, y),
+        [f(w, x_, y) for x_ in xs],
+        rtol=1e-10,
+    )
+    grads = s2s.vmap(s2s.grad(f), in_axes=(None, 0, None))(w, xs, y)
+    for g, x_ in zip(grads, xs):
+        np.testing.assert_allclose(
+            g, s2s.grad(f, backend="numpy")(w, x_, y), rtol=1e-10
+        )
+    t = np.ones_like(w)
+    eps = 1e-6
+    want = (f(w + eps * t, x, y) - f(w - eps * t, x, y)) / (2 * eps)
+    np.testing.assert_allclose(
+        s2s.jvp(f, (w, x, y), (t, 0 * x, 0 * y))[1], want, rtol=1e-6
+    )
+    h = s2s.hessian(f)(w, x, y)
+    g = s2s.grad(f, backend="numpy")
+    fd = (g(w + eps * t, x, y) - g(w - eps * t, x, y)) / (2 * eps)
+    np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd, rtol=1e-5, atol=1e-8)
+
+
+def test_a_window_per_example_under_vmap():
+    kernel, signal = P.inputs_conv1d_valid()
+    signals = np.stack([signal, signal[::-1]])
+    got = s2s.vmap(s2s.grad(P.conv1d_valid), in_axes=(None, 0))(kernel, signals)
+    for g, s in zip(got, signals):
+        np.testing.assert_allclose(
+            g, s2s.grad(P.conv1d_valid, backend="numpy")(kernel, s), rtol=1e-10
+        )
+
+
+def test_a_window_past_the_end_is_an_error_under_xla_and_numpys_slice_on_numpy():
+    rng = np.random.default_rng(5)
+    w, x = rng.normal(size=2), rng.normal(size=(10, 2))
+    np.testing.assert_allclose(
+        s2s.grad(P.last_batch_short, backend="numpy")(w, x), x.sum(axis=0), rtol=1e-12
+    )
+    with pytest.raises(Exception, match=r"the slice \[8:12\] of an axis of length 10"):
+        jax.block_until_ready(s2s.grad(P.last_batch_short)(w, x))
+
+
+def test_a_traced_width_is_a_located_error():
+    rng = np.random.default_rng(6)
+    w, x = rng.normal(size=2), rng.normal(size=(6, 2))
+    with pytest.raises(
+        s2s.S2SError, match="whose width `k` is known only when the compiled code runs"
+    ) as err:
+        s2s.grad(P.traced_width)(w, x)
+    assert "windows.py:" in str(err.value)
