@@ -149,6 +149,7 @@ batch(
     "rt.stop_gradient",
 )
 batch("query", "shape", "ndim", "size")
+batch("static", "finfo", "iinfo")
 batch(
     "constructor",
     "zeros",

@@ -36,6 +36,7 @@ nondiff("integer-valued: positions", "unravel_index", "ravel_multi_index")
 nondiff("zero for real values (s2s refuses complex inputs)", "imag")
 nondiff("piecewise constant for real values (0 or pi)", "angle")
 nondiff("shape query", "shape", "ndim", "size")
+nondiff("dtype query: `np.finfo(x.dtype).eps`", "finfo", "iinfo")
 nondiff(
     "constructor: its value does not depend on differentiable inputs",
     "zeros",

@@ -890,3 +890,19 @@ def inputs_layers_in_insertion_order():
 
 
 PROGRAMS += ["layers_in_insertion_order"]
+
+
+def finfo_epsilons(w, x):
+    """``np.finfo(z.dtype).tiny`` and ``jnp.finfo``-style epsilons guarding a log: dtype queries."""
+    z = x @ w
+    tiny = np.finfo(z.dtype).tiny
+    eps = np.finfo(np.float64).eps
+    return np.sum(np.log(np.maximum(z * z, tiny) + eps)) + 1e-9 * np.iinfo(np.int32).max
+
+
+def inputs_finfo_epsilons():
+    rng = np.random.default_rng(20)
+    return rng.normal(size=3), rng.normal(size=(4, 3))
+
+
+PROGRAMS += ["finfo_epsilons"]
