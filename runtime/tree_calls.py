@@ -12,6 +12,8 @@ leaves' cotangents, and the other way round.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .trees import _child, _children, _is_container, _rebuild, zeros_like_float
 
 
@@ -80,4 +82,66 @@ def _along(g, tree) -> list:
     ]
 
 
-__all__ = ["leaves", "leaves_vjp", "unflatten_like", "unflatten_like_vjp"]
+def ravel(tree):
+    """``jax.flatten_util.ravel_pytree(tree)[0]``: the leaves, raveled, one after another in one vector."""
+    from .arrays import namespace
+
+    parts = leaves(tree)
+    if not parts:
+        return np.zeros(0)
+    xp = namespace(*parts)
+    dtype = xp.result_type(*parts)
+    return xp.concatenate([xp.ravel(xp.asarray(p, dtype=dtype)) for p in parts])
+
+
+def unravel_like(tree, flat):
+    """``ravel_pytree(tree)[1](flat)``: ``tree``'s structure, each leaf's place read from ``flat`` in its shape."""
+    from .arrays import namespace
+
+    xp = namespace(flat)
+    out, start = [], 0
+    for leaf in leaves(tree):
+        size = int(np.size(leaf))
+        out.append(xp.reshape(flat[start : start + size], np.shape(leaf)))
+        start += size
+    if start != np.shape(flat)[0]:
+        raise ValueError(
+            f"unravel of a vector of {np.shape(flat)[0]} values for a tree of {start}"
+        )
+    return unflatten_like(tree, out)
+
+
+def ravel_vjp(g, tree):
+    """The cotangent of ``tree`` in ``ravel(tree)``: ``g`` cut back into the leaves' shapes (their dtypes)."""
+    parts = leaves(unravel_like(tree, g))
+    return unflatten_like(
+        tree,
+        [
+            np.asarray(p) if not hasattr(leaf, "dtype") else p
+            for p, leaf in zip(parts, leaves(tree))
+        ],
+    )
+
+
+def unravel_like_vjp(g, tree):
+    """The cotangent of ``flat`` in ``unravel_like(tree, flat)``: ``g``'s leaves raveled into one vector."""
+    return ravel(unflatten_like(tree, _along_zeros(g, tree)))
+
+
+def _along_zeros(g, tree) -> list:
+    return [
+        zeros_like_float(x) if d is None else d
+        for d, x in zip(_along(g, tree), leaves(tree))
+    ]
+
+
+__all__ = [
+    "leaves",
+    "leaves_vjp",
+    "ravel",
+    "ravel_vjp",
+    "unflatten_like",
+    "unflatten_like_vjp",
+    "unravel_like",
+    "unravel_like_vjp",
+]

@@ -1,4 +1,5 @@
-"""``jax.tree_util.tree_map`` and ``tree_leaves`` on the differentiated path (``frontend/tree_calls.py``).
+"""``jax.tree_util.tree_map``, ``tree_leaves`` and ``jax.flatten_util.ravel_pytree`` on the differentiated
+path (``frontend/tree_calls.py``).
 
 Gradients on both backends equal ``jax.grad`` of the same function; the
 batched and forward transforms agree with JAX's too. What stays unsupported
@@ -35,7 +36,9 @@ def test_gradient_equals_jax(name, backend):
     _close(s2s.grad(f, backend=backend)(*args), jax.grad(f)(*args))
 
 
-@pytest.mark.parametrize("name", ["one_sgd_step_then_loss", "scaled_by_a_closure"])
+@pytest.mark.parametrize(
+    "name", ["one_sgd_step_then_loss", "scaled_by_a_closure", "ravel_then_unravel"]
+)
 def test_batched_and_forward_transforms_equal_jax(name):
     f = getattr(P, name)
     params, x = P.PROGRAMS[name]()
@@ -66,6 +69,7 @@ def test_leaves_come_in_jax_order_with_dict_keys_sorted():
     [
         ("with_is_leaf", "`is_leaf=`"),
         ("sum_of_an_array", "Python's builtin `sum` of an array"),
+        ("ravel_kept_whole", "`ravel_pytree`: its value kept whole"),
     ],
 )
 def test_what_stays_unsupported_is_a_located_error(name, construct):

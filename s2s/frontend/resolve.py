@@ -36,6 +36,7 @@ from . import (
     library,
     output,
     spellings,
+    tree_calls,
     variadic,
     windows,
     wrappers,
@@ -525,6 +526,9 @@ class Resolver(Calls):
                 ir.Assign(self.target(small.target), self.expr(small.value), origin)
             ]
         if isinstance(small, cst.Assign):
+            raveled = tree_calls.ravel_assignment(self, small, origin)
+            if raveled is not None:  # ``flat, unravel = ravel_pytree(params)``
+                return raveled
             wrapped = isinstance(small.value, cst.Call) and library.wrapper_maker(
                 self._callee_object(small.value.func)
             )

@@ -16,6 +16,11 @@
 
   The loop and ``f`` are then transformed like the user's own, in every mode.
 
+- ``flat, unravel = jax.flatten_util.ravel_pytree(tree)`` is
+  ``flat = rt.ravel(tree)`` and a local function ``unravel(v)`` that is
+  ``rt.unravel_like(tree, v)``: the leaves raveled into one vector, in JAX's
+  order, and cut back.
+
 ``is_leaf=`` is a located error: the leaves would be decided by a function
 s2s would have to call when it reads the code.
 """
@@ -33,6 +38,7 @@ from .lax_control import CallSite
 KINDS = {
     "map": ("tree_util.tree_map", "tree.map"),
     "leaves": ("tree_util.tree_leaves", "tree.leaves"),
+    "ravel": ("flatten_util.ravel_pytree",),
 }
 
 
@@ -49,9 +55,51 @@ def kind(obj) -> str | None:
     return None
 
 
+def ravel_assignment(resolver, small: cst.Assign, origin) -> list | None:
+    """``flat, unravel = ravel_pytree(tree)``: ``flat = rt.ravel(tree)``, and ``unravel`` a local function
+    ``unravel(v) = rt.unravel_like(tree, v)`` (``tree`` kept under a name of its own); None for any other
+    assignment."""
+    value = small.value
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, (cst.Name, cst.Attribute))
+        and kind(resolver._callee_object(value.func)) == "ravel"
+    ):
+        return None
+    target = small.targets[0].target if len(small.targets) == 1 else None
+    names = (
+        [e.value for e in target.elements]
+        if isinstance(target, (cst.Tuple, cst.List))
+        else []
+    )
+    what = f"`{resolver.source.file.module.code_for_node(value.func)}`"
+    c = CallSite(resolver, "tree_ravel", value, what)
+    if len(names) != 2 or not all(isinstance(n, cst.Name) for n in names):
+        c.fail(
+            "its value kept whole",
+            "unpack it where it is called: `flat, unravel = ravel_pytree(tree)`",
+        )
+    tree = resolver._atom(c.bind(("pytree",))["pytree"], c, "tree")
+    flat, unravel = names
+    out = [*resolver._take_pending()]
+    out.append(ir.Assign(resolver.target(flat), call("rt.ravel", tree), origin))
+    if unravel.value != "_":
+        v = c.fresh("flat")
+        body = (ir.Return(call("rt.unravel_like", tree, cst.Name(v)), origin),)
+        resolver._local_fns[unravel.value] = ir.Function(
+            unravel.value, (ir.Param(v),), body, origin
+        )
+    return out
+
+
 def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
     what = f"`{resolver.source.file.module.code_for_node(node.func)}`"
     c = CallSite(resolver, "tree_" + which, node, what)
+    if which == "ravel":
+        c.fail(
+            "its value kept whole",
+            "unpack it where it is called: `flat, unravel = ravel_pytree(tree)`",
+        )
     if which == "leaves":
         args = c.bind(("tree",), keywords=("is_leaf",))
         _no_is_leaf(c, args)

@@ -192,6 +192,13 @@ batch(
     "rt.unflatten_like",
     "rt.unflatten_like_vjp",
 )
+twin(
+    "batched_trees",
+    "rt.ravel",
+    "rt.ravel_vjp",
+    "rt.unravel_like",
+    "rt.unravel_like_vjp",
+)
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
 
 

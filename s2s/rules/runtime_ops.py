@@ -119,6 +119,26 @@ def unflatten_like_vjp(ct, tree, new_leaves, *, g):
     return rt.unflatten_like(tree, g), None, None
 
 
+@linear(name="rt.ravel")
+def ravel(tree, *, g):
+    return rt.ravel_vjp(g, tree)
+
+
+@linear(name="rt.ravel_vjp", roles={"tree": "data"})
+def ravel_vjp(ct, tree, *, g):
+    return rt.ravel(g), None
+
+
+@linear(name="rt.unravel_like", roles={"tree": "data"})
+def unravel_like(tree, flat, *, g):
+    return None, rt.unravel_like_vjp(g, tree)
+
+
+@linear(name="rt.unravel_like_vjp", roles={"tree": "data"})
+def unravel_like_vjp(ct, tree, *, g):
+    return rt.unravel_like(tree, g), None
+
+
 @linear(name="rt.argument")
 def argument(source, key, default=None, *, g):
     return (

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 from jax import tree_util
+from jax.flatten_util import ravel_pytree
 
 
 def _dict_params(seed=0):
@@ -75,6 +76,23 @@ def namedtuple_layers(layer, x):
     return jnp.sum(jnp.tanh(x @ moved.w + moved.b))
 
 
+def ravel_then_unravel(params, x):
+    """The flatten utility: the parameters as one vector (an L2 on it), and a step on it read back."""
+    flat, unravel = ravel_pytree(params)
+    moved = unravel(flat - 0.1 * jnp.tanh(flat))
+    return jnp.sum(_forward(moved, x) ** 2) + 1e-2 * jnp.dot(flat, flat)
+
+
+def ravel_in_a_local_function(params, x):
+    """``unravel`` called by a local function of the flat vector (the usual way to a flat Hessian)."""
+    flat, unravel = ravel_pytree(params)
+
+    def loss_of_flat(v):
+        return jnp.sum(_forward(unravel(v), x))
+
+    return loss_of_flat(flat * 2.0) + jnp.sum(flat[:3])
+
+
 def _inputs_dict():
     return _dict_params()
 
@@ -97,6 +115,8 @@ PROGRAMS = {
     "scaled_by_a_closure": _inputs_dict,
     "list_of_pairs": _inputs_layers,
     "namedtuple_layers": _inputs_namedtuple,
+    "ravel_then_unravel": _inputs_dict,
+    "ravel_in_a_local_function": _inputs_dict,
 }
 
 
@@ -115,3 +135,8 @@ def with_is_leaf(params, x):
 
 def sum_of_an_array(params, x):
     return jnp.sum(sum(params["w1"]))
+
+
+def ravel_kept_whole(params, x):
+    packed = ravel_pytree(params)
+    return jnp.sum(packed[0])
