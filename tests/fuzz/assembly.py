@@ -170,6 +170,12 @@ class Assembly:
                 lines.append(
                     "reg = reg + sum(np.sum(leaf * leaf) for leaf in jax.tree_util.tree_leaves(params))"
                 )
+            elif self.p(0.15):
+                # the flatten utility: every parameter in one vector
+                self.feature("ravel_pytree")
+                self.imports.add("from jax.flatten_util import ravel_pytree")
+                lines.append("flat, unravel = ravel_pytree(params)")
+                lines.append("reg = reg + np.sum(flat * flat) + 0.0 * np.sum(flat[:1])")
             elif leaves:
                 lines.append(
                     f"for leaf in ({', '.join(leaves)},):" if len(leaves) > 0 else ""
