@@ -47,6 +47,7 @@ from . import (
     spread,
     tree_calls,
     variadic,
+    where_reductions,
 )
 
 METHODS = {
@@ -633,6 +634,15 @@ class Calls(lax_control.LaxControl):
             # ``model(x)``: library code passed in or held in a local, checked to be such when it runs
             return foreign.call(self, callee, args, node)
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
+        masked = (
+            where_reductions.rewrite(op[3:], args)
+            if op and op.startswith("xp.")
+            else None
+        )
+        if (
+            masked is not None
+        ):  # ``np.sum(x, where=m)``: the sum of ``np.where(m, x, 0)``
+            return self.mark(masked, node)
         if op is not None and op.startswith("xp."):
             named = spellings.named_where_reordered(
                 op[3:], self._callee_object(func), args

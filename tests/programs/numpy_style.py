@@ -906,3 +906,23 @@ def inputs_finfo_epsilons():
 
 
 PROGRAMS += ["finfo_epsilons"]
+
+
+def reductions_with_where(w, x):
+    """``where=`` in reductions: a masked mean, sum and product, and a masked max with its ``initial``."""
+    z = x @ w
+    observed = z > -0.5
+    return (
+        np.mean((z - 0.1) ** 2, where=observed)
+        + np.sum(np.tanh(z), where=observed)
+        + np.prod(1.0 + 0.1 * z, where=~observed)
+        + np.max(z, where=observed, initial=-1.0)
+    )
+
+
+def inputs_reductions_with_where():
+    rng = np.random.default_rng(21)
+    return rng.normal(size=3), rng.normal(size=(6, 3))
+
+
+PROGRAMS += ["reductions_with_where"]

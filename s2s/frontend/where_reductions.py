@@ -1,0 +1,62 @@
+"""NumPy reductions with ``where=``: the same reductions of ``np.where(mask, x, identity)``.
+
+``np.sum(x, where=m)`` is ``np.sum(np.where(m, x, 0))``, ``np.prod`` fills
+with 1, ``np.mean(x, where=m)`` is that sum over ``np.sum`` of the mask
+broadcast to ``x``, and ``np.max``/``np.min`` fill with their ``initial=``
+(which NumPy requires with ``where=``), also kept as the reduction's floor or
+ceiling. Every other argument (``axis``, ``keepdims``) is passed on as
+written. The derivative is then ``where``'s: none outside the mask. Other
+reductions with ``where=`` keep the keyword, and its located error.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..cstutil import call
+
+FILL = {"sum": "0.0", "nansum": "0.0", "prod": "1.0", "mean": "0.0"}
+EXTREMA = {
+    "max": "xp.maximum",
+    "min": "xp.minimum",
+    "amax": "xp.maximum",
+    "amin": "xp.minimum",
+}
+
+
+def rewrite(op: str, args: list) -> cst.BaseExpression | None:
+    """``xp.<op>(*args)`` without its ``where=``, as the reduction of a ``np.where``; None when it has none."""
+    where = next(
+        (a for a in args if a.keyword is not None and a.keyword.value == "where"), None
+    )
+    if where is None or (op not in FILL and op not in EXTREMA):
+        return None
+    rest = [a for a in args if a is not where]
+    data = next((a for a in rest if a.keyword is None or a.keyword.value == "a"), None)
+    if data is None:
+        return None
+    mask, x = where.value, data.value
+    if op in EXTREMA:
+        initial = next(
+            (a for a in rest if a.keyword is not None and a.keyword.value == "initial"),
+            None,
+        )
+        if initial is None:
+            return (
+                None  # NumPy's own error: `where=` without `initial=` has no identity
+            )
+        others = [a for a in rest if a is not data and a is not initial]
+        filled = call("xp.where", mask, x, initial.value)
+        reduced = cst.Call(
+            cst.parse_expression(f"xp.{op.lstrip('a')}"), [cst.Arg(filled), *others]
+        )
+        return call(EXTREMA[op], reduced, initial.value)
+    others = [a for a in rest if a is not data]
+    filled = call("xp.where", mask, x, cst.Float(FILL[op]))
+    name = "sum" if op in ("mean", "nansum") else op
+    total = cst.Call(cst.parse_expression(f"xp.{name}"), [cst.Arg(filled), *others])
+    if op != "mean":
+        return total
+    ones = call("xp.where", mask, call("xp.ones_like", x), cst.Float("0.0"))
+    count = cst.Call(cst.parse_expression("xp.sum"), [cst.Arg(ones), *others])
+    return cst.BinaryOperation(total, cst.Divide(), count)
