@@ -143,7 +143,8 @@ class Idioms:
         name = self.fresh_name("t")
         form = self.pick(
             ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
-             "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained"]
+             "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained",
+             "where_keyword"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -180,6 +181,14 @@ class Idioms:
                 f"{name} = np.nanmean(np.where(np.abs({a}) > np.min(np.abs({a})), {a} ** 2, np.nan))"
                 f" + np.nanmean(np.where((np.abs({a}) >= np.min(np.abs({a}))) | ~({a} > 0), {a}, np.nan))"
                 f" + np.sum({a}[({a} > -1.0) & ({a} < 1.0)] ** 2)"
+            )
+        elif form == "where_keyword":
+            # ``where=`` in reductions (``frontend/where_reductions.py``)
+            self.feature("where_keyword")
+            a = picked[0]
+            lines.append(
+                f"{name} = np.sum(np.tanh({a}), where={a} > 0) + np.mean({a} ** 2, where={a} < 0.5)"
+                f" + np.max({a}, where=np.abs({a}) < 1.0, initial=-2.0)"
             )
         elif form == "chained":
             # one value under two names
