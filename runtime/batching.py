@@ -327,6 +327,12 @@ def select(pred, on_true, on_false):
         )
 
     def leaf(t, f):
+        # a variable a ``while`` loop's steps assign (``control.filled``): unset until every example's
+        # loop ran a step; its cotangent (no step reads it) is zero
+        if type(f).__name__ == "Unset":
+            return t if np.all(pred) else f
+        if type(t).__name__ == "Unset":
+            t = xp.zeros_like(f)
         rank = max(np.ndim(t), np.ndim(f), 1)
         return xp.where(xp.reshape(pred, size + (1,) * (rank - 1)), t, f)
 

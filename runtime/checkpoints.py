@@ -49,7 +49,13 @@ def while_loop_with_tape(cond_fn, body_fn, init):
     ``body_fn`` returns ``(new_carry, residuals)``; the residuals are dropped
     here (recomputed by the backward pass), so XLA removes their computation.
     """
-    if not uses_jax(init) and not _is_jax(cond_fn(init)):
+    from .control import filled
+
+    traced = uses_jax(init) or _is_jax(cond_fn(init))
+    init, check = filled(lambda carry: body_fn(carry)[0], init, traced)
+    if check is not None:
+        check(cond_fn(init))
+    if not traced:
         carry, carries = init, []
         while bool(np.asarray(cond_fn(carry))):
             carries.append(carry)

@@ -236,6 +236,48 @@ def _has_unset(tree) -> bool:
     return any(isinstance(leaf, Unset) for leaf in tree_leaves(tree))
 
 
+def filled(step, init, traced: bool):
+    """``(init, check)``: under JAX (``traced``), each ``Unset`` of a ``while`` loop's carry as zeros of the
+    shape and dtype that ``step`` gives it (the body assigns it before it reads it), found by
+    ``jax.eval_shape`` (a batched body's ``select`` of the old value reads a placeholder scalar).
+    ``check(ran)``, called with the loop's first test, raises Python's ``UnboundLocalError`` where the loop
+    ran no iteration, when the compiled code runs: the code after it reads the variable.
+
+    ``(init, None)`` without an ``Unset``, and on NumPy, whose Python loop keeps the ``Unset`` until a step
+    assigns it (read after no step, it raises; a batched step's ``select`` keeps it for an example whose
+    loop ran no step).
+    """
+    if not traced or not _has_unset(init):
+        return init, None
+    import jax
+    import jax.numpy as jnp
+
+    names = [leaf.name for leaf in tree_leaves(init) if isinstance(leaf, Unset)]
+    marked = tree_map(lambda leaf: 0.0 if isinstance(leaf, Unset) else leaf, init)
+    flat, structure = jax.tree.flatten(marked)
+    out = jax.tree.leaves(jax.eval_shape(step, marked))
+    unset = [
+        isinstance(leaf, Unset)
+        for leaf in jax.tree.leaves(init, is_leaf=lambda x: isinstance(x, Unset))
+    ]
+    leaves = [
+        jnp.zeros(o.shape, o.dtype) if u else leaf
+        for leaf, o, u in zip(flat, out, unset)
+    ]
+
+    def check(ran):
+        def verify(known):
+            if not np.all(np.asarray(known)):
+                listed = ", ".join(f"`{n}`" for n in names)
+                raise UnboundLocalError(
+                    f"{listed} has no value: the loop that assigns it ran no iteration"
+                )
+
+        output._when_known(verify, (ran,))
+
+    return structure.unflatten(leaves), check
+
+
 def _first_step(f, init, xs, length, reverse):
     """``scan`` of a loop whose carry holds ``Unset`` values: its first step on its own (it assigns them),
     the other steps a scan from that step's carry, the steps' outputs joined."""
@@ -516,7 +558,11 @@ def _scan_range(f, init, xs, reverse):
 
 def while_loop(cond_fn, body_fn, init):
     """``jax.lax.while_loop`` semantics: ``body_fn`` while ``cond_fn(carry)``; returns the final carry."""
-    if uses_jax(init) or _is_jax(cond_fn(init)):
+    traced = uses_jax(init) or _is_jax(cond_fn(init))
+    init, check = filled(body_fn, init, traced)
+    if check is not None:
+        check(cond_fn(init))
+    if traced:
         import jax
 
         # a dtype a step widens (a shape it changes: lax.while_loop's error, as the loop may run no step)

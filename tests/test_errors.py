@@ -24,10 +24,10 @@ LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
 CASES = [
     (
-        "while_loop_leaves_undefined",
-        "def f(x):\n    while np.sum(x) < 10.0:\n        y = x * 2\n        x = y\n    return np.sum(y)",
-        "`y` is assigned in the `while` loop (line 8) and used after it (line 10), but has no value before the loop",
-        (5, 4),
+        "while_loop_reads_before_assigning",
+        "def f(x):\n    while np.sum(x) < 10.0:\n        x = x + y\n        y = x * 2\n    return np.sum(x)",
+        "`y` is read in the `while` loop (line 8) before it is assigned (line 9)",
+        (3, 8),
     ),
     (
         "loop_variable_after",

@@ -355,3 +355,34 @@ def test_a_dict_in_its_own_key_order_on_every_call_under_xla():
     transformed = s2s.transform(P.layers_in_insertion_order)
     for _ in range(3):
         np.testing.assert_allclose(transformed(params, x), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_name_a_while_loop_never_assigned_is_pythons_unbound_local_error(backend):
+    w, x = P.inputs_newton_last_step()
+    with pytest.raises(
+        Exception,
+        match="`last` has no value: the loop that assigns it ran no iteration",
+    ):
+        jax.block_until_ready(s2s.grad(P.while_never_runs, backend=backend)(w, x))
+
+
+def test_a_name_first_assigned_in_a_while_loop_batches_and_pushes_tangents():
+    w, x = P.inputs_newton_last_step()
+    f = P.newton_last_step
+    xs = np.stack([x, 0.5 * x, 2.0 * x])
+    for backend in BACKENDS:
+        np.testing.assert_allclose(
+            s2s.vmap(f, in_axes=(None, 0), backend=backend)(w, xs),
+            [f(w, a) for a in xs],
+            rtol=1e-10,
+        )
+        got = s2s.vmap(
+            s2s.grad(f, backend=backend), in_axes=(None, 0), backend=backend
+        )(w, xs)
+        for g, a in zip(got, xs):
+            np.testing.assert_allclose(g, s2s.grad(f, backend="numpy")(w, a), rtol=1e-8)
+    t = np.ones(3)
+    eps = 1e-6
+    want = (f(w + eps * t, x) - f(w - eps * t, x)) / (2 * eps)
+    np.testing.assert_allclose(s2s.jvp(f, (w, x), (t, 0 * x))[1], want, rtol=1e-5)

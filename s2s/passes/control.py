@@ -324,9 +324,10 @@ class _Lower:
             if name in defined:
                 continue
             where = _first(body, lambda s: name in writes(s))
-            if kind == "loop" and name in live_after and name not in exposed:
+            if name in live_after and name not in exposed:
                 # assigned by every step before it is read, read after the loop: its value before the
-                # loop is ``rt.unset`` (the loop's first step runs on its own, ``runtime.control``)
+                # loop is ``rt.unset`` (a ``for`` loop's first step runs on its own; a ``while`` loop's
+                # carry holds zeros of the step's shape, ``runtime.control.filled``)
                 self.unset.append(name)
                 continue
             if name in live_after:
@@ -558,6 +559,7 @@ class _Lower:
         exposed = live_in(stmt.body, set(), self.closures) | (
             names_in(stmt.test) & written
         )
+        known = len(self.unset)
         carried = self._carried(
             stmt,
             stmt.body,
@@ -568,6 +570,10 @@ class _Lower:
             later,
             "`while` loop",
         )
+        unset = [
+            ir.Assign(cst.Name(n), call("rt.unset", literal(n)), stmt.origin)
+            for n in self.unset[known:]
+        ]
         if not carried:
             return []  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
@@ -602,6 +608,7 @@ class _Lower:
         defined |= set(carried)
         kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
         return [
+            *unset,
             ir.Def(test, stmt.origin),
             ir.Def(body, stmt.origin),
             ir.Assign(_names(carried), value, stmt.origin),

@@ -359,8 +359,17 @@ class Statements:
             return self.s_assign(lines, depth)
         lines.append(f"{acc} = np.tanh({src})")
         lines.append(f"{n} = 0")
-        lines.append(f"while {n} < {self.pick([1, 2, 3])} and {self.test_expr()}:")
+        first = self.p(
+            0.3
+        )  # a name first assigned in the loop, read after it: one step at least
+        test = f"({n} < 1 or {self.test_expr()})" if first else self.test_expr()
+        lines.append(f"while {n} < {self.pick([1, 2, 3])} and {test}:")
         lines.append(f"    {n} += 1")
         step, _ = self.bounded(shape, 1)
         lines.append(f"    {acc} = 0.6 * {acc} + 0.3 * {step}")
         self.define(acc, shape, fresh=True)
+        if first:
+            self.feature("assigned_in_while")
+            last = self.fresh_name("last")
+            lines.append(f"    {last} = np.tanh({acc}) * (1.0 + {n})")
+            self.define(last, shape, fresh=True)

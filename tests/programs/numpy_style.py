@@ -926,3 +926,29 @@ def inputs_reductions_with_where():
 
 
 PROGRAMS += ["reductions_with_where"]
+
+
+def newton_last_step(w, x):
+    """The last step of a loop on data, first assigned in the loop and read after it (no value before)."""
+    z = x @ w
+    y = np.ones_like(z)
+    while np.max(np.abs(y * y - np.abs(z) - 1.0)) > 1e-10:
+        step = (y * y - np.abs(z) - 1.0) / (2 * y)
+        y = y - step
+    return np.sum(y) + 100.0 * np.sum(step)
+
+
+def inputs_newton_last_step():
+    rng = np.random.default_rng(22)
+    return rng.normal(size=3), rng.normal(size=(4, 3))
+
+
+PROGRAMS += ["newton_last_step"]
+
+
+def while_never_runs(w, x):
+    z = x @ w
+    while np.sum(z) > 1e9:
+        last = z * 2
+        z = z - 1.0
+    return np.sum(last)
