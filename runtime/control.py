@@ -281,11 +281,16 @@ def filled(step, init, traced: bool):
 def _first_step(f, init, xs, length, reverse):
     """``scan`` of a loop whose carry holds ``Unset`` values: its first step on its own (it assigns them),
     the other steps a scan from that step's carry, the steps' outputs joined."""
-    if _has_range(xs):
-        raise TypeError(
-            "a variable first assigned in a loop over a range whose bound is traced, read after it: "
-            "give it a value before the loop"
-        )
+    if _has_range(
+        xs
+    ):  # a ``while`` loop: the variable zeros of the step's shape (``filled``)
+        import jax.numpy as jnp
+
+        (bounds,) = [leaf for leaf in tree_leaves(xs) if isinstance(leaf, DynamicRange)]
+        first = tree_map(lambda leaf: bounds.start, xs)
+        init, check = filled(lambda c: _untaped(f)(c, first)[0], init, True)
+        check(bounds.count(jnp) > 0)
+        return _scan_range(f, init, xs, reverse)
     n = _length(xs, length)
     if (
         n == 0

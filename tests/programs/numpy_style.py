@@ -952,3 +952,20 @@ def while_never_runs(w, x):
         last = z * 2
         z = z - 1.0
     return np.sum(last)
+
+
+def steps_of_a_counted_range(w, x):
+    """A ``range`` whose bound the data gives (a ``while`` loop under XLA), its last value read after it."""
+    n = np.sum(x > 0)
+    h = x
+    for i in range(n):
+        z = h * w + 0.1 * i
+        h = np.tanh(z)
+    return np.sum(z)
+
+
+def inputs_steps_of_a_counted_range():
+    return np.array([0.5, -0.3, 0.8]), np.array([0.4, -0.2, 0.9])
+
+
+PROGRAMS += ["steps_of_a_counted_range"]
