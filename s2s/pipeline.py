@@ -48,6 +48,16 @@ def _dump(stage: str, fn: ir.Function) -> None:
         print(f"# ---- after {stage} ----\n{ir.to_source(fn)}", file=sys.stderr)
 
 
+def desugared(src: source.FunctionSource) -> source.FunctionSource:
+    """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
+    targets) and fenced: what the resolver reads."""
+    src = function_loops.desugar(strings.desugar(iterators.desugar(src)))
+    src = indexed_loops.desugar(src)
+    src = starred.desugar(comprehensions.desugar(src))
+    fence.check(src)
+    return src
+
+
 def lower(
     src: source.FunctionSource, name: str | None = None, on_stage=_dump, scope=None
 ) -> resolve.Resolved:
@@ -56,11 +66,7 @@ def lower(
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the
     module-level objects of the whole program (``frontend.scope``).
     """
-    src = function_loops.desugar(strings.desugar(iterators.desugar(src)))
-    src = indexed_loops.desugar(src)
-    src = starred.desugar(comprehensions.desugar(src))
-    fence.check(src)
-    resolved = resolve.resolve(src, name, scope)
+    resolved = resolve.resolve(desugared(src), name, scope)
     fn = aliasing.check(resolved.function, resolved.helpers)
     on_stage("resolve", fn)
     for stage, run in PASSES:

@@ -191,23 +191,6 @@ def test_a_growing_list_read_in_its_loop_other_than_its_last_item_is_an_error(
     assert info.value.origin.path == P.__file__
 
 
-@pytest.mark.parametrize(
-    "name, message, hint",
-    [
-        ("local_activation_passed", "the local function `swish` passed to the helper", "define `swish` at module level"),
-        ("lambda_passed", "a lambda used as a value", "define the function with `def` at module level"),
-    ],
-)  # fmt: skip
-def test_a_local_function_passed_to_a_helper_is_an_error_whose_hint_works(
-    name, message, hint
-):
-    params, x, _ = P.inputs_activations_passed()
-    with pytest.raises(s2s.S2SError, match=message) as info:
-        s2s.grad(getattr(P, name))(params, x)
-    assert info.value.origin.path == P.__file__ and hint in info.value.hint
-    # the hint followed: a module-level function passed by name (``activations_passed``) works
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_helpers_bound_to_functions_under_vmap_and_jvp(backend):
     """Each binding is its own helper (``mlp_with_activation_softplus``), batched and pushed forward."""

@@ -40,6 +40,7 @@ from . import (
     lax_control,
     lax_indexing,
     library,
+    local_function_args,
     output,
     random_keys,
     selections,
@@ -485,6 +486,11 @@ class Calls(lax_control.LaxControl):
             kind = lax_control.kind(self._callee_object(func))
             if kind is not None:
                 return self.lax_call(kind, node)
+        functions = local_function_args.passed_locals(self, node)
+        if (
+            functions
+        ):  # ``apply(lambda z: z * scale, x)``: the helper read as a local function
+            return local_function_args.call(self, node, functions)
         args = [new for a in node.args for new in self._args_of(a)]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (

@@ -53,7 +53,7 @@ def _is_function(obj) -> bool:
     )
 
 
-class _Positioned(PositionKeeping, _Substitute):
+class Positioned(PositionKeeping, _Substitute):
     """``cstutil.substitute`` that gives every node it rebuilds the position of the node it replaces."""
 
     def __init__(self, mapping, positions):
@@ -169,7 +169,7 @@ class _Reader:
                 )
             mapping = {target.value: fn}
             for stmt in loop.body.body:
-                out.append(stmt.visit(_Positioned(mapping, self.positions)))
+                out.append(stmt.visit(Positioned(mapping, self.positions)))
         return out
 
     def aliases(self, statements) -> list:
@@ -179,7 +179,7 @@ class _Reader:
         for stmt in statements:
             stmt = stmt.visit(_Items(self))
             if mapping:
-                stmt = stmt.visit(_Positioned(mapping, self.positions))
+                stmt = stmt.visit(Positioned(mapping, self.positions))
             alias = self._alias(stmt)
             if alias is not None:
                 mapping[alias[0]] = alias[1]
@@ -226,7 +226,7 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         positions = self.reader.positions
         items = [
-            updated.elt.visit(_Positioned({clause.target.value: fn}, positions))
+            updated.elt.visit(Positioned({clause.target.value: fn}, positions))
             for fn in functions
         ]
         return cst.List([cst.Element(item) for item in items])

@@ -250,6 +250,16 @@ class Statements:
             call = f"{name}({arg}, k=0.5)"
         if style == "def2" and self.p(0.5):
             call = f"{name}({arg}, scale=1.5)"
+        if self.p(0.35):
+            # the local function (or a lambda) passed to a module-level helper
+            # (``frontend/local_function_args.py``)
+            self.feature("passed_closure")
+            self.helper(
+                "def apply_fn(fn, z, times=1):\n    for _ in range(times):\n"
+                "        z = 0.5 * fn(z) + 0.5 * z\n    return z\n"
+            )
+            fn = self.pick([name, f"lambda u: {name}(u) * 0.5"])
+            call = f"apply_fn({fn}, {arg}, times={self.pick([1, 2])})"
         lines.append(f"{target} = {call}")
         self.define(target, shape, False, fresh=True)
 

@@ -439,6 +439,29 @@ def lambda_passed(params, x):
     return np.sum(mlp_with_activation(params, x, lambda z: z * 2.0))
 
 
+def _twice_through(f, h, *, times=2):
+    for _ in range(times):
+        h = f(h) + 0.1 * apply_twice(f, h)
+    return h
+
+
+def closure_passed_down(params, x):
+    """A lambda closing over a value of the caller, passed to a helper that passes it on to another."""
+    gain = np.mean(x) + 1.5
+    W, b = params[0]
+    return np.sum(_twice_through(lambda z: np.tanh(gain * z), x @ W + b))
+
+
+def _inputs_local_functions():
+    params, x, _ = inputs_activations_passed()
+    return params, x
+
+
+inputs_local_activation_passed = inputs_lambda_passed = _inputs_local_functions
+inputs_closure_passed_down = _inputs_local_functions
+PROGRAMS += ["local_activation_passed", "lambda_passed", "closure_passed_down"]
+
+
 # --- selections by a mask that feed reductions: masked reductions, compiled --------------------
 
 
