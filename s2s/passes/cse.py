@@ -43,9 +43,18 @@ def _pure(value) -> bool:
 
 
 def _block(body, shared: list) -> list:
-    # a value's code -> (the name holding it, the names it reads)
+    # a value's code -> (the name holding it, the names it reads); ``by_name``: name -> the entries that
+    # read it or are held by it (each entry forgotten once any of its names is bound anew: linear time)
     seen: dict[str, tuple[str, set]] = {}
+    by_name: dict[str, list] = {}
     out = []
+
+    def forget(names):
+        for name in names:
+            for code, entry in by_name.pop(name, ()):
+                if seen.get(code) is entry:
+                    del seen[code]
+
     for stmt in body:
         record = None
         if isinstance(stmt, ir.Def):
@@ -56,6 +65,7 @@ def _block(body, shared: list) -> list:
             bound = set(ir.target_names(stmt.target))
             if not bound:  # an element write changes a container: forget everything
                 seen.clear()
+                by_name.clear()
             elif isinstance(stmt.target, cst.Name) and _pure(stmt.value):
                 code = cst.Module([]).code_for_node(stmt.value)
                 if code in seen:
@@ -66,12 +76,11 @@ def _block(body, shared: list) -> list:
         else:
             bound = set()
         # what this statement binds anew: values that read those names, or are held by them, are gone
-        seen = {
-            code: (name, reads)
-            for code, (name, reads) in seen.items()
-            if not bound & (reads | {name})
-        }
+        forget(bound)
         if record is not None:
-            seen[record[0]] = record[1]
+            code, entry = record
+            seen[code] = entry
+            for name in entry[1] | {entry[0]}:
+                by_name.setdefault(name, []).append((code, entry))
         out.append(stmt)
     return out
