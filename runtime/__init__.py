@@ -148,6 +148,8 @@ _DEFINED_IN = {
     "sorted_keys": "iteration",
     "str_method": "iteration",
     "dict_get": "iteration",
+    "repeat_list": "iteration",
+    "repeat_list_vjp": "iteration",
     "argument": "arguments",
     "leaves": "tree_calls",
     "ravel": "tree_calls",

@@ -311,6 +311,28 @@ def append(items_, value):
     return [*items_, value]
 
 
+def repeat_list(items_, count):
+    """``items_ * count`` of a Python list or tuple (``[w, b] * 2``): Python's repetition, whose cotangent
+    adds up the copies."""
+    if not isinstance(items_, (list, tuple)):
+        from .located import Refusal
+
+        raise Refusal(
+            f"`*` repeating a {type(items_).__name__}: s2s read it as a list's repetition",
+            "multiply arrays by their values; repeat a list written as a display (`[a, b] * 2`)",
+        )
+    return items_ * int(count)
+
+
+def repeat_list_vjp(g, items_, count):
+    """The cotangents of ``items_`` in ``repeat_list(items_, count)``: each item's copies added."""
+    n = len(items_)
+    out = [None] * n
+    for k, part in enumerate(g):
+        out[k % n] = part if out[k % n] is None else out[k % n] + part
+    return type(items_)(out)
+
+
 def join(a, b):
     """``a + b`` of two Python lists (or two tuples): Python's concatenation, whose cotangent splits."""
     return a + b
@@ -341,6 +363,8 @@ __all__ = [
     "items_vjp_transpose",
     "iterate",
     "range",
+    "repeat_list",
+    "repeat_list_vjp",
     "reversed",
     "reversed_vjp",
     "reversed_vjp_transpose",

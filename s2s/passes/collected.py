@@ -220,13 +220,16 @@ class Reads:
             # (keeps origins)
             joined = (
                 node.visit(_Joins())
-                if any(_is_join(n) for n in iter_nodes(node))
+                if any(_is_join(n) or _is_repeat(n) for n in iter_nodes(node))
                 else node
             )
             if any(_is_python_reduction(n) for n in iter_nodes(joined)):
                 joined = joined.visit(_PythonReductions(self))
             return joined, (
-                LIST if all(isinstance(t, cst.List) for t in _terms(node)) else None
+                LIST
+                if all(isinstance(t, cst.List) for t in _terms(node))
+                or _is_repeat(node)
+                else None
             )
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
@@ -549,14 +552,20 @@ class Reads:
 
 class _Joins(cst.CSTTransformer):
     """``[a] + [b]``, two list displays joined, as ``rt.join([a], [b])`` (its cotangent splits; an array
-    rule for ``+`` would add the two)."""
+    rule for ``+`` would add the two); ``[a, b] * 2`` (either order) as ``rt.repeat_list([a, b], 2)`` (its
+    cotangent adds the copies)."""
 
     def leave_BinaryOperation(self, original, updated):
-        return (
-            call("rt.join", updated.left, updated.right)
-            if _is_join(updated)
-            else updated
-        )
+        if _is_join(updated):
+            return call("rt.join", updated.left, updated.right)
+        if _is_repeat(updated):
+            items, count = (
+                (updated.left, updated.right)
+                if _is_list(updated.left)
+                else (updated.right, updated.left)
+            )
+            return call("rt.repeat_list", items, count)
+        return updated
 
 
 class _PythonReductions(cst.CSTTransformer):
@@ -586,9 +595,18 @@ def _is_join(node) -> bool:
     )
 
 
+def _is_repeat(node) -> bool:
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Multiply)
+        and (_is_list(node.left) != _is_list(node.right))
+    )
+
+
 def _is_list(node) -> bool:
     return isinstance(node, cst.List) or (
-        isinstance(node, cst.Call) and dotted(node.func) == "rt.join"
+        isinstance(node, cst.Call)
+        and dotted(node.func) in ("rt.join", "rt.repeat_list")
     )
 
 

@@ -162,6 +162,7 @@ batch(
 )
 batch("sequence", "rt.iterate", "rt.zip", "rt.reversed", "rt.as_list", "rt.as_tuple")
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values")
+batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
 batch("container", "rt.tree_add")
 
 

@@ -33,6 +33,16 @@ def join(a, b, *, g):
     return g[: len(a)], g[len(a) :]
 
 
+@linear(name="rt.repeat_list", roles={"count": "static"})
+def repeat_list(items_, count, *, g):
+    return rt.repeat_list_vjp(g, items_, count), None
+
+
+@linear(name="rt.repeat_list_vjp", roles={"items_": "data", "count": "static"})
+def repeat_list_vjp(ct, items_, count, *, g):
+    return rt.repeat_list(g, count), None, None
+
+
 @linear(name="rt.as_list")
 def as_list(xs, *, g):
     # ``list(xs)`` in generated code (``passes/normal_form.py`` reads Python's ``list`` as this op)

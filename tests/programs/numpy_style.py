@@ -992,3 +992,20 @@ def inputs_steps_of_a_counted_range():
 
 
 PROGRAMS += ["steps_of_a_counted_range"]
+
+
+def repeated_list_read(w):
+    """A list repeated by ``*`` (``[a, b] * 2``), read by index and stacked: each copy's derivative adds up."""
+    n = 2
+    parts = [np.tanh(w), 0.5 * w] * n
+    doubled = 2 * [w**2]
+    return np.sum(parts[0] * parts[3] + np.stack(parts)[2]) + np.sum(
+        np.stack(doubled) * np.arange(2.0)[:, None]
+    )
+
+
+def inputs_repeated_list_read():
+    return (np.array([0.3, -0.5, 1.2]),)
+
+
+PROGRAMS += ["repeated_list_read"]
