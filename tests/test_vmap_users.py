@@ -54,7 +54,6 @@ BISECT_LIFT = (
     "a `while` carry that starts as a Python float (`lo = 0.0`) and becomes per-example: "
     "rt.lift of it fails (IndexError in the batched module)"
 )
-R_ADD_AT = "R refusal: np.add.at (expression statement)"
 R_RETURN_IN_LOOP = (
     "R refusal: `return i` inside a `for` (called 'loop variable used after the loop')"
 )
@@ -68,7 +67,6 @@ VMAP_XFAIL = {
     **_both("sign_scale", reason=R_FLOAT),
     **_both("bisect_sqrt", reason=BISECT_LIFT),
     **_both("around_peak", reason=R_INT),
-    **_both("count_tokens_add_at", reason=R_ADD_AT),
     **_both("first_above", reason=R_RETURN_IN_LOOP),
 }
 

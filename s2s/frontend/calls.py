@@ -375,6 +375,30 @@ class Calls(lax_control.LaxControl):
                 )
             return [ir.Assign(self.target(effects.whole(array)), value, origin)]
         chain = self._chain(call.func)
+        scatter = _ufunc_at(self._object(chain) if chain is not None else None)
+        if (
+            scatter is not None
+        ):  # ``np.add.at(counts, idx, 1.0)``: a scatter into the whole array
+            bound = _bind_like(numpy.add.at, call, self, ("a", "indices", "b"))
+            if "b" not in bound:
+                self.fail(call, "a ufunc's `at` without values", "pass the values: `np.add.at(a, idx, v)`",
+                          UnsupportedSyntax)  # fmt: skip
+            array = bound["a"]
+            index = self._slice(cst.Index(bound["indices"])).value
+            values = self.expr(bound["b"])
+            if scatter == "subtract":
+                values = cst.UnaryOperation(cst.Minus(), values)
+            op = {"add": "index_add", "subtract": "index_add", "multiply": "index_multiply",
+                  "maximum": "index_max", "minimum": "index_min"}[scatter]  # fmt: skip
+            value = cst.Call(
+                cst.parse_expression(f"rt.{op}"),
+                [cst.Arg(self.expr(array)), cst.Arg(index), cst.Arg(values)],
+            )
+            return [
+                ir.Assign(
+                    self.target(effects.whole(array)), self.mark(value, call), origin
+                )
+            ]
         if chain is not None and self._object(chain) is numpy.fill_diagonal:
             bound = _bind_like(numpy.fill_diagonal, call, self, ("a", "val", "wrap"))
             args = [
@@ -744,6 +768,15 @@ def _is_builtin(resolver, func, name: str) -> bool:
         and resolver.source.env.get(name, getattr(builtins, name))
         is getattr(builtins, name)
     )
+
+
+def _ufunc_at(obj) -> str | None:
+    """``"add"`` for ``np.add.at`` (likewise ``effects.UFUNCS_AT``), else None."""
+    ufunc = getattr(obj, "__self__", None)
+    if getattr(obj, "__name__", None) != "at" or not isinstance(ufunc, numpy.ufunc):
+        return None
+    name = ufunc.__name__
+    return name if name in effects.UFUNCS_AT and getattr(numpy, name) is ufunc else None
 
 
 def _is_vmapped(obj) -> bool:

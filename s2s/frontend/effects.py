@@ -5,7 +5,10 @@
   value is ``y`` (``out=(y,)`` too);
 - ``np.copyto(y, v)`` is ``y[...] = v``; with ``where=w``, ``y[...] = np.where(w, v, y)``;
 - ``np.fill_diagonal(y, v)`` is ``y[...] = rt.fill_diagonal(y, v)`` (``s2s/rules/joins.py``);
-- ``y.sort(...)`` is ``y[...] = np.sort(y, ...)``; ``y.fill(v)`` is ``y[...] = v``.
+- ``y.sort(...)`` is ``y[...] = np.sort(y, ...)``; ``y.fill(v)`` is ``y[...] = v``;
+- ``np.add.at(y, idx, v)`` (repeated indices accumulate) is ``y[...] = rt.index_add(y, idx, v)``, and
+  likewise ``subtract`` (``-v`` added), ``multiply``, ``maximum`` and ``minimum`` (``rt.index_multiply``,
+  ``rt.index_max``, ``rt.index_min``: the ``.at[]`` updates' scatters).
 
 An element write becomes ``y = rt.index_set(y, ..., v)`` in ``desugar``, and
 the aliasing check applies as to any in-place write: writing into a parameter
@@ -22,6 +25,8 @@ IN_PLACE_METHODS = ("sort", "fill")
 # NumPy functions that write their first argument, by the name the fence knows them by (``calls.effect``
 # checks each by identity)
 IN_PLACE_FUNCTIONS = ("copyto", "fill_diagonal")
+# ``np.add.at(a, idx, v)``: the ufuncs whose unbuffered ``at`` is a scatter of the ``.at[]`` family
+UFUNCS_AT = ("add", "subtract", "multiply", "maximum", "minimum")
 
 
 def whole(target: cst.BaseExpression) -> cst.Subscript:
@@ -67,10 +72,16 @@ def is_effect(call: cst.BaseExpression) -> bool:
         if isinstance(func, cst.Attribute)
         else getattr(func, "value", None)
     )
+    ufunc_at = (
+        named == "at"
+        and isinstance(func.value, cst.Attribute)
+        and func.value.attr.value in UFUNCS_AT
+    )
     return (
         out_argument(call) is not None
         or in_place_method(call) is not None
         or named in IN_PLACE_FUNCTIONS
+        or ufunc_at
     )
 
 

@@ -1009,3 +1009,21 @@ def inputs_repeated_list_read():
 
 
 PROGRAMS += ["repeated_list_read"]
+
+
+def scatter_with_ufunc_at(w, x):
+    """``np.add.at`` (repeated indices accumulate), ``np.subtract.at``, ``np.maximum.at`` into arrays made here."""
+    idx = np.array([0, 2, 2, 1, 0])
+    out = np.zeros(3)
+    np.add.at(out, idx, w * x)
+    np.subtract.at(out, [1, 1], w[:2] ** 2)
+    best = np.full(3, -10.0)
+    np.maximum.at(best, idx, w)
+    return np.sum(out**2) + np.sum(best)
+
+
+def inputs_scatter_with_ufunc_at():
+    return np.array([0.3, -0.5, 1.2, 0.7, -0.1]), np.arange(5.0) / 3
+
+
+PROGRAMS += ["scatter_with_ufunc_at"]
