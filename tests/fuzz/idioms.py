@@ -144,7 +144,7 @@ class Idioms:
         form = self.pick(
             ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
              "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained",
-             "where_keyword"]
+             "where_keyword", "ufunc_at"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -182,6 +182,16 @@ class Idioms:
                 f" + np.nanmean(np.where((np.abs({a}) >= np.min(np.abs({a}))) | ~({a} > 0), {a}, np.nan))"
                 f" + np.sum({a}[({a} > -1.0) & ({a} < 1.0)] ** 2)"
             )
+        elif form == "ufunc_at" and any(self.env[v].shape[0] >= 3 for v in vectors):
+            # ``np.add.at`` with a repeated index (it accumulates), ``np.maximum.at``
+            self.feature("ufunc_at")
+            a = next(v for v in vectors if self.env[v].shape[0] >= 3)
+            lines.append(f"{name}_acc = np.zeros(2)")
+            lines.append(
+                f"np.add.at({name}_acc, np.array([0, 1, 1]), np.tanh({a}[:3]) * 2.0)"
+            )
+            lines.append(f"np.maximum.at({name}_acc, [1, 0], {a}[:2])")
+            lines.append(f"{name} = np.sum({name}_acc * np.array([1.0, 2.0]))")
         elif form == "where_keyword":
             # ``where=`` in reductions (``frontend/where_reductions.py``)
             self.feature("where_keyword")
