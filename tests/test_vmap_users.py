@@ -50,10 +50,6 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 
 R_FLOAT = "R refusal: float() of a per-example value"
 R_INT = "R refusal: int() of a per-example value (no batching rule for `int`)"
-BISECT_LIFT = (
-    "a `while` carry that starts as a Python float (`lo = 0.0`) and becomes per-example: "
-    "rt.lift of it fails (IndexError in the batched module)"
-)
 R_RETURN_IN_LOOP = (
     "R refusal: `return i` inside a `for` (called 'loop variable used after the loop')"
 )
@@ -65,7 +61,6 @@ def _both(*idents, reason):
 
 VMAP_XFAIL = {
     **_both("sign_scale", reason=R_FLOAT),
-    **_both("bisect_sqrt", reason=BISECT_LIFT),
     **_both("around_peak", reason=R_INT),
     **_both("first_above", reason=R_RETURN_IN_LOOP),
 }

@@ -161,7 +161,12 @@ class Batch(Transform):
             elif isinstance(stmt.target, (cst.Tuple, cst.List)):
                 value = self._unpacked(stmt.target, value)
             self.emit(stmt.target, self.per_example(value))
-            self.mark(stmt.target, True)
+            pairs = _side_by_side(stmt.target, stmt.value)
+            if pairs is None:
+                self.mark(stmt.target, True)
+            else:  # ``lo, hi = 0.0, c``: a literal stays one value for every example
+                for target, element in pairs:
+                    self.mark(target, not is_static(element))
             return
         if e.kind == "getitem":
             self.emit(stmt.target, self.getitem(stmt.value))
@@ -415,3 +420,15 @@ def _with_batch_axis(b: Batch, out) -> cst.BaseExpression:
     if b.is_batched(out):
         return out
     return call("rt.broadcast_batch", out, cst.Name(b.size))
+
+
+def _side_by_side(target, value):
+    """``[(target_i, value_i)]`` of ``a, b = x, y`` (a tuple or list display unpacked, no ``*``), else None."""
+    displays = (cst.Tuple, cst.List)
+    if not isinstance(target, displays) or not isinstance(value, displays):
+        return None
+    if len(target.elements) != len(value.elements) or any(
+        isinstance(el, cst.StarredElement) for el in (*target.elements, *value.elements)
+    ):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
