@@ -60,6 +60,16 @@ def check_against_finite_differences(f, args, eps=1e-6, rtol=1e-5, atol=1e-7):
             np.testing.assert_allclose(along, fd, rtol=rtol, atol=atol, err_msg=backend)
 
 
+def check_program(programs, name, rtol=1e-10):
+    """``programs.<name>`` on ``programs.inputs_<name>()``: its gradient against central differences on
+    both backends (``check_against_finite_differences``), and its value as NumPy computes it.
+    """
+    f = getattr(programs, name)
+    args = getattr(programs, f"inputs_{name}")()
+    check_against_finite_differences(f, args)
+    np.testing.assert_allclose(s2s.value_and_grad(f)(*args)[0], f(*args), rtol=rtol)
+
+
 @pytest.mark.parametrize("name", P.PROGRAMS)
 def test_gradient_matches_finite_differences(name):
     f = getattr(P, name)

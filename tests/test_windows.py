@@ -12,17 +12,14 @@ import pytest
 
 import s2s
 from tests.programs import windows as P
-from tests.test_numpy_style import check_against_finite_differences
+from tests.test_numpy_style import check_program
 
 jax.config.update("jax_enable_x64", True)
 
 
 @pytest.mark.parametrize("name", P.PROGRAMS)
 def test_gradient_matches_finite_differences(name):
-    f = getattr(P, name)
-    args = getattr(P, f"inputs_{name}")()
-    check_against_finite_differences(f, args)
-    np.testing.assert_allclose(s2s.value_and_grad(f)(*args)[0], f(*args), rtol=1e-10)
+    check_program(P, name)
 
 
 def test_windows_under_vmap_jvp_and_hessian():
