@@ -217,6 +217,22 @@ def _checked(shape, starts, sizes, axes) -> None:
     _when_known(lambda *known: _fits(shape, known, sizes, axes), tuple(starts))
 
 
+def _is_sequence(operand) -> bool:
+    return isinstance(operand, (list, tuple)) or type(operand).__name__ == "Elements"
+
+
+def _sequence_slice(start, size) -> slice:
+    """The slice of a Python list's items ``[start:start + size]``; its start must be known now."""
+    if _is_jax(start) or _is_jax(size) or isinstance(start, (tuple, list)):
+        from .located import Refusal
+
+        raise Refusal(
+            "a slice `items[i:i + k]` of a Python list at a start known only when the compiled code runs",
+            "loop over the list itself (`for a, b in zip(items, items[1:])`), or stack it into an array",
+        )
+    return slice(start, start + size)
+
+
 def window(operand, start_indices, slice_sizes, axes=0):
     """``operand[start:start + size]`` along each of ``axes``: a slice of known width whose start the code
     computes (``x[i:i + k]`` with ``i`` a compiled loop's index, ``frontend/windows.py``).
@@ -224,6 +240,8 @@ def window(operand, start_indices, slice_sizes, axes=0):
     Starts known now are NumPy's slicing as written. Traced ones cut ``jax.lax``'s window, after a check,
     when the compiled code runs, that it lies inside the axis (where NumPy's would differ).
     """
+    if _is_sequence(operand):  # a Python list's items: Python's slice
+        return operand[_sequence_slice(start_indices, slice_sizes)]
     starts, sizes, named = _window_parts(operand, start_indices, slice_sizes, axes)
     if not any(_is_jax(s) for s in starts):
         return operand[_slices(np.ndim(operand), starts, sizes, named)]
@@ -235,6 +253,11 @@ def window_vjp(g, operand, start_indices, slice_sizes, axes=0):
     """The cotangent of ``operand`` in ``window(operand, ...)``: ``g`` in zeros, at the window."""
     from .arrays import index_add, zeros_like_float
 
+    if _is_sequence(operand):
+        from .trees import tree_zeros_like
+
+        index = _sequence_slice(start_indices, slice_sizes)
+        return index_add(tree_zeros_like(operand), index, g)
     starts, sizes, named = _window_parts(operand, start_indices, slice_sizes, axes)
     zeros = zeros_like_float(operand)
     if not any(_is_jax(s) for s in starts):

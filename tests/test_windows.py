@@ -76,3 +76,25 @@ def test_a_traced_width_is_a_located_error():
     ) as err:
         s2s.grad(P.traced_width)(w, x)
     assert "windows.py:" in str(err.value)
+
+
+def test_a_list_sliced_at_a_compiled_loops_index_is_a_located_error_under_xla():
+    params, x = P.inputs_list_slice_at_a_name()
+    f = P.list_slice_in_a_compiled_loop
+    got = s2s.grad(f, backend="numpy")(params, x)
+    eps, k = 1e-6, 1
+    direction = np.ones((3, 3))
+    moved = [
+        [p + s * eps * direction if n == k else p for n, p in enumerate(params)]
+        for s in (1, -1)
+    ]
+    np.testing.assert_allclose(
+        np.sum(got[k] * direction),
+        (f(moved[0], x) - f(moved[1], x)) / (2 * eps),
+        rtol=1e-6,
+    )
+    with pytest.raises(
+        s2s.S2SError, match=r"a slice `items\[i:i \+ k\]` of a Python list"
+    ) as err:
+        s2s.grad(f)(params, x)
+    assert "windows.py:" in str(err.value) and "hint:" in str(err.value)

@@ -103,3 +103,28 @@ def traced_width(w, x):
     for i in range(1, 3):
         total = total + np.sum(x[i : 2 * i] @ w)
     return total
+
+
+def list_slice_at_a_name(params, x):
+    """A Python list sliced at a start held in a name: Python's slice of its items."""
+    i = 1
+    total = 0.0
+    for W in params[i : i + 2]:
+        total = total + np.sum(np.tanh(x @ W))
+    return total
+
+
+def inputs_list_slice_at_a_name():
+    rng = np.random.default_rng(7)
+    return [rng.normal(size=(3, 3)) for _ in range(3)], rng.normal(size=(2, 3))
+
+
+PROGRAMS += ["list_slice_at_a_name"]
+
+
+def list_slice_in_a_compiled_loop(params, x):
+    total = 0.0
+    for i in range(2):
+        pair = params[i : i + 2]
+        total = total + np.sum(x @ pair[0]) * np.sum(pair[1])
+    return total
