@@ -218,7 +218,9 @@ def _checked(shape, starts, sizes, axes) -> None:
 
 
 def _is_sequence(operand) -> bool:
-    return isinstance(operand, (list, tuple)) or type(operand).__name__ == "Elements"
+    return (
+        isinstance(operand, (list, tuple, str)) or type(operand).__name__ == "Elements"
+    )
 
 
 def _sequence_slice(start, size) -> slice:
