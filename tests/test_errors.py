@@ -109,9 +109,9 @@ CASES = [
     ),
     (
         "formatted_key",
-        'def f(params, x):\n    return np.sum(params[f"W{1:02d}"] * x)',
-        "an f-string with a conversion or format spec (`{l!r}`, `{l:02d}`) is not supported",
-        (2, 25),
+        'def f(params, x):\n    w = 2\n    return np.sum(params[f"W{1:{w}d}"] * x)',
+        "an f-string with `!a` or a field inside its format spec (`{x:{width}}`) is not supported",
+        (3, 25),
     ),
     (
         "iterator_read_twice",

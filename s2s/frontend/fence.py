@@ -66,10 +66,10 @@ _EXPRESSIONS = {
         "return a list of the values (or an array stacked from them) instead of generating them",
     ),
     cst.StarredElement: ("starred expression", "pass arguments one by one"),
-    # plain f-strings are concatenations (``frontend/strings.py``); these are left
+    # f-strings are concatenations (``frontend/strings.py``); these are left
     cst.FormattedString: (
-        "an f-string with a conversion or format spec (`{l!r}`, `{l:02d}`)",
-        'write its fields plainly (`f"W{l}"`), or build the string with `str`',
+        "an f-string with `!a` or a field inside its format spec (`{x:{width}}`)",
+        'write the spec out (`f"{x:8.3f}"`), or build the string with `str` and `format`',
     ),
 }
 

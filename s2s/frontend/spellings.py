@@ -55,6 +55,8 @@ STATIC_BUILTINS = {
     "all",
     # of values known when the code is traced (``frontend/strings.py``): dict keys such as "W" + str(l)
     "str",
+    "format",
+    "repr",
 }
 
 

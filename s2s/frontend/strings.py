@@ -2,11 +2,12 @@
 
 Guarantees of ``desugar(source)``:
 
-- an f-string whose fields are plain expressions (``f"W{l}"``: no ``!r``, no
-  format spec) outside ``print``/``logging``/``assert`` messages is the
-  concatenation it stands for, ``"W" + str(l)``; ``str`` of a value is
-  Python's, computed when the code is traced (the value must be known then:
-  a loop index, a length, a shape);
+- an f-string outside ``print``/``logging``/``assert`` messages is the
+  concatenation it stands for: ``f"W{l}"`` is ``"W" + str(l)``,
+  ``f"W{l:02d}"`` is ``"W" + format(l, "02d")``, ``{l!r}`` is ``repr(l)``;
+  ``str``, ``format`` and ``repr`` of a value are Python's, computed when the
+  code is traced (the value must be known then: a loop index, a length, a
+  shape);
 - a ``for`` loop over ``range(...)`` whose index is turned into a string in
   its body iterates ``list(range(...))``: its steps run one by one when the
   code is traced, each with its index as a Python int, since each reads other
@@ -34,7 +35,7 @@ class _Strings(PositionKeeping):
         env = source.env
         self.builtin = {
             name: env.get(name, getattr(builtins, name)) is getattr(builtins, name)
-            for name in ("str", "range", "list")
+            for name in ("str", "range", "list", "format", "repr")
         }
         self.changed = False
 
@@ -58,10 +59,13 @@ class _Strings(PositionKeeping):
             if isinstance(part, cst.FormattedStringText):
                 text = part.value.replace("{{", "{").replace("}}", "}")
                 parts.append(cst.SimpleString(f"{prefix}{quote}{text}{quote}"))
-            elif part.conversion is None and part.format_spec is None:
-                parts.append(cst.Call(cst.Name("str"), [cst.Arg(part.expression)]))
             else:
-                return updated  # a conversion or format spec: the fence says so
+                field = _field(part, self.builtin)
+                if field is None:
+                    return (
+                        updated  # a nested field in the spec, ``!a``: the fence says so
+                    )
+                parts.append(field)
         self.changed = True
         if not parts:
             return place(
@@ -89,13 +93,44 @@ class _Strings(PositionKeeping):
         return updated.with_changes(iter=place(listed, loop, self.positions))
 
 
+def _field(part: cst.FormattedStringExpression, builtin: dict):
+    """``str(x)`` for ``{x}``, ``format(x, "02d")`` for ``{x:02d}``, ``repr(x)`` for ``{x!r}``; None for a
+    spec with fields of its own (``{x:{width}}``) or ``!a``."""
+    value = part.expression
+    if part.conversion is not None:
+        if (
+            part.conversion not in ("r", "s")
+            or not builtin[_CONVERSIONS[part.conversion]]
+        ):
+            return None
+        value = cst.Call(cst.Name(_CONVERSIONS[part.conversion]), [cst.Arg(value)])
+    if part.format_spec is None:
+        return (
+            value
+            if part.conversion is not None
+            else cst.Call(cst.Name("str"), [cst.Arg(value)])
+        )
+    if not builtin["format"] or not all(
+        isinstance(p, cst.FormattedStringText) for p in part.format_spec
+    ):
+        return None
+    spec = "".join(p.value for p in part.format_spec)
+    return cst.Call(
+        cst.Name("format"), [cst.Arg(value), cst.Arg(cst.SimpleString(repr(spec)))]
+    )
+
+
+_CONVERSIONS = {"r": "repr", "s": "str"}
+
+
 def _formats(body, name: str) -> bool:
-    """Whether ``body`` turns ``name`` into a string (``str(...)`` of an expression reading it)."""
+    """Whether ``body`` turns ``name`` into a string (``str``, ``format`` or ``repr`` of an expression
+    reading it)."""
     for node in iter_nodes(body):
         if (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)
-            and node.func.value == "str"
+            and node.func.value in ("str", "format", "repr")
             and any(
                 isinstance(n, cst.Name) and n.value == name
                 for a in node.args

@@ -48,6 +48,8 @@ STATIC_CALLS = {
     "slice",
     "isinstance",
     "str",
+    "format",
+    "repr",
 }
 # Python's ``list(xs)`` and ``tuple(xs)``: the runtime ops whose rules they take
 SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple"}

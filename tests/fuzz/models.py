@@ -258,7 +258,13 @@ class Models:
                 + "}"
             )
             count = self.pick(["len(params) // 2", str(len(pairs))])
-            key = self.pick([('"W" + str(l)', '"b" + str(l)'), ('f"W{l}"', 'f"b{l}"')])
+            key = self.pick(
+                [
+                    ('"W" + str(l)', '"b" + str(l)'),
+                    ('f"W{l}"', 'f"b{l}"'),
+                    ('f"W{l:d}"', 'f"b{l!s}"'),
+                ]
+            )
             lines += [
                 "h = x",
                 f"L = {count}",

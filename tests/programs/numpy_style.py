@@ -1027,3 +1027,22 @@ def inputs_scatter_with_ufunc_at():
 
 
 PROGRAMS += ["scatter_with_ufunc_at"]
+
+
+def keys_with_format_specs(params, X):
+    """The deep-learning course's keys written with a format spec and a conversion (``f"W{l:d}"``)."""
+    L = len(params) // 2
+    A = X
+    for l in range(1, L + 1):
+        A = np.tanh(params[f"W{l:d}"] @ A + params[f"b{l!s}"])
+    return np.sum(A**2) + np.sum(params[f"W{1:01d}"])
+
+
+def inputs_keys_with_format_specs():
+    rng = np.random.default_rng(23)
+    params = {"W1": rng.normal(size=(3, 2)), "b1": rng.normal(size=(3, 1))}
+    params |= {"W2": rng.normal(size=(2, 3)), "b2": rng.normal(size=(2, 1))}
+    return params, rng.normal(size=(2, 4))
+
+
+PROGRAMS += ["keys_with_format_specs"]
