@@ -57,6 +57,30 @@ def literal_data(obj) -> bool:
     return plain(obj)
 
 
+def array_data(obj) -> bool:
+    """A dict, list or tuple (nested too) of arrays, and of what ``literal_data`` holds: module-level
+    constants such as ``TABLEAU = {"a": np.array([...])}`` or ``BASIS = [np.eye(2), ...]``, which a
+    generated module receives as values, as it receives an array (a generated file cannot carry them).
+    """
+    budget = [SETTINGS_SIZE]
+
+    def plain(value) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if type(value) in (bool, int, float, str, type(None)) or hasattr(
+            value, "__array__"
+        ):
+            return True
+        if type(value) in (list, tuple):
+            return all(plain(v) for v in value)
+        if type(value) is dict:
+            return all(type(k) in (int, str) and plain(v) for k, v in value.items())
+        return False
+
+    return type(obj) in (dict, list, tuple) and plain(obj)
+
+
 def _snapshot(value):
     """A copy of literal data to compare later (a container may be changed in place), else None; so is a
     list of functions (``LAYERS``, which a loop over it wrote out one function after another).
@@ -65,7 +89,52 @@ def _snapshot(value):
         return copy.deepcopy(value)
     if type(value) is list and value and all(callable(v) for v in value):
         return list(value)
+    if array_data(value):
+        return _Held(value)
     return None
+
+
+class _Held:
+    """A container of arrays as it was: its structure and literals by value, its arrays by identity (an
+    array changed in place is the same array, as a module-level array is)."""
+
+    def __init__(self, value):
+        self.then = self._held(value)
+
+    @classmethod
+    def _held(cls, value):
+        if type(value) is dict:
+            return dict, tuple((k, cls._held(v)) for k, v in value.items())
+        if type(value) in (list, tuple):
+            return type(value), tuple(cls._held(v) for v in value)
+        if hasattr(value, "__array__"):
+            return "array", value
+        return "literal", value
+
+    @classmethod
+    def _same(cls, a, b) -> bool:
+        if a[0] == "array" or b[0] == "array":
+            return a[0] == b[0] and a[1] is b[1]
+        if a[0] == "literal" or b[0] == "literal":
+            return a[0] == b[0] and _literal_equal(a[1], b[1])
+        return (
+            a[0] is b[0]
+            and len(a[1]) == len(b[1])
+            and all(
+                (
+                    (x[0] == y[0] and cls._same(x[1], y[1]))
+                    if a[0] is dict
+                    else cls._same(x, y)
+                )
+                for x, y in zip(a[1], b[1])
+            )
+        )
+
+    def __eq__(self, value) -> bool:
+        return self._same(self._held(value), self.then)
+
+    def __ne__(self, value) -> bool:
+        return not self == value
 
 
 def _literal_equal(a, b) -> bool:

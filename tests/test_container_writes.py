@@ -82,3 +82,19 @@ def test_module_settings_changed_in_place_are_read_again(backend, monkeypatch):
     after = np.asarray(grad(w))
     np.testing.assert_allclose(after, _numeric_grad(P.reads_settings, w), rtol=1e-6)
     assert not np.allclose(before, after)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_module_containers_of_arrays_are_values_read_again_when_changed(
+    backend, monkeypatch
+):
+    """``TABLEAU = {"a": np.array(...)}`` and ``BASIS = [np.eye(4), ...]`` are module values (as an array
+    is); an entry rebound or an item appended regenerates the code."""
+    f = P.reads_arrays_in_module_containers
+    grad = s2s.grad(f, backend=backend)
+    w = W[0]
+    np.testing.assert_allclose(np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6)
+    monkeypatch.setitem(P.TABLEAU, "a", np.array([5.0, 0.0, 1.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6)
+    monkeypatch.setattr(P, "BASIS", [*P.BASIS, -np.eye(4)])
+    np.testing.assert_allclose(np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6)

@@ -25,7 +25,7 @@ from .. import ir
 from ..cstutil import call, dotted
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
-from ..freshness import literal_data
+from ..freshness import array_data, literal_data
 from ..naming import Namer
 from . import (
     at_updates,
@@ -712,6 +712,7 @@ class Resolver(Calls):
         if (
             is_literal_value(obj)
             or literal_data(obj)
+            or array_data(obj)
             or isinstance(obj, complex)
             or hasattr(obj, "__array_namespace__")
             or hasattr(obj, "__array__")

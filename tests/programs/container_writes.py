@@ -79,6 +79,16 @@ def kept_in_a_loop(w):
 
 
 SETTINGS = {"scale": 2.0, "sizes": [1, 2], "name": "tanh"}
+# module constants holding arrays: received as values, watched by structure (their arrays by identity)
+TABLEAU = {"a": np.array([0.5, 0.5, 1.0, 0.0]), "b": np.array([1.0, 2.0, -1.0, 0.5])}
+BASIS = [np.eye(4), 2.0 * np.eye(4)]
+
+
+def reads_arrays_in_module_containers(w):
+    out = np.sum(TABLEAU["a"] * w) + np.sum(TABLEAU["b"] * w**2)
+    for B in BASIS:
+        out = out + np.sum(np.tanh(B @ w))
+    return out
 
 
 def reads_settings(w):
