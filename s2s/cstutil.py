@@ -6,6 +6,7 @@ import dataclasses
 import functools
 
 import libcst as cst
+import numpy
 
 # Binding strength of expression kinds, loosest first (Python's precedence table).
 _PRECEDENCE = {
@@ -220,12 +221,26 @@ def int_literal(node) -> int | None:
 
 
 def literal(value) -> cst.BaseExpression:
-    """A Python literal (number, string, bool, None, tuple of those) as an expression."""
-    if isinstance(value, tuple):
+    """A Python literal (number, string, bool, None, slice, and tuples, lists and dicts of those; a NumPy
+    scalar as the Python number it holds) as an expression."""
+    if type(value) is tuple or (
+        isinstance(value, tuple) and not hasattr(value, "_fields")
+    ):
         elements = [cst.Element(literal(v)) for v in value]
         if len(elements) == 1:
             return cst.Tuple(elements=[elements[0].with_changes(comma=cst.Comma())])
         return cst.Tuple(elements)
+    if type(value) is list:
+        return cst.List([cst.Element(literal(v)) for v in value])
+    if type(value) is dict:
+        return cst.Dict(
+            [cst.DictElement(literal(k), literal(v)) for k, v in value.items()]
+        )
+    if type(value) is slice:
+        parts = [literal(p) for p in (value.start, value.stop, value.step)]
+        return cst.Call(cst.Name("slice"), [cst.Arg(p) for p in parts])
+    if isinstance(value, numpy.generic):  # ``np.int64(6)``: the Python number
+        return literal(value.item())
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         return cst.UnaryOperation(cst.Minus(), literal(-value))
     return cst.parse_expression(repr(value))

@@ -21,6 +21,8 @@ from __future__ import annotations
 import copy
 import types
 
+import numpy as np
+
 GENERATED_KEY = "__s2s_generated__"  # in a loaded generated module's globals: the Generated it came from
 _EMPTY = object()  # an empty closure cell
 
@@ -36,6 +38,11 @@ def _names(code) -> set:
 SETTINGS_SIZE = 1000  # at most this many values in literal data (a larger table is no configuration)
 
 
+def _number(value) -> bool:
+    """A NumPy scalar number (``np.prod(shape)``'s ``np.int64``): written as the Python number it holds."""
+    return isinstance(value, (np.integer, np.floating, np.bool_))
+
+
 def literal_data(obj) -> bool:
     """A dict, list or tuple of numbers, strings, bools and None (nested too, at most ``SETTINGS_SIZE``
     values): configuration a module holds, which a generated module bakes in and watches by value (it
@@ -46,8 +53,10 @@ def literal_data(obj) -> bool:
         budget[0] -= 1
         if budget[0] < 0:
             return False
-        if type(value) in (bool, int, float, str, type(None)):
+        if type(value) in (bool, int, float, str, type(None)) or _number(value):
             return True
+        if type(value) is slice:
+            return all(plain(p) for p in (value.start, value.stop, value.step))
         if type(value) in (list, tuple):
             return all(plain(v) for v in value)
         if type(value) is dict:
@@ -58,7 +67,7 @@ def literal_data(obj) -> bool:
 
 
 def array_data(obj) -> bool:
-    """A dict, list or tuple (nested too) of arrays, and of what ``literal_data`` holds: module-level
+    """A dict, list or tuple (nested too) of arrays, and of numbers, strings and slices: module-level
     constants such as ``TABLEAU = {"a": np.array([...])}`` or ``BASIS = [np.eye(2), ...]``, which a
     generated module receives as values, as it receives an array (a generated file cannot carry them).
     """
@@ -68,9 +77,9 @@ def array_data(obj) -> bool:
         budget[0] -= 1
         if budget[0] < 0:
             return False
-        if type(value) in (bool, int, float, str, type(None)) or hasattr(
-            value, "__array__"
-        ):
+        if type(value) in (bool, int, float, str, type(None), slice) or _number(value):
+            return True
+        if hasattr(value, "__array__"):
             return True
         if type(value) in (list, tuple):
             return all(plain(v) for v in value)
@@ -91,47 +100,86 @@ def _snapshot(value):
         return list(value)
     if array_data(value):
         return _Held(value)
+    if user_object(value):  # ``parser.idxs_and_shapes``: its attributes as they were
+        return _Held(value, of_object=True)
     return None
 
 
-class _Held:
-    """A container of arrays as it was: its structure and literals by value, its arrays by identity (an
-    array changed in place is the same array, as a module-level array is)."""
+def user_object(value) -> bool:
+    """An instance of a class of the user's (not an array, a module, a class, a function, a builtin or a
+    library's object): generated code may read its attributes as constants."""
+    from .frontend.spellings import LIBRARIES
 
-    def __init__(self, value):
-        self.then = self._held(value)
+    if value is None or isinstance(value, (type, types.ModuleType)) or callable(value):
+        return False
+    if hasattr(value, "__array__") or hasattr(value, "__array_namespace__"):
+        return False
+    module = type(value).__module__.split(".")[0]
+    record = hasattr(value, "__dict__") or _is_namedtuple(value)
+    return module not in ("builtins", *LIBRARIES) and record
+
+
+def _is_namedtuple(value) -> bool:
+    return isinstance(value, tuple) and hasattr(value, "_fields")
+
+
+def attributes(value) -> dict:
+    """A user object's attributes by name (a NamedTuple's fields)."""
+    return value._asdict() if _is_namedtuple(value) else vars(value)
+
+
+class _Held:
+    """A container of arrays, or a user's object, as it was: its structure, its literals by value, the
+    attributes of objects in it one by one, its arrays (and functions) by identity (an array changed in
+    place is the same array, as a module-level array is)."""
+
+    def __init__(self, value, of_object: bool = False):
+        self.of_object = of_object
+        self.then = self._held(attributes(value) if of_object else value)
 
     @classmethod
-    def _held(cls, value):
+    def _held(cls, value, depth=0):
+        if depth > 8:
+            return "same", value  # deeper than settings go: by identity
         if type(value) is dict:
-            return dict, tuple((k, cls._held(v)) for k, v in value.items())
+            return "keyed", tuple(
+                (k, cls._held(v, depth + 1)) for k, v in value.items()
+            )
         if type(value) in (list, tuple):
-            return type(value), tuple(cls._held(v) for v in value)
-        if hasattr(value, "__array__"):
-            return "array", value
-        return "literal", value
+            return type(value), tuple(cls._held(v, depth + 1) for v in value)
+        if user_object(value):  # an object's attributes, one by one
+            return type(value), (cls._held(attributes(value), depth + 1),)
+        if type(value) in (
+            bool,
+            int,
+            float,
+            complex,
+            str,
+            type(None),
+            slice,
+        ) or _number(value):
+            return "literal", value
+        return "same", value  # arrays, functions, library objects: by identity
 
     @classmethod
     def _same(cls, a, b) -> bool:
-        if a[0] == "array" or b[0] == "array":
-            return a[0] == b[0] and a[1] is b[1]
-        if a[0] == "literal" or b[0] == "literal":
-            return a[0] == b[0] and _literal_equal(a[1], b[1])
-        return (
-            a[0] is b[0]
-            and len(a[1]) == len(b[1])
-            and all(
-                (
-                    (x[0] == y[0] and cls._same(x[1], y[1]))
-                    if a[0] is dict
-                    else cls._same(x, y)
-                )
-                for x, y in zip(a[1], b[1])
+        if a[0] != b[0]:
+            return False
+        if a[0] == "same":
+            return a[1] is b[1]
+        if a[0] == "literal":
+            return type(a[1]) is type(b[1]) and bool(a[1] == b[1])
+        if len(a[1]) != len(b[1]):
+            return False
+        if a[0] == "keyed":
+            return all(
+                x[0] == y[0] and cls._same(x[1], y[1]) for x, y in zip(a[1], b[1])
             )
-        )
+        return all(cls._same(x, y) for x, y in zip(a[1], b[1]))
 
     def __eq__(self, value) -> bool:
-        return self._same(self._held(value), self.then)
+        held = self._held(attributes(value) if self.of_object else value)
+        return self._same(held, self.then)
 
     def __ne__(self, value) -> bool:
         return not self == value

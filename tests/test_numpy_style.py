@@ -379,3 +379,17 @@ def test_a_name_first_assigned_in_a_while_loop_batches_and_pushes_tangents():
     eps = 1e-6
     want = (f(w + eps * t, x) - f(w - eps * t, x)) / (2 * eps)
     np.testing.assert_allclose(s2s.jvp(f, (w, x), (t, 0 * x))[1], want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_module_objects_attributes_changed_in_place_are_read_again(
+    backend, monkeypatch
+):
+    """``PARSER.idxs_and_shapes`` read through a bound method: the code is made again when it changes."""
+    w, x = P.inputs_parser_objective()
+    grad = s2s.grad(P.parser_objective, backend=backend)
+    before = np.asarray(grad(w, x))
+    monkeypatch.setitem(P.PARSER.idxs_and_shapes, "b", (slice(0, 2), (2,)))
+    after = np.asarray(grad(w, x))
+    assert not np.allclose(before, after)
+    check_against_finite_differences(P.parser_objective, (w, x))

@@ -536,6 +536,21 @@ class Calls(lax_control.LaxControl):
             )
         if is_method and chain is not None and chain[0] in self.source.env:
             receiver = self._object(chain[:-1])
+            method = _user_method(receiver, func.attr.value)
+            if (
+                method is not None
+            ):  # ``parser.get(w, "W")``: its class's function, ``self`` bound
+                fn = (
+                    function_args.bind(method, {_self_name(method): receiver})
+                    if not isinstance(
+                        inspect.getattr_static(type(receiver), func.attr.value),
+                        staticmethod,
+                    )
+                    else method
+                )
+                name = self.helper("_".join(chain), fn)
+                args = self._bind_helper(self.result.helpers.get(name, fn), args, node)
+                return self.mark(cst.Call(cst.Name(name), args), node)
             if not hasattr(receiver, "__array_namespace__") and not hasattr(
                 receiver, "__array__"
             ):
@@ -768,6 +783,30 @@ def _is_builtin(resolver, func, name: str) -> bool:
         and resolver.source.env.get(name, getattr(builtins, name))
         is getattr(builtins, name)
     )
+
+
+def _user_method(receiver, attr: str):
+    """The function of a user's class that ``receiver.attr(...)`` runs (an instance or static method of a
+    module-level object), else None (a library's object, a class method, an attribute holding a value).
+    """
+    if receiver is None or isinstance(receiver, (type, types.ModuleType)):
+        return None
+    kind = type(receiver)
+    found = inspect.getattr_static(kind, attr, None)
+    if isinstance(found, staticmethod):
+        found = found.__func__
+    if not inspect.isfunction(found) or spellings.is_library(found):
+        return None
+    if attr in getattr(
+        receiver, "__dict__", {}
+    ):  # an instance attribute shadows the class's
+        return None
+    return found
+
+
+def _self_name(method) -> str:
+    """The name of a method's first parameter (``self``)."""
+    return next(iter(inspect.signature(method).parameters))
 
 
 def _ufunc_at(obj) -> str | None:

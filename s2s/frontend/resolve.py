@@ -25,7 +25,7 @@ from .. import ir
 from ..cstutil import call, dotted
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
-from ..freshness import array_data, literal_data
+from ..freshness import array_data, literal_data, user_object
 from ..naming import Namer
 from . import (
     at_updates,
@@ -800,6 +800,19 @@ class Resolver(Calls):
         chain = self._chain(node)
         if chain is not None and isinstance(
             self.source.env.get(chain[0]), types.ModuleType
+        ):
+            obj = self.source.env[chain[0]]
+            for i, part in enumerate(chain[1:], start=1):
+                if not hasattr(obj, part):
+                    self.fail(node, f"`{'.'.join(chain[: i + 1])}` does not exist")
+                obj = getattr(obj, part)
+            return self.mark(self.value(obj, chain, node), node)
+        # an attribute of a module-level object of the user's (``parser.idxs_and_shapes``, ``self.N`` in a
+        # method bound to one): its value, read when s2s reads the code, as a module constant's
+        if (
+            chain is not None
+            and chain[0] not in self.locals
+            and user_object(self.source.env.get(chain[0]))
         ):
             obj = self.source.env[chain[0]]
             for i, part in enumerate(chain[1:], start=1):

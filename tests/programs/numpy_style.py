@@ -1046,3 +1046,54 @@ def inputs_keys_with_format_specs():
 
 
 PROGRAMS += ["keys_with_format_specs"]
+
+
+# --- module-level objects of the user's: their methods, with ``self`` bound, and their attributes ----
+
+
+class WeightsParser:
+    """autograd's examples: named slices of one flat parameter vector."""
+
+    def __init__(self):
+        self.idxs_and_shapes = {}
+        self.N = 0
+
+    def add_weights(self, name, shape):
+        start = self.N
+        self.N += np.prod(shape)  # a NumPy int, as autograd's examples leave it
+        self.idxs_and_shapes[name] = (slice(start, self.N), shape)
+
+    def get(self, vect, name):
+        idxs, shape = self.idxs_and_shapes[name]
+        return np.reshape(vect[idxs], shape)
+
+
+PARSER = WeightsParser()
+PARSER.add_weights("W", (3, 2))
+PARSER.add_weights("b", (2,))
+
+
+@dataclass(frozen=True)
+class GaussianPrior:
+    scale: float
+    center: float = 0.0
+
+    def log_prob(self, w):
+        return -0.5 * np.sum(((w - self.center) / self.scale) ** 2)
+
+
+PRIOR = GaussianPrior(2.0)
+
+
+def parser_objective(w, x):
+    """``PARSER.get(w, "W")`` and a frozen dataclass's method: the user's methods, ``self`` bound."""
+    W = PARSER.get(w, "W")
+    b = PARSER.get(w, "b")
+    return np.sum(np.tanh(x @ W + b)) + PRIOR.log_prob(w) + 0.1 * PARSER.N
+
+
+def inputs_parser_objective():
+    return np.linspace(-1.0, 1.0, 8), np.random.default_rng(24).normal(size=(4, 3))
+
+
+PROGRAMS += ["parser_objective"]
