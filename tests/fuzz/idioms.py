@@ -144,7 +144,7 @@ class Idioms:
         form = self.pick(
             ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
              "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained",
-             "where_keyword", "ufunc_at"]
+             "where_keyword", "ufunc_at", "user_object"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -192,6 +192,17 @@ class Idioms:
             )
             lines.append(f"np.maximum.at({name}_acc, [1, 0], {a}[:2])")
             lines.append(f"{name} = np.sum({name}_acc * np.array([1.0, 2.0]))")
+        elif form == "user_object":
+            # a module-level object of a class of the program's: its method, ``self`` bound, reads its fields
+            self.feature("user_object")
+            self.helper(
+                "class Scaler:\n    def __init__(self, factor, shift):\n        self.factor = factor\n"
+                "        self.shift = shift\n        self.limits = (slice(0, 2), (2,))\n\n"
+                "    def apply(self, z):\n        return np.tanh(z * self.factor) + self.shift\n\n\n"
+                "SCALER = Scaler(0.7, -0.1)\n"
+            )
+            a = picked[0]
+            lines.append(f"{name} = np.sum(SCALER.apply({a})) * SCALER.factor")
         elif form == "where_keyword":
             # ``where=`` in reductions (``frontend/where_reductions.py``)
             self.feature("where_keyword")

@@ -32,7 +32,7 @@ class Statements:
             "kwcall": 2,
             "method": 2,
             "tuple_helper": 1,
-            "builtin": 0.4,
+            "builtin": 1.2,
             "index": 2,
             "container": 1,
             "alias_write": 2,
