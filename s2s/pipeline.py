@@ -11,6 +11,7 @@ import sys
 
 from . import ir
 from .frontend import (
+    builtin_calls,
     comprehensions,
     fence,
     function_loops,
@@ -51,7 +52,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = function_loops.desugar(strings.desugar(iterators.desugar(src)))
+    src = iterators.desugar(builtin_calls.desugar(src))
+    src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     src = starred.desugar(comprehensions.desugar(src))
     fence.check(src)

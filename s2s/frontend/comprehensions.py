@@ -277,13 +277,15 @@ class _Hoist:
         inner = self.statement(
             append
         )  # comprehensions in the element: built on each iteration
+        # a comprehension in the first iterable (``sum(f(y) for y in (g(x) for x in xs))``): built first
+        first, outer = self.hoist(_clauses(comp)[0].iter)
         for k, clause in reversed(list(enumerate(_clauses(comp)))):
             # its conditions around what it runs, the first outermost
             for condition in reversed(clause.ifs):
                 test = rename(condition.test)
                 inner = [self.placed(cst.If(test, cst.IndentedBlock(inner)), comp)]
             # the first iterable runs in the enclosing scope; the others see the comprehension's names
-            iterable = clause.iter if k == 0 else rename(clause.iter)
+            iterable = outer if k == 0 else rename(clause.iter)
             inner = [
                 self.placed(
                     cst.For(rename(clause.target), iterable, cst.IndentedBlock(inner)),
@@ -296,7 +298,7 @@ class _Hoist:
             ),
             comp,
         )
-        return [start, *inner]
+        return [*first, start, *inner]
 
     def _used_outside(self, name: str, comp) -> bool:
         inside = sum(

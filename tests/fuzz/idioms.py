@@ -144,7 +144,7 @@ class Idioms:
         form = self.pick(
             ["sum_list", "sum_gen", "sum_filtered", "list_filtered", "append_filtered", "math", "minmax",
              "float_scalar", "spaced", "grid", "roots", "joined", "where_nan", "chained",
-             "where_keyword", "ufunc_at", "user_object"]
+             "where_keyword", "ufunc_at", "user_object", "map_unzip"]
         )  # fmt: skip
         vectors = [p for p in picked if len(self.env[p].shape) == 1]
         if form == "sum_list":
@@ -192,6 +192,16 @@ class Idioms:
             )
             lines.append(f"np.maximum.at({name}_acc, [1, 0], {a}[:2])")
             lines.append(f"{name} = np.sum({name}_acc * np.array([1.0, 2.0]))")
+        elif form == "map_unzip":
+            # ``zip(*pairs)`` unpacked into columns, ``map`` of a function and of a lambda
+            self.feature("map_unzip")
+            a = picked[0]
+            lines.append(
+                f"{name}_p, {name}_q = zip(*[(np.tanh({a}), {a} * 0.5), ({a} ** 2, np.sin({a}))])"
+            )
+            lines.append(
+                f"{name} = sum(map(np.sum, {name}_p)) + sum(map(lambda z_: np.sum(z_ * 2.0), {name}_q))"
+            )
         elif form == "user_object":
             # a module-level object of a class of the program's: its method, ``self`` bound, reads its fields
             self.feature("user_object")

@@ -1097,3 +1097,25 @@ def inputs_parser_objective():
 
 
 PROGRAMS += ["parser_objective"]
+
+
+def builtins_map_and_unzip(params, x):
+    """``zip(*pairs)`` unpacked into columns, ``map`` with a lambda, a function and two sequences."""
+    Ws, bs = zip(*params)
+    norms = list(map(lambda W: np.sum(W**2), Ws))  # noqa: C417 (as users write it)
+    h = x
+    for W, b in zip(Ws, bs):
+        h = np.tanh(h @ W + b)
+    shifted = sum(map(np.sum, map(np.tanh, bs)))
+    paired = sum(map(lambda W, b: np.sum(W @ b), Ws, bs))
+    return np.sum(h**2) + 0.1 * sum(norms) + shifted + 0.01 * paired
+
+
+def inputs_builtins_map_and_unzip():
+    rng = np.random.default_rng(25)
+    return [
+        (rng.normal(size=(3, 3)), rng.normal(size=3)) for _ in range(2)
+    ], rng.normal(size=(2, 3))
+
+
+PROGRAMS += ["builtins_map_and_unzip"]

@@ -1,0 +1,175 @@
+"""Python's ``map`` and the transpose ``zip(*rows)``, read as the comprehensions they stand for.
+
+Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names that shadow them):
+
+- ``map(f, xs)`` (and ``map(f, xs, ys)``) where it is read (an argument, a
+  loop's iterable; not kept in a name, where it is an iterator) is the generator expression
+  ``(f(x) for x in xs)`` (``(f(x, y) for x, y in zip(xs, ys))``), which
+  ``comprehensions`` then reads as a loop: ``sum(map(f, params))``,
+  ``list(map(np.tanh, hs))`` and ``for y in map(f, xs):`` work as the
+  comprehension does. A lambda ``f`` is applied where it stands: its body with
+  the item in place of its parameter (``map(lambda p: np.sum(p**2), ps)`` is
+  ``(np.sum(p**2) for p in ps)``).
+- ``a, b = zip(*rows)``, a list of pairs unpacked into its columns, is
+  ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
+  rows)`` (``rows`` computed once, into a name of its own, where it is no
+  name).
+
+New nodes keep the positions of the user's code they stand for.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+
+from ..cstutil import iter_nodes
+from ..naming import Namer
+from .function_loops import Positioned
+from .rewriting import (
+    PositionKeeping,
+    assignment,
+    assignment_line,
+    bindings,
+    function_body,
+    place,
+    with_blocks,
+    with_body,
+    with_node,
+)
+from .source import FunctionSource
+
+
+def _is_builtin(source: FunctionSource, node, name: str) -> bool:
+    return (
+        isinstance(node, cst.Name)
+        and node.value == name
+        and source.env.get(name, getattr(builtins, name)) is getattr(builtins, name)
+    )
+
+
+class _Maps(PositionKeeping):
+    """``map(f, xs)`` as ``(f(x) for x in xs)``."""
+
+    def __init__(self, source: FunctionSource, namer: Namer, bound: set):
+        super().__init__(source.file.positions)
+        self.source, self.namer, self.bound = source, namer, bound
+        self.changed = False
+        self.kept = set()
+
+    def visit_Assign(self, node):
+        # ``ys = map(f, xs)`` kept in a name is an iterator, which a second read finds empty: not a list
+        # (``iterators`` reads it where one loop iterates it)
+        self.kept.add(id(node.value))
+
+    def leave_Call(self, original, updated):
+        if id(original) in self.kept:
+            return updated
+        if not _is_builtin(self.source, updated.func, "map") or len(updated.args) < 2:
+            return updated
+        if self.bound or any(a.star or a.keyword for a in updated.args):
+            return updated
+        fn, *sequences = (a.value for a in updated.args)
+        items = [cst.Name(self.namer.fresh("item")) for _ in sequences]
+        element = self._applied(fn, items)
+        if element is None:
+            return updated
+        if len(items) == 1:
+            target, iterable = items[0], sequences[0]
+        else:
+            target = cst.Tuple([cst.Element(i) for i in items])
+            iterable = cst.Call(cst.Name("zip"), [cst.Arg(s) for s in sequences])
+        self.changed = True
+        generator = cst.GeneratorExp(element, cst.CompFor(target=target, iter=iterable))
+        return place(generator, original, self.positions)
+
+    def _applied(self, fn, items):
+        """``fn`` applied to ``items``: a lambda's body with them in place of its parameters."""
+        if not isinstance(fn, cst.Lambda):
+            return cst.Call(fn, [cst.Arg(i) for i in items])
+        params = fn.params
+        if (
+            isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+            or params.kwonly_params
+            or params.posonly_params
+            or params.star_kwarg is not None
+            or len(params.params) != len(items)
+            or any(p.default is not None for p in params.params)
+        ):
+            return None
+        # the lambda's own names must not meet the loop's (its body holds no binding of its own but these)
+        mapping = {p.name.value: item for p, item in zip(params.params, items)}
+        return fn.body.visit(Positioned(mapping, self.positions))
+
+
+def _transposed(source: FunctionSource, stmt, namer: Namer) -> list | None:
+    """``a, b = zip(*rows)`` as a column per name; None for any other statement."""
+    node = assignment(stmt)
+    if node is None or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
+        return None
+    value = node.value
+    if not (
+        isinstance(value, cst.Call)
+        and _is_builtin(source, value.func, "zip")
+        and len(value.args) == 1
+        and value.args[0].star == "*"
+    ):
+        return None
+    targets = node.targets[0].target.elements
+    if any(isinstance(t, cst.StarredElement) for t in targets):
+        return None
+    positions = source.file.positions
+    out = []
+    rows = value.args[0].value
+    if not isinstance(rows, cst.Name):
+        name = cst.Name(namer.fresh("rows"))
+        out.append(assignment_line(name, rows, stmt, positions))
+        rows = name
+    for k, target in enumerate(targets):
+        row = cst.Name(namer.fresh("row"))
+        column = cst.Subscript(
+            row, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]
+        )
+        items = cst.GeneratorExp(column, cst.CompFor(target=row, iter=rows))
+        column_of = cst.Call(cst.Name("tuple"), [cst.Arg(items)])
+        out.append(assignment_line(target.value, column_of, stmt, positions))
+    return out
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its ``map`` calls as generator expressions and ``zip(*rows)`` unpackings as columns."""
+    node = source.node
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(n, cst.Name) and n.value in ("map", "zip")
+        for n in iter_nodes(node.body)
+    ):
+        return source
+    names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
+    namer = Namer(names | set(source.env))
+    shadowed = {"map", "zip"} & set(
+        bindings(node)
+    )  # a local ``map``/``zip`` is no builtin
+    changed = False
+
+    def block(statements):
+        nonlocal changed
+        out = []
+        for stmt in statements:
+            columns = (
+                _transposed(source, stmt, namer) if "zip" not in shadowed else None
+            )
+            if columns is not None:
+                changed = True
+                out.extend(columns)
+                continue
+            out.append(with_blocks(stmt, block, source.file.positions))
+        return out
+
+    new_body = block(body)
+    if changed:
+        source = with_body(source, new_body)
+    maps = _Maps(source, namer, shadowed)
+    new = source.node.visit(maps)
+    return with_node(source, new) if maps.changed else source
