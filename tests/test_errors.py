@@ -17,7 +17,7 @@ from s2s.errors import S2SError
 
 HEADER = (  # five lines: the messages below cite absolute line numbers
     "import jax, logging, numpy as np, scipy.special as sp\nfrom jax import lax\n\n"
-    "weights_table, rng = {'a': np.ones(2)}, np.random.default_rng(0)\n\n"
+    "weights_table, rng = {1.0, 2.0}, np.random.default_rng(0)\n\n"
 )
 LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 
@@ -177,7 +177,7 @@ CASES = [
     (
         "nonliteral_global",
         "def f(x):\n    return np.sum(x) * weights_table",
-        "refers to dict",
+        "refers to set",
         (2, 23),
     ),
     (
