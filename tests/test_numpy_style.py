@@ -393,3 +393,11 @@ def test_a_module_objects_attributes_changed_in_place_are_read_again(
     after = np.asarray(grad(w, x))
     assert not np.allclose(before, after)
     check_against_finite_differences(P.parser_objective, (w, x))
+
+
+def test_a_helper_calling_itself_with_the_local_function_it_was_passed_is_a_located_error():
+    with pytest.raises(
+        s2s.S2SError, match="calls itself with the local function it was passed"
+    ) as err:
+        s2s.grad(P.recursion_with_a_lambda)(np.ones(2))
+    assert err.value.origin.path == P.__file__ and "module level" in err.value.hint

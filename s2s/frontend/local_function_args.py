@@ -107,19 +107,31 @@ def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
     visible = {**resolver._outer_fns, **resolver._local_fns}
     local_name = namer.fresh(f"{fn.__name__}_local")
     resolver.locals.add(local_name)
-    resolver._local_fns[local_name] = Resolver(
-        src,
-        set(),
-        resolver.result,
-        {n: n for n in caller},
-        {},
-        {name: visible[name] for name in names.values()},
-    ).function(local_name)
+    if (
+        fn in _READING
+    ):  # ``walk(f, tree)`` calling itself with ``f``: one local copy per level, forever
+        resolver.fail(node, f"`{fn.__name__}` calls itself with the local function it was passed",
+                      "define the function at module level and pass its name", UnsupportedSyntax)  # fmt: skip
+    _READING.add(fn)
+    try:
+        resolver._local_fns[local_name] = Resolver(
+            src,
+            set(),
+            resolver.result,
+            {n: n for n in caller},
+            {},
+            {name: visible[name] for name in names.values()},
+        ).function(local_name)
+    finally:
+        _READING.discard(fn)
     bound = Bound(fn, tuple((param, None) for param in names))
     others = [resolver._arg(a) for a in node.args if a.value not in functions.values()]
     return resolver.mark(
         cst.Call(cst.Name(local_name), resolver._bind_helper(bound, others, node)), node
     )
+
+
+_READING: set = set()  # the helpers being read as local functions now
 
 
 def _desugared(src):

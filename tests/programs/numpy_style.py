@@ -1119,3 +1119,14 @@ def inputs_builtins_map_and_unzip():
 
 
 PROGRAMS += ["builtins_map_and_unzip"]
+
+
+def _walk(f, z, n):
+    if n == 0:
+        return z
+    return _walk(f, f(z), n - 1)
+
+
+def recursion_with_a_lambda(w):
+    s = 2.0
+    return np.sum(_walk(lambda z: np.tanh(z * s), w, 3))
