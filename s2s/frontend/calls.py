@@ -624,7 +624,10 @@ class Calls(lax_control.LaxControl):
             args = spellings.lists_as_arrays(
                 name, spellings.portable_arguments(name, [cst.Arg(receiver), *args])
             )
-            return self.mark(cst.Call(xp_attr(name), args), node)
+            masked = where_reductions.rewrite(name, args)  # ``x.sum(where=m)``
+            return self.mark(
+                masked if masked is not None else cst.Call(xp_attr(name), args), node
+            )
         if isinstance(func, (cst.Name, cst.Attribute)) and library.is_jvp(
             self._callee_object(func)
         ):

@@ -940,6 +940,7 @@ def reductions_with_where(w, x):
         + np.sum(np.tanh(z), where=observed)
         + np.prod(1.0 + 0.1 * z, where=~observed)
         + np.max(z, where=observed, initial=-1.0)
+        + (z**2).sum(where=~observed)
     )
 
 
