@@ -360,85 +360,7 @@ class Calls(lax_control.LaxControl):
 
     def effect(self, call: cst.Call, origin) -> list:
         """An expression statement that writes an array (``effects``), as element writes."""
-        method = effects.in_place_method(call)
-        if method is not None and call.func.value.value in self.locals:
-            array = call.func.value
-            if method == "fill":
-                value = self.expr(call.args[0].value)
-            else:
-                value = self.mark(
-                    cst.Call(
-                        xp_attr("sort"),
-                        [cst.Arg(self.expr(array)), *map(self._arg, call.args)],
-                    ),
-                    call,
-                )
-            return [ir.Assign(self.target(effects.whole(array)), value, origin)]
-        chain = self._chain(call.func)
-        scatter = _ufunc_at(self._object(chain) if chain is not None else None)
-        if (
-            scatter is not None
-        ):  # ``np.add.at(counts, idx, 1.0)``: a scatter into the whole array
-            bound = _bind_like(numpy.add.at, call, self, ("a", "indices", "b"))
-            if "b" not in bound:
-                self.fail(call, "a ufunc's `at` without values", "pass the values: `np.add.at(a, idx, v)`",
-                          UnsupportedSyntax)  # fmt: skip
-            array = bound["a"]
-            index = self._slice(cst.Index(bound["indices"])).value
-            values = self.expr(bound["b"])
-            if scatter == "subtract":
-                values = cst.UnaryOperation(cst.Minus(), values)
-            op = {"add": "index_add", "subtract": "index_add", "multiply": "index_multiply",
-                  "maximum": "index_max", "minimum": "index_min"}[scatter]  # fmt: skip
-            value = cst.Call(
-                cst.parse_expression(f"rt.{op}"),
-                [cst.Arg(self.expr(array)), cst.Arg(index), cst.Arg(values)],
-            )
-            return [
-                ir.Assign(
-                    self.target(effects.whole(array)), self.mark(value, call), origin
-                )
-            ]
-        if chain is not None and self._object(chain) is numpy.fill_diagonal:
-            bound = _bind_like(numpy.fill_diagonal, call, self, ("a", "val", "wrap"))
-            args = [
-                cst.Arg(self.expr(bound[p])) for p in ("a", "val", "wrap") if p in bound
-            ]
-            value = cst.Call(cst.parse_expression("rt.fill_diagonal"), args)
-            return [
-                ir.Assign(
-                    self.target(effects.whole(bound["a"])),
-                    self.mark(value, call),
-                    origin,
-                )
-            ]
-        if chain is not None and self._object(chain) is numpy.copyto:
-            bound = _bind_like(
-                numpy.copyto, call, self, ("dst", "src", "casting", "where")
-            )
-            dst, src = bound["dst"], self.expr(bound["src"])
-            if "where" in bound:
-                src = cst.Call(
-                    xp_attr("where"),
-                    [
-                        cst.Arg(self.expr(bound["where"])),
-                        cst.Arg(src),
-                        cst.Arg(self.expr(dst)),
-                    ],
-                )
-            return [
-                ir.Assign(self.target(effects.whole(dst)), self.mark(src, call), origin)
-            ]
-        if effects.out_argument(call) is None:
-            self.fail(
-                call,
-                "an expression statement (its value is discarded)",
-                "assign the value to a name",
-                UnsupportedSyntax,
-            )
-        # the write is pending; the value, the ``out`` array itself, is not needed
-        self.expr(call)
-        return []
+        return effects.write(self, call, origin)
 
     def _take_pending(self) -> list:
         pending, self._pending = self._pending, []
@@ -810,15 +732,6 @@ def _user_method(receiver, attr: str):
 def _self_name(method) -> str:
     """The name of a method's first parameter (``self``)."""
     return next(iter(inspect.signature(method).parameters))
-
-
-def _ufunc_at(obj) -> str | None:
-    """``"add"`` for ``np.add.at`` (likewise ``effects.UFUNCS_AT``), else None."""
-    ufunc = getattr(obj, "__self__", None)
-    if getattr(obj, "__name__", None) != "at" or not isinstance(ufunc, numpy.ufunc):
-        return None
-    name = ufunc.__name__
-    return name if name in effects.UFUNCS_AT and getattr(numpy, name) is ufunc else None
 
 
 def _is_vmapped(obj) -> bool:

@@ -20,6 +20,10 @@ statement (``y.partition(k)``, ``y.put(...)``, ``print(y)``, ...).
 from __future__ import annotations
 
 import libcst as cst
+import numpy
+
+from .. import ir
+from ..errors import UnsupportedSyntax
 
 IN_PLACE_METHODS = ("sort", "fill")
 # NumPy functions that write their first argument, by the name the fence knows them by (``calls.effect``
@@ -83,6 +87,98 @@ def is_effect(call: cst.BaseExpression) -> bool:
         or named in IN_PLACE_FUNCTIONS
         or ufunc_at
     )
+
+
+def write(resolver, call: cst.Call, origin) -> list:
+    """An expression statement that writes an array, as element writes (``y[...] = ...``): the IR statements."""
+    from .calls import _bind_like, xp_attr
+
+    method = in_place_method(call)
+    if method is not None and call.func.value.value in resolver.locals:
+        array = call.func.value
+        if method == "fill":
+            value = resolver.expr(call.args[0].value)
+        else:
+            value = resolver.mark(
+                cst.Call(
+                    xp_attr("sort"),
+                    [cst.Arg(resolver.expr(array)), *map(resolver._arg, call.args)],
+                ),
+                call,
+            )
+        return [ir.Assign(resolver.target(whole(array)), value, origin)]
+    chain = resolver._chain(call.func)
+    scatter = _ufunc_at(resolver._object(chain) if chain is not None else None)
+    if (
+        scatter is not None
+    ):  # ``np.add.at(counts, idx, 1.0)``: a scatter into the whole array
+        bound = _bind_like(numpy.add.at, call, resolver, ("a", "indices", "b"))
+        if "b" not in bound:
+            resolver.fail(call, "a ufunc's `at` without values", "pass the values: `np.add.at(a, idx, v)`",
+                      UnsupportedSyntax)  # fmt: skip
+        array = bound["a"]
+        index = resolver._slice(cst.Index(bound["indices"])).value
+        values = resolver.expr(bound["b"])
+        if scatter == "subtract":
+            values = cst.UnaryOperation(cst.Minus(), values)
+        op = {"add": "index_add", "subtract": "index_add", "multiply": "index_multiply",
+              "maximum": "index_max", "minimum": "index_min"}[scatter]  # fmt: skip
+        value = cst.Call(
+            cst.parse_expression(f"rt.{op}"),
+            [cst.Arg(resolver.expr(array)), cst.Arg(index), cst.Arg(values)],
+        )
+        return [
+            ir.Assign(resolver.target(whole(array)), resolver.mark(value, call), origin)
+        ]
+    if chain is not None and resolver._object(chain) is numpy.fill_diagonal:
+        bound = _bind_like(numpy.fill_diagonal, call, resolver, ("a", "val", "wrap"))
+        args = [
+            cst.Arg(resolver.expr(bound[p])) for p in ("a", "val", "wrap") if p in bound
+        ]
+        value = cst.Call(cst.parse_expression("rt.fill_diagonal"), args)
+        return [
+            ir.Assign(
+                resolver.target(whole(bound["a"])),
+                resolver.mark(value, call),
+                origin,
+            )
+        ]
+    if chain is not None and resolver._object(chain) is numpy.copyto:
+        bound = _bind_like(
+            numpy.copyto, call, resolver, ("dst", "src", "casting", "where")
+        )
+        dst, src = bound["dst"], resolver.expr(bound["src"])
+        if "where" in bound:
+            src = cst.Call(
+                xp_attr("where"),
+                [
+                    cst.Arg(resolver.expr(bound["where"])),
+                    cst.Arg(src),
+                    cst.Arg(resolver.expr(dst)),
+                ],
+            )
+        return [
+            ir.Assign(resolver.target(whole(dst)), resolver.mark(src, call), origin)
+        ]
+    if out_argument(call) is None:
+        resolver.fail(
+            call,
+            "an expression statement (its value is discarded)",
+            "assign the value to a name",
+            UnsupportedSyntax,
+        )
+    # the write is pending; the value, the ``out`` array itself, is not needed
+    resolver.expr(call)
+    return []
+
+
+def _ufunc_at(obj) -> str | None:
+    """``"add"`` for ``np.add.at`` (likewise ``UFUNCS_AT``), else None."""
+    ufunc = getattr(obj, "__self__", None)
+    if getattr(obj, "__name__", None) != "at" or not isinstance(ufunc, numpy.ufunc):
+        return None
+    name = ufunc.__name__
+    return name if name in UFUNCS_AT and getattr(numpy, name) is ufunc else None
 
 
 __all__ = [
