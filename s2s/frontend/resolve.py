@@ -798,23 +798,13 @@ class Resolver(Calls):
 
     def _Attribute(self, node):
         chain = self._chain(node)
-        if chain is not None and isinstance(
-            self.source.env.get(chain[0]), types.ModuleType
+        head = self.source.env.get(chain[0]) if chain is not None else None
+        # a module's attribute, or one of a module-level object of the user's (``parser.idxs_and_shapes``,
+        # ``self.N`` in a method bound to one): its value, read when s2s reads the code, as a constant's
+        if isinstance(head, types.ModuleType) or (
+            chain is not None and chain[0] not in self.locals and user_object(head)
         ):
-            obj = self.source.env[chain[0]]
-            for i, part in enumerate(chain[1:], start=1):
-                if not hasattr(obj, part):
-                    self.fail(node, f"`{'.'.join(chain[: i + 1])}` does not exist")
-                obj = getattr(obj, part)
-            return self.mark(self.value(obj, chain, node), node)
-        # an attribute of a module-level object of the user's (``parser.idxs_and_shapes``, ``self.N`` in a
-        # method bound to one): its value, read when s2s reads the code, as a module constant's
-        if (
-            chain is not None
-            and chain[0] not in self.locals
-            and user_object(self.source.env.get(chain[0]))
-        ):
-            obj = self.source.env[chain[0]]
+            obj = head
             for i, part in enumerate(chain[1:], start=1):
                 if not hasattr(obj, part):
                     self.fail(node, f"`{'.'.join(chain[: i + 1])}` does not exist")
