@@ -112,27 +112,14 @@ def unravel_like(tree, flat):
 
 
 def ravel_vjp(g, tree):
-    """The cotangent of ``tree`` in ``ravel(tree)``: ``g`` cut back into the leaves' shapes (their dtypes)."""
-    parts = leaves(unravel_like(tree, g))
-    return unflatten_like(
-        tree,
-        [
-            np.asarray(p) if not hasattr(leaf, "dtype") else p
-            for p, leaf in zip(parts, leaves(tree))
-        ],
-    )
+    """The cotangent of ``tree`` in ``ravel(tree)``: ``g`` cut back into the leaves' shapes."""
+    return unravel_like(tree, g)
 
 
 def unravel_like_vjp(g, tree):
-    """The cotangent of ``flat`` in ``unravel_like(tree, flat)``: ``g``'s leaves raveled into one vector."""
-    return ravel(unflatten_like(tree, _along_zeros(g, tree)))
-
-
-def _along_zeros(g, tree) -> list:
-    return [
-        zeros_like_float(x) if d is None else d
-        for d, x in zip(_along(g, tree), leaves(tree))
-    ]
+    """The cotangent of ``flat`` in ``unravel_like(tree, flat)``: ``g``'s leaves raveled into one vector
+    (zeros where ``g`` holds none)."""
+    return ravel(unflatten_like(tree, unflatten_like_vjp(g, tree, leaves(tree))))
 
 
 __all__ = [

@@ -47,6 +47,20 @@ def literal_data(obj) -> bool:
     """A dict, list or tuple of numbers, strings, bools and None (nested too, at most ``SETTINGS_SIZE``
     values): configuration a module holds, which a generated module bakes in and watches by value (it
     can change in place)."""
+    return _data(obj, arrays=False)
+
+
+def array_data(obj) -> bool:
+    """A dict, list or tuple (nested too) of arrays, and of numbers, strings and slices: module-level
+    constants such as ``TABLEAU = {"a": np.array([...])}`` or ``BASIS = [np.eye(2), ...]``, which a
+    generated module receives as values, as it receives an array (a generated file cannot carry them).
+    """
+    return type(obj) in (dict, list, tuple) and _data(obj, arrays=True)
+
+
+def _data(obj, arrays: bool) -> bool:
+    """Whether ``obj`` is plain data (at most ``SETTINGS_SIZE`` values), arrays among its leaves where
+    ``arrays``."""
     budget = [SETTINGS_SIZE]
 
     def plain(value) -> bool:
@@ -54,6 +68,8 @@ def literal_data(obj) -> bool:
         if budget[0] < 0:
             return False
         if type(value) in (bool, int, float, str, type(None)) or _number(value):
+            return True
+        if arrays and hasattr(value, "__array__"):
             return True
         if type(value) is slice:
             return all(plain(p) for p in (value.start, value.stop, value.step))
@@ -64,30 +80,6 @@ def literal_data(obj) -> bool:
         return False
 
     return plain(obj)
-
-
-def array_data(obj) -> bool:
-    """A dict, list or tuple (nested too) of arrays, and of numbers, strings and slices: module-level
-    constants such as ``TABLEAU = {"a": np.array([...])}`` or ``BASIS = [np.eye(2), ...]``, which a
-    generated module receives as values, as it receives an array (a generated file cannot carry them).
-    """
-    budget = [SETTINGS_SIZE]
-
-    def plain(value) -> bool:
-        budget[0] -= 1
-        if budget[0] < 0:
-            return False
-        if type(value) in (bool, int, float, str, type(None), slice) or _number(value):
-            return True
-        if hasattr(value, "__array__"):
-            return True
-        if type(value) in (list, tuple):
-            return all(plain(v) for v in value)
-        if type(value) is dict:
-            return all(type(k) in (int, str) and plain(v) for k, v in value.items())
-        return False
-
-    return type(obj) in (dict, list, tuple) and plain(obj)
 
 
 def _snapshot(value):

@@ -4,12 +4,10 @@ import numpy as np
 
 from .registry import no_derivative, nondiff
 
-nondiff(
-    "comparison", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal"
-)
-nondiff("boolean-valued", "logical_and", "logical_or", "logical_not", "logical_xor")
-nondiff(
-    "bitwise: integer- or boolean-valued (`(x > 0) & (x < 2)`)",
+# elementwise ops without a derivative, by kind (``batching.py`` batches them elementwise)
+COMPARISONS = ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal")
+LOGICAL = ("logical_and", "logical_or", "logical_not", "logical_xor")
+BITWISE = (
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
@@ -17,6 +15,10 @@ nondiff(
     "left_shift",
     "right_shift",
 )
+
+nondiff("comparison", *COMPARISONS)
+nondiff("boolean-valued", *LOGICAL)
+nondiff("bitwise: integer- or boolean-valued (`(x > 0) & (x < 2)`)", *BITWISE)
 nondiff("identity and membership: a Python bool", "is", "is_not", "in", "not_in")
 nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
 nondiff("boolean-valued", "signbit", "isneginf", "isposinf")

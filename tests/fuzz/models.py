@@ -151,7 +151,15 @@ class Models:
                     lines.append(f"out = apply_first(x, *params, scale={scale})")
             elif style == "list_last":
                 lines.append("h = x")
-                lines.append("for W, b in params[:-1]:")
+                if self.p(0.3):
+                    # a Python list sliced at a start held in a name: Python's slice (``rt.window``)
+                    self.feature("list_window")
+                    lines.append("first = 0")
+                    lines.append(
+                        f"for W, b in params[first : first + {len(sizes) - 2}]:"
+                    )
+                else:
+                    lines.append("for W, b in params[:-1]:")
                 lines.append(f"    h = {act.format('h @ W + b')}")
                 last = self.pick(
                     [
