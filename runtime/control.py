@@ -368,7 +368,8 @@ def settled_carry(step, init):
     """``(init, reshaped)``: ``init`` in the dtypes one ``step`` computes where those are wider (a float32
     accumulator fed float64 values under ``jax_enable_x64``: NumPy's loop would have widened it, and the
     values are the same), and whether that step changes a carry's shape (``s = 0.0`` then ``s = s + x``),
-    which no ``lax`` loop can carry: the caller runs that first step on its own (``_peeled``). Anything
+    which no ``lax`` loop can carry: the caller runs that first step on its own (``_peeled``). A step that
+    changes the carry's structure (a list growing by one each step) is a ``TypeError`` saying so. Anything
     else is left for ``lax.scan``/``lax.while_loop`` to report."""
     import jax
     import jax.numpy as jnp
@@ -378,7 +379,13 @@ def settled_carry(step, init):
     except Exception:  # the loop's own call reports it, with its own message
         return init, False
     if jax.tree.structure(out) != jax.tree.structure(init):
-        return init, False
+        raise Refusal(
+            "a compiled loop carries values of one structure from step to step, but a step turns "
+            f"{jax.tree.structure(init)} into {jax.tree.structure(out)} (a Python list that grows "
+            "in the loop?)",
+            "append one item per step to a list made before the loop (s2s collects its items), "
+            "write into a preallocated array (`hs[t] = ...`), or run eagerly with backend='numpy'",
+        )
     leaves, outs = jax.tree.leaves(init), jax.tree.leaves(out)
     reshaped = any(np.shape(a) != o.shape for a, o in zip(leaves, outs))
     wider = [

@@ -12,6 +12,7 @@ import sys
 from . import ir
 from .frontend import (
     builtin_calls,
+    closure_state,
     comprehensions,
     fence,
     function_loops,
@@ -56,6 +57,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     src = starred.desugar(comprehensions.desugar(src))
+    src = builtin_calls.extended(closure_state.desugar(src))
     fence.check(src)
     return src
 

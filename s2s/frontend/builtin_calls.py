@@ -1,4 +1,4 @@
-"""Python's ``map`` and the transpose ``zip(*rows)``, read as the comprehensions they stand for.
+"""Python's ``map``, the transpose ``zip(*rows)`` and ``list.extend``, read as the loops they stand for.
 
 Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names that shadow them):
 
@@ -14,6 +14,9 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
   rows)`` (``rows`` computed once, into a name of its own, where it is no
   name).
+- ``xs.extend(v)``, a statement (``xs`` a name), is ``for item in v: xs.append(item)``, and
+  ``xs.extend([a, b])`` is ``xs.append(a)`` then ``xs.append(b)``: appends, which the resolver reads as
+  any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list).
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -135,6 +138,53 @@ def _transposed(source: FunctionSource, stmt, namer: Namer) -> list | None:
         column_of = cst.Call(cst.Name("tuple"), [cst.Arg(items)])
         out.append(assignment_line(target.value, column_of, stmt, positions))
     return out
+
+
+def _append(lst: cst.Name, item) -> cst.SimpleStatementLine:
+    call = cst.Call(cst.Attribute(lst, cst.Name("append")), [cst.Arg(item)])
+    return cst.SimpleStatementLine([cst.Expr(call)])
+
+
+class _Extends(PositionKeeping):
+    """Appends for the line ``xs.extend(v)``."""
+
+    def __init__(self, positions: dict, namer: Namer):
+        super().__init__(positions)
+        self.namer = namer
+
+    def leave_SimpleStatementLine(self, original, updated):
+        call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
+        if not (
+            len(updated.body) == 1
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+            and call.func.attr.value == "extend"
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+            and not call.args[0].star
+        ):
+            return updated
+        lst, items = call.func.value, call.args[0].value
+        if isinstance(items, (cst.List, cst.Tuple)) and not any(
+            isinstance(e, cst.StarredElement) for e in items.elements
+        ):
+            lines = [_append(lst, e.value) for e in items.elements]
+        else:
+            item = cst.Name(self.namer.fresh("item"))
+            body = cst.IndentedBlock([_append(lst, item)])
+            lines = [cst.For(item, items, body)]
+        lines = [place(line, original, self.positions) for line in lines]
+        return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
+
+
+def extended(source: FunctionSource) -> FunctionSource:
+    """``source`` with its ``xs.extend(v)`` lines written as appends."""
+    names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+    if "extend" not in names:
+        return source
+    namer = Namer(names | set(source.env))
+    return with_node(source, source.node.visit(_Extends(source.file.positions, namer)))
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

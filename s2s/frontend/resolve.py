@@ -415,6 +415,7 @@ class Resolver(Calls):
             self.source.file,
             self.source.env,
             self.source.generated,
+            handed_back=self.source.handed_back,
         )
         return Resolver(
             sub,
@@ -443,7 +444,10 @@ class Resolver(Calls):
         """An ``append`` grows a list this function made: s2s computes lists as values, so an append to
         a parameter's or an enclosing function's list would be lost to the code that reads it.
         """
-        if name.value in self._assigned:
+        if (
+            name.value in self._assigned
+            or (self.source.name, name.value) in self.source.handed_back
+        ):
             return
         fn, lst = self.source.name, name.value
         if lst in self.params:

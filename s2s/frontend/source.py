@@ -60,6 +60,9 @@ class FunctionSource:
     )
     # parameters bound to functions at a call (``function_args.Bound``): names of ``env``, not parameters
     fixed: tuple = ()
+    # (local function, parameter) pairs its enclosing function hands in and takes back
+    # (``closure_state``): the function may append to them
+    handed_back: frozenset = frozenset()
 
     def origin(self, node: cst.CSTNode) -> Origin | None:
         found = origin_in(self.file, node)
