@@ -82,7 +82,13 @@ def unbroadcast(value, like):
 
 
 def broadcast_like(value, like):
-    """``value`` broadcast to the shape of ``like``: the tangent of an operand that broadcasts in an elementwise op."""
+    """``value`` broadcast to the shape of ``like``: the tangent of an operand that broadcasts in an elementwise op.
+
+    A result ``like`` that is a Python list or tuple: the operator joined or repeated sequences
+    (``args + (w,)``), which no array rule computes: an error, never an array sum.
+    """
+    if isinstance(like, (list, tuple)):
+        raise Refusal(*JOINED_LISTS)
     shape = np.shape(like)
     if np.shape(value) == shape:
         return value

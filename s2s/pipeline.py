@@ -57,6 +57,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     src = starred.desugar(comprehensions.desugar(src))
+    src = builtin_calls.transposed_loops(src)
     src = builtin_calls.extended(closure_state.desugar(src))
     fence.check(src)
     return src

@@ -401,3 +401,27 @@ def test_a_helper_calling_itself_with_the_local_function_it_was_passed_is_a_loca
     ) as err:
         s2s.grad(P.recursion_with_a_lambda)(np.ones(2))
     assert err.value.origin.path == P.__file__ and "module level" in err.value.hint
+
+
+def test_zip_of_a_starred_sequence_into_one_name_is_a_located_error():
+    """Its items' number is not in the code: never a star dropped (it once zipped one sequence)."""
+    with pytest.raises(
+        s2s.S2SError, match=r"`zip\(\*\.\.\.\)` iterated into one name"
+    ) as info:
+        s2s.grad(P.zip_of_starred_into_one_name)(np.ones((3, 2)))
+    assert info.value.origin.path == P.__file__
+    assert "for a, b in zip(*pairs)" in info.value.hint
+
+
+def test_tuples_joined_by_plus_in_every_transform():
+    """``args + (w,)`` joins tuples in forward mode and under ``vmap`` too (it once added them as arrays)."""
+    W, xs = P.inputs_rnn_tuple_joined_arguments()
+    f = P.rnn_tuple_joined_arguments
+    tangent = np.ones_like(W)
+    _, out = s2s.jvp(f, (W, xs), (tangent, np.zeros_like(xs)))
+    eps = 1e-6
+    want = (f(W + eps * tangent, xs) - f(W - eps * tangent, xs)) / (2 * eps)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    batch = np.stack([xs, 0.5 * xs])
+    got = s2s.vmap(f, in_axes=(None, 0))(W, batch)
+    np.testing.assert_allclose(got, [f(W, b) for b in batch], rtol=1e-10)

@@ -14,6 +14,10 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
   rows)`` (``rows`` computed once, into a name of its own, where it is no
   name).
+- ``for a, b in zip(*pairs):`` is ``a_column, b_column = pairs`` then ``for a, b in zip(a_column,
+  b_column):`` (``transposed_loops``, run after ``comprehensions``, so comprehensions' loops too): the
+  loop's names say how many sequences ``pairs`` holds, and unpacking it raises Python's ``ValueError``
+  where it holds another number. ``zip(*pairs)`` iterated into one name is a located error.
 - ``xs.extend(v)``, a statement (``xs`` a name), is ``for item in v: xs.append(item)``, and
   ``xs.extend([a, b])`` is ``xs.append(a)`` then ``xs.append(b)``: appends, which the resolver reads as
   any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list).
@@ -28,6 +32,7 @@ import builtins
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .function_loops import Positioned
 from .rewriting import (
@@ -138,6 +143,69 @@ def _transposed(source: FunctionSource, stmt, namer: Namer) -> list | None:
         column_of = cst.Call(cst.Name("tuple"), [cst.Arg(items)])
         out.append(assignment_line(target.value, column_of, stmt, positions))
     return out
+
+
+def _zip_of_starred(node, source: FunctionSource) -> cst.BaseExpression | None:
+    """``pairs`` for ``zip(*pairs)`` (the builtin ``zip``, one starred argument), else None."""
+    if (
+        isinstance(node, cst.Call)
+        and _is_builtin(source, node.func, "zip")
+        and len(node.args) == 1
+        and node.args[0].star == "*"
+    ):
+        return node.args[0].value
+    return None
+
+
+class _TransposedLoops(PositionKeeping):
+    """``for a, b in zip(*pairs):`` over columns unpacked by name on the line before."""
+
+    def __init__(self, source: FunctionSource, namer: Namer):
+        super().__init__(source.file.positions)
+        self.source, self.namer = source, namer
+
+    def leave_For(self, original, updated):
+        pairs = _zip_of_starred(updated.iter, self.source)
+        if pairs is None:
+            return updated
+        target = updated.target
+        if not isinstance(target, (cst.Tuple, cst.List)) or any(
+            isinstance(e, cst.StarredElement) for e in target.elements
+        ):
+            raise UnsupportedSyntax(
+                "`zip(*...)` iterated into one name: s2s needs the number of sequences it zips",
+                self.source.origin(original.iter),
+                "unpack each item by name (`for a, b in zip(*pairs):`), or zip the sequences "
+                "themselves (`zip(first, second)`)",
+            )
+        columns = [
+            cst.Name(self.namer.fresh(f"{_base(e.value)}_column"))
+            for e in target.elements
+        ]
+        unpack = assignment_line(
+            cst.Tuple([cst.Element(c) for c in columns]),
+            pairs,
+            original,
+            self.positions,
+        )
+        loop = updated.with_changes(
+            iter=updated.iter.with_changes(args=[cst.Arg(c) for c in columns])
+        )
+        return cst.FlattenSentinel([unpack, place(loop, original, self.positions)])
+
+
+def _base(target) -> str:
+    return target.value if isinstance(target, cst.Name) else "item"
+
+
+def transposed_loops(source: FunctionSource) -> FunctionSource:
+    """``source`` with its loops over ``zip(*pairs)`` reading ``pairs``' columns by name."""
+    node = source.node
+    if not any(_zip_of_starred(n, source) is not None for n in iter_nodes(node)):
+        return source
+    names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
+    namer = Namer(names | set(source.env))
+    return with_node(source, node.visit(_TransposedLoops(source, namer)))
 
 
 def _append(lst: cst.Name, item) -> cst.SimpleStatementLine:

@@ -390,6 +390,14 @@ class Resolver(Calls):
                         None,
                         UnsupportedSyntax,
                     )
+                for a in node.args:
+                    if a.star:
+                        self.fail(
+                            a,
+                            f"`{a.star}` argument unpacking in a call of `{name}`",
+                            "pass the sequences one by one",
+                            UnsupportedSyntax,
+                        )
                 args = [
                     (
                         self._iterable(a.value)

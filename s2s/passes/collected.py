@@ -227,7 +227,7 @@ class Reads:
                 joined = joined.visit(_PythonReductions(self))
             return joined, (
                 LIST
-                if all(isinstance(t, cst.List) for t in _terms(node))
+                if all(isinstance(t, (cst.List, cst.Tuple)) for t in _terms(node))
                 or _is_repeat(node)
                 else None
             )
@@ -253,14 +253,14 @@ class Reads:
             LIST,
         )
 
-    def _Tuple(self, node):
+    def _Tuple(self, node):  # joined by ``+`` as a list is (``args + (w,)``)
         return (
             node.with_changes(
                 elements=[
                     e.with_changes(value=self.item(e.value)) for e in node.elements
                 ]
             ),
-            None,
+            LIST,
         )
 
     def _Dict(self, node):
@@ -604,7 +604,7 @@ def _is_repeat(node) -> bool:
 
 
 def _is_list(node) -> bool:
-    return isinstance(node, cst.List) or (
+    return isinstance(node, (cst.List, cst.Tuple)) or (
         isinstance(node, cst.Call)
         and dotted(node.func) in ("rt.join", "rt.repeat_list")
     )

@@ -1131,3 +1131,67 @@ def _walk(f, z, n):
 def recursion_with_a_lambda(w):
     s = 2.0
     return np.sum(_walk(lambda z: np.tanh(z * s), w, 3))
+
+
+def _unpack_mixture(params):
+    log_proportions = params["log proportions"] - np.log(
+        np.sum(np.exp(params["log proportions"]))
+    )
+    return log_proportions, params["means"], params["lower triangles"]
+
+
+def gmm_zip_of_unpacked(params, data):
+    """autograd's ``gmm.py``: components zipped out of a helper's tuple (``zip(*unpack(params))``)."""
+    cluster_lls = []
+    for log_proportion, mean, cov_sqrt in zip(*_unpack_mixture(params)):
+        cov = np.dot(cov_sqrt.T, cov_sqrt) + np.eye(2)
+        diff = data - mean
+        quad = np.sum(diff * np.linalg.solve(cov, diff.T).T, axis=1)
+        cluster_lls.append(
+            log_proportion - 0.5 * quad - 0.5 * np.linalg.slogdet(cov)[1]
+        )
+    lls = np.vstack(cluster_lls)
+    top = np.max(lls, axis=0)
+    total = [a * b for a, b in zip(*[lls[0], lls[1]])]
+    return -np.sum(top + np.log(np.sum(np.exp(lls - top), axis=0))) + 0.01 * sum(total)
+
+
+def inputs_gmm_zip_of_unpacked():
+    r = np.random.default_rng(26)
+    params = {
+        "log proportions": r.normal(size=3),
+        "means": r.normal(size=(3, 2)),
+        "lower triangles": r.normal(size=(3, 2, 2)) * 0.3,
+    }
+    return params, r.normal(size=(5, 2))
+
+
+PROGRAMS += ["gmm_zip_of_unpacked"]
+
+
+def zip_of_starred_into_one_name(x):
+    s = 0.0
+    for row in zip(*(x * 2.0, x**2)):
+        s = s + np.sum(row[0]) * np.sum(row[-1])
+    return s
+
+
+def _concat_and_multiply(weights, *args):
+    """autograd's ``rnn.py``: the arguments joined with a bias column (tuple ``+``)."""
+    cat_state = np.hstack(args + (np.ones((args[0].shape[0], 1)),))
+    return np.dot(cat_state, weights)
+
+
+def rnn_tuple_joined_arguments(W, xs):
+    h = np.zeros((xs.shape[1], 2))
+    for x in xs:
+        h = np.tanh(_concat_and_multiply(W, x, h))
+    return np.sum(h**2)
+
+
+def inputs_rnn_tuple_joined_arguments():
+    r = np.random.default_rng(27)
+    return r.normal(size=(3 + 2 + 1, 2)) * 0.5, r.normal(size=(4, 5, 3))
+
+
+PROGRAMS += ["rnn_tuple_joined_arguments"]
