@@ -11,11 +11,18 @@ from . import arrays, scatters
 from .arrays import namespace
 from .batch_axes import broadcast_batch, lift
 from .iteration import Elements
+from .located import ValueRefusal
 
 _MASK_ERROR = (
     "a batched boolean mask selects a different number of elements in each example, "
     "so the batched result has no fixed shape; write it with `xp.where(mask, x, fill)` "
     "instead (e.g. `xp.sum(xp.where(mask, x, 0))` for a masked sum)"
+)
+_MASK_REFUSAL = (
+    "a boolean mask that differs per example selects a different number of elements in each "
+    "example, so the selection has no fixed shape under `vmap`",
+    "reduce the selection on the line that makes it or the next (`np.sum(x[m])`, `np.mean(x[m])`, "
+    "`len(x[m])` are computed as masked reductions), or write it with `np.where(m, x, fill)`",
 )
 
 
@@ -65,7 +72,7 @@ def _components(xp, parts, flags, name):
             kind = ("int", part)
         elif _is_array(part) and np.dtype(part.dtype) == np.dtype(bool):
             if flag:
-                raise ValueError(f"batching.{name}: {_MASK_ERROR}")
+                raise ValueRefusal(*_MASK_REFUSAL)
             if np.ndim(part) == 0:
                 raise ValueError(
                     f"batching.{name}: a boolean scalar index is not supported in "

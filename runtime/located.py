@@ -90,6 +90,15 @@ class Refusal(TypeError):
         self.hint = hint
 
 
+class ValueRefusal(ValueError):
+    """``Refusal`` for a value s2s cannot compute in the form it takes (a per-example selection of no
+    fixed shape): re-raised at the user's line with this message and ``hint``."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
 class GeneratedCodeError(S2SError):
     """An exception raised while generated code ran, at the user's line; the original is its ``__cause__``.
 
@@ -151,7 +160,7 @@ def locate(err: BaseException) -> Exception | None:
     if any(_is_users(f) for f, _, _ in deeper):
         return None  # raised by the user's own code, which generated code called
     where = origin_of(frame.f_code.co_filename, lineno)
-    if isinstance(err, Refusal):
+    if isinstance(err, (Refusal, ValueRefusal)):
         return _located(err, str(err), err.hint, where)
     if deeper and _is_runtime(deeper[-1][0]) and _raises(*deeper[-1][::2]):
         # the runtime's own error (JAX's message, as JAX raises it): keep it as it is

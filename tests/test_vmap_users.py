@@ -206,8 +206,17 @@ def MLP(r):
     return {"w1": n(r, 3, 5), "b1": n(r, 5), "w2": n(r, 5, 2), "b2": n(r, 2)}
 
 
+def _with_nans(r):
+    y = n(r, B, 5)
+    y[y > 0.8] = np.nan
+    return y
+
+
 CASES = [
     case(P.mlp_predict, lambda r: (MLP(r), n(r, B, 3)), (None, 0)),
+    case(P.positive_mean, lambda r: (n(r, B, 7),), 0),
+    case(P.selection_sum_over_its_length, lambda r: (n(r, B, 7),), 0),
+    case(P.masked_mse, lambda r: (n(r, B, 5), _with_nans(r)), 0),
     case(
         P.mlp_predict,
         lambda r: ({**MLP(r), "b2": n(r, B, 2)}, n(r, B, 3)),
@@ -743,3 +752,14 @@ def test_per_example_gradients_match_jax_vmap_of_grad(fn, make, in_axes, twin, b
     want = jax.vmap(oracle(jax.grad, twin), in_axes=in_axes)(*args)
     got = s2s.vmap(s2s.grad(fn), in_axes=in_axes)(*args)
     assert_tree_close(got, jax.tree.map(np.asarray, want), "xla")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_per_example_selection_that_escapes_is_a_located_error(backend):
+    xs = np.random.default_rng(5).normal(size=(B, 7))
+    with pytest.raises(
+        s2s.S2SError, match="selects a different number of elements"
+    ) as err:
+        s2s.vmap(P.selection_escapes, backend=backend)(xs)
+    assert err.value.origin.path == P.__file__
+    assert "np.where" in err.value.hint

@@ -21,10 +21,12 @@ that says its size depends on the values.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call
+from ..cstutil import call, iter_nodes
 from ..naming import Namer
 from ..rules import OPS
 from .dataflow import reads, used_names
@@ -117,6 +119,24 @@ def _rewritten(body: list, namer: Namer) -> list:
                 ir.Assign(stmt.target, call("xp.where", kept, x, fill), stmt.origin)
             )
             continue
+        lengths = (
+            _lengths(stmt.value, {v for v, k in derived.items() if k in masks_ok})
+            if isinstance(stmt, (ir.Assign, ir.Return))
+            else []
+        )
+        if lengths and not (target is not None and _reduction_of(stmt.value, derived)):
+            # ``np.sum(s) / len(s)``: each length the count of the kept elements, an equation of its own
+            counts = {}
+            for length in lengths:
+                v = length.args[0].value.value
+                key = derived[v]
+                root_x = next(x for x, k in roots.values() if k == key)
+                kept = _leading(found[key], root_x, key, leading, stmt, namer, out)
+                counts[length] = count = cst.Name(namer.fresh("count"))
+                out.append(
+                    ir.Assign(count, call("xp.count_nonzero", kept), stmt.origin)
+                )
+            stmt = replace(stmt, value=stmt.value.visit(_Replace(counts)))
         reduced = _reduction_of(stmt.value, derived) if target is not None else None
         if reduced is not None and derived[reduced[1]] in masks_ok:
             op, v = reduced
@@ -138,6 +158,17 @@ def _rewritten(body: list, namer: Namer) -> list:
             and s.target.value not in read
         )
     ]
+
+
+class _Replace(cst.CSTTransformer):
+    """Nodes (by identity) replaced by others."""
+
+    def __init__(self, replacements: dict):
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original, updated):
+        return self.replacements.get(original, updated)
 
 
 def _is_mask_op(e, found) -> bool:
@@ -194,7 +225,10 @@ def _only_reduced(key: str, derived: dict, body: list) -> bool:
     names = {n for n, k in derived.items() if k == key}
     for stmt in ir.walk(body):
         read = reads(stmt) & names
-        if not read:
+        if not read or (
+            isinstance(stmt, (ir.Assign, ir.Return))
+            and not _read_besides_lengths(stmt.value, names)
+        ):
             continue
         target = (
             stmt.target.value
@@ -205,6 +239,29 @@ def _only_reduced(key: str, derived: dict, body: list) -> bool:
             continue
         return False
     return True
+
+
+def _lengths(value, names) -> list:
+    """The ``len(s)`` atoms in ``value`` of the selections ``names``."""
+    return [
+        n
+        for n in iter_nodes(value)
+        if isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Name)
+        and n.func.value == "len"
+        and len(n.args) == 1
+        and _is_name(n.args[0].value)
+        and n.args[0].value.value in names
+    ]
+
+
+def _read_besides_lengths(value, names) -> bool:
+    """Whether ``value`` reads a selection of ``names`` other than by its length."""
+    counted = {id(c.args[0].value) for c in _lengths(value, names)}
+    return any(
+        isinstance(n, cst.Name) and n.value in names and id(n) not in counted
+        for n in iter_nodes(value)
+    )
 
 
 def _masked(op: str, v, kept, stmt, namer) -> list:
@@ -229,9 +286,8 @@ def _masked(op: str, v, kept, stmt, namer) -> list:
         out.append(ir.Assign(stmt.target, call(f"xp.{op}", masked), stmt.origin))
         return out
     total = let("total", call("xp.sum", masked))
-    ones = let(
-        "ones", call("xp.where", kept, call("xp.ones_like", v), cst.Float("0.0"))
-    )
+    unit = let("unit", call("xp.ones_like", v))  # an equation of its own: normal form
+    ones = let("ones", call("xp.where", kept, unit, cst.Float("0.0")))
     count = let("count", call("xp.sum", ones))
     out.append(
         ir.Assign(

@@ -587,3 +587,24 @@ def seq_len(tokens):
 
 def n_rows(m):
     return m.shape[0]
+
+
+def positive_mean(x):
+    """A mean over a data-dependent selection (each example selects its own number of elements)."""
+    return np.mean(x[x > 0])
+
+
+def selection_sum_over_its_length(x):
+    sel = x[x > 0]
+    return np.sum(sel) / len(sel)
+
+
+def masked_mse(pred, y):
+    """The README's NaN-masked loss: observed entries only."""
+    obs = ~np.isnan(y)
+    return np.mean((pred[obs] - y[obs]) ** 2)
+
+
+def selection_escapes(x):
+    sel = x[x > 0]
+    return np.sum(sel) + sel[0]
