@@ -18,6 +18,7 @@ from .frontend import (
     function_loops,
     indexed_loops,
     iterators,
+    local_defaults,
     resolve,
     source,
     starred,
@@ -58,7 +59,8 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = indexed_loops.desugar(src)
     src = starred.desugar(comprehensions.desugar(src))
     src = builtin_calls.transposed_loops(src)
-    src = builtin_calls.extended(closure_state.desugar(src))
+    src = closure_state.desugar(local_defaults.desugar(src))
+    src = builtin_calls.extended(src)
     fence.check(src)
     return src
 

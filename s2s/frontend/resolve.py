@@ -167,6 +167,9 @@ class Resolver(Calls):
     ):
         self.source = source
         self.result = result or Resolved(function=None)
+        self.nested = (
+            enclosing is not None
+        )  # a local function, inlined where it is called
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
@@ -267,11 +270,15 @@ class Resolver(Calls):
         )
 
     def _param(self, param: cst.Param) -> ir.Param:
-        # kept for readers of the module
-        literal = param.default is not None and _is_literal_node(param.default)
+        # kept for readers of the module; a local function's default is a name bound where it is
+        # defined (``local_defaults``), read at its inlined calls
+        kept = param.default is not None and (
+            _is_literal_node(param.default)
+            or (self.nested and isinstance(param.default, cst.Name))
+        )
         return ir.Param(
             self.renames.get(param.name.value, param.name.value),
-            self.expr(param.default) if literal else None,
+            self.expr(param.default) if kept else None,
         )
 
     def block(self, statements, top=True):

@@ -1,10 +1,14 @@
-"""Starred assignment targets, as the indexing they stand for.
+"""Unpacking targets beyond names: starred targets as the indexing they stand for, element targets as
+writes after the unpacking.
 
-Guarantee: ``desugar(source)`` gives the same function with each statement
-``first, *rest, last = value`` (one starred name, among names) replaced by
-``first = value[0]``, ``rest = value[1:-1]``, ``last = value[-1]`` (``value``
-first bound to a fresh name when it is not a name), each at the statement's
-position. Other starred targets are left for the fence to report.
+Guarantees of ``desugar(source)``, each new line at the statement's position:
+
+- ``first, *rest, (W, b) = value`` (one starred name) is ``first = value[0]``, ``rest =
+  value[1:-1]``, ``W, b = value[-1]`` (``value`` first bound to a fresh name when it is not a
+  name). Other starred targets are left for the fence to report.
+- ``h, cache["a"] = value`` (an element or item target inside a tuple target, at any depth) is ``h,
+  cache_item = value`` then ``cache["a"] = cache_item``: Python's unpacking (its length check
+  included), then the writes in Python's order, left to right.
 """
 
 from __future__ import annotations
@@ -31,9 +35,18 @@ def _starred_assign(line) -> cst.Assign | None:
         return None
     elements = target.elements
     stars = [e for e in elements if isinstance(e, cst.StarredElement)]
-    if len(stars) != 1 or not all(isinstance(e.value, cst.Name) for e in elements):
+    if len(stars) != 1 or not isinstance(stars[0].value, cst.Name):
         return None
     return stmt
+
+
+def _has_element_target(target) -> bool:
+    """A tuple target holding an element (``x[i]``) target, at any depth."""
+    return isinstance(target, (cst.Tuple, cst.List)) and any(
+        isinstance(e.value, cst.Subscript) or _has_element_target(e.value)
+        for e in target.elements
+        if not isinstance(e, cst.StarredElement)
+    )
 
 
 def _index(value, index) -> cst.Subscript:
@@ -63,10 +76,51 @@ class _Unstar:
                 isinstance(stmt, cst.SimpleStatementLine)
                 and _starred_assign(stmt) is not None
             ):
-                out.extend(self.unstar(stmt))
+                for line in self.unstar(stmt):
+                    out.extend(self.written(line))
+            elif assignment(stmt) is not None and _has_element_target(
+                assignment(stmt).targets[0].target
+            ):
+                out.extend(self.written(stmt))
             else:
                 out.append(with_blocks(stmt, self.block, self.positions))
         return out
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    def written(self, line) -> list:
+        """``line`` unpacking into names, then its element targets written from them."""
+        stmt = assignment(line)
+        if stmt is None or not _has_element_target(stmt.targets[0].target):
+            return [line]
+        self.changed = True
+        writes = []
+
+        def named(target):
+            if isinstance(target, (cst.Tuple, cst.List)):
+                return target.with_changes(
+                    elements=[
+                        e.with_changes(value=named(e.value)) for e in target.elements
+                    ]
+                )
+            if isinstance(target, cst.Subscript):
+                base = target
+                while isinstance(base, cst.Subscript):
+                    base = base.value
+                hint = base.value if isinstance(base, cst.Name) else "item"
+                name = cst.Name(self.fresh(f"{hint}_item"))
+                writes.append(assignment_line(target, name, line, self.positions))
+                return name
+            return target
+
+        target = named(stmt.targets[0].target)
+        return [assignment_line(target, stmt.value, line, self.positions), *writes]
 
     def unstar(self, line) -> list:
         self.changed = True
@@ -105,7 +159,9 @@ def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its starred assignments as indexing (itself when it has none)."""
     body = function_body(source)
     if body is None or not any(
-        isinstance(n, cst.StarredElement) for n in iter_nodes(source.node)
+        isinstance(n, cst.StarredElement)
+        or (isinstance(n, cst.AssignTarget) and _has_element_target(n.target))
+        for n in iter_nodes(source.node)
     ):
         return source
     unstar = _Unstar(source)

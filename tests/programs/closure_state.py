@@ -130,6 +130,20 @@ def a_list_read_inside_the_helper(w, xs):
     return np.sum(hs[-1] ** 2) + np.sum(hs[1])
 
 
+def defaults_read_where_the_function_is_made(w, xs):
+    scale = 3.0
+    scaled = lambda z, s=scale: s * z
+    scale = 100.0  # the lambda keeps 3.0
+    total = np.sum(scaled(w))
+    for k in range(3):
+
+        def term(x, k=k, gain=w * scale):
+            return np.sum(np.tanh(x * gain) * k)
+
+        total = total + term(xs[k])
+    return total
+
+
 def _inputs_layers(seed=0):
     r = np.random.default_rng(seed)
     return [r.normal(size=(3, 3)) * 0.5 for _ in range(3)], r.normal(size=(2, 3))
@@ -154,6 +168,7 @@ PROGRAMS = {
     "a_call_inside_an_expression": _inputs_vector_and_rows,
     "siblings_and_a_nested_helper": _inputs_vector_and_rows,
     "extend_with_several_items": _inputs_layers,
+    "defaults_read_where_the_function_is_made": _inputs_vector_and_rows,
 }
 for _name, _inputs in PROGRAMS.items():
     globals()[f"inputs_{_name}"] = _inputs

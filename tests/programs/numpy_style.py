@@ -1195,3 +1195,50 @@ def inputs_rnn_tuple_joined_arguments():
 
 
 PROGRAMS += ["rnn_tuple_joined_arguments"]
+
+
+def _affine_forward(x, w, b):
+    out = x @ w + b
+    return out, (x, w)
+
+
+def cs231n_cache_items(params, x):
+    """cs231n's layers: ``out, cache["fc1"] = affine_forward(...)`` (an item target in the unpacking)."""
+    cache = {}
+    h, cache["fc1"] = _affine_forward(x, params["W1"], params["b1"])
+    h = np.maximum(h, 0.1 * h)
+    scores, cache["fc2"] = _affine_forward(h, params["W2"], params["b2"])
+    x_in, _ = cache["fc2"]
+    return np.sum(scores**2) + 0.1 * np.sum(x_in)
+
+
+def inputs_cs231n_cache_items():
+    r = np.random.default_rng(28)
+    params = {
+        "W1": r.normal(size=(3, 4)),
+        "b1": r.normal(size=4),
+        "W2": r.normal(size=(4, 2)),
+        "b2": r.normal(size=2),
+    }
+    return params, r.normal(size=(5, 3))
+
+
+def starred_hidden_then_a_pair(params, x):
+    """``*hidden, (W_out, b_out) = params``: a starred name before a nested target."""
+    *hidden, (W_out, b_out) = params
+    for W, b in hidden:
+        x = np.tanh(x @ W + b)
+    return np.sum((x @ W_out + b_out) ** 2)
+
+
+def inputs_starred_hidden_then_a_pair():
+    r = np.random.default_rng(29)
+    sizes = [3, 4, 4, 2]
+    params = [
+        (r.normal(size=(m, n)) * 0.5, r.normal(size=n))
+        for m, n in zip(sizes[:-1], sizes[1:])  # noqa: RUF007
+    ]
+    return params, r.normal(size=(2, 3))
+
+
+PROGRAMS += ["cs231n_cache_items", "starred_hidden_then_a_pair"]
