@@ -369,15 +369,30 @@ def returns_new_arrays(helper) -> bool:
             return True
         if isinstance(expr, cst.Tuple):
             return all(new(e.value, seen) for e in expr.elements)
+        if isinstance(
+            expr, cst.Subscript
+        ):  # a view of a new array shares no caller's memory
+            return new(expr.value, seen)
         if isinstance(expr, cst.Call):
             func = dotted(expr.func) or ""
             module, _, name = func.rpartition(".")
             library = src.env.get(module.split(".")[0]) if module else None
-            return (
+            if (
                 getattr(library, "__name__", "") in ("numpy", "jax.numpy")
                 and "." not in module
-                and name not in VIEW_OPS
-            )
+            ):
+                # a view op's result shares the memory of its first argument only
+                return name not in VIEW_OPS or (
+                    bool(expr.args) and new(expr.args[0].value, seen)
+                )
+            if (
+                isinstance(expr.func, cst.Attribute) and library is None
+            ):  # ``flat.reshape(n)``
+                method = expr.func.attr.value
+                return method == "copy" or (
+                    method in VIEW_OPS and new(expr.func.value, seen)
+                )
+            return False
         if isinstance(expr, cst.Name) and expr.value not in params:
             if expr.value in seen or expr.value not in assigned:
                 return False

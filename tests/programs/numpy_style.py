@@ -1242,3 +1242,90 @@ def inputs_starred_hidden_then_a_pair():
 
 
 PROGRAMS += ["cs231n_cache_items", "starred_hidden_then_a_pair"]
+
+
+# --- autograd's fluidsim.py (a helper updating its fresh argument in place: ``vx -= ...``) ---
+
+
+def _fluid_project(vx, vy):
+    """Project the velocity field to be approximately mass-conserving,
+    using a few iterations of Gauss-Seidel."""
+    p = np.zeros(vx.shape)
+    h = 1.0 / vx.shape[0]
+    div = (
+        -0.5
+        * h
+        * (
+            np.roll(vx, -1, axis=0)
+            - np.roll(vx, 1, axis=0)
+            + np.roll(vy, -1, axis=1)
+            - np.roll(vy, 1, axis=1)
+        )
+    )
+
+    for k in range(10):
+        p = (
+            div
+            + np.roll(p, 1, axis=0)
+            + np.roll(p, -1, axis=0)
+            + np.roll(p, 1, axis=1)
+            + np.roll(p, -1, axis=1)
+        ) / 4.0
+
+    vx -= 0.5 * (np.roll(p, -1, axis=0) - np.roll(p, 1, axis=0)) / h
+    vy -= 0.5 * (np.roll(p, -1, axis=1) - np.roll(p, 1, axis=1)) / h
+    return vx, vy
+
+
+def _fluid_advect(f, vx, vy):
+    """Move field f according to x and y velocities (u and v)
+    using an implicit Euler integrator."""
+    rows, cols = f.shape
+    cell_ys, cell_xs = np.meshgrid(np.arange(rows), np.arange(cols))
+    center_xs = (cell_xs - vx).ravel()
+    center_ys = (cell_ys - vy).ravel()
+
+    # Compute indices of source cells.
+    left_ix = np.floor(center_xs).astype(int)
+    top_ix = np.floor(center_ys).astype(int)
+    rw = center_xs - left_ix  # Relative weight of right-hand cells.
+    bw = center_ys - top_ix  # Relative weight of bottom cells.
+    left_ix = np.mod(left_ix, rows)  # Wrap around edges of simulation.
+    right_ix = np.mod(left_ix + 1, rows)
+    top_ix = np.mod(top_ix, cols)
+    bot_ix = np.mod(top_ix + 1, cols)
+
+    # A linearly-weighted sum of the 4 surrounding cells.
+    flat_f = (1 - rw) * (
+        (1 - bw) * f[left_ix, top_ix] + bw * f[left_ix, bot_ix]
+    ) + rw * ((1 - bw) * f[right_ix, top_ix] + bw * f[right_ix, bot_ix])
+    return np.reshape(flat_f, (rows, cols))
+
+
+def _fluid_simulate(vx, vy, smoke, num_time_steps):
+    for t in range(num_time_steps):
+        vx_updated = _fluid_advect(vx, vx, vy)
+        vy_updated = _fluid_advect(vy, vx, vy)
+        vx, vy = _fluid_project(vx_updated, vy_updated)
+        smoke = _fluid_advect(smoke, vx, vy)
+    return smoke
+
+
+def _fluid_distance(smoke, target):
+    return np.mean((target - smoke) ** 2)
+
+
+def fluidsim_objective(params, smoke, target, num_steps=3):
+    init_vx = params[0]
+    init_vy = params[1]
+    final_smoke = _fluid_simulate(init_vx, init_vy, smoke, num_steps)
+    return _fluid_distance(final_smoke, target)
+
+
+def inputs_fluidsim_objective():
+    r = np.random.default_rng(30)
+    n = 6
+    return r.normal(size=(2, n, n)) * 0.3, r.random(size=(n, n)), r.random(size=(n, n))
+
+
+PROGRAMS += ["fluidsim_objective"]
