@@ -161,9 +161,10 @@ def unstack(g, axis=0):
 
 def restack(items, axis=0):
     """The cotangent of ``rt.unstack(x, axis)``: the items stacked back along ``axis``; ``Elements`` of
-    them where their shapes differ (layers' activations), a list where they are containers (``rt.rows``).
+    them where their shapes differ (layers' activations), a list where they are containers (``rt.rows``) or
+    groups of items of their own (``Elements``: a nested loop's groups, ``passes/nested_appends.py``).
     """
-    if any(_is_container(it) for it in items):
+    if any(_is_container(it) or isinstance(it, Elements) for it in items):
         return list(items)
     stacked = stacked_along(items, axis)
     return Elements(items) if stacked is None else stacked

@@ -425,3 +425,16 @@ def test_tuples_joined_by_plus_in_every_transform():
     batch = np.stack([xs, 0.5 * xs])
     got = s2s.vmap(f, in_axes=(None, 0))(W, batch)
     np.testing.assert_allclose(got, [f(W, b) for b in batch], rtol=1e-10)
+
+
+def test_nested_loops_appending_batch_and_push_tangents():
+    W, xs = P.inputs_nested_loops_over_arrays()
+    f = P.nested_loops_over_arrays
+    batch = np.stack([xs, 0.5 * xs, -xs])
+    got = s2s.vmap(f, in_axes=(None, 0))(W, batch)
+    np.testing.assert_allclose(got, [f(W, b) for b in batch], rtol=1e-10)
+    tangent = np.ones_like(W)
+    _, out = s2s.jvp(f, (W, xs), (tangent, np.zeros_like(xs)))
+    eps = 1e-6
+    want = (f(W + eps * tangent, xs) - f(W - eps * tangent, xs)) / (2 * eps)
+    np.testing.assert_allclose(out, want, rtol=1e-6)

@@ -47,6 +47,7 @@ from .dataflow import (
 )
 from .growing import grow_lists
 from .jumps import returns_on_every_path
+from .nested_appends import grouped
 
 ITERATION_HELPERS = {
     "range": "rt.range",
@@ -130,6 +131,7 @@ class _Lower:
         ``kinds`` says which names hold lists collected by ``append`` (``collected``):
         their reads are rewritten to compute what Python computes on the lists.
         """
+        body = grouped(body, self.namer)
         lives, live = [], set(live_out) | self.always_live
         for stmt in reversed(body):
             lives.append(live)

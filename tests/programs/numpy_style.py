@@ -1329,3 +1329,38 @@ def inputs_fluidsim_objective():
 
 
 PROGRAMS += ["fluidsim_objective"]
+
+
+def l2_norm_nested_comprehension(params):
+    """autograd's ``neural_net.py``: ``np.concatenate`` of a comprehension over layers and their arrays."""
+    flat = np.concatenate([np.ravel(p) for layer in params for p in layer])
+    return np.dot(flat, flat) + sum(np.sum(p**2) for layer in params for p in layer)
+
+
+def inputs_l2_norm_nested_comprehension():
+    r = np.random.default_rng(31)
+    params = [
+        (r.normal(size=(3, 2)), r.normal(size=2)),
+        (r.normal(size=(2, 1)), r.normal(size=1)),
+    ]
+    return (params,)
+
+
+def nested_loops_over_arrays(W, xs):
+    """Appends in an inner loop of a compiled loop, and a comprehension with three loops."""
+    feats = []
+    for x in xs:
+        for j in range(W.shape[0]):
+            feats.append(np.sum(np.tanh(x * W[j])))
+    deep = [
+        np.sum(x * W[j] * k) for x in xs for j in range(W.shape[0]) for k in (1.0, 2.0)
+    ]
+    return np.sum(np.stack(feats) ** 2) + np.sum(np.array(deep))
+
+
+def inputs_nested_loops_over_arrays():
+    r = np.random.default_rng(32)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 2))
+
+
+PROGRAMS += ["l2_norm_nested_comprehension", "nested_loops_over_arrays"]
