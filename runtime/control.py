@@ -19,7 +19,7 @@ import numpy as np
 from . import checkpoints, output
 from .arrays import _is_jax, namespace
 from .collected import SKIPPED, has_skipped, stack
-from .iteration import DynamicRange, Elements, plain
+from .iteration import DynamicRange, Elements, as_elements, as_step_items, plain
 from .located import Refusal
 from .trees import tree_leaves, tree_map, uses_jax
 
@@ -152,6 +152,19 @@ def _untaped(fn):
         return out
 
     return checked
+
+
+def _stepped(fn):
+    """``_untaped(fn)`` as a ``lax.scan`` body: the ``Elements`` among its outputs handed to JAX as
+    ``StepItems`` (stacked item by item), and read back as ``Elements`` from its inputs.
+    """
+    checked = _untaped(fn)
+
+    def step(carry, x):
+        carry, y = checked(carry, as_elements(x))
+        return carry, as_step_items(y)
+
+    return step
 
 
 def unpair(pair):
@@ -340,7 +353,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not _has_elements(xs) and uses_jax(init, xs):
         import jax
 
-        body, xs = _untaped(f), plain(xs)
+        body, xs = _stepped(f), plain(xs)
         init, reshaped = settled_carry(lambda c: body(c, _first(xs))[0], init)
         peeled = _peeled(body, init, xs, length, reverse) if reshaped else None
         if peeled is not None:
@@ -353,7 +366,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]):
             if _same_shapes(init, carry):
                 return _rolled(f, init, xs, carry, reverse)
-            rolled = _after_first(_untaped(f), carry, ys[i], plain(xs), n, reverse)
+            rolled = _after_first(
+                _stepped(f), carry, as_step_items(ys[i]), plain(xs), n, reverse
+            )
             if rolled is not None:
                 return rolled
     return carry, (stack(ys) if n else _no_steps(f, init, xs))
@@ -463,7 +478,7 @@ def _rolled(f, init, xs, carry, reverse):
     init = jax.tree.map(
         lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry
     )
-    return jax.lax.scan(_untaped(f), init, plain(xs), reverse=reverse)
+    return jax.lax.scan(_stepped(f), init, plain(xs), reverse=reverse)
 
 
 def _no_steps(f, init, xs):

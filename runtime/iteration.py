@@ -65,8 +65,56 @@ def _register_zipped():
         _registered.append(True)
 
 
+class StepItems(tuple):
+    """A compiled loop's per-step ``Elements`` (items of different shapes: a loop over layers inside it),
+    stacked: item ``k`` holds every step's ``k``-th item along a leading axis.
+
+    Under JAX it is a pytree (registered on first use), so ``lax.scan`` stacks it as a step's output
+    (its residuals) and slices it as a step's input (the backward loop's); a compiled step reads its
+    slice as ``Elements`` again (``runtime/control.py``, ``stepped``).
+    """
+
+    def __new__(cls, items):
+        if "jax" in sys.modules:
+            _register_step_items()
+        return super().__new__(cls, items)
+
+
+_step_items_registered = []
+
+
+def _register_step_items():
+    if not _step_items_registered:
+        import jax
+
+        jax.tree_util.register_pytree_node(
+            StepItems, lambda z: (tuple(z), None), lambda _, items: StepItems(items)
+        )
+        _step_items_registered.append(True)
+
+
+def as_step_items(tree):
+    """``tree`` with its ``Elements`` as ``StepItems`` (a compiled step's outputs)."""
+    if isinstance(tree, Elements):
+        return StepItems([as_step_items(item) for item in tree.items])
+    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
+        return _rebuild(tree, [(k, as_step_items(v)) for k, v in _children(tree)])
+    return tree
+
+
+def as_elements(tree):
+    """``tree`` with its ``StepItems`` as ``Elements`` (a compiled step's inputs)."""
+    if isinstance(tree, StepItems):
+        return Elements([as_elements(item) for item in tree])
+    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
+        return _rebuild(tree, [(k, as_elements(v)) for k, v in _children(tree)])
+    return tree
+
+
 def plain(xs):
     """``xs`` with ``Zipped`` nodes as plain tuples (what ``jax.lax.scan`` takes)."""
+    if isinstance(xs, StepItems):
+        return StepItems([plain(x) for x in xs])
     if isinstance(xs, tuple) and not hasattr(xs, "_fields"):
         return tuple(plain(x) for x in xs)
     if isinstance(xs, list):
@@ -347,6 +395,7 @@ def _jnp():
 __all__ = [
     "DynamicRange",
     "Elements",
+    "StepItems",
     "Zipped",
     "all",
     "any",

@@ -93,6 +93,19 @@ def ravel_in_a_local_function(params, x):
     return loss_of_flat(flat * 2.0) + jnp.sum(flat[:3])
 
 
+def sgd_steps_in_a_compiled_loop(params, x):
+    """Several inner SGD steps, each a ``tree_map`` over leaves of different shapes, in a ``for`` loop
+    and in a ``lax.fori_loop`` (the inner loop's items are residuals of the compiled outer one).
+    """
+    for _ in range(3):
+        grads = jax.tree_util.tree_map(lambda p: 0.1 * p, params)
+        params = jax.tree_util.tree_map(lambda p, g: p - g, params, grads)
+    shrunk = jax.lax.fori_loop(
+        0, 2, lambda i, p: jax.tree_util.tree_map(lambda a: a * 0.9, p), params
+    )
+    return jnp.sum(_forward(shrunk, x) ** 2)
+
+
 def _inputs_dict():
     return _dict_params()
 
@@ -117,6 +130,7 @@ PROGRAMS = {
     "namedtuple_layers": _inputs_namedtuple,
     "ravel_then_unravel": _inputs_dict,
     "ravel_in_a_local_function": _inputs_dict,
+    "sgd_steps_in_a_compiled_loop": _inputs_dict,
 }
 
 
