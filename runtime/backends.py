@@ -11,6 +11,7 @@ import numpy as np
 
 from . import held
 from .draws import is_key
+from .iteration import as_lists
 from .located import locate
 from .trees import _children, _is_record, _rebuild
 
@@ -140,14 +141,15 @@ class Runner:
 
     def _traced(self, *args):
         """The function as ``jax.jit`` traces it: ``InOrder`` arguments are plain dicts again inside, in
-        the caller's order (a library's ``tree_map`` over them and a dict it makes see one type).
+        the caller's order (a library's ``tree_map`` over them and a dict it makes see one type). A list
+        held item by item (``Elements``) is returned as the Python list it stands for.
         """
-        return self.fn(*plain_dicts(args))
+        return as_lists(self.fn(*plain_dicts(args)))
 
     def __call__(self, *args):
         try:
             if self.backend == "numpy":
-                return self.fn(*(_to_numpy(a) for a in args))
+                return as_lists(self.fn(*(_to_numpy(a) for a in args)))
             # arrays only: nothing static, the common case
             if self._fixed is None and all(hasattr(a, "shape") for a in args):
                 jitted = self._jitted.get(())

@@ -19,9 +19,16 @@ import numpy as np
 from . import checkpoints, output
 from .arrays import _is_jax, namespace
 from .collected import SKIPPED, has_skipped, stack
-from .iteration import DynamicRange, Elements, as_elements, as_step_items, plain
+from .iteration import (
+    DynamicRange,
+    Elements,
+    StepItems,
+    as_elements,
+    as_step_items,
+    plain,
+)
 from .located import Refusal
-from .trees import tree_leaves, tree_map, uses_jax
+from .trees import _children, _rebuild, tree_leaves, tree_map, uses_jax
 
 
 def cond(pred, true_fn, false_fn, *operands):
@@ -30,8 +37,8 @@ def cond(pred, true_fn, false_fn, *operands):
         import jax
 
         if isinstance(pred, jax.core.Tracer):
-            branches = _untaped(true_fn), _untaped(false_fn)
-            return _lax_cond(pred, *branches, operands, lambda out: out)
+            branches = _branch(true_fn), _branch(false_fn)
+            return as_elements(_lax_cond(pred, *branches, operands, lambda out: out))
     return _assigned(
         true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
     )
@@ -71,9 +78,21 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
         return run
 
     try:
-        return jax.lax.cond(
-            pred, watched(true_fn, True), watched(false_fn, False), *operands
-        )
+        try:
+            return jax.lax.cond(
+                pred, watched(true_fn, True), watched(false_fn, False), *operands
+            )
+        except TypeError:
+            if len(skips) > 1:
+                raise
+            # a list one branch computed item by item (``Elements``) and the other kept as it was
+            shapes = [jax.eval_shape(fn, *operands) for fn in (true_fn, false_fn)]
+            return jax.lax.cond(
+                pred,
+                lambda *ops: _like(true_fn(*ops), shapes[1]),
+                lambda *ops: _like(false_fn(*ops), shapes[0]),
+                *operands,
+            )
     except TypeError:
         if len(skips) > 1:
             raise Refusal(*SKIPPED) from None
@@ -97,7 +116,7 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         if isinstance(pred, jax.core.Tracer):
             import jax.numpy as jnp
 
-            true_fn, false_fn = _untaped(true_fn), _untaped(false_fn)
+            true_fn, false_fn = _branch(true_fn), _branch(false_fn)
             try:
                 shapes = [
                     jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands)
@@ -120,8 +139,8 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
                 out, res = false_fn(*ops)
                 return out, (zeros[0], res)
 
-            return _lax_cond(
-                pred, taken_true, taken_false, operands, lambda out: out[0]
+            return as_elements(
+                _lax_cond(pred, taken_true, taken_false, operands, lambda out: out[0])
             )
     taken = bool(np.asarray(pred))
     # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
@@ -152,6 +171,36 @@ def _untaped(fn):
         return out
 
     return checked
+
+
+def _branch(fn):
+    """``_untaped(fn)`` as a ``lax.cond`` branch: the ``Elements`` among its outputs (the items of a loop
+    over differently shaped values) handed to JAX as ``StepItems``, which the caller reads back as
+    ``Elements`` (``as_elements``)."""
+    checked = _untaped(fn)
+    return lambda *operands: as_step_items(checked(*operands))
+
+
+def _like(out, other):
+    """``out`` with a list or tuple where ``other`` (the other branch's output) holds ``StepItems`` of as
+    many items as ``StepItems`` too: the same Python list, in the form the other branch computed.
+    """
+    if (
+        isinstance(other, StepItems)
+        and isinstance(out, (list, tuple))
+        and not isinstance(out, StepItems)
+        and len(out) == len(other)
+    ):
+        return StepItems([_like(o, t) for o, t in zip(out, other)])
+    if isinstance(out, (list, tuple, dict)) and type(out) is type(other):
+        if isinstance(out, dict):
+            if out.keys() == other.keys():
+                return {k: _like(v, other[k]) for k, v in out.items()}
+        elif len(out) == len(other):
+            return _rebuild(
+                out, [(k, _like(v, t)) for (k, v), t in zip(_children(out), other)]
+            )
+    return out
 
 
 def _stepped(fn):

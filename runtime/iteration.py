@@ -102,6 +102,15 @@ def as_step_items(tree):
     return tree
 
 
+def as_lists(tree):
+    """``tree`` with its ``Elements`` as the Python lists they stand for (a branch's outputs)."""
+    if isinstance(tree, Elements):
+        return [as_lists(item) for item in tree.items]
+    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
+        return _rebuild(tree, [(k, as_lists(v)) for k, v in _children(tree)])
+    return tree
+
+
 def as_elements(tree):
     """``tree`` with its ``StepItems`` as ``Elements`` (a compiled step's inputs)."""
     if isinstance(tree, StepItems):

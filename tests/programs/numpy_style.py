@@ -1364,3 +1364,21 @@ def inputs_nested_loops_over_arrays():
 
 
 PROGRAMS += ["l2_norm_nested_comprehension", "nested_loops_over_arrays"]
+
+
+def layers_rescaled_under_a_data_if(params, x):
+    """A list of differently shaped layers rebuilt in one branch of an ``if`` on data, kept in the other."""
+    if np.sum(x) > 0:
+        params = [p * 2.0 for p in params]
+    total = 0.0
+    for p in params:
+        total = total + np.sum(np.tanh(p) ** 2)
+    return total * np.sum(x)
+
+
+def inputs_layers_rescaled_under_a_data_if():
+    r = np.random.default_rng(33)
+    return [r.normal(size=(2, 2)), r.normal(size=3)], r.normal(size=2) + 0.5
+
+
+PROGRAMS += ["layers_rescaled_under_a_data_if"]
