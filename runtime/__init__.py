@@ -63,6 +63,7 @@ _DEFINED_IN = {
     "batch_shape": "batch_axes",
     "batch_size": "batch_axes",
     "broadcast_batch": "batch_axes",
+    "batch_scalars": "batch_axes",
     "enumerate_steps": "batch_axes",
     "example_axes": "batch_axes",
     "example_item": "batch_axes",

@@ -9,6 +9,8 @@ operands of elementwise ops whose examples differ in rank.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .arrays import namespace
 from .iteration import Elements
 from .trees import tree_leaves, tree_map
@@ -125,6 +127,21 @@ def broadcast_batch(value, size):
         xp = namespace(x)
         x = xp.asarray(x)
         return xp.broadcast_to(x, (size, *xp.shape(x)))
+
+    return tree_map(leaf, value)
+
+
+def batch_scalars(value, size):
+    """A batched loop carry with its scalar leaves (Python numbers, 0-d arrays: ``lax.while_loop(cond,
+    body, (x, 0))``'s counter) given the batch axis: they have none (a batched leaf is an array with its
+    leading batch axis), and a loop whose examples stop apart carries one per example.
+    """
+
+    def leaf(x):
+        if getattr(type(x), "placeholder", False) or np.ndim(x) != 0:
+            return x
+        xp = namespace(x)
+        return xp.broadcast_to(xp.asarray(x), (size,))
 
     return tree_map(leaf, value)
 

@@ -215,6 +215,7 @@ def _with_nans(r):
 CASES = [
     case(P.mlp_predict, lambda r: (MLP(r), n(r, B, 3)), (None, 0)),
     case(P.positive_mean, lambda r: (n(r, B, 7),), 0),
+    case(P.halve_until_small, lambda r: (np.array([1.0, 2.0, 3.0, 0.01]),), 0),
     case(P.selection_sum_over_its_length, lambda r: (n(r, B, 7),), 0),
     case(P.masked_mse, lambda r: (n(r, B, 5), _with_nans(r)), 0),
     case(

@@ -32,7 +32,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import call, names_in, substitute, tuple_of
 from ..passes.dataflow import assigned, free_names, reads
-from ..passes.normal_form import eqn_of
+from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
 from .dependence import depends_on, local_functions
@@ -224,7 +224,7 @@ def scan(b, stmt: ir.Assign, e):
             ]
         )
     b.out.append(d)
-    start = b.broadcast(init) if carry else init
+    start = _carry_start(b, init) if carry else init
     args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
     value = call("rt.scan", *args, **dict(e.kwargs))
     ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
@@ -283,6 +283,30 @@ def _step_major(b, xs):
     return call("rt.steps_first", b.broadcast(xs))
 
 
+def _carry_start(b, init):
+    """A batched loop's starting carry: ``init`` broadcast, and where it holds number literals
+    (``(x, 0)``, directly or through the name of that display), those too (``rt.batch_scalars``).
+    """
+    start = b.broadcast(init)
+    display = init
+    if isinstance(init, cst.Name):
+        display = next(
+            (
+                s.value
+                for s in reversed(b.out)
+                if isinstance(s, ir.Assign)
+                and isinstance(s.target, cst.Name)
+                and s.target.value == init.value
+            ),
+            None,
+        )
+    if isinstance(display, (cst.Tuple, cst.List)) and any(
+        is_static(el.value) for el in display.elements
+    ):
+        return call("rt.batch_scalars", start, cst.Name(b.size))
+    return start
+
+
 def while_loop(b, stmt: ir.Assign, e):
     test, body, init = b.defs[e.args[0].value], b.defs[e.args[1].value], e.args[2]
     (carry_param,) = body.param_names
@@ -295,7 +319,7 @@ def while_loop(b, stmt: ir.Assign, e):
     carry = carry or per_example  # finished examples keep their carry: it is batched
     sources = free | ({carry_param} if carry else set())
     test_sources = free | ({test_param} if carry else set())
-    start = b.broadcast(init) if carry else init
+    start = _carry_start(b, init) if carry else init
     if per_example and _elementwise(b, test):
         _while_retested(b, stmt, test, body, start, sources | test_sources)
         return

@@ -7,7 +7,9 @@ values, in-place writes, gathers with per-example indices, helpers calling helpe
 dicts of parameters and results.
 """
 
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 # --- small helpers, the way a model file has them -----------------------------------------
 
@@ -608,3 +610,18 @@ def masked_mse(pred, y):
 def selection_escapes(x):
     sel = x[x > 0]
     return np.sum(sel) + sel[0]
+
+
+def halve_until_small(q):
+    """``lax.while_loop`` with a per-example test and a shared integer counter in its carry."""
+
+    def cond(c):
+        x, it = c
+        return (jnp.abs(x) > 1e-3) & (it < 50)
+
+    def body(c):
+        x, it = c
+        return x * 0.5, it + 1
+
+    x, steps = lax.while_loop(cond, body, (q, 0))
+    return x * steps
