@@ -13,7 +13,7 @@ import numpy as np
 from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
-from .batch_axes import lift
+from .batch_axes import lift, sum_unbatched
 
 
 def _rank(x, flag) -> int:
@@ -470,6 +470,16 @@ def cumprod_jvp(t, a, axis, batched):
     if axis is None:
         return one(xp.reshape(t, (size, -1)), xp.reshape(a, (size, -1)), 1)
     return one(t, a, _along(axis, a, True))
+
+
+def batching_einsum_vjp(g, subscripts, operands, batched):
+    """Cotangents (a list) of the operands of ``batching.einsum(subscripts, batched, *operands)``:
+    each example's (``g`` is batched), summed over the batch for an operand the same for every example.
+    """
+    size = int(np.shape(g)[0])
+    every = [_with_batch(o, flag, size) for o, flag in zip(operands, batched)]
+    per_example = einsum_vjp(g, subscripts, every, (), (True, True))
+    return [sum_unbatched(c, flag) for c, flag in zip(per_example, batched)]
 
 
 def einsum_vjp(g, subscripts, operands, extra, batched):

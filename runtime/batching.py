@@ -211,7 +211,7 @@ def _axis(axis, rank, name):
     return axis % rank
 
 
-def einsum(subscripts, *operands, batched):
+def einsum(subscripts, batched, *operands):
     """Per-example ``np.einsum(subscripts, *operands_i)``: a fresh letter names the batch axis of the
     batched operands and leads the output (implicit output made explicit as NumPy reads it:
     the ellipsis dims, then the letters seen once, sorted)."""

@@ -113,6 +113,31 @@ class _Substitute(Parenthesizer):
     def leave_Arg(self, original, node):
         return node.with_changes(keyword=original.keyword)
 
+    def leave_Call(self, original, node):
+        """``f(a, *(b, c))``, a tuple display spread (a rule's ``*args`` bound), as ``f(a, b, c)``."""
+        node = (
+            super().leave_Call(original, node)
+            if hasattr(super(), "leave_Call")
+            else node
+        )
+        if not any(_spread_display(a) for a in node.args):
+            return node
+        args = []
+        for a in node.args:
+            if _spread_display(a):
+                args += [cst.Arg(e.value) for e in a.value.elements]
+            else:
+                args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        return node.with_changes(args=args)
+
+
+def _spread_display(arg: cst.Arg) -> bool:
+    return (
+        arg.star == "*"
+        and isinstance(arg.value, (cst.Tuple, cst.List))
+        and not any(isinstance(e, cst.StarredElement) for e in arg.value.elements)
+    )
+
 
 def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
     """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses."""

@@ -20,6 +20,7 @@ CASES = [
     (P.gradient_penalty, P.twin_gradient_penalty),
     (P.value_and_grad_inside, P.twin_value_and_grad_inside),
     (P.products_per_example, P.products_per_example),
+    (P.einsum_mean_loss, P.einsum_mean_loss),
 ]
 
 

@@ -109,6 +109,23 @@ def batching_matmul(a, b, flags, *, g):
     )
 
 
+@multilinear(name="rt.batching.einsum")
+def batching_einsum(subscripts, flags, *operands, g):
+    # ``operands`` is one parameter (the sequence); its cotangent is a list.
+    return (
+        None,
+        None,
+        rt.batched_vjps.batching_einsum_vjp(g, subscripts, operands, flags),
+    )
+
+
+no_derivative(
+    "not yet: second derivatives of `np.einsum` inside `jax.vmap`",
+    rt.batched_vjps.batching_einsum_vjp,
+    "rt.batched_vjps.batching_einsum_vjp",
+)
+
+
 @multilinear(name="rt.batching.dot")
 def batching_dot(a, b, flags, *, g):
     return (

@@ -214,7 +214,7 @@ def outer(a, b, out=None, *, batched):
 
 @batch_rule("einsum")
 def einsum(subscripts, *operands, optimize=False, batched):
-    return rt.batching.einsum(subscripts, *operands, batched=batched)
+    return rt.batching.einsum(subscripts, batched, *operands)
 
 
 @batch_rule("linalg.norm")

@@ -109,3 +109,12 @@ def products_per_example(w, xs):
     return jnp.sum(jax.vmap(example_score, in_axes=(0, None))(xs, w)) + jnp.mean(
         batched_score(xs, w)
     )
+
+
+def einsum_example_loss(x, w):
+    return jnp.sum(jnp.einsum("j,jk->k", x, w) ** 2)
+
+
+def einsum_mean_loss(w, xs):
+    """The batched helper's ``einsum`` differentiated (``rt.batching.einsum``'s rule)."""
+    return jnp.mean(jax.vmap(einsum_example_loss, in_axes=(0, None))(xs, w))
