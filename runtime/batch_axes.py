@@ -80,6 +80,40 @@ def batch_leaves(value, axes, size):
     return type(value)(items)
 
 
+def batch_leaves_vjp(g, axes):
+    """The cotangent of ``value`` in ``batch_leaves(value, axes, size)``: each leaf's batch axis moved
+    back to its place, summed where the leaf was broadcast (``None``)."""
+    if axes is None or isinstance(axes, int):
+        return tree_map(lambda leaf: _from_front(leaf, axes), g)
+    if isinstance(axes, dict):
+        out = dict(g)
+        for key in axes:
+            out[key] = batch_leaves_vjp(g[key], axes[key])
+        return type(g)(out) if not isinstance(g, dict) else out
+    items = [batch_leaves_vjp(v, a) for v, a in zip(g, axes)]
+    if hasattr(g, "_fields"):
+        return type(g)(*items)
+    return type(g)(items)
+
+
+def _from_front(leaf, axis):
+    xp = namespace(leaf)
+    if axis is None:
+        return xp.sum(leaf, axis=0)
+    return xp.moveaxis(leaf, 0, axis)
+
+
+def batch_size_of(tree) -> int:
+    """The size of the leading axis of ``tree``'s leaves (a batched value's batch size)."""
+    return int(np.shape(next(iter(tree_leaves(tree))))[0])
+
+
+def rebatch_leaves(g, axes):
+    """The cotangent of ``value`` in ``unbatch_leaves(value, axes)``: each leaf's axis moved back to the
+    front (``axes`` holds no ``None``)."""
+    return batch_leaves(g, axes, None)
+
+
 def _to_front(leaf, axis, size):
     xp = namespace(leaf)
     if axis is None:

@@ -21,6 +21,7 @@ CASES = [
     (P.value_and_grad_inside, P.twin_value_and_grad_inside),
     (P.products_per_example, P.products_per_example),
     (P.einsum_mean_loss, P.einsum_mean_loss),
+    (P.vmap_named_with_a_dict_prefix, P.vmap_named_with_a_dict_prefix),
 ]
 
 

@@ -548,15 +548,21 @@ class Resolver(Calls):
             raveled = tree_calls.ravel_assignment(self, small, origin)
             if raveled is not None:  # ``flat, unravel = ravel_pytree(params)``
                 return raveled
-            wrapped = isinstance(small.value, cst.Call) and library.wrapper_maker(
+            maker = (
                 self._callee_object(small.value.func)
+                if isinstance(small.value, cst.Call)
+                else None
+            )
+            # a wrapper or a transformation made here (``f = jax.vmap(g, in_axes=...)``)
+            wrapped = maker is not None and (
+                library.wrapper_maker(maker) or library.transform_maker(maker)
             )
             if (
                 wrapped
                 and len(small.targets) == 1
                 and isinstance(small.targets[0].target, cst.Name)
             ):
-                # ``step = jax.jit(update)``: called later
+                # ``step = jax.jit(update)``, ``f = jax.vmap(g)``: called later
                 self._aliases[small.targets[0].target.value] = small.value
                 return []
             if isinstance(small.value, cst.Lambda):

@@ -38,6 +38,26 @@ def broadcast_batch(value, size, *, g):
     return rt.tree_sum_batch(g), None
 
 
+@linear(name="rt.batch_leaves")
+def batch_leaves(value, axes, size, *, g):
+    return rt.batch_leaves_vjp(g, axes), None, None
+
+
+@linear(name="rt.batch_leaves_vjp")
+def batch_leaves_vjp(ct, axes, *, g):
+    return rt.batch_leaves(g, axes, rt.batch_size_of(ct)), None
+
+
+@linear(name="rt.unbatch_leaves")
+def unbatch_leaves(value, axes, *, g):
+    return rt.rebatch_leaves(g, axes), None
+
+
+@linear(name="rt.rebatch_leaves")
+def rebatch_leaves(ct, axes, *, g):
+    return rt.unbatch_leaves(g, axes), None
+
+
 @linear(name="rt.example_transpose")
 def example_transpose(x, axes=None, *, g):
     return (

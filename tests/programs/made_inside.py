@@ -118,3 +118,15 @@ def einsum_example_loss(x, w):
 def einsum_mean_loss(w, xs):
     """The batched helper's ``einsum`` differentiated (``rt.batching.einsum``'s rule)."""
     return jnp.mean(jax.vmap(einsum_example_loss, in_axes=(0, None))(xs, w))
+
+
+def _affine_example(p, x):
+    return jnp.tanh(x @ p["w"] + p["b"])
+
+
+def vmap_named_with_a_dict_prefix(w, xs):
+    """``f = jax.vmap(...)`` kept in a name, ``in_axes`` a dict prefix (a bias per example), ``out_axes=1``."""
+    p = {"w": w, "b": 0.1 * xs[:, :2]}
+    f = jax.vmap(_affine_example, in_axes=({"w": None, "b": 0}, 0), out_axes=1)
+    out = f(p, xs)
+    return jnp.sum(out**2) + jnp.sum(out[0])
