@@ -76,10 +76,17 @@ def _data(obj, arrays: bool) -> bool:
         if type(value) in (list, tuple):
             return all(plain(v) for v in value)
         if type(value) is dict:
-            return all(type(k) in (int, str) and plain(v) for k, v in value.items())
+            return all(_key(k) and plain(v) for k, v in value.items())
         return False
 
     return plain(obj)
+
+
+def _key(key) -> bool:
+    """A dict key a generated module can write: an int, a string, or a tuple of them (``("W", 0)``)."""
+    return type(key) in (int, str) or (
+        type(key) is tuple and all(type(k) in (int, str) for k in key)
+    )
 
 
 def _snapshot(value):

@@ -9,10 +9,15 @@ Guarantees of ``desugar(source)``:
   code is traced (the value must be known then: a loop index, a length, a
   shape);
 - a ``for`` loop over ``range(...)`` whose index is turned into a string in
-  its body iterates ``list(range(...))``: its steps run one by one when the
+  its body, or made part of a key (a tuple beside a string: ``("weights", i)``),
+  iterates ``list(range(...))``: its steps run one by one when the
   code is traced, each with its index as a Python int, since each reads other
   entries of a dict (as JAX's tracing runs a Python loop). Its bounds must be
   known then (``len(params) // 2`` is; a traced value is a located error).
+  ``for i, h in enumerate(hs):`` whose index keys a dict the function makes
+  (``norms[i] = ...``, a dict comprehension's ``{i: ... for i, h in
+  enumerate(hs)}``) is ``for i in list(range(len(hs))): h = hs[i]`` (``hs`` a
+  name). ``desugar`` runs again after ``comprehensions``, for their loops.
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -38,6 +43,23 @@ class _Strings(PositionKeeping):
             for name in ("str", "range", "list", "format", "repr")
         }
         self.changed = False
+        node = source.node
+        # names bound to dicts the function makes: a loop index that keys them is a Python value
+        self.dicts = {
+            t.target.value
+            for n in iter_nodes(node.body)
+            if isinstance(n, cst.Assign)
+            and (
+                isinstance(n.value, (cst.Dict, cst.DictComp))
+                or (
+                    isinstance(n.value, cst.Call)
+                    and isinstance(n.value.func, cst.Name)
+                    and n.value.func.value == "dict"
+                )
+            )
+            for t in n.targets
+            if isinstance(t.target, cst.Name)
+        }
 
     # output statements format their f-strings themselves (``frontend/output.py``)
     def visit_Expr(self, node):
@@ -78,6 +100,9 @@ class _Strings(PositionKeeping):
 
     def leave_For(self, original, updated):
         loop = updated.iter
+        listed = self._enumerated(updated)
+        if listed is not None:
+            return listed
         if not (
             isinstance(updated.target, cst.Name)
             and isinstance(loop, cst.Call)
@@ -85,12 +110,55 @@ class _Strings(PositionKeeping):
             and loop.func.value == "range"
             and self.builtin["range"]
             and self.builtin["list"]
-            and _formats(updated.body, updated.target.value)
+            and (
+                _formats(updated.body, updated.target.value)
+                or _keys(updated.body, updated.target.value, self.dicts)
+            )
         ):
             return updated
         self.changed = True
         listed = cst.Call(cst.Name("list"), [cst.Arg(loop)])
         return updated.with_changes(iter=place(listed, loop, self.positions))
+
+    def _enumerated(self, loop: cst.For) -> cst.For | None:
+        """``for i in list(range(len(xs))): x = xs[i]`` for ``for i, x in enumerate(xs):`` whose index keys
+        a dict (``xs`` a name); None for any other loop."""
+        it, target = loop.iter, loop.target
+        if not (
+            isinstance(it, cst.Call)
+            and isinstance(it.func, cst.Name)
+            and it.func.value == "enumerate"
+            and self.builtin["range"]
+            and self.builtin["list"]
+            and len(it.args) == 1
+            and isinstance(it.args[0].value, cst.Name)
+            and isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+            and isinstance(loop.body, cst.IndentedBlock)
+        ):
+            return None
+        index, item = (e.value for e in target.elements)
+        if not _keys(loop.body, index.value, self.dicts):
+            return None
+        self.changed = True
+        seq = it.args[0].value
+        length = cst.Call(cst.Name("len"), [cst.Arg(seq)])
+        indices = cst.Call(
+            cst.Name("list"),
+            [cst.Arg(cst.Call(cst.Name("range"), [cst.Arg(length)]))],
+        )
+        read = cst.SimpleStatementLine(
+            [
+                cst.Assign(
+                    [cst.AssignTarget(item)],
+                    cst.Subscript(seq, [cst.SubscriptElement(cst.Index(index))]),
+                )
+            ]
+        )
+        body = loop.body.with_changes(body=[read, *loop.body.body])
+        new = loop.with_changes(target=index, iter=indices, body=body)
+        return place(new, loop, self.positions)
 
 
 def _field(part: cst.FormattedStringExpression, builtin: dict):
@@ -121,6 +189,30 @@ def _field(part: cst.FormattedStringExpression, builtin: dict):
 
 
 _CONVERSIONS = {"r": "repr", "s": "str"}
+
+
+def _keys(body, name: str, dicts=frozenset()) -> bool:
+    """Whether ``body`` makes ``name`` part of a key: a tuple display holding it beside a string
+    (``parser.get(w, ("weights", i))``, ``params[("W", i)]``), never an array index, or a key of one of
+    the ``dicts`` the function makes (``norms[i] = ...``)."""
+    for node in iter_nodes(body):
+        if (
+            isinstance(node, cst.Subscript)
+            and isinstance(node.value, cst.Name)
+            and node.value.value in dicts
+            and any(
+                isinstance(n, cst.Name) and n.value == name
+                for n in iter_nodes(node.slice[0])
+            )
+        ):
+            return True
+        if isinstance(node, cst.Tuple):
+            values = [e.value for e in node.elements]
+            if any(isinstance(v, cst.SimpleString) for v in values) and any(
+                isinstance(v, cst.Name) and v.value == name for v in values
+            ):
+                return True
+    return False
 
 
 def _formats(body, name: str) -> bool:

@@ -1099,6 +1099,28 @@ def inputs_parser_objective():
 
 PROGRAMS += ["parser_objective"]
 
+LAYER_PARSER = WeightsParser()
+for _layer, (_m, _n) in enumerate([(3, 4), (4, 2)]):
+    LAYER_PARSER.add_weights(("weights", _layer), (_m, _n))
+    LAYER_PARSER.add_weights(("biases", _layer), (_n,))
+
+
+def parser_with_tuple_keys(w, x):
+    """autograd's ``neural_net.py`` style: the parser's names are ``("weights", i)`` tuples."""
+    for i in range(2):
+        x = np.tanh(
+            x @ LAYER_PARSER.get(w, ("weights", i)) + LAYER_PARSER.get(w, ("biases", i))
+        )
+    return np.sum(x**2)
+
+
+def inputs_parser_with_tuple_keys():
+    r = np.random.default_rng(34)
+    return r.normal(size=int(LAYER_PARSER.N)) * 0.5, r.normal(size=(4, 3))
+
+
+PROGRAMS += ["parser_with_tuple_keys"]
+
 
 def builtins_map_and_unzip(params, x):
     """``zip(*pairs)`` unpacked into columns, ``map`` with a lambda, a function and two sequences."""
@@ -1382,3 +1404,21 @@ def inputs_layers_rescaled_under_a_data_if():
 
 
 PROGRAMS += ["layers_rescaled_under_a_data_if"]
+
+
+def dicts_keyed_by_a_loop_index(ws, x):
+    """A dict comprehension keyed by ``enumerate``'s index, and a dict filled by a ``range`` loop."""
+    hs = [np.tanh(w * x) for w in ws]
+    norms = {i: np.sum(h**2) for i, h in enumerate(hs)}
+    scores = {}
+    for i in range(len(ws)):
+        scores[i] = np.sum(ws[i] * x)
+    return sum(norms[k] * (k + 1) for k in sorted(norms)) + scores[1] ** 2
+
+
+def inputs_dicts_keyed_by_a_loop_index():
+    r = np.random.default_rng(35)
+    return [r.normal(size=2), r.normal(size=2), r.normal(size=2)], r.normal(size=2)
+
+
+PROGRAMS += ["dicts_keyed_by_a_loop_index"]
