@@ -36,6 +36,7 @@ import types
 
 import numpy as np
 
+from . import loader
 from .arrays import namespace
 from .located import Refusal, in_library
 
@@ -48,8 +49,9 @@ def foreign(fn, *args, keywords=None):
     """``fn(*args, **keywords)``, a library function JAX traces; NumPy outputs for NumPy inputs."""
     import jax
 
-    if not getattr(fn, _DERIVED, False) and library_code(fn) is None:
-        raise Refusal(*_refusal(fn))
+    given, fn = fn, traceable(fn)
+    if fn is None:
+        raise Refusal(*_refusal(given))
     eager = namespace(*args) is np and not any(
         isinstance(leaf, jax.core.Tracer)
         for leaf in jax.tree_util.tree_leaves((fn, args))
@@ -192,7 +194,29 @@ def _derived(fn, name):
 
 
 def _apply(operands, keywords):
-    return operands[0](*operands[1:], **keywords)
+    fn = traceable(operands[0]) or operands[0]
+    return fn(*operands[1:], **keywords)
+
+
+def traceable(fn):
+    """What JAX traces for ``fn`` called through a parameter or a value: ``fn`` itself for a library's JAX
+    code and for JAX's own functions (``jax.nn.relu``, a ``functools.partial`` of one, s2s's runtime
+    spelling of one), ``jax.numpy``'s
+    namesake for a NumPy function (``np.tanh``), else None (your own code: s2s reads it by its name).
+    """
+    if getattr(fn, _DERIVED, False) or library_code(fn) is not None:
+        return fn
+    code = code_of(fn)
+    module = (getattr(code, "__module__", None) or "") if code else ""
+    if module.split(".")[0] in ("jax", "jaxlib") or module.startswith("s2s.runtime"):
+        return fn  # JAX's, or s2s's runtime's spelling of one (``rt.nn.relu``)
+    module = getattr(fn, "__module__", None) or ""
+    if isinstance(fn, np.ufunc) or module.split(".")[0] == "numpy":
+        import jax.numpy as jnp
+
+        same = getattr(jnp, getattr(fn, "__name__", ""), None)
+        return same if callable(same) else None
+    return None
 
 
 def _is_float_leaf(leaf) -> bool:
@@ -360,8 +384,17 @@ def describe(obj) -> str:
         return f"a {type(obj).__qualname__} (`{type(obj).__module__}.{type(obj).__qualname__}`)"
     target = code if code is not None else obj
     module = getattr(target, "__module__", None) or type(obj).__module__
-    public = ".".join(p for p in module.split(".") if not p.startswith("_"))
     name = getattr(target, "__qualname__", None) or type(obj).__qualname__
+    if module.startswith(
+        loader.PREFIX
+    ):  # a function of yours, copied into generated code
+        return name
+    parts = [p for p in module.split(".") if not p.startswith("_")]
+    for k in range(1, len(parts)):  # the shortest public path: ``jax.nn.relu``
+        found = sys.modules.get(".".join(parts[:k]))
+        if found is not None and getattr(found, name, None) in (target, obj):
+            return ".".join([*parts[:k], name])
+    public = ".".join(parts)
     return f"{public}.{name}" if public else name
 
 

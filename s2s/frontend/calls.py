@@ -437,7 +437,12 @@ class Calls(lax_control.LaxControl):
             functions
         ):  # ``apply(lambda z: z * scale, x)``: the helper read as a local function
             return local_function_args.call(self, node, functions)
-        args = [new for a in node.args for new in self._args_of(a)]
+        held = {id(a) for a in self._partials_passed(func, node)}
+        args = [
+            new
+            for a in node.args
+            for new in ([a] if id(a) in held else self._args_of(a))
+        ]
         chain = self._chain(func) if isinstance(func, cst.Attribute) else None
         is_method = isinstance(func, cst.Attribute) and (
             chain is None
@@ -597,6 +602,11 @@ class Calls(lax_control.LaxControl):
             if bound is not None:  # ``mlp(params, x, relu)``: ``mlp`` bound to ``relu``
                 callee = cst.Name(self.helper(function_args.name_of(bound), bound))
             args = self._bind_helper(self.result.helpers[callee.value], args, node)
+        # a partial that no helper was bound to: resolved here, to its located error
+        args = [
+            cst.Arg(self.expr(a.value), keyword=a.keyword) if id(a) in held else a
+            for a in args
+        ]
         if isinstance(callee, cst.Name) and callee.value in self.result.constants:
             self.fail(func, f"`{callee.value}` is not callable")
         self._refuse_spread(node, args)
@@ -651,6 +661,26 @@ class Calls(lax_control.LaxControl):
         ):  # spread into a helper's parameters (``spread``), else refused
             return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
+
+    def _partials_passed(self, func, node: cst.Call) -> list:
+        """The arguments of a call of a function of yours that name module-level ``functools.partial``
+        objects of functions (``mlp(w, x, leaky)``): ``function_args`` binds the helper to them, so they
+        are resolved only where it does not."""
+        fn = (
+            self._callee_object(func)
+            if isinstance(func, (cst.Name, cst.Attribute))
+            else None
+        )
+        if not inspect.isfunction(fn) or spellings.is_library(fn):
+            return []
+        return [
+            a
+            for a in node.args
+            if not a.star
+            and isinstance(a.value, (cst.Name, cst.Attribute))
+            and isinstance(self._callee_object(a.value), functools.partial)
+            and function_args.is_function(self._callee_object(a.value))
+        ]
 
     def _refuse_spread(self, node: cst.Call, args: list):
         """A located error for a ``*``/``**`` argument left in a call that is no function of the user's."""

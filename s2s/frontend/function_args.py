@@ -16,24 +16,30 @@ signature is the helper's without them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import weakref
 
 import numpy as np
 
-from .variadic import Standin
+from .variadic import Specialized, Standin
 
 
 def is_function(obj) -> bool:
-    """Whether ``obj`` is a function a helper can be bound to: a plain function, a NumPy ufunc, or an op
-    s2s knows (``jax.nn.relu``); not a class, an array or another callable object."""
+    """Whether ``obj`` is a function a helper can be bound to: a plain function, a NumPy ufunc, an op
+    s2s knows (``jax.nn.relu``), or a ``functools.partial`` of one; not a class, an array or another
+    callable object."""
     if obj is None or isinstance(obj, type):
         return False
     if isinstance(
         obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, Bound)
     ):
         return True
+    if isinstance(
+        obj, functools.partial
+    ):  # ``partial(jax.nn.leaky_relu, negative_slope=0.1)``
+        return is_function(obj.func)
     from . import identity, spellings
 
     return callable(obj) and (
@@ -90,7 +96,8 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
 
     from ..errors import UnsupportedSyntax
 
-    if not inspect.isfunction(fn) or any(a.star for a in node.args):
+    readable = inspect.isfunction(fn) or isinstance(fn, Specialized)  # ``*args`` too
+    if not readable or any(a.star for a in node.args):
         return None, args
     signature = inspect.signature(fn, follow_wrapped=False)
     try:

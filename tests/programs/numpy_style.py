@@ -5,6 +5,7 @@ argument is differentiated. ``tests/test_numpy_style.py`` checks s2s's gradient
 on both backends against central differences of the function itself.
 """
 
+import functools
 from dataclasses import dataclass
 
 import jax
@@ -1422,3 +1423,58 @@ def inputs_dicts_keyed_by_a_loop_index():
 
 
 PROGRAMS += ["dicts_keyed_by_a_loop_index"]
+
+
+def _lotka_volterra(z, alpha, beta):
+    prey, predator = z[0], z[1]
+    return np.array(
+        [alpha * prey - beta * prey * predator, beta * prey * predator - predator]
+    )
+
+
+def _rk4_step(f, y, dt, *args):
+    """A stepper taking the vector field and its parameters (``*args``), as ODE example code writes it."""
+    k1 = f(y, *args)
+    k2 = f(y + dt / 2 * k1, *args)
+    k3 = f(y + dt / 2 * k2, *args)
+    k4 = f(y + dt * k3, *args)
+    return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def ode_stepper_with_star_args(theta, z0):
+    z = z0
+    for _ in range(4):
+        z = _rk4_step(_lotka_volterra, z, 0.1, theta[0], theta[1])
+    return np.sum(z**2)
+
+
+def inputs_ode_stepper_with_star_args():
+    return np.array([1.1, 0.4]), np.array([1.0, 0.5])
+
+
+PROGRAMS += ["ode_stepper_with_star_args"]
+
+
+LEAKY = functools.partial(jax.nn.leaky_relu, negative_slope=0.1)
+
+
+def _dense_act(w, x, activation=jax.nn.relu):
+    return np.sum(activation(x @ w))
+
+
+def function_valued_parameters(w, x, activation=jax.nn.relu):
+    """A default function forwarded one level more, a module-level partial passed by name, and
+    ``functools.partial`` of a helper with a function default (the JAX tutorials' MLPs).
+    """
+    forwarded = _dense_act(w, x, activation)
+    leaky = _dense_act(w, x, LEAKY)
+    bound = functools.partial(_dense_act, w)
+    return forwarded + 2.0 * leaky + 3.0 * bound(np.tanh(x)) + _dense_act(w, x, np.tanh)
+
+
+def inputs_function_valued_parameters():
+    r = np.random.default_rng(36)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["function_valued_parameters"]
