@@ -43,7 +43,7 @@ within a margin of one.
 
 Layout: ``programs.py`` (this module: ``Gen``, ``generate``, ``KNOWN``) mixes
 together ``expressions.py``, ``helpers.py``, ``models.py``, ``statements.py``,
-``idioms.py``, ``pitfalls.py`` and ``assembly.py`` (``Program``);
+``idioms.py``, ``python_idioms.py``, ``pitfalls.py`` and ``assembly.py`` (``Program``);
 ``vocabulary.py`` holds the templates and ``V``; ``twin.py`` the JAX twin.
 """
 
@@ -57,6 +57,7 @@ from .helpers import Helpers
 from .idioms import Idioms
 from .models import Models
 from .pitfalls import Pitfalls
+from .python_idioms import PythonIdioms
 from .statements import Statements
 from .twin import _load, _store, _Twin, jax_twin, to_jnp  # noqa: F401 (re-exported)
 from .vocabulary import (  # noqa: F401 (re-exported)
@@ -72,7 +73,9 @@ from .vocabulary import (  # noqa: F401 (re-exported)
 )
 
 
-class Gen(Expressions, Helpers, Models, Statements, Idioms, Pitfalls, Assembly):
+class Gen(
+    Expressions, Helpers, Models, Statements, Idioms, PythonIdioms, Pitfalls, Assembly
+):
     """Draws one program; ``lines`` of the main function, module-level ``top`` text, and the arguments."""
 
     def __init__(self, seed, avoid=frozenset()):

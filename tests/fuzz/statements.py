@@ -42,6 +42,7 @@ class Statements:
             "semantics": 2.5,
             "library": 2.5,
             "print": 0.5,
+            "python": 2.5,
         }
         kinds = list(weights)
         if depth > 0:

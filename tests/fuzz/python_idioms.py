@@ -1,0 +1,119 @@
+"""Python's own idioms around arrays: closures that change their enclosing function's state, unpacking and
+joining as model code writes it (issue 13).
+
+``PythonIdioms`` is mixed into ``Gen`` (``programs.py``): one family, ``s_python``, whose forms are a
+local function appending one item per call (or under a condition) to a list of the function, a
+``nonlocal`` running total, ``list.extend``, a loop over ``zip(*pairs)`` unpacked into names, tuples
+joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item target in an
+unpacking, and a lambda whose default is read where it is made.
+"""
+
+from __future__ import annotations
+
+FORMS = (
+    "closure_append",
+    "closure_maybe_append",
+    "nonlocal_total",
+    "extend",
+    "zip_star",
+    "tuple_join",
+    "nested_comprehension",
+    "item_unpack",
+    "lambda_default",
+)
+
+
+class PythonIdioms:
+    """The ``python`` statement family; it appends lines and defines the scalar it binds."""
+
+    def s_python(self, lines, depth):
+        names = sorted(n for n, v in self.env.items() if not v.const and v.shape)
+        if not names:
+            return self.s_assign(lines, depth)
+        a, b = self.pick(names), self.pick(names)
+        name = self.fresh_name("py")
+        form = self.pick(FORMS)
+        getattr(self, "_py_" + form)(lines, name, a, b)
+        self.define(name, ())
+        self.feature(form)
+
+    def _py_closure_append(self, lines, name, a, b):
+        lines += [
+            f"{name}_acts = []",
+            f"def {name}_layer(z):",
+            "    z = np.tanh(z * 0.9)",
+            f"    {name}_acts.append(np.sum(z ** 2))",
+            "    return z",
+            f"{name}_h = {name}_layer({a})",
+            f"{name}_h = {name}_layer({name}_h + 0.5)",
+            f"{name} = sum({name}_acts) + np.sum({name}_h)",
+        ]
+
+    def _py_closure_maybe_append(self, lines, name, a, b):
+        lines += [
+            f"{name}_kept = []",
+            f"def {name}_keep(z, flag):",
+            "    if flag:",
+            f"        {name}_kept.append(np.sum(np.sin(z)))",
+            "    return z * 0.5",
+            f"{name}_z = {name}_keep({a}, True)",
+            f"{name}_keep({b}, False)",
+            f"{name}_keep({name}_z, True)",
+            f"{name} = sum({name}_kept) + len({name}_kept)",
+        ]
+
+    def _py_nonlocal_total(self, lines, name, a, b):
+        lines += [
+            f"{name}_tot = 0.0",
+            f"def {name}_add(v):",
+            f"    nonlocal {name}_tot",
+            f"    {name}_tot = {name}_tot + np.sum(np.sin(v))",
+            f"{name}_add({a})",
+            f"{name}_add({b} * 2.0)",
+            f"{name} = {name}_tot",
+        ]
+
+    def _py_extend(self, lines, name, a, b):
+        lines += [
+            f"{name}_l = [np.sum({a})]",
+            f"{name}_l.extend([np.sum({b} ** 2), np.mean(np.tanh({a}))])",
+            f"{name} = sum({name}_l)",
+        ]
+
+    def _py_zip_star(self, lines, name, a, b):
+        lines += [
+            f"{name} = 0.0",
+            f"for {name}_u, {name}_v in zip(*[({a}, {b}), (np.sin({a}), np.cos({b}))]):",
+            f"    {name} = {name} + np.sum({name}_u * {name}_v)",
+        ]
+
+    def _py_tuple_join(self, lines, name, a, b):
+        self.helper(
+            "def joined_with_bias(*parts):\n"
+            "    return np.concatenate(parts + (np.ones(2),))\n"
+        )
+        lines.append(
+            f"{name} = np.sum(np.tanh(joined_with_bias(np.ravel({a}), np.ravel({b}))))"
+        )
+
+    def _py_nested_comprehension(self, lines, name, a, b):
+        lines += [
+            f"{name}_flat = np.concatenate([np.ravel(z_) for pair_ in (({a}, {b}), ({a} * 2.0,)) "
+            "for z_ in pair_])",
+            f"{name} = np.sum({name}_flat ** 2) * 0.1",
+        ]
+
+    def _py_item_unpack(self, lines, name, a, b):
+        lines += [
+            f"{name}_cache = {{}}",
+            f'{name}_h, {name}_cache["k"] = np.tanh({a}), {b} * 2.0',
+            f'{name} = np.sum({name}_h) + np.sum({name}_cache["k"])',
+        ]
+
+    def _py_lambda_default(self, lines, name, a, b):
+        lines += [
+            f"{name}_s = 2.0",
+            f"{name}_f = lambda z, s={name}_s: np.tanh(z * s)",
+            f"{name}_s = 5.0",
+            f"{name} = np.sum({name}_f({a})) + {name}_s",
+        ]
