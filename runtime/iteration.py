@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from .arrays import _is_jax
+from .arrays import _is_jax, namespace
 from .trees import _child, _children, _is_record, _rebuild, tree_zeros_like
 
 
@@ -477,6 +477,12 @@ def _visited_vjp(g, xs, steps):
     """``sequence_vjp`` of a loop that visited the first ``steps`` elements of ``xs`` (a ``zip`` stops at its
     shortest sequence; None: all of them); the elements after them get zero cotangents.
     """
+    if is_array(xs) and isinstance(g, Elements):
+        # an array's rows' cotangents, held step by step (a Python float beside 0-d arrays): its own
+        xp = namespace(xs)
+        rows = [xp.asarray(item) for item in g.items]
+        rows += [xp.zeros(np.shape(xs)[1:]) for _ in range(len(xs) - len(rows))]
+        return xp.stack(rows)
     if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or g is None:
         return g
     if isinstance(xs, dict):
