@@ -377,8 +377,9 @@ class Calls(lax_control.LaxControl):
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
         out = effects.out_argument(node)
-        # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y``
-        if out is not None:
+        # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y`` (a
+        # NumPy function's ``out=``, not a keyword of yours: ``record._replace(out=...)``, ``f(x, out=y)``)
+        if out is not None and self._array_library_call(node):
             array = effects.out_target(out)
             if array is None or array.value not in self.locals:
                 self.fail(
@@ -661,6 +662,20 @@ class Calls(lax_control.LaxControl):
         ):  # spread into a helper's parameters (``spread``), else refused
             return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
+
+    def _array_library_call(self, node: cst.Call) -> bool:
+        """Whether ``node`` calls a function of NumPy's or JAX's (``np.add``, ``np.cumsum``), or an
+        array's method: the calls whose ``out=`` is NumPy's output argument."""
+        func = node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return False
+        obj = self._callee_object(func)
+        if obj is None:  # a method of a local value: an array's (``h.cumsum(out=y)``)
+            return isinstance(func, cst.Attribute) and hasattr(
+                numpy.ndarray, func.attr.value
+            )
+        module = getattr(obj, "__module__", None) or ""
+        return isinstance(obj, numpy.ufunc) or module.split(".")[0] in ("numpy", "jax")
 
     def _partials_passed(self, func, node: cst.Call) -> list:
         """The arguments of a call of a function of yours that name module-level ``functools.partial``

@@ -1478,3 +1478,22 @@ def inputs_function_valued_parameters():
 
 
 PROGRAMS += ["function_valued_parameters"]
+
+
+def _scaled_by(x, out=1.0):
+    return x * out
+
+
+def keyword_named_out(w, x):
+    """A keyword of yours named ``out`` (not NumPy's output argument)."""
+    y = np.zeros_like(w)
+    np.add(w, x, out=y)
+    return np.sum(_scaled_by(w, out=x) ** 2) + np.sum(y * w)
+
+
+def inputs_keyword_named_out():
+    r = np.random.default_rng(37)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["keyword_named_out"]
