@@ -31,6 +31,14 @@ SUBMODULES = (
 
 # name -> the submodule that defines it
 _DEFINED_IN = {
+    "record": "records",
+    "record_fields": "records",
+    "batched_record": "records",
+    "record_like": "records",
+    "replaced": "records",
+    "replaced_vjp": "records",
+    "replaced_fields_vjp": "records",
+    "replaced_fields_into": "records",
     "broadcast_like": "arrays",
     "diff_weights": "arrays",
     "grad_seed": "arrays",

@@ -79,3 +79,23 @@ def test_what_stays_unsupported_is_a_located_error(name, construct):
     text = str(err.value)
     assert construct in text, text
     assert "tree_calls.py:" in text and "^" in text and "hint:" in text
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_namedtuples_made_inside_in_every_transform(backend):
+    """``Stats(m, v)`` and ``s._replace(var=...)``: records made in transformed code (``rt.record``)."""
+    x = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+    _close(s2s.vmap(P.moments, backend=backend)(x), jax.vmap(P.moments)(x))
+    _close(s2s.jit(P.moments)(x[0]), P.moments(x[0]))
+    t = np.ones(3)
+    _close(
+        s2s.jvp(P.moments_loss, (x[0],), (t,)), jax.jvp(P.moments_loss, (x[0],), (t,))
+    )
+    _close(
+        s2s.hessian(P.moments_loss, backend=backend)(x[0]),
+        jax.hessian(P.moments_loss)(x[0]),
+    )
+    _close(
+        s2s.vmap(s2s.grad(P.moments_loss), backend=backend)(x),
+        jax.vmap(jax.grad(P.moments_loss))(x),
+    )

@@ -376,6 +376,9 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
+        made = self._record(node)
+        if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
+            return made
         out = effects.out_argument(node)
         # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y`` (a
         # NumPy function's ``out=``, not a keyword of yours: ``record._replace(out=...)``, ``f(x, out=y)``)
@@ -514,6 +517,18 @@ class Calls(lax_control.LaxControl):
             method = cst.Arg(cst.SimpleString(f'"{func.attr.value}"'))
             call = cst.Call(
                 cst.parse_expression("rt.str_method"), [receiver, method, *args]
+            )
+            return self.mark(call, node)
+        if (
+            is_method
+            and func.attr.value == "_replace"
+            and all(a.keyword is not None and not a.star for a in node.args)
+        ):  # ``state._replace(mu=...)``: a NamedTuple with fields replaced
+            names = literal(tuple(a.keyword.value for a in node.args))
+            fields = [cst.Arg(self.expr(a.value)) for a in node.args]
+            call = cst.Call(
+                cst.parse_expression("rt.replaced"),
+                [cst.Arg(self.expr(func.value)), cst.Arg(names), *fields],
             )
             return self.mark(call, node)
         if is_method:
@@ -662,6 +677,49 @@ class Calls(lax_control.LaxControl):
         ):  # spread into a helper's parameters (``spread``), else refused
             return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
+
+    def _record(self, node: cst.Call):
+        """``rt.record(State, mu, nu)`` for a call of a NamedTuple class (fields by position or keyword,
+        defaults filled in, in the class's order), else None."""
+        func = node.func
+        cls = (
+            self._callee_object(func)
+            if isinstance(func, (cst.Name, cst.Attribute))
+            else None
+        )
+        if not (
+            isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+        ):
+            return None
+        if any(a.star for a in node.args):
+            self.fail(node, f"`*`/`**` in a call of the NamedTuple `{cls.__name__}`",
+                      "pass its fields one by one", UnsupportedSyntax)  # fmt: skip
+        fields, given = list(cls._fields), {}
+        positional = [a for a in node.args if a.keyword is None]
+        if len(positional) > len(fields):
+            self.fail(node, f"`{cls.__name__}` takes {len(fields)} fields, got {len(positional)}",
+                      f"pass one value per field: {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
+        for name, a in zip(fields, positional):
+            given[name] = self.expr(a.value)
+        for a in node.args:
+            if a.keyword is None:
+                continue
+            if a.keyword.value not in fields or a.keyword.value in given:
+                self.fail(a, f"`{cls.__name__}` got an unexpected or repeated field `{a.keyword.value}`",
+                          f"its fields are {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
+            given[a.keyword.value] = self.expr(a.value)
+        for name in fields:
+            if name not in given:
+                if name not in cls._field_defaults:
+                    self.fail(node, f"`{cls.__name__}` is missing its field `{name}`",
+                              f"pass `{name}=...`", UnsupportedSyntax)  # fmt: skip
+                given[name] = self.value(cls._field_defaults[name], (name,), node)
+        unique = self.result.scope.name(
+            cls.__name__, cls, self.locals | set(self.renames.values())
+        )
+        self.result.constants[unique] = cls
+        args = [cst.Arg(cst.Name(unique)), *(cst.Arg(given[n]) for n in fields)]
+        return self.mark(cst.Call(cst.parse_expression("rt.record"), args), node)
 
     def _array_library_call(self, node: cst.Call) -> bool:
         """Whether ``node`` calls a function of NumPy's or JAX's (``np.add``, ``np.cumsum``), or an

@@ -741,7 +741,12 @@ class Resolver(Calls):
             or isinstance(obj, complex)
             or hasattr(obj, "__array_namespace__")
             or hasattr(obj, "__array__")
-        ):
+            or (
+                isinstance(obj, type)
+                and issubclass(obj, tuple)
+                and hasattr(obj, "_fields")
+            )
+        ):  # (a NamedTuple class: what ``rt.record`` makes, in generated code read again)
             unique = self.result.scope.name(
                 name, obj, self.locals | set(self.renames.values())
             )

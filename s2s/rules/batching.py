@@ -151,6 +151,21 @@ batch("sequence", "rt.iterate", "rt.zip", "rt.reversed", "rt.as_list", "rt.as_tu
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values")
 batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
 batch("container", "rt.tree_add")
+batch("container", "rt.record_fields", "rt.record_like")
+
+
+@batch_rule("rt.record")
+def record(cls, *fields, batched, batch_size):
+    return rt.batched_record(cls, fields, batched, batch_size)
+
+
+batch(
+    "container",
+    "rt.replaced",
+    "rt.replaced_vjp",
+    "rt.replaced_fields_vjp",
+    "rt.replaced_fields_into",
+)
 
 
 @batch_rule("rt.fill_like")

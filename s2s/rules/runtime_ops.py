@@ -28,6 +28,42 @@ def append(items_, value, *, g):
     return g[:-1], g[-1]
 
 
+@linear(name="rt.record", roles={"cls": "static"})
+def record(cls, *fields, g):
+    # ``fields`` is one parameter (the sequence); its cotangent is a list.
+    return None, rt.record_fields(g)
+
+
+@linear(name="rt.record_fields")
+def record_fields(record_, *, g):
+    return rt.record_like(g, record_)
+
+
+@linear(name="rt.record_like", roles={"like": "static"})
+def record_like(fields, like, *, g):
+    return rt.record_fields(g), None
+
+
+@linear(name="rt.replaced", roles={"names": "static"})
+def replaced(value, names, *fields, g):
+    return rt.replaced_vjp(g, names), None, rt.replaced_fields_vjp(g, names)
+
+
+@linear(name="rt.replaced_vjp", roles={"names": "static"})
+def replaced_vjp(ct, names, *, g):
+    return rt.replaced_vjp(g, names), None
+
+
+@linear(name="rt.replaced_fields_vjp", roles={"names": "static"})
+def replaced_fields_vjp(ct, names, *, g):
+    return rt.replaced_fields_into(g, names, ct), None
+
+
+@linear(name="rt.replaced_fields_into", roles={"names": "static", "like": "static"})
+def replaced_fields_into(fields, names, like, *, g):
+    return rt.replaced_fields_vjp(g, names), None, None
+
+
 @linear(name="rt.join")
 def join(a, b, *, g):
     return g[: len(a)], g[len(a) :]

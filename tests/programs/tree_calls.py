@@ -106,6 +106,55 @@ def sgd_steps_in_a_compiled_loop(params, x):
     return jnp.sum(_forward(shrunk, x) ** 2)
 
 
+class AdamState(NamedTuple):
+    mu: dict
+    nu: dict
+    count: float = 0.0
+
+
+def _adam_step(params, grads, state, lr=0.1, b1=0.9, b2=0.99, eps=1e-8):
+    mu = jax.tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, state.mu, grads)
+    nu = jax.tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g**2, state.nu, grads)
+    count = state.count + 1.0
+    step = jax.tree_util.tree_map(
+        lambda m, v: lr * (m / (1 - b1**count)) / (jnp.sqrt(v / (1 - b2**count)) + eps),
+        mu,
+        nu,
+    )
+    new = jax.tree_util.tree_map(lambda p, s: p - s, params, step)
+    return new, AdamState(mu, nu, count=count)
+
+
+def adam_state_as_a_namedtuple(params, x):
+    """optax-style Adam written by hand: its state a NamedTuple made in the function, then
+    ``_replace``-d; the loss after two steps (the meta-gradient of an unrolled optimizer).
+    """
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
+    state = AdamState(mu=zeros, nu=zeros)
+    for _ in range(2):
+        grads = jax.tree_util.tree_map(lambda p: 0.5 * p, params)
+        params, state = _adam_step(params, grads, state)
+    state = state._replace(count=state.count * 2.0)
+    return jnp.sum(_forward(params, x) ** 2) + state.count * jnp.sum(state.nu["w1"])
+
+
+class Stats(NamedTuple):
+    mean: jnp.ndarray
+    var: jnp.ndarray
+
+
+def moments(x):
+    m = jnp.mean(x)
+    return Stats(m, jnp.mean((x - m) ** 2))
+
+
+def moments_loss(x):
+    """A NamedTuple made by a helper, ``_replace``-d, read by field."""
+    s = moments(x)
+    s = s._replace(var=s.var + 1.0)
+    return s.mean * s.var
+
+
 def _inputs_dict():
     return _dict_params()
 
@@ -131,6 +180,7 @@ PROGRAMS = {
     "ravel_then_unravel": _inputs_dict,
     "ravel_in_a_local_function": _inputs_dict,
     "sgd_steps_in_a_compiled_loop": _inputs_dict,
+    "adam_state_as_a_namedtuple": _inputs_dict,
 }
 
 
