@@ -112,6 +112,7 @@ def sum_unbatched(x, flag, *, g):
 
 
 nondiff("whether any example is live: a truth value", "rt.batching.any_example")
+nondiff("a batch size: an int", "rt.batch_size_of")
 
 
 # Products of batched code: the per-example cotangent (``rt.batched_vjps``), summed over the
