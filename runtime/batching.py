@@ -330,7 +330,13 @@ def select(pred, on_true, on_false):
         # a variable a ``while`` loop's steps assign (``control.filled``): unset until every example's
         # loop ran a step; its cotangent (no step reads it) is zero
         if type(f).__name__ == "Unset":
-            return t if np.all(pred) else f
+            if not _is_jax(pred) and np.all(pred):
+                return t
+            if not _is_jax(pred) and not np.any(pred):
+                return f  # no example has assigned it yet
+            # zeros for the examples that have not assigned it (read only once they have, as in
+            # Python: a ``return`` flag guards ``_result``, a ``while`` loop's step assigns it)
+            f = xp.zeros_like(t)
         if type(t).__name__ == "Unset":
             t = xp.zeros_like(f)
         rank = max(np.ndim(t), np.ndim(f), 1)

@@ -40,8 +40,8 @@ def stack(items):
     """
     if all(it is None for it in items):
         return None
-    if any(it is None or isinstance(it, Skipped) for it in items):
-        return Elements(items)
+    if any(it is None or getattr(type(it), "placeholder", False) for it in items):
+        return Elements(items)  # (``Skipped``, ``rt.unset``: no value on some steps)
     if len({type(it) for it in items}) > 1:
         return Elements(items)
     first = items[0]

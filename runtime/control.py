@@ -62,6 +62,8 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
         if isinstance(leaf, Unset) and leaf.where == "branch":
             message, hint = BRANCH_UNSET
             raise Refusal(message.format(leaf.name), hint.format(leaf.name))
+    if _has_unset(operands):
+        true_fn, false_fn, operands = _unset_filled(true_fn, false_fn, operands)
     skips, raised = set(), {}
 
     def watched(fn, side):
@@ -82,11 +84,14 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
             return jax.lax.cond(
                 pred, watched(true_fn, True), watched(false_fn, False), *operands
             )
-        except TypeError:
-            if len(skips) > 1:
+        except TypeError as err:
+            if len(skips) > 1 or "structure" not in str(err):
                 raise
             # a list one branch computed item by item (``Elements``) and the other kept as it was
-            shapes = [jax.eval_shape(fn, *operands) for fn in (true_fn, false_fn)]
+            try:
+                shapes = [jax.eval_shape(fn, *operands) for fn in (true_fn, false_fn)]
+            except Exception:
+                raise err from None
             return jax.lax.cond(
                 pred,
                 lambda *ops: _like(true_fn(*ops), shapes[1]),
@@ -101,6 +106,50 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
         if not getattr(exc, output.RAISED, False):
             raise
         raise Refusal(*RAISES_ON_DATA) from exc
+
+
+def _unset_filled(true_fn, false_fn, operands):
+    """The branches of a ``lax.cond`` on data whose operands hold a loop's ``Unset`` (a variable a loop
+    assigns, in one branch here: ``_result`` of a ``return i`` in the loop), and the operands JAX takes.
+
+    The ``Unset`` operands are not handed to JAX: each branch gets them back from here. An output one
+    branch assigns and the other passes on unset is, in the other, zeros shaped like the assigned value
+    (found by running both branches once more, into code XLA drops): after the ``if``, only paths where
+    the assigning branch ran read it, as in Python (a read before any assignment raises when traced).
+    """
+    import jax.numpy as jnp
+
+    flat = list(operands)
+    held = {k: v for k, v in enumerate(flat) if isinstance(v, Unset)}
+    passed = tuple(v for k, v in enumerate(flat) if k not in held)
+
+    def whole(ops):
+        it = iter(ops)
+        return [held[k] if k in held else next(it) for k in range(len(flat))]
+
+    outs = [list(tree_leaves(fn(*operands))) for fn in (true_fn, false_fn)]
+    fills = {}
+    for k, (a, b) in enumerate(zip(*outs)):
+        if isinstance(a, Unset) != isinstance(b, Unset):
+            value = b if isinstance(a, Unset) else a
+            fills[k] = (np.shape(value), jnp.result_type(value))
+
+    def filled_branch(fn):
+        def run(*ops):
+            out = fn(*whole(ops))
+            counter = iter(range(len(list(tree_leaves(out)))))
+
+            def leaf(x):
+                k = next(counter)
+                if k in fills and isinstance(x, Unset):
+                    return jnp.zeros(*fills[k])
+                return x
+
+            return tree_map(leaf, out)
+
+        return run
+
+    return filled_branch(true_fn), filled_branch(false_fn), passed
 
 
 def cond_with_residuals(pred, true_fn, false_fn, *operands):
@@ -395,7 +444,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         if not reverse:
             raise TypeError(COLLECT_MESSAGE)
         return checkpoints.scan_tape(f, init, xs)
-    if _has_unset(init):
+    if _has_unset(init) and (uses_jax(init, xs) or _has_range(xs)):
+        # compiled: the first step's carry gives the variable its shape (on NumPy, Python's loop keeps
+        # it unset until a step assigns it, and a read of it after none raises)
         return _first_step(f, init, xs, length, reverse)
     if _has_range(xs):
         return _scan_range(f, init, xs, reverse)

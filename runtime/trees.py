@@ -116,7 +116,15 @@ def tree_zeros_like(tree):
     """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
     if type(tree).__name__ == "Elements":  # items of different shapes
         return type(tree)([tree_zeros_like(item) for item in tree.items])
-    return tree_map(zeros_like_float, tree)
+    # a variable with no value yet (``rt.unset``): no value, no cotangent either (nothing reads it)
+    return tree_map(
+        lambda leaf: (
+            leaf
+            if getattr(type(leaf), "placeholder", False)
+            else zeros_like_float(leaf)
+        ),
+        tree,
+    )
 
 
 def tree_add(a, b):

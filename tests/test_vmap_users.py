@@ -50,9 +50,6 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 
 R_FLOAT = "R refusal: float() of a per-example value"
 R_INT = "R refusal: int() of a per-example value (no batching rule for `int`)"
-R_RETURN_IN_LOOP = (
-    "R refusal: `return i` inside a `for` (called 'loop variable used after the loop')"
-)
 
 
 def _both(*idents, reason):
@@ -62,7 +59,6 @@ def _both(*idents, reason):
 VMAP_XFAIL = {
     **_both("sign_scale", reason=R_FLOAT),
     **_both("around_peak", reason=R_INT),
-    **_both("first_above", reason=R_RETURN_IN_LOOP),
 }
 
 GRAD_XFAIL = {}

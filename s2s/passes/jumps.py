@@ -12,7 +12,8 @@ that fall through, so every jump ends its branch. In a loop, ``break`` sets
 a flag ``_done`` that the loop tests (a ``for`` keeps all its iterations and
 skips their bodies, so it stays a rolled ``scan``); ``continue`` ends the
 iteration's branch; ``return v`` sets ``_done`` and ``_returned`` and the
-loop is followed by ``if _returned: return v``.
+loop is followed by ``if _returned: return v`` (``v`` first kept in ``_result``
+where it reads the loop's own variables: ``return i``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import copy
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal
+from ..cstutil import call, literal, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -52,6 +53,7 @@ class _Loop:
         self.done: str | None = None
         self.returned: str | None = None
         self.returns: list[ir.Return] = []
+        self.targets: set[str] = set()  # a ``for`` loop's own variables
         self.many_returns = (
             False  # several: ``_returned`` holds the code of the one taken (1, 2, ...)
         )
@@ -112,9 +114,16 @@ class _Jumps:
         return tuple(out)
 
     def _return_in_loop(self, stmt: ir.Return, loop: _Loop) -> list:
+        captured = []
+        if names_in(stmt.value) & loop.targets:
+            # ``return i`` of the loop's variable: its value now, kept in a name the loop carries out
+            held = cst.Name(self.namer.fresh("_result"))
+            captured.append(ir.Assign(held, stmt.value, stmt.origin))
+            stmt = ir.Return(held, stmt.origin)
         loop.returns.append(stmt)
         code = len(loop.returns)
         return [
+            *captured,
             _set(
                 loop.returned_flag(), code if loop.many_returns else True, stmt.origin
             ),
@@ -138,7 +147,10 @@ class _Jumps:
         return chain[0]
 
     def _loop(self, stmt, loop: _Loop) -> list:
+        if isinstance(stmt, ir.For):
+            loop.targets = set(ir.target_names(stmt.target))
         dry_run = _Loop(copy.deepcopy(self.namer))
+        dry_run.targets = loop.targets
         _Jumps(dry_run.namer).block(stmt.body, dry_run)
         loop.many_returns = len(dry_run.returns) > 1
         body = self.block(stmt.body, loop)

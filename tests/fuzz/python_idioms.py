@@ -5,7 +5,8 @@ joining as model code writes it (issue 13).
 local function appending one item per call (or under a condition) to a list of the function, a
 ``nonlocal`` running total, ``list.extend``, a loop over ``zip(*pairs)`` unpacked into names, tuples
 joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item target in an
-unpacking, and a lambda whose default is read where it is made.
+unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
+inside the loop.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ FORMS = (
     "nested_comprehension",
     "item_unpack",
     "lambda_default",
+    "return_in_loop",
 )
 
 
@@ -117,3 +119,13 @@ class PythonIdioms:
             f"{name}_s = 5.0",
             f"{name} = np.sum({name}_f({a})) + {name}_s",
         ]
+
+    def _py_return_in_loop(self, lines, name, a, b):
+        self.helper(
+            "def first_large(z, level):\n"
+            "    for v in np.ravel(z):\n"
+            "        if v > level:\n"
+            "            return v * 2.0\n"
+            "    return np.sum(z) * 0.5\n"
+        )
+        lines.append(f"{name} = first_large({a}, 0.1) + first_large({b}, 100.0)")
