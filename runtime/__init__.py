@@ -31,6 +31,10 @@ SUBMODULES = (
 
 # name -> the submodule that defines it
 _DEFINED_IN = {
+    "as_float": "scalars",
+    "as_int": "scalars",
+    "batched_as_float": "scalars",
+    "batched_as_int": "scalars",
     "record": "records",
     "record_fields": "records",
     "batched_record": "records",

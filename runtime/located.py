@@ -133,6 +133,8 @@ CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit:
         "np.where(c, x, 0), or run eagerly with backend='numpy'",
     ),
 }
+# JAX's ``TypeError`` for a shape made of traced values (``np.zeros(int(np.sum(x)))``)
+TRACED_SHAPE = "Shapes must be 1D sequences of concrete values of integer type"
 RECURSION = (
     "a recursion that does not end: a function that calls itself under a test on array values "
     "recurses forever when compiled (both branches of a compiled `if` are traced)",
@@ -167,7 +169,13 @@ def locate(err: BaseException) -> Exception | None:
         _note(err, where)
         return None
     name = type(err).__name__
-    if name in CONCRETE and type(err).__module__.startswith("jax"):
+    if isinstance(err, TypeError) and TRACED_SHAPE in str(err):
+        message, hint = (
+            f"{COMPILE_TIME}: a shape from an array's value (`int(...)` of it, a size computed from "
+            "data), but it is traced under jax.jit",
+            CONCRETE["ConcretizationTypeError"][1],
+        )
+    elif name in CONCRETE and type(err).__module__.startswith("jax"):
         code = frame.f_code
         message, hint = _compile_time(err, code.co_varnames[: code.co_argcount])
     elif isinstance(err, RecursionError):

@@ -48,18 +48,12 @@ CLIP_SCALES = np.array([[0.1], [1.0], [3.0], [0.2]])
 
 # --- what fails today: test id -> its root cause (a fix flips the strict xfail) ------------
 
-R_FLOAT = "R refusal: float() of a per-example value"
-R_INT = "R refusal: int() of a per-example value (no batching rule for `int`)"
-
 
 def _both(*idents, reason):
     return {f"{i}-{b}": reason for i in idents for b in ("numpy", "xla")}
 
 
-VMAP_XFAIL = {
-    **_both("sign_scale", reason=R_FLOAT),
-    **_both("around_peak", reason=R_INT),
-}
+VMAP_XFAIL = {}
 
 GRAD_XFAIL = {}
 

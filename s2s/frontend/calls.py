@@ -29,6 +29,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
+from ..passes.normal_form import is_static
 from . import (
     at_updates,
     blocks,
@@ -379,6 +380,19 @@ class Calls(lax_control.LaxControl):
         made = self._record(node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
+        for name in ("float", "int"):
+            if (
+                _is_builtin(self, node.func, name)
+                and len(node.args) == 1
+                and node.args[0].keyword is None
+                and not node.args[0].star
+            ):
+                value = self.expr(node.args[0].value)
+                if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
+                    return self.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
+                # a value that may be traced: its number, or the 0-d array it is (``runtime/scalars``)
+                call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
+                return self.mark(call, node)
         out = effects.out_argument(node)
         # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y`` (a
         # NumPy function's ``out=``, not a keyword of yours: ``record._replace(out=...)``, ``f(x, out=y)``)

@@ -154,6 +154,16 @@ batch("container", "rt.tree_add")
 batch("container", "rt.record_fields", "rt.record_like")
 
 
+@batch_rule("rt.as_float")
+def as_float(v, *, batched, batch_size):
+    return rt.batched_as_float(v, batch_size)
+
+
+@batch_rule("rt.as_int")
+def as_int(v, *, batched, batch_size):
+    return rt.batched_as_int(v, batch_size)
+
+
 @batch_rule("rt.record")
 def record(cls, *fields, batched, batch_size):
     return rt.batched_record(cls, fields, batched, batch_size)

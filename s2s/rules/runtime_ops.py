@@ -3,6 +3,8 @@
 Registered as ``rt.<name>``; their vocabulary is the same as the ops'.
 """
 
+import numpy as xp
+
 from s2s import runtime as rt
 
 from .registry import jvp, linear, nondiff, vjp
@@ -26,6 +28,14 @@ def index_get(target, index, *, g):
 @linear(name="rt.append")
 def append(items_, value, *, g):
     return g[:-1], g[-1]
+
+
+@linear(name="rt.as_float")
+def as_float(v, *, g):
+    return xp.reshape(g, xp.shape(v))
+
+
+nondiff("an integer", "rt.as_int")
 
 
 @linear(name="rt.record", roles={"cls": "static"})
