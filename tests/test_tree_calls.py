@@ -70,6 +70,10 @@ def test_leaves_come_in_jax_order_with_dict_keys_sorted():
         ("with_is_leaf", "`is_leaf=`"),
         ("sum_of_an_array", "Python's builtin `sum` of an array"),
         ("ravel_kept_whole", "`ravel_pytree`: its value kept whole"),
+        (
+            "treedef_read_otherwise",
+            "`treedef`, a tree structure, is used other than by",
+        ),
     ],
 )
 def test_what_stays_unsupported_is_a_located_error(name, construct):

@@ -173,6 +173,8 @@ class Resolver(Calls):
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
+        # ``treedef`` of ``leaves, treedef = tree_flatten(tree)`` -> the atom holding ``tree``
+        self.treedefs = {}
         # element writes that ``out=`` arguments make, run before the statement holding them
         self._pending = []
         # local names of wrapped functions: ``h = jax.jit(g)``
@@ -548,6 +550,9 @@ class Resolver(Calls):
             raveled = tree_calls.ravel_assignment(self, small, origin)
             if raveled is not None:  # ``flat, unravel = ravel_pytree(params)``
                 return raveled
+            flattened = tree_calls.flatten_assignment(self, small, origin)
+            if flattened is not None:  # ``leaves, treedef = tree_flatten(params)``
+                return flattened
             maker = (
                 self._callee_object(small.value.func)
                 if isinstance(small.value, cst.Call)
@@ -635,6 +640,13 @@ class Resolver(Calls):
 
     def _Name(self, node):
         name = node.value
+        if name in self.treedefs:
+            self.fail(
+                node,
+                f"`{name}`, a tree structure, is used other than by `tree_unflatten`",
+                f"rebuild the tree with `jax.tree_util.tree_unflatten({name}, leaves)`, or use "
+                "`jax.tree_util.tree_map`",
+            )
         if name in self._aliases:
             self.fail(
                 node,

@@ -16,6 +16,10 @@
 
   The loop and ``f`` are then transformed like the user's own, in every mode.
 
+- ``leaves, treedef = jax.tree_util.tree_flatten(tree)`` (``jax.tree.flatten``) is
+  ``leaves = rt.leaves(tree)``, and ``treedef`` (also ``tree_structure(tree)``) stands for
+  ``tree``'s structure: ``tree_unflatten(treedef, xs)`` is ``rt.unflatten_like(tree, xs)``. Any other
+  use of ``treedef`` is a located error.
 - ``flat, unravel = jax.flatten_util.ravel_pytree(tree)`` is
   ``flat = rt.ravel(tree)`` and a local function ``unravel(v)`` that is
   ``rt.unravel_like(tree, v)``: the leaves raveled into one vector, in JAX's
@@ -39,6 +43,9 @@ KINDS = {
     "map": ("tree_util.tree_map", "tree.map"),
     "leaves": ("tree_util.tree_leaves", "tree.leaves"),
     "ravel": ("flatten_util.ravel_pytree",),
+    "flatten": ("tree_util.tree_flatten", "tree.flatten"),
+    "structure": ("tree_util.tree_structure", "tree.structure"),
+    "unflatten": ("tree_util.tree_unflatten", "tree.unflatten"),
 }
 
 
@@ -92,14 +99,80 @@ def ravel_assignment(resolver, small: cst.Assign, origin) -> list | None:
     return out
 
 
+def flatten_assignment(resolver, small: cst.Assign, origin) -> list | None:
+    """``leaves, treedef = tree_flatten(tree)``: ``leaves = rt.leaves(tree)``, ``treedef`` standing for
+    ``tree``'s structure (``resolver.treedefs``); ``treedef = tree_structure(tree)`` likewise. None for
+    any other assignment."""
+    value = small.value
+    which = (
+        kind(resolver._callee_object(value.func))
+        if isinstance(value, cst.Call)
+        and isinstance(value.func, (cst.Name, cst.Attribute))
+        else None
+    )
+    if which not in ("flatten", "structure"):
+        return None
+    target = small.targets[0].target if len(small.targets) == 1 else None
+    what = f"`{resolver.source.file.module.code_for_node(value.func)}`"
+    c = CallSite(resolver, "tree_" + which, value, what)
+    args = c.bind(("tree",), keywords=("is_leaf",))
+    _no_is_leaf(c, args)
+    if which == "structure":
+        if not isinstance(target, cst.Name):
+            c.fail(
+                "its value unpacked",
+                "assign it to one name: `treedef = tree_structure(tree)`",
+            )
+        resolver.treedefs[target.value] = resolver._atom(args["tree"], c, "tree")
+        return [*resolver._take_pending()]
+    names = (
+        [e.value for e in target.elements]
+        if isinstance(target, (cst.Tuple, cst.List))
+        else []
+    )
+    if len(names) != 2 or not all(isinstance(n, cst.Name) for n in names):
+        c.fail(
+            "its value kept whole",
+            "unpack it where it is called: `leaves, treedef = tree_flatten(tree)`",
+        )
+    tree = resolver._atom(args["tree"], c, "tree")
+    leaves, treedef = names
+    resolver.treedefs[treedef.value] = tree
+    out = [*resolver._take_pending()]
+    out.append(ir.Assign(resolver.target(leaves), call("rt.leaves", tree), origin))
+    return out
+
+
 def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
     what = f"`{resolver.source.file.module.code_for_node(node.func)}`"
     c = CallSite(resolver, "tree_" + which, node, what)
-    if which == "ravel":
+    if which in ("ravel", "flatten"):
         c.fail(
             "its value kept whole",
-            "unpack it where it is called: `flat, unravel = ravel_pytree(tree)`",
+            (
+                "unpack it where it is called: `flat, unravel = ravel_pytree(tree)`"
+                if which == "ravel"
+                else "unpack it where it is called: `leaves, treedef = tree_flatten(tree)`"
+            ),
         )
+    if which == "structure":
+        c.fail(
+            "its value used in place",
+            "assign it to a name: `treedef = tree_structure(tree)`",
+        )
+    if which == "unflatten":
+        args = c.bind(("treedef", "leaves"))
+        treedef = args["treedef"]
+        if not (isinstance(treedef, cst.Name) and treedef.value in resolver.treedefs):
+            c.fail(
+                "a tree structure that does not come from `tree_flatten` or `tree_structure` in "
+                "this function",
+                "flatten the tree here: `leaves, treedef = jax.tree_util.tree_flatten(tree)`",
+                at=treedef,
+            )
+        tree = resolver.treedefs[treedef.value]
+        rebuilt = call("rt.unflatten_like", tree, resolver.expr(args["leaves"]))
+        return resolver.mark(rebuilt, node)
     if which == "leaves":
         args = c.bind(("tree",), keywords=("is_leaf",))
         _no_is_leaf(c, args)

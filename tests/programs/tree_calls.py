@@ -155,6 +155,16 @@ def moments_loss(x):
     return s.mean * s.var
 
 
+def flatten_then_unflatten(params, x):
+    """``tree_flatten``/``tree_unflatten`` and ``tree_structure``, as library code rebuilds trees."""
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    scaled = [0.9 * leaf for leaf in leaves]
+    params = jax.tree_util.tree_unflatten(treedef, scaled)
+    structure = jax.tree.structure(params)
+    again = jax.tree.unflatten(structure, jax.tree_util.tree_leaves(params))
+    return jnp.sum(_forward(again, x) ** 2) + sum(jnp.sum(leaf**2) for leaf in leaves)
+
+
 def _inputs_dict():
     return _dict_params()
 
@@ -181,6 +191,7 @@ PROGRAMS = {
     "ravel_in_a_local_function": _inputs_dict,
     "sgd_steps_in_a_compiled_loop": _inputs_dict,
     "adam_state_as_a_namedtuple": _inputs_dict,
+    "flatten_then_unflatten": _inputs_dict,
 }
 
 
@@ -204,3 +215,8 @@ def sum_of_an_array(params, x):
 def ravel_kept_whole(params, x):
     packed = ravel_pytree(params)
     return jnp.sum(packed[0])
+
+
+def treedef_read_otherwise(params, x):
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    return jnp.sum(leaves[0]) * treedef.num_leaves
