@@ -438,3 +438,10 @@ def test_nested_loops_appending_batch_and_push_tangents():
     eps = 1e-6
     want = (f(W + eps * tangent, xs) - f(W - eps * tangent, xs)) / (2 * eps)
     np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_a_key_the_dict_of_functions_does_not_hold_is_a_key_error():
+    x = np.array([0.1, 0.2, 0.3])
+    for backend in BACKENDS:
+        with pytest.raises(KeyError, match="gelu"):
+            s2s.grad(P.activations_by_name, backend=backend)(x, ("tanh",), "gelu")

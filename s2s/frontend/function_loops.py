@@ -16,7 +16,13 @@ Guarantees of ``desugar(source)``:
   display of its items, one per function.
 - ``act = np.tanh``, a name bound once, in the function's own body, to a
   module-level function: its reads are that function; so is
-  ``ACTIVATIONS[1]``, an item of such a sequence at a literal position.
+  ``ACTIVATIONS[1]``, an item of such a sequence at a literal position, and
+  ``ACTS["relu"]``, an item of a module-level dict of functions at a literal key.
+- ``ACTS[name](x)``, a call of such a dict's item at a key computed in the
+  function (a string parameter, a loop's item), is the chain ``ACTS["tanh"](x)
+  if name == "tanh" else ACTS["relu"](x) if name == "relu" else
+  missing_key(name)``: the key is known when the code is traced, which picks
+  the call (a key the dict does not hold is Python's ``KeyError``).
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -27,7 +33,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import _Substitute, int_literal, iter_nodes
+from ..cstutil import _Substitute, int_literal, iter_nodes, literal
 from ..naming import Namer
 from .rewriting import (
     PositionKeeping,
@@ -42,6 +48,11 @@ from .rewriting import (
 from .source import FunctionSource
 
 MAX_COPIES = 16  # a longer sequence of functions is no loop a person writes out
+
+
+def missing_key(key):
+    """What ``TABLE[key](...)`` of a dict of functions raises for a key it does not hold."""
+    raise KeyError(key)
 
 
 def _is_function(obj) -> bool:
@@ -98,9 +109,13 @@ class _Reader:
             return None
         return [self.spelling(f, node) for f in held]
 
-    def spelling(self, fn, like) -> cst.BaseExpression:
-        """A module-level spelling of ``fn`` (``np.tanh``, ``dense``), or a name s2s gives it."""
+    def spelling(self, fn, like, hint=None) -> cst.BaseExpression:
+        """A module-level spelling of ``fn`` (``np.tanh``, ``dense``), or a name s2s gives it (once per
+        function; ``hint`` names it, a dict's key)."""
         env = self.source.env
+        for name, value in self.added.items():
+            if value is fn:
+                return self._at(cst.Name(name), like)
         for name, value in env.items():
             if value is fn and name not in self.bound and name.isidentifier():
                 return self._at(cst.Name(name), like)
@@ -114,7 +129,10 @@ class _Reader:
             ):
                 return self._at(cst.Attribute(cst.Name(name), cst.Name(attr)), like)
         base = like.value if isinstance(like, cst.Name) else "function"
-        name = self.namer.fresh(f"{base}_{len(self.added)}")
+        suffix = (
+            hint if isinstance(hint, str) and hint.isidentifier() else len(self.added)
+        )
+        name = self.namer.fresh(f"{base}_{suffix}")
         self.added[name] = fn
         return self._at(cst.Name(name), like)
 
@@ -231,14 +249,60 @@ class _Items(PositionKeeping):
         ]
         return cst.List([cst.Element(item) for item in items])
 
+    def leave_Call(self, original, updated):
+        """``ACTS[name](x)`` of a module-level dict of functions: a chain of the calls, by key."""
+        func = updated.func
+        if not (
+            isinstance(func, cst.Subscript)
+            and len(func.slice) == 1
+            and isinstance(func.slice[0].slice, cst.Index)
+        ):
+            return updated
+        held = self.reader.static(func.value)
+        key = func.slice[0].slice.value
+        if (
+            not isinstance(held, dict)
+            or not 0 < len(held) <= MAX_COPIES
+            or not all(type(k) in (str, int) for k in held)
+            or not all(_is_function(f) for f in held.values())
+            or not isinstance(key, (cst.Name, cst.Attribute))
+        ):
+            return updated
+        self.reader.changed = True
+        like = (
+            original.func.value
+            if isinstance(original.func.value, cst.Name)
+            else original
+        )
+        missing = self.reader.spelling(missing_key, like)
+        chain = cst.Call(missing, [cst.Arg(key)])
+        for k, fn in reversed(list(held.items())):
+            test = cst.Comparison(key, [cst.ComparisonTarget(cst.Equal(), literal(k))])
+            call = updated.with_changes(func=self.reader.spelling(fn, like, k))
+            chain = cst.IfExp(test, call, chain)
+        return place(
+            chain.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+            original,
+            self.reader.positions,
+        )
+
     def leave_Subscript(self, original, updated):
         if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
             return updated
         index = updated.slice[0].slice.value
+        held = self.reader.static(updated.value)
+        if isinstance(held, dict):  # ``ACTS["relu"]``
+            key = _key(index)
+            if key is not None and key in held and _is_function(held[key]):
+                self.reader.changed = True
+                like = (
+                    original.value if isinstance(original.value, cst.Name) else original
+                )
+                return self.reader.spelling(held[key], like, key)
+            return updated
         k = int_literal(index)
         if k is None:
             return updated
-        held = self.reader.static(updated.value)
         if not isinstance(held, (tuple, list)) or not -len(held) <= k < len(held):
             return updated
         if not _is_function(held[k]):
@@ -246,6 +310,13 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _key(node):
+    """A dict key written as a literal (a string or an int), else None."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    return int_literal(node)
 
 
 def _jumps_or_binds(body, name: str) -> bool:

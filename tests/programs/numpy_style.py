@@ -1497,3 +1497,24 @@ def inputs_keyword_named_out():
 
 
 PROGRAMS += ["keyword_named_out"]
+
+
+ACTIVATION_TABLE = {
+    "tanh": np.tanh,
+    "softplus": lambda z: np.logaddexp(0.0, z),
+    "sin": np.sin,
+}
+
+
+def activations_by_name(x, names=("tanh", "softplus"), last="sin"):
+    """A module-level dict of functions called at a key the function holds (``ACTS[name](x)``)."""
+    for name in names:
+        x = ACTIVATION_TABLE[name](x)
+    return np.sum(ACTIVATION_TABLE[last](x) + ACTIVATION_TABLE["tanh"](x))
+
+
+def inputs_activations_by_name():
+    return (np.array([0.1, -0.4, 0.7]),)
+
+
+PROGRAMS += ["activations_by_name"]
