@@ -19,6 +19,7 @@ from .frontend import (
     indexed_loops,
     iterators,
     local_defaults,
+    partials,
     resolve,
     source,
     starred,
@@ -60,7 +61,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     # comprehensions' loops too (a dict comprehension keyed by its index)
     src = strings.desugar(starred.desugar(comprehensions.desugar(src)))
     src = builtin_calls.transposed_loops(src)
-    src = closure_state.desugar(local_defaults.desugar(src))
+    src = closure_state.desugar(local_defaults.desugar(partials.desugar(src)))
     src = builtin_calls.extended(src)
     fence.check(src)
     return src

@@ -265,7 +265,7 @@ class _Items(PositionKeeping):
             or not 0 < len(held) <= MAX_COPIES
             or not all(type(k) in (str, int) for k in held)
             or not all(_is_function(f) for f in held.values())
-            or not isinstance(key, (cst.Name, cst.Attribute))
+            or not _plain_key(key)
         ):
             return updated
         self.reader.changed = True
@@ -310,6 +310,14 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _plain_key(node) -> bool:
+    """A key expression read again at each test of the chain: names, attributes and subscripts of
+    them (``name``, ``cfg.act``, ``acts[i]``), no calls."""
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) and not any(
+        isinstance(n, cst.Call) for n in iter_nodes(node)
+    )
 
 
 def _key(node):

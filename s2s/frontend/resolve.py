@@ -568,8 +568,27 @@ class Resolver(Calls):
                 and isinstance(small.targets[0].target, cst.Name)
             ):
                 # ``step = jax.jit(update)``, ``f = jax.vmap(g)``: called later
-                self._aliases[small.targets[0].target.value] = small.value
-                return []
+                if library.wrapper_maker(maker) != "partial":
+                    self._aliases[small.targets[0].target.value] = small.value
+                    return []
+                # ``g = partial(h, a)``: the arguments it binds, read now, as Python reads them
+                held, args = [], []
+                for k, a in enumerate(small.value.args):
+                    if k == 0 or isinstance(
+                        a.value, (cst.Integer, cst.Float, cst.SimpleString)
+                    ):
+                        args.append(a)
+                        continue
+                    name = Namer(self.locals | set(self.renames.values())).fresh(
+                        f"{small.targets[0].target.value}_arg"
+                    )
+                    self.locals.add(name)
+                    held.append(ir.Assign(cst.Name(name), self.expr(a.value), origin))
+                    args.append(a.with_changes(value=cst.Name(name)))
+                self._aliases[small.targets[0].target.value] = small.value.with_changes(
+                    args=args
+                )
+                return [*self._take_pending(), *held]
             if isinstance(small.value, cst.Lambda):
                 if len(small.targets) != 1 or not isinstance(
                     small.targets[0].target, cst.Name

@@ -6,7 +6,7 @@ local function appending one item per call (or under a condition) to a list of t
 ``nonlocal`` running total, ``list.extend``, a loop over ``zip(*pairs)`` unpacked into names, tuples
 joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item target in an
 unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
-inside the loop.
+inside the loop, and a ``functools.partial`` whose bound value is rebound after it is made.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ FORMS = (
     "item_unpack",
     "lambda_default",
     "return_in_loop",
+    "partial_rebound",
 )
 
 
@@ -129,3 +130,13 @@ class PythonIdioms:
             "    return np.sum(z) * 0.5\n"
         )
         lines.append(f"{name} = first_large({a}, 0.1) + first_large({b}, 100.0)")
+
+    def _py_partial_rebound(self, lines, name, a, b):
+        self.imports.add("import functools")
+        self.helper("def scaled_by(k, z):\n    return np.tanh(k * z)\n")
+        lines += [
+            f"{name}_k = np.mean({a}) * 0.5",
+            f"{name}_g = functools.partial(scaled_by, {name}_k)",
+            f"{name}_k = 3.0",
+            f"{name} = np.sum({name}_g({b})) + {name}_k",
+        ]

@@ -1518,3 +1518,54 @@ def inputs_activations_by_name():
 
 
 PROGRAMS += ["activations_by_name"]
+
+
+def _grad_potential(q, prec, scale=1.0):
+    return scale * prec * q
+
+
+def _leapfrog(q, p, step_size, n_steps, grad_U):
+    p = p - 0.5 * step_size * grad_U(q)
+    for i in range(n_steps):
+        q = q + step_size * p
+        if i != n_steps - 1:
+            p = p - step_size * grad_U(q)
+    p = p - 0.5 * step_size * grad_U(q)
+    return q, -p
+
+
+def hmc_leapfrog_with_a_partial(q0, p0, prec):
+    """autograd's HMC style: ``functools.partial`` of a helper, made in the function (binding one of its
+    values) and passed to another helper."""
+    grad_U = functools.partial(_grad_potential, prec=prec)
+    q, p = _leapfrog(q0, p0, 0.1, 4, grad_U)
+    half = functools.partial(_grad_potential, q0, scale=0.5)
+    return np.sum(q**2) + 0.5 * np.sum(p**2) + np.sum(half(prec))
+
+
+def inputs_hmc_leapfrog_with_a_partial():
+    r = np.random.default_rng(38)
+    return r.normal(size=3), r.normal(size=3), np.abs(r.normal(size=3)) + 0.5
+
+
+PROGRAMS += ["hmc_leapfrog_with_a_partial"]
+
+
+def _scaled_product(a, x):
+    return a * x
+
+
+def partial_binds_when_made(x):
+    """``partial`` binds its arguments' values when it is made: rebinding one afterwards changes nothing
+    (s2s once read the later value)."""
+    a = 2.0 * x[0]
+    g = functools.partial(_scaled_product, a)
+    a = 5.0
+    return np.sum(g(x)) + a
+
+
+def inputs_partial_binds_when_made():
+    return (np.array([0.3, -0.2, 0.5]),)
+
+
+PROGRAMS += ["partial_binds_when_made"]

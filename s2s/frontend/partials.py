@@ -1,0 +1,153 @@
+"""``functools.partial`` objects made in the function, read as the local functions they stand for.
+
+``grad_U = functools.partial(grad_potential, prec=prec)`` binds ``prec``, a value of the function, so it
+is no module-level object s2s could read when it reads the code. ``desugar(source)`` writes the line
+as the local function it makes, ``def grad_U(q): return grad_potential(q, prec=prec)``, whose calls
+``inline`` puts in place and which may be passed to a helper of yours like any local function
+(``local_function_args``).
+
+Guarantee: a line ``name = functools.partial(func, *args, **keywords)`` (``partial`` by any spelling
+of it), ``name`` bound nowhere else, ``func`` a module-level function of the program (not a
+library's) without ``*args``/``**kwargs``, with no starred argument in the line, and whose
+parameters left unbound have no default or a literal one. The bound values are read when the
+local function runs, which is right while ``name``'s arguments are bound once, at the ``def``:
+the names the line reads are assigned nowhere after it. Any other ``partial`` stays as it is.
+New nodes keep the positions of the user's code they stand for.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import libcst as cst
+
+from ..cstutil import iter_nodes, literal, names_in
+from .rewriting import assignment, bindings, function_body, place, with_body
+from .source import FunctionSource
+
+
+def _literal_value(value) -> bool:
+    return type(value) in (int, float, str, bool, type(None))
+
+
+class _Rewriter:
+    def __init__(self, source: FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.bound = bindings(source.node)
+        self.changed = False
+
+    def block(self, statements) -> list:
+        out = []
+        for k, stmt in enumerate(statements):
+            made = self.made(stmt, statements[k + 1 :])
+            out.append(made if made is not None else stmt)
+        return out
+
+    def _object(self, node):
+        if isinstance(node, cst.Name):
+            if node.value in self.bound:
+                return None
+            return self.source.env.get(node.value)
+        if isinstance(node, cst.Attribute):
+            owner = self._object(node.value)
+            return None if owner is None else getattr(owner, node.attr.value, None)
+        return None
+
+    def made(self, stmt, later):
+        """The ``def`` for ``name = partial(func, ...)``, else None."""
+        assign = assignment(stmt)
+        if assign is None or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        name, value = assign.targets[0].target.value, assign.value
+        if not (
+            isinstance(value, cst.Call)
+            and self._object(value.func) is functools.partial
+            and value.args
+            and not any(a.star for a in value.args)
+            and self.bound[name] == 1
+        ):
+            return None
+        func = self._object(value.args[0].value)
+        if not inspect.isfunction(func) or func.__module__.split(".")[0] in (
+            "numpy",
+            "jax",
+            "scipy",
+        ):
+            return None
+        read = names_in(value)
+        if any(
+            read & set(bindings(s)) for s in later
+        ):  # a bound value rebound after the line
+            return None
+        params = list(inspect.signature(func).parameters.values())
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            return None
+        positional = [a for a in value.args[1:] if a.keyword is None]
+        keywords = {a.keyword.value: a for a in value.args[1:] if a.keyword is not None}
+        rest = [p for p in params[len(positional) :] if p.name not in keywords]
+        if any(
+            p.default is not inspect.Parameter.empty and not _literal_value(p.default)
+            for p in rest
+        ):
+            return None
+        new_params = [
+            cst.Param(
+                cst.Name(p.name),
+                default=(
+                    None if p.default is inspect.Parameter.empty else literal(p.default)
+                ),
+            )
+            for p in rest
+            if p.kind != p.KEYWORD_ONLY
+        ]
+        kwonly = [
+            cst.Param(
+                cst.Name(p.name),
+                default=(
+                    None if p.default is inspect.Parameter.empty else literal(p.default)
+                ),
+            )
+            for p in rest
+            if p.kind == p.KEYWORD_ONLY
+        ]
+        # the parameters left, by keyword (a keyword the partial binds may come before them)
+        args = [
+            *(cst.Arg(a.value) for a in positional),
+            *(cst.Arg(cst.Name(p.name)) for p in rest if p.kind == p.POSITIONAL_ONLY),
+            *(
+                a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                for a in keywords.values()
+            ),
+            *(
+                cst.Arg(cst.Name(p.name), keyword=cst.Name(p.name))
+                for p in rest
+                if p.kind != p.POSITIONAL_ONLY
+            ),
+        ]
+        body = cst.IndentedBlock(
+            [cst.SimpleStatementLine([cst.Return(cst.Call(value.args[0].value, args))])]
+        )
+        parameters = cst.Parameters(
+            params=new_params,
+            kwonly_params=kwonly,
+            star_arg=cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT,
+        )
+        self.changed = True
+        return place(
+            cst.FunctionDef(cst.Name(name), parameters, body), stmt, self.positions
+        )
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its ``partial`` lines (see the module) written as local functions."""
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(n, cst.Name) and n.value == "partial"
+        for n in iter_nodes(source.node)
+    ):
+        return source
+    rewriter = _Rewriter(source)
+    statements = rewriter.block(body)
+    return with_body(source, statements) if rewriter.changed else source
