@@ -449,3 +449,23 @@ def searchsorted(a, v, side="left", batched=(False, False)):
         else rows <= xp.expand_dims(v, -1)
     )
     return xp.sum(below, axis=-1)
+
+
+def softmax(x, axis, where, batched):
+    """``rt.nn.softmax(x, axis, where=where)`` per example: the axis past the batch axis, ``where``
+    given the batch axis and lined up with the examples' axes."""
+    from . import nn
+    from .batch_axes import batch_axis, broadcast_batch
+
+    xb, wb = batched
+    size = np.shape(x)[0] if xb else np.shape(where)[0]
+    if not xb:
+        x = broadcast_batch(x, size)
+    axes = batch_axis(axis, x)
+    if where is None:
+        return nn.softmax(x, axes)
+    if not wb:
+        where = broadcast_batch(where, size)
+    rank = np.ndim(x) - 1
+    where = lift(where, rank)
+    return nn.softmax(x, axes, where=where)

@@ -34,9 +34,20 @@ def sigmoid(x):
 
 @library("jax.nn.softmax")
 @quiet
-def softmax(x, axis=-1):
-    unnormalized = np.exp(x - np.max(x, axis, keepdims=True))
-    return unnormalized / np.sum(unnormalized, axis, keepdims=True)
+def softmax(x, axis=-1, where=None):
+    if where is None:
+        unnormalized = np.exp(x - np.max(x, axis, keepdims=True))
+        return unnormalized / np.sum(unnormalized, axis, keepdims=True)
+    # JAX's ``where=``: only those entries normalized; the others 0
+    masked = np.where(where, x, -np.inf)
+    top = np.max(masked, axis, keepdims=True)
+    unnormalized = np.where(where, np.exp(masked - top), 0.0)
+    with np.errstate(
+        invalid="ignore", divide="ignore"
+    ):  # a row with nothing kept: 0s, as JAX's
+        return np.where(
+            where, unnormalized / np.sum(unnormalized, axis, keepdims=True), 0.0
+        )
 
 
 @library("jax.nn.one_hot")

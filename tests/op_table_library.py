@@ -63,6 +63,8 @@ LIBRARY_CASES = [
     C("rt.nn.softmax", "jax.nn.softmax(x)", LAST),
     C("rt.nn.softmax", "jax.nn.softmax(x, axis=0)", "a ..."),
     C("rt.nn.softmax", "jax.nn.softmax(x, axis=(0, -1))", "a b c"),
+    C("rt.nn.softmax", "jax.nn.softmax(x, where=np.arange(x.shape[-1]) != 1)", LAST),
+    C("rt.nn.softmax", "jax.nn.softmax(x, axis=0, where=x > -0.5)", "a ...", fd=False),
     # jax.nn: JAX's compositions
     C("rt.nn.softplus", "jax.nn.softplus(x)", U),
     C("rt.nn.log_sigmoid", "jax.nn.log_sigmoid(x)", U),

@@ -15,7 +15,16 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import batch, decompose, elementwise, jvp, nondiff, signature_of, vjp
+from .registry import (
+    batch,
+    batch_rule,
+    decompose,
+    elementwise,
+    jvp,
+    nondiff,
+    signature_of,
+    vjp,
+)
 
 # --- ops with derivatives of their own ---------------------------------------------------------
 
@@ -37,17 +46,21 @@ def sigmoid(x, *, ans):
     return ans * (1 - ans)
 
 
-@vjp(name="rt.nn.softmax")
-def softmax(x, axis=-1, *, ans, g):
-    return ans * (g - xp.sum(ans * g, axis=axis, keepdims=True))
+@vjp(name="rt.nn.softmax", roles={"where": "data"})
+def softmax(x, axis=-1, where=None, *, ans, g):
+    # (entries outside ``where`` are 0 in ``ans``: no derivative reaches them)
+    return ans * (g - xp.sum(ans * g, axis=axis, keepdims=True)), None
 
 
 @jvp(softmax)
-def softmax_jvp(x, axis=-1, *, ans, x_dot):
+def softmax_jvp(x, axis=-1, where=None, *, ans, x_dot):
     return ans * (x_dot - xp.sum(ans * x_dot, axis=axis, keepdims=True))
 
 
-batch("axes", "rt.nn.softmax")
+@batch_rule("rt.nn.softmax")
+def softmax_batched(x, axis=-1, where=None, *, batched, batch_size):
+    return rt.batching.softmax(x, axis, where, batched)
+
 
 nondiff("one-hot indicators of integer labels", "rt.nn.one_hot")
 signature_of(rt.nn.one_hot, "rt.nn.one_hot")
