@@ -25,6 +25,7 @@ SUBMODULES = (
     "batching",
     "lax",
     "nn",
+    "ops",
     "special",
     "stats",
 )

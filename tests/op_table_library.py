@@ -64,6 +64,20 @@ LIBRARY_CASES = [
     C("rt.nn.softmax", "jax.nn.softmax(x, axis=0)", "a ..."),
     C("rt.nn.softmax", "jax.nn.softmax(x, axis=(0, -1))", "a b c"),
     C("rt.nn.softmax", "jax.nn.softmax(x, where=np.arange(x.shape[-1]) != 1)", LAST),
+    # jax.ops: segment reductions (an empty segment: its identity)
+    C("rt.ops.segment_sum", "jax.ops.segment_sum(x, np.array([0, 2, 0]), 4)", "3 ..."),
+    C(
+        "rt.ops.segment_max",
+        "jax.ops.segment_max(x, np.array([1, 0, 1]), num_segments=2)",
+        "3 ...",
+        fd=False,
+    ),
+    C(
+        "rt.ops.segment_min",
+        "jax.ops.segment_min(x, np.array([1, 0, 1]), num_segments=2)",
+        "3 ...",
+        fd=False,
+    ),
     C("rt.nn.softmax", "jax.nn.softmax(x, axis=0, where=x > -0.5)", "a ...", fd=False),
     # jax.nn: JAX's compositions
     C("rt.nn.softplus", "jax.nn.softplus(x)", U),

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     random_draws,
     reshaping,
     runtime_ops,
+    segments,
     special,
     spectral,
     statistics,

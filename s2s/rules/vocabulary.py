@@ -29,6 +29,10 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     # jax.numpy functions whose NumPy twin writes in place (``frontend/effects.py``)
     "rt.fill_diagonal": ("jax.numpy.fill_diagonal",),
     "rt.polydiv": ("jax.numpy.polydiv",),  # the remainder keeps its leading zeros
+    # jax.ops: segment reductions
+    "rt.ops.segment_sum": ("jax.ops.segment_sum",),
+    "rt.ops.segment_max": ("jax.ops.segment_max",),
+    "rt.ops.segment_min": ("jax.ops.segment_min",),
     # jax.nn
     "rt.nn.relu": ("jax.nn.relu",),
     "rt.nn.relu6": ("jax.nn.relu6",),
