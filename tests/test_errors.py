@@ -181,12 +181,6 @@ CASES = [
         (2, 23),
     ),
     (
-        "float_of_active",
-        "def f(x):\n    s = float(np.sum(x))\n    return s * np.sum(x)",
-        "no derivative rule for `float`",
-        (2, 8),
-    ),
-    (
         "aliased_update",
         "def f(x):\n    h = x\n    h += 1.0\n    return np.sum(h * x)",
         "in-place update of `h`, which may share memory with `x`",
