@@ -48,21 +48,22 @@ class Zipped(tuple):
 
     def __new__(cls, sequences):
         if "jax" in sys.modules:
-            _register_zipped()
+            _register_tuple(Zipped)
         return super().__new__(cls, sequences)
 
 
-_registered = []
+_registered: set = set()
 
 
-def _register_zipped():
-    if not _registered:
+def _register_tuple(cls):
+    """``cls`` (a tuple subclass) as a JAX pytree, once: its items the children."""
+    if cls not in _registered:
         import jax
 
         jax.tree_util.register_pytree_node(
-            Zipped, lambda z: (tuple(z), None), lambda _, children: Zipped(children)
+            cls, lambda z: (tuple(z), None), lambda _, children: cls(children)
         )
-        _registered.append(True)
+        _registered.add(cls)
 
 
 class StepItems(tuple):
@@ -76,21 +77,8 @@ class StepItems(tuple):
 
     def __new__(cls, items):
         if "jax" in sys.modules:
-            _register_step_items()
+            _register_tuple(StepItems)
         return super().__new__(cls, items)
-
-
-_step_items_registered = []
-
-
-def _register_step_items():
-    if not _step_items_registered:
-        import jax
-
-        jax.tree_util.register_pytree_node(
-            StepItems, lambda z: (tuple(z), None), lambda _, items: StepItems(items)
-        )
-        _step_items_registered.append(True)
 
 
 def as_step_items(tree):

@@ -139,6 +139,20 @@ def _spread_display(arg: cst.Arg) -> bool:
     )
 
 
+class _ReplaceNodes(cst.CSTTransformer):
+    def __init__(self, mapping: dict):
+        super().__init__()
+        self.mapping = mapping
+
+    def on_leave(self, original, updated):
+        return self.mapping.get(original, updated)
+
+
+def replace_nodes(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
+    """``node`` with the nodes ``mapping`` names (by identity: libcst nodes compare so) replaced."""
+    return node.visit(_ReplaceNodes(mapping)) if mapping else node
+
+
 def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
     """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses."""
     if not mapping:

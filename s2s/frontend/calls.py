@@ -29,10 +29,10 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from ..passes.normal_form import is_static
 from . import (
     at_updates,
     blocks,
+    call_forms,
     chains,
     effects,
     foreign,
@@ -377,26 +377,16 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
-        made = self._record(node)
+        made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
-        for name in ("float", "int"):
-            if (
-                _is_builtin(self, node.func, name)
-                and len(node.args) == 1
-                and node.args[0].keyword is None
-                and not node.args[0].star
-            ):
-                value = self.expr(node.args[0].value)
-                if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
-                    return self.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
-                # a value that may be traced: its number, or the 0-d array it is (``runtime/scalars``)
-                call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
-                return self.mark(call, node)
+        cast = call_forms.number_cast(self, node)
+        if cast is not None:  # ``float(np.sum(x))``
+            return cast
         out = effects.out_argument(node)
         # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y`` (a
         # NumPy function's ``out=``, not a keyword of yours: ``record._replace(out=...)``, ``f(x, out=y)``)
-        if out is not None and self._array_library_call(node):
+        if out is not None and call_forms.array_library_call(self, node):
             array = effects.out_target(out)
             if array is None or array.value not in self.locals:
                 self.fail(
@@ -455,7 +445,7 @@ class Calls(lax_control.LaxControl):
             functions
         ):  # ``apply(lambda z: z * scale, x)``: the helper read as a local function
             return local_function_args.call(self, node, functions)
-        held = {id(a) for a in self._partials_passed(func, node)}
+        held = {id(a) for a in call_forms.partials_passed(self, func, node)}
         args = [
             new
             for a in node.args
@@ -691,83 +681,6 @@ class Calls(lax_control.LaxControl):
         ):  # spread into a helper's parameters (``spread``), else refused
             return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
-
-    def _record(self, node: cst.Call):
-        """``rt.record(State, mu, nu)`` for a call of a NamedTuple class (fields by position or keyword,
-        defaults filled in, in the class's order), else None."""
-        func = node.func
-        cls = (
-            self._callee_object(func)
-            if isinstance(func, (cst.Name, cst.Attribute))
-            else None
-        )
-        if not (
-            isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
-        ):
-            return None
-        if any(a.star for a in node.args):
-            self.fail(node, f"`*`/`**` in a call of the NamedTuple `{cls.__name__}`",
-                      "pass its fields one by one", UnsupportedSyntax)  # fmt: skip
-        fields, given = list(cls._fields), {}
-        positional = [a for a in node.args if a.keyword is None]
-        if len(positional) > len(fields):
-            self.fail(node, f"`{cls.__name__}` takes {len(fields)} fields, got {len(positional)}",
-                      f"pass one value per field: {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
-        for name, a in zip(fields, positional):
-            given[name] = self.expr(a.value)
-        for a in node.args:
-            if a.keyword is None:
-                continue
-            if a.keyword.value not in fields or a.keyword.value in given:
-                self.fail(a, f"`{cls.__name__}` got an unexpected or repeated field `{a.keyword.value}`",
-                          f"its fields are {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
-            given[a.keyword.value] = self.expr(a.value)
-        for name in fields:
-            if name not in given:
-                if name not in cls._field_defaults:
-                    self.fail(node, f"`{cls.__name__}` is missing its field `{name}`",
-                              f"pass `{name}=...`", UnsupportedSyntax)  # fmt: skip
-                given[name] = self.value(cls._field_defaults[name], (name,), node)
-        unique = self.result.scope.name(
-            cls.__name__, cls, self.locals | set(self.renames.values())
-        )
-        self.result.constants[unique] = cls
-        args = [cst.Arg(cst.Name(unique)), *(cst.Arg(given[n]) for n in fields)]
-        return self.mark(cst.Call(cst.parse_expression("rt.record"), args), node)
-
-    def _array_library_call(self, node: cst.Call) -> bool:
-        """Whether ``node`` calls a function of NumPy's or JAX's (``np.add``, ``np.cumsum``), or an
-        array's method: the calls whose ``out=`` is NumPy's output argument."""
-        func = node.func
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            return False
-        obj = self._callee_object(func)
-        if obj is None:  # a method of a local value: an array's (``h.cumsum(out=y)``)
-            return isinstance(func, cst.Attribute) and hasattr(
-                numpy.ndarray, func.attr.value
-            )
-        module = getattr(obj, "__module__", None) or ""
-        return isinstance(obj, numpy.ufunc) or module.split(".")[0] in ("numpy", "jax")
-
-    def _partials_passed(self, func, node: cst.Call) -> list:
-        """The arguments of a call of a function of yours that name module-level ``functools.partial``
-        objects of functions (``mlp(w, x, leaky)``): ``function_args`` binds the helper to them, so they
-        are resolved only where it does not."""
-        fn = (
-            self._callee_object(func)
-            if isinstance(func, (cst.Name, cst.Attribute))
-            else None
-        )
-        if not inspect.isfunction(fn) or spellings.is_library(fn):
-            return []
-        return [
-            a
-            for a in node.args
-            if not a.star
-            and isinstance(a.value, (cst.Name, cst.Attribute))
-            and isinstance(self._callee_object(a.value), functools.partial)
-            and function_args.is_function(self._callee_object(a.value))
-        ]
 
     def _refuse_spread(self, node: cst.Call, args: list):
         """A located error for a ``*``/``**`` argument left in a call that is no function of the user's."""

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
+from ..cstutil import replace_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .rewriting import place, with_node
@@ -441,10 +442,10 @@ class _Rewriter:
             calls_here, key=lambda c: -_depth(small, c)
         ):  # inner calls first
             name = cst.Name(self.namer.fresh(f"{call.func.value}_value"))
-            call_now = call.visit(_Replace(values))
+            call_now = replace_nodes(call, values)
             before.extend(self._threaded_call(name, call_now, calls))
             values[call] = name
-        return before, small.visit(_Replace(values))
+        return before, replace_nodes(small, values)
 
     def _plain_evaluation(self, small, calls_here, calls):
         """Refuse a call that runs conditionally, or a statement that reads a threaded name elsewhere."""
@@ -561,17 +562,6 @@ def _depth(root, target) -> int:
             depth = d
         stack.extend((c, d + 1) for c in n.children)
     return depth
-
-
-class _Replace(cst.CSTTransformer):
-    """Calls (by identity) replaced by the names holding their values."""
-
-    def __init__(self, values: dict):
-        super().__init__()
-        self.values = values
-
-    def on_leave(self, original, updated):
-        return self.values.get(original, updated)
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

@@ -31,6 +31,12 @@ def _literal_value(value) -> bool:
     return type(value) in (int, float, str, bool, type(None))
 
 
+def _param(p: inspect.Parameter) -> cst.Param:
+    """``p`` as written in a ``def`` (its literal default kept)."""
+    default = None if p.default is inspect.Parameter.empty else literal(p.default)
+    return cst.Param(cst.Name(p.name), default=default)
+
+
 class _Rewriter:
     def __init__(self, source: FunctionSource):
         self.source = source
@@ -92,26 +98,8 @@ class _Rewriter:
             for p in rest
         ):
             return None
-        new_params = [
-            cst.Param(
-                cst.Name(p.name),
-                default=(
-                    None if p.default is inspect.Parameter.empty else literal(p.default)
-                ),
-            )
-            for p in rest
-            if p.kind != p.KEYWORD_ONLY
-        ]
-        kwonly = [
-            cst.Param(
-                cst.Name(p.name),
-                default=(
-                    None if p.default is inspect.Parameter.empty else literal(p.default)
-                ),
-            )
-            for p in rest
-            if p.kind == p.KEYWORD_ONLY
-        ]
+        new_params = [_param(p) for p in rest if p.kind != p.KEYWORD_ONLY]
+        kwonly = [_param(p) for p in rest if p.kind == p.KEYWORD_ONLY]
         # the parameters left, by keyword (a keyword the partial binds may come before them)
         args = [
             *(cst.Arg(a.value) for a in positional),

@@ -26,7 +26,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes
+from ..cstutil import call, iter_nodes, replace_nodes
 from ..naming import Namer
 from ..rules import OPS
 from .dataflow import reads, used_names
@@ -136,7 +136,7 @@ def _rewritten(body: list, namer: Namer) -> list:
                 out.append(
                     ir.Assign(count, call("xp.count_nonzero", kept), stmt.origin)
                 )
-            stmt = replace(stmt, value=stmt.value.visit(_Replace(counts)))
+            stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
         reduced = _reduction_of(stmt.value, derived) if target is not None else None
         if reduced is not None and derived[reduced[1]] in masks_ok:
             op, v = reduced
@@ -158,17 +158,6 @@ def _rewritten(body: list, namer: Namer) -> list:
             and s.target.value not in read
         )
     ]
-
-
-class _Replace(cst.CSTTransformer):
-    """Nodes (by identity) replaced by others."""
-
-    def __init__(self, replacements: dict):
-        super().__init__()
-        self.replacements = replacements
-
-    def on_leave(self, original, updated):
-        return self.replacements.get(original, updated)
 
 
 def _is_mask_op(e, found) -> bool:

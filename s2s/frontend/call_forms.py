@@ -1,0 +1,122 @@
+"""Calls the resolver reads as other forms: records, number casts, NumPy's ``out=``, partials passed on.
+
+- ``State(mu, nu)``, a call of a NamedTuple class, is ``rt.record(State, mu, nu)`` (its fields by position
+  or keyword, defaults filled in, in the class's order);
+- ``float(v)``/``int(v)`` of a value that may be traced is ``rt.as_float``/``rt.as_int``
+  (``runtime/scalars.py``), of a static one Python's;
+- ``out=`` is NumPy's output argument only in calls of NumPy's and JAX's functions and array methods;
+- a module-level ``functools.partial`` passed to a function of yours is held unresolved, for
+  ``function_args`` to bind the function to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import libcst as cst
+import numpy
+
+from ..errors import UnsupportedSyntax
+from ..passes.normal_form import is_static
+from . import function_args, spellings
+
+
+def number_cast(resolver, node: cst.Call):
+    """``rt.as_float(v)`` for ``float(v)`` of a value that may be traced (``int`` likewise), Python's
+    builtin of a static one; None for any other call."""
+    from .calls import _is_builtin
+
+    for name in ("float", "int"):
+        if (
+            _is_builtin(resolver, node.func, name)
+            and len(node.args) == 1
+            and node.args[0].keyword is None
+            and not node.args[0].star
+        ):
+            value = resolver.expr(node.args[0].value)
+            if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
+                return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
+            call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
+            return resolver.mark(call, node)
+    return None
+
+
+def record(resolver, node: cst.Call):
+    """``rt.record(State, mu, nu)`` for a call of a NamedTuple class (fields by position or keyword,
+    defaults filled in, in the class's order), else None."""
+    func = node.func
+    cls = (
+        resolver._callee_object(func)
+        if isinstance(func, (cst.Name, cst.Attribute))
+        else None
+    )
+    if not (
+        isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+    ):
+        return None
+    if any(a.star for a in node.args):
+        resolver.fail(node, f"`*`/`**` in a call of the NamedTuple `{cls.__name__}`",
+                  "pass its fields one by one", UnsupportedSyntax)  # fmt: skip
+    fields, given = list(cls._fields), {}
+    positional = [a for a in node.args if a.keyword is None]
+    if len(positional) > len(fields):
+        resolver.fail(node, f"`{cls.__name__}` takes {len(fields)} fields, got {len(positional)}",
+                  f"pass one value per field: {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
+    for name, a in zip(fields, positional):
+        given[name] = resolver.expr(a.value)
+    for a in node.args:
+        if a.keyword is None:
+            continue
+        if a.keyword.value not in fields or a.keyword.value in given:
+            resolver.fail(a, f"`{cls.__name__}` got an unexpected or repeated field `{a.keyword.value}`",
+                      f"its fields are {', '.join(fields)}", UnsupportedSyntax)  # fmt: skip
+        given[a.keyword.value] = resolver.expr(a.value)
+    for name in fields:
+        if name not in given:
+            if name not in cls._field_defaults:
+                resolver.fail(node, f"`{cls.__name__}` is missing its field `{name}`",
+                          f"pass `{name}=...`", UnsupportedSyntax)  # fmt: skip
+            given[name] = resolver.value(cls._field_defaults[name], (name,), node)
+    unique = resolver.result.scope.name(
+        cls.__name__, cls, resolver.locals | set(resolver.renames.values())
+    )
+    resolver.result.constants[unique] = cls
+    args = [cst.Arg(cst.Name(unique)), *(cst.Arg(given[n]) for n in fields)]
+    return resolver.mark(cst.Call(cst.parse_expression("rt.record"), args), node)
+
+
+def array_library_call(resolver, node: cst.Call) -> bool:
+    """Whether ``node`` calls a function of NumPy's or JAX's (``np.add``, ``np.cumsum``), or an
+    array's method: the calls whose ``out=`` is NumPy's output argument."""
+    func = node.func
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return False
+    obj = resolver._callee_object(func)
+    if obj is None:  # a method of a local value: an array's (``h.cumsum(out=y)``)
+        return isinstance(func, cst.Attribute) and hasattr(
+            numpy.ndarray, func.attr.value
+        )
+    module = getattr(obj, "__module__", None) or ""
+    return isinstance(obj, numpy.ufunc) or module.split(".")[0] in ("numpy", "jax")
+
+
+def partials_passed(resolver, func, node: cst.Call) -> list:
+    """The arguments of a call of a function of yours that name module-level ``functools.partial``
+    objects of functions (``mlp(w, x, leaky)``): ``function_args`` binds the helper to them, so they
+    are resolved only where it does not."""
+    fn = (
+        resolver._callee_object(func)
+        if isinstance(func, (cst.Name, cst.Attribute))
+        else None
+    )
+    if not inspect.isfunction(fn) or spellings.is_library(fn):
+        return []
+    return [
+        a
+        for a in node.args
+        if not a.star
+        and isinstance(a.value, (cst.Name, cst.Attribute))
+        and isinstance(resolver._callee_object(a.value), functools.partial)
+        and function_args.is_function(resolver._callee_object(a.value))
+    ]
