@@ -81,31 +81,38 @@ class StepItems(tuple):
         return super().__new__(cls, items)
 
 
+def _converted(tree, kind, convert):
+    """``tree`` with each node of type ``kind`` replaced by ``convert(node, recurse)``: the same object
+    where it holds none (a container is rebuilt only around one)."""
+
+    def walk(node):
+        if isinstance(node, kind):
+            return convert(node, walk)
+        if isinstance(node, (tuple, list, dict)) or _is_record(node):
+            children = list(_children(node))
+            new = [(k, walk(v)) for k, v in children]
+            if any(a is not b for (_, a), (_, b) in zip(children, new)):
+                return _rebuild(node, new)
+        return node
+
+    return walk(tree)
+
+
 def as_step_items(tree):
     """``tree`` with its ``Elements`` as ``StepItems`` (a compiled step's outputs)."""
-    if isinstance(tree, Elements):
-        return StepItems([as_step_items(item) for item in tree.items])
-    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
-        return _rebuild(tree, [(k, as_step_items(v)) for k, v in _children(tree)])
-    return tree
+    return _converted(
+        tree, Elements, lambda e, walk: StepItems([walk(i) for i in e.items])
+    )
 
 
 def as_lists(tree):
-    """``tree`` with its ``Elements`` as the Python lists they stand for (a branch's outputs)."""
-    if isinstance(tree, Elements):
-        return [as_lists(item) for item in tree.items]
-    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
-        return _rebuild(tree, [(k, as_lists(v)) for k, v in _children(tree)])
-    return tree
+    """``tree`` with its ``Elements`` as the Python lists they stand for (a function's outputs)."""
+    return _converted(tree, Elements, lambda e, walk: [walk(i) for i in e.items])
 
 
 def as_elements(tree):
     """``tree`` with its ``StepItems`` as ``Elements`` (a compiled step's inputs)."""
-    if isinstance(tree, StepItems):
-        return Elements([as_elements(item) for item in tree])
-    if isinstance(tree, (tuple, list, dict)) or _is_record(tree):
-        return _rebuild(tree, [(k, as_elements(v)) for k, v in _children(tree)])
-    return tree
+    return _converted(tree, StepItems, lambda e, walk: Elements([walk(i) for i in e]))
 
 
 def plain(xs):
