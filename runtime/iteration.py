@@ -91,7 +91,10 @@ def _converted(tree, kind, convert):
         if isinstance(node, (tuple, list, dict)) or _is_record(node):
             children = list(_children(node))
             new = [(k, walk(v)) for k, v in children]
-            if any(a is not b for (_, a), (_, b) in zip(children, new)):
+            # (``builtins``: this module's ``any`` and ``zip`` are ``rt``'s)
+            if builtins.any(
+                a is not b for (_, a), (_, b) in builtins.zip(children, new)
+            ):
                 return _rebuild(node, new)
         return node
 
@@ -476,7 +479,9 @@ def _visited_vjp(g, xs, steps):
         # an array's rows' cotangents, held step by step (a Python float beside 0-d arrays): its own
         xp = namespace(xs)
         rows = [xp.asarray(item) for item in g.items]
-        rows += [xp.zeros(np.shape(xs)[1:]) for _ in range(len(xs) - len(rows))]
+        rows += [
+            xp.zeros(np.shape(xs)[1:]) for _ in builtins.range(len(xs) - len(rows))
+        ]
         return xp.stack(rows)
     if is_array(xs) or isinstance(xs, (Zipped, DynamicRange)) or g is None:
         return g
