@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted
+from ..cstutil import call, dotted, names_in
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import array_data, literal_data, user_object
@@ -574,9 +574,8 @@ class Resolver(Calls):
                 # ``g = partial(h, a)``: the arguments it binds, read now, as Python reads them
                 held, args = [], []
                 for k, a in enumerate(small.value.args):
-                    if k == 0 or isinstance(
-                        a.value, (cst.Integer, cst.Float, cst.SimpleString)
-                    ):
+                    if k == 0 or not names_in(a.value) & self.locals:
+                        # the function, a literal, a module-level value: the same when called
                         args.append(a)
                         continue
                     name = Namer(self.locals | set(self.renames.values())).fresh(
