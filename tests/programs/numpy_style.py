@@ -1569,3 +1569,21 @@ def inputs_partial_binds_when_made():
 
 
 PROGRAMS += ["partial_binds_when_made"]
+
+
+def _scaled_by_three(z):
+    return z * 3.0
+
+
+def partial_binding_functions(x):
+    """``partial`` made in the function binding module-level functions (JAX's, and one of yours)."""
+    relu_net = functools.partial(_dense_act, np.eye(3), activation=jax.nn.relu)
+    own_net = functools.partial(_dense_act, np.eye(3), activation=_scaled_by_three)
+    return relu_net(x) + own_net(x**2)
+
+
+def inputs_partial_binding_functions():
+    return (np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]),)
+
+
+PROGRAMS += ["partial_binding_functions"]
