@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from ..naming import Namer
 from .rewriting import (
     assignment,
     assignment_line,
@@ -64,9 +65,9 @@ def _int(k: int) -> cst.BaseExpression:
 class _Unstar:
     def __init__(self, source: FunctionSource):
         self.positions = source.file.positions
-        self.taken = {
+        self.namer = Namer(
             n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)
-        }
+        )
         self.changed = False
 
     def block(self, statements) -> list:
@@ -85,14 +86,6 @@ class _Unstar:
             else:
                 out.append(with_blocks(stmt, self.block, self.positions))
         return out
-
-    def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        return name
 
     def written(self, line) -> list:
         """``line`` unpacking into names, then its element targets written from them."""
@@ -114,7 +107,7 @@ class _Unstar:
                 while isinstance(base, cst.Subscript):
                     base = base.value
                 hint = base.value if isinstance(base, cst.Name) else "item"
-                name = cst.Name(self.fresh(f"{hint}_item"))
+                name = cst.Name(self.namer.fresh(f"{hint}_item"))
                 writes.append(assignment_line(target, name, line, self.positions))
                 return name
             return target
@@ -128,11 +121,7 @@ class _Unstar:
         elements = stmt.targets[0].target.elements
         value, out = stmt.value, []
         if not isinstance(value, cst.Name):
-            name, k = "_unpacked", 1
-            while name in self.taken:
-                k += 1
-                name = f"_unpacked_{k}"
-            self.taken.add(name)
+            name = self.namer.fresh("_unpacked")
             out.append(assignment_line(cst.Name(name), value, line, self.positions))
             value = cst.Name(name)
         star = next(
