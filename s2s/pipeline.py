@@ -16,6 +16,7 @@ from .frontend import (
     comprehensions,
     fence,
     function_loops,
+    generators,
     indexed_loops,
     iterators,
     local_defaults,
@@ -55,7 +56,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = iterators.desugar(builtin_calls.desugar(src))
+    src = iterators.desugar(builtin_calls.desugar(generators.desugar(src)))
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     # comprehensions' loops too (a dict comprehension keyed by its index)

@@ -121,10 +121,23 @@ CASES = [
         (2, 12),
     ),
     (
-        "yield",
-        "def f(x):\n    yield np.sum(x)",
-        "`yield` (a generator function) is not supported",
-        (2, 4),
+        "yield_in_while",
+        "def f(x):\n    def g():\n        while True:\n            yield x\n"
+        "    return sum(v for _, v in zip(range(3), g()))",
+        "a generator that yields inside a `while` loop is not supported",
+        (3, 8),
+    ),
+    (
+        "yield_as_value",
+        "def f(x):\n    def g():\n        s = yield x\n        yield s\n    return sum(g())",
+        "`yield` used as a value (a generator that is sent values) is not supported",
+        (3, 12),
+    ),
+    (
+        "return_value_in_generator",
+        "def f(x):\n    def g():\n        yield x\n        return x\n    return sum(g())",
+        "`return` with a value in a generator is not supported",
+        (4, 8),
     ),
     (
         "starargs",

@@ -82,6 +82,18 @@ def _first(body, predicate):
     return None
 
 
+def _made_in(body, name: str) -> bool:
+    """Whether the first of ``body``'s statements to touch ``name`` makes it a new list."""
+    for s in body:
+        if name in writes(s) or name in reads(s):
+            return (
+                isinstance(s, ir.Assign)
+                and isinstance(s.target, cst.Name)
+                and isinstance(s.value, cst.List)
+            )
+    return False
+
+
 def _line(origin) -> str:
     return f"line {origin.line}" if origin is not None else "later"
 
@@ -476,8 +488,8 @@ class _Lower:
             reachable = [
                 s for s in ir.walk_branches(stmt.body) if any(s is a for a in appends)
             ]
-            if other and not reachable:
-                continue  # a list of the body's own, collected by an inner loop
+            if other and (not reachable or _made_in(stmt.body, name)):
+                continue  # a list of the body's own (collected by an inner loop, or grown in a row)
             if (
                 len(reachable) != len(appends)
                 or other

@@ -12,8 +12,11 @@ outer iteration (``[np.ravel(p) for layer in params for p in layer]``, autograd'
                                                   out_groups = rt.append(out_groups, out_group)
                                               out = rt.unstack(rt.join_steps(out_groups))
 
+Appends in a row (``out.append(W); out.append(b)``, a generator's ``yield W; yield b``) are a group
+too.
+
 Guarantee of ``grouped(body, namer)``: a ``for`` loop of ``body`` whose appends to a list ``L`` all lie
-in one loop directly in its body (not under an ``if``), which reads and assigns ``L`` nowhere else,
+in one loop directly in its body (not under an ``if``), or are statements in a row of its body, which reads and assigns ``L`` nowhere else,
 where ``L = []`` is the statement just before it, is rewritten so: each loop collects one item per
 iteration, and ``L`` is the groups' items in order (``rt.join_steps``: every group's items, whether a
 group is a list, a stacked array or ``Elements``), a Python list. Anything else is left as it is, for
@@ -44,26 +47,34 @@ def _append_to(stmt) -> str | None:
     return None
 
 
-def _appending_loop(loop: ir.For, name: str) -> int | None:
-    """The index in ``loop``'s body of the one inner ``for`` holding every use of ``name`` in ``loop``,
-    all of them appends; None where there is no such loop."""
+def _appending_span(loop: ir.For, name: str) -> tuple[int, int] | None:
+    """The span ``(first, last)`` of ``loop``'s body holding every use of ``name`` in ``loop``, all of
+    them appends: one inner ``for``, or several appends in a row (``out.append(W); out.append(b)``, a
+    generator's two ``yield``s); None where there is no such span."""
     inner = [
         k
         for k, s in enumerate(loop.body)
         if any(name in reads(t) | writes(t) for t in ir.walk([s]))
     ]
-    if len(inner) != 1 or not isinstance(loop.body[inner[0]], ir.For):
+    if not inner:
         return None
-    uses = [
-        s
-        for s in ir.walk([loop.body[inner[0]]])
-        if not isinstance(s, (ir.For, ir.If, ir.While)) and name in reads(s) | writes(s)
-    ]
+    span = loop.body[inner[0] : inner[-1] + 1]
+    if len(inner) == 1 and isinstance(span[0], ir.For):
+        uses = [
+            s
+            for s in ir.walk(span)
+            if not isinstance(s, (ir.For, ir.If, ir.While))
+            and name in reads(s) | writes(s)
+        ]
+    elif len(inner) > 1 and len(inner) == len(span):
+        uses = list(span)
+    else:
+        return None
     if not uses or not all(_append_to(s) == name for s in uses):
         return None
     if any(name in names_read(s) for s in uses):  # ``L = rt.append(L, L[-1])``
         return None
-    return inner[0]
+    return inner[0], inner[-1]
 
 
 def names_read(stmt) -> set[str]:
@@ -114,25 +125,25 @@ def grouped(body, namer: Namer) -> list:
     while k < len(out):
         loop, before = out[k], out[k - 1]
         name = _emptied(before)
-        at = _appending_loop(loop, name) if name and isinstance(loop, ir.For) else None
-        if at is None:
+        span = (
+            _appending_span(loop, name) if name and isinstance(loop, ir.For) else None
+        )
+        if span is None:
             k += 1
             continue
         groups, group = namer.fresh(f"{name}_groups"), namer.fresh(f"{name}_group")
-        inner = loop.body[at]
-        inner = ir.For(
-            inner.target, inner.iter, _renamed(inner.body, name, group), inner.origin
-        )
+        first, last = span
+        origin = loop.body[first].origin
         loop_body = (
-            *loop.body[:at],
-            ir.Assign(cst.Name(group), cst.List([]), inner.origin),
-            inner,
+            *loop.body[:first],
+            ir.Assign(cst.Name(group), cst.List([]), origin),
+            *_renamed(loop.body[first : last + 1], name, group),
             ir.Assign(
                 cst.Name(groups),
                 call("rt.append", cst.Name(groups), cst.Name(group)),
-                inner.origin,
+                origin,
             ),
-            *loop.body[at + 1 :],
+            *loop.body[last + 1 :],
         )
         joined = call("rt.unstack", call("rt.join_steps", cst.Name(groups)))
         out[k : k + 1] = [

@@ -6,7 +6,8 @@ local function appending one item per call (or under a condition) to a list of t
 ``nonlocal`` running total, ``list.extend``, a loop over ``zip(*pairs)`` unpacked into names, tuples
 joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item target in an
 unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
-inside the loop, and a ``functools.partial`` whose bound value is rebound after it is made.
+inside the loop, a ``functools.partial`` whose bound value is rebound after it is made, generator
+helpers (``yield`` twice per step, ``yield from``) and appends in a row in a loop.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ FORMS = (
     "lambda_default",
     "return_in_loop",
     "partial_rebound",
+    "generator",
+    "appends_in_a_row",
 )
 
 
@@ -139,4 +142,26 @@ class PythonIdioms:
             f"{name}_g = functools.partial(scaled_by, {name}_k)",
             f"{name}_k = 3.0",
             f"{name} = np.sum({name}_g({b})) + {name}_k",
+        ]
+
+    def _py_generator(self, lines, name, a, b):
+        self.helper(
+            "def pieces(*zs):\n"
+            "    for z in zs:\n"
+            "        yield np.ravel(z)\n"
+            "        yield np.tanh(z) * 0.5\n"
+        )
+        self.helper("def pieces_again(*zs):\n    yield from pieces(*zs)\n")
+        lines += [
+            f"{name}_parts = list(pieces_again({a}, {b}))",
+            f"{name} = sum(np.sum(p_ ** 2) for p_ in {name}_parts) + np.sum({name}_parts[-1])",
+        ]
+
+    def _py_appends_in_a_row(self, lines, name, a, b):
+        lines += [
+            f"{name}_l = []",
+            f"for {name}_z in ({a}, {b}):",
+            f"    {name}_l.append(np.sum(np.sin({name}_z)))",
+            f"    {name}_l.append(np.mean({name}_z ** 2))",
+            f"{name} = sum({name}_l) + {name}_l[1]",
         ]

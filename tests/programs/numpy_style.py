@@ -1587,3 +1587,81 @@ def inputs_partial_binding_functions():
 
 
 PROGRAMS += ["partial_binding_functions"]
+
+
+def _minibatches(X, y, size):
+    for start in range(0, len(X), size):
+        yield X[start : start + size], y[start : start + size]
+
+
+def _leaves_of(params):
+    for W, b in params:
+        yield W
+        yield b
+
+
+def _all_leaves(params):
+    yield from _leaves_of(params)
+    return
+
+
+def minibatch_generator(w, X, y):
+    """A generator helper of minibatches read by a loop, and a generator expression over another."""
+    total = 0.0
+    for xb, yb in _minibatches(X, y, 2):
+        total = total + np.mean((xb @ w - yb) ** 2)
+    return total + sum(np.sum(xb @ w) for xb, _ in _minibatches(X, y, 3))
+
+
+def inputs_minibatch_generator():
+    r = np.random.default_rng(41)
+    return r.normal(size=3), r.normal(size=(6, 3)), r.normal(size=6)
+
+
+def leaves_generator(params, x):
+    """``yield W; yield b`` per layer, through ``yield from``, and a local generator of layer outputs."""
+
+    def activations(h):
+        for W, b in params:
+            h = np.tanh(h @ W + b)
+            yield h
+
+    penalty = sum(np.sum(p**2) for p in _all_leaves(params))
+    outs = list(activations(x))
+    return penalty + np.sum(outs[-1] ** 2) + sum(np.mean(a) for a in outs)
+
+
+def inputs_leaves_generator():
+    r = np.random.default_rng(42)
+    params = [
+        (r.normal(size=(3, 4)), r.normal(size=4)),
+        (r.normal(size=(4, 2)), r.normal(size=2)),
+    ]
+    return params, r.normal(size=(5, 3))
+
+
+def appends_in_a_row(params, xs):
+    """Two appends per step of a compiled loop, and of a loop over layers (``flat.append(W); flat.append(b)``)."""
+    feats = []
+    for x in xs:
+        feats.append(np.sin(x))
+        feats.append(x**2)
+    flat = []
+    for W, b in params:
+        flat.append(np.ravel(W))
+        flat.append(b)
+    return np.sum(np.stack(feats) ** 2) + np.dot(
+        np.concatenate(flat), np.concatenate(flat)
+    )
+
+
+def inputs_appends_in_a_row():
+    r = np.random.default_rng(43)
+    params = [
+        (r.normal(size=(2, 3)), r.normal(size=3)),
+        (r.normal(size=(3, 1)), r.normal(size=1)),
+    ]
+    return params, r.normal(size=(4, 2))
+
+
+PROGRAMS += ["minibatch_generator", "leaves_generator", "appends_in_a_row"]
