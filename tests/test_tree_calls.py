@@ -37,7 +37,14 @@ def test_gradient_equals_jax(name, backend):
 
 
 @pytest.mark.parametrize(
-    "name", ["one_sgd_step_then_loss", "scaled_by_a_closure", "ravel_then_unravel"]
+    "name",
+    [
+        "one_sgd_step_then_loss",
+        "scaled_by_a_closure",
+        "ravel_then_unravel",
+        "reduced_by_tree_reduce",
+        "chained_by_functools_reduce",
+    ],
 )
 def test_batched_and_forward_transforms_equal_jax(name):
     f = getattr(P, name)

@@ -11,6 +11,7 @@ import builtins
 import functools
 import inspect
 import math
+import operator
 import types
 
 import libcst as cst
@@ -36,7 +37,13 @@ DTYPES = {
 }  # fmt: skip
 MATH_ALIASES = {"fabs": "abs", "pow": "power", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
                 "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}  # fmt: skip
-BUILTIN_OPS = {builtins.abs: "abs", builtins.pow: "power", builtins.round: "round"}
+BUILTIN_OPS = {
+    builtins.abs: "abs", builtins.pow: "power", builtins.round: "round",
+    # ``functools.reduce(operator.mul, xs)``, ``tree_reduce(operator.add, sq)``
+    operator.add: "add", operator.sub: "subtract", operator.mul: "multiply",
+    operator.truediv: "divide", operator.pow: "power", operator.neg: "negative",
+    operator.matmul: "matmul", operator.abs: "abs",
+}  # fmt: skip
 STATIC_BUILTINS = {
     "len",
     "int",

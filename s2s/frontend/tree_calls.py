@@ -25,12 +25,18 @@
   ``rt.unravel_like(tree, v)``: the leaves raveled into one vector, in JAX's
   order, and cut back.
 
+- ``jax.tree_util.tree_reduce(f, tree[, initializer])`` (``jax.tree.reduce``) and
+  ``functools.reduce(f, xs[, initial])`` are a loop over the leaves (the items) calling ``f`` on the
+  total so far and each one, the first leaf starting the total where no start is given.
+  ``operator.add``, ``operator.mul`` and the like are the ops they name (``frontend/spellings``).
+
 ``is_leaf=`` is a located error: the leaves would be decided by a function
 s2s would have to call when it reads the code.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import libcst as cst
@@ -46,11 +52,14 @@ KINDS = {
     "flatten": ("tree_util.tree_flatten", "tree.flatten"),
     "structure": ("tree_util.tree_structure", "tree.structure"),
     "unflatten": ("tree_util.tree_unflatten", "tree.unflatten"),
+    "reduce": ("tree_util.tree_reduce", "tree.reduce"),
 }
 
 
 def kind(obj) -> str | None:
     """``"map"`` for ``jax.tree_util.tree_map`` (by identity), ``"leaves"`` for ``tree_leaves``; else None."""
+    if obj is functools.reduce:
+        return "fold"
     jax = sys.modules.get("jax")
     if jax is None or obj is None:
         return None
@@ -177,6 +186,8 @@ def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
         args = c.bind(("tree",), keywords=("is_leaf",))
         _no_is_leaf(c, args)
         return resolver.mark(call("rt.leaves", resolver.expr(args["tree"])), node)
+    if which in ("reduce", "fold"):
+        return _reduced(resolver, c, which, node)
     args = c.bind(("f", "tree"), star="rest", keywords=("is_leaf",))
     _no_is_leaf(c, args)
     trees = [args["tree"], *args.get("rest", [])]
@@ -203,6 +214,54 @@ def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
     resolver._pending.append(ir.For(target, iterable, (append,), c.origin))
     rebuilt = call("rt.unflatten_like", trees[0], cst.Name(mapped))
     return resolver.mark(rebuilt, node)
+
+
+def _reduced(resolver, c, which: str, node: cst.Call) -> cst.BaseExpression:
+    """``tree_reduce(f, tree[, initializer])`` over the tree's leaves, ``functools.reduce(f, xs[,
+    initial])`` over a sequence: a loop calling ``f`` on the total so far and each item.
+    """
+    if which == "reduce":
+        args = c.bind(("f", "tree", "initializer"), keywords=("is_leaf",), required=2)
+        _no_is_leaf(c, args)
+        items = call("rt.leaves", resolver._atom(args["tree"], c, "tree"))
+        start = args.get("initializer")
+    else:
+        args = c.bind(("f", "xs", "initial"), required=2)
+        items = resolver.expr(args["xs"])
+        start = args.get("initial")
+    listed = c.fresh("items")
+    resolver._pending.append(ir.Assign(cst.Name(listed), items, c.origin))
+    total, item = c.fresh("total"), c.fresh("item")
+    rest = cst.Name(listed)
+    if (
+        start is None
+    ):  # the first item starts the total, as Python and JAX do (an empty one raises)
+        first = cst.Subscript(
+            cst.Name(listed), [cst.SubscriptElement(cst.Index(cst.Integer("0")))]
+        )
+        rest = cst.Subscript(
+            cst.Name(listed),
+            [cst.SubscriptElement(cst.Slice(lower=cst.Integer("1"), upper=None))],
+        )
+    else:
+        first = resolver.expr(start)
+    resolver._pending.append(ir.Assign(cst.Name(total), first, c.origin))
+    if start is None:
+        remaining = c.fresh("rest")
+        resolver._pending.append(ir.Assign(cst.Name(remaining), rest, c.origin))
+        rest = cst.Name(remaining)
+    step = resolver._lax_apply(
+        c, args["f"], [cst.Name(total), cst.Name(item)], "reducer"
+    )
+    resolver._pending.append(
+        ir.For(
+            cst.Name(item),
+            rest,
+            (ir.Assign(cst.Name(total), step, c.origin),),
+            c.origin,
+        )
+    )
+    return resolver.mark(cst.Name(total), node)
 
 
 def _no_is_leaf(c, args):

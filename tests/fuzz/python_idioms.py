@@ -7,7 +7,8 @@ local function appending one item per call (or under a condition) to a list of t
 joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item target in an
 unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
 inside the loop, a ``functools.partial`` whose bound value is rebound after it is made, generator
-helpers (``yield`` twice per step, ``yield from``) and appends in a row in a loop.
+helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, and
+``functools.reduce`` with an ``operator`` function and with a lambda and a start.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ FORMS = (
     "partial_rebound",
     "generator",
     "appends_in_a_row",
+    "reduce",
 )
 
 
@@ -164,4 +166,13 @@ class PythonIdioms:
             f"    {name}_l.append(np.sum(np.sin({name}_z)))",
             f"    {name}_l.append(np.mean({name}_z ** 2))",
             f"{name} = sum({name}_l) + {name}_l[1]",
+        ]
+
+    def _py_reduce(self, lines, name, a, b):
+        self.imports.add("import functools")
+        self.imports.add("import operator")
+        lines += [
+            f"{name}_parts = [np.sum({a}), np.mean(np.sin({b})), np.sum({a} ** 2) * 0.5]",
+            f"{name} = functools.reduce(operator.mul, {name}_parts) + functools.reduce("
+            f"lambda t_, z_: t_ + np.sum(np.tanh(z_)), [{a}, {b}], 0.0)",
         ]

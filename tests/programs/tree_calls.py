@@ -4,6 +4,8 @@ Each ``name`` has ``inputs_name()``; the test differentiates with respect to
 the first input and checks against ``jax.grad`` of the same function.
 """
 
+import functools
+import operator
 from typing import NamedTuple
 
 import jax
@@ -165,6 +167,22 @@ def flatten_then_unflatten(params, x):
     return jnp.sum(_forward(again, x) ** 2) + sum(jnp.sum(leaf**2) for leaf in leaves)
 
 
+def reduced_by_tree_reduce(params, x):
+    """``tree_reduce`` with a lambda, ``operator.add`` and an initializer, as L2 penalties are written."""
+    squares = jax.tree_util.tree_map(lambda p: jnp.sum(p**2), params)
+    penalty = jax.tree_util.tree_reduce(lambda a, b: a + b, squares)
+    product = jax.tree.reduce(operator.mul, squares, 1.0)
+    return jnp.sum(_forward(params, x) ** 2) + penalty + 0.01 * product
+
+
+def chained_by_functools_reduce(params, x):
+    """``functools.reduce`` of matrix products (``reduce(jnp.dot, mats)``) and of a lambda with a start."""
+    mats = [params["w1"], params["w2"], params["w2"].T]
+    chained = functools.reduce(jnp.dot, mats)
+    total = functools.reduce(lambda acc, v: acc + jnp.sum(v * x[0, 0]), mats, 0.0)
+    return jnp.sum(jnp.tanh(x @ chained)) + total
+
+
 def _inputs_dict():
     return _dict_params()
 
@@ -192,6 +210,8 @@ PROGRAMS = {
     "sgd_steps_in_a_compiled_loop": _inputs_dict,
     "adam_state_as_a_namedtuple": _inputs_dict,
     "flatten_then_unflatten": _inputs_dict,
+    "reduced_by_tree_reduce": _inputs_dict,
+    "chained_by_functools_reduce": _inputs_dict,
 }
 
 
