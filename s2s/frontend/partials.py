@@ -11,7 +11,10 @@ of it), ``name`` bound nowhere else, ``func`` a module-level function of the pro
 library's) without ``*args``/``**kwargs``, with no starred argument in the line, and whose
 parameters left unbound have no default or a literal one. The bound values are read when the
 local function runs, which is right while ``name``'s arguments are bound once, at the ``def``:
-the names the line reads are assigned nowhere after it. Any other ``partial`` stays as it is.
+the names the line reads are assigned nowhere after it. A ``partial(func, ...)`` call inside a line's
+expressions, outside lambdas and comprehensions (an argument: ``odeint(partial(field, theta=theta),
+y0)``), is the same local function, defined on a line just before. Lines in ``if``/``for``/``while``
+blocks too. Any other ``partial`` stays as it is.
 New nodes keep the positions of the user's code they stand for.
 """
 
@@ -23,7 +26,15 @@ import inspect
 import libcst as cst
 
 from ..cstutil import iter_nodes, literal, names_in
-from .rewriting import assignment, bindings, function_body, place, with_body
+from ..naming import Namer
+from .rewriting import (
+    assignment,
+    bindings,
+    function_body,
+    place,
+    with_blocks,
+    with_body,
+)
 from .source import FunctionSource
 
 
@@ -37,9 +48,27 @@ def _param(p: inspect.Parameter) -> cst.Param:
     return cst.Param(cst.Name(p.name), default=default)
 
 
+def _outside_scopes(stmt):
+    """The nodes of ``stmt`` outside lambdas and comprehensions (whose names are their own), outermost
+    first."""
+    stack = [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(reversed(node.children))
+
+
+_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
 class _Rewriter:
     def __init__(self, source: FunctionSource):
         self.source = source
+        self.namer = Namer(
+            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+            | set(source.env)
+        )
         self.positions = source.file.positions
         self.bound = bindings(source.node)
         self.changed = False
@@ -48,8 +77,38 @@ class _Rewriter:
         out = []
         for k, stmt in enumerate(statements):
             made = self.made(stmt, statements[k + 1 :])
+            if made is None:
+                before, stmt = self.hoisted(stmt, statements[k + 1 :])
+                out.extend(before)
+                stmt = with_blocks(stmt, self.block, self.positions)
             out.append(made if made is not None else stmt)
         return out
+
+    def hoisted(self, stmt, later) -> tuple[list, object]:
+        """``partial(func, ...)`` calls inside a line's expressions (``odeint(partial(field, theta=theta),
+        y0)``), each written as a local function on a line before it: ``(defs, line)``.
+        """
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return [], stmt
+        defs, replaced = [], {}
+        for node in _outside_scopes(stmt):
+            if not (
+                isinstance(node, cst.Call)
+                and self._object(node.func) is functools.partial
+            ):
+                continue
+            base = getattr(node.args[0].value, "value", "fn") if node.args else "fn"
+            name = self.namer.fresh(f"{base}_partial")
+            made = self.function(name, node, stmt, later)
+            if made is not None:
+                defs.append(made)
+                replaced[node] = cst.Name(name)
+        if not replaced:
+            return [], stmt
+        new = stmt
+        for old, name in replaced.items():
+            new = new.deep_replace(old, name)
+        return defs, place(new, stmt, self.positions)
 
     def _object(self, node):
         if isinstance(node, cst.Name):
@@ -70,10 +129,14 @@ class _Rewriter:
         if not (
             isinstance(value, cst.Call)
             and self._object(value.func) is functools.partial
-            and value.args
-            and not any(a.star for a in value.args)
             and self.bound[name] == 1
         ):
+            return None
+        return self.function(name, value, stmt, later)
+
+    def function(self, name: str, value: cst.Call, stmt, later):
+        """The local ``def name`` that the call ``partial(func, ...)`` in ``stmt`` makes, else None."""
+        if not value.args or any(a.star for a in value.args):
             return None
         func = self._object(value.args[0].value)
         if not inspect.isfunction(func) or func.__module__.split(".")[0] in (

@@ -8,7 +8,8 @@ joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item
 unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
 inside the loop, a ``functools.partial`` whose bound value is rebound after it is made, generator
 helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, and
-``functools.reduce`` with an ``operator`` function and with a lambda and a start.
+``functools.reduce`` with an ``operator`` function and with a lambda and a start, and a ``partial`` made
+as a helper's argument.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ FORMS = (
     "generator",
     "appends_in_a_row",
     "reduce",
+    "partial_inline",
 )
 
 
@@ -175,4 +177,15 @@ class PythonIdioms:
             f"{name}_parts = [np.sum({a}), np.mean(np.sin({b})), np.sum({a} ** 2) * 0.5]",
             f"{name} = functools.reduce(operator.mul, {name}_parts) + functools.reduce("
             f"lambda t_, z_: t_ + np.sum(np.tanh(z_)), [{a}, {b}], 0.0)",
+        ]
+
+    def _py_partial_inline(self, lines, name, a, b):
+        self.imports.add("import functools")
+        self.helper(
+            "def shifted_tanh(z, shift, scale=1.0):\n    return np.tanh(z * scale + shift)\n"
+        )
+        self.helper("def applied_twice(f, z):\n    return f(f(z))\n")
+        lines += [
+            f"{name}_k = np.mean({a}) * 0.3",
+            f"{name} = np.sum(applied_twice(functools.partial(shifted_tanh, shift={name}_k), {b}))",
         ]

@@ -1665,3 +1665,34 @@ def inputs_appends_in_a_row():
 
 
 PROGRAMS += ["minibatch_generator", "leaves_generator", "appends_in_a_row"]
+
+
+def _vector_field(y, t, theta):
+    return np.array(
+        [
+            theta[0] * y[0] - theta[1] * y[0] * y[1],
+            theta[1] * y[0] * y[1] - theta[2] * y[1],
+        ]
+    )
+
+
+def _euler(f, y, ts):
+    for k in range(len(ts) - 1):
+        y = y + (ts[k + 1] - ts[k]) * f(y, ts[k])
+    return y
+
+
+def partial_passed_inline(theta, y0):
+    """``partial(field, theta=theta)`` made as an argument (an ODE solver's vector field), also in a loop."""
+    ts = np.linspace(0.0, 0.5, 6)
+    y = _euler(functools.partial(_vector_field, theta=theta), y0, ts)
+    for scale in (0.5, 2.0):
+        y = _euler(functools.partial(_vector_field, theta=theta * scale), y, ts[:3])
+    return np.sum(y**2)
+
+
+def inputs_partial_passed_inline():
+    return np.array([1.0, 0.5, 0.8]), np.array([1.2, 0.7])
+
+
+PROGRAMS += ["partial_passed_inline"]
