@@ -22,6 +22,7 @@ CASES = [
     (P.products_per_example, P.products_per_example),
     (P.einsum_mean_loss, P.einsum_mean_loss),
     (P.vmap_named_with_a_dict_prefix, P.vmap_named_with_a_dict_prefix),
+    (P.hvp_penalty, P.hvp_penalty),
 ]
 
 

@@ -182,7 +182,6 @@ class Calls(lax_control.LaxControl):
         if len(parts) != 3 or len(parts) != len(node.args):
             self.fail(node, f"`{what}` inside a transformed function takes `(fun, primals, tangents)`",
                       "write `jax.jvp(g, (x,), (t,))`", UnsupportedSyntax)  # fmt: skip
-        fun = self._static_option(parts[0].value, node)
         primals, tangents = parts[1].value, parts[2].value
         if not all(isinstance(p, (cst.Tuple, cst.List)) for p in (primals, tangents)):
             self.fail(node, f"`{what}` with primals or tangents that are not a tuple written out",
@@ -190,17 +189,61 @@ class Calls(lax_control.LaxControl):
         if len(primals.elements) != len(tangents.elements):
             self.fail(node, f"`{what}` got {len(primals.elements)} primals and {len(tangents.elements)} tangents",
                       "give one tangent per primal")  # fmt: skip
-        count = len(primals.elements)
+        primals = [el.value for el in primals.elements]
+        tangents = [el.value for el in tangents.elements]
+        lifted = self._jvp_lambda(parts[0].value, primals, tangents)
+        if lifted is not None:  # ``jax.jvp(lambda x_: jax.grad(f)(x_, A), (x,), (v,))``
+            fun, primals, tangents, argnums = lifted
+        else:
+            fun = self._static_option(parts[0].value, node)
+            argnums = tuple(range(len(primals)))
         try:
-            made = _transformed(fun, "jvp", tuple(range(count)), flat=True)
+            made = _transformed(fun, "jvp", argnums, flat=True)
             callee = self.value(made, (_name_of(fun),), node.func)
         except S2SError as err:
             self.fail(node, err.message, err.hint, type(err))
-        args = [
-            cst.Arg(self.expr(el.value))
-            for el in (*primals.elements, *tangents.elements)
-        ]
+        args = [cst.Arg(self.expr(v)) for v in (*primals, *tangents)]
         return self.mark(cst.Call(callee, args), node)
+
+    def _jvp_lambda(self, lam, primals, tangents):
+        """``jax.jvp(lambda x: g(x, A), (x0,), (v,))``, a lambda calling a function of the program (or a
+        transformation made inside, ``jax.grad(f)``) with each of its parameters once and values of this
+        scope: ``(g, g's arguments, tangents, argnums)`` for the forward mode of ``g`` with respect to the
+        lambda's parameters; None for anything else."""
+        if not isinstance(lam, cst.Lambda) or not isinstance(lam.body, cst.Call):
+            return None
+        params = [p.name.value for p in lam.params.params]
+        body = lam.body
+        if (
+            lam.params.star_arg is not cst.MaybeSentinel.DEFAULT
+            or lam.params.kwonly_params
+            or lam.params.posonly_params
+            or lam.params.star_kwarg is not None
+            or any(p.default is not None for p in lam.params.params)
+            or any(a.keyword is not None or a.star for a in body.args)
+            or len(params) != len(primals)
+        ):
+            return None
+        g = self._made_transform(body.func) if isinstance(body.func, cst.Call) else None
+        g = g if g is not None else self._callee_object(body.func)
+        if g is None or not callable(g):
+            return None
+        slots = {}  # lambda parameter -> its position among g's arguments
+        for k, a in enumerate(body.args):
+            if isinstance(a.value, cst.Name) and a.value.value in params:
+                if a.value.value in slots:
+                    return None
+                slots[a.value.value] = k
+            elif names_in(a.value) & set(params):
+                return None
+        if len(slots) != len(params):
+            return None
+        at = {slots[p]: i for i, p in enumerate(params)}  # g's position -> the lambda's
+        arguments = [
+            primals[at[k]] if k in at else a.value for k, a in enumerate(body.args)
+        ]
+        argnums = tuple(sorted(at))
+        return g, arguments, [tangents[at[k]] for k in argnums], argnums
 
     def _lifted_lambda(self, call: cst.Call, args: list):
         """``jax.vmap(lambda x: g(params, x))(xs)`` or ``jax.grad(lambda p: loss(p, x, y))(params)``: a lambda
@@ -440,6 +483,8 @@ class Calls(lax_control.LaxControl):
             kind = lax_control.kind(self._callee_object(func))
             if kind is not None:
                 return self.lax_call(kind, node)
+            if library.is_jvp(self._callee_object(func)):
+                return self._jvp_call(node)
         functions = local_function_args.passed_locals(self, node)
         if (
             functions
@@ -575,10 +620,6 @@ class Calls(lax_control.LaxControl):
             return self.mark(
                 masked if masked is not None else cst.Call(xp_attr(name), args), node
             )
-        if isinstance(func, (cst.Name, cst.Attribute)) and library.is_jvp(
-            self._callee_object(func)
-        ):
-            return self._jvp_call(node)
         found = foreign.vmapped(self, func, args, node)
         if (
             found is not None

@@ -130,3 +130,15 @@ def vmap_named_with_a_dict_prefix(w, xs):
     f = jax.vmap(_affine_example, in_axes=({"w": None, "b": 0}, 0), out_axes=1)
     out = f(p, xs)
     return jnp.sum(out**2) + jnp.sum(out[0])
+
+
+def _curvature(w, xs):
+    return jnp.sum(jnp.sin(xs @ w) ** 2) + 0.25 * jnp.sum(w**4)
+
+
+def hvp_penalty(w, xs):
+    # the autodiff cookbook's Hessian-vector product, forward over reverse, of a lambda closing over xs
+    hv = jax.jvp(lambda v: jax.grad(_curvature)(v, xs), (w,), (jnp.ones_like(w),))[1]
+    # and a lambda whose parameters come in another order than the function's
+    slope = jax.jvp(lambda b, a: _curvature(a, b), (xs, w), (xs * 0.5, w))[1]
+    return jnp.sum(hv * w) + slope
