@@ -138,8 +138,24 @@ def _known(starts, flags) -> bool:
     return not any(flags) and not any(slicing._is_jax(s) for s in starts)
 
 
+def _sequence_window(operand, start_indices, slice_sizes, flags) -> slice:
+    """The slice of a Python list's items (its leaves batched or not): the same for every example."""
+    if any(np.ravel(flags)):
+        from .located import Refusal
+
+        raise Refusal(
+            "a slice `items[i:i + k]` of a Python list whose start differs per example",
+            "slice the list at a start that is the same for every example, or stack it into an array",
+        )
+    return slicing._sequence_slice(start_indices, slice_sizes)
+
+
 def window(operand, start_indices, slice_sizes, axes, batched):
     """Per-example ``rt.window(operand_i, start_indices_i, slice_sizes, axes)``."""
+    if slicing._is_sequence(operand):
+        return operand[
+            _sequence_window(operand, start_indices, slice_sizes, batched[1])
+        ]
     o_flag = bool(batched[0])
     starts, sizes, named, flags = _window_call(
         operand, start_indices, slice_sizes, axes, batched[1], o_flag
@@ -158,6 +174,14 @@ def window_vjp(g, operand, start_indices, slice_sizes, axes, batched):
     from .arrays import index_add, zeros_like_float
 
     g_flag, o_flag = bool(batched[0]), bool(batched[1])
+    if slicing._is_sequence(operand):
+        from .trees import tree_leaves, tree_zeros_like
+
+        index = _sequence_window(operand, start_indices, slice_sizes, batched[2])
+        zeros = tree_zeros_like(operand)
+        if g_flag and not o_flag:  # the examples' own cotangents
+            zeros = broadcast_batch(zeros, np.shape(next(tree_leaves(g)))[0])
+        return index_add(zeros, index, g)
     starts, sizes, named, flags = _window_call(
         operand, start_indices, slice_sizes, axes, batched[2], o_flag
     )

@@ -209,6 +209,14 @@ CASES = [
     case(P.selection_sum_over_its_length, lambda r: (n(r, B, 7),), 0),
     case(P.masked_mse, lambda r: (n(r, B, 5), _with_nans(r)), 0),
     case(
+        P.path_score, lambda r: (n(r, 3, 3), r.integers(0, 3, size=(B, 4))), (None, 0)
+    ),
+    case(
+        P.mse_through_a_helper,
+        lambda r: (n(r, 3), n(r, B, 6, 3), n(r, B, 6)),
+        (None, 0, 0),
+    ),
+    case(
         P.mlp_predict,
         lambda r: ({**MLP(r), "b2": n(r, B, 2)}, n(r, B, 3)),
         ({"w1": None, "b1": None, "w2": None, "b2": 0}, 0),
@@ -592,6 +600,14 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(
+        P.path_score, lambda r: (n(r, 3, 3), r.integers(0, 3, size=(B, 4))), (None, 0)
+    ),
+    gcase(
+        P.mse_through_a_helper,
+        lambda r: (n(r, 3), n(r, B, 6, 3), n(r, B, 6)),
+        (None, 0, 0),
+    ),
     gcase(
         P.mlp_loss,
         lambda r: ((n(r, 3, 4), n(r, 4), n(r, 4, 2), n(r, 2)), n(r, B, 3), n(r, B, 2)),

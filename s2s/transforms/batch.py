@@ -13,6 +13,7 @@ the helper's own ``<helper>_batched``. Shapes read in the user's code
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 import libcst as cst
@@ -88,6 +89,8 @@ class Batch(Transform):
         self.parent: Batch | None = None  # the body this one is nested in
         # the tapes of a gradient's ``while`` loops (their checkpoints carry the batch axis second)
         self.tapes: set[str] = set()
+        # containers made by a display here: key -> whether the item is batched (a literal is not)
+        self.displayed: dict[str, dict] = {}
 
     def nested(self, body, batched) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names."""
@@ -161,6 +164,11 @@ class Batch(Transform):
             elif isinstance(stmt.target, (cst.Tuple, cst.List)):
                 value = self._unpacked(stmt.target, value)
             self.emit(stmt.target, self.per_example(value))
+            items = _display_items(stmt.value)
+            if isinstance(stmt.target, cst.Name) and items is not None:
+                self.displayed[stmt.target.value] = {
+                    k: not is_static(v) for k, v in items.items()
+                }
             pairs = _side_by_side(stmt.target, stmt.value)
             if pairs is None:
                 self.mark(stmt.target, True)
@@ -169,8 +177,8 @@ class Batch(Transform):
                     self.mark(target, not is_static(element))
             return
         if e.kind == "getitem":
-            self.emit(stmt.target, self.getitem(stmt.value))
-            self.mark(stmt.target, True)
+            self.emit(stmt.target, self.per_example(self.getitem(stmt.value)))
+            self.mark(stmt.target, self._item_batched(stmt.value))
             return
         if e.kind == "attribute":
             base = e.args[0]
@@ -185,7 +193,8 @@ class Batch(Transform):
         if e.kind == "helper":
             flags = tuple(self.is_batched(a) for a in e.args)
             name = self.requests.name(e.name, flags)
-            self.emit(stmt.target, call(name, *e.args))
+            # ``average(total, r.shape[0])``: a shape read per example
+            self.emit(stmt.target, call(name, *(self.per_example(a) for a in e.args)))
             self.mark(stmt.target, True)
             return
         if e.kind in ("op", "runtime") and isinstance(stmt.target, cst.Name):
@@ -196,6 +205,21 @@ class Batch(Transform):
                 self.step_major.add(stmt.target.value)
             return
         raise MissingRule(f"no batching rule for `{e.name}`", stmt.origin, RULE_HINT)
+
+    def _item_batched(self, value: cst.Subscript) -> bool:
+        """Whether ``x[key]`` of a batched ``x`` is batched: not for a literal that a display put at a
+        constant key (``arguments = {"d": 0.3, "c": h}``, then ``arguments["d"]``)."""
+        base, parts = value.value, value.slice
+        if (
+            isinstance(base, cst.Name)
+            and base.value in self.displayed
+            and len(parts) == 1
+            and isinstance(parts[0].slice, cst.Index)
+            and _constant_key(parts[0].slice.value)
+        ):
+            key = _key_value(parts[0].slice.value)
+            return self.displayed[base.value].get(key, True)
+        return True
 
     def _unpacked(self, target, value):
         """``a, b = p`` of a batched value: each example unpacked (a batched array along the axis after the
@@ -234,6 +258,13 @@ class Batch(Transform):
             # a container's element, or a row of an array
             if constant and base.value not in self.arrays:
                 return call("rt.example_item", base, keys[0])
+            if (
+                len(parts) == len(slices) == 1
+                and isinstance(base, cst.Name)
+                and base.value not in self.arrays
+                and all(is_static(n) for n in _bounds(slices[0]))
+            ):  # ``items[:-1]`` of what may be a list (an append's cotangent): its items, or the array's
+                return call("rt.example_item", base, _slice_call(slices[0]))
             everything = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
             return value.with_changes(slice=[everything, *value.slice])
         if slices:  # ``x[i, 1:3]``: the index as a value, one flag per component
@@ -420,6 +451,35 @@ def _with_batch_axis(b: Batch, out) -> cst.BaseExpression:
     if b.is_batched(out):
         return out
     return call("rt.broadcast_batch", out, cst.Name(b.size))
+
+
+def _slice_call(s: cst.Slice) -> cst.Call:
+    """``slice(lower, upper, step)`` for the slice ``lower:upper:step``."""
+    none = cst.Name("None")
+    return call("slice", s.lower or none, s.upper or none, s.step or none)
+
+
+def _key_value(key):
+    """The int or string a constant key (``_constant_key``) is."""
+    return ast.literal_eval(cst.Module([]).code_for_node(key))
+
+
+def _display_items(value) -> dict | None:
+    """``{key: element}`` of a tuple, list or dict display with constant keys (ints from both ends for a
+    sequence), else None."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        if any(isinstance(el, cst.StarredElement) for el in value.elements):
+            return None
+        n = len(value.elements)
+        return {k: el.value for j, el in enumerate(value.elements) for k in (j, j - n)}
+    if isinstance(value, cst.Dict):
+        if not all(
+            isinstance(el, cst.DictElement) and _constant_key(el.key)
+            for el in value.elements
+        ):
+            return None
+        return {_key_value(el.key): el.value for el in value.elements}
+    return None
 
 
 def _side_by_side(target, value):

@@ -530,6 +530,11 @@ class Sequence(Family):
     def batch(self, b, op, e, bindings, target):
         mapping = {}
         for a in batch_operands(e):
+            if isinstance(
+                a, (cst.Tuple, cst.List)
+            ):  # ``for z in (x, w)``: each item batched
+                mapping[id(a)] = (a, batch_broadcast(b, a))
+                continue
             if not isinstance(a, cst.Name) or a.value in ("True", "False", "None"):
                 continue
             mapping[id(a)] = (a, call("rt.loop_first", batch_broadcast(b, a)))

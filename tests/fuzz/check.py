@@ -21,7 +21,10 @@ twin, ``s2s.value_and_grad`` (value and gradient), ``s2s.jvp`` against
 ``jax.jvp`` (tangents for every positional argument; keyword-only parameters
 keep their defaults, as ``s2s.jvp`` binds primals positionally), and, with the
 JAX oracle, ``s2s.vjp`` against ``jax.vjp`` (cotangents of every positional
-argument). With the finite-difference oracle the same, but ``vjp``. Run with
+argument); ``s2s.vmap`` of the program and of its gradient over a batch of
+the first differentiated argument (its point and points moved from it)
+against the program and the oracle's gradient example by example. With the
+finite-difference oracle the same, but ``vjp``. Run with
 ``jax.config.update("jax_enable_x64", True)``: everything is float64.
 """
 
@@ -269,6 +272,74 @@ def path_of(scope, entry, args, kwargs):
 # ------------------------------------------------------------------------- trees
 
 
+BATCH = 3  # examples in a batch of the vmap checks
+
+
+def stacked(trees):
+    """One tree of the ``trees``' leaves stacked along a new leading axis."""
+    return jax.tree_util.tree_map(
+        lambda *ls: np.stack([np.asarray(leaf, dtype=float) for leaf in ls]), *trees
+    )
+
+
+def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, path, tol):
+    """``s2s.vmap(f)`` and ``s2s.vmap(s2s.grad(f))`` over a batch of the first differentiated argument
+    (the program's point and points moved from it; the other arguments shared) against ``f`` (and the
+    oracle's gradient) example by example: JAX's definition of ``vmap``."""
+    i = program.argnums[0]
+    if not all(np.asarray(leaf).dtype.kind == "f" for leaf in leaves(args[i])):
+        return
+    rng = np.random.default_rng(program.seed + 3)
+    examples = [args[i]] + [
+        moved(args, [i], [random_like(args[i], rng)], 0.05)[i] for _ in range(BATCH - 1)
+    ]
+    batch = stacked(examples)
+    in_axes = tuple(0 if j == i else None for j in range(len(args)))
+
+    def at(example):
+        a = list(copy.deepcopy(args))
+        a[i] = copy.deepcopy(example)
+        return a
+
+    try:
+        want = stacked([f(*at(e)) for e in examples])
+        if "vmap_grad" in modes:
+            if oracle == "jax":
+                grads = [jax.grad(tf, an)(*at(e)) for e in examples]
+            else:
+                grads = [fd_grad(f, tuple(at(e)), {}, an) for e in examples]
+            want_grads = stacked(grads)
+    except (
+        Exception
+    ):  # a moved point the program (or its twin) does not take: no batch to check
+        return
+
+    def batched_args():
+        a = list(copy.deepcopy(args))
+        a[i] = copy.deepcopy(batch)
+        return a
+
+    for backend in backends:
+        checks = [("vmap", lambda: s2s.vmap(f, in_axes, backend=backend), want)]
+        if "vmap_grad" in modes:
+            checks.append(
+                (
+                    "vmap_grad",
+                    lambda: s2s.vmap(
+                        s2s.grad(f, an, backend=backend), in_axes, backend=backend
+                    ),
+                    want_grads,
+                )
+            )
+        for mode, make, expected in checks:
+            if mode not in modes:
+                continue
+            what = f"{mode}/{backend}"
+            got = _run(findings, what, path, lambda: make()(*batched_args()))
+            if got is not None and (msg := compare(got, expected, what, **tol)):
+                findings.append(Finding("mismatch", what, msg, what))
+
+
 def leaves(tree):
     return jax.tree_util.tree_leaves(tree)
 
@@ -378,7 +449,7 @@ def check(
     program,
     folder,
     backends=("numpy",),
-    modes=("grad", "value_and_grad", "jvp", "vjp"),
+    modes=("grad", "value_and_grad", "jvp", "vjp", "vmap", "vmap_grad"),
     avoid=frozenset(),
     oracle="jax",
 ) -> Outcome:
@@ -627,6 +698,10 @@ def _check(program, module, twin, path, backends, modes, oracle):
                 findings.append(
                     Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}")
                 )
+    if not aux and not kwargs and {"vmap", "vmap_grad"} & set(modes):
+        _check_vmap(
+            findings, program, f, tf, args, an, backends, modes, oracle, path, tol
+        )
     status = "ok"
     if findings:
         status = max((fd.kind for fd in findings), key=SEVERITY.index)

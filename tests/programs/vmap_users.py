@@ -625,3 +625,22 @@ def halve_until_small(q):
 
     x, steps = lax.while_loop(cond, body, (q, 0))
     return x * steps
+
+
+def path_score(trans, y):
+    """A CRF's gold-path score: an unbatched table read at per-example labels, collected by a loop."""
+    score = sum(trans[y[t - 1], y[t]] for t in range(1, y.shape[0]))
+    picked = []
+    for t in range(y.shape[0]):
+        picked.append(trans[y[t], 0])
+    return score + np.sum(np.stack(picked) ** 2)
+
+
+def _average(total, count):
+    return total / count
+
+
+def mse_through_a_helper(w, X, y):
+    """A shape read inline as a helper's argument, and in an index: one example's, not the batch's."""
+    r = X @ w - y
+    return _average(np.sum(r**2), r.shape[0]) + r[r.shape[0] - 1]
