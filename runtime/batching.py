@@ -348,7 +348,9 @@ def select(pred, on_true, on_false):
 def cond_with_residuals(pred, true_fn, false_fn, *operands):
     """``rt.cond_with_residuals`` in batched code, its predicate the same for every example: the branch not
     taken leaves zeros of its residuals' shapes, never None, since a backward branch that runs per example
-    (``select`` keeps what it computes for no example) may read them."""
+    (``select`` keeps what it computes for no example) may read them; None only where that branch could
+    not run at all (it reads a variable only the taken branch assigns, Python's ``UnboundLocalError``).
+    """
     from . import control
 
     out, (res_true, res_false) = control.cond_with_residuals(
@@ -365,7 +367,12 @@ def _zero_residuals(fn, operands):
     """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs)."""
     import jax
 
-    shapes = jax.eval_shape(lambda: fn(*operands)[1])
+    try:
+        shapes = jax.eval_shape(lambda: fn(*operands)[1])
+    except (
+        UnboundLocalError
+    ):  # the branch reads what only the branch not taken assigns: none to keep
+        return None
     return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
 
 

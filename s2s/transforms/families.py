@@ -552,6 +552,11 @@ class Container(Family):
             for a in batch_operands(e)
             if not b.is_batched(a)
         }
+        default = bindings.get("default")
+        if isinstance(default, (cst.Integer, cst.Float, cst.UnaryOperation)):
+            # ``params.get("gain", 1.5)``: what an example gets where its dict lacks the key
+            each = call("rt.broadcast_batch", default, cst.Name(b.size))
+            mapping[id(default)] = (default, each)
         return _replaced(e.node, mapping), True
 
 
