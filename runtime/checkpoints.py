@@ -60,8 +60,25 @@ def while_loop_with_tape(cond_fn, body_fn, init):
         while bool(np.asarray(cond_fn(carry))):
             carries.append(carry)
             carry = body_fn(carry)[0]
+            if uses_jax(
+                carry
+            ):  # the body read traced values: compiled from this step on
+                from .control import settled_carry
+
+                carry, _ = settled_carry(lambda c: body_fn(c)[0], carry)
+                carry, tape = _jax_forward(cond_fn, body_fn, carry)
+                return carry, Peeled(Elements(carries), tape)
         return carry, Elements(carries)
     return _jax_forward(cond_fn, body_fn, init)
+
+
+class Peeled:
+    """The tape of a ``while`` loop whose first steps ran in Python (their carries, ``first``) before a
+    step computed traced values and the rest ran compiled (``rest``, a checkpointed tape).
+    """
+
+    def __init__(self, first: Elements, rest):
+        self.first, self.rest = first, rest
 
 
 def while_loop_reverse(body_fn, body_bwd, carry_bar, tape):
@@ -69,6 +86,9 @@ def while_loop_reverse(body_fn, body_bwd, carry_bar, tape):
 
     ``residuals_k`` is ``body_fn(carry_k)[1]``, recomputed from the tape.
     """
+    if isinstance(tape, Peeled):
+        carry_bar = _jax_reverse(body_fn, body_bwd, carry_bar, tape.rest)
+        tape = tape.first
     if isinstance(tape, Elements):
         for carry in reversed(tape.items):
             carry_bar = body_bwd(carry_bar, body_fn(carry)[1])

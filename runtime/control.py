@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import checkpoints, output
+from . import checkpoints, output, peeling
 from .arrays import _is_jax, namespace
 from .collected import SKIPPED, has_skipped, stack
 from .iteration import (
@@ -440,6 +440,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
     (alone, or beside the ``TapeLeaf`` residuals of a gradient's forward loop
     over it, or beside empty tuples of residuals: a ``while`` loop then).
     """
+    if peeling.has_peeled(
+        xs
+    ):  # the backward loop of a loop whose first steps ran on their own
+        return peeling.scan_peeled(scan, f, init, xs, reverse)
     if checkpoints.has_tape(xs):
         if not reverse:
             raise TypeError(COLLECT_MESSAGE)
@@ -455,9 +459,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
 
         body, xs = _stepped(f), plain(xs)
         init, reshaped = settled_carry(lambda c: body(c, _first(xs))[0], init)
-        peeled = _peeled(body, init, xs, length, reverse) if reshaped else None
-        if peeled is not None:
-            return peeled
+        if reshaped:
+            done = peeling.peeled(body, init, xs, length, reverse, settled_carry)
+            if done is not None:
+                return done
         return jax.lax.scan(body, init, xs, length=length, reverse=reverse)
     n = _length(xs, length)
     carry, ys = init, [None] * n
@@ -466,8 +471,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]):
             if _same_shapes(init, carry):
                 return _rolled(f, init, xs, carry, reverse)
-            rolled = _after_first(
-                _stepped(f), carry, as_step_items(ys[i]), plain(xs), n, reverse
+            ran = (carry, as_step_items(ys[i]))
+            rolled = peeling.peeled(
+                _stepped(f), init, plain(xs), n, reverse, settled_carry, ran
             )
             if rolled is not None:
                 return rolled
@@ -483,7 +489,7 @@ def settled_carry(step, init):
     """``(init, reshaped)``: ``init`` in the dtypes one ``step`` computes where those are wider (a float32
     accumulator fed float64 values under ``jax_enable_x64``: NumPy's loop would have widened it, and the
     values are the same), and whether that step changes a carry's shape (``s = 0.0`` then ``s = s + x``),
-    which no ``lax`` loop can carry: the caller runs that first step on its own (``_peeled``). A step that
+    which no ``lax`` loop can carry: the caller runs the first steps on their own (``peeling``). A step that
     changes the carry's structure (a list growing by one each step) is a ``TypeError`` saying so. Anything
     else is left for ``lax.scan``/``lax.while_loop`` to report."""
     import jax
@@ -515,43 +521,6 @@ def _widens(jnp, leaf, out) -> bool:
     return dtype != out.dtype and jnp.promote_types(dtype, out.dtype) == out.dtype
 
 
-def _peeled(body, init, xs, length, reverse):
-    """``lax.scan`` of a body whose first step changes the carry's shape: that step on its own, the rest
-    rolled from its carry (exactly NumPy's loop; only the first step is written out); None where the
-    steps' outputs cannot stack."""
-    import jax
-
-    n = length if length is not None else len(jax.tree.leaves(xs)[0])
-    if n == 0:
-        return jax.lax.scan(body, init, xs, length=length, reverse=reverse)
-    first = n - 1 if reverse else 0
-    carry, y_first = body(init, tree_map(lambda a: a[first], xs))
-    return _after_first(body, carry, y_first, xs, n, reverse)
-
-
-def _after_first(body, carry, y_first, xs, n, reverse):
-    """The scan's other ``n - 1`` steps rolled in one ``lax.scan`` from the first step's carry, its
-    output joined to theirs; None where the first step's outputs are shaped unlike the others'.
-    """
-    import jax
-    import jax.numpy as jnp
-
-    rest = tree_map(lambda a: a[:-1] if reverse else a[1:], xs)
-    carry, ys = jax.lax.scan(body, carry, rest, length=n - 1, reverse=reverse)
-    if jax.tree.structure(y_first) != jax.tree.structure(ys) or any(
-        np.shape(one) != np.shape(others)[1:]
-        for one, others in zip(jax.tree.leaves(y_first), jax.tree.leaves(ys))
-    ):
-        return None  # the first step's outputs are shaped unlike the others': they cannot stack
-
-    def joined(one, others):
-        one = jnp.asarray(one, others.dtype)[None]
-        parts = [others, one] if reverse else [one, others]
-        return jnp.concatenate(parts)
-
-    return carry, jax.tree.map(joined, y_first, ys)
-
-
 def _same_shapes(init, carry) -> bool:
     """Whether a step keeps the carry's structure and shapes."""
     import jax
@@ -570,7 +539,7 @@ def _rolled(f, init, xs, carry, reverse):
 
     ``init`` takes the dtypes of the carry after that step (``_done = False`` becomes a bool array). A carry
     whose shapes change in the first step (``s = 0.0`` then ``s = s + x``) cannot be a ``lax.scan``'s: the
-    caller rolls the other steps from the first one's carry (``_after_first``).
+    caller runs the first steps on their own (``peeling``).
     """
     import jax
     import jax.numpy as jnp
@@ -698,4 +667,11 @@ def while_loop(cond_fn, body_fn, init):
     carry = init
     while bool(np.asarray(cond_fn(carry))):
         carry = body_fn(carry)
+        if uses_jax(
+            carry
+        ):  # the body read traced values (``lo, hi = -20.0, 20.0`` bisecting on data):
+            import jax  # compiled from this step on, the first one run already
+
+            carry, _ = settled_carry(body_fn, carry)
+            return jax.lax.while_loop(cond_fn, body_fn, carry)
     return carry

@@ -489,6 +489,8 @@ def _visited_vjp(g, xs, steps):
         return None  # a loop over a dict visits its keys
     parts = per_element(g, len(xs) if steps is None else steps)
     parts = [*parts, *(tree_zeros_like(x) for x in list(xs)[len(parts) :])]
+    if type(xs).__name__ == "PeeledLeaf":  # a peeled loop's outputs: split the same way
+        return xs.with_steps(parts)
     if isinstance(xs, tuple) and hasattr(xs, "_fields"):
         return type(xs)(*parts)
     if isinstance(

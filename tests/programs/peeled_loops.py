@@ -1,0 +1,52 @@
+"""Loops whose carry starts as a Python number and becomes an array, or whose first steps run before the
+body reads traced values: compiled with their first steps on their own (``runtime/peeling.py``).
+"""
+
+import jax.numpy as jnp
+
+
+def running_sum(xs):
+    """``total = 0`` then ``total = total + x`` over rows: the carry is a number, then a row."""
+    total = 0
+    for x in xs:
+        total = total + jnp.tanh(x)
+    return jnp.sum(total / xs.shape[0])
+
+
+def clenshaw(x, c):
+    """Clenshaw's recurrence from ``0.0``: ``b2`` lags ``b1``, so the carry settles after two steps."""
+    b1 = b2 = 0.0
+    for k in range(c.shape[0] - 1, 0, -1):
+        b1, b2 = 2 * x * b1 - b2 + c[k], b1
+    return jnp.sum(x * b1 - b2 + c[0])
+
+
+def reversed_decay(xs, w):
+    """A reversed loop whose carry starts as a number: its last steps run first, on their own."""
+    acc = 0.0
+    for x in reversed(list(xs)):
+        acc = 0.5 * acc + jnp.sin(x * w)
+    return jnp.sum(acc**2)
+
+
+def bisect(c):
+    """Bisection whose bounds start as Python floats: the first test is known when traced, then the body
+    reads ``c`` and the loop compiles from its second step."""
+    lo, hi = -2.0, 2.0
+    while hi - lo > 1e-6:
+        mid = 0.5 * (lo + hi)
+        if jnp.tanh(mid) * c < 0.3:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi) * c
+
+
+def collected_before_update(xs):
+    """The carry collected before each update: the first item a number, the others rows."""
+    total = 0.0
+    seen = []
+    for x in xs:
+        seen.append(total)
+        total = total + x
+    return jnp.sum(total) + sum(jnp.sum(s) for s in seen)
