@@ -158,6 +158,8 @@ def broadcast_batch(value, size):
     def leaf(x):
         if getattr(type(x), "placeholder", False):
             return x  # no value (``rt.unset``, ``rt.skipped``): none per example either
+        if isinstance(x, str):
+            return x  # a dict key a loop computes (``"W" + str(l)``): the same for every example
         xp = namespace(x)
         x = xp.asarray(x)
         return xp.broadcast_to(x, (size, *xp.shape(x)))

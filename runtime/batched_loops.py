@@ -89,6 +89,10 @@ def _batch_front(tree, size):
 
 def _restructured(helper, operands, batched):
     """``helper(*operands)`` per example, for a loop-input cotangent helper (see above)."""
+    if not any(True for x in operands for _ in tree_leaves(x)):
+        return helper(
+            *operands
+        )  # empty sequences (a loop of no step): nothing per example
     size = _batch_size(*zip(operands, batched))
     moved = [_batch_last(x, flag, size) for x, flag in zip(operands, batched)]
     return _batch_front(helper(*moved), size)

@@ -349,7 +349,7 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
     """``rt.cond_with_residuals`` in batched code, its predicate the same for every example: the branch not
     taken leaves zeros of its residuals' shapes, never None, since a backward branch that runs per example
     (``select`` keeps what it computes for no example) may read them; None only where that branch could
-    not run at all (it reads a variable only the taken branch assigns, Python's ``UnboundLocalError``).
+    not run at all (it raises, or reads a variable only the taken branch assigns).
     """
     from . import control
 
@@ -370,8 +370,8 @@ def _zero_residuals(fn, operands):
     try:
         shapes = jax.eval_shape(lambda: fn(*operands)[1])
     except (
-        UnboundLocalError
-    ):  # the branch reads what only the branch not taken assigns: none to keep
+        Exception
+    ):  # the branch cannot run (it raises, or reads what only the taken one assigns)
         return None
     return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
 

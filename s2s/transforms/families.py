@@ -529,16 +529,34 @@ class Sequence(Family):
 
     def batch(self, b, op, e, bindings, target):
         mapping = {}
-        for a in batch_operands(e):
+        for a in (*e.args, *(v for _, v in e.kwargs)):
             if isinstance(
                 a, (cst.Tuple, cst.List)
             ):  # ``for z in (x, w)``: each item batched
-                mapping[id(a)] = (a, batch_broadcast(b, a))
+                mapping[id(a)] = (a, _items_batched(b, a))
+                continue
+            if is_static(a):
                 continue
             if not isinstance(a, cst.Name) or a.value in ("True", "False", "None"):
                 continue
             mapping[id(a)] = (a, call("rt.loop_first", batch_broadcast(b, a)))
         return _replaced(e.node, mapping), True
+
+
+def _items_batched(b, display):
+    """A tuple or list display a loop visits, each item with the batch axis: a number written in the code
+    too (``zip((0.5, 1.0), (h, y))``: the weight is a value of each example; ints stay, as they may be
+    counts or sizes)."""
+
+    def each(node):
+        number = node.expression if isinstance(node, cst.UnaryOperation) else node
+        if isinstance(number, cst.Float):
+            return call("rt.broadcast_batch", node, cst.Name(b.size))
+        return batch_broadcast(b, node)
+
+    return display.with_changes(
+        elements=[el.with_changes(value=each(el.value)) for el in display.elements]
+    )
 
 
 class Container(Family):
