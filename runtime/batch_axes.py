@@ -29,6 +29,14 @@ def batch_size(*mapped, axis_size=None) -> int:
                 sizes.add(int(leaf.shape[axis]))
     if axis_size is not None:
         sizes.add(int(axis_size))
+    if (
+        not sizes
+        and mapped
+        and all(
+            isinstance(leaf, str) for value, _ in mapped for leaf in tree_leaves(value)
+        )
+    ):
+        return None  # a helper mapped over dict keys only (the same for every example): no size
     if not sizes:
         raise ValueError(
             "vmap must have at least one non-None value in in_axes, or be given axis_size"
@@ -44,6 +52,8 @@ def _leaves_with_axes(value, axes):
     """(leaf, its mapped axis or None) for each array leaf of ``value``; ``axes`` is a prefix of its tree."""
     if axes is None or isinstance(axes, int):
         for leaf in tree_leaves(value):
+            if isinstance(leaf, str):
+                continue  # a dict key read per example (the same for all): no batch axis
             if axes is not None and not (0 <= axes % max(leaf.ndim, 1) < leaf.ndim):
                 raise ValueError(
                     f"vmap was requested to map its argument along axis {axes}, which implies that its rank "

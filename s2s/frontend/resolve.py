@@ -931,14 +931,29 @@ class Resolver(Calls):
         )
 
     def _IfExp(self, node):
-        return self.mark(
-            node.with_changes(
-                test=self.expr(node.test),
-                body=self.expr(node.body),
-                orelse=self.expr(node.orelse),
-            ),
-            node,
+        test = self.expr(node.test)
+        outer, self._pending = self._pending, []
+        body = self.expr(node.body)
+        body_pending, self._pending = self._pending, []
+        orelse = self.expr(node.orelse)
+        else_pending, self._pending = self._pending, outer
+        if not body_pending and not else_pending:
+            return self.mark(
+                node.with_changes(test=test, body=body, orelse=orelse), node
+            )
+        # statements a branch needs (``rt.check_call`` of ``f(**kw)``) run only when it is taken
+        name = self.lax_namer().fresh("_ifexp")
+        self.locals.add(name)
+        origin = self.source.origin(node)
+        self._pending.append(
+            ir.If(
+                test,
+                (*body_pending, ir.Assign(cst.Name(name), body, origin)),
+                (*else_pending, ir.Assign(cst.Name(name), orelse, origin)),
+                origin,
+            )
         )
+        return cst.Name(name)
 
     def _Subscript(self, node):
         # ``np.c_[a, b]``, ``np.mgrid[0:1:5j]``: the ops they stand for

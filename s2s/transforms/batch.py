@@ -150,6 +150,10 @@ class Batch(Transform):
         every = (*e.args, *(v for _, v in e.kwargs))
         if e.kind == "getitem":  # the index may be batched too
             every = (*every, *_index_atoms(stmt.value))
+        if _compares_a_string(
+            e
+        ):  # ``name == "W"``: a key's test, the same for every example
+            every = ()
         if not any(self.is_batched(a) for a in every) and not _collective(e):
             self.out.append(replace(stmt, value=self.per_example(stmt.value)))
             self.mark(stmt.target, False)
@@ -301,6 +305,15 @@ def _constant_key(key) -> bool:
     if isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus):
         key = key.expression
     return isinstance(key, (cst.Integer, cst.SimpleString))
+
+
+def _compares_a_string(e) -> bool:
+    """``k == "W"`` (or ``!=``): strings are keys and names, never values that differ per example."""
+    return (
+        e.kind == "op"
+        and e.name in ("equal", "not_equal")
+        and any(isinstance(a, cst.SimpleString) for a in e.args)
+    )
 
 
 def _collective(e) -> bool:

@@ -1696,3 +1696,30 @@ def inputs_partial_passed_inline():
 
 
 PROGRAMS += ["partial_passed_inline"]
+
+
+def _linear_kernel(X, a=1.0):
+    return a * X
+
+
+def _shifted_sine_kernel(X, a=1.0, c=0.0):
+    return a * np.sin(X) + c
+
+
+KERNEL_TABLE = {"linear": _linear_kernel, "sine": _shifted_sine_kernel}
+
+
+def kernels_by_name_with_keywords(hyper, X):
+    """Functions of a dict called at each key of a dict of their keyword arguments (a GP's kernel sum):
+    each call gets its own keywords, which another function of the table may not take.
+    """
+    return np.sum(sum(KERNEL_TABLE[name](X, **kw) for name, kw in hyper.items()))
+
+
+def inputs_kernels_by_name_with_keywords():
+    return {"linear": {"a": 2.0}, "sine": {"a": 1.0, "c": 0.5}}, np.linspace(
+        0.0, 1.0, 3
+    )
+
+
+PROGRAMS += ["kernels_by_name_with_keywords"]
