@@ -600,6 +600,8 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(P.grow_past_ten, lambda r: (1.3, n(r, B)), (None, 0)),
+    gcase(P.newton_cube_root, lambda r: (1.0 + np.abs(n(r, B)), n(r, B)), (0, 0)),
     gcase(
         P.path_score, lambda r: (n(r, 3, 3), r.integers(0, 3, size=(B, 4))), (None, 0)
     ),

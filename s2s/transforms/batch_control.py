@@ -501,7 +501,7 @@ def while_loop_with_tape(b, stmt: ir.Assign, e):
     body_def = _taped_body(b, test, body, carry, per_example)
     b.out.extend([test_def, body_def])
     b.taped[body.name] = (body_def.function.name, b, test, carry, per_example)
-    start = b.broadcast(init) if carry else init
+    start = _carry_start(b, init) if carry else init
     value = call(
         "rt.while_loop_with_tape",
         cst.Name(test_def.function.name),
@@ -557,16 +557,21 @@ def while_loop_reverse(b, stmt: ir.Assign, e):
     the examples that step moved (``select``), so each example runs back through its own steps.
     """
     body_fwd, body_bwd, carry_bar, tape = e.args
-    batched_fwd, where, test, carry, per_example = b.taped[body_fwd.value]
-    # the backward pass may have written its own copy of the forward body: batch that one here
-    if not b.sees(where):
-        fwd = _taped_body(b, test, b.defs[body_fwd.value], carry, per_example)
-        b.out.append(fwd)
-        batched_fwd = fwd.function.name
     bwd = b.defs[body_bwd.value]
     bar_param, res_param = bwd.param_names
     stmts, out = _parts(bwd)
-    sources = _free_batched(b, [bwd]) | {bar_param, res_param}
+    if body_fwd.value not in b.taped:
+        # the forward loop reads nothing batched: the same steps, residuals and tape for every example
+        batched_fwd, per_example = body_fwd.value, False
+        sources = _free_batched(b, [bwd]) | {bar_param}
+    else:
+        batched_fwd, where, test, carry, per_example = b.taped[body_fwd.value]
+        # the backward pass may have written its own copy of the forward body: batch that one here
+        if not b.sees(where):
+            fwd = _taped_body(b, test, b.defs[body_fwd.value], carry, per_example)
+            b.out.append(fwd)
+            batched_fwd = fwd.function.name
+        sources = _free_batched(b, [bwd]) | {bar_param, res_param}
     if per_example:
         packed, live = b.namer.fresh("live_and_residuals"), b.namer.fresh("live")
         unpack = ir.Assign(

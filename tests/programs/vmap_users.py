@@ -644,3 +644,27 @@ def mse_through_a_helper(w, X, y):
     """A shape read inline as a helper's argument, and in an index: one example's, not the batch's."""
     r = X @ w - y
     return _average(np.sum(r**2), r.shape[0]) + r[r.shape[0] - 1]
+
+
+def grow_past_ten(c, y):
+    """A ``while`` loop that reads nothing per example (its gradient's forward loop is shared), then a loss
+    that does."""
+    u = c
+    while u < 10.0:
+        u = u * 1.5 + c
+    return (u - y) ** 2
+
+
+def newton_cube_root(a, b):
+    """``lax.while_loop`` Newton iterations with a Python int counter beside per-example values."""
+
+    def cond(s):
+        x, i = s
+        return jnp.logical_and(jnp.abs(x**3 + a * x - b) > 1e-10, i < 50)
+
+    def body(s):
+        x, i = s
+        return x - (x**3 + a * x - b) / (3 * x**2 + a), i + 1
+
+    x, _ = lax.while_loop(cond, body, (jnp.ones_like(b), 0))
+    return x**2
