@@ -1,5 +1,9 @@
 """Selections by a mask that feed reductions of all of them, as masked reductions.
 
+A write by a mask, ``x[m] = v`` (``rt.index_set``) whose value is a number, a whole reduction of a
+selection, or elementwise ops of selections by the same mask, is ``x = np.where(m, v, x)``, ``v`` over
+the full shape: ``h[h < 0] = 0.1 * h[h < 0]`` compiles as ``np.where(h < 0, 0.1 * h, h)``.
+
 Guarantee: ``s = x[m]``, where ``m`` is a mask (a comparison, a logical op
 or ``isnan``-like test, or the positions ``np.nonzero(m)`` / ``np.where(m)``
 of one), whose every read is a reduction of the whole selection
@@ -75,13 +79,27 @@ def _rewritten(body: list, namer: Namer) -> list:
     derived = (
         {}
     )  # a selection, or an elementwise op of selections by one mask (and numbers) -> the mask
+    scalars = set()  # whole reductions of selections: one number
+    writes = (
+        {}
+    )  # id of y = rt.index_set(x, m, v), a write by a mask -> (x, mask name, v)
+    same = (
+        {}
+    )  # a mask -> the first mask computed by the same expression of the same values
+    made = {}  # a mask's expression (as code) -> (its name, the names it reads)
     for stmt in body:
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)):
+            for n in ir.target_names(getattr(stmt, "target", cst.Name("_"))):
+                made = {c: m for c, m in made.items() if n not in m[1]}
             continue
         name, value = stmt.target.value, stmt.value
+        made = {c: m for c, m in made.items() if name not in m[1]}  # its values rebound
         e = eqn_of(value)
         if e.kind == "op" and _is_mask_op(e, found):
             found[name] = cst.Name(name)
+            code = cst.Module([]).code_for_node(value)
+            first = made.setdefault(code, (name, reads(stmt)))[0]
+            same[name] = same.get(first, first)
         elif e.kind == "op" and e.name in ("nonzero", "where") and len(e.args) == 1:
             found[name] = e.args[
                 0
@@ -91,15 +109,24 @@ def _rewritten(body: list, namer: Namer) -> list:
             index = value.slice[0].slice
             key = index.value if isinstance(index, cst.Index) else None
             if isinstance(key, cst.Name) and key.value in found and _is_name(e.args[0]):
-                roots[name] = (e.args[0], key.value)
-                derived[name] = key.value
+                roots[name] = (e.args[0], same.get(key.value, key.value))
+                derived[name] = roots[name][1]
         elif e.kind == "op" and _elementwise(e.name) and not e.kwargs:
             keys = {derived.get(a.value) for a in e.args if _is_name(a)}
             numbers = all(_is_name(a) or _is_number(a) for a in e.args)
             if numbers and len(keys) == 1 and None not in keys:
                 derived[name] = keys.pop()
+        elif _reduction_of(value, derived) is not None:
+            scalars.add(name)
+        write = _mask_write(value, found)
+        if write is not None:
+            write = (write[0], same.get(write[1], write[1]), write[2])
+            if _writable(write, derived, scalars):
+                writes[id(stmt)] = write
     masks_ok = {
-        key for key in set(derived.values()) if _only_reduced(key, derived, body)
+        key
+        for key in {*derived.values(), *(w[1] for w in writes.values())}
+        if _only_reduced(key, derived, body, writes)
     }
     if not masks_ok:
         return body
@@ -111,6 +138,14 @@ def _rewritten(body: list, namer: Namer) -> list:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)
             else None
         )
+        if id(stmt) in writes and writes[id(stmt)][1] in masks_ok:
+            # ``h[h < 0] = 0.1 * h[h < 0]``: ``h = np.where(h < 0, 0.1 * h, h)``
+            x, key, v = writes[id(stmt)]
+            kept = _leading(found[key], x, key, leading, stmt, namer, out)
+            out.append(
+                ir.Assign(stmt.target, call("xp.where", kept, v, x), stmt.origin)
+            )
+            continue
         if target in roots and roots[target][1] in masks_ok:
             x, key = roots[target]
             kept = _leading(found[key], x, key, leading, stmt, namer, out)
@@ -208,11 +243,43 @@ def _reduction_of(value, selections) -> tuple[str, str] | None:
     return None
 
 
-def _only_reduced(key: str, derived: dict, body: list) -> bool:
+def _mask_write(value, found):
+    """``(x, m, v)`` of ``rt.index_set(x, m, v)`` (``x[m] = v``) by a mask ``m`` (or its positions)."""
+    if not isinstance(value, cst.Call):
+        return None
+    e = eqn_of(value)
+    if not (e.kind == "runtime" and e.name == "index_set" and len(e.args) == 3):
+        return None
+    x, key, v = e.args
+    if not _is_name(x):
+        return None
+    if not (_is_name(key) and key.value in found):
+        return None
+    return x, key.value, v
+
+
+def _writable(write, derived, scalars) -> bool:
+    """Whether a masked write's value stands for every selected element once written over the whole
+    array: a number, a whole reduction (one number), or elementwise ops of selections by the same mask.
+    """
+    _, key, v = write
+    if _is_number(v):
+        return True
+    return _is_name(v) and (v.value in scalars or derived.get(v.value) == key)
+
+
+def _only_reduced(key: str, derived: dict, body: list, writes: dict) -> bool:
     """Whether every read of the values selected by mask ``key`` is an elementwise op of them (one more
-    such value) or a whole reduction, in ``body`` (nested functions included)."""
+    such value), a whole reduction, or the value a write by the same mask writes, in ``body`` (nested
+    functions included)."""
     names = {n for n, k in derived.items() if k == key}
+    written = {s for s, w in writes.items() if w[1] == key}
     for stmt in ir.walk(body):
+        if id(stmt) in written:
+            value = writes[id(stmt)][2]
+            if (reads(stmt) & names) - {getattr(value, "value", None)}:
+                return False  # a selection read otherwise than as the value written
+            continue
         read = reads(stmt) & names
         if not read or (
             isinstance(stmt, (ir.Assign, ir.Return))

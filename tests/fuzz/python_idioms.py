@@ -8,8 +8,9 @@ joined by ``+`` in a ``*args`` helper, a nested comprehension's appends, an item
 unpacking, a lambda whose default is read where it is made, and a ``return`` of a loop's variable
 inside the loop, a ``functools.partial`` whose bound value is rebound after it is made, generator
 helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, and
-``functools.reduce`` with an ``operator`` function and with a lambda and a start, and a ``partial`` made
-as a helper's argument.
+``functools.reduce`` with an ``operator`` function and with a lambda and a start, a ``partial`` made
+as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
+differences are their oracle: the twin has no spelling of them).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ FORMS = (
     "appends_in_a_row",
     "reduce",
     "partial_inline",
+    "mask_write",
 )
 
 
@@ -189,3 +191,12 @@ class PythonIdioms:
             f"{name}_k = np.mean({a}) * 0.3",
             f"{name} = np.sum(applied_twice(functools.partial(shifted_tanh, shift={name}_k), {b}))",
         ]
+
+    def _py_mask_write(self, lines, name, a, b):
+        lines += [
+            f"{name}_h = np.tanh({a}) * 1.5",
+            f"{name}_h[{name}_h < 0] = 0.1 * {name}_h[{name}_h < 0]",
+            f"{name}_h[{name}_h > 1.0] = 1.0",
+            f"{name} = np.sum({name}_h ** 2) + np.sum({name}_h[{name}_h > 0.5])",
+        ]
+        self.fd_only = True

@@ -1723,3 +1723,22 @@ def inputs_kernels_by_name_with_keywords():
 
 
 PROGRAMS += ["kernels_by_name_with_keywords"]
+
+
+def writes_by_a_mask(x, w):
+    """NumPy's writes by a mask: a leaky ReLU written in place, clipping, zeroing small entries of a
+    product by a mask of another shape, a value computed from the selection."""
+    h = np.tanh(x @ w) * 2.0
+    h[h < 0] = 0.1 * h[h < 0]
+    h[h > 1.0] = 1.0
+    g = x.copy()
+    g[np.abs(g) < 0.2] = np.mean(g[np.abs(g) >= 0.2])
+    return np.sum(h**2) + np.sum(g * x)
+
+
+def inputs_writes_by_a_mask():
+    r = np.random.default_rng(44)
+    return r.normal(size=(4, 3)), r.normal(size=(3, 2))
+
+
+PROGRAMS += ["writes_by_a_mask"]
