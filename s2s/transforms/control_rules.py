@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, names_in
+from ..cstutil import call, dotted, names_in, tuple_of
 from ..errors import MissingRule
 from ..naming import bar
 from ..passes.dataflow import free_names, reads, writes
@@ -59,7 +59,8 @@ LOOP_INPUTS = frozenset(
 
 
 def _tuple(items) -> cst.Tuple:
-    return cst.Tuple([cst.Element(i) for i in items])
+    # a nested tuple display keeps its parentheses (``return out, cache`` has none: it would be flattened)
+    return tuple_of(*items)
 
 
 def _pack(items) -> cst.BaseExpression:

@@ -10,7 +10,8 @@ inside the loop, a ``functools.partial`` whose bound value is rebound after it i
 helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, and
 ``functools.reduce`` with an ``operator`` function and with a lambda and a start, a ``partial`` made
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
-differences are their oracle: the twin has no spelling of them).
+differences are their oracle: the twin has no spelling of them), and a helper whose branches on
+a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ FORMS = (
     "reduce",
     "partial_inline",
     "mask_write",
+    "branch_tuple",
 )
 
 
@@ -200,3 +202,22 @@ class PythonIdioms:
             f"{name} = np.sum({name}_h ** 2) + np.sum({name}_h[{name}_h > 0.5])",
         ]
         self.fd_only = True
+
+    def _py_branch_tuple(self, lines, name, a, b):
+        self.helper(
+            "def normalized(z, mode):\n"
+            '    if mode == "train":\n'
+            "        out = z - np.mean(z)\n"
+            "        cache = (out, z)\n"
+            '    elif mode == "test":\n'
+            "        out = z * 0.5\n"
+            "        cache = None\n"
+            "    else:\n"
+            '        raise ValueError("unknown mode " + mode)\n'
+            "    return out, cache\n"
+        )
+        lines += [
+            f'{name}_out, {name}_cache = normalized({a}, "train")',
+            f'{name}_test, _ = normalized({b}, "test")',
+            f"{name} = np.sum({name}_out ** 2) + np.sum({name}_cache[1]) * np.sum({name}_test)",
+        ]
