@@ -238,6 +238,10 @@ def named_where_reordered(op: str, function, args: list) -> list:
     whose parameter the other library puts at another place written by name: ``jnp.histogram(a, 10, None,
     w)`` passes ``weights=w`` (NumPy's fourth parameter is ``density``). Renamed parameters at one place
     (``x1``/``x``) stay positional."""
+    while isinstance(
+        function, functools.partial
+    ):  # its bound arguments are in ``args`` already
+        function = function.func
     if function is None or not any(a.keyword is None for a in args):
         return args
     try:

@@ -189,9 +189,11 @@ class PythonIdioms:
             "def shifted_tanh(z, shift, scale=1.0):\n    return np.tanh(z * scale + shift)\n"
         )
         self.helper("def applied_twice(f, z):\n    return f(f(z))\n")
+        self.helper("softplus_p = functools.partial(np.logaddexp, 0.0)\n")
         lines += [
             f"{name}_k = np.mean({a}) * 0.3",
-            f"{name} = np.sum(applied_twice(functools.partial(shifted_tanh, shift={name}_k), {b}))",
+            f"{name} = np.sum(applied_twice(functools.partial(shifted_tanh, shift={name}_k), {b}))"
+            f" + np.sum(softplus_p({a}))",
         ]
 
     def _py_mask_write(self, lines, name, a, b):

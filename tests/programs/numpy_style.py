@@ -1742,3 +1742,21 @@ def inputs_writes_by_a_mask():
 
 
 PROGRAMS += ["writes_by_a_mask"]
+
+
+softplus_by_partial = functools.partial(np.logaddexp, 0.0)
+
+
+def partial_of_a_ufunc(w, x):
+    """A module-level ``partial`` of a NumPy ufunc binding its first argument (``softplus``)."""
+    return np.sum(softplus_by_partial(x @ w)) + np.sum(
+        functools.partial(np.maximum, 0.0)(x)
+    )
+
+
+def inputs_partial_of_a_ufunc():
+    r = np.random.default_rng(45)
+    return r.normal(size=3), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["partial_of_a_ufunc"]
