@@ -20,7 +20,8 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   where it holds another number. ``zip(*pairs)`` iterated into one name is a located error.
 - ``xs.extend(v)``, a statement (``xs`` a name), is ``for item in v: xs.append(item)``, and
   ``xs.extend([a, b])`` is ``xs.append(a)`` then ``xs.append(b)``: appends, which the resolver reads as
-  any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list).
+  any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list). So is
+  ``xs += [a, b]`` of a name bound only to lists the function makes.
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -216,11 +217,23 @@ def _append(lst: cst.Name, item) -> cst.SimpleStatementLine:
 class _Extends(PositionKeeping):
     """Appends for the line ``xs.extend(v)``."""
 
-    def __init__(self, positions: dict, namer: Namer):
+    def __init__(self, positions: dict, namer: Namer, lists: set):
         super().__init__(positions)
-        self.namer = namer
+        self.namer, self.lists = namer, lists
 
     def leave_SimpleStatementLine(self, original, updated):
+        grown = updated.body[0] if len(updated.body) == 1 else None
+        if (
+            isinstance(grown, cst.AugAssign)
+            and isinstance(grown.operator, cst.AddAssign)
+            and isinstance(grown.target, cst.Name)
+            and grown.target.value in self.lists
+            and isinstance(grown.value, (cst.List, cst.Tuple))
+            and not any(isinstance(e, cst.StarredElement) for e in grown.value.elements)
+        ):  # ``feats += [h]`` of a list: ``feats.append(h)``
+            lines = [_append(grown.target, e.value) for e in grown.value.elements]
+            lines = [place(line, original, self.positions) for line in lines]
+            return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
         call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
         if not (
             len(updated.body) == 1
@@ -246,13 +259,49 @@ class _Extends(PositionKeeping):
         return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
 
 
+def _lists(node) -> set:
+    """Names bound only to lists the function makes (displays, comprehensions, ``list(...)``), and
+    extended by ``+=``."""
+    made, other = set(), set()
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Assign):
+            makes = isinstance(n.value, (cst.List, cst.ListComp)) or (
+                isinstance(n.value, cst.Call)
+                and isinstance(n.value.func, cst.Name)
+                and n.value.func.value == "list"
+            )
+            for t in n.targets:
+                (made if makes and isinstance(t.target, cst.Name) else other).update(
+                    m.value for m in iter_nodes(t.target) if isinstance(m, cst.Name)
+                )
+        elif isinstance(n, (cst.For, cst.AnnAssign, cst.Param)):
+            other.update(
+                m.value
+                for m in iter_nodes(getattr(n, "target", None) or n.name)
+                if isinstance(m, cst.Name)
+            )
+        elif isinstance(n, cst.AugAssign) and not isinstance(n.operator, cst.AddAssign):
+            other.update(
+                m.value for m in iter_nodes(n.target) if isinstance(m, cst.Name)
+            )
+    return made - other
+
+
 def extended(source: FunctionSource) -> FunctionSource:
-    """``source`` with its ``xs.extend(v)`` lines written as appends."""
+    """``source`` with its ``xs.extend(v)`` lines, and ``xs += [a, b]`` of a list, written as appends."""
     names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-    if "extend" not in names:
+    lists = _lists(source.node)
+    grown = any(
+        isinstance(n, cst.AugAssign)
+        and isinstance(n.target, cst.Name)
+        and n.target.value in lists
+        for n in iter_nodes(source.node)
+    )
+    if "extend" not in names and not grown:
         return source
     namer = Namer(names | set(source.env))
-    return with_node(source, source.node.visit(_Extends(source.file.positions, namer)))
+    rewriter = _Extends(source.file.positions, namer, lists)
+    return with_node(source, source.node.visit(rewriter))
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

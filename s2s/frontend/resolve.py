@@ -607,15 +607,17 @@ class Resolver(Calls):
                 return []
             # ``a = b = v``: one value under both names (Python binds them left to right)
             first, *others = [self.target(t.target) for t in small.targets]
+            if others and not isinstance(first, cst.Name):  # ``u[0] = u[-1] = 0.0``
+                held = value
+                if not isinstance(value, (cst.Name, cst.Integer, cst.Float)):
+                    held = cst.Name(self.lax_namer().fresh("chained"))
+                    self.locals.add(held.value)
+                    out = [ir.Assign(held, value, origin)]
+                else:
+                    out = []
+                return out + [ir.Assign(t, held, origin) for t in (first, *others)]
             out = [ir.Assign(first, value, origin)]
             for target in others:
-                if not isinstance(first, cst.Name):
-                    self.fail(
-                        small,
-                        "a chained assignment whose first target is not a name",
-                        "assign the value to a name first, then unpack or store it",
-                        UnsupportedSyntax,
-                    )
                 out.append(ir.Assign(target, first, origin))
             return out
         self.fail(

@@ -541,6 +541,15 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
             # the container now also holds what the value shares
             bind(item, {item, *_shared_with(stmt.value, fresh)})
             continue
+        if (
+            isinstance(stmt, ir.AugAssign)
+            and isinstance(stmt.operator, cst.AddAssign)
+            and stmt.target.value in containers
+        ):  # ``feats += [h]`` extends a list this function made: its items are untouched
+            name = stmt.target.value
+            _item_write(stmt, name, containers[name] - {name}, body[i + 1 :], closures)
+            bind(name, {name, *_shared_with(stmt.value, fresh)})
+            continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name} - functions

@@ -11,7 +11,8 @@ helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, 
 ``functools.reduce`` with an ``operator`` function and with a lambda and a start, a ``partial`` made
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
 differences are their oracle: the twin has no spelling of them), and a helper whose branches on
-a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last).
+a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
+that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ FORMS = (
     "partial_inline",
     "mask_write",
     "branch_tuple",
+    "plus_equals_list",
 )
 
 
@@ -223,3 +225,14 @@ class PythonIdioms:
             f'{name}_test, _ = normalized({b}, "test")',
             f"{name} = np.sum({name}_out ** 2) + np.sum({name}_cache[1]) * np.sum({name}_test)",
         ]
+
+    def _py_plus_equals_list(self, lines, name, a, b):
+        lines += [
+            f"{name}_l = [{a}]",
+            f"for {name}_k in range(2):",
+            f"    {name}_l += [np.sin({a} * ({name}_k + 1.0))]",
+            f"{name}_u = np.tanh({b}) * 1.0",
+            f"{name}_u[0] = {name}_u[-1] = np.mean({a}) * 0.5",
+            f"{name} = sum(np.sum(z_) for z_ in {name}_l) + np.sum({name}_u ** 2)",
+        ]
+        self.fd_only = True  # the twin spells no chained item writes

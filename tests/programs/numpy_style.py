@@ -1760,3 +1760,23 @@ def inputs_partial_of_a_ufunc():
 
 
 PROGRAMS += ["partial_of_a_ufunc"]
+
+
+def features_grown_by_plus_equals(w, x):
+    """A list that starts with a parameter and grows by ``+=`` in a loop (its items untouched), and
+    chained writes of one value into two places (``u[0] = u[-1] = ...``)."""
+    feats = [x]
+    for k in range(2):
+        feats += [np.sin(x * (k + 1.0))]
+    feats += [np.cos(x), x**2]
+    u = x * w
+    u[0] = u[-1] = np.sum(x) * 0.1
+    return np.sum(np.stack(feats) @ w) + np.sum(u**2)
+
+
+def inputs_features_grown_by_plus_equals():
+    r = np.random.default_rng(46)
+    return r.normal(size=4), r.normal(size=4)
+
+
+PROGRAMS += ["features_grown_by_plus_equals"]
