@@ -25,6 +25,7 @@ SUBMODULES = (
     "batching",
     "lax",
     "nn",
+    "numbers",
     "ops",
     "special",
     "stats",

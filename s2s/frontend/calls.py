@@ -29,6 +29,8 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
+from ..passes.normal_form import is_static
+from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import (
     at_updates,
     blocks,
@@ -691,6 +693,9 @@ class Calls(lax_control.LaxControl):
             args = spellings.lists_as_arrays(
                 op[3:], spellings.portable_arguments(op[3:], named)
             )
+            if op[3:] in NUMBER_FUNCTIONS and all(is_static(a.value) for a in args):
+                # ``np.prod(x.shape[1:])``: a number when traced (``rt.numbers``)
+                callee = cst.parse_expression(f"rt.numbers.{op[3:]}")
         return self.mark(cst.Call(callee, args), node)
 
     def _bound(self, helper, args, node) -> inspect.BoundArguments:

@@ -9,7 +9,7 @@ Guarantees of ``desugar(source)``:
   code is traced (the value must be known then: a loop index, a length, a
   shape);
 - a ``for`` loop over ``range(...)`` whose index is turned into a string in
-  its body, or made part of a key (a tuple beside a string: ``("weights", i)``),
+  its body (``str(l)``, ``"W%d" % l``), or made part of a key (a tuple beside a string: ``("weights", i)``),
   iterates ``list(range(...))``: its steps run one by one when the
   code is traced, each with its index as a Python int, since each reads other
   entries of a dict (as JAX's tracing runs a Python loop). Its bounds must be
@@ -217,8 +217,18 @@ def _keys(body, name: str, dicts=frozenset()) -> bool:
 
 def _formats(body, name: str) -> bool:
     """Whether ``body`` turns ``name`` into a string (``str``, ``format`` or ``repr`` of an expression
-    reading it)."""
+    reading it, or ``"W%d" % i``)."""
     for node in iter_nodes(body):
+        if (
+            isinstance(node, cst.BinaryOperation)
+            and isinstance(node.operator, cst.Modulo)
+            and isinstance(node.left, cst.SimpleString)
+            and any(
+                isinstance(n, cst.Name) and n.value == name
+                for n in iter_nodes(node.right)
+            )
+        ):
+            return True
         if (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)

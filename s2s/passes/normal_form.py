@@ -102,6 +102,10 @@ def is_static(node) -> bool:
         func = dotted(node.func)
         if func == "len":  # a length is a shape: static whatever its argument
             return all(is_atom(a.value) for a in node.args)
+        if func.startswith(
+            "rt.numbers."
+        ):  # NumPy's function of numbers (``rt.numbers``)
+            return all(is_static(a.value) for a in node.args)
         return func in STATIC_CALLS and all(is_static(a.value) for a in node.args)
     if isinstance(node, (cst.Tuple, cst.List)):
         return all(is_static(e.value) for e in node.elements)

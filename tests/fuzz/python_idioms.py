@@ -12,7 +12,8 @@ helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, 
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
 differences are their oracle: the twin has no spelling of them), and a helper whose branches on
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
-that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``.
+that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
+NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ FORMS = (
     "mask_write",
     "branch_tuple",
     "plus_equals_list",
+    "numpy_sizes",
 )
 
 
@@ -236,3 +238,11 @@ class PythonIdioms:
             f"{name} = sum(np.sum(z_) for z_ in {name}_l) + np.sum({name}_u ** 2)",
         ]
         self.fd_only = True  # the twin spells no chained item writes
+
+    def _py_numpy_sizes(self, lines, name, a, b):
+        lines += [
+            f"{name}_flat = np.reshape({a}, (int(np.prod({a}.shape)),))",
+            f"{name}_k = int(np.ceil(0.5 * {name}_flat.size))",
+            f"{name} = np.sum(np.tanh({name}_flat[-{name}_k:])) + np.sum({b}) * int(np.sqrt(4.0))",
+        ]
+        self.fd_only = True  # ``jnp.prod`` of a shape tuple is an error in JAX: the twin has no spelling

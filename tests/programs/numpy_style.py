@@ -1780,3 +1780,36 @@ def inputs_features_grown_by_plus_equals():
 
 
 PROGRAMS += ["features_grown_by_plus_equals"]
+
+
+def sizes_computed_by_numpy(w, x):
+    """NumPy functions of sizes: a flatten by ``int(np.prod(x.shape[1:]))`` (a convnet's), the top quarter
+    by ``int(np.ceil(0.25 * len(...)))``, a square side by ``int(np.sqrt(size))``."""
+    flat = x.reshape(x.shape[0], int(np.prod(x.shape[1:])))
+    losses = np.sort(np.ravel(flat @ w))
+    k = int(np.ceil(0.25 * len(losses)))
+    side = int(np.sqrt(flat.size // x.shape[0]))
+    return losses[-k:].mean() + np.sum(flat[0].reshape(side, side) ** 2)
+
+
+def inputs_sizes_computed_by_numpy():
+    r = np.random.default_rng(47)
+    return r.normal(size=(4, 2)), r.normal(size=(3, 2, 2))
+
+
+def keys_formatted_with_percent(params, x):
+    """cs231n's ``params["W%d" % i]`` keys in a loop over layers."""
+    h = x
+    for i in range(1, 3):
+        h = np.tanh(h @ params["W%d" % i] + params["b%d" % i])  # noqa: UP031
+    return np.sum(h**2)
+
+
+def inputs_keys_formatted_with_percent():
+    r = np.random.default_rng(48)
+    params = {"W1": r.normal(size=(3, 4)), "b1": r.normal(size=4)}
+    params |= {"W2": r.normal(size=(4, 2)), "b2": r.normal(size=2)}
+    return params, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["sizes_computed_by_numpy", "keys_formatted_with_percent"]
