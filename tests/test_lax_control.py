@@ -362,7 +362,7 @@ def _code_lines(text):
 # --- errors -----------------------------------------------------------------------------------
 
 ERRORS = [
-    (P.library_function_body, (np.ones(3),), r"`operator\.add`"),
+    (P.library_function_body, (np.ones(3),), r"`operator\.concat`"),
     (
         # a function of the user's passed in: never handed to JAX in s2s's place (``rt.foreign`` refuses it
         # when the call runs, at the user's line)
