@@ -283,6 +283,14 @@ ARRAY_PARAMETERS = frozenset(
      "xp", "fp", "p", "bins", "values", "element", "test_elements", "weights", "prepend", "append", "min", "max"}
 )  # fmt: skip
 CONSTRUCTORS = frozenset({"array", "asarray", "asanyarray"})
+# parameters holding a sequence of arrays (``np.concatenate(arrays)``, ``np.hstack(tup)``)
+SEQUENCE_PARAMETERS = frozenset({"arrays", "tup"})
+
+
+def _as_array(node) -> cst.Call:
+    return cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(node)])
+
+
 # parameters whose values decide a shape (``s2s/rules/joins.py`` reads them on the host): a list stays a
 # Python list, which a ``jax.numpy`` array made from it inside ``jit`` would not be
 SHAPE_DECIDING = {"bincount": {"x"}}
@@ -292,7 +300,9 @@ def lists_as_arrays(op: str, args: list) -> list:
     """``args`` of a call to ``xp.<op>`` with each list literal that jax.numpy needs as an array (NumPy takes
     either) written ``xp.asarray([...])``, as NumPy reads it; lists of shapes and axes are kept.
     """
-    if op in CONSTRUCTORS or not any(isinstance(a.value, cst.List) for a in args):
+    if op in CONSTRUCTORS or not any(
+        isinstance(a.value, (cst.List, cst.Tuple)) for a in args
+    ):
         return args
     modules = _modules()
     try:
@@ -315,8 +325,19 @@ def lists_as_arrays(op: str, args: list) -> list:
             and name in ARRAY_PARAMETERS
             and name not in SHAPE_DECIDING.get(op, ())
         ):
-            arg = arg.with_changes(
-                value=cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(arg.value)])
-            )
+            arg = arg.with_changes(value=_as_array(arg.value))
+        elif name in SEQUENCE_PARAMETERS and isinstance(
+            arg.value, (cst.List, cst.Tuple)
+        ):
+            # ``np.concatenate([[theta0], np.exp(gaps)])``: each list in the sequence an array
+            items = [
+                (
+                    e.with_changes(value=_as_array(e.value))
+                    if isinstance(e.value, cst.List)
+                    else e
+                )
+                for e in arg.value.elements
+            ]
+            arg = arg.with_changes(value=arg.value.with_changes(elements=items))
         out.append(arg)
     return out

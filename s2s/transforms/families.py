@@ -543,15 +543,19 @@ class Sequence(Family):
         return _replaced(e.node, mapping), True
 
 
-def _items_batched(b, display):
-    """A tuple or list display a loop visits, each item with the batch axis: a number written in the code
-    too (``zip((0.5, 1.0), (h, y))``: the weight is a value of each example; ints stay, as they may be
-    counts or sizes)."""
+def _items_batched(b, display, ints=False):
+    """A tuple or list display each item of which gets the batch axis, a number written in the code too:
+    a loop's (``zip((0.5, 1.0), (h, y))``: the weight is a value of each example; ints stay, as they may
+    be counts or sizes), or with ``ints`` an array's values (``np.asarray([theta[1], 0.5, 1])``; nested
+    displays item by item)."""
+    kinds = (cst.Float, cst.Integer) if ints else (cst.Float,)
 
     def each(node):
         number = node.expression if isinstance(node, cst.UnaryOperation) else node
-        if isinstance(number, cst.Float):
+        if isinstance(number, kinds):
             return call("rt.broadcast_batch", node, cst.Name(b.size))
+        if ints and isinstance(node, (cst.List, cst.Tuple)):
+            return _items_batched(b, node, ints)
         return batch_broadcast(b, node)
 
     return display.with_changes(
@@ -623,7 +627,7 @@ def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
         elif op.roles[p] == "index" and _is_index_expression(atom):
             flags.append(_index_flags(b, atom))
         elif isinstance(atom, (cst.List, cst.Tuple)):  # a list of values: all batched
-            bindings[p] = batch_broadcast(b, atom)
+            bindings[p] = _items_batched(b, atom, ints=True)
             flags.append(True)
         else:
             flags.append(b.is_batched(atom))

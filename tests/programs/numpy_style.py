@@ -1813,3 +1813,18 @@ def inputs_keys_formatted_with_percent():
 
 
 PROGRAMS += ["sizes_computed_by_numpy", "keys_formatted_with_percent"]
+
+
+def lists_of_values_joined(theta, gaps):
+    """Ordered cut points of an ordinal model: a list holding a parameter's entry inside ``concatenate``,
+    and a tuple holding a list of an entry and a number inside ``hstack``."""
+    cut = np.cumsum(np.concatenate([[theta[0]], np.exp(gaps)]))
+    both = np.hstack(([theta[1], 0.5], gaps))
+    return np.sum(np.tanh(cut)) + np.sum(both**2)
+
+
+def inputs_lists_of_values_joined():
+    return np.array([0.3, -0.2]), np.array([0.1, 0.2, -0.3])
+
+
+PROGRAMS += ["lists_of_values_joined"]
