@@ -600,6 +600,12 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(
+        P.weighted_squares, lambda r: (n(r, 3), n(r, B, 3), n(r, B, 3)), (None, 0, 0)
+    ),
+    gcase(
+        P.weighted_squares, lambda r: (n(r, 3), n(r, B, 3)), (None, 0), id="unweighted"
+    ),
     gcase(P.cut_points, lambda r: (n(r, B, 2), n(r, 3)), (0, None)),
     gcase(P.grow_past_ten, lambda r: (1.3, n(r, B)), (None, 0)),
     gcase(P.newton_cube_root, lambda r: (1.0 + np.abs(n(r, B)), n(r, B)), (0, 0)),

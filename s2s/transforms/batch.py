@@ -150,9 +150,7 @@ class Batch(Transform):
         every = (*e.args, *(v for _, v in e.kwargs))
         if e.kind == "getitem":  # the index may be batched too
             every = (*every, *_index_atoms(stmt.value))
-        if _compares_a_string(
-            e
-        ):  # ``name == "W"``: a key's test, the same for every example
+        if _same_for_every_example(e):  # ``name == "W"``, ``sw is not None``
             every = ()
         if not any(self.is_batched(a) for a in every) and not _collective(e):
             self.out.append(replace(stmt, value=self.per_example(stmt.value)))
@@ -307,12 +305,15 @@ def _constant_key(key) -> bool:
     return isinstance(key, (cst.Integer, cst.SimpleString))
 
 
-def _compares_a_string(e) -> bool:
-    """``k == "W"`` (or ``!=``): strings are keys and names, never values that differ per example."""
-    return (
-        e.kind == "op"
-        and e.name in ("equal", "not_equal")
-        and any(isinstance(a, cst.SimpleString) for a in e.args)
+def _same_for_every_example(e) -> bool:
+    """``k == "W"`` (or ``!=``): strings are keys and names, never values that differ per example; and
+    ``sw is not None`` (``is``): an example is an array whatever the batch holds."""
+    if e.kind != "op":
+        return False
+    if e.name in ("is", "is_not"):
+        return True
+    return e.name in ("equal", "not_equal") and any(
+        isinstance(a, cst.SimpleString) for a in e.args
     )
 
 

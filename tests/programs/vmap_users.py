@@ -675,3 +675,11 @@ def cut_points(theta, gaps):
     cut = np.cumsum(np.concatenate([[theta[0]], np.exp(gaps)]))
     both = np.hstack(([theta[1], 0.5], gaps))
     return np.sum(np.tanh(cut)) + np.sum(both**2)
+
+
+def weighted_squares(w, x, sample_weight=None):
+    """scikit-learn's optional weights: ``if sample_weight is not None`` on a per-example argument."""
+    d = (x - w) ** 2
+    if sample_weight is not None:
+        d = d * sample_weight
+    return np.sum(d)
