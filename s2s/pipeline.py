@@ -21,6 +21,7 @@ from .frontend import (
     iterators,
     local_defaults,
     partials,
+    prepends,
     resolve,
     source,
     starred,
@@ -63,7 +64,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = strings.desugar(starred.desugar(comprehensions.desugar(src)))
     src = builtin_calls.transposed_loops(src)
     src = closure_state.desugar(local_defaults.desugar(partials.desugar(src)))
-    src = builtin_calls.extended(src)
+    src = builtin_calls.extended(prepends.desugar(src))
     fence.check(src)
     return src
 

@@ -209,7 +209,7 @@ def transposed_loops(source: FunctionSource) -> FunctionSource:
     return with_node(source, node.visit(_TransposedLoops(source, namer)))
 
 
-def _append(lst: cst.Name, item) -> cst.SimpleStatementLine:
+def append_line(lst: cst.Name, item) -> cst.SimpleStatementLine:
     call = cst.Call(cst.Attribute(lst, cst.Name("append")), [cst.Arg(item)])
     return cst.SimpleStatementLine([cst.Expr(call)])
 
@@ -231,7 +231,7 @@ class _Extends(PositionKeeping):
             and isinstance(grown.value, (cst.List, cst.Tuple))
             and not any(isinstance(e, cst.StarredElement) for e in grown.value.elements)
         ):  # ``feats += [h]`` of a list: ``feats.append(h)``
-            lines = [_append(grown.target, e.value) for e in grown.value.elements]
+            lines = [append_line(grown.target, e.value) for e in grown.value.elements]
             lines = [place(line, original, self.positions) for line in lines]
             return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
         call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
@@ -250,18 +250,18 @@ class _Extends(PositionKeeping):
         if isinstance(items, (cst.List, cst.Tuple)) and not any(
             isinstance(e, cst.StarredElement) for e in items.elements
         ):
-            lines = [_append(lst, e.value) for e in items.elements]
+            lines = [append_line(lst, e.value) for e in items.elements]
         else:
             item = cst.Name(self.namer.fresh("item"))
-            body = cst.IndentedBlock([_append(lst, item)])
+            body = cst.IndentedBlock([append_line(lst, item)])
             lines = [cst.For(item, items, body)]
         lines = [place(line, original, self.positions) for line in lines]
         return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
 
 
-def _lists(node) -> set:
+def made_lists(node, rebound=False) -> set:
     """Names bound only to lists the function makes (displays, comprehensions, ``list(...)``), and
-    extended by ``+=``."""
+    extended by ``+=``; with ``rebound``, names bound to such a list at least once."""
     made, other = set(), set()
     for n in iter_nodes(node):
         if isinstance(n, cst.Assign):
@@ -284,13 +284,13 @@ def _lists(node) -> set:
             other.update(
                 m.value for m in iter_nodes(n.target) if isinstance(m, cst.Name)
             )
-    return made - other
+    return made if rebound else made - other
 
 
 def extended(source: FunctionSource) -> FunctionSource:
     """``source`` with its ``xs.extend(v)`` lines, and ``xs += [a, b]`` of a list, written as appends."""
     names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-    lists = _lists(source.node)
+    lists = made_lists(source.node)
     grown = any(
         isinstance(n, cst.AugAssign)
         and isinstance(n.target, cst.Name)

@@ -13,7 +13,8 @@ as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0
 differences are their oracle: the twin has no spelling of them), and a helper whose branches on
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
-NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``).
+NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
+front first (``returns.insert(0, G)``) walking values backwards.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ FORMS = (
     "branch_tuple",
     "plus_equals_list",
     "numpy_sizes",
+    "insert_front",
 )
 
 
@@ -246,3 +248,13 @@ class PythonIdioms:
             f"{name} = np.sum(np.tanh({name}_flat[-{name}_k:])) + np.sum({b}) * int(np.sqrt(4.0))",
         ]
         self.fd_only = True  # ``jnp.prod`` of a shape tuple is an error in JAX: the twin has no spelling
+
+    def _py_insert_front(self, lines, name, a, b):
+        lines += [
+            f"{name}_r = []",
+            f"{name}_g = 0.0",
+            f"for {name}_v in reversed(list(np.ravel({a}))):",
+            f"    {name}_g = np.tanh({name}_v) + 0.9 * {name}_g",
+            f"    {name}_r.insert(0, {name}_g)",
+            f"{name} = np.sum(np.array({name}_r) * np.arange(1.0, len({name}_r) + 1.0))",
+        ]

@@ -1828,3 +1828,25 @@ def inputs_lists_of_values_joined():
 
 
 PROGRAMS += ["lists_of_values_joined"]
+
+
+def returns_built_front_first(w, rewards):
+    """Discounted returns built by ``returns.insert(0, G)`` walking the rewards backwards (REINFORCE),
+    the rewards shaped by the parameters so the returns carry a derivative, then rebound as an array.
+    """
+    shaped = np.tanh(rewards * w)
+    returns = [np.sum(w) * 0.0]
+    G = 0.0
+    for r in reversed(list(shaped)):
+        G = r + 0.9 * G
+        returns.insert(0, G)
+    returns = np.array(returns)
+    return np.sum(returns * np.arange(1.0, len(returns) + 1.0))
+
+
+def inputs_returns_built_front_first():
+    r = np.random.default_rng(49)
+    return r.normal(size=5), r.normal(size=5)
+
+
+PROGRAMS += ["returns_built_front_first"]
