@@ -339,6 +339,7 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
         out, aux = out
 
     def vjp_fn(ct):
+        ct = ordered_like(ct, out)
         full = (ct, _zeros_like(aux)) if has_aux else ct
         return tuple(runner(*args, full))
 
@@ -521,9 +522,28 @@ def _checked_tangent(index, primal, tangent):
                 f"primal {index} of s2s.jvp is {p_type.name}: its tangent must have dtype float0 "
                 f"(np.zeros(shape, dtype=jax.dtypes.float0)), got {t_type.name}"
             )
-    return tree_map(
+    zeroed = tree_map(
         lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent
     )
+    return ordered_like(zeroed, primal)
+
+
+def ordered_like(tree, like):
+    """``tree`` with its dicts' keys in the order of ``like``'s (its primal's): JAX's pytrees match dicts
+    whatever their order, and the generated code walks a tangent's dict beside its primal's, in the
+    primal's order (``for k, v in hyp.items()``)."""
+    if isinstance(tree, dict) and isinstance(like, dict) and tree.keys() == like.keys():
+        return {k: ordered_like(tree[k], like[k]) for k in like}
+    if (
+        isinstance(tree, (list, tuple))
+        and isinstance(like, (list, tuple))
+        and len(tree) == len(like)
+    ):
+        items = [ordered_like(t, p) for t, p in zip(tree, like)]
+        if hasattr(tree, "_fields"):
+            return type(tree)(*items)
+        return type(tree)(items)
+    return tree
 
 
 def _sorted_leaves(tree):

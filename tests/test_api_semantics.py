@@ -137,6 +137,36 @@ def test_vjp_of_a_tuple_output():
     assert_trees_close(vjp_fn(cts), want_vjp(cts))
 
 
+def kernels_summed_by_items(hyper, x):
+    # the dict's entries in its own order, each a different kernel
+    total = 0.0
+    for name, h in hyper.items():
+        total = total + (
+            jnp.sum(jnp.sin(h * x)) if name == "sine" else jnp.sum(h * x**2)
+        )
+    return total
+
+
+def dict_output(x):
+    return {"second": jnp.sin(x), "first": x**2}
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_tangents_and_cotangents_whose_dicts_are_in_another_order(backend):
+    """JAX matches dicts whatever their key order; the entries are read by key, never by position."""
+    hyper = {"square": 0.7, "sine": -0.4}  # insertion order unlike JAX's sorted one
+    tangent = {"sine": 1.0, "square": 0.0}
+    x = RNG.normal(size=3)
+    got = s2s.jvp(
+        kernels_summed_by_items, (hyper, x), (tangent, np.zeros(3)), backend=backend
+    )
+    want = jax.jvp(kernels_summed_by_items, (hyper, x), (tangent, np.zeros(3)))
+    assert_trees_close(got, want)
+    ct = {"first": RNG.normal(size=3), "second": RNG.normal(size=3)}
+    _, vjp_fn = s2s.vjp(dict_output, x, backend=backend)
+    assert_trees_close(vjp_fn(ct), jax.vjp(dict_output, x)[1](ct))
+
+
 def test_transformed_functions_are_jax_functions():
     grad = s2s.grad(namedtuple_loss)
     p = Params(W, B)

@@ -363,13 +363,26 @@ def random_like(tree, rng):
 
 
 def tangent_of(value, rng):
+    """A random tangent of ``value``, its dicts' keys in reversed order (JAX matches dicts whatever their
+    order; s2s must read a tangent's entries by key, as the primal's)."""
+
     def leaf(a):
         dtype = np.asarray(a).dtype
         if dtype.kind != "f":
             return np.zeros(np.shape(a), dtype=jax.dtypes.float0)
         return rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal())
 
-    return jax.tree_util.tree_map(leaf, value)
+    return _reversed_dicts(jax.tree_util.tree_map(leaf, value))
+
+
+def _reversed_dicts(tree):
+    if isinstance(tree, dict):
+        return {k: _reversed_dicts(tree[k]) for k in reversed(list(tree))}
+    if isinstance(tree, list):
+        return [_reversed_dicts(v) for v in tree]
+    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
+        return tuple(_reversed_dicts(v) for v in tree)
+    return tree
 
 
 def compare(got, want, what, rtol=RTOL, atol=ATOL):
