@@ -91,6 +91,7 @@ _DEFINED_IN = {
     "example_size": "batch_axes",
     "example_transpose": "batch_axes",
     "fill_examples": "batch_axes",
+    "fill_examples_vjp": "batch_axes",
     "first_example": "batch_axes",
     "flat_examples": "batch_axes",
     "lift": "batch_axes",

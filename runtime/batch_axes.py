@@ -253,6 +253,17 @@ def fill_examples(tree, leaves, batched, size):
     return fill(tree, leaves, (slice(None),))
 
 
+def fill_examples_vjp(g, leaves, batched, size):
+    """``rt.fill_like_vjp`` in batched code (the cotangents of ``fill_examples``' leaves): what each
+    example's ``g`` holds at each path (``g`` broadcast first when ``batched`` is False).
+    """
+    from .trees import fill_like_vjp
+
+    if not batched:
+        g = broadcast_batch(g, size)
+    return fill_like_vjp(g, leaves, (slice(None),))
+
+
 def pack_examples(parts, like):
     """The transpose of ``unpack_examples``: the parts stacked back along each example's first axis when
     ``like`` is a batched array, else the parts as they are."""

@@ -244,8 +244,9 @@ def fill(tree, leaves, lead: tuple):
     return _rebuild(tree, children)
 
 
-def fill_like_vjp(g, leaves):
-    """The cotangents of ``leaves`` in ``fill_like(tree, leaves)``: what ``g`` holds at each path."""
+def fill_like_vjp(g, leaves, lead: tuple = ()):
+    """The cotangents of ``leaves`` in ``fill_like(tree, leaves)``: what ``g`` holds at each path (each
+    array indexed by ``lead`` first: the batch axis of ``fill_examples``)."""
     from .arrays import unbroadcast
 
     out = {}
@@ -255,9 +256,18 @@ def fill_like_vjp(g, leaves):
             part = list(part.items) if type(part).__name__ == "Elements" else part
             part = _get(part, rest.pop(0))
         if rest:  # the path goes on into an array: the value was added at that index
-            part = unbroadcast(part[tuple(rest) if len(rest) > 1 else rest[0]], value)
+            index = (*lead, *rest) if lead or len(rest) > 1 else rest[0]
+            part = part[index]
+            part = unbroadcast(part, value) if not lead else _examples_like(part, value)
         out[path] = part
     return out
+
+
+def _examples_like(part, value):
+    """``part`` (batch axis first) summed to each example's shape of ``value`` (batch axis first too)."""
+    from .batched_vjps import unbroadcast
+
+    return unbroadcast(part, value, (True, True))
 
 
 __all__ = ["fill_like", "fill_like_vjp", "tree_add", "tree_leaves", "tree_zeros_like"]

@@ -183,6 +183,11 @@ def fill_like(tree, leaves, *, batched, batch_size):
     return rt.fill_examples(tree, leaves, batched[0], batch_size)
 
 
+@batch_rule("rt.fill_like_vjp")
+def fill_like_vjp(ct, leaves, *, batched, batch_size):
+    return rt.fill_examples_vjp(ct, leaves, batched[0], batch_size)
+
+
 batch("trailing", "rt.zeros_like_float", "rt.tree_zeros_like")
 # casts and products along the last axis: applied as they are
 batch("trailing", "rt.astype_jvp", "rt.leave_one_out", "rt.leave_one_out_vjp")

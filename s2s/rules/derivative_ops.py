@@ -141,6 +141,17 @@ def fill_like_vjp(ct, leaves, *, g):
     return rt.fill_like(ct, g), None
 
 
+# ``fill_like`` under vmap (a gradient of batched code: MAML's per-task inner step, differentiated)
+@linear(name="rt.fill_examples", roles={"tree": "data"})
+def fill_examples(tree, leaves, tree_batched, size, *, g):
+    return None, rt.fill_examples_vjp(g, leaves, True, size), None, None
+
+
+@linear(name="rt.fill_examples_vjp")
+def fill_examples_vjp(ct, leaves, ct_batched, size, *, g):
+    return rt.fill_examples(ct, g, True, size), None, None, None
+
+
 @linear(name="rt.concatenate_vjp", roles={"arrays": "data"})
 def concatenate_vjp(ct, arrays, axis=0, *, g):
     return xp.concatenate(g, axis=axis), None, None

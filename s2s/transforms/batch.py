@@ -299,9 +299,12 @@ class Batch(Transform):
 
 
 def _constant_key(key) -> bool:
-    """An int (``-1`` too) or string written in the code: a key a container's item may have."""
+    """An int (``-1`` too) or string written in the code, or a tuple of them (a path ``("b",)`` keying the
+    dict of ``fill_like_vjp``): a key a container's item may have."""
     if isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus):
         key = key.expression
+    if isinstance(key, cst.Tuple):
+        return bool(key.elements) and all(_constant_key(e.value) for e in key.elements)
     return isinstance(key, (cst.Integer, cst.SimpleString))
 
 
