@@ -87,3 +87,25 @@ def test_options_that_do_not_fit_the_lambda_are_located_errors():
     ) as info:
         s2s.grad(P.lambda_with_wrong_in_axes)(np.ones((5, 2)), np.ones((4, 5)))
     assert "made_inside.py" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_maml_second_derivatives_through_vmap_match_jax(backend):
+    p = {"w": np.asarray(0.5), "b": np.asarray(0.1)}
+    xs, ys = RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3))
+    with jax.enable_x64(True):
+        want = jax.grad(P.maml_batch_loss)(p, xs, ys)
+        want_each = jax.vmap(jax.grad(P.maml_task_loss), in_axes=(None, 0, 0))(
+            p, xs, ys
+        )
+        got = s2s.grad(P.maml_batch_loss, backend=backend)(p, xs, ys)
+        got_each = s2s.vmap(
+            s2s.grad(P.maml_task_loss, backend=backend),
+            in_axes=(None, 0, 0),
+            backend=backend,
+        )(p, xs, ys)
+    for g, w in ((got, want), (got_each, want_each)):
+        for k in ("w", "b"):
+            np.testing.assert_allclose(
+                np.asarray(g[k]), np.asarray(w[k]), rtol=1e-6, atol=1e-9
+            )

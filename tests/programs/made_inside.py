@@ -142,3 +142,18 @@ def hvp_penalty(w, xs):
     # and a lambda whose parameters come in another order than the function's
     slope = jax.jvp(lambda b, a: _curvature(a, b), (xs, w), (xs * 0.5, w))[1]
     return jnp.sum(hv * w) + slope
+
+
+def _task_mse(p, x, y):
+    return jnp.mean((jnp.tanh(x * p["w"] + p["b"]) - y) ** 2)
+
+
+def maml_task_loss(p, x, y):
+    """MAML (the JAX tutorial's): one inner SGD step by ``jax.grad`` of dict parameters, then the loss."""
+    g = jax.grad(_task_mse)(p, x, y)
+    adapted = jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
+    return _task_mse(adapted, x, y)
+
+
+def maml_batch_loss(p, xs, ys):
+    return jnp.mean(jax.vmap(maml_task_loss, in_axes=(None, 0, 0))(p, xs, ys))
