@@ -135,6 +135,14 @@ CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit:
 }
 # JAX's ``TypeError`` for a shape made of traced values (``np.zeros(int(np.sum(x)))``)
 TRACED_SHAPE = "Shapes must be 1D sequences of concrete values of integer type"
+# JAX's ``IndexError`` for a slice whose bounds are traced (``x[i + 1:]`` in a compiled loop)
+TRACED_SLICE = "Slice entries must be static integers"
+SLICE_BOUNDS = (
+    f"{COMPILE_TIME}: a slice whose bounds the compiled code computes (`x[i + 1:]` with `i` a compiled "
+    "loop's index or a value), so the slice's size would depend on values, but it is traced under jax.jit",
+    "slice with a width known when traced (`x[i:i + k]`, k a constant), mask instead of slicing "
+    "(`np.where(np.arange(n) > i, x, 0.0)`), or run eagerly with backend='numpy'",
+)
 RECURSION = (
     "a recursion that does not end: a function that calls itself under a test on array values "
     "recurses forever when compiled (both branches of a compiled `if` are traced)",
@@ -175,6 +183,8 @@ def locate(err: BaseException) -> Exception | None:
             "data), but it is traced under jax.jit",
             CONCRETE["ConcretizationTypeError"][1],
         )
+    elif isinstance(err, IndexError) and TRACED_SLICE in str(err):
+        message, hint = SLICE_BOUNDS
     elif name in CONCRETE and type(err).__module__.startswith("jax"):
         code = frame.f_code
         message, hint = _compile_time(err, code.co_varnames[: code.co_argcount])

@@ -23,6 +23,14 @@ X = np.array([-1.0, 0.5, 2.0])
 W = np.ones((4, 2))
 
 
+def back_substitution(U, b):
+    n = b.shape[0]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - U[i, i + 1 :] @ x[i + 1 :]) / U[i, i]
+    return np.sum(x)
+
+
 # (a selection feeding a whole reduction compiles as a masked reduction: these let its size escape)
 def mask_read(x):
     y = x[x > 0]
@@ -183,6 +191,14 @@ COMPILE_TIME = [
         TypeError,
         "return np.sum(np.zeros(n) + x[0])",
         "backend='numpy'",
+    ),
+    (
+        s2s.grad,
+        back_substitution,
+        (np.triu(np.ones((3, 3))) + 2 * np.eye(3), X),
+        IndexError,
+        "x[i] = (b[i] - U[i, i + 1 :] @ x[i + 1 :]) / U[i, i]",
+        "mask instead of slicing",
     ),
     (
         s2s.grad,
