@@ -20,6 +20,7 @@ from .frontend import (
     indexed_loops,
     iterators,
     local_defaults,
+    loop_else,
     partials,
     prepends,
     resolve,
@@ -57,7 +58,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = iterators.desugar(builtin_calls.desugar(generators.desugar(src)))
+    src = loop_else.desugar(generators.desugar(src))
+    src = iterators.desugar(builtin_calls.desugar(src))
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     # comprehensions' loops too (a dict comprehension keyed by its index)

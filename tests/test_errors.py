@@ -36,12 +36,6 @@ CASES = [
         (4, 4),
     ),
     (
-        "loop_else",
-        "def f(x):\n    for i in range(3):\n        x = x * 2\n    else:\n        x = x + 1\n    return np.sum(x)",
-        "`else` on a `for` loop",
-        (4, 4),
-    ),
-    (
         "append_twice_per_iteration",
         "def f(x):\n    hs = []\n    for r in x:\n        hs.append(r)\n        if np.sum(r) > 0:\n            hs.append(r * 2)\n    return np.sum(np.stack(hs))",
         "the list `hs` may grow by more than one `append` in an iteration",

@@ -14,7 +14,7 @@ differences are their oracle: the twin has no spelling of them), and a helper wh
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
-front first (``returns.insert(0, G)``) walking values backwards.
+front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ FORMS = (
     "plus_equals_list",
     "numpy_sizes",
     "insert_front",
+    "loop_else",
 )
 
 
@@ -257,4 +258,16 @@ class PythonIdioms:
             f"    {name}_g = np.tanh({name}_v) + 0.9 * {name}_g",
             f"    {name}_r.insert(0, {name}_g)",
             f"{name} = np.sum(np.array({name}_r) * np.arange(1.0, len({name}_r) + 1.0))",
+        ]
+
+    def _py_loop_else(self, lines, name, a, b):
+        lines += [
+            f"{name}_s = 1.0",
+            "for _ in range(4):",
+            f"    if np.sum(np.tanh({a} * {name}_s)) < np.sum({a}) * 0.5:",
+            "        break",
+            f"    {name}_s = {name}_s * 0.5",
+            "else:",
+            f"    {name}_s = 0.1",
+            f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
         ]

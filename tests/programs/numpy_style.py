@@ -1850,3 +1850,31 @@ def inputs_returns_built_front_first():
 
 
 PROGRAMS += ["returns_built_front_first"]
+
+
+def backtracking_with_loop_else(w, x):
+    """A backtracking line search whose ``for ... else`` gives up (a step of zero) when no step is
+    accepted, and a ``while ... else`` doubling a total that never breaks."""
+    step = 1.0
+    for _ in range(6):
+        if np.sum((w - step * x) ** 2) < np.sum(w**2):
+            break
+        step = step * 0.5
+    else:
+        step = 0.0
+    i, total = 0, 0.0
+    while i < 3:
+        total = total + np.sum(w * x) * i
+        if total > 1e6:
+            break
+        i += 1
+    else:
+        total = total * 2.0
+    return np.sum((w - step * x) ** 2) + total
+
+
+def inputs_backtracking_with_loop_else():
+    return np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -1.0])
+
+
+PROGRAMS += ["backtracking_with_loop_else"]
