@@ -97,14 +97,22 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
     from ..errors import UnsupportedSyntax
 
     readable = inspect.isfunction(fn) or isinstance(fn, Specialized)  # ``*args`` too
-    if not readable or any(a.star for a in node.args):
+    if not readable:
         return None, args
     signature = inspect.signature(fn, follow_wrapped=False)
+    starred = [k for k, a in enumerate(node.args) if a.star]
     try:
-        passed = signature.bind(
-            *[a.value for a in node.args if a.keyword is None],
-            **{a.keyword.value: a.value for a in node.args if a.keyword},
-        ).arguments
+        if (
+            starred
+        ):  # ``rk4_step(func, y, t, dt, *args)``: the arguments before the first ``*``
+            passed = signature.bind_partial(
+                *[a.value for a in node.args[: starred[0]] if a.keyword is None]
+            ).arguments
+        else:
+            passed = signature.bind(
+                *[a.value for a in node.args if a.keyword is None],
+                **{a.keyword.value: a.value for a in node.args if a.keyword},
+            ).arguments
     except TypeError:
         return None, args  # the helper's binding says what does not match
     local = resolver._local_fns.keys() | resolver._outer_fns.keys()

@@ -14,7 +14,8 @@ differences are their oracle: the twin has no spelling of them), and a helper wh
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
-front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search.
+front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
+and its ``*args`` on to another.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ FORMS = (
     "numpy_sizes",
     "insert_front",
     "loop_else",
+    "forwarded_function",
 )
 
 
@@ -271,3 +273,16 @@ class PythonIdioms:
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
         ]
+
+    def _py_forwarded_function(self, lines, name, a, b):
+        self.helper("def field(z, s, k):\n    return np.tanh(z * k) - 0.1 * s * z\n")
+        self.helper(
+            "def euler_step(f, z, s, h, *args):\n    return z + h * f(z, s, *args)\n"
+        )
+        self.helper(
+            "def integrate(f, z, n, *args):\n"
+            "    for i in range(n):\n"
+            "        z = euler_step(f, z, i * 0.1, 0.1, *args)\n"
+            "    return z\n"
+        )
+        lines.append(f"{name} = np.sum(integrate(field, {a}, 3, np.mean({b})) ** 2)")

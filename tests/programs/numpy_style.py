@@ -1878,3 +1878,38 @@ def inputs_backtracking_with_loop_else():
 
 
 PROGRAMS += ["backtracking_with_loop_else"]
+
+
+def _dynamics(y, t, W):
+    return np.tanh(W @ y) - 0.1 * t * y
+
+
+def _rk4(f, y, t, dt, *args):
+    k1 = f(y, t, *args)
+    k2 = f(y + dt / 2 * k1, t + dt / 2, *args)
+    k3 = f(y + dt / 2 * k2, t + dt / 2, *args)
+    k4 = f(y + dt * k3, t + dt, *args)
+    return y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def _odeint(func, y0, ts, *args):
+    ys = [y0]
+    y = y0
+    for t0, t1 in zip(ts[:-1], ts[1:]):  # noqa: RUF007 (as the model zoo writes it)
+        y = _rk4(func, y, t0, t1 - t0, *args)
+        ys.append(y)
+    return np.stack(ys)
+
+
+def function_forwarded_with_args(W, y0):
+    """A neural ODE: the dynamics passed to a solver, which passes it and its ``*args`` to a step."""
+    pred = _odeint(_dynamics, y0, np.linspace(0.0, 1.0, 5), W)
+    return np.sum(pred**2)
+
+
+def inputs_function_forwarded_with_args():
+    r = np.random.default_rng(50)
+    return r.normal(size=(2, 2)) * 0.5, r.normal(size=2)
+
+
+PROGRAMS += ["function_forwarded_with_args"]
