@@ -522,13 +522,14 @@ class Calls(lax_control.LaxControl):
             if (
                 method is not None
             ):  # ``parser.get(w, "W")``: its class's function, ``self`` bound
+                static = isinstance(receiver, type) or isinstance(
+                    inspect.getattr_static(type(receiver), func.attr.value),
+                    staticmethod,
+                )
                 fn = (
-                    function_args.bind(method, {_self_name(method): receiver})
-                    if not isinstance(
-                        inspect.getattr_static(type(receiver), func.attr.value),
-                        staticmethod,
-                    )
-                    else method
+                    method
+                    if static
+                    else function_args.bind(method, {_self_name(method): receiver})
                 )
                 name = self.helper("_".join(chain), fn)
                 args = self._bind_helper(self.result.helpers.get(name, fn), args, node)
@@ -788,10 +789,23 @@ def _is_builtin(resolver, func, name: str) -> bool:
 
 def _user_method(receiver, attr: str):
     """The function of a user's class that ``receiver.attr(...)`` runs (an instance or static method of a
-    module-level object), else None (a library's object, a class method, an attribute holding a value).
+    module-level object, a static method through its class), else None (a library's object, a class
+    method, an attribute holding a value).
     """
-    if receiver is None or isinstance(receiver, (type, types.ModuleType)):
+    if receiver is None or isinstance(receiver, types.ModuleType):
         return None
+    if isinstance(
+        receiver, type
+    ):  # ``RBM.free_energy(...)``: a static method through its class
+        found = inspect.getattr_static(receiver, attr, None)
+        if not isinstance(found, staticmethod):
+            return None
+        found = found.__func__
+        return (
+            None
+            if spellings.is_library(found) or not inspect.isfunction(found)
+            else found
+        )
     kind = type(receiver)
     found = inspect.getattr_static(kind, attr, None)
     if isinstance(found, staticmethod):

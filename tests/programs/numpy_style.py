@@ -1913,3 +1913,28 @@ def inputs_function_forwarded_with_args():
 
 
 PROGRAMS += ["function_forwarded_with_args"]
+
+
+class _EnergyModel:
+    visible = 3
+
+    @staticmethod
+    def free_energy(params, v):
+        return -np.sum(np.logaddexp(0.0, v @ params["W"] + params["b"]), axis=1)
+
+
+def static_method_through_its_class(params, v_data, v_model):
+    """An RBM's free energy, a static method called through its class, also kept in a name first."""
+    fe = _EnergyModel.free_energy
+    return np.mean(fe(params, v_data)) - np.mean(
+        _EnergyModel.free_energy(params, v_model)
+    )
+
+
+def inputs_static_method_through_its_class():
+    r = np.random.default_rng(51)
+    params = {"W": r.normal(size=(3, 2)) * 0.5, "b": r.normal(size=2)}
+    return params, r.normal(size=(4, 3)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["static_method_through_its_class"]
