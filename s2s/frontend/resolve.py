@@ -778,7 +778,9 @@ class Resolver(Calls):
                 and issubclass(obj, tuple)
                 and hasattr(obj, "_fields")
             )
-        ):  # (a NamedTuple class: what ``rt.record`` makes, in generated code read again)
+            or _frozen_dataclass(obj)
+        ):  # (a NamedTuple class: what ``rt.record`` makes, in generated code read again; a frozen
+            # dataclass instance: a configuration, ``def forward(params, x, cfg=CFG)``)
             unique = self.result.scope.name(
                 name, obj, self.locals | set(self.renames.values())
             )
@@ -1024,6 +1026,12 @@ class Resolver(Calls):
             "assigned to a name (`f = lambda x: ...`) and called in this function",
             UnsupportedSyntax,
         )
+
+
+def _frozen_dataclass(obj) -> bool:
+    """A frozen dataclass instance (not the class): a value that cannot change, read as a constant."""
+    params = getattr(type(obj), "__dataclass_params__", None)
+    return params is not None and params.frozen and not isinstance(obj, type)
 
 
 def _is_literal_node(node) -> bool:

@@ -1938,3 +1938,32 @@ def inputs_static_method_through_its_class():
 
 
 PROGRAMS += ["static_method_through_its_class"]
+
+
+@dataclass(frozen=True)
+class _LayerConfig:
+    scale: float = 0.5
+    activation: str = "tanh"
+
+
+LAYER_CONFIG = _LayerConfig()
+
+
+def _configured_layer(w, x, cfg=LAYER_CONFIG):
+    h = x @ w * cfg.scale
+    return np.tanh(h) if cfg.activation == "tanh" else h
+
+
+def frozen_dataclass_configuration(w, x):
+    """A module-level frozen dataclass of settings, a helper's default and passed by name."""
+    return np.sum(_configured_layer(w, x) ** 2) + np.sum(
+        _configured_layer(w, x, LAYER_CONFIG)
+    )
+
+
+def inputs_frozen_dataclass_configuration():
+    r = np.random.default_rng(52)
+    return r.normal(size=3), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["frozen_dataclass_configuration"]
