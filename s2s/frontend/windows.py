@@ -9,8 +9,11 @@ when the start is known, ``jax.lax``'s window, checked to lie inside the
 axis, when it is traced. Other index entries (``:``, an integer, a name) are
 applied to the window after it, with ``:`` in the window's place.
 
-A width that is itself traced (``x[i:2 * i]``) is a located error when the
-code runs. A slice with a step, or bounds of other forms, is left as it is.
+A bound may be a name the function binds once (``y_max = y + stride * out_h``:
+``img[:, y:y_max:stride]`` is a window of width ``stride * out_h``, every
+``stride``-th element of it kept after). A width that is itself traced
+(``x[i:2 * i]``) is a located error when the code runs. Bounds of other forms
+are left as they are.
 """
 
 from __future__ import annotations
@@ -19,22 +22,31 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import call
+from .. import ir
+from ..cstutil import call, iter_nodes
 
 _Poly = Counter  # monomial (a sorted tuple of atom codes) -> integer coefficient
 
 
-def _poly(node, code) -> _Poly | None:
-    """``node`` as a sum of integer multiples of products of atoms (names, attributes, subscripts)."""
+def _poly(node, code, defs=None, depth=0) -> _Poly | None:
+    """``node`` as a sum of integer multiples of products of atoms (names, attributes, subscripts); a
+    name in ``defs`` (bound once, ``y_max = y + stride * out_h``) as the expression it is bound to.
+    """
+    defs = defs or {}
     if isinstance(node, cst.Integer):
         return Counter({(): int(node.evaluated_value)})
+    if isinstance(node, cst.Name) and node.value in defs and depth < 4:
+        found = _poly(defs[node.value], code, defs, depth + 1)
+        if found is not None:
+            return found
     if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
         return Counter({(code(node),): 1})
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _poly(node.expression, code)
+        inner = _poly(node.expression, code, defs, depth)
         return None if inner is None else _scaled(inner, -1)
     if isinstance(node, cst.BinaryOperation):
-        left, right = _poly(node.left, code), _poly(node.right, code)
+        left = _poly(node.left, code, defs, depth)
+        right = _poly(node.right, code, defs, depth)
         if left is None or right is None:
             return None
         if isinstance(node.operator, cst.Add):
@@ -61,9 +73,9 @@ def _added(a: _Poly, b: _Poly, sign: int) -> _Poly:
     return out
 
 
-def _width(lower, upper, code) -> cst.BaseExpression | None:
+def _width(lower, upper, code, defs=None) -> cst.BaseExpression | None:
     """``upper - lower``, simplified, where ``lower`` holds a name and both are sums of products; else None."""
-    low, high = _poly(lower, code), _poly(upper, code)
+    low, high = _poly(lower, code, defs), _poly(upper, code, defs)
     if low is None or high is None or not any(m for m, c in low.items() if c):
         return None
     diff = {m: c for m, c in _added(high, low, -1).items() if c}
@@ -85,21 +97,102 @@ def _width(lower, upper, code) -> cst.BaseExpression | None:
     return out
 
 
-def _is_window(s, code):
+def _is_window(s, code, defs=None):
     return (
         isinstance(s, cst.Slice)
-        and s.step is None
+        and (
+            s.step is None
+            or isinstance(s.step, cst.Name)
+            or (isinstance(s.step, cst.Integer) and int(s.step.evaluated_value) > 0)
+        )
         and s.lower is not None
         and s.upper is not None
-        and _width(s.lower, s.upper, code) is not None
+        and _width(s.lower, s.upper, code, defs) is not None
     )
+
+
+def _strided(width, step):
+    """The extent a slice of ``width`` with ``step`` reads: to its last element, ``(width - 1) // step *
+    step + 1`` (``y:y + 4:2`` reads 3 elements' span, and may end where the axis ends).
+    """
+    if step is None:
+        return width
+    last = cst.BinaryOperation(
+        cst.BinaryOperation(
+            cst.BinaryOperation(
+                cst.BinaryOperation(
+                    width,
+                    cst.Subtract(),
+                    cst.Integer("1"),
+                    lpar=[cst.LeftParen()],
+                    rpar=[cst.RightParen()],
+                ),
+                cst.FloorDivide(),
+                step,
+            ),
+            cst.Multiply(),
+            step,
+        ),
+        cst.Add(),
+        cst.Integer("1"),
+    )
+    return last
+
+
+def _binding_counts(node) -> Counter:
+    """How many times each name is bound: parameters, loop and comprehension targets, and names (not
+    items or attributes) assigned."""
+    counts = Counter()
+
+    def names(target):
+        if isinstance(target, cst.Name):
+            counts[target.value] += 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                names(e.value)
+        elif isinstance(target, cst.StarredElement):
+            names(target.value)
+
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Param):
+            counts[n.name.value] += 1
+        elif isinstance(
+            n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)
+        ):
+            names(n.target)
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
+            counts[n.name.value] += 1
+    return counts
+
+
+def _bound_once(node) -> dict:
+    """Names the function binds once, by ``name = expression`` of names it binds at most once, to
+    those expressions."""
+    counts, values = _binding_counts(node), {}
+    for n in iter_nodes(node):
+        if (
+            isinstance(n, cst.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0].target, cst.Name)
+        ):
+            values[n.targets[0].target.value] = n.value
+    # the names it reads bound once too: none of them changes between the binding and a slice
+    return {
+        k: v
+        for k, v in values.items()
+        if counts[k] == 1
+        and all(counts[n.value] <= 1 for n in iter_nodes(v) if isinstance(n, cst.Name))
+    }
 
 
 def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
     """``node`` read through ``rt.window`` where it holds slices of known width at computed starts."""
     code = resolver.source.file.module.code_for_node
     elements = list(node.slice)
-    windows = [k for k, e in enumerate(elements) if _is_window(e.slice, code)]
+    if not any(isinstance(e.slice, cst.Slice) for e in elements):
+        return None
+    defs = _bound_once(resolver.source.node)
+    windows = [k for k, e in enumerate(elements) if _is_window(e.slice, code, defs)]
     if not windows:
         return None
     plain = (cst.Index, cst.Slice)
@@ -114,9 +207,31 @@ def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
         for e in elements
     ):
         return None  # an ellipsis, a new axis or an index array: axes s2s cannot count here
+    for k in windows:  # a step held in a name: positive, as the window it reads is
+        step = elements[k].slice.step
+        if isinstance(step, cst.Name):
+            positive = cst.Comparison(
+                resolver.expr(step),
+                [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))],
+            )
+            message = cst.SimpleString(
+                '"a strided slice of a compiled loop takes a positive step"'
+            )
+            resolver._pending.append(
+                ir.Assign(
+                    cst.Name(ir.OUTPUT_TOKEN),
+                    call("rt.check", positive, message),
+                    resolver.source.origin(node),
+                )
+            )
     starts = [resolver.expr(elements[k].slice.lower) for k in windows]
     widths = [
-        resolver.expr(_width(elements[k].slice.lower, elements[k].slice.upper, code))
+        resolver.expr(
+            _strided(
+                _width(elements[k].slice.lower, elements[k].slice.upper, code, defs),
+                elements[k].slice.step,
+            )
+        )
         for k in windows
     ]
     one = len(windows) == 1
@@ -129,12 +244,17 @@ def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
         axes = [cst.Element(cst.Integer(str(k))) for k in windows]
         args.append(axes[0].value if one else cst.Tuple(axes))
     value = call("rt.window", *args)
+    # each window's axis whole, or every ``step``-th of it (``img[:, y:y_max:stride]``)
     rest = [
-        e.with_changes(slice=cst.Slice(None, None)) if k in windows else e
+        (
+            e.with_changes(slice=cst.Slice(None, None, step=e.slice.step))
+            if k in windows
+            else e
+        )
         for k, e in enumerate(elements)
     ]
     if all(isinstance(e.slice, cst.Slice) and e.slice.lower is None and e.slice.upper is None
-           for e in rest):  # fmt: skip
+           and e.slice.step is None for e in rest):  # fmt: skip
         return resolver.mark(value, node)
     indexed = cst.Subscript(
         value, [e.with_changes(slice=resolver._slice(e.slice)) for e in rest]

@@ -15,7 +15,7 @@ a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
-and its ``*args`` on to another.
+and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ FORMS = (
     "insert_front",
     "loop_else",
     "forwarded_function",
+    "strided_window",
 )
 
 
@@ -286,3 +287,12 @@ class PythonIdioms:
             "    return z\n"
         )
         lines.append(f"{name} = np.sum(integrate(field, {a}, 3, np.mean({b})) ** 2)")
+
+    def _py_strided_window(self, lines, name, a, b):
+        lines += [
+            f"{name}_v = np.concatenate([np.ravel({a}), np.ravel({a}) * 0.5])",
+            f"{name} = 0.0",
+            f"for {name}_i in range(2):",
+            f"    {name}_end = {name}_i + 2 * 2",
+            f"    {name} = {name} + np.sum(np.tanh({name}_v[{name}_i:{name}_end:2]))",
+        ]

@@ -1967,3 +1967,31 @@ def inputs_frozen_dataclass_configuration():
 
 
 PROGRAMS += ["frozen_dataclass_configuration"]
+
+
+def _im2col(images, fh, fw, stride=1):
+    """'Deep Learning from Scratch''s im2col: strided slices whose ends are names bound in the loop."""
+    n, c, h, w = images.shape
+    out_h = (h - fh) // stride + 1
+    out_w = (w - fw) // stride + 1
+    col = np.zeros((n, c, fh, fw, out_h, out_w))
+    for y in range(fh):
+        y_max = y + stride * out_h
+        for x in range(fw):
+            x_max = x + stride * out_w
+            col[:, :, y, x, :, :] = images[:, :, y:y_max:stride, x:x_max:stride]
+    return col.transpose(0, 4, 5, 1, 2, 3).reshape(n * out_h * out_w, -1)
+
+
+def convolution_by_im2col(W, images):
+    """A convolution as a matrix product of ``im2col``'s columns, stride 2."""
+    col = _im2col(images, 2, 2, stride=2)
+    return np.sum(np.tanh(col @ W) ** 2)
+
+
+def inputs_convolution_by_im2col():
+    r = np.random.default_rng(53)
+    return r.normal(size=(4, 3)) * 0.5, r.normal(size=(2, 1, 4, 4))
+
+
+PROGRAMS += ["convolution_by_im2col"]
