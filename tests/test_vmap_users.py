@@ -600,6 +600,7 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(P.positional_encoding_loss, lambda r: (n(r, 10), n(r, B, 4, 2)), (None, 0)),
     gcase(
         P.weighted_squares, lambda r: (n(r, 3), n(r, B, 3), n(r, B, 3)), (None, 0, 0)
     ),

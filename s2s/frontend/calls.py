@@ -27,7 +27,7 @@ import libcst as cst
 import numpy
 
 from .. import ir
-from ..cstutil import dotted, literal, names_in
+from ..cstutil import dotted, iter_nodes, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
@@ -694,7 +694,11 @@ class Calls(lax_control.LaxControl):
             args = spellings.lists_as_arrays(
                 op[3:], spellings.portable_arguments(op[3:], named)
             )
-            if op[3:] in NUMBER_FUNCTIONS and all(is_static(a.value) for a in args):
+            if (
+                op[3:] in NUMBER_FUNCTIONS
+                and all(is_static(a.value) for a in args)
+                and any(_reads_sizes(a.value) for a in args)
+            ):
                 # ``np.prod(x.shape[1:])``: a number when traced (``rt.numbers``)
                 callee = cst.parse_expression(f"rt.numbers.{op[3:]}")
         return self.mark(cst.Call(callee, args), node)
@@ -784,6 +788,16 @@ def _is_builtin(resolver, func, name: str) -> bool:
         and name not in resolver.locals
         and resolver.source.env.get(name, getattr(builtins, name))
         is getattr(builtins, name)
+    )
+
+
+def _reads_sizes(node) -> bool:
+    """Whether a static expression reads a size (``len(x)``, ``x.shape``, ``x.size``): a number known when
+    traced, where literals alone (``np.exp(1.0)``) are constants as they are."""
+    return any(
+        (isinstance(n, cst.Call) and dotted(n.func) == "len")
+        or (isinstance(n, cst.Attribute) and n.attr.value in ("shape", "size", "ndim"))
+        for n in iter_nodes(node)
     )
 
 

@@ -15,7 +15,7 @@ iteration as the loop's stacked outputs. Programs also write
     for t in range(T):
         hs_last = np.tanh(W @ hs_last + U @ xs[t])
         hs_steps.append(hs_last)
-    hs = hs_before + hs_steps      # or hs = hs_steps, for a list that starts empty
+    hs = rt.join(hs_before, hs_steps)   # hs_before + hs_steps; hs = hs_steps for a list that starts empty
 
 ``hs[-1]`` in the loop is the item appended last (a value the loop carries).
 Any other read of the list in the loop is left for ``control`` to refuse (the
@@ -253,8 +253,8 @@ def _rewritten(stmt, name, prefix, reads_last, append_of, reads, namer):
                 "write into it",
             )
     loop = ir.For(stmt.target, stmt.iter, body, stmt.origin)
-    joined = (
-        cst.BinaryOperation(cst.Name(before), cst.Add(), cst.Name(steps))
+    joined = (  # Python's list concatenation (``rt.join``), never an elementwise ``+``
+        call("rt.join", cst.Name(before), cst.Name(steps))
         if prefix
         else cst.Name(steps)
     )

@@ -683,3 +683,11 @@ def weighted_squares(w, x, sample_weight=None):
     if sample_weight is not None:
         d = d * sample_weight
     return np.sum(d)
+
+
+def positional_encoding_loss(w, x, n_freqs=2):
+    """NeRF's positional encoding: a list that starts with the input and grows by ``+=`` in a loop."""
+    feats = [x]
+    for k in range(n_freqs):
+        feats += [np.sin(2.0**k * np.pi * x), np.cos(2.0**k * np.pi * x)]
+    return np.sum(np.concatenate(feats, axis=-1) * w)
