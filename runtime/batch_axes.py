@@ -257,11 +257,11 @@ def fill_examples_vjp(g, leaves, batched, size):
     """``rt.fill_like_vjp`` in batched code (the cotangents of ``fill_examples``' leaves): what each
     example's ``g`` holds at each path (``g`` broadcast first when ``batched`` is False).
     """
-    from .trees import fill_like_vjp
+    from .trees import fill_vjp
 
     if not batched:
         g = broadcast_batch(g, size)
-    return fill_like_vjp(g, leaves, (slice(None),))
+    return fill_vjp(g, leaves, (slice(None),))
 
 
 def pack_examples(parts, like):

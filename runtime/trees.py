@@ -244,9 +244,13 @@ def fill(tree, leaves, lead: tuple):
     return _rebuild(tree, children)
 
 
-def fill_like_vjp(g, leaves, lead: tuple = ()):
-    """The cotangents of ``leaves`` in ``fill_like(tree, leaves)``: what ``g`` holds at each path (each
-    array indexed by ``lead`` first: the batch axis of ``fill_examples``)."""
+def fill_like_vjp(g, leaves):
+    """The cotangents of ``leaves`` in ``fill_like(tree, leaves)``: what ``g`` holds at each path."""
+    return fill_vjp(g, leaves, ())
+
+
+def fill_vjp(g, leaves, lead: tuple):
+    """``fill_like_vjp``, each array indexed by ``lead`` first (the batch axis of ``fill_examples``)."""
     from .arrays import unbroadcast
 
     out = {}
