@@ -600,6 +600,11 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(
+        P.softmax_scores_written_at_labels,
+        lambda r: (n(r, 3, 4), n(r, B, 5, 3), r.integers(0, 4, size=(B, 5))),
+        (None, 0, 0),
+    ),
     gcase(P.positional_encoding_loss, lambda r: (n(r, 10), n(r, B, 4, 2)), (None, 0)),
     gcase(
         P.weighted_squares, lambda r: (n(r, 3), n(r, B, 3), n(r, B, 3)), (None, 0, 0)

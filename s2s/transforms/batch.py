@@ -91,11 +91,14 @@ class Batch(Transform):
         self.tapes: set[str] = set()
         # containers made by a display here: key -> whether the item is batched (a literal is not)
         self.displayed: dict[str, dict] = {}
+        # names holding an index expression (``t = xp.s_[i, y]``): its components keep their own flags
+        self.indices: dict[str, cst.Subscript] = {}
 
     def nested(self, body, batched) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names."""
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
+        inner.indices = dict(self.indices)
         inner.taped = self.taped
         inner.parent = self
         inner.tapes = self.tapes
@@ -161,6 +164,8 @@ class Batch(Transform):
             return
         if e.kind == "copy":
             value = stmt.value
+            if isinstance(stmt.target, cst.Name) and is_index_expression(value):
+                self.indices[stmt.target.value] = value
             if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
                 value = self._container(value)
             elif isinstance(stmt.target, (cst.Tuple, cst.List)):

@@ -691,3 +691,14 @@ def positional_encoding_loss(w, x, n_freqs=2):
     for k in range(n_freqs):
         feats += [np.sin(2.0**k * np.pi * x), np.cos(2.0**k * np.pi * x)]
     return np.sum(np.concatenate(feats, axis=-1) * w)
+
+
+def softmax_scores_written_at_labels(W, X, y):
+    """cs231n's ``d[np.arange(N), y] -= 1``: an in-place write at (row, per-example label) pairs."""
+    scores = X @ W
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    N = X.shape[0]
+    d = p.copy()
+    d[np.arange(N), y] -= 1
+    return np.sum(d**2) - np.sum(np.log(p[np.arange(N), y]))
