@@ -269,8 +269,8 @@ class Batch(Transform):
                 len(parts) == len(slices) == 1
                 and isinstance(base, cst.Name)
                 and base.value not in self.arrays
-                and all(is_static(n) for n in _bounds(slices[0]))
             ):  # ``items[:-1]`` of what may be a list (an append's cotangent): its items, or the array's
+                # (bounds the same for every example: checked above)
                 return call("rt.example_item", base, _slice_call(slices[0]))
             everything = cst.SubscriptElement(cst.Slice(lower=None, upper=None))
             return value.with_changes(slice=[everything, *value.slice])
