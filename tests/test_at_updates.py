@@ -284,3 +284,23 @@ def test_vmap_of_reads_mixing_slices_and_per_example_indices():
     check_vmap(
         rows_and_columns, (R.normal(size=(5, 4, 4)), 2, w), (0, None, 0), grad=(0, 2)
     )
+
+
+def superdiagonal_dropped(v, m):
+    """``mode="drop"`` adds past the last column: JAX drops them, so does s2s on both backends."""
+    for i in range(m.shape[0]):
+        m = m.at[i, i + 1].add(v[i] * 2.0, mode="drop")
+        m = m.at[i, i + 2].multiply(1.0 + v[i], mode="drop")
+    return jnp.sum(m**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_drop_mode_updates_past_the_end_agree_with_jax(backend):
+    v, m = np.arange(1.0, 5.0) * 0.3, np.eye(4) + 0.1
+    with jax.enable_x64(True):
+        want_value, want = jax.value_and_grad(superdiagonal_dropped)(v, jnp.asarray(m))
+        got_value, got = s2s.value_and_grad(superdiagonal_dropped, backend=backend)(
+            v, m
+        )
+    np.testing.assert_allclose(got_value, want_value, rtol=1e-9)
+    np.testing.assert_allclose(got, want, rtol=1e-9)

@@ -19,8 +19,10 @@ keyword options are constants: ``mode="clip"`` clamps the index first
 (``rt.clip_index``); ``get(mode="fill", fill_value=f)`` reads
 ``xp.where(rt.in_bounds(x, i), xp.pad(x, rt.fill_padding(x, i))[rt.fill_index(x, i)], f)``
 (out-of-bounds cotangents fall on the padding and are dropped, as in JAX); ``None``,
-``"promise_in_bounds"``, ``"drop"`` and ``"fill"`` leave updates as they are (out
-of bounds, XLA drops them as JAX does; NumPy raises ``IndexError``);
+``"promise_in_bounds"`` and ``"fill"`` leave updates as they are (out of bounds, XLA drops
+them as JAX does; NumPy raises ``IndexError``); ``"drop"`` drops out-of-bounds ``add``,
+``subtract``, ``multiply``, ``divide`` and ``power`` updates on both backends (their values
+neutral, at clipped indices), and leaves ``set``/``min``/``max`` as they are;
 ``indices_are_sorted`` is a hint; ``unique_indices`` is passed on where the
 derivative needs it (``multiply``). Anything else is a located error.
 """
@@ -32,6 +34,16 @@ import ast
 import libcst as cst
 
 from ..errors import S2SError, UnsupportedSyntax
+
+# the value an update by ``mode="drop"`` makes where its index is out of bounds (accumulating updates
+# only: a dropped ``set``, ``min`` or ``max`` could land on an index another update writes)
+NEUTRAL = {
+    "add": "0.0",
+    "subtract": "0.0",
+    "multiply": "1.0",
+    "divide": "1.0",
+    "power": "1.0",
+}
 
 SCATTERS = {
     "set": "rt.index_set",
@@ -111,6 +123,11 @@ class AtUpdate:
         func = SCATTERS[self.method]
         if self.method == "subtract":
             value = cst.UnaryOperation(cst.Minus(), value)
+        if mode == "drop" and self.method in NEUTRAL:
+            # out of bounds, the update adds (multiplies by) nothing, on both backends: JAX's ``drop``
+            inside = _call("rt.in_bounds", target.deep_clone(), index.deep_clone())
+            value = _call("xp.where", inside, value, cst.Float(NEUTRAL[self.method]))
+            index = _call("rt.clip_index", target.deep_clone(), index)
         if self.method in ("divide", "power"):
             ones = _call("xp.ones_like", target.deep_clone())
             factor = _call(func, ones, index, value, unique)
