@@ -164,13 +164,19 @@ def scan_peeled(scan, f, init, xs, reverse):
     ys = {}
     # the peeled steps run first where the scan meets them first
     peeled_first = at_end == reverse
-    carry = init
+    carry, rest_ys = init, None
+
+    def rolled(carry):
+        if n == k:  # every step ran on its own
+            return carry, None
+        return scan(f, carry, tree_map(rest_of, xs), reverse=reverse)
+
     if not peeled_first:
-        carry, rest_ys = scan(f, carry, tree_map(rest_of, xs), reverse=reverse)
+        carry, rest_ys = rolled(carry)
     for i in first_order:
         carry, ys[i] = f(carry, tree_map(lambda leaf: step_of(leaf, i), xs))
     if peeled_first:
-        carry, rest_ys = scan(f, carry, tree_map(rest_of, xs), reverse=reverse)
+        carry, rest_ys = rolled(carry)
     ran = [ys[i] for i in first_order]
     if all(y is None for y in ran) and rest_ys is None:
         return carry, None

@@ -17,6 +17,8 @@ XS = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
 CASES = {
     "running_sum": (P.running_sum, (XS,)),
     "clenshaw": (P.clenshaw, (np.linspace(-1, 1, 3), np.array([1.0, 0.5, 0.25, 0.1]))),
+    # two steps, both run on their own (the carry settles only after them)
+    "clenshaw_short": (P.clenshaw, (np.linspace(-1, 1, 3), np.array([1.0, 0.5, 0.25]))),
     "reversed_decay": (P.reversed_decay, (XS, np.array([0.3, -0.7, 1.1]))),
     "bisect": (P.bisect, (np.asarray(2.0),)),
     "collected_before_update": (P.collected_before_update, (XS,)),

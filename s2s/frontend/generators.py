@@ -49,7 +49,7 @@ class _Yields(PositionKeeping):
 
     def __init__(self, source: FunctionSource, held: str):
         super().__init__(source.file.positions)
-        self.source, self.held, self.loops = source, held, []
+        self.source, self.held = source, held
 
     def fail(self, node, what: str, hint: str):
         raise UnsupportedSyntax(what, self.source.origin(node), hint)
