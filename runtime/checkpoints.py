@@ -74,11 +74,29 @@ def while_loop_with_tape(cond_fn, body_fn, init):
 
 class Peeled:
     """The tape of a ``while`` loop whose first steps ran in Python (their carries, ``first``) before a
-    step computed traced values and the rest ran compiled (``rest``, a checkpointed tape).
+    step computed traced values and the rest ran compiled (``rest``, a checkpointed tape). A JAX pytree
+    (registered on first use), so a loop around the ``while`` can keep it per step.
     """
 
     def __init__(self, first: Elements, rest):
         self.first, self.rest = first, rest
+        _register_peeled()
+
+
+_registered = []
+
+
+def _register_peeled():
+    if _registered:
+        return
+    import jax
+
+    jax.tree_util.register_pytree_node(
+        Peeled,
+        lambda t: ((tuple(t.first.items), t.rest), None),
+        lambda _, children: Peeled(Elements(list(children[0])), children[1]),
+    )
+    _registered.append(True)
 
 
 def while_loop_reverse(body_fn, body_bwd, carry_bar, tape):

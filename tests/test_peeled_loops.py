@@ -22,6 +22,10 @@ CASES = {
     "reversed_decay": (P.reversed_decay, (XS, np.array([0.3, -0.7, 1.1]))),
     "bisect": (P.bisect, (np.asarray(2.0),)),
     "collected_before_update": (P.collected_before_update, (XS,)),
+    "backtracking_descent": (
+        P.backtracking_descent,
+        (np.array([-0.5, 0.8, 0.3]), np.asarray(0.7)),
+    ),
 }
 
 

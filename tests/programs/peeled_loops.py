@@ -50,3 +50,24 @@ def collected_before_update(xs):
         seen.append(total)
         total = total + x
     return jnp.sum(total) + sum(jnp.sum(s) for s in seen)
+
+
+def _quadratic(z, a):
+    return jnp.sum(a * (z[1:] - z[:-1] ** 2) ** 2 + (1 - z[:-1]) ** 2)
+
+
+def backtracking_descent(z0, a):
+    """Gradient steps with a backtracking (Armijo) line search: a ``while True`` whose step starts as a
+    Python float, inside a compiled ``for`` (its tape kept per step of the outer loop).
+    """
+    z = z0
+    for _ in range(3):
+        g = 2.0 * (z - 0.5) * a
+        t = 1.0
+        f0 = _quadratic(z, a)
+        while True:
+            if _quadratic(z - t * g, a) <= f0 - 0.3 * t * jnp.dot(g, g):
+                break
+            t = 0.5 * t
+        z = z - t * g
+    return _quadratic(z, a)
