@@ -358,8 +358,13 @@ def example_item(x, key):
     """``x[key]`` of each example for a constant key: an array's entry past the batch axis, a container's
     element (its values carry the batch axis already)."""
     if _is_array(x):
-        return x[:, key]
+        return x[_past_batch(key)]
     return x[key]
+
+
+def _past_batch(key) -> tuple:
+    """``key`` applied past the batch axis (a tuple key ``(0, 1)`` indexes two axes, as ``x[0, 1]``)."""
+    return (slice(None), *key) if isinstance(key, tuple) else (slice(None), key)
 
 
 def tree_sum_batch(g):
@@ -373,8 +378,8 @@ def example_item_vjp(g, x, key):
         xp = namespace(g, x)
         zeros = xp.zeros(xp.shape(x), xp.result_type(g))
         if hasattr(zeros, "at"):
-            return zeros.at[:, key].add(g)
-        zeros[:, key] += g
+            return zeros.at[_past_batch(key)].add(g)
+        zeros[_past_batch(key)] += g
         return zeros
     from .trees import fill_like
 

@@ -600,6 +600,7 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(P.tuple_key, lambda r: (n(r, B, 2, 3),), 0, P.tuple_key),
     gcase(
         P.softmax_scores_written_at_labels,
         lambda r: (n(r, 3, 4), n(r, B, 5, 3), r.integers(0, 4, size=(B, 5))),

@@ -15,7 +15,8 @@ a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
-and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col).
+and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col); a parenthesized tuple key
+(``x[(0, -1)]``, one index per axis).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ FORMS = (
     "loop_else",
     "forwarded_function",
     "strided_window",
+    "tuple_key",
 )
 
 
@@ -296,3 +298,6 @@ class PythonIdioms:
             f"    {name}_end = {name}_i + 2 * 2",
             f"    {name} = {name} + np.sum(np.tanh({name}_v[{name}_i:{name}_end:2]))",
         ]
+
+    def _py_tuple_key(self, lines, name, a, b):
+        lines.append(f"{name} = np.atleast_2d({a})[(0, -1)] * 2.0 + np.sum({b}) * 0.5")
