@@ -249,7 +249,6 @@ class Batch(Transform):
 
     def getitem(self, value: cst.Subscript) -> cst.BaseExpression:
         """``x[key]`` per example: a batched array indexed past its batch axis, a container as it is."""
-        value = _spread_tuple_key(value)
         base, parts = value.value, [el.slice for el in value.slice]
         slices = [p for p in parts if isinstance(p, cst.Slice)]
         if any(self.is_batched(n) for s in slices for n in _bounds(s)):
@@ -265,6 +264,10 @@ class Batch(Transform):
             constant = single and _constant_key(keys[0])
             # a container's element, or a row of an array
             if constant and base.value not in self.arrays:
+                return call("rt.example_item", base, keys[0])
+            if single and isinstance(keys[0], cst.Tuple):
+                # ``x[(0, 1)]``: one index per axis of an array (never one fancy index past the batch
+                # axis), one key of a dict: ``example_item`` tells them apart when it runs
                 return call("rt.example_item", base, keys[0])
             if (
                 len(parts) == len(slices) == 1
@@ -474,22 +477,6 @@ def _with_batch_axis(b: Batch, out) -> cst.BaseExpression:
     if b.is_batched(out):
         return out
     return call("rt.broadcast_batch", out, cst.Name(b.size))
-
-
-def _spread_tuple_key(value: cst.Subscript) -> cst.Subscript:
-    """``x[(0, 1)]`` as ``x[0, 1]`` (NumPy reads a tuple key as one index per axis): put past the batch
-    axis, the tuple would be one fancy index."""
-    if len(value.slice) == 1:
-        part = value.slice[0].slice
-        if isinstance(part, cst.Index) and isinstance(part.value, cst.Tuple):
-            elements = [
-                cst.SubscriptElement(cst.Index(e.value)) for e in part.value.elements
-            ]
-            if elements and not any(
-                isinstance(e, cst.StarredElement) for e in part.value.elements
-            ):
-                return value.with_changes(slice=elements)
-    return value
 
 
 def _slice_call(s: cst.Slice) -> cst.Call:
