@@ -212,53 +212,27 @@ class Calls(lax_control.LaxControl):
         transformation made inside, ``jax.grad(f)``) with each of its parameters once and values of this
         scope: ``(g, g's arguments, tangents, argnums)`` for the forward mode of ``g`` with respect to the
         lambda's parameters; None for anything else."""
-        if not isinstance(lam, cst.Lambda) or not isinstance(lam.body, cst.Call):
+        read = self._lambda_calling(lam, made=True)
+        if read is None or len(read[1]) != len(primals):
             return None
-        params = [p.name.value for p in lam.params.params]
-        body = lam.body
-        if (
-            lam.params.star_arg is not cst.MaybeSentinel.DEFAULT
-            or lam.params.kwonly_params
-            or lam.params.posonly_params
-            or lam.params.star_kwarg is not None
-            or any(p.default is not None for p in lam.params.params)
-            or any(a.keyword is not None or a.star for a in body.args)
-            or len(params) != len(primals)
-        ):
-            return None
-        g = self._made_transform(body.func) if isinstance(body.func, cst.Call) else None
-        g = g if g is not None else self._callee_object(body.func)
-        if g is None or not callable(g):
-            return None
-        slots = {}  # lambda parameter -> its position among g's arguments
-        for k, a in enumerate(body.args):
-            if isinstance(a.value, cst.Name) and a.value.value in params:
-                if a.value.value in slots:
-                    return None
-                slots[a.value.value] = k
-            elif names_in(a.value) & set(params):
-                return None
-        if len(slots) != len(params):
-            return None
-        at = {slots[p]: i for i, p in enumerate(params)}  # g's position -> the lambda's
+        g, _, slots = read
+        at = {
+            k: i for k, i in enumerate(slots) if i is not None
+        }  # g's position -> the lambda's
         arguments = [
-            primals[at[k]] if k in at else a.value for k, a in enumerate(body.args)
+            primals[at[k]] if k in at else a.value for k, a in enumerate(lam.body.args)
         ]
         argnums = tuple(sorted(at))
         return g, arguments, [tangents[at[k]] for k in argnums], argnums
 
-    def _lifted_lambda(self, call: cst.Call, args: list):
-        """``jax.vmap(lambda x: g(params, x))(xs)`` or ``jax.grad(lambda p: loss(p, x, y))(params)``: a lambda
-        that calls a function of the program with its own parameters and values of this scope is that
-        function transformed with the options moved onto its parameters (``in_axes=(None, 0)``), called
-        with those values; ``(made, arguments)``, or None for any other lambda (a located error later).
-        """
-        maker = library.transform_maker(self._callee_object(call.func))
-        lam = call.args[0].value if call.args else None
-        if maker is None or not isinstance(lam, cst.Lambda):
+    def _lambda_calling(self, lam, made=False):
+        """``(g, parameters, slots)`` for a lambda that calls ``g`` (a function of the program; with
+        ``made``, a transformation made inside too) with each of its plain parameters once, as itself,
+        and values of this scope (no keyword or ``*`` argument); ``slots[k]``: which parameter ``g``'s
+        argument ``k`` is, None for a value of this scope. None for any other lambda."""
+        if not isinstance(lam, cst.Lambda) or not isinstance(lam.body, cst.Call):
             return None
-        params = [p.name.value for p in lam.params.params]
-        body = lam.body
+        params, body = [p.name.value for p in lam.params.params], lam.body
         plain = (
             not isinstance(lam.params.star_arg, (cst.Param, cst.ParamStar))
             and not lam.params.kwonly_params
@@ -268,15 +242,17 @@ class Calls(lax_control.LaxControl):
         if (
             not plain
             or any(p.default is not None for p in lam.params.params)
-            or not isinstance(body, cst.Call)
-            or any(a.keyword is not None or a.star for a in (*body.args, *args))
-            or len(args) != len(params)
+            or any(a.keyword is not None or a.star for a in body.args)
         ):
             return None
-        g = self._callee_object(body.func)
+        g = (
+            self._made_transform(body.func)
+            if made and isinstance(body.func, cst.Call)
+            else None
+        )
+        g = g if g is not None else self._callee_object(body.func)
         if g is None or not callable(g):
             return None
-        # each lambda parameter passed on once, as itself; the other arguments read only this scope
         slots = []
         for a in body.args:
             if isinstance(a.value, cst.Name) and a.value.value in params:
@@ -285,8 +261,27 @@ class Calls(lax_control.LaxControl):
                 return None
             else:
                 slots.append(None)
-        if sorted(s for s in slots if s is not None) != list(range(len(params))):
+        if sorted(k for k in slots if k is not None) != list(range(len(params))):
             return None
+        return g, params, slots
+
+    def _lifted_lambda(self, call: cst.Call, args: list):
+        """``jax.vmap(lambda x: g(params, x))(xs)`` or ``jax.grad(lambda p: loss(p, x, y))(params)``: a lambda
+        that calls a function of the program with its own parameters and values of this scope is that
+        function transformed with the options moved onto its parameters (``in_axes=(None, 0)``), called
+        with those values; ``(made, arguments)``, or None for any other lambda (a located error later).
+        """
+        maker = library.transform_maker(self._callee_object(call.func))
+        lam = call.args[0].value if call.args else None
+        read = self._lambda_calling(lam) if maker is not None else None
+        if (
+            read is None
+            or any(a.keyword is not None or a.star for a in args)
+            or len(args) != len(read[1])
+        ):
+            return None
+        g, params, slots = read
+        body = lam.body
         try:
             options = (
                 inspect.signature(maker)

@@ -101,22 +101,15 @@ class _Prepends(PositionKeeping):
             assignment_line(cst.Name(f), cst.List([]), loop, self.positions)
             for f in fresh.values()
         ]
-        after = []
-        for name, f in fresh.items():
-            reversed_items = cst.Subscript(
-                cst.Name(f),
-                [
-                    cst.SubscriptElement(
-                        cst.Slice(
-                            lower=None,
-                            upper=None,
-                            step=cst.UnaryOperation(cst.Minus(), cst.Integer("1")),
-                        )
-                    )
-                ],
+        after = [  # the collected items reversed, in front of what the list held
+            assignment_line(
+                cst.Name(name),
+                cst.parse_expression(f"{f}[::-1] + {name}"),
+                loop,
+                self.positions,
             )
-            joined = cst.BinaryOperation(reversed_items, cst.Add(), cst.Name(name))
-            after.append(assignment_line(cst.Name(name), joined, loop, self.positions))
+            for name, f in fresh.items()
+        ]
         return [*before, new_loop, *after]
 
 

@@ -68,20 +68,26 @@ def assignment_line(target, value, like, positions: dict) -> cst.SimpleStatement
     return place(line, like, positions)
 
 
-def bindings(node) -> Counter:
+def bindings(node, items: bool = True) -> Counter:
     """How many times each name is bound anywhere under ``node``: parameters (nested functions' too),
-    assignment and loop targets (not the attribute names in them), ``def`` and ``class`` names.
+    assignment and loop targets (not the attribute names in them), ``def`` and ``class`` names. The
+    names in an item target (``col[:, y] = v``: ``col`` and ``y``) count too unless ``items`` is False
+    (such a line binds no name).
     """
     bound = Counter()
     for n in iter_nodes(node):
         if isinstance(n, cst.Param):
             bound[n.name.value] += 1
         elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
-            attributes = {
-                id(a.attr) for a in iter_nodes(n.target) if isinstance(a, cst.Attribute)
+            skipped = {
+                id(m)
+                for a in iter_nodes(n.target)
+                if isinstance(a, cst.Attribute)
+                or (not items and isinstance(a, cst.Subscript))
+                for m in (iter_nodes(a) if isinstance(a, cst.Subscript) else (a.attr,))
             }
             for m in iter_nodes(n.target):
-                if isinstance(m, cst.Name) and id(m) not in attributes:
+                if isinstance(m, cst.Name) and id(m) not in skipped:
                     bound[m.value] += 1
         elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
             bound[n.name.value] += 1

@@ -24,6 +24,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import call, iter_nodes
+from .rewriting import bindings
 
 _Poly = Counter  # monomial (a sorted tuple of atom codes) -> integer coefficient
 
@@ -139,36 +140,10 @@ def _strided(width, step):
     return last
 
 
-def _binding_counts(node) -> Counter:
-    """How many times each name is bound: parameters, loop and comprehension targets, and names (not
-    items or attributes) assigned."""
-    counts = Counter()
-
-    def names(target):
-        if isinstance(target, cst.Name):
-            counts[target.value] += 1
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for e in target.elements:
-                names(e.value)
-        elif isinstance(target, cst.StarredElement):
-            names(target.value)
-
-    for n in iter_nodes(node):
-        if isinstance(n, cst.Param):
-            counts[n.name.value] += 1
-        elif isinstance(
-            n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)
-        ):
-            names(n.target)
-        elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
-            counts[n.name.value] += 1
-    return counts
-
-
 def _bound_once(node) -> dict:
     """Names the function binds once, by ``name = expression`` of names it binds at most once, to
     those expressions."""
-    counts, values = _binding_counts(node), {}
+    counts, values = bindings(node, items=False), {}
     for n in iter_nodes(node):
         if (
             isinstance(n, cst.Assign)
