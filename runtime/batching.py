@@ -369,9 +369,8 @@ def _zero_residuals(fn, operands):
 
     try:
         shapes = jax.eval_shape(lambda: fn(*operands)[1])
-    except (
-        Exception
-    ):  # the branch cannot run (it raises, or reads what only the taken one assigns)
+    # the branch cannot run: it raises, or reads what only the other assigns
+    except Exception:
         return None
     return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
 

@@ -261,17 +261,14 @@ def fill_vjp(g, leaves, lead: tuple):
             part = _get(part, rest.pop(0))
         if rest:  # the path goes on into an array: the value was added at that index
             index = (*lead, *rest) if lead or len(rest) > 1 else rest[0]
-            part = part[index]
-            part = unbroadcast(part, value) if not lead else _examples_like(part, value)
+            if lead:  # each example summed to its own value's shape
+                from .batched_vjps import unbroadcast as examples_unbroadcast
+
+                part = examples_unbroadcast(part[index], value, (True, True))
+            else:
+                part = unbroadcast(part[index], value)
         out[path] = part
     return out
-
-
-def _examples_like(part, value):
-    """``part`` (batch axis first) summed to each example's shape of ``value`` (batch axis first too)."""
-    from .batched_vjps import unbroadcast
-
-    return unbroadcast(part, value, (True, True))
 
 
 __all__ = ["fill_like", "fill_like_vjp", "tree_add", "tree_leaves", "tree_zeros_like"]

@@ -624,11 +624,8 @@ def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
             flags.extend(b.is_batched(el.value) for el in atom.elements)
         elif op.roles[p] == "index" and isinstance(atom, cst.Tuple):
             flags.append(tuple(b.is_batched(el.value) for el in atom.elements))
-        elif op.roles[p] == "index" and _is_index_expression(atom):
-            flags.append(_index_flags(b, atom))
-        elif op.roles[p] == "index" and _is_index_expression(_named_index(b, atom)):
-            # ``t = xp.s_[np.arange(N), y]`` (an in-place ``-=``'s index, kept in a name)
-            flags.append(_index_flags(b, _named_index(b, atom)))
+        elif op.roles[p] == "index" and _is_index_expression(_index_of(b, atom)):
+            flags.append(_index_flags(b, _index_of(b, atom)))
         elif isinstance(atom, (cst.List, cst.Tuple)):  # a list of values: all batched
             bindings[p] = _items_batched(b, atom, ints=True)
             flags.append(True)
@@ -637,11 +634,12 @@ def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
     return bindings, tuple(flags)
 
 
-def _named_index(b, atom):
-    """The index expression a name holds (``b.indices``), else None."""
+def _index_of(b, atom):
+    """``atom``, or the index expression a name holds (``t = xp.s_[np.arange(N), y]``, an in-place
+    ``-=``'s index: ``b.indices``)."""
     if isinstance(atom, cst.Name):
-        return getattr(b, "indices", {}).get(atom.value)
-    return None
+        return b.indices.get(atom.value, atom)
+    return atom
 
 
 def _is_index_expression(atom) -> bool:
