@@ -33,7 +33,7 @@ from .. import ir
 from ..cstutil import call, iter_nodes, replace_nodes
 from ..naming import Namer
 from ..rules import OPS
-from .dataflow import reads, used_names
+from .dataflow import reads, used_names, writes
 from .normal_form import eqn_of
 
 MASK_OPS = frozenset(
@@ -80,20 +80,19 @@ def _rewritten(body: list, namer: Namer) -> list:
         {}
     )  # a selection, or an elementwise op of selections by one mask (and numbers) -> the mask
     scalars = set()  # whole reductions of selections: one number
-    writes = (
-        {}
-    )  # id of y = rt.index_set(x, m, v), a write by a mask -> (x, mask name, v)
-    same = (
-        {}
-    )  # a mask -> the first mask computed by the same expression of the same values
+    # id of ``y = rt.index_set(x, m, v)``, a write by a mask -> (x, mask name, v)
+    masked_writes = {}
+    # a mask -> the first mask computed by the same expression of the same values
+    same = {}
     made = {}  # a mask's expression (as code) -> (its name, the names it reads)
     for stmt in body:
+        bound = writes(
+            stmt
+        )  # a mask's values rebound: a later equal expression is another mask
+        made = {c: m for c, m in made.items() if not bound & m[1]}
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)):
-            for n in ir.target_names(getattr(stmt, "target", cst.Name("_"))):
-                made = {c: m for c, m in made.items() if n not in m[1]}
             continue
         name, value = stmt.target.value, stmt.value
-        made = {c: m for c, m in made.items() if name not in m[1]}  # its values rebound
         e = eqn_of(value)
         if e.kind == "op" and _is_mask_op(e, found):
             found[name] = cst.Name(name)
@@ -122,11 +121,11 @@ def _rewritten(body: list, namer: Namer) -> list:
         if write is not None:
             write = (write[0], same.get(write[1], write[1]), write[2])
             if _writable(write, derived, scalars):
-                writes[id(stmt)] = write
+                masked_writes[id(stmt)] = write
     masks_ok = {
         key
-        for key in {*derived.values(), *(w[1] for w in writes.values())}
-        if _only_reduced(key, derived, body, writes)
+        for key in {*derived.values(), *(w[1] for w in masked_writes.values())}
+        if _only_reduced(key, derived, body, masked_writes)
     }
     if not masks_ok:
         return body
@@ -138,9 +137,9 @@ def _rewritten(body: list, namer: Namer) -> list:
             if isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)
             else None
         )
-        if id(stmt) in writes and writes[id(stmt)][1] in masks_ok:
+        if id(stmt) in masked_writes and masked_writes[id(stmt)][1] in masks_ok:
             # ``h[h < 0] = 0.1 * h[h < 0]``: ``h = np.where(h < 0, 0.1 * h, h)``
-            x, key, v = writes[id(stmt)]
+            x, key, v = masked_writes[id(stmt)]
             kept = _leading(found[key], x, key, leading, stmt, namer, out)
             out.append(
                 ir.Assign(stmt.target, call("xp.where", kept, v, x), stmt.origin)
@@ -268,15 +267,15 @@ def _writable(write, derived, scalars) -> bool:
     return _is_name(v) and (v.value in scalars or derived.get(v.value) == key)
 
 
-def _only_reduced(key: str, derived: dict, body: list, writes: dict) -> bool:
+def _only_reduced(key: str, derived: dict, body: list, masked_writes: dict) -> bool:
     """Whether every read of the values selected by mask ``key`` is an elementwise op of them (one more
     such value), a whole reduction, or the value a write by the same mask writes, in ``body`` (nested
     functions included)."""
     names = {n for n, k in derived.items() if k == key}
-    written = {s for s, w in writes.items() if w[1] == key}
+    written = {s for s, w in masked_writes.items() if w[1] == key}
     for stmt in ir.walk(body):
         if id(stmt) in written:
-            value = writes[id(stmt)][2]
+            value = masked_writes[id(stmt)][2]
             if (reads(stmt) & names) - {getattr(value, "value", None)}:
                 return False  # a selection read otherwise than as the value written
             continue

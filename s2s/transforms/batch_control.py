@@ -55,9 +55,8 @@ def batch_inputs(e, defs) -> set[str]:
             found |= free_names(defs[atom.value]) - ENCLOSING
         else:
             found |= diff_names(atom)
-    if (
-        e.kind == "getitem"
-    ):  # ``w[idx]``: an index that differs per example selects per example
+    # ``w[idx]``: an index that differs per example selects per example
+    if e.kind == "getitem":
         found |= set().union(*(names_in(el) for el in e.node.slice)) - ENCLOSING
     return found
 
