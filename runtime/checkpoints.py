@@ -60,9 +60,8 @@ def while_loop_with_tape(cond_fn, body_fn, init):
         while bool(np.asarray(cond_fn(carry))):
             carries.append(carry)
             carry = body_fn(carry)[0]
-            if uses_jax(
-                carry
-            ):  # the body read traced values: compiled from this step on
+            # the body read traced values: compiled from this step on
+            if uses_jax(carry):
                 from .control import settled_carry
 
                 carry, _ = settled_carry(lambda c: body_fn(c)[0], carry)

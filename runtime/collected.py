@@ -83,9 +83,8 @@ def rows(ys, axis=0):
     outputs hold each component stacked (along ``axis``: 1 under ``vmap``), so the list is rebuilt item
     by item, and indexing, slicing and looping over it give its items as Python's list does. Arrays (and
     ``Elements`` of arrays) stay as they are."""
-    if (
-        type(ys).__name__ == "PeeledLeaf"
-    ):  # a loop's first steps collected values shaped unlike the rest
+    # a loop's first steps collected values shaped unlike the rest (``peeling.PeeledLeaf``)
+    if type(ys).__name__ == "PeeledLeaf":
         ys = Elements(ys.steps())
     if isinstance(ys, Elements):
         return list(ys.items) if any(_is_container(y) for y in ys.items) else ys

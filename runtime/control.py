@@ -440,9 +440,8 @@ def scan(f, init, xs=None, length=None, reverse=False):
     (alone, or beside the ``TapeLeaf`` residuals of a gradient's forward loop
     over it, or beside empty tuples of residuals: a ``while`` loop then).
     """
-    if peeling.has_peeled(
-        xs
-    ):  # the backward loop of a loop whose first steps ran on their own
+    # the backward loop of a loop whose first steps ran on their own
+    if peeling.has_peeled(xs):
         return peeling.scan_peeled(scan, f, init, xs, reverse)
     if checkpoints.has_tape(xs):
         if not reverse:
@@ -667,10 +666,10 @@ def while_loop(cond_fn, body_fn, init):
     carry = init
     while bool(np.asarray(cond_fn(carry))):
         carry = body_fn(carry)
-        if uses_jax(
-            carry
-        ):  # the body read traced values (``lo, hi = -20.0, 20.0`` bisecting on data):
-            import jax  # compiled from this step on, the first one run already
+        # the body read traced values (``lo, hi = -20.0, 20.0`` bisecting on data): compiled from
+        # this step on, the first one run already
+        if uses_jax(carry):
+            import jax
 
             carry, _ = settled_carry(body_fn, carry)
             return jax.lax.while_loop(cond_fn, body_fn, carry)

@@ -21,9 +21,8 @@ from .iteration import Elements
 from .located import Refusal
 from .trees import tree_leaves, tree_map
 
-MAX_PEELED = (
-    4  # steps run on their own before a compiled loop's carry must keep its shapes
-)
+# steps run on their own before a compiled loop's carry must keep its shapes
+MAX_PEELED = 4
 
 
 class PeeledLeaf:
