@@ -12,9 +12,13 @@ import os
 import re
 from dataclasses import replace
 
-from . import provenance
+import libcst as cst
+
+from . import ir, provenance
+from .cstutil import dotted
 from .deep import deep
 from .emit.module import render
+from .errors import MissingRule
 from .freshness import GENERATED_KEY, Watch
 from .frontend import foreign
 from .generated import Generated
@@ -100,6 +104,22 @@ def _requested(requests, make, made=None) -> list:
             made.add(key)
             out.append(simplify(replace(make(*key), name=fn_name)))
     return out
+
+
+def _check_not_batched(helper, origin) -> None:
+    """A helper that is batched code already (``jax.vmap(f)(xs)`` inside a function ``s2s.vmap`` maps again)
+    is refused at the call that maps it again: s2s has no batching rules for batched code's runtime.
+    """
+    for stmt in ir.walk(helper.body):
+        value = getattr(stmt, "value", None)
+        if isinstance(value, cst.Call) and dotted(value.func) == "rt.batch_size":
+            raise MissingRule(
+                "a function mapped by `jax.vmap`/`s2s.vmap` inside, called where `s2s.vmap` maps again: "
+                "s2s does not batch batched code",
+                origin,
+                "write the inner function over the whole batch with array operations (`xs @ w` for "
+                "`jax.vmap(lambda x: x @ w)(xs)`), or map only once",
+            )
 
 
 def _reachable(functions, roots: set) -> list:
@@ -189,6 +209,7 @@ def _generate(
             )
 
             def batched_helper(name, flags):
+                _check_not_batched(program.helpers[name], requests.origins[name, flags])
                 mapped = tuple(0 if f else None for f in flags)
                 return batch(
                     program.helpers[name],

@@ -2,6 +2,8 @@
 the outer transform sees through them (their generated code is a helper), against JAX.
 """
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -23,6 +25,15 @@ CASES = [
     (P.einsum_mean_loss, P.einsum_mean_loss),
     (P.vmap_named_with_a_dict_prefix, P.vmap_named_with_a_dict_prefix),
     (P.hvp_penalty, P.hvp_penalty),
+    # local functions and lambdas, lifted with the variables they read
+    (P.local_function, P.local_function),
+    (P.lambda_doing_more, P.twin_lambda_doing_more),
+    (P.least_squares_step, P.least_squares_step),
+    (P.inner_sgd, P.inner_sgd),
+    (P.aliased_local_gradient, P.aliased_local_gradient),
+    (P.local_slope, P.local_slope),
+    # ``jax.grad``/``jax.value_and_grad`` objects made at module level
+    (P.module_level_gradients, P.module_level_gradients),
 ]
 
 
@@ -49,14 +60,23 @@ def test_the_made_function_is_a_readable_helper():
     assert "grads = example_loss_grad_batched(xs, w)" in text
 
 
-def test_a_transformation_of_a_local_function_is_a_located_error():
-    with pytest.raises(
-        UnsupportedSyntax, match=r"`jax\.vmap` of `f`, a function or value local"
-    ) as info:
-        s2s.grad(P.local_function)(np.ones(3), np.ones((2, 3)))
-    assert "made_inside.py" in str(info.value) and "define `f` at module level" in str(
-        info.value
-    )
+def test_a_lifted_local_function_reads_the_enclosing_variables_as_parameters():
+    text = s2s.grad(P.inner_sgd).source
+    assert "def inner_loss_value_and_grad(xs, v, scale):" in text
+    assert re.search(r"inner_loss_value_and_grad\(xs, w\w*, 2\.0\)", text)
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (P.local_reading_local, r"`f` reads `act`, a function of the enclosing one"),
+        (P.local_with_default, r"local function `f` with defaults"),
+    ],
+)
+def test_local_functions_s2s_does_not_lift_are_located_errors(fn, message):
+    with pytest.raises(UnsupportedSyntax, match=message) as info:
+        s2s.grad(fn)(np.ones((5, 2)), np.ones((4, 5)))
+    assert "made_inside.py" in str(info.value) and "module level" in str(info.value)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
@@ -71,14 +91,6 @@ def test_vmap_of_jvp_made_inside_matches_jax(backend):
         want = oracle(jax.vmap, P.twin_directional_slope, in_axes=(0, 0, None))(x, t, w)
     np.testing.assert_allclose(got, want, **tol)
     assert "example_loss_jvp" in s2s.transform(P.directional_slope).source
-
-
-def test_a_lambda_that_does_more_than_call_a_function_is_a_located_error():
-    with pytest.raises(
-        UnsupportedSyntax, match="a transformation of a `lambda`"
-    ) as info:
-        s2s.grad(P.lambda_doing_more)(np.ones((5, 2)), np.ones((4, 5)))
-    assert "made_inside.py" in str(info.value)
 
 
 def test_options_that_do_not_fit_the_lambda_are_located_errors():
@@ -109,3 +121,10 @@ def test_maml_second_derivatives_through_vmap_match_jax(backend):
             np.testing.assert_allclose(
                 np.asarray(g[k]), np.asarray(w[k]), rtol=1e-6, atol=1e-9
             )
+
+
+def test_mapping_a_function_that_maps_inside_again_is_refused_at_the_inner_map():
+    ws = np.ones((3, 5, 2))
+    with pytest.raises(s2s.S2SError, match="s2s does not batch batched code") as info:
+        s2s.vmap(P.local_function, in_axes=(0, None))(ws, np.ones((4, 5)))
+    assert "made_inside.py" in str(info.value) and "jax.vmap(f)(xs)" in str(info.value)

@@ -43,6 +43,7 @@ from . import (
     lax_control,
     lax_indexing,
     library,
+    lifted,
     local_function_args,
     output,
     random_keys,
@@ -212,7 +213,7 @@ class Calls(lax_control.LaxControl):
         transformation made inside, ``jax.grad(f)``) with each of its parameters once and values of this
         scope: ``(g, g's arguments, tangents, argnums)`` for the forward mode of ``g`` with respect to the
         lambda's parameters; None for anything else."""
-        read = self._lambda_calling(lam, made=True)
+        lam, read = self._reading_lambda(lam, made=True)
         if read is None or len(read[1]) != len(primals):
             return None
         g, _, slots = read
@@ -225,7 +226,19 @@ class Calls(lax_control.LaxControl):
         argnums = tuple(sorted(at))
         return g, arguments, [tangents[at[k]] for k in argnums], argnums
 
-    def _lambda_calling(self, lam, made=False):
+    def _reading_lambda(self, node, made=False):
+        """``(lam, read)``: ``node`` and ``_lambda_calling``'s reading of it, or, for a local function or a
+        lambda that does more than call a function, the lambda calling it lifted (``lifted``) and its reading.
+        """
+        read = self._lambda_calling(node, made)
+        if read is None:
+            lifting = lifted.lift(self, node)
+            if lifting is not None:
+                node, g = lifting
+                read = self._lambda_calling(node, callee=g)
+        return node, read
+
+    def _lambda_calling(self, lam, made=False, callee=None):
         """``(g, parameters, slots)`` for a lambda that calls ``g`` (a function of the program; with
         ``made``, a transformation made inside too) with each of its plain parameters once, as itself,
         and values of this scope (no keyword or ``*`` argument); ``slots[k]``: which parameter ``g``'s
@@ -248,7 +261,7 @@ class Calls(lax_control.LaxControl):
         g = (
             self._made_transform(body.func)
             if made and isinstance(body.func, cst.Call)
-            else None
+            else callee
         )
         g = g if g is not None else self._callee_object(body.func)
         if g is None or not callable(g):
@@ -273,7 +286,7 @@ class Calls(lax_control.LaxControl):
         """
         maker = library.transform_maker(self._callee_object(call.func))
         lam = call.args[0].value if call.args else None
-        read = self._lambda_calling(lam) if maker is not None else None
+        lam, read = self._reading_lambda(lam) if maker is not None else (lam, None)
         if (
             read is None
             or any(a.keyword is not None or a.star for a in args)

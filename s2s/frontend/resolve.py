@@ -173,6 +173,9 @@ class Resolver(Calls):
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
+        self._local_defs = (
+            {}
+        )  # name -> its ``def`` or lambda, for transformations of it (``lifted``)
         # ``treedef`` of ``leaves, treedef = tree_flatten(tree)`` -> the atom holding ``tree``
         self.treedefs = {}
         # element writes that ``out=`` arguments make, run before the statement holding them
@@ -444,6 +447,7 @@ class Resolver(Calls):
         ).function(name)
 
     def _local(self, name, node):
+        self._local_defs[name] = node
         self._local_fns[name] = self._nested(name, node)
 
     def _output(self, node: cst.Call) -> cst.Call | None:

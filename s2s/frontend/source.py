@@ -175,6 +175,10 @@ def load(fn) -> FunctionSource:
     is read as itself, never as the function it wraps (see ``wrappers``).
     The file's current text must be the code of the live function (``verify``).
     """
+    from .lifted import Lifted
+
+    if isinstance(fn, Lifted):
+        return fn.source()
     if isinstance(fn, variadic.Specialized):
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):

@@ -26,6 +26,7 @@ is an ``S2SError`` naming the wrapper and what to do instead.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import linecache
@@ -102,39 +103,59 @@ def _jax_kinds(jax) -> tuple[type, dict]:
     return type(jax.jit(_probe)), kinds
 
 
-_VMAP_OPTIONS = ("in_axes", "out_axes", "axis_name", "axis_size")
-_vmapped: dict = {}  # a jax.vmap function -> the s2s.vmap of its function, made once
+# JAX's transformations s2s makes itself when a function made by them is called inside transformed code:
+# the options s2s takes, and those that must hold their defaults (else the function is refused)
+_OPTIONS = {
+    "jax.vmap": (("in_axes", "out_axes", "axis_name", "axis_size"), {"spmd_axis_name": None}),
+    "jax.grad": (("argnums", "has_aux"), {"holomorphic": False, "allow_int": False}),
+    "jax.value_and_grad": (("argnums", "has_aux"), {"holomorphic": False, "allow_int": False}),
+}  # fmt: skip
+_made: dict = (
+    {}
+)  # a function JAX made -> s2s's transformation of its function, made once
 
 
-def _vmap_options(obj) -> dict | None:
-    """The options a ``jax.vmap`` function was made with (read from JAX's wrapper, whose closure holds
-    them), where s2s.vmap takes them all; else None (another JAX version, ``spmd_axis_name``).
-    """
-    for name, cell in zip(obj.__code__.co_freevars, obj.__closure__ or ()):
-        inner = cell.cell_contents if name == "fun" else None
-        if not inspect.isfunction(inner):
+def _options(obj, kind: str) -> dict | None:
+    """The options the ``jax.vmap``/``jax.grad``/``jax.value_and_grad`` function ``obj`` was made with, read
+    from the closures of JAX's wrappers (a few levels deep), where s2s takes them all; else None (another
+    JAX version, an option s2s does not take)."""
+    names, defaults = _OPTIONS[kind]
+    seen, todo = set(), [(obj, 0)]
+    while todo:
+        fn, depth = todo.pop()
+        if id(fn) in seen or depth > 3:
             continue
-        held = dict(zip(inner.__code__.co_freevars, inner.__closure__ or ()))
-        if not set(_VMAP_OPTIONS) <= held.keys():
-            return None
-        found = {k: held[k].cell_contents for k in _VMAP_OPTIONS}
-        if (
-            "spmd_axis_name" in held
-            and held["spmd_axis_name"].cell_contents is not None
-        ):
-            return None
-        if not isinstance(found["axis_name"], (str, type(None))):
-            found["axis_name"] = None  # JAX's "no name" sentinel
-        return found
+        seen.add(id(fn))
+        held = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        values = {}
+        for k, cell in held.items():
+            with contextlib.suppress(ValueError):  # an empty cell
+                values[k] = cell.cell_contents
+        if set(names) <= values.keys():
+            if any(values.get(k, v) != v for k, v in defaults.items()):
+                return None
+            found = {k: values[k] for k in names}
+            if "axis_name" in found and not isinstance(
+                found["axis_name"], (str, type(None))
+            ):
+                found["axis_name"] = None  # JAX's "no name" sentinel
+            return found
+        todo += [(v, depth + 1) for v in values.values() if inspect.isfunction(v)]
     return None
 
 
-def _as_s2s_vmap(obj, options):
-    from ..vmapping import vmap
+def _as_s2s(obj, kind, options):
+    """s2s's transformation of the function inside ``obj`` (made by JAX's ``kind``) with its options."""
+    import s2s
 
-    if obj not in _vmapped:
-        _vmapped[obj] = vmap(obj.__wrapped__, **options)
-    return _vmapped[obj]
+    if obj not in _made:
+        maker = {
+            "jax.vmap": s2s.vmap,
+            "jax.grad": s2s.grad,
+            "jax.value_and_grad": s2s.value_and_grad,
+        }
+        _made[obj] = maker[kind](obj.__wrapped__, **options)
+    return _made[obj]
 
 
 def _fingerprint(fn) -> tuple:
@@ -237,11 +258,10 @@ def classify(obj, called=False):
             kind = kinds[_fingerprint(obj)]
             if kind == "jax.checkpoint":
                 return Through(obj.__wrapped__, kind)
-            options = _vmap_options(obj) if called and kind == "jax.vmap" else None
-            if (
-                options is not None
-            ):  # ``batched = jax.vmap(predict, in_axes=(None, 0))``: s2s.vmap's
-                return classify(_as_s2s_vmap(obj, options))
+            options = _options(obj, kind) if called and kind in _OPTIONS else None
+            if options is not None:
+                # ``batched = jax.vmap(predict, in_axes=(None, 0))``, ``grad_loss = jax.grad(loss)``: s2s's
+                return classify(_as_s2s(obj, kind, options))
             inner = _name(obj.__wrapped__)
             return Unsupported(
                 f"`{kind}({inner})`: s2s reads the source of `{inner}` and cannot see what {kind} does to it",

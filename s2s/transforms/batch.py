@@ -199,7 +199,7 @@ class Batch(Transform):
             return
         if e.kind == "helper":
             flags = tuple(self.is_batched(a) for a in e.args)
-            name = self.requests.name(e.name, flags)
+            name = self.requests.name(e.name, flags, stmt.origin)
             # ``average(total, r.shape[0])``: a shape read per example
             self.emit(stmt.target, call(name, *(self.per_example(a) for a in e.args)))
             self.mark(stmt.target, True)

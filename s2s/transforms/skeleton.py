@@ -56,8 +56,12 @@ class HelperRequests:
     def __init__(self, suffix: str):
         self.suffix = suffix
         self.names: dict = {}
+        self.origins: dict = (
+            {}
+        )  # (helper, which) -> the line of the first call that asked for it
 
-    def name(self, helper: str, which: tuple) -> str:
+    def name(self, helper: str, which: tuple, origin=None) -> str:
+        self.origins.setdefault((helper, which), origin)
         if (helper, which) not in self.names:
             taken = sum(1 for h, _ in self.names if h == helper)
             self.names[(helper, which)] = f"{helper}_{self.suffix}" + (

@@ -16,7 +16,8 @@ that starts with a value and grows by ``+=`` in a loop, beside chained writes ``
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
 and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col); a parenthesized tuple key
-(``x[(0, -1)]``, one index per axis).
+(``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
+lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ FORMS = (
     "forwarded_function",
     "strided_window",
     "tuple_key",
+    "lifted_local",
 )
 
 
@@ -301,3 +303,33 @@ class PythonIdioms:
 
     def _py_tuple_key(self, lines, name, a, b):
         lines.append(f"{name} = np.atleast_2d({a})[(0, -1)] * 2.0 + np.sum({b}) * 0.5")
+
+    def _py_lifted_local(self, lines, name, a, b):
+        # the transformed function is written with ``jnp`` (JAX traces it), its caller with ``np``
+        self.imports |= {"import jax", "import jax.numpy as jnp"}
+        form = self.pick(["def_grad", "lambda_grad", "value_and_grad", "vmap"])
+        if form == "def_grad":
+            lines += [
+                f"def {name}_inner(v):",
+                f"    return jnp.sum(jnp.tanh(v * jnp.mean({b})) ** 2)",
+                f"{name}_g = jax.grad({name}_inner)({a} * 1.0)",
+                f"{name} = np.sum({name}_g * {a})",
+            ]
+        elif form == "lambda_grad":
+            lines += [
+                f"{name}_f = lambda v, s: jnp.sum(jnp.sin(v * s) * jnp.sum({b}))",
+                f"{name} = np.sum(jax.grad({name}_f)({a} * 1.0, 0.5) ** 2)",
+            ]
+        elif form == "value_and_grad":
+            lines += [
+                f"def {name}_inner(v):",
+                f"    h = jnp.tanh(v + jnp.mean({b}))",
+                "    return jnp.sum(h ** 2), h",
+                f"({name}_v, {name}_h), {name}_g = jax.value_and_grad({name}_inner, has_aux=True)({a} * 1.0)",
+                f"{name} = {name}_v + np.sum({name}_g * {name}_h)",
+            ]
+        else:
+            lines += [
+                f"{name}_rows = np.atleast_2d({a})",
+                f"{name} = np.sum(jax.vmap(lambda r: jnp.sum(jnp.tanh(r * jnp.mean({b}))))({name}_rows))",
+            ]

@@ -54,7 +54,7 @@ def twin_value_and_grad_inside(w, xs):
 
 def local_function(w, xs):
     def f(x):
-        return jnp.sum(x * w)
+        return jnp.sum(jnp.tanh(x @ w))
 
     return jnp.sum(jax.vmap(f)(xs))
 
@@ -86,8 +86,79 @@ def twin_lambda_penalty(w, xs):
 
 
 def lambda_doing_more(w, xs):
-    # the lambda does more than call one function: not lifted, a located error
+    # the lambda does more than call one function: lifted, ``w`` its first parameter
     return jnp.sum(jax.vmap(lambda x: example_loss(x, w) + 1.0)(xs))
+
+
+def twin_lambda_doing_more(w, xs):
+    return jnp.sum(jax.vmap(lambda x: twin_example_loss(x, w) + 1.0)(xs))
+
+
+def least_squares_step(w, xs):
+    # the JAX docs' inline loss: ``jax.grad`` of a lambda whose body is the math itself
+    y = jnp.sum(xs, axis=1, keepdims=True)
+    g = jax.grad(lambda v: jnp.mean((xs @ v - y) ** 2))(w)
+    return jnp.sum((w - 0.1 * g) ** 2)
+
+
+def inner_sgd(w, xs):
+    """A local ``def`` reading the enclosing data, differentiated in a loop, and called directly after."""
+
+    def inner_loss(v, scale):
+        h = jnp.tanh(xs @ v) * scale
+        return jnp.mean(h**2), h
+
+    for _ in range(2):
+        (value, h), g = jax.value_and_grad(inner_loss, has_aux=True)(w, 2.0)
+        w = w - 0.1 * g
+    return value + jnp.sum(h[0]) + inner_loss(w, 1.0)[0]
+
+
+def aliased_local_gradient(w, xs):
+    # ``gf = jax.grad(f)`` of a lambda held in a name, called later with a second argument
+    f = lambda v, s: jnp.sum(jnp.sin(xs @ v) * s)
+    gf = jax.grad(f)
+    return jnp.sum(gf(w, 0.5) * w)
+
+
+def local_slope(w, xs):
+    # ``jax.jvp`` of a local function: a directional derivative along ``w``
+    def f(v):
+        return jnp.sum(jnp.cos(xs @ v))
+
+    return jax.jvp(f, (w,), (w,))[1]
+
+
+def _sharp(w, xs):
+    return jnp.sum(jnp.tanh(xs @ w) ** 2), w
+
+
+grad_sharp = jax.grad(
+    lambda w, xs: _sharp(w, xs)[0]
+)  # made at module level, the docs' spelling
+value_and_grad_sharp = jax.value_and_grad(_sharp, has_aux=True)
+
+
+def module_level_gradients(w, xs):
+    (value, aux), g = value_and_grad_sharp(w, xs)
+    return value + jnp.sum(grad_sharp(w, xs) * g) + jnp.sum(aux)
+
+
+def local_reading_local(w, xs):
+    def act(h):
+        return jnp.tanh(h)
+
+    def f(v):
+        return jnp.sum(act(xs @ v))
+
+    return jnp.sum(jax.grad(f)(w))
+
+
+def local_with_default(w, xs):
+    def f(v, scale=2.0):
+        return jnp.sum(xs @ v) * scale
+
+    return jnp.sum(jax.grad(f)(w))
 
 
 def lambda_with_wrong_in_axes(w, xs):

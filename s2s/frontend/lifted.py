@@ -1,0 +1,154 @@
+"""Local functions transformed where they are defined: ``jax.grad(inner)(W)``, ``jax.vmap(per)(xs)``,
+``jax.value_and_grad(lambda w: np.sum((X @ w - y) ** 2))(w)``.
+
+A transformation needs a function of its own, but ``inner`` is a ``def`` (or a
+lambda) of the enclosing function that reads the enclosing function's
+variables. It is lifted: ``Lifted`` stands for ``inner`` with every variable of
+the enclosing function it reads made a parameter in front of its own, and the
+transformation call becomes one of that function with those variables passed
+where the call stands, which is what Python's closure reads there.
+``lift(resolver, node)`` gives ``(lam, lifted)``: ``lam`` the lambda
+``lambda w: inner(X, y, w)`` that the transformations of lambdas read
+(``Calls._lambda_calling``), or None for a node that is not a local function.
+
+Guarantees: the lifted function's body is the local function's own (its
+positions are the user's lines, for errors); a local function that reads a
+local function, a wrapped or transformed function of the enclosing scope, or
+assigns a variable of the enclosing scope (``nonlocal``) is a located error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import libcst as cst
+
+from ..cstutil import iter_nodes, names_in
+from ..errors import UnsupportedSyntax
+from .source import FunctionSource
+from .variadic import Standin
+
+
+class Lifted(Standin):
+    """A local function with the enclosing variables it reads as leading parameters: what s2s transforms.
+
+    Its ``fn`` is the enclosing function, whose names, globals and cells freshness checks watch.
+    """
+
+    __defaults__ = __kwdefaults__ = None
+
+    def __init__(self, outer: FunctionSource, name: str, node, free: tuple):
+        super().__init__(outer.fn)
+        self.outer, self.free = outer, free
+        self.__name__ = name
+        self.__qualname__ = f"{outer.name}.<locals>.{name}"
+        self.__code__ = outer.fn.__code__
+        self.__globals__ = outer.fn.__globals__
+        self.__closure__ = outer.fn.__closure__
+        params = node.params
+        lifted = params.with_changes(
+            params=[cst.Param(cst.Name(v)) for v in free] + list(params.params)
+        )
+        self.node = node.with_changes(params=lifted)
+        if isinstance(self.node, cst.FunctionDef):
+            self.node = self.node.with_changes(decorators=())
+        positions = dict(outer.file.positions)
+        if node in positions:
+            positions[self.node] = positions[node]
+        self.file = dataclasses.replace(outer.file, positions=positions)
+        self.__signature__ = inspect.Signature(
+            [
+                inspect.Parameter(v, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                for v in free
+            ]
+            + [
+                inspect.Parameter(p.name.value, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                for p in params.params
+            ]
+        )
+
+    def source(self) -> FunctionSource:
+        return FunctionSource(
+            self,
+            self.__name__,
+            self.node,
+            self.file,
+            self.outer.env,
+            self.outer.generated,
+        )
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            f"`{self.__qualname__}` stands for a local function lifted by s2s: only its transformations run"
+        )
+
+    def __repr__(self):
+        return f"<local function {self.__qualname__} reading {', '.join(self.free) or 'nothing'}>"
+
+
+def lift(resolver, node):
+    """``(lam, lifted)`` for ``node`` a local function's name or a lambda written in place, else None."""
+    if isinstance(node, cst.Name) and node.value in resolver._local_defs:
+        name, local = node.value, resolver._local_defs[node.value]
+    elif isinstance(node, cst.Lambda):
+        name, local = "anonymous", node
+    else:
+        return None
+    params = local.params
+    if (
+        params.posonly_params
+        or params.kwonly_params
+        or isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+        or params.star_kwarg is not None
+        or any(p.default is not None for p in params.params)
+    ):
+        resolver.fail(local.params, f"a transformed local function `{name}` with defaults, `*` or keyword-only "
+                      "parameters", "give it parameters without defaults and pass every argument where it is called, or define it at "
+                      "module level", UnsupportedSyntax)  # fmt: skip
+    free = _free_names(resolver, name, local)
+    lifted = Lifted(resolver.source, name, local, free)
+    own = [p.name.value for p in params.params]
+    call = cst.Call(
+        cst.Name(name),
+        [cst.Arg(cst.Name(v)) for v in (*free, *own)],
+    )
+    lam = cst.Lambda(cst.Parameters(params=[cst.Param(cst.Name(v)) for v in own]), call)
+    return lam, lifted
+
+
+def _free_names(resolver, name, local) -> tuple:
+    """The enclosing function's variables that ``local`` reads, in the order it first reads them."""
+    from .resolve import _bound_names, _lines
+
+    own = {p.name.value for p in local.params.params}
+    if isinstance(local, cst.FunctionDef):
+        own |= _bound_names(_lines(local.body))
+        for stmt in iter_nodes(local.body):
+            if isinstance(stmt, cst.Nonlocal):
+                resolver.fail(stmt, f"`nonlocal` in the transformed local function `{name}`",
+                              "return the new value instead", UnsupportedSyntax)  # fmt: skip
+    read = names_in(local.body if isinstance(local, cst.Lambda) else local)
+    functions = (
+        resolver._local_fns.keys()
+        | resolver._outer_fns.keys()
+        | resolver._aliases.keys()
+    )
+    free = []
+    for n in sorted(read - own, key=_first_use(local).get):
+        if n in functions and n != name:
+            resolver.fail(local, f"the transformed local function `{name}` reads `{n}`, a function of the "
+                          "enclosing one", f"define `{name}` and `{n}` at module level and pass what they "
+                          "read as arguments", UnsupportedSyntax)  # fmt: skip
+        if n in resolver.locals and n != name:
+            free.append(n)
+    return tuple(free)
+
+
+def _first_use(local) -> dict:
+    """Name -> where it is first read in ``local`` (so the lifted parameters follow the code's order)."""
+    order = {}
+    for n in iter_nodes(local):
+        if type(n) is cst.Name and n.value not in order:
+            order[n.value] = len(order)
+    return order
