@@ -364,15 +364,31 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
 
 
 def _zero_residuals(fn, operands):
-    """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs)."""
+    """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs); its
+    strings (a dict key a loop computes, ``"W" + str(l)``) as they are, since they are not data.
+    """
     import jax
 
+    held = {}
+
+    def arrays():
+        leaves, held["tree"] = jax.tree.flatten(fn(*operands)[1])
+        held["strings"] = {k: v for k, v in enumerate(leaves) if isinstance(v, str)}
+        return [v for v in leaves if not isinstance(v, str)]
+
     try:
-        shapes = jax.eval_shape(lambda: fn(*operands)[1])
+        shapes = iter(jax.eval_shape(arrays))
     # the branch cannot run: it raises, or reads what only the other assigns
     except Exception:
         return None
-    return jax.tree.map(lambda s: np.zeros(s.shape, s.dtype), shapes)
+    leaves = []
+    for k in range(held["tree"].num_leaves):
+        if k in held["strings"]:
+            leaves.append(held["strings"][k])
+        else:
+            shape = next(shapes)
+            leaves.append(np.zeros(shape.shape, shape.dtype))
+    return held["tree"].unflatten(leaves)
 
 
 def guard(x, pred, shared_by_all):

@@ -160,3 +160,17 @@ def test_a_refusal_in_gradient_code_read_again_points_at_the_users_line():
         message.startswith(P.__file__) or "programs/vmap.py:" in message.splitlines()[0]
     )
     assert "s2s_generated" not in message.splitlines()[0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_branch_on_a_string_in_a_loop_with_batched_parameters(backend):
+    params = {"W1": arr(B, 3, 2), "b1": arr(B, 2), "W2": arr(B, 2, 3), "b2": arr(B, 3)}
+    x = arr(3)
+    got = s2s.vmap(
+        s2s.grad(P.layers_by_activation_name), in_axes=(0, None), backend=backend
+    )(params, x)
+    grad = s2s.grad(P.layers_by_activation_name, backend="numpy")
+    for i in range(B):
+        want = grad({k: v[i] for k, v in params.items()}, x)
+        for k in params:
+            np.testing.assert_allclose(got[k][i], want[k], rtol=1e-4, atol=1e-6)

@@ -18,6 +18,8 @@ Guarantees of ``desugar(source)``:
   module-level function: its reads are that function; so is
   ``ACTIVATIONS[1]``, an item of such a sequence at a literal position, and
   ``ACTS["relu"]``, an item of a module-level dict of functions at a literal key.
+- ``act = ACTS[name]``, bound once to such a dict's item at a key whose names are
+  bound once (a parameter, ``cfg.activation``): its calls are ``ACTS[name](...)``;
 - ``ACTS[name](x)``, a call of such a dict's item at a key computed in the
   function (a string parameter, a loop's item), is the chain ``ACTS["tanh"](x)
   if name == "tanh" else ACTS["relu"](x) if name == "relu" else
@@ -33,7 +35,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import _Substitute, int_literal, iter_nodes, literal
+from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in
 from ..naming import Namer
 from .rewriting import (
     PositionKeeping,
@@ -195,9 +197,9 @@ class _Reader:
         ``ACTIVATIONS[1]`` read as the function it holds."""
         out, mapping = [], {}
         for stmt in statements:
-            stmt = stmt.visit(_Items(self))
             if mapping:
                 stmt = stmt.visit(Positioned(mapping, self.positions))
+            stmt = stmt.visit(_Items(self))
             alias = self._alias(stmt)
             if alias is not None:
                 mapping[alias[0]] = alias[1]
@@ -211,9 +213,27 @@ class _Reader:
         if assign is None or not isinstance(assign.targets[0].target, cst.Name):
             return None
         name, value = assign.targets[0].target.value, assign.value
-        if self.bindings[name] != 1 or not _is_function(self.static(value)):
+        if self.bindings[name] != 1:
+            return None
+        if not _is_function(self.static(value)) and not self._table_item(value):
             return None
         return name, value
+
+    def _table_item(self, node) -> bool:
+        """``ACTS[name]``: an item of a module-level dict of functions at a key whose names are bound once
+        (a parameter, ``cfg.activation``), so that reading it again where it is called reads the same.
+        """
+        return (
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and _function_table(self.static(node.value))
+            and _plain_key(node.slice[0].slice.value)
+            and all(
+                self.bindings.get(n, 0) <= 1
+                for n in names_in(node.slice[0].slice.value)
+            )
+        )
 
 
 class _Items(PositionKeeping):
@@ -260,13 +280,7 @@ class _Items(PositionKeeping):
             return updated
         held = self.reader.static(func.value)
         key = func.slice[0].slice.value
-        if (
-            not isinstance(held, dict)
-            or not 0 < len(held) <= MAX_COPIES
-            or not all(type(k) in (str, int) for k in held)
-            or not all(_is_function(f) for f in held.values())
-            or not _plain_key(key)
-        ):
+        if not _function_table(held) or not _plain_key(key):
             return updated
         self.reader.changed = True
         like = (
@@ -291,8 +305,12 @@ class _Items(PositionKeeping):
             return updated
         index = updated.slice[0].slice.value
         held = self.reader.static(updated.value)
-        if isinstance(held, dict):  # ``ACTS["relu"]``
+        if isinstance(
+            held, dict
+        ):  # ``ACTS["relu"]``, ``ACTS[cfg.activation]`` (a module-level value)
             key = _key(index)
+            if key is None and type(self.reader.static(index)) in (str, int):
+                key = self.reader.static(index)
             if key is not None and key in held and _is_function(held[key]):
                 self.reader.changed = True
                 like = (
@@ -310,6 +328,16 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _function_table(held) -> bool:
+    """A dict of a few functions by string or int keys (``ACTIVATIONS``)."""
+    return (
+        isinstance(held, dict)
+        and 0 < len(held) <= MAX_COPIES
+        and all(type(k) in (str, int) for k in held)
+        and all(_is_function(f) for f in held.values())
+    )
 
 
 def _plain_key(node) -> bool:

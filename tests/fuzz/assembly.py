@@ -251,7 +251,7 @@ class Assembly:
             ]
             parts.append("\n".join(globs))
         parts += self.helpers
-        closures = [g for g in self.module_globals if "make_" in g]
+        closures = [g for g in self.module_globals if "make_" in g] + self.late_globals
         if closures:
             parts.append("\n".join(closures))
         parts.append(main)

@@ -36,8 +36,9 @@ class Helpers:
                 "factory2",
                 "default_fn",
                 "by_name",
+                "table",
             ],
-            [2, 2, 1, 1, 1, 1, 0.4, 0.6],
+            [2, 2, 1, 1, 1, 1, 0.4, 0.6, 0.6],
         )[0]
         if style == "factory2" and "factory_two" in self.avoid:
             style = "factory"
@@ -81,6 +82,21 @@ class Helpers:
                 )
             self.helper(text)
             return f'activate_{act}({{}}, "{act}")'
+        if style == "table":
+            # a module-level dict of activations, the one to use named by a settings object (``cfg.activation``)
+            self.feature("act_table")
+            self.helper(f"def {act}_fn(z):\n    return {body.format(z='z')}\n")
+            for line in (
+                f'ACT_TABLE = {{"sine": np.sin, "{act}": {act}_fn}}',
+                "class ActConfig:",
+                f'    activation = "{act}"',
+                "act_config = ActConfig()",
+            ):
+                if line not in self.late_globals:
+                    self.late_globals.append(line)
+            name = self.fresh_name("act")
+            lines.append(f"{name} = ACT_TABLE[act_config.activation]")
+            return name + "({})"
         if style == "helper":
             self.feature("helper_act")
             if self.p(0.15) and "one_line_def" not in self.avoid:

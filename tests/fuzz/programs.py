@@ -87,6 +87,8 @@ class Gen(
         self.names = 0
         # module-level assignments (constants, closures)
         self.module_globals: list[str] = []
+        # module-level lines that read helpers (``ACT_TABLE = {"relu": relu_fn}``): after the helpers
+        self.late_globals: list[str] = []
         self.helpers: list[str] = []  # module-level function definitions
         self.helper_names: set[str] = set()
         self.imports = {"import numpy as np"}

@@ -1520,6 +1520,28 @@ def inputs_activations_by_name():
 PROGRAMS += ["activations_by_name"]
 
 
+class _Config:
+    activation = "softplus"
+
+
+CONFIG = _Config()
+
+
+def activation_held_in_a_name(x, head="sin"):
+    """``act = ACTS[cfg.activation]`` and ``out = ACTS[head]``: items of a dict of functions held in names."""
+    act = ACTIVATION_TABLE[CONFIG.activation]
+    out = ACTIVATION_TABLE[head]
+    h = act(x * 2.0)
+    return np.sum(out(h) * act(x))
+
+
+def inputs_activation_held_in_a_name():
+    return (np.array([0.3, -0.2, 0.5]),)
+
+
+PROGRAMS += ["activation_held_in_a_name"]
+
+
 def _grad_potential(q, prec, scale=1.0):
     return scale * prec * q
 

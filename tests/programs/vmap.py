@@ -234,3 +234,21 @@ SCALE = 2.0
 def scaled_distance(x, y):
     # reads a module global: rebinding it makes s2s generate the module again
     return distance(x, y) * SCALE
+
+
+def _swish(z):
+    return z / (1.0 + np.exp(-z))
+
+
+def layers_by_activation_name(params, x, act="swish"):
+    """A branch on a string in a loop over layers whose keys the loop computes: the backward branch not
+    taken gets zeros for its residuals (its string keys as they are) under ``vmap`` of ``grad``.
+    """
+    h = x
+    for l in range(1, 3):
+        if act == "sine":
+            h = np.sin(h @ params[f"W{l}"])
+        else:
+            h = _swish(h @ params[f"W{l}"])
+        h = h + params[f"b{l}"]
+    return np.sum(h**2)
