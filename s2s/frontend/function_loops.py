@@ -87,6 +87,10 @@ class _Reader:
     def static(self, node):
         """The object a module-level name or attribute chain refers to (``np.tanh``), else None."""
         if isinstance(node, cst.Name):
+            if (
+                node.value in self.added
+            ):  # a name s2s gave a function (a lambda of a dict)
+                return self.added[node.value]
             if node.value in self.bound or node.value not in self.source.env:
                 return None
             return self.source.env[node.value]
