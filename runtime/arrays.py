@@ -345,6 +345,12 @@ def index_get_vjp(g, target, index):
     """The cotangent of ``target`` in ``rt.index_get(target, index)``."""
     if _is_mask(index, target) and (_is_jax(target) or _is_jax(index)):
         return g
+    if holds_items(
+        target
+    ):  # ``track["x"] -= v`` of a dict or list: its item's cotangent, zeros elsewhere
+        from .trees import tree_zeros_like
+
+        return index_add(tree_zeros_like(target), index, g)
     return index_add(zeros_like_float(target), index, g)
 
 

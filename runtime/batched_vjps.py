@@ -14,6 +14,7 @@ from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift, sum_unbatched
+from .trees import tree_zeros_like
 
 
 def _rank(x, flag) -> int:
@@ -105,6 +106,10 @@ def matmul_vjp_rhs(g, x1, x2, batched):
 def index_get_vjp(g, target, index, batched):
     """``rt.index_get_vjp`` per example: ``g`` added at ``index`` into zeros like ``target``."""
     gb, tb, ib = batched
+    if arrays.holds_items(
+        target
+    ):  # a dict's or list's item: zeros like its leaves, ``g`` at the key
+        return batching.index_add(tree_zeros_like(target), index, g, (tb, ib, gb))
     xp = namespace(g, target)
     dtype = xp.result_type(g, float)
     zeros = xp.zeros(np.shape(target), dtype)

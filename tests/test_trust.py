@@ -189,9 +189,9 @@ def test_complex_numbers_on_the_differentiated_path_are_refused():
             "@_twice",
         ),
         (
-            "calls_a_jax_grad_helper",
-            "`_dense_grad` is `jax.grad(_dense_total)`",
-            "return np.sum(_dense_grad(W, x))",
+            "calls_a_jax_jacrev_helper",
+            "`_dense_jacobian` is `jax.jacrev(_dense_total)`",
+            "return np.sum(_dense_jacobian(W, x))",
         ),
     ],
 )
@@ -203,6 +203,16 @@ def test_wrappers_s2s_cannot_see_through_are_refused(name, message, line):
         s2s.grad(f)(*args)
     assert message in info.value.message
     assert info.value.origin.text.strip() == line
+
+
+def test_a_jax_grad_made_at_module_level_is_s2s_grad_of_its_function():
+    W, x = np.array([[0.5, -1.0], [0.3, 0.8]]), np.array([[1.0, 2.0], [-0.5, 0.1]])
+    # the function is x.T @ (1 - tanh(x @ W) ** 2), summed: its gradient by hand
+    t = np.tanh(x @ W)
+    want = x.T @ (-2 * t * (1 - t**2) * (x @ np.ones((2, 2))))
+    np.testing.assert_allclose(
+        s2s.grad(P.calls_a_jax_grad_helper, backend="numpy")(W, x), want, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
@@ -256,6 +266,16 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "a list made by repetition (`[a] * n`), whose items are one object",
             "hs[0][1] = w[0]",
         ),
+        (
+            "one_array_under_two_keys_written",
+            "in-place write into an item of `pair`, which may hold the same array under another item",
+            'pair["a"][0] = 5.0',
+        ),
+        (
+            "one_array_twice_in_a_list_updated",
+            "in-place write into an item of `track`, which may hold the same array under another item",
+            "track[0] += 0.5 * w",
+        ),
     ],
 )
 def test_writes_numpy_makes_visible_through_another_name_are_refused(
@@ -266,3 +286,18 @@ def test_writes_numpy_makes_visible_through_another_name_are_refused(
         s2s.grad(getattr(P, name))(np.array([1.5, 2.0, 3.0]))
     assert message in info.value.message
     assert info.value.origin.text.strip() == line
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_item_of_a_dict_updated_in_place_is_its_new_value(backend):
+    w = np.array([1.5, -2.0, 0.3])
+    want_value = P.dict_item_updated_in_place(w.copy())
+    c = w - 0.1 * np.tanh(w)
+    want = 2 * c * (1 - 0.1 * (1 - np.tanh(w) ** 2))
+    value, got = s2s.value_and_grad(P.dict_item_updated_in_place, backend=backend)(w)
+    np.testing.assert_allclose(value, want_value, rtol=1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    batched = s2s.vmap(s2s.grad(P.dict_item_updated_in_place), backend=backend)(
+        np.stack([w, 2 * w])
+    )
+    np.testing.assert_allclose(batched[0], want, rtol=1e-5)

@@ -80,6 +80,15 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
         return set().union(
             set(), *(_shared_with(e.value, fresh) for e in value.elements)
         )
+    if isinstance(value, cst.Dict):  # its values (keys are strings and numbers)
+        return set().union(
+            set(),
+            *(
+                _shared_with(e.value, fresh)
+                for e in value.elements
+                if hasattr(e, "key")
+            ),
+        )
     if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
         return _shared_with(value.body, fresh) | _shared_with(value.orelse, fresh)
     if isinstance(value, cst.Call):
@@ -236,6 +245,55 @@ def _item_of(stmt, containers) -> str | None:
     base = stmt.target.value
     return (
         base.value if isinstance(base, cst.Name) and base.value in containers else None
+    )
+
+
+def _items_shared(value, fresh) -> list[set[str]] | None:
+    """What each item of a list or dict display may share (``[h, h]``: ``h`` twice), else None."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [_shared_with(e.value, fresh) for e in value.elements]
+    if isinstance(value, cst.Dict):
+        return [_shared_with(e.value, fresh) for e in value.elements]
+    return None
+
+
+def _holds_one_array_twice(items: list[set[str]], groups) -> bool:
+    """Whether two of a container's items may be one array (an item sharing what another shares)."""
+    seen: set[str] = set()
+    for shared in items:
+        reach = set().union(set(), *(groups.get(n, {n}) for n in shared))
+        if reach & seen:
+            return True
+        seen |= reach
+    return False
+
+
+def _container_items(value, items, fresh) -> list | None:
+    """The item list of the container ``value`` is: a display's own, an appended one's grown
+    (``rt.append(c, v)``), or another name's (one object under two names); else None."""
+    shown = _items_shared(value, fresh)
+    if shown is not None:
+        return shown
+    if isinstance(value, cst.Call) and dotted(value.func) == "rt.append" and value.args:
+        held = _container_items(value.args[0].value, items, fresh)
+        if held is not None and len(value.args) > 1:
+            held.append(_shared_with(value.args[1].value, fresh))
+        return held
+    if isinstance(value, cst.Name):
+        return items.get(value.value)
+    return None
+
+
+def _write_through_item(stmt, name) -> None:
+    """``c[k][i] = v`` or ``c[k] += v`` into a container holding one array under two items: NumPy changes
+    the array every item holding it sees, which s2s's new array for one item cannot reproduce.
+    """
+    raise UnsupportedSyntax(
+        f"in-place write into an item of `{name}`, which may hold the same array under another item "
+        "(NumPy would change both)",
+        stmt.origin,
+        f"put a copy in `{name}` (`.copy()`) for all but one of the items holding that array, or build "
+        "the new value as a new array",
     )
 
 
@@ -517,9 +575,13 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
         set()
     )  # names bound to a list made by repetition (``[np.zeros(2)] * n``)
 
+    # a container's items: what each may share (one list per container object, shared by its names)
+    items: dict[str, list] = {}
+
     def forget(name):
         containers.get(name, set()).discard(name)
         containers.pop(name, None)
+        items.pop(name, None)
 
     body = _linear(fn.body)
     # a loop body s2s wrote (``def scan_body``) is a function, not memory
@@ -535,8 +597,20 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
             _global_write(stmt, element_base(stmt.target), bound)
             if element_base(stmt.target) in repeated:
                 _repeated_write(stmt, element_base(stmt.target))
+        base = element_base(stmt.target) if element else None
+        through_item = element and (
+            isinstance(stmt, ir.AugAssign)
+            or isinstance(stmt.target.value, cst.Subscript)
+        )
+        if (
+            through_item
+            and _holds_one_array_twice(items.get(base, []), groups)
+            and _read_before_rebound(base, body[i + 1 :], closures)
+        ):
+            _write_through_item(stmt, base)
         item = _item_of(stmt, containers)
         if item is not None:
+            items.setdefault(item, []).append(_shared_with(stmt.value, fresh))
             _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
             # the container now also holds what the value shares
             bind(item, {item, *_shared_with(stmt.value, fresh)})
@@ -585,11 +659,14 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
                 _bind_unpacked(stmt.target, unpacked, bind)
                 continue
             holders = _container_of(stmt.value, containers)
+            held = _container_items(stmt.value, items, fresh)
             for name in ir.target_names(stmt.target):
                 bind(name, _shared_with(stmt.value, fresh))
                 elements.pop(name, None)
                 forget(name)
                 repeated.discard(name)
+            if isinstance(stmt.target, cst.Name) and held is not None:
+                items[stmt.target.value] = held
             if isinstance(stmt.target, cst.Name) and _repeats_items(stmt.value):
                 repeated.add(stmt.target.value)
             if isinstance(stmt.target, cst.Name) and holders is not None:

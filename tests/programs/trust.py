@@ -212,7 +212,15 @@ _dense_grad = jax.grad(_dense_total)
 
 
 def calls_a_jax_grad_helper(W, x):
+    # s2s.grad's, made from the function and options JAX's holds
     return np.sum(_dense_grad(W, x))
+
+
+_dense_jacobian = jax.jacrev(_dense_total)
+
+
+def calls_a_jax_jacrev_helper(W, x):
+    return np.sum(_dense_jacobian(W, x))
 
 
 def _scaled_by_default(a, *, c=np.array([0.5, 1.0, 2.0])):
@@ -472,6 +480,27 @@ def repeated_list_of_arrays_written(w):  # refused: the items are one array
     hs = [np.zeros(2)] * 2
     hs[0][1] = w[0]
     return np.sum(hs[1] * w)
+
+
+def one_array_under_two_keys_written(w):  # refused: both keys hold one array
+    h = np.tanh(w)
+    pair = {"a": h, "b": h}
+    pair["a"][0] = 5.0
+    return np.sum(pair["b"] ** 2)
+
+
+def one_array_twice_in_a_list_updated(w):  # refused: both items are one array
+    x = w * 1.0
+    track = [x]
+    track.append(x)
+    track[0] += 0.5 * w
+    return np.sum((track[0] - track[1]) ** 2) + np.sum(track[0] ** 2)
+
+
+def dict_item_updated_in_place(w):  # accepted: the dict's only item is a new array
+    track = {"current": w * 1.0}
+    track["current"] -= 0.1 * np.tanh(track["current"])
+    return np.sum(track["current"] ** 2)
 
 
 def _mse(w, X, y):
