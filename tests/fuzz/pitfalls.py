@@ -44,6 +44,7 @@ class Pitfalls:
                 "swap",
                 "helper_mutates",
                 "row_view",
+                "container_alias",
             ]
         )
         self.feature("sem_" + style)
@@ -167,6 +168,28 @@ class Pitfalls:
             ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True  # the caller's buffer changes
+        elif style == "container_alias":
+            # one array under two items of a dict or list, updated through one: NumPy changes both (refused);
+            # or a new array under the updated item (accepted)
+            shared = self.p(0.5)
+            held = "a_" if shared else "a_ * 1.0"
+            box, cur, ref = self.pick(
+                [
+                    (f'{{"cur": {held}, "ref": a_}}', '"cur"', '"ref"'),
+                    (f"[{held}, a_]", "0", "1"),
+                ]
+            )
+            update = self.pick(
+                [f"box_[{cur}] -= 0.5 * np.tanh({n})", f"box_[{cur}][0] = np.sum({n})"]
+            )
+            lines += [
+                f"a_ = {n} * 2.0",
+                f"box_ = {box}",
+                update,
+                f"{name} = box_[{cur}] * box_[{ref}]",
+            ]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True  # the twin spells no writes through a dict's item
         else:  # row_view
             lines += [
                 f"{name} = np.zeros((2, {k}))",
