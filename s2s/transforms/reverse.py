@@ -72,7 +72,9 @@ def _elements(atom) -> dict | None:
         if any(k is _NOT_LITERAL for k in keys):
             return None
         return {k: e.value for k, e in zip(keys, atom.elements)}
-    return {i: e.value for i, e in enumerate(atom.elements)}
+    if isinstance(atom, (cst.Tuple, cst.List)):
+        return {i: e.value for i, e in enumerate(atom.elements)}
+    return None  # a number, a string: no elements
 
 
 _NOT_LITERAL = object()

@@ -17,7 +17,8 @@ NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size)
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
 and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col); a parenthesized tuple key
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
-lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``).
+lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
+arrays and number literals (``coef, intercept = w, 0.0``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ FORMS = (
     "strided_window",
     "tuple_key",
     "lifted_local",
+    "mixed_unpack",
 )
 
 
@@ -333,3 +335,11 @@ class PythonIdioms:
                 f"{name}_rows = np.atleast_2d({a})",
                 f"{name} = np.sum(jax.vmap(lambda r: jnp.sum(jnp.tanh(r * jnp.mean({b}))))({name}_rows))",
             ]
+
+    def _py_mixed_unpack(self, lines, name, a, b):
+        # a tuple assignment of an array and a number literal (scikit-learn's ``coef, intercept = w, 0.0``)
+        lines += [
+            f"{name}_coef, {name}_icpt = {a}, 0.0",
+            f"{name}_scale, {name}_v = 2, {b} * 0.5",
+            f"{name} = np.sum({name}_coef ** 2) * {name}_scale + {name}_icpt + np.mean({name}_v)",
+        ]
