@@ -85,6 +85,8 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
                 pred, watched(true_fn, True), watched(false_fn, False), *operands
             )
         except TypeError as err:
+            if len(skips) <= 1 and "dtypes do not match" in str(err):
+                return _promoted_cond(pred, true_fn, false_fn, operands, err)
             if len(skips) > 1 or "structure" not in str(err):
                 raise
             # a list one branch computed item by item (``Elements``) and the other kept as it was
@@ -228,6 +230,33 @@ def _branch(fn):
     ``Elements`` (``as_elements``)."""
     checked = _untaped(fn)
     return lambda *operands: as_step_items(checked(*operands))
+
+
+def _promoted_cond(pred, true_fn, false_fn, operands, err):
+    """``jax.lax.cond`` of branches whose outputs differ only in dtype (a number one returns, made an array
+    beside the other's float32 values): each output in the dtype NumPy's ``if`` would give the two.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    try:
+        shapes = [jax.eval_shape(fn, *operands) for fn in (true_fn, false_fn)]
+        dtypes = jax.tree.map(
+            lambda a, b: jnp.result_type(
+                jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type),
+                jax.ShapeDtypeStruct(b.shape, b.dtype, weak_type=b.weak_type),
+            ),
+            *shapes,
+        )
+    except Exception:
+        raise err from None
+
+    def cast(fn):
+        return lambda *ops: jax.tree.map(
+            lambda leaf, dtype: jnp.asarray(leaf, dtype), fn(*ops), dtypes
+        )
+
+    return jax.lax.cond(pred, cast(true_fn), cast(false_fn), *operands)
 
 
 def _like(out, other):

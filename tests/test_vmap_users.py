@@ -437,6 +437,16 @@ CASES = [
     case(P.unpack_point, lambda r: (n(r, 2, 2),), 0, id="unpack_point-batch-of-2"),
     case(P.seq_len, lambda r: (n(r, B, 5),), 0),
     case(P.n_rows, lambda r: (n(r, B, 3, 2),), 0),
+    case(P.guarded_objective, lambda r: (np.array([0.1, 0.6]), n(r, B, 5)), (None, 0)),
+    case(
+        P.guarded_objective,
+        lambda r: (
+            np.array([[0.1, 0.6], [0.2, -0.3], [0.0, 1.0], [1.0, 2.0]]),
+            n(r, 5),
+        ),
+        (0, None),
+        id="guarded_objective-guard-per-example",
+    ),
 ]
 
 

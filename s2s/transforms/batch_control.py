@@ -115,7 +115,7 @@ def cond(b, stmt: ir.Assign, e):
     )
 
     def result(inner, value):
-        return inner.broadcast(value) if out_batched else value
+        return _branch_result(inner, value) if out_batched else value
 
     if not pred_batched:
         defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
@@ -148,6 +148,24 @@ def cond(b, stmt: ir.Assign, e):
             value = call("rt.batching.select", pred, *taken)
         b.emit(stmt.target, value)
     b.mark(stmt.target, out_batched)
+
+
+def _branch_result(inner, value):
+    """A branch's result with the batch axis, its numbers too (``return 1e10`` beside a branch whose result
+    differs per example: both branches of a ``cond`` give values of one shape)."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return value.with_changes(
+            elements=[
+                el.with_changes(value=_branch_result(inner, el.value))
+                for el in value.elements
+            ]
+        )
+    number = value.expression if isinstance(value, cst.UnaryOperation) else value
+    if isinstance(number, (cst.Integer, cst.Float)) or (
+        isinstance(number, cst.Name) and number.value in ("True", "False")
+    ):
+        return call("rt.broadcast_batch", value, cst.Name(inner.size))
+    return inner.broadcast(value)
 
 
 def _inline(b, fn: ir.Function, operands, taken) -> cst.BaseExpression:

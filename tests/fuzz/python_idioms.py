@@ -18,7 +18,8 @@ front first (``returns.insert(0, G)``) walking values backwards; a ``for ... els
 and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col); a parenthesized tuple key
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
-arrays and number literals (``coef, intercept = w, 0.0``).
+arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
+(``if s <= 0: return 1e10``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ FORMS = (
     "tuple_key",
     "lifted_local",
     "mixed_unpack",
+    "guard_return",
 )
 
 
@@ -343,3 +345,13 @@ class PythonIdioms:
             f"{name}_scale, {name}_v = 2, {b} * 0.5",
             f"{name} = np.sum({name}_coef ** 2) * {name}_scale + {name}_icpt + np.mean({name}_v)",
         ]
+
+    def _py_guard_return(self, lines, name, a, b):
+        # scipy's objective guard: a number returned early where the other return differs per example
+        self.helper(
+            "def guarded_ratio(z, s):\n"
+            "    if s <= 0.0:\n"
+            "        return 1e10\n"
+            "    return np.sum(z ** 2) / s ** 2\n"
+        )
+        lines.append(f"{name} = guarded_ratio({a}, np.mean({b}) ** 2 + 0.5)")
