@@ -19,6 +19,8 @@ the values the first derivative read.
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import types
 
 import numpy as np
@@ -109,13 +111,28 @@ def user_object(value) -> bool:
     library's object): generated code may read its attributes as constants."""
     from .frontend.spellings import LIBRARIES
 
-    if value is None or isinstance(value, (type, types.ModuleType)) or callable(value):
+    if value is None or isinstance(value, (type, types.ModuleType)):
+        return False
+    if callable(value) and not _called_by_its_class(value):
         return False
     if hasattr(value, "__array__") or hasattr(value, "__array_namespace__"):
         return False
     module = type(value).__module__.split(".")[0]
     record = hasattr(value, "__dict__") or _is_namedtuple(value)
     return module not in ("builtins", *LIBRARIES) and record
+
+
+def _called_by_its_class(value) -> bool:
+    """An object whose class (a user's, with attributes) defines ``__call__`` in Python (``norm(x, g)``)."""
+    from .frontend.spellings import is_library
+
+    call = inspect.getattr_static(type(value), "__call__", None)
+    return (
+        inspect.isfunction(call)
+        and not is_library(call)
+        and hasattr(value, "__dict__")
+        and not isinstance(value, functools.partial)
+    )
 
 
 def _is_namedtuple(value) -> bool:

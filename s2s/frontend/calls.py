@@ -29,6 +29,7 @@ import numpy
 from .. import ir
 from ..cstutil import dotted, iter_nodes, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
+from ..freshness import user_object
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import (
@@ -412,6 +413,21 @@ class Calls(lax_control.LaxControl):
             self.fail(node, "a transformation's option computed at run time",
                       "write it as a constant (`in_axes=(0, None)`)", UnsupportedSyntax)  # fmt: skip
 
+    def _method_call(self, chain, receiver, attr, method, args, node):
+        """``receiver.attr(*args)`` of a user's object (or class): its class's function, ``self`` bound to
+        the object (none for a static method), a helper."""
+        static = isinstance(receiver, type) or isinstance(
+            inspect.getattr_static(type(receiver), attr), staticmethod
+        )
+        fn = (
+            method
+            if static
+            else function_args.bind(method, {_self_name(method): receiver})
+        )
+        name = self.helper("_".join((*chain, attr.strip("_"))), fn)
+        args = self._bind_helper(self.result.helpers.get(name, fn), args, node)
+        return self.mark(cst.Call(cst.Name(name), args), node)
+
     def effect(self, call: cst.Call, origin) -> list:
         """An expression statement that writes an array (``effects``), as element writes."""
         return effects.write(self, call, origin)
@@ -524,24 +540,27 @@ class Calls(lax_control.LaxControl):
                 ),
                 node,
             )
+        called = self._chain(func) if not is_method else None
+        if called is not None and called[0] in self.source.env:
+            receiver = self._object(called)
+            method = (
+                _user_method(receiver, "__call__") if user_object(receiver) else None
+            )
+            if (
+                method is not None
+            ):  # ``norm(x, g)``: an object of the user's called, its ``__call__``
+                return self._method_call(
+                    called, receiver, "__call__", method, args, node
+                )
         if is_method and chain is not None and chain[0] in self.source.env:
             receiver = self._object(chain[:-1])
             method = _user_method(receiver, func.attr.value)
             if (
                 method is not None
             ):  # ``parser.get(w, "W")``: its class's function, ``self`` bound
-                static = isinstance(receiver, type) or isinstance(
-                    inspect.getattr_static(type(receiver), func.attr.value),
-                    staticmethod,
+                return self._method_call(
+                    chain[:-1], receiver, func.attr.value, method, args, node
                 )
-                fn = (
-                    method
-                    if static
-                    else function_args.bind(method, {_self_name(method): receiver})
-                )
-                name = self.helper("_".join(chain), fn)
-                args = self._bind_helper(self.result.helpers.get(name, fn), args, node)
-                return self.mark(cst.Call(cst.Name(name), args), node)
             if not hasattr(receiver, "__array_namespace__") and not hasattr(
                 receiver, "__array__"
             ):

@@ -1,8 +1,9 @@
 """Loops over ``range`` whose index reads sequences, as loops over the sequences themselves.
 
 Guarantee: ``desugar(source)`` gives the same function with each loop
-``for i in range(n):`` whose body reads ``xs[i]`` (``xs`` a name the loop
-does not assign, ``i`` never assigned in it) read as
+``for i in range(n):`` whose body reads ``xs[i]`` (``xs`` a name, or a path from
+one by constant keys and attributes, ``params["layers"]``, whose name the loop
+does not assign; ``i`` never assigned in it) read as
 
     for i, xs_i in zip(range(n), xs):
 
@@ -17,6 +18,8 @@ the nodes they replace, so errors and comments cite the user's lines.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from ..cstutil import iter_nodes
@@ -29,14 +32,40 @@ def _name(node) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _indexed_by(node, index: str) -> str | None:
-    """``xs`` for ``xs[index]`` (one plain index), else None."""
+def _path(node) -> str | None:
+    """The base name of a sequence read by a path, ``xs``, ``params["layers"]`` or ``self.blocks``
+    (constant keys), else None."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Attribute) or (
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+            and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer))
+        ):
+            node = node.value
+        else:
+            return None
+
+
+def _indexed_by(node, index: str):
+    """``xs`` (a path: ``_path``) for ``xs[index]`` (one plain index), else None."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return None
     element = node.slice[0].slice
     if not isinstance(element, cst.Index) or _name(element.value) != index:
         return None
-    return _name(node.value)
+    return node.value if _path(node.value) is not None else None
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _identifier(code: str) -> str:
+    """A name made of a path's code: ``params["layers"]`` -> ``params_layers``."""
+    return re.sub(r"\W+", "_", code).strip("_")
 
 
 def _assigned(body) -> set[str]:
@@ -85,25 +114,25 @@ class _Loops(PositionKeeping):
         assigned = _assigned(updated.body)
         if index in assigned:
             return updated
-        read = []
+        read = {}  # the code of each sequence read -> the sequence
         for node in iter_nodes(updated.body):
             xs = _indexed_by(node, index)
-            if xs is not None and xs not in assigned and xs not in read:
-                read.append(xs)
+            if xs is not None and _path(xs) not in assigned:
+                read.setdefault(_code(xs), xs)
         if not read:
             return updated
         self.changed = True
-        items = {xs: self.namer.fresh(f"{xs}_{index}") for xs in read}
+        items = {key: self.namer.fresh(_identifier(key) + f"_{index}") for key in read}
         body = updated.body.visit(_Items(index, items, self.positions))
         count = iterator.args[0].value
         loop = updated.with_changes(
             target=cst.Tuple(
                 [cst.Element(cst.Name(index))]
-                + [cst.Element(cst.Name(items[xs])) for xs in read]
+                + [cst.Element(cst.Name(items[key])) for key in read]
             ),
             iter=cst.Call(
                 cst.Name("zip"),
-                [cst.Arg(iterator)] + [cst.Arg(cst.Name(xs)) for xs in read],
+                [cst.Arg(iterator)] + [cst.Arg(xs) for xs in read.values()],
             ),
             body=body,
         )
@@ -113,11 +142,11 @@ class _Loops(PositionKeeping):
                     [
                         cst.Assert(
                             cst.Comparison(
-                                cst.Call(cst.Name("len"), [cst.Arg(cst.Name(xs))]),
+                                cst.Call(cst.Name("len"), [cst.Arg(xs)]),
                                 [cst.ComparisonTarget(cst.GreaterThanEqual(), count)],
                             ),
                             cst.SimpleString(
-                                repr(f"{xs}[{index}] reads past the end of {xs}")
+                                repr(f"{key}[{index}] reads past the end of {key}")
                             ),
                         )
                     ]
@@ -125,8 +154,8 @@ class _Loops(PositionKeeping):
                 original,
                 self.positions,
             )
-            for xs in read
-            if _length_of(count) != xs
+            for key, xs in read.items()
+            if _length_of(count) != key
         ]
         return cst.FlattenSentinel([*checks, loop]) if checks else loop
 
@@ -141,9 +170,9 @@ class _Items(PositionKeeping):
 
     def leave_Subscript(self, original, updated):
         xs = _indexed_by(updated, self.index)
-        if xs is None or xs not in self.items:
+        if xs is None or _code(xs) not in self.items:
             return updated
-        return cst.Name(self.items[xs])
+        return cst.Name(self.items[_code(xs)])
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

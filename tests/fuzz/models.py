@@ -191,8 +191,15 @@ class Models:
                     read = [
                         "    W, b = params[i]",
                         "    W = params[i][0]\n    b = params[i][1]",
+                        '    W, b = model_["layers"][i]',
                     ]
-                    lines += self.pick(read).split("\n")
+                    chosen = self.pick(read)
+                    if (
+                        "model_" in chosen
+                    ):  # a path to the list (``params["layers"][i]``)
+                        self.feature("indexed_path")
+                        lines.insert(len(lines) - 1, 'model_ = {"layers": params}')
+                    lines += chosen.split("\n")
                 lines.append(f"    h = {act.format('h @ W + b')}")
                 lines.append("out = h")
             self.define("out", xshape[:-1] + (sizes[-1],))

@@ -1100,6 +1100,47 @@ def inputs_parser_objective():
 
 PROGRAMS += ["parser_objective"]
 
+
+class Encoder:
+    """A model as a class: its settings in ``__init__``, ``__call__`` runs it with its other methods."""
+
+    def __init__(self, n_layers=2, eps=1e-6):
+        self.n_layers = n_layers
+        self.eps = eps
+
+    def norm(self, x, g):
+        mu = x.mean(-1, keepdims=True)
+        return (
+            g * (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + self.eps)
+        )
+
+    def __call__(self, params, x):
+        for l in range(
+            self.n_layers
+        ):  # the layers' list read by the index, through a path
+            p = params["layers"][l]
+            x = x + np.tanh(self.norm(x, p["g"]) @ p["w"])
+        return x @ params["head"]
+
+
+MODEL = Encoder()
+
+
+def called_model_objective(params, x):
+    """``model(params, x)``: an object of the user's called, its class's ``__call__``."""
+    return np.sum(MODEL(params, x) ** 2)
+
+
+def inputs_called_model_objective():
+    r = np.random.default_rng(31)
+    layer = lambda: {"g": 1 + 0.1 * r.normal(size=3), "w": r.normal(size=(3, 3)) / 2}
+    return {"layers": [layer(), layer()], "head": r.normal(size=(3, 2))}, r.normal(
+        size=(4, 3)
+    )
+
+
+PROGRAMS += ["called_model_objective"]
+
 LAYER_PARSER = WeightsParser()
 for _layer, (_m, _n) in enumerate([(3, 4), (4, 2)]):
     LAYER_PARSER.add_weights(("weights", _layer), (_m, _n))
