@@ -39,6 +39,7 @@ import numpy
 
 from ..binding import Binding
 from ..errors import Origin, S2SError
+from ..freshness import user_object
 from . import variadic
 
 
@@ -281,6 +282,15 @@ def classify(obj, called=False):
             f"np.vectorize of `{_name(obj.pyfunc)}`: s2s cannot see what np.vectorize does to it",
             "write the function with array operations, or apply np.vectorize outside the transformed function",
         )
+    if inspect.ismethod(obj) and _own_method(obj):
+        # ``s2s.grad(model.loss)``: the class's function with ``self`` bound to the object
+        from .function_args import bind
+
+        self_name = next(iter(inspect.signature(obj.__func__).parameters))
+        return classify(bind(obj.__func__, {self_name: obj.__self__}), called)
+    if callable(obj) and user_object(obj):
+        # ``s2s.grad(model)``: its class's ``__call__``, ``self`` bound
+        return classify(obj.__call__, called)
     if inspect.ismethod(obj):
         return Unsupported(
             f"bound method `{_name(obj.__func__)}` of a {type(obj.__self__).__name__} object",
@@ -296,6 +306,15 @@ def classify(obj, called=False):
     return Unsupported(
         f"a {type(obj).__name__} object: s2s transforms Python functions defined in source",
         "transform a function (`def`) that does what its `__call__` does",
+    )
+
+
+def _own_method(method) -> bool:
+    """A method of a user's object (its attributes read as constants) defined in Python by its class."""
+    return (
+        inspect.isfunction(method.__func__)
+        and _library_of(method.__func__.__code__) is None
+        and user_object(method.__self__)
     )
 
 
