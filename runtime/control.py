@@ -39,9 +39,15 @@ def cond(pred, true_fn, false_fn, *operands):
         if isinstance(pred, jax.core.Tracer):
             branches = _branch(true_fn), _branch(false_fn)
             return as_elements(_lax_cond(pred, *branches, operands, lambda out: out))
-    return _assigned(
-        true_fn(*operands) if bool(np.asarray(pred)) else false_fn(*operands)
-    )
+    return _assigned(true_fn(*operands) if truth(pred) else false_fn(*operands))
+
+
+def truth(value) -> bool:
+    """Python's truth of a branch's test: a tuple, list or dict by its length (``if args:``), a value by
+    NumPy's (an array of one element)."""
+    if isinstance(value, (tuple, list, dict, str, Elements)) or value is None:
+        return bool(len(value)) if value is not None else False
+    return bool(np.asarray(value))
 
 
 def _assigned(out):
@@ -193,7 +199,7 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
             return as_elements(
                 _lax_cond(pred, taken_true, taken_false, operands, lambda out: out[0])
             )
-    taken = bool(np.asarray(pred))
+    taken = truth(pred)
     # both branches' residuals, the one not taken as zeros: the structure a traced predicate gives
     if _probing:
         (out, res), (_, other) = (true_fn(*operands), false_fn(*operands))[

@@ -19,7 +19,6 @@ the values the first derivative read.
 from __future__ import annotations
 
 import copy
-import functools
 import inspect
 import types
 
@@ -123,16 +122,17 @@ def user_object(value) -> bool:
 
 
 def _called_by_its_class(value) -> bool:
-    """An object whose class (a user's, with attributes) defines ``__call__`` in Python (``norm(x, g)``)."""
-    from .frontend.spellings import is_library
+    """An object whose class, and every class it derives from, is the user's (not s2s's, a library's: an
+    ``eqx.Module`` is a library's JAX code) and defines ``__call__`` in Python (``norm(x, g)``).
+    """
+    from .frontend.spellings import LIBRARIES
 
     call = inspect.getattr_static(type(value), "__call__", None)
-    return (
-        inspect.isfunction(call)
-        and not is_library(call)
-        and hasattr(value, "__dict__")
-        and not isinstance(value, functools.partial)
+    own = all(
+        cls.__module__.split(".")[0] not in ("builtins", "functools", "s2s", *LIBRARIES)
+        for cls in type(value).__mro__[:-1]
     )
+    return own and inspect.isfunction(call) and hasattr(value, "__dict__")
 
 
 def _is_namedtuple(value) -> bool:

@@ -99,6 +99,7 @@ class Batch(Transform):
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
         inner.indices = dict(self.indices)
+        inner.displayed = dict(self.displayed)
         inner.taped = self.taped
         inner.parent = self
         inner.tapes = self.tapes
@@ -149,12 +150,16 @@ class Batch(Transform):
             self.out.append(stmt)
             return
         self.origin = stmt.origin
+        for name in ir.target_names(
+            stmt.target
+        ):  # rebound: no longer the display it was
+            self.displayed.pop(name, None)
         e = eqn_of(stmt.value, self.helpers)
         every = (*e.args, *(v for _, v in e.kwargs))
         if e.kind == "getitem":  # the index may be batched too
             every = (*every, *_index_atoms(stmt.value))
-        if _same_for_every_example(e):  # ``name == "W"``, ``sw is not None``
-            every = ()
+        if _same_for_every_example(e) or self._container_truth(e):
+            every = ()  # ``name == "W"``, ``sw is not None``, ``not args``
         if not any(self.is_batched(a) for a in every) and not _collective(e):
             self.out.append(replace(stmt, value=self.per_example(stmt.value)))
             self.mark(stmt.target, False)
@@ -212,6 +217,16 @@ class Batch(Transform):
                 self.step_major.add(stmt.target.value)
             return
         raise MissingRule(f"no batching rule for `{e.name}`", stmt.origin, RULE_HINT)
+
+    def _container_truth(self, e) -> bool:
+        """``not args`` of a tuple, list or dict display: its length decides, the same for every example."""
+        return (
+            e.kind == "runtime"
+            and e.name == "logical_not"
+            and len(e.args) == 1
+            and isinstance(e.args[0], cst.Name)
+            and e.args[0].value in self.displayed
+        )
 
     def _item_batched(self, value: cst.Subscript) -> bool:
         """Whether ``x[key]`` of a batched ``x`` is batched: not for a literal that a display put at a

@@ -103,7 +103,9 @@ def _fixed_point(b, fn, param, batched: bool, others: set, out) -> bool:
 def cond(b, stmt: ir.Assign, e):
     pred, operands = e.args[0], list(e.args[3:])
     branches = [b.defs[e.args[1].value], b.defs[e.args[2].value]]
-    pred_batched = b.is_batched(pred)
+    # ``if args:`` of a tuple display: its length, the same for every example
+    container = isinstance(pred, cst.Name) and pred.value in b.displayed
+    pred_batched = b.is_batched(pred) and not container
     free = _free_batched(b, branches)
 
     def inputs(branch):

@@ -19,7 +19,7 @@ and its ``*args`` on to another; strided slices in a loop whose end is a name bo
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
 arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
-(``if s <= 0: return 1e10``).
+(``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ FORMS = (
     "lifted_local",
     "mixed_unpack",
     "guard_return",
+    "tuple_truth",
 )
 
 
@@ -355,3 +356,16 @@ class PythonIdioms:
             "    return np.sum(z ** 2) / s ** 2\n"
         )
         lines.append(f"{name} = guarded_ratio({a}, np.mean({b}) ** 2 + 0.5)")
+
+    def _py_tuple_truth(self, lines, name, a, b):
+        # scipy's optional ``*args``: a tuple's truth is its length (``args if args else (1.0, 2.0)``)
+        self.helper(
+            "def spread_args(z, *args):\n"
+            "    a, s = args if args else (1.0, 2.0)\n"
+            "    if not args:\n"
+            "        s = s * 0.5\n"
+            "    return np.sum(s * z ** 2 + a * np.tanh(z))\n"
+        )
+        lines.append(
+            f"{name} = spread_args({a}, np.mean({b}), 0.5) + spread_args({b}) * 0.1"
+        )
