@@ -56,6 +56,7 @@ _DEFINED_IN = {
     "index_set": "arrays",
     "index_set_value_vjp": "arrays",
     "kron_shape": "arrays",
+    "diff_edge_shape": "arrays",
     "logical_and": "arrays",
     "logical_not": "arrays",
     "logical_or": "arrays",

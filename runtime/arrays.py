@@ -470,6 +470,14 @@ def diff_weights(a, n=1, axis=-1):
     return w
 
 
+def diff_edge_shape(a, edge, axis):
+    """The shape ``np.diff``'s ``prepend``/``append`` value takes: ``a``'s, one long along ``axis`` for a
+    number (broadcast), the value's own length there for an array."""
+    shape = list(np.shape(a))
+    shape[axis] = 1 if np.ndim(edge) == 0 else np.shape(edge)[axis]
+    return tuple(shape)
+
+
 def kron_shape(a, b, which):
     """Shapes for ``np.kron(a, b)`` as a product of reshapes: ``a``'s with a unit axis after each of its axes
     (``which`` 0), ``b``'s with one before each (1), the result's (2); the lower rank padded with ones.

@@ -269,6 +269,8 @@ CASES = [
     # decompositions into other ops
     C("diff", "np.diff(x)", "... a"),
     C("diff", "np.diff(x, 2, axis=0)", "4 ..."),
+    C("diff", "np.diff(x, axis=0, prepend=0.5)", "3 ..."),
+    C("diff", "np.diff(x, append=b)", {"x": "... a", "b": "... 1"}),
     C("cross", "np.cross(a, b)", {"a": "~... 3", "b": "~... 3"}),
     C(
         "cross",

@@ -409,7 +409,13 @@ def enumerate_jvp(tangents, start=0, *, batched, batch_size):
 
 batch("axes", "rt.prod_vjp", "rt.norm_vjp", "rt.unstack", "rt.restack", "rt.split_vjp")
 batch("example", "rt.norm_axes")  # an example's axes: ops that read them shift them
-batch("example", "rt.convolve_padding", "rt.kron_shape", "rt.diff_weights")
+batch(
+    "example",
+    "rt.convolve_padding",
+    "rt.kron_shape",
+    "rt.diff_weights",
+    "rt.diff_edge_shape",
+)
 
 
 # --- cotangents of shape ops and casts: an example's shape decides how ``g`` is cut ---------------

@@ -24,8 +24,15 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 
 
 @decompose
-def diff(a, n=1, axis=-1):
-    # the n-th differences along ``axis``: a product with a banded matrix of binomial coefficients
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    # values joined at the ends first (numbers broadcast along ``axis``), then the n-th differences along
+    # ``axis``: a product with a banded matrix of binomial coefficients
+    if prepend is not None:
+        edge = xp.broadcast_to(prepend, rt.diff_edge_shape(a, prepend, axis))
+        a = xp.concatenate([edge, a], axis=axis)
+    if append is not None:
+        edge = xp.broadcast_to(append, rt.diff_edge_shape(a, append, axis))
+        a = xp.concatenate([a, edge], axis=axis)
     moved = xp.moveaxis(a, axis, -1)
     return xp.moveaxis(xp.matmul(moved, rt.diff_weights(a, n, axis)), -1, axis)
 

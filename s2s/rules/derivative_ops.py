@@ -42,6 +42,7 @@ nondiff(
     "rt.norm_axes",
     "rt.convolve_padding",
     "rt.kron_shape",
+    "rt.diff_edge_shape",
 )
 nondiff("a constant: the coefficients of differences", "rt.diff_weights")
 nondiff(
