@@ -17,8 +17,10 @@ import inspect
 import libcst as cst
 import numpy
 
+from ..cstutil import dotted
 from ..errors import UnsupportedSyntax
 from ..passes.normal_form import is_static
+from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import function_args, spellings
 
 
@@ -37,9 +39,23 @@ def number_cast(resolver, node: cst.Call):
             value = resolver.expr(node.args[0].value)
             if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
                 return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
+            # ``int(np.ceil(alpha * n))``: a number asked for, its NumPy functions NumPy's when traced
+            value = value.visit(_NumberFunctions())
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
     return None
+
+
+class _NumberFunctions(cst.CSTTransformer):
+    """``xp.ceil(...)`` -> ``rt.numbers.ceil(...)`` (NumPy's on numbers, ``jax.numpy``'s on traced values)."""
+
+    def leave_Call(self, original, updated):
+        func = dotted(updated.func) or ""
+        if func.startswith("xp.") and func[3:] in NUMBER_FUNCTIONS:
+            return updated.with_changes(
+                func=cst.parse_expression(f"rt.numbers.{func[3:]}")
+            )
+        return updated
 
 
 def record(resolver, node: cst.Call):

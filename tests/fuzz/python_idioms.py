@@ -255,10 +255,17 @@ class PythonIdioms:
         self.fd_only = True  # the twin spells no chained item writes
 
     def _py_numpy_sizes(self, lines, name, a, b):
+        # a helper's float default times a size, inside ``int``: NumPy's arithmetic when traced
+        self.helper(
+            "def top_fraction(v, frac=0.5):\n"
+            "    k = int(np.ceil(frac * v.size))\n"
+            "    return np.sum(np.sort(np.ravel(v))[-k:])\n"
+        )
         lines += [
+            f"{name}_top = top_fraction(np.tanh({b})) + top_fraction({a} * 0.5, frac=0.25)",
             f"{name}_flat = np.reshape({a}, (int(np.prod({a}.shape)),))",
             f"{name}_k = int(np.ceil(0.5 * {name}_flat.size))",
-            f"{name} = np.sum(np.tanh({name}_flat[-{name}_k:])) + np.sum({b}) * int(np.sqrt(4.0))",
+            f"{name} = np.sum(np.tanh({name}_flat[-{name}_k:])) + np.sum({b}) * int(np.sqrt(4.0)) + {name}_top",
         ]
         self.fd_only = True  # ``jnp.prod`` of a shape tuple is an error in JAX: the twin has no spelling
 

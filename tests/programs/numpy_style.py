@@ -2058,3 +2058,20 @@ def inputs_convolution_by_im2col():
 
 
 PROGRAMS += ["convolution_by_im2col"]
+
+
+def _cvar(losses, alpha=0.25):
+    k = int(np.ceil(alpha * losses.shape[0]))  # a number: a float default times a size
+    return np.sort(losses)[::-1][:k].mean()
+
+
+def cvar_objective(w):
+    """The conditional value at risk of logistic losses: the mean of the largest quarter."""
+    return _cvar(np.log1p(np.exp(-w))) + _cvar(w**2, alpha=0.5)
+
+
+def inputs_cvar_objective():
+    return (np.linspace(-1.0, 1.3, 8),)
+
+
+PROGRAMS += ["cvar_objective"]
