@@ -637,6 +637,11 @@ class Calls(lax_control.LaxControl):
                     library.RANDOM_HINT if draw else "call the NumPy function",
                 )
             receiver = self.expr(func.value)
+            if isinstance(receiver, cst.Call) and (
+                dotted(receiver.func) or ""
+            ).startswith("rt.numbers."):
+                # ``np.sqrt(d).astype(x.dtype)``: NumPy gives a NumPy number, s2s a Python one
+                receiver = cst.Call(xp_attr("asarray"), [cst.Arg(receiver)])
             if (
                 name in VARARG_METHODS
                 and len(args) > 1

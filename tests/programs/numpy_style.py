@@ -2075,3 +2075,16 @@ def inputs_cvar_objective():
 
 
 PROGRAMS += ["cvar_objective"]
+
+
+def scaled_by_root_of_width(q):
+    """``np.sqrt(d).astype(q.dtype)``: a number of the shape, then an array method on it."""
+    scale = np.sqrt(q.shape[-1]).astype(q.dtype)
+    return np.sum(np.tanh(q / scale) ** 2)
+
+
+def inputs_scaled_by_root_of_width():
+    return (np.random.default_rng(41).normal(size=(2, 4)),)
+
+
+PROGRAMS += ["scaled_by_root_of_width"]
