@@ -39,6 +39,7 @@ CASES = [
     ),
     (P.hinge_if, lambda: (arr(3), arr(B, 3)), (None, 0)),
     (P.clipped_steps, lambda: (arr(3), arr(B, 2, 3)), (None, 0)),
+    (P.padded_same, lambda: (arr(3, 2), arr(B, 4, 2)), (None, 0)),
 ]
 
 

@@ -27,7 +27,7 @@ from . import function_args, spellings
 def number_cast(resolver, node: cst.Call):
     """``rt.as_float(v)`` for ``float(v)`` of a value that may be traced (``int`` likewise), Python's
     builtin of a static one; None for any other call."""
-    from .calls import _is_builtin
+    from .calls import _is_builtin, _reads_sizes
 
     for name in ("float", "int"):
         if (
@@ -39,8 +39,10 @@ def number_cast(resolver, node: cst.Call):
             value = resolver.expr(node.args[0].value)
             if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
                 return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
-            # ``int(np.ceil(alpha * n))``: a number asked for, its NumPy functions NumPy's when traced
-            value = value.visit(_NumberFunctions())
+            # ``int(np.ceil(alpha * n))``: a number of sizes asked for, its NumPy functions NumPy's when
+            # traced
+            if _reads_sizes(node.args[0].value):
+                value = value.visit(_NumberFunctions())
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
     return None

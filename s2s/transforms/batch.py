@@ -94,12 +94,17 @@ class Batch(Transform):
         # names holding an index expression (``t = xp.s_[i, y]``): its components keep their own flags
         self.indices: dict[str, cst.Subscript] = {}
 
-    def nested(self, body, batched) -> Batch:
-        """The batched statements of a local function's ``body``, given its batched names."""
+    def nested(self, body, batched, params=None) -> Batch:
+        """The batched statements of a local function's ``body``, given its batched names; with its
+        ``params``, the displays it reads from here (a parameter of the same name is another value).
+        """
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
         inner.indices = dict(self.indices)
-        inner.displayed = dict(self.displayed)
+        if params is not None:
+            inner.displayed = {
+                k: v for k, v in self.displayed.items() if k not in set(params)
+            }
         inner.taped = self.taped
         inner.parent = self
         inner.tapes = self.tapes
@@ -182,7 +187,18 @@ class Batch(Transform):
                     k: not is_static(v) for k, v in items.items()
                 }
             pairs = _side_by_side(stmt.target, stmt.value)
-            if pairs is None:
+            flags = (
+                self.displayed.get(stmt.value.value)
+                if isinstance(stmt.value, cst.Name)
+                and isinstance(stmt.target, (cst.Tuple, cst.List))
+                else None
+            )
+            if (
+                flags is not None
+            ):  # ``a, b = res``: each item as batched as the display held it
+                for k, el in enumerate(stmt.target.elements):
+                    self.mark(el.value, flags.get(k, True))
+            elif pairs is None:
                 self.mark(stmt.target, True)
             else:  # ``lo, hi = 0.0, c``: a literal stays one value for every example
                 for target, element in pairs:

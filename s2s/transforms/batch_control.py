@@ -82,7 +82,7 @@ def _batched_fn(b, fn: ir.Function, batched: set, result, first=None) -> ir.Def:
     statements that reads only a parameter, kept as it is and moved first, the rest batched given
     ``batched``)."""
     stmts, value = _parts(fn)
-    inner = b.nested([s for s in stmts if s is not first], batched)
+    inner = b.nested([s for s in stmts if s is not first], batched, fn.param_names)
     inner.origin = fn.body[-1].origin or b.origin  # what the result's rule cites
     name = b.namer.fresh(f"{fn.name}_batched")
     kept = (first,) if first is not None else ()
@@ -116,7 +116,18 @@ def cond(b, stmt: ir.Assign, e):
         _varies(b, br, inputs(br), _parts(br)[1]) for br in branches
     )
 
+    residuals = e.name == "cond_with_residuals" and not pred_batched
+    flags = []  # per branch, whether each of its residuals is batched
+
     def result(inner, value):
+        if residuals and _pair_of_tuple(value):
+            # ``(out, residuals)``: each residual keeps its own batching (a pad width, a key: none)
+            out, res = (el.value for el in value.elements)
+            flags.append([inner.is_batched(el.value) for el in res.elements])
+            out = _branch_result(inner, out) if out_batched else out
+            return value.with_changes(
+                elements=[value.elements[0].with_changes(value=out), value.elements[1]]
+            )
         return _branch_result(inner, value) if out_batched else value
 
     if not pred_batched:
@@ -130,6 +141,13 @@ def cond(b, stmt: ir.Assign, e):
             else "rt.cond"
         )
         b.emit(stmt.target, call(name, pred, *names, *operands))
+        held = _residual_names(stmt.target)
+        if residuals and len(flags) == 2 and held is not None:
+            b.mark(stmt.target.elements[0].value, out_batched)
+            for holder, own in zip(held, flags):
+                b.mark(holder, any(own))
+                b.displayed[holder.value] = dict(enumerate(own))
+            return
     else:  # both branches run, inline; each example keeps its own branch's result
         negated = cst.Name(b.namer.fresh("else_taken"))
         b.emit(negated, call("xp.logical_not", pred))
@@ -150,6 +168,26 @@ def cond(b, stmt: ir.Assign, e):
             value = call("rt.batching.select", pred, *taken)
         b.emit(stmt.target, value)
     b.mark(stmt.target, out_batched)
+
+
+def _pair_of_tuple(value) -> bool:
+    """``(out, (r1, r2, ...))``: a gradient's forward branch's result."""
+    return (
+        isinstance(value, cst.Tuple)
+        and len(value.elements) == 2
+        and isinstance(value.elements[1].value, cst.Tuple)
+    )
+
+
+def _residual_names(target):
+    """``(res_true, res_false)`` of the target ``out, (res_true, res_false)``, else None."""
+    if not (isinstance(target, cst.Tuple) and len(target.elements) == 2):
+        return None
+    pair = target.elements[1].value
+    if not isinstance(pair, cst.Tuple) or len(pair.elements) != 2:
+        return None
+    names = [el.value for el in pair.elements]
+    return names if all(isinstance(n, cst.Name) for n in names) else None
 
 
 def _branch_result(inner, value):

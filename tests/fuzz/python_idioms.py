@@ -19,7 +19,8 @@ and its ``*args`` on to another; strided slices in a loop whose end is a name bo
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
 arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
-(``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``).
+(``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``); a pad width from a shape in a branch on
+a mode string.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ FORMS = (
     "mixed_unpack",
     "guard_return",
     "tuple_truth",
+    "padded_branch",
 )
 
 
@@ -376,3 +378,15 @@ class PythonIdioms:
         lines.append(
             f"{name} = spread_args({a}, np.mean({b}), 0.5) + spread_args({b}) * 0.1"
         )
+
+    def _py_padded_branch(self, lines, name, a, b):
+        # a pad width from a shape inside a branch on a mode string (a residual no example changes)
+        self.helper(
+            'def pad_same(h, w, padding="same"):\n'
+            "    K = w.shape[0]\n"
+            "    h = np.tanh(np.ravel(h) * np.mean(w))\n"
+            '    if padding == "same":\n'
+            "        h = np.pad(h, (K // 2, K // 2))\n"
+            "    return np.sum(h ** 2 * np.arange(1.0, h.shape[0] + 1.0))\n"
+        )
+        lines.append(f'{name} = pad_same({a}, {b}) + pad_same({b}, {a}, "valid")')

@@ -252,3 +252,14 @@ def layers_by_activation_name(params, x, act="swish"):
             h = _swish(h @ params[f"W{l}"])
         h = h + params[f"b{l}"]
     return np.sum(h**2)
+
+
+def padded_same(w, x, padding="same"):
+    """A pad width from a shape inside a branch on a string: under ``vmap`` of ``grad`` the width is one
+    residual of the branch that no example changes, beside residuals that differ per example.
+    """
+    K = w.shape[0]
+    h = np.tanh(x * w[0])
+    if padding == "same":
+        h = np.pad(h, ((K // 2, K // 2), (0, 0)))
+    return np.sum(h**2 * np.arange(1.0, h.shape[0] + 1.0)[:, None])
