@@ -12,7 +12,7 @@ import numpy as np
 from . import held
 from .draws import is_key
 from .iteration import as_lists
-from .located import locate
+from .located import failed_check, locate
 from .trees import _children, _is_record, _rebuild
 
 BACKENDS = ("xla", "numpy")
@@ -162,7 +162,7 @@ class Runner:
         except (
             Exception
         ) as err:  # raised in generated code: at the user's line (else unchanged)
-            located = locate(err)
+            located = locate(err) or failed_check(err)
             if located is None:
                 raise
             raise located.with_traceback(err.__traceback__) from err

@@ -199,6 +199,26 @@ def locate(err: BaseException) -> Exception | None:
     return _located(err, message, hint, where)
 
 
+def failed_check(err: BaseException) -> Exception | None:
+    """A check of values known only when the compiled code runs (an ``assert`` on data, a window's bounds)
+    that failed there: its own exception at the user's line, where JAX reports ``err`` (its runtime error
+    quoting the check's traceback); else None."""
+    from .output import FAILED
+
+    if not FAILED or "callback" not in str(err).lower():
+        return None
+    check, (path, lineno) = FAILED.pop()
+    FAILED.clear()
+    first = str(check).strip().splitlines()
+    message = f"{type(check).__name__}: {first[0]}" if first else type(check).__name__
+    generated = f"{os.path.basename(path)}:{lineno}"
+    hint = getattr(check, "hint", None) or "the check's own traceback is above"
+    hint += (
+        f"; checked when the compiled code ran, by the generated code at {generated}"
+    )
+    return _located(check, message, hint, origin_of(path, lineno))
+
+
 def _located(err, message, hint, where) -> GeneratedCodeError:
     """``err`` as a ``GeneratedCodeError`` (of ``err``'s class too) at the user's ``where``."""
     cls = _located_class(type(err))

@@ -36,6 +36,11 @@ class _Formatter(string.Formatter):
 _FORMAT = _Formatter().format
 
 
+# the checks that failed while compiled code ran: (their exception, the generated file and line that made
+# them), read by ``located.failed_check`` (JAX reports a callback's exception as text only)
+FAILED: list = []
+
+
 def _when_known(show, values) -> None:
     """``show(*values)`` now, or, where some values are traced, once the compiled code computes them."""
     traced = [i for i, v in enumerate(values) if uses_jax(v)]
@@ -44,13 +49,32 @@ def _when_known(show, values) -> None:
         return
     import jax
 
+    where = _generated_line()
+
     def callback(*known):
         full = list(values)
         for i, value in zip(traced, known):
             full[i] = value
-        show(*full)
+        try:
+            show(*full)
+        except Exception as exc:
+            if where is not None:
+                FAILED.append((exc, where))
+            raise
 
     jax.debug.callback(callback, *(values[i] for i in traced), ordered=True)
+
+
+def _generated_line():
+    """``(file, line)`` of the generated code that is running now (tracing), else None."""
+    from . import loader
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename in loader.GENERATED:
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def _tracing() -> bool:

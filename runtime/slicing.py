@@ -205,10 +205,15 @@ def _fits(shape, starts, sizes, axes) -> None:
                     np.argmax(np.ravel((start < 0) | (start + size > shape[axis])))
                 ]
             )
-            raise IndexError(
+            err = IndexError(
                 f"the slice [{bad}:{bad + size}] of an axis of length {shape[axis]}: a slice whose start "
                 "the compiled code computes must lie inside the axis (NumPy would return a shorter one)"
             )
+            err.hint = (
+                "make the last window as long as the others (a batch size that divides the length: "
+                "`for i in range(0, n - n % size, size)`), or run eagerly with backend='numpy'"
+            )
+            raise err
 
 
 def _checked(shape, starts, sizes, axes) -> None:

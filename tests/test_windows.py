@@ -64,8 +64,14 @@ def test_a_window_past_the_end_is_an_error_under_xla_and_numpys_slice_on_numpy()
     np.testing.assert_allclose(
         s2s.grad(P.last_batch_short, backend="numpy")(w, x), x.sum(axis=0), rtol=1e-12
     )
-    with pytest.raises(Exception, match=r"the slice \[8:12\] of an axis of length 10"):
+    with pytest.raises(
+        IndexError, match=r"the slice \[8:12\] of an axis of length 10"
+    ) as info:
         jax.block_until_ready(s2s.grad(P.last_batch_short)(w, x))
+    # checked when the compiled code ran, and still at the user's line with a hint that works
+    assert isinstance(info.value, s2s.S2SError)
+    assert info.value.origin.path == P.__file__
+    assert "n - n % size" in info.value.hint
 
 
 def test_a_traced_width_is_a_located_error():
