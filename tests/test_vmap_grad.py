@@ -40,6 +40,12 @@ CASES = [
     (P.hinge_if, lambda: (arr(3), arr(B, 3)), (None, 0)),
     (P.clipped_steps, lambda: (arr(3), arr(B, 2, 3)), (None, 0)),
     (P.padded_same, lambda: (arr(3, 2), arr(B, 4, 2)), (None, 0)),
+    (P.ar1_nll, lambda: (np.array([0.1, 0.6, 0.5]), arr(B, 6)), (None, 0)),
+    (
+        P.ar1_nll,
+        lambda: (np.array([[0.1, 0.6, 0.5], [0.2, -0.3, 0.1]] * 2), arr(6)),
+        (0, None),
+    ),
 ]
 
 

@@ -193,11 +193,14 @@ class Batch(Transform):
                 and isinstance(stmt.target, (cst.Tuple, cst.List))
                 else None
             )
-            if (
-                flags is not None
-            ):  # ``a, b = res``: each item as batched as the display held it
+            # ``a, b = res``: each item as batched as the display held it (a tuple of its own too)
+            if flags is not None:
                 for k, el in enumerate(stmt.target.elements):
-                    self.mark(el.value, flags.get(k, True))
+                    self.mark(el.value, batch_control.any_batched(flags.get(k, True)))
+                    if isinstance(flags.get(k), dict) and isinstance(
+                        el.value, cst.Name
+                    ):
+                        self.displayed[el.value.value] = flags[k]
             elif pairs is None:
                 self.mark(stmt.target, True)
             else:  # ``lo, hi = 0.0, c``: a literal stays one value for every example
@@ -256,7 +259,7 @@ class Batch(Transform):
             and _constant_key(parts[0].slice.value)
         ):
             key = _key_value(parts[0].slice.value)
-            return self.displayed[base.value].get(key, True)
+            return batch_control.any_batched(self.displayed[base.value].get(key, True))
         return True
 
     def _unpacked(self, target, value):

@@ -25,6 +25,7 @@ value into it (the initial value is then broadcast).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import replace
 
 import libcst as cst
@@ -123,7 +124,16 @@ def cond(b, stmt: ir.Assign, e):
         if residuals and _pair_of_tuple(value):
             # ``(out, residuals)``: each residual keeps its own batching (a pad width, a key: none)
             out, res = (el.value for el in value.elements)
-            flags.append([inner.is_batched(el.value) for el in res.elements])
+            flags.append(
+                [
+                    (
+                        inner.displayed.get(el.value.value, inner.is_batched(el.value))
+                        if isinstance(el.value, cst.Name)
+                        else inner.is_batched(el.value)
+                    )
+                    for el in res.elements
+                ]
+            )
             out = _branch_result(inner, out) if out_batched else out
             return value.with_changes(
                 elements=[value.elements[0].with_changes(value=out), value.elements[1]]
@@ -145,8 +155,8 @@ def cond(b, stmt: ir.Assign, e):
         if residuals and len(flags) == 2 and held is not None:
             b.mark(stmt.target.elements[0].value, out_batched)
             for holder, own in zip(held, flags):
-                b.mark(holder, any(own))
                 b.displayed[holder.value] = dict(enumerate(own))
+                b.mark(holder, any_batched(b.displayed[holder.value]))
             return
     else:  # both branches run, inline; each example keeps its own branch's result
         negated = cst.Name(b.namer.fresh("else_taken"))
@@ -168,6 +178,13 @@ def cond(b, stmt: ir.Assign, e):
             value = call("rt.batching.select", pred, *taken)
         b.emit(stmt.target, value)
     b.mark(stmt.target, out_batched)
+
+
+def any_batched(flag) -> bool:
+    """Whether a display's item is batched: its flag, or, for a tuple of its own, any of its items'."""
+    if isinstance(flag, dict):
+        return any(any_batched(f) for f in flag.values())
+    return flag
 
 
 def _pair_of_tuple(value) -> bool:
@@ -213,7 +230,13 @@ def _inline(b, fn: ir.Function, operands, taken) -> cst.BaseExpression:
     through ``rt.batching.guard`` (``taken``: which examples take this branch), so an example that does
     not take it computes on another's values and no nan reaches a derivative; its result, with the
     batch axis."""
-    reads = sorted(free_names(fn) - ENCLOSING - set(b.defs) - set(b.helpers))
+    # a builtin function read (``len``) is no value; an unbatched value would be guarded as it is
+    builtin = {
+        n
+        for n in free_names(fn)
+        if hasattr(builtins, n) and not b.is_batched(cst.Name(n))
+    }
+    reads = sorted(free_names(fn) - ENCLOSING - set(b.defs) - set(b.helpers) - builtin)
     fresh = {p: cst.Name(b.namer.fresh(p)) for p in (*fn.param_names, *reads)}
     stmts, value = _parts(fn)
     stmts, value = _renamed(stmts, fresh), substitute(value, fresh)

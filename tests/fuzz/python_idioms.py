@@ -362,7 +362,10 @@ class PythonIdioms:
             "def guarded_ratio(z, s):\n"
             "    if s <= 0.0:\n"
             "        return 1e10\n"
-            "    return np.sum(z ** 2) / s ** 2\n"
+            "    if abs(s) >= 1e6:\n"
+            "        return 1e10\n"
+            "    n = len(np.ravel(z))\n"
+            "    return np.sum(z ** 2) / s ** 2 + n * np.log(s)\n"
         )
         lines.append(f"{name} = guarded_ratio({a}, np.mean({b}) ** 2 + 0.5)")
 

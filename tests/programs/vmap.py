@@ -263,3 +263,18 @@ def padded_same(w, x, padding="same"):
     if padding == "same":
         h = np.pad(h, ((K // 2, K // 2), (0, 0)))
     return np.sum(h**2 * np.arange(1.0, h.shape[0] + 1.0)[:, None])
+
+
+def ar1_nll(theta, y):
+    """An AR(1) likelihood with guards returning early, nested: each guard's residuals, some a number of
+    the data's shape, some per example."""
+    mu, sigma, rho = theta[0], theta[1], theta[2]
+    if sigma <= 0:
+        return 1e10
+    if abs(rho) >= 1:
+        return 1e10
+    resid = y[1:] - mu - rho * (y[:-1] - mu)
+    n = len(resid)
+    var0 = sigma**2 / (1 - rho**2)
+    nll0 = 0.5 * np.log(2 * np.pi * var0) + 0.5 * (y[0] - mu) ** 2 / var0
+    return nll0 + n * np.log(sigma) + 0.5 * np.sum(resid**2) / sigma**2
