@@ -345,6 +345,7 @@ _DEFINED_IN = {
     "square_eye": "spectral",
     "solve_triangular": "spectral",
     "cho_solve": "spectral",
+    "cho_factor": "spectral",
     "svd_rule_shape": "spectral",
     "qr_rule_shape": "spectral",
     "clip_index": "scatters",

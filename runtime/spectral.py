@@ -109,3 +109,10 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     import scipy.linalg
 
     return scipy.linalg.cho_solve(c_and_lower, b)
+
+
+@library("jax.scipy.linalg.cho_factor")
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """JAX's ``cho_factor``: the factor with the other triangle zero (SciPy leaves what was there)."""
+    factor = np.linalg.cholesky(a)
+    return (factor if lower else np.swapaxes(factor, -1, -2)), lower

@@ -232,6 +232,11 @@ COMPOSED_CASES = [
     ),
     C(
         "rt.cho_solve",
+        "scipy.linalg.cho_solve(scipy.linalg.cho_factor(a @ a.T + 3 * np.eye(a.shape[0])), b)",
+        {"a": "n n", "b": "n"},
+    ),
+    C(
+        "rt.cho_solve",
         "scipy.linalg.cho_solve((c, True), b)",
         {"c": "n n", "b": "n"},
         {"c": "wellcond"},

@@ -199,6 +199,10 @@ UNTABLED = {
     # its number of bins is read from its values: JAX needs ``length=`` under ``jit``, NumPy takes none
     # (``tests/programs/numpy_style.py::pieces_and_grids``)
     "bincount",
+    # SciPy leaves the other triangle of the factor as the input had it, JAX zeroes it: the table's NumPy
+    # oracle cannot be compared; its cases go through ``cho_solve`` (``op_table_composed``) and
+    # ``tests/test_linalg_functions.py`` (against JAX)
+    "rt.cho_factor",
 }
 
 

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.errors import S2SError
 
 SOURCE = """
 import numpy as np
@@ -26,6 +25,20 @@ def cho_flag(c, b, lower):
 def cho_held(c, b):
     factor = (c, True)
     return np.sum(scipy.linalg.cho_solve(factor, b))
+
+
+def gp_lower(k):
+    cf = scipy.linalg.cho_factor(k @ k.T + 3 * np.eye(3), lower=True)
+    return np.sum(scipy.linalg.cho_solve(cf, np.arange(1.0, 4.0))) + np.sum(
+        np.log(np.diag(cf[0]))
+    )
+
+
+def gp_upper(k):
+    cf = scipy.linalg.cho_factor(k @ k.T + 3 * np.eye(3))
+    return np.sum(scipy.linalg.cho_solve(cf, np.arange(1.0, 4.0))) + np.sum(
+        np.log(np.diag(cf[0]))
+    )
 
 
 def full_svd(a):
@@ -66,12 +79,27 @@ def test_a_cho_solve_flag_held_in_a_variable_is_a_value(m, lower):
     np.testing.assert_allclose(got, jax.grad(twin)(C), rtol=1e-6)
 
 
-def test_a_factor_tuple_held_in_a_variable_is_a_located_error(m):
-    with pytest.raises(
-        S2SError, match="needs its argument `c_and_lower` as a constant"
-    ) as info:
-        s2s.grad(m.cho_held)(C, B)
-    assert info.value.origin is not None and info.value.origin.line == 12
+def test_a_factor_tuple_held_in_a_variable_is_read_as_its_display(m):
+    def twin(c):
+        return jnp.sum(jax.scipy.linalg.cho_solve((c, True), B))
+
+    np.testing.assert_allclose(s2s.grad(m.cho_held)(C, B), jax.grad(twin)(C), rtol=1e-6)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cho_factor_then_cho_solve_as_the_jax_docs_write_them(m, lower):
+    """``cf = cho_factor(K, lower=...)`` then ``cho_solve(cf, y)`` and ``cf[0]``'s diagonal: a GP's
+    likelihood, against JAX."""
+
+    def twin(k):
+        cf = jax.scipy.linalg.cho_factor(k @ k.T + 3 * jnp.eye(3), lower=lower)
+        return jnp.sum(jax.scipy.linalg.cho_solve(cf, B)) + jnp.sum(
+            jnp.log(jnp.diag(cf[0]))
+        )
+
+    for backend in ("numpy", "xla"):
+        got = s2s.grad(m.gp_lower if lower else m.gp_upper, backend=backend)(C)
+        np.testing.assert_allclose(got, jax.grad(twin)(C), rtol=1e-6)
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,10 @@ def _decomposition(op_name: str, constants: tuple, extra: int | None) -> ir.Func
     return anf(control(jumps(desugar(fn))))
 
 
-def _callee(fn: ir.Function, value, origin=None):
+def _callee(fn: ir.Function, value, origin=None, displays=None):
+    """What the call ``value`` runs, inlined: a local function, or a decomposition specialized to its
+    constant arguments (an argument naming a tuple display made before, ``cf = (c, True)`` of
+    ``cho_factor``, is read as the display)."""
     if not isinstance(value, cst.Call):
         return None
     e = eqn_of(value)
@@ -82,8 +85,12 @@ def _callee(fn: ir.Function, value, origin=None):
             passed = bindings.get(star)
             extra = len(passed.elements) if isinstance(passed, cst.Tuple) else 0
         params = tested(_definition(op.name, extra))
+        seen = {
+            k: (displays or {}).get(v.value, v) if isinstance(v, cst.Name) else v
+            for k, v in bindings.items()
+        }
         try:
-            return _decomposition(op.name, constants(params, bindings), extra)
+            return _decomposition(op.name, constants(params, seen), extra)
         except NotConstant as err:
             passed = bindings.get(err.param)
             hint = f"write `{err.param}` as a literal (True, None, ...) at the call"
@@ -191,7 +198,20 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     namer = namer or Namer(used_names(fn))
     out = []
     deferred = {}  # local functions that fail read alone -> the error
+    # a name bound once to a tuple display so far (by inlined calls too) -> the display
+    displays = {}
+    rebound = _bound_more_than_once(fn.body)
+    scanned = 0  # how many statements of ``out`` were looked at for displays
     for stmt in fn.body:
+        for done in out[scanned:]:
+            if (
+                isinstance(done, ir.Assign)
+                and isinstance(done.target, cst.Name)
+                and isinstance(done.value, cst.Tuple)
+                and done.target.value not in rebound
+            ):
+                displays[done.target.value] = done.value
+        scanned = len(out)
         # a branch or loop body may call local functions too
         if isinstance(stmt, ir.Def):
             inner = stmt.function.with_body(stmt.function.body, locals=fn.locals)
@@ -203,7 +223,7 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
                 deferred[stmt.function.name] = err
             continue
         callee = (
-            _callee(fn, stmt.value, stmt.origin)
+            _callee(fn, stmt.value, stmt.origin, displays)
             if isinstance(stmt, ir.Assign)
             else None
         )
@@ -270,6 +290,16 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         if name in read:
             raise err
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
+
+
+def _bound_more_than_once(body) -> set[str]:
+    """Names bound by more than one statement of ``body`` (nested blocks included)."""
+    seen, more = set(), set()
+    for stmt in ir.walk(body):
+        if isinstance(stmt, (ir.Assign, ir.For)):
+            for name in ir.target_names(stmt.target):
+                (more if name in seen else seen).add(name)
+    return more
 
 
 def _referenced_defs(fn: ir.Function, body: list, namer: Namer) -> list:

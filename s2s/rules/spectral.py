@@ -380,6 +380,15 @@ def solve_triangular(
     return xp.linalg.solve(triangle, b)
 
 
+@decompose(name="rt.cho_factor")
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    # the Cholesky factor on the side ``lower`` says, and the flag (JAX's: the other triangle zero)
+    factor = xp.linalg.cholesky(a)
+    if not lower:
+        factor = xp.matrix_transpose(factor)
+    return factor, lower
+
+
 @decompose(name="rt.cho_solve")
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     # the factor's triangle times its transpose, on the side the flag says (a literal, or a value: both)
