@@ -221,6 +221,7 @@ class Pitfalls:
             "np_constant": 2,
             "assert": 0.3,
             "astype": 0.3,
+            "cholesky": 0.5,
         }
         for bug, style_ in (
             ("container_truth", "recursive"),
@@ -338,6 +339,19 @@ class Pitfalls:
             lines.append(f'assert {n}.ndim == {len(v.shape)}, "unexpected rank"')
             lines.append(f"{name} = np.tanh({n})")
             self.define(name, v.shape, fresh=True)
+        elif style == "cholesky":
+            # a GP's solve: ``cf = cho_factor(K)``, then ``cho_solve(cf, y)`` and the factor's diagonal
+            self.imports.add("import scipy.linalg")
+            lower = self.pick(["", ", lower=True"])
+            lines += [
+                f"{name}_v = np.ravel({n})",
+                f"{name}_K = np.outer({name}_v, {name}_v) + 2.0 * np.eye({name}_v.shape[0])",
+                f"{name}_cf = scipy.linalg.cho_factor({name}_K{lower})",
+                f"{name} = np.sum(scipy.linalg.cho_solve({name}_cf, np.tanh({name}_v))) "
+                f"+ np.sum(np.log(np.diag({name}_cf[0])))",
+            ]
+            self.define(name, (), fresh=True)
+            self.fd_only = True  # the twin spells no SciPy
         else:
             lines.append(f"{name} = {n}.astype(np.float64) * 2.0")
             self.define(name, v.shape, fresh=True)
