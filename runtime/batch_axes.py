@@ -233,6 +233,18 @@ def unpack_examples(x, count):
     """``a, b = x`` for each example: a batched array's examples unpacked along their first axis (each part
     keeps the batch axis in front); a container, whose leaves carry the batch axis already, as it is.
     """
+    if (
+        x is None
+    ):  # a branch's residuals that could not be made (``batching.cond_with_residuals``)
+        from .located import Refusal
+
+        raise Refusal(
+            "vmap of a gradient that runs both branches of a choice here (an `if`, or a dict's function "
+            "called by key) for every example (its test was kept by a loop, so it is read per example), "
+            "but the branch not taken cannot run on these values, so it has no residuals",
+            "compute the test from the loop's own values where the branch is (not from what an earlier "
+            "step kept), or loop over the examples with `s2s.grad`",
+        )
     if not _is_array(x):
         return x
     n = example_len(x)

@@ -289,7 +289,7 @@ def _comment_above(text: str, lineno: int):
     spans = [s for s in _statements(text) if s[0] <= lineno <= s[1]]
     if not spans:
         return None
-    first, _, col = min(spans, key=lambda s: s[1] - s[0])
+    first, last, col = min(spans, key=lambda s: s[1] - s[0])
     lines = text.splitlines()
     for line in reversed(lines[: first - 1]):
         stripped = line.lstrip()
@@ -297,7 +297,18 @@ def _comment_above(text: str, lineno: int):
         if not stripped or indent > col:
             continue  # blank, or inside a nested block
         if indent < col:
-            return None  # the enclosing block's header: no comment for this statement
+            break  # the enclosing block's header: no comment above this statement
+        match = _COMMENT.fullmatch(stripped)
+        if match:
+            return match.group(1), int(match.group(2)), match.group(3)
+    # a block's first statements (a branch unpacking what the forward pass kept): the block's first comment
+    for line in lines[last:]:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if not stripped or indent > col:
+            continue
+        if indent < col:
+            return None
         match = _COMMENT.fullmatch(stripped)
         if match:
             return match.group(1), int(match.group(2)), match.group(3)

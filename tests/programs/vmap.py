@@ -278,3 +278,20 @@ def ar1_nll(theta, y):
     var0 = sigma**2 / (1 - rho**2)
     nll0 = 0.5 * np.log(2 * np.pi * var0) + 0.5 * (y[0] - mu) ** 2 / var0
     return nll0 + n * np.log(sigma) + 0.5 * np.sum(resid**2) / sigma**2
+
+
+def _scaled(x, scale=1.0):
+    return np.tanh(x * scale)
+
+
+def _shifted(x, shift=0.0, scale=1.0):
+    return np.sin(x + shift) * scale
+
+
+TERMS = {"scaled": _scaled, "shifted": _shifted}
+
+
+def terms_by_name(settings, x):
+    """A dict of functions called by key with each key's own keywords, in a loop over a dict (a GP's sum
+    of kernels): the call for one key cannot run with another's keywords."""
+    return sum(np.sum(TERMS[name](x, **kw)) for name, kw in settings.items())
