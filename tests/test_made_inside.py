@@ -34,6 +34,7 @@ CASES = [
     (P.local_slope, P.local_slope),
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),
+    (P.hvp_of_a_module_level_gradient, P.hvp_of_a_module_level_gradient),
 ]
 
 

@@ -54,6 +54,7 @@ from . import (
     tree_calls,
     variadic,
     where_reductions,
+    wrappers,
 )
 
 METHODS = {
@@ -405,8 +406,10 @@ class Calls(lax_control.LaxControl):
                       "write the lambda's work as a function at module level: `jax.vmap(lambda x: f(params, x))`",
                       UnsupportedSyntax)  # fmt: skip
         obj = self._callee_object(node)
-        if obj is not None:
-            return obj
+        if (
+            obj is not None
+        ):  # ``jax.jvp(grad_f, ...)`` of ``grad_f = jax.grad(f)``: s2s.grad's
+            return wrappers.as_s2s(obj)
         try:
             return ast.literal_eval(self.source.file.module.code_for_node(node))
         except (ValueError, SyntaxError):

@@ -145,6 +145,18 @@ def _options(obj, kind: str) -> dict | None:
     return None
 
 
+def as_s2s(obj):
+    """s2s's transformation for a function ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` made (its options
+    read from JAX's wrapper), handed to a transformation inside transformed code; else ``obj`` itself.
+    """
+    jax = sys.modules.get("jax")
+    if jax is None or not inspect.isfunction(obj):
+        return obj
+    kind = _jax_kinds(jax)[1].get(_fingerprint(obj))
+    options = _options(obj, kind) if kind in _OPTIONS else None
+    return obj if options is None else _as_s2s(obj, kind, options)
+
+
 def _as_s2s(obj, kind, options):
     """s2s's transformation of the function inside ``obj`` (made by JAX's ``kind``) with its options."""
     import s2s

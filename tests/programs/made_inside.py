@@ -215,6 +215,16 @@ def hvp_penalty(w, xs):
     return jnp.sum(hv * w) + slope
 
 
+grad_curvature = jax.grad(
+    _curvature
+)  # made at module level, then handed to jax.jvp inside
+
+
+def hvp_of_a_module_level_gradient(w, xs):
+    hv = jax.jvp(grad_curvature, (w, xs), (jnp.ones_like(w), jnp.zeros_like(xs)))[1]
+    return jnp.sum(hv * w)
+
+
 def _task_mse(p, x, y):
     return jnp.mean((jnp.tanh(x * p["w"] + p["b"]) - y) ** 2)
 
