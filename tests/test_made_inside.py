@@ -129,3 +129,13 @@ def test_mapping_a_function_that_maps_inside_again_is_refused_at_the_inner_map()
     with pytest.raises(s2s.S2SError, match="s2s does not batch batched code") as info:
         s2s.vmap(P.local_function, in_axes=(0, None))(ws, np.ones((4, 5)))
     assert "made_inside.py" in str(info.value) and "jax.vmap(f)(xs)" in str(info.value)
+
+
+def test_a_refusal_inside_batched_gradient_code_points_at_the_users_line():
+    """Second derivatives of ``np.dot`` inside ``jax.vmap`` are not there yet: the refusal, raised while
+    s2s reads the batched gradient module again, cites the user's line that module came from.
+    """
+    with pytest.raises(s2s.S2SError, match=r"second derivatives of `np\.dot`") as info:
+        s2s.grad(P.clipped_step_loss)(np.ones(5), np.ones((4, 5)))
+    first, line = str(info.value).splitlines()[:2]
+    assert first.startswith(P.__file__) and "jnp.dot(jnp.tanh(x), w)" in line

@@ -15,7 +15,7 @@ import dataclasses
 import functools
 import inspect
 import linecache
-import re
+import os
 import textwrap
 from dataclasses import dataclass, replace
 
@@ -23,7 +23,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
-from ..runtime import loader
+from ..runtime import loader, located
 from . import function_args, variadic, verify, wrappers
 
 
@@ -259,35 +259,14 @@ def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
     return "anonymous"
 
 
-_CITATION = re.compile(r"^\s*# (?P<file>[^\s:]+):(?P<line>\d+)  (?P<text>.*)$")
-
-
 def _cited(fn, file: ParsedFile, line: int) -> Origin | None:
-    """The user's line that a generated module's comment above ``line`` cites (``# model.py:12  y = ...``),
-    found among the files of the program it was generated from; None where there is none.
-    """
-    from ..freshness import GENERATED_KEY
-
-    generated = getattr(fn, "__globals__", {}).get(GENERATED_KEY)
-    program = getattr(generated, "program", None)
-    if program is None:
+    """The user's line that a generated module's comment about ``line`` cites (``# model.py:12  y = ...``),
+    followed through generated code that cites generated code (a gradient read again for ``vmap``); None
+    where there is none."""
+    if file.path not in loader.GENERATED:
         return None
-    for number in range(line - 1, 0, -1):
-        text = file.lines[number - 1]
-        if text.lstrip().startswith("def "):
-            return None  # the function's own first lines (its batch size, its seed) cite nothing
-        match = _CITATION.match(text)
-        if match is None:
-            continue
-        for src in program.sources:
-            path = src.file.path
-            if path.rsplit("/", 1)[-1] != match["file"] or src.generated:
-                continue
-            cited_line = int(match["line"])
-            if cited_line > len(src.file.lines):
-                return None
-            source_line = src.file.lines[cited_line - 1].rstrip("\n")
-            col = max(0, source_line.find(match["text"].strip()[:20]))
-            return Origin(path, cited_line, col, len(source_line), source_line)
+    found = located.origin_of(file.path, line)
+    if found.path in loader.GENERATED or not os.path.exists(found.path):
         return None
+    return Origin(found.path, found.line, found.col, found.end_col, found.text)
     return None

@@ -238,3 +238,13 @@ def maml_task_loss(p, x, y):
 
 def maml_batch_loss(p, xs, ys):
     return jnp.mean(jax.vmap(maml_task_loss, in_axes=(None, 0, 0))(p, xs, ys))
+
+
+def _dot_loss(w, x):
+    return jnp.dot(jnp.tanh(x), w) ** 2
+
+
+def clipped_step_loss(w, xs):
+    """DP-SGD's step: per-example gradients by ``jax.vmap(jax.grad(...))``, differentiated again."""
+    grads = jax.vmap(jax.grad(_dot_loss), in_axes=(None, 0))(w, xs)
+    return jnp.sum((w - 0.1 * jnp.mean(grads, axis=0)) ** 2)
