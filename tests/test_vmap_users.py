@@ -447,6 +447,7 @@ CASES = [
         (0, None),
         id="guarded_objective-guard-per-example",
     ),
+    case(P.spread_keywords, lambda r: (n(r, B, 3),), 0),
 ]
 
 

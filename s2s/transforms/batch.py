@@ -172,6 +172,13 @@ class Batch(Transform):
         if e.kind == "runtime" and e.name in self.control:
             self.control[e.name](self, stmt, e)
             return
+        held = self._displayed_argument(e)
+        if (
+            held is not None
+        ):  # ``**{"e": 1.5, ...}``'s ``e``: as batched as the display holds it
+            self.emit(stmt.target, self.per_example(stmt.value))
+            self.mark(stmt.target, held)
+            return
         if e.kind == "copy":
             value = stmt.value
             if isinstance(stmt.target, cst.Name) and is_index_expression(value):
@@ -246,6 +253,21 @@ class Batch(Transform):
             and isinstance(e.args[0], cst.Name)
             and e.args[0].value in self.displayed
         )
+
+    def _displayed_argument(self, e) -> bool | None:
+        """Whether ``rt.argument(d, key, default)`` is batched, for ``d`` a display holding ``key``, else None."""
+        if not (e.kind == "runtime" and e.name == "argument" and len(e.args) == 3):
+            return None
+        base, key = e.args[0], e.args[1]
+        if not (
+            isinstance(base, cst.Name)
+            and base.value in self.displayed
+            and _constant_key(key)
+        ):
+            return None
+        flags = self.displayed[base.value]
+        held = _key_value(key)
+        return batch_control.any_batched(flags[held]) if held in flags else None
 
     def _item_batched(self, value: cst.Subscript) -> bool:
         """Whether ``x[key]`` of a batched ``x`` is batched: not for a literal that a display put at a

@@ -714,3 +714,12 @@ def guarded_objective(theta, y):
     if theta[1] <= 0:
         return 1e10
     return np.sum((y - theta[0]) ** 2) / theta[1] ** 2
+
+
+def _combined(a, /, b, c=2.0, *, d, e=-0.3):
+    return np.tanh(a) + 0.5 * b + np.tanh(c) + d * np.sin(a) + np.tanh(e)
+
+
+def spread_keywords(x):
+    """A helper called with a dict of keywords spread (``**{...}``), some numbers, one per example."""
+    return np.sum(_combined(np.exp(np.tanh(x)), **{"d": np.cos(x), "e": 1.5, "b": 0.3}))
