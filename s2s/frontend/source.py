@@ -68,7 +68,7 @@ class FunctionSource:
         found = origin_in(self.file, node)
         if found is None or not self.generated:
             return found
-        return replace(found, cited=_cited(self.fn, self.file, found.line))
+        return replace(found, cited=_cited(self.file.path, found.line))
 
     @property
     def text(self) -> str:
@@ -259,14 +259,15 @@ def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
     return "anonymous"
 
 
-def _cited(fn, file: ParsedFile, line: int) -> Origin | None:
+@functools.lru_cache(maxsize=1 << 14)
+def _cited(path: str, line: int) -> Origin | None:
     """The user's line that a generated module's comment about ``line`` cites (``# model.py:12  y = ...``),
     followed through generated code that cites generated code (a gradient read again for ``vmap``); None
-    where there is none."""
-    if file.path not in loader.GENERATED:
+    where there is none. A generated module's text never changes under its path (named by its hash).
+    """
+    if path not in loader.GENERATED:
         return None
-    found = located.origin_of(file.path, line)
+    found = located.origin_of(path, line)
     if found.path in loader.GENERATED or not os.path.exists(found.path):
         return None
     return Origin(found.path, found.line, found.col, found.end_col, found.text)
-    return None
