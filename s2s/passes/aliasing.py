@@ -80,14 +80,11 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
         return set().union(
             set(), *(_shared_with(e.value, fresh) for e in value.elements)
         )
-    if isinstance(value, cst.Dict):  # its values (keys are strings and numbers)
+    if isinstance(
+        value, cst.Dict
+    ):  # its values and spreads (keys are strings and numbers)
         return set().union(
-            set(),
-            *(
-                _shared_with(e.value, fresh)
-                for e in value.elements
-                if hasattr(e, "key")
-            ),
+            set(), *(_shared_with(e.value, fresh) for e in value.elements)
         )
     if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
         return _shared_with(value.body, fresh) | _shared_with(value.orelse, fresh)
@@ -250,9 +247,7 @@ def _item_of(stmt, containers) -> str | None:
 
 def _items_shared(value, fresh) -> list[set[str]] | None:
     """What each item of a list or dict display may share (``[h, h]``: ``h`` twice), else None."""
-    if isinstance(value, (cst.List, cst.Tuple)):
-        return [_shared_with(e.value, fresh) for e in value.elements]
-    if isinstance(value, cst.Dict):
+    if isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
         return [_shared_with(e.value, fresh) for e in value.elements]
     return None
 
