@@ -345,9 +345,8 @@ def index_get_vjp(g, target, index):
     """The cotangent of ``target`` in ``rt.index_get(target, index)``."""
     if _is_mask(index, target) and (_is_jax(target) or _is_jax(index)):
         return g
-    if holds_items(
-        target
-    ):  # ``track["x"] -= v`` of a dict or list: its item's cotangent, zeros elsewhere
+    # ``track["x"] -= v`` of a dict or list: its item's cotangent, zeros elsewhere
+    if holds_items(target):
         from .trees import tree_zeros_like
 
         return index_add(tree_zeros_like(target), index, g)

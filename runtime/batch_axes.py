@@ -233,9 +233,8 @@ def unpack_examples(x, count):
     """``a, b = x`` for each example: a batched array's examples unpacked along their first axis (each part
     keeps the batch axis in front); a container, whose leaves carry the batch axis already, as it is.
     """
-    if (
-        x is None
-    ):  # a branch's residuals that could not be made (``batching.cond_with_residuals``)
+    # a branch's residuals that could not be made (``batching.cond_with_residuals``)
+    if x is None:
         from .located import Refusal
 
         raise Refusal(

@@ -406,9 +406,8 @@ class Calls(lax_control.LaxControl):
                       "write the lambda's work as a function at module level: `jax.vmap(lambda x: f(params, x))`",
                       UnsupportedSyntax)  # fmt: skip
         obj = self._callee_object(node)
-        if (
-            obj is not None
-        ):  # ``jax.jvp(grad_f, ...)`` of ``grad_f = jax.grad(f)``: s2s.grad's
+        # ``jax.jvp(grad_f, ...)`` of ``grad_f = jax.grad(f)``: s2s.grad's
+        if obj is not None:
             return wrappers.as_s2s(obj)
         try:
             return ast.literal_eval(self.source.file.module.code_for_node(node))
@@ -549,9 +548,8 @@ class Calls(lax_control.LaxControl):
             method = (
                 _user_method(receiver, "__call__") if user_object(receiver) else None
             )
-            if (
-                method is not None
-            ):  # ``norm(x, g)``: an object of the user's called, its ``__call__``
+            # ``norm(x, g)``: an object of the user's called, its ``__call__``
+            if method is not None:
                 return self._method_call(
                     called, receiver, "__call__", method, args, node
                 )

@@ -87,9 +87,8 @@ class _Reader:
     def static(self, node):
         """The object a module-level name or attribute chain refers to (``np.tanh``), else None."""
         if isinstance(node, cst.Name):
-            if (
-                node.value in self.added
-            ):  # a name s2s gave a function (a lambda of a dict)
+            # a name s2s gave a function (a lambda of a dict)
+            if node.value in self.added:
                 return self.added[node.value]
             if node.value in self.bound or node.value not in self.source.env:
                 return None
@@ -309,9 +308,8 @@ class _Items(PositionKeeping):
             return updated
         index = updated.slice[0].slice.value
         held = self.reader.static(updated.value)
-        if isinstance(
-            held, dict
-        ):  # ``ACTS["relu"]``, ``ACTS[cfg.activation]`` (a module-level value)
+        # ``ACTS["relu"]``, ``ACTS[cfg.activation]`` (a module-level value)
+        if isinstance(held, dict):
             key = _key(index)
             if key is None and type(self.reader.static(index)) in (str, int):
                 key = self.reader.static(index)

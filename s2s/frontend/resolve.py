@@ -173,9 +173,8 @@ class Resolver(Calls):
         self.locals = set(enclosing or ())
         self.origins = self.result.origins
         self._local_fns = {}
-        self._local_defs = (
-            {}
-        )  # name -> its ``def`` or lambda, for transformations of it (``lifted``)
+        # name -> its ``def`` or lambda, for transformations of it (``lifted``)
+        self._local_defs = {}
         # ``treedef`` of ``leaves, treedef = tree_flatten(tree)`` -> the atom holding ``tree``
         self.treedefs = {}
         # element writes that ``out=`` arguments make, run before the statement holding them

@@ -111,9 +111,8 @@ _OPTIONS = {
     "jax.grad": (("argnums", "has_aux"), {"holomorphic": False, "allow_int": False}),
     "jax.value_and_grad": (("argnums", "has_aux"), {"holomorphic": False, "allow_int": False}),
 }  # fmt: skip
-_made: dict = (
-    {}
-)  # a function JAX made -> s2s's transformation of its function, made once
+# a function JAX made -> s2s's transformation of its function, made once
+_made: dict = {}
 
 
 def _options(obj, kind: str) -> dict | None:

@@ -80,9 +80,8 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
         return set().union(
             set(), *(_shared_with(e.value, fresh) for e in value.elements)
         )
-    if isinstance(
-        value, cst.Dict
-    ):  # its values and spreads (keys are strings and numbers)
+    # its values and spreads (keys are strings and numbers)
+    if isinstance(value, cst.Dict):
         return set().union(
             set(), *(_shared_with(e.value, fresh) for e in value.elements)
         )

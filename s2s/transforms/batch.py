@@ -155,9 +155,8 @@ class Batch(Transform):
             self.out.append(stmt)
             return
         self.origin = stmt.origin
-        for name in ir.target_names(
-            stmt.target
-        ):  # rebound: no longer the display it was
+        # rebound: no longer the display it was
+        for name in ir.target_names(stmt.target):
             self.displayed.pop(name, None)
         e = eqn_of(stmt.value, self.helpers)
         every = (*e.args, *(v for _, v in e.kwargs))
@@ -173,9 +172,8 @@ class Batch(Transform):
             self.control[e.name](self, stmt, e)
             return
         held = self._displayed_argument(e)
-        if (
-            held is not None
-        ):  # ``**{"e": 1.5, ...}``'s ``e``: as batched as the display holds it
+        # ``**{"e": 1.5, ...}``'s ``e``: as batched as the display holds it
+        if held is not None:
             self.emit(stmt.target, self.per_example(stmt.value))
             self.mark(stmt.target, held)
             return

@@ -56,9 +56,8 @@ class HelperRequests:
     def __init__(self, suffix: str):
         self.suffix = suffix
         self.names: dict = {}
-        self.origins: dict = (
-            {}
-        )  # (helper, which) -> the line of the first call that asked for it
+        # (helper, which) -> the line of the first call that asked for it
+        self.origins: dict = {}
 
     def name(self, helper: str, which: tuple, origin=None) -> str:
         self.origins.setdefault((helper, which), origin)
