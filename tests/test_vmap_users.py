@@ -448,6 +448,7 @@ CASES = [
         id="guarded_objective-guard-per-example",
     ),
     case(P.spread_keywords, lambda r: (n(r, B, 3),), 0),
+    case(P.tuple_truth, lambda r: (n(r, B, 3), 0.7), (0, None)),
 ]
 
 

@@ -2088,3 +2088,23 @@ def inputs_scaled_by_root_of_width():
 
 
 PROGRAMS += ["scaled_by_root_of_width"]
+
+
+def _spread_args(x, *args):
+    a, b = (
+        args if args else (1.0, 2.0)
+    )  # scipy's optional ``args``: a tuple's truth is its length
+    if not args:
+        b = b * 0.5
+    return np.sum(b * x**2 + a * np.tanh(x))
+
+
+def tuple_truth(x, a):
+    return _spread_args(x, a, 0.5) + _spread_args(x * 2.0)
+
+
+def inputs_tuple_truth():
+    return np.array([0.3, -0.8, 1.1]), 0.7
+
+
+PROGRAMS += ["tuple_truth"]

@@ -723,3 +723,15 @@ def _combined(a, /, b, c=2.0, *, d, e=-0.3):
 def spread_keywords(x):
     """A helper called with a dict of keywords spread (``**{...}``), some numbers, one per example."""
     return np.sum(_combined(np.exp(np.tanh(x)), **{"d": np.cos(x), "e": 1.5, "b": 0.3}))
+
+
+def _spread_args(x, *args):
+    a, b = args if args else (1.0, 2.0)
+    if not args:
+        b = b * 0.5
+    return np.sum(b * x**2 + a * np.tanh(x))
+
+
+def tuple_truth(x, a):
+    """A tuple's truth (scipy's optional ``args``) is the same for every example."""
+    return _spread_args(x, a, 0.5) + _spread_args(x * 2.0)
