@@ -252,11 +252,10 @@ class Batch(Transform):
             and e.args[0].value in self.displayed
         )
 
-    def _displayed_argument(self, e) -> bool | None:
-        """Whether ``rt.argument(d, key, default)`` is batched, for ``d`` a display holding ``key``, else None."""
-        if not (e.kind == "runtime" and e.name == "argument" and len(e.args) == 3):
-            return None
-        base, key = e.args[0], e.args[1]
+    def _displayed_item(self, base, key) -> bool | None:
+        """Whether the item at a constant ``key`` of ``base``, a display, is batched (a literal the display
+        put there is not); None where ``base`` is no display or the key is not constant or not held.
+        """
         if not (
             isinstance(base, cst.Name)
             and base.value in self.displayed
@@ -267,20 +266,20 @@ class Batch(Transform):
         held = _key_value(key)
         return batch_control.any_batched(flags[held]) if held in flags else None
 
+    def _displayed_argument(self, e) -> bool | None:
+        """Whether ``rt.argument(d, key, default)`` is batched, for ``d`` a display holding ``key``, else None."""
+        if not (e.kind == "runtime" and e.name == "argument" and len(e.args) == 3):
+            return None
+        return self._displayed_item(e.args[0], e.args[1])
+
     def _item_batched(self, value: cst.Subscript) -> bool:
         """Whether ``x[key]`` of a batched ``x`` is batched: not for a literal that a display put at a
         constant key (``arguments = {"d": 0.3, "c": h}``, then ``arguments["d"]``)."""
-        base, parts = value.value, value.slice
-        if (
-            isinstance(base, cst.Name)
-            and base.value in self.displayed
-            and len(parts) == 1
-            and isinstance(parts[0].slice, cst.Index)
-            and _constant_key(parts[0].slice.value)
-        ):
-            key = _key_value(parts[0].slice.value)
-            return batch_control.any_batched(self.displayed[base.value].get(key, True))
-        return True
+        parts = value.slice
+        if len(parts) != 1 or not isinstance(parts[0].slice, cst.Index):
+            return True
+        held = self._displayed_item(value.value, parts[0].slice.value)
+        return True if held is None else held
 
     def _unpacked(self, target, value):
         """``a, b = p`` of a batched value: each example unpacked (a batched array along the axis after the
