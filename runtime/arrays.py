@@ -425,6 +425,8 @@ def zeros_like_float(x):
         return np.zeros(np.shape(x))
     if getattr(type(x), "placeholder", False):
         return x  # no value (``rt.unset``, ``rt.skipped``): none, nor its tangent
+    if getattr(type(x), "integral", False):
+        return None  # loop counters (``BoundedRange``): no tangent, no cotangent
     xp = namespace(x)
     x = xp.asarray(x)
     dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import namespace
+from .bounded import BoundedRange
 from .iteration import Elements
 from .trees import tree_leaves, tree_map
 
@@ -166,6 +167,8 @@ def broadcast_batch(value, size):
         return Elements([broadcast_batch(item, size) for item in value.items])
 
     def leaf(x):
+        if isinstance(x, BoundedRange):
+            return x.broadcast(size)
         if getattr(type(x), "placeholder", False):
             return x  # no value (``rt.unset``, ``rt.skipped``): none per example either
         if isinstance(x, str):

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from .arrays import _concrete_key, namespace, zeros_like_float
+from .bounded import BoundedRange, SpanSteps, stacked
 from .iteration import Elements, per_element
 from .located import Refusal
 from .trees import (
@@ -45,6 +46,8 @@ def stack(items):
     if len({type(it) for it in items}) > 1:
         return Elements(items)
     first = items[0]
+    if isinstance(first, (BoundedRange, SpanSteps)):  # inner loops over bounded ranges
+        return stacked(items)
     if isinstance(first, Elements):  # tapes of inner `while` loops
         return Elements(items)
     if isinstance(first, dict):

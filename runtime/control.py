@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import checkpoints, output, peeling
+from . import bounded, checkpoints, output, peeling
 from .arrays import _is_jax, namespace
 from .collected import SKIPPED, has_skipped, stack
 from .iteration import (
@@ -475,6 +475,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
     (alone, or beside the ``TapeLeaf`` residuals of a gradient's forward loop
     over it, or beside empty tuples of residuals: a ``while`` loop then).
     """
+    # a range an enclosing compiled loop's index bounds: the steps of its span
+    if bounded.has_bounded(xs):
+        return bounded.scan_bounded(scan, f, init, xs, length, reverse)
     # the backward loop of a loop whose first steps ran on their own
     if peeling.has_peeled(xs):
         return peeling.scan_peeled(scan, f, init, xs, reverse)

@@ -153,11 +153,17 @@ def _concrete(value) -> bool:
     return True
 
 
-def range(*bounds):
-    """Python's ``range`` as loop input: an integer array, or a ``DynamicRange`` for traced bounds."""
+def range(*bounds, within=None):
+    """Python's ``range`` as loop input: an integer array; for traced bounds, a ``BoundedRange`` where
+    ``within`` (``(low, high)``, known when traced) holds every value, else a ``DynamicRange``.
+    """
     if builtins.all(_concrete(b) for b in bounds):
         return np.arange(*(int(b) for b in bounds))
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    if within is not None and builtins.all(_concrete(b) for b in (*within, step)):
+        from .bounded import BoundedRange
+
+        return BoundedRange(start, stop, int(step), *(int(b) for b in within))
     return DynamicRange(start, stop, step)
 
 

@@ -28,7 +28,18 @@ from .frontend import (
     starred,
     strings,
 )
-from .passes import aliasing, anf, control, cse, desugar, inline, jumps, masks, ssa
+from .passes import (
+    aliasing,
+    anf,
+    bounded_ranges,
+    control,
+    cse,
+    desugar,
+    inline,
+    jumps,
+    masks,
+    ssa,
+)
 from .transforms.simplify import propagate_copies
 
 
@@ -40,6 +51,7 @@ def copies(fn: ir.Function) -> ir.Function:
 PASSES = (
     ("desugar", desugar.desugar),
     ("jumps", jumps.jumps),
+    ("bounded_ranges", bounded_ranges.bounded_ranges),
     ("control", control.control),
     ("anf", anf.anf),
     ("inline", inline.inline),

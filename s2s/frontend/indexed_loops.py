@@ -22,7 +22,7 @@ import re
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, names_in
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
@@ -96,12 +96,22 @@ class _Loops(PositionKeeping):
         super().__init__(positions)
         self.namer = Namer(taken)
         self.changed = False
+        self.enclosing: list[set] = []  # what each enclosing loop binds
+
+    def visit_For(self, node):
+        self.enclosing.append(_assigned(node))
+        return True
 
     def leave_For(self, original, updated):
+        self.enclosing.pop()
         index = _name(updated.target)
         iterator = updated.iter
+        bound = set().union(*self.enclosing)
         if (
             index is None
+            # ``range(i)`` of an enclosing loop's index: indexed, a loop of its own length
+            # (``passes/bounded_ranges.py``), which no sequence's rows can follow
+            or names_in(iterator) & bound
             or updated.orelse is not None
             or updated.asynchronous is not None
             or not isinstance(iterator, cst.Call)

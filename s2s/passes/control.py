@@ -556,7 +556,7 @@ class _Lower:
             return cst.Call(cst.parse_expression(ITERATION_HELPERS[name]), args)
         if nested or (
             isinstance(node, cst.Call)
-            and dotted(node.func) in ("rt.items", "rt.keys", "rt.values")
+            and dotted(node.func) in ("rt.items", "rt.keys", "rt.values", "rt.range")
         ):
             return node  # the helpers take any sequence
         return call("rt.iterate", node)

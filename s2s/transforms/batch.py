@@ -93,6 +93,9 @@ class Batch(Transform):
         self.displayed: dict[str, dict] = {}
         # names holding an index expression (``t = xp.s_[i, y]``): its components keep their own flags
         self.indices: dict[str, cst.Subscript] = {}
+        # ``z = rt.zip(r, x)`` of sequences some batched and some not -> the sequences (what a loop over
+        # ``z`` iterates with each one's own batching: a shared ``range`` of indices stays shared)
+        self.zipped: dict[str, list] = {}
 
     def nested(self, body, batched, params=None) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names; with its
@@ -101,6 +104,7 @@ class Batch(Transform):
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
         inner.indices = dict(self.indices)
+        inner.zipped = dict(self.zipped)
         if params is not None:
             inner.displayed = {
                 k: v for k, v in self.displayed.items() if k not in set(params)

@@ -288,7 +288,8 @@ def scan(b, stmt: ir.Assign, e):
         new_carry = inner.broadcast(new_carry) if carry else new_carry
         return tuple_of(new_carry, inner.broadcast(y) if ys else y)
 
-    split = _split_items(b, body, xs)
+    sequences = _sequences(b, xs)
+    split = _split_items(b, body, sequences)
     if split is None:
         d = _batched_fn(b, body, sources, result)
         steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
@@ -297,16 +298,16 @@ def scan(b, stmt: ir.Assign, e):
         d = _batched_fn(
             b, body, (sources - {item_param}) | batched_names, result, first=unpack
         )
-        steps_in = xs.with_changes(
-            elements=[
-                (
-                    el.with_changes(value=_step_major(b, el.value))
-                    if b.is_batched(el.value)
-                    else el
-                )
-                for el in xs.elements
+        if isinstance(xs, cst.Tuple):
+            steps_in = tuple_of(
+                *(_step_major(b, a) if b.is_batched(a) else a for a in sequences)
+            )
+        else:  # (as ``families.Sequence`` zips them)
+            steps_in = cst.Name(b.namer.fresh("zip"))
+            own = [
+                call("rt.loop_first", a) if b.is_batched(a) else a for a in sequences
             ]
-        )
+            b.emit(steps_in, call("rt.zip", *own))
     b.out.append(d)
     start = _carry_start(b, init) if carry else init
     args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
@@ -322,15 +323,25 @@ def scan(b, stmt: ir.Assign, e):
     b.mark(ys_target, ys)
 
 
-def _split_items(b, body, xs):
-    """``(unpack, batched names)`` when a scan runs over a tuple of sequences, some batched and some not,
+def _sequences(b, xs) -> list | None:
+    """The sequences a scan runs over side by side: a tuple display's items, or those of a ``zip`` of
+    sequences some batched and some not (``b.zipped``); else None."""
+    if isinstance(xs, cst.Tuple):
+        return [el.value for el in xs.elements]
+    if isinstance(xs, cst.Name) and xs.value in b.zipped:
+        return b.zipped[xs.value]
+    return None
+
+
+def _split_items(b, body, sequences):
+    """``(unpack, batched names)`` when a scan runs over sequences side by side, some batched and some not,
     and its body reads its item once, to unpack it into one target per sequence (``(res, i) = item``): each part is
     then batched as its sequence is (a shared ``range`` of loop indices stays shared, so slices by it
     keep bounds the same for every example). None otherwise (the item batched as a whole).
     """
-    if not isinstance(xs, cst.Tuple):
+    if sequences is None:
         return None
-    flags = [b.is_batched(el.value) for el in xs.elements]
+    flags = [b.is_batched(a) for a in sequences]
     if all(flags) or not any(flags):
         return None
     item = body.param_names[1]

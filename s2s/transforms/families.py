@@ -540,6 +540,9 @@ class Sequence(Family):
             if not isinstance(a, cst.Name) or a.value in ("True", "False", "None"):
                 continue
             mapping[id(a)] = (a, call("rt.loop_first", batch_broadcast(b, a)))
+        flags = [b.is_batched(a) for a in e.args]
+        if op.name == "rt.zip" and not e.kwargs and any(flags) and not all(flags):
+            b.zipped[target] = list(e.args)
         return _replaced(e.node, mapping), True
 
 

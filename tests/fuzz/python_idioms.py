@@ -20,7 +20,8 @@ and its ``*args`` on to another; strided slices in a loop whose end is a name bo
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
 arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
 (``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``); a pad width from a shape in a branch on
-a mode string.
+a mode string; loops whose range an enclosing loop's index bounds (``for j in range(i + 1, n)``, two
+or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ FORMS = (
     "guard_return",
     "tuple_truth",
     "padded_branch",
+    "triangular_loop",
 )
 
 
@@ -393,3 +395,31 @@ class PythonIdioms:
             "    return np.sum(h ** 2 * np.arange(1.0, h.shape[0] + 1.0))\n"
         )
         lines.append(f'{name} = pad_same({a}, {b}) + pad_same({b}, {a}, "valid")')
+
+    def _py_triangular_loop(self, lines, name, a, b):
+        # pairs j > i, triangles, shrinking counts: a range an enclosing loop's index bounds
+        v, n, i, j, k = (f"{name}_{s}" for s in ("v", "n", "i", "j", "k"))
+        outer = self.pick(
+            [f"for {i} in range({n}):", f"for {i} in range({n} - 1, -1, -1):"]
+        )
+        inner = self.pick(
+            [
+                [f"    for {j} in range({i} + 1, {n}):"],
+                [f"    for {j} in range({i}):"],
+                [f"    for {j} in range(0, {i} + 1, 2):"],
+                [f"    {name}_m = {n} - {i}", f"    for {j} in range({name}_m):"],
+                [f"    for {j} in range({i}, -1, -1):"],
+            ]
+        )
+        body = f"{name} = {name} + np.tanh({v}[{i}] * {v}[{j}] + 0.1 * {j})"
+        if self.p(0.3):  # three deep: the innermost bounded by the middle index
+            inner = inner + [f"        for {k} in range({j} + 1):"]
+            body = f"    {name} = {name} + np.sin({v}[{k}]) * {v}[{i}]"
+        lines += [
+            f"{v} = np.ravel({a})",
+            f"{n} = {v}.shape[0]",
+            f"{name} = 0.0",
+            outer,
+            *inner,
+            f"        {body}",
+        ]
