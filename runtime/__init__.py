@@ -309,6 +309,8 @@ _DEFINED_IN = {
     "frexp_exponent": "arrays",
     "leading_mask": "arrays",
     "selected_fill": "arrays",
+    "span_mask": "arrays",
+    "contracted_selection": "arrays",
     "frexp_scale": "arrays",
     "with_unit_axes": "op_shapes",
     "positions_axis": "op_shapes",

@@ -516,6 +516,35 @@ def leading_mask(mask, x):
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 
 
+def span_mask(x, start, stop):
+    """Booleans along ``x``'s leading axis: the positions ``x[start:stop]`` keeps, by Python's rules for a
+    slice (``None`` for an end, a negative bound counted from the end, bounds clipped to the axis). The
+    mask a slice whose bounds a compiled loop computes selects by (``passes/slice_masks.py``).
+    """
+    n = np.shape(x)[0]
+    xp = namespace(*(v for v in (x, start, stop) if v is not None))
+    positions = xp.arange(n)
+    low = 0 if start is None else _slice_bound(xp, start, n)
+    high = n if stop is None else _slice_bound(xp, stop, n)
+    return (positions >= low) & (positions < high)
+
+
+def contracted_selection(mask, x, rows: bool):
+    """``leading_mask(mask, x)`` for an operand of a product of two selections by ``mask``
+    (``x[mask] @ y[mask]``), whose selected axis the product must contract: ``x`` 1-D, or with ``rows``
+    (the right operand of ``@``/``np.dot``) 2-D, its rows."""
+    if not (np.ndim(x) == 1 or (rows and np.ndim(x) == 2)):
+        raise ValueError(
+            "a product of two slices whose bounds a compiled loop computes must contract the sliced axis "
+            f"(`a[i:] @ b[i:]` with `a` 1-D): here an operand has {np.ndim(x)} axes"
+        )
+    return leading_mask(mask, x)
+
+
+def _slice_bound(xp, bound, n):
+    return xp.clip(xp.where(bound < 0, bound + n, bound), 0, n)
+
+
 def _check_mask(mask_shape, shape):
     """NumPy's rule for ``x[mask]``: the mask's shape is that of ``x``'s leading axes."""
     if tuple(mask_shape) != tuple(shape[: len(mask_shape)]):

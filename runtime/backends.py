@@ -18,11 +18,18 @@ from .trees import _children, _is_record, _rebuild
 BACKENDS = ("xla", "numpy")
 
 
+class Default(float):
+    """A float parameter's default value that the caller left out: a constant of the compiled code, as
+    under ``jax.jit``, which traces only what the caller passes (a float passed is traced).
+    """
+
+
 def _is_static(value) -> bool:
-    """Python ints, bools, strings and None (and tuples of them) are compile-time constants."""
+    """Python ints, bools, strings and None (and tuples of them), and defaults the caller left out, are
+    compile-time constants."""
     if isinstance(value, tuple):
         return all(_is_static(v) for v in value)
-    return isinstance(value, (bool, int, str, type(None))) and not isinstance(
+    return isinstance(value, (bool, int, str, type(None), Default)) and not isinstance(
         value, np.generic
     )
 

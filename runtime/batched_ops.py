@@ -170,6 +170,43 @@ def leading_mask(mask, x, batched):
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 
 
+def span_mask(x, start, stop, batched):
+    """``rt.span_mask`` per example: a bound per example gives each its own positions."""
+    from .arrays import _slice_bound
+
+    x_batched, start_batched, stop_batched = batched
+    n = np.shape(x)[1 if x_batched else 0]
+    size = next(
+        np.shape(v)[0] for v, b in zip((x, start, stop), batched) if b and v is not None
+    )
+    xp = namespace(*(v for v in (x, start, stop) if v is not None))
+    positions = xp.arange(n)
+
+    def per_example(bound, is_batched, default):
+        if bound is None:
+            return default
+        bound = _slice_bound(xp, xp.asarray(bound), n)
+        return bound[:, None] if is_batched else bound
+
+    low = per_example(start, start_batched, 0)
+    high = per_example(stop, stop_batched, n)
+    kept = (positions >= low) & (positions < high)
+    return xp.broadcast_to(kept, (size, n))
+
+
+def contracted_selection(mask, x, rows, batched):
+    """``rt.contracted_selection`` per example."""
+    from .arrays import contracted_selection as one
+
+    mask_batched, x_batched = batched[:2]
+    one(
+        np.zeros(np.shape(mask)[mask_batched:], bool),
+        np.zeros(np.shape(x)[x_batched:]),
+        rows,
+    )
+    return leading_mask(mask, x, (mask_batched, x_batched))
+
+
 def selected_fill(x, kept, batched):
     """``rt.selected_fill`` per example: each example's first kept value, with unit axes to broadcast."""
     x_batched, kept_batched = batched

@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+from .runtime.backends import Default
+
 _POSITIONAL = (
     inspect.Parameter.POSITIONAL_ONLY,
     inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -68,8 +70,16 @@ class Binding:
                     fn.__kwdefaults__,
                 )
             bound = live[0].bind(*args, **kwargs)
+            passed = set(bound.arguments)
             bound.apply_defaults()
-            return tuple(bound.arguments[name] for name in names)
+            return tuple(
+                (
+                    _default(bound.arguments[name])
+                    if name not in passed
+                    else bound.arguments[name]
+                )
+                for name in names
+            )
 
         plain = all(p.kind in _POSITIONAL for p in signature.parameters.values())
         return cls(signature, names, bind, len(names) if plain else -1)
@@ -151,3 +161,8 @@ class Binding:
 
 
 __all__ = ["Binding"]
+
+
+def _default(value):
+    """A default the caller left out: a float one a constant of the compiled code (``Default``)."""
+    return Default(value) if type(value) is float else value

@@ -74,14 +74,17 @@ def test_a_window_past_the_end_is_an_error_under_xla_and_numpys_slice_on_numpy()
     assert "n - n % size" in info.value.hint
 
 
-def test_a_traced_width_is_a_located_error():
+def test_a_width_that_reads_the_loops_counter_is_a_located_error_where_no_mask_takes_it():
+    # ``x[i:2 * i] @ w``: no window (its width is traced), and a product that keeps the sliced axis is
+    # no masked reduction (``passes/masks.py``): the error about bounds the compiled code computes
     rng = np.random.default_rng(6)
     w, x = rng.normal(size=2), rng.normal(size=(6, 2))
     with pytest.raises(
-        s2s.S2SError, match="whose width `k` is known only when the compiled code runs"
+        s2s.S2SError, match="a slice whose bounds the compiled code computes"
     ) as err:
         s2s.grad(P.traced_width)(w, x)
     assert "windows.py:" in str(err.value)
+    assert "mask instead of slicing" in err.value.hint
 
 
 def test_a_list_sliced_at_a_compiled_loops_index_is_a_located_error_under_xla():

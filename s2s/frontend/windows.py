@@ -11,9 +11,10 @@ applied to the window after it, with ``:`` in the window's place.
 
 A bound may be a name the function binds once (``y_max = y + stride * out_h``:
 ``img[:, y:y_max:stride]`` is a window of width ``stride * out_h``, every
-``stride``-th element of it kept after). A width that is itself traced
-(``x[i:2 * i]``) is a located error when the code runs. Bounds of other forms
-are left as they are.
+``stride``-th element of it kept after). A width that reads a loop's
+counter (``x[i:2 * i]``) is no window: its bounds are the compiled code's
+(``passes/slice_masks.py``); another width that is traced is a located
+error when the code runs. Bounds of other forms are left as they are.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections import Counter
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes
+from ..cstutil import call, iter_nodes, names_in
 from .rewriting import bindings
 
 _Poly = Counter  # monomial (a sorted tuple of atom codes) -> integer coefficient
@@ -98,7 +99,16 @@ def _width(lower, upper, code, defs=None) -> cst.BaseExpression | None:
     return out
 
 
-def _is_window(s, code, defs=None):
+def _is_window(s, code, defs=None, counters=frozenset()):
+    """Whether ``s`` is a slice of a width known when traced: not one that reads a loop's counter
+    (``x[i:2 * i]``: bounds a compiled loop computes, ``passes/slice_masks.py``)."""
+    width = (
+        _width(s.lower, s.upper, code, defs)
+        if isinstance(s, cst.Slice) and s.lower is not None and s.upper is not None
+        else None
+    )
+    if width is not None and names_in(width) & counters:
+        return False
     return (
         isinstance(s, cst.Slice)
         and (
@@ -140,6 +150,16 @@ def _strided(width, step):
     return last
 
 
+def _counters(node) -> frozenset:
+    """The names the function's loops count with (``for i in ...`` targets, comprehensions' too)."""
+    return frozenset(
+        name
+        for n in iter_nodes(node)
+        if isinstance(n, (cst.For, cst.CompFor))
+        for name in names_in(n.target)
+    )
+
+
 def _bound_once(node) -> dict:
     """Names the function binds once, by ``name = expression`` of names it binds at most once, to
     those expressions."""
@@ -167,7 +187,10 @@ def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
     if not any(isinstance(e.slice, cst.Slice) for e in elements):
         return None
     defs = _bound_once(resolver.source.node)
-    windows = [k for k, e in enumerate(elements) if _is_window(e.slice, code, defs)]
+    counters = _counters(resolver.source.node)
+    windows = [
+        k for k, e in enumerate(elements) if _is_window(e.slice, code, defs, counters)
+    ]
     if not windows:
         return None
     plain = (cst.Index, cst.Slice)

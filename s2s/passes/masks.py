@@ -18,21 +18,32 @@ The selection's size depends on the mask's values, so ``jax.jit`` cannot
 compile it; the masked reduction has static shapes and the same value and
 derivative (``where`` passes the cotangent to the selected elements only).
 The fill is the reduction's identity (0, 1, -inf, +inf); a mask of fewer axes
-than ``x`` selects along its leading ones (``rt.leading_mask``). A selection
-read any other way is kept, and under ``jax.jit`` it is the located error
-that says its size depends on the values.
+than ``x`` selects along its leading ones (``rt.leading_mask``). Elementwise
+ops may read other values too (``m * A[k, k:]``): they broadcast against the
+whole array as against the selection, the selected axis as far from the last
+one. A product of two selections by one mask, ``a @ b`` (``np.dot``,
+``np.inner``, ``np.vdot``), contracting the selected axis, is the product of
+the whole arrays zero where the mask drops (``rt.contracted_selection``). A
+selection read any other way is kept, and under ``jax.jit`` it is the located
+error that says its size depends on the values.
+
+Slices whose bounds a compiled loop computes (``x[i + 1:]``) are selections
+by ``rt.span_mask`` here (``passes/slice_masks.py``), kept as slices where
+the rewrite does not take them all.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes, replace_nodes
+from ..cstutil import call, iter_nodes, literal, replace_nodes, substitute
 from ..naming import Namer
 from ..rules import OPS
+from . import slice_masks
 from .dataflow import reads, used_names, writes
 from .normal_form import eqn_of
 
@@ -50,9 +61,9 @@ FILLS = {"sum": "0.0", "prod": "1.0", "max": "-xp.inf", "min": "xp.inf", "mean":
 
 def masks(fn: ir.Function) -> ir.Function:
     """``fn`` with its masked selections that only feed whole reductions rewritten (nested bodies too)."""
-    if not any(_makes_mask(s) for s in ir.walk(fn.body)):
+    if not any(isinstance(s, ir.Def) or _makes_mask(s) for s in ir.walk(fn.body)):
         return fn  # the common case: no names to hand out, no rewrite
-    return _masks(fn, Namer(used_names(fn)))
+    return _masks(fn, Namer(used_names(fn)), frozenset())
 
 
 def _makes_mask(stmt) -> bool:
@@ -64,11 +75,27 @@ def _makes_mask(stmt) -> bool:
     )
 
 
-def _masks(fn: ir.Function, namer: Namer) -> ir.Function:
+def _masks(fn: ir.Function, namer: Namer, varying: frozenset) -> ir.Function:
+    """``varying``: the names ``fn`` reads that are traced when it compiles (a local function's parameters
+    and what its enclosing functions compute from theirs), by which its slices' bounds may vary.
+    """
+    inner = frozenset(slice_masks.derived(fn.body, varying))
     body = [
-        ir.Def(_masks(s.function, namer), s.origin) if isinstance(s, ir.Def) else s
+        (
+            ir.Def(
+                _masks(s.function, namer, inner | set(s.function.param_names)), s.origin
+            )
+            if isinstance(s, ir.Def)
+            else s
+        )
         for s in fn.body
     ]
+    # slices by computed bounds as selections, kept only where their masks are rewritten away
+    trial, windows = slice_masks.as_selections(body, varying, copy.deepcopy(namer))
+    if windows:
+        left = slice_masks.unresolved(_rewritten(trial, copy.deepcopy(namer)), windows)
+        keep = set(windows.values()) - left
+        body, _ = slice_masks.as_selections(body, varying, namer, keep)
     return fn.with_body(_rewritten(body, namer))
 
 
@@ -94,7 +121,7 @@ def _rewritten(body: list, namer: Namer) -> list:
             continue
         name, value = stmt.target.value, stmt.value
         e = eqn_of(value)
-        if e.kind == "op" and _is_mask_op(e, found):
+        if (e.kind == "op" and _is_mask_op(e, found)) or _is_window(e):
             found[name] = cst.Name(name)
             code = cst.Module([]).code_for_node(value)
             first = made.setdefault(code, (name, reads(stmt)))[0]
@@ -111,11 +138,13 @@ def _rewritten(body: list, namer: Namer) -> list:
                 roots[name] = (e.args[0], same.get(key.value, key.value))
                 derived[name] = roots[name][1]
         elif e.kind == "op" and _elementwise(e.name) and not e.kwargs:
-            keys = {derived.get(a.value) for a in e.args if _is_name(a)}
+            keys = {derived.get(a.value) for a in e.args if _is_name(a)} - {None}
             numbers = all(_is_name(a) or _is_number(a) for a in e.args)
-            if numbers and len(keys) == 1 and None not in keys:
+            # (other values it reads, ``m * A[k, k:]``, broadcast against the whole array as against the
+            # selection: the selected axis is as far from the last one; one that does not is a shape error)
+            if numbers and len(keys) == 1:
                 derived[name] = keys.pop()
-        elif _reduction_of(value, derived) is not None:
+        elif _reduction_of(value, derived) is not None or _product_of(value, derived):
             scalars.add(name)
         write = _mask_write(value, found)
         if write is not None:
@@ -171,6 +200,12 @@ def _rewritten(body: list, namer: Namer) -> list:
                     ir.Assign(count, call("xp.count_nonzero", kept), stmt.origin)
                 )
             stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
+        product = _product_of(stmt.value, derived) if target is not None else None
+        if product is not None and derived[product[0]] in masks_ok:
+            # a selection itself: the array it selects from, zero where dropped
+            whole = [roots[v][0] if v in roots else cst.Name(v) for v in product]
+            out += _masked_product(stmt, whole, found[derived[product[0]]], namer)
+            continue
         reduced = _reduction_of(stmt.value, derived) if target is not None else None
         if reduced is not None and derived[reduced[1]] in masks_ok:
             op, v = reduced
@@ -292,8 +327,55 @@ def _only_reduced(key: str, derived: dict, body: list, masked_writes: dict) -> b
         )
         if target in names or (target is not None and _reduction_of(stmt.value, names)):
             continue
+        if target is not None and _product_of(stmt.value, dict.fromkeys(names, key)):
+            continue
         return False
     return True
+
+
+def _is_window(e) -> bool:
+    """The positions a slice by computed bounds keeps (``passes/slice_masks.py``)."""
+    return e.kind == "runtime" and e.name == "span_mask"
+
+
+# products of two selections by one mask, contracting the selected axis (``U[i, i + 1:] @ x[i + 1:]``)
+PRODUCTS = ("matmul", "dot", "inner", "vdot")
+
+
+def _product_of(value, selections) -> tuple[str, str] | None:
+    """``(a, b)`` for ``a @ b`` (``np.dot``, ``np.inner``, ``np.vdot``) of two selections by one mask."""
+    if not isinstance(value, (cst.Call, cst.BinaryOperation)):
+        return None
+    e = eqn_of(value)
+    if e.kind != "op" or e.name not in PRODUCTS or e.kwargs or len(e.args) != 2:
+        return None
+    a, b = e.args
+    if not (_is_name(a) and _is_name(b)):
+        return None
+    keys = {selections.get(a.value), selections.get(b.value)}
+    return (a.value, b.value) if len(keys) == 1 and None not in keys else None
+
+
+def _masked_product(stmt, whole, mask, namer) -> list:
+    """``a @ b`` of two selections as the product of ``whole`` (the arrays they select from, or the
+    selections over the whole shape), zero where the mask drops: the selected axis is the one the
+    product contracts (``rt.contracted_selection`` checks it)."""
+    out, zeroed = [], []
+    # (``@`` and ``np.dot`` contract a 2-D ``b``'s rows)
+    rows = eqn_of(stmt.value).name in ("matmul", "dot")
+    for k, v in enumerate(whole):
+        kept = cst.Name(namer.fresh("kept"))
+        selection = call("rt.contracted_selection", mask, v, literal(k == 1 and rows))
+        out.append(ir.Assign(kept, selection, stmt.origin))
+        zero = cst.Name(namer.fresh("zeroed"))
+        out.append(
+            ir.Assign(zero, call("xp.where", kept, v, cst.Float("0.0")), stmt.origin)
+        )
+        zeroed.append(zero)
+    operands = [a.value for a in eqn_of(stmt.value).args]
+    value = substitute(stmt.value, dict(zip(operands, zeroed)))
+    out.append(ir.Assign(stmt.target, value, stmt.origin))
+    return out
 
 
 def _lengths(value, names) -> list:

@@ -277,7 +277,21 @@ def grad_seed(out, *, batched):
 
 signature_of(rt.leading_mask, "rt.leading_mask", roles={"mask": "data", "x": "data"})
 signature_of(rt.selected_fill, "rt.selected_fill", roles={"x": "data", "kept": "data"})
-twin("batched_ops", "rt.leading_mask", "rt.selected_fill")
+signature_of(
+    rt.span_mask, "rt.span_mask", roles={"x": "data", "start": "data", "stop": "data"}
+)
+signature_of(
+    rt.contracted_selection,
+    "rt.contracted_selection",
+    roles={"mask": "data", "x": "data", "rows": "static"},
+)
+twin(
+    "batched_ops",
+    "rt.leading_mask",
+    "rt.selected_fill",
+    "rt.span_mask",
+    "rt.contracted_selection",
+)
 twin(
     "batched_vjps",
     "rt.unbroadcast",

@@ -28,7 +28,12 @@ from s2s import runtime as rt
 from .registry import jvp, linear, multilinear, nondiff, vjp
 
 nondiff("a constant: ones shaped like the output", "rt.grad_seed")
-nondiff("a mask: which elements a selection keeps (passes/masks.py)", "rt.leading_mask")
+nondiff(
+    "a mask: which elements a selection keeps (passes/masks.py)",
+    "rt.leading_mask",
+    "rt.span_mask",
+    "rt.contracted_selection",
+)
 nondiff(
     "a value the masked-away elements hold: no derivative reaches it",
     "rt.selected_fill",

@@ -21,7 +21,8 @@ lambda that reads the enclosing function's variables (lifted: ``frontend/lifted`
 arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
 (``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``); a pad width from a shape in a branch on
 a mode string; loops whose range an enclosing loop's index bounds (``for j in range(i + 1, n)``, two
-or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``).
+or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``); slices
+whose bounds a loop's index sets, reduced, multiplied and written (``passes/slice_masks``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ FORMS = (
     "tuple_truth",
     "padded_branch",
     "triangular_loop",
+    "loop_slice",
 )
 
 
@@ -423,3 +425,32 @@ class PythonIdioms:
             *inner,
             f"        {body}",
         ]
+
+    def _py_loop_slice(self, lines, name, a, b):
+        # prefixes and suffixes a loop's index bounds: reductions, products, writes
+        v, i = f"{name}_v", f"{name}_i"
+        term = self.pick(
+            [
+                f"np.sum({v}[:{i}] ** 2) * 0.5",
+                f"np.dot({v}[{i}:], {v}[{i}:])",
+                f"{v}[{i} + 1:] @ np.tanh({v}[{i} + 1:])",
+                f"np.max({v}[{i}:])",
+                f"np.mean(np.sin({v}[:{i} + 1]))",
+                f"np.sum({name}_w[{i}:] * {v}[{i}:])",
+            ]
+        )
+        lines += [
+            f"{v} = np.ravel({a}) * 1.0",
+            f"{name}_w = np.cos({v})",
+            f"{name} = 0.0",
+            self.pick(
+                [
+                    f"for {i} in range({v}.shape[0]):",
+                    f"for {i} in range({v}.shape[0] - 1, -1, -1):",
+                ]
+            ),
+            f"    {name} = {name} + {term}",
+        ]
+        if self.p(0.5):
+            lines.append(f"    {name}_w[{i}:] = {name}_w[{i}:] * 0.9")
+            lines.append(f"{name} = {name} + np.sum({name}_w ** 2)")

@@ -1,0 +1,98 @@
+"""Slices whose bounds a compiled loop computes (``passes/slice_masks.py``), as textbook NumPy writes them:
+``U[i, i + 1:] @ x[i + 1:]``, ``A[i, k:] -= m * A[k, k:]``, ``np.sum(x[:i])``.
+
+Each ``name`` has ``inputs_name()``; the first input is differentiated.
+"""
+
+import numpy as np
+
+
+def back_substitution(U, b):
+    """``U x = b`` for upper-triangular ``U``, a row at a time."""
+    n = b.shape[0]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - U[i, i + 1 :] @ x[i + 1 :]) / U[i, i]
+    return np.sum(x**3)
+
+
+def gaussian_elimination(A, b):
+    """Forward elimination without pivoting, then back substitution."""
+    A = A.copy()
+    b = b.copy()
+    n = b.shape[0]
+    for k in range(n - 1):
+        for i in range(k + 1, n):
+            m = A[i, k] / A[k, k]
+            A[i, k:] -= m * A[k, k:]
+            b[i] -= m * b[k]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - np.dot(A[i, i + 1 :], x[i + 1 :])) / A[i, i]
+    return np.sum(x**2)
+
+
+def cholesky_rows(A, y):
+    """Cholesky by rows with dot products of row prefixes, then ``y^T A^-1 y`` by substitution."""
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for j in range(n):
+        L[j, j] = np.sqrt(A[j, j] - np.dot(L[j, :j], L[j, :j]))
+        for i in range(j + 1, n):
+            L[i, j] = (A[i, j] - np.dot(L[i, :j], L[j, :j])) / L[j, j]
+    z = np.zeros(n)
+    for i in range(n):
+        z[i] = (y[i] - L[i, :i] @ z[:i]) / L[i, i]
+    return np.dot(z, z) + 2.0 * np.sum(np.log(np.diag(L)))
+
+
+def prefix_statistics(x, w):
+    """Reductions of a prefix and a suffix, and a write into the suffix, at every step."""
+    x = x.copy()
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + w * np.sum(x[:i] ** 2) - np.max(x[i:]) + np.mean(np.tanh(x[i:]))
+        x[i:] = x[i:] * 0.9
+    return total
+
+
+def worst_mean(x, scenarios, alpha=0.25):
+    """The mean of the worst ``alpha`` share of losses: ``k`` from a float default (a constant, as under
+    ``jax.jit``), then ``losses[-k:]``."""
+    losses = np.sort(-(scenarios @ x))
+    k = int(np.ceil(alpha * len(losses)))
+    return losses[-k:].mean() + 0.1 * np.sum(x**2)
+
+
+PROGRAMS = [
+    "back_substitution",
+    "gaussian_elimination",
+    "cholesky_rows",
+    "prefix_statistics",
+    "worst_mean",
+]
+
+
+def inputs_back_substitution():
+    r = np.random.default_rng(0)
+    return np.triu(r.normal(size=(4, 4))) + 3 * np.eye(4), r.normal(size=4)
+
+
+def inputs_gaussian_elimination():
+    r = np.random.default_rng(1)
+    return r.normal(size=(4, 4)) + 4 * np.eye(4), r.normal(size=4)
+
+
+def inputs_cholesky_rows():
+    r = np.random.default_rng(2)
+    B = r.normal(size=(4, 4))
+    return B @ B.T + 4 * np.eye(4), r.normal(size=4)
+
+
+def inputs_prefix_statistics():
+    return np.random.default_rng(3).normal(size=5), 0.7
+
+
+def inputs_worst_mean():
+    r = np.random.default_rng(4)
+    return r.normal(size=3), r.normal(size=(8, 3))

@@ -1,0 +1,107 @@
+"""Slices whose bounds a compiled loop computes (``passes/slice_masks.py``, ``passes/masks.py``).
+
+``U[i, i + 1:] @ x[i + 1:]``, ``A[i, k:] -= m * A[k, k:]``, ``np.sum(x[:i])``:
+compiled, the loop's index is traced and the slice has no size known when
+traced; s2s computes over the whole axis with a mask. Gradients on both
+backends match float64 central differences; ``vmap``, ``vmap(grad)``,
+``jvp`` and Hessians agree with loops and differences; a slice read any
+other way stays the located error about its bounds.
+"""
+
+import jax
+import numpy as np
+import pytest
+
+import s2s
+from tests.programs import loop_slices as P
+from tests.test_numpy_style import check_program
+
+jax.config.update("jax_enable_x64", True)
+
+
+@pytest.mark.parametrize("name", P.PROGRAMS)
+def test_gradient_matches_finite_differences(name):
+    check_program(P, name)
+
+
+@pytest.mark.parametrize(
+    "name", ["back_substitution", "gaussian_elimination", "prefix_statistics"]
+)
+def test_vmap_and_vmap_of_grad_match_a_loop(name):
+    f = getattr(P, name)
+    first, *rest = getattr(P, f"inputs_{name}")()
+    firsts = np.stack([first, 1.1 * first, first + 0.1])
+    in_axes = (0, *(None for _ in rest))
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=in_axes)(firsts, *rest),
+        [f(x, *rest) for x in firsts],
+        rtol=1e-10,
+    )
+    grads = s2s.vmap(s2s.grad(f), in_axes=in_axes)(firsts, *rest)
+    for g, x in zip(grads, firsts):
+        np.testing.assert_allclose(
+            g, s2s.grad(f, backend="numpy")(x, *rest), rtol=1e-9, atol=1e-12
+        )
+
+
+def test_jvp_and_hessian_match_differences():
+    A, y = P.inputs_cholesky_rows()
+    f = P.cholesky_rows
+    t = np.random.default_rng(7).normal(size=A.shape)
+    t = t + t.T
+    eps = 1e-6
+    want = (f(A + eps * t, y) - f(A - eps * t, y)) / (2 * eps)
+    value, tangent = s2s.jvp(f, (A, y), (t, np.zeros_like(y)))
+    np.testing.assert_allclose(value, f(A, y), rtol=1e-12)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+    h = s2s.hessian(f)(A, y)
+    g = s2s.grad(f, backend="numpy")
+    fd = (g(A + eps * t, y) - g(A - eps * t, y)) / (2 * eps)
+    np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_the_generated_code_masks_the_whole_row():
+    text = s2s.generate(P.back_substitution, ("grad",)).text
+    assert "window = rt.span_mask(row, i + 1, None)" in text
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert not any(
+        "i + 1 :]" in line for line in code
+    )  # (only the comments cite the slice)
+
+
+def joined(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total = total + np.sum(np.concatenate([x[:i], x[:i]]) ** 2)
+    return total
+
+
+def test_a_slice_read_otherwise_stays_the_located_error_about_its_bounds():
+    x = np.arange(1.0, 5.0)
+    with pytest.raises(
+        s2s.S2SError, match="a slice whose bounds the compiled code"
+    ) as info:
+        s2s.grad(joined)(x)
+    assert info.value.origin.path == __file__
+    np.testing.assert_allclose(
+        s2s.grad(joined, backend="numpy")(x),
+        [4 * 3 * x[0], 4 * 2 * x[1], 4 * x[2], 0.0],
+    )
+
+
+def scaled_suffixes(x, s):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + np.sum(x[i:] * s)
+    return total
+
+
+def test_other_values_broadcast_against_the_slice_as_numpy_does():
+    x = np.arange(1.0, 5.0)
+    for s in (2.0, np.array([2.0])):
+        np.testing.assert_allclose(
+            s2s.grad(scaled_suffixes)(x, s), 2.0 * np.arange(1, 5)
+        )
+        np.testing.assert_allclose(
+            scaled_suffixes(x, s), s2s.jit(scaled_suffixes)(x, s)
+        )
