@@ -40,7 +40,14 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes, literal, replace_nodes, substitute
+from ..cstutil import (
+    call,
+    dotted,
+    iter_nodes,
+    literal,
+    replace_nodes,
+    substitute,
+)
 from ..naming import Namer
 from ..rules import OPS
 from . import slice_masks
@@ -71,8 +78,17 @@ def _makes_mask(stmt) -> bool:
         return False
     e = eqn_of(stmt.value)
     return e.kind == "op" and (
-        e.name in MASK_OPS or (e.name in ("nonzero", "where") and len(e.args) == 1)
+        e.name in MASK_OPS
+        or _as_bool(e)
+        or (e.name in ("nonzero", "where") and len(e.args) == 1)
     )
+
+
+def _as_bool(e) -> bool:
+    """``x.astype(bool)`` (``np.bool_``): a mask of an array's nonzero elements."""
+    if e.name != "astype" or len(e.args) != 2 or e.kwargs:
+        return False
+    return dotted(e.args[1]) in ("bool", "xp.bool_", "xp.bool")
 
 
 def _masks(fn: ir.Function, namer: Namer, varying: frozenset) -> ir.Function:
@@ -111,6 +127,9 @@ def _rewritten(body: list, namer: Namer) -> list:
     masked_writes = {}
     # a mask -> the first mask computed by the same expression of the same values
     same = {}
+    flipped = (
+        {}
+    )  # ``t = s.T`` of a selection ``s`` -> ``s`` (a product's operand: 1-D, as ``s``)
     made = {}  # a mask's expression (as code) -> (its name, the names it reads)
     for stmt in body:
         bound = writes(
@@ -144,7 +163,12 @@ def _rewritten(body: list, namer: Namer) -> list:
             # selection: the selected axis is as far from the last one; one that does not is a shape error)
             if numbers and len(keys) == 1:
                 derived[name] = keys.pop()
-        elif _reduction_of(value, derived) is not None or _product_of(value, derived):
+        elif e.kind == "op" and e.name == "transpose" and len(e.args) == 1:
+            if _is_name(e.args[0]) and e.args[0].value in derived and not e.kwargs:
+                flipped[name] = e.args[0].value  # ``s.T``: read by products only
+        elif _reduction_of(value, derived) is not None or _product_of(
+            value, derived, flipped
+        ):
             scalars.add(name)
         write = _mask_write(value, found)
         if write is not None:
@@ -154,7 +178,7 @@ def _rewritten(body: list, namer: Namer) -> list:
     masks_ok = {
         key
         for key in {*derived.values(), *(w[1] for w in masked_writes.values())}
-        if _only_reduced(key, derived, body, masked_writes)
+        if _only_reduced(key, derived, body, masked_writes, flipped)
     }
     if not masks_ok:
         return body
@@ -200,11 +224,14 @@ def _rewritten(body: list, namer: Namer) -> list:
                     ir.Assign(count, call("xp.count_nonzero", kept), stmt.origin)
                 )
             stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
-        product = _product_of(stmt.value, derived) if target is not None else None
+        product = (
+            _product_of(stmt.value, derived, flipped) if target is not None else None
+        )
         if product is not None and derived[product[0]] in masks_ok:
             # a selection itself: the array it selects from, zero where dropped
             whole = [roots[v][0] if v in roots else cst.Name(v) for v in product]
-            out += _masked_product(stmt, whole, found[derived[product[0]]], namer)
+            mask = found[derived[product[0]]]
+            out += _masked_product(stmt, whole, mask, namer, flipped)
             continue
         reduced = _reduction_of(stmt.value, derived) if target is not None else None
         if reduced is not None and derived[reduced[1]] in masks_ok:
@@ -230,8 +257,8 @@ def _rewritten(body: list, namer: Namer) -> list:
 
 
 def _is_mask_op(e, found) -> bool:
-    """A comparison-like op, or ``&``/``|``/``^``/``~`` of masks."""
-    if e.name in MASK_OPS:
+    """A comparison-like op, ``x.astype(bool)``, or ``&``/``|``/``^``/``~`` of masks."""
+    if e.name in MASK_OPS or _as_bool(e):
         return True
     return e.name in BITWISE and all(_is_name(a) and a.value in found for a in e.args)
 
@@ -302,7 +329,9 @@ def _writable(write, derived, scalars) -> bool:
     return _is_name(v) and (v.value in scalars or derived.get(v.value) == key)
 
 
-def _only_reduced(key: str, derived: dict, body: list, masked_writes: dict) -> bool:
+def _only_reduced(
+    key: str, derived: dict, body: list, masked_writes: dict, flipped: dict
+) -> bool:
     """Whether every read of the values selected by mask ``key`` is an elementwise op of them (one more
     such value), a whole reduction, or the value a write by the same mask writes, in ``body`` (nested
     functions included)."""
@@ -327,9 +356,21 @@ def _only_reduced(key: str, derived: dict, body: list, masked_writes: dict) -> b
         )
         if target in names or (target is not None and _reduction_of(stmt.value, names)):
             continue
-        if target is not None and _product_of(stmt.value, dict.fromkeys(names, key)):
+        transposes = {t: v for t, v in flipped.items() if v in names}
+        if target in transposes:
+            continue  # ``s.T``: its own reads are checked below
+        if target is not None and _product_of(
+            stmt.value, dict.fromkeys(names, key), transposes
+        ):
             continue
         return False
+    transposes = {t for t, v in flipped.items() if v in names}
+    for stmt in ir.walk(body):
+        if reads(stmt) & transposes and not (
+            isinstance(stmt, ir.Assign)
+            and _product_of(stmt.value, dict.fromkeys(names, key), flipped)
+        ):
+            return False  # ``s.T`` read otherwise than as a product's operand
     return True
 
 
@@ -342,37 +383,40 @@ def _is_window(e) -> bool:
 PRODUCTS = ("matmul", "dot", "inner", "vdot")
 
 
-def _product_of(value, selections) -> tuple[str, str] | None:
-    """``(a, b)`` for ``a @ b`` (``np.dot``, ``np.inner``, ``np.vdot``) of two selections by one mask."""
+def _product_of(value, selections, flipped=None) -> tuple[str, str] | None:
+    """``(a, b)`` for ``a @ b`` (``np.dot``, ``np.inner``, ``np.vdot``) of two selections by one mask, or
+    transposes of them (``flipped``: a transpose's name -> the selection's)."""
     if not isinstance(value, (cst.Call, cst.BinaryOperation)):
         return None
     e = eqn_of(value)
     if e.kind != "op" or e.name not in PRODUCTS or e.kwargs or len(e.args) != 2:
         return None
-    a, b = e.args
-    if not (_is_name(a) and _is_name(b)):
+    if not all(_is_name(a) for a in e.args):
         return None
-    keys = {selections.get(a.value), selections.get(b.value)}
-    return (a.value, b.value) if len(keys) == 1 and None not in keys else None
+    a, b = ((flipped or {}).get(x.value, x.value) for x in e.args)
+    keys = {selections.get(a), selections.get(b)}
+    return (a, b) if len(keys) == 1 and None not in keys else None
 
 
-def _masked_product(stmt, whole, mask, namer) -> list:
+def _masked_product(stmt, whole, mask, namer, flipped) -> list:
     """``a @ b`` of two selections as the product of ``whole`` (the arrays they select from, or the
     selections over the whole shape), zero where the mask drops: the selected axis is the one the
     product contracts (``rt.contracted_selection`` checks it)."""
     out, zeroed = [], []
     # (``@`` and ``np.dot`` contract a 2-D ``b``'s rows)
     rows = eqn_of(stmt.value).name in ("matmul", "dot")
+    operands = [a.value for a in eqn_of(stmt.value).args]
     for k, v in enumerate(whole):
         kept = cst.Name(namer.fresh("kept"))
-        selection = call("rt.contracted_selection", mask, v, literal(k == 1 and rows))
+        # (a transposed operand 1-D: its own transpose)
+        rows_ok = k == 1 and rows and operands[k] not in flipped
+        selection = call("rt.contracted_selection", mask, v, literal(rows_ok))
         out.append(ir.Assign(kept, selection, stmt.origin))
         zero = cst.Name(namer.fresh("zeroed"))
         out.append(
             ir.Assign(zero, call("xp.where", kept, v, cst.Float("0.0")), stmt.origin)
         )
         zeroed.append(zero)
-    operands = [a.value for a in eqn_of(stmt.value).args]
     value = substitute(stmt.value, dict(zip(operands, zeroed)))
     out.append(ir.Assign(stmt.target, value, stmt.origin))
     return out

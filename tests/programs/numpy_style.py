@@ -521,6 +521,28 @@ def inputs_layers_by_index():
 PROGRAMS += ["masked_losses", "dict_by_keywords", "layers_by_index"]
 
 
+def selected_products(w, x, y, event):
+    """scikit-learn's Huber loss and Cox's partial likelihood: a product of two selections
+    (``np.dot(a[m].T, b[m])``), a value read beside a selection, a mask from ``astype(bool)``.
+    """
+    r = y - x @ w
+    small = np.abs(r) < 1.0
+    squares = np.dot((0.5 * r[small]).T, r[small])
+    scale = np.mean(w**2)
+    outer = np.sum(scale * np.abs(r[~small]))
+    ev = event.astype(bool)
+    partial = np.sum((r - np.log(np.cumsum(np.exp(r))))[ev])
+    return squares + outer - partial / ev.sum()
+
+
+def inputs_selected_products():
+    r = np.random.default_rng(11)
+    return r.normal(size=3), r.normal(size=(8, 3)), r.normal(size=8), np.arange(8) % 3
+
+
+PROGRAMS += ["selected_products"]
+
+
 def mask_escapes(w, x):
     return (x @ w)[x[:, 0] > 0]
 
