@@ -233,13 +233,16 @@ def index_set(target, index, value):
 
         target = jnp.asarray(target)
         value = _as_element(jnp, value, target)
-        # repeated indices: NumPy's last write wins (XLA's ``set`` picks any)
+        # repeated indices: NumPy's last write wins (XLA's ``set`` picks any), so only the last write to
+        # each place lands; the others are sent past the end and dropped (never arithmetic on the old
+        # values: ``inf - inf``, or a 1e17 that swallows the new value)
         if _gathers(index):
             kept = _last_writes(target, index)
-            current = target[index]
-            return target.at[index].add(
-                jnp.where(kept, jnp.broadcast_to(value, current.shape) - current, 0)
-            )
+            places = jnp.reshape(jnp.arange(target.size), target.shape)[index]
+            values = jnp.broadcast_to(value, places.shape).reshape(-1)
+            places = jnp.where(kept, places, target.size).reshape(-1)
+            flat = target.reshape(-1).at[places].set(values, mode="drop")
+            return flat.reshape(target.shape)
         if (
             index is Ellipsis
         ):  # the whole array: no scatter (XLA's CPU compiler crashed on one)

@@ -15,7 +15,7 @@ from dataclasses import replace
 import libcst as cst
 
 from . import ir, provenance
-from .cstutil import dotted
+from .cstutil import dotted, iter_nodes
 from .deep import deep
 from .emit.module import render
 from .errors import MissingRule
@@ -122,6 +122,27 @@ def _check_not_batched(helper, origin) -> None:
             )
 
 
+def _check_not_factory(helper, origin) -> None:
+    """A helper that returns a function it defines (a factory: ``update = scaler(lr)``), called where a
+    derivative or a batch axis reaches its arguments, is refused at that call: the function it returns
+    closes over them, and s2s has no derivative or batched form of a function value."""
+    out = helper.body[-1].value if helper.body else None
+    local = {s.function.name for s in helper.body if isinstance(s, ir.Def)}
+    returned = (
+        {n.value for n in iter_nodes(out) if isinstance(n, cst.Name)} if out else set()
+    )
+    if returned & local:
+        raise MissingRule(
+            f"`{helper.name}` returns a function that reads its arguments (a closure), and a derivative "
+            "or a batch axis reaches them here: s2s transforms functions it can read at their calls, not "
+            "function values made at run time",
+            origin,
+            f"define the returned function where it is called (a `def` in this function) and pass what it "
+            f"reads from `{helper.name}` as arguments, or call `{helper.name}` with values no derivative "
+            "or batch axis reaches",
+        )
+
+
 def _reachable(functions, roots: set) -> list:
     """The functions that the entry functions ``roots`` call, directly or not, in their order (no dead code)."""
     by_name = {f.name: f for f in functions}
@@ -180,7 +201,14 @@ def _generate(
                 functions.append(simplify(reverse(helper, mode, **ctx)))
             continue
 
+    def helper_jvp(name, wrt):
+        _check_not_factory(program.helpers[name], jvp_requests.origins[name, wrt])
+        return forward(
+            program.helpers[name], Mode("jvp", wrt), requests=jvp_requests, **ctx
+        )
+
     def helper_vjp(name, which):
+        _check_not_factory(program.helpers[name], vjp_requests.origins[name, which])
         mode = Mode(
             "vjp", which[0] if len(which) == 1 else which, zeros_for_inactive=False
         )
@@ -210,6 +238,7 @@ def _generate(
 
             def batched_helper(name, flags):
                 _check_not_batched(program.helpers[name], requests.origins[name, flags])
+                _check_not_factory(program.helpers[name], requests.origins[name, flags])
                 mapped = tuple(0 if f else None for f in flags)
                 return batch(
                     program.helpers[name],
@@ -233,17 +262,7 @@ def _generate(
                 command is not None or root is not None
             ):  # a file people call (the CLI's, s2s generate's)
                 out = _tangents_by_keyword(out, len(program.main.params))
-            functions.extend(
-                _requested(
-                    jvp_requests,
-                    lambda name, wrt: forward(
-                        program.helpers[name],
-                        Mode("jvp", wrt),
-                        requests=jvp_requests,
-                        **ctx,
-                    ),
-                )
-            )
+            functions.extend(_requested(jvp_requests, helper_jvp))
         else:
             # vjp: one cotangent per argnum
             mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)

@@ -20,6 +20,7 @@ from .errors import S2SError
 from .frontend import source
 from .frontend.resolve import GENERATED_NAMES
 from .frontend.scope import Scope
+from .passes.dataflow import free_names
 from .pipeline import lower
 from .transforms.activity import activity, diff_names
 
@@ -222,11 +223,16 @@ def _summarize(name: str, fn: ir.Function, program: Program) -> None:
 
 def _flows(fn: ir.Function, program: Program) -> tuple[bool, ...]:
     out = fn.body[-1].value
+    # a local function returned (a factory's closure) carries what it reads from here
+    local = {s.function.name: s.function for s in fn.body if isinstance(s, ir.Def)}
+    outputs = set()
+    for name in diff_names(out):
+        outputs |= free_names(local[name]) - {"xp", "rt"} if name in local else {name}
     active = activity(
         fn.body,
         fn.param_names,
-        diff_names(out),
+        outputs,
         frozenset(program.helpers),
         program.flows,
     )
-    return tuple(p in active or p in diff_names(out) for p in fn.param_names)
+    return tuple(p in active or p in outputs for p in fn.param_names)

@@ -301,3 +301,66 @@ def test_an_item_of_a_dict_updated_in_place_is_its_new_value(backend):
         np.stack([w, 2 * w])
     )
     np.testing.assert_allclose(batched[0], want, rtol=1e-5)
+
+
+# --- writes by index arrays over values no arithmetic may touch (corpus F) ----------------------
+
+
+def dp_table(x, fill):
+    """A dynamic-programming table started at ``fill`` (``np.inf``), written row by row and by an index array."""
+    R = np.full(4, fill)
+    R[np.array([1, 2])] = x[:2]
+    for i in range(2, 4):
+        R[i] = np.minimum(R[i - 1], x[i]) + x[i - 1]
+    return R[1] + R[2] + R[3]
+
+
+@pytest.mark.parametrize("fill", [np.inf, np.nan, 1e17, 1.0])
+def test_a_write_by_an_index_array_never_computes_with_the_old_values(fill):
+    x = np.array([3e-17, 5e-17, 0.7, 0.2])
+    want = dp_table(x, fill)
+    value, grad = s2s.value_and_grad(dp_table)(x, fill)
+    np.testing.assert_allclose(value, want, rtol=1e-12)
+    np.testing.assert_allclose(grad, s2s.grad(dp_table, backend="numpy")(x, fill))
+    np.testing.assert_allclose(
+        s2s.jvp(dp_table, (x, fill), (np.ones(4), 0.0))[0], want, rtol=1e-12
+    )
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(
+        s2s.vmap(dp_table, in_axes=(0, None))(xs, fill),
+        [dp_table(v, fill) for v in xs],
+        rtol=1e-12,
+    )
+
+
+# --- a function value a call of the user's returns (a factory), reached by a derivative ---------
+
+
+def scaler(lr):
+    def update(g):
+        return -lr * g
+
+    return update
+
+
+def scaled_step(lr, x):
+    update = scaler(lr)
+    return np.sum(x + update(x))
+
+
+def test_a_factorys_closure_reached_by_a_derivative_is_a_located_error_in_every_transform():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    calls = [
+        lambda: s2s.grad(scaled_step)(0.3, x[0]),
+        lambda: s2s.vmap(s2s.grad(scaled_step), in_axes=(None, 0))(0.3, x),
+        lambda: s2s.jvp(scaled_step, (0.3, x[0]), (1.0, np.zeros(2))),
+        lambda: s2s.vmap(scaled_step, in_axes=(0, None))(np.array([0.3, 0.5]), x[0]),
+    ]
+    for run in calls:
+        with pytest.raises(s2s.S2SError, match="returns a function that reads") as info:
+            run()
+        assert info.value.origin.path == __file__
+        assert info.value.origin.line == scaled_step.__code__.co_firstlineno + 1
+    # where none reaches them, the call through the value it returns is the located error
+    with pytest.raises(s2s.S2SError, match="called through a parameter or a value"):
+        s2s.grad(scaled_step, argnums=1, backend="numpy")(0.3, x[0])

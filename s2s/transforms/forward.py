@@ -176,7 +176,7 @@ class Forward(Transform):
             return
         flags = self.flows[e.name]
         wrt = tuple(i for i, a in enumerate(e.args) if flags[i] and self.is_active(a))
-        name = self.requests.name(e.name, wrt)
+        name = self.requests.name(e.name, wrt, stmt.origin)
         target = _tuple([stmt.target, self.tangent_target(stmt.target)])
         self.emit(target, call(name, *e.args, *(self.tangent(e.args[i]) for i in wrt)))
 

@@ -383,7 +383,7 @@ class Backward(Transform):
         )
         if not which:
             return
-        vjp = call(self.ctx.vjps.name(e.name, which), *e.args, g)
+        vjp = call(self.ctx.vjps.name(e.name, which, self.origin), *e.args, g)
         if len(which) == 1:
             self.contribute(e.args[which[0]], vjp)
         else:
