@@ -38,6 +38,7 @@ class Pitfalls:
                 "list_index_read",
                 "list_index_write",
                 "repeated_index",
+                "inf_table",
                 "chained_write",
                 "mask_write",
                 "strided_write",
@@ -122,6 +123,17 @@ class Pitfalls:
             self.fd_only = (
                 True  # NumPy's buffered semantics: the twin's .at[].add accumulates
             )
+        elif style == "inf_table":
+            # a table started at inf (or a huge number), written by an index array and row by row, read
+            # where written: no arithmetic may touch the old values
+            fill = self.pick(["np.inf", "1e17", "-np.inf"])
+            lines += [
+                f"{name} = np.full({k}, {fill})",
+                f"{name}[np.array([0, {k - 1}])] = np.tanh({n}[:2])",
+                f"for {name}_i in range(1, {k} - 1):",
+                f"    {name}[{name}_i] = 0.5 * {n}[{name}_i] + {name}[0]",
+            ]
+            self.define(name, (k,), fresh=True)
         elif style == "chained_write":
             lines += [
                 f"{name} = np.zeros((2, {k}))",
