@@ -519,11 +519,13 @@ def leading_mask(mask, x):
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 
 
-def span_mask(x, start, stop):
+def span_mask(x, start, stop, keys=()):
     """Booleans along ``x``'s leading axis: the positions ``x[start:stop]`` keeps, by Python's rules for a
     slice (``None`` for an end, a negative bound counted from the end, bounds clipped to the axis). The
-    mask a slice whose bounds a compiled loop computes selects by (``passes/slice_masks.py``).
+    mask a slice whose bounds a compiled loop computes selects by (``passes/slice_masks.py``), along the
+    line ``x`` that its ``keys`` picked (``U[i, :]`` for ``U[i, i + 1:]``): integers, checked here.
     """
+    _check_keys(keys, 0)
     n = np.shape(x)[0]
     xp = namespace(*(v for v in (x, start, stop) if v is not None))
     positions = xp.arange(n)
@@ -542,6 +544,23 @@ def contracted_selection(mask, x, rows: bool):
             f"(`a[i:] @ b[i:]` with `a` 1-D): here an operand has {np.ndim(x)} axes"
         )
     return leading_mask(mask, x)
+
+
+def _check_keys(keys, batched: int) -> None:
+    """The keys beside a slice that s2s masks are integers (``batched``: with a batch axis): an index
+    array would move the sliced axis."""
+    for key in keys:
+        dtype = getattr(key, "dtype", None)
+        integral = isinstance(key, int) or (
+            dtype is not None and np.dtype(dtype).kind in "iu"
+        )
+        if not integral or np.ndim(key) > batched:
+            raise Refusal(
+                "a slice whose bounds a compiled loop computes, beside an index array or a non-integer "
+                "key (`x[idx, i:]`): s2s computes it over its whole axis, which an index array would move",
+                "index with integers beside it (a loop over the rows `idx` picks), or slice with bounds "
+                "known when the code is traced",
+            )
 
 
 def _slice_bound(xp, bound, n):

@@ -170,15 +170,23 @@ def leading_mask(mask, x, batched):
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 
 
-def span_mask(x, start, stop, batched):
+def span_mask(x, start, stop, keys=(), batched=(False, False, False, False)):
     """``rt.span_mask`` per example: a bound per example gives each its own positions."""
-    from .arrays import _slice_bound
+    from .arrays import _check_keys, _slice_bound
 
-    x_batched, start_batched, stop_batched = batched
+    x_batched, start_batched, stop_batched = batched[:3]
+    _check_keys(keys, int(bool(batched[3:] and batched[3])))
     n = np.shape(x)[1 if x_batched else 0]
     size = next(
-        np.shape(v)[0] for v, b in zip((x, start, stop), batched) if b and v is not None
+        (
+            np.shape(v)[0]
+            for v, b in zip((x, start, stop), batched)
+            if b and v is not None
+        ),
+        None,
     )
+    if size is None:  # only a key is per example: the same positions for every example
+        size = next(np.shape(k)[0] for k in keys if np.ndim(k))
     xp = namespace(*(v for v in (x, start, stop) if v is not None))
     positions = xp.arange(n)
 

@@ -62,7 +62,7 @@ def test_jvp_and_hessian_match_differences():
 
 def test_the_generated_code_masks_the_whole_row():
     text = s2s.generate(P.back_substitution, ("grad",)).text
-    assert "window = rt.span_mask(row, i + 1, None)" in text
+    assert "window = rt.span_mask(row, i + 1, None, (i,))" in text
     code = [line for line in text.splitlines() if not line.strip().startswith("#")]
     assert not any(
         "i + 1 :]" in line for line in code
@@ -105,3 +105,19 @@ def test_other_values_broadcast_against_the_slice_as_numpy_does():
         np.testing.assert_allclose(
             scaled_suffixes(x, s), s2s.jit(scaled_suffixes)(x, s)
         )
+
+
+def rows_by_index_array(x, rows):
+    total = 0.0
+    for i in range(x.shape[1]):
+        total = total + np.sum(x[rows, i:] ** 2)
+    return total
+
+
+def test_a_slice_beside_an_index_array_is_a_located_error():
+    # s2s masks along one axis; an index array before it would move that axis
+    x = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(s2s.S2SError, match="beside an index array") as info:
+        s2s.grad(rows_by_index_array)(x, np.array([0, 2]))
+    assert info.value.origin.path == __file__
+    assert "index with integers" in info.value.hint

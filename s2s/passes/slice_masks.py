@@ -2,13 +2,17 @@
 
 Guarantee of ``as_selections(body, varying, namer)``: in a local function (a
 loop's body or a branch, whose parameters are traced when it compiles),
-``s = x[k, lo:hi]`` (keys, then one slice of step 1 a bound of which reads
-``varying``, the parameters and what the function computes from them, then
-whole slices ``:``), also read as ``rt.index_get(x, xp.s_[...])``, becomes::
+``s = x[k, lo:hi]`` (integer keys, and one slice of step 1 a bound of which
+reads ``varying``, the parameters and what the function computes from them,
+then keys or whole slices ``:``), also read as ``rt.index_get(x, xp.s_[...])``,
+becomes::
 
     row = x[k]
-    window = rt.span_mask(row, lo, hi)
+    window = rt.span_mask(row, lo, hi, (k,))
     s = row[window]
+
+(``U[k:, k]`` runs along ``U[:, k]``; ``rt.span_mask`` checks that the keys
+are integers, as index arrays would move the sliced axis.)
 
 and a write ``x = rt.index_set(x, xp.s_[k, lo:hi], v)`` becomes
 ``row = rt.index_set(x[k], window, v)`` then ``x = rt.index_set(x, k, row)``.
@@ -25,7 +29,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, int_literal, names_in
+from ..cstutil import call, dotted, int_literal, names_in, tuple_of
 from .dataflow import reads, writes
 
 
@@ -106,20 +110,32 @@ def _converted(stmt, varying, defs, masks, namer, keep, windows):
     window = _window(elements, varying)
     if window is None:
         return None
-    leading, low, high = window
+    k, low, high = window
     key = (_code(low, defs), _code(high, defs))
     if keep is not None and key not in keep:
         return None
     out = []
+    # the line the slice runs along: ``x`` itself, or ``x[i]``, ``U[:, k]`` (the slice as ``:``)
+    line = [
+        el.slice if j != k else cst.Slice(None, None) for j, el in enumerate(elements)
+    ]
+    whole = all(isinstance(p, cst.Slice) for p in line)
     row = base
-    if leading:
+    if not whole:
         row = cst.Name(namer.fresh("row"))
-        out.append(ir.Assign(row, _subscript(base, leading), stmt.origin))
+        out.append(ir.Assign(row, _subscript(base, line), stmt.origin))
+    # (keys must be integers: index arrays would move the sliced axis)
+    keys = [
+        p.value
+        for p in line
+        if isinstance(p, cst.Index) and isinstance(p.value, cst.Name)
+    ]
     mask = masks.get(key)
     if mask is None:
         name = cst.Name(namer.fresh("window"))
         bounds = [b if b is not None else cst.Name("None") for b in (low, high)]
-        out.append(ir.Assign(name, call("rt.span_mask", row, *bounds), stmt.origin))
+        args = [row, *bounds] + ([tuple_of(*keys)] if keys else [])
+        out.append(ir.Assign(name, call("rt.span_mask", *args), stmt.origin))
         read = {n for b in (low, high) if b is not None for n in names_in(b)}
         for b in (low, high):
             if isinstance(b, cst.Name) and defs.get(b.value) is not None:
@@ -131,7 +147,7 @@ def _converted(stmt, varying, defs, masks, namer, keep, windows):
         selection = cst.Subscript(row, [cst.SubscriptElement(cst.Index(name))])
         out.append(ir.Assign(stmt.target, selection, stmt.origin))
         return out
-    if not leading:
+    if whole:
         out.append(
             ir.Assign(
                 stmt.target, call("rt.index_set", base, name, written), stmt.origin
@@ -142,7 +158,7 @@ def _converted(stmt, varying, defs, masks, namer, keep, windows):
     out.append(
         ir.Assign(new_row, call("rt.index_set", row, name, written), stmt.origin)
     )
-    at = leading[0].slice.value if len(leading) == 1 else _index_expression(leading)
+    at = line[0].value if len(line) == 1 else _index_expression(line)
     out.append(
         ir.Assign(stmt.target, call("rt.index_set", base, at, new_row), stmt.origin)
     )
@@ -155,14 +171,18 @@ def _is_index(node) -> bool:
 
 
 def _window(elements, varying):
-    """``(keys, low, high)`` for keys, one slice of step 1 with a bound in ``varying``, then whole slices."""
-    k = 0
-    while k < len(elements) and isinstance(elements[k].slice, cst.Index):
-        if not _atom(elements[k].slice.value) or elements[k].slice.star:
-            return None
-        k += 1
-    if k == len(elements) or not isinstance(elements[k].slice, cst.Slice):
+    """``(k, low, high)`` for one slice of step 1 at position ``k`` with a bound in ``varying``, keys before
+    it and keys or whole slices after it (the axis it runs along is then the leading one of the line
+    ``x[keys..., :, ...]``)."""
+    slices = [k for k, el in enumerate(elements) if isinstance(el.slice, cst.Slice)]
+    if not slices:
         return None
+    k = slices[0]
+    for el in elements:
+        if isinstance(el.slice, cst.Index) and (
+            el.slice.star or not _atom(el.slice.value)
+        ):
+            return None
     part = elements[k].slice
     if part.step is not None and int_literal(part.step) != 1:
         return None
@@ -171,13 +191,11 @@ def _window(elements, varying):
         return None
     if not any(isinstance(b, cst.Name) and b.value in varying for b in bounds):
         return None
-    for el in elements[k + 1 :]:
-        whole = el.slice
-        if not isinstance(whole, cst.Slice) or any(
-            b is not None for b in (whole.lower, whole.upper, whole.step)
-        ):
+    for other in slices[1:]:
+        whole = elements[other].slice
+        if any(b is not None for b in (whole.lower, whole.upper, whole.step)):
             return None
-    return elements[:k], part.lower, part.upper
+    return k, part.lower, part.upper
 
 
 def _atom(node) -> bool:
@@ -193,9 +211,9 @@ def _code(bound, defs) -> str | None:
     return ir.code(bound)
 
 
-def _subscript(base, elements) -> cst.Subscript:
-    return cst.Subscript(base, [cst.SubscriptElement(el.slice) for el in elements])
+def _subscript(base, parts) -> cst.Subscript:
+    return cst.Subscript(base, [cst.SubscriptElement(p) for p in parts])
 
 
-def _index_expression(elements) -> cst.Subscript:
-    return _subscript(cst.parse_expression("xp.s_"), elements)
+def _index_expression(parts) -> cst.Subscript:
+    return _subscript(cst.parse_expression("xp.s_"), parts)

@@ -278,7 +278,9 @@ def grad_seed(out, *, batched):
 signature_of(rt.leading_mask, "rt.leading_mask", roles={"mask": "data", "x": "data"})
 signature_of(rt.selected_fill, "rt.selected_fill", roles={"x": "data", "kept": "data"})
 signature_of(
-    rt.span_mask, "rt.span_mask", roles={"x": "data", "start": "data", "stop": "data"}
+    rt.span_mask,
+    "rt.span_mask",
+    roles={"x": "data", "start": "data", "stop": "data", "keys": "data"},
 )
 signature_of(
     rt.contracted_selection,

@@ -96,3 +96,22 @@ def inputs_prefix_statistics():
 def inputs_worst_mean():
     r = np.random.default_rng(4)
     return r.normal(size=3), r.normal(size=(8, 3))
+
+
+def householder_columns(A):
+    """Column slices below the diagonal, ``A[k:, k]``, reduced and written: a sketch of Householder QR."""
+    A = A.copy()
+    n = A.shape[1]
+    total = 0.0
+    for k in range(n):
+        norm = np.sqrt(np.sum(A[k:, k] ** 2))
+        total = total + norm
+        A[k:, k] = A[k:, k] / norm
+    return total + np.sum(A**2)
+
+
+def inputs_householder_columns():
+    return (np.random.default_rng(5).normal(size=(5, 3)),)
+
+
+PROGRAMS += ["householder_columns"]
