@@ -308,7 +308,12 @@ class _Rewriter:
             if params.kwonly_params and not isinstance(params.star_arg, cst.Param):
                 params = params.with_changes(star_arg=cst.ParamStar())
             node = node.with_changes(params=params)
-        return node.with_changes(body=node.body.with_changes(body=body))
+        suite = node.body
+        if isinstance(suite, cst.SimpleStatementSuite):  # ``def h(y): return 2 * y``
+            return node.with_changes(
+                body=suite if body == [suite] else cst.IndentedBlock(body)
+            )
+        return node.with_changes(body=suite.with_changes(body=body))
 
     def block(self, statements, scope, calls, threaded) -> list:
         out = []

@@ -211,3 +211,23 @@ def in_a_conditional_expression(w, x):
 
     y = push(np.sum(w)) if np.sum(x) > 0 else 0.0
     return y + sum(acc)
+
+
+def one_line_helpers(x):
+    """Local functions written on one line, one of them appending to the enclosing list."""
+    acts = []
+
+    def double(y): return 2.0 * y  # fmt: skip
+
+    def keep(y): acts.append(np.sum(np.tanh(y)))  # fmt: skip
+
+    keep(double(x))
+    keep(x**2)
+    return sum(acts) + np.sum(double(x) ** 2)
+
+
+def inputs_one_line_helpers():
+    return (np.random.default_rng(9).normal(size=4),)
+
+
+PROGRAMS += ["one_line_helpers"]
