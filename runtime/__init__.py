@@ -364,6 +364,7 @@ _DEFINED_IN = {
     "dynamic_update_slice_vjp": "slicing",
     "window": "slicing",
     "window_vjp": "slicing",
+    "window_positions": "slicing",
     "fill_like": "trees",
     "fill_like_vjp": "trees",
     "tree_add": "trees",

@@ -169,6 +169,20 @@ def window(operand, start_indices, slice_sizes, axes, batched):
     return dynamic_slice(operand, tuple(starts), sizes, named, (o_flag, tuple(flags)))
 
 
+def window_positions(operand, axis, start, size, batched):
+    """Per-example ``rt.window_positions(operand_i, axis, start_i, size)``: a start per example gives each
+    example its own positions (a batched index array)."""
+    o_flag, s_flag = bool(batched[0]), bool(batched[1])
+    shape = np.shape(operand)[int(o_flag) :]
+    slicing._checked(shape, [start], [int(size)], [axis])
+    xp = namespace(operand, start)
+    first = xp.asarray(start)[:, None] if s_flag else xp.asarray(start)
+    positions = first + xp.arange(int(size))
+    if not s_flag:  # the same positions for every example of a batched array
+        positions = xp.broadcast_to(positions, (np.shape(operand)[0], int(size)))
+    return positions
+
+
 def window_vjp(g, operand, start_indices, slice_sizes, axes, batched):
     """Per-example ``rt.window_vjp(g_i, operand_i, start_indices_i, slice_sizes, axes)``."""
     from .arrays import index_add, zeros_like_float

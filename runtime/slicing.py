@@ -256,6 +256,20 @@ def window(operand, start_indices, slice_sizes, axes=0):
     return dynamic_slice(operand, starts, sizes, named)
 
 
+def window_positions(operand, axis: int, start, size):
+    """The positions ``start, ..., start + size - 1`` along ``axis`` of ``operand``: where a write into
+    ``operand[..., start:start + size]`` lands (``frontend/windows.py``), as an index array. A start known
+    now is NumPy's slice; a traced one is checked, when the compiled code runs, to keep the window inside
+    the axis (NumPy's slice would be shorter there).
+    """
+    if not _is_jax(start):
+        return slice(int(start), int(start) + int(size))
+    _checked(np.shape(operand), [start], [int(size)], [axis])
+    import jax.numpy as jnp
+
+    return start + jnp.arange(int(size))
+
+
 def window_vjp(g, operand, start_indices, slice_sizes, axes=0):
     """The cotangent of ``operand`` in ``window(operand, ...)``: ``g`` in zeros, at the window."""
     from .arrays import index_add, zeros_like_float

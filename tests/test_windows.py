@@ -107,3 +107,41 @@ def test_a_list_sliced_at_a_compiled_loops_index_is_a_located_error_under_xla():
     ) as err:
         s2s.grad(f)(params, x)
     assert "windows.py:" in str(err.value) and "hint:" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["banded_operator", "overlap_add"])
+def test_writes_into_windows_under_vmap_and_jvp(name):
+    f = getattr(P, name)
+    first, second = getattr(P, f"inputs_{name}")()
+    firsts = np.stack([first, -first, 0.5 * first])
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=(0, None))(firsts, second),
+        [f(x, second) for x in firsts],
+        rtol=1e-10,
+    )
+    grads = s2s.vmap(s2s.grad(f), in_axes=(0, None))(firsts, second)
+    for g, x in zip(grads, firsts):
+        np.testing.assert_allclose(
+            g, s2s.grad(f, backend="numpy")(x, second), rtol=1e-9, atol=1e-12
+        )
+    t = np.random.default_rng(3).normal(size=first.shape)
+    eps = 1e-6
+    want = (f(first + eps * t, second) - f(first - eps * t, second)) / (2 * eps)
+    np.testing.assert_allclose(
+        s2s.jvp(f, (first, second), (t, 0.0 * second))[1], want, rtol=1e-6
+    )
+
+
+def two_windows_written(x):
+    img = np.zeros((4, 4))
+    for i in range(3):
+        img[i : i + 2, i : i + 2] = x[i]
+    return np.sum(img)
+
+
+def test_a_write_into_two_windows_at_once_is_a_located_error():
+    with pytest.raises(
+        s2s.S2SError, match="a write into a slice of known width"
+    ) as info:
+        s2s.grad(two_windows_written)(np.ones(3))
+    assert info.value.origin.path == __file__

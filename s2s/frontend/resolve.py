@@ -633,7 +633,8 @@ class Resolver(Calls):
     def target(self, node):
         # an element write ``x[i] = v``: the desugar pass makes it functional
         if isinstance(node, cst.Subscript):
-            return self._Subscript(node)
+            # ``y[i:i + 3] = v``: the window's positions (``frontend/windows.py``)
+            return windows.target(self, node) or self._Subscript(node)
         if isinstance(node, cst.Name):
             return cst.Name(self.renames.get(node.value, node.value))
         if isinstance(node, (cst.Tuple, cst.List)):

@@ -180,6 +180,62 @@ def _bound_once(node) -> dict:
     }
 
 
+def target(resolver, node: cst.Subscript) -> cst.Subscript | None:
+    """An assignment target ``y[i:i + k]`` (``D[i, i:i + 3]``, ``x[:, t:t + k]``), a window of known
+    width, as ``y[rt.window_positions(y, axis, i, k)]``: the window's positions, an index array that
+    ``rt.index_set`` writes at (checked to lie inside the axis, as a read's window is). None where the
+    target holds no window."""
+    code = resolver.source.file.module.code_for_node
+    elements = list(node.slice)
+    defs = _bound_once(resolver.source.node)
+    counters = _counters(resolver.source.node)
+    windows = [
+        k for k, e in enumerate(elements) if _is_window(e.slice, code, defs, counters)
+    ]
+    if not windows:
+        return None
+    keys = [k for k, e in enumerate(elements) if isinstance(e.slice, cst.Index)]
+    advanced = sorted(keys + windows)
+    if (
+        len(windows) > 1
+        or elements[windows[0]].slice.step is not None
+        or advanced != list(range(advanced[0], advanced[-1] + 1))
+        or any(
+            isinstance(e.slice, cst.Slice)
+            and (e.slice.lower or e.slice.upper or e.slice.step)
+            for k, e in enumerate(elements)
+            if k not in windows
+        )
+    ):
+        resolver.fail(
+            node,
+            "a write into a slice of known width at a computed start, beside other slices, keys away "
+            "from it or a step (`x[i:i + 2, j:j + 2] = v`)",
+            "write one window at a time, next to the integer keys (`D[i, i:i + 3] = v`), or build the "
+            "values with `np.where` over the whole array",
+        )
+    k = windows[0]
+    window = elements[k].slice
+    base = resolver.expr(node.value)
+    width = _width(window.lower, window.upper, code, defs)
+    positions = call(
+        "rt.window_positions",
+        base,
+        cst.Integer(str(k)),
+        resolver.expr(window.lower),
+        resolver.expr(width),
+    )
+    parts = [
+        (
+            e.with_changes(slice=cst.Index(positions))
+            if j == k
+            else e.with_changes(slice=resolver._slice(e.slice))
+        )
+        for j, e in enumerate(elements)
+    ]
+    return resolver.mark(cst.Subscript(base, parts), node)
+
+
 def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
     """``node`` read through ``rt.window`` where it holds slices of known width at computed starts."""
     code = resolver.source.file.module.code_for_node

@@ -10,7 +10,7 @@ example by ``runtime/batched_slicing.py``), sizes and axes static.
 
 from s2s import runtime as rt
 
-from .registry import linear, twin
+from .registry import linear, nondiff, signature_of, twin
 
 _ROLES = {"start_indices": "index", "axes": "static"}
 
@@ -47,8 +47,17 @@ def window_vjp(ct, operand, start_indices, slice_sizes, axes=0, *, g):
     return rt.window(g, start_indices, slice_sizes, axes)
 
 
+# ``y[i:i + k] = v`` (``frontend/windows.py``): the positions a write into a window lands at, an index
+nondiff("an index: the positions of a window a write lands at", "rt.window_positions")
+signature_of(
+    rt.window_positions,
+    "rt.window_positions",
+    roles={"operand": "data", "axis": "static", "start": "data", "size": "static"},
+)
+
 twin(
     "batched_slicing",
+    "rt.window_positions",
     "rt.dynamic_slice",
     "rt.dynamic_update_slice",
     "rt.dynamic_update_slice_vjp",

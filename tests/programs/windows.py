@@ -128,3 +128,33 @@ def list_slice_in_a_compiled_loop(params, x):
         pair = params[i : i + 2]
         total = total + np.sum(x @ pair[0]) * np.sum(pair[1])
     return total
+
+
+def banded_operator(x, w):
+    """A banded matrix written a window per row, ``D[i, i:i + 3] = stencil``: a write into a window."""
+    n = x.shape[0]
+    D = np.zeros((n - 2, n))
+    for i in range(n - 2):
+        D[i, i : i + 3] = w * np.array([1.0, -2.0, 1.0])
+    return np.sum((D @ x) ** 2)
+
+
+def overlap_add(x, kernel):
+    """Overlap-add, ``y[i:i + k] += x[i] * kernel``: an update of a window."""
+    k = kernel.shape[0]
+    y = np.zeros(x.shape[0] + k - 1)
+    for i in range(x.shape[0]):
+        y[i : i + k] += x[i] * kernel
+    return np.sum(np.tanh(y) ** 2)
+
+
+def inputs_banded_operator():
+    return np.random.default_rng(12).normal(size=6), 0.7
+
+
+def inputs_overlap_add():
+    r = np.random.default_rng(13)
+    return r.normal(size=5), r.normal(size=3)
+
+
+PROGRAMS += ["banded_operator", "overlap_add"]
