@@ -555,7 +555,9 @@ def _items_batched(b, display, ints=False):
 
     def each(node):
         number = node.expression if isinstance(node, cst.UnaryOperation) else node
-        if isinstance(number, kinds):
+        # a number, or a constant of the namespace (``np.pi``, ``np.inf``)
+        constant = isinstance(number, cst.Attribute) and is_static(number)
+        if isinstance(number, kinds) or constant:
             return call("rt.broadcast_batch", node, cst.Name(b.size))
         if ints and isinstance(node, (cst.List, cst.Tuple)):
             return _items_batched(b, node, ints)

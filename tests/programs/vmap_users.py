@@ -671,9 +671,9 @@ def newton_cube_root(a, b):
 
 
 def cut_points(theta, gaps):
-    """A list of a per-example entry and a number inside ``hstack`` and ``concatenate``."""
+    """A list of a per-example entry and numbers (``np.pi`` too) inside ``hstack`` and ``concatenate``."""
     cut = np.cumsum(np.concatenate([[theta[0]], np.exp(gaps)]))
-    both = np.hstack(([theta[1], 0.5], gaps))
+    both = np.hstack(([theta[1], 0.5, np.pi], gaps))
     return np.sum(np.tanh(cut)) + np.sum(both**2)
 
 
