@@ -155,6 +155,7 @@ CASES = [
     Case(P.pick_a_value, lambda r: (n(r, 3), n(r, 3)), argnums=(0, 1), in_axes=(0, 0)),
     Case(P.piecewise, lambda r: (1.5 * n(r, 3),), hessian=True),
     Case(P.clamped_switch, lambda r: (n(r, 3),), hessian=True),
+    Case(P.switch_over_a_module_list, lambda r: (n(r, 3),)),
     Case(P.scan_in_cond, lambda r: (n(r, 4), 1.0), in_axes=(0, None)),
     Case(P.switch_in_scan, lambda r: (n(r, 6),), hessian=True),
     Case(P.while_in_scan, lambda r: (n(r, 4),), reverse=False, in_axes=None),

@@ -31,6 +31,7 @@ New nodes keep the positions of the user's code they stand for.
 
 from __future__ import annotations
 
+import sys
 import types
 
 import libcst as cst
@@ -273,7 +274,12 @@ class _Items(PositionKeeping):
         return cst.List([cst.Element(item) for item in items])
 
     def leave_Call(self, original, updated):
-        """``ACTS[name](x)`` of a module-level dict of functions: a chain of the calls, by key."""
+        """``ACTS[name](x)`` of a module-level dict of functions: a chain of the calls, by key;
+        ``lax.switch(i, ACTS, x)`` of a module-level list of them: the list written in the call.
+        """
+        switched = self._switch_branches(original, updated)
+        if switched is not None:
+            return switched
         func = updated.func
         if not (
             isinstance(func, cst.Subscript)
@@ -303,6 +309,27 @@ class _Items(PositionKeeping):
             self.reader.positions,
         )
 
+    def _switch_branches(self, original, updated):
+        if len(updated.args) < 2 or updated.args[1].keyword is not None:
+            return None
+        if "jax" not in sys.modules or not _is_switch(self.reader.static(updated.func)):
+            return None
+        branches = updated.args[1].value
+        held = self.reader.static(branches)
+        if not isinstance(held, (list, tuple)) or not held:
+            return None
+        if not all(_is_function(fn) for fn in held) or len(held) > MAX_COPIES:
+            return None
+        self.reader.changed = True
+        like = original.args[1].value
+        listed = cst.List([cst.Element(self.reader.spelling(fn, like)) for fn in held])
+        args = [
+            updated.args[0],
+            updated.args[1].with_changes(value=listed),
+            *updated.args[2:],
+        ]
+        return updated.with_changes(args=args)
+
     def leave_Subscript(self, original, updated):
         if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
             return updated
@@ -330,6 +357,12 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _is_switch(fn) -> bool:
+    import jax
+
+    return fn is jax.lax.switch
 
 
 def _function_table(held) -> bool:

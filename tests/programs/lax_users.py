@@ -346,6 +346,15 @@ def clamped_switch(x):
     )
 
 
+PIECES = [jnp.tanh, jax.nn.relu, jax.nn.softplus]
+
+
+def switch_over_a_module_list(x):
+    """``lax.switch(i, PIECES, x)``: the branches a module-level list of functions."""
+    index = jnp.sum(x > 0.0) % 3
+    return jnp.sum(lax.switch(index, PIECES, x) ** 2)
+
+
 def scan_in_cond(x, flag):
     """A scan inside one branch of a cond."""
 
