@@ -399,15 +399,17 @@ def returns_new_arrays(helper) -> bool:
     assigned: dict = {}
     returns = []
     for node in _own_nodes([src.node.body]):
+        # (a write into an element, ``a[0] = v``, or an update in place, ``a += v``, keeps ``a`` the array
+        # it was: new if it was)
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 if isinstance(t.target, cst.Name):
                     assigned.setdefault(t.target.value, []).append(node.value)
-                else:
+                elif not isinstance(t.target, (cst.Subscript, cst.Attribute)):
                     for n in iter_nodes(t.target):
                         if isinstance(n, cst.Name):
                             assigned.setdefault(n.value, []).append(None)
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+        elif isinstance(node, (cst.AnnAssign, cst.For)):
             for n in iter_nodes(node.target):
                 if isinstance(n, cst.Name):
                     assigned.setdefault(n.value, []).append(None)

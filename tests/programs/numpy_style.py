@@ -2130,3 +2130,31 @@ def inputs_tuple_truth():
 
 
 PROGRAMS += ["tuple_truth"]
+
+
+def accelerations(pos, mass):
+    """Fills a new array by elements: its result shares no memory with the caller's arrays."""
+    a = np.zeros(pos.shape[0])
+    for i in range(pos.shape[0]):
+        a[i] = -mass[i] * pos[i]
+    a += 0.1 * np.roll(pos, 1)
+    return a
+
+
+def leapfrog_with_a_helper(x0, mass):
+    """A leapfrog integrator updating its state in place by a helper's new array."""
+    x = x0.copy()
+    v = np.zeros_like(x)
+    for _ in range(3):
+        a = accelerations(x, mass)
+        v += 0.1 * a
+        x += 0.1 * v
+    return np.sum(x**2) + np.sum(v**2)
+
+
+def inputs_leapfrog_with_a_helper():
+    r = np.random.default_rng(14)
+    return r.normal(size=4), r.uniform(0.5, 1.5, size=4)
+
+
+PROGRAMS += ["leapfrog_with_a_helper"]
