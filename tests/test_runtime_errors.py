@@ -24,10 +24,11 @@ W = np.ones((4, 2))
 
 
 def back_substitution(U, b):
+    # (``U[i, i + 1:] @ x[i + 1:]`` compiles as a masked product; a cumulative sum keeps the slice's size)
     n = b.shape[0]
     x = np.zeros(n)
     for i in range(n - 1, -1, -1):
-        x[i] = (b[i] - U[i, i + 1 :] @ x[i + 1 :]) / U[i, i]
+        x[i] = (b[i] - np.cumsum(U[i, i + 1 :])[-1:] @ x[i + 1 : i + 2]) / U[i, i]
     return np.sum(x)
 
 
@@ -197,7 +198,7 @@ COMPILE_TIME = [
         back_substitution,
         (np.triu(np.ones((3, 3))) + 2 * np.eye(3), X),
         IndexError,
-        "x[i] = (b[i] - U[i, i + 1 :] @ x[i + 1 :]) / U[i, i]",
+        "x[i] = (b[i] - np.cumsum(U[i, i + 1 :])[-1:] @ x[i + 1 : i + 2]) / U[i, i]",
         "mask instead of slicing",
     ),
     (
