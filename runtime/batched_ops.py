@@ -166,6 +166,11 @@ def leading_mask(mask, x, batched):
     xp = namespace(mask, x)
     kept = xp.asarray(mask) != 0
     _check_mask(np.shape(kept)[mask_batched:], np.shape(x)[x_batched:])
+    if (
+        x_batched and not mask_batched
+    ):  # one mask for every example: it gets the batch axis too
+        kept = xp.broadcast_to(kept, (np.shape(x)[0], *np.shape(kept)))
+        mask_batched = 1
     extra = (np.ndim(x) - x_batched) - (np.ndim(kept) - mask_batched)
     return xp.reshape(kept, (*np.shape(kept), *(1,) * extra)) if extra > 0 else kept
 

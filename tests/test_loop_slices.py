@@ -121,3 +121,29 @@ def test_a_slice_beside_an_index_array_is_a_located_error():
         s2s.grad(rows_by_index_array)(x, np.array([0, 2]))
     assert info.value.origin.path == __file__
     assert "index with integers" in info.value.hint
+
+
+def causal_scores(x):
+    T = x.shape[0]
+    scores = np.outer(x, x)
+    mask = np.triu(np.ones((T, T)), k=1).astype(bool)
+    scores[mask] = -1e9
+    return np.sum(np.exp(scores))
+
+
+def test_one_mask_for_every_example_under_vmap():
+    # the mask (a window of the unbatched matrix, a causal mask from shapes) is the same for every
+    # example; the values it selects from differ per example
+    U, b = P.inputs_back_substitution()
+    bs = np.stack([b, 2.0 * b, b - 1.0])
+    f = P.back_substitution
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=(None, 0))(U, bs), [f(U, v) for v in bs], rtol=1e-10
+    )
+    grads = s2s.vmap(s2s.grad(f), in_axes=(None, 0))(U, bs)
+    for g, v in zip(grads, bs):
+        np.testing.assert_allclose(g, s2s.grad(f, backend="numpy")(U, v), rtol=1e-9)
+    xs = np.array([[0.1, 0.2, 0.3], [0.3, -0.2, 0.5]])
+    np.testing.assert_allclose(
+        s2s.vmap(causal_scores)(xs), [causal_scores(x) for x in xs], rtol=1e-12
+    )
