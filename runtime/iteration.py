@@ -11,6 +11,7 @@ only at run time) becomes a ``while`` loop.
 from __future__ import annotations
 
 import builtins
+import itertools
 import sys
 
 import numpy as np
@@ -165,6 +166,27 @@ def range(*bounds, within=None):
 
         return BoundedRange(start, stop, int(step), *(int(b) for b in within))
     return DynamicRange(start, stop, step)
+
+
+def combination_indices(n, r):
+    """``itertools.combinations(range(n), r)`` as ``r`` index arrays (``frontend/combinatorics.py``)."""
+    return _columns(itertools.combinations(builtins.range(int(n)), int(r)), r)
+
+
+def permutation_indices(n, r):
+    """``itertools.permutations(range(n), r)`` as ``r`` index arrays."""
+    return _columns(itertools.permutations(builtins.range(int(n)), int(r)), r)
+
+
+def product_indices(*counts):
+    """``itertools.product(range(n0), range(n1), ...)`` as one index array per count."""
+    ranges = [builtins.range(int(n)) for n in counts]
+    return _columns(itertools.product(*ranges), len(counts))
+
+
+def _columns(tuples, r) -> tuple:
+    rows = np.array(list(tuples), dtype=int).reshape(-1, int(r))
+    return tuple(rows[:, k] for k in builtins.range(int(r)))
 
 
 def iterate(xs):

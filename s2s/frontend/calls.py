@@ -37,6 +37,7 @@ from . import (
     blocks,
     call_forms,
     chains,
+    combinatorics,
     effects,
     foreign,
     function_args,
@@ -479,6 +480,12 @@ class Calls(lax_control.LaxControl):
         if at_updates.is_update(node):
             return at_updates.lower(self, node)
         callee = self._callee_object(node.func)
+        # ``itertools.combinations(points, 2)``: a zip of the rows at index arrays
+        combined = combinatorics.kind_of(callee)
+        if combined is not None:
+            lowered = combinatorics.lower(self, node, combined)
+            if lowered is not None:
+                return lowered
         if (
             output.kind_of(callee) is not None
         ):  # a print or a logging call whose value is used

@@ -196,6 +196,9 @@ batch("axes", "rt.reduced_like", "rt.extremum_vjp", "rt.to_last", "rt.from_last"
 batch("example", "rt.reduced_count")
 batch("example", "rt.take_indices")
 batch("static", "rt.inverse_permutation", "rt.opposite")
+batch(
+    "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"
+)
 batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")

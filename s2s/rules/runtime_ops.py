@@ -260,6 +260,12 @@ def values(d, *, g):
 
 
 nondiff("loop counters are integers", "rt.range")
+nondiff(
+    "positions: integers (itertools' combinations of arrays)",
+    "rt.combination_indices",
+    "rt.permutation_indices",
+    "rt.product_indices",
+)
 nondiff("an index: integers or a mask", "rt.index_array")
 nondiff(
     "truth values",

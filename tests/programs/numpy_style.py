@@ -6,6 +6,7 @@ on both backends against central differences of the function itself.
 """
 
 import functools
+import itertools
 from dataclasses import dataclass
 
 import jax
@@ -2158,3 +2159,23 @@ def inputs_leapfrog_with_a_helper():
 
 
 PROGRAMS += ["leapfrog_with_a_helper"]
+
+
+def pairs_by_itertools(points, w):
+    """``itertools.combinations`` of rows in a generator, ``product`` of ranges and ``permutations`` in loops."""
+    energy = sum(
+        np.exp(-np.sum((a - b) ** 2)) for a, b in itertools.combinations(points, 2)
+    )
+    for i, j in itertools.product(range(2), range(3)):
+        energy = energy + w[i, j] * points[i, j % points.shape[1]]
+    for a, b in itertools.permutations(points[:3], 2):
+        energy = energy + 0.1 * np.dot(a, b) * np.sum(w)
+    return energy
+
+
+def inputs_pairs_by_itertools():
+    r = np.random.default_rng(15)
+    return r.normal(size=(4, 2)), r.normal(size=(2, 3))
+
+
+PROGRAMS += ["pairs_by_itertools"]

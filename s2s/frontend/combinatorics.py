@@ -1,0 +1,89 @@
+"""``itertools.combinations``, ``permutations`` and ``product`` of arrays, read as zips of gathered rows.
+
+Guarantee of ``lower(resolver, node)``: a call of ``itertools.combinations(xs,
+r)`` or ``itertools.permutations(xs, r)`` (``r`` an integer literal) or
+``itertools.product(xs, ys, ...)``, each sequence an array or ``range(n)``, is
+``zip(xs[i0], xs[i1], ...)``, the positions ``(i0, i1, ...) =
+rt.combination_indices(len(xs), r)`` (``rt.permutation_indices``,
+``rt.product_indices``) being index arrays in itertools' order: for
+``range(n)``, the positions themselves. Iterated by a loop or a comprehension,
+``for a, b in itertools.combinations(points, 2)`` is then a loop of fixed length
+over pairs of rows, which compiles (one ``scan``), differentiates (gathers)
+and batches. Other calls of these functions are ``None`` here (read as any
+library call).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import libcst as cst
+
+from ..cstutil import call, int_literal
+
+KINDS = {
+    itertools.combinations: "rt.combination_indices",
+    itertools.permutations: "rt.permutation_indices",
+    itertools.product: "rt.product_indices",
+}
+
+
+def kind_of(obj) -> str | None:
+    """The index function for an ``itertools`` function, else None."""
+    return next((kind for fn, kind in KINDS.items() if obj is fn), None)
+
+
+def lower(resolver, node: cst.Call, kind: str) -> cst.BaseExpression | None:
+    """``zip`` of the sequences at the positions ``kind`` makes (resolved), or None where the call has
+    another form (a keyword, a ``*`` argument, a computed ``r``)."""
+    if any(a.star or a.keyword for a in node.args):
+        return None
+    args = [a.value for a in node.args]
+    if kind == "rt.product_indices":
+        sequences = args
+        if not sequences:
+            return None
+        indices = call(kind, *(_length(resolver, s) for s in sequences))
+    else:
+        if len(args) != 2 or int_literal(args[1]) is None:
+            return None
+        sequences = [args[0]] * int_literal(args[1])
+        indices = call(kind, _length(resolver, args[0]), resolver.expr(args[1]))
+    picked = [
+        _picked(resolver, s, cst.Subscript(indices, [_element(k)]))
+        for k, s in enumerate(sequences)
+    ]
+    return resolver.mark(cst.Call(cst.Name("zip"), [cst.Arg(p) for p in picked]), node)
+
+
+def _element(k: int) -> cst.SubscriptElement:
+    return cst.SubscriptElement(cst.Index(cst.Integer(str(k))))
+
+
+def _range_count(node):
+    """``n`` for ``range(n)``, else None."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "range"
+        and len(node.args) == 1
+        and not node.args[0].star
+        and node.args[0].keyword is None
+    ):
+        return node.args[0].value
+    return None
+
+
+def _length(resolver, sequence):
+    count = _range_count(sequence)
+    if count is not None:
+        return resolver.expr(count)
+    return cst.Call(cst.Name("len"), [cst.Arg(resolver.expr(sequence))])
+
+
+def _picked(resolver, sequence, positions):
+    """The items of ``sequence`` at ``positions``: the positions themselves for ``range(n)``."""
+    if _range_count(sequence) is not None:
+        return positions
+    index = cst.SubscriptElement(cst.Index(positions))
+    return cst.Subscript(resolver.expr(sequence), [index])
