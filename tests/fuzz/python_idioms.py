@@ -22,7 +22,8 @@ arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a 
 (``if s <= 0: return 1e10``); a tuple's truth (``args if args else (1.0, 2.0)``, ``if not args``); a pad width from a shape in a branch on
 a mode string; loops whose range an enclosing loop's index bounds (``for j in range(i + 1, n)``, two
 or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``); slices
-whose bounds a loop's index sets, reduced, multiplied and written (``passes/slice_masks``).
+whose bounds a loop's index sets, reduced, multiplied and written (``passes/slice_masks``);
+``itertools.combinations``/``permutations``/``product`` of arrays and ranges (``frontend/combinatorics``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ FORMS = (
     "padded_branch",
     "triangular_loop",
     "loop_slice",
+    "itertools_pairs",
 )
 
 
@@ -454,3 +456,17 @@ class PythonIdioms:
         if self.p(0.5):
             lines.append(f"    {name}_w[{i}:] = {name}_w[{i}:] * 0.9")
             lines.append(f"{name} = {name} + np.sum({name}_w ** 2)")
+
+    def _py_itertools_pairs(self, lines, name, a, b):
+        # pairs of elements by itertools: a zip of index arrays
+        self.imports.add("import itertools")
+        v = f"{name}_v"
+        form = self.pick(
+            [
+                f"sum(np.tanh({v}[i] * {v}[j]) for i, j in itertools.combinations(range({v}.shape[0]), 2))",
+                f"sum(np.sin(p - q) for p, q in itertools.combinations({v}, 2))",
+                f"sum(p * q for p, q in itertools.permutations({v}, 2))",
+                f"sum({v}[i] * np.cos({v}[j]) for i, j in itertools.product(range(2), range({v}.shape[0])))",
+            ]
+        )
+        lines += [f"{v} = np.ravel({a}) * 0.5", f"{name} = {form}"]
