@@ -23,6 +23,7 @@ PROGRAMS = [
     P.last_activation,
     P.summed_over_functions,
     P.lambdas_in_a_tuple,
+    P.objects_zipped_with_weights,
 ]
 
 

@@ -159,6 +159,29 @@ class _Reader:
             out.append(with_blocks(stmt, self.block, self.positions))
         return out
 
+    def _zipped(self, target, sequence):
+        """``(function target, function sequence, [(target, sequence), ...])`` for ``for layer, W in
+        zip(LAYERS, Ws)`` whose first sequence is a static one of functions, else None.
+        """
+        if not (
+            isinstance(sequence, cst.Call)
+            and isinstance(sequence.func, cst.Name)
+            and sequence.func.value == "zip"
+            and "zip" not in self.bound
+            and len(sequence.args) >= 2
+            and not any(a.keyword or a.star for a in sequence.args)
+            and isinstance(target, (cst.Tuple, cst.List))
+            and len(target.elements) == len(sequence.args)
+        ):
+            return None
+        first, *others = sequence.args
+        if self.functions(first.value) is None:
+            return None
+        names = [el.value for el in target.elements]
+        if not all(isinstance(n, cst.Name) for n in names):
+            return None
+        return names[0], first.value, [(n, a.value) for n, a in zip(names[1:], others)]
+
     def unrolled(self, loop: cst.For) -> list | None:
         """The statements of ``loop`` written out over a static sequence of functions, else None."""
         if loop.orelse is not None or loop.asynchronous is not None:
@@ -180,6 +203,12 @@ class _Reader:
         ):
             index, target = target.elements[0].value, target.elements[1].value
             sequence = sequence.args[0].value
+        beside = (
+            []
+        )  # ``for layer, W in zip(LAYERS, Ws)``: the other sequences' targets and values
+        zipped = self._zipped(target, sequence)
+        if zipped is not None:
+            target, sequence, beside = zipped
         if not isinstance(target, cst.Name):
             return None
         functions = self.functions(sequence)
@@ -191,6 +220,11 @@ class _Reader:
                 out.append(
                     assignment_line(index, cst.Integer(str(k)), loop, self.positions)
                 )
+            for name, items in beside:  # the k-th item of each other sequence
+                item = cst.Subscript(
+                    items, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]
+                )
+                out.append(assignment_line(name, item, loop, self.positions))
             mapping = {target.value: fn}
             for stmt in loop.body.body:
                 out.append(stmt.visit(Positioned(mapping, self.positions)))

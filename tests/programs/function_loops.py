@@ -63,3 +63,24 @@ def lambdas_in_a_tuple(x, w):
     for scale in SCALES:
         x = scale(x) @ w
     return jnp.sum(x)
+
+
+class Scaled:
+    """A layer object with ``__call__`` (Keras/PyTorch style), its configuration an attribute."""
+
+    def __init__(self, scale, activation=None):
+        self.scale, self.activation = scale, activation
+
+    def __call__(self, x, w):
+        z = self.scale * (x @ w)
+        return jnp.tanh(z) if self.activation == "tanh" else z
+
+
+OBJECTS = [Scaled(0.5, "tanh"), Scaled(2.0)]
+
+
+def objects_zipped_with_weights(x, w):
+    """``for layer, s in zip(OBJECTS, scales)``: a module list of callable objects beside another list."""
+    for layer, s in zip(OBJECTS, [1.0, 0.5]):
+        x = s * layer(x, w)
+    return jnp.sum(x**2)
