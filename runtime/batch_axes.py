@@ -344,18 +344,25 @@ def sequence_batch_first(xs):
     return loop_first(xs)
 
 
-def batch_first(ys):
+def batch_first(ys, batched=True):
     """Stacked per-step values of a batched loop, ``(steps, batch, ...)`` at every array leaf, as batched
     values ``(batch, steps, ...)`` (lists of steps that could not be stacked, ``Elements``, as they are).
+    ``batched``: which of them carry the batch axis, a tuple of flags for each tuple of ``ys`` (a
+    gradient's residuals, some the same for every example: a branch's test on the loop's index).
     """
     if isinstance(ys, Elements):
         return ys
-    return tree_map(_swap_leading, ys)
+    if batched is True:
+        return tree_map(_swap_leading, ys)
+    if batched is False or ys is None:
+        return ys
+    parts = [batch_first(y, flag) for y, flag in zip(ys, batched)]
+    return tuple(parts) if isinstance(ys, tuple) else parts
 
 
-def steps_first(ys):
+def steps_first(ys, batched=True):
     """Batched stacks of per-step values, step-major again (the inverse of ``batch_first``)."""
-    return batch_first(ys)
+    return batch_first(ys, batched)
 
 
 def shape_rank(shape) -> int:

@@ -194,3 +194,39 @@ def test_a_branch_kept_by_a_loop_whose_other_side_cannot_run_is_a_located_error(
     with pytest.raises(s2s.S2SError, match="the branch not taken cannot run") as info:
         s2s.vmap(grad, in_axes=(None, 0), backend="numpy")(settings, arr(B, 3))
     assert info.value.origin.path == P.__file__
+
+
+def thomas_solve(d, a, b, c):
+    """The Thomas algorithm for a tridiagonal system: a branch on the loop's index (``i < n - 1``)."""
+    n = d.shape[0]
+    cp, dp = np.zeros(n), np.zeros(n)
+    cp[0], dp[0] = c[0] / b[0], d[0] / b[0]
+    for i in range(1, n):
+        m = b[i] - a[i] * cp[i - 1]
+        if i < n - 1:
+            cp[i] = c[i] / m
+        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+    x = np.zeros(n)
+    x[n - 1] = dp[n - 1]
+    for i in range(n - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return np.sum(x**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_loops_branch_on_its_index_stays_one_branch_for_every_example(backend):
+    """The residuals of a gradient's loop keep their own batching leaf by leaf (``rt.batch_first`` with
+    flags): the test ``i < n - 1`` on the loop's index is the same for every example, so only the branch
+    taken runs (both sides ran, and a write at the index broke, before)."""
+    r = np.random.default_rng(5)
+    n = 5
+    a, b, c = r.normal(size=n), 4.0 + r.uniform(size=n), r.normal(size=n)
+    ds = r.normal(size=(3, n))
+    grad = s2s.grad(thomas_solve, backend=backend)
+    got = s2s.vmap(grad, in_axes=(0, None, None, None), backend=backend)(ds, a, b, c)
+    for g, d in zip(got, ds):
+        np.testing.assert_allclose(
+            g, s2s.grad(thomas_solve, backend="numpy")(d, a, b, c), rtol=1e-6
+        )
+    text = s2s.vmap(s2s.grad(thomas_solve), in_axes=(0, None, None, None)).source
+    assert "rt.batch_first(" in text and "(True, False" in text.replace("\n", "")

@@ -14,7 +14,12 @@ value into it (the initial value is then broadcast).
   residuals kept (each backward branch reads its own).
 - ``scan``: the body on batched carries and step inputs (a batched sequence
   is step-major, ``rt.loop_first``); the stacked outputs are turned back to
-  batch-major (``rt.batch_first``).
+  batch-major (``rt.batch_first``). Outputs that are a tuple display (a
+  gradient's residuals) keep their batching leaf by leaf: ``rt.batch_first``
+  takes their flags, the names bound to them are marked alike (``displayed``
+  for a tuple of its own), and a loop over them (the backward loop) unpacks
+  each leaf with its own flag, so a test on the loop's index stays the same
+  for every example and only the branch taken runs.
 - ``while_loop``: with a test that differs per example, the loop runs while
   any example is live (``rt.batching.any_example``), and each step keeps the
   carry of the examples that have finished (``select``), so every example
@@ -31,7 +36,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, names_in, substitute, tuple_of
+from ..cstutil import call, literal, names_in, substitute, tuple_of
 from ..passes.dataflow import assigned, free_names, reads
 from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named
@@ -282,10 +287,20 @@ def scan(b, stmt: ir.Assign, e):
     carry = _fixed_point(b, body, carry_param, b.is_batched(init), others, carry_out)
     sources = others | ({carry_param} if carry else set())
     ys = _varies(b, body, sources, y_out)
+    leaves = (
+        {}
+    )  # the steps' outputs, a tuple display: each leaf's own batching (``_leaf_flags``)
 
     def result(inner, value):
         new_carry, y = (el.value for el in value.elements)
         new_carry = inner.broadcast(new_carry) if carry else new_carry
+        if ys and isinstance(y, cst.Tuple):
+            flags = _leaf_flags(inner, y)
+            if not _all_batched(
+                flags
+            ):  # a residual the same for every example stays so
+                leaves["flags"] = flags
+                return tuple_of(new_carry, _broadcast_leaves(inner, y, flags))
         return tuple_of(new_carry, inner.broadcast(y) if ys else y)
 
     sequences = _sequences(b, xs)
@@ -294,7 +309,8 @@ def scan(b, stmt: ir.Assign, e):
         d = _batched_fn(b, body, sources, result)
         steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
     else:  # each sequence keeps its own batching: a shared ``range`` stays shared
-        unpack, batched_names = split
+        unpack, batched_names, held = split
+        b.displayed.update(held)  # (what the body's batched statements read of them)
         d = _batched_fn(
             b, body, (sources - {item_param}) | batched_names, result, first=unpack
         )
@@ -318,9 +334,62 @@ def scan(b, stmt: ir.Assign, e):
     else:  # stacked step by step: (steps, batch, ...); batched values are (batch, steps, ...)
         steps = cst.Name(b.namer.fresh("steps"))
         b.emit(tuple_of(carry_target, steps), value)
-        b.emit(ys_target, call("rt.batch_first", steps))
+        flags = leaves.get("flags")
+        mask = [] if flags is None else [literal(_mask(flags))]
+        b.emit(ys_target, call("rt.batch_first", steps, *mask))
+        if (
+            flags is not None
+        ):  # each name the steps' outputs are bound to, as batched as they are
+            b.mark(carry_target, carry)
+            batched, held = set(), {}
+            _unpacked_flags(ys_target, flags, batched, held)
+            b.displayed.update(held)
+            for name in set(ir.target_names(ys_target)) - {"_"}:
+                b.mark(cst.Name(name), name in batched)
+            return
     b.mark(carry_target, carry)
     b.mark(ys_target, ys)
+
+
+def _leaf_flags(inner, display: cst.Tuple) -> dict:
+    """Whether each item of a tuple display (the steps' outputs) is batched: a tuple of its own item by
+    item, a display's holder by its own flags, ``None`` and literals not."""
+    flags = {}
+    for k, el in enumerate(display.elements):
+        v = el.value
+        if isinstance(v, cst.Tuple):
+            flags[k] = _leaf_flags(inner, v)
+        elif isinstance(v, cst.Name) and v.value in inner.displayed:
+            flags[k] = inner.displayed[v.value]
+        else:
+            flags[k] = not is_static(v) and inner.is_batched(v)
+    return flags
+
+
+def _all_batched(flags) -> bool:
+    if isinstance(flags, dict):
+        return all(_all_batched(f) for f in flags.values())
+    return flags
+
+
+def _broadcast_leaves(inner, display: cst.Tuple, flags: dict) -> cst.Tuple:
+    """The display with its batched items given the batch axis (a holder of items as it is)."""
+    elements = []
+    for k, el in enumerate(display.elements):
+        v, flag = el.value, flags[k]
+        if isinstance(v, cst.Tuple) and isinstance(flag, dict):
+            v = _broadcast_leaves(inner, v, flag)
+        elif flag is True:
+            v = inner.broadcast(v)
+        elements.append(el.with_changes(value=v))
+    return display.with_changes(elements=elements)
+
+
+def _mask(flags):
+    """Nested flags as the nested tuple ``rt.batch_first`` reads."""
+    if isinstance(flags, dict):
+        return tuple(_mask(flags[k]) for k in sorted(flags))
+    return bool(flags)
 
 
 def _sequences(b, xs) -> list | None:
@@ -341,8 +410,9 @@ def _split_items(b, body, sequences):
     """
     if sequences is None:
         return None
-    flags = [b.is_batched(a) for a in sequences]
-    if all(flags) or not any(flags):
+    # (a gradient's residuals stacked leaf by leaf: ``b.displayed`` holds each leaf's flag)
+    flags = [_held_flags(b, a) for a in sequences]
+    if not any(isinstance(f, dict) for f in flags) and (all(flags) or not any(flags)):
         return None
     item = body.param_names[1]
     stmts, value = _parts(body)
@@ -356,11 +426,32 @@ def _split_items(b, body, sequences):
     )
     if not unpacks or item in names_in(value):
         return None
-    batched = set()
+    batched, held = set(), {}
     for el, flag in zip(first.target.elements, flags):
-        if flag:
-            batched |= set(ir.target_names(el.value))
-    return first, batched
+        _unpacked_flags(el.value, flag, batched, held)
+    return first, batched, held
+
+
+def _held_flags(b, sequence):
+    """A sequence's batching: its displayed leaves' flags where it holds some, else one flag."""
+    if isinstance(sequence, cst.Name) and sequence.value in b.displayed:
+        flags = b.displayed[sequence.value]
+        return flags if not _all_batched(flags) else True
+    return b.is_batched(sequence)
+
+
+def _unpacked_flags(target, flag, batched: set, held: dict) -> None:
+    """The names ``target`` unpacks from an item flagged ``flag`` (nested flags for a tuple): the batched
+    ones into ``batched``, those bound to a tuple of flags of its own into ``held``."""
+    if isinstance(flag, dict) and isinstance(target, (cst.Tuple, cst.List)):
+        for k, el in enumerate(target.elements):
+            _unpacked_flags(el.value, flag.get(k, True), batched, held)
+        return
+    names = set(ir.target_names(target)) - {"_"}
+    if isinstance(flag, dict) and isinstance(target, cst.Name):
+        held[target.value] = flag
+    if any_batched(flag):
+        batched |= names
 
 
 def _step_major(b, xs):
@@ -375,6 +466,9 @@ def _step_major(b, xs):
         )
     if isinstance(xs, cst.Name) and xs.value in b.step_major:
         return xs
+    flags = _held_flags(b, xs)
+    if isinstance(flags, dict):  # leaf by leaf, as ``rt.batch_first`` stacked them
+        return call("rt.steps_first", xs, literal(_mask(flags)))
     return call("rt.steps_first", b.broadcast(xs))
 
 
