@@ -169,6 +169,10 @@ def broadcast_batch(value, size):
     def leaf(x):
         if isinstance(x, BoundedRange):
             return x.broadcast(size)
+        if isinstance(
+            x, Elements
+        ):  # items of different shapes, inside a tuple: each one
+            return broadcast_batch(x, size)
         if getattr(type(x), "placeholder", False):
             return x  # no value (``rt.unset``, ``rt.skipped``): none per example either
         if isinstance(x, str):

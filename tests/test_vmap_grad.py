@@ -230,3 +230,36 @@ def test_a_loops_branch_on_its_index_stays_one_branch_for_every_example(backend)
         )
     text = s2s.vmap(s2s.grad(thomas_solve), in_axes=(0, None, None, None)).source
     assert "rt.batch_first(" in text and "(True, False" in text.replace("\n", "")
+
+
+LAYER_SHAPES = [(2, 3), (3, 1)]
+
+
+def unpack_flat(weights):
+    """autograd's ``unpack_layers``: slices of a flat vector at sizes read from a module-level list."""
+    layers = []
+    for m, n in LAYER_SHAPES:
+        layers.append((weights[: m * n].reshape((m, n)), weights[m * n : m * n + n]))
+        weights = weights[(m + 1) * n :]
+    return layers
+
+
+def flat_mlp_loss(weights, x):
+    h = x
+    for W, b in unpack_flat(weights):
+        h = np.tanh(h @ W + b)
+    return np.sum(h**2)
+
+
+def test_slices_at_sizes_a_loop_reads_stay_the_same_for_every_example():
+    """The sizes are residuals of the gradient's loop, unbatched leaf by leaf even beside batched ones in
+    a nested tuple: the backward loop slices at bounds that are the same for every example.
+    """
+    r = np.random.default_rng(6)
+    weights = r.normal(size=13) * 0.5
+    xs = r.normal(size=(3, 4, 2))
+    got = s2s.vmap(s2s.grad(flat_mlp_loss), in_axes=(None, 0))(weights, xs)
+    for g, x in zip(got, xs):
+        np.testing.assert_allclose(
+            g, s2s.grad(flat_mlp_loss, backend="numpy")(weights, x), rtol=1e-5
+        )

@@ -520,6 +520,11 @@ class Resolver(Calls):
                     "(`logger = logging.getLogger(__name__)`; `logger.info(...)`)",
                     UnsupportedSyntax,
                 )
+        # a string on its own line (a docstring a rewrite moved, a comment as a string): no effect
+        if isinstance(small, cst.Expr) and isinstance(
+            small.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            return []
         # an in-place write (the fence allows no other expression statement)
         if isinstance(small, cst.Expr):
             return self.effect(small.value, origin)

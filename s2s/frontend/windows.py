@@ -24,9 +24,11 @@ from collections import Counter
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes, names_in
+from ..cstutil import call, dotted, iter_nodes, names_in
 from .rewriting import bindings
 
+# the index expressions generated code and NumPy spell as subscripts of a maker
+INDEX_MAKERS = ("xp.s_", "np.s_", "numpy.s_", "jnp.s_", "np.index_exp")
 _Poly = Counter  # monomial (a sorted tuple of atom codes) -> integer coefficient
 
 
@@ -241,6 +243,10 @@ def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
     code = resolver.source.file.module.code_for_node
     elements = list(node.slice)
     if not any(isinstance(e.slice, cst.Slice) for e in elements):
+        return None
+    if (
+        dotted(node.value) in INDEX_MAKERS
+    ):  # ``xp.s_[:, a:b]``: an index, no array sliced
         return None
     defs = _bound_once(resolver.source.node)
     counters = _counters(resolver.source.node)

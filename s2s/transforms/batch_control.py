@@ -316,7 +316,7 @@ def scan(b, stmt: ir.Assign, e):
         )
         if isinstance(xs, cst.Tuple):
             steps_in = tuple_of(
-                *(_step_major(b, a) if b.is_batched(a) else a for a in sequences)
+                *(_steps_of(b, a, _held_flags(b, a)) for a in sequences)
             )
         else:  # (as ``families.Sequence`` zips them)
             steps_in = cst.Name(b.namer.fresh("zip"))
@@ -433,11 +433,29 @@ def _split_items(b, body, sequences):
 
 
 def _held_flags(b, sequence):
-    """A sequence's batching: its displayed leaves' flags where it holds some, else one flag."""
+    """A sequence's batching: its displayed leaves' flags where it holds some (a tuple display of
+    sequences item by item), else one flag."""
     if isinstance(sequence, cst.Name) and sequence.value in b.displayed:
         flags = b.displayed[sequence.value]
-        return flags if not _all_batched(flags) else True
-    return b.is_batched(sequence)
+    elif isinstance(sequence, cst.Tuple):
+        flags = {k: _held_flags(b, el.value) for k, el in enumerate(sequence.elements)}
+    else:
+        return b.is_batched(sequence)
+    if _all_batched(flags):
+        return True
+    return flags if any_batched(flags) else False
+
+
+def _steps_of(b, sequence, flags):
+    """A scan's sequence, step-major, leaf by leaf as ``flags`` say: an unbatched leaf as it is."""
+    if isinstance(flags, dict) and isinstance(sequence, cst.Tuple):
+        return sequence.with_changes(
+            elements=[
+                el.with_changes(value=_steps_of(b, el.value, flags[k]))
+                for k, el in enumerate(sequence.elements)
+            ]
+        )
+    return _step_major(b, sequence) if any_batched(flags) else sequence
 
 
 def _unpacked_flags(target, flag, batched: set, held: dict) -> None:
