@@ -24,14 +24,21 @@ class Default(float):
     """
 
 
+class DefaultInt(int):
+    """An int parameter's default value that the caller left out: a constant also under ``s2s.jit``."""
+
+
+DEFAULTS = (Default, DefaultInt)
+
+
 def _is_static(value) -> bool:
     """Python ints, bools, strings and None (and tuples of them), and defaults the caller left out, are
     compile-time constants."""
     if isinstance(value, tuple):
         return all(_is_static(v) for v in value)
-    return isinstance(value, (bool, int, str, type(None), Default)) and not isinstance(
-        value, np.generic
-    )
+    return isinstance(
+        value, (bool, int, str, type(None), *DEFAULTS)
+    ) and not isinstance(value, np.generic)
 
 
 def _to_numpy(tree):
@@ -134,14 +141,17 @@ class Runner:
         self._holds = False  # an argument held a leaf jax.jit cannot take (``held``)
         self._fixed = None if static is None else (tuple(static), tuple(donate))
 
-    def jitted(self):
-        """The ``jax.jit`` of the function with the fixed static and donated positions (``s2s.jit``)."""
-        found = self._jitted.get(self._fixed)
+    def jitted(self, defaults=()):
+        """The ``jax.jit`` of the function with the fixed static and donated positions (``s2s.jit``), and
+        the positions of ``defaults`` the caller left out, constants as under ``jax.jit``.
+        """
+        static, donate = self._fixed
+        static = tuple(sorted({*static, *defaults}))
+        found = self._jitted.get((static, donate))
         if found is None:
             import jax
 
-            static, donate = self._fixed
-            found = self._jitted[self._fixed] = jax.jit(
+            found = self._jitted[static, donate] = jax.jit(
                 self._traced, static_argnums=static, donate_argnums=donate
             )
         return found
@@ -177,7 +187,8 @@ class Runner:
     def _compiled(self, args):
         """The call compiled through ``jax.jit`` (static arguments and held leaves as ``__call__`` says)."""
         if self._fixed is not None:
-            return self.jitted()(*args)
+            defaults = [i for i, a in enumerate(args) if isinstance(a, DEFAULTS)]
+            return self.jitted(defaults)(*args)
         static = tuple(i for i, a in enumerate(args) if _is_static(a))
         if self._holds:
             return held.call(self, args, static, force=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrays import _is_jax, namespace
 from .located import Refusal
 
 
@@ -202,12 +203,30 @@ def bincount_length(x, minlength, length) -> int:
     try:
         values = np.asarray(x)
     except Exception:  # a traced value: the number of bins is known only when it runs
+        if minlength is not None and not _is_jax(minlength):
+            # ``minlength`` bins, checked when the compiled code runs to hold every value (NumPy would
+            # add bins past them: a compiled bincount has one size)
+            from .output import _when_known
+
+            _when_known(
+                lambda top: _within(top, int(minlength)), (namespace(x).max(x),)
+            )
+            return int(minlength)
         raise Refusal(
             "`np.bincount` without `length=` under jit (its number of bins depends on the data)",
             "call jnp.bincount(x, weights, length=n) with the number of bins",
         ) from None
     largest = int(values.max()) + 1 if values.size else 0
     return max(largest, int(minlength or 0))
+
+
+def _within(top, minlength: int) -> None:
+    if int(np.asarray(top)) >= minlength:
+        raise ValueError(
+            f"`np.bincount` with `minlength={minlength}` under jit met the value {int(np.asarray(top))}: "
+            "a compiled bincount has `minlength` bins (NumPy would add more); pass `length=` with the "
+            "number of bins, or run eagerly with backend='numpy'"
+        )
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=False):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from .runtime.backends import Default
+from .runtime.backends import Default, DefaultInt
 
 _POSITIONAL = (
     inspect.Parameter.POSITIONAL_ONLY,
@@ -164,5 +164,7 @@ __all__ = ["Binding"]
 
 
 def _default(value):
-    """A default the caller left out: a float one a constant of the compiled code (``Default``)."""
-    return Default(value) if type(value) is float else value
+    """A default the caller left out, a number: a constant of the compiled code (``Default``)."""
+    if type(value) is float:
+        return Default(value)
+    return DefaultInt(value) if type(value) is int else value

@@ -100,7 +100,9 @@ class Jitted(Transformed):
 
     def lower(self, *args, **kwargs):
         """JAX's ``Lowered`` for this call: ``.as_text()`` is its StableHLO, ``.compile()`` compiles it."""
-        return self._current_runner().jitted().lower(*self.binding(args, kwargs))
+        bound = self.binding(args, kwargs)
+        defaults = [i for i, a in enumerate(bound) if isinstance(a, backends.DEFAULTS)]
+        return self._current_runner().jitted(defaults).lower(*bound)
 
     def __repr__(self):
         return f"<s2s.jit of {self.__name__}>"

@@ -364,3 +364,27 @@ def test_a_factorys_closure_reached_by_a_derivative_is_a_located_error_in_every_
     # where none reaches them, the call through the value it returns is the located error
     with pytest.raises(s2s.S2SError, match="called through a parameter or a value"):
         s2s.grad(scaled_step, argnums=1, backend="numpy")(0.3, x[0])
+
+
+# --- np.bincount with minlength under XLA: minlength bins, checked when the code runs -------------
+
+
+def degree_weighted(h, edges, n=4):
+    """A graph's node degrees by ``np.bincount(..., minlength=n)`` (``e47``'s GNN), then a weighted sum."""
+    degree = np.bincount(edges, minlength=n)
+    return np.sum(h * (1.0 + degree) ** -0.5)
+
+
+def test_bincount_with_minlength_compiles_and_checks_its_values():
+    h = np.array([0.5, -1.0, 2.0, 0.3])
+    edges = np.array([0, 1, 1, 3])
+    want = degree_weighted(h, edges)
+    np.testing.assert_allclose(s2s.jit(degree_weighted)(h, edges), want, rtol=1e-12)
+    np.testing.assert_allclose(
+        s2s.grad(degree_weighted)(h, edges),
+        (1.0 + np.bincount(edges, minlength=4)) ** -0.5,
+    )
+    with pytest.raises(
+        Exception, match="minlength=4"
+    ):  # NumPy would add a bin: loud, never dropped
+        s2s.jit(degree_weighted)(h, np.array([0, 1, 5, 3]))
