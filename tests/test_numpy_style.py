@@ -70,6 +70,38 @@ def check_program(programs, name, rtol=1e-10):
     np.testing.assert_allclose(s2s.value_and_grad(f)(*args)[0], f(*args), rtol=rtol)
 
 
+def check_batched(f, firsts, rest, rtol=1e-9):
+    """``vmap`` of ``f`` over its first argument against a loop, and ``vmap`` of its gradient against
+    each example's gradient on the NumPy backend."""
+    in_axes = (0, *(None for _ in rest))
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=in_axes)(firsts, *rest),
+        [f(x, *rest) for x in firsts],
+        rtol=1e-10,
+    )
+    grads = s2s.vmap(s2s.grad(f), in_axes=in_axes)(firsts, *rest)
+    for g, x in zip(grads, firsts):
+        np.testing.assert_allclose(
+            g, s2s.grad(f, backend="numpy")(x, *rest), rtol=rtol, atol=1e-12
+        )
+
+
+def check_forward_and_hessian(f, first, rest, t, eps=1e-6):
+    """``jvp`` along ``t`` and the Hessian times ``t`` against central differences (of ``f`` and of its
+    gradient on the NumPy backend)."""
+    want = (f(first + eps * t, *rest) - f(first - eps * t, *rest)) / (2 * eps)
+    zeros = tuple(np.zeros_like(np.asarray(r, dtype=float)) for r in rest)
+    value, tangent = s2s.jvp(f, (first, *rest), (t, *zeros))
+    np.testing.assert_allclose(value, f(first, *rest), rtol=1e-12)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+    h = s2s.hessian(f)(first, *rest)
+    g = s2s.grad(f, backend="numpy")
+    fd = (g(first + eps * t, *rest) - g(first - eps * t, *rest)) / (2 * eps)
+    np.testing.assert_allclose(
+        np.tensordot(h, t, axes=np.ndim(t)), fd, rtol=1e-5, atol=1e-7
+    )
+
+
 @pytest.mark.parametrize("name", P.PROGRAMS)
 def test_gradient_matches_finite_differences(name):
     f = getattr(P, name)

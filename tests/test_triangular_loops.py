@@ -14,7 +14,11 @@ import pytest
 
 import s2s
 from tests.programs import triangular as P
-from tests.test_numpy_style import check_program
+from tests.test_numpy_style import (
+    check_batched,
+    check_forward_and_hessian,
+    check_program,
+)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -34,33 +38,13 @@ def test_vmap_and_vmap_of_grad_match_a_loop(name):
         firsts = np.stack([first, first + np.eye(len(first)), 2.0 * first])
     else:
         firsts = np.stack([first, 0.5 * first, -first])
-    in_axes = (0, *(None for _ in rest))
-    np.testing.assert_allclose(
-        s2s.vmap(f, in_axes=in_axes)(firsts, *rest),
-        [f(x, *rest) for x in firsts],
-        rtol=1e-10,
-    )
-    grads = s2s.vmap(s2s.grad(f), in_axes=in_axes)(firsts, *rest)
-    for g, x in zip(grads, firsts):
-        np.testing.assert_allclose(
-            g, s2s.grad(f, backend="numpy")(x, *rest), rtol=1e-9, atol=1e-12
-        )
+    check_batched(f, firsts, rest)
 
 
 def test_jvp_and_hessian_match_differences():
     A, y = P.inputs_cholesky_logdet()
-    f = P.cholesky_logdet
     t = np.random.default_rng(7).normal(size=A.shape)
-    t = t + t.T
-    eps = 1e-6
-    want = (f(A + eps * t, y) - f(A - eps * t, y)) / (2 * eps)
-    value, tangent = s2s.jvp(f, (A, y), (t, np.zeros_like(y)))
-    np.testing.assert_allclose(value, f(A, y), rtol=1e-12)
-    np.testing.assert_allclose(tangent, want, rtol=1e-6)
-    h = s2s.hessian(f)(A, y)
-    g = s2s.grad(f, backend="numpy")
-    fd = (g(A + eps * t, y) - g(A - eps * t, y)) / (2 * eps)
-    np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd, rtol=1e-5, atol=1e-7)
+    check_forward_and_hessian(P.cholesky_logdet, A, (y,), t + t.T)
 
 
 def test_the_span_is_written_in_the_generated_code():

@@ -182,11 +182,9 @@ def _bound_once(node) -> dict:
     }
 
 
-def target(resolver, node: cst.Subscript) -> cst.Subscript | None:
-    """An assignment target ``y[i:i + k]`` (``D[i, i:i + 3]``, ``x[:, t:t + k]``), a window of known
-    width, as ``y[rt.window_positions(y, axis, i, k)]``: the window's positions, an index array that
-    ``rt.index_set`` writes at (checked to lie inside the axis, as a read's window is). None where the
-    target holds no window."""
+def _windows_of(resolver, node: cst.Subscript):
+    """``(code, defs, elements, windows)``: the subscript's elements and the positions of those that are
+    windows of a width known when traced."""
     code = resolver.source.file.module.code_for_node
     elements = list(node.slice)
     defs = _bound_once(resolver.source.node)
@@ -194,6 +192,15 @@ def target(resolver, node: cst.Subscript) -> cst.Subscript | None:
     windows = [
         k for k, e in enumerate(elements) if _is_window(e.slice, code, defs, counters)
     ]
+    return code, defs, elements, windows
+
+
+def target(resolver, node: cst.Subscript) -> cst.Subscript | None:
+    """An assignment target ``y[i:i + k]`` (``D[i, i:i + 3]``, ``x[:, t:t + k]``), a window of known
+    width, as ``y[rt.window_positions(y, axis, i, k)]``: the window's positions, an index array that
+    ``rt.index_set`` writes at (checked to lie inside the axis, as a read's window is). None where the
+    target holds no window."""
+    code, defs, elements, windows = _windows_of(resolver, node)
     if not windows:
         return None
     keys = [k for k, e in enumerate(elements) if isinstance(e.slice, cst.Index)]
@@ -240,19 +247,12 @@ def target(resolver, node: cst.Subscript) -> cst.Subscript | None:
 
 def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
     """``node`` read through ``rt.window`` where it holds slices of known width at computed starts."""
-    code = resolver.source.file.module.code_for_node
-    elements = list(node.slice)
-    if not any(isinstance(e.slice, cst.Slice) for e in elements):
+    if not any(isinstance(e.slice, cst.Slice) for e in node.slice):
         return None
-    if (
-        dotted(node.value) in INDEX_MAKERS
-    ):  # ``xp.s_[:, a:b]``: an index, no array sliced
+    # ``xp.s_[:, a:b]``: an index, no array sliced
+    if dotted(node.value) in INDEX_MAKERS:
         return None
-    defs = _bound_once(resolver.source.node)
-    counters = _counters(resolver.source.node)
-    windows = [
-        k for k, e in enumerate(elements) if _is_window(e.slice, code, defs, counters)
-    ]
+    code, defs, elements, windows = _windows_of(resolver, node)
     if not windows:
         return None
     plain = (cst.Index, cst.Slice)
