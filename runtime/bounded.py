@@ -139,6 +139,23 @@ def stacked(items):
     )
 
 
+def _check_inside(bounds: BoundedRange) -> None:
+    """That the range's values lie in its span, when the compiled code runs (the compiler proves it: a
+    failure is s2s's error, raised rather than a step skipped)."""
+    from .output import _when_known
+
+    def inside(start, stop):
+        start, stop = int(np.asarray(start)), int(np.asarray(stop))
+        values = range(start, stop, bounds.step)
+        if len(values) and (min(values) < bounds.low or max(values) >= bounds.high):
+            raise AssertionError(
+                f"s2s: range({start}, {stop}, {bounds.step}) leaves the span range({bounds.low}, "
+                f"{bounds.high}) the compiler gave it; please report this"
+            )
+
+    _when_known(inside, (bounds.start, bounds.stop))
+
+
 def _own(leaf) -> bool:
     """A loop's own ``BoundedRange``; one an enclosing loop stacked (a residual, read by the inner loop
     of the backward loop's steps) has bounds of one or more axes."""
@@ -185,6 +202,8 @@ def scan_bounded(scan, f, init, xs, length, reverse):
         keep = bounds.holds(j if bounds.examples is None else j[0])
         return jax.tree.map(lambda n, o: jnp.where(keep, n, o), new, carry), y
 
+    if not reverse:  # (the backward loop runs over the same ranges)
+        _check_inside(bounds)
     if _has_unset(init):
         first = tree_map(lambda leaf: leaf[0], plain)
         init, check = filled(lambda c: f(c, first)[0], init, True)

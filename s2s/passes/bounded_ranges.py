@@ -71,10 +71,22 @@ def _block(body, loops: tuple, top: bool = True) -> tuple:
             and loops
             and isinstance(target, cst.Name)
             and target.value in loops[-1].once
+            and _current(stmt.value, loops)
         ):
             loops[-1].defs[target.value] = stmt.value
         out.append(stmt)
     return tuple(out)
+
+
+def _current(value, loops) -> bool:
+    """Whether ``value`` reads only what holds this step's value where it is assigned: indices, names the
+    loops do not change, and assignments before it (not a name the step assigns later, whose value here
+    is the previous step's)."""
+    for name in names_in(value):
+        known = any(name in loop.indices or name in loop.defs for loop in loops)
+        if not known and any(name in loop.varying for loop in loops):
+            return False
+    return True
 
 
 def _loop(stmt: ir.For, loops: tuple) -> ir.For:
