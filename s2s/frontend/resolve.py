@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, names_in
+from ..cstutil import call, dotted, int_literal, names_in
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import array_data, literal_data, user_object
@@ -625,8 +625,10 @@ class Resolver(Calls):
                     out = []
                 return out + [ir.Assign(t, held, origin) for t in (first, *others)]
             out = [ir.Assign(first, value, origin)]
+            # ``x1 = x2 = 0.0``: a number each (no array that names share)
+            number = int_literal(value) is not None or isinstance(value, cst.Float)
             for target in others:
-                out.append(ir.Assign(target, first, origin))
+                out.append(ir.Assign(target, value if number else first, origin))
             return out
         self.fail(
             small,

@@ -60,9 +60,10 @@ FRESH_RUNTIME = frozenset(
 )
 
 
-# attributes that describe an array rather than view it, and builtins that give Python numbers
+# attributes that describe an array rather than view it, and builtins that give Python numbers or new
+# values (``sum`` starts from ``0 +``: never one of its items)
 METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
-NUMBERS = frozenset({"range", "len", "int", "float", "bool"})
+NUMBERS = frozenset({"range", "len", "int", "float", "bool", "sum"})
 
 
 def _shared_with(value, fresh=frozenset()) -> set[str]:

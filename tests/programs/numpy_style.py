@@ -2167,7 +2167,7 @@ def pairs_by_itertools(points, w):
         np.exp(-np.sum((a - b) ** 2)) for a, b in itertools.combinations(points, 2)
     )
     for i, j in itertools.product(range(2), range(3)):
-        energy = energy + w[i, j] * points[i, j % points.shape[1]]
+        energy += w[i, j] * points[i, j % points.shape[1]]
     for a, b in itertools.permutations(points[:3], 2):
         energy = energy + 0.1 * np.dot(a, b) * np.sum(w)
     return energy
