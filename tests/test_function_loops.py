@@ -38,7 +38,9 @@ def test_gradient_and_forward_mode_match_jax(f):
     check_jvp(f, _args(rng), rng)
 
 
-@pytest.mark.parametrize("f", PROGRAMS[:2], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "f", [*PROGRAMS[:2], P.objects_zipped_with_weights], ids=lambda f: f.__name__
+)
 def test_per_example_gradients_match_jax(f):
     x, w = _args(np.random.default_rng(1))
     check_vmap(f, (np.stack([x, -x]), w), (0, None), grad=1)

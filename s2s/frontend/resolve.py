@@ -54,6 +54,7 @@ ATTRIBUTE_OPS = {
     "imag": "imag",
 }
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
+_MISSING = object()  # (no builtin of that name: a global holding None is not one)
 # the hint of a builtin used where s2s does not read it (``use ...``)
 BUILTIN_INSTEAD = {
     name: f"`{name}(...)` where a loop or comprehension iterates it (`for ... in {name}(...):`); kept in a "
@@ -722,7 +723,7 @@ class Resolver(Calls):
         # a custom_jvp / custom_vjp function: a helper whose derivative is the user's rule
         if rule is not None:
             return cst.Name(self.helper(rule.name, obj))
-        builtin = len(path) == 1 and getattr(builtins, name, None) is obj
+        builtin = len(path) == 1 and getattr(builtins, name, _MISSING) is obj
         if (
             callable(obj)
             and not isinstance(obj, type)
@@ -772,7 +773,7 @@ class Resolver(Calls):
             len(path) == 1 and obj is builtins.sorted
         ):  # of a dict's keys, decided when traced
             return cst.parse_expression("rt.sorted_keys")
-        if len(path) == 1 and getattr(builtins, name, None) is obj:
+        if len(path) == 1 and getattr(builtins, name, _MISSING) is obj:
             instead = BUILTIN_INSTEAD.get(name, "a NumPy function")
             self.fail(
                 node, f"Python's builtin `{name}` is not supported", f"use {instead}"
