@@ -348,25 +348,25 @@ def sequence_batch_first(xs):
     return loop_first(xs)
 
 
-def batch_first(ys, batched=True):
+def batch_first(ys, flags=True):
     """Stacked per-step values of a batched loop, ``(steps, batch, ...)`` at every array leaf, as batched
     values ``(batch, steps, ...)`` (lists of steps that could not be stacked, ``Elements``, as they are).
-    ``batched``: which of them carry the batch axis, a tuple of flags for each tuple of ``ys`` (a
+    ``flags``: which of them carry the batch axis, a tuple of flags for each tuple of ``ys`` (a
     gradient's residuals, some the same for every example: a branch's test on the loop's index).
     """
     if isinstance(ys, Elements):
         return ys
-    if batched is True:
+    if flags is True:
         return tree_map(_swap_leading, ys)
-    if batched is False or ys is None:
+    if flags is False or ys is None:
         return ys
-    parts = [batch_first(y, flag) for y, flag in zip(ys, batched)]
+    parts = [batch_first(y, flag) for y, flag in zip(ys, flags)]
     return tuple(parts) if isinstance(ys, tuple) else parts
 
 
-def steps_first(ys, batched=True):
+def steps_first(ys, flags=True):
     """Batched stacks of per-step values, step-major again (the inverse of ``batch_first``)."""
-    return batch_first(ys, batched)
+    return batch_first(ys, flags)
 
 
 def shape_rank(shape) -> int:

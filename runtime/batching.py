@@ -327,6 +327,11 @@ def select(pred, on_true, on_false):
         )
 
     def leaf(t, f):
+        # the cotangent of an unset value beside a value's: zero, shaped like it
+        if type(f).__name__ == "UnsetCotangent" and not _placeholder(t):
+            f = xp.zeros_like(t)
+        if type(t).__name__ == "UnsetCotangent" and not _placeholder(f):
+            t = xp.zeros_like(f)
         # a variable a ``while`` loop's steps assign (``control.filled``): unset until every example's
         # loop ran a step; its cotangent (no step reads it) is zero
         if type(f).__name__ == "Unset":
@@ -389,6 +394,10 @@ def _zero_residuals(fn, operands):
             shape = next(shapes)
             leaves.append(np.zeros(shape.shape, shape.dtype))
     return held["tree"].unflatten(leaves)
+
+
+def _placeholder(v) -> bool:
+    return getattr(type(v), "placeholder", False)
 
 
 def guard(x, pred, shared_by_all):

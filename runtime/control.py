@@ -357,6 +357,15 @@ class Unset:
         return f"rt.unset({self.name!r})"
 
 
+class UnsetCotangent(Unset):
+    """The cotangent of an ``Unset`` value (``rt.tree_zeros_like`` of it): zero, shaped like the value it
+    meets in a batched ``select`` (an example whose loop returned early beside one whose did not).
+    """
+
+    def __repr__(self):
+        return f"rt.unset_cotangent({self.name!r})"
+
+
 def unset(name: str, where: str = "loop") -> Unset:
     """``name``'s value before a loop that assigns it (see ``Unset``), or before an ``if`` one branch of
     which assigns it (``where="branch"``: a static test picks the branch, as Python does).

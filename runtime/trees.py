@@ -116,15 +116,23 @@ def tree_zeros_like(tree):
     """Float zeros with the structure and shapes of ``tree`` (``None`` stays ``None``)."""
     if type(tree).__name__ == "Elements":  # items of different shapes
         return type(tree)([tree_zeros_like(item) for item in tree.items])
-    # a variable with no value yet (``rt.unset``): no value, no cotangent either (nothing reads it)
+    # a variable with no value yet (``rt.unset``): no value, and a zero cotangent of no shape yet
     return tree_map(
         lambda leaf: (
-            leaf
+            _unset_cotangent(leaf)
             if getattr(type(leaf), "placeholder", False)
             else zeros_like_float(leaf)
         ),
         tree,
     )
+
+
+def _unset_cotangent(leaf):
+    from .control import Unset, UnsetCotangent
+
+    if isinstance(leaf, Unset):
+        return UnsetCotangent(leaf.name, leaf.where)
+    return leaf
 
 
 def tree_add(a, b):

@@ -71,9 +71,10 @@ def loop_first(xs, *, g):
     return rt.batch_first(g)
 
 
-@linear(name="rt.batch_first")
-def batch_first(ys, *, g):
-    return rt.loop_first(g)
+@linear(name="rt.batch_first", roles={"flags": "static"})
+def batch_first(ys, flags=True, *, g):
+    # (leaf by leaf, as the steps' outputs were: swapping the same leaves again undoes it)
+    return rt.batch_first(g, flags), None
 
 
 @linear(name="rt.example_item")
