@@ -41,6 +41,15 @@ from ..passes.dataflow import assigned, free_names, reads
 from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named
 from .activity import array_evidence, diff_names
+from .batch_leaves import (
+    all_batched,
+    any_batched,
+    broadcast_leaves,
+    held_flags,
+    leaf_flags,
+    mask,
+    unpacked_flags,
+)
 from .dependence import depends_on, local_functions
 
 ENCLOSING = frozenset({"xp", "rt"})
@@ -185,13 +194,6 @@ def cond(b, stmt: ir.Assign, e):
     b.mark(stmt.target, out_batched)
 
 
-def any_batched(flag) -> bool:
-    """Whether a display's item is batched: its flag, or, for a tuple of its own, any of its items'."""
-    if isinstance(flag, dict):
-        return any(any_batched(f) for f in flag.values())
-    return flag
-
-
 def _pair_of_tuple(value) -> bool:
     """``(out, (r1, r2, ...))``: a gradient's forward branch's result."""
     return (
@@ -295,12 +297,10 @@ def scan(b, stmt: ir.Assign, e):
         new_carry, y = (el.value for el in value.elements)
         new_carry = inner.broadcast(new_carry) if carry else new_carry
         if ys and isinstance(y, cst.Tuple):
-            flags = _leaf_flags(inner, y)
-            if not _all_batched(
-                flags
-            ):  # a residual the same for every example stays so
+            flags = leaf_flags(inner, y)
+            if not all_batched(flags):  # a residual the same for every example stays so
                 leaves["flags"] = flags
-                return tuple_of(new_carry, _broadcast_leaves(inner, y, flags))
+                return tuple_of(new_carry, broadcast_leaves(inner, y, flags))
         return tuple_of(new_carry, inner.broadcast(y) if ys else y)
 
     sequences = _sequences(b, xs)
@@ -315,9 +315,7 @@ def scan(b, stmt: ir.Assign, e):
             b, body, (sources - {item_param}) | batched_names, result, first=unpack
         )
         if isinstance(xs, cst.Tuple):
-            steps_in = tuple_of(
-                *(_steps_of(b, a, _held_flags(b, a)) for a in sequences)
-            )
+            steps_in = tuple_of(*(_steps_of(b, a, held_flags(b, a)) for a in sequences))
         else:  # (as ``families.Sequence`` zips them)
             steps_in = cst.Name(b.namer.fresh("zip"))
             own = [
@@ -335,61 +333,20 @@ def scan(b, stmt: ir.Assign, e):
         steps = cst.Name(b.namer.fresh("steps"))
         b.emit(tuple_of(carry_target, steps), value)
         flags = leaves.get("flags")
-        mask = [] if flags is None else [literal(_mask(flags))]
-        b.emit(ys_target, call("rt.batch_first", steps, *mask))
+        given = [] if flags is None else [literal(mask(flags))]
+        b.emit(ys_target, call("rt.batch_first", steps, *given))
         if (
             flags is not None
         ):  # each name the steps' outputs are bound to, as batched as they are
             b.mark(carry_target, carry)
             batched, held = set(), {}
-            _unpacked_flags(ys_target, flags, batched, held)
+            unpacked_flags(ys_target, flags, batched, held)
             b.displayed.update(held)
             for name in set(ir.target_names(ys_target)) - {"_"}:
                 b.mark(cst.Name(name), name in batched)
             return
     b.mark(carry_target, carry)
     b.mark(ys_target, ys)
-
-
-def _leaf_flags(inner, display: cst.Tuple) -> dict:
-    """Whether each item of a tuple display (the steps' outputs) is batched: a tuple of its own item by
-    item, a display's holder by its own flags, ``None`` and literals not."""
-    flags = {}
-    for k, el in enumerate(display.elements):
-        v = el.value
-        if isinstance(v, cst.Tuple):
-            flags[k] = _leaf_flags(inner, v)
-        elif isinstance(v, cst.Name) and v.value in inner.displayed:
-            flags[k] = inner.displayed[v.value]
-        else:
-            flags[k] = not is_static(v) and inner.is_batched(v)
-    return flags
-
-
-def _all_batched(flags) -> bool:
-    if isinstance(flags, dict):
-        return all(_all_batched(f) for f in flags.values())
-    return flags
-
-
-def _broadcast_leaves(inner, display: cst.Tuple, flags: dict) -> cst.Tuple:
-    """The display with its batched items given the batch axis (a holder of items as it is)."""
-    elements = []
-    for k, el in enumerate(display.elements):
-        v, flag = el.value, flags[k]
-        if isinstance(v, cst.Tuple) and isinstance(flag, dict):
-            v = _broadcast_leaves(inner, v, flag)
-        elif flag is True:
-            v = inner.broadcast(v)
-        elements.append(el.with_changes(value=v))
-    return display.with_changes(elements=elements)
-
-
-def _mask(flags):
-    """Nested flags as the nested tuple ``rt.batch_first`` reads."""
-    if isinstance(flags, dict):
-        return tuple(_mask(flags[k]) for k in sorted(flags))
-    return bool(flags)
 
 
 def _sequences(b, xs) -> list | None:
@@ -411,7 +368,7 @@ def _split_items(b, body, sequences):
     if sequences is None:
         return None
     # (a gradient's residuals stacked leaf by leaf: ``b.displayed`` holds each leaf's flag)
-    flags = [_held_flags(b, a) for a in sequences]
+    flags = [held_flags(b, a) for a in sequences]
     if not any(isinstance(f, dict) for f in flags) and (all(flags) or not any(flags)):
         return None
     item = body.param_names[1]
@@ -428,22 +385,8 @@ def _split_items(b, body, sequences):
         return None
     batched, held = set(), {}
     for el, flag in zip(first.target.elements, flags):
-        _unpacked_flags(el.value, flag, batched, held)
+        unpacked_flags(el.value, flag, batched, held)
     return first, batched, held
-
-
-def _held_flags(b, sequence):
-    """A sequence's batching: its displayed leaves' flags where it holds some (a tuple display of
-    sequences item by item), else one flag."""
-    if isinstance(sequence, cst.Name) and sequence.value in b.displayed:
-        flags = b.displayed[sequence.value]
-    elif isinstance(sequence, cst.Tuple):
-        flags = {k: _held_flags(b, el.value) for k, el in enumerate(sequence.elements)}
-    else:
-        return b.is_batched(sequence)
-    if _all_batched(flags):
-        return True
-    return flags if any_batched(flags) else False
 
 
 def _steps_of(b, sequence, flags):
@@ -458,20 +401,6 @@ def _steps_of(b, sequence, flags):
     return _step_major(b, sequence) if any_batched(flags) else sequence
 
 
-def _unpacked_flags(target, flag, batched: set, held: dict) -> None:
-    """The names ``target`` unpacks from an item flagged ``flag`` (nested flags for a tuple): the batched
-    ones into ``batched``, those bound to a tuple of flags of its own into ``held``."""
-    if isinstance(flag, dict) and isinstance(target, (cst.Tuple, cst.List)):
-        for k, el in enumerate(target.elements):
-            _unpacked_flags(el.value, flag.get(k, True), batched, held)
-        return
-    names = set(ir.target_names(target)) - {"_"}
-    if isinstance(flag, dict) and isinstance(target, cst.Name):
-        held[target.value] = flag
-    if any_batched(flag):
-        batched |= names
-
-
 def _step_major(b, xs):
     """A scan's batched sequence with the step axis first: loop inputs are already; other batched values
     (the per-step residuals a gradient's forward loop stacked) are moved; unbatched ones broadcast.
@@ -484,9 +413,9 @@ def _step_major(b, xs):
         )
     if isinstance(xs, cst.Name) and xs.value in b.step_major:
         return xs
-    flags = _held_flags(b, xs)
+    flags = held_flags(b, xs)
     if isinstance(flags, dict):  # leaf by leaf, as ``rt.batch_first`` stacked them
-        return call("rt.steps_first", xs, literal(_mask(flags)))
+        return call("rt.steps_first", xs, literal(mask(flags)))
     return call("rt.steps_first", b.broadcast(xs))
 
 
