@@ -342,10 +342,34 @@ def code_of(obj):
     return None
 
 
+# ``jax.lax`` functions that take functions (s2s reads those it supports: ``lax_control``)
+LAX_HIGHER_ORDER = frozenset(
+    {
+        "associative_scan", "reduce", "reduce_window", "custom_root", "custom_linear_solve", "cond",
+        "switch", "scan", "map", "while_loop", "fori_loop", "select_n", "sort", "sort_key_val", "top_k",
+    }
+)  # fmt: skip
+
+
+def lax_function(obj) -> bool:
+    """A public ``jax.lax`` array function that takes no function and that s2s has no op for
+    (``conv_general_dilated``, ``cumlogsumexp``): JAX's own code, called as library code is, with JAX's
+    derivatives and batching (visible in the generated code as an ``rt.foreign`` call).
+    """
+    name = getattr(obj, "__name__", None)
+    if "jax" not in sys.modules or not isinstance(name, str):
+        return False
+    lax = sys.modules["jax"].lax
+    return getattr(lax, name, None) is obj and name not in LAX_HIGHER_ORDER
+
+
 def library_code(obj) -> str | None:
     """The name of the library (``optax``, ``equinox``) whose JAX code runs when ``obj`` is called, or None:
-    ``obj`` runs a Python function of an installed package outside s2s's vocabulary, whose module imports JAX.
+    ``obj`` runs a Python function of an installed package outside s2s's vocabulary, whose module imports
+    JAX; ``jax`` for a ``jax.lax`` array function s2s has no op for (``lax_function``).
     """
+    if lax_function(obj):
+        return "jax"
     code = code_of(obj)
     if code is None or not hasattr(code, "__code__"):
         return None

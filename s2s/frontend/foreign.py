@@ -7,7 +7,9 @@ The resolver hands a call here only where it would otherwise refuse it:
   eqx.nn.Linear(...)``) or a method of one (``model.apply(params, x)``,
   ``opt.update(grads, state)``): accepted when ``runtime.foreign.library_code``
   says the code that runs is JAX code of an installed library (never ``jax``'s or
-  NumPy's own: those are s2s's ops, or a located error). The callable becomes a
+  NumPy's own: those are s2s's ops, or a located error; but a ``jax.lax`` array
+  function s2s has no op for, ``lax.conv_general_dilated``, ``lax.cumlogsumexp``,
+  is called so, imported by its ``jax.lax`` name). The callable becomes a
   constant of the generated module named as the user spells it (``optax_l2_loss``,
   ``model_apply``);
 - a call of a parameter or a local value (``model(x)``, an Equinox model passed
@@ -30,7 +32,7 @@ import libcst as cst
 
 from ..cstutil import literal
 from ..errors import NameResolutionError, UnsupportedSyntax
-from ..runtime.foreign import library_code
+from ..runtime.foreign import lax_function, library_code
 from . import library
 
 
@@ -122,6 +124,8 @@ def import_of(obj) -> tuple[str, str] | None:
         or library_code(obj) is None
     ):
         return None
+    if lax_function(obj):  # ``jax.lax``'s public name
+        return "jax.lax", name
     parts = module.split(".")
     for i in range(1, len(parts) + 1):
         candidate = ".".join(parts[:i])

@@ -346,6 +346,19 @@ def clamped_switch(x):
     )
 
 
+def conv_layer(w, x):
+    """``lax.conv_general_dilated`` (a JAX CNN's layer): JAX's own function, called as library code is."""
+    y = lax.conv_general_dilated(
+        x, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )
+    return jnp.sum(jnp.tanh(y) ** 2)
+
+
+def listwise_ranking(s):
+    """``lax.cumlogsumexp`` of scores in reverse (a Plackett-Luce likelihood)."""
+    return jnp.sum(lax.cumlogsumexp(s[::-1])[::-1] - s)
+
+
 PIECES = [jnp.tanh, jax.nn.relu, jax.nn.softplus]
 
 
