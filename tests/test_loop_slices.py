@@ -29,7 +29,13 @@ def test_gradient_matches_finite_differences(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["back_substitution", "gaussian_elimination", "prefix_statistics"]
+    "name",
+    [
+        "back_substitution",
+        "gaussian_elimination",
+        "prefix_statistics",
+        "gauss_seidel_compliance",
+    ],
 )
 def test_vmap_and_vmap_of_grad_match_a_loop(name):
     f = getattr(P, name)

@@ -90,3 +90,13 @@ def unpacked_flags(target, flag, batched: set, held: dict) -> None:
         held[target.value] = flag
     if any_batched(flag):
         batched |= names
+
+
+def leaf_axes(flags):
+    """Nested flags as ``rt.batch_leaves``'s axes: 0 for a batched leaf, None for one to broadcast (a
+    tuple's items in order, a dict's by key)."""
+    if not isinstance(flags, dict):
+        return 0 if flags else None
+    if sorted(flags) == list(range(len(flags))):
+        return tuple(leaf_axes(flags[k]) for k in range(len(flags)))
+    return {k: leaf_axes(f) for k, f in flags.items()}

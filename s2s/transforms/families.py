@@ -27,6 +27,7 @@ from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
 from ..templates import instantiate, rule_template
+from .batch_leaves import all_batched, any_batched, leaf_axes
 from .foreign import Foreign
 from .simplify import fold
 
@@ -323,6 +324,12 @@ def batch_broadcast(b, atom):
     if isinstance(atom, cst.Name) and atom.value in b.step_major:
         # a loop input kept step-major (``rt.loop_first``) leaving the loop: batch-major again
         return call("rt.sequence_batch_first", atom)
+    flags = b.displayed.get(atom.value) if isinstance(atom, cst.Name) else None
+    if flags is not None and any_batched(flags) and not all_batched(flags):
+        # a display (residuals) batched item by item: its unbatched items broadcast too
+        return call(
+            "rt.batch_leaves", atom, literal(leaf_axes(flags)), cst.Name(b.size)
+        )
     if b.is_batched(atom) or is_static(atom):
         return atom
     return call("rt.broadcast_batch", atom, cst.Name(b.size))

@@ -115,3 +115,26 @@ def inputs_householder_columns():
 
 
 PROGRAMS += ["householder_columns"]
+
+
+def gauss_seidel_compliance(b, A):
+    """Gauss-Seidel sweeps under a convergence test: the sweep's residuals inside a ``while`` loop's."""
+    n = len(b)
+    x = np.zeros(n)
+    it = 0
+    res = np.inf
+    while res > 1e-10 and it < 60:
+        for i in range(n):
+            x[i] = (b[i] - A[i, :i] @ x[:i] - A[i, i + 1 :] @ x[i + 1 :]) / A[i, i]
+        res = np.linalg.norm(A @ x - b)
+        it += 1
+    return b @ x + 0.1 * np.sum(x**3)
+
+
+def inputs_gauss_seidel_compliance():
+    r = np.random.default_rng(6)
+    M = r.normal(size=(4, 4))
+    return r.normal(size=4), M @ M.T + 4 * np.eye(4)
+
+
+PROGRAMS += ["gauss_seidel_compliance"]
