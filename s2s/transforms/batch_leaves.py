@@ -97,6 +97,8 @@ def leaf_axes(flags):
     tuple's items in order, a dict's by key)."""
     if not isinstance(flags, dict):
         return 0 if flags else None
-    if sorted(flags) == list(range(len(flags))):
-        return tuple(leaf_axes(flags[k]) for k in range(len(flags)))
+    # (a tuple display's flags are under its negative positions too: ``x[-1]``)
+    positions = sorted(k for k in flags if isinstance(k, int) and k >= 0)
+    if positions and all(isinstance(k, int) for k in flags):
+        return tuple(leaf_axes(flags[k]) for k in positions)
     return {k: leaf_axes(f) for k, f in flags.items()}
