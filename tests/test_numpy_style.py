@@ -477,3 +477,13 @@ def test_a_key_the_dict_of_functions_does_not_hold_is_a_key_error():
     for backend in BACKENDS:
         with pytest.raises(KeyError, match="gelu"):
             s2s.grad(P.activations_by_name, backend=backend)(x, ("tanh",), "gelu")
+
+
+def test_a_guarded_trajectory_under_vmap_returns_early_per_example():
+    th, x0, obs = P.inputs_guarded_trajectory()
+    ths = np.stack(
+        [th, 1.1 * th, 1000.0 * th]
+    )  # the last one blows up: inf, as NumPy returns
+    got = s2s.vmap(P.guarded_trajectory, in_axes=(0, None, None))(ths, x0, obs)
+    np.testing.assert_allclose(got, [P.guarded_trajectory(t, x0, obs) for t in ths])
+    check_batched(P.guarded_trajectory, ths[:2], (x0, obs), rtol=1e-7)

@@ -23,7 +23,7 @@ import copy
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, literal, names_in
+from ..cstutil import call, dotted, literal, names_in
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -57,6 +57,7 @@ class _Loop:
         self.many_returns = (
             False  # several: ``_returned`` holds the code of the one taken (1, 2, ...)
         )
+        self.breaks = False  # a ``break`` sets ``_done`` too
 
     def done_flag(self) -> str:
         self.done = self.done or self.namer.fresh("_done")
@@ -85,6 +86,7 @@ class _Jumps:
                     return (*out, stmt)
                 return (*out, *self._return_in_loop(stmt, loop))
             if isinstance(stmt, ir.Break):
+                loop.breaks = True
                 return (*out, _set(loop.done_flag(), True, stmt.origin))
             if isinstance(stmt, ir.Continue):
                 return tuple(out)
@@ -169,15 +171,79 @@ class _Jumps:
                     call("rt.logical_and", not_done, stmt.test), body, stmt.origin
                 ),
             ]
+        # appends a ``return`` would skip, at the end of each step (``_unskipped_appends``)
+        body, appends = _unskipped_appends(body, loop)
         return [
             *flags,
             ir.For(
                 stmt.target,
                 stmt.iter,
-                (ir.If(not_done, body, (), stmt.origin),),
+                (ir.If(not_done, body, (), stmt.origin), *appends),
                 stmt.origin,
             ),
         ]
+
+
+def _unskipped_appends(body: tuple, loop: _Loop) -> tuple[tuple, list]:
+    """``(body, appends)``: a ``for`` loop whose ``_done`` only a ``return`` sets, its appends that end a
+    branch the return skips (``if bad: return np.inf`` / ``else: traj.append(state)``) moved to the end of
+    every step: the list grows by one each step, as a compiled loop's must, and differs from Python's
+    only after the loop returned, where nothing reads it. Kept where the list is read in the loop or
+    by a returned value, or the appended value is assigned in the branches (it may have none there).
+    """
+    if loop.breaks or not loop.returned or not body or not isinstance(body[-1], ir.If):
+        return body, []
+    last = body[-1]
+    returned = set().union(set(), *(names_in(r.value) for r in loop.returns))
+    moved = []
+
+    def strip(block):
+        """``block`` without the appends that end it (and its last ``if``'s branches)."""
+        block = list(block)
+        while block and _append_of(block[-1]) is not None:
+            moved.insert(0, block.pop())
+        if block and isinstance(block[-1], ir.If):
+            tail = block[-1]
+            block[-1] = ir.If(
+                tail.test, strip(tail.body), strip(tail.orelse), tail.origin
+            )
+        return tuple(block)
+
+    stripped = strip([last])
+    if not moved:
+        return body, []
+    assigned = {n for s in ir.walk([last]) for n in _written(s)}
+    for stmt in moved:
+        name, value = _append_of(stmt)
+        reads_elsewhere = any(
+            name in names_in(getattr(s, "value", cst.Name("_"))) and s not in moved
+            for s in ir.walk(body)
+            if isinstance(s, (ir.Assign, ir.Return, ir.If, ir.AugAssign))
+        )
+        if reads_elsewhere or name in returned or names_in(value) & (assigned - {name}):
+            return body, []
+    return (*body[:-1], *stripped), moved
+
+
+def _append_of(stmt):
+    """``(name, value)`` of ``L = rt.append(L, value)``, else None."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name)):
+        return None
+    value = stmt.value
+    if not (
+        isinstance(value, cst.Call)
+        and dotted(value.func) == "rt.append"
+        and len(value.args) == 2
+        and isinstance(value.args[0].value, cst.Name)
+        and value.args[0].value.value == stmt.target.value
+    ):
+        return None
+    return stmt.target.value, value.args[1].value
+
+
+def _written(stmt) -> set:
+    target = getattr(stmt, "target", None)
+    return set(ir.target_names(target)) if target is not None else set()
 
 
 def _replace_body(stmt, body):

@@ -2179,3 +2179,28 @@ def inputs_pairs_by_itertools():
 
 
 PROGRAMS += ["pairs_by_itertools"]
+
+
+def guarded_trajectory(th, x0, obs):
+    """Forward Euler recording a trajectory, with a blow-up guard that returns early (p45's Lotka-Volterra):
+    the append after the guard runs every step (``jumps._unskipped_appends``)."""
+    state = x0
+    traj = [state]
+    for _ in range(12):
+        state = state + 0.05 * np.array(
+            [
+                th[0] * state[0] - th[1] * state[0] * state[1],
+                th[2] * state[0] * state[1] - th[3] * state[1],
+            ]
+        )
+        if np.any(state > 1e6):
+            return np.inf
+        traj.append(state)
+    return np.sum((np.stack(traj)[::4] - obs) ** 2)
+
+
+def inputs_guarded_trajectory():
+    return np.array([1.0, 0.5, 0.4, 0.8]), np.array([1.0, 0.5]), np.ones((4, 2))
+
+
+PROGRAMS += ["guarded_trajectory"]
