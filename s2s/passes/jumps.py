@@ -13,7 +13,11 @@ a flag ``_done`` that the loop tests (a ``for`` keeps all its iterations and
 skips their bodies, so it stays a rolled ``scan``); ``continue`` ends the
 iteration's branch; ``return v`` sets ``_done`` and ``_returned`` and the
 loop is followed by ``if _returned: return v`` (``v`` first kept in ``_result``
-where it reads the loop's own variables: ``return i``).
+where it reads the loop's own variables: ``return i``). In a ``for`` loop that
+only a ``return`` leaves, an append ending a branch the return skips runs at
+the end of every step instead (``_unskipped_appends``): the list has one
+length for a compiled loop, and differs from Python's only after the loop
+returned, where nothing reads it.
 """
 
 from __future__ import annotations

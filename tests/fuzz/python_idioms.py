@@ -23,7 +23,8 @@ arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a 
 a mode string; loops whose range an enclosing loop's index bounds (``for j in range(i + 1, n)``, two
 or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``); slices
 whose bounds a loop's index sets, reduced, multiplied and written (``passes/slice_masks``);
-``itertools.combinations``/``permutations``/``product`` of arrays and ranges (``frontend/combinatorics``).
+``itertools.combinations``/``permutations``/``product`` of arrays and ranges (``frontend/combinatorics``);
+a trajectory recorded behind an early ``return`` guard in its loop (``jumps._unskipped_appends``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ FORMS = (
     "triangular_loop",
     "loop_slice",
     "itertools_pairs",
+    "guarded_record",
 )
 
 
@@ -470,3 +472,18 @@ class PythonIdioms:
             ]
         )
         lines += [f"{v} = np.ravel({a}) * 0.5", f"{name} = {form}"]
+
+    def _py_guarded_record(self, lines, name, a, b):
+        # a time-stepping loop recording its states behind a blow-up guard that returns early
+        self.helper(
+            "def guarded_steps(z, rate):\n"
+            "    state = np.ravel(z) * 0.5\n"
+            "    kept = [state]\n"
+            "    for _ in range(3):\n"
+            "        state = state + rate * np.tanh(state)\n"
+            "        if np.any(np.abs(state) > 1e3):\n"
+            "            return 1e3\n"
+            "        kept.append(state)\n"
+            "    return np.sum(np.stack(kept) ** 2)\n"
+        )
+        lines.append(f"{name} = guarded_steps({a}, 0.3) + guarded_steps({b}, 1e4)")
