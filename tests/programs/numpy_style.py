@@ -2204,3 +2204,18 @@ def inputs_guarded_trajectory():
 
 
 PROGRAMS += ["guarded_trajectory"]
+
+
+def steps_from_defaults(x, t_end=1.0, dt=0.25):
+    """A step count from float defaults left out (constants, as under ``jax.jit``): ``int(round(...))``."""
+    n_steps = int(round(t_end / dt))  # noqa: RUF046 (as people write it)
+    for _ in range(n_steps):
+        x = x + dt * np.tanh(x)
+    return np.sum(x**2)
+
+
+def inputs_steps_from_defaults():
+    return (np.random.default_rng(17).normal(size=3),)
+
+
+PROGRAMS += ["steps_from_defaults"]
