@@ -17,7 +17,7 @@ import inspect
 import libcst as cst
 import numpy
 
-from ..cstutil import dotted, names_in
+from ..cstutil import dotted
 from ..errors import UnsupportedSyntax
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
@@ -39,9 +39,9 @@ def number_cast(resolver, node: cst.Call):
             value = resolver.expr(node.args[0].value)
             if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
                 return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
-            # ``int(np.ceil(alpha * n))``, ``int(round(t_end / dt))``: a number of sizes or of parameters
-            # (a default left out is a constant) asked for, its NumPy functions NumPy's on numbers
-            if _reads_sizes(node.args[0].value) or names_in(value) - {"xp", "rt"}:
+            # ``int(np.ceil(alpha * n))``: a number of sizes asked for, its NumPy functions NumPy's when
+            # traced
+            if _reads_sizes(node.args[0].value):
                 value = value.visit(_NumberFunctions())
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
