@@ -43,21 +43,37 @@ def lower(resolver, node: cst.Call, kind: str) -> cst.BaseExpression | None:
         sequences = args
         if not sequences:
             return None
-        indices = call(kind, *(_length(resolver, s) for s in sequences))
     else:
         if len(args) != 2 or int_literal(args[1]) is None:
             return None
         sequences = [args[0]] * int_literal(args[1])
-        indices = call(kind, _length(resolver, args[0]), resolver.expr(args[1]))
-    picked = [
-        _picked(resolver, s, cst.Subscript(indices, [_element(k)]))
-        for k, s in enumerate(sequences)
-    ]
+    # each sequence resolved once: ``(count, items)``, a range's items its positions themselves
+    resolved = {id(s): _resolved(resolver, s) for s in sequences}
+    if kind == "rt.product_indices":
+        indices = call(kind, *(resolved[id(s)][0] for s in sequences))
+    else:
+        indices = call(kind, resolved[id(args[0])][0], resolver.expr(args[1]))
+    picked = []
+    for k, s in enumerate(sequences):
+        positions = cst.Subscript(indices, [_element(k)])
+        items = resolved[id(s)][1]
+        index = cst.SubscriptElement(cst.Index(positions))
+        picked.append(positions if items is None else cst.Subscript(items, [index]))
     return resolver.mark(cst.Call(cst.Name("zip"), [cst.Arg(p) for p in picked]), node)
 
 
 def _element(k: int) -> cst.SubscriptElement:
     return cst.SubscriptElement(cst.Index(cst.Integer(str(k))))
+
+
+def _resolved(resolver, sequence):
+    """``(count, items)`` of a sequence, resolved: ``range(n)``'s count and no items (its positions are
+    its items), an array's ``len`` and the array."""
+    count = _range_count(sequence)
+    if count is not None:
+        return resolver.expr(count), None
+    items = resolver.expr(sequence)
+    return cst.Call(cst.Name("len"), [cst.Arg(items)]), items
 
 
 def _range_count(node):
@@ -72,18 +88,3 @@ def _range_count(node):
     ):
         return node.args[0].value
     return None
-
-
-def _length(resolver, sequence):
-    count = _range_count(sequence)
-    if count is not None:
-        return resolver.expr(count)
-    return cst.Call(cst.Name("len"), [cst.Arg(resolver.expr(sequence))])
-
-
-def _picked(resolver, sequence, positions):
-    """The items of ``sequence`` at ``positions``: the positions themselves for ``range(n)``."""
-    if _range_count(sequence) is not None:
-        return positions
-    index = cst.SubscriptElement(cst.Index(positions))
-    return cst.Subscript(resolver.expr(sequence), [index])
