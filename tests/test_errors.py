@@ -200,6 +200,13 @@ CASES = [
         (3, 4),
     ),
     (
+        "factory_closure_reached_by_a_derivative",
+        "def scaler(lr):\n    def update(g):\n        return -lr * g\n    return update\n\n"
+        "def f(w, x):\n    update = scaler(w)\n    return np.sum(x + update(x))",
+        "`scaler` returns a function that reads its arguments (a closure)",
+        (7, 13),
+    ),
+    (
         "lax_function_s2s_does_not_read",
         "def f(w, xs):\n    def body(a, b):\n        return a + b\n    return np.sum(lax.associative_scan(body, w * xs))",
         "`lax.associative_scan` comes from `jax.lax`, which s2s does not read",
