@@ -515,6 +515,8 @@ def scan(f, init, xs=None, length=None, reverse=False):
     for k, i in enumerate(reversed(range(n)) if reverse else range(n)):
         carry, ys[i] = f(carry, _slice(xs, i))
         if k == 0 and not _has_elements(xs) and uses_jax(carry, ys[i]):
+            if _has_unset(init):  # Python inputs, JAX values from the first step on
+                return _first_step(f, init, xs, length, reverse)
             if _same_shapes(init, carry):
                 return _rolled(f, init, xs, carry, reverse)
             ran = (carry, as_step_items(ys[i]))

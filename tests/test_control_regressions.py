@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax_checks import oracle
+from jax_checks import jvp_of, oracle
 
 import s2s
 
@@ -562,6 +562,37 @@ returns_in_loop_in_branch_grad = s2s.grad(returns_in_loop_in_branch)
 
 def returns_directional(x, y, v):
     return np.sum(returns_in_loop_in_branch_grad(x, y) * v)
+
+
+def last_step_of_python_values(x, rate=0.01):
+    """``last`` is first assigned in the loop; the loop's inputs are Python numbers (the default is a constant
+    of the compiled code), its steps JAX values (``np.tanh`` of a number under XLA)."""
+    acc = 0.0
+    for i in range(3):
+        acc = 0.7 * acc + np.tanh(-rate) * (0.5 + 0.25 * i)
+        last = np.tanh(acc) * (1.0 + i)
+    return np.sum(x**2) * last
+
+
+def last_step_of_python_values_jax(x, rate=0.01):
+    acc, last = 0.0, None
+    for i in range(3):
+        acc = 0.7 * acc + jnp.tanh(-rate) * (0.5 + 0.25 * i)
+        last = jnp.tanh(acc) * (1.0 + i)
+    return jnp.sum(x**2) * last
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_variable_first_assigned_by_a_loop_over_python_values(backend):
+    """Was `last` has no value` under jvp and jit: the first step's JAX values met the loop's unset start."""
+    x = np.array([0.3, -0.2, 0.5])
+    want = oracle(jvp_of, last_step_of_python_values_jax)((x,), (x,))
+    _close(s2s.jvp(last_step_of_python_values, (x,), (x,), backend=backend), want)
+    _close(s2s.jit(last_step_of_python_values)(x), last_step_of_python_values(x))
+    _close(
+        s2s.grad(last_step_of_python_values, backend=backend)(x),
+        oracle(jax.grad, last_step_of_python_values_jax)(x),
+    )
 
 
 def test_loops_over_python_values_stay_rolled_under_jit():

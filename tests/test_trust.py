@@ -38,6 +38,8 @@ CASES = {
     "module_constant_named_rt": ((_normal(3),), 0),
     "write_through_out": ((_normal(3),), 0),
     "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
+    "lagged_outputs_filter": ((np.array([0.3, -0.2]), _normal(6)), 0),
+    "lagged_rows": ((np.array([0.3, -0.2]), _normal(4, 3)), 0),
     "write_through_fill": ((_normal(3),), 0),
     "helper_with_keyword_only_parameters": ((_normal(3),), 0),
     "keywords_numpy_and_jax_spell_differently": ((np.array([0.2, 1.0, 2.0]),), 0),
@@ -270,6 +272,11 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "one_array_under_two_keys_written",
             "in-place write into an item of `pair`, which may hold the same array under another item",
             'pair["a"][0] = 5.0',
+        ),
+        (
+            "row_view_written_in_its_iteration",
+            "in-place write into `Y`, which may share memory with `y1`",
+            "Y[n] = Y[n] * 2.0",
         ),
         (
             "one_array_twice_in_a_list_updated",

@@ -85,6 +85,16 @@ CASES = [
     (P.cumulative, lambda: (arr(B, 4),), 0),
     (P.argbest, lambda: (arr(B, 4),), 0),
     (P.count_steps, lambda: (np.abs(arr(B)) * 20,), 0),
+    (
+        P.zip_over_mixed_items,
+        lambda: (arr(B, 2, 3), arr(2, 3), arr(2, 3)),
+        (0, None, None),
+    ),
+    (
+        P.zip_over_mixed_items,
+        lambda: (arr(2, 3), arr(2, 3), arr(B, 2, 3)),
+        (None, None, 0),
+    ),
 ]
 
 

@@ -35,6 +35,7 @@ from ..cstutil import dotted, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
 from ..frontend import source
 from .dataflow import closure_reads, element_base
+from .row_views import LoopHead, RowViews
 
 VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -178,14 +179,16 @@ def _linear(body) -> list:
                 + _linear(stmt.orelse)
             )
         elif isinstance(stmt, (ir.For, ir.While)):
-            head = (
-                [ir.Assign(stmt.target, stmt.iter, stmt.origin)]
-                if isinstance(stmt, ir.For)
-                else [ir.Return(stmt.test, stmt.origin)]
-            )
-            out += (
-                head + _linear(stmt.body)
-            ) * 2  # a loop variable is a view into the iterable
+            # a loop variable is a view into the iterable; a head marks each pass (``row_views``)
+            if isinstance(stmt, ir.For):
+                heads = [
+                    LoopHead(stmt.target, stmt.iter, stmt.origin, entry=entry)
+                    for entry in (True, False)
+                ]
+            else:
+                heads = [ir.Return(stmt.test, stmt.origin)] * 2
+            body = _linear(stmt.body)
+            out += [heads[0], *body, heads[1], *body]
         elif isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Return)):
             out.append(stmt)
     return out
@@ -584,7 +587,9 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
     # a loop body s2s wrote (``def scan_body``) is a function, not memory
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     bound = set(fn.param_names) | assigned_plain(fn.body)
+    rows = RowViews(fn)
     for i, stmt in enumerate(body):
+        rows.step(stmt)
         if helpers:
             _helper_updates(stmt, helpers, groups, body[i + 1 :], closures)
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
@@ -626,6 +631,7 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
             others = groups.get(name, {name}) - {name} - functions
             if element:
                 _element_write(stmt, name, others)
+                others = {n for n in others if not rows.untouched(stmt.target, n)}
             shared = sorted(
                 n for n in others if _read_before_rebound(n, body[i + 1 :], closures)
             )

@@ -51,6 +51,7 @@ from .batch_leaves import (
     unpacked_flags,
 )
 from .dependence import depends_on, local_functions
+from .families import batched_sequence
 
 ENCLOSING = frozenset({"xp", "rt"})
 # batch families whose results are the same for every example, whatever their operands
@@ -318,9 +319,7 @@ def scan(b, stmt: ir.Assign, e):
             steps_in = tuple_of(*(_steps_of(b, a, held_flags(b, a)) for a in sequences))
         else:  # (as ``families.Sequence`` zips them)
             steps_in = cst.Name(b.namer.fresh("zip"))
-            own = [
-                call("rt.loop_first", a) if b.is_batched(a) else a for a in sequences
-            ]
+            own = [batched_sequence(b, a) if b.is_batched(a) else a for a in sequences]
             b.emit(steps_in, call("rt.zip", *own))
     b.out.append(d)
     start = _carry_start(b, init) if carry else init

@@ -537,20 +537,26 @@ class Sequence(Family):
     def batch(self, b, op, e, bindings, target):
         mapping = {}
         for a in (*e.args, *(v for _, v in e.kwargs)):
-            if isinstance(
-                a, (cst.Tuple, cst.List)
-            ):  # ``for z in (x, w)``: each item batched
-                mapping[id(a)] = (a, _items_batched(b, a))
+            display = isinstance(a, (cst.Tuple, cst.List))
+            if not display and (
+                is_static(a)
+                or not isinstance(a, cst.Name)
+                or a.value in ("True", "False", "None")
+            ):
                 continue
-            if is_static(a):
-                continue
-            if not isinstance(a, cst.Name) or a.value in ("True", "False", "None"):
-                continue
-            mapping[id(a)] = (a, call("rt.loop_first", batch_broadcast(b, a)))
+            mapping[id(a)] = (a, batched_sequence(b, a))
         flags = [b.is_batched(a) for a in e.args]
         if op.name == "rt.zip" and not e.kwargs and any(flags) and not all(flags):
             b.zipped[target] = list(e.args)
         return _replaced(e.node, mapping), True
+
+
+def batched_sequence(b, sequence):
+    """A sequence a loop runs over, batched: a display's items each with the batch axis (``for z in (x, w)``),
+    an array step-major."""
+    if isinstance(sequence, (cst.Tuple, cst.List)):
+        return _items_batched(b, sequence)
+    return call("rt.loop_first", batch_broadcast(b, sequence))
 
 
 def _items_batched(b, display, ints=False):

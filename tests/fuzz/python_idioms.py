@@ -24,7 +24,9 @@ a mode string; loops whose range an enclosing loop's index bounds (``for j in ra
 or three deep, ascending or descending, the count through a name: ``passes/bounded_ranges``); slices
 whose bounds a loop's index sets, reduced, multiplied and written (``passes/slice_masks``);
 ``itertools.combinations``/``permutations``/``product`` of arrays and ranges (``frontend/combinatorics``);
-a trajectory recorded behind an early ``return`` guard in its loop (``jumps._unskipped_appends``).
+a trajectory recorded behind an early ``return`` guard in its loop (``jumps._unskipped_appends``); a
+filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2, y1 = y1, y[n]``:
+``passes/row_views``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ FORMS = (
     "loop_slice",
     "itertools_pairs",
     "guarded_record",
+    "lagged_rows",
 )
 
 
@@ -487,3 +490,22 @@ class PythonIdioms:
             "    return np.sum(np.stack(kept) ** 2)\n"
         )
         lines.append(f"{name} = guarded_steps({a}, 0.3) + guarded_steps({b}, 1e4)")
+
+    def _py_lagged_rows(self, lines, name, a, b):
+        # a direct-form filter: the last outputs kept as views of rows earlier iterations wrote
+        y, n = f"{name}_y", f"{name}_n"
+        rows = self.pick([f"np.ravel({a})", f"np.reshape({a}, ({a}.shape[0], -1))"])
+        lines += [
+            f"{name}_x = {rows} * 1.0",
+            f"{y} = np.zeros_like({name}_x)",
+            f"{name}_y1 = {name}_y2 = 0.0 * {name}_x[0]",
+            f"for {n} in range({name}_x.shape[0]):",
+            f"    {y}[{n}] = {name}_x[{n}] - 0.5 * np.tanh({name}_y1) - 0.2 * {name}_y2",
+            *self.pick(
+                [
+                    [f"    {name}_y2, {name}_y1 = {name}_y1, {y}[{n}]"],
+                    [f"    {name}_y2 = {name}_y1", f"    {name}_y1 = {y}[{n}]"],
+                ]
+            ),
+            f"{name} = np.sum({y} ** 2) + np.sum({name}_y1 * {name}_y2)",
+        ]

@@ -562,3 +562,34 @@ def jax_constant_on_the_numpy_backend(x):
     """A default made with jax.numpy: a NumPy constant on the NumPy backend (``astype`` of a JAX array failed)."""
     u = _shifted_by_default(x)
     return np.sum(u.astype(np.float64) * 2.0)
+
+
+def lagged_outputs_filter(a, x):
+    """A direct-form IIR filter: the last outputs kept by name, ``y[n]`` written after they are read."""
+    y = np.zeros_like(x)
+    y1 = y2 = 0.0
+    for n in range(len(x)):
+        y[n] = x[n] - a[0] * y1 - a[1] * y2
+        y2, y1 = y1, y[n]
+    return np.sum(y**2)
+
+
+def lagged_rows(a, X):
+    """Rows kept by name are views of ``Y``, but of rows earlier iterations wrote: no later write reaches them."""
+    Y = np.zeros_like(X)
+    y1 = y2 = np.zeros(X.shape[1])
+    for n in range(X.shape[0]):
+        Y[n] = np.tanh(X[n] - a[0] * y1) - a[1] * y2
+        y2 = y1
+        y1 = Y[n]
+    return np.sum(Y**2) + np.sum(y1 * y2)
+
+
+def row_view_written_in_its_iteration(w):  # refused: NumPy changes the view `y1` too
+    Y = np.outer(w, w)
+    total = 0.0
+    for n in range(Y.shape[0]):
+        y1 = Y[n]
+        Y[n] = Y[n] * 2.0
+        total = total + np.sum(y1)
+    return total
