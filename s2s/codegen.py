@@ -137,9 +137,10 @@ def _check_not_factory(helper, origin) -> None:
             "or a batch axis reaches them here: s2s transforms functions it can read at their calls, not "
             "function values made at run time",
             origin,
-            f"define the returned function where it is called (a `def` in this function) and pass what it "
-            f"reads from `{helper.name}` as arguments, or call `{helper.name}` with values no derivative "
-            "or batch axis reaches",
+            f"return the functions themselves (`return update`, `return init, update`: s2s then writes "
+            f"`{helper.name}` in place where a line binds its result, if it takes no `*args`/`**kwargs`), "
+            f"or define the returned function where it is called and pass what it reads from "
+            f"`{helper.name}` as arguments",
         )
 
 

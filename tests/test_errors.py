@@ -201,7 +201,7 @@ CASES = [
     ),
     (
         "factory_closure_reached_by_a_derivative",
-        "def scaler(lr):\n    def update(g):\n        return -lr * g\n    return update\n\n"
+        "def scaler(*rates):\n    def update(g):\n        return -rates[0] * g\n    return update\n\n"
         "def f(w, x):\n    update = scaler(w)\n    return np.sum(x + update(x))",
         "`scaler` returns a function that reads its arguments (a closure)",
         (7, 13),

@@ -355,7 +355,38 @@ def scaled_step(lr, x):
     return np.sum(x + update(x))
 
 
-def test_a_factorys_closure_reached_by_a_derivative_is_a_located_error_in_every_transform():
+def test_a_factorys_closure_reached_by_a_derivative_is_its_derivative_in_every_transform():
+    """Was zeros under vmap(grad), then a located error: the factory is written in place now."""
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(s2s.grad(scaled_step)(0.3, x[0]), -3.0)
+    np.testing.assert_allclose(
+        s2s.vmap(s2s.grad(scaled_step), in_axes=(None, 0))(0.3, x), [-3.0, -7.0]
+    )
+    np.testing.assert_allclose(
+        s2s.jvp(scaled_step, (0.3, x[0]), (1.0, np.zeros(2)))[1], -3.0
+    )
+    np.testing.assert_allclose(
+        s2s.vmap(scaled_step, in_axes=(0, None))(np.array([0.3, 0.5]), x[0]),
+        [0.7 * 3.0, 0.5 * 3.0],
+    )
+
+
+def scaler_of_rates(*rates):
+    def update(g):
+        return -rates[0] * g
+
+    return update
+
+
+def scaled_step_by_rates(lr, x):
+    update = scaler_of_rates(lr)
+    return np.sum(x + update(x))
+
+
+def test_a_factorys_closure_s2s_cannot_write_in_place_is_a_located_error_in_every_transform():
+    """A factory taking ``*args`` is not written in place: its closure is a located error where a
+    derivative or a batch axis reaches it."""
+    scaled_step = scaled_step_by_rates
     x = np.array([[1.0, 2.0], [3.0, 4.0]])
     calls = [
         lambda: s2s.grad(scaled_step)(0.3, x[0]),

@@ -37,8 +37,9 @@ class Helpers:
                 "default_fn",
                 "by_name",
                 "table",
+                "factory_inside",
             ],
-            [2, 2, 1, 1, 1, 1, 0.4, 0.6, 0.6],
+            [2, 2, 1, 1, 1, 1, 0.4, 0.6, 0.6, 0.6],
         )[0]
         if style == "factory2" and "factory_two" in self.avoid:
             style = "factory"
@@ -119,6 +120,22 @@ class Helpers:
                     f"    return {body.format(z='u')}",
                 ]
             return name + "({})"
+        if style == "factory_inside" and closure_vars:
+            # a factory called in the function, closing over one of its values (``frontend/factories``)
+            self.feature("factory_inside")
+            self.helper(
+                f"def make_{act}_scaled(scale, shift=0.1):\n"
+                "    offset = 2.0 * shift\n"
+                "    def apply(z):\n"
+                f"        return scale * {body.format(z='z')} + offset\n"
+                "\n"
+                "    return apply\n"
+            )
+            name = self.fresh_name("act")
+            lines.append(f"{name} = make_{act}_scaled({self.pick(closure_vars)})")
+            return name + "({})"
+        if style == "factory_inside":
+            style = "factory"
         if style in ("factory", "factory2"):
             self.feature(
                 "factory_closure" if style == "factory" else "factory_two_closures"

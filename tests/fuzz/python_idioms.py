@@ -26,7 +26,8 @@ whose bounds a loop's index sets, reduced, multiplied and written (``passes/slic
 ``itertools.combinations``/``permutations``/``product`` of arrays and ranges (``frontend/combinatorics``);
 a trajectory recorded behind an early ``return`` guard in its loop (``jumps._unskipped_appends``); a
 filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2, y1 = y1, y[n]``:
-``passes/row_views``).
+``passes/row_views``); an optax-style ``init, update = momentum(rate)`` pair a factory makes in the function,
+closing over a value of it (``frontend/factories``).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ FORMS = (
     "itertools_pairs",
     "guarded_record",
     "lagged_rows",
+    "factory_pair",
 )
 
 
@@ -508,4 +510,28 @@ class PythonIdioms:
                 ]
             ),
             f"{name} = np.sum({y} ** 2) + np.sum({name}_y1 * {name}_y2)",
+        ]
+
+    def _py_factory_pair(self, lines, name, a, b):
+        # an optax-style pair of closures made in the function, over a value the derivative reaches
+        self.helper(
+            "def momentum_pair(rate, beta=0.9):\n"
+            "    def init(z):\n"
+            "        return np.zeros_like(z)\n"
+            "\n"
+            "    def update(v, g):\n"
+            "        v = beta * v + g\n"
+            "        return v, -rate * v\n"
+            "\n"
+            "    return init, update\n"
+        )
+        s, v, u = f"{name}_s", f"{name}_v", f"{name}_u"
+        lines += [
+            f"{name}_init, {name}_update = momentum_pair(0.1 * np.mean(np.tanh({b})))",
+            f"{s} = {a} * 1.0",
+            f"{v} = {name}_init({s})",
+            "for _ in range(2):",
+            f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
+            f"    {s} = {s} + {u}",
+            f"{name} = np.sum({s} ** 2)",
         ]

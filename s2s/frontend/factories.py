@@ -1,0 +1,340 @@
+"""Factories of your own called in the function: the functions they return, written in place as local ones.
+
+``init, update = momentum(lr)`` calls a module-level function of the program that defines functions
+and returns them (an optax-style optimizer; ``head = make_head(W_out)``). What they close over
+(``lr``) is a value of the function here, so they are no objects s2s could read, and a derivative
+must reach through them. ``desugar(source)`` writes the factory's body in place of the line: its
+parameters bound to the call's arguments, its own names renamed apart (``momentum_beta``), and each
+function it returns defined under the name the line binds it to (``def update(grads, state): ...``),
+which s2s reads as any local function (it reads its variables when called, as Python's closures do).
+
+Guarantee: a line ``target = factory(args)`` in any block (``target`` a name, or a tuple of names
+matching a returned tuple), ``factory`` a plain function of the program (not a library's, not
+decorated, not generated; no ``*args``/``**kwargs``; defaults of the parameters the line leaves out
+literal), whose body is statements and ``def``s at its own level ending in its only ``return``, of a
+local ``def`` or a lambda, or a tuple of values one or more of which are. Each module-level name the
+factory reads is the same object where the line is and no name the function binds; it imports
+nothing and declares nothing ``global``. The call's arguments are evaluated once, before the
+factory's body, as Python does. The lines written keep the positions of the factory's lines when it
+is in the same file (else the call's line). Any other call stays as it is (a factory reached by a
+derivative is then a located error at the call: ``codegen``).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, GlobalScope, ScopeProvider
+
+from ..cstutil import iter_nodes, literal
+from ..naming import Namer
+from . import source as sources
+from .rewriting import (
+    assignment,
+    assignment_line,
+    bindings,
+    function_body,
+    place,
+    with_blocks,
+    with_body,
+)
+from .spellings import is_library
+
+
+def _makes_functions(obj) -> bool:
+    """A plain function of the program whose code defines functions (the only ones read further)."""
+    return (
+        inspect.isfunction(obj)
+        and not is_library(obj)
+        and not sources.is_generated(obj)
+        and not hasattr(obj, "__wrapped__")
+        and any(inspect.iscode(c) for c in obj.__code__.co_consts)
+    )
+
+
+def _target_names(target) -> list[str] | None:
+    """A name's or a tuple of names' names, else None."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+        isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement)
+        for el in target.elements
+    ):
+        return [el.value.value for el in target.elements]
+    return None
+
+
+def _own_level(statements):
+    """The nodes of ``statements``, not those inside the functions, lambdas and classes they define."""
+    stack = list(reversed(statements))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(reversed(node.children))
+
+
+def _shape(body) -> tuple[list, cst.BaseExpression] | None:
+    """``(statements, returned value)`` of a factory's body: one final ``return``, no other at its level,
+    nothing ``yield``ed, imported or declared ``global``; a docstring left out."""
+    if not body:
+        return None
+    *before, last = body
+    if not (
+        isinstance(last, cst.SimpleStatementLine)
+        and len(last.body) == 1
+        and isinstance(last.body[0], cst.Return)
+        and last.body[0].value is not None
+    ):
+        return None
+    if (
+        before
+        and isinstance(before[0], cst.SimpleStatementLine)
+        and isinstance(before[0].body[0], cst.Expr)
+        and isinstance(before[0].body[0].value, cst.SimpleString)
+    ):
+        before = before[1:]
+    banned = (cst.Return, cst.Yield, cst.Global, cst.Import, cst.ImportFrom)
+    if any(isinstance(n, banned) for n in _own_level(before)):
+        return None
+    if any(
+        isinstance(n, (cst.Import, cst.ImportFrom, cst.Global))
+        for stmt in before
+        for n in iter_nodes(stmt)
+    ):
+        return None
+    return before, last.body[0].value
+
+
+def _pairs(targets: list[str], value, defs: set[str]) -> list | None:
+    """``(target, returned value)`` pairs when one or more returned values are local functions."""
+    if len(targets) == 1 and not isinstance(value, cst.Tuple):
+        pairs = [(targets[0], value)]
+    elif isinstance(value, cst.Tuple) and len(value.elements) == len(targets):
+        if any(isinstance(el, cst.StarredElement) for el in value.elements):
+            return None
+        pairs = list(zip(targets, (el.value for el in value.elements)))
+    else:
+        return None
+    made = [
+        v
+        for _, v in pairs
+        if isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in defs)
+    ]
+    named = [v.value for v in made if isinstance(v, cst.Name)]
+    if not made or len(set(named)) != len(named):
+        return None
+    return pairs
+
+
+class _Renamer(cst.CSTTransformer):
+    """The factory's own names renamed (nodes by identity); the rebuilt nodes placed as ``position`` says."""
+
+    def __init__(self, renamed: dict, position):
+        super().__init__()
+        self.renamed, self.position = renamed, position
+
+    def leave_Name(self, original, updated):
+        new = self.renamed.get(id(original))
+        return updated if new is None else updated.with_changes(value=new)
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if isinstance(updated, cst.CSTNode):
+            self.position(original, updated)
+        return updated
+
+
+class _Inliner:
+    def __init__(self, source: sources.FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.bound = bindings(source.node)
+        self.namer = Namer(
+            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+            | set(source.env)
+        )
+        self.changed = False
+
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            inlined = self.inlined(stmt)
+            if inlined is None:
+                out.append(with_blocks(stmt, self.block, self.positions))
+            else:
+                out.extend(inlined)
+                self.changed = True
+        return out
+
+    def _object(self, node):
+        if isinstance(node, cst.Name):
+            return None if node.value in self.bound else self.source.env.get(node.value)
+        if isinstance(node, cst.Attribute):
+            owner = self._object(node.value)
+            return None if owner is None else getattr(owner, node.attr.value, None)
+        return None
+
+    def inlined(self, stmt) -> list | None:
+        """The lines that stand for ``target = factory(args)``, else None."""
+        assign = assignment(stmt)
+        if assign is None or not isinstance(assign.value, cst.Call):
+            return None
+        call, targets = assign.value, _target_names(assign.targets[0].target)
+        factory = self._object(call.func)
+        if targets is None or not _makes_functions(factory):
+            return None
+        try:
+            made = sources.load(factory)
+        except (
+            Exception
+        ):  # no source to read: the call stays (its own errors come where it is read)
+            return None
+        shape = _shape(function_body(made) or [])
+        if shape is None or any(a.star for a in call.args):
+            return None
+        before, value = shape
+        defs = {s.name.value for s in before if isinstance(s, cst.FunctionDef)}
+        pairs = _pairs(targets, value, defs)
+        arguments = _arguments(factory, call)
+        if pairs is None or arguments is None:
+            return None
+        renamed = self._renamed(made, factory.__name__, pairs, defs)
+        if renamed is None:
+            return None
+        position = self._positions(made, stmt)
+        renamer = _Renamer(renamed[1], position)
+        names = renamed[0]
+        lines = [
+            assignment_line(cst.Name(names[p]), v, stmt, self.positions)
+            for p, v in arguments
+        ]
+        lines += [s.visit(renamer) for s in before]
+        for target, v in pairs:
+            if isinstance(v, cst.Name) and v.value in defs:
+                continue  # the ``def`` has the target's name
+            lines.append(
+                assignment_line(
+                    cst.Name(target), v.visit(renamer), stmt, self.positions
+                )
+            )
+        return lines
+
+    def _renamed(self, made, factory: str, pairs, defs) -> tuple[dict, dict] | None:
+        """``(name -> new name, id(node) -> new name)`` for the factory's own names: each returned ``def``
+        named as its target, the others apart (``momentum_beta``); None where the factory reads a
+        module-level name that is not the same here, or that the function binds."""
+        wrapper = cst.MetadataWrapper(
+            cst.Module(body=[made.node]), unsafe_skip_copy=True
+        )
+        scopes = wrapper.resolve(ScopeProvider)
+        first = made.node.body.body[0]
+        own = scopes[first]
+        found = {s for s in scopes.values() if s is not None}
+        for scope in found:
+            for access in scope.accesses:
+                if access.referents and not all(
+                    isinstance(r.scope, GlobalScope) for r in access.referents
+                ):
+                    continue
+                name = access.node.value if isinstance(access.node, cst.Name) else None
+                if (
+                    name is None
+                    or name in self.bound
+                    or made.env.get(name, self) is not self.source.env.get(name, made)
+                ):
+                    return None
+        for node in iter_nodes(made.node.body):
+            if isinstance(node, cst.Nonlocal) and scopes[node].parent is not own:
+                return None
+        returned = {
+            v.value: t for t, v in pairs if isinstance(v, cst.Name) and v.value in defs
+        }
+        for target in returned.values():
+            self.namer.reserve(target)
+        names = {}
+        for a in own.assignments:
+            if a.name not in names:
+                names[a.name] = returned.get(a.name) or self.namer.fresh(
+                    f"{factory}_{a.name}"
+                )
+        nodes = {}
+        for a in own.assignments:
+            binder = a.node
+            if isinstance(binder, (cst.FunctionDef, cst.Param, cst.ClassDef)):
+                binder = binder.name
+            nodes[id(binder)] = names[a.name]
+            for ref in a.references:
+                nodes[id(ref.node)] = names[a.name]
+        for node in iter_nodes(made.node.body):
+            if isinstance(node, cst.Nonlocal):
+                for item in node.names:
+                    if item.name.value in names:
+                        nodes[id(item.name)] = names[item.name.value]
+        return names, nodes
+
+    def _positions(self, made, stmt):
+        """Where a node written from the factory's ``original`` goes: the factory's own line when it is
+        in this file, else the call's."""
+        here, there = self.source.file, made.file
+        if here.path != there.path:
+            return lambda original, updated: place(updated, stmt, self.positions)
+        lines = there.line_offset - here.line_offset
+        cols = there.col_offset - here.col_offset
+
+        def moved(p: CodePosition) -> CodePosition:
+            return CodePosition(p.line + lines, p.column + cols)
+
+        def position(original, updated):
+            found = there.positions.get(original)
+            if found is not None:
+                self.positions.setdefault(
+                    updated, CodeRange(moved(found.start), moved(found.end))
+                )
+
+        return position
+
+
+def _arguments(factory, call: cst.Call) -> list | None:
+    """``(parameter, expression)`` for each of the factory's parameters: the call's arguments, the
+    defaults of those it leaves out (literal ones only); None where they do not bind."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if len(positional) > len(params):
+        return None
+    out = []
+    for k, p in enumerate(params):
+        if k < len(positional) and p.kind != p.KEYWORD_ONLY:
+            if p.name in keywords:
+                return None
+            out.append((p.name, positional[k]))
+        elif p.name in keywords and p.kind != p.POSITIONAL_ONLY:
+            out.append((p.name, keywords.pop(p.name)))
+        elif p.default is not inspect.Parameter.empty and type(p.default) in (
+            int,
+            float,
+            bool,
+            str,
+            type(None),
+        ):
+            out.append((p.name, literal(p.default)))
+        else:
+            return None
+    return None if keywords else out
+
+
+def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
+    """``source`` with its factories' calls (see the module) written in place."""
+    body = function_body(source)
+    if body is None:
+        return source
+    inliner = _Inliner(source)
+    statements = inliner.block(body)
+    return with_body(source, statements) if inliner.changed else source

@@ -1,0 +1,104 @@
+"""Factories of the program called in the function: their closures close over its values (issue 13).
+
+The optax and stax way of writing optimizers and layers: a function that defines functions and returns
+them, called where the derivative reaches its arguments. Each is also plain jax.numpy-compatible code,
+so ``jax.grad`` of the same function is the oracle.
+"""
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+from jax.tree_util import tree_map
+
+
+def make_head(W_out):
+    """A closure over one parameter."""
+
+    def head(h):
+        return h @ W_out
+
+    return head
+
+
+def head_loss(W, W_out, X):
+    head = make_head(W_out)
+    return jnp.mean(head(jnp.tanh(X @ W)) ** 2)
+
+
+class MomentumState(NamedTuple):
+    velocity: dict
+
+
+def momentum(learning_rate, beta=0.9):
+    """optax's shape: ``init`` and ``update`` closing over the learning rate."""
+
+    def init(params):
+        return MomentumState(velocity=tree_map(jnp.zeros_like, params))
+
+    def update(grads, state, params=None):
+        v = tree_map(lambda m, g: beta * m + g, state.velocity, grads)
+        updates = tree_map(lambda m: -learning_rate * m, v)
+        return updates, MomentumState(velocity=v)
+
+    return init, update
+
+
+def fit_loss(params, x, y):
+    pred = jnp.tanh(x @ params["w"] + params["b"])
+    return jnp.mean((pred - y) ** 2)
+
+
+def fit_grads(params, x, y):
+    """The inner gradient, written out (a helper the meta-loss calls)."""
+    pred = jnp.tanh(x @ params["w"] + params["b"])
+    d = 2.0 * (pred - y) * (1.0 - pred**2) / pred.size
+    return {"w": x.T @ d, "b": jnp.sum(d, axis=0)}
+
+
+def meta_loss(lr, params, x, y):
+    """The loss after a few momentum steps, as a function of the learning rate."""
+    init, update = momentum(lr)
+    state = init(params)
+    for _ in range(3):
+        updates, state = update(fit_grads(params, x, y), state, params)
+        params = tree_map(lambda p, u: p + u, params, updates)
+    return fit_loss(params, x, y)
+
+
+def make_leaky(alpha, scale=1.0):
+    """Statements before the return, a lambda returned, a literal default."""
+    slope = alpha * scale
+    return lambda z: jnp.where(z > 0, z, slope * z)
+
+
+def two_made(w, x):
+    """One factory called twice: each call's names kept apart."""
+    small = make_leaky(0.1 * w[0])
+    big = make_leaky(w[1], scale=2.0)
+    return jnp.sum(small(x * w[2]) + big(x - w[2]))
+
+
+def made_in_a_loop(w, x):
+    """A factory called in a loop, each step closing over that step's value."""
+    total = 0.0
+    for k in range(3):
+        act = make_leaky(w[k])
+        total = total + jnp.sum(act(x * (k + 1.0)))
+    return total
+
+
+def make_affine(scale, shift):
+    """Two closures, one calling the other; the pair returned the other way round."""
+
+    def forward(z):
+        return scale * z + shift
+
+    def twice(z):
+        return forward(forward(z))
+
+    return twice, forward
+
+
+def swapped_pair(w, x):
+    g, f = make_affine(w[0], w[1])
+    return jnp.sum(jnp.tanh(g(x)) + f(x) ** 2)
