@@ -20,6 +20,7 @@ from .frontend import (
     generators,
     indexed_loops,
     iterators,
+    library_objects,
     local_defaults,
     loop_else,
     partials,
@@ -71,7 +72,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = loop_else.desugar(generators.desugar(factories.desugar(src)))
+    src = factories.desugar(library_objects.desugar(src))
+    src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)

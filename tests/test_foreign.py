@@ -233,6 +233,22 @@ def test_gradient_through_an_optimizer_update_matches_jax(backend):
     )
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_optimizer_made_in_the_function_from_constants_is_made_once(backend):
+    """``tx = optax.chain(...)`` of constants inside the function: read as the object it makes."""
+    P = _optax()
+    params, x, y = _data()
+    close(
+        s2s.value_and_grad(P.lookahead_loss, backend=backend)(params, x, y),
+        oracle(jax.value_and_grad, P.lookahead_loss)(params, x, y),
+    )
+    assert "rt.foreign(tx_update, " in s2s.grad(P.lookahead_loss).source
+    # made from a value of the function: no constant, a located error at the method's call
+    with pytest.raises(s2s.S2SError, match="calls a method of an object") as info:
+        s2s.grad(P.meta_lr_loss)(0.1, params, x, y)
+    assert info.value.origin.text.strip().startswith("updates, _ = tx.update(")
+
+
 # --- Equinox ------------------------------------------------------------------------------------
 
 

@@ -69,3 +69,18 @@ def schedule_loss(steps, x):
 def value_loss(w, x, y):
     loss_fn = optax.l2_loss  # a library function held in a local, called below
     return jnp.sum(loss_fn(x @ w, y))
+
+
+def lookahead_loss(params, x, y):
+    """An optimizer made in the function from constants (optax's docs write it so), then stepped once."""
+    tx = optax.chain(optax.clip_by_global_norm(1.0), optax.sgd(learning_rate=0.1))
+    state = tx.init(params)
+    updates, _ = tx.update(params_grad(params, x, y), state, params)
+    return params_loss(optax.apply_updates(params, updates), x, y)
+
+
+def meta_lr_loss(lr, params, x, y):
+    """An optimizer made from a value of the function: no constant (a located error)."""
+    tx = optax.sgd(lr)
+    updates, _ = tx.update(params_grad(params, x, y), tx.init(params), params)
+    return params_loss(optax.apply_updates(params, updates), x, y)
