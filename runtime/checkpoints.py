@@ -114,17 +114,25 @@ def while_loop_reverse(body_fn, body_bwd, carry_bar, tape):
 
 
 class TapeLeaf:
-    """One per-step output of a loop over a traced ``range``: never stacked, recomputed by the backward loop."""
+    """One per-step output of a loop over a traced ``range``: never stacked, recomputed by the backward loop.
+
+    Read as a value (a list the loop collected, stacked or summed after it), it is the ``Refusal`` that
+    says why (JAX's own error names the class: ``located.COLLECTED`` reads it so).
+    """
 
     def __init__(self, loop, index):
         self.loop, self.index = loop, index
 
-    def __jax_array__(self, *args, **kwargs):
-        from .control import COLLECT_MESSAGE
+    def _refuse(self, *args, **kwargs):
+        from .located import COLLECTED, Refusal
 
-        raise TypeError(COLLECT_MESSAGE)
+        raise Refusal(*COLLECTED)
 
-    __array__ = __jax_array__
+    __array__ = __float__ = __int__ = __bool__ = __len__ = __iter__ = __getitem__ = (
+        _refuse
+    )
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = _refuse
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __pow__ = __rpow__ = _refuse
 
 
 def range_with_tape(cond_fn, body_fn, init):

@@ -27,7 +27,7 @@ from .iteration import (
     as_step_items,
     plain,
 )
-from .located import Refusal
+from .located import COLLECTED, Refusal
 from .trees import _children, _rebuild, tree_leaves, tree_map, uses_jax
 
 
@@ -655,10 +655,7 @@ def _dtype(leaf):
     return leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
 
 
-COLLECT_MESSAGE = (
-    "a loop over `range` with bounds known only at run time cannot collect per-step outputs; "
-    "loop over a fixed range and stop early with `break`"
-)
+COLLECT_MESSAGE = COLLECTED[0]
 
 
 def _scan_range(f, init, xs, reverse):

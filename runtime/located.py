@@ -136,6 +136,13 @@ CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit:
 # JAX's ``TypeError`` for a shape made of traced values (``np.zeros(int(np.sum(x)))``)
 TRACED_SHAPE = "Shapes must be 1D sequences of concrete values of integer type"
 # JAX's ``IndexError`` for a slice whose bounds are traced (``x[i + 1:]`` in a compiled loop)
+# a per-step output of a loop over a traced ``range`` (``checkpoints.TapeLeaf``) read as a value
+COLLECTED = (
+    "a loop over `range` with bounds known only at run time (a traced count under `jax.jit`) cannot "
+    "collect per-step outputs: the list's length would depend on data",
+    "make the count a Python int (a static argument, or a default the caller leaves out), loop over a "
+    "fixed range and stop early with `break`, or write into a preallocated array",
+)
 TRACED_SLICE = "Slice entries must be static integers"
 SLICE_BOUNDS = (
     f"{COMPILE_TIME}: a slice whose bounds the compiled code computes (`x[i + 1:]` with `i` a compiled "
@@ -185,6 +192,8 @@ def locate(err: BaseException) -> Exception | None:
         )
     elif isinstance(err, IndexError) and TRACED_SLICE in str(err):
         message, hint = SLICE_BOUNDS
+    elif "TapeLeaf" in str(err):
+        message, hint = COLLECTED
     elif name in CONCRETE and type(err).__module__.startswith("jax"):
         code = frame.f_code
         message, hint = _compile_time(err, code.co_varnames[: code.co_argcount])

@@ -203,6 +203,17 @@ def iter_nodes(node: cst.CSTNode, skip=()):
         stack.extend(reversed(children))  # pre-order: source order
 
 
+def own_nodes(statements):
+    """The nodes of ``statements`` (a list), not those inside the functions, lambdas and classes they
+    define (the defining nodes themselves are)."""
+    stack = list(reversed(statements))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(reversed(node.children))
+
+
 _FREE = {cst.Attribute: "value", cst.Arg: "value"}
 
 

@@ -14,6 +14,7 @@ from .frontend import (
     builtin_calls,
     closure_state,
     comprehensions,
+    counted_whiles,
     factories,
     fence,
     function_loops,
@@ -72,7 +73,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = factories.desugar(library_objects.desugar(src))
+    src = counted_whiles.desugar(factories.desugar(library_objects.desugar(src)))
     src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))
     src = function_loops.desugar(strings.desugar(src))

@@ -487,3 +487,50 @@ def test_a_guarded_trajectory_under_vmap_returns_early_per_example():
     got = s2s.vmap(P.guarded_trajectory, in_axes=(0, None, None))(ths, x0, obs)
     np.testing.assert_allclose(got, [P.guarded_trajectory(t, x0, obs) for t in ths])
     check_batched(P.guarded_trajectory, ths[:2], (x0, obs), rtol=1e-7)
+
+
+def test_a_while_loop_counted_by_numbers_records_under_every_transform():
+    """e38: ``while t < t_end`` on float time with appends runs as a count of steps, then a loop."""
+    mu, x0 = P.inputs_recorded_while_time()
+    check_batched(P.recorded_while_time, np.array([1.3, 0.9, 1.6]), (x0,), rtol=1e-8)
+    check_forward_and_hessian(P.recorded_while_time, mu, (x0,), 1.0)
+    text = s2s.transform(P.recorded_while_time).source
+    assert "rt.while_loop(while_cond, while_body, (t, steps))" in text
+    # a bound the caller passes under jax.jit is known only at run time: the loop cannot collect
+    jitted = jax.jit(s2s.grad(P.recorded_while_time))
+    with pytest.raises(s2s.S2SError, match="cannot collect per-step outputs") as info:
+        jitted(mu, x0, 0.5)
+    assert "xs" in info.value.origin.text
+
+
+def counter_in_a_branch(w):
+    t, xs = 0.0, []
+    while t < 1.0:
+        w = np.tanh(w)
+        if np.sum(w) > 0:
+            t += 0.25
+        else:
+            t += 0.5
+        xs.append(w)
+    return np.sum(np.stack(xs))
+
+
+def test_a_while_loop_whose_counter_data_moves_stays_a_located_error():
+    with pytest.raises(s2s.S2SError, match="`append` in a `while` loop") as info:
+        s2s.grad(counter_in_a_branch)(np.array([0.3, -0.2]))
+    assert info.value.origin.text.strip() == "xs.append(w)"
+
+
+def copy_of_a_number_updated(x):
+    t = 0.0
+    s = t
+    s += 1.5  # floats are immutable: `t` stays 0.0
+    return np.sum(x * s) + t
+
+
+def test_an_update_of_a_copy_of_a_number_changes_nothing_else():
+    x = np.array([0.5, 2.0])
+    for backend in BACKENDS:
+        np.testing.assert_allclose(
+            s2s.grad(copy_of_a_number_updated, backend=backend)(x), [1.5, 1.5]
+        )

@@ -27,7 +27,7 @@ import inspect
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, GlobalScope, ScopeProvider
 
-from ..cstutil import iter_nodes, literal
+from ..cstutil import iter_nodes, literal, own_nodes
 from ..naming import Namer
 from . import source as sources
 from .rewriting import (
@@ -65,16 +65,6 @@ def _target_names(target) -> list[str] | None:
     return None
 
 
-def _own_level(statements):
-    """The nodes of ``statements``, not those inside the functions, lambdas and classes they define."""
-    stack = list(reversed(statements))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(reversed(node.children))
-
-
 def _shape(body) -> tuple[list, cst.BaseExpression] | None:
     """``(statements, returned value)`` of a factory's body: one final ``return``, no other at its level,
     nothing ``yield``ed, imported or declared ``global``; a docstring left out."""
@@ -96,7 +86,7 @@ def _shape(body) -> tuple[list, cst.BaseExpression] | None:
     ):
         before = before[1:]
     banned = (cst.Return, cst.Yield, cst.Global, cst.Import, cst.ImportFrom)
-    if any(isinstance(n, banned) for n in _own_level(before)):
+    if any(isinstance(n, banned) for n in own_nodes(before)):
         return None
     if any(
         isinstance(n, (cst.Import, cst.ImportFrom, cst.Global))

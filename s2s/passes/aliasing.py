@@ -31,7 +31,7 @@ import inspect
 import libcst as cst
 
 from .. import ir
-from ..cstutil import dotted, iter_nodes, names_in
+from ..cstutil import dotted, iter_nodes, names_in, own_nodes
 from ..errors import UnsupportedSyntax
 from ..frontend import source
 from .dataflow import closure_reads, element_base
@@ -95,6 +95,12 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
             return set()
         if func in FRESH_RUNTIME or func.startswith("rt.random_"):
             return set()
+        if func.startswith(
+            ("rt.", "xp.")
+        ):  # (a view op, ``rt.append(c, v)``): what its arguments share
+            return set().union(
+                set(), *(_shared_with(a.value, fresh) for a in value.args)
+            )
         if isinstance(value.func, cst.Name) and value.func.value in NUMBERS:
             return set()
         # the function called (a helper, `zip`) is not memory; its arguments may be (``range(n)`` is not)
@@ -105,6 +111,30 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
                 set(), *(_shared_with(a.value, fresh) for a in value.args)
             )
     return names_in(value) - {"xp", "rt"}
+
+
+def _number(value, numbers) -> bool:
+    """A number literal (``0.0``, ``-1``) or a name in ``numbers`` (holding one)."""
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    if isinstance(value, cst.Name):
+        return value.value in numbers
+    return isinstance(value, (cst.Integer, cst.Float))
+
+
+def _numbers_unpacked(target, value, numbers) -> list[str]:
+    """The names ``k, t = 0, 0.0`` binds to numbers (read before any is bound)."""
+    if not (
+        isinstance(target, cst.Tuple)
+        and isinstance(value, cst.Tuple)
+        and len(value.elements) == len(target.elements)
+    ):
+        return []
+    return [
+        el.value.value
+        for el, v in zip(target.elements, value.elements)
+        if isinstance(el.value, cst.Name) and _number(v.value, numbers)
+    ]
 
 
 def _elements(value, fresh=frozenset()):
@@ -402,7 +432,7 @@ def returns_new_arrays(helper) -> bool:
     params = set(inspect.signature(helper).parameters)
     assigned: dict = {}
     returns = []
-    for node in _own_nodes([src.node.body]):
+    for node in own_nodes([src.node.body]):
         # (a write into an element, ``a[0] = v``, or an update in place, ``a += v``, keeps ``a`` the array
         # it was: new if it was)
         if isinstance(node, cst.Assign):
@@ -458,17 +488,6 @@ def returns_new_arrays(helper) -> bool:
         return False
 
     return bool(returns) and all(new(r, frozenset()) for r in returns)
-
-
-def _own_nodes(body):
-    """The nodes of a function body, not those of functions or lambdas defined in it."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            continue
-        stack.extend(reversed(node.children))
 
 
 def _helper_updates(stmt, helpers, groups, later, closures) -> None:
@@ -588,6 +607,7 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     bound = set(fn.param_names) | assigned_plain(fn.body)
     rows = RowViews(fn)
+    numbers: set[str] = set()  # names holding a number literal's value
     for i, stmt in enumerate(body):
         rows.step(stmt)
         if helpers:
@@ -649,7 +669,15 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
                 )
             if not element:
                 bind(name, ())
+                numbers.discard(name)
         elif isinstance(stmt, ir.Assign):
+            # a Python number is immutable: a copy of one shares nothing (``t_count = t`` of ``t = 0.0``)
+            numeric = (
+                [stmt.target.value]
+                if isinstance(stmt.target, cst.Name) and _number(stmt.value, numbers)
+                else _numbers_unpacked(stmt.target, stmt.value, numbers)
+            )
+            numbers.difference_update(ir.target_names(stmt.target))
             unpacked = (
                 elements.get(stmt.value.value)
                 if isinstance(stmt.value, cst.Name)
@@ -660,14 +688,18 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
             )
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
+                for name in numeric:
+                    bind(name, ())
+                numbers.update(numeric)
                 continue
             holders = _container_of(stmt.value, containers)
             held = _container_items(stmt.value, items, fresh)
             for name in ir.target_names(stmt.target):
-                bind(name, _shared_with(stmt.value, fresh))
+                bind(name, () if name in numeric else _shared_with(stmt.value, fresh))
                 elements.pop(name, None)
                 forget(name)
                 repeated.discard(name)
+            numbers.update(numeric)
             if isinstance(stmt.target, cst.Name) and held is not None:
                 items[stmt.target.value] = held
             if isinstance(stmt.target, cst.Name) and _repeats_items(stmt.value):

@@ -166,8 +166,7 @@ class _Lower:
                         kind if isinstance(stmt.target, cst.Name) else None,
                         stmt.origin,
                     )
-                if isinstance(stmt.value, cst.List) and not stmt.value.elements:
-                    empty |= bound
+                empty |= _made_empty(stmt.target, stmt.value)
             elif isinstance(stmt, ir.Return):
                 out.append(ir.Return(reads_.item(stmt.value), stmt.origin))
             elif isinstance(stmt, ir.If):
@@ -723,3 +722,20 @@ def control(
         name: control(local, namer, closures) for name, local in fn.locals.items()
     }
     return fn.with_body(body, locals=locals_)
+
+
+def _made_empty(target, value) -> set[str]:
+    """The names an assignment binds to new empty lists: ``xs = []``, ``t, xs = 0.0, []``."""
+    if isinstance(value, cst.List) and not value.elements:
+        return set(ir.target_names(target))
+    if (
+        isinstance(target, cst.Tuple)
+        and isinstance(value, cst.Tuple)
+        and len(target.elements) == len(value.elements)
+    ):
+        return {
+            name
+            for el, v in zip(target.elements, value.elements)
+            for name in _made_empty(el.value, v.value)
+        }
+    return set()

@@ -27,7 +27,8 @@ whose bounds a loop's index sets, reduced, multiplied and written (``passes/slic
 a trajectory recorded behind an early ``return`` guard in its loop (``jumps._unskipped_appends``); a
 filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2, y1 = y1, y[n]``:
 ``passes/row_views``); an optax-style ``init, update = momentum(rate)`` pair a factory makes in the function,
-closing over a value of it (``frontend/factories``).
+closing over a value of it (``frontend/factories``); a ``while t < t_end`` loop on float time recording
+a list (``frontend/counted_whiles``).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ FORMS = (
     "guarded_record",
     "lagged_rows",
     "factory_pair",
+    "counted_while",
 )
 
 
@@ -534,4 +536,18 @@ class PythonIdioms:
             f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
+        ]
+
+    def _py_counted_while(self, lines, name, a, b):
+        # a while loop on float time recording per-step values: the numbers alone count its steps
+        t, z, xs = f"{name}_t", f"{name}_z", f"{name}_xs"
+        end = self.pick(["0.6", "0.5 + 1e-9", "1.0"])
+        lines += [
+            f"{t}, {xs} = 0.0, []",
+            f"{z} = np.ravel({a}) * 1.0",
+            f"while {t} < {end}:",
+            f"    {z} = {z} + 0.2 * np.tanh({z} * np.mean({b}))",
+            f"    {t} += 0.2",
+            f"    {xs}.append(np.sum({z} ** 2) * {t})",
+            f"{name} = sum({xs}) + len({xs})",
         ]

@@ -2219,3 +2219,39 @@ def inputs_steps_from_defaults():
 
 
 PROGRAMS += ["steps_from_defaults"]
+
+
+def recorded_while_time(mu, x0, t_end=1.0, dt=0.05):
+    """A ``while t < t_end`` loop on float time recording states (e38): the numbers alone count its steps."""
+    x = np.array(x0, dtype=float)
+    t = 0.0
+    xs = []
+    while t < t_end - 1e-12:
+        dx = np.array([x[1], mu * (1 - x[0] ** 2) * x[1] - x[0]])
+        x = x + dt * dx
+        t += dt
+        xs.append(x[0])
+    return np.mean(np.array(xs) ** 2) + 0.1 * len(xs)
+
+
+def inputs_recorded_while_time():
+    return 1.3, np.array([1.0, 0.1])
+
+
+def recorded_while_two_counters(w, n=6):
+    """Two counters in the test, one updated from the other; the states stacked after the loop."""
+    k, t, h = 0, 0.0, 0.125
+    states = [w]
+    while k < n and t + h <= 0.5:
+        w = w - h * np.sin(w)
+        k += 1
+        t = t + h * (1 + k % 2)
+        states.append(w * t)
+    return np.sum(np.stack(states) ** 2)
+
+
+def inputs_recorded_while_two_counters():
+    return (np.random.default_rng(21).normal(size=3),)
+
+
+PROGRAMS += ["recorded_while_time", "recorded_while_two_counters"]
