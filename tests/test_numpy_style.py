@@ -534,3 +534,17 @@ def test_an_update_of_a_copy_of_a_number_changes_nothing_else():
         np.testing.assert_allclose(
             s2s.grad(copy_of_a_number_updated, backend=backend)(x), [1.5, 1.5]
         )
+
+
+def test_a_guard_returning_a_constant_beside_per_example_data_under_vmap():
+    """p45: the guard's test is the same for every example (it reads no batched value), the other branch
+    is per example: ``return np.inf`` gets the batch axis."""
+    f = P.recorded_steps_from_defaults
+    log_theta, obs = P.inputs_recorded_steps_from_defaults()
+    batch = np.stack([obs, 0.5 * obs, 2.0 * obs])
+    for backend in BACKENDS:
+        got = s2s.vmap(f, in_axes=(None, 0), backend=backend)(log_theta, batch)
+        np.testing.assert_allclose(got, [f(log_theta, o) for o in batch], rtol=1e-6)
+    blown = np.log(np.array([500.0, 0.1]))  # grows past the guard: every example is inf
+    got = s2s.vmap(f, in_axes=(None, 0))(blown, batch)
+    np.testing.assert_array_equal(got, [np.inf] * 3)

@@ -40,20 +40,46 @@ def number_cast(resolver, node: cst.Call):
             if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
                 return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
             # ``int(np.ceil(alpha * n))``: a number of sizes asked for, its NumPy functions NumPy's when
-            # traced
-            if _reads_sizes(node.args[0].value):
-                value = value.visit(_NumberFunctions())
+            # traced; ``int(round(t_end / dt))``: elementwise functions of one value are NumPy's on numbers
+            # (a default left out is a constant), whatever they read (a batched value keeps its examples)
+            sizes = _reads_sizes(node.args[0].value)
+            value = value.visit(
+                _NumberFunctions(NUMBER_FUNCTIONS if sizes else ELEMENTWISE)
+            )
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
     return None
 
 
+# NumPy functions of one value, element by element: the same on a batch of examples
+ELEMENTWISE = frozenset(
+    {
+        "ceil",
+        "floor",
+        "trunc",
+        "rint",
+        "round",
+        "sqrt",
+        "exp",
+        "log",
+        "log2",
+        "log10",
+        "abs",
+    }
+)
+
+
 class _NumberFunctions(cst.CSTTransformer):
-    """``xp.ceil(...)`` -> ``rt.numbers.ceil(...)`` (NumPy's on numbers, ``jax.numpy``'s on traced values)."""
+    """``xp.ceil(...)`` -> ``rt.numbers.ceil(...)`` (NumPy's on numbers, ``jax.numpy``'s on traced values),
+    for the functions named in ``names``."""
+
+    def __init__(self, names):
+        super().__init__()
+        self.names = names
 
     def leave_Call(self, original, updated):
         func = dotted(updated.func) or ""
-        if func.startswith("xp.") and func[3:] in NUMBER_FUNCTIONS:
+        if func.startswith("xp.") and func[3:] in self.names:
             return updated.with_changes(
                 func=cst.parse_expression(f"rt.numbers.{func[3:]}")
             )

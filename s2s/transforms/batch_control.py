@@ -216,8 +216,9 @@ def _residual_names(target):
 
 
 def _branch_result(inner, value):
-    """A branch's result with the batch axis, its numbers too (``return 1e10`` beside a branch whose result
-    differs per example: both branches of a ``cond`` give values of one shape)."""
+    """A branch's result with the batch axis, its numbers and constants too (``return 1e10``, ``return
+    np.inf`` beside a branch whose result differs per example: both branches of a ``cond`` give values of
+    one shape)."""
     if isinstance(value, (cst.Tuple, cst.List)):
         return value.with_changes(
             elements=[
@@ -226,8 +227,12 @@ def _branch_result(inner, value):
             ]
         )
     number = value.expression if isinstance(value, cst.UnaryOperation) else value
-    if isinstance(number, (cst.Integer, cst.Float)) or (
-        isinstance(number, cst.Name) and number.value in ("True", "False")
+    # a number, or a constant of the namespace (``return np.inf``)
+    constant = isinstance(number, cst.Attribute) and is_static(number)
+    if (
+        isinstance(number, (cst.Integer, cst.Float))
+        or (isinstance(number, cst.Name) and number.value in ("True", "False"))
+        or constant
     ):
         return call("rt.broadcast_batch", value, cst.Name(inner.size))
     return inner.broadcast(value)

@@ -2255,3 +2255,29 @@ def inputs_recorded_while_two_counters():
 
 
 PROGRAMS += ["recorded_while_time", "recorded_while_two_counters"]
+
+
+def recorded_steps_from_defaults(log_theta, obs, dt=0.1, t_end=0.5):
+    """p45: ``int(round(t_end / dt))`` steps recorded in a list behind a blow-up guard returning ``np.inf``."""
+    theta = np.exp(log_theta)
+    n_steps = int(round(t_end / dt))  # noqa: RUF046 (as people write it)
+    state = np.array([1.0, 0.5])
+    traj = [state]
+    for _ in range(n_steps):
+        state = state + dt * np.array(
+            [
+                theta[0] * state[0] - state[0] * state[1],
+                state[0] * state[1] - theta[1] * state[1],
+            ]
+        )
+        if np.any(state > 1e6):
+            return np.inf
+        traj.append(state)
+    return np.sum((np.log(np.stack(traj)) - np.log(obs)) ** 2)
+
+
+def inputs_recorded_steps_from_defaults():
+    return np.log(np.array([1.0, 0.8])), np.full((6, 2), 0.7)
+
+
+PROGRAMS += ["recorded_steps_from_defaults"]
