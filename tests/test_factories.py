@@ -80,5 +80,6 @@ def test_the_factorys_lines_are_written_in_place_with_their_names_kept_apart():
     assert "make_leaky_alpha_2 = w[1]" in source
     assert "make_leaky_scale_2 = 2.0" in source
     # the factory's own line, cited where it is in its file
-    assert "factories.py:71  slope = alpha * scale" in source
+    line = P.make_leaky.__code__.co_firstlineno + 2
+    assert f"factories.py:{line}  slope = alpha * scale" in source
     assert "make_leaky_slope_2 = make_leaky_alpha_2 * make_leaky_scale_2" in source
