@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .api import MISSED, Transformed
 from .display import ShowsSource
 from .errors import S2SError
-from .frontend import wrappers
+from .frontend import variadic, wrappers
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,9 @@ class Vmapped(ShowsSource):
         self._by_call_shape = {}
         self._direct = {}  # positional count -> the batched function's compiled entry
 
-    def _per_parameter(self, npositional: int, keywords) -> tuple:
+    def _per_parameter(self, npositional: int, keywords, binding) -> tuple:
         """in_axes for every parameter of the generated function, for a call with these arguments."""
-        names = self._binding.signature.parameters
+        names = binding.signature.parameters
         axes = self.in_axes
         if isinstance(axes, tuple):
             if len(axes) != npositional:
@@ -116,13 +116,26 @@ class Vmapped(ShowsSource):
                 if isinstance(self.in_axes, tuple)
                 else len(self._binding.signature.parameters)
             )
+        fun, binding = self.fun, self._binding
+        if (
+            binding.variadic
+        ):  # ``f(p, *args)``: the function at this call's shape, its parameters one by one
+            args, kwargs = [None] * npositional, dict.fromkeys(keywords)
+            if isinstance(
+                fun, Transformed
+            ):  # (``vmap(grad(f))``: the gradient at that shape)
+                fun = fun.at(*args, **kwargs)
+            else:
+                call = binding.signature.bind(*args, **kwargs)
+                fun = variadic.specialize(fun, variadic.shape_of(call))
+            binding = wrappers.target(fun, "s2s.vmap")[1]
         axes = Axes.of(
-            self._per_parameter(npositional, set(keywords)),
+            self._per_parameter(npositional, set(keywords), binding),
             self.out_axes,
             self.axis_size,
             self.axis_name,
         )
-        return _batched(self.fun, axes, self.backend)
+        return _batched(fun, axes, self.backend)
 
     @property
     def source(self) -> str:

@@ -95,6 +95,8 @@ CASES = [
         lambda: (arr(2, 3), arr(2, 3), arr(B, 2, 3)),
         (None, None, 0),
     ),
+    (P.scipy_style, lambda: (arr(2), arr(5), arr(B, 5)), (None, None, 0)),
+    (P.scipy_style, lambda: (arr(B, 2), arr(5), arr(5)), (0, None, None)),
 ]
 
 
@@ -178,3 +180,14 @@ def test_out_axes_that_are_no_prefix_of_the_output_are_jax_errors(out_axes):
 def test_out_axes_for_more_outputs_than_returned_is_an_error_at_the_return():
     with pytest.raises(s2s.S2SError, match="does not match the 2 outputs"):
         s2s.vmap(P.pair, out_axes=(0, 1, 0), backend="numpy")(np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_per_example_gradients_of_a_function_taking_star_args(backend):
+    """``vmap(grad(fun))`` of scipy's ``fun(p, *args)``: specialized at the call's shape (was a TypeError)."""
+    p, t, ys = arr(2), arr(5), arr(B, 5)
+    got = s2s.vmap(s2s.grad(P.scipy_style), in_axes=(None, None, 0), backend=backend)(
+        p, t, ys
+    )
+    want = np.stack([s2s.grad(P.scipy_style, backend="numpy")(p, t, y) for y in ys])
+    assert_close(got, want, backend)

@@ -305,3 +305,14 @@ def zip_over_mixed_items(a, x, y):
     for w, z in pairs:
         total = total + w * np.tanh(z)
     return np.sum(total)
+
+
+def _residuals(p, t, y):
+    return p[0] * np.exp(-p[1] * t) - y
+
+
+def scipy_style(p, *args):
+    """scipy.optimize's ``fun(p, *args)``: the data passed on by ``*args``, unpacked too."""
+    t, y = args
+    r = _residuals(p, *args)
+    return 0.5 * r @ r + 0.01 * np.sum(t)
