@@ -137,6 +137,10 @@ def index_add(target, index, value):
     if isinstance(target, (dict, list, tuple)):
         from .trees import tree_add
 
+        if (
+            isinstance(index, tuple) and not index
+        ):  # the whole container (an item of ``Elements``)
+            return tree_add(target, value)
         out = dict(target) if isinstance(target, dict) else list(target)
         out[index] = tree_add(out[index], value)
         if isinstance(target, tuple):

@@ -312,15 +312,13 @@ def _lift_value(xp, value, flag, shape):
 def _update(target, index, value, batched, name):
     t_flag, index_flags, v_flag = batched
     t_flag, v_flag = bool(t_flag), bool(v_flag)
-    if isinstance(target, (dict, list, tuple)):
+    if isinstance(target, (dict, list, tuple, Elements)):
         # a Python container's element (a list of layers' cotangents): the index is the same for every
         # example; the container's leaves carry the batch axis whenever the value does
-        from .trees import tree_leaves
+        from .batched_loops import array_leaves
 
         if v_flag and not t_flag:
-            target = broadcast_batch(
-                target, np.shape(next(iter(tree_leaves(value))))[0]
-            )
+            target = broadcast_batch(target, np.shape(next(array_leaves(value)))[0])
         return _scatter(name)(target, index, value)
     parts, flags = _index_flags(index, index_flags, name)
     xp = namespace(target, parts, value)

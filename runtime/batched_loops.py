@@ -20,21 +20,22 @@ from .trees import _children, _is_record, _rebuild, tree_leaves
 # then goes back to the front. Unbatched operands are broadcast first (a view).
 
 
-def _leaves(tree):
+def array_leaves(tree):
+    """The leaves of ``tree``, through ``Elements`` and ``Zipped`` too (``trees.tree_leaves`` keeps those whole)."""
     from .iteration import Elements, Zipped
 
     if isinstance(tree, Elements):
         for item in tree.items:
-            yield from _leaves(item)
+            yield from array_leaves(item)
     elif isinstance(tree, (tuple, list, Zipped)):
         for item in tree:
-            yield from _leaves(item)
+            yield from array_leaves(item)
     elif isinstance(tree, dict):
         for item in tree.values():
-            yield from _leaves(item)
+            yield from array_leaves(item)
     elif _is_record(tree):
         for _, item in _children(tree):
-            yield from _leaves(item)
+            yield from array_leaves(item)
     elif tree is not None:
         yield tree
 
@@ -135,7 +136,7 @@ def enumerate_jvp(tangents, start, batched, size):
     steps = iterate(tangents)
     if isinstance(steps, Elements):
         return Elements((np.zeros(size), x) for x in steps.items)
-    first = next(leaf for leaf in _leaves(steps) if hasattr(leaf, "shape"))
+    first = next(leaf for leaf in array_leaves(steps) if hasattr(leaf, "shape"))
     xp = namespace(first)
     return Zipped((xp.zeros((size, int(np.shape(first)[1]))), steps))
 
@@ -153,7 +154,7 @@ def _batch_size(*pairs) -> int:
     """The batch size, from the first batched operand (an array, or a tree of them)."""
     for x, flag in pairs:
         if flag:
-            leaves = [leaf for leaf in _leaves(x) if hasattr(leaf, "shape")]
+            leaves = [leaf for leaf in array_leaves(x) if hasattr(leaf, "shape")]
             if leaves:
                 return int(np.shape(leaves[0])[0])
     for (

@@ -60,7 +60,10 @@ def call(runner, args, static, force=False):
             full = jax.tree_util.tree_unflatten(treedef, leaves)
             for i, value in zip(static, fixed):
                 full[i] = value
-            out, out_def = jax.tree_util.tree_flatten(runner.fn(*full))
+            from .backends import plain_dicts
+
+            # (``InOrder`` dicts plain again inside, as ``Runner._traced`` gives them)
+            out, out_def = jax.tree_util.tree_flatten(runner.fn(*plain_dicts(full)))
             result["structure"] = out_def
             result["held"] = [(i, x) for i, x in enumerate(out) if _held(x)]
             return [x for x in out if not _held(x)]

@@ -606,6 +606,10 @@ def _restack(parts, like):
             for k, field in builtins.enumerate(like)
         ]
         return type(like)(*fields) if hasattr(like, "_fields") else type(like)(fields)
+    if isinstance(like, dict):  # (a loop over a list of dicts: each entry stacked)
+        return type(like)(
+            (k, _restack([p[k] for p in parts], field)) for k, field in like.items()
+        )
     if _is_record(like):
         fields = [
             (k, _restack([_child(p, k) for p in parts], field))

@@ -548,3 +548,19 @@ def test_a_guard_returning_a_constant_beside_per_example_data_under_vmap():
     blown = np.log(np.array([500.0, 0.1]))  # grows past the guard: every example is inf
     got = s2s.vmap(f, in_axes=(None, 0))(blown, batch)
     np.testing.assert_array_equal(got, [np.inf] * 3)
+
+
+def test_per_example_gradients_through_starred_dict_values():
+    params, x = P.inputs_starred_dict_values()
+    xs = np.stack([x, 0.5 * x, -x])
+    for backend in BACKENDS:
+        got = s2s.vmap(
+            s2s.grad(P.starred_dict_values), in_axes=(None, 0), backend=backend
+        )(params, xs)
+        for k, xk in enumerate(xs):
+            want = s2s.grad(P.starred_dict_values, backend="numpy")(params, xk)
+            for name in params:
+                for leaf in ("w", "b"):
+                    np.testing.assert_allclose(
+                        got[name][leaf][k], want[name][leaf], rtol=1e-5, atol=1e-7
+                    )

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
+import s2s
+
 LAMBDA = 1e-2
 
 
@@ -2281,3 +2283,45 @@ def inputs_recorded_steps_from_defaults():
 
 
 PROGRAMS += ["recorded_steps_from_defaults"]
+
+
+def starred_dict_values(params, x):
+    """``*hidden, last = params.values()`` (g03): a list of layer dicts looped over, then the last."""
+    *hidden, last = params.values()
+    for layer in hidden:
+        x = np.tanh(x @ layer["w"] + layer["b"])
+    return np.sum((x @ last["w"] + last["b"]) ** 2)
+
+
+def inputs_starred_dict_values():
+    r = np.random.default_rng(23)
+    params = {
+        f"layer{i}": {"w": r.normal(size=(3, 3)) * 0.5, "b": r.normal(size=3)}
+        for i in range(3)
+    }
+    return params, r.normal(size=(2, 3))
+
+
+PROGRAMS += ["starred_dict_values"]
+
+
+starred_dict_values_grad = s2s.grad(starred_dict_values)
+
+
+def meta_step_over_layer_dicts(lr, params, x):
+    """A gradient step through the gradient of a loop over a list of layer dicts (g03's meta-objective):
+    second derivatives restack the loop's per-layer dicts."""
+    grads = starred_dict_values_grad(params, x)
+    stepped = {
+        k: {n: v - lr * grads[k][n] for n, v in layer.items()}
+        for k, layer in params.items()
+    }
+    return starred_dict_values(stepped, x)
+
+
+def inputs_meta_step_over_layer_dicts():
+    params, x = inputs_starred_dict_values()
+    return 0.05, params, x
+
+
+PROGRAMS += ["meta_step_over_layer_dicts"]
