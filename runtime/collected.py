@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from .arrays import _concrete_key, namespace, zeros_like_float
+from .arrays import _concrete_key, _is_jax, namespace, zeros_like_float
 from .bounded import BoundedRange, SpanSteps, stacked
 from .iteration import Elements, per_element
 from .located import Refusal
@@ -31,6 +31,16 @@ from .trees import (
 )
 
 
+def _kind(item):
+    """What ``stack`` groups by: numbers and arrays alike (a Python ``False`` at the first step, traced
+    values at the others, stack into one array), containers by their type."""
+    if isinstance(item, (bool, int, float, complex, np.generic, np.ndarray)) or _is_jax(
+        item
+    ):
+        return "array"
+    return type(item)
+
+
 def stack(items):
     """Per-step outputs stacked along a new leading axis, structure kept.
 
@@ -43,7 +53,7 @@ def stack(items):
         return None
     if any(it is None or getattr(type(it), "placeholder", False) for it in items):
         return Elements(items)  # (``Skipped``, ``rt.unset``: no value on some steps)
-    if len({type(it) for it in items}) > 1:
+    if len({_kind(it) for it in items}) > 1:
         return Elements(items)
     first = items[0]
     if isinstance(first, (BoundedRange, SpanSteps)):  # inner loops over bounded ranges

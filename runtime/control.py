@@ -468,9 +468,70 @@ def _first_step(f, init, xs, length, reverse):
     carry, ys = scan(f, carry, rest, None if length is None else n - 1, reverse)
     if y_first is None and ys is None:
         return carry, None
+    if ys is not None and n > 1:
+        # what the first step output unset (a residual: the value before it), zeros
+        y_first = _unset_as_zeros(y_first, _slice(ys, 0))
+        joined = _prepended(y_first, ys, reverse)
+        if joined is not None:  # (one concatenation per leaf, not a slice per step)
+            return carry, None if joined is _BOTH_NONE else joined
     parts = [] if ys is None else _unstacked(ys, n - 1)
     steps = [*parts, y_first] if reverse else [y_first, *parts]
     return carry, stack(steps)
+
+
+def _prepended(first, rest, at_end):
+    """One step's outputs joined to the others' (stacked) as one stack, leaf by leaf (at the end for a
+    reversed loop); None where a leaf is no array of the others' step shape."""
+    if first is None and rest is None:
+        return _BOTH_NONE
+    if isinstance(first, (tuple, list)) and isinstance(rest, (tuple, list)):
+        if len(first) != len(rest) or type(first) is not type(rest):
+            return None
+        items = [_prepended(a, b, at_end) for a, b in zip(first, rest)]
+        if any(i is None for i in items):
+            return None
+        items = [None if i is _BOTH_NONE else i for i in items]
+        return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    if isinstance(first, dict) and isinstance(rest, dict):
+        if first.keys() != rest.keys():
+            return None
+        items = {k: _prepended(v, rest[k], at_end) for k, v in first.items()}
+        if any(i is None for i in items.values()):
+            return None
+        return {k: None if i is _BOTH_NONE else i for k, i in items.items()}
+    numeric = hasattr(first, "shape") or isinstance(first, (bool, int, float))
+    if not (numeric and hasattr(rest, "shape")) or np.shape(rest)[1:] != np.shape(
+        first
+    ):
+        return None
+    xp = namespace(first, rest)
+    head = xp.expand_dims(xp.asarray(first, dtype=rest.dtype), 0)
+    return xp.concatenate([rest, head] if at_end else [head, rest])
+
+
+_BOTH_NONE = object()  # (a step output of no value at every step, in ``_prepended``)
+
+
+def _unset_as_zeros(output, like):
+    """``output`` with its ``Unset`` leaves as zeros shaped like the matching leaves of ``like`` (another
+    step's output), so the steps stack into arrays (and the backward loop rolls: ``Elements`` would
+    visit them one by one)."""
+    if isinstance(output, Unset) and hasattr(like, "shape"):
+        return namespace(like).zeros_like(like)
+    if isinstance(output, (tuple, list)) and isinstance(like, (tuple, list)):
+        items = [_unset_as_zeros(a, b) for a, b in zip(output, like)]
+        if len(output) != len(like):
+            return output
+        return (
+            type(output)(*items) if hasattr(output, "_fields") else type(output)(items)
+        )
+    if (
+        isinstance(output, dict)
+        and isinstance(like, dict)
+        and output.keys() == like.keys()
+    ):
+        return {k: _unset_as_zeros(v, like[k]) for k, v in output.items()}
+    return output
 
 
 def _unstacked(ys, n):

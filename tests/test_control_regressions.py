@@ -766,3 +766,60 @@ def test_states_of_different_sizes_collected_in_a_list(backend):
     want = oracle(jax.grad, _twins.jax_twin(f))(Ws, x)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)
+
+
+# --- a loop that breaks, first assigning a variable the code after it reads, per example -----------
+
+
+def _softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def damped_fixed_point(u, c, max_iter):
+    """g18: ``p_new`` is first assigned in the loop; the loop breaks once converged."""
+    p = np.full(len(u), 1.0 / len(u))
+    for _ in range(max_iter):
+        p_new = _softmax(2.0 * (u - c * p))
+        if np.max(np.abs(p_new - p)) < 1e-3:
+            break
+        p = 0.5 * p_new + 0.5 * p
+    return np.sum(p_new * u)
+
+
+def fixed_point_10(u, c):
+    return damped_fixed_point(u, c, 10)
+
+
+def fixed_point_40(u, c):
+    return damped_fixed_point(u, c, 40)
+
+
+def _equations(jaxpr) -> int:
+    """The equations of a jaxpr, those of the jaxprs its equations hold (loop bodies, branches) too."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    count = 0
+    for eqn in jaxpr.eqns:
+        count += 1
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, (tuple, list)) else (param,):
+                if hasattr(inner, "eqns") or hasattr(inner, "jaxpr"):
+                    count += _equations(inner)
+    return count
+
+
+def test_per_example_gradients_of_a_breaking_loop_stay_one_rolled_loop():
+    """Was unrolled at trace time, step by step (500 steps: 18 GB and minutes): the first step's outputs
+    (a Python ``False``, an unset value) did not stack with the traced ones, so the backward loop visited
+    them one by one. The program traced for 40 steps is now as long as the one traced for 10.
+    """
+    u = np.random.default_rng(0).normal(size=(3, 4))
+    c = np.array([1.0, 0.5, 0.8, 1.2])
+    counts = [
+        _equations(jax.make_jaxpr(s2s.vmap(s2s.grad(f), in_axes=(0, None)))(u, c))
+        for f in (fixed_point_10, fixed_point_40)
+    ]
+    assert counts[0] == counts[1]
+    got = s2s.vmap(s2s.grad(fixed_point_40), in_axes=(0, None))(u, c)
+    for k in range(3):
+        _close(got[k], s2s.grad(fixed_point_40, backend="numpy")(u[k], c), tol=1e-6)
