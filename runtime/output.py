@@ -105,14 +105,20 @@ def log(logger: str | None, level: int, msg: str, *values, style: str = "%") -> 
     _when_known(show, values)
 
 
-def check(ok, fmt: str = "", *values) -> None:
+def check(ok, fmt: str = "", *values, hint: str | None = None) -> None:
     """``assert ok, fmt.format(*values)``: at once on known values (shapes, NumPy arrays), when the compiled
-    code runs on traced ones (the failure then surfaces as JAX's runtime error, which quotes it).
+    code runs on traced ones (the failure then surfaces as JAX's runtime error, which quotes it). With a
+    ``hint``, a check s2s wrote: its failure is s2s's refusal (``Refusal``), not the user's assertion.
     """
 
     def verify(known_ok, *known):
         if not np.all(np.asarray(known_ok)):
-            raise AssertionError(_FORMAT(fmt, *known) if fmt else "")
+            message = _FORMAT(fmt, *known) if fmt else ""
+            if hint is not None:
+                from .located import Refusal
+
+                raise Refusal(message, hint)
+            raise AssertionError(message)
 
     if not uses_jax(
         ok

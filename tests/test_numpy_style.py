@@ -564,3 +564,21 @@ def test_per_example_gradients_through_starred_dict_values():
                     np.testing.assert_allclose(
                         got[name][leaf][k], want[name][leaf], rtol=1e-5, atol=1e-7
                     )
+
+
+def test_items_taken_by_an_index_are_numbers_of_vectors_and_views_of_matrices():
+    (x,) = P.inputs_item_accumulators()
+    check_batched(P.item_accumulators, np.stack([x, 0.5 * x, -x]), ())
+    check_forward_and_hessian(P.item_accumulators, x, (), np.ones_like(x))
+    # a matrix's row: NumPy would change the matrix, refused at the binding, in every transform
+    X = np.ones((3, 2))
+    for run in (
+        lambda: s2s.grad(P.row_accumulator)(X),
+        lambda: s2s.vmap(P.row_accumulator)(np.stack([X, X])),
+        lambda: s2s.grad(P.row_accumulator, backend="numpy")(X),
+    ):
+        with pytest.raises(
+            s2s.S2SError, match="`s` was taken from `X` by an index"
+        ) as info:
+            run()
+        assert info.value.origin.text.strip() == "s = X[0]"

@@ -27,6 +27,7 @@ unchanged, when no such update exists.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -36,6 +37,7 @@ from ..errors import UnsupportedSyntax
 from ..frontend import source
 from .dataflow import closure_reads, element_base
 from .row_views import LoopHead, RowViews
+from .scalar_items import ItemBindings
 
 VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
@@ -105,10 +107,9 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
             return set()
         # the function called (a helper, `zip`) is not memory; its arguments may be (``range(n)`` is not)
         if isinstance(value.func, cst.Name):
-            if value.func.value in fresh:
-                return set()
             return set().union(
-                set(), *(_shared_with(a.value, fresh) for a in value.args)
+                set(),
+                *(_shared_with(a, fresh) for a in _sharing_arguments(value, fresh)),
             )
     return names_in(value) - {"xp", "rt"}
 
@@ -134,6 +135,23 @@ def _numbers_unpacked(target, value, numbers) -> list[str]:
         el.value.value
         for el, v in zip(target.elements, value.elements)
         if isinstance(el.value, cst.Name) and _number(v.value, numbers)
+    ]
+
+
+def _sharing_arguments(call: cst.Call, fresh) -> list:
+    """The arguments of a call by name whose memory its result may share: those passed to the parameters
+    the helper returns views of (``fresh``: name -> (parameters, those)), else all of them.
+    """
+    known = fresh.get(call.func.value) if isinstance(fresh, dict) else None
+    values = [a.value for a in call.args]
+    if known is None or any(a.star for a in call.args):
+        return values
+    params, shared = known
+    return [
+        a.value
+        for k, a in enumerate(call.args)
+        if (a.keyword.value if a.keyword else (params[k] if k < len(params) else None))
+        in shared
     ]
 
 
@@ -219,9 +237,38 @@ def _linear(body) -> list:
                 heads = [ir.Return(stmt.test, stmt.origin)] * 2
             body = _linear(stmt.body)
             out += [heads[0], *body, heads[1], *body]
-        elif isinstance(stmt, (ir.Assign, ir.AugAssign, ir.Return)):
+        elif isinstance(stmt, ir.Assign):
+            out += _pairs(stmt)
+        elif isinstance(stmt, (ir.AugAssign, ir.Return)):
             out.append(stmt)
     return out
+
+
+@dataclass(frozen=True)
+class Part(ir.Assign):
+    """One name's assignment of ``a, b = e1, e2`` (``whole``), read as a line of its own."""
+
+    whole: ir.Assign | None = None
+
+
+def _pairs(stmt: ir.Assign) -> list:
+    """``a, b = e1, e2`` as ``a = e1`` then ``b = e2`` where no value reads a name the line binds (then
+    one after the other is at once: ``sm, sP = list(ms), list(Ps)``); any other line as it is.
+    """
+    target, value = stmt.target, stmt.value
+    if not (
+        isinstance(target, cst.Tuple)
+        and isinstance(value, cst.Tuple)
+        and len(target.elements) == len(value.elements)
+        and all(isinstance(el.value, cst.Name) for el in target.elements)
+        and not any(isinstance(el, cst.StarredElement) for el in value.elements)
+        and not names_in(value) & set(ir.target_names(target))
+    ):
+        return [stmt]
+    return [
+        Part(t.value, v.value, stmt.origin, whole=stmt)
+        for t, v in zip(target.elements, value.elements)
+    ]
 
 
 def _caller(param: str) -> str:
@@ -419,16 +466,17 @@ def updated_in_place(helper) -> dict:
 
 
 @_per_helper
-def returns_new_arrays(helper) -> bool:
-    """Whether every ``return`` of a helper gives new arrays (``np.mean(...)``, ``a * b``, a name only
-    such values are assigned to), never a parameter or a view of one: its result shares no memory.
+def returned_parameters(helper) -> frozenset[str] | None:
+    """The parameters of a helper whose memory its ``return``s may share (a parameter, a view of one:
+    ``x[0]``, ``x.T``; ``frozenset()`` where every return is new: ``np.mean(...)``, ``a * b``, a name only
+    such values are assigned to); None where s2s cannot tell (any of them, then).
     """
     try:
         src = source.load(helper)
     except Exception:  # not a function s2s reads
-        return False
+        return None
     if not isinstance(src.node, cst.FunctionDef):
-        return False
+        return None
     params = set(inspect.signature(helper).parameters)
     assigned: dict = {}
     returns = []
@@ -450,17 +498,21 @@ def returns_new_arrays(helper) -> bool:
         elif isinstance(node, cst.Return):
             returns.append(node.value)
 
-    def new(expr, seen) -> bool:
+    def union(parts):
+        parts = list(parts)
+        return None if any(p is None for p in parts) else frozenset().union(*parts)
+
+    def shares(expr, seen):
         if expr is None:
-            return False
+            return None
         if isinstance(expr, (*_FRESH, cst.Integer, cst.Float)):
-            return True
+            return frozenset()
         if isinstance(expr, cst.Tuple):
-            return all(new(e.value, seen) for e in expr.elements)
+            return union(shares(e.value, seen) for e in expr.elements)
         if isinstance(
-            expr, cst.Subscript
-        ):  # a view of a new array shares no caller's memory
-            return new(expr.value, seen)
+            expr, (cst.Subscript, cst.Attribute)
+        ):  # a view of what its base shares
+            return shares(expr.value, seen)
         if isinstance(expr, cst.Call):
             func = dotted(expr.func) or ""
             module, _, name = func.rpartition(".")
@@ -470,24 +522,35 @@ def returns_new_arrays(helper) -> bool:
                 and "." not in module
             ):
                 # a view op's result shares the memory of its first argument only
-                return name not in VIEW_OPS or (
-                    bool(expr.args) and new(expr.args[0].value, seen)
-                )
+                if name not in VIEW_OPS:
+                    return frozenset()
+                return shares(expr.args[0].value, seen) if expr.args else None
             if (
                 isinstance(expr.func, cst.Attribute) and library is None
             ):  # ``flat.reshape(n)``
                 method = expr.func.attr.value
-                return method == "copy" or (
-                    method in VIEW_OPS and new(expr.func.value, seen)
-                )
-            return False
-        if isinstance(expr, cst.Name) and expr.value not in params:
-            if expr.value in seen or expr.value not in assigned:
-                return False
-            return all(new(v, seen | {expr.value}) for v in assigned[expr.value])
-        return False
+                if method == "copy":
+                    return frozenset()
+                return shares(expr.func.value, seen) if method in VIEW_OPS else None
+            return None
+        if isinstance(expr, cst.Name):
+            own = frozenset(
+                {expr.value} & params
+            )  # (a parameter's own value, on some path)
+            if expr.value not in assigned:
+                return own if own else None
+            if expr.value in seen:
+                return None
+            found = union(shares(v, seen | {expr.value}) for v in assigned[expr.value])
+            return None if found is None else found | own
+        return None
 
-    return bool(returns) and all(new(r, frozenset()) for r in returns)
+    return union(shares(r, frozenset()) for r in returns) if returns else None
+
+
+def returns_new_arrays(helper) -> bool:
+    """Whether every ``return`` of a helper gives new arrays: its result shares no memory."""
+    return returned_parameters(helper) == frozenset()
 
 
 def _helper_updates(stmt, helpers, groups, later, closures) -> None:
@@ -566,12 +629,17 @@ def _repeated_write(stmt, name) -> None:
         )
 
 
-def check(fn: ir.Function, helpers=None) -> ir.Function:
-    """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by."""
+def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
+    """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by. The
+    result is ``fn``, with the checks items taken by an index need (``scalar_items``) in a ``top`` one (a
+    local function's items stay views of their arrays)."""
     closures = closure_reads(fn)
-    fresh = frozenset(
-        name for name, f in (helpers or {}).items() if returns_new_arrays(f)
-    )
+    # helpers called by name -> (their parameters, those whose memory their result may share)
+    fresh = {}
+    for name, f in (helpers or {}).items():
+        shared = returned_parameters(f)
+        if shared is not None:
+            fresh[name] = (list(inspect.signature(f).parameters), shared)
     # who may share memory with whom; a parameter starts out as the caller's array (``_caller``), and
     # stops being it when rebound to a fresh value (``m = m.copy()``)
     groups: dict[str, set[str]] = {}
@@ -607,6 +675,7 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     bound = set(fn.param_names) | assigned_plain(fn.body)
     rows = RowViews(fn)
+    taken = ItemBindings() if top else None  # names bound to items of arrays
     numbers: set[str] = set()  # names holding a number literal's value
     for i, stmt in enumerate(body):
         rows.step(stmt)
@@ -649,6 +718,16 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
             others = groups.get(name, {name}) - {name} - functions
+            if taken is not None:
+                taken.updated(
+                    name,
+                    groups.get(name, {name}),
+                    lambda n: (
+                        n.startswith("<argument ")
+                        or _read_before_rebound(n, body[i + 1 :], closures)
+                    )
+                    and not rows.untouched(stmt.target, n),
+                )
             if element:
                 _element_write(stmt, name, others)
                 others = {n for n in others if not rows.untouched(stmt.target, n)}
@@ -678,6 +757,7 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
                 else _numbers_unpacked(stmt.target, stmt.value, numbers)
             )
             numbers.difference_update(ir.target_names(stmt.target))
+            item = taken is not None and taken.bind(stmt, groups)
             unpacked = (
                 elements.get(stmt.value.value)
                 if isinstance(stmt.value, cst.Name)
@@ -695,7 +775,10 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
             holders = _container_of(stmt.value, containers)
             held = _container_items(stmt.value, items, fresh)
             for name in ir.target_names(stmt.target):
-                bind(name, () if name in numeric else _shared_with(stmt.value, fresh))
+                shared = (
+                    () if name in numeric or item else _shared_with(stmt.value, fresh)
+                )
+                bind(name, shared)
                 elements.pop(name, None)
                 forget(name)
                 repeated.discard(name)
@@ -714,5 +797,5 @@ def check(fn: ir.Function, helpers=None) -> ir.Function:
                 elements[stmt.target.value] = _elements(stmt.value, fresh)
     for local in fn.locals.values():
         _captured_write(local, bound)
-        check(local, helpers)
-    return fn
+        check(local, helpers, top=False)
+    return fn if taken is None else taken.with_checks(fn)

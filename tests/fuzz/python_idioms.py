@@ -28,7 +28,8 @@ a trajectory recorded behind an early ``return`` guard in its loop (``jumps._uns
 filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2, y1 = y1, y[n]``:
 ``passes/row_views``); an optax-style ``init, update = momentum(rate)`` pair a factory makes in the function,
 closing over a value of it (``frontend/factories``); a ``while t < t_end`` loop on float time recording
-a list (``frontend/counted_whiles``).
+a list (``frontend/counted_whiles``); a running total started from an item and updated in place
+(``s = v[0]; s += ...``: ``passes/scalar_items``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ FORMS = (
     "lagged_rows",
     "factory_pair",
     "counted_while",
+    "item_accumulator",
 )
 
 
@@ -550,4 +552,15 @@ class PythonIdioms:
             f"    {t} += 0.2",
             f"    {xs}.append(np.sum({z} ** 2) * {t})",
             f"{name} = sum({xs}) + len({xs})",
+        ]
+
+    def _py_item_accumulator(self, lines, name, a, b):
+        # an item taken by an index (a number of a vector) updated in place while its vector is read
+        v, i = f"{name}_v", f"{name}_i"
+        lines += [
+            f"{v} = np.ravel({a}) * 1.0",
+            f"{name} = {v}[0]",
+            f"for {i} in range(1, {v}.shape[0]):",
+            f"    {name} {self.pick(['+=', '*=', '-='])} np.tanh({v}[{i}] * np.mean({b}))",
+            f"{name} = {name} + {v}[0]",
         ]

@@ -2325,3 +2325,52 @@ def inputs_meta_step_over_layer_dicts():
 
 
 PROGRAMS += ["meta_step_over_layer_dicts"]
+
+
+def item_accumulators(x):
+    """``s = x[0]`` then ``s += ...`` (a running sum from the first element, Levinson-Durbin's
+    ``acc = r[k]``): a number taken from a vector, a copy, while ``x`` is read later."""
+    s = x[0]
+    for i in range(1, x.shape[0]):
+        s += x[i] ** 2
+    acc, e = x[-1], x[0]
+    acc *= 1.5
+    return s * x[0] + acc / e
+
+
+def inputs_item_accumulators():
+    return (np.array([0.5, 1.0, -2.0, 0.7]),)
+
+
+def newton_with_a_helpers_item(coeffs, x0):
+    """g20: a helper returning an item of its argument (``p = coeffs[0]``) beside new values; the caller's
+    ``x -= step`` shares nothing with ``coeffs``."""
+    x = x0
+    for _ in range(4):
+        p, dp = _horner_pair(coeffs, x)
+        x -= p / dp
+    return x
+
+
+def _horner_pair(coeffs, x):
+    p = coeffs[0]
+    dp = 0.0
+    for c in coeffs[1:]:
+        dp = dp * x + p
+        p = p * x + c
+    return p, dp
+
+
+def inputs_newton_with_a_helpers_item():
+    return np.array([1.0, 0.0, -2.0, 1.5]), -1.8
+
+
+def row_accumulator(X):
+    """The same on a matrix: ``X[0]`` is a view of its first row, which NumPy's ``s += ...`` changes."""
+    s = X[0]
+    for i in range(1, X.shape[0]):
+        s += X[i] ** 2
+    return np.sum(s * X[0])
+
+
+PROGRAMS += ["item_accumulators", "newton_with_a_helpers_item"]

@@ -585,11 +585,24 @@ def lagged_rows(a, X):
     return np.sum(Y**2) + np.sum(y1 * y2)
 
 
-def row_view_written_in_its_iteration(w):  # refused: NumPy changes the view `y1` too
+def row_view_written_in_its_iteration(
+    w,
+):  # refused: NumPy changes the view `y1` too (a matrix's row)
     Y = np.outer(w, w)
     total = 0.0
     for n in range(Y.shape[0]):
         y1 = Y[n]
         Y[n] = Y[n] * 2.0
         total = total + np.sum(y1)
+    return total
+
+
+def row_item_written_in_its_iteration(w):
+    """The same with a vector: ``y1 = y[n]`` is a number, a copy, which the write leaves as it was."""
+    y = w * w
+    total = 0.0
+    for n in range(y.shape[0]):
+        y1 = y[n]
+        y[n] = y[n] * 2.0
+        total = total + y1 * y[n]
     return total

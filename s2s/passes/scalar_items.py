@@ -1,0 +1,133 @@
+"""Items taken from an array by an index, for the aliasing check: a copy when a number, a view otherwise.
+
+``s = x[0]`` then ``s += x[i]`` in a loop: for a vector ``x``, ``x[0]`` is a NumPy scalar, a copy,
+and the update changes only ``s``; for a matrix it is a view of the first row, and NumPy would change
+``x`` too. Which one it is depends on ``x``'s number of axes, which s2s knows only when the code runs.
+So such a name shares nothing with its array, and where NumPy's answer would differ for a view (an
+in-place update of the item while a name of the array is read later, or of the array while the item
+is), ``ItemBindings`` has the check ``assert np.ndim(x) <= 1`` written after the binding: the
+compiled code runs where ``x[0]`` is a number, and stops at the user's line, saying why, where it
+is a view. An index with a slice, ``None`` or ``...`` (``x[0, :]``) makes no such item: it stays a
+view of ``x`` for the aliasing check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from .. import ir
+from ..cstutil import call, literal
+
+
+def _item_of(value) -> tuple[str, int] | None:
+    """``(base, number of indices)`` for ``base[i]`` / ``base[i, j]`` (no slice, ``None`` or ``...``)."""
+    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name)):
+        return None
+    for el in value.slice:
+        if not isinstance(el.slice, cst.Index) or el.slice.star is not None:
+            return None
+        index = el.slice.value
+        if isinstance(index, cst.Ellipsis) or (
+            isinstance(index, cst.Name) and index.value == "None"
+        ):
+            return None
+    return value.value.value, len(value.slice)
+
+
+class ItemBindings:
+    """The names bound to items of arrays, and the bindings an in-place update needs checked."""
+
+    def __init__(self):
+        # name -> (the names of the array when the item was taken, base, number of indices, binding)
+        self._items: dict[str, tuple] = {}
+        self.checked: dict[int, tuple] = (
+            {}
+        )  # id(binding) -> (binding, name, base, count)
+
+    def bind(self, stmt, groups) -> bool:
+        """Take an assignment; True where it binds an item (then it shares nothing with its array)."""
+        if not isinstance(stmt, ir.Assign):
+            return False
+        names = set(ir.target_names(stmt.target))
+        for name, (holders, base, count, binding) in list(self._items.items()):
+            if name in names:
+                del self._items[name]
+            elif holders & names:  # a name rebound holds another array now
+                self._items[name] = (holders - names, base, count, binding)
+        item = (
+            _item_of(stmt.value)
+            if isinstance(stmt.target, cst.Name) and not isinstance(stmt, ir.Return)
+            else None
+        )
+        if item is None:
+            return False
+        base, count = item
+        holders = frozenset(groups.get(base, {base})) | {base}
+        self._items[stmt.target.value] = (holders, base, count, stmt)
+        return True
+
+    def updated(self, name: str, group, read_later) -> None:
+        """An in-place update of ``name`` (whose memory ``group`` shares): the items it may change or be
+        changed through, read afterwards where NumPy would see the change, get their bindings checked.
+        """
+        own = self._items.get(name)
+        if own is not None and any(read_later(h) for h in own[0]):
+            self._check(name, own)
+        for item, found in self._items.items():
+            if item != name and found[0] & (group | {name}) and read_later(item):
+                self._check(item, found)
+
+    def _check(self, name, found):
+        _, base, count, binding = found
+        binding = (
+            getattr(binding, "whole", None) or binding
+        )  # (a name's part of ``a, b = e1, e2``)
+        self.checked.setdefault(id(binding), []).append((binding, name, base, count))
+
+    def with_checks(self, fn: ir.Function) -> ir.Function:
+        """``fn`` with each checked binding followed by its ``assert``."""
+        if not self.checked:
+            return fn
+        return fn.with_body(self._block(fn.body))
+
+    def _block(self, body) -> list:
+        out = []
+        for stmt in body:
+            blocks = ir.blocks_of(stmt)
+            if isinstance(stmt, ir.If):
+                stmt = replace(
+                    stmt,
+                    body=tuple(self._block(stmt.body)),
+                    orelse=tuple(self._block(stmt.orelse)),
+                )
+            elif blocks:
+                stmt = replace(stmt, body=tuple(self._block(stmt.body)))
+            out.append(stmt)
+            if not blocks:
+                out += [_assertion(*found) for found in self.checked.get(id(stmt), [])]
+        return out
+
+
+def _assertion(binding, name: str, base: str, count: int) -> ir.Assign:
+    """``assert np.ndim(base) <= count``, saying why, at the binding's line."""
+    axes = "axis" if count == 1 else "axes"
+    message = (
+        f"`{name}` was taken from `{base}` by an index, and `{base}` has {{}} axes: `{name}` is then a "
+        f"view of `{base}`, not a number, and NumPy would change `{base}` and `{name}` together where "
+        "one is updated in place (s2s computes a new array)"
+    )
+    hint = f"copy it (`{name} = {base}[...].copy()`), or give `{base}` at most {count} {axes}"
+    test = cst.Comparison(
+        call("xp.ndim", cst.Name(base)),
+        [cst.ComparisonTarget(cst.LessThanEqual(), cst.Integer(str(count)))],
+    )
+    check = call(
+        "rt.check",
+        test,
+        literal(message),
+        call("xp.ndim", cst.Name(base)),
+        hint=literal(hint),
+    )
+    return ir.Assign(cst.Name(ir.OUTPUT_TOKEN), check, binding.origin)
