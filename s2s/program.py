@@ -20,7 +20,7 @@ from .errors import S2SError
 from .frontend import source
 from .frontend.resolve import GENERATED_NAMES
 from .frontend.scope import Scope
-from .passes.dataflow import free_names
+from .passes.dataflow import free_names, used_names
 from .pipeline import lower
 from .transforms.activity import activity, diff_names
 
@@ -71,8 +71,12 @@ def build(fn) -> Program:
         program.sources.append(src)
         # names are unique in the scope: no two values share one
         program.constants.update(resolved.constants)
+        # the helpers its code calls (a helper read and then bound per call, ``trap(integrand, ...)`` as
+        # ``trap_integrand``, is not lowered on its own: its unbound body may not be readable)
+        used = used_names(resolved.function)
         for helper_name, helper in sorted(resolved.helpers.items()):
-            add(helper_name, helper, name)
+            if helper_name in used:
+                add(helper_name, helper, name)
         return resolved.function
 
     def add(helper_name, helper, caller):

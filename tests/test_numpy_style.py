@@ -582,3 +582,11 @@ def test_items_taken_by_an_index_are_numbers_of_vectors_and_views_of_matrices():
         ) as info:
             run()
         assert info.value.origin.text.strip() == "s = X[0]"
+
+
+def test_functions_passed_to_helpers_with_spread_arguments_batch_and_push_tangents():
+    (theta,) = P.inputs_integrand_passed_in()
+    check_batched(
+        P.integrand_passed_in, np.stack([theta, 0.5 * theta, 1.5 * theta]), ()
+    )
+    check_forward_and_hessian(P.integrand_passed_in, theta, (), np.ones_like(theta))

@@ -2374,3 +2374,41 @@ def row_accumulator(X):
 
 
 PROGRAMS += ["item_accumulators", "newton_with_a_helpers_item"]
+
+
+def _gaussian_bump(x, alpha, shift=0.0):
+    return np.exp(-alpha * (x - shift) ** 2)
+
+
+def _simpson(f, a, b, n=8, args=()):
+    """scipy's convention: the integrand passed in, its extra arguments as ``args``, spread into it."""
+    x = np.linspace(a, b, n + 1)
+    y = f(x, *args)
+    h = (b - a) / n
+    return h / 3 * (y[0] + 4 * np.sum(y[1:-1:2]) + 2 * np.sum(y[2:-1:2]) + y[-1])
+
+
+def _rk4(f, y, dt, steps, **kwargs):
+    for _ in range(steps):
+        k1 = f(y, **kwargs)
+        k2 = f(y + 0.5 * dt * k1, **kwargs)
+        y = y + dt * k2
+    return y
+
+
+def _decay(y, rate=1.0):
+    return -rate * y
+
+
+def integrand_passed_in(theta):
+    """g13/g46: ``f(x, *args)`` and ``f(y, **kwargs)`` of a function passed to a helper."""
+    area = _simpson(_gaussian_bump, 0.0, 1.0, args=(theta[0], theta[1]))
+    y = _rk4(_decay, np.array([1.0, 2.0]), 0.1, 3, rate=theta[2])
+    return area + np.sum(y**2)
+
+
+def inputs_integrand_passed_in():
+    return (np.array([0.7, 0.2, 0.5]),)
+
+
+PROGRAMS += ["integrand_passed_in"]
