@@ -590,3 +590,14 @@ def test_functions_passed_to_helpers_with_spread_arguments_batch_and_push_tangen
         P.integrand_passed_in, np.stack([theta, 0.5 * theta, 1.5 * theta]), ()
     )
     check_forward_and_hessian(P.integrand_passed_in, theta, (), np.ones_like(theta))
+
+
+def test_math_functions_of_integers_are_pythons_of_numbers_known_when_traced():
+    (x,) = P.inputs_taylor_exp_and_binomials()
+    check_batched(P.taylor_exp_and_binomials, np.stack([x, -x]), ())
+    np.testing.assert_allclose(
+        s2s.grad(P.factorial_of_a_count)(x, 3), np.full(3, 1 / 6)
+    )
+    # a count traced under jax.jit, or a compiled loop's counter: JAX's computation of it
+    got = jax.jit(s2s.grad(P.factorial_of_a_count))(x, 5)
+    np.testing.assert_allclose(got, np.full(3, 1 / 120))

@@ -668,6 +668,13 @@ class Calls(lax_control.LaxControl):
             found is not None
         ):  # ``jax.vmap(model)(xs)`` of a library's JAX code: ``rt.foreign``
             return found
+        integer = _math_integer(self._callee_object(func))
+        if (
+            integer is not None
+        ):  # ``math.factorial(k)`` of numbers: Python's (``rt.numbers``)
+            self._refuse_spread(node, args)
+            callee = cst.parse_expression(f"rt.numbers.{integer}")
+            return self.mark(cst.Call(callee, args), node)
         func, args, callee = self._through_wrappers(func, args)
         if (
             callee is None
@@ -922,3 +929,13 @@ def is_literal_value(obj) -> bool:
     if type(obj) is tuple:
         return all(type(v) in (int, float, str, bool, type(None)) for v in obj)
     return type(obj) in (bool, int, float, str, type(None))
+
+
+def _math_integer(obj) -> str | None:
+    """The name of ``math``'s function of integers ``obj`` is (``factorial``), else None."""
+    import math
+
+    from ..runtime.numbers import INTEGERS
+
+    name = getattr(obj, "__name__", None)
+    return name if name in INTEGERS and getattr(math, name, None) is obj else None

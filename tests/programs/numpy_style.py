@@ -7,6 +7,7 @@ on both backends against central differences of the function itself.
 
 import functools
 import itertools
+import math
 from dataclasses import dataclass
 
 import jax
@@ -2412,3 +2413,21 @@ def inputs_integrand_passed_in():
 
 
 PROGRAMS += ["integrand_passed_in"]
+
+
+def taylor_exp_and_binomials(x):
+    """``math.factorial(k)`` and ``math.comb(n, k)`` of a fixed range's counter (g43's Savitzky-Golay)."""
+    series = sum(x**k / math.factorial(k) for k in range(6))
+    weights = np.array([math.comb(4, k) for k in range(5)]) / 2.0**4
+    return np.sum(series) + np.sum(weights * np.tanh(x[0] * np.arange(5.0)))
+
+
+def inputs_taylor_exp_and_binomials():
+    return (np.array([0.3, -0.5, 1.1]),)
+
+
+def factorial_of_a_count(x, n):
+    return np.sum(x) / math.factorial(n)
+
+
+PROGRAMS += ["taylor_exp_and_binomials"]
