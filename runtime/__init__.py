@@ -351,6 +351,7 @@ _DEFINED_IN = {
     "solve_triangular": "spectral",
     "cho_solve": "spectral",
     "cho_factor": "spectral",
+    "scipy_cholesky": "spectral",
     "svd_rule_shape": "spectral",
     "qr_rule_shape": "spectral",
     "clip_index": "scatters",

@@ -112,6 +112,11 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 @library("jax.scipy.linalg.cho_factor")
+def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy's ``cholesky``: the upper factor unless ``lower`` (NumPy's is the lower one)."""
+    return cho_factor(a, lower)[0]
+
+
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """JAX's ``cho_factor``: the factor with the other triangle zero (SciPy leaves what was there)."""
     factor = np.linalg.cholesky(a)

@@ -236,6 +236,16 @@ COMPOSED_CASES = [
         {"a": "n n", "b": "n"},
     ),
     C(
+        "rt.scipy_cholesky",
+        "scipy.linalg.cholesky(a @ a.T + 3 * np.eye(a.shape[0]), lower=True)",
+        {"a": "n n"},
+    ),
+    C(
+        "rt.scipy_cholesky",
+        "scipy.linalg.cholesky(a @ a.T + 3 * np.eye(a.shape[0]))",
+        {"a": "n n"},
+    ),
+    C(
         "rt.cho_solve",
         "scipy.linalg.cho_solve((c, True), b)",
         {"c": "n n", "b": "n"},

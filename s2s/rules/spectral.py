@@ -380,6 +380,15 @@ def solve_triangular(
     return xp.linalg.solve(triangle, b)
 
 
+@decompose(name="rt.scipy_cholesky")
+def scipy_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    # scipy's factor is the upper one unless ``lower`` (NumPy's is the lower one)
+    factor = xp.linalg.cholesky(a)
+    if not lower:
+        factor = xp.matrix_transpose(factor)
+    return factor
+
+
 @decompose(name="rt.cho_factor")
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     # the Cholesky factor on the side ``lower`` says, and the flag (JAX's: the other triangle zero)

@@ -169,6 +169,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
         "scipy.linalg.solve_triangular",
     ),
     "rt.cho_solve": ("jax.scipy.linalg.cho_solve", "scipy.linalg.cho_solve"),
+    "rt.scipy_cholesky": ("jax.scipy.linalg.cholesky", "scipy.linalg.cholesky"),
     "rt.cho_factor": ("jax.scipy.linalg.cho_factor", "scipy.linalg.cho_factor"),
     # jax.lax ops NumPy lacks
     "rt.lax.rsqrt": ("jax.lax.rsqrt",),
