@@ -34,6 +34,7 @@ CASES = {
     "two_made": ((RNG.normal(size=3), RNG.normal(size=4)), 0),
     "made_in_a_loop": ((RNG.normal(size=3), RNG.normal(size=4)), 0),
     "swapped_pair": ((RNG.normal(size=2) * 0.5, RNG.normal(size=4)), 0),
+    "record_meta_loss": ((-1.0, RNG.normal(size=3)), (0, 1)),
 }
 
 
@@ -83,3 +84,12 @@ def test_the_factorys_lines_are_written_in_place_with_their_names_kept_apart():
     line = P.make_leaky.__code__.co_firstlineno + 2
     assert f"factories.py:{line}  slope = alpha * scale" in source
     assert "make_leaky_slope_2 = make_leaky_alpha_2 * make_leaky_scale_2" in source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_meta_gradients_through_a_record_of_closures(backend):
+    log_lrs, w = np.array([-1.0, -0.5, -2.0]), RNG.normal(size=3)
+    got = s2s.vmap(s2s.grad(P.record_meta_loss), in_axes=(0, None), backend=backend)(
+        log_lrs, w
+    )
+    _close(got, oracle(jax.vmap, jax.grad(P.record_meta_loss), (0, None))(log_lrs, w))

@@ -455,6 +455,17 @@ class Calls(lax_control.LaxControl):
         cast = call_forms.number_cast(self, node)
         if cast is not None:  # ``float(np.sum(x))``
             return cast
+        if _is_builtin(self, node.func, "callable") and len(node.args) == 1:
+            # a function of the code (a local ``def``, a lambda, one of yours): True when read; any other
+            # value is asked when the code runs (an array, a number: False)
+            arg = node.args[0].value
+            named = isinstance(arg, cst.Name) and (
+                arg.value in self._local_fns
+                or arg.value in self._outer_fns
+                or inspect.isfunction(self._callee_object(arg))
+            )
+            if named:
+                return self.mark(cst.Name("True"), node)
         out = effects.out_argument(node)
         # ``np.add(a, b, out=y)``: ``y[...] = np.add(a, b)`` first, then the call's value is ``y`` (a
         # NumPy function's ``out=``, not a keyword of yours: ``record._replace(out=...)``, ``f(x, out=y)``)

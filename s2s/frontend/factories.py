@@ -31,6 +31,7 @@ from ..cstutil import iter_nodes, literal, own_nodes
 from ..naming import Namer
 from . import source as sources
 from .rewriting import (
+    PositionKeeping,
     assignment,
     assignment_line,
     bindings,
@@ -146,6 +147,46 @@ class _Inliner:
             | set(source.env)
         )
         self.changed = False
+        # a record of functions a factory returns: its name -> {field: the local function's name}
+        self.fields: dict[str, dict] = {}
+
+    def _record_fields(self, made, value, targets, defs) -> dict | None:
+        """``{field: name}`` where the factory returns a NamedTuple of its functions (``return
+        GradientTransformation(init, update)``) to a line binding one name the function reads only by
+        those fields (``opt.init(params)``), else None."""
+        if len(targets) != 1 or not isinstance(value, cst.Call):
+            return None
+        cls = _object_in(made.env, value.func)
+        if not (
+            isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+        ):
+            return None
+        values = _field_values(made, value)
+        if values is None or not any(
+            isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in defs)
+            for v in values
+        ):
+            return None
+        (name,) = targets
+        reads = [
+            n
+            for n in iter_nodes(self.source.node)
+            if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name)
+            and n.value.value == name
+        ]
+        named = sum(
+            1
+            for n in iter_nodes(self.source.node)
+            if isinstance(n, cst.Name) and n.value == name
+        )
+        if (
+            self.bound[name] != 1
+            or named != len(reads) + 1
+            or not all(r.attr.value in cls._fields for r in reads)
+        ):
+            return None
+        return {f: self.namer.fresh(f"{name}_{f}") for f in cls._fields}
 
     def block(self, statements) -> list:
         out = []
@@ -153,8 +194,8 @@ class _Inliner:
             inlined = self.inlined(stmt)
             if inlined is None:
                 out.append(with_blocks(stmt, self.block, self.positions))
-            else:
-                out.extend(inlined)
+            else:  # (a factory's result passed to another: ``sgd(exponential_decay(lr, ...))``)
+                out.extend(self.block(inlined))
                 self.changed = True
         return out
 
@@ -186,6 +227,14 @@ class _Inliner:
             return None
         before, value = shape
         defs = {s.name.value for s in before if isinstance(s, cst.FunctionDef)}
+        fields = self._record_fields(made, value, targets, defs)
+        if (
+            fields is not None
+        ):  # ``opt = sgd(lr)`` of ``return GradientTransformation(init, update)``
+            targets, value = list(fields.values()), cst.Tuple(
+                [cst.Element(v) for v in _field_values(made, value)]
+            )
+            self.fields[assign.targets[0].target.value] = fields
         pairs = _pairs(targets, value, defs)
         arguments = _arguments(factory, call)
         if pairs is None or arguments is None:
@@ -286,6 +335,49 @@ class _Inliner:
         return position
 
 
+def _object_in(env, node):
+    """The object a name or attribute chain names in ``env``, else None."""
+    if isinstance(node, cst.Name):
+        return env.get(node.value)
+    if isinstance(node, cst.Attribute):
+        owner = _object_in(env, node.value)
+        return None if owner is None else getattr(owner, node.attr.value, None)
+    return None
+
+
+def _field_values(made, call: cst.Call) -> list | None:
+    """The values a NamedTuple's construction gives its fields in order (defaults literal), else None."""
+    cls = _object_in(made.env, call.func)
+    if any(a.star for a in call.args):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    values = []
+    for k, field in enumerate(cls._fields):
+        if k < len(positional):
+            values.append(positional[k])
+        elif field in keywords:
+            values.append(keywords[field])
+        elif field in cls._field_defaults:
+            values.append(literal(cls._field_defaults[field]))
+        else:
+            return None
+    return values
+
+
+class _FieldReads(PositionKeeping):
+    """``opt.init`` read as ``opt_init``: the local function standing for the record's field."""
+
+    def __init__(self, positions, fields: dict):
+        super().__init__(positions)
+        self.fields = fields
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(updated.value, cst.Name) and updated.value.value in self.fields:
+            return cst.Name(self.fields[updated.value.value][updated.attr.value])
+        return updated
+
+
 def _arguments(factory, call: cst.Call) -> list | None:
     """``(parameter, expression)`` for each of the factory's parameters: the call's arguments, the
     defaults of those it leaves out (literal ones only); None where they do not bind."""
@@ -327,4 +419,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
         return source
     inliner = _Inliner(source)
     statements = inliner.block(body)
+    if inliner.fields:
+        reads = _FieldReads(source.file.positions, inliner.fields)
+        statements = [s.visit(reads) for s in statements]
     return with_body(source, statements) if inliner.changed else source

@@ -54,6 +54,7 @@ STATIC_BUILTINS = {
     "range",
     "slice",
     "isinstance",
+    "callable",
     # over lists built in the function, or of values (``passes/collected.py`` computes them)
     "sum",
     "max",

@@ -102,3 +102,46 @@ def make_affine(scale, shift):
 def swapped_pair(w, x):
     g, f = make_affine(w[0], w[1])
     return jnp.sum(jnp.tanh(g(x)) + f(x) ** 2)
+
+
+class GradientTransformation(NamedTuple):
+    """optax's record of an optimizer's two functions."""
+
+    init: object
+    update: object
+
+
+def exponential_decay(init_value, rate, steps):
+    """A schedule: a function of the step count (optax's shape)."""
+
+    def schedule(count):
+        return init_value * rate ** (count / steps)
+
+    return schedule
+
+
+def sgd_with_trace(learning_rate, momentum=0.9):
+    """A record of closures; the learning rate a number or a schedule (``callable``)."""
+
+    def init(params):
+        return (jnp.zeros_like(params), 0)
+
+    def update(grads, state):
+        trace, count = state
+        lr = learning_rate(count) if callable(learning_rate) else learning_rate
+        trace = grads + momentum * trace
+        return -lr * trace, (trace, count + 1)
+
+    return GradientTransformation(init, update)
+
+
+def record_meta_loss(log_lr, w):
+    """``opt = sgd(schedule)``, read only by its fields (``opt.init``, ``opt.update``)."""
+    opt = sgd_with_trace(exponential_decay(jnp.exp(log_lr), 0.5, 4), momentum=0.8)
+    state = opt.init(w)
+    for _ in range(3):
+        step, state = opt.update(2.0 * w + jnp.sin(w), state)
+        w = w + step
+    fixed = sgd_with_trace(0.05)
+    step, _ = fixed.update(w, fixed.init(w))
+    return jnp.sum((w + step) ** 2)
