@@ -30,12 +30,6 @@ CASES = [
         (3, 8),
     ),
     (
-        "loop_variable_after",
-        "def f(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x) * i",
-        "the loop variable `i` is used after the loop",
-        (4, 4),
-    ),
-    (
         "append_twice_per_iteration",
         "def f(x):\n    hs = []\n    for r in x:\n        hs.append(r)\n        if np.sum(r) > 0:\n            hs.append(r * 2)\n    return np.sum(np.stack(hs))",
         "the list `hs` may grow by more than one `append` in an iteration",

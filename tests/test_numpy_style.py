@@ -601,3 +601,13 @@ def test_math_functions_of_integers_are_pythons_of_numbers_known_when_traced():
     # a count traced under jax.jit, or a compiled loop's counter: JAX's computation of it
     got = jax.jit(s2s.grad(P.factorial_of_a_count))(x, 5)
     np.testing.assert_allclose(got, np.full(3, 1 / 120))
+
+
+def test_a_loop_variable_read_after_the_loop_is_its_last_value():
+    (data,) = P.inputs_welford_variance()
+    check_batched(P.welford_variance, np.stack([data, 2.0 * data]), ())
+    check_forward_and_hessian(P.welford_variance, data, (), np.ones_like(data))
+    # a loop that ran no step leaves it unbound, as Python does
+    for backend in BACKENDS:
+        with pytest.raises(UnboundLocalError, match="`n` has no value"):
+            s2s.grad(P.welford_variance, backend=backend)(np.zeros(0))

@@ -32,7 +32,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, literal, names_in
+from ..cstutil import call, dotted, literal, names_in, substitute
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .collected import COLLECTED, Kinds, Reads, check_locals
@@ -359,6 +359,23 @@ class _Lower:
             )
         return carried
 
+    def _kept_targets(self, stmt: ir.For, live_after) -> ir.For:
+        """A loop whose variable the code after it reads (its last value, as Python keeps it: Welford's
+        ``n`` after ``for n, x in enumerate(data, 1)``): the loop runs over a name of its own, the first
+        statement of its body assigns the variable, which the loop then carries as any other.
+        """
+        kept = [n for n in ir.target_names(stmt.target) if n in live_after]
+        if not kept:
+            return stmt
+        renamed = {n: self.namer.fresh(f"{n}_item") for n in kept}
+        target = substitute(
+            stmt.target, {n: cst.Name(new) for n, new in renamed.items()}
+        )
+        assigned_first = [
+            ir.Assign(cst.Name(n), cst.Name(renamed[n]), stmt.origin) for n in kept
+        ]
+        return ir.For(target, stmt.iter, (*assigned_first, *stmt.body), stmt.origin)
+
     def _carry_param(self, carried):
         """The parameter that receives the carry, and the statement unpacking it (if several)."""
         if len(carried) == 1:
@@ -369,15 +386,8 @@ class _Lower:
         return name, [ir.Assign(_names(carried), cst.Name(name))]
 
     def for_(self, stmt, defined, live_after, later, empty, kinds):
+        stmt = self._kept_targets(stmt, live_after)
         targets = ir.target_names(stmt.target)
-        for name in targets:
-            if name in live_after:
-                use = _first(later, lambda s: name in self.reads(s))
-                raise UnsupportedSyntax(
-                    f"the loop variable `{name}` is used after the loop ({_line(use)})",
-                    use or stmt.origin,
-                    "copy it into a variable that has a value before the loop",
-                )
         lists = self._collected(stmt, empty)
         body = _Appends(lists, self.skipping).body(stmt.body, stmt.origin)
         written = assigned(body) - set(targets) - set(lists)

@@ -2431,3 +2431,22 @@ def factorial_of_a_count(x, n):
 
 
 PROGRAMS += ["taylor_exp_and_binomials"]
+
+
+def welford_variance(data):
+    """g35: the loop variable read after the loop (its last value, as Python keeps it)."""
+    mean, m2 = 0.0, 0.0
+    for n, x in enumerate(data, start=1):
+        delta = x - mean
+        mean += delta / n
+        m2 += delta * (x - mean)
+    for i in range(2):
+        mean = mean * 0.5
+    return m2 / (n - 1) + mean * i
+
+
+def inputs_welford_variance():
+    return (np.array([1.0, 2.0, 4.0, 7.0, -1.5]),)
+
+
+PROGRAMS += ["welford_variance"]
