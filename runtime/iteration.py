@@ -102,11 +102,24 @@ def _converted(tree, kind, convert):
     return walk(tree)
 
 
+class StepSlice(tuple):
+    """A ``slice`` among a compiled step's outputs (``x[:, t + 1]``'s index, kept for the backward loop):
+    its ``(start, stop, step)``, a pytree JAX stacks and slices (registered on first use), a ``slice``
+    again in a compiled step's inputs."""
+
+    def __new__(cls, items):
+        if "jax" in sys.modules:
+            _register_tuple(StepSlice)
+        return super().__new__(cls, items)
+
+
 def as_step_items(tree):
-    """``tree`` with its ``Elements`` as ``StepItems`` (a compiled step's outputs)."""
-    return _converted(
+    """``tree`` with its ``Elements`` as ``StepItems`` and its slices as ``StepSlice`` (a compiled step's
+    outputs)."""
+    tree = _converted(
         tree, Elements, lambda e, walk: StepItems([walk(i) for i in e.items])
     )
+    return _converted(tree, slice, lambda s, walk: StepSlice((s.start, s.stop, s.step)))
 
 
 def as_lists(tree):
@@ -115,7 +128,9 @@ def as_lists(tree):
 
 
 def as_elements(tree):
-    """``tree`` with its ``StepItems`` as ``Elements`` (a compiled step's inputs)."""
+    """``tree`` with its ``StepItems`` as ``Elements`` and its ``StepSlice``s as slices (a compiled step's
+    inputs)."""
+    tree = _converted(tree, StepSlice, lambda s, walk: slice(*s))
     return _converted(tree, StepItems, lambda e, walk: Elements([walk(i) for i in e]))
 
 
@@ -123,6 +138,8 @@ def plain(xs):
     """``xs`` with ``Zipped`` nodes as plain tuples (what ``jax.lax.scan`` takes)."""
     if isinstance(xs, StepItems):
         return StepItems([plain(x) for x in xs])
+    if isinstance(xs, StepSlice):
+        return xs
     if isinstance(xs, tuple) and not hasattr(xs, "_fields"):
         return tuple(plain(x) for x in xs)
     if isinstance(xs, list):

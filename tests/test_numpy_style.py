@@ -611,3 +611,10 @@ def test_a_loop_variable_read_after_the_loop_is_its_last_value():
     for backend in BACKENDS:
         with pytest.raises(UnboundLocalError, match="`n` has no value"):
             s2s.grad(P.welford_variance, backend=backend)(np.zeros(0))
+
+
+def test_module_kernels_and_column_writes_batch():
+    (img,) = P.inputs_stencil_of_a_module_kernel()
+    check_batched(P.stencil_of_a_module_kernel, np.stack([img, 0.5 * img]), ())
+    params, z = P.inputs_paths_by_columns()
+    check_batched(P.paths_by_columns, np.stack([params, 1.5 * params]), (z,))

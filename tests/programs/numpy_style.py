@@ -2389,7 +2389,7 @@ def _simpson(f, a, b, n=8, args=()):
     return h / 3 * (y[0] + 4 * np.sum(y[1:-1:2]) + 2 * np.sum(y[2:-1:2]) + y[-1])
 
 
-def _rk4(f, y, dt, steps, **kwargs):
+def _rk4_keywords(f, y, dt, steps, **kwargs):
     for _ in range(steps):
         k1 = f(y, **kwargs)
         k2 = f(y + 0.5 * dt * k1, **kwargs)
@@ -2404,7 +2404,7 @@ def _decay(y, rate=1.0):
 def integrand_passed_in(theta):
     """g13/g46: ``f(x, *args)`` and ``f(y, **kwargs)`` of a function passed to a helper."""
     area = _simpson(_gaussian_bump, 0.0, 1.0, args=(theta[0], theta[1]))
-    y = _rk4(_decay, np.array([1.0, 2.0]), 0.1, 3, rate=theta[2])
+    y = _rk4_keywords(_decay, np.array([1.0, 2.0]), 0.1, 3, rate=theta[2])
     return area + np.sum(y**2)
 
 
@@ -2450,3 +2450,48 @@ def inputs_welford_variance():
 
 
 PROGRAMS += ["welford_variance"]
+
+
+STENCIL = np.array([[0.0, 1.0, 0.5], [1.0, -2.0, 0.3], [0.2, 0.1, 0.0]])
+
+
+def _correlate(img, kernel):
+    out = np.zeros((img.shape[0] - 2, img.shape[1] - 2))
+    for i in range(3):
+        for j in range(3):
+            if kernel[i, j] == 0:
+                continue
+            out += kernel[i, j] * img[i : i + out.shape[0], j : j + out.shape[1]]
+    return out
+
+
+def stencil_of_a_module_kernel(img):
+    """g31: a module-level kernel's entries read by the loops' counters (compiled loops: traced
+    counters index a NumPy constant)."""
+    direct = 0.0
+    for i in range(3):
+        direct = direct + STENCIL[i, i] * np.sum(img[i])
+    return np.sum(_correlate(img, STENCIL) ** 2) + direct
+
+
+def inputs_stencil_of_a_module_kernel():
+    return (np.random.default_rng(29).normal(size=(5, 5)),)
+
+
+def paths_by_columns(params, z):
+    """g23: paths filled column by column (``S[:, t + 1] = ...``): the write's index, with a slice, is a
+    residual of the compiled loop."""
+    r, sigma = params
+    n_paths, n_steps = z.shape
+    paths = np.empty((n_paths, n_steps + 1))
+    paths[:, 0] = 1.0
+    for t in range(n_steps):
+        paths[:, t + 1] = paths[:, t] * np.exp(r - 0.5 * sigma**2 + sigma * z[:, t])
+    return paths[:, 1:].mean()
+
+
+def inputs_paths_by_columns():
+    return np.array([0.03, 0.2]), np.random.default_rng(31).normal(size=(3, 4))
+
+
+PROGRAMS += ["stencil_of_a_module_kernel", "paths_by_columns"]
