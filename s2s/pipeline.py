@@ -23,6 +23,7 @@ from .frontend import (
     iterators,
     library_objects,
     local_defaults,
+    local_objects,
     loop_else,
     partials,
     prepends,
@@ -73,7 +74,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = counted_whiles.desugar(factories.desugar(library_objects.desugar(src)))
+    src = factories.desugar(library_objects.desugar(src))
+    src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))
     src = function_loops.desugar(strings.desugar(src))

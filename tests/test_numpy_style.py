@@ -618,3 +618,12 @@ def test_module_kernels_and_column_writes_batch():
     check_batched(P.stencil_of_a_module_kernel, np.stack([img, 0.5 * img]), ())
     params, z = P.inputs_paths_by_columns()
     check_batched(P.paths_by_columns, np.stack([params, 1.5 * params]), (z,))
+
+
+def test_objects_of_the_programs_classes_made_in_the_function():
+    data, x = P.inputs_objects_made_inside()
+    check_batched(P.objects_made_inside, np.stack([data, 0.8 * data]), (x,), rtol=1e-7)
+    check_forward_and_hessian(P.objects_made_inside, data, (x,), np.ones_like(data))
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(P.object_passed_on)(data, x)
+    assert "kde" in info.value.origin.text

@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, GlobalScope, ScopeProvider
+from libcst.metadata import GlobalScope, ScopeProvider
 
 from ..cstutil import iter_nodes, literal, own_nodes
 from ..naming import Namer
@@ -36,7 +36,7 @@ from .rewriting import (
     assignment_line,
     bindings,
     function_body,
-    place,
+    moved_from,
     with_blocks,
     with_body,
 )
@@ -117,6 +117,32 @@ def _pairs(targets: list[str], value, defs: set[str]) -> list | None:
     if not made or len(set(named)) != len(named):
         return None
     return pairs
+
+
+def _scopes(node):
+    """libcst's scopes of a function's nodes (its module-level names' reads are the global scope's)."""
+    wrapper = cst.MetadataWrapper(cst.Module(body=[node]), unsafe_skip_copy=True)
+    return wrapper.resolve(ScopeProvider)
+
+
+def globals_agree(made, env, bound, scopes=None) -> bool:
+    """Whether each module-level name the function ``made`` reads is the same object in ``env`` (where its
+    code is written in place) and no name the function there binds."""
+    scopes = scopes or _scopes(made.node)
+    for scope in {s for s in scopes.values() if s is not None}:
+        for access in scope.accesses:
+            if access.referents and not all(
+                isinstance(r.scope, GlobalScope) for r in access.referents
+            ):
+                continue
+            name = access.node.value if isinstance(access.node, cst.Name) else None
+            if (
+                name is None
+                or name in bound
+                or made.env.get(name, env) is not env.get(name, made)
+            ):
+                return False
+    return True
 
 
 class _Renamer(cst.CSTTransformer):
@@ -264,26 +290,10 @@ class _Inliner:
         """``(name -> new name, id(node) -> new name)`` for the factory's own names: each returned ``def``
         named as its target, the others apart (``momentum_beta``); None where the factory reads a
         module-level name that is not the same here, or that the function binds."""
-        wrapper = cst.MetadataWrapper(
-            cst.Module(body=[made.node]), unsafe_skip_copy=True
-        )
-        scopes = wrapper.resolve(ScopeProvider)
-        first = made.node.body.body[0]
-        own = scopes[first]
-        found = {s for s in scopes.values() if s is not None}
-        for scope in found:
-            for access in scope.accesses:
-                if access.referents and not all(
-                    isinstance(r.scope, GlobalScope) for r in access.referents
-                ):
-                    continue
-                name = access.node.value if isinstance(access.node, cst.Name) else None
-                if (
-                    name is None
-                    or name in self.bound
-                    or made.env.get(name, self) is not self.source.env.get(name, made)
-                ):
-                    return None
+        scopes = _scopes(made.node)
+        own = scopes[made.node.body.body[0]]
+        if not globals_agree(made, self.source.env, self.bound, scopes):
+            return None
         for node in iter_nodes(made.node.body):
             if isinstance(node, cst.Nonlocal) and scopes[node].parent is not own:
                 return None
@@ -314,25 +324,8 @@ class _Inliner:
         return names, nodes
 
     def _positions(self, made, stmt):
-        """Where a node written from the factory's ``original`` goes: the factory's own line when it is
-        in this file, else the call's."""
-        here, there = self.source.file, made.file
-        if here.path != there.path:
-            return lambda original, updated: place(updated, stmt, self.positions)
-        lines = there.line_offset - here.line_offset
-        cols = there.col_offset - here.col_offset
-
-        def moved(p: CodePosition) -> CodePosition:
-            return CodePosition(p.line + lines, p.column + cols)
-
-        def position(original, updated):
-            found = there.positions.get(original)
-            if found is not None:
-                self.positions.setdefault(
-                    updated, CodeRange(moved(found.start), moved(found.end))
-                )
-
-        return position
+        """Where a node written from the factory's ``original`` goes (``rewriting.moved_from``)."""
+        return moved_from(made.file, self.source.file, stmt)
 
 
 def _object_in(env, node):

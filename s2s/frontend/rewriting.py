@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import replace
 
 import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
 
 from ..cstutil import iter_nodes
 from .source import FunctionSource
@@ -40,6 +41,28 @@ def place(node: cst.CSTNode, like: cst.CSTNode, positions: dict) -> cst.CSTNode:
         for n in iter_nodes(node):
             positions.setdefault(n, positions[like])
     return node
+
+
+def moved_from(there, here, like):
+    """``position(original, updated)``: a node rebuilt from ``original``, a node of the file piece ``there``,
+    placed in the piece ``here`` (a function's lines) where ``original`` is in the same file, else at
+    ``like`` (the line that brought it, in ``here``)."""
+    if here.path != there.path:
+        return lambda original, updated: place(updated, like, here.positions)
+    lines = there.line_offset - here.line_offset
+    cols = there.col_offset - here.col_offset
+
+    def moved(p: CodePosition) -> CodePosition:
+        return CodePosition(p.line + lines, p.column + cols)
+
+    def position(original, updated):
+        found = there.positions.get(original)
+        if found is not None:
+            here.positions.setdefault(
+                updated, CodeRange(moved(found.start), moved(found.end))
+            )
+
+    return position
 
 
 def function_body(source: FunctionSource) -> list | None:

@@ -2495,3 +2495,66 @@ def inputs_paths_by_columns():
 
 
 PROGRAMS += ["stencil_of_a_module_kernel", "paths_by_columns"]
+
+
+class GaussianKDE:
+    """scipy.stats.gaussian_kde's shape: data and a bandwidth kept by ``__init__``, a method reading them."""
+
+    def __init__(self, data, bw=0.5):
+        self.data = data
+        self.bw = bw
+        self.n = data.shape[0]
+
+    def logpdf(self, x):
+        z = (x[:, None] - self.data[None, :]) / self.bw
+        return np.log(np.sum(np.exp(-0.5 * z**2), axis=1) / self.n) - self._norm()
+
+    def _norm(self):
+        return np.log(self.bw * np.sqrt(2 * np.pi))
+
+
+@dataclass
+class Affine:
+    """A dataclass layer with a method calling another."""
+
+    w: np.ndarray
+    b: float = 0.1
+
+    def __call_rule__(self, x):  # (a name no call uses: not written)
+        return x
+
+    def apply(self, x):
+        return self.act(x @ self.w + self.b)
+
+    def act(self, z):
+        return np.tanh(z)
+
+
+def objects_made_inside(data, x):
+    """g37: objects of the program's classes made in the function, read by attributes and methods."""
+    kde = GaussianKDE(data, bw=0.4 + 0.1 * np.mean(data**2))
+    layer = Affine(np.outer(data[:2], data[:2]))
+    return (
+        -np.mean(kde.logpdf(x))
+        + kde.bw
+        + np.sum(layer.apply(x[:2]))
+        + np.mean(GaussianKDE(data).logpdf(x[:1]))
+    )
+
+
+def inputs_objects_made_inside():
+    r = np.random.default_rng(37)
+    return r.normal(size=4), r.normal(size=3)
+
+
+def object_passed_on(data, x):
+    """An object made in the function handed to a helper: not written as names (a located error)."""
+    kde = GaussianKDE(data)
+    return _mean_logpdf(kde, x)
+
+
+def _mean_logpdf(kde, x):
+    return np.mean(kde.logpdf(x))
+
+
+PROGRAMS += ["objects_made_inside"]

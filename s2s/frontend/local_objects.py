@@ -1,0 +1,438 @@
+"""Objects of your classes made in the function, read as their attributes and methods.
+
+``kde = KDE(data, 0.5)`` then ``kde.logpdf(x)``: the object holds values of the function (``data``),
+so it is no object s2s could read, and a derivative must reach through its attributes.
+``desugar(source)`` writes the object as names of the function: each attribute a variable
+(``kde_data = data``, ``kde_bw = 0.5``), each method it calls a local function reading them
+(``def kde_logpdf(x): ...`` with ``self.data`` read as ``kde_data``), and ``kde.bw`` /
+``kde.logpdf(x)`` as those names. A call's receiver made on the spot (``KDE(data, 0.5).logpdf(x)``)
+is named on a line before.
+
+Guarantee: ``name = Cls(args)`` in any block, ``name`` bound nowhere else and read only as
+``name.attribute`` or ``name.method(...)``; ``Cls`` a class of the program (not a library's) with no
+base but ``object`` (a ``NamedTuple`` or a dataclass: its fields, by position or keyword, defaults
+literal), or whose ``__init__`` only assigns ``self.attribute = expression`` of its parameters and
+of the attributes it assigned before; its methods the line's calls reach are plain ``def``s (no
+decorator) that read ``self`` only as ``self.attribute`` or ``self.method(...)`` and assign no
+attribute. Every module-level name the methods and ``__init__`` read is the same object where the
+line is, and no name the function binds. Any other class stays as it is (its located error).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import libcst as cst
+
+from ..cstutil import iter_nodes, literal, names_in
+from ..naming import Namer
+from . import source as sources
+from .factories import globals_agree
+from .rewriting import (
+    PositionKeeping,
+    assignment,
+    assignment_line,
+    bindings,
+    function_body,
+    moved_from,
+    place,
+    with_blocks,
+    with_body,
+)
+from .spellings import is_library
+
+
+def _plain_class(cls) -> bool:
+    return (
+        isinstance(cls, type)
+        and not is_library(cls)
+        and cls.__module__ != "builtins"
+        and (cls.__bases__ == (object,) or _is_record(cls))
+    )
+
+
+def _is_record(cls) -> bool:
+    return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or (
+        dataclasses.is_dataclass(cls) and cls.__bases__ == (object,)
+    )
+
+
+def _methods(cls) -> dict:
+    return {
+        k: v
+        for k, v in vars(cls).items()
+        if inspect.isfunction(v) and not k.startswith("__")
+    }
+
+
+class _Self(PositionKeeping):
+    """A method's (or ``__init__``'s) ``self.attribute`` as its variable, ``self.method`` as its local
+    function; ``self`` read any other way makes ``failed`` True."""
+
+    def __init__(self, positions, me: str, names: dict, moved):
+        super().__init__(positions)
+        self.me, self.names, self.moved, self.failed = me, names, moved, False
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
+            new = self.names.get(updated.attr.value)
+            if new is None:
+                self.failed = True
+                return updated
+            return cst.Name(new)
+        return updated
+
+    def leave_Name(self, original, updated):
+        # (an attribute's own name is no read of ``self``: ``leave_Attribute`` replaced those)
+        return updated
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if isinstance(updated, cst.CSTNode):
+            self.moved(original, updated)
+        return updated
+
+
+class _Objects:
+    def __init__(self, source: sources.FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.bound = bindings(source.node)
+        self.namer = Namer(
+            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+            | set(source.env)
+        )
+        self.names: dict[str, dict] = (
+            {}
+        )  # object's name -> {attribute or method: its name}
+        self.changed = False
+
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            before, stmt = self._hoisted(stmt)
+            written = self.written(stmt)
+            if written is None:
+                out.extend(before)
+                out.append(with_blocks(stmt, self.block, self.positions))
+            else:
+                out.extend([*before, *written])
+                self.changed = True
+        return out
+
+    def _hoisted(self, stmt) -> tuple[list, object]:
+        """``Cls(args).method(...)`` in a line: the object made on a line of its own before, by a name,
+        where it can be written as names (then the line calls the method's local function).
+        """
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return [], stmt
+        for node in iter_nodes(stmt):
+            if not (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Call)
+                and self._class(node.func.value.func) is not None
+            ):
+                continue
+            name = self.namer.fresh(node.func.value.func.value.lower())
+            line = assignment_line(
+                cst.Name(name), node.func.value, stmt, self.positions
+            )
+            written = self.written(line, used={node.func.attr.value})
+            if written is None:
+                continue
+            self.changed = True
+            receiver = cst.Attribute(cst.Name(name), node.func.attr)
+            new = stmt.deep_replace(node.func.value, receiver.value)
+            return written, place(new, stmt, self.positions)
+        return [], stmt
+
+    def _class(self, node):
+        if isinstance(node, cst.Name) and node.value not in self.bound:
+            cls = self.source.env.get(node.value)
+            return cls if _plain_class(cls) else None
+        return None
+
+    @staticmethod
+    def _fields(cls) -> list | None:
+        """A record's fields, or the attributes a plain class's ``__init__`` assigns (None: not readable)."""
+        if issubclass(cls, tuple):
+            return list(cls._fields)
+        if dataclasses.is_dataclass(cls):
+            return [f.name for f in dataclasses.fields(cls)]
+        init = vars(cls).get("__init__")
+        if init is None:
+            return []
+        body = _init_assignments(init)
+        return None if body is None else [attr for attr, _ in body]
+
+    def written(self, stmt, used=None) -> list | None:
+        """The lines that stand for ``name = Cls(args)``, else None (``used``: what the function reads of
+        an object s2s named, which no line of the function binds)."""
+        assign = assignment(stmt)
+        if (
+            assign is None
+            or not isinstance(assign.value, cst.Call)
+            or not isinstance(assign.targets[0].target, cst.Name)
+        ):
+            return None
+        name = assign.targets[0].target.value
+        call = assign.value
+        cls = self._class(call.func)
+        hoisted = used is not None
+        if cls is None or any(a.star for a in call.args):
+            return None
+        if not hoisted and self.bound[name] != 1:
+            return None
+        fields = self._fields(cls)
+        used = used if hoisted else self._used(name, cls, fields)
+        if fields is None or used is None:
+            return None
+        methods = _reached(cls, used)
+        if methods is None or not self._same_globals(cls, methods):
+            return None
+        names = {f: self.namer.fresh(f"{name}_{f}") for f in fields}
+        names.update({m: self.namer.fresh(f"{name}_{m}") for m in methods})
+        lines = self._made(cls, call, names, stmt)
+        if lines is None:
+            return None
+        for method in methods:
+            made = self._method(cls, method, names, stmt)
+            if made is None:
+                return None
+            lines.append(made)
+        self.names[name] = names
+        return lines
+
+    def _used(self, name, cls, fields) -> set[str] | None:
+        if fields is None:
+            return None
+        members = set(fields) | set(_methods(cls))
+        reads = [
+            n
+            for n in iter_nodes(self.source.node)
+            if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name)
+            and n.value.value == name
+        ]
+        named = sum(
+            1
+            for n in iter_nodes(self.source.node)
+            if isinstance(n, cst.Name) and n.value == name
+        )
+        if named != len(reads) + 1 or any(r.attr.value not in members for r in reads):
+            return None
+        return {r.attr.value for r in reads}
+
+    def _same_globals(self, cls, methods) -> bool:
+        """Whether the module-level names the methods and ``__init__`` read are the same objects here."""
+        functions = [getattr(cls, m) for m in methods]
+        if "__init__" in vars(cls) and not _is_record(cls):
+            functions.append(vars(cls)["__init__"])
+        for fn in functions:
+            try:
+                made = sources.load(fn)
+            except Exception:  # no source to read
+                return False
+            if not globals_agree(made, self.source.env, self.bound):
+                return False
+        return True
+
+    def _made(self, cls, call, names, stmt) -> list | None:
+        """The attributes' assignments for ``Cls(args)``."""
+        if _is_record(cls):
+            try:
+                signature = inspect.signature(cls)
+            except (TypeError, ValueError):
+                return None
+            bound = _bind(signature, call)
+            if bound is None:
+                return None
+            return [
+                assignment_line(cst.Name(names[f]), v, stmt, self.positions)
+                for f, v in bound
+                if f in names
+            ]
+        init = vars(cls).get("__init__")
+        if init is None:
+            return [] if not call.args else None
+        bound = _bind(inspect.signature(init), call, skip_first=True)
+        assigned = _init_assignments(init)
+        if bound is None or assigned is None:
+            return None
+        params = {p: self.namer.fresh(f"{cls.__name__}_{p}") for p, _ in bound}
+        lines = [
+            assignment_line(cst.Name(params[p]), v, stmt, self.positions)
+            for p, v in bound
+        ]
+        me = next(iter(inspect.signature(init).parameters))
+        for attr, value in assigned:
+            if names_in(value) & set(params) & {me}:
+                return None
+            rename = _Self(
+                self.positions, me, names, lambda o, u: place(u, stmt, self.positions)
+            )
+            value = value.visit(rename).visit(_Rename(params))
+            if rename.failed:
+                return None
+            lines.append(
+                assignment_line(cst.Name(names[attr]), value, stmt, self.positions)
+            )
+        return lines
+
+    def _method(self, cls, method, names, stmt):
+        """The local function standing for ``name.method``."""
+        fn = getattr(cls, method)
+        try:
+            made = sources.load(fn)
+        except Exception:  # no source to read
+            return None
+        node = made.node
+        if (
+            not isinstance(node, cst.FunctionDef)
+            or node.decorators
+            or not node.params.params
+        ):
+            return None
+        me = node.params.params[0].name.value
+        rename = _Self(
+            self.positions, me, names, moved_from(made.file, self.source.file, stmt)
+        )
+        body = node.body.visit(rename)
+        if rename.failed or any(
+            isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)
+        ):
+            return None
+        writes = [
+            n
+            for n in iter_nodes(node.body)
+            if isinstance(n, (cst.AssignTarget, cst.AugAssign))
+            and isinstance(n.target, cst.Attribute)
+        ]
+        if writes:
+            return None
+        params = node.params.with_changes(params=node.params.params[1:])
+        new = node.with_changes(name=cst.Name(names[method]), params=params, body=body)
+        return place(new, stmt, self.positions)
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, names: dict):
+        super().__init__()
+        self.names = names
+
+    def leave_Name(self, original, updated):
+        new = self.names.get(updated.value)
+        return updated if new is None else updated.with_changes(value=new)
+
+
+def _reached(cls, used) -> list | None:
+    """The methods ``used`` calls reach, those they call through ``self`` too, each after the ones it calls
+    (a local function is defined before the ones calling it)."""
+    methods = _methods(cls)
+    order, seen = [], set()
+
+    def visit(m):
+        if m in seen:
+            return
+        seen.add(m)
+        for n in methods[m].__code__.co_names:
+            if n in methods:
+                visit(n)
+        order.append(m)
+
+    for m in sorted(used):
+        if m in methods:
+            visit(m)
+    return order
+
+
+def _init_assignments(init) -> list | None:
+    """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...``."""
+    try:
+        node = sources.load(init).node
+    except Exception:
+        return None
+    if not isinstance(node, cst.FunctionDef) or not node.params.params:
+        return None
+    me = node.params.params[0].name.value
+    out = []
+    if not isinstance(node.body, cst.IndentedBlock):
+        return None
+    for stmt in node.body.body:
+        if (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.SimpleString)
+            and not out
+        ):
+            continue  # a docstring
+        assign = assignment(stmt)
+        target = assign.targets[0].target if assign is not None else None
+        if not (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == me
+        ):
+            return None
+        out.append((target.attr.value, assign.value))
+    return out
+
+
+def _bind(signature, call: cst.Call, skip_first=False) -> list | None:
+    """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others."""
+    params = list(signature.parameters.values())[1 if skip_first else 0 :]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if len(positional) > len(params):
+        return None
+    out = []
+    for k, p in enumerate(params):
+        if k < len(positional):
+            out.append((p.name, positional[k]))
+        elif p.name in keywords:
+            out.append((p.name, keywords.pop(p.name)))
+        elif p.default is not inspect.Parameter.empty and type(p.default) in (
+            int,
+            float,
+            bool,
+            str,
+            type(None),
+        ):
+            out.append((p.name, literal(p.default)))
+        else:
+            return None
+    return None if keywords else out
+
+
+class _Reads(PositionKeeping):
+    """``obj.attribute`` and ``obj.method`` read as the names standing for them."""
+
+    def __init__(self, positions, names: dict):
+        super().__init__(positions)
+        self.names = names
+
+    def leave_Attribute(self, original, updated):
+        if isinstance(updated.value, cst.Name) and updated.value.value in self.names:
+            return cst.Name(self.names[updated.value.value][updated.attr.value])
+        return updated
+
+
+def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
+    """``source`` with its objects of your classes (see the module) written as names of the function."""
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
+        for n in iter_nodes(source.node)
+    ):
+        return source
+    objects = _Objects(source)
+    statements = objects.block(body)
+    if not objects.changed:
+        return source
+    reads = _Reads(source.file.positions, objects.names)
+    return with_body(source, [s.visit(reads) for s in statements])
