@@ -29,7 +29,8 @@ filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2
 ``passes/row_views``); an optax-style ``init, update = momentum(rate)`` pair a factory makes in the function,
 closing over a value of it (``frontend/factories``); a ``while t < t_end`` loop on float time recording
 a list (``frontend/counted_whiles``); a running total started from an item and updated in place
-(``s = v[0]; s += ...``: ``passes/scalar_items``).
+(``s = v[0]; s += ...``: ``passes/scalar_items``); an object of a class of the program made in the
+function and read by its attributes and methods (``frontend/local_objects``).
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ FORMS = (
     "factory_pair",
     "counted_while",
     "item_accumulator",
+    "object_inside",
 )
 
 
@@ -563,4 +565,24 @@ class PythonIdioms:
             f"for {i} in range(1, {v}.shape[0]):",
             f"    {name} {self.pick(['+=', '*=', '-='])} np.tanh({v}[{i}] * np.mean({b}))",
             f"{name} = {name} + {v}[0]",
+        ]
+
+    def _py_object_inside(self, lines, name, a, b):
+        # an object of a class of the program, made from values of the function
+        self.helper(
+            "class Scaler:\n"
+            "    def __init__(self, w, shift=0.5):\n"
+            "        self.w = w\n"
+            "        self.shift = shift\n"
+            "\n"
+            "    def apply(self, z):\n"
+            "        return np.tanh(z * self.w) + self.shift * self.center()\n"
+            "\n"
+            "    def center(self):\n"
+            "        return np.mean(self.w)\n"
+        )
+        lines += [
+            f"{name}_s = Scaler(np.mean(np.tanh({b})) * 0.5)",
+            f"{name} = np.sum({name}_s.apply({a})) + {name}_s.shift"
+            + self.pick(["", f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))"]),
         ]
