@@ -311,6 +311,11 @@ CASES = [
     case(P.clip_by_norm, lambda r: (n(r, B, 3) * CLIP_SCALES,), 0),
     case(P.safe_log, lambda r: (np.array([2.0, -1.0, 0.5, 0.0]),), 0),
     case(P.sign_scale, lambda r: (n(r, B, 3),), 0),
+    case(
+        P.bracket_or_raise,
+        lambda r: (np.array([0.2, -0.5, 0.95, 0.1]), 1.5),
+        (0, None),
+    ),
     case(P.positive_sum, lambda r: (n(r, B, 5),), 0),
     case(P.running_best, lambda r: (n(r, B, 5),), 0),
     case(P.set_ends, lambda r: (n(r, B, 4),), 0),

@@ -5,7 +5,7 @@ Guarantee: after ``check`` passes, the function body holds only assignments
 assignments, ``if``/``for``/``while`` (without ``else`` on loops), ``break``,
 ``continue``, ``return``, ``pass``, ``list.append`` calls, the in-place writes
 of ``effects`` (``out=``, ``np.copyto``, ``y.sort()``), output statements (``print``, ``logging``:
-``output``; only their arguments may hold f-strings), ``assert`` (checked by ``rt.check``), local ``def``s and a docstring; its expressions
+``output``; only their arguments, ``assert``'s and ``raise``'s messages may hold f-strings), ``assert`` (checked by ``rt.check``), local ``def``s and a docstring; its expressions
 hold no walrus or ``await``; the signature has no ``*args``/``**kwargs`` unless the source is read at a
 call shape (``variadic``). Starred arguments are the resolver's: spread into a user function's parameters
 (``spread``), refused elsewhere.
@@ -96,7 +96,15 @@ class _Fence:
         formatted = (
             node.msg
             if kind is cst.Assert
-            else node.value if kind is cst.Expr and is_output_statement(node) else None
+            else (
+                node.exc  # (an exception's message: ``output.raising`` formats it)
+                if kind is cst.Raise
+                else (
+                    node.value
+                    if kind is cst.Expr and is_output_statement(node)
+                    else None
+                )
+            )
         )
         for inner in iter_nodes(formatted) if formatted is not None else ():
             if isinstance(inner, cst.FormattedString):

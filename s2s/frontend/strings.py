@@ -2,7 +2,7 @@
 
 Guarantees of ``desugar(source)``:
 
-- an f-string outside ``print``/``logging``/``assert`` messages is the
+- an f-string outside ``print``/``logging``/``assert``/``raise`` messages is the
   concatenation it stands for: ``f"W{l}"`` is ``"W" + str(l)``,
   ``f"W{l:02d}"`` is ``"W" + format(l, "02d")``, ``{l!r}`` is ``repr(l)``;
   ``str``, ``format`` and ``repr`` of a value are Python's, computed when the
@@ -66,6 +66,9 @@ class _Strings(PositionKeeping):
         return not is_output_statement(node)
 
     def visit_Assert(self, node):
+        return False
+
+    def visit_Raise(self, node):  # (an exception's message: a template, as an assert's)
         return False
 
     def leave_FormattedString(self, original, updated):

@@ -735,3 +735,15 @@ def _spread_args(x, *args):
 def tuple_truth(x, a):
     """A tuple's truth (scipy's optional ``args``) is the same for every example."""
     return _spread_args(x, a, 0.5) + _spread_args(x * 2.0)
+
+
+def bracket_or_raise(u, scale):
+    """A ``for ... else: raise`` whose message formats a per-example value (g42)."""
+    lo, hi = -1.0, 1.0
+    for _ in range(10):
+        if np.tanh(lo * scale) < u < np.tanh(hi * scale):
+            break
+        lo, hi = 2 * lo, 2 * hi
+    else:
+        raise ValueError(f"could not bracket u={u}")
+    return (lo + 0.5 * hi) * scale**2
