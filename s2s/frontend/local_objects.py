@@ -83,10 +83,6 @@ class _Self(PositionKeeping):
             return cst.Name(new)
         return updated
 
-    def leave_Name(self, original, updated):
-        # (an attribute's own name is no read of ``self``: ``leave_Attribute`` replaced those)
-        return updated
-
     def on_leave(self, original, updated):
         updated = super().on_leave(original, updated)
         if isinstance(updated, cst.CSTNode):
@@ -103,9 +99,8 @@ class _Objects:
             {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
             | set(source.env)
         )
-        self.names: dict[str, dict] = (
-            {}
-        )  # object's name -> {attribute or method: its name}
+        # object's name -> {attribute or method: its name}
+        self.names: dict[str, dict] = {}
         self.changed = False
 
     def block(self, statements) -> list:
@@ -268,14 +263,13 @@ class _Objects:
         ]
         me = next(iter(inspect.signature(init).parameters))
         for attr, value in assigned:
-            if names_in(value) & set(params) & {me}:
-                return None
             rename = _Self(
                 self.positions, me, names, lambda o, u: place(u, stmt, self.positions)
             )
-            value = value.visit(rename).visit(_Rename(params))
-            if rename.failed:
+            value = value.visit(rename)
+            if rename.failed or me in names_in(value):  # ``self`` read whole
                 return None
+            value = value.visit(_Rename(params))
             lines.append(
                 assignment_line(cst.Name(names[attr]), value, stmt, self.positions)
             )

@@ -2520,9 +2520,6 @@ class Affine:
     w: np.ndarray
     b: float = 0.1
 
-    def __call_rule__(self, x):  # (a name no call uses: not written)
-        return x
-
     def apply(self, x):
         return self.act(x @ self.w + self.b)
 
