@@ -34,6 +34,7 @@ from .rewriting import (
     PositionKeeping,
     assignment,
     assignment_line,
+    attribute_reads,
     bindings,
     function_body,
     moved_from,
@@ -194,23 +195,8 @@ class _Inliner:
         ):
             return None
         (name,) = targets
-        reads = [
-            n
-            for n in iter_nodes(self.source.node)
-            if isinstance(n, cst.Attribute)
-            and isinstance(n.value, cst.Name)
-            and n.value.value == name
-        ]
-        named = sum(
-            1
-            for n in iter_nodes(self.source.node)
-            if isinstance(n, cst.Name) and n.value == name
-        )
-        if (
-            self.bound[name] != 1
-            or named != len(reads) + 1
-            or not all(r.attr.value in cls._fields for r in reads)
-        ):
+        reads = attribute_reads(self.source.node, name)
+        if self.bound[name] != 1 or reads is None or not reads <= set(cls._fields):
             return None
         return {f: self.namer.fresh(f"{name}_{f}") for f in cls._fields}
 

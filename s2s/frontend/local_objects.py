@@ -33,6 +33,7 @@ from .rewriting import (
     PositionKeeping,
     assignment,
     assignment_line,
+    attribute_reads,
     bindings,
     function_body,
     moved_from,
@@ -203,22 +204,9 @@ class _Objects:
     def _used(self, name, cls, fields) -> set[str] | None:
         if fields is None:
             return None
+        reads = attribute_reads(self.source.node, name)
         members = set(fields) | set(_methods(cls))
-        reads = [
-            n
-            for n in iter_nodes(self.source.node)
-            if isinstance(n, cst.Attribute)
-            and isinstance(n.value, cst.Name)
-            and n.value.value == name
-        ]
-        named = sum(
-            1
-            for n in iter_nodes(self.source.node)
-            if isinstance(n, cst.Name) and n.value == name
-        )
-        if named != len(reads) + 1 or any(r.attr.value not in members for r in reads):
-            return None
-        return {r.attr.value for r in reads}
+        return reads if reads is not None and reads <= members else None
 
     def _same_globals(self, cls, methods) -> bool:
         """Whether the module-level names the methods and ``__init__`` read are the same objects here."""

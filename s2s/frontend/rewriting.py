@@ -65,6 +65,23 @@ def moved_from(there, here, like):
     return position
 
 
+def attribute_reads(node, name: str) -> set[str] | None:
+    """The attributes ``node`` reads of ``name`` (``opt.init``, ``kde.bw``), where it reads ``name`` only
+    so, besides the one line binding it; None where it reads it otherwise (whole, passed on).
+    """
+    reads = [
+        n
+        for n in iter_nodes(node)
+        if isinstance(n, cst.Attribute)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == name
+    ]
+    named = sum(
+        1 for n in iter_nodes(node) if isinstance(n, cst.Name) and n.value == name
+    )
+    return {r.attr.value for r in reads} if named == len(reads) + 1 else None
+
+
 def function_body(source: FunctionSource) -> list | None:
     """The statements of the ``def`` ``source`` holds (None for a lambda or a one-line ``def``)."""
     node = source.node
