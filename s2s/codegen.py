@@ -184,8 +184,8 @@ def _generate(
     functions = []
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
     # helper jvps and vjps, made for the arguments that carry tangents (cotangents) at their calls
-    jvp_requests = HelperRequests("jvp")
-    vjp_requests, vjps_made = HelperRequests("vjp"), set()
+    jvp_requests = HelperRequests("jvp", helper_names)
+    vjp_requests, vjps_made = HelperRequests("vjp", helper_names), set()
     ctx = {"helpers": helper_names, "flows": program.flows, "custom": program.custom}
     transposed = {
         c.rules[0]: len(c.nondiff_argnums) + 1
@@ -225,7 +225,7 @@ def _generate(
             out = simplify(program.main)
         elif kind == "batch":
             in_axes, out_axes, axis_size, axis_name = axes
-            requests = HelperRequests("batched")
+            requests = HelperRequests("batched", helper_names)
             out = simplify(
                 batch(
                     program.main,

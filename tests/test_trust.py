@@ -39,6 +39,7 @@ CASES = {
     "write_through_out": ((_normal(3),), 0),
     "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
     "lagged_outputs_filter": ((np.array([0.3, -0.2]), _normal(6)), 0),
+    "gradient_inside_reaching_a_helper": ((0.7, 1.3, _normal(3)), (0, 1)),
     "lagged_rows": ((np.array([0.3, -0.2]), _normal(4, 3)), 0),
     "write_through_fill": ((_normal(3),), 0),
     "helper_with_keyword_only_parameters": ((_normal(3),), 0),

@@ -53,19 +53,25 @@ class HelperRequests:
     follows) -> the generated function's name, ``<helper>_<suffix>`` (``_2``, ... for other arguments).
     """
 
-    def __init__(self, suffix: str):
+    def __init__(self, suffix: str, taken=frozenset()):
         self.suffix = suffix
         self.names: dict = {}
+        # names the module's other functions have (a generated module read again for a second derivative
+        # holds a ``f_vjp`` of its own, for other arguments)
+        self.taken = set(taken)
         # (helper, which) -> the line of the first call that asked for it
         self.origins: dict = {}
 
     def name(self, helper: str, which: tuple, origin=None) -> str:
         self.origins.setdefault((helper, which), origin)
         if (helper, which) not in self.names:
-            taken = sum(1 for h, _ in self.names if h == helper)
-            self.names[(helper, which)] = f"{helper}_{self.suffix}" + (
-                f"_{taken + 1}" if taken else ""
-            )
+            base, k = f"{helper}_{self.suffix}", 1
+            name = base
+            while name in self.taken:
+                k += 1
+                name = f"{base}_{k}"
+            self.taken.add(name)
+            self.names[(helper, which)] = name
         return self.names[(helper, which)]
 
 

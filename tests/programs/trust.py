@@ -606,3 +606,22 @@ def row_item_written_in_its_iteration(w):
         y[n] = y[n] * 2.0
         total = total + y1 * y[n]
     return total
+
+
+def _tanh_weighted(x, a, b):
+    return np.sum(np.tanh(a * x) * b)
+
+
+def _inner_in_a(a, x, b):
+    return _tanh_weighted(x, a, b)
+
+
+def gradient_inside_reaching_a_helper(b, a, x):
+    """A gradient taken inside (its module read again) and the outer one reach the same helper for other
+    arguments: the two ``_tanh_weighted_vjp`` had one name, the later replacing the earlier (a wrong value).
+    """
+    g = _inner_in_a_grad(a, x, b)
+    return np.sum(g**2) + _tanh_weighted(x, a, b)
+
+
+_inner_in_a_grad = s2s.grad(_inner_in_a)
