@@ -340,7 +340,22 @@ class PythonIdioms:
     def _py_lifted_local(self, lines, name, a, b):
         # the transformed function is written with ``jnp`` (JAX traces it), its caller with ``np``
         self.imports |= {"import jax", "import jax.numpy as jnp"}
-        form = self.pick(["def_grad", "lambda_grad", "value_and_grad", "vmap"])
+        form = self.pick(
+            ["def_grad", "lambda_grad", "value_and_grad", "vmap", "helper_both_orders"]
+        )
+        if form == "helper_both_orders":
+            # a helper the inner gradient and the outer one differentiate for other arguments
+            self.helper(
+                "def weighted_tanh(x, a, w):\n    return jnp.sum(jnp.tanh(a * x) * w)\n"
+            )
+            self.helper(
+                "def weighted_in_a(a, x, w):\n    return weighted_tanh(x, a, w)\n"
+            )
+            lines += [
+                f"{name}_g = jax.grad(weighted_in_a)(1.3, {a} * 1.0, jnp.mean({b}))",
+                f"{name} = np.sum({name}_g ** 2) + weighted_tanh({a} * 1.0, 1.3, jnp.mean({b}))",
+            ]
+            return
         if form == "def_grad":
             lines += [
                 f"def {name}_inner(v):",
