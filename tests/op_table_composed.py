@@ -86,6 +86,15 @@ COMPOSED_CASES = [
     C("cov", "np.cov(x)", "a 4"),
     C("cov", "np.cov(x, rowvar=False, bias=True)", "4 a"),
     C("cov", "np.cov(x, y)", {"x": "4", "y": "4"}),
+    # weights (were ignored: a wrong covariance)
+    C("cov", "np.cov(x, aweights=w)", {"x": "a 4", "w": "4"}, {"w": "positive"}),
+    C(
+        "cov",
+        "np.cov(x, rowvar=False, fweights=np.array([1, 2, 3, 1]), aweights=w, ddof=2)",
+        {"x": "4 a", "w": "4"},
+        {"w": "positive"},
+    ),
+    C("cov", "np.cov(x, fweights=np.array([2, 1, 1, 3]))", "a 4"),
     C("corrcoef", "np.corrcoef(x)", "2 4"),
     C("trapezoid", "np.trapezoid(x)", "... a"),
     C("trapezoid", "np.trapezoid(y, x, axis=0)", {"y": "a b", "x": "a"}),

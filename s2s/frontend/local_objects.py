@@ -161,7 +161,13 @@ class _Objects:
         if init is None:
             return []
         body = _init_assignments(init)
-        return None if body is None else [attr for attr, _ in body]
+        if body is None:
+            return None
+        return [
+            a
+            for attrs, _ in body
+            for a in ((attrs,) if isinstance(attrs, str) else attrs)
+        ]
 
     def written(self, stmt, used=None) -> list | None:
         """The lines that stand for ``name = Cls(args)``, else None (``used``: what the function reads of
@@ -258,9 +264,12 @@ class _Objects:
             if rename.failed or me in names_in(value):  # ``self`` read whole
                 return None
             value = value.visit(_Rename(params))
-            lines.append(
-                assignment_line(cst.Name(names[attr]), value, stmt, self.positions)
+            target = (
+                cst.Name(names[attr])
+                if isinstance(attr, str)  # (``self.d, self.n = shape``: one name each)
+                else cst.Tuple([cst.Element(cst.Name(names[a])) for a in attr])
             )
+            lines.append(assignment_line(target, value, stmt, self.positions))
         return lines
 
     def _method(self, cls, method, names, stmt):
@@ -331,7 +340,8 @@ def _reached(cls, used) -> list | None:
 
 
 def _init_assignments(init) -> list | None:
-    """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...``."""
+    """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...`` (a tuple
+    of attributes for ``self.d, self.n = ...``)."""
     try:
         node = sources.load(init).node
     except Exception:
@@ -353,13 +363,25 @@ def _init_assignments(init) -> list | None:
             continue  # a docstring
         assign = assignment(stmt)
         target = assign.targets[0].target if assign is not None else None
-        if not (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == me
+        parts = (
+            [el.value for el in target.elements]
+            if isinstance(target, (cst.Tuple, cst.List))
+            else [target]
+        )
+        if not all(
+            isinstance(t, cst.Attribute)
+            and isinstance(t.value, cst.Name)
+            and t.value.value == me
+            for t in parts
         ):
             return None
-        out.append((target.attr.value, assign.value))
+        attrs = tuple(t.attr.value for t in parts)
+        out.append(
+            (
+                attrs if len(parts) > 1 or target is not parts[0] else attrs[0],
+                assign.value,
+            )
+        )
     return out
 
 

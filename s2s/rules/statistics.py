@@ -154,9 +154,25 @@ def cov(
             ddof = 0
         else:
             ddof = 1
-    centered = rows - xp.mean(rows, axis=1, keepdims=True)
-    products = xp.matmul(centered, xp.transpose(centered))
-    return xp.squeeze(products / (rt.last_length(rows) - ddof))
+    if fweights is None and aweights is None:
+        centered = rows - xp.mean(rows, axis=1, keepdims=True)
+        products = xp.matmul(centered, xp.transpose(centered))
+        return xp.squeeze(products / (rt.last_length(rows) - ddof))
+    # NumPy's weights: frequencies and reliabilities, multiplied where both are given
+    if aweights is None:
+        weights = fweights
+    elif fweights is None:
+        weights = aweights
+    else:
+        weights = fweights * aweights
+    total = xp.sum(weights)
+    centered = rows - xp.sum(rows * weights, axis=1, keepdims=True) / total
+    products = xp.matmul(centered * weights, xp.transpose(centered))
+    if aweights is None:
+        factor = total - ddof
+    else:
+        factor = total - ddof * xp.sum(weights * aweights) / total
+    return xp.squeeze(products / factor)
 
 
 @decompose
