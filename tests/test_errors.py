@@ -24,6 +24,12 @@ LINE0 = HEADER.count("\n")  # the case's `def` line is LINE0 + 1
 # name, body of `f`, expected message fragment, (line within the case, column) of the caret
 CASES = [
     (
+        "parameter_a_formula_ignores",
+        "def f(x):\n    return np.sum(np.gradient(x, edge_order=2) ** 2)",
+        "`gradient` with `edge_order=` other than its default (1) is not supported",
+        (2, 18),
+    ),
+    (
         "while_loop_reads_before_assigning",
         "def f(x):\n    while np.sum(x) < 10.0:\n        x = x + y\n        y = x * 2\n    return np.sum(x)",
         "`y` is read in the `while` loop (line 8) before it is assigned (line 9)",

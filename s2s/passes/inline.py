@@ -9,8 +9,10 @@ numbered one).
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
+import textwrap
 from dataclasses import replace
 
 import libcst as cst
@@ -61,6 +63,48 @@ def _decomposition(op_name: str, constants: tuple, extra: int | None) -> ir.Func
     return anf(control(jumps(desugar(fn))))
 
 
+# parameters a decomposition may leave unread: how the library stores or checks, never what it computes
+# (``dtype`` only sets a precision; ``out=`` is written by ``frontend.effects`` before)
+HARMLESS = frozenset(
+    {
+        "out", "dtype", "copy", "inplace", "exact", "check_finite", "overwrite_a", "overwrite_b",
+        "overwrite_input", "indices_are_sorted", "unique_indices", "bucket_size", "symmetrize_input",
+    }
+)  # fmt: skip
+
+
+@functools.cache
+def _unread(op_name: str) -> frozenset:
+    """The parameters of a decomposition its body never reads."""
+    op = op_named(op_name)
+    tree = ast.parse(textwrap.dedent(inspect.getsource(op.rule)))
+    body = next(n for n in tree.body if isinstance(n, ast.FunctionDef)).body
+    read = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    return frozenset(p for p in op.params if p not in read and p not in HARMLESS)
+
+
+def _refuse_ignored(op, bindings: dict, origin) -> None:
+    """A value other than its default for a parameter the decomposition never reads (``np.gradient``'s
+    ``edge_order=2``): a located error, never a result that ignores it."""
+    for param in sorted(_unread(op.name)):
+        passed = bindings.get(param)
+        if passed is None:
+            continue
+        default = op.defaults.get(param)
+        try:
+            value = ast.literal_eval(ir.code(passed).strip())
+        except (ValueError, SyntaxError):
+            value = passed  # not a literal: never the default
+        if value is default or (type(value) is type(default) and value == default):
+            continue
+        raise S2SError(
+            f"`{user_spelling(op.name)}` with `{param}=` other than its default "
+            f"({default!r}) is not supported: s2s's formula for it does not read `{param}`",
+            origin,
+            f"leave `{param}` out, or compute the value another way",
+        )
+
+
 def _callee(fn: ir.Function, value, origin=None, displays=None):
     """What the call ``value`` runs, inlined: a local function, or a decomposition specialized to its
     constant arguments (an argument naming a tuple display made before, ``cf = (c, True)`` of
@@ -78,6 +122,7 @@ def _callee(fn: ir.Function, value, origin=None, displays=None):
         except S2SError as err:
             message = err.message.replace(f"`{e.name}`", f"`{user_spelling(op.name)}`")
             raise S2SError(message, origin) from None
+        _refuse_ignored(op, bindings, origin)
         extra = None
         if (
             star is not None

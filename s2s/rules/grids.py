@@ -101,8 +101,8 @@ def resize(a, new_shape):
 
 
 @decompose
-def gradient(f, *varargs, axis=None, edge_order=None):
-    # JAX's: central differences inside, one-sided ones at both ends, along one axis
+def gradient(f, *varargs, axis=None, edge_order=1):
+    # JAX's: central differences inside, one-sided ones at both ends (edge_order 1), along one axis
     along = rt.gradient_axes(f, axis, *varargs)
     moved = xp.moveaxis(f, along, -1)
     first = moved[..., 1:2] - moved[..., 0:1]
