@@ -317,8 +317,10 @@ def _update(target, index, value, batched, name):
         # example; the container's leaves carry the batch axis whenever the value does
         from .batched_loops import array_leaves
 
-        if v_flag and not t_flag:
-            target = broadcast_batch(target, np.shape(next(array_leaves(value)))[0])
+        first = next(array_leaves(value), None)
+        if v_flag and not t_flag and first is not None:
+            target = broadcast_batch(target, np.shape(first)[0])
+        # (no leaf: an empty slice's items, ``rest`` of ``first, *rest = [x]``: nothing is written)
         return _scatter(name)(target, index, value)
     parts, flags = _index_flags(index, index_flags, name)
     xp = namespace(target, parts, value)

@@ -627,3 +627,9 @@ def test_objects_of_the_programs_classes_made_in_the_function():
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(P.object_passed_on)(data, x)
     assert "kde" in info.value.origin.text
+
+
+def test_per_example_gradients_through_a_recursion_over_a_list():
+    """The last step's ``rest`` is empty: its cotangent writes nothing (was an internal StopIteration)."""
+    x, blocks = P.inputs_recursive_tower()
+    check_batched(P.recursive_tower, np.stack([x, -0.5 * x]), (blocks,), rtol=1e-7)

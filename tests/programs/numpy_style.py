@@ -2555,3 +2555,20 @@ def _mean_logpdf(kde, x):
 
 
 PROGRAMS += ["objects_made_inside"]
+
+
+def _tower(blocks, h):
+    if not blocks:
+        return h
+    first, *rest = blocks
+    return _tower(rest, h + np.tanh(h @ first))
+
+
+def recursive_tower(x, blocks):
+    """p43: a tower written recursively over its list of blocks (``first, *rest = blocks``)."""
+    return np.sum(_tower(blocks, x) ** 2)
+
+
+def inputs_recursive_tower():
+    r = np.random.default_rng(43)
+    return r.normal(size=3), [0.5 * r.normal(size=(3, 3)) for _ in range(2)]
