@@ -633,3 +633,12 @@ def test_per_example_gradients_through_a_recursion_over_a_list():
     """The last step's ``rest`` is empty: its cotangent writes nothing (was an internal StopIteration)."""
     x, blocks = P.inputs_recursive_tower()
     check_batched(P.recursive_tower, np.stack([x, -0.5 * x]), (blocks,), rtol=1e-7)
+    xs = np.stack([x, -0.5 * x])
+    for backend in BACKENDS:
+        got = s2s.vmap(
+            s2s.grad(P.recursive_tower_loss), in_axes=(None, 0), backend=backend
+        )(blocks, xs)
+        for k, xk in enumerate(xs):
+            want = s2s.grad(P.recursive_tower_loss, backend="numpy")(blocks, xk)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g[k], w, rtol=1e-5, atol=1e-7)

@@ -2572,3 +2572,8 @@ def recursive_tower(x, blocks):
 def inputs_recursive_tower():
     r = np.random.default_rng(43)
     return r.normal(size=3), [0.5 * r.normal(size=(3, 3)) for _ in range(2)]
+
+
+def recursive_tower_loss(blocks, x):
+    """The same, differentiated with respect to the blocks."""
+    return np.sum(_tower(blocks, x) ** 2)
