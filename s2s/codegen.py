@@ -25,7 +25,7 @@ from .generated import Generated
 from .naming import Namer
 from .passes.dataflow import used_names
 from .program import Program, build
-from .runtime.arrays import indexable_constant
+from .runtime.constants import indexable_constant
 from .transforms.batch import batch
 from .transforms.forward import forward
 from .transforms.reverse import Mode, reverse
@@ -305,7 +305,7 @@ def _generate(
     # a library's JAX function (``rt.foreign``'s): imported by name, which a reader can look up
     imports = {k: foreign.import_of(v) for k, v in program.constants.items()}
     imports = {k: v for k, v in imports.items() if v is not None}
-    # (a module's NumPy arrays indexable by a compiled loop's counter: ``arrays.ConstantArray``)
+    # (a module's NumPy arrays indexable by a compiled loop's counter: ``constants.ConstantArray``)
     injected = {
         k: indexable_constant(v)
         for k, v in program.constants.items()

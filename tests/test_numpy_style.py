@@ -86,6 +86,21 @@ def check_batched(f, firsts, rest, rtol=1e-9):
         )
 
 
+def check_per_example_gradients(f, params, xs):
+    """``vmap`` over ``xs`` of the gradient with respect to ``params`` (a tree, the same for every example)
+    against each example's gradient on the NumPy backend, leaf by leaf."""
+    for backend in BACKENDS:
+        got = s2s.vmap(s2s.grad(f), in_axes=(None, 0), backend=backend)(params, xs)
+        for k, x in enumerate(xs):
+            want = s2s.grad(f, backend="numpy")(params, x)
+            got_leaves, want_leaves = dict(_leaves(got)), dict(_leaves(want))
+            assert got_leaves.keys() == want_leaves.keys()
+            for path, w in want_leaves.items():
+                np.testing.assert_allclose(
+                    np.asarray(got_leaves[path])[k], w, rtol=1e-5, atol=1e-7
+                )
+
+
 def check_forward_and_hessian(f, first, rest, t, eps=1e-6):
     """``jvp`` along ``t`` and the Hessian times ``t`` against central differences (of ``f`` and of its
     gradient on the NumPy backend)."""
@@ -552,18 +567,9 @@ def test_a_guard_returning_a_constant_beside_per_example_data_under_vmap():
 
 def test_per_example_gradients_through_starred_dict_values():
     params, x = P.inputs_starred_dict_values()
-    xs = np.stack([x, 0.5 * x, -x])
-    for backend in BACKENDS:
-        got = s2s.vmap(
-            s2s.grad(P.starred_dict_values), in_axes=(None, 0), backend=backend
-        )(params, xs)
-        for k, xk in enumerate(xs):
-            want = s2s.grad(P.starred_dict_values, backend="numpy")(params, xk)
-            for name in params:
-                for leaf in ("w", "b"):
-                    np.testing.assert_allclose(
-                        got[name][leaf][k], want[name][leaf], rtol=1e-5, atol=1e-7
-                    )
+    check_per_example_gradients(
+        P.starred_dict_values, params, np.stack([x, 0.5 * x, -x])
+    )
 
 
 def test_items_taken_by_an_index_are_numbers_of_vectors_and_views_of_matrices():
@@ -633,12 +639,4 @@ def test_per_example_gradients_through_a_recursion_over_a_list():
     """The last step's ``rest`` is empty: its cotangent writes nothing (was an internal StopIteration)."""
     x, blocks = P.inputs_recursive_tower()
     check_batched(P.recursive_tower, np.stack([x, -0.5 * x]), (blocks,), rtol=1e-7)
-    xs = np.stack([x, -0.5 * x])
-    for backend in BACKENDS:
-        got = s2s.vmap(
-            s2s.grad(P.recursive_tower_loss), in_axes=(None, 0), backend=backend
-        )(blocks, xs)
-        for k, xk in enumerate(xs):
-            want = s2s.grad(P.recursive_tower_loss, backend="numpy")(blocks, xk)
-            for g, w in zip(got, want):
-                np.testing.assert_allclose(g[k], w, rtol=1e-5, atol=1e-7)
+    check_per_example_gradients(P.recursive_tower_loss, blocks, np.stack([x, -0.5 * x]))

@@ -38,12 +38,12 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import iter_nodes, names_in, own_nodes
-from ..naming import Namer
 from .rewriting import (
     PositionKeeping,
     assignment_line,
     bindings,
     function_body,
+    namer_of,
     place,
     with_blocks,
     with_body,
@@ -106,10 +106,7 @@ def _counter_update(stmt, counters: set[str]):
 class _Rewriter:
     def __init__(self, source: FunctionSource):
         self.positions = source.file.positions
-        self.namer = Namer(
-            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-            | set(source.env)
-        )
+        self.namer = namer_of(source)
         self.changed = False
 
     def block(self, statements) -> list:

@@ -28,9 +28,9 @@ import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
 from ..cstutil import iter_nodes, literal, own_nodes
-from ..naming import Namer
 from . import source as sources
 from .rewriting import (
+    Moving,
     PositionKeeping,
     assignment,
     assignment_line,
@@ -38,6 +38,7 @@ from .rewriting import (
     bindings,
     function_body,
     moved_from,
+    namer_of,
     with_blocks,
     with_body,
 )
@@ -146,22 +147,16 @@ def globals_agree(made, env, bound, scopes=None) -> bool:
     return True
 
 
-class _Renamer(cst.CSTTransformer):
+class _Renamer(Moving):
     """The factory's own names renamed (nodes by identity); the rebuilt nodes placed as ``position`` says."""
 
     def __init__(self, renamed: dict, position):
-        super().__init__()
-        self.renamed, self.position = renamed, position
+        super().__init__(position)
+        self.renamed = renamed
 
     def leave_Name(self, original, updated):
         new = self.renamed.get(id(original))
         return updated if new is None else updated.with_changes(value=new)
-
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        if isinstance(updated, cst.CSTNode):
-            self.position(original, updated)
-        return updated
 
 
 class _Inliner:
@@ -169,10 +164,7 @@ class _Inliner:
         self.source = source
         self.positions = source.file.positions
         self.bound = bindings(source.node)
-        self.namer = Namer(
-            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-            | set(source.env)
-        )
+        self.namer = namer_of(source)
         self.changed = False
         # a record of functions a factory returns: its name -> {field: the local function's name}
         self.fields: dict[str, dict] = {}

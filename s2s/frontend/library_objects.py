@@ -20,8 +20,14 @@ from dataclasses import replace
 import libcst as cst
 
 from ..cstutil import iter_nodes
-from ..naming import Namer
-from .rewriting import PositionKeeping, assignment, bindings, function_body, with_node
+from .rewriting import (
+    PositionKeeping,
+    assignment,
+    bindings,
+    function_body,
+    namer_of,
+    with_node,
+)
 from .source import FunctionSource
 
 LIBRARIES = ("optax", "flax", "equinox")
@@ -135,10 +141,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
             continue
     if not found:
         return source
-    namer = Namer(
-        {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-        | set(source.env)
-    )
+    namer = namer_of(source)
     env, renamed = dict(source.env), {}
     for name, obj in found.values():
         # the name itself, once its line is gone, unless the module holds another value by it

@@ -26,10 +26,10 @@ import inspect
 import libcst as cst
 
 from ..cstutil import iter_nodes, literal, names_in
-from ..naming import Namer
 from . import source as sources
 from .factories import globals_agree
 from .rewriting import (
+    Moving,
     PositionKeeping,
     assignment,
     assignment_line,
@@ -37,6 +37,7 @@ from .rewriting import (
     bindings,
     function_body,
     moved_from,
+    namer_of,
     place,
     with_blocks,
     with_body,
@@ -67,13 +68,13 @@ def _methods(cls) -> dict:
     }
 
 
-class _Self(PositionKeeping):
+class _Self(Moving):
     """A method's (or ``__init__``'s) ``self.attribute`` as its variable, ``self.method`` as its local
     function; ``self`` read any other way makes ``failed`` True."""
 
-    def __init__(self, positions, me: str, names: dict, moved):
-        super().__init__(positions)
-        self.me, self.names, self.moved, self.failed = me, names, moved, False
+    def __init__(self, me: str, names: dict, moved):
+        super().__init__(moved)
+        self.me, self.names, self.failed = me, names, False
 
     def leave_Attribute(self, original, updated):
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
@@ -84,22 +85,13 @@ class _Self(PositionKeeping):
             return cst.Name(new)
         return updated
 
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        if isinstance(updated, cst.CSTNode):
-            self.moved(original, updated)
-        return updated
-
 
 class _Objects:
     def __init__(self, source: sources.FunctionSource):
         self.source = source
         self.positions = source.file.positions
         self.bound = bindings(source.node)
-        self.namer = Namer(
-            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-            | set(source.env)
-        )
+        self.namer = namer_of(source)
         # object's name -> {attribute or method: its name}
         self.names: dict[str, dict] = {}
         self.changed = False
@@ -257,9 +249,7 @@ class _Objects:
         ]
         me = next(iter(inspect.signature(init).parameters))
         for attr, value in assigned:
-            rename = _Self(
-                self.positions, me, names, lambda o, u: place(u, stmt, self.positions)
-            )
+            rename = _Self(me, names, lambda o, u: place(u, stmt, self.positions))
             value = value.visit(rename)
             if rename.failed or me in names_in(value):  # ``self`` read whole
                 return None
@@ -287,9 +277,7 @@ class _Objects:
         ):
             return None
         me = node.params.params[0].name.value
-        rename = _Self(
-            self.positions, me, names, moved_from(made.file, self.source.file, stmt)
-        )
+        rename = _Self(me, names, moved_from(made.file, self.source.file, stmt))
         body = node.body.visit(rename)
         if rename.failed or any(
             isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)

@@ -26,11 +26,11 @@ import inspect
 import libcst as cst
 
 from ..cstutil import iter_nodes, literal, names_in
-from ..naming import Namer
 from .rewriting import (
     assignment,
     bindings,
     function_body,
+    namer_of,
     place,
     with_blocks,
     with_body,
@@ -65,10 +65,7 @@ _SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp
 class _Rewriter:
     def __init__(self, source: FunctionSource):
         self.source = source
-        self.namer = Namer(
-            {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-            | set(source.env)
-        )
+        self.namer = namer_of(source)
         self.positions = source.file.positions
         self.bound = bindings(source.node)
         self.changed = False

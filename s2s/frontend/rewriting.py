@@ -16,6 +16,7 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
 from ..cstutil import iter_nodes
+from ..naming import Namer
 from .source import FunctionSource
 
 
@@ -33,6 +34,29 @@ class PositionKeeping(cst.CSTTransformer):
         if updated is not original and original in self.positions:
             self.positions.setdefault(updated, self.positions[original])
         return updated
+
+
+class Moving(cst.CSTTransformer):
+    """A transformer whose rebuilt nodes are placed by ``moved(original, updated)`` (``moved_from``: a
+    node of another function's lines written in this one)."""
+
+    def __init__(self, moved):
+        super().__init__()
+        self.moved = moved
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if isinstance(updated, cst.CSTNode):
+            self.moved(original, updated)
+        return updated
+
+
+def namer_of(source: FunctionSource) -> Namer:
+    """Fresh names for a rewrite of ``source``: none its code or its module's names use."""
+    return Namer(
+        {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+        | set(source.env)
+    )
 
 
 def place(node: cst.CSTNode, like: cst.CSTNode, positions: dict) -> cst.CSTNode:
