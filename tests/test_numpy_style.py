@@ -640,3 +640,18 @@ def test_per_example_gradients_through_a_recursion_over_a_list():
     x, blocks = P.inputs_recursive_tower()
     check_batched(P.recursive_tower, np.stack([x, -0.5 * x]), (blocks,), rtol=1e-7)
     check_per_example_gradients(P.recursive_tower_loss, blocks, np.stack([x, -0.5 * x]))
+
+
+def test_a_copy_of_a_collected_list_written_back_by_a_loops_index():
+    """``list(ms)`` of a list collected by ``append`` is its stacked items again: a loop writing it by its
+    counter compiles (was a compile-time-index error under XLA)."""
+    y, a = P.inputs_rts_backward_pass()
+    check_batched(P.rts_backward_pass, np.stack([y, -0.5 * y]), (a,))
+    check_forward_and_hessian(P.rts_backward_pass, y, (a,), np.ones_like(y))
+    # under jax.jit too, with respect to the filter's coefficient
+    got = jax.jit(s2s.grad(P.rts_backward_pass, argnums=1))(y, a)
+    eps = 1e-6
+    want = (P.rts_backward_pass(y, a + eps) - P.rts_backward_pass(y, a - eps)) / (
+        2 * eps
+    )
+    np.testing.assert_allclose(got, want, rtol=1e-6)

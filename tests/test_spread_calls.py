@@ -49,6 +49,7 @@ def test_spread_calls_batch_and_push_tangents():
             "_scaled(): got an unexpected keyword argument 'offset'",
         ),
         ("twice_given", "_dense(): multiple values for argument 'w'"),
+        ("too_many_items_for_a_lambda", "(): too many positional arguments"),
     ],
 )
 @pytest.mark.parametrize("backend", ["xla", "numpy"])

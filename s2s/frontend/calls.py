@@ -692,7 +692,9 @@ class Calls(lax_control.LaxControl):
             and isinstance(func, cst.Name)
             and (func.value in self._local_fns or func.value in self._outer_fns)
         ):
-            self._refuse_spread(node, args)
+            if spread.has_spread(args):  # ``f(t, *args)`` of a lambda passed in
+                local = self._local_fns.get(func.value) or self._outer_fns[func.value]
+                args = self._spread_into_local(local, args, node)
             return self.mark(cst.Call(cst.Name(func.value), args), node)
         callee = callee or self.expr(func)
         if foreign.is_callable_constant(
@@ -785,11 +787,74 @@ class Calls(lax_control.LaxControl):
         if not arg.star:
             return [self._arg(arg)]
         passed = self.expansion.arguments(arg) if self.expansion is not None else None
+        if passed is None:
+            passed = self._constant_spread(arg)
         if (
             passed is None
         ):  # spread into a helper's parameters (``spread``), else refused
             return [cst.Arg(self.expr(arg.value), star=arg.star)]
         return passed
+
+    def _constant_spread(self, arg: cst.Arg) -> list | None:
+        """``*items``/``**options`` of a tuple, list or dict s2s reads with the code (a module constant, a
+        factory's closed-over ``fun_kwargs``): one argument per item, each a read of it; else None.
+        """
+        value = self._constant_value(arg.value)
+        if arg.star == "*" and isinstance(value, (tuple, list)):
+            keys = [(cst.Integer(str(i)), None) for i in range(len(value))]
+        elif (
+            arg.star == "**"
+            and isinstance(value, dict)
+            and all(isinstance(k, str) and k.isidentifier() for k in value)
+        ):
+            keys = [(cst.SimpleString(repr(k)), cst.Name(k)) for k in value]
+        else:
+            return None
+        items = value.values() if isinstance(value, dict) else value
+        return [
+            cst.Arg(
+                (
+                    literal(item)
+                    if is_literal_value(item)
+                    else self.expr(
+                        cst.Subscript(arg.value, [cst.SubscriptElement(cst.Index(key))])
+                    )
+                ),
+                keyword=keyword,
+            )
+            for (key, keyword), item in zip(keys, items)
+        ]
+
+    def _constant_value(self, node):
+        """The value of ``node`` where s2s knows it when it reads the code: names of the module or closed
+        over (not the function's), their attributes and items at literal keys and slices; else None.
+        """
+        allowed = (cst.Name, cst.Attribute, cst.Subscript, cst.SubscriptElement, cst.Index,
+                   cst.Slice, cst.Integer, cst.SimpleString, cst.UnaryOperation, cst.Minus,
+                   cst.Dot, cst.LeftSquareBracket, cst.RightSquareBracket, cst.Colon,
+                   cst.BaseParenthesizableWhitespace, cst.LeftParen, cst.RightParen)  # fmt: skip
+        nodes = list(iter_nodes(node))
+        if not all(isinstance(n, allowed) for n in nodes):
+            return None
+        heads = {
+            n.value
+            for n in nodes
+            if isinstance(n, cst.Name)
+            and not any(isinstance(m, cst.Attribute) and m.attr is n for m in nodes)
+        }
+        if (
+            not heads
+            or heads & (self.locals | self.params)
+            or not heads <= set(self.source.env)
+        ):
+            return None
+        code = self.source.file.module.code_for_node(node)
+        try:
+            return eval(code, {name: self.source.env[name] for name in heads})
+        except (
+            Exception
+        ):  # a missing attribute or key: the read's own error, where it is resolved
+            return None
 
     def _refuse_spread(self, node: cst.Call, args: list):
         """A located error for a ``*``/``**`` argument left in a call that is no function of the user's."""
@@ -804,6 +869,18 @@ class Calls(lax_control.LaxControl):
             "pass the arguments one by one",
             UnsupportedSyntax,
         )
+
+    def _spread_into_local(self, local, args: list, node: cst.Call) -> list:
+        """A local function's call with ``*``/``**`` arguments, named one by one (``spread.bind``)."""
+        if not isinstance(local, ir.Function):
+            self._refuse_spread(node, args)
+
+        def default(name, param):  # its default, as the local function's call reads it
+            return param.default
+
+        args, packed = spread.bind(self, local, args, default, node)
+        assert packed is None  # local functions take no ``*args``
+        return args
 
     def _default_of(self, helper, node):
         """The expression of a parameter's default, as ``_bind_helper`` writes it."""

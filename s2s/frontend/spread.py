@@ -65,14 +65,36 @@ def spelled(signature: inspect.Signature) -> tuple:
     return tuple(out)
 
 
+def signature_of(fn) -> inspect.Signature:
+    """A helper's signature, or a local function's (an ``ir.Function``), as ``bind`` reads it."""
+    if not isinstance(fn, ir.Function):
+        return inspect.signature(fn, follow_wrapped=not inspect.isfunction(fn))
+    kinds = {
+        False: inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        True: inspect.Parameter.KEYWORD_ONLY,
+    }
+    return inspect.Signature(
+        [
+            inspect.Parameter(
+                p.name,
+                kinds[p.keyword_only],
+                default=inspect.Parameter.empty if p.default is None else p.default,
+            )
+            for p in fn.params
+        ]
+    )
+
+
 def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
     """``args`` (resolved, holding a ``*`` or ``**``) as arguments named one by one for ``fn``.
 
+    ``fn`` is a helper or a local function (an ``ir.Function``).
     ``default(name, param)`` is the expression of a parameter's default. Returns
     the new arguments and, where the ``*`` reaches ``fn``'s ``*args``, the shape
     to read ``fn`` at (else None). The check goes to ``resolver._pending``.
     """
-    signature = inspect.signature(fn, follow_wrapped=not inspect.isfunction(fn))
+    signature = signature_of(fn)
+    fn_name = fn.name if isinstance(fn, ir.Function) else fn.__name__
     params = list(signature.parameters.values())
     stars = [a for a in args if a.star == "*"]
     doubles = [a for a in args if a.star == "**"]
@@ -81,7 +103,7 @@ def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
         resolver.fail(at, message, hint, UnsupportedSyntax)
 
     if len(stars) > 1 or len(doubles) > 1:
-        fail(node, f"a call of `{fn.__name__}` with more than one `*` or `**` argument",
+        fail(node, f"a call of `{fn_name}` with more than one `*` or `**` argument",
              "join the sequences (or dicts) into one before the call")  # fmt: skip
     star = stars[0] if stars else None
     written = {
@@ -92,7 +114,7 @@ def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
     if star is not None and args.index(star) < max(
         (args.index(a) for a in positional), default=-1
     ):
-        fail(written["*"], f"a positional argument after `*` in a call of `{fn.__name__}`",
+        fail(written["*"], f"a positional argument after `*` in a call of `{fn_name}`",
              "put the positional arguments before the `*` one")  # fmt: skip
     keywords = {a.keyword.value: a for a in args if a.keyword is not None}
     sequence = _named(resolver, star.value, node) if star else None
@@ -100,13 +122,13 @@ def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
     rest = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
     more = next((p for p in params if p.kind is p.VAR_KEYWORD), None)
     if mapping is not None and more is not None:
-        fail(written["**"], f"`**` of a dict into `{fn.__name__}`'s `**{more.name}`: s2s reads the keywords "
+        fail(written["**"], f"`**` of a dict into `{fn_name}`'s `**{more.name}`: s2s reads the keywords "
              "a function receives when it reads the call, and this dict's keys are known only when the code runs",
              "pass the keywords by name")  # fmt: skip
     named = [p for p in params if p.kind in _POSITIONAL]
     if star is not None and rest is not None and len(positional) > len(named):
-        fail(written["*"], f"arguments before `*` that reach `{fn.__name__}`'s `*{rest.name}`",
-             f"pass one sequence: `{fn.__name__}(..., *[a, *items])`")  # fmt: skip
+        fail(written["*"], f"arguments before `*` that reach `{fn_name}`'s `*{rest.name}`",
+             f"pass one sequence: `{fn_name}(..., *[a, *items])`")  # fmt: skip
     out = list(positional)
     reach = (
         sequence is not None
@@ -143,7 +165,7 @@ def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
     out += keywords.values()
     check = call(
         "rt.check_call",
-        cst.SimpleString(repr(fn.__name__)),
+        cst.SimpleString(repr(fn_name)),
         cst.Tuple([cst.Element(cst.SimpleString(repr(s))) for s in spelled(signature)]),
         cst.Integer(str(len(positional))),
         sequence if sequence is not None else cst.Name("None"),

@@ -507,8 +507,8 @@ class Reads:
                 call("xp.moveaxis", first, cst.Integer("0"), self.array(rest[0].value)),
                 None,
             )
-        if func == "list" and not rest:
-            return call("rt.unstack", first), LIST
+        if func == "list" and not rest:  # a copy of the list: its stacked items again
+            return first, COLLECTED
         if func == "xp.copy" and not rest:  # ``hs.copy()``: a list again
             return (
                 node.with_changes(args=[args[0].with_changes(value=first)]),

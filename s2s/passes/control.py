@@ -154,18 +154,29 @@ class _Lower:
             rest = (*body[i + 1 :], *later)
             reads_ = Reads(self.fn, kinds, stmt.origin)
             if isinstance(stmt, ir.Assign):
-                value, kind = reads_.value(stmt.value)
+                pairs = _name_pairs(stmt)
+                if pairs is None:
+                    value, kind = reads_.value(stmt.value)
+                    pairs = [(stmt.target, kind)]
+                else:  # ``sm, sP = list(ms), list(Ps)``: each name the kind of its value
+                    read = [reads_.value(v) for _, v in pairs]
+                    value = stmt.value.with_changes(
+                        elements=[
+                            e.with_changes(value=v)
+                            for e, (v, _) in zip(stmt.value.elements, read)
+                        ]
+                    )
+                    pairs = [(t, k) for (t, _), (_, k) in zip(pairs, read)]
                 stmt = ir.Assign(stmt.target, value, stmt.origin)
                 out.append(stmt)
                 bound = writes(stmt)
                 defined |= bound
                 empty -= bound
                 for name in bound:
-                    kinds.bind(
-                        name,
-                        kind if isinstance(stmt.target, cst.Name) else None,
-                        stmt.origin,
-                    )
+                    kinds.bind(name, None, stmt.origin)
+                for target, kind in pairs:
+                    if isinstance(target, cst.Name):
+                        kinds.bind(target.value, kind, stmt.origin)
                 empty |= _made_empty(stmt.target, stmt.value)
             elif isinstance(stmt, ir.Return):
                 out.append(ir.Return(reads_.item(stmt.value), stmt.origin))
@@ -749,3 +760,20 @@ def _made_empty(target, value) -> set[str]:
             for name in _made_empty(el.value, v.value)
         }
     return set()
+
+
+def _name_pairs(stmt: ir.Assign) -> list | None:
+    """``[(name, value), ...]`` for ``a, b = e1, e2`` (names, no starred item, as many values), else None."""
+    target, value = stmt.target, stmt.value
+    if not (
+        isinstance(target, cst.Tuple)
+        and isinstance(value, cst.Tuple)
+        and len(target.elements) == len(value.elements)
+        and all(
+            isinstance(t.value, cst.Name) and isinstance(t, cst.Element)
+            for t in target.elements
+        )
+        and all(isinstance(v, cst.Element) for v in value.elements)
+    ):
+        return None
+    return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]

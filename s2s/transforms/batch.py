@@ -260,14 +260,17 @@ class Batch(Transform):
         """Whether the item at a constant ``key`` of ``base``, a display, is batched (a literal the display
         put there is not); None where ``base`` is no display or the key is not constant or not held.
         """
-        if not (
-            isinstance(base, cst.Name)
-            and base.value in self.displayed
-            and _constant_key(key)
-        ):
+        if not _constant_key(key):
+            return None
+        held = _key_value(key)
+        items = _display_items(base)
+        if (
+            items is not None
+        ):  # ``rt.argument((k, c), 1, d)``: the display written in place
+            return self.is_batched(items[held]) if held in items else None
+        if not (isinstance(base, cst.Name) and base.value in self.displayed):
             return None
         flags = self.displayed[base.value]
-        held = _key_value(key)
         return batch_control.any_batched(flags[held]) if held in flags else None
 
     def _displayed_argument(self, e) -> bool | None:

@@ -30,7 +30,10 @@ filter's lagged outputs kept as views of the rows earlier iterations wrote (``y2
 closing over a value of it (``frontend/factories``); a ``while t < t_end`` loop on float time recording
 a list (``frontend/counted_whiles``); a running total started from an item and updated in place
 (``s = v[0]; s += ...``: ``passes/scalar_items``); an object of a class of the program made in the
-function and read by its attributes and methods (``frontend/local_objects``).
+function and read by its attributes and methods (``frontend/local_objects``); scipy's ``f(t, *args)`` of a
+lambda or local ``def`` passed to a quadrature helper (``spread.bind`` of a local function); ``**options``
+and ``*sizes`` of module constants into NumPy functions (``calls._constant_spread``); a list collected by
+``append``, copied by ``list(...)`` and written back by a reversed loop's index (an RTS smoother's pass).
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ FORMS = (
     "counted_while",
     "item_accumulator",
     "object_inside",
+    "spread_into_local",
+    "constant_spread",
+    "copied_then_written_back",
 )
 
 
@@ -600,4 +606,52 @@ class PythonIdioms:
             f"{name}_s = Scaler(np.mean(np.tanh({b})) * 0.5)",
             f"{name} = np.sum({name}_s.apply({a})) + {name}_s.shift"
             + self.pick(["", f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))"]),
+        ]
+
+    def _py_spread_into_local(self, lines, name, a, b):
+        # scipy's style: a function passed in, called with the tuple of its extra arguments
+        self.helper(
+            "def quadrature(f, lo, hi, args=()):\n"
+            "    t = lo + (hi - lo) * np.linspace(0.0, 1.0, 4)\n"
+            "    return (hi - lo) * np.mean(f(t, *args))\n"
+        )
+        k = f"{name}_k"
+        lines.append(f"{k} = np.mean(np.tanh({a}))")
+        lines += self.pick(
+            [
+                [
+                    f"{name} = quadrature(lambda t, r: np.exp(-r * t), 0.0, 1.0, args=({k},))"
+                ],
+                [
+                    f"def {name}_f(t, r, c=2.0):",
+                    "    return c * np.tanh(r * t)",
+                    f"{name} = quadrature({name}_f, 0.0, 1.0, ({k},)) + quadrature(",
+                    f"    {name}_f, 0.5, 1.0, args=({k}, np.mean({b}))",
+                    ")",
+                ],
+            ]
+        )
+
+    def _py_constant_spread(self, lines, name, a, b):
+        # settings and sizes held in module constants, spread into NumPy functions
+        self.helper('SUM_OPTIONS = {"axis": 0, "keepdims": True}\nTILE = (2, 1)\n')
+        lines.append(
+            f"{name} = np.sum(np.sum(np.reshape({a}, ({a}.shape[0], -1)), **SUM_OPTIONS) ** 2)"
+            f" + np.sum(np.ones(TILE) * np.mean({b}))"
+            + self.pick(["", f" + np.sum(np.zeros(*TILE[:1]) + np.mean({a}))"])
+        )
+
+    def _py_copied_then_written_back(self, lines, name, a, b):
+        # an RTS smoother's backward pass: a collected list copied, then written back by a loop's index
+        ms, sm, t = f"{name}_ms", f"{name}_sm", f"{name}_t"
+        lines += [
+            f"{name}_m = 0.0 * np.mean({a})",
+            f"{ms} = []",
+            f"for {name}_v in np.ravel({a}):",
+            f"    {name}_m = 0.8 * {name}_m + 0.2 * {name}_v",
+            f"    {ms}.append({name}_m)",
+            f"{sm} = " + self.pick([f"list({ms})", f"{ms}.copy()"]),
+            f"for {t} in reversed(range(len({ms}) - 1)):",
+            f"    {sm}[{t}] = {ms}[{t}] + 0.5 * np.tanh({sm}[{t} + 1] - {ms}[{t}])",
+            f"{name} = np.sum(np.array({sm}) ** 2) + np.mean({b})",
         ]

@@ -2577,3 +2577,31 @@ def inputs_recursive_tower():
 def recursive_tower_loss(blocks, x):
     """The same, differentiated with respect to the blocks."""
     return np.sum(_tower(blocks, x) ** 2)
+
+
+def rts_backward_pass(y, a):
+    """g44: a filter's means collected by ``append``, copied by ``list(...)`` (two at once) and written back
+    by the index of a ``reversed(range(...))`` loop (a Rauch-Tung-Striebel smoother's backward pass).
+    """
+    m, p = 0.0, 1.0
+    ms, ps = [], []
+    for yt in y:
+        p = a * p * a + 0.1
+        gain = p / (p + 0.5)
+        m = a * m + gain * (yt - a * m)
+        p = (1.0 - gain) * p
+        ms.append(m)
+        ps.append(p)
+    sm, sp = list(ms), list(ps)
+    for t in reversed(range(len(y) - 1)):
+        g = ps[t] * a / (a * ps[t] * a + 0.1)
+        sm[t] = ms[t] + g * (sm[t + 1] - a * ms[t])
+        sp[t] = ps[t] + g * (sp[t + 1] - ps[t]) * g
+    return np.sum(np.array(sm) ** 2) + np.sum(np.log(np.array(sp)))
+
+
+def inputs_rts_backward_pass():
+    return np.array([0.3, -0.2, 0.9, 1.4, 0.1, -0.6]), 0.8
+
+
+PROGRAMS += ["rts_backward_pass"]

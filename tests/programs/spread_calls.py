@@ -100,6 +100,51 @@ def spread_of_a_computed_list(params, x):
     return np.sum(_mlp(x, *[2.0 * W for W in params]))
 
 
+def _quadrature(f, a, b, args=()):
+    """scipy's style: ``f(x, *args)`` for a function passed in, its extra arguments a tuple."""
+    t = a + (b - a) * np.linspace(0.0, 1.0, 5)
+    return (b - a) * np.mean(f(t, *args))
+
+
+def spread_into_a_lambda_passed_in(params, x):
+    """``f(t, *args)`` where ``f`` is a lambda: the tuple's items bound to its parameters."""
+    w = np.sum(params[0])
+    return _quadrature(lambda t, k, c: np.exp(-k * t) * c, 0.0, 1.0, args=(w, x[0, 0]))
+
+
+def spread_into_a_local_function_with_a_default(params, x):
+    """A local ``def`` whose default the short tuple leaves to it."""
+    w = np.sum(params[1] ** 2)
+
+    def density(t, k, power=2.0):
+        return t**power * np.exp(-k * t)
+
+    return _quadrature(density, 0.0, np.tanh(w) + 1.5, args=(w,))
+
+
+OPTIONS = {"axis": 0, "keepdims": True}
+SHAPE_ARGS = (3, 3)
+
+
+def constant_settings_spread_into_an_op(params, x):
+    """``**OPTIONS`` of a module dict into a NumPy function, ``*SHAPE_ARGS`` of a module tuple."""
+    return np.sum(np.sum(params[0] * x[:3], **OPTIONS) ** 2) + np.sum(
+        np.reshape(params[1], SHAPE_ARGS) * np.ones(SHAPE_ARGS[0])
+    )
+
+
+def _elementwise(fun, **fun_kwargs):
+    """stax's combinator: the keyword settings closed over and spread into the op."""
+    return lambda params, inputs, **kwargs: fun(inputs, **fun_kwargs)
+
+
+_LEAKY = _elementwise(np.clip, a_min=-0.5, a_max=0.5)
+
+
+def closed_over_settings_spread_into_an_op(params, x):
+    return np.sum(_LEAKY((), x @ params[0]) ** 2)
+
+
 def _inputs_lists():
     return _inputs()
 
@@ -115,6 +160,10 @@ PROGRAMS = [
     "star_and_double_star",
     "spread_in_a_local_function",
     "spread_of_a_computed_list",
+    "spread_into_a_lambda_passed_in",
+    "spread_into_a_local_function_with_a_default",
+    "constant_settings_spread_into_an_op",
+    "closed_over_settings_spread_into_an_op",
 ]
 for _name in PROGRAMS:
     globals()[f"inputs_{_name}"] = _inputs_lists
@@ -133,6 +182,11 @@ def unexpected_setting(params, x):
 def twice_given(params, x):
     """``w`` from the ``*`` and by keyword."""
     return np.sum(_dense(x, *params[:1], w=params[1]))
+
+
+def too_many_items_for_a_lambda(params, x):
+    """Python's ``TypeError``: the lambda takes one item after ``t``."""
+    return _quadrature(lambda t, k: k * t, 0.0, 1.0, args=(params[0][0, 0], 2.0))
 
 
 def settings_into_double_star(x, settings):
