@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import bounded, checkpoints, output, peeling
+from . import bounded, checkpoints, output, peeling, step_constants
 from .arrays import _is_jax, namespace
 from .collected import SKIPPED, has_skipped, stack
 from .iteration import (
@@ -565,12 +565,17 @@ def scan(f, init, xs=None, length=None, reverse=False):
         import jax
 
         body, xs = _stepped(f), plain(xs)
+        # values every step shares stay known to Python (``step_constants``)
+        xs, body, held = step_constants.held_apart(xs, body)
+        length = length if held is None else held
+        body, known = step_constants.recording(body)
         init, reshaped = settled_carry(lambda c: body(c, _first(xs))[0], init)
         if reshaped:
             done = peeling.peeled(body, init, xs, length, reverse, settled_carry)
             if done is not None:
                 return done
-        return jax.lax.scan(body, init, xs, length=length, reverse=reverse)
+        carry, ys = jax.lax.scan(body, init, xs, length=length, reverse=reverse)
+        return carry, step_constants.restored(ys, known)
     n = _length(xs, length)
     carry, ys = init, [None] * n
     for k, i in enumerate(reversed(range(n)) if reverse else range(n)):

@@ -35,6 +35,7 @@ def test_gradient_matches_finite_differences(name):
         "gaussian_elimination",
         "prefix_statistics",
         "gauss_seidel_compliance",
+        "strided_conv_per_example",
     ],
 )
 def test_vmap_and_vmap_of_grad_match_a_loop(name):
@@ -136,4 +137,15 @@ def test_one_mask_for_every_example_under_vmap():
     xs = np.array([[0.1, 0.2, 0.3], [0.3, -0.2, 0.5]])
     np.testing.assert_allclose(
         s2s.vmap(causal_scores)(xs), [causal_scores(x) for x in xs], rtol=1e-12
+    )
+
+
+def test_numbers_every_step_shares_stay_known_to_the_backward_loop():
+    """``stride * n_out`` is kept by the forward loop for the backward one: under ``jax.jit`` it is still a
+    Python number there (was a slice width known only at run time, a located refusal).
+    """
+    w, xs = P.inputs_strided_conv_per_example()
+    got = jax.jit(s2s.grad(P.strided_conv_per_example))(w, xs)
+    np.testing.assert_allclose(
+        got, s2s.grad(P.strided_conv_per_example, backend="numpy")(w, xs), rtol=1e-9
     )

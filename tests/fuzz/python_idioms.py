@@ -15,7 +15,8 @@ a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
-and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col); a parenthesized tuple key
+and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col), or whose width a helper called in a
+loop computes from its stride (``runtime/step_constants``); a parenthesized tuple key
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
 arrays and number literals (``coef, intercept = w, 0.0``); a helper returning a number early under a guard
@@ -332,6 +333,23 @@ class PythonIdioms:
         lines.append(f"{name} = np.sum(integrate(field, {a}, 3, np.mean({b})) ** 2)")
 
     def _py_strided_window(self, lines, name, a, b):
+        if self.pick([False, True]):
+            # a helper's strided windows, called in a loop: the width is a number every step shares
+            self.helper(
+                "def strided_taps(v, stride=1):\n"
+                "    n_out = (v.shape[0] - 2) // stride + 1\n"
+                "    out = np.zeros(n_out)\n"
+                "    for i in range(2):\n"
+                "        out += (i + 1.0) * v[i : i + stride * n_out : stride]\n"
+                "    return out\n"
+            )
+            lines += [
+                f"{name} = 0.0",
+                f"for {name}_row in np.reshape({a}, ({a}.shape[0], -1)):",
+                f"    {name}_v = np.concatenate([{name}_row, np.tanh({name}_row), {name}_row])",
+                f"    {name} = {name} + np.sum(strided_taps({name}_v, stride=2) ** 2)",
+            ]
+            return
         lines += [
             f"{name}_v = np.concatenate([np.ravel({a}), np.ravel({a}) * 0.5])",
             f"{name} = 0.0",

@@ -138,3 +138,32 @@ def inputs_gauss_seidel_compliance():
 
 
 PROGRAMS += ["gauss_seidel_compliance"]
+
+
+def _strided_conv(x, w, stride=1, pad=1):
+    """g33: offsets of a kernel, each a strided slice whose width the stride and output size give."""
+    k = w.shape[0]
+    xp = np.pad(x, pad)
+    n_out = (x.shape[0] + 2 * pad - k) // stride + 1
+    out = np.zeros(n_out)
+    for i in range(k):
+        out += w[i] * xp[i : i + stride * n_out : stride]
+    return out
+
+
+def strided_conv_per_example(w, xs):
+    """The convolution of each example (a loop over them), twice strided: the width ``stride * n_out`` is
+    a number every step of the backward loops knows, as the forward steps did."""
+    total = 0.0
+    for x in xs:
+        h = np.tanh(_strided_conv(x, w))
+        total += np.sum(h**2) + np.sum(_strided_conv(h, w, stride=2) ** 2)
+    return total
+
+
+def inputs_strided_conv_per_example():
+    r = np.random.default_rng(8)
+    return r.normal(size=3), r.normal(size=(2, 6))
+
+
+PROGRAMS += ["strided_conv_per_example"]

@@ -1,0 +1,92 @@
+"""Values a compiled loop's steps all share, kept known to Python instead of traced.
+
+``jax.lax.scan`` traces its body once, so a value the body computes from Python numbers alone (a slice's
+width ``stride * Ho``, a count) is the same at every step. Stacked as a step's output it would become a
+traced array, and a backward loop that slices it again would get a traced width where the forward step had
+a Python int: ``x[i:i + w]`` then needs a size known only when the code runs.
+
+``recording(body)`` notes which of a step's output leaves are NumPy or Python values (not traced);
+``restored(ys, record)`` gives each of them back as ``np.broadcast_to(value, (n, ...))``: the stacked
+value, still known to Python, with a zero stride along the steps. ``held_apart(xs, body)`` hands a loop's
+input leaves with a zero stride along the steps (such values, or the user's own ``np.broadcast_to``) to
+every step as they are, row 0, known to Python, instead of slicing them into traced values. The values
+are exactly those ``lax.scan`` would have computed: only whether Python knows them changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import _is_jax
+
+
+def _is_known(leaf) -> bool:
+    """A value Python holds (a number, a NumPy value), not a traced or JAX array."""
+    return isinstance(leaf, (bool, int, float, np.ndarray, np.generic)) and not _is_jax(
+        leaf
+    )
+
+
+def recording(body):
+    """``(body', record)``: ``body`` noting, in ``record``, the leaves of its output ``y`` Python holds."""
+    import jax
+
+    record = {}
+
+    def step(carry, x):
+        carry, y = body(carry, x)
+        leaves = jax.tree.leaves(y)
+        record.clear()
+        record.update({i: leaf for i, leaf in enumerate(leaves) if _is_known(leaf)})
+        return carry, y
+
+    return step, record
+
+
+def restored(ys, record: dict):
+    """``ys`` (the stacked outputs) with the leaves ``record`` holds as those values, once per step."""
+    if not record:
+        return ys
+    import jax
+
+    leaves, tree = jax.tree.flatten(ys)
+    for i, value in record.items():
+        value = np.asarray(value)
+        leaves[i] = np.broadcast_to(value, (leaves[i].shape[0], *value.shape))
+    return jax.tree.unflatten(tree, leaves)
+
+
+def _repeated(leaf) -> bool:
+    """A NumPy array whose rows are one row (a zero stride along its first axis)."""
+    return (
+        isinstance(leaf, np.ndarray)
+        and leaf.ndim > 0
+        and leaf.shape[0] > 0
+        and leaf.strides[0] == 0
+    )
+
+
+def held_apart(xs, body):
+    """``(xs', body', length)``: ``xs`` without its repeated leaves, and ``body`` given them back, row 0 as
+    Python holds it, at every step; ``length`` the steps' count (None where nothing was held apart).
+    """
+    import jax
+
+    leaves, tree = jax.tree.flatten(xs)
+    held = {i: leaf for i, leaf in enumerate(leaves) if _repeated(leaf)}
+    if not held:
+        return xs, body, None
+    length = int(next(iter(held.values())).shape[0])
+    rest = [leaf for i, leaf in enumerate(leaves) if i not in held]
+
+    def step(carry, x):
+        given = iter(x)
+        full = [_row(held[i]) if i in held else next(given) for i in range(len(leaves))]
+        return body(carry, jax.tree.unflatten(tree, full))
+
+    return rest, step, length
+
+
+def _row(leaf):
+    row = leaf[0]
+    return row.item() if row.ndim == 0 else row
