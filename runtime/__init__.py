@@ -151,6 +151,7 @@ _DEFINED_IN = {
     "random_truncated_normal": "draws",
     "random_uniform": "draws",
     "foreign": "foreign",
+    "host_call": "host_calls",
     "jvp_of": "foreign",
     "vjp_of": "foreign",
     "vmap_of": "foreign",

@@ -152,6 +152,12 @@ CASES = [
         (2, 8),
     ),
     (
+        "library_function_on_the_differentiated_path",
+        "def f(x):\n    c = np.polynomial.polynomial.polyval(0.5, x)\n    return c**2",
+        "no derivative rule for `polyval` (run by `rt.host_call`)",
+        (2, 8),
+    ),
+    (
         "other_library",
         "def f(x):\n    return np.sum(sp.ellipk(x))",
         "comes from `scipy.special`",

@@ -41,6 +41,7 @@ from . import (
     effects,
     foreign,
     function_args,
+    host_calls,
     identity,
     lax_control,
     lax_indexing,
@@ -449,6 +450,11 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
+        held = host_calls.read_again(self, node)
+        if (
+            held is not None
+        ):  # ``rt.host_call(leggauss, n)`` of generated code read again
+            return held
         made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
@@ -687,6 +693,10 @@ class Calls(lax_control.LaxControl):
             callee = cst.parse_expression(f"rt.numbers.{integer}")
             return self.mark(cst.Call(callee, args), node)
         func, args, callee = self._through_wrappers(func, args)
+        if callee is None and host_calls.runs_on_host(self, func, node):
+            return host_calls.call(
+                self, func, args, node
+            )  # ``leggauss(n)``: NumPy's, when traced
         if (
             callee is None
             and isinstance(func, cst.Name)

@@ -34,6 +34,7 @@ from ..cstutil import literal
 from ..errors import NameResolutionError, UnsupportedSyntax
 from ..runtime.foreign import lax_function, library_code
 from . import library
+from .host_calls import is_host_function
 
 
 def callee(resolver, node, path) -> cst.Name | None:
@@ -121,7 +122,7 @@ def import_of(obj) -> tuple[str, str] | None:
     if (
         not isinstance(name, str)
         or not isinstance(module, str)
-        or library_code(obj) is None
+        or (library_code(obj) is None and not is_host_function(obj))
     ):
         return None
     if lax_function(obj):  # ``jax.lax``'s public name

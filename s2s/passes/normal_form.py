@@ -157,6 +157,13 @@ class Eqn:
     kwargs: tuple = ()
     node: cst.BaseExpression | None = None
 
+    def label(self) -> str:
+        """How errors name what this computes, quoted: the op, or a library function ``rt.host_call`` runs."""
+        if self.kind == "runtime" and self.name == "host_call" and self.args:
+            function = cst.Module([]).code_for_node(self.args[0])
+            return f"`{function}` (run by `rt.host_call`)"
+        return f"`{self.name}`" if self.kind != "runtime" else f"`rt.{self.name}`"
+
 
 def eqn_of(
     value: cst.BaseExpression, helpers=frozenset(), local_fns=frozenset()

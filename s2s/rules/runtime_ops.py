@@ -7,7 +7,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import jvp, linear, nondiff, vjp
+from .registry import jvp, linear, no_derivative, nondiff, vjp
 
 
 @linear(name="rt.index_set")
@@ -293,4 +293,11 @@ nondiff(
     "a variable's value before the loop that assigns it, an item not appended: none",
     "rt.unset",
     "rt.skipped",
+)
+
+
+no_derivative(
+    "a library function s2s has no rule for, run on values known when the code is traced",
+    rt.host_call,
+    "rt.host_call",
 )

@@ -211,7 +211,7 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
             op = op_named(what if e.kind != "op" else e.name)
             why = f": {op.reason}" if op is not None and op.reason else ""
             raise MissingRule(
-                f"no derivative rule for `{what}`{why}", stmt.origin, RULE_HINT
+                f"no derivative rule for {e.label()}{why}", stmt.origin, RULE_HINT
             )
 
 

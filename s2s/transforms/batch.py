@@ -244,7 +244,7 @@ class Batch(Transform):
             if e.kind == "runtime" and e.name in STEP_MAJOR:
                 self.step_major.add(stmt.target.value)
             return
-        raise MissingRule(f"no batching rule for `{e.name}`", stmt.origin, RULE_HINT)
+        raise MissingRule(f"no batching rule for {e.label()}", stmt.origin, RULE_HINT)
 
     def _container_truth(self, e) -> bool:
         """``not args`` of a tuple, list or dict display: its length decides, the same for every example."""

@@ -84,10 +84,10 @@ class Family:
     name = ""
 
     def forward(self, fwd, op, e, bindings, target):
-        raise MissingRule(f"no forward-mode rule for `{e.name}`", fwd.origin)
+        raise MissingRule(f"no forward-mode rule for {e.label()}", fwd.origin)
 
     def batch(self, b, op, e, bindings, target):
-        raise MissingRule(f"no batching rule for `{e.name}`", b.origin)
+        raise MissingRule(f"no batching rule for {e.label()}", b.origin)
 
     def reverse(self, back, op, e, bindings, target):
         """The cotangent of each differentiated operand, from the rule's entries applied to ``g``."""
@@ -220,7 +220,7 @@ class Jvp(Family):
         )
 
     def reverse(self, back, op, e, bindings, target):
-        raise MissingRule(f"no reverse-mode rule for `{e.name}`", back.origin)
+        raise MissingRule(f"no reverse-mode rule for {e.label()}", back.origin)
 
 
 # --- batching ----------------------------------------------------------------------------

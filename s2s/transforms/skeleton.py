@@ -141,7 +141,7 @@ class Transform:
                 kind = "derivative"
             else:
                 kind = f"{self.mode}-mode"
-            raise MissingRule(f"no {kind} rule for `{e.name}`", self.origin, RULE_HINT)
+            raise MissingRule(f"no {kind} rule for {e.label()}", self.origin, RULE_HINT)
         bindings = bind(op, e, self.origin) if op.signature is not None else {}
         return op, rule, bindings
 
