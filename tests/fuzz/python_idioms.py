@@ -34,7 +34,8 @@ a list (``frontend/counted_whiles``); a running total started from an item and u
 function and read by its attributes and methods (``frontend/local_objects``); scipy's ``f(t, *args)`` of a
 lambda or local ``def`` passed to a quadrature helper (``spread.bind`` of a local function); ``**options``
 and ``*sizes`` of module constants into NumPy functions (``calls._constant_spread``); a list collected by
-``append``, copied by ``list(...)`` and written back by a reversed loop's index (an RTS smoother's pass).
+``append``, copied by ``list(...)`` and written back by a reversed loop's index (an RTS smoother's pass);
+Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_call``).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ FORMS = (
     "spread_into_local",
     "constant_spread",
     "copied_then_written_back",
+    "quadrature_nodes",
 )
 
 
@@ -672,4 +674,13 @@ class PythonIdioms:
             f"for {t} in reversed(range(len({ms}) - 1)):",
             f"    {sm}[{t}] = {ms}[{t}] + 0.5 * np.tanh({sm}[{t} + 1] - {ms}[{t}])",
             f"{name} = np.sum(np.array({sm}) ** 2) + np.mean({b})",
+        ]
+
+    def _py_quadrature_nodes(self, lines, name, a, b):
+        # NumPy's quadrature nodes made in the function: run when the code is traced, as JAX runs them
+        self.imports |= {"from numpy.polynomial.legendre import leggauss"}
+        x, w = f"{name}_x", f"{name}_w"
+        lines += [
+            f"{x}, {w} = leggauss({self.pick([3, 4, 5])})",
+            f"{name} = np.sum({w} * np.tanh(np.mean({a}) * {x} + np.mean({b})))",
         ]
