@@ -98,8 +98,8 @@ def run(paths, check: bool, fail_on_write: bool) -> int:
         if generated.injected:
             names = ", ".join(sorted(generated.injected))
             raise UsageError(
-                f"{t.source} reads module-level values that are not literals ({names}); "
-                "a generated file cannot carry them: pass them as arguments"
+                f"{t.source} reads values that are neither literals nor a module's by name ({names}), "
+                "which a generated file cannot carry or import: pass them as arguments"
             )
         output = os.path.join(root, t.output)
         write_module(output, generated.text, os.path.join(root, t.path))

@@ -523,8 +523,8 @@ def main(argv=None) -> int:
             if generated.injected:
                 names = ", ".join(sorted(generated.injected))
                 raise UsageError(
-                    f"`{fn.__name__}` reads module-level values that are not literals ({names}); "
-                    "a generated file cannot carry them: pass them as arguments"
+                    f"`{fn.__name__}` reads values that are neither literals nor a module's by name ({names}), "
+                    "which a generated file cannot carry or import: pass them as arguments"
                 )
             entry = generated.entries[KINDS[args.command]]
             modules.append((target, entry, generated.text))

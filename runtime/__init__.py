@@ -152,6 +152,7 @@ _DEFINED_IN = {
     "random_uniform": "draws",
     "foreign": "foreign",
     "host_call": "host_calls",
+    "indexable_constant": "constants",
     "jvp_of": "foreign",
     "vjp_of": "foreign",
     "vmap_of": "foreign",

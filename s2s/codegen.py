@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import replace
 
 import libcst as cst
@@ -305,14 +306,22 @@ def _generate(
     # a library's JAX function (``rt.foreign``'s): imported by name, which a reader can look up
     imports = {k: foreign.import_of(v) for k, v in program.constants.items()}
     imports = {k: v for k, v in imports.items() if v is not None}
+    # a file (``command``: the CLI's; ``root``: ``s2s generate``'s) reads your modules' values from them
+    reads = (
+        module_reads(program, set(program.constants) - set(literals) - set(imports))
+        if command is not None or root is not None
+        else {}
+    )
     # (a module's NumPy arrays indexable by a compiled loop's counter: ``constants.ConstantArray``)
     injected = {
         k: indexable_constant(v)
         for k, v in program.constants.items()
-        if not _is_literal(v) and k not in imports
+        if not _is_literal(v) and k not in imports and k not in reads
     }
     watch = Watch.of(src.fn for src in program.sources)
-    text = render(header, functions, literals, imports, fused=kinds != ("primal",))
+    text = render(
+        header, functions, literals, imports, fused=kinds != ("primal",), reads=reads
+    )
     return Generated(
         text if root is None else provenance.seal(text),
         entries,
@@ -320,6 +329,26 @@ def _generate(
         program,
         watch,
     )
+
+
+def module_reads(program: Program, names) -> dict:
+    """``{name: (module, attribute)}`` for the constants ``names`` that are module-level values of the
+    program's modules (importable by name: not ``__main__``), so that a generated file reads them there.
+    """
+    modules = {
+        src.fn.__module__: sys.modules.get(src.fn.__module__)
+        for src in program.sources
+        if getattr(src.fn, "__module__", "__main__") != "__main__"
+    }
+    found = {}
+    for name in sorted(names):
+        value = program.constants[name]
+        for module_name, module in modules.items():
+            owners = [k for k, v in vars(module or {}).items() if v is value]
+            if owners:
+                found[name] = (module_name, name if name in owners else min(owners))
+                break
+    return found
 
 
 def _keep_valid_defaults(fn):

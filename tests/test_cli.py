@@ -435,3 +435,55 @@ def test_vmap_axis_name_turns_collectives_into_reductions_over_examples(tmp_path
     xs = np.arange(1.0, 7.0).reshape(3, 2)
     got = _load("normalize_batched", out).normalize_batched(xs)
     np.testing.assert_allclose(got, xs / xs.sum(axis=0), rtol=1e-12)
+
+
+MODEL_WITH_ARRAYS = """\
+import numpy as np
+
+TRANSITION = np.array([[1.0, 0.5], [0.0, 1.0]])
+KERNEL = np.array([0.25, 0.5, 0.25])
+
+
+def loss(state, ys):
+    total = 0.0
+    for t in range(ys.shape[0]):
+        state = TRANSITION @ state
+        smooth = 0.0
+        for k in range(3):
+            smooth = smooth + KERNEL[k] * np.tanh(state[0] + k)
+        total = total + (smooth - ys[t]) ** 2
+    return total
+"""
+
+
+def test_a_generated_file_reads_your_modules_arrays_from_it(tmp_path):
+    """Module-level arrays (``KERNEL[k]`` indexed by a compiled loop's counter too) are read from the source
+    module by name: ``import arrays_model`` and ``KERNEL = rt.indexable_constant(arrays_model.KERNEL)``
+    (was an error: a generated file could not carry them)."""
+    (tmp_path / "arrays_model.py").write_text(MODEL_WITH_ARRAYS)
+    result = s2s(
+        "grad", "arrays_model.py::loss", "-o", "arrays_model_grad.py", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "arrays_model_grad.py").read_text()
+    assert "import arrays_model\n" in text
+    assert "KERNEL = rt.indexable_constant(arrays_model.KERNEL)" in text
+    check = (
+        "import numpy as np, jax; jax.config.update('jax_enable_x64', True)\n"
+        "import arrays_model, arrays_model_grad\n"
+        "s, ys = np.array([0.3, -0.2]), np.array([0.1, 0.4, -0.3, 0.2])\n"
+        "g = np.asarray(arrays_model_grad.loss_grad(s, ys))\n"
+        "e = 1e-6\n"
+        "fd = [(arrays_model.loss(s + e * d, ys) - arrays_model.loss(s - e * d, ys)) / (2 * e)"
+        " for d in np.eye(2)]\n"
+        "np.testing.assert_allclose(g, fd, rtol=1e-6)\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", check],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr

@@ -32,13 +32,17 @@ def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
     )
 
 
-def render(header: str, functions, constants=None, imports=None, fused=True) -> str:
+def render(
+    header: str, functions, constants=None, imports=None, fused=True, reads=None
+) -> str:
     """Module text for generated ``functions`` (``ir.Function``), formatted by black; ``imports`` maps a
-    module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls).
+    module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls),
+    ``reads`` one to the ``(module, attribute)`` of your module it reads (``F = rt.indexable_constant(model.F)``).
     ``fused``: temporaries read once written into their readers (``fuse``); ``s2s lower`` shows the
     normal form itself.
     """
     parts = [f'"""{header}"""', "", "from s2s import runtime as rt"]
+    parts += [f"import {m}" for m in sorted({m for m, _ in (reads or {}).values()})]
     for alias, (module, name) in sorted((imports or {}).items()):
         parts.append(
             f"from {module} import {name}" + (f" as {alias}" if alias != name else "")
@@ -46,6 +50,8 @@ def render(header: str, functions, constants=None, imports=None, fused=True) -> 
     parts.append("")
     for name, value in sorted((constants or {}).items()):
         parts.append(f"{name} = {ir.code(literal(value))}")
+    for name, (module, attribute) in sorted((reads or {}).items()):
+        parts.append(f"{name} = rt.indexable_constant({module}.{attribute})")
     parts.append("")
     for fn in functions:
         fndef = ir.to_cst(fuse(fn) if fused else fn, prelude=[namespace_line(fn)])
