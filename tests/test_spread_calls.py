@@ -27,7 +27,11 @@ def test_gradient_matches_finite_differences(name):
 def test_spread_calls_batch_and_push_tangents():
     params, x = P._inputs()
     xs = np.stack([x, 2 * x, -x])
-    for f in (P.layers_spread_into_star_parameter, P.star_and_double_star):
+    for f in (
+        P.layers_spread_into_star_parameter,
+        P.star_and_double_star,
+        P.keyword_popped_before_passing_on,
+    ):
         got = s2s.vmap(f, in_axes=(None, 0))(params, xs)
         np.testing.assert_allclose(got, [f(params, x_) for x_ in xs], rtol=1e-10)
         tangents = [np.ones_like(p) for p in params]
@@ -70,6 +74,10 @@ def test_a_call_that_does_not_bind_is_pythons_type_error(name, message, backend)
             "`**` of a dict into `_kwargs_sink`'s `**options`",
         ),
         ("spread_into_an_op", "`*` argument unpacking in a call of `np.zeros`"),
+        (
+            "popped_without_a_default",
+            '`kwargs.pop("key")` of a keyword this call does not pass (`key`)',
+        ),
     ],
 )
 def test_what_s2s_cannot_spread_is_a_located_error(name, construct):

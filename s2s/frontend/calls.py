@@ -450,6 +450,11 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
+        popped = self.expansion.pop(node) if self.expansion is not None else None
+        if (
+            popped is not None
+        ):  # ``rng = kwargs.pop("rng", None)`` among the first lines
+            return self._popped(popped, node)
         held = host_calls.read_again(self, node)
         if (
             held is not None
@@ -879,6 +884,18 @@ class Calls(lax_control.LaxControl):
             "pass the arguments one by one",
             UnsupportedSyntax,
         )
+
+    def _popped(self, popped, node: cst.Call):
+        """The value ``kwargs.pop("k"[, default])`` takes at this call shape: ``k``'s, or the default."""
+        held, value = popped
+        if held:
+            return self.mark(cst.Name(value), node)
+        if value is None:
+            key = node.args[0].value.evaluated_value
+            self.fail(node, f"`{self.source.file.module.code_for_node(node)}` of a keyword this call does "
+                      f"not pass (`{key}`): Python raises KeyError", f"give a default: `.pop({key!r}, None)`",
+                      UnsupportedSyntax)  # fmt: skip
+        return self.expr(value)
 
     def _spread_into_local(self, local, args: list, node: cst.Call) -> list:
         """A local function's call with ``*``/``**`` arguments, named one by one (``spread.bind``)."""

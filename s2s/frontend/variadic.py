@@ -155,6 +155,8 @@ class Expansion:
     values: tuple  # the names standing for ``**kwargs``'s values
     keywords: tuple
     packed: bool = False
+    # keys the body's first lines take out (``rng = kwargs.pop("rng", None)``), before it reads ``kwargs``
+    popped: frozenset = frozenset()
 
     @classmethod
     def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
@@ -174,8 +176,26 @@ class Expansion:
         if shape.packed and star is not None:
             items = [star]
         return cls(
-            star, double, tuple(items), tuple(values), shape.keywords, shape.packed
+            star,
+            double,
+            tuple(items),
+            tuple(values),
+            shape.keywords,
+            shape.packed,
+            _leading_pops(node, double) if double is not None else frozenset(),
         )
+
+    def pop(self, call: cst.Call):
+        """For ``kwargs.pop("k"[, default])`` among the body's first lines: ``(held, value)``, the name
+        standing for ``k``'s value (``held``) or else the default expression (None: there is none); None
+        for any other call."""
+        key = _popped_key(call, self.double)
+        if key is None or key not in self.popped:
+            return None
+        if key in self.keywords:
+            return True, self.values[self.keywords.index(key)]
+        default = call.args[1].value if len(call.args) == 2 else None
+        return False, default
 
     def prelude_names(self) -> tuple[str, ...]:
         return tuple(n for n in (self.star, self.double) if n is not None)
@@ -193,6 +213,7 @@ class Expansion:
             entries = [
                 cst.DictElement(cst.SimpleString(repr(k)), cst.Name(n))
                 for k, n in zip(self.keywords, self.values)
+                if k not in self.popped
             ]
             out.append((self.double, cst.Dict(entries)))
         return out
@@ -209,8 +230,68 @@ class Expansion:
             return [
                 cst.Arg(cst.Name(n), keyword=cst.Name(k))
                 for k, n in zip(self.keywords, self.values)
+                if k not in self.popped
             ]
         return None
+
+
+def _popped_key(call, double: str) -> str | None:
+    """``"k"`` for the call ``double.pop("k")`` or ``double.pop("k", default)``, else None."""
+    import libcst as cst
+
+    func = call.func if isinstance(call, cst.Call) else None
+    if not (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == double
+        and func.attr.value == "pop"
+        and 1 <= len(call.args) <= 2
+        and all(a.keyword is None and not a.star for a in call.args)
+        and isinstance(call.args[0].value, cst.SimpleString)
+    ):
+        return None
+    key = call.args[0].value.evaluated_value
+    return key if isinstance(key, str) else None
+
+
+def _leading_pops(node, double: str) -> frozenset:
+    """The keys the body's first lines pop from ``**double`` (``rng = kwargs.pop("rng", None)``, or the
+    call alone), before any other line reads ``double``: what a ``**double`` after them no longer holds.
+    """
+    import libcst as cst
+
+    from ..cstutil import names_in
+
+    popped = set()
+    if not isinstance(node, cst.FunctionDef):  # a lambda: no lines
+        return frozenset()
+    for stmt in node.body.body:
+        small = (
+            stmt.body[0]
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            else None
+        )
+        value = (
+            small.value
+            if isinstance(small, cst.Expr)
+            or (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            )
+            else None
+        )
+        key = _popped_key(value, double) if value is not None else None
+        default_reads = (
+            names_in(value.args[1].value)
+            if key is not None and len(value.args) == 2
+            else set()
+        )
+        if key is not None and double not in default_reads:
+            popped.add(key)
+        elif double in names_in(stmt):
+            break
+    return frozenset(popped)
 
 
 def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:

@@ -145,6 +145,23 @@ def closed_over_settings_spread_into_an_op(params, x):
     return np.sum(_LEAKY((), x @ params[0]) ** 2)
 
 
+def _layer(w, x, **kwargs):
+    return np.tanh(x @ w) * kwargs.get("gain", 1.0)
+
+
+def _serial_apply(params, x, **kwargs):
+    """stax's ``serial``: a keyword taken out first, the others passed on to every layer."""
+    scale = kwargs.pop("scale", 1.0)
+    for w in params:
+        x = _layer(w, x, **kwargs)
+    return scale * x
+
+
+def keyword_popped_before_passing_on(params, x):
+    plain = np.sum(_serial_apply(params, x))
+    return plain + np.sum(_serial_apply(params, x, scale=0.5, gain=2.0))
+
+
 def _inputs_lists():
     return _inputs()
 
@@ -164,6 +181,7 @@ PROGRAMS = [
     "spread_into_a_local_function_with_a_default",
     "constant_settings_spread_into_an_op",
     "closed_over_settings_spread_into_an_op",
+    "keyword_popped_before_passing_on",
 ]
 for _name in PROGRAMS:
     globals()[f"inputs_{_name}"] = _inputs_lists
@@ -199,3 +217,12 @@ def _kwargs_sink(x, **options):
 
 def spread_into_an_op(x, shape):
     return np.sum(np.zeros(*shape) + x)
+
+
+def _needs_a_key(x, **kwargs):
+    key = kwargs.pop("key")
+    return x * key
+
+
+def popped_without_a_default(x, shape):
+    return np.sum(_needs_a_key(x))
