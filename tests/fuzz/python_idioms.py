@@ -15,7 +15,7 @@ a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
 front first (``returns.insert(0, G)``) walking values backwards; a ``for ... else`` search; a function passed to a helper that passes it
-and its ``*args`` on to another; strided slices in a loop whose end is a name bound in it (im2col), or whose width a helper called in a
+and its ``*args`` on to another, or a keyword popped from ``**kwargs`` before the rest go on (stax's ``serial``); strided slices in a loop whose end is a name bound in it (im2col), or whose width a helper called in a
 loop computes from its stride (``runtime/step_constants``); a parenthesized tuple key
 (``x[(0, -1)]``, one index per axis); ``jax.grad``/``jax.value_and_grad``/``jax.vmap`` of a local ``def`` or
 lambda that reads the enclosing function's variables (lifted: ``frontend/lifted``); a tuple assignment of
@@ -332,7 +332,27 @@ class PythonIdioms:
             "        z = euler_step(f, z, i * 0.1, 0.1, *args)\n"
             "    return z\n"
         )
-        lines.append(f"{name} = np.sum(integrate(field, {a}, 3, np.mean({b})) ** 2)")
+        if self.pick([False, True]):
+            lines.append(
+                f"{name} = np.sum(integrate(field, {a}, 3, np.mean({b})) ** 2)"
+            )
+            return
+        # stax's ``serial``: a keyword popped first, the others passed on to every layer
+        self.helper(
+            "def scaled_layer(z, k, **kwargs):\n"
+            "    return np.tanh(z * k) * kwargs.get('gain', 1.0)\n"
+        )
+        self.helper(
+            "def serial_layers(z, ks, **kwargs):\n"
+            "    rng = kwargs.pop('rng', None)\n"
+            "    for k in ks:\n"
+            "        z = scaled_layer(z, k, **kwargs)\n"
+            "    return z if rng is None else z * 0.5\n"
+        )
+        lines.append(
+            f"{name} = np.sum(serial_layers({a}, (0.5, np.mean({b})), gain=1.5)) + "
+            f"np.sum(serial_layers({a}, (0.9,), rng=1))"
+        )
 
     def _py_strided_window(self, lines, name, a, b):
         if self.pick([False, True]):
