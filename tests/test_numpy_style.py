@@ -655,3 +655,18 @@ def test_a_copy_of_a_collected_list_written_back_by_a_loops_index():
         2 * eps
     )
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_a_list_written_at_a_compiled_loops_counter_is_a_located_refusal():
+    """NumPy runs it (Python's list); compiled, the list cannot be written at a traced position: the error
+    says to append or to preallocate an array (was JAX's message about converting a tracer to an int).
+    """
+    y, a = np.array([0.2, -0.4, 0.9]), 0.7
+    f = P.list_written_by_a_compiled_counter
+    eps = 1e-6
+    want = (f(y, a + eps) - f(y, a - eps)) / (2 * eps)
+    got = s2s.grad(f, argnums=1, backend="numpy")(y, a)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(s2s.S2SError, match="preallocated array") as info:
+        s2s.grad(f, argnums=1)(y, a)
+    assert info.value.origin.text.strip() == "hs[t] = h"

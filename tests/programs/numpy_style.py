@@ -2605,3 +2605,13 @@ def inputs_rts_backward_pass():
 
 
 PROGRAMS += ["rts_backward_pass"]
+
+
+def list_written_by_a_compiled_counter(y, a):
+    """``hs = [0.0] * T`` written at ``hs[t]`` in a loop that compiles: a located refusal under XLA."""
+    hs = [0.0] * len(y)
+    h = 0.0
+    for t in range(len(y)):
+        h = np.tanh(a * h + y[t])
+        hs[t] = h
+    return np.sum(np.array(hs) ** 2)
