@@ -157,9 +157,9 @@ def index_add(target, index, value):
     if _is_jax(target) or _is_jax(value):
         import jax.numpy as jnp
 
-        # ``x[None]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
-        if _adds_axes(index):
-            # compositions of such scatters with reversals)
+        # ``x[None]``, ``x[:, None, :]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
+        if _reshapes(index):
+            # compositions of such scatters with reversals: ``cumsum``'s vjp)
             indexed = np.shape(jnp.asarray(target)[index])
             return target + jnp.reshape(
                 jnp.broadcast_to(value, indexed), np.shape(target)
@@ -171,11 +171,13 @@ def index_add(target, index, value):
     return out
 
 
-def _adds_axes(index) -> bool:
-    """An index that only inserts axes (``None``, ``(None, ...)``): the indexed array is the array reshaped."""
+def _reshapes(index) -> bool:
+    """An index of whole axes and inserted ones (``None``, ``(:, None, :)``, ``...``): the indexed array is
+    the array reshaped."""
     parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis for p in parts) and any(
-        p is None for p in parts
+    return bool(parts) and all(
+        p is None or p is Ellipsis or (isinstance(p, slice) and p == slice(None))
+        for p in parts
     )
 
 

@@ -4,6 +4,9 @@ Every case runs ``s2s.grad`` on both backends against central finite
 differences of the NumPy program itself in float64 (pytrees leaf by leaf).
 """
 
+import subprocess
+import sys
+
 import jax
 import numpy as np
 import pytest
@@ -40,6 +43,7 @@ CASES = {
     "write_through_copyto": ((np.array([0.5, -1.0, 2.0]),), 0),
     "lagged_outputs_filter": ((np.array([0.3, -0.2]), _normal(6)), 0),
     "gradient_inside_reaching_a_helper": ((0.7, 1.3, _normal(3)), (0, 1)),
+    "copy_read_by_the_loop_that_updates_it": ((_normal(2), 0.3), (0, 1)),
     "lagged_rows": ((np.array([0.3, -0.2]), _normal(4, 3)), 0),
     "write_through_fill": ((_normal(3),), 0),
     "helper_with_keyword_only_parameters": ((_normal(3),), 0),
@@ -440,3 +444,37 @@ def test_a_row_view_written_in_its_iteration_is_refused_where_it_is_a_view():
             finite_differences(P.row_item_written_in_its_iteration, (w,), 0),
             rtol=1e-6,
         )
+
+
+def test_a_copy_read_by_the_loop_that_updates_its_source_keeps_its_value():
+    """The value itself, and ``vmap`` and ``jvp``, not only the gradient (all were wrong the same way)."""
+    f = P.copy_read_by_the_loop_that_updates_it
+    y0s, a = np.array([[1.0, 2.0], [0.5, -1.0]]), 0.3
+    np.testing.assert_allclose(
+        s2s.vmap(f, in_axes=(0, None))(y0s, a), [f(y, a) for y in y0s], rtol=1e-12
+    )
+    value, tangent = s2s.jvp(f, (y0s[0], a), (np.ones(2), 0.0))
+    eps = 1e-6
+    want = (f(y0s[0] + eps, a) - f(y0s[0] - eps, a)) / (2 * eps)
+    np.testing.assert_allclose(value, f(y0s[0], a), rtol=1e-12)
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+
+
+def test_an_index_of_whole_and_new_axes_is_a_reshape_not_a_scatter(tmp_path):
+    """``np.cumsum(y, axis=1)[:, None, :]``: its cotangent was a scatter-add, which XLA's CPU compiler
+    aborted on beside ``cumsum``'s reversals (the process died: no error to catch). In a subprocess.
+    """
+    program = tmp_path / "whole_axes.py"
+    program.write_text(
+        "import numpy as np\nimport s2s\n\n\n"
+        "def loss(y):\n    return np.sum(np.cumsum(y, axis=1)[:, None, :] ** 2)\n\n\n"
+        "y = np.arange(6.0).reshape(2, 3) / 7\n"
+        "got = np.asarray(s2s.grad(loss)(y))\n"
+        "want = s2s.grad(loss, backend='numpy')(y)\n"
+        "np.testing.assert_allclose(got, want, rtol=1e-5)\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, str(program)], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

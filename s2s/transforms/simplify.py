@@ -261,9 +261,10 @@ def propagate_copies(body, keep=frozenset()):
                 last[name] = i
     mapping, out = {}, []
     for i, stmt in enumerate(body):
-        # a branch or loop body: its free names follow, its own copies go too
+        # a branch or loop body: its free names follow, its own copies go too (capture-avoiding: a loop's
+        # carry named like the copied name, ``y_prev = y`` then ``def for_body(y, k)``, is renamed first)
         if isinstance(stmt, ir.Def):
-            inner = substitute_reads(stmt, mapping).function
+            inner = substitute_reads(stmt, mapping, apart=True).function
             body_ = propagate_copies(inner.body, keep=frozenset(inner.param_names))
             out.append(ir.Def(inner.with_body(body_), stmt.origin))
             continue

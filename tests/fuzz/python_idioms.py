@@ -35,7 +35,9 @@ function and read by its attributes and methods (``frontend/local_objects``); sc
 lambda or local ``def`` passed to a quadrature helper (``spread.bind`` of a local function); ``**options``
 and ``*sizes`` of module constants into NumPy functions (``calls._constant_spread``); a list collected by
 ``append``, copied by ``list(...)`` and written back by a reversed loop's index (an RTS smoother's pass);
-Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_call``).
+Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_call``); a copy
+``prev = v`` before a loop that updates ``v`` and reads ``prev`` (a Newton or fixed-point step: copy
+propagation once captured the loop's carry, a silent wrong value).
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ FORMS = (
     "constant_spread",
     "copied_then_written_back",
     "quadrature_nodes",
+    "copy_before_loop",
 )
 
 
@@ -704,3 +707,21 @@ class PythonIdioms:
             f"{x}, {w} = leggauss({self.pick([3, 4, 5])})",
             f"{name} = np.sum({w} * np.tanh(np.mean({a}) * {x} + np.mean({b})))",
         ]
+
+    def _py_copy_before_loop(self, lines, name, a, b):
+        # ``prev = v`` taken before a loop that updates ``v`` and reads ``prev``
+        v, prev = f"{name}_v", f"{name}_prev"
+        step = f"{v} = {v} - 0.5 * ({v} - {prev} - 0.3 * np.tanh({v} * np.mean({b})))"
+        lines.append(f"{v} = np.ravel({a}) * 1.0")
+        lines += self.pick(
+            [
+                [f"{prev} = {v}", "for _ in range(3):", f"    {step}"],
+                [
+                    "for _ in range(2):",
+                    f"    {prev} = {v}",
+                    "    for _ in range(2):",
+                    f"        {step}",
+                ],
+            ]
+        )
+        lines.append(f"{name} = np.sum({v} ** 2)")

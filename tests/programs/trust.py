@@ -625,3 +625,15 @@ def gradient_inside_reaching_a_helper(b, a, x):
 
 
 _inner_in_a_grad = s2s.grad(_inner_in_a)
+
+
+def copy_read_by_the_loop_that_updates_it(y0, a):
+    """h31: ``y_prev = y`` before a loop that updates ``y`` and reads ``y_prev`` (a Newton or fixed-point
+    step): copy propagation put ``y`` for ``y_prev`` inside the loop's body, where ``y`` is the carry, so
+    ``y - y_prev`` was zero: a wrong value and gradient with no error."""
+    y = y0 * 1.0
+    for _ in range(3):
+        y_prev = y
+        for _ in range(2):
+            y = y - 0.5 * (y - y_prev - a * np.tanh(y))
+    return np.sum(y**2)
