@@ -153,6 +153,7 @@ _DEFINED_IN = {
     "foreign": "foreign",
     "host_call": "host_calls",
     "indexable_constant": "constants",
+    "cumulative_trapezoid": "integrate",
     "jvp_of": "foreign",
     "vjp_of": "foreign",
     "vmap_of": "foreign",

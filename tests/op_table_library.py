@@ -16,10 +16,12 @@ location inside a density's support).
 from __future__ import annotations
 
 import jax
+import jax.scipy.integrate
 import jax.scipy.linalg
 import jax.scipy.special
 import jax.scipy.stats
 import numpy as np
+import scipy.integrate
 import scipy.linalg
 import scipy.special
 import scipy.stats
@@ -29,12 +31,41 @@ from s2s.frontend.identity import library_op
 
 DOMAINS.update({"prob": (0.05, 0.95), "wide": (-8.0, 8.0), "low": (-1.0, 0.45)})
 
-HEADER = "import numpy as np\nimport jax\nimport scipy.linalg\nimport scipy.special\nimport scipy.stats\n"
+HEADER = "import numpy as np\nimport jax\nimport scipy.integrate\nimport scipy.linalg\nimport scipy.special\nimport scipy.stats\n"
+
+
+def _cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
+    """The JAX twin of ``scipy.integrate.cumulative_trapezoid`` (JAX has none): written out here."""
+    jnp = jax.numpy
+    y = jnp.moveaxis(y, axis, -1)
+    widths = (
+        dx if x is None else jnp.diff(x if x.ndim == 1 else jnp.moveaxis(x, axis, -1))
+    )
+    out = jnp.cumsum(widths * (y[..., 1:] + y[..., :-1]) / 2, axis=-1)
+    if initial is not None:
+        out = jnp.concatenate([jnp.full(out.shape[:-1] + (1,), initial), out], axis=-1)
+    return jnp.moveaxis(out, -1, axis)
+
+
+class _JaxScipy:
+    """``jax.scipy``, with ``integrate.cumulative_trapezoid`` written out."""
+
+    integrate = type(
+        "integrate",
+        (),
+        {
+            "trapezoid": staticmethod(jax.scipy.integrate.trapezoid),
+            "cumulative_trapezoid": staticmethod(_cumulative_trapezoid),
+        },
+    )
+
+    def __getattr__(self, name):
+        return getattr(jax.scipy, name)
 
 
 def namespace(module) -> dict:
     """The globals a case's call is evaluated in: ``np`` is ``module``; SciPy is ``jax.scipy`` for ``jax.numpy``."""
-    return {"np": module, "jax": jax, "scipy": scipy if module is np else jax.scipy}
+    return {"np": module, "jax": jax, "scipy": scipy if module is np else _JaxScipy()}
 
 
 def library_name(spelled: str) -> str | None:
@@ -145,6 +176,19 @@ LIBRARY_CASES = [
     C("rt.special.xlog1py", "jax.scipy.special.xlog1py(x, y)", B, {"y": "unit"}),
     C("rt.special.logit", "scipy.special.logit(x)", U, "prob"),
     C("rt.special.entr", "jax.scipy.special.entr(x)", U, "positive"),
+    # scipy.integrate
+    C("trapezoid", "scipy.integrate.trapezoid(y, x)", {"y": "a", "x": "a"}),
+    C("rt.cumulative_trapezoid", "scipy.integrate.cumulative_trapezoid(x)", LAST),
+    C(
+        "rt.cumulative_trapezoid",
+        "scipy.integrate.cumulative_trapezoid(y, x, axis=0, initial=0)",
+        {"y": "a b", "x": "a"},
+    ),
+    C(
+        "rt.cumulative_trapezoid",
+        "scipy.integrate.cumulative_trapezoid(y, dx=0.3, axis=0)",
+        {"y": "a b"},
+    ),
     C("rt.special.logsumexp", "jax.scipy.special.logsumexp(x)", U),
     C("rt.special.logsumexp", "jax.nn.logsumexp(x, axis=1, keepdims=True)", "a b ..."),
     C(

@@ -196,6 +196,19 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return xp.sum(widths * (values[..., 1:] + values[..., :-1]), axis=-1) / 2.0
 
 
+@decompose(name="rt.cumulative_trapezoid")
+def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
+    values = xp.moveaxis(y, axis, -1)
+    if x is None:
+        widths = dx
+    else:
+        widths = xp.diff(xp.moveaxis(x, rt.trapezoid_axis(x, axis), -1), axis=-1)
+    out = xp.cumsum(widths * (values[..., 1:] + values[..., :-1]) / 2.0, axis=-1)
+    if initial is not None:
+        out = xp.concatenate([xp.zeros_like(values[..., :1]) + initial, out], axis=-1)
+    return xp.moveaxis(out, -1, axis)
+
+
 @decompose
 def nanquantile(
     a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False

@@ -114,6 +114,8 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.special.xlog1py": ("jax.scipy.special.xlog1py", "scipy.special.xlog1py"),
     "rt.special.logit": ("jax.scipy.special.logit", "scipy.special.logit"),
     "rt.special.entr": ("jax.scipy.special.entr", "scipy.special.entr"),
+    "rt.cumulative_trapezoid": ("scipy.integrate.cumulative_trapezoid",),
+    "trapezoid": ("scipy.integrate.trapezoid", "jax.scipy.integrate.trapezoid"),
     "rt.special.gamma": (
         "jax.scipy.special.gamma",
         "scipy.special.gamma",
