@@ -100,6 +100,7 @@ _DEFINED_IN = {
     "pack_examples": "batch_axes",
     "sequence_batch_first": "batch_axes",
     "shape_rank": "batch_axes",
+    "loop_first_vjp": "batch_axes",
     "steps_first": "batch_axes",
     "sum_unbatched": "batch_axes",
     "tree_sum_batch": "batch_axes",

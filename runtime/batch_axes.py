@@ -343,6 +343,19 @@ def loop_first(xs):
     return _swap_leading(xs)
 
 
+def loop_first_vjp(g, xs):
+    """The cotangent of ``loop_first(xs)``: ``g`` batch-major again where ``xs`` had arrays made step-major
+    (a list ``xs`` was visited item by item, unchanged: so is its cotangent). Its own transpose.
+    """
+    from .iteration import Zipped
+
+    if g is None:
+        return None
+    if isinstance(xs, Zipped):
+        return type(g)(loop_first_vjp(gi, xi) for gi, xi in zip(g, xs, strict=True))
+    return _swap_leading(g) if _is_array(xs) else g
+
+
 def sequence_batch_first(xs):
     """A sequence made step-major by ``loop_first``, batch-major again (its inverse)."""
     return loop_first(xs)
@@ -406,8 +419,16 @@ def example_item_vjp(g, x, key):
             return zeros.at[_past_batch(key)].add(g)
         zeros[_past_batch(key)] += g
         return zeros
-    from .trees import fill_like
+    from .trees import fill_like, tree_add, tree_zeros_like
 
+    if isinstance(key, slice) and type(x) in (
+        list,
+        tuple,
+    ):  # ``ws[:-1]``: its items where they came from
+        out = list(tree_zeros_like(x))
+        for i, item in zip(range(*key.indices(len(x))), g, strict=True):
+            out[i] = tree_add(out[i], item)
+        return type(x)(out)
     return fill_like(x, {(key,): g})
 
 

@@ -6,6 +6,8 @@ per-example gradients (``s2s.vmap`` of ``s2s.grad``): each is the helper applied
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from . import iteration
@@ -109,6 +111,12 @@ def _per_example(helper):
 
     per_example.__name__ = helper.__name__
     per_example.__doc__ = f"``rt.{helper.__name__}`` per example."
+    # (the helper's parameters, then the flags: what its rules bind)
+    signature = inspect.signature(helper)
+    batched = inspect.Parameter("batched", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    per_example.__signature__ = signature.replace(
+        parameters=[*signature.parameters.values(), batched]
+    )
     return per_example
 
 

@@ -26,6 +26,7 @@ ALLOWED = {
         [
             "rt.batch_first",
             "rt.loop_first",
+            "rt.loop_first_vjp",
             "rt.batch_size",
             "rt.example_ndim",
             "rt.example_item",
@@ -58,6 +59,21 @@ ALLOWED = {
             "rt.batch_size_of",
             "rt.fill_examples",
             "rt.fill_examples_vjp",
+            "rt.batching.zero_at",
+            "rt.batched_vjps.index_add_value_vjp",
+            "rt.batched_vjps.index_set_value_vjp",
+            *(
+                f"rt.batched_loops.{name}{suffix}"
+                for name in (
+                    "sequence",
+                    "enumerate",
+                    "zip",
+                    "reversed",
+                    "items",
+                    "values",
+                )
+                for suffix in ("_vjp", "_vjp_transpose")
+            ),
         ],
         _BATCHED_CODE,
     ),

@@ -128,3 +128,16 @@ def test_positions_of_a_peak_under_every_transform():
     check_value_and_grad(f, (x,))
     check_jvp(f, (x,), RNG)
     check_vmap(f, (np.stack([x, -x]),), (0,), grad=0)
+
+
+def test_maml_over_tasks_matches_jax():
+    """The outer gradient of a loss mapped over tasks that takes an inner gradient through a loop over a
+    list of layers (square ones too: a swapped axis would not show in the shapes)."""
+    sizes = [1, 3, 3, 1]
+    params = [
+        (RNG.normal(size=(m, n)), 0.1 * RNG.normal(size=n))
+        for m, n in itertools.pairwise(sizes)
+    ]
+    xs, ys = RNG.normal(size=(2, 4, 1)), RNG.normal(size=(2, 4, 1))
+    check_value_and_grad(P.maml_over_tasks, (params, xs, ys), argnums=0)
+    check_jvp(P.maml_over_tasks, (params, xs, ys), RNG)

@@ -68,12 +68,23 @@ def example_transpose(x, axes=None, *, g):
 
 @linear(name="rt.loop_first")
 def loop_first(xs, *, g):
-    return rt.batch_first(g)
+    return rt.loop_first_vjp(g, xs)
+
+
+@linear(name="rt.loop_first_vjp", roles={"xs": "data"})
+def loop_first_vjp(ct, xs, *, g):
+    return rt.loop_first_vjp(g, xs), None
 
 
 @linear(name="rt.batch_first", roles={"flags": "static"})
 def batch_first(ys, flags=True, *, g):
     # (leaf by leaf, as the steps' outputs were: swapping the same leaves again undoes it)
+    return rt.batch_first(g, flags), None
+
+
+@linear(name="rt.steps_first", roles={"flags": "static"})
+def steps_first(ys, flags=True, *, g):
+    # (its inverse, ``batch_first``, is the same swap)
     return rt.batch_first(g, flags), None
 
 
@@ -230,6 +241,146 @@ def batched_broadcast_like(value, like, flags, *, g):
 
 
 nondiff("a constant: ones shaped like the output", "rt.batched_vjps.grad_seed")
+
+
+no_derivative(
+    "not yet: third derivatives of element writes inside `jax.vmap`",
+    rt.batched_vjps.index_add_value_vjp,
+    "rt.batched_vjps.index_add_value_vjp",
+)
+no_derivative(
+    "not yet: third derivatives of element writes inside `jax.vmap`",
+    rt.batched_vjps.index_set_value_vjp,
+    "rt.batched_vjps.index_set_value_vjp",
+)
+no_derivative(
+    "not yet: third derivatives of element writes inside `jax.vmap`",
+    rt.batching.zero_at,
+    "rt.batching.zero_at",
+)
+
+
+@linear(name="rt.batching.index_add", roles={"index": "static"})
+def batched_index_add(target, index, value, flags, *, g):
+    return (
+        rt.sum_unbatched(g, flags[0]),
+        None,
+        rt.batched_vjps.index_add_value_vjp(
+            g, index, value, (True, flags[1], flags[2])
+        ),
+        None,
+    )
+
+
+@linear(name="rt.batching.index_set", roles={"index": "static"})
+def batched_index_set(target, index, value, flags, *, g):
+    return (
+        rt.sum_unbatched(rt.batching.zero_at(g, index, (True, flags[1])), flags[0]),
+        None,
+        rt.batched_vjps.index_set_value_vjp(
+            g, index, value, target, (True, flags[1], flags[2], flags[0])
+        ),
+        None,
+    )
+
+
+# A loop input's batched cotangent helpers (``rt.batched_loops``, ``twin`` of ``rt.sequence_vjp`` and
+# the others) differentiated again: each is linear in its first operand, its transpose the other's
+# batched twin (the cotangent of an operand shared by every example summed over the batch).
+
+
+@linear(name="rt.batched_loops.sequence_vjp", roles={"xs": "data"})
+def batched_sequence_vjp(ct, xs, flags, *, g):
+    back = rt.batched_loops.sequence_vjp_transpose(
+        g, ct, xs, (True, flags[0], flags[1])
+    )
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.sequence_vjp_transpose", roles={"like": "data", "xs": "data"}
+)
+def batched_sequence_vjp_transpose(u, like, xs, flags, *, g):
+    forth = rt.batched_loops.sequence_vjp(g, xs, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_loops.enumerate_vjp", roles={"xs": "data"})
+def batched_enumerate_vjp(ct, xs, flags, *, g):
+    back = rt.batched_loops.enumerate_vjp_transpose(
+        g, ct, xs, (True, flags[0], flags[1])
+    )
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.enumerate_vjp_transpose",
+    roles={"like": "data", "xs": "data"},
+)
+def batched_enumerate_vjp_transpose(u, like, xs, flags, *, g):
+    forth = rt.batched_loops.enumerate_vjp(g, xs, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_loops.zip_vjp", roles={"sequences": "data"})
+def batched_zip_vjp(ct, sequences, flags, *, g):
+    back = rt.batched_loops.zip_vjp_transpose(
+        g, ct, sequences, (True, flags[0], flags[1])
+    )
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.zip_vjp_transpose",
+    roles={"like": "data", "sequences": "data"},
+)
+def batched_zip_vjp_transpose(u, like, sequences, flags, *, g):
+    forth = rt.batched_loops.zip_vjp(g, sequences, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_loops.reversed_vjp", roles={"xs": "data"})
+def batched_reversed_vjp(ct, xs, flags, *, g):
+    back = rt.batched_loops.reversed_vjp_transpose(
+        g, ct, xs, (True, flags[0], flags[1])
+    )
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.reversed_vjp_transpose", roles={"like": "data", "xs": "data"}
+)
+def batched_reversed_vjp_transpose(u, like, xs, flags, *, g):
+    forth = rt.batched_loops.reversed_vjp(g, xs, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_loops.items_vjp", roles={"d": "data"})
+def batched_items_vjp(ct, d, flags, *, g):
+    back = rt.batched_loops.items_vjp_transpose(g, ct, d, (True, flags[0], flags[1]))
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.items_vjp_transpose", roles={"like": "data", "d": "data"}
+)
+def batched_items_vjp_transpose(u, like, d, flags, *, g):
+    forth = rt.batched_loops.items_vjp(g, d, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_loops.values_vjp", roles={"d": "data"})
+def batched_values_vjp(ct, d, flags, *, g):
+    back = rt.batched_loops.values_vjp_transpose(g, ct, d, (True, flags[0], flags[1]))
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+@linear(
+    name="rt.batched_loops.values_vjp_transpose", roles={"like": "data", "d": "data"}
+)
+def batched_values_vjp_transpose(u, like, d, flags, *, g):
+    forth = rt.batched_loops.values_vjp(g, d, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None
 
 
 @multilinear(name="rt.batched_vjps.matmul_vjp_lhs")

@@ -147,3 +147,27 @@ def value_at_the_peak(x):
     i, j = jnp.unravel_index(jnp.argmax(x), x.shape)
     flat = jnp.ravel_multi_index((i, j), x.shape, mode="clip")
     return x[i, j] * 2.0 + jnp.ravel(x)[flat]
+
+
+def _maml_net(params, x):
+    for W, b in params[:-1]:
+        x = jnp.tanh(x @ W + b)
+    W, b = params[-1]
+    return x @ W + b
+
+
+def _maml_mse(params, x, y):
+    return jnp.mean((_maml_net(params, x) - y) ** 2)
+
+
+def _adapted_task_loss(params, x, y):
+    grads = jax.grad(_maml_mse)(params, x, y)
+    params = jax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+    return _maml_mse(params, x, y)
+
+
+def maml_over_tasks(params, xs, ys):
+    """MAML as the JAX tutorials write it: an inner SGD step by ``jax.grad`` of a loop over the layers,
+    mapped over tasks by ``jax.vmap`` (h02: missing rules for the batched loop helpers, and the cotangent
+    of the list of layers swapped its matrices' axes)."""
+    return jnp.mean(jax.vmap(_adapted_task_loss, in_axes=(None, 0, 0))(params, xs, ys))
