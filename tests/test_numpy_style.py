@@ -670,3 +670,11 @@ def test_a_list_written_at_a_compiled_loops_counter_is_a_located_refusal():
     with pytest.raises(s2s.S2SError, match="preallocated array") as info:
         s2s.grad(f, argnums=1)(y, a)
     assert info.value.origin.text.strip() == "hs[t] = h"
+
+
+def test_lists_of_itertools_tuples_are_arrays_of_rows_in_every_transform():
+    points, w = P.inputs_triples_as_an_index_array()
+    check_batched(P.triples_as_an_index_array, np.stack([points, 0.5 * points]), (w,))
+    check_forward_and_hessian(
+        P.triples_as_an_index_array, points, (w,), np.ones_like(points)
+    )

@@ -502,6 +502,15 @@ class Calls(lax_control.LaxControl):
         if at_updates.is_update(node):
             return at_updates.lower(self, node)
         callee = self._callee_object(node.func)
+        listed = (
+            combinatorics.listed(self, node)
+            if _is_builtin(self, node.func, "list")
+            else None
+        )
+        if (
+            listed is not None
+        ):  # ``list(combinations(range(n), 3))``: the index rows, one array
+            return listed
         # ``itertools.combinations(points, 2)``: a zip of the rows at index arrays
         combined = combinatorics.kind_of(callee)
         if combined is not None:

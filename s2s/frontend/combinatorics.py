@@ -10,7 +10,7 @@ rt.combination_indices(len(xs), r)`` (``rt.permutation_indices``,
 ``for a, b in itertools.combinations(points, 2)`` is then a loop of fixed length
 over pairs of rows, which compiles (one ``scan``), differentiates (gathers)
 and batches. Other calls of these functions are ``None`` here (read as any
-library call).
+library call). ``list(...)`` of one (``listed``) is the tuples as the rows of one array.
 """
 
 from __future__ import annotations
@@ -60,6 +60,30 @@ def lower(resolver, node: cst.Call, kind: str) -> cst.BaseExpression | None:
         index = cst.SubscriptElement(cst.Index(positions))
         picked.append(positions if items is None else cst.Subscript(items, [index]))
     return resolver.mark(cst.Call(cst.Name("zip"), [cst.Arg(p) for p in picked]), node)
+
+
+def listed(resolver, node: cst.Call) -> cst.BaseExpression | None:
+    """``list(combinations(xs, r))`` (or ``permutations``, ``product``): the tuples as the rows of one array,
+    ``xp.stack((xs[i0], xs[i1], ...), axis=1)`` (for ``range(n)``, the positions themselves), which
+    ``np.array(...)``, ``len``, indexing and unpacking read as the list's; None for any other call.
+    """
+    if len(node.args) != 1 or node.args[0].star or node.args[0].keyword:
+        return None
+    inner = node.args[0].value
+    kind = (
+        kind_of(resolver._callee_object(inner.func))
+        if isinstance(inner, cst.Call)
+        else None
+    )
+    zipped = lower(resolver, inner, kind) if kind is not None else None
+    if zipped is None:
+        return None
+    rows = cst.Tuple([cst.Element(a.value) for a in zipped.args])
+    stacked = cst.Call(
+        cst.parse_expression("xp.stack"),
+        [cst.Arg(rows), cst.Arg(cst.Integer("1"), keyword=cst.Name("axis"))],
+    )
+    return resolver.mark(stacked, node)
 
 
 def _element(k: int) -> cst.SubscriptElement:

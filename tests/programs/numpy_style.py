@@ -2184,6 +2184,28 @@ def inputs_pairs_by_itertools():
 PROGRAMS += ["pairs_by_itertools"]
 
 
+def triples_as_an_index_array(points, w):
+    """h25: ``np.array(list(combinations(range(n), 3)))``, the index triples as one array (its gradient's
+    code read again under ``vmap`` was a ``list(zip(...))`` s2s refused), and ``list(...)`` of rows.
+    """
+    triples = np.array(list(itertools.combinations(range(len(points)), 3)))
+    a, b, c = points[triples[:, 0]], points[triples[:, 1]], points[triples[:, 2]]
+    pairs = list(itertools.combinations(points, 2))
+    return (
+        np.sum(np.cross(b - a, c - a) ** 2)
+        + np.sum(w) * len(pairs)
+        + np.sum(np.array(pairs)[:, 0] * np.array(pairs)[:, 1])
+    )
+
+
+def inputs_triples_as_an_index_array():
+    r = np.random.default_rng(16)
+    return r.normal(size=(4, 3)), r.normal(size=2)
+
+
+PROGRAMS += ["triples_as_an_index_array"]
+
+
 def guarded_trajectory(th, x0, obs):
     """Forward Euler recording a trajectory, with a blow-up guard that returns early (p45's Lotka-Volterra):
     the append after the guard runs every step (``jumps._unskipped_appends``)."""
