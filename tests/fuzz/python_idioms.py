@@ -544,6 +544,9 @@ class PythonIdioms:
                 f"sum(np.sin(p - q) for p, q in itertools.combinations({v}, 2))",
                 f"sum(p * q for p, q in itertools.permutations({v}, 2))",
                 f"sum({v}[i] * np.cos({v}[j]) for i, j in itertools.product(range(2), range({v}.shape[0])))",
+                # the tuples as one index array (``list(...)`` of them: the rows of one array)
+                f"np.sum(np.tanh({v}[np.array(list(itertools.combinations(range({v}.shape[0]), 2)))]"
+                f".prod(axis=1)))",
             ]
         )
         lines += [f"{v} = np.ravel({a}) * 0.5", f"{name} = {form}"]
