@@ -99,25 +99,36 @@ def peeled(body, init, xs, length, reverse, settled_carry, ran=None):
         if not reshaped:
             break
     k = len(firsts)
-    if k == n:
+    if (
+        k == n
+    ):  # every step ran on its own: outputs of other structures stay the steps' own
+        if not _alike(firsts, None):
+            return carry, Elements(firsts[::-1] if reverse else firsts)
         return carry, _joined(firsts, None, reverse)
     rest = tree_map(lambda a: a[: n - k] if reverse else a[k:], xs)
     carry, ys = jax.lax.scan(body, carry, rest, length=n - k, reverse=reverse)
-    return carry, _joined(firsts, ys, reverse)
+    return (carry, _joined(firsts, ys, reverse)) if _alike(firsts, ys) else None
+
+
+def _alike(firsts, rest) -> bool:
+    """Whether the steps run on their own, and the others' stacked outputs, have one structure."""
+    import jax
+
+    structure = jax.tree.structure(firsts[0])
+    return all(jax.tree.structure(y) == structure for y in firsts) and (
+        rest is None or jax.tree.structure(rest) == structure
+    )
 
 
 def _joined(firsts, rest, at_end):
-    """The outputs of the steps run on their own (in the order they ran) and of the others (stacked),
-    as one tree in step order: stacked where shapes agree, ``PeeledLeaf`` where not."""
+    """The outputs of the steps run on their own (in the order they ran) and of the others (stacked), of
+    one structure (``_alike``), as one tree in step order: stacked where shapes agree, ``PeeledLeaf`` where
+    not."""
     import jax
     import jax.numpy as jnp
 
     in_order = firsts[::-1] if at_end else firsts
     structure = jax.tree.structure(firsts[0])
-    if any(jax.tree.structure(y) != structure for y in firsts) or (
-        rest is not None and jax.tree.structure(rest) != structure
-    ):
-        return None
     columns = zip(*(jax.tree.leaves(y) for y in in_order))
     others = (
         jax.tree.leaves(rest) if rest is not None else [None] * structure.num_leaves

@@ -26,6 +26,7 @@ CASES = {
         P.backtracking_descent,
         (np.array([-0.5, 0.8, 0.3]), np.asarray(0.7)),
     ),
+    "shrinking_lattice": (P.shrinking_lattice, (np.asarray(0.2),)),
 }
 
 

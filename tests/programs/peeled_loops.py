@@ -71,3 +71,17 @@ def backtracking_descent(z0, a):
             t = 0.5 * t
         z = z - t * g
     return _quadratic(z, a)
+
+
+def shrinking_lattice(sigma):
+    """A trinomial tree's backward induction (h30): the carry loses two entries every step, so every step
+    runs on its own; a branch on the step's parity gives the steps residuals of different structures
+    (their outputs were lost: an internal unpacking error in the backward loop)."""
+    u = jnp.exp(sigma)
+    n = 3
+    V = jnp.maximum(1.0 - u ** jnp.arange(-n, n + 1), 0.0)
+    for step in range(n - 1, -1, -1):
+        V = 0.3 * V[2:] + 0.4 * V[1:-1] + 0.3 * V[:-2]
+        if step % 2 == 0:
+            V = jnp.maximum(V, 1.0 - u ** jnp.arange(-step, step + 1))
+    return V[0]
