@@ -9,7 +9,8 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   ``list(map(np.tanh, hs))`` and ``for y in map(f, xs):`` work as the
   comprehension does. A lambda ``f`` is applied where it stands: its body with
   the item in place of its parameter (``map(lambda p: np.sum(p**2), ps)`` is
-  ``(np.sum(p**2) for p in ps)``).
+  ``(np.sum(p**2) for p in ps)``). Over tuple or list displays it is the tuple of
+  the applied items (``w, x = map(jnp.asarray, (w, x))``, unpacked at once).
 - ``a, b = zip(*rows)``, a list of pairs unpacked into its columns, is
   ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
   rows)`` (``rows`` computed once, into a name of its own, where it is no
@@ -58,6 +59,18 @@ def _is_builtin(source: FunctionSource, node, name: str) -> bool:
     )
 
 
+def _displayed(sequences) -> list | None:
+    """The items of sequences written as tuple or list displays of one length (no ``*``), else None."""
+    shown = []
+    for s in sequences:
+        if not isinstance(s, (cst.Tuple, cst.List)) or any(
+            isinstance(e, cst.StarredElement) for e in s.elements
+        ):
+            return None
+        shown.append([e.value for e in s.elements])
+    return shown if len({len(items) for items in shown}) == 1 else None
+
+
 class _Maps(PositionKeeping):
     """``map(f, xs)`` as ``(f(x) for x in xs)``."""
 
@@ -69,8 +82,9 @@ class _Maps(PositionKeeping):
 
     def visit_Assign(self, node):
         # ``ys = map(f, xs)`` kept in a name is an iterator, which a second read finds empty: not a list
-        # (``iterators`` reads it where one loop iterates it)
-        self.kept.add(id(node.value))
+        # (``iterators`` reads it where one loop iterates it); unpacked at once, it is read
+        if any(isinstance(t.target, cst.Name) for t in node.targets):
+            self.kept.add(id(node.value))
 
     def leave_Call(self, original, updated):
         if id(original) in self.kept:
@@ -80,6 +94,18 @@ class _Maps(PositionKeeping):
         if self.bound or any(a.star or a.keyword for a in updated.args):
             return updated
         fn, *sequences = (a.value for a in updated.args)
+        shown = _displayed(sequences)
+        if (
+            shown is not None
+        ):  # ``map(jnp.asarray, (w, x))``: each item applied where it stands
+            applied = [self._applied(fn, list(row)) for row in zip(*shown)]
+            if all(a is not None for a in applied):
+                self.changed = True
+                return place(
+                    cst.Tuple([cst.Element(a) for a in applied]),
+                    original,
+                    self.positions,
+                )
         items = [cst.Name(self.namer.fresh("item")) for _ in sequences]
         element = self._applied(fn, items)
         if element is None:

@@ -2637,3 +2637,18 @@ def list_written_by_a_compiled_counter(y, a):
         h = np.tanh(a * h + y[t])
         hs[t] = h
     return np.sum(np.array(hs) ** 2)
+
+
+def inputs_made_arrays_by_map(w, x):
+    """h04: ``w, x = map(np.asarray, (w, x))``, the usual first line that accepts lists, and a lambda mapped
+    over a list display, unpacked at once."""
+    w, x = map(np.asarray, (w, x))
+    a, b = map(lambda t: np.tanh(t) * 2.0, [w, x])
+    return np.sum(a * b) + np.sum(w**2)
+
+
+def inputs_inputs_made_arrays_by_map():
+    return np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -0.5])
+
+
+PROGRAMS += ["inputs_made_arrays_by_map"]
