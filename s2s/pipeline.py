@@ -77,7 +77,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
-    src = iterators.desugar(builtin_calls.desugar(src))
+    src = iterators.desugar(builtin_calls.desugar(builtin_calls.reversals(src)))
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     # comprehensions' loops too (a dict comprehension keyed by its index)

@@ -22,7 +22,8 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
 - ``xs.extend(v)``, a statement (``xs`` a name), is ``for item in v: xs.append(item)``, and
   ``xs.extend([a, b])`` is ``xs.append(a)`` then ``xs.append(b)``: appends, which the resolver reads as
   any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list). So is
-  ``xs += [a, b]`` of a name bound only to lists the function makes.
+  ``xs += [a, b]`` of a name bound only to lists the function makes; ``xs.reverse()`` of such a list
+  is ``xs = xs[::-1]``.
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -327,6 +328,45 @@ def extended(source: FunctionSource) -> FunctionSource:
         return source
     namer = Namer(names | set(source.env))
     rewriter = _Extends(source.file.positions, namer, lists)
+    return with_node(source, source.node.visit(rewriter))
+
+
+_BACKWARDS = cst.parse_expression("x[::-1]").slice[0].slice
+
+
+class _Reverses(PositionKeeping):
+    """``xs = xs[::-1]`` for the line ``xs.reverse()``."""
+
+    def __init__(self, positions: dict, lists: set):
+        super().__init__(positions)
+        self.lists = lists
+
+    def leave_SimpleStatementLine(self, original, updated):
+        call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
+        if not (
+            len(updated.body) == 1
+            and isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+            and call.func.value.value in self.lists
+            and call.func.attr.value == "reverse"
+            and not call.args
+        ):
+            return updated
+        lst = call.func.value
+        backwards = cst.Subscript(lst, [cst.SubscriptElement(_BACKWARDS)])
+        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(lst)], backwards)])
+        return place(line, original, self.positions)
+
+
+def reversals(source: FunctionSource) -> FunctionSource:
+    """``source`` with its ``xs.reverse()`` lines, ``xs`` bound only to lists the function makes, written
+    ``xs = xs[::-1]`` (no other name holds that list: reversing a copy in place is the same).
+    """
+    names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
+    if "reverse" not in names:
+        return source
+    rewriter = _Reverses(source.file.positions, made_lists(source.node))
     return with_node(source, source.node.visit(rewriter))
 
 

@@ -2643,7 +2643,7 @@ def inputs_made_arrays_by_map(w, x):
     """h04: ``w, x = map(np.asarray, (w, x))``, the usual first line that accepts lists, and a lambda mapped
     over a list display, unpacked at once."""
     w, x = map(np.asarray, (w, x))
-    a, b = map(lambda t: np.tanh(t) * 2.0, [w, x])
+    a, b = map(lambda t: np.tanh(t) * 2.0, [w, x])  # noqa: C417
     return np.sum(a * b) + np.sum(w**2)
 
 
@@ -2652,3 +2652,21 @@ def inputs_inputs_made_arrays_by_map():
 
 
 PROGRAMS += ["inputs_made_arrays_by_map"]
+
+
+def list_reversed_in_place(ws, x):
+    """h37: ``hs.reverse()`` of a list the function made (a comprehension): ``hs = hs[::-1]``."""
+    hs = [np.tanh(x * w) for w in ws]
+    hs.reverse()
+    out = []
+    for h in hs:
+        out.append(h * 2.0)
+    out.reverse()
+    return np.sum(hs[0] * 2.0 + hs[-1]) + np.sum(out[0])
+
+
+def inputs_list_reversed_in_place():
+    return np.array([0.5, 1.5, -0.7]), np.array([1.0, 2.0])
+
+
+PROGRAMS += ["list_reversed_in_place"]
