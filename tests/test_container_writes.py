@@ -59,8 +59,8 @@ def test_every_transformation_of_item_writes(name, backend):
     "name, message",
     [
         ("written_through_another_name", "the same container as `held`"),
-        ("item_updated_in_place", "may be the caller's array `w`"),
-        ("argument_dict_written", "may be the caller's array `params`"),
+        ("item_updated_in_place", "may be the caller's `w`"),
+        ("argument_dict_written", "may be the caller's `params`"),
         ("writes_settings", "write into `SETTINGS`, which the module holds"),
     ],
 )

@@ -74,7 +74,7 @@ CASES = [
     (
         "write_into_argument",
         "def f(x):\n    x[0] = 1.0\n    return np.sum(x)",
-        "in-place write into `x`, which may be the caller's array `x`",
+        "in-place write into `x`, which may be the caller's `x`",
         (2, 4),
     ),
     (
@@ -251,19 +251,19 @@ CASES = [
     (
         "out_into_argument",
         "def f(x):\n    np.multiply(x, 2.0, out=x)\n    return np.sum(x)",
-        "in-place write into `x`, which may be the caller's array `x`",
+        "in-place write into `x`, which may be the caller's `x`",
         (2, 4),
     ),
     (
         "write_through_an_alias_of_a_rebound_argument",
         "def f(x):\n    h = x\n    x = x.copy()\n    h[0] = 1.0\n    return np.sum(x * h)",
-        "in-place write into `h`, which may be the caller's array `x`",
+        "in-place write into `h`, which may be the caller's `x`",
         (4, 4),
     ),
     (
         "sort_argument_in_place",
         "def f(x):\n    x.sort()\n    return x[0]",
-        "in-place write into `x`, which may be the caller's array `x`",
+        "in-place write into `x`, which may be the caller's `x`",
         (2, 4),
     ),
     (

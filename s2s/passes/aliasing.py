@@ -281,10 +281,12 @@ def _element_write(stmt, name, others):
     )
     if caller:
         raise UnsupportedSyntax(
-            f"in-place write into `{name}`, which may be the caller's array `{caller[0]}` "
-            "(NumPy would change the argument)",
+            f"in-place write into `{name}`, which may be the caller's `{caller[0]}` (an array, list or "
+            "dict passed in: NumPy would change it for the caller too, which a transformed function "
+            "cannot do)",
             stmt.origin,
-            f"copy it first: `{name} = {caller[0]}.copy()`",
+            f"return the new value (`return out, {caller[0]}`) where the caller reads the change; "
+            f"where it does not, copy it first: `{name} = {caller[0]}.copy()`",
         )
 
 
