@@ -158,6 +158,14 @@ CASES = [
         (2, 8),
     ),
     (
+        "class_as_a_default",
+        "class Tanh:\n    def forward(self, x):\n        return np.tanh(x)\n\n\n"
+        "def build(w, act=Tanh):\n    return act(), w\n\n\n"
+        "def f(x):\n    a, w = build(x)\n    return np.sum(a.forward(w))",
+        "the default of `act` (of `build`) refers to type",
+        (11, 11),
+    ),
+    (
         "other_library",
         "def f(x):\n    return np.sum(sp.ellipk(x))",
         "comes from `scipy.special`",

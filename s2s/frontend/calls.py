@@ -924,7 +924,16 @@ class Calls(lax_control.LaxControl):
         def default(name, param):
             if is_literal_value(param.default):
                 return literal(param.default)
-            return self.value(param.default, (f"{helper.__name__}_{name}",), node)
+            constant = f"{helper.__name__}_{name}"  # the generated module's name for it
+            try:
+                return self.value(param.default, (constant,), node)
+            except S2SError as err:  # named as the user wrote it
+                err.message = err.message.replace(
+                    f"`{constant}`",
+                    f"the default of `{name}` (of `{helper.__name__}`)",
+                )
+                err.args = (err.message,)
+                raise
 
         return default
 
