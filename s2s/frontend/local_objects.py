@@ -13,7 +13,7 @@ Guarantee: ``name = Cls(args)`` in any block, ``name`` bound nowhere else and re
 base but ``object`` (a ``NamedTuple`` or a dataclass: its fields, by position or keyword, defaults
 literal), or whose ``__init__`` only assigns ``self.attribute = expression`` of its parameters and
 of the attributes it assigned before; its methods the line's calls reach are plain ``def``s (no
-decorator) that read ``self`` only as ``self.attribute`` or ``self.method(...)`` and assign no
+decorator but ``@property``: a read-only property is its getter called) that read ``self`` only as ``self.attribute`` or ``self.method(...)`` and assign no
 attribute. Every module-level name the methods and ``__init__`` read is the same object where the
 line is, and no name the function binds. Any other class stays as it is (its located error).
 """
@@ -61,20 +61,32 @@ def _is_record(cls) -> bool:
 
 
 def _methods(cls) -> dict:
+    """The class's methods and read-only properties (their getters), by name."""
     return {
-        k: v
+        k: v.fget if isinstance(v, property) else v
         for k, v in vars(cls).items()
-        if inspect.isfunction(v) and not k.startswith("__")
+        if (inspect.isfunction(v) and not k.startswith("__"))
+        or (isinstance(v, property) and v.fset is None and inspect.isfunction(v.fget))
     }
+
+
+def _properties(cls) -> set:
+    return {k for k, v in vars(cls).items() if isinstance(v, property)}
+
+
+def _member(name: str, attr: str, properties: set) -> cst.BaseExpression:
+    """The name standing for a member; a property's getter called (``p.scale`` is ``p_scale()``)."""
+    return cst.Call(cst.Name(name)) if attr in properties else cst.Name(name)
 
 
 class _Self(Moving):
     """A method's (or ``__init__``'s) ``self.attribute`` as its variable, ``self.method`` as its local
     function; ``self`` read any other way makes ``failed`` True."""
 
-    def __init__(self, me: str, names: dict, moved):
+    def __init__(self, me: str, names: dict, moved, properties=frozenset()):
         super().__init__(moved)
         self.me, self.names, self.failed = me, names, False
+        self.properties = properties
 
     def leave_Attribute(self, original, updated):
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
@@ -82,7 +94,7 @@ class _Self(Moving):
             if new is None:
                 self.failed = True
                 return updated
-            return cst.Name(new)
+            return _member(new, updated.attr.value, self.properties)
         return updated
 
 
@@ -92,8 +104,9 @@ class _Objects:
         self.positions = source.file.positions
         self.bound = bindings(source.node)
         self.namer = namer_of(source)
-        # object's name -> {attribute or method: its name}
+        # object's name -> {attribute or method: its name}; its class's properties
         self.names: dict[str, dict] = {}
+        self.properties: dict[str, set] = {}
         self.changed = False
 
     def block(self, statements) -> list:
@@ -197,6 +210,7 @@ class _Objects:
                 return None
             lines.append(made)
         self.names[name] = names
+        self.properties[name] = _properties(cls)
         return lines
 
     def _used(self, name, cls, fields) -> set[str] | None:
@@ -208,7 +222,7 @@ class _Objects:
 
     def _same_globals(self, cls, methods) -> bool:
         """Whether the module-level names the methods and ``__init__`` read are the same objects here."""
-        functions = [getattr(cls, m) for m in methods]
+        functions = [_methods(cls)[m] for m in methods]
         if "__init__" in vars(cls) and not _is_record(cls):
             functions.append(vars(cls)["__init__"])
         for fn in functions:
@@ -264,20 +278,26 @@ class _Objects:
 
     def _method(self, cls, method, names, stmt):
         """The local function standing for ``name.method``."""
-        fn = getattr(cls, method)
+        fn = _methods(cls)[method]
         try:
             made = sources.load(fn)
         except Exception:  # no source to read
             return None
         node = made.node
+        decorators = [
+            cst.Module([]).code_for_node(d.decorator) for d in node.decorators
+        ]
         if (
             not isinstance(node, cst.FunctionDef)
-            or node.decorators
+            or decorators not in ([], ["property"])
             or not node.params.params
         ):
             return None
+        node = node.with_changes(decorators=())
         me = node.params.params[0].name.value
-        rename = _Self(me, names, moved_from(made.file, self.source.file, stmt))
+        rename = _Self(
+            me, names, moved_from(made.file, self.source.file, stmt), _properties(cls)
+        )
         body = node.body.visit(rename)
         if rename.failed or any(
             isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)
@@ -404,13 +424,18 @@ def _bind(signature, call: cst.Call, skip_first=False) -> list | None:
 class _Reads(PositionKeeping):
     """``obj.attribute`` and ``obj.method`` read as the names standing for them."""
 
-    def __init__(self, positions, names: dict):
+    def __init__(self, positions, names: dict, properties: dict):
         super().__init__(positions)
-        self.names = names
+        self.names, self.properties = names, properties
 
     def leave_Attribute(self, original, updated):
         if isinstance(updated.value, cst.Name) and updated.value.value in self.names:
-            return cst.Name(self.names[updated.value.value][updated.attr.value])
+            obj = updated.value.value
+            return _member(
+                self.names[obj][updated.attr.value],
+                updated.attr.value,
+                self.properties[obj],
+            )
         return updated
 
 
@@ -426,5 +451,5 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     statements = objects.block(body)
     if not objects.changed:
         return source
-    reads = _Reads(source.file.positions, objects.names)
+    reads = _Reads(source.file.positions, objects.names, objects.properties)
     return with_body(source, [s.visit(reads) for s in statements])

@@ -2670,3 +2670,35 @@ def inputs_list_reversed_in_place():
 
 
 PROGRAMS += ["list_reversed_in_place"]
+
+
+class _ScaledParams:
+    """A wrapper over a flat vector with read-only views (h39's ``Params``)."""
+
+    def __init__(self, theta):
+        self.theta = theta
+
+    @property
+    def log_scale(self):
+        return self.theta[0]
+
+    @property
+    def weights(self):
+        return self.theta[1:] * np.exp(self.log_scale)
+
+    def predict(self, x):
+        return np.tanh(x @ self.weights)
+
+
+def objects_with_properties(theta, x):
+    """``p.weights`` of an object made in the function, a property reading another: its getter called."""
+    p = _ScaledParams(theta)
+    return np.sum(p.predict(x) ** 2) + p.log_scale**2
+
+
+def inputs_objects_with_properties():
+    r = np.random.default_rng(17)
+    return r.normal(size=3) * 0.5, r.normal(size=(4, 2))
+
+
+PROGRAMS += ["objects_with_properties"]
