@@ -661,7 +661,7 @@ def _rolled(f, init, xs, carry, reverse):
     init = jax.tree.map(
         lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry
     )
-    return jax.lax.scan(_stepped(f), init, plain(xs), reverse=reverse)
+    return step_constants.scan(_stepped(f), init, plain(xs), reverse=reverse)
 
 
 def _no_steps(f, init, xs):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import step_constants
 from .collected import stack
 from .iteration import Elements
 from .located import Refusal
@@ -106,7 +107,7 @@ def peeled(body, init, xs, length, reverse, settled_carry, ran=None):
             return carry, Elements(firsts[::-1] if reverse else firsts)
         return carry, _joined(firsts, None, reverse)
     rest = tree_map(lambda a: a[: n - k] if reverse else a[k:], xs)
-    carry, ys = jax.lax.scan(body, carry, rest, length=n - k, reverse=reverse)
+    carry, ys = step_constants.scan(body, carry, rest, length=n - k, reverse=reverse)
     return (carry, _joined(firsts, ys, reverse)) if _alike(firsts, ys) else None
 
 

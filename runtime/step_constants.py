@@ -90,3 +90,16 @@ def held_apart(xs, body):
 def _row(leaf):
     row = leaf[0]
     return row.item() if row.ndim == 0 else row
+
+
+def scan(body, init, xs, length=None, reverse=False):
+    """``jax.lax.scan(body, init, xs)`` with the inputs every step shares held apart and the outputs every
+    step shares restored (see the module)."""
+    import jax
+
+    xs, body, held = held_apart(xs, body)
+    body, known = recording(body)
+    carry, ys = jax.lax.scan(
+        body, init, xs, length=length if held is None else held, reverse=reverse
+    )
+    return carry, restored(ys, known)

@@ -145,3 +145,18 @@ def test_a_write_into_two_windows_at_once_is_a_located_error():
     ) as info:
         s2s.grad(two_windows_written)(np.ones(3))
     assert info.value.origin.path == __file__
+
+
+def test_lagged_copies_compile_in_every_transform():
+    """``series[n_lags - lag:len(series) - lag]`` in a compiled loop, differentiated in the series too, under
+    ``jax.jit``: was the refusal of a slice whose bounds the compiled code computes."""
+    coef, series = P.inputs_lag_features()
+    got = jax.jit(s2s.grad(P.lag_features, argnums=1))(coef, series)
+    want = s2s.grad(P.lag_features, argnums=1, backend="numpy")(coef, series)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    batch = np.stack([series, 0.5 * series])
+    np.testing.assert_allclose(
+        s2s.vmap(P.lag_features, in_axes=(None, 0))(coef, batch),
+        [P.lag_features(coef, s) for s in batch],
+        rtol=1e-10,
+    )

@@ -2,7 +2,7 @@
 
 Inside a compiled loop the index ``i`` is traced, and JAX refuses slice
 bounds that are not Python ints. The width is often known, though: ``subscript``
-reads each bound as a sum of products of names and integers, subtracts, and
+reads each bound as a sum of products of names, ``len(...)`` and integers, subtracts, and
 where the start holds a name and the difference simplifies, the slice is
 ``rt.window(x, start, width, axis)`` (``runtime/slicing.py``): NumPy's slice
 when the start is known, ``jax.lax``'s window, checked to lie inside the
@@ -43,7 +43,13 @@ def _poly(node, code, defs=None, depth=0) -> _Poly | None:
         found = _poly(defs[node.value], code, defs, depth + 1)
         if found is not None:
             return found
-    if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)):
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) or (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "len"
+        and len(node.args) == 1
+        and not node.args[0].star
+    ):  # (``len(x)``: a size, one atom, as ``x.shape[0]`` is)
         return Counter({(code(node),): 1})
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         inner = _poly(node.expression, code, defs, depth)

@@ -81,12 +81,28 @@ def inputs_window_then_index():
     return rng.normal(size=3), rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
 
 
+def lag_features(coef, series, n_lags=3):
+    """h40: lagged copies ``series[n_lags - lag:len(series) - lag]``, both bounds moving with the loop's
+    counter, the width ``len(series) - n_lags`` a number (the counter cancels); the gradient's backward
+    loop reads that width as the forward one computed it."""
+    cols = []
+    for lag in range(1, n_lags + 1):
+        cols.append(series[n_lags - lag : len(series) - lag])
+    X = np.stack(cols, axis=1)
+    return np.sum((X @ coef - series[n_lags:]) ** 2)
+
+
+def inputs_lag_features():
+    return np.array([0.2, 0.3, 0.5]), np.sin(np.arange(8.0))
+
+
 PROGRAMS = [
     "minibatch_losses",
     "batches_by_count",
     "conv1d_valid",
     "patches_2d",
     "window_then_index",
+    "lag_features",
 ]
 
 
