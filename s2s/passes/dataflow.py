@@ -134,7 +134,8 @@ def substitute_reads(stmt, mapping: dict, apart: bool = False):
         if apart:
             brought = set().union(set(), *(names_in(v) for v in free.values()))
             if bound & brought:
-                inner = _renamed_apart(inner, bound & brought, brought)
+                # (fresh names none the substitution replaces either: it runs on the renamed body)
+                inner = _renamed_apart(inner, bound & brought, brought | set(mapping))
         body = tuple(substitute_reads(s, free, apart) for s in inner.body)
         return ir.Def(inner.with_body(body), stmt.origin)
     raise TypeError(f"substitute_reads does not take {type(stmt).__name__}")
