@@ -450,15 +450,13 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
+        # ``rng = kwargs.pop("rng", None)`` among the first lines
         popped = self.expansion.pop(node) if self.expansion is not None else None
-        if (
-            popped is not None
-        ):  # ``rng = kwargs.pop("rng", None)`` among the first lines
+        if popped is not None:
             return self._popped(popped, node)
+        # ``rt.host_call(leggauss, n)`` of generated code read again
         held = host_calls.read_again(self, node)
-        if (
-            held is not None
-        ):  # ``rt.host_call(leggauss, n)`` of generated code read again
+        if held is not None:
             return held
         made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
@@ -502,15 +500,11 @@ class Calls(lax_control.LaxControl):
         if at_updates.is_update(node):
             return at_updates.lower(self, node)
         callee = self._callee_object(node.func)
-        listed = (
-            combinatorics.listed(self, node)
-            if _is_builtin(self, node.func, "list")
-            else None
-        )
-        if (
-            listed is not None
-        ):  # ``list(combinations(range(n), 3))``: the index rows, one array
-            return listed
+        # ``list(combinations(range(n), 3))``: the index rows, one array
+        if _is_builtin(self, node.func, "list"):
+            listed = combinatorics.listed(self, node)
+            if listed is not None:
+                return listed
         # ``itertools.combinations(points, 2)``: a zip of the rows at index arrays
         combined = combinatorics.kind_of(callee)
         if combined is not None:
@@ -707,10 +701,9 @@ class Calls(lax_control.LaxControl):
             callee = cst.parse_expression(f"rt.numbers.{integer}")
             return self.mark(cst.Call(callee, args), node)
         func, args, callee = self._through_wrappers(func, args)
+        # ``leggauss(n)``: NumPy's own function, run when the code is traced
         if callee is None and host_calls.runs_on_host(self, func, node):
-            return host_calls.call(
-                self, func, args, node
-            )  # ``leggauss(n)``: NumPy's, when traced
+            return host_calls.call(self, func, args, node)
         if (
             callee is None
             and isinstance(func, cst.Name)
@@ -873,11 +866,10 @@ class Calls(lax_control.LaxControl):
         ):
             return None
         code = self.source.file.module.code_for_node(node)
+        # (a missing attribute or key: the read's own error, where it is resolved)
         try:
             return eval(code, {name: self.source.env[name] for name in heads})
-        except (
-            Exception
-        ):  # a missing attribute or key: the read's own error, where it is resolved
+        except Exception:
             return None
 
     def _refuse_spread(self, node: cst.Call, args: list):
