@@ -297,7 +297,8 @@ nondiff(
 
 
 no_derivative(
-    "a library function s2s has no rule for, run on values known when the code is traced",
+    "a library function s2s has no rule for (it runs on values known when the code is traced): write it "
+    "with NumPy ops, which s2s differentiates, or compute it outside the function and pass it in",
     rt.host_call,
     "rt.host_call",
 )
