@@ -74,6 +74,7 @@ def test_a_call_that_does_not_bind_is_pythons_type_error(name, message, backend)
             "`**` of a dict into `_kwargs_sink`'s `**options`",
         ),
         ("spread_into_an_op", "`*` argument unpacking in a call of `np.zeros`"),
+        ("popped_twice", "`kwargs.pop()` calls a method of an object"),
         (
             "popped_without_a_default",
             '`kwargs.pop("key")` of a keyword this call does not pass (`key`)',

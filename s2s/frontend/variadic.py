@@ -155,8 +155,10 @@ class Expansion:
     values: tuple  # the names standing for ``**kwargs``'s values
     keywords: tuple
     packed: bool = False
-    # keys the body's first lines take out (``rng = kwargs.pop("rng", None)``), before it reads ``kwargs``
+    # keys the body's first lines take out (``rng = kwargs.pop("rng", None)``), before it reads ``kwargs``,
+    # and those lines' calls (by identity: a second pop of a key takes no value)
     popped: frozenset = frozenset()
+    pops: frozenset = frozenset()
 
     @classmethod
     def of(cls, node: cst.FunctionDef, shape: Shape) -> Expansion:
@@ -182,7 +184,7 @@ class Expansion:
             tuple(values),
             shape.keywords,
             shape.packed,
-            _leading_pops(node, double) if double is not None else frozenset(),
+            *(_leading_pops(node, double) if double is not None else ((), ())),
         )
 
     def pop(self, call: cst.Call):
@@ -190,7 +192,7 @@ class Expansion:
         standing for ``k``'s value (``held``) or else the default expression (None: there is none); None
         for any other call."""
         key = _popped_key(call, self.double)
-        if key is None or key not in self.popped:
+        if key is None or id(call) not in self.pops:
             return None
         if key in self.keywords:
             return True, self.values[self.keywords.index(key)]
@@ -254,17 +256,18 @@ def _popped_key(call, double: str) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _leading_pops(node, double: str) -> frozenset:
+def _leading_pops(node, double: str) -> tuple[frozenset, frozenset]:
     """The keys the body's first lines pop from ``**double`` (``rng = kwargs.pop("rng", None)``, or the
-    call alone), before any other line reads ``double``: what a ``**double`` after them no longer holds.
+    call alone), before any other line reads ``double`` (or pops a key again): what a ``**double`` after
+    them no longer holds; and the ids of those calls.
     """
     import libcst as cst
 
     from ..cstutil import names_in
 
-    popped = set()
+    popped, calls = set(), set()
     if not isinstance(node, cst.FunctionDef):  # a lambda: no lines
-        return frozenset()
+        return frozenset(), frozenset()
     for stmt in node.body.body:
         small = (
             stmt.body[0]
@@ -287,11 +290,12 @@ def _leading_pops(node, double: str) -> frozenset:
             if key is not None and len(value.args) == 2
             else set()
         )
-        if key is not None and double not in default_reads:
+        if key is not None and key not in popped and double not in default_reads:
             popped.add(key)
+            calls.add(id(value))
         elif double in names_in(stmt):
             break
-    return frozenset(popped)
+    return frozenset(popped), frozenset(calls)
 
 
 def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:

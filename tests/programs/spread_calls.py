@@ -226,3 +226,13 @@ def _needs_a_key(x, **kwargs):
 
 def popped_without_a_default(x, shape):
     return np.sum(_needs_a_key(x))
+
+
+def _popped_twice(x, **kwargs):
+    first = kwargs.pop("scale", 1.0)
+    second = kwargs.pop("scale", 2.0)  # Python: the default, the key is gone
+    return x * first * second
+
+
+def popped_twice(x, shape):
+    return np.sum(_popped_twice(x, scale=3.0))
