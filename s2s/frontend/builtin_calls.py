@@ -241,6 +241,20 @@ def append_line(lst: cst.Name, item) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Expr(call)])
 
 
+def _method_line(line, method: str) -> cst.Call | None:
+    """The call of the line ``name.method(...)`` (a statement of its own), else None."""
+    call = line.body[0].value if isinstance(line.body[0], cst.Expr) else None
+    if (
+        len(line.body) == 1
+        and isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and isinstance(call.func.value, cst.Name)
+        and call.func.attr.value == method
+    ):
+        return call
+    return None
+
+
 class _Extends(PositionKeeping):
     """Appends for the line ``xs.extend(v)``."""
 
@@ -261,13 +275,9 @@ class _Extends(PositionKeeping):
             lines = [append_line(grown.target, e.value) for e in grown.value.elements]
             lines = [place(line, original, self.positions) for line in lines]
             return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
-        call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
+        call = _method_line(updated, "extend")
         if not (
-            len(updated.body) == 1
-            and isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Attribute)
-            and isinstance(call.func.value, cst.Name)
-            and call.func.attr.value == "extend"
+            call is not None
             and len(call.args) == 1
             and call.args[0].keyword is None
             and not call.args[0].star
@@ -342,16 +352,8 @@ class _Reverses(PositionKeeping):
         self.lists = lists
 
     def leave_SimpleStatementLine(self, original, updated):
-        call = updated.body[0].value if isinstance(updated.body[0], cst.Expr) else None
-        if not (
-            len(updated.body) == 1
-            and isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Attribute)
-            and isinstance(call.func.value, cst.Name)
-            and call.func.value.value in self.lists
-            and call.func.attr.value == "reverse"
-            and not call.args
-        ):
+        call = _method_line(updated, "reverse")
+        if call is None or call.func.value.value not in self.lists or call.args:
             return updated
         lst = call.func.value
         backwards = cst.Subscript(lst, [cst.SubscriptElement(_BACKWARDS)])

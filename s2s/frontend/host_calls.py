@@ -59,25 +59,8 @@ def runs_on_host(resolver, func, node: cst.Call) -> bool:
         return False
     if spelling(obj) is not None or canonical_op(obj, tuple(chain[1:])) is not None:
         return False
-    return not any(_is_function(resolver, a.value) for a in node.args)
-
-
-def _is_function(resolver, value) -> bool:
-    if isinstance(value, cst.Lambda):
-        return True
-    if isinstance(value, cst.Name) and (
-        value.value in resolver._local_fns or value.value in resolver._outer_fns
-    ):
-        return True
-    chain = (
-        resolver._chain(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-    )
     # (a variable holding a function is refused when the code runs: ``rt.host_call``)
-    return (
-        chain is not None
-        and chain[0] in resolver.source.env
-        and callable(resolver._object(chain))
-    )
+    return not any(resolver._is_function(a.value) for a in node.args)
 
 
 def read_again(resolver, node: cst.Call) -> cst.Call | None:
