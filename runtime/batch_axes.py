@@ -421,10 +421,8 @@ def example_item_vjp(g, x, key):
         return zeros
     from .trees import fill_like, tree_add, tree_zeros_like
 
-    if isinstance(key, slice) and type(x) in (
-        list,
-        tuple,
-    ):  # ``ws[:-1]``: its items where they came from
+    # ``ws[:-1]``: its items where they came from
+    if isinstance(key, slice) and type(x) in (list, tuple):
         out = list(tree_zeros_like(x))
         for i, item in zip(range(*key.indices(len(x))), g, strict=True):
             out[i] = tree_add(out[i], item)

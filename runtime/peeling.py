@@ -100,9 +100,8 @@ def peeled(body, init, xs, length, reverse, settled_carry, ran=None):
         if not reshaped:
             break
     k = len(firsts)
-    if (
-        k == n
-    ):  # every step ran on its own: outputs of other structures stay the steps' own
+    # every step ran on its own: outputs of other structures stay the steps' own
+    if k == n:
         if not _alike(firsts, None):
             return carry, Elements(firsts[::-1] if reverse else firsts)
         return carry, _joined(firsts, None, reverse)

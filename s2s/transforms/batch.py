@@ -263,10 +263,9 @@ class Batch(Transform):
         if not _constant_key(key):
             return None
         held = _key_value(key)
+        # ``rt.argument((k, c), 1, d)``: the display written in place
         items = _display_items(base)
-        if (
-            items is not None
-        ):  # ``rt.argument((k, c), 1, d)``: the display written in place
+        if items is not None:
             return self.is_batched(items[held]) if held in items else None
         if not (isinstance(base, cst.Name) and base.value in self.displayed):
             return None
