@@ -201,6 +201,7 @@ _DEFINED_IN = {
     "reversed_vjp_transpose": "iteration",
     "sequence_vjp": "iteration",
     "as_list": "iteration",
+    "as_dict": "iteration",
     "as_tuple": "iteration",
     "sequence_like": "iteration",
     "sequence_like_transpose": "iteration",

@@ -726,6 +726,11 @@ def as_list(xs) -> list:
     return builtins.list(xs.items if isinstance(xs, Elements) else xs)
 
 
+def as_dict(d) -> dict:
+    """``dict(d)``: a copy of a dict (its values the same objects)."""
+    return builtins.dict(d)
+
+
 def as_tuple(xs) -> tuple:
     """``tuple(xs)``, as ``as_list``."""
     return builtins.tuple(as_list(xs))

@@ -678,3 +678,21 @@ def test_lists_of_itertools_tuples_are_arrays_of_rows_in_every_transform():
     check_forward_and_hessian(
         P.triples_as_an_index_array, points, (w,), np.ones_like(points)
     )
+
+
+def test_dicts_updated_functionally_batch_and_push_tangents():
+    params, x = P.inputs_dicts_updated_functionally()
+    check_per_example_gradients(
+        P.dicts_updated_functionally, params, np.stack([x, 0.5 * x])
+    )
+    tangents = {k: np.ones_like(v) for k, v in params.items()}
+    _, got = s2s.jvp(
+        P.dicts_updated_functionally, (params, x), (tangents, np.zeros_like(x))
+    )
+    eps = 1e-6
+    moved = [{k: v + s * eps for k, v in params.items()} for s in (1, -1)]
+    want = (
+        P.dicts_updated_functionally(moved[0], x)
+        - P.dicts_updated_functionally(moved[1], x)
+    ) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -51,6 +51,7 @@ STATIC_BUILTINS = {
     "bool",
     "tuple",
     "list",
+    "dict",
     "range",
     "slice",
     "isinstance",

@@ -44,6 +44,7 @@ STATIC_CALLS = {
     "bool",
     "tuple",
     "list",
+    "dict",
     "range",
     "slice",
     "isinstance",
@@ -52,7 +53,7 @@ STATIC_CALLS = {
     "repr",
 }
 # Python's ``list(xs)`` and ``tuple(xs)``: the runtime ops whose rules they take
-SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple"}
+SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple", "dict": "as_dict"}
 XP_CONSTANTS = {
     "xp.pi",
     "xp.e",

@@ -148,7 +148,7 @@ batch(
     "rt.range",
 )
 batch("sequence", "rt.iterate", "rt.zip", "rt.reversed", "rt.as_list", "rt.as_tuple")
-batch("container", "rt.append", "rt.join", "rt.items", "rt.values")
+batch("container", "rt.append", "rt.join", "rt.items", "rt.values", "rt.as_dict")
 batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
 batch("container", "rt.tree_add")
 batch("container", "rt.record_fields", "rt.record_like")

@@ -2702,3 +2702,19 @@ def inputs_objects_with_properties():
 
 
 PROGRAMS += ["objects_with_properties"]
+
+
+def dicts_updated_functionally(params, x):
+    """h18/h38: ``{**params, "w": ...}`` and ``dict(params)``, the functional updates JAX code writes."""
+    shrunk = {**params, "w": params["w"] * 0.5}
+    copy = dict(shrunk)
+    copy["b"] = copy["b"] + 1.0
+    return np.sum(np.tanh(x @ copy["w"] + copy["b"]) ** 2) + np.sum(params["w"] ** 2)
+
+
+def inputs_dicts_updated_functionally():
+    r = np.random.default_rng(18)
+    return {"w": r.normal(size=3), "b": np.array(0.1)}, r.normal(size=(4, 3))
+
+
+PROGRAMS += ["dicts_updated_functionally"]
