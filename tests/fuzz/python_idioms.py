@@ -37,7 +37,8 @@ and ``*sizes`` of module constants into NumPy functions (``calls._constant_sprea
 ``append``, copied by ``list(...)`` and written back by a reversed loop's index (an RTS smoother's pass);
 Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_call``); a copy
 ``prev = v`` before a loop that updates ``v`` and reads ``prev`` (a Newton or fixed-point step: copy
-propagation once captured the loop's carry, a silent wrong value).
+propagation once captured the loop's carry, a silent wrong value); functional dict updates
+(``{**p, "w": ...}``, ``dict(p)``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ FORMS = (
     "copied_then_written_back",
     "quadrature_nodes",
     "copy_before_loop",
+    "dict_update",
 )
 
 
@@ -728,3 +730,14 @@ class PythonIdioms:
             ]
         )
         lines.append(f"{name} = np.sum({v} ** 2)")
+
+    def _py_dict_update(self, lines, name, a, b):
+        # functional dict updates, as JAX code writes them
+        p, q, r = f"{name}_p", f"{name}_q", f"{name}_r"
+        lines += [
+            f'{p} = {{"w": np.ravel({a}) * 1.0, "s": np.mean({b})}}',
+            f'{q} = {{**{p}, "w": {p}["w"] * 0.5}}',
+            f"{r} = dict({q})",
+            f'{r}["s"] = {r}["s"] + 1.0',
+            f'{name} = np.sum(np.tanh({r}["w"]) * {r}["s"]) + np.sum({p}["w"])',
+        ]
