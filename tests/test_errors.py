@@ -166,6 +166,12 @@ CASES = [
         (11, 11),
     ),
     (
+        "dict_of_pairs",
+        'def f(x):\n    p = dict(zip(("a", "b"), (x, x)))\n    return np.sum(p["a"])',
+        "`dict(...)` of pairs: s2s reads `dict(d)` as a copy of the dict `d`",
+        (2, 8),
+    ),
+    (
         "other_library",
         "def f(x):\n    return np.sum(sp.ellipk(x))",
         "comes from `scipy.special`",

@@ -450,6 +450,16 @@ class Calls(lax_control.LaxControl):
                 for a in node.args
             ]
             return self.mark(self.expr(cst.Dict(entries)), node)
+        if (
+            _is_builtin(self, node.func, "dict")
+            and len(node.args) == 1
+            and not isinstance(
+                node.args[0].value, (cst.Name, cst.Attribute, cst.Subscript)
+            )
+        ):  # ``dict(zip(keys, values))``: s2s reads ``dict(d)`` as a copy of a dict only
+            self.fail(node, "`dict(...)` of pairs: s2s reads `dict(d)` as a copy of the dict `d`",
+                      "write the dict display (`{k: v for k, v in zip(keys, values)}`, `{\"w\": w}`)",
+                      UnsupportedSyntax)  # fmt: skip
         # ``rng = kwargs.pop("rng", None)`` among the first lines
         popped = self.expansion.pop(node) if self.expansion is not None else None
         if popped is not None:
