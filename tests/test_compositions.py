@@ -141,3 +141,8 @@ def test_maml_over_tasks_matches_jax():
     xs, ys = RNG.normal(size=(2, 4, 1)), RNG.normal(size=(2, 4, 1))
     check_value_and_grad(P.maml_over_tasks, (params, xs, ys), argnums=0)
     check_jvp(P.maml_over_tasks, (params, xs, ys), RNG)
+
+
+def test_writes_of_shared_values_over_examples_match_jax():
+    w, xs = np.array([0.3, -0.2]), RNG.normal(size=(3, 3, 2))
+    check_value_and_grad(P.writes_of_shared_values_over_examples, (w, xs), argnums=0)

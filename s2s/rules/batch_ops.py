@@ -265,8 +265,11 @@ def batched_index_add(target, index, value, flags, *, g):
     return (
         rt.sum_unbatched(g, flags[0]),
         None,
-        rt.batched_vjps.index_add_value_vjp(
-            g, index, value, (True, flags[1], flags[2])
+        rt.sum_unbatched(
+            rt.batched_vjps.index_add_value_vjp(
+                g, index, value, (True, flags[1], flags[2])
+            ),
+            flags[2],
         ),
         None,
     )
@@ -277,8 +280,11 @@ def batched_index_set(target, index, value, flags, *, g):
     return (
         rt.sum_unbatched(rt.batching.zero_at(g, index, (True, flags[1])), flags[0]),
         None,
-        rt.batched_vjps.index_set_value_vjp(
-            g, index, value, target, (True, flags[1], flags[2], flags[0])
+        rt.sum_unbatched(
+            rt.batched_vjps.index_set_value_vjp(
+                g, index, value, target, (True, flags[1], flags[2], flags[0])
+            ),
+            flags[2],
         ),
         None,
     )

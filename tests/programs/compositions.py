@@ -171,3 +171,16 @@ def maml_over_tasks(params, xs, ys):
     mapped over tasks by ``jax.vmap`` (h02: missing rules for the batched loop helpers, and the cotangent
     of the list of layers swapped its matrices' axes)."""
     return jnp.mean(jax.vmap(_adapted_task_loss, in_axes=(None, 0, 0))(params, xs, ys))
+
+
+def _shared_writes(w, x):
+    h = x.at[0].add(w * 2.0)
+    h = h.at[1].set(w[0] * 3.0)
+    return jnp.sum(jnp.tanh(h) ** 2)
+
+
+def writes_of_shared_values_over_examples(w, xs):
+    """``.at[].add``/``.set`` of values every example shares into per-example arrays, mapped by
+    ``jax.vmap`` and differentiated: the shared values' cotangents sum over the examples.
+    """
+    return jnp.mean(jax.vmap(_shared_writes, in_axes=(None, 0))(w, xs))
