@@ -335,16 +335,17 @@ def module_reads(program: Program, names) -> dict:
     """``{name: (module, attribute)}`` for the constants ``names`` that are module-level values of the
     program's modules (importable by name: not ``__main__``), so that a generated file reads them there.
     """
+    names_of = {getattr(src.fn, "__module__", None) for src in program.sources}
     modules = {
-        src.fn.__module__: sys.modules.get(src.fn.__module__)
-        for src in program.sources
-        if getattr(src.fn, "__module__", "__main__") != "__main__"
+        n: sys.modules[n]
+        for n in sorted(n for n in names_of if isinstance(n, str))
+        if n != "__main__" and n in sys.modules
     }
     found = {}
     for name in sorted(names):
         value = program.constants[name]
         for module_name, module in modules.items():
-            owners = [k for k, v in vars(module or {}).items() if v is value]
+            owners = [k for k, v in vars(module).items() if v is value]
             if owners:
                 found[name] = (module_name, name if name in owners else min(owners))
                 break
