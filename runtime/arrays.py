@@ -376,26 +376,12 @@ def _with_item(container, index, value):
     if isinstance(container, dict):
         return {**container, index: value}
     if _is_jax(index) and not isinstance(container, Elements):
-        _refuse_traced_position(index)
+        from .located import refuse_traced_position
+
+        refuse_traced_position(index)
     items = list(container)
     items[index] = value
     return Elements(items) if isinstance(container, Elements) else items
-
-
-def _refuse_traced_position(index):
-    """A Python list written at a position a compiled loop computes (``hs[t] = h``): a located refusal."""
-    import jax
-
-    if isinstance(index, jax.core.Tracer):
-        from .located import Refusal
-
-        raise Refusal(
-            "a Python list written at a position the compiled code computes (`hs[t] = ...` in a compiled "
-            "loop): each item of a list is a value of its own, which the compiled loop cannot pick by a "
-            "traced position",
-            "append one item per step to a list made before the loop (s2s collects its items), or write "
-            "into a preallocated array (`hs = np.zeros((T, d))`)",
-        )
 
 
 def zero_at(g, index):

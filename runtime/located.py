@@ -90,6 +90,20 @@ class Refusal(TypeError):
         self.hint = hint
 
 
+def refuse_traced_position(index):
+    """A Python list written at a position a compiled loop computes (``hs[t] = h``): a ``Refusal``."""
+    import jax
+
+    if isinstance(index, jax.core.Tracer):
+        raise Refusal(
+            "a Python list written at a position the compiled code computes (`hs[t] = ...` in a compiled "
+            "loop): each item of a list is a value of its own, which the compiled loop cannot pick by a "
+            "traced position",
+            "append one item per step to a list made before the loop (s2s collects its items), or write "
+            "into a preallocated array (`hs = np.zeros((T, d))`)",
+        )
+
+
 class ValueRefusal(ValueError):
     """``Refusal`` for a value s2s cannot compute in the form it takes (a per-example selection of no
     fixed shape): re-raised at the user's line with this message and ``hint``."""
