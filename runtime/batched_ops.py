@@ -236,3 +236,69 @@ def selected_fill(x, kept, batched):
     found = xp.take_along_axis(full, first[:, None], axis=1)[:, 0]
     values = xp.where(found, values, xp.zeros_like(values))
     return xp.reshape(values, (size,) + (1,) * len(example))
+
+
+def selection(x, index, fill, batched):
+    """``rt.selection`` per example: a mask (each example's, or one for all) keeps the shape; positions
+    gather."""
+    from .batched_indexing import getitem
+    from .selections import is_mask_key
+
+    x_batched, index_batched = batched
+    if not is_mask_key(index, index_batched is True):
+        return getitem(x, index, (x_batched, index_batched))
+    xp = namespace(x, index)
+    kept = leading_mask(index, x, (index_batched, x_batched))
+    if fill:
+        dropped = selected_fill(x, kept, (x_batched, True))
+    else:
+        dropped = xp.zeros((), xp.result_type(x))
+    return xp.where(kept, x, dropped)
+
+
+def selection_vjp(ct, x, index, batched):
+    """``rt.selection_vjp`` per example."""
+    from . import batched_indexing
+    from .selections import is_mask_key
+    from .trees import tree_zeros_like
+
+    ct_batched, x_batched, index_batched = batched
+    if not is_mask_key(index, index_batched is True):
+        flags = (x_batched, index_batched, ct_batched)
+        return batched_indexing.index_add(tree_zeros_like(x), index, ct, flags)
+    xp = namespace(ct, index)
+    if index_batched or x_batched:
+        kept = leading_mask(index, x, (index_batched, x_batched))
+    else:  # only the cotangent is per example: the mask lines up with its examples' axes
+        from .arrays import leading_mask as one
+
+        kept = one(index, x)
+    return xp.where(kept, ct, xp.zeros((), xp.result_type(ct)))
+
+
+def selection_mask(index, x, batched, size):
+    """``rt.selection_mask`` per example: a mask's kept elements, or all of them (unit axes)."""
+    from .selections import is_mask_key
+
+    index_batched, x_batched = batched
+    if is_mask_key(index, index_batched):
+        return leading_mask(index, x, batched)
+    return np.ones((size,) + (1,) * (np.ndim(x) - x_batched), bool)
+
+
+def selection_length(index, x, batched, size):
+    """``rt.selection_length`` per example."""
+    from .selections import is_mask_key
+    from .selections import selection_length as one
+
+    index_batched, x_batched = batched
+    xp = namespace(index, x)
+    if index_batched and is_mask_key(index, True):
+        return xp.count_nonzero(xp.reshape(index, (size, -1)), axis=1)
+    if index_batched:  # positions per example
+        length = (
+            np.shape(index)[1] if np.ndim(index) > 1 else np.shape(x)[1 + x_batched]
+        )
+    else:
+        length = one(index, xp.zeros(np.shape(x)[x_batched:], bool))
+    return xp.broadcast_to(xp.asarray(length), (size,))

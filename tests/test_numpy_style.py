@@ -696,3 +696,29 @@ def test_dicts_updated_functionally_batch_and_push_tangents():
         - P.dicts_updated_functionally(moved[1], x)
     ) / (2 * eps)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_masks_given_as_arguments_per_example_and_forward(backend):
+    """Masks the caller passes, one per example under ``vmap`` (and one for all), and ``jvp``."""
+    w, x, y, observed, rows, picks = P.inputs_masks_given_as_arguments()
+    f = P.masks_given_as_arguments
+    masks = np.stack([observed, ~observed, observed | True])
+    got = s2s.vmap(f, in_axes=(None, None, None, 0, None, None), backend=backend)(
+        w, x, y, masks, rows, picks
+    )
+    want = [f(w, x, y, m, rows, picks) for m in masks]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    grads = s2s.vmap(
+        s2s.grad(f), in_axes=(None, None, None, 0, None, None), backend=backend
+    )(w, x, y, masks, rows, picks)
+    for g, m in zip(grads, masks):
+        want = s2s.grad(f, backend="numpy")(w, x, y, m, rows, picks)
+        np.testing.assert_allclose(g, want, rtol=1e-9, atol=1e-12)
+    t = np.random.default_rng(0).normal(size=w.shape)
+    eps = 1e-6
+    rest = (x, y, observed, rows, picks)
+    fd = (f(w + eps * t, *rest) - f(w - eps * t, *rest)) / (2 * eps)
+    value, tangent = s2s.jvp(lambda w: f(w, *rest), (w,), (t,), backend=backend)
+    np.testing.assert_allclose(value, f(w, *rest), rtol=1e-12)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6)

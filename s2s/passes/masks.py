@@ -27,6 +27,12 @@ the whole arrays zero where the mask drops (``rt.contracted_selection``). A
 selection read any other way is kept, and under ``jax.jit`` it is the located
 error that says its size depends on the values.
 
+A key the function is given (an argument, or an item, attribute or ``asarray`` of one: ``err[mask]``)
+may be a mask or integer positions, told apart only when the code is traced: its selections that
+only feed elementwise ops and whole reductions go through ``rt.selection`` (a mask keeps the whole
+shape, positions gather), ``rt.selection_mask`` (the kept elements, or all) and
+``rt.selection_length`` (``runtime/selections.py``); products and writes by such a key are kept.
+
 Slices whose bounds a compiled loop computes (``x[i + 1:]``) are selections
 by ``rt.span_mask`` here (``passes/slice_masks.py``), kept as slices where
 the rewrite does not take them all.
@@ -68,9 +74,12 @@ FILLS = {"sum": "0.0", "prod": "1.0", "max": "-xp.inf", "min": "xp.inf", "mean":
 
 def masks(fn: ir.Function) -> ir.Function:
     """``fn`` with its masked selections that only feed whole reductions rewritten (nested bodies too)."""
-    if not any(isinstance(s, ir.Def) or _makes_mask(s) for s in ir.walk(fn.body)):
+    if not any(
+        isinstance(s, ir.Def) or _makes_mask(s) or _selects_by_name(s)
+        for s in ir.walk(fn.body)
+    ):
         return fn  # the common case: no names to hand out, no rewrite
-    return _masks(fn, Namer(used_names(fn)), frozenset())
+    return _masks(fn, Namer(used_names(fn)), frozenset(), frozenset(fn.param_names))
 
 
 def _makes_mask(stmt) -> bool:
@@ -84,6 +93,14 @@ def _makes_mask(stmt) -> bool:
     )
 
 
+def _selects_by_name(stmt) -> bool:
+    """``s = x[key]``: a key that may be a mask the function is given."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, cst.Subscript)):
+        return False
+    index = stmt.value.slice[0].slice if len(stmt.value.slice) == 1 else None
+    return isinstance(index, cst.Index) and _is_name(index.value)
+
+
 def _as_bool(e) -> bool:
     """``x.astype(bool)`` (``np.bool_``): a mask of an array's nonzero elements."""
     if e.name != "astype" or len(e.args) != 2 or e.kwargs:
@@ -91,15 +108,25 @@ def _as_bool(e) -> bool:
     return dotted(e.args[1]) in ("bool", "xp.bool_", "xp.bool")
 
 
-def _masks(fn: ir.Function, namer: Namer, varying: frozenset) -> ir.Function:
+def _masks(
+    fn: ir.Function, namer: Namer, varying: frozenset, arguments: frozenset
+) -> ir.Function:
     """``varying``: the names ``fn`` reads that are traced when it compiles (a local function's parameters
     and what its enclosing functions compute from theirs), by which its slices' bounds may vary.
+    ``arguments``: the names of the user function's arguments that ``fn`` sees as they were given.
     """
     inner = frozenset(slice_masks.derived(fn.body, varying))
+    arguments = frozenset(_given(fn.body, arguments))
     body = [
         (
             ir.Def(
-                _masks(s.function, namer, inner | set(s.function.param_names)), s.origin
+                _masks(
+                    s.function,
+                    namer,
+                    inner | set(s.function.param_names),
+                    arguments - set(s.function.param_names),
+                ),
+                s.origin,
             )
             if isinstance(s, ir.Def)
             else s
@@ -109,13 +136,15 @@ def _masks(fn: ir.Function, namer: Namer, varying: frozenset) -> ir.Function:
     # slices by computed bounds as selections, kept only where their masks are rewritten away
     trial, windows = slice_masks.as_selections(body, varying, copy.deepcopy(namer))
     if windows:
-        left = slice_masks.unresolved(_rewritten(trial, copy.deepcopy(namer)), windows)
+        left = slice_masks.unresolved(
+            _rewritten(trial, copy.deepcopy(namer), arguments), windows
+        )
         keep = set(windows.values()) - left
         body, _ = slice_masks.as_selections(body, varying, namer, keep)
-    return fn.with_body(_rewritten(body, namer))
+    return fn.with_body(_rewritten(body, namer, arguments))
 
 
-def _rewritten(body: list, namer: Namer) -> list:
+def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
     found = {}  # a mask's name, or positions' name -> the mask
     positions = set()
     roots = {}  # s = x[m] -> (x, mask name)
@@ -131,6 +160,10 @@ def _rewritten(body: list, namer: Namer) -> list:
         {}
     )  # ``t = s.T`` of a selection ``s`` -> ``s`` (a product's operand: 1-D, as ``s``)
     made = {}  # a mask's expression (as code) -> (its name, the names it reads)
+    given = arguments
+    possible = (
+        set()
+    )  # keys the function is given: a mask or positions, told apart when traced
     for stmt in body:
         bound = writes(
             stmt
@@ -153,6 +186,9 @@ def _rewritten(body: list, namer: Namer) -> list:
         elif e.kind == "getitem" and len(value.slice) == 1:
             index = value.slice[0].slice
             key = index.value if isinstance(index, cst.Index) else None
+            if isinstance(key, cst.Name) and key.value in given - found.keys():
+                found[key.value] = key
+                possible.add(key.value)
             if isinstance(key, cst.Name) and key.value in found and _is_name(e.args[0]):
                 roots[name] = (e.args[0], same.get(key.value, key.value))
                 derived[name] = roots[name][1]
@@ -173,12 +209,15 @@ def _rewritten(body: list, namer: Namer) -> list:
         write = _mask_write(value, found)
         if write is not None:
             write = (write[0], same.get(write[1], write[1]), write[2])
-            if _writable(write, derived, scalars):
+            if write[1] not in possible and _writable(write, derived, scalars):
                 masked_writes[id(stmt)] = write
     masks_ok = {
         key
         for key in {*derived.values(), *(w[1] for w in masked_writes.values())}
-        if _only_reduced(key, derived, body, masked_writes, flipped)
+        if _only_reduced(
+            key, derived, body, masked_writes, {} if key in possible else flipped
+        )
+        and not (key in possible and _in_product(key, derived, body))
     }
     if not masks_ok:
         return body
@@ -200,6 +239,12 @@ def _rewritten(body: list, namer: Namer) -> list:
             continue
         if target in roots and roots[target][1] in masks_ok:
             x, key = roots[target]
+            if (
+                key in possible
+            ):  # ``x[key]`` as NumPy reads it, the mask's kind known when traced
+                selection = call("rt.selection", x, found[key])
+                out.append(ir.Assign(stmt.target, selection, stmt.origin))
+                continue
             kept = _leading(found[key], x, key, leading, stmt, namer, out)
             fill = call("rt.selected_fill", x, kept)
             out.append(
@@ -218,11 +263,11 @@ def _rewritten(body: list, namer: Namer) -> list:
                 v = length.args[0].value.value
                 key = derived[v]
                 root_x = next(x for x, k in roots.values() if k == key)
-                kept = _leading(found[key], root_x, key, leading, stmt, namer, out)
                 counts[length] = count = cst.Name(namer.fresh("count"))
-                out.append(
-                    ir.Assign(count, call("xp.count_nonzero", kept), stmt.origin)
+                length = _length(
+                    found[key], root_x, key, leading, stmt, namer, out, key in possible
                 )
+                out.append(ir.Assign(count, length, stmt.origin))
             stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
         product = (
             _product_of(stmt.value, derived, flipped) if target is not None else None
@@ -238,7 +283,15 @@ def _rewritten(body: list, namer: Namer) -> list:
             op, v = reduced
             key = derived[v]
             root_x = next(x for x, k in roots.values() if k == key)
-            kept = _leading(found[key], root_x, key, leading, stmt, namer, out)
+            if op == "len":
+                length = _length(
+                    found[key], root_x, key, leading, stmt, namer, out, key in possible
+                )
+                out.append(ir.Assign(stmt.target, length, stmt.origin))
+                continue
+            kept = _leading(
+                found[key], root_x, key, leading, stmt, namer, out, key in possible
+            )
             out += _masked(op, cst.Name(v), kept, stmt, namer)
             continue
         out.append(stmt)
@@ -263,13 +316,52 @@ def _is_mask_op(e, found) -> bool:
     return e.name in BITWISE and all(_is_name(a) and a.value in found for a in e.args)
 
 
-def _leading(mask, x, key, cache, stmt, namer, out) -> cst.Name:
-    """The name of ``rt.leading_mask(mask, x)``, emitted once per mask."""
+def _given(body: list, arguments: frozenset) -> set[str]:
+    """The user function's ``arguments`` as given, and the items, attributes and ``asarray`` of them that
+    ``body`` binds once: keys whose kind (a mask or positions) only the traced value tells.
+    """
+    given = set(arguments)
+    for stmt in body:
+        kept = None
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Name):
+            e = eqn_of(stmt.value)
+            source = e.args[0] if e.args else None
+            taken = e.kind in ("getitem", "attribute") or (
+                e.kind == "op" and e.name in ("asarray", "array")
+            )
+            if taken and _is_name(source) and source.value in given:
+                kept = stmt.target.value
+        given -= {n for s in ir.walk([stmt]) for n in writes(s)}
+        if kept is not None:
+            given.add(kept)
+    return given
+
+
+def _in_product(key: str, derived: dict, body: list) -> bool:
+    """Whether a product of two selections by ``key`` reads them (kept as written for a given key)."""
+    selections = {n: k for n, k in derived.items() if k == key}
+    return any(
+        isinstance(s, ir.Assign) and _product_of(s.value, selections)
+        for s in ir.walk(body)
+    )
+
+
+def _leading(mask, x, key, cache, stmt, namer, out, given=False) -> cst.Name:
+    """The name of ``rt.leading_mask(mask, x)`` (``given``: a given key's ``rt.selection_mask``), emitted
+    once per mask."""
     if key not in cache:
         name = cst.Name(namer.fresh("selected"))
-        out.append(ir.Assign(name, call("rt.leading_mask", mask, x), stmt.origin))
+        helper = "rt.selection_mask" if given else "rt.leading_mask"
+        out.append(ir.Assign(name, call(helper, mask, x), stmt.origin))
         cache[key] = name
     return cache[key]
+
+
+def _length(mask, x, key, cache, stmt, namer, out, given=False):
+    """``len(x[mask])``: the count of the kept elements, or (``given``) ``rt.selection_length``."""
+    if given:
+        return call("rt.selection_length", mask, x)
+    return call("xp.count_nonzero", _leading(mask, x, key, cache, stmt, namer, out))
 
 
 def _elementwise(op: str) -> bool:
@@ -455,9 +547,6 @@ def _masked(op: str, v, kept, stmt, namer) -> list:
         out.append(ir.Assign(name, value, stmt.origin))
         return name
 
-    if op == "len":
-        out.append(ir.Assign(stmt.target, call("xp.count_nonzero", kept), stmt.origin))
-        return out
     if op == "count_nonzero":
         zeros = let("kept", call("xp.where", kept, v, cst.Integer("0")))
         out.append(ir.Assign(stmt.target, call("xp.count_nonzero", zeros), stmt.origin))

@@ -290,6 +290,25 @@ signature_of(
     "rt.contracted_selection",
     roles={"mask": "data", "x": "data", "rows": "static"},
 )
+twin("batched_ops", "rt.selection", "rt.selection_vjp")
+signature_of(
+    rt.selection_mask, "rt.selection_mask", roles={"index": "data", "x": "data"}
+)
+signature_of(
+    rt.selection_length, "rt.selection_length", roles={"index": "data", "x": "data"}
+)
+
+
+@batch_rule("rt.selection_mask")
+def selection_mask(index, x, *, batched, batch_size):
+    return rt.batched_ops.selection_mask(index, x, batched, batch_size)
+
+
+@batch_rule("rt.selection_length")
+def selection_length(index, x, *, batched, batch_size):
+    return rt.batched_ops.selection_length(index, x, batched, batch_size)
+
+
 twin(
     "batched_ops",
     "rt.leading_mask",

@@ -33,7 +33,9 @@ nondiff(
     "rt.leading_mask",
     "rt.span_mask",
     "rt.contracted_selection",
+    "rt.selection_mask",
 )
+nondiff("a count of the selected elements", "rt.selection_length")
 nondiff(
     "a value the masked-away elements hold: no derivative reaches it",
     "rt.selected_fill",

@@ -25,6 +25,17 @@ def index_get(target, index, *, g):
     return rt.index_get_vjp(g, target, index), None
 
 
+# a selection by a key the function is given: a mask or positions, told apart when traced (passes/masks.py)
+@linear(name="rt.selection")
+def selection(x, index, fill=True, *, g):
+    return rt.selection_vjp(g, x, index), None, None
+
+
+@linear(name="rt.selection_vjp", roles={"x": "data"})
+def selection_vjp(ct, x, index, *, g):
+    return rt.selection(g, index, False), None, None
+
+
 @linear(name="rt.append")
 def append(items_, value, *, g):
     return g[:-1], g[-1]

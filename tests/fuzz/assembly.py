@@ -8,6 +8,7 @@ code that builds its arguments; ``Program`` is what it returns.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from .twin import jax_twin, to_jnp
@@ -67,6 +68,12 @@ class Assembly:
         if len(out_shape) == 2 and out_shape[-1] >= 2 and self.p(0.25):
             # class labels: an int array, never differentiated
             extras.insert(0, ("labels", "int"))
+        # a boolean mask the caller passes (``np.mean(err[valid] ** 2)``), drawn apart so that the
+        # main draw, and so every other program, stays as it was
+        side = random.Random(self.seed * 11 + 3)
+        mask_shape = out_shape[: side.choice((1, len(out_shape)))]
+        if has_y and out_shape and side.random() < 0.2:
+            extras.append(("valid", "mask"))
         pos_only = self.p(0.15)
         for name, kind in extras:
             if kind == "pos":
@@ -76,6 +83,9 @@ class Assembly:
             if kind == "int":
                 sig.append(name)
                 args.append(f"rng.integers(0, {out_shape[-1]}, size={out_shape[0]})")
+            if kind == "mask":
+                sig.append(name)
+                args.append(f"np.resize([True, False, True, True], {mask_shape})")
         n_positional = len(sig)
         kwonly = [(n, k) for n, k in extras if k in ("kwonly", "static")]
         if kwonly:
@@ -124,6 +134,15 @@ class Assembly:
                 self.pick(
                     ["np.sum(out ** 2)", "np.mean(np.tanh(out))", "np.sum(np.sin(out))"]
                 )
+            )
+        if "valid" in sig:
+            self.feature("mask_argument")
+            loss[0] = side.choice(
+                [
+                    "np.mean((out - y)[valid] ** 2)",
+                    "np.sum(np.abs(out - y)[valid]) / len((out - y)[valid])",
+                    "np.mean(((out - y) ** 2)[valid])",
+                ]
             )
         if len(out_shape) >= 1 and out_shape[-1] >= 2 and self.p(0.3):
             self.feature("log_softmax")
@@ -265,7 +284,7 @@ class Assembly:
         floats = [
             i
             for i, s in enumerate(sig[: n_positional + (1 if pos_only else 0)])
-            if s not in ("/", "*", "labels")
+            if s not in ("/", "*", "labels", "valid")
         ]
         choices = [(0,), (0,), (0, 1)] + [
             tuple(sorted(self.r.sample(floats, self.r.randint(1, len(floats)))))

@@ -2718,3 +2718,28 @@ def inputs_dicts_updated_functionally():
 
 
 PROGRAMS += ["dicts_updated_functionally"]
+
+
+def masks_given_as_arguments(w, x, y, observed, rows, picks):
+    """scipy's matrix completion and masked losses: keys the caller passes. ``observed`` and ``rows`` are
+    boolean masks (a selection of a size known only at run time, reduced: it compiles as a masked
+    reduction), ``picks`` integer positions (gathered); s2s tells them apart when the code is traced.
+    """
+    err = np.tanh(x @ w) - y
+    fit = 0.5 * np.sum(err[observed] ** 2) + np.mean(np.abs(err)[observed])
+    worst = np.max(err[rows] ** 2)
+    picked = np.sum(np.log(1.0 + err[picks] ** 2)) / len(err[picks])
+    return fit + worst + picked + len(err[rows])
+
+
+def inputs_masks_given_as_arguments():
+    r = np.random.default_rng(19)
+    x, y = r.normal(size=(5, 3)), r.normal(size=(5, 2))
+    observed = np.array(
+        [[True, False], [True, True], [False, True], [True, False], [False, False]]
+    )
+    rows = np.array([False, True, True, False, True])
+    return r.normal(size=(3, 2)), x, y, observed, rows, np.array([4, 0, 4])
+
+
+PROGRAMS += ["masks_given_as_arguments"]
