@@ -722,3 +722,29 @@ def test_masks_given_as_arguments_per_example_and_forward(backend):
     value, tangent = s2s.jvp(lambda w: f(w, *rest), (w,), (t,), backend=backend)
     np.testing.assert_allclose(value, f(w, *rest), rtol=1e-12)
     np.testing.assert_allclose(tangent, fd, rtol=1e-6)
+
+
+def test_nnfs_objects_match_jax_and_batch():
+    """The NNFS program against its ``jax.numpy`` twin, and ``vmap`` over examples on both backends."""
+    import jax.numpy as jnp
+
+    weights, X, y = P.inputs_nnfs_objects()
+
+    def twin(w, X, y):
+        h = jnp.maximum(0, X @ w["W1"] + w["b1"])
+        z = h @ w["W2"] + w["b2"]
+        e = jnp.exp(z - jnp.max(z, axis=1, keepdims=True))
+        p = jnp.clip(e / jnp.sum(e, axis=1, keepdims=True), 1e-7, 1 - 1e-7)
+        return jnp.mean(-jnp.log(p[jnp.arange(len(y)), y])) + 0.01 * jnp.sum(h**2)
+
+    want = jax.grad(twin)(weights, X, y)
+    for backend in BACKENDS:
+        got = s2s.grad(P.nnfs_objects, backend=backend)(weights, X, y)
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-9, atol=1e-12)
+        batched = s2s.vmap(P.nnfs_objects, in_axes=(None, 0, 0), backend=backend)(
+            weights, np.stack([X, -X]), np.stack([y, y[::-1]])
+        )
+        np.testing.assert_allclose(
+            batched, [twin(weights, X, y), twin(weights, -X, y[::-1])], rtol=1e-9
+        )

@@ -274,6 +274,14 @@ class _Rewriter:
     def fail(self, node, what, hint):
         raise UnsupportedSyntax(what, self.source.origin(node), hint)
 
+    def written(self, node) -> str:
+        """``node`` as the user wrote it (``layer(x)``'s ``layer`` and ``layer.output``, not the names
+        ``local_objects`` gave them), else as it stands."""
+        origin = self.source.origin(node)
+        if origin is not None and origin.end_col > origin.col:
+            return origin.text[origin.col : origin.end_col]
+        return cst.Module([]).code_for_node(node)
+
     # --- a scope ------------------------------------------------------------------------------
 
     def function(self, scope: _Scope, visible: dict, threaded: list) -> cst.FunctionDef:
@@ -469,12 +477,12 @@ class _Rewriter:
         names = {t.name for call in calls_here for t in calls[call.func.value]}
         for n in _own_nodes(small):
             if isinstance(n, cst.Name) and n.value in names and id(n) not in inside:
-                call = calls_here[0]
+                func = self.written(calls_here[0].func)
                 self.fail(
                     n,
-                    f"`{call.func.value}` changes `{n.value}`, which this line also reads: "
+                    f"`{func}` changes `{self.written(n)}`, which this line also reads: "
                     "which value it sees depends on the order Python evaluates the line in",
-                    f"call `{call.func.value}` on a line of its own before this one",
+                    f"call `{func}` on a line of its own before this one",
                 )
 
     def _threaded_call(self, target, call, calls) -> list:

@@ -8,18 +8,26 @@ so it is no object s2s could read, and a derivative must reach through its attri
 ``kde.logpdf(x)`` as those names. A call's receiver made on the spot (``KDE(data, 0.5).logpdf(x)``)
 is named on a line before.
 
+Methods that store attributes (NNFS's ``dense1.forward(X)`` setting ``self.output``, read after as
+``dense1.output``) rebind the object's variables: their local functions declare them ``nonlocal``,
+which ``closure_state`` threads through each call; an attribute only a method sets is ``None`` until
+then. ``layer(x)`` calls the class's ``__call__`` (``layer_call``).
+
 Guarantee: ``name = Cls(args)`` in any block, ``name`` bound nowhere else and read only as
-``name.attribute`` or ``name.method(...)``; ``Cls`` a class of the program (not a library's) with no
-base but ``object`` (a ``NamedTuple`` or a dataclass: its fields, by position or keyword, defaults
-literal), or whose ``__init__`` only assigns ``self.attribute = expression`` of its parameters and
-of the attributes it assigned before; its methods the line's calls reach are plain ``def``s (no
-decorator but ``@property``: a read-only property is its getter called) that read ``self`` only as ``self.attribute`` or ``self.method(...)`` and assign no
-attribute. Every module-level name the methods and ``__init__`` read is the same object where the
-line is, and no name the function binds. Any other class stays as it is (its located error).
+``name.attribute``, ``name.method(...)`` or ``name(...)``; ``Cls`` a class of the program (not a
+library's) whose bases are plain classes of the program (methods looked up as Python does, nearest
+first), or a ``NamedTuple`` or a dataclass (its fields, by position or keyword, defaults literal);
+its ``__init__`` (its own or a base's) only assigns ``self.attribute = expression`` of its
+parameters and of the attributes it assigned before; its methods the line's calls reach are plain
+``def``s (no decorator but ``@property``: a read-only property is its getter called) that read
+``self`` only as ``self.attribute`` or ``self.method(...)``. Every module-level name the methods and
+``__init__`` read is the same object where the line is, and no name the function binds. Any other
+class stays as it is (its located error).
 """
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import inspect
 
@@ -46,12 +54,34 @@ from .spellings import is_library
 
 
 def _plain_class(cls) -> bool:
-    return (
-        isinstance(cls, type)
-        and not is_library(cls)
-        and cls.__module__ != "builtins"
-        and (cls.__bases__ == (object,) or _is_record(cls))
+    """A class of the program: a record, or a class whose bases are plain classes of the program too."""
+    if not _of_program(cls):
+        return False
+    if _is_record(cls):
+        return True
+    return all(
+        _of_program(base) and not _is_record(base) and type(base) is type
+        for base in _bases(cls)
     )
+
+
+def _of_program(cls) -> bool:
+    return (
+        isinstance(cls, type) and not is_library(cls) and cls.__module__ != "builtins"
+    )
+
+
+def _bases(cls) -> tuple:
+    """The classes ``cls`` inherits from, nearest first, without ``object`` (and ``abc.ABC``)."""
+    return tuple(c for c in cls.__mro__[1:] if c not in (object, abc.ABC))
+
+
+def _members(cls) -> dict:
+    """What ``cls`` and its bases define, as Python looks it up (the nearest definition wins)."""
+    found = {}
+    for c in reversed((cls, *_bases(cls))):
+        found.update(vars(c))
+    return found
 
 
 def _is_record(cls) -> bool:
@@ -61,17 +91,53 @@ def _is_record(cls) -> bool:
 
 
 def _methods(cls) -> dict:
-    """The class's methods and read-only properties (their getters), by name."""
+    """The class's methods (its bases' too, and ``__call__``) and read-only properties (their getters)."""
     return {
         k: v.fget if isinstance(v, property) else v
-        for k, v in vars(cls).items()
-        if (inspect.isfunction(v) and not k.startswith("__"))
+        for k, v in _members(cls).items()
+        if (inspect.isfunction(v) and (not k.startswith("__") or k == "__call__"))
         or (isinstance(v, property) and v.fset is None and inspect.isfunction(v.fget))
     }
 
 
 def _properties(cls) -> set:
-    return {k for k, v in vars(cls).items() if isinstance(v, property)}
+    return {k for k, v in _members(cls).items() if isinstance(v, property)}
+
+
+def _init(cls):
+    """The ``__init__`` ``cls`` runs (its own, or its nearest base's), or None."""
+    init = _members(cls).get("__init__")
+    return init if inspect.isfunction(init) else None
+
+
+def _attribute_writes(fn) -> list[str] | None:
+    """The attributes a method assigns (``self.output = ...``), in order; None without readable source."""
+    try:
+        node = sources.load(fn).node
+    except Exception:  # no source to read
+        return None
+    if not isinstance(node, cst.FunctionDef) or not node.params.params:
+        return None
+    me = node.params.params[0].name.value
+    found = []
+    for n in iter_nodes(node.body):
+        if not isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For)):
+            continue
+        whole = n.target
+        parts = (
+            [e.value for e in whole.elements]
+            if isinstance(whole, (cst.Tuple, cst.List))
+            else [whole]
+        )
+        for t in parts:
+            if (
+                isinstance(t, cst.Attribute)
+                and isinstance(t.value, cst.Name)
+                and t.value.value == me
+                and t.attr.value not in found
+            ):
+                found.append(t.attr.value)
+    return found
 
 
 def _member(name: str, attr: str, properties: set) -> cst.BaseExpression:
@@ -162,7 +228,7 @@ class _Objects:
             return list(cls._fields)
         if dataclasses.is_dataclass(cls):
             return [f.name for f in dataclasses.fields(cls)]
-        init = vars(cls).get("__init__")
+        init = _init(cls)
         if init is None:
             return []
         body = _init_assignments(init)
@@ -173,6 +239,17 @@ class _Objects:
             for attrs, _ in body
             for a in ((attrs,) if isinstance(attrs, str) else attrs)
         ]
+
+    @staticmethod
+    def _set_by_methods(cls, fields, methods) -> list | None:
+        """The attributes the methods assign that are not fields (``self.output`` set by ``forward``)."""
+        found = []
+        for m in methods:
+            writes = _attribute_writes(_methods(cls)[m])
+            if writes is None:
+                return None
+            found += [a for a in writes if a not in fields and a not in found]
+        return found
 
     def written(self, stmt, used=None) -> list | None:
         """The lines that stand for ``name = Cls(args)``, else None (``used``: what the function reads of
@@ -193,17 +270,29 @@ class _Objects:
         if not hoisted and self.bound[name] != 1:
             return None
         fields = self._fields(cls)
-        used = used if hoisted else self._used(name, cls, fields)
-        if fields is None or used is None:
+        if fields is None:
+            return None
+        # attributes the methods assign are read too (``self.output``, set by ``forward``)
+        settable = self._set_by_methods(cls, fields, _methods(cls)) or []
+        used = used if hoisted else self._used(name, cls, [*fields, *settable])
+        if used is None:
             return None
         methods = _reached(cls, used)
         if methods is None or not self._same_globals(cls, methods):
             return None
-        names = {f: self.namer.fresh(f"{name}_{f}") for f in fields}
-        names.update({m: self.namer.fresh(f"{name}_{m}") for m in methods})
+        later = self._set_by_methods(cls, fields, methods)
+        if later is None or not used - set(_methods(cls)) <= {*fields, *later}:
+            return None
+        names = {f: self.namer.fresh(f"{name}_{f}") for f in (*fields, *later)}
+        names.update({m: self.namer.fresh(_method_name(name, m)) for m in methods})
         lines = self._made(cls, call, names, stmt)
         if lines is None:
             return None
+        # an attribute a method sets has no value until it is called (reading it before is an error)
+        lines += [
+            assignment_line(cst.Name(names[a]), cst.Name("None"), stmt, self.positions)
+            for a in later
+        ]
         for method in methods:
             made = self._method(cls, method, names, stmt)
             if made is None:
@@ -216,15 +305,15 @@ class _Objects:
     def _used(self, name, cls, fields) -> set[str] | None:
         if fields is None:
             return None
-        reads = attribute_reads(self.source.node, name)
+        reads = _member_reads(self.source.node, name)
         members = set(fields) | set(_methods(cls))
         return reads if reads is not None and reads <= members else None
 
     def _same_globals(self, cls, methods) -> bool:
         """Whether the module-level names the methods and ``__init__`` read are the same objects here."""
         functions = [_methods(cls)[m] for m in methods]
-        if "__init__" in vars(cls) and not _is_record(cls):
-            functions.append(vars(cls)["__init__"])
+        if _init(cls) is not None and not _is_record(cls):
+            functions.append(_init(cls))
         for fn in functions:
             try:
                 made = sources.load(fn)
@@ -249,7 +338,7 @@ class _Objects:
                 for f, v in bound
                 if f in names
             ]
-        init = vars(cls).get("__init__")
+        init = _init(cls)
         if init is None:
             return [] if not call.args else None
         bound = _bind(inspect.signature(init), call, skip_first=True)
@@ -303,14 +392,13 @@ class _Objects:
             isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)
         ):
             return None
-        writes = [
-            n
-            for n in iter_nodes(node.body)
-            if isinstance(n, (cst.AssignTarget, cst.AugAssign))
-            and isinstance(n.target, cst.Attribute)
-        ]
-        if writes:
-            return None
+        writes = _attribute_writes(fn)
+        if writes:  # ``self.output = ...``: the object's variable, rebound
+            shared = cst.Nonlocal([cst.NameItem(cst.Name(names[a])) for a in writes])
+            lines = list(body.body)
+            first = 1 if lines and _is_docstring(lines[0]) else 0
+            lines.insert(first, cst.SimpleStatementLine([shared]))
+            body = body.with_changes(body=lines)
         params = node.params.with_changes(params=node.params.params[1:])
         new = node.with_changes(name=cst.Name(names[method]), params=params, body=body)
         return place(new, stmt, self.positions)
@@ -324,6 +412,37 @@ class _Rename(cst.CSTTransformer):
     def leave_Name(self, original, updated):
         new = self.names.get(updated.value)
         return updated if new is None else updated.with_changes(value=new)
+
+
+def _is_docstring(stmt) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.SimpleString)
+    )
+
+
+def _method_name(name: str, method: str) -> str:
+    """The local function's name for ``name.method`` (``name(...)`` calls ``name_call``)."""
+    return f"{name}_call" if method == "__call__" else f"{name}_{method}"
+
+
+def _member_reads(node, name: str) -> set[str] | None:
+    """``attribute_reads``, with a call ``name(...)`` read as ``__call__``."""
+
+    class _Calls(cst.CSTTransformer):
+        called = False
+
+        def leave_Call(self, original, updated):
+            if isinstance(updated.func, cst.Name) and updated.func.value == name:
+                self.called = True
+                return updated.with_changes(func=cst.Name("_"))
+            return updated
+
+    calls = _Calls()
+    reads = attribute_reads(node.visit(calls), name)
+    return reads | {"__call__"} if reads is not None and calls.called else reads
 
 
 def _reached(cls, used) -> list | None:
@@ -436,6 +555,15 @@ class _Reads(PositionKeeping):
                 updated.attr.value,
                 self.properties[obj],
             )
+        return updated
+
+    def leave_Call(self, original, updated):
+        func = updated.func
+        if isinstance(func, cst.Name) and "__call__" in self.names.get(func.value, {}):
+            new = cst.Name(self.names[func.value]["__call__"])
+            if original.func in self.positions:  # errors show ``layer`` as written
+                self.positions.setdefault(new, self.positions[original.func])
+            return updated.with_changes(func=new)
         return updated
 
 

@@ -382,6 +382,17 @@ class Resolver(Calls):
             origin.text,
         )
 
+    def _is_builtin_call(self, node, name: str) -> bool:
+        """``node`` calls Python's builtin ``name`` (not a name the program binds)."""
+        return (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == name
+            and name not in self.locals
+            and self.source.env.get(name, getattr(builtins, name))
+            is getattr(builtins, name)
+        )
+
     def _iterable(self, node):
         """A loop's iterable; ``range``, ``enumerate``, ``zip`` and ``reversed`` are kept by name."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
@@ -989,8 +1000,10 @@ class Resolver(Calls):
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 
     def _slice(self, s):
-        # ``x[[0, 2]]``: an integer array, as NumPy reads it
-        if isinstance(s, cst.Index) and isinstance(s.value, cst.List):
+        # ``x[[0, 2]]``, ``p[range(n), y]``: an integer array, as NumPy reads it
+        if isinstance(s, cst.Index) and (
+            isinstance(s.value, cst.List) or self._is_builtin_call(s.value, "range")
+        ):
             return cst.Index(
                 self.mark(
                     cst.Call(

@@ -10,7 +10,9 @@ inside the loop, a ``functools.partial`` whose bound value is rebound after it i
 helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, and
 ``functools.reduce`` with an ``operator`` function and with a lambda and a start, a ``partial`` made
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
-differences are their oracle: the twin has no spelling of them), and a helper whose branches on
+differences are their oracle: the twin has no spelling of them), a helper reducing a selection by its
+mask argument, objects whose methods store attributes (``layer.forward(x)`` then ``layer.output``, a
+base class's ``__call__``), and a helper whose branches on
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
@@ -88,6 +90,8 @@ FORMS = (
     "quadrature_nodes",
     "copy_before_loop",
     "dict_update",
+    "stateful_layers",
+    "mask_reduced",
 )
 
 
@@ -655,6 +659,45 @@ class PythonIdioms:
             f"{name} = np.sum({name}_s.apply({a})) + {name}_s.shift"
             + self.pick(["", f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))"]),
         ]
+
+    def _py_stateful_layers(self, lines, name, a, b):
+        # "Neural Networks from Scratch": ``layer.forward(x)`` stores ``self.output``, a base class's
+        # method calls the subclass's, and ``layer(x)`` calls ``__call__``
+        self.helper(
+            "class StoringLayer:\n"
+            "    def forward(self, z):\n"
+            "        self.inputs = z\n"
+            "        self.output = self.act(z * self.w)\n"
+            "\n"
+            "    def __call__(self, z):\n"
+            "        self.forward(z)\n"
+            "        return self.output\n"
+            "\n"
+            "\n"
+            "class TanhLayer(StoringLayer):\n"
+            "    def __init__(self, w):\n"
+            "        self.w = w\n"
+            "\n"
+            "    def act(self, z):\n"
+            "        return np.tanh(z)\n"
+        )
+        lines += [
+            f"{name}_l = TanhLayer(np.mean(np.tanh({b})) * 0.5 + 1.0)",
+            f"{name}_l.forward({a})",
+            f"{name}_first = np.sum({name}_l.output ** 2)",
+            f"{name} = {name}_first + np.sum({name}_l({a} * 0.5))",
+        ]
+        if self.p(0.5):  # what the last call stored
+            lines.append(f"{name} = {name} + np.sum({name}_l.inputs)")
+
+    def _py_mask_reduced(self, lines, name, a, b):
+        # a selection by the program's mask, as a helper's argument: reduced, it compiles
+        self.helper(
+            "def masked_mean(values, keep):\n"
+            "    return np.mean(values[keep] ** 2) + np.max(values[keep])\n"
+        )
+        keep = f"np.abs(np.sin({a})) >= np.median(np.abs(np.sin({a})))"
+        lines.append(f"{name} = masked_mean(np.tanh({a}), {keep})")
 
     def _py_spread_into_local(self, lines, name, a, b):
         # scipy's style: a function passed in, called with the tuple of its extra arguments

@@ -2743,3 +2743,67 @@ def inputs_masks_given_as_arguments():
 
 
 PROGRAMS += ["masks_given_as_arguments"]
+
+
+class _DenseLayer:
+    """ "Neural Networks from Scratch": ``forward`` stores its input and output on the object."""
+
+    def __init__(self, weights, biases):
+        self.weights = weights
+        self.biases = biases
+
+    def forward(self, inputs):
+        self.inputs = inputs
+        self.output = np.dot(inputs, self.weights) + self.biases
+
+
+class _ReLU:
+    def forward(self, inputs):
+        self.inputs = inputs
+        self.output = np.maximum(0, inputs)
+
+
+class _Loss:
+    def calculate(self, output, y):
+        return np.mean(self.forward(output, y))
+
+
+class _CrossEntropy(_Loss):
+    def forward(self, y_pred, y_true):
+        clipped = np.clip(y_pred, 1e-7, 1 - 1e-7)
+        return -np.log(clipped[range(len(y_pred)), y_true])
+
+
+class _SoftmaxLayer(_DenseLayer):
+    def __call__(self, inputs):
+        self.forward(inputs)
+        exp = np.exp(self.output - np.max(self.output, axis=1, keepdims=True))
+        return exp / np.sum(exp, axis=1, keepdims=True)
+
+
+def nnfs_objects(weights, X, y):
+    """Layers as objects whose methods store ``self.output``, a loss whose base class calls the subclass's
+    ``forward``, a layer called through ``__call__``, and ``p[range(n), y]`` (an integer array index).
+    """
+    dense1 = _DenseLayer(weights["W1"], weights["b1"])
+    activation1 = _ReLU()
+    dense2 = _SoftmaxLayer(weights["W2"], weights["b2"])
+    loss_function = _CrossEntropy()
+    dense1.forward(X)
+    activation1.forward(dense1.output)
+    probabilities = dense2(activation1.output)
+    return loss_function.calculate(probabilities, y) + 0.01 * np.sum(dense2.inputs**2)
+
+
+def inputs_nnfs_objects():
+    r = np.random.default_rng(20)
+    weights = {
+        "W1": r.normal(size=(2, 5)) * 0.5,
+        "b1": np.full((1, 5), 0.05),
+        "W2": r.normal(size=(5, 3)) * 0.5,
+        "b2": np.zeros((1, 3)),
+    }
+    return weights, r.normal(size=(6, 2)), np.array([0, 2, 1, 1, 0, 2])
+
+
+PROGRAMS += ["nnfs_objects"]
