@@ -147,8 +147,9 @@ def array_library_call(resolver, node: cst.Call) -> bool:
 
 def partials_passed(resolver, func, node: cst.Call) -> list:
     """The arguments of a call of a function of yours that name module-level ``functools.partial``
-    objects of functions (``mlp(w, x, leaky)``): ``function_args`` binds the helper to them, so they
-    are resolved only where it does not."""
+    objects of functions (``mlp(w, x, leaky)``) or objects of your classes (``predict(MODEL, w, x)``):
+    ``function_args`` binds the helper to them, so they are resolved only where it does not.
+    """
     fn = (
         resolver._callee_object(func)
         if isinstance(func, (cst.Name, cst.Attribute))
@@ -161,6 +162,11 @@ def partials_passed(resolver, func, node: cst.Call) -> list:
         for a in node.args
         if not a.star
         and isinstance(a.value, (cst.Name, cst.Attribute))
-        and isinstance(resolver._callee_object(a.value), functools.partial)
-        and function_args.is_function(resolver._callee_object(a.value))
+        and _bindable(resolver._callee_object(a.value))
     ]
+
+
+def _bindable(obj) -> bool:
+    if isinstance(obj, functools.partial):
+        return function_args.is_function(obj)
+    return function_args.is_program_object(obj)

@@ -604,8 +604,12 @@ class Calls(lax_control.LaxControl):
                 return self._method_call(
                     chain[:-1], receiver, func.attr.value, method, args, node
                 )
-            if not hasattr(receiver, "__array_namespace__") and not hasattr(
-                receiver, "__array__"
+            # ``self.activation(z)``: a function an object of yours holds, called as itself
+            is_method = not _holds_function(receiver, func.attr.value)
+            if (
+                is_method
+                and not hasattr(receiver, "__array_namespace__")
+                and not hasattr(receiver, "__array__")
             ):
                 found = foreign.method(self, chain, args, node)
                 if (
@@ -1024,6 +1028,12 @@ def _is_vmapped(obj) -> bool:
     from ..vmapping import Vmapped
 
     return isinstance(obj, Vmapped)
+
+
+def _holds_function(receiver, attr: str) -> bool:
+    """Whether ``receiver`` (an object of yours) holds a function as its own attribute ``attr``."""
+    held = vars(receiver).get(attr) if hasattr(receiver, "__dict__") else None
+    return user_object(receiver) and function_args.is_function(held)
 
 
 def _name_of(obj) -> str:

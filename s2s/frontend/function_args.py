@@ -47,6 +47,25 @@ def is_function(obj) -> bool:
     )
 
 
+def is_program_object(obj) -> bool:
+    """An instance of a class of the program (``MODEL = Model(2.0)`` at module level): a helper called
+    with it is bound to it, its attributes read as constants and its methods called with ``self`` bound,
+    as ``MODEL.apply(w, x)`` is read. Not an array, a container, a number or a library's object.
+    """
+    from .spellings import is_library
+
+    cls = type(obj)
+    return (
+        cls.__module__ not in ("builtins", "types", "functools")
+        and not is_library(obj)
+        and not isinstance(obj, (type, Bound, types.ModuleType, np.generic))
+        and not callable(getattr(cls, "__array__", None))
+        and inspect.isclass(cls)
+        and "__dict__" in dir(obj)
+        and not is_function(obj)
+    )
+
+
 class Bound(Standin):
     """``fn`` with the parameters in ``fixed`` (name -> function) bound: what s2s reads for such a call."""
 
@@ -83,7 +102,8 @@ def bind(fn, fixed: dict) -> Bound:
 
 
 def name_of(bound: Bound) -> str:
-    """A readable name for a bound helper: the functions' names follow its own (``mlp_relu``)."""
+    """A readable name for a bound helper: the functions' names follow its own (``mlp_relu``; an object
+    by its parameter's name)."""
     parts = [bound.fn.__name__] + [getattr(f, "__name__", n) for n, f in bound.fixed]
     return "_".join(p.strip("_<>") for p in parts)
 
@@ -128,7 +148,9 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
             if obj is not None:
                 given.add(id(passed[name]))
         else:
-            obj = param.default if is_function(param.default) else None
+            default = param.default
+            bindable = is_function(default) or is_program_object(default)
+            obj = default if bindable else None
         if obj is not None:
             fixed[name] = obj
     if not fixed:
@@ -147,4 +169,4 @@ def _function_value(resolver, node):
     if chain is None or chain[0] in resolver.locals:
         return None
     obj = resolver._callee_object(node)
-    return obj if is_function(obj) else None
+    return obj if is_function(obj) or is_program_object(obj) else None

@@ -2807,3 +2807,42 @@ def inputs_nnfs_objects():
 
 
 PROGRAMS += ["nnfs_objects"]
+
+
+class _Network:
+    """A model object made at module level, holding its configuration: handed to helpers."""
+
+    def __init__(self, scale, activation):
+        self.scale = scale
+        self.activation = activation
+
+    def apply(self, w, x):
+        return self.activation(self.scale * x @ w)
+
+    def penalty(self, w):
+        return 0.5 * self.scale * np.sum(w**2)
+
+
+NETWORK = _Network(2.0, np.tanh)
+
+
+def _predict(model, w, x):
+    return model.apply(w, x)
+
+
+def _regularized(model, w, residual, weight=1.0):
+    return np.mean(residual**2) + weight * model.penalty(w)
+
+
+def model_object_passed_to_helpers(w, x, y):
+    """A module-level model object passed to helpers, which call its methods (bound per object)."""
+    residual = _predict(NETWORK, w, x) - y
+    return _regularized(NETWORK, w, residual, weight=0.1) + np.sum(NETWORK.apply(w, x))
+
+
+def inputs_model_object_passed_to_helpers():
+    r = np.random.default_rng(21)
+    return r.normal(size=(3, 2)) * 0.5, r.normal(size=(5, 3)), r.normal(size=(5, 2))
+
+
+PROGRAMS += ["model_object_passed_to_helpers"]
