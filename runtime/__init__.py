@@ -155,6 +155,8 @@ _DEFINED_IN = {
     "host_call": "host_calls",
     "indexable_constant": "constants",
     "cumulative_trapezoid": "integrate",
+    "sliding_window_view": "stride_tricks",
+    "sliding_positions": "stride_tricks",
     "jvp_of": "foreign",
     "vjp_of": "foreign",
     "vmap_of": "foreign",

@@ -15,6 +15,8 @@ location inside a density's support).
 
 from __future__ import annotations
 
+import types
+
 import jax
 import jax.scipy.integrate
 import jax.scipy.linalg
@@ -31,7 +33,7 @@ from s2s.frontend.identity import library_op
 
 DOMAINS.update({"prob": (0.05, 0.95), "wide": (-8.0, 8.0), "low": (-1.0, 0.45)})
 
-HEADER = "import numpy as np\nimport jax\nimport scipy.integrate\nimport scipy.linalg\nimport scipy.special\nimport scipy.stats\n"
+HEADER = "import numpy\nimport numpy as np\nimport jax\nimport scipy.integrate\nimport scipy.linalg\nimport scipy.special\nimport scipy.stats\n"
 
 
 def _cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
@@ -63,14 +65,39 @@ class _JaxScipy:
         return getattr(jax.scipy, name)
 
 
+def _sliding_window_view(x, window_shape, axis=None):
+    """The JAX twin of ``numpy.lib.stride_tricks.sliding_window_view`` (JAX has none): a gather."""
+    flat = np.arange(np.size(x)).reshape(np.shape(x))
+    positions = np.lib.stride_tricks.sliding_window_view(flat, window_shape, axis)
+    return jax.numpy.reshape(x, (-1,))[positions]
+
+
+class _JaxNumpy:
+    """``jax.numpy`` spelled ``numpy``, with ``lib.stride_tricks.sliding_window_view`` written out."""
+
+    lib = types.SimpleNamespace(
+        stride_tricks=types.SimpleNamespace(sliding_window_view=_sliding_window_view)
+    )
+
+    def __getattr__(self, name):
+        return getattr(jax.numpy, name)
+
+
 def namespace(module) -> dict:
-    """The globals a case's call is evaluated in: ``np`` is ``module``; SciPy is ``jax.scipy`` for ``jax.numpy``."""
-    return {"np": module, "jax": jax, "scipy": scipy if module is np else _JaxScipy()}
+    """The globals a case's call is evaluated in: ``np`` is ``module`` (and ``numpy``, for spellings of
+    NumPy's submodules); SciPy is ``jax.scipy`` for ``jax.numpy``."""
+    own = module is np
+    return {
+        "np": module,
+        "numpy": np if own else _JaxNumpy(),
+        "jax": jax,
+        "scipy": scipy if own else _JaxScipy(),
+    }
 
 
 def library_name(spelled: str) -> str | None:
     """The op s2s resolves a library spelling to (``jax.nn.relu`` -> ``rt.nn.relu``); None for NumPy's own."""
-    if spelled.split(".")[0] not in ("jax", "scipy"):
+    if spelled.split(".")[0] not in ("jax", "scipy", "numpy"):
         return None
     return library_op(eval(spelled, namespace(np)))
 
@@ -176,6 +203,22 @@ LIBRARY_CASES = [
     C("rt.special.xlog1py", "jax.scipy.special.xlog1py(x, y)", B, {"y": "unit"}),
     C("rt.special.logit", "scipy.special.logit(x)", U, "prob"),
     C("rt.special.entr", "jax.scipy.special.entr(x)", U, "positive"),
+    # numpy.lib.stride_tricks: every window, a gather
+    C(
+        "rt.sliding_window_view",
+        "numpy.lib.stride_tricks.sliding_window_view(x, 2, axis=-1)",
+        "... 4",
+    ),
+    C(
+        "rt.sliding_window_view",
+        "numpy.lib.stride_tricks.sliding_window_view(x, (2, 3), axis=(0, 1))",
+        "3 4 ...",
+    ),
+    C(
+        "rt.sliding_window_view",
+        "numpy.lib.stride_tricks.sliding_window_view(x, (2, 2))",
+        "3 3",
+    ),
     # scipy.integrate
     C("trapezoid", "scipy.integrate.trapezoid(y, x)", {"y": "a", "x": "a"}),
     C("rt.cumulative_trapezoid", "scipy.integrate.cumulative_trapezoid(x)", LAST),

@@ -23,11 +23,19 @@ _HELPERS = tuple(
         "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
         "interp_epsilon", "correlate_window", "reduced_size", "with_unit_axes", "positions_axis",
         "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants", "polyfit_rcond", "polyfit_weight_shape",
-        "poly_start", "polydiv_steps", "polydiv_quotient", "polydiv_kept",
+        "poly_start", "polydiv_steps", "polydiv_quotient", "polydiv_kept", "sliding_positions",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
 batch("example", *_HELPERS)
+
+
+@decompose(name="rt.sliding_window_view")
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    # every window: a gather of ``x`` at positions its shape fixes (``runtime/stride_tricks.py``)
+    return xp.take(
+        xp.reshape(x, (-1,)), rt.sliding_positions(x, window_shape, axis, writeable)
+    )
 
 
 @decompose

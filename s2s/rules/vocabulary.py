@@ -115,6 +115,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.special.logit": ("jax.scipy.special.logit", "scipy.special.logit"),
     "rt.special.entr": ("jax.scipy.special.entr", "scipy.special.entr"),
     "rt.cumulative_trapezoid": ("scipy.integrate.cumulative_trapezoid",),
+    "rt.sliding_window_view": ("numpy.lib.stride_tricks.sliding_window_view",),
     "trapezoid": ("scipy.integrate.trapezoid", "jax.scipy.integrate.trapezoid"),
     "rt.special.gamma": (
         "jax.scipy.special.gamma",
