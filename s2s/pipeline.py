@@ -15,6 +15,7 @@ from .frontend import (
     closure_state,
     comprehensions,
     counted_whiles,
+    dict_fields,
     factories,
     fence,
     function_loops,
@@ -74,7 +75,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = factories.desugar(library_objects.desugar(src))
+    src = factories.desugar(library_objects.desugar(dict_fields.desugar(src)))
     src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(builtin_calls.reversals(src)))

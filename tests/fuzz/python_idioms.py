@@ -12,7 +12,8 @@ helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, 
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
 differences are their oracle: the twin has no spelling of them), a helper reducing a selection by its
 mask argument, objects whose methods store attributes (``layer.forward(x)`` then ``layer.output``, a
-base class's ``__call__``), and a helper whose branches on
+base class's ``__call__``), a dict of lists grown in a loop (``frontend/dict_fields``), and a helper
+whose branches on
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
 NumPy functions of sizes (``int(np.prod(z.shape))``, ``int(np.ceil(0.5 * z.size))``); a list built
@@ -92,6 +93,7 @@ FORMS = (
     "dict_update",
     "stateful_layers",
     "mask_reduced",
+    "dict_of_lists",
 )
 
 
@@ -689,6 +691,18 @@ class PythonIdioms:
         ]
         if self.p(0.5):  # what the last call stored
             lines.append(f"{name} = {name} + np.sum({name}_l.inputs)")
+
+    def _py_dict_of_lists(self, lines, name, a, b):
+        # a training-style record: lists held in a dict, grown through it in a loop
+        lines += [
+            f'{name}_rec = {{"val": [], "sq": []}}',
+            f"{name}_z = np.tanh({a})",
+            "for _ in range(2):",
+            f"    {name}_z = np.sin({name}_z) * 0.9",
+            f'    {name}_rec["val"].append(np.sum({name}_z))',
+            f'    {name}_rec["sq"].append({name}_z ** 2)',
+            f'{name} = sum({name}_rec["val"]) + np.sum(np.stack({name}_rec["sq"])[-1])',
+        ]
 
     def _py_mask_reduced(self, lines, name, a, b):
         # a selection by the program's mask, as a helper's argument: reduced, it compiles

@@ -2862,3 +2862,25 @@ def inputs_im2col_convolution():
 
 
 PROGRAMS += ["im2col_convolution"]
+
+
+def history_of_lists(w, x):
+    """A training-style record: a dict of lists grown in a loop, read by its keys after it."""
+    history = {"loss": [], "norm": []}
+    history["steps"] = []
+    h = x
+    for step in range(3):
+        h = np.tanh(h * w + 0.1 * step)
+        history["loss"].append(np.sum(h**2))
+        history["norm"].append(np.sqrt(np.sum(h**2) + 1.0))
+        history["steps"].append(h)
+    last = np.stack(history["steps"])[-1]
+    return sum(history["loss"]) + max(history["norm"]) + np.sum(last)
+
+
+def inputs_history_of_lists():
+    r = np.random.default_rng(23)
+    return r.normal(size=4), r.normal(size=4)
+
+
+PROGRAMS += ["history_of_lists"]
