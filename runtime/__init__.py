@@ -35,6 +35,8 @@ SUBMODULES = (
 _DEFINED_IN = {
     "as_float": "scalars",
     "as_int": "scalars",
+    "item": "scalars",
+    "batched_item": "scalars",
     "batched_as_float": "scalars",
     "batched_as_int": "scalars",
     "record": "records",

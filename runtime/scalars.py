@@ -46,6 +46,22 @@ def as_int(v):
     )
 
 
+def item(v):
+    """``v.item()``: the one element of ``v``, a Python number; traced, a 0-d array of ``v``'s dtype."""
+    if not _is_jax(v):
+        return np.asarray(v).item()
+    return _single(v, "item")
+
+
+def batched_item(v, size):
+    """``v.item()`` of each example (``v`` batched along axis 0): a vector of the batch."""
+    xp = namespace(v)
+    x = xp.reshape(xp.asarray(v), (size, -1))
+    if x.shape[1] != 1:
+        raise ValueError("item() of an array of more than one element per example")
+    return x[:, 0]
+
+
 def batched_as_float(v, size):
     """``float(v)`` of each example (``v`` batched along axis 0): a vector of the batch."""
     xp = namespace(v)

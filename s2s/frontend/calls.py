@@ -657,6 +657,12 @@ class Calls(lax_control.LaxControl):
                 [cst.Arg(self.expr(func.value)), cst.Arg(names), *fields],
             )
             return self.mark(call, node)
+        if is_method and func.attr.value == "item" and not node.args:
+            # ``loss.item()``: its one element, a number (``float(loss)``'s, keeping the dtype)
+            call = cst.Call(
+                cst.parse_expression("rt.item"), [cst.Arg(self.expr(func.value))]
+            )
+            return self.mark(call, node)
         if is_method:
             name = METHOD_ALIASES.get(func.attr.value, func.attr.value)
             if (

@@ -159,6 +159,11 @@ def as_float(v, *, batched, batch_size):
     return rt.batched_as_float(v, batch_size)
 
 
+@batch_rule("rt.item")
+def item(v, *, batched, batch_size):
+    return rt.batched_item(v, batch_size)
+
+
 @batch_rule("rt.as_int")
 def as_int(v, *, batched, batch_size):
     return rt.batched_as_int(v, batch_size)

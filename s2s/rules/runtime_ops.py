@@ -49,6 +49,11 @@ def as_float(v, *, g):
 nondiff("an integer", "rt.as_int")
 
 
+@linear(name="rt.item")
+def item(v, *, g):
+    return xp.reshape(g, xp.shape(v))
+
+
 @linear(name="rt.record", roles={"cls": "static"})
 def record(cls, *fields, g):
     # ``fields`` is one parameter (the sequence); its cotangent is a list.

@@ -2884,3 +2884,18 @@ def inputs_history_of_lists():
 
 
 PROGRAMS += ["history_of_lists"]
+
+
+def python_numbers_at_the_end(w, x):
+    """``.item()`` as NumPy code returns a Python number (an index from ``argmax`` keeps its int)."""
+    scores = np.tanh(x @ w)
+    best = np.argmax(scores[0]).item()
+    return np.mean(scores**2).item() + scores[0, best].item()
+
+
+def inputs_python_numbers_at_the_end():
+    r = np.random.default_rng(24)
+    return r.normal(size=(3, 4)), r.normal(size=(2, 3))
+
+
+PROGRAMS += ["python_numbers_at_the_end"]
