@@ -240,7 +240,11 @@ class Transformed(ShowsSource):
         if self.kind == "primal":
             return None
         self._refresh()
-        return self._entry
+        entry = self._entry
+        entry.s2s_made_by = (
+            self  # what made it (``program`` maps an inner ``vmap``'s again)
+        )
+        return entry
 
     @functools.cached_property
     def _runner(self):

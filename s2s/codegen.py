@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from . import ir, provenance
+from . import ir, nested_batches, provenance
 from .cstutil import dotted, iter_nodes
 from .deep import deep
 from .emit.module import render
@@ -240,6 +240,12 @@ def _generate(
             )
 
             def batched_helper(name, flags):
+                if name in program.batched_of:  # an inner ``vmap``: both axes at once
+                    inner, spec = program.batched_of[name]
+                    origin = requests.origins[name, flags]
+                    return nested_batches.merged(
+                        program.helpers[name], inner, spec, flags, requests, origin
+                    )
                 _check_not_batched(program.helpers[name], requests.origins[name, flags])
                 _check_not_factory(program.helpers[name], requests.origins[name, flags])
                 mapped = tuple(0 if f else None for f in flags)

@@ -26,6 +26,7 @@ from .frontend import (
     local_defaults,
     local_objects,
     loop_else,
+    numpy_maps,
     partials,
     prepends,
     resolve,
@@ -75,7 +76,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = factories.desugar(library_objects.desugar(dict_fields.desugar(src)))
+    src = dict_fields.desugar(numpy_maps.desugar(src))
+    src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(builtin_calls.reversals(src)))

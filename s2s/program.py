@@ -49,6 +49,9 @@ class Program:
     custom_main: bool = (
         False  # the transformed function itself has a custom rule: ``main`` calls that helper
     )
+    # a helper that is the batched module of another function (``jax.vmap(f)(xs)`` inside): its name ->
+    # (that function's helper name, the inner ``vmap``'s axes), to map it again over merged batch axes
+    batched_of: dict = field(default_factory=dict)
 
     @property
     def digest(self) -> str:
@@ -93,6 +96,16 @@ def build(fn) -> Program:
         lowered = visit(helper, helper_name)
         visiting.pop()
         program.helpers[helper_name] = lowered
+        inner = _mapped_function(helper)
+        if (
+            inner is not None
+        ):  # an inner ``vmap``: its function too, should an outer one map it again
+            fun, axes = inner
+            inner_name = scope.name(
+                getattr(fun, "__name__", "mapped"), fun, function=True
+            )
+            add(inner_name, fun, caller)
+            program.batched_of[helper_name] = (inner_name, axes)
         rule = custom_rule(helper)
         if rule is None:
             _summarize(helper_name, lowered, program)
@@ -122,6 +135,15 @@ def build(fn) -> Program:
     src = source.load(fn)  # read (and checked against the running code) once
     program.main = visit(fn, scope.name(src.name, fn, function=True), src)
     return program
+
+
+def _mapped_function(helper):
+    """``(fun, axes)`` of a helper that is ``s2s.vmap``'s batched module of ``fun`` (``vmapping.Axes``'s
+    spec: in_axes, out_axes, axis_size, axis_name), else None."""
+    made = getattr(helper, "s2s_made_by", None)
+    if made is not None and made.kind == "batch":
+        return made.fn, made.argnums.spec
+    return None
 
 
 def _calling(helper: ir.Function, name: str) -> ir.Function:

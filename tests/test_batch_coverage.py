@@ -95,6 +95,15 @@ ALLOWED = {
         _SECOND_ORDER,
     ),
     "rt.unpair": "control flow (cond's residual pairs): batched with cond, batch_control.py",
+    **dict.fromkeys(
+        [
+            "rt.merged_examples",
+            "rt.merged_examples_vjp",
+            "rt.split_examples",
+            "rt.split_examples_vjp",
+        ],
+        "merge two batch axes (an inner vmap mapped again, nested_batches.py): a third is refused",
+    ),
 }
 
 

@@ -124,11 +124,21 @@ def test_maml_second_derivatives_through_vmap_match_jax(backend):
             )
 
 
-def test_mapping_a_function_that_maps_inside_again_is_refused_at_the_inner_map():
-    ws = np.ones((3, 5, 2))
-    with pytest.raises(s2s.S2SError, match="s2s does not batch batched code") as info:
-        s2s.vmap(P.local_function, in_axes=(0, None))(ws, np.ones((4, 5)))
-    assert "made_inside.py" in str(info.value) and "jax.vmap(f)(xs)" in str(info.value)
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0)])
+def test_mapping_a_function_that_maps_inside_again_maps_over_both_axes(
+    backend, in_axes
+):
+    """``s2s.vmap`` of a function calling ``jax.vmap(f)(xs)``: ``f`` over both axes at once
+    (``nested_batches``), a local function reading the enclosing one's ``w`` included.
+    """
+    ws = RNG.normal(size=(3, 5, 2))
+    xs = RNG.normal(size=(3, 4, 5))
+    args = (ws if in_axes[0] == 0 else ws[0], xs if in_axes[1] == 0 else xs[0])
+    with jax.enable_x64(True):
+        want = jax.vmap(P.local_function, in_axes=in_axes)(*args)
+        got = s2s.vmap(P.local_function, in_axes=in_axes, backend=backend)(*args)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
 def test_a_refusal_inside_batched_gradient_code_points_at_the_users_line():

@@ -748,3 +748,23 @@ def test_nnfs_objects_match_jax_and_batch():
         np.testing.assert_allclose(
             batched, [twin(weights, X, y), twin(weights, -X, y[::-1])], rtol=1e-9
         )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_maps_under_vmap_match_a_loop(backend):
+    """``np.vectorize`` and ``np.apply_along_axis`` are an inner ``vmap``; ``s2s.vmap`` of the function
+    maps it over both axes at once (``nested_batches``), each argument mapped or not."""
+    x, y = P.inputs_mapped_by_numpy()
+    xs, ys = np.stack([x, -x, 2 * x]), np.stack([y, y[::-1], -y])
+    f = P.mapped_by_numpy
+    for in_axes, args in (
+        ((0, None), (xs, y)),
+        ((None, 0), (x, ys)),
+        ((0, 0), (xs, ys)),
+    ):
+        got = s2s.vmap(f, in_axes=in_axes, backend=backend)(*args)
+        want = [
+            f(*(a[k] if axis == 0 else a for a, axis in zip(args, in_axes)))
+            for k in range(3)
+        ]
+        np.testing.assert_allclose(got, want, rtol=1e-10)

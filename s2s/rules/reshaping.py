@@ -23,7 +23,7 @@ _HELPERS = tuple(
         "polyder_weights", "trapezoid_axis", "special.half_steps", "interp_last",
         "interp_epsilon", "correlate_window", "reduced_size", "with_unit_axes", "positions_axis",
         "tensor_matrix_shape", "tensor_trailing_shape", "tensorinv_shape", "polyint_divisors", "polyint_constants", "polyfit_rcond", "polyfit_weight_shape",
-        "poly_start", "polydiv_steps", "polydiv_quotient", "polydiv_kept", "sliding_positions",
+        "poly_start", "polydiv_steps", "polydiv_quotient", "polydiv_kept", "sliding_positions", "rows_shape_along", "rows_back_shape", "rows_back_axis",
     )
 )  # fmt: skip
 nondiff("shape logic: static shapes, axes and constant coefficients", *_HELPERS)
@@ -36,6 +36,18 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     return xp.take(
         xp.reshape(x, (-1,)), rt.sliding_positions(x, window_shape, axis, writeable)
     )
+
+
+# ``np.apply_along_axis(f, axis, arr)``: ``jax.vmap(f)`` over rows (``frontend/numpy_maps.py``)
+@decompose(name="rt.rows_along")
+def rows_along(arr, axis):
+    return xp.reshape(xp.moveaxis(arr, axis, -1), rt.rows_shape_along(arr, axis))
+
+
+@decompose(name="rt.rows_back")
+def rows_back(out, arr, axis):
+    shaped = xp.reshape(out, rt.rows_back_shape(out, arr, axis))
+    return xp.moveaxis(shaped, -1, rt.rows_back_axis(out, arr, axis))
 
 
 @decompose

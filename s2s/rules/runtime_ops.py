@@ -25,6 +25,29 @@ def index_get(target, index, *, g):
     return rt.index_get_vjp(g, target, index), None
 
 
+# two batch axes as one (an inner ``vmap`` mapped again: ``runtime/batch_merging.py``)
+@linear(name="rt.merged_examples", roles={"b1": "static", "b2": "static"})
+def merged_examples(x, outer, inner, b1, b2, *, g):
+    return rt.merged_examples_vjp(g, x, outer, inner, b1, b2), None, None, None, None
+
+
+@linear(
+    name="rt.merged_examples_vjp", roles={"x": "data", "b1": "static", "b2": "static"}
+)
+def merged_examples_vjp(ct, x, outer, inner, b1, b2, *, g):
+    return rt.merged_examples(g, outer, inner, b1, b2), None, None, None, None, None
+
+
+@linear(name="rt.split_examples", roles={"b1": "static", "b2": "static"})
+def split_examples(y, b1, b2, out_axes, *, g):
+    return rt.split_examples_vjp(g, b1, b2, out_axes), None, None, None
+
+
+@linear(name="rt.split_examples_vjp", roles={"b1": "static", "b2": "static"})
+def split_examples_vjp(ct, b1, b2, out_axes, *, g):
+    return rt.split_examples(g, b1, b2, out_axes), None, None, None
+
+
 # a selection by a key the function is given: a mask or positions, told apart when traced (passes/masks.py)
 @linear(name="rt.selection")
 def selection(x, index, fill=True, *, g):

@@ -116,6 +116,9 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.special.entr": ("jax.scipy.special.entr", "scipy.special.entr"),
     "rt.cumulative_trapezoid": ("scipy.integrate.cumulative_trapezoid",),
     "rt.sliding_window_view": ("numpy.lib.stride_tricks.sliding_window_view",),
+    # what ``frontend/numpy_maps.py`` writes ``np.apply_along_axis`` with
+    "rt.rows_along": ("s2s.runtime.maps.rows_along",),
+    "rt.rows_back": ("s2s.runtime.maps.rows_back",),
     "trapezoid": ("scipy.integrate.trapezoid", "jax.scipy.integrate.trapezoid"),
     "rt.special.gamma": (
         "jax.scipy.special.gamma",

@@ -2899,3 +2899,43 @@ def inputs_python_numbers_at_the_end():
 
 
 PROGRAMS += ["python_numbers_at_the_end"]
+
+
+def _huber(t, delta):
+    if abs(t) < delta:
+        return 0.5 * t**2
+    return delta * (abs(t) - 0.5 * delta)
+
+
+@np.vectorize
+def _soft_sign(t):
+    return t / (1.0 + abs(t))
+
+
+def _normalized(row, p):
+    return row / np.sum(np.abs(row) ** p) ** (1.0 / p)
+
+
+def mapped_by_numpy(x, y):
+    """``np.vectorize`` (a Python ``if`` per element; a module-level ``@np.vectorize``; a local alias)
+    and ``np.apply_along_axis`` (extra arguments; a lambda returning a number), read as ``jax.vmap``.
+    """
+    loss = np.vectorize(_huber)(x - y, 0.5)
+    robust = np.vectorize(_huber, otypes=[float])
+    columns = np.apply_along_axis(_normalized, 0, x, 2.0)
+    spread = np.apply_along_axis(lambda r: np.max(r) - np.min(r), 1, x)
+    return (
+        np.sum(loss)
+        + np.sum(robust(x, 1.0))
+        + np.sum(_soft_sign(x))
+        + np.sum(columns * y)
+        + np.sum(spread**2)
+    )
+
+
+def inputs_mapped_by_numpy():
+    r = np.random.default_rng(25)
+    return r.normal(size=(3, 4)), r.normal(size=(3, 4))
+
+
+PROGRAMS += ["mapped_by_numpy"]
