@@ -160,6 +160,8 @@ _DEFINED_IN = {
     "sliding_window_view": "stride_tricks",
     "sliding_positions": "stride_tricks",
     "rows_shape_along": "maps",
+    "top_k": "op_shapes",
+    "top_k_indices": "op_shapes",
     "merged_examples": "batch_merging",
     "merged_examples_vjp": "batch_merging",
     "split_examples": "batch_merging",

@@ -402,3 +402,21 @@ def polydiv(u, v, trim_leading_zeros=False):
         d = np.sum(remainder * pick) / v[0]
         quotient, remainder = quotient + d * slot, remainder - d * under
     return quotient, remainder
+
+
+def top_k_indices(operand, k):
+    """``jax.lax.top_k``'s indices: the positions of the ``k`` largest entries along the last axis, largest
+    first (of equal entries, the first one first)."""
+    from .arrays import namespace
+
+    xp = namespace(operand)
+    order = xp.argsort(-xp.asarray(operand), axis=-1, stable=True)
+    return order[..., :k]
+
+
+def top_k(operand, k):
+    """``jax.lax.top_k(operand, k)``: the ``k`` largest entries along the last axis and their indices."""
+    from .arrays import namespace
+
+    indices = top_k_indices(operand, k)
+    return namespace(operand).take_along_axis(operand, indices, axis=-1), indices

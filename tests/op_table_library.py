@@ -203,6 +203,8 @@ LIBRARY_CASES = [
     C("rt.special.xlog1py", "jax.scipy.special.xlog1py(x, y)", B, {"y": "unit"}),
     C("rt.special.logit", "scipy.special.logit(x)", U, "prob"),
     C("rt.special.entr", "jax.scipy.special.entr(x)", U, "positive"),
+    # jax.lax.top_k: the largest entries (a gather at the positions a sort finds)
+    C("rt.top_k", "jax.lax.top_k(x, 2)[0]", "... 4"),
     # numpy.lib.stride_tricks: every window, a gather
     C(
         "rt.sliding_window_view",

@@ -38,6 +38,17 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     )
 
 
+# ``jax.lax.top_k``: the largest entries, gathered at the positions a sort finds
+nondiff("positions: integers", "rt.top_k_indices")
+batch("trailing", "rt.top_k_indices")
+
+
+@decompose(name="rt.top_k")
+def top_k(operand, k):
+    indices = rt.top_k_indices(operand, k)
+    return xp.take_along_axis(operand, indices, axis=-1), indices
+
+
 # ``np.apply_along_axis(f, axis, arr)``: ``jax.vmap(f)`` over rows (``frontend/numpy_maps.py``)
 @decompose(name="rt.rows_along")
 def rows_along(arr, axis):

@@ -116,6 +116,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.special.entr": ("jax.scipy.special.entr", "scipy.special.entr"),
     "rt.cumulative_trapezoid": ("scipy.integrate.cumulative_trapezoid",),
     "rt.sliding_window_view": ("numpy.lib.stride_tricks.sliding_window_view",),
+    "rt.top_k": ("jax.lax.top_k",),
     # what ``frontend/numpy_maps.py`` writes ``np.apply_along_axis`` with
     "rt.rows_along": ("s2s.runtime.maps.rows_along",),
     "rt.rows_back": ("s2s.runtime.maps.rows_back",),
