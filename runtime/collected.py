@@ -268,15 +268,17 @@ def has_skipped(tree) -> bool:
     return any(isinstance(leaf, Skipped) for leaf in tree_leaves(tree))
 
 
-def kept(ys):
+def kept(ys, size=None):
     """A list collected by a conditional ``append``, from the loop's per-step items: the skipped ones
-    dropped, the others stacked as a loop appending on every step would give them."""
+    dropped, the others stacked as a loop appending on every step would give them. ``size``: the batch
+    size under ``vmap``, where a list that kept nothing is empty in every example."""
+    empty = np.zeros((0,) if size is None else (size, 0))  # Python's `sum([])` is 0
     if isinstance(ys, Skipped):  # every step of a rolled loop skipped
-        return np.zeros((0,))
+        return empty
     if not isinstance(ys, Elements):
         return ys  # no step skipped (or none ran)
     items = [y for y in ys.items if not isinstance(y, Skipped)]
-    return stack(items) if items else np.zeros((0,))  # Python's `sum([])` is 0
+    return stack(items) if items else empty
 
 
 def kept_vjp(g, ys):
@@ -288,3 +290,47 @@ def kept_vjp(g, ys):
     skips = [isinstance(y, Skipped) for y in ys.items]
     parts = iter(per_element(g, skips.count(False)))
     return Elements([y if skip else next(parts) for y, skip in zip(ys.items, skips)])
+
+
+def append_row(collected, item, axis=0):
+    """``hs.append(v)`` after the loop that collected ``hs``: the items again, ``item`` after them, in the
+    form ``collected`` has (a list of containers, ``Elements``, or one array stacked along ``axis``:
+    1 under ``vmap``; an item shaped unlike the stacked ones makes ``Elements``). A loop that ran no
+    step collected nothing (``None``): the list holds ``item`` alone."""
+    if collected is None:
+        if _is_container(item):
+            return [item]
+        return namespace(item).expand_dims(namespace(item).asarray(item), axis)
+    if isinstance(collected, list):
+        return [*collected, item]
+    if isinstance(collected, Elements):
+        return Elements([*collected.items, item])
+    xp = namespace(collected, item)
+    shape = list(np.shape(collected))
+    del shape[axis]
+    if tuple(shape) == tuple(np.shape(item)):
+        return xp.concatenate([collected, xp.expand_dims(item, axis)], axis=axis)
+    rows = [xp.take(collected, k, axis=axis) for k in range(np.shape(collected)[axis])]
+    return Elements([*rows, item])
+
+
+def append_row_first(g, collected, item, axis=0):
+    """The cotangent of ``collected`` in ``append_row(collected, item, axis)``."""
+    if collected is None:
+        return None
+    if isinstance(g, list):
+        return g[:-1]
+    if isinstance(g, Elements):
+        parts = g.items[:-1]
+        if isinstance(collected, Elements):
+            return Elements(parts)
+        return namespace(*parts).stack(parts, axis=axis)
+    n = np.shape(g)[axis] - 1
+    return namespace(g).take(g, np.arange(n), axis=axis)
+
+
+def append_row_last(g, collected, item, axis=0):
+    """The cotangent of ``item`` in ``append_row(collected, item, axis)``."""
+    if isinstance(g, (list, Elements)):
+        return g[-1] if isinstance(g, list) else g.items[-1]
+    return namespace(g).take(g, np.shape(g)[axis] - 1, axis=axis)

@@ -515,23 +515,7 @@ class Reads:
                 COLLECTED,
             )
         if func == "rt.append":  # ``hs.append(v)`` after the loop
-            return (
-                call(
-                    "xp.concatenate",
-                    cst.List(
-                        [
-                            cst.Element(first),
-                            cst.Element(
-                                call(
-                                    "xp.stack",
-                                    cst.List([cst.Element(self.array(rest[0].value))]),
-                                )
-                            ),
-                        ]
-                    ),
-                ),
-                COLLECTED,
-            )
+            return call("rt.append_row", first, rest[0].value), COLLECTED
         if func == "rt.index_set":  # ``hs[i] = v``: a new item in place of one
             index = rest[0].value
             if isinstance(index, (cst.Subscript, cst.Tuple, cst.Slice)):

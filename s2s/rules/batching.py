@@ -208,7 +208,14 @@ batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
 batch("static", "rt.raise_", "rt.raise_if", "rt.check_call")
-batch("container", "rt.kept", "rt.kept_vjp", "rt.total", "rt.total_vjp")
+batch("container", "rt.kept_vjp", "rt.total", "rt.total_vjp")
+
+
+@batch_rule("rt.kept")
+def kept(ys, *, batched, batch_size):
+    return rt.kept(ys, batch_size)
+
+
 batch("container", "rt.dict_get", "rt.dict_get_vjp", "rt.dict_default_vjp")
 batch("container", "rt.argument", "rt.argument_vjp", "rt.argument_default_vjp")
 batch(
@@ -226,6 +233,7 @@ twin(
     "rt.unravel_like_vjp",
 )
 batch("axes", "rt.join_steps", "rt.join_steps_vjp", "rt.rows", "rt.rows_vjp")
+batch("axes", "rt.append_row", "rt.append_row_first", "rt.append_row_last")
 
 
 twin(

@@ -156,13 +156,33 @@ def sequence_like_transpose(u, like, *, g):
 
 
 @linear(name="rt.kept")
-def kept(ys, *, g):
-    return rt.kept_vjp(g, ys)
+def kept(ys, size=None, *, g):
+    return rt.kept_vjp(g, ys), None
 
 
 @linear(name="rt.kept_vjp", roles={"ys": "data"})
 def kept_vjp(ct, ys, *, g):
     return rt.kept(g), None
+
+
+# ``hs.append(v)`` after the loop that collected ``hs``
+@linear(name="rt.append_row")
+def append_row(collected, item, axis=0, *, g):
+    return (
+        rt.append_row_first(g, collected, item, axis),
+        rt.append_row_last(g, collected, item, axis),
+        None,
+    )
+
+
+@linear(name="rt.append_row_first", roles={"collected": "data", "item": "data"})
+def append_row_first(ct, collected, item, axis=0, *, g):
+    return rt.append_row(g, rt.tree_zeros_like(item), axis), None, None, None
+
+
+@linear(name="rt.append_row_last", roles={"collected": "data", "item": "data"})
+def append_row_last(ct, collected, item, axis=0, *, g):
+    return rt.append_row(rt.tree_zeros_like(collected), g, axis), None, None, None
 
 
 @linear(name="rt.rows")

@@ -12,7 +12,8 @@ helpers (``yield`` twice per step, ``yield from``), appends in a row in a loop, 
 as a helper's argument, and NumPy's writes by a mask (``h[h < 0] = 0.1 * h[h < 0]``; finite
 differences are their oracle: the twin has no spelling of them), a helper reducing a selection by its
 mask argument, objects whose methods store attributes (``layer.forward(x)`` then ``layer.output``, a
-base class's ``__call__``), a dict of lists grown in a loop (``frontend/dict_fields``), and a helper
+base class's ``__call__``), a dict of lists grown in a loop (``frontend/dict_fields``), tuples collected in a loop with one more
+appended after it (``rt.append_row``), and a helper
 whose branches on
 a mode string return ``out, cache`` pairs (``cache = None`` in one, ``raise`` in the last), and a list
 that starts with a value and grows by ``+=`` in a loop, beside chained writes ``u[0] = u[-1] = v``;
@@ -94,6 +95,7 @@ FORMS = (
     "stateful_layers",
     "mask_reduced",
     "dict_of_lists",
+    "appended_after_loop",
 )
 
 
@@ -691,6 +693,20 @@ class PythonIdioms:
         ]
         if self.p(0.5):  # what the last call stored
             lines.append(f"{name} = {name} + np.sum({name}_l.inputs)")
+
+    def _py_appended_after_loop(self, lines, name, a, b):
+        # deeplearning.ai's caches: tuples collected in a loop, one more appended after it
+        lines += [
+            f"{name}_caches = []",
+            f"{name}_h = np.tanh({a})",
+            f"for {name}_k in range(2):",
+            f"    {name}_prev = {name}_h",
+            f"    {name}_h = np.sin({name}_h * 0.9 + 0.1 * {name}_k)",
+            f"    {name}_caches.append(({name}_prev, {name}_h * 1.5))",
+            f"{name}_caches.append(({name}_h, {name}_h * 2.0))",
+            f"{name} = np.sum({name}_caches[-1][1]) + np.sum({name}_caches[0][0] ** 2) "
+            f"+ len({name}_caches)",
+        ]
 
     def _py_dict_of_lists(self, lines, name, a, b):
         # a training-style record: lists held in a dict, grown through it in a loop

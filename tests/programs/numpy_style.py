@@ -2939,3 +2939,43 @@ def inputs_mapped_by_numpy():
 
 
 PROGRAMS += ["mapped_by_numpy"]
+
+
+def _linear_activation_forward(A_prev, W, b, activation):
+    Z = np.dot(W, A_prev) + b
+    A = 1 / (1 + np.exp(-Z)) if activation == "sigmoid" else np.maximum(0, Z)
+    return A, ((A_prev, W, b), Z)
+
+
+def deeplearning_ai_layers(parameters, X, Y):
+    """deeplearning.ai's L-layer network: ``parameters["W" + str(l)]``, caches collected in the loop and
+    one more appended after it (tuples whose arrays change shape from layer to layer).
+    """
+    caches = []
+    A = X
+    L = len(parameters) // 2
+    for l in range(1, L):
+        A, cache = _linear_activation_forward(
+            A, parameters["W" + str(l)], parameters["b" + str(l)], "relu"
+        )
+        caches.append(cache)
+    AL, cache = _linear_activation_forward(
+        A, parameters["W" + str(L)], parameters["b" + str(L)], "sigmoid"
+    )
+    caches.append(cache)
+    m = Y.shape[1]
+    cost = (-1 / m) * np.sum(Y * np.log(AL) + (1 - Y) * np.log(1 - AL))
+    return np.squeeze(cost) + 0.01 * np.sum(caches[0][1] ** 2) / len(caches)
+
+
+def inputs_deeplearning_ai_layers():
+    r = np.random.default_rng(26)
+    dims = [3, 5, 4, 1]
+    parameters = {}
+    for l in range(1, len(dims)):
+        parameters["W" + str(l)] = r.normal(size=(dims[l], dims[l - 1])) * 0.5
+        parameters["b" + str(l)] = np.zeros((dims[l], 1))
+    return parameters, r.normal(size=(3, 6)), (r.uniform(size=(1, 6)) > 0.5) * 1.0
+
+
+PROGRAMS += ["deeplearning_ai_layers"]
