@@ -70,6 +70,7 @@ _DEFINED_IN = {
     "zeros_like_float": "arrays",
     "zero_at": "arrays",
     "check": "output",
+    "item_is_copy": "output",
     "debug_print": "output",
     "log": "output",
     "raise_": "output",

@@ -162,3 +162,12 @@ def raise_if(test, kind: str, fmt: str = "", *values) -> None:
 
 
 __all__ = ["check", "debug_print", "log", "raise_", "raise_if"]
+
+
+def item_is_copy(base, count, item) -> bool:
+    """Whether ``item = base[i]`` (``count`` indices) is a copy: a number taken from an array of at most
+    ``count`` axes (NumPy gives a scalar), or an immutable number a list holds; not a view of an array,
+    nor an array a list or dict holds (the very object)."""
+    if isinstance(base, (list, tuple, dict)):
+        return isinstance(item, (bool, int, float, complex, np.generic))
+    return np.ndim(base) <= count

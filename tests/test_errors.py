@@ -234,8 +234,8 @@ CASES = [
     ),
     (
         "function_handed_to_an_op",
-        "def f(w, x):\n    def row(r):\n        return np.sum(r * w)\n    y = np.apply_along_axis(row, 1, x)\n    return np.sum(y)",
-        "no derivative rule for `apply_along_axis`",
+        "def f(w, x):\n    def row(r):\n        return r * w\n    y = np.piecewise(x, [x < 0, x >= 0], [row, row])\n    return np.sum(y)",
+        "no derivative rule for `piecewise`",
         (4, 8),
     ),
     (

@@ -283,6 +283,21 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "in-place write into an item of `track`, which may hold the same array under another item",
             "track[0] += 0.5 * w",
         ),
+        (
+            "dict_item_handle_updated",
+            "in-place update of `W`, which may share memory with `d`",
+            "W *= 2.0",
+        ),
+        (
+            "dict_entry_updated_handle_read",
+            "in-place write into `d`, which may share memory with `W`",
+            'd["W"] *= 2.0',
+        ),
+        (
+            "state_dict_advanced_through_handles",
+            "in-place update of `v`, which may share memory with `state`",
+            "v += 0.1 * (-w * x)",
+        ),
     ],
 )
 def test_writes_numpy_makes_visible_through_another_name_are_refused(
@@ -293,6 +308,19 @@ def test_writes_numpy_makes_visible_through_another_name_are_refused(
         s2s.grad(getattr(P, name))(np.array([1.5, 2.0, 3.0]))
     assert message in info.value.message
     assert info.value.origin.text.strip() == line
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_array_item_of_a_list_argument_updated_in_place_is_refused_when_the_code_runs(
+    backend,
+):
+    """``W = ws[0]`` of a list of arrays: not a number but the list's array (corpus I, silent before)."""
+    w = np.array([1.5, 2.0, 3.0])
+    with pytest.raises(
+        s2s.S2SError, match="the very array a list or dict holds"
+    ) as info:
+        s2s.grad(P.list_argument_item_updated, argnums=1, backend=backend)([w * 1.0], w)
+    assert "W = ws[0]" in str(info.value)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
@@ -478,3 +506,18 @@ def test_an_index_of_whole_and_new_axes_is_a_reshape_not_a_scatter(tmp_path):
         [sys.executable, str(program)], capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_functions_handed_to_an_op_in_a_display_carry_what_they_read(backend):
+    """Local functions in a list handed to an op without rules: their reads of ``w`` reach the op, so
+    every transform is a located error (``grad`` was a silent zero, ``vmap`` a broadcast error).
+    """
+    w, x = 0.5, np.array([-1.0, 2.0, 3.0])
+    f = P.functions_in_a_list_handed_to_an_op
+    with pytest.raises(s2s.S2SError, match="no derivative rule for `piecewise`"):
+        s2s.grad(f, backend=backend)(w, x)
+    with pytest.raises(s2s.S2SError, match="no derivative rule for `piecewise`"):
+        s2s.jvp(f, (w, x), (1.0, np.zeros(3)), backend=backend)
+    with pytest.raises(s2s.S2SError, match="no batching rule for `piecewise`"):
+        s2s.vmap(f, in_axes=(0, None), backend=backend)(np.array([0.5, 1.0]), x)

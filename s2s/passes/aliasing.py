@@ -551,6 +551,9 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
     rows = RowViews(fn)
     taken = ItemBindings() if top else None  # names bound to items of arrays
     numbers: set[str] = set()  # names holding a number literal's value
+    taken_from: dict[str, cst.BaseExpression] = (
+        {}
+    )  # ``h = box["cur"]``: h -> what it was read from
     for i, stmt in enumerate(body):
         rows.step(stmt)
         if helpers:
@@ -614,11 +617,12 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
                     if element
                     else f"write `{name} = {name} {ir.code(stmt.operator).strip()[:-1]} ...` for a new array"
                 )
+                source = ir.code(taken_from.get(name, cst.Name(shared[0])))
                 raise UnsupportedSyntax(
                     f"in-place {'write into' if element else 'update of'} `{name}`, which may share memory "
                     f"with `{shared[0]}` (NumPy would change `{shared[0]}` too)",
                     stmt.origin,
-                    f"{how}, or copy first (`{name} = {shared[0]}.copy()`)",
+                    f"{how}, or copy first (`{name} = {source}.copy()`)",
                 )
             if not element:
                 bind(name, ())
@@ -631,7 +635,13 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
                 else _numbers_unpacked(stmt.target, stmt.value, numbers)
             )
             numbers.difference_update(ir.target_names(stmt.target))
-            item = taken is not None and taken.bind(stmt, groups)
+            for name in ir.target_names(stmt.target):
+                taken_from.pop(name, None)
+            if isinstance(stmt.target, cst.Name) and isinstance(
+                stmt.value, cst.Subscript
+            ):
+                taken_from[stmt.target.value] = stmt.value
+            item = taken is not None and taken.bind(stmt, groups, containers)
             unpacked = (
                 elements.get(stmt.value.value)
                 if isinstance(stmt.value, cst.Name)

@@ -5,10 +5,12 @@ and the update changes only ``s``; for a matrix it is a view of the first row, a
 ``x`` too. Which one it is depends on ``x``'s number of axes, which s2s knows only when the code runs.
 So such a name shares nothing with its array, and where NumPy's answer would differ for a view (an
 in-place update of the item while a name of the array is read later, or of the array while the item
-is), ``ItemBindings`` has the check ``assert np.ndim(x) <= 1`` written after the binding: the
+is), ``ItemBindings`` has the check ``rt.item_is_copy(x, 1, s)`` written after the binding: the
 compiled code runs where ``x[0]`` is a number, and stops at the user's line, saying why, where it
-is a view. An index with a slice, ``None`` or ``...`` (``x[0, :]``) makes no such item: it stays a
-view of ``x`` for the aliasing check.
+is a view, or where ``x`` is a list holding arrays (its items are the arrays themselves). An index
+with a slice, ``None`` or ``...`` (``x[0, :]``), a string key (``d["W"]``: a dict's entry) or a
+base the function made as a list or dict makes no such item: it stays the same memory as ``x`` for
+the aliasing check.
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from ..cstutil import call, literal
 
 
 def _item_of(value) -> tuple[str, int] | None:
-    """``(base, number of indices)`` for ``base[i]`` / ``base[i, j]`` (no slice, ``None`` or ``...``)."""
+    """``(base, number of indices)`` for ``base[i]`` / ``base[i, j]`` (no slice, ``None`` or ``...``; no
+    string key either: ``d["W"]`` is a dict's entry, the very object the dict holds)."""
     if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name)):
         return None
     for el in value.slice:
         if not isinstance(el.slice, cst.Index) or el.slice.star is not None:
             return None
         index = el.slice.value
-        if isinstance(index, cst.Ellipsis) or (
+        if isinstance(index, (cst.Ellipsis, cst.SimpleString, cst.FormattedString)) or (
             isinstance(index, cst.Name) and index.value == "None"
         ):
             return None
@@ -46,8 +49,10 @@ class ItemBindings:
             {}
         )  # id(binding) -> (binding, name, base, count)
 
-    def bind(self, stmt, groups) -> bool:
-        """Take an assignment; True where it binds an item (then it shares nothing with its array)."""
+    def bind(self, stmt, groups, containers=frozenset()) -> bool:
+        """Take an assignment; True where it binds an item (then it shares nothing with its array).
+        ``containers``: names of lists and dicts, whose items are the objects they hold, never copies.
+        """
         if not isinstance(stmt, ir.Assign):
             return False
         names = set(ir.target_names(stmt.target))
@@ -61,7 +66,7 @@ class ItemBindings:
             if isinstance(stmt.target, cst.Name) and not isinstance(stmt, ir.Return)
             else None
         )
-        if item is None:
+        if item is None or item[0] in containers:
             return False
         base, count = item
         holders = frozenset(groups.get(base, {base})) | {base}
@@ -111,23 +116,16 @@ class ItemBindings:
 
 
 def _assertion(binding, name: str, base: str, count: int) -> ir.Assign:
-    """``assert np.ndim(base) <= count``, saying why, at the binding's line."""
+    """``assert rt.item_is_copy(base, count, name)``, saying why, at the binding's line."""
     axes = "axis" if count == 1 else "axes"
     message = (
-        f"`{name}` was taken from `{base}` by an index, and `{base}` has {{}} axes: `{name}` is then a "
-        f"view of `{base}`, not a number, and NumPy would change `{base}` and `{name}` together where "
-        "one is updated in place (s2s computes a new array)"
+        f"`{name}` was taken from `{base}` by an index, and is not a number: a view of `{base}` (an "
+        f"array of more than {count} {axes}) or the very array a list or dict holds, which NumPy would "
+        f"change together with `{name}` where one is updated in place (s2s computes a new array)"
     )
-    hint = f"copy it (`{name} = {base}[...].copy()`), or give `{base}` at most {count} {axes}"
-    test = cst.Comparison(
-        call("xp.ndim", cst.Name(base)),
-        [cst.ComparisonTarget(cst.LessThanEqual(), cst.Integer(str(count)))],
+    hint = f"copy it (`{name} = {base}[...].copy()`), or update it as a new value (`{name} = {name} + ...`)"
+    test = call(
+        "rt.item_is_copy", cst.Name(base), cst.Integer(str(count)), cst.Name(name)
     )
-    check = call(
-        "rt.check",
-        test,
-        literal(message),
-        call("xp.ndim", cst.Name(base)),
-        hint=literal(hint),
-    )
+    check = call("rt.check", test, literal(message), hint=literal(hint))
     return ir.Assign(cst.Name(ir.OUTPUT_TOKEN), check, binding.origin)

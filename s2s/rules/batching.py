@@ -207,6 +207,12 @@ batch(
 batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
+signature_of(
+    rt.item_is_copy,
+    "rt.item_is_copy",
+    roles={"base": "data", "count": "static", "item": "data"},
+)
+batch("example", "rt.item_is_copy")  # (an example's axes and item)
 batch("static", "rt.raise_", "rt.raise_if", "rt.check_call")
 batch("container", "rt.kept_vjp", "rt.total", "rt.total_vjp")
 

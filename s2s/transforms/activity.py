@@ -72,20 +72,30 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     other call handed a function (which then needs a rule, or is an error).
     """
 
-    def inputs(atom) -> set[str]:
-        if isinstance(atom, cst.Name) and defs and atom.value in defs:
-            return free_names(defs[atom.value]) - {"xp", "rt"}
-        return diff_names(atom)
+    def local_functions(atom) -> list[str]:
+        """The local functions an argument hands over: itself, or items of a display (``[f, g]``)."""
+        if not defs:
+            return []
+        if isinstance(atom, cst.Name):
+            return [atom.value] if atom.value in defs else []
+        if isinstance(atom, (cst.Tuple, cst.List, cst.Dict)):
+            return [f for el in atom.elements for f in local_functions(el.value)]
+        return []
 
     def closures(atoms) -> set[str]:
         return set().union(
             set(),
             *(
-                inputs(a)
+                free_names(defs[f]) - {"xp", "rt"}
                 for a in atoms
-                if isinstance(a, cst.Name) and defs and a.value in defs
+                for f in local_functions(a)
             ),
         )
+
+    def inputs(atom) -> set[str]:
+        if local_functions(atom):  # (a display may hold data beside functions)
+            return closures([atom]) | (diff_names(atom) - set(defs))
+        return diff_names(atom)
 
     every = (*e.args, *(v for _, v in e.kwargs))
     if e.kind in ("runtime", "op"):

@@ -134,6 +134,10 @@ class Batch(Transform):
             return any(self.is_batched(a) for a in _index_atoms(atom))
         if isinstance(atom, cst.Name) and atom.value in self.defs:
             return bool(free_names(self.defs[atom.value]) & self.batched)
+        if isinstance(
+            atom, (cst.Tuple, cst.List, cst.Dict)
+        ):  # (functions in a display too)
+            return any(self.is_batched(el.value) for el in atom.elements)
         return bool(diff_names(atom) & self.batched)
 
     def per_example(self, node):

@@ -9,6 +9,8 @@ read from arrays, NumPy-scalar constants).
 
 from __future__ import annotations
 
+import random
+
 from .vocabulary import _shape_text
 
 
@@ -191,13 +193,28 @@ class Pitfalls:
                     (f"[{held}, a_]", "0", "1"),
                 ]
             )
-            update = self.pick(
-                [f"box_[{cur}] -= 0.5 * np.tanh({n})", f"box_[{cur}][0] = np.sum({n})"]
-            )
+            update = [
+                self.pick(
+                    [
+                        f"box_[{cur}] -= 0.5 * np.tanh({n})",
+                        f"box_[{cur}][0] = np.sum({n})",
+                    ]
+                )
+            ]
+            # (drawn apart, so other programs stay as they were) an item read out under a name of its
+            # own and updated through it: the very array the container holds (refused), or a copy
+            side = random.Random(self.seed * 13 + len(lines))
+            if side.random() < 0.5:
+                self.feature("sem_item_handle")
+                copy = side.choice(["", ".copy()"])
+                write = side.choice(
+                    ["h_ *= 1.5", f"h_[0] = np.sum({n})", f"h_ += np.tanh({n})"]
+                )
+                update = [f"h_ = box_[{cur}]{copy}", write]
             lines += [
                 f"a_ = {n} * 2.0",
                 f"box_ = {box}",
-                update,
+                *update,
                 f"{name} = box_[{cur}] * box_[{ref}]",
             ]
             self.define(name, (k,), fresh=True)

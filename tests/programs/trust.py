@@ -637,3 +637,51 @@ def copy_read_by_the_loop_that_updates_it(y0, a):
         for _ in range(2):
             y = y - 0.5 * (y - y_prev - a * np.tanh(y))
     return np.sum(y**2)
+
+
+# --- corpus I: an item read out of a dict is the very array the dict holds ---------------------------
+
+
+def dict_item_handle_updated(w):
+    """``W = d["W"]; W *= 2``: NumPy changes ``d["W"]`` too (s2s once computed ``W`` as a copy)."""
+    d = {"W": np.tanh(w)}
+    W = d["W"]
+    W *= 2.0
+    return np.sum(d["W"] * w)
+
+
+def dict_entry_updated_handle_read(w):
+    """``W = d["W"]; d["W"] *= 2``: the handle sees the update."""
+    d = {"W": np.tanh(w)}
+    W = d["W"]
+    d["W"] *= 2.0
+    return np.sum(W * w)
+
+
+def state_dict_advanced_through_handles(w):
+    """A simulation's state in a dict, advanced in place through names read out of it."""
+    state = {"x": w * 1.0, "v": np.zeros_like(w)}
+    for _ in range(3):
+        x, v = state["x"], state["v"]
+        v += 0.1 * (-w * x)
+        x += 0.1 * v
+    return np.sum(state["x"] ** 2)
+
+
+def list_argument_item_updated(ws, w):
+    """``W = ws[0]`` of a list argument holding arrays: the very array (refused when the code runs)."""
+    W = ws[0]
+    W *= 2.0
+    return np.sum(ws[0] * w)
+
+
+def functions_in_a_list_handed_to_an_op(w, x):
+    """``np.piecewise`` handed local functions in a list, which read ``w``: once a silent zero gradient."""
+
+    def left(r):
+        return r * w
+
+    def right(r):
+        return r * w * 2.0
+
+    return np.sum(np.piecewise(x, [x < 0, x >= 0], [left, right]))
