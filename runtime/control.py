@@ -64,10 +64,7 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
     """``jax.lax.cond``, its error for branches of which one appends and one skips (``Skipped``) ours."""
     import jax
 
-    for leaf in tree_leaves(operands):
-        if isinstance(leaf, Unset) and leaf.where == "branch":
-            message, hint = BRANCH_UNSET
-            raise Refusal(message.format(leaf.name), hint.format(leaf.name))
+    _refuse_branch_unset(operands)
     if _has_unset(operands):
         true_fn, false_fn, operands = _unset_filled(true_fn, false_fn, operands)
     skips, raised = set(), {}
@@ -114,6 +111,14 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
         if not getattr(exc, output.RAISED, False):
             raise
         raise Refusal(*RAISES_ON_DATA) from exc
+
+
+def _refuse_branch_unset(operands) -> None:
+    """A variable one branch of an earlier ``if`` on data assigned, handed to a ``lax.cond``: refused."""
+    for leaf in tree_leaves(operands):
+        if isinstance(leaf, Unset) and leaf.where == "branch":
+            message, hint = BRANCH_UNSET
+            raise Refusal(message.format(leaf.name), hint.format(leaf.name))
 
 
 def _unset_filled(true_fn, false_fn, operands):
@@ -174,6 +179,11 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
             import jax.numpy as jnp
 
             true_fn, false_fn = _branch(true_fn), _branch(false_fn)
+            if _has_unset(
+                operands
+            ):  # (a loop's ``_result`` before a ``return`` in it ran)
+                _refuse_branch_unset(operands)
+                true_fn, false_fn, operands = _unset_filled(true_fn, false_fn, operands)
             try:
                 shapes = [
                     jax.eval_shape(lambda *ops, fn=fn: fn(*ops)[1], *operands)

@@ -521,3 +521,13 @@ def test_functions_handed_to_an_op_in_a_display_carry_what_they_read(backend):
         s2s.jvp(f, (w, x), (1.0, np.zeros(3)), backend=backend)
     with pytest.raises(s2s.S2SError, match="no batching rule for `piecewise`"):
         s2s.vmap(f, in_axes=(0, None), backend=backend)(np.array([0.5, 1.0]), x)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_return_in_a_loop_under_an_if_on_data_differentiates(backend):
+    f = P.early_return_in_a_loop_on_data
+    for v in (1.3, 0.7):
+        fd = (f(v + 1e-6) - f(v - 1e-6)) / 2e-6
+        np.testing.assert_allclose(s2s.grad(f, backend=backend)(v), fd, rtol=1e-6)
+    got = s2s.vmap(s2s.grad(f, backend=backend), backend=backend)(np.array([1.3, 0.7]))
+    np.testing.assert_allclose(got, [-1.08, -1.0], rtol=1e-9)  # 0.7: no step returns

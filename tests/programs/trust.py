@@ -685,3 +685,13 @@ def functions_in_a_list_handed_to_an_op(w, x):
         return r * w * 2.0
 
     return np.sum(np.piecewise(x, [x < 0, x >= 0], [left, right]))
+
+
+def early_return_in_a_loop_on_data(v):
+    """A ``return`` inside a ``for`` loop, under an ``if`` on data (corpus I: an internal error under XLA)."""
+    y = 1.0
+    for step in range(10):
+        y = y - v * 0.1
+        if y < 0:
+            return step + y * v
+    return y
