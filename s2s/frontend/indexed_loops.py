@@ -7,7 +7,9 @@ does not assign; ``i`` never assigned in it) read as
 
     for i, xs_i in zip(range(n), xs):
 
-with every ``xs[i]`` in the body read as ``xs_i``. A Python list (layers of
+with every ``xs[i]`` in the body read as ``xs_i``. A loop ``for l in range(a, b)``
+(``a`` an integer literal) reading ``xs[l + c]`` (``c`` an integer literal, ``a + c >= 0``:
+never a read from the end) zips ``xs[a + c:]`` as ``xs_l_plus_c`` (``xs_l_minus_1``). A Python list (layers of
 different shapes) is then visited item by item, as ``for w in ws`` is, where
 indexing it by a compiled loop counter could not be; an array is visited
 row by row in one compiled loop. Where ``n`` is not ``len(xs)``, the loop
@@ -49,14 +51,42 @@ def _path(node) -> str | None:
             return None
 
 
+def _offset(node, index: str) -> int | None:
+    """``c`` for ``index``, ``index + c``, ``index - c`` or ``c + index`` (``c`` an integer literal)."""
+    if _name(node) == index:
+        return 0
+    if not isinstance(node, cst.BinaryOperation):
+        return None
+    left, right = node.left, node.right
+    if isinstance(node.operator, cst.Add) and _name(right) == index:
+        left, right = right, left
+    if _name(left) != index or not isinstance(right, cst.Integer):
+        return None
+    if isinstance(node.operator, cst.Add):
+        return int(right.value)
+    return -int(right.value) if isinstance(node.operator, cst.Subtract) else None
+
+
 def _indexed_by(node, index: str):
-    """``xs`` (a path: ``_path``) for ``xs[index]`` (one plain index), else None."""
+    """``(xs, c)`` (``xs`` a path: ``_path``) for ``xs[index + c]`` (one index), else None."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return None
     element = node.slice[0].slice
-    if not isinstance(element, cst.Index) or _name(element.value) != index:
+    if not isinstance(element, cst.Index):
         return None
-    return node.value if _path(node.value) is not None else None
+    offset = _offset(element.value, index)
+    if offset is None or _path(node.value) is None:
+        return None
+    return node.value, offset
+
+
+def _literal(node) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _literal(node.expression)
+        return None if inner is None else -inner
+    return None
 
 
 def _code(node) -> str:
@@ -116,25 +146,33 @@ class _Loops(PositionKeeping):
             or updated.asynchronous is not None
             or not isinstance(iterator, cst.Call)
             or _name(iterator.func) != "range"
-            or len(iterator.args) != 1
-            or iterator.args[0].keyword is not None
-            or iterator.args[0].star
+            or len(iterator.args) not in (1, 2)
+            or any(a.keyword is not None or a.star for a in iterator.args)
         ):
             return updated
         assigned = _assigned(updated.body)
         if index in assigned:
             return updated
-        read = {}  # the code of each sequence read -> the sequence
+        start = iterator.args[0].value if len(iterator.args) == 2 else cst.Integer("0")
+        count = iterator.args[-1].value
+        first = _literal(start)
+        read = {}  # (the code of a sequence read, the index's offset) -> the sequence
         for node in iter_nodes(updated.body):
-            xs = _indexed_by(node, index)
-            if xs is not None and _path(xs) not in assigned:
-                read.setdefault(_code(xs), xs)
+            found = _indexed_by(node, index)
+            if found is None or _path(found[0]) in assigned:
+                continue
+            xs, offset = found
+            # ``xs[i - 1]`` from ``i = 1`` on: the items from ``xs[0]`` (never a read from the end)
+            if first is not None and first + offset >= 0:
+                read.setdefault((_code(xs), offset), xs)
         if not read:
             return updated
         self.changed = True
-        items = {key: self.namer.fresh(_identifier(key) + f"_{index}") for key in read}
+        items = {
+            key: self.namer.fresh(_identifier(key[0]) + f"_{index}" + _suffix(key[1]))
+            for key in read
+        }
         body = updated.body.visit(_Items(index, items, self.positions))
-        count = iterator.args[0].value
         loop = updated.with_changes(
             target=cst.Tuple(
                 [cst.Element(cst.Name(index))]
@@ -142,7 +180,8 @@ class _Loops(PositionKeeping):
             ),
             iter=cst.Call(
                 cst.Name("zip"),
-                [cst.Arg(iterator)] + [cst.Arg(xs) for xs in read.values()],
+                [cst.Arg(iterator)]
+                + [cst.Arg(_from(xs, first + key[1])) for key, xs in read.items()],
             ),
             body=body,
         )
@@ -153,10 +192,17 @@ class _Loops(PositionKeeping):
                         cst.Assert(
                             cst.Comparison(
                                 cst.Call(cst.Name("len"), [cst.Arg(xs)]),
-                                [cst.ComparisonTarget(cst.GreaterThanEqual(), count)],
+                                [
+                                    cst.ComparisonTarget(
+                                        cst.GreaterThanEqual(), _plus(count, key[1])
+                                    )
+                                ],
                             ),
                             cst.SimpleString(
-                                repr(f"{key}[{index}] reads past the end of {key}")
+                                repr(
+                                    f"{key[0]}[{index}{_suffix(key[1], ' ')}] reads past the "
+                                    f"end of {key[0]}"
+                                )
                             ),
                         )
                     ]
@@ -165,13 +211,38 @@ class _Loops(PositionKeeping):
                 self.positions,
             )
             for key, xs in read.items()
-            if _length_of(count) != key
+            if not (_length_of(count) == key[0] and key[1] == 0)
         ]
         return cst.FlattenSentinel([*checks, loop]) if checks else loop
 
 
+def _suffix(offset: int, spaced: str = "") -> str:
+    """How an offset reads in a name (``_plus_1``, ``_minus_1``) or, ``spaced``, in code (`` + 1``)."""
+    if offset == 0:
+        return ""
+    if spaced:
+        return f"{spaced}{'+' if offset > 0 else '-'}{spaced}{abs(offset)}"
+    return f"_{'plus' if offset > 0 else 'minus'}_{abs(offset)}"
+
+
+def _plus(node, offset: int):
+    if offset == 0:
+        return node
+    op = cst.Add() if offset > 0 else cst.Subtract()
+    return cst.BinaryOperation(node, op, cst.Integer(str(abs(offset))))
+
+
+def _from(xs, start):
+    """``xs`` from its item ``start`` on (``xs`` itself from 0)."""
+    if start is None or start == 0:
+        return xs
+    return cst.Subscript(
+        xs, [cst.SubscriptElement(cst.Slice(cst.Integer(str(start)), None))]
+    )
+
+
 class _Items(PositionKeeping):
-    """``xs[i]`` -> ``xs_i`` (a node at the subscript's position)."""
+    """``xs[i + c]`` -> its item's name (a node at the subscript's position)."""
 
     def __init__(self, index: str, items: dict, positions: dict):
         super().__init__(positions)
@@ -179,10 +250,10 @@ class _Items(PositionKeeping):
         self.items = items
 
     def leave_Subscript(self, original, updated):
-        xs = _indexed_by(updated, self.index)
-        if xs is None or _code(xs) not in self.items:
+        found = _indexed_by(updated, self.index)
+        if found is None or (_code(found[0]), found[1]) not in self.items:
             return updated
-        return cst.Name(self.items[_code(xs)])
+        return cst.Name(self.items[(_code(found[0]), found[1])])
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

@@ -2979,3 +2979,23 @@ def inputs_deeplearning_ai_layers():
 
 
 PROGRAMS += ["deeplearning_ai_layers"]
+
+
+def layers_by_shifted_index(Ws, x):
+    """Lists read by a loop's index plus or minus a constant (``Ws[l - 1]`` for ``l in range(1, L)``,
+    ``Ws[i + 1]``): loops over the lists from that item on."""
+    a = x
+    for l in range(1, 3):
+        a = np.tanh(Ws[l - 1] @ a)
+    total = 0.0
+    for i in range(len(Ws) - 1):
+        total = total + np.sum(Ws[i] * Ws[i + 1])
+    return np.sum(a**2) + 0.1 * total
+
+
+def inputs_layers_by_shifted_index():
+    r = np.random.default_rng(27)
+    return [r.normal(size=(2, 2)) * 0.7 for _ in range(3)], r.normal(size=2)
+
+
+PROGRAMS += ["layers_by_shifted_index"]
