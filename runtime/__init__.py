@@ -71,6 +71,7 @@ _DEFINED_IN = {
     "zero_at": "arrays",
     "check": "output",
     "item_is_copy": "output",
+    "refused": "output",
     "debug_print": "output",
     "log": "output",
     "raise_": "output",

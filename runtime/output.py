@@ -171,3 +171,11 @@ def item_is_copy(base, count, item) -> bool:
     if isinstance(base, (list, tuple, dict)):
         return isinstance(item, (bool, int, float, complex, np.generic))
     return np.ndim(base) <= count
+
+
+def refused(message: str, hint: str):
+    """What s2s cannot compute, in a branch that may not run (``if params is None: np.random.randn(...)``):
+    the located refusal when it runs, nothing when it does not."""
+    from .located import Refusal
+
+    raise Refusal(message, hint)

@@ -768,3 +768,16 @@ def test_numpy_maps_under_vmap_match_a_loop(backend):
             for k in range(3)
         ]
         np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_numpy_draw_in_a_branch_is_refused_only_where_the_branch_runs(backend):
+    """``if params is None: ... np.random.randn(...)``: given the weights, the branch does not run (the
+    program above differentiates); left to draw them, it is the located refusal naming the draw.
+    """
+    _, X, y = P.inputs_cs231n_two_layer_net()
+    with pytest.raises(
+        s2s.S2SError, match=r"`np\.random\.randn` \(a NumPy random draw\)"
+    ) as info:
+        s2s.grad(P.cs231n_net_drawing_its_weights, backend=backend)(X, y)
+    assert "np.random.randn(input_size, hidden_size)" in str(info.value)

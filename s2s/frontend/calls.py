@@ -27,7 +27,7 @@ import libcst as cst
 import numpy
 
 from .. import ir
-from ..cstutil import dotted, iter_nodes, literal, names_in
+from ..cstutil import call, dotted, iter_nodes, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
 from ..freshness import user_object
 from ..passes.normal_form import is_static
@@ -440,7 +440,26 @@ class Calls(lax_control.LaxControl):
         pending, self._pending = self._pending, []
         return pending
 
+    def _numpy_draw_in_a_branch(self, node):
+        """``np.random.randn(3, 3)`` in an ``if`` block (``if params is None:`` a model's own initial
+        weights): ``rt.refused(...)``, the located error when the branch runs, and none when it does not
+        (the branch taken is known when traced: a default left out); elsewhere None (refused here).
+        """
+        if not self._branches or not isinstance(node.func, (cst.Name, cst.Attribute)):
+            return None
+        obj = self._callee_object(node.func)
+        module = getattr(obj, "__module__", None) or ""
+        if not callable(obj) or not module.startswith("numpy.random"):
+            return None
+        what = self.source.file.module.code_for_node(node.func)
+        message = f"`{what}` (a NumPy random draw) runs here: s2s does not read `numpy.random`"
+        refused = call("rt.refused", literal(message), literal(library.RANDOM_HINT))
+        return self.mark(refused, node)
+
     def _Call(self, node):
+        deferred = self._numpy_draw_in_a_branch(node)
+        if deferred is not None:
+            return deferred
         if _is_builtin(self, node.func, "dict") and all(
             a.keyword is not None and not a.star for a in node.args
         ):

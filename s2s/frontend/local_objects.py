@@ -270,10 +270,17 @@ class _Objects:
         if not hoisted and self.bound[name] != 1:
             return None
         fields = self._fields(cls)
+        # an ``__init__`` doing more than assigning attributes (an ``if``, a dict filled item by item):
+        # a method too, called where the object is made
+        init = _init(cls) if fields is None and not _is_record(cls) else None
+        if init is not None:
+            fields = []
         if fields is None:
             return None
         # attributes the methods assign are read too (``self.output``, set by ``forward``)
         settable = self._set_by_methods(cls, fields, _methods(cls)) or []
+        if init is not None:
+            settable += [a for a in _attribute_writes(init) or [] if a not in settable]
         used = used if hoisted else self._used(name, cls, [*fields, *settable])
         if used is None:
             return None
@@ -281,11 +288,22 @@ class _Objects:
         if methods is None or not self._same_globals(cls, methods):
             return None
         later = self._set_by_methods(cls, fields, methods)
+        if later is not None and init is not None:
+            writes = _attribute_writes(init)
+            later = (
+                None
+                if writes is None
+                else [*later, *(a for a in writes if a not in later)]
+            )
         if later is None or not used - set(_methods(cls)) <= {*fields, *later}:
             return None
         names = {f: self.namer.fresh(f"{name}_{f}") for f in (*fields, *later)}
         names.update({m: self.namer.fresh(_method_name(name, m)) for m in methods})
-        lines = self._made(cls, call, names, stmt)
+        if init is not None:
+            names["__init__"] = self.namer.fresh(f"{name}_init")
+            lines = []
+        else:
+            lines = self._made(cls, call, names, stmt)
         if lines is None:
             return None
         # an attribute a method sets has no value until it is called (reading it before is an error)
@@ -298,6 +316,17 @@ class _Objects:
             if made is None:
                 return None
             lines.append(made)
+        if (
+            init is not None
+        ):  # ``def net_init(...)`` with the attributes it sets, called at once
+            made = self._method(cls, "__init__", names, stmt, init)
+            if made is None:
+                return None
+            made_call = cst.Expr(cst.Call(cst.Name(names["__init__"]), call.args))
+            lines += [
+                made,
+                place(cst.SimpleStatementLine([made_call]), stmt, self.positions),
+            ]
         self.names[name] = names
         self.properties[name] = _properties(cls)
         return lines
@@ -365,9 +394,9 @@ class _Objects:
             lines.append(assignment_line(target, value, stmt, self.positions))
         return lines
 
-    def _method(self, cls, method, names, stmt):
-        """The local function standing for ``name.method``."""
-        fn = _methods(cls)[method]
+    def _method(self, cls, method, names, stmt, fn=None):
+        """The local function standing for ``name.method`` (``fn``: its function, if not a method's)."""
+        fn = fn or _methods(cls)[method]
         try:
             made = sources.load(fn)
         except Exception:  # no source to read

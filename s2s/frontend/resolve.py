@@ -180,6 +180,9 @@ class Resolver(Calls):
         self.treedefs = {}
         # element writes that ``out=`` arguments make, run before the statement holding them
         self._pending = []
+        self._branches = (
+            0  # how deep in ``if`` blocks (a branch that may not run) the resolver is
+        )
         # local names of wrapped functions: ``h = jax.jit(g)``
         self._aliases = dict(aliases or {})
         node = source.node
@@ -329,15 +332,19 @@ class Resolver(Calls):
 
     def compound(self, stmt):
         if isinstance(stmt, cst.If):
-            if isinstance(stmt.orelse, cst.If):
-                orelse = (self.compound(stmt.orelse),)
-            else:
-                orelse = (
-                    tuple(self.block(_lines(stmt.orelse.body), top=False)[0])
-                    if stmt.orelse
-                    else ()
-                )
-            body = tuple(self.block(_lines(stmt.body), top=False)[0])
+            self._branches += 1
+            try:
+                if isinstance(stmt.orelse, cst.If):
+                    orelse = (self.compound(stmt.orelse),)
+                else:
+                    orelse = (
+                        tuple(self.block(_lines(stmt.orelse.body), top=False)[0])
+                        if stmt.orelse
+                        else ()
+                    )
+                body = tuple(self.block(_lines(stmt.body), top=False)[0])
+            finally:
+                self._branches -= 1
             guard = _guard(body, orelse)
             if guard is not None:  # ``if bad: raise E(message)``: checked, also on data
                 raised = guard.args

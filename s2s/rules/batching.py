@@ -213,7 +213,7 @@ signature_of(
     roles={"base": "data", "count": "static", "item": "data"},
 )
 batch("example", "rt.item_is_copy")  # (an example's axes and item)
-batch("static", "rt.raise_", "rt.raise_if", "rt.check_call")
+batch("static", "rt.raise_", "rt.raise_if", "rt.check_call", "rt.refused")
 batch("container", "rt.kept_vjp", "rt.total", "rt.total_vjp")
 
 

@@ -353,6 +353,7 @@ nondiff(
     "rt.check",
 )
 nondiff("the user's `raise`: no value", "rt.raise_", "rt.raise_if")
+nondiff("a refusal when it runs: no value", "rt.refused")
 nondiff("a truth value: whether an item taken by an index is a copy", "rt.item_is_copy")
 nondiff("a check that a call's `*`/`**` arguments fit: no value", "rt.check_call")
 nondiff(

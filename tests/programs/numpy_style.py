@@ -2999,3 +2999,46 @@ def inputs_layers_by_shifted_index():
 
 
 PROGRAMS += ["layers_by_shifted_index"]
+
+
+class _TwoLayerNet:
+    """cs231n's TwoLayerNet: an ``__init__`` that draws its own weights unless it is given them, filling a
+    dict item by item; ``loss`` returning the scores early when there are no labels."""
+
+    def __init__(self, input_size, hidden_size, output_size, std=1e-4, params=None):
+        if params is None:
+            self.params = {}
+            self.params["W1"] = std * np.random.randn(input_size, hidden_size)
+            self.params["b1"] = np.zeros(hidden_size)
+        else:
+            self.params = params
+
+    def loss(self, X, y=None, reg=0.0):
+        W1, b1 = self.params["W1"], self.params["b1"]
+        scores = np.maximum(0, X.dot(W1) + b1)
+        if y is None:
+            return scores
+        scores = scores - np.max(scores, axis=1, keepdims=True)
+        probs = np.exp(scores) / np.sum(np.exp(scores), axis=1, keepdims=True)
+        N = X.shape[0]
+        return -np.sum(np.log(probs[np.arange(N), y])) / N + 0.5 * reg * np.sum(W1 * W1)
+
+
+def cs231n_two_layer_net(params, X, y):
+    net = _TwoLayerNet(3, 4, 4, params=params)
+    return net.loss(X, y, reg=0.05)
+
+
+def inputs_cs231n_two_layer_net():
+    r = np.random.default_rng(28)
+    params = {"W1": r.normal(size=(3, 4)), "b1": r.normal(size=4) * 0.1}
+    return params, r.normal(size=(5, 3)), np.array([0, 3, 1, 2, 1])
+
+
+def cs231n_net_drawing_its_weights(X, y):
+    """The branch that draws with ``np.random`` taken: the located refusal, when it runs."""
+    net = _TwoLayerNet(3, 4, 4)
+    return net.loss(X, y)
+
+
+PROGRAMS += ["cs231n_two_layer_net"]
