@@ -374,6 +374,10 @@ def _with_item(container, index, value):
     from .iteration import Elements
 
     if isinstance(container, dict):
+        if _is_jax(index):  # (``hs[t] = h`` of a dict in a compiled loop)
+            from .located import refuse_traced_key
+
+            refuse_traced_key(index)
         return {**container, index: value}
     if _is_jax(index) and not isinstance(container, Elements):
         from .located import refuse_traced_position

@@ -627,7 +627,7 @@ def settled_carry(step, init):
         raise Refusal(
             "a compiled loop carries values of one structure from step to step, but a step turns "
             f"{jax.tree.structure(init)} into {jax.tree.structure(out)} (a Python list that grows "
-            "in the loop?)",
+            "in the loop, or a dict that gets a key per step?)",
             "append one item per step to a list made before the loop (s2s collects its items), "
             "write into a preallocated array (`hs[t] = ...`), or run eagerly with backend='numpy'",
         )

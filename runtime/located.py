@@ -104,6 +104,19 @@ def refuse_traced_position(index):
         )
 
 
+def refuse_traced_key(index):
+    """A dict written at a key a compiled loop computes (``hs[t] = h``, min-char-rnn's): a ``Refusal``."""
+    import jax
+
+    if isinstance(index, jax.core.Tracer):
+        raise Refusal(
+            "a dict written at a key the compiled code computes (`hs[t] = ...` in a compiled loop): a "
+            "dict's keys are Python values, which a compiled loop's counter is not",
+            "append one item per step to a list made before the loop (`hs.append(h)`, the previous "
+            "one `hs[-1]`), or write into a preallocated array (`hs = np.zeros((T, d))`)",
+        )
+
+
 class ValueRefusal(ValueError):
     """``Refusal`` for a value s2s cannot compute in the form it takes (a per-example selection of no
     fixed shape): re-raised at the user's line with this message and ``hint``."""

@@ -695,3 +695,16 @@ def early_return_in_a_loop_on_data(v):
         if y < 0:
             return step + y * v
     return y
+
+
+def dict_keyed_by_step(W, idx):
+    """min-char-rnn's dicts keyed by the time step."""
+    xs, hs = {}, {}
+    hs[-1] = np.zeros(3)
+    loss = 0.0
+    for t in range(len(idx)):
+        xs[t] = np.zeros(3)
+        xs[t][idx[t]] = 1
+        hs[t] = np.tanh(W @ hs[t - 1] + xs[t])
+        loss += np.sum(hs[t])
+    return loss
