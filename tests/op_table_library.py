@@ -408,6 +408,57 @@ LIBRARY_CASES = [
         DENSITY,
         POSITIVE_SCALE,
     ),
+    C(
+        "rt.stats.expon_logpdf",
+        "scipy.stats.expon.logpdf(x, 0.0, s)",
+        {"x": "~...", "s": "~..."},
+        {"x": "positive", "s": "positive"},
+    ),
+    C("rt.stats.expon_pdf", "jax.scipy.stats.expon.pdf(x)", U, "positive"),
+    C(
+        "rt.stats.expon_cdf",
+        "scipy.stats.expon.cdf(x, scale=s)",
+        {"x": "~...", "s": "~..."},
+        {"x": "positive", "s": "positive"},
+    ),
+    C(
+        "rt.stats.laplace_logpdf",
+        "scipy.stats.laplace.logpdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.laplace_pdf",
+        "jax.scipy.stats.laplace.pdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.laplace_cdf",
+        "scipy.stats.laplace.cdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.logistic_logpdf",
+        "scipy.stats.logistic.logpdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C("rt.stats.logistic_pdf", "jax.scipy.stats.logistic.pdf(x)", U),
+    C(
+        "rt.stats.logistic_cdf",
+        "scipy.stats.logistic.cdf(x, m, s)",
+        DENSITY,
+        POSITIVE_SCALE,
+    ),
+    C(
+        "rt.stats.uniform_logpdf",
+        "scipy.stats.uniform.logpdf(x, -2.0, s + 4.0)",
+        {"x": "~...", "s": "~..."},
+        {"x": "unit", "s": "positive"},
+    ),
+    C("rt.stats.uniform_pdf", "jax.scipy.stats.uniform.pdf(x, -2.0, 5.0)", U, "unit"),
     # incomplete gamma, zeta and the rest of scipy.special (JAX's own partial where none is closed)
     C(
         "rt.special.gammainc",

@@ -189,3 +189,65 @@ def cauchy_cdf(x, loc=0, scale=1):
 @decompose(name="rt.stats.cauchy_logcdf")
 def cauchy_logcdf(x, loc=0, scale=1):
     return xp.log(0.5 + 1.0 / xp.pi * xp.arctan((x - loc) / scale))
+
+
+@decompose(name="rt.stats.expon_logpdf")
+def expon_logpdf(x, loc=0, scale=1):
+    log_probs = -((x - loc) / scale + xp.log(scale))
+    return xp.where(x < loc, -xp.inf, log_probs)
+
+
+@decompose(name="rt.stats.expon_pdf")
+def expon_pdf(x, loc=0, scale=1):
+    log_probs = -((x - loc) / scale + xp.log(scale))
+    return xp.exp(xp.where(x < loc, -xp.inf, log_probs))
+
+
+@decompose(name="rt.stats.expon_cdf")
+def expon_cdf(x, loc=0, scale=1):
+    return xp.where(x < loc, 0.0, -xp.expm1(-(x - loc) / scale))
+
+
+@decompose(name="rt.stats.laplace_logpdf")
+def laplace_logpdf(x, loc=0, scale=1):
+    return -xp.log(2.0 * scale) - xp.abs(x - loc) / scale
+
+
+@decompose(name="rt.stats.laplace_pdf")
+def laplace_pdf(x, loc=0, scale=1):
+    return xp.exp(-xp.log(2.0 * scale) - xp.abs(x - loc) / scale)
+
+
+@decompose(name="rt.stats.laplace_cdf")
+def laplace_cdf(x, loc=0, scale=1):
+    scaled_x = (x - loc) / scale
+    return xp.where(scaled_x < 0, 0.5 * xp.exp(scaled_x), 1.0 - 0.5 * xp.exp(-scaled_x))
+
+
+@decompose(name="rt.stats.logistic_logpdf")
+def logistic_logpdf(x, loc=0, scale=1):
+    half = (x - loc) / scale / 2.0
+    return -2.0 * xp.logaddexp(half, -half) - xp.log(scale)
+
+
+@decompose(name="rt.stats.logistic_pdf")
+def logistic_pdf(x, loc=0, scale=1):
+    half = (x - loc) / scale / 2.0
+    return xp.exp(-2.0 * xp.logaddexp(half, -half) - xp.log(scale))
+
+
+@decompose(name="rt.stats.logistic_cdf")
+def logistic_cdf(x, loc=0, scale=1):
+    return rt.nn.sigmoid((x - loc) / scale)
+
+
+@decompose(name="rt.stats.uniform_logpdf")
+def uniform_logpdf(x, loc=0, scale=1):
+    outside = xp.logical_or(x < loc, x > loc + scale)
+    return xp.where(outside, -xp.inf, -xp.log(scale * xp.ones_like(x)))
+
+
+@decompose(name="rt.stats.uniform_pdf")
+def uniform_pdf(x, loc=0, scale=1):
+    outside = xp.logical_or(x < loc, x > loc + scale)
+    return xp.where(outside, 0.0, 1.0 / (scale * xp.ones_like(x)))

@@ -237,6 +237,10 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **_stats("bernoulli", "logpmf", "pmf"),
     **_stats("poisson", "logpmf", "pmf"),
     **_stats("cauchy", "logpdf", "pdf", "logcdf", "cdf"),
+    **_stats("expon", "logpdf", "pdf", "cdf"),
+    **_stats("laplace", "logpdf", "pdf", "cdf"),
+    **_stats("logistic", "logpdf", "pdf", "cdf"),
+    **_stats("uniform", "logpdf", "pdf"),
 }
 
 # library functions of arrays (not of trees, as ``rt.psum`` is): their operands and results are arrays
