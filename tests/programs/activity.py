@@ -13,9 +13,9 @@ def through_ops(w, x):
 
 def closure_handed_to_a_call(w, x):
     def row(r):
-        return np.sum(r * w)
+        return r * w
 
-    y = np.apply_along_axis(row, 1, x)
+    y = np.piecewise(x, [x < 0, x >= 0], [row, row])  # (functions in a display, too)
     return np.sum(y)
 
 
