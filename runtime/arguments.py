@@ -5,7 +5,9 @@
 fits ``f``'s parameters as Python would bind it (``check_call``). Each
 parameter then receives one value, so the call is differentiated like any
 other: ``argument``'s cotangent goes to the item or entry that was passed, or
-to the default where there was none.
+to the default where there was none. ``*p`` of an array passes its rows, as
+Python does (``model(t, *p)``, scipy's ``curve_fit`` convention); under
+``vmap`` each example's rows (``batched_argument``).
 """
 
 from __future__ import annotations
@@ -52,12 +54,9 @@ def check_call(name, parameters, positional, sequence, keywords, mapping):
     call has no ``*`` or ``**``. The lengths and keys are Python facts, known
     when the code is traced.
     """
-    if hasattr(sequence, "shape"):
-        from .located import Refusal
-
-        raise Refusal(
-            f"`*` of an array in a call of `{name}` (Python would pass its rows)",
-            "pass the rows by index: `f(x[0], x[1])`, or a list",
+    if hasattr(sequence, "shape") and not sequence.shape:
+        raise TypeError(
+            f"{name}() argument after * must be an iterable, not a 0-d array"
         )
     given = [None] * positional + [None] * (0 if sequence is None else len(sequence))
     named = dict.fromkeys(keywords)
@@ -73,10 +72,15 @@ def check_call(name, parameters, positional, sequence, keywords, mapping):
         raise TypeError(f"{name}(): {err}") from None
 
 
-def _holds(source, key) -> bool:
+def _is_array(source) -> bool:
+    return hasattr(source, "shape") and not isinstance(source, (list, tuple, dict))
+
+
+def _holds(source, key, batched=False) -> bool:
     if isinstance(source, dict):
         return key in source
-    return 0 <= key < len(source)
+    length = source.shape[1] if batched and _is_array(source) else len(source)
+    return 0 <= key < length
 
 
 def argument(source, key, default=None):
@@ -88,11 +92,13 @@ def argument_vjp(g, source, key):
     """The cotangent of ``source`` in ``argument(source, key, default)``: ``g`` at ``key`` where it holds it."""
     from .trees import fill_like, tree_zeros_like
 
-    return (
-        fill_like(source, {(key,): g})
-        if _holds(source, key)
-        else tree_zeros_like(source)
-    )
+    if not _holds(source, key):
+        return tree_zeros_like(source)
+    if _is_array(source):  # a row of an array
+        from .arrays import index_add
+
+        return index_add(tree_zeros_like(source), key, g)
+    return fill_like(source, {(key,): g})
 
 
 def argument_default_vjp(g, source, key, default=None):
@@ -102,4 +108,65 @@ def argument_default_vjp(g, source, key, default=None):
     return tree_zeros_like(default) if _holds(source, key) else g
 
 
-__all__ = ["argument", "argument_default_vjp", "argument_vjp", "check_call"]
+def _each(value, is_batched, size):
+    from .batch_axes import broadcast_batch
+
+    return value if is_batched or value is None else broadcast_batch(value, size)
+
+
+def batched_argument(source, key, default, batched, size):
+    """``argument`` per example: an array's rows along axis 1; a container's items (their leaves
+    batched) as they are."""
+    source_b, default_b = batched
+    if _is_array(source) and source_b:
+        return (
+            source[:, key]
+            if _holds(source, key, True)
+            else _each(default, default_b, size)
+        )
+    return argument(_each(source, source_b, size), key, _each(default, default_b, size))
+
+
+def batched_argument_vjp(g, source, key, batched, size):
+    """``argument_vjp`` per example."""
+    g_b, source_b = batched
+    if _is_array(source) and source_b:
+        from .arrays import index_add
+        from .trees import tree_zeros_like
+
+        zeros = tree_zeros_like(source)
+        if not _holds(source, key, True):
+            return zeros
+        return index_add(zeros, (slice(None), key), _each(g, g_b, size))
+    return argument_vjp(_each(g, g_b, size), _each(source, source_b, size), key)
+
+
+def batched_argument_default_vjp(g, source, key, default, batched, size):
+    """``argument_default_vjp`` per example."""
+    g_b, source_b, default_b = batched
+    if _is_array(source) and source_b:
+        from .trees import tree_zeros_like
+
+        held = _holds(source, key, True)
+        return (
+            _each(tree_zeros_like(default), False, size)
+            if held
+            else _each(g, g_b, size)
+        )
+    return argument_default_vjp(
+        _each(g, g_b, size),
+        _each(source, source_b, size),
+        key,
+        _each(default, default_b, size),
+    )
+
+
+__all__ = [
+    "argument",
+    "argument_default_vjp",
+    "argument_vjp",
+    "batched_argument",
+    "batched_argument_default_vjp",
+    "batched_argument_vjp",
+    "check_call",
+]

@@ -781,3 +781,19 @@ def test_a_numpy_draw_in_a_branch_is_refused_only_where_the_branch_runs(backend)
     ) as info:
         s2s.grad(P.cs231n_net_drawing_its_weights, backend=backend)(X, y)
     assert "np.random.randn(input_size, hidden_size)" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_array_spread_into_a_call_under_vmap(backend):
+    """``f(t, *p)`` per example: each example's parameters, and their gradients."""
+    p, t, y = P.inputs_curve_fit_residuals()
+    ps = np.stack([p, p * 1.3, p[::-1]])
+    check = P.curve_fit_residuals
+    got = s2s.vmap(check, in_axes=(0, None, None), backend=backend)(ps, t, y)
+    np.testing.assert_allclose(got, [check(q, t, y) for q in ps], rtol=1e-10)
+    grads = s2s.vmap(s2s.grad(check), in_axes=(0, None, None), backend=backend)(
+        ps, t, y
+    )
+    for g, q in zip(grads, ps):
+        want = s2s.grad(check, backend="numpy")(q, t, y)
+        np.testing.assert_allclose(g, want, rtol=1e-8, atol=1e-12)

@@ -223,7 +223,26 @@ def kept(ys, *, batched, batch_size):
 
 
 batch("container", "rt.dict_get", "rt.dict_get_vjp", "rt.dict_default_vjp")
-batch("container", "rt.argument", "rt.argument_vjp", "rt.argument_default_vjp")
+
+
+# ``*p`` of a container, or of an array (its rows: axis 1 of a batched one)
+@batch_rule("rt.argument")
+def argument(source, key, default=None, *, batched, batch_size):
+    return rt.batched_argument(source, key, default, batched, batch_size)
+
+
+@batch_rule("rt.argument_vjp")
+def argument_vjp(ct, source, key, *, batched, batch_size):
+    return rt.batched_argument_vjp(ct, source, key, batched, batch_size)
+
+
+@batch_rule("rt.argument_default_vjp")
+def argument_default_vjp(ct, source, key, default=None, *, batched, batch_size):
+    return rt.batched_argument_default_vjp(
+        ct, source, key, default, batched, batch_size
+    )
+
+
 batch(
     "container",
     "rt.leaves",

@@ -260,7 +260,7 @@ def unravel_like_vjp(ct, tree, *, g):
     return rt.unravel_like(tree, g), None
 
 
-@linear(name="rt.argument")
+@linear(name="rt.argument", roles={"source": "data"})
 def argument(source, key, default=None, *, g):
     return (
         rt.argument_vjp(g, source, key),

@@ -3042,3 +3042,23 @@ def cs231n_net_drawing_its_weights(X, y):
 
 
 PROGRAMS += ["cs231n_two_layer_net"]
+
+
+def _decay_model(t, a, k, c=0.0):
+    return a * np.exp(-k * t) + c
+
+
+def curve_fit_residuals(p, t, y):
+    """scipy's ``curve_fit`` convention: the model called with the parameter array spread, ``f(t, *p)``
+    (its rows, one per parameter; the default used where ``p`` is shorter)."""
+    full = np.sum((y - _decay_model(t, *p)) ** 2)
+    short = np.sum((y - _decay_model(t, *p[:2])) ** 2)
+    return 0.5 * full + 0.25 * short
+
+
+def inputs_curve_fit_residuals():
+    t = np.linspace(0.0, 2.0, 6)
+    return np.array([1.2, 0.7, 0.1]), t, np.exp(-t) + 0.05
+
+
+PROGRAMS += ["curve_fit_residuals"]
