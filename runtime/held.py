@@ -18,7 +18,26 @@ def _held(leaf) -> bool:
     return not (hasattr(leaf, "shape") or isinstance(leaf, (bool, int, float, complex)))
 
 
-def _check_hashable(held) -> None:
+def _parameter_of(fn, args, leaf) -> str:
+    """How to name the argument of ``fn`` holding ``leaf``: its parameter (a default the caller may have
+    left out), else "an argument"."""
+    import inspect
+
+    import jax
+
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return "an argument"
+    for name, arg in zip(names, args):
+        if any(x is leaf for x in jax.tree_util.tree_leaves(arg)):
+            return (
+                f"the argument `{name}` (or its default, where the call leaves it out)"
+            )
+    return "an argument"
+
+
+def _check_hashable(held, fn=None, args=()) -> None:
     """A value held fixed in the compiled program must be hashable, so that another value compiles anew:
     a mutable object (a plain ``@dataclass``) could change between calls and be silently out of date.
     """
@@ -27,8 +46,9 @@ def _check_hashable(held) -> None:
             hash(leaf)
         except TypeError:
             kind = type(leaf).__name__
+            where = _parameter_of(fn, args, leaf) if fn is not None else "an argument"
             raise TypeError(
-                f"an argument holds a {kind}, which is neither an array nor a pytree of arrays, and is "
+                f"{where} holds a {kind}, which is neither an array nor a pytree of arrays, and is "
                 f"mutable, so XLA cannot compile for it: register it as a pytree "
                 f"(`jax.tree_util.register_dataclass`, or `@dataclass(frozen=True)` for a value "
                 f"compiled in as a constant), pass its fields as arguments, or use backend='numpy'"
@@ -47,7 +67,7 @@ def call(runner, args, static, force=False):
     if not any(mask) and not force:
         return None
     held = tuple(leaf for leaf, m in zip(flat, mask) if m)
-    _check_hashable(held)
+    _check_hashable(held, runner.fn, args)
     fixed = tuple(args[i] for i in static)
     key = ("held", static, fixed, treedef, mask, held)
     found = runner._jitted.get(key)

@@ -136,7 +136,8 @@ def test_a_frozen_dataclass_argument_is_compiled_in_and_a_mutable_one_is_a_clear
         rtol=1e-10,
     )
     with pytest.raises(
-        TypeError, match="holds a Prior, which is neither an array nor a pytree"
+        TypeError,
+        match=r"the argument `prior` .* holds a Prior, which is neither an array nor a pytree",
     ):
         s2s.grad(P.map_objective)(w, x, y, P.Prior(2.0))
 
