@@ -39,6 +39,7 @@ from .rewriting import (
     function_body,
     moved_from,
     namer_of,
+    object_of,
     with_blocks,
     with_body,
 )
@@ -204,12 +205,7 @@ class _Inliner:
         return out
 
     def _object(self, node):
-        if isinstance(node, cst.Name):
-            return None if node.value in self.bound else self.source.env.get(node.value)
-        if isinstance(node, cst.Attribute):
-            owner = self._object(node.value)
-            return None if owner is None else getattr(owner, node.attr.value, None)
-        return None
+        return object_of(node, self.source.env, self.bound)
 
     def inlined(self, stmt) -> list | None:
         """The lines that stand for ``target = factory(args)``, else None."""

@@ -32,6 +32,7 @@ from .rewriting import (
     assignment,
     bindings,
     function_body,
+    object_of,
     place,
     with_body,
 )
@@ -61,12 +62,7 @@ class _Maps(PositionKeeping):
         self.changed = False
 
     def _object(self, node):
-        if isinstance(node, cst.Name):
-            return None if node.value in self.bound else self.source.env.get(node.value)
-        if isinstance(node, cst.Attribute):
-            owner = self._object(node.value)
-            return None if owner is None else getattr(owner, node.attr.value, None)
-        return None
+        return object_of(node, self.source.env, self.bound)
 
     def _mapped(self, func) -> cst.BaseExpression | None:
         """The function a vectorized callee maps (``f`` of ``np.vectorize(f)``), else None."""

@@ -31,6 +31,7 @@ from .rewriting import (
     bindings,
     function_body,
     namer_of,
+    object_of,
     place,
     with_blocks,
     with_body,
@@ -108,14 +109,7 @@ class _Rewriter:
         return defs, place(new, stmt, self.positions)
 
     def _object(self, node):
-        if isinstance(node, cst.Name):
-            if node.value in self.bound:
-                return None
-            return self.source.env.get(node.value)
-        if isinstance(node, cst.Attribute):
-            owner = self._object(node.value)
-            return None if owner is None else getattr(owner, node.attr.value, None)
-        return None
+        return object_of(node, self.source.env, self.bound)
 
     def made(self, stmt, later):
         """The ``def`` for ``name = partial(func, ...)``, else None."""

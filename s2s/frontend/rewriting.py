@@ -106,6 +106,17 @@ def attribute_reads(node, name: str) -> set[str] | None:
     return {r.attr.value for r in reads} if named == len(reads) + 1 else None
 
 
+def object_of(node, env: dict, bound) -> object | None:
+    """The module-level object a name or attribute chain reaches (``np.vectorize``), None for a name
+    the function binds (``bound``) and for any other expression."""
+    if isinstance(node, cst.Name):
+        return None if node.value in bound else env.get(node.value)
+    if isinstance(node, cst.Attribute):
+        owner = object_of(node.value, env, bound)
+        return None if owner is None else getattr(owner, node.attr.value, None)
+    return None
+
+
 def function_body(source: FunctionSource) -> list | None:
     """The statements of the ``def`` ``source`` holds (None for a lambda or a one-line ``def``)."""
     node = source.node
