@@ -557,8 +557,17 @@ def enumerate_vjp(g, xs):
 
 
 def zip_vjp(g, sequences):
-    if g is None:
-        return [None] * len(sequences)
+    if (
+        g is None
+    ):  # a loop that ran no step (``zip(hs, hs[1:])`` of one item): zeros for what it zipped
+        return [
+            (
+                tree_zeros_like(xs)
+                if isinstance(xs, (list, tuple, Elements)) or is_array(xs)
+                else None
+            )
+            for xs in sequences
+        ]
     if isinstance(g, Elements):
         steps = g.items
         return [

@@ -823,3 +823,31 @@ def test_per_example_gradients_of_a_breaking_loop_stay_one_rolled_loop():
     got = s2s.vmap(s2s.grad(fixed_point_40), in_axes=(0, None))(u, c)
     for k in range(3):
         _close(got[k], s2s.grad(fixed_point_40, backend="numpy")(u[k], c), tol=1e-6)
+
+
+def consecutive_pairs(x, n):
+    """``zip(seq, seq[1:])`` of a list of ``n`` items: no step for one item (the fuzzer's seed 50019)."""
+    seq = [x * (k + 1.0) for k in range(n)]
+    total = np.zeros(3)
+    for a, b in zip(seq, seq[1:]):  # noqa: RUF007 (the idiom under test)
+        total = total + a * np.tanh(b)
+    return np.sum(total) + np.sum(x**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("n", [1, 3])
+def test_a_loop_over_a_list_and_its_empty_tail_differentiates(backend, n):
+    """A loop that ran no step gave ``None`` cotangents for the lists it zipped, which the slice's
+    cotangent was then added into (an ``IndexError`` in the generated code)."""
+    x = np.array([0.1, 0.2, 0.3])
+    jx = jnp.asarray(x)
+    seq = [jx * (k + 1.0) for k in range(n)]
+    want = jax.grad(
+        lambda x: sum(
+            (jnp.sum((x * (k + 1.0)) * jnp.tanh(x * (k + 2.0))) for k in range(n - 1)),
+            start=0.0,
+        )
+        + jnp.sum(x**2)
+    )(jx)
+    assert len(seq) == n
+    _close(s2s.grad(consecutive_pairs, backend=backend)(x, n), want, tol=1e-6)
