@@ -343,6 +343,8 @@ _DEFINED_IN = {
     "selection_vjp": "selections",
     "selection_mask": "selections",
     "selection_length": "selections",
+    "mask_axes": "selections",
+    "selection_axes": "selections",
     "selected_fill": "arrays",
     "span_mask": "arrays",
     "contracted_selection": "arrays",

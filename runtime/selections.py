@@ -68,3 +68,13 @@ def selection_length(index, x):
     if isinstance(x, (dict, list, tuple)):
         return len(x[index])
     return len(np.broadcast_to(np.False_, np.shape(x))[index])
+
+
+def mask_axes(mask):
+    """The axes of an array that ``mask`` covers (``x[mask]`` collapses them into its axis 0)."""
+    return tuple(range(np.ndim(mask)))
+
+
+def selection_axes(index):
+    """``mask_axes`` of a key the function is given: a mask's axes, or positions' axis 0."""
+    return mask_axes(index) if is_mask_key(index) else (0,)

@@ -292,7 +292,12 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             kept = _leading(
                 found[key], root_x, key, leading, stmt, namer, out, key in possible
             )
-            out += _masked(op, cst.Name(v), kept, stmt, namer)
+            axes = None
+            if _along_selected(stmt.value):  # the axes the mask covers
+                helper = "rt.selection_axes" if key in possible else "rt.mask_axes"
+                axes = cst.Name(namer.fresh("selected_axes"))
+                out.append(ir.Assign(axes, call(helper, found[key]), stmt.origin))
+            out += _masked(op, cst.Name(v), kept, stmt, namer, axes)
             continue
         out.append(stmt)
     # positions no longer read (``np.nonzero(m)``: its size depends on the values too)
@@ -379,9 +384,21 @@ def _is_name(node) -> bool:
     return isinstance(node, cst.Name)
 
 
+def _along_selected(value) -> bool:
+    """Whether a reduction call has ``axis=0`` (``X[m].mean(axis=0)``: over the selected rows)."""
+    if not (isinstance(value, cst.Call) and len(value.args) == 2):
+        return False
+    arg = value.args[1]
+    named = arg.keyword is None or arg.keyword.value == "axis"
+    return named and isinstance(arg.value, cst.Integer) and arg.value.value == "0"
+
+
 def _reduction_of(value, selections) -> tuple[str, str] | None:
-    """``(op, s)`` for ``xp.<op>(s)`` or ``len(s)`` of a selection ``s`` (no other argument), else None."""
-    if not (isinstance(value, cst.Call) and len(value.args) == 1):
+    """``(op, s)`` for ``xp.<op>(s)`` or ``len(s)`` of a selection ``s`` (no other argument but ``axis=0``,
+    the axis the selection makes), else None."""
+    if not isinstance(value, cst.Call) or not (
+        len(value.args) == 1 or _along_selected(value)
+    ):
         return None
     arg = value.args[0]
     if arg.keyword is not None or not _is_name(arg.value):
@@ -389,6 +406,8 @@ def _reduction_of(value, selections) -> tuple[str, str] | None:
     if arg.value.value not in selections:
         return None
     if isinstance(value.func, cst.Name) and value.func.value == "len":
+        if len(value.args) > 1:
+            return None
         return "len", arg.value.value  # (a static call in normal form: an atom)
     e = eqn_of(value)
     if e.kind == "op" and e.name in (*FILLS, "count_nonzero"):
@@ -537,10 +556,12 @@ def _read_besides_lengths(value, names) -> bool:
     )
 
 
-def _masked(op: str, v, kept, stmt, namer) -> list:
+def _masked(op: str, v, kept, stmt, namer, axes=None) -> list:
     """Statements computing the reduction ``op`` of the selected ``v`` (full-shape, ``kept`` where selected)
-    into ``stmt``'s target."""
+    into ``stmt``'s target; ``axes``: the mask's axes only (``axis=0`` of the selection), else all.
+    """
     out = []
+    along = {} if axes is None else {"axis": axes}
 
     def let(hint, value):
         name = cst.Name(namer.fresh(hint))
@@ -549,16 +570,19 @@ def _masked(op: str, v, kept, stmt, namer) -> list:
 
     if op == "count_nonzero":
         zeros = let("kept", call("xp.where", kept, v, cst.Integer("0")))
-        out.append(ir.Assign(stmt.target, call("xp.count_nonzero", zeros), stmt.origin))
+        counted = call("xp.count_nonzero", zeros, **along)
+        out.append(ir.Assign(stmt.target, counted, stmt.origin))
         return out
     masked = let("kept", call("xp.where", kept, v, cst.parse_expression(FILLS[op])))
     if op != "mean":
-        out.append(ir.Assign(stmt.target, call(f"xp.{op}", masked), stmt.origin))
+        out.append(
+            ir.Assign(stmt.target, call(f"xp.{op}", masked, **along), stmt.origin)
+        )
         return out
-    total = let("total", call("xp.sum", masked))
+    total = let("total", call("xp.sum", masked, **along))
     unit = let("unit", call("xp.ones_like", v))  # an equation of its own: normal form
     ones = let("ones", call("xp.where", kept, unit, cst.Float("0.0")))
-    count = let("count", call("xp.sum", ones))
+    count = let("count", call("xp.sum", ones, **along))
     out.append(
         ir.Assign(
             stmt.target, cst.BinaryOperation(total, cst.Divide(), count), stmt.origin

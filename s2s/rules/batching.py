@@ -337,6 +337,9 @@ signature_of(
 )
 
 
+batch("example", "rt.mask_axes", "rt.selection_axes")  # (an example's mask)
+
+
 @batch_rule("rt.selection_mask")
 def selection_mask(index, x, *, batched, batch_size):
     return rt.batched_ops.selection_mask(index, x, batched, batch_size)

@@ -36,6 +36,7 @@ nondiff(
     "rt.selection_mask",
 )
 nondiff("a count of the selected elements", "rt.selection_length")
+nondiff("the axes a mask covers", "rt.mask_axes", "rt.selection_axes")
 nondiff(
     "a value the masked-away elements hold: no derivative reaches it",
     "rt.selected_fill",

@@ -3062,3 +3062,20 @@ def inputs_curve_fit_residuals():
 
 
 PROGRAMS += ["curve_fit_residuals"]
+
+
+def class_means_by_mask(w, X, y):
+    """Fisher's class means (``X[y > 0].mean(axis=0)``) and a per-feature max over the other class:
+    reductions along the axis a selection makes, as masked reductions."""
+    mu_pos = X[y > 0].mean(axis=0)
+    mu_neg = np.mean(X[y < 0], axis=0)
+    spread = np.max(X[y < 0] * w, axis=0)
+    return (w @ (mu_pos - mu_neg)) ** 2 + np.sum(spread**2)
+
+
+def inputs_class_means_by_mask():
+    r = np.random.default_rng(29)
+    return r.normal(size=3), r.normal(size=(7, 3)), np.array([1, -1, 1, 1, -1, -1, 1.0])
+
+
+PROGRAMS += ["class_means_by_mask"]
