@@ -344,6 +344,7 @@ _DEFINED_IN = {
     "selection_mask": "selections",
     "selection_length": "selections",
     "mask_axes": "selections",
+    "selected_size": "selections",
     "selection_axes": "selections",
     "selected_fill": "arrays",
     "span_mask": "arrays",

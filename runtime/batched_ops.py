@@ -302,3 +302,15 @@ def selection_length(index, x, batched, size):
     else:
         length = one(index, xp.zeros(np.shape(x)[x_batched:], bool))
     return xp.broadcast_to(xp.asarray(length), (size,))
+
+
+def selected_size(kept, v, batched, size):
+    """``rt.selected_size`` per example: each example's count of kept elements."""
+    kept_batched, v_batched = batched
+    xp = namespace(kept, v)
+    shape = np.shape(v)[1:] if v_batched else np.shape(v)
+    if not kept_batched:
+        kept = xp.broadcast_to(kept, shape)[None]
+    whole = xp.broadcast_to(kept, (size, *shape)) if kept_batched else kept
+    whole = xp.broadcast_to(whole, (size, *shape))
+    return xp.count_nonzero(xp.reshape(whole, (size, -1)), axis=1)

@@ -78,3 +78,9 @@ def mask_axes(mask):
 def selection_axes(index):
     """``mask_axes`` of a key the function is given: a mask's axes, or positions' axis 0."""
     return mask_axes(index) if is_mask_key(index) else (0,)
+
+
+def selected_size(kept, v):
+    """``s.size`` of a selection held whole (``v``, ``kept`` where selected): its kept elements."""
+    xp = namespace(kept, v)
+    return xp.count_nonzero(xp.broadcast_to(kept, np.shape(v)))

@@ -260,14 +260,34 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             # ``np.sum(s) / len(s)``: each length the count of the kept elements, an equation of its own
             counts = {}
             for length in lengths:
-                v = length.args[0].value.value
+                v = _counted(length).value
                 key = derived[v]
                 root_x = next(x for x, k in roots.values() if k == key)
                 counts[length] = count = cst.Name(namer.fresh("count"))
-                length = _length(
-                    found[key], root_x, key, leading, stmt, namer, out, key in possible
-                )
-                out.append(ir.Assign(count, length, stmt.origin))
+                if isinstance(length, cst.Attribute):  # ``s.size``: every kept element
+                    kept = _leading(
+                        found[key],
+                        root_x,
+                        key,
+                        leading,
+                        stmt,
+                        namer,
+                        out,
+                        key in possible,
+                    )
+                    value = call("rt.selected_size", kept, cst.Name(v))
+                else:
+                    value = _length(
+                        found[key],
+                        root_x,
+                        key,
+                        leading,
+                        stmt,
+                        namer,
+                        out,
+                        key in possible,
+                    )
+                out.append(ir.Assign(count, value, stmt.origin))
             stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
         product = (
             _product_of(stmt.value, derived, flipped) if target is not None else None
@@ -534,22 +554,35 @@ def _masked_product(stmt, whole, mask, namer, flipped) -> list:
 
 
 def _lengths(value, names) -> list:
-    """The ``len(s)`` atoms in ``value`` of the selections ``names``."""
+    """The ``len(s)`` and ``s.size`` atoms in ``value`` of the selections ``names``."""
     return [
         n
         for n in iter_nodes(value)
-        if isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Name)
-        and n.func.value == "len"
-        and len(n.args) == 1
-        and _is_name(n.args[0].value)
-        and n.args[0].value.value in names
+        if (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Name)
+            and n.func.value == "len"
+            and len(n.args) == 1
+            and _is_name(n.args[0].value)
+            and n.args[0].value.value in names
+        )
+        or (
+            isinstance(n, cst.Attribute)
+            and n.attr.value == "size"
+            and _is_name(n.value)
+            and n.value.value in names
+        )
     ]
+
+
+def _counted(length) -> cst.Name:
+    """The selection a ``len(s)`` or ``s.size`` atom counts."""
+    return length.value if isinstance(length, cst.Attribute) else length.args[0].value
 
 
 def _read_besides_lengths(value, names) -> bool:
     """Whether ``value`` reads a selection of ``names`` other than by its length."""
-    counted = {id(c.args[0].value) for c in _lengths(value, names)}
+    counted = {id(_counted(c)) for c in _lengths(value, names)}
     return any(
         isinstance(n, cst.Name) and n.value in names and id(n) not in counted
         for n in iter_nodes(value)

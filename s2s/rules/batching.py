@@ -338,6 +338,12 @@ signature_of(
 
 
 batch("example", "rt.mask_axes", "rt.selection_axes")  # (an example's mask)
+signature_of(rt.selected_size, "rt.selected_size", roles={"kept": "data", "v": "data"})
+
+
+@batch_rule("rt.selected_size")
+def selected_size(kept, v, *, batched, batch_size):
+    return rt.batched_ops.selected_size(kept, v, batched, batch_size)
 
 
 @batch_rule("rt.selection_mask")

@@ -37,6 +37,7 @@ nondiff(
 )
 nondiff("a count of the selected elements", "rt.selection_length")
 nondiff("the axes a mask covers", "rt.mask_axes", "rt.selection_axes")
+nondiff("a count of the selected elements", "rt.selected_size")
 nondiff(
     "a value the masked-away elements hold: no derivative reaches it",
     "rt.selected_fill",

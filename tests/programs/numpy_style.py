@@ -3079,3 +3079,14 @@ def inputs_class_means_by_mask():
 
 
 PROGRAMS += ["class_means_by_mask"]
+
+
+def selection_sizes(w, X, y):
+    """``s.size`` of a selection by a mask: its count of kept elements (a mean written by hand)."""
+    margins = y * (X @ w)
+    pos = margins[margins > 0]
+    return np.sum(pos) / max(pos.size, 1) + np.sum(X[X > 0] * w[0]) / X[X > 0].size
+
+
+inputs_selection_sizes = inputs_class_means_by_mask
+PROGRAMS += ["selection_sizes"]
