@@ -13,6 +13,7 @@ from . import ir
 from .frontend import (
     builtin_calls,
     closure_state,
+    combinatorics,
     comprehensions,
     counted_whiles,
     dict_fields,
@@ -76,7 +77,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = dict_fields.desugar(numpy_maps.desugar(src))
+    src = dict_fields.desugar(numpy_maps.desugar(combinatorics.pairwise(src)))
     src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))

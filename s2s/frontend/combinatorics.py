@@ -112,3 +112,37 @@ def _range_count(node):
     ):
         return node.args[0].value
     return None
+
+
+def pairwise(source):
+    """``source`` with ``itertools.pairwise(xs)`` (``xs`` a name) written as ``zip(xs, xs[1:])``, the pairs
+    of consecutive items Python's gives (a loop over them is one over two sequences)."""
+    from .rewriting import PositionKeeping, bindings, object_of, with_node
+
+    node = source.node
+    if "pairwise" not in source.text:
+        return source
+    bound = bindings(node)
+
+    class _Pairs(PositionKeeping):
+        changed = False
+
+        def leave_Call(self, original, updated):
+            if not (
+                object_of(updated.func, source.env, bound) is itertools.pairwise
+                and len(updated.args) == 1
+                and not updated.args[0].star
+                and updated.args[0].keyword is None
+                and isinstance(updated.args[0].value, cst.Name)
+            ):
+                return updated
+            self.changed = True
+            xs = updated.args[0].value
+            tail = cst.Subscript(
+                xs, [cst.SubscriptElement(cst.Slice(cst.Integer("1"), None))]
+            )
+            return cst.Call(cst.Name("zip"), [cst.Arg(xs), cst.Arg(tail)])
+
+    pairs = _Pairs(source.file.positions)
+    new = node.visit(pairs)
+    return with_node(source, new) if pairs.changed else source

@@ -3090,3 +3090,21 @@ def selection_sizes(w, X, y):
 
 inputs_selection_sizes = inputs_class_means_by_mask
 PROGRAMS += ["selection_sizes"]
+
+
+def path_length_pairwise(points, w):
+    """``itertools.pairwise`` of a list of points: ``zip(points, points[1:])``."""
+    import itertools
+
+    moved = [p * w for p in points]
+    return sum(
+        np.sqrt(np.sum((b - a) ** 2) + 1e-3) for a, b in itertools.pairwise(moved)
+    )
+
+
+def inputs_path_length_pairwise():
+    r = np.random.default_rng(30)
+    return [r.normal(size=2) for _ in range(4)], np.array([1.5, 0.5])
+
+
+PROGRAMS += ["path_length_pairwise"]
