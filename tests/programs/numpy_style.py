@@ -3094,8 +3094,6 @@ PROGRAMS += ["selection_sizes"]
 
 def path_length_pairwise(points, w):
     """``itertools.pairwise`` of a list of points: ``zip(points, points[1:])``."""
-    import itertools
-
     moved = [p * w for p in points]
     return sum(
         np.sqrt(np.sum((b - a) ** 2) + 1e-3) for a, b in itertools.pairwise(moved)
