@@ -27,7 +27,7 @@ import inspect
 import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
-from ..cstutil import iter_nodes, literal, own_nodes
+from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes
 from . import source as sources
 from .rewriting import (
     Moving,
@@ -40,6 +40,7 @@ from .rewriting import (
     moved_from,
     namer_of,
     object_of,
+    place,
     with_blocks,
     with_body,
 )
@@ -193,9 +194,36 @@ class _Inliner:
             return None
         return {f: self.namer.fresh(f"{name}_{f}") for f in cls._fields}
 
+    def _called_at_once(self, stmt) -> tuple[list, object]:
+        """``nll_fn(X, y, noise)(theta)`` in a line: the factory's call bound to a name on lines before
+        (its body in place, as for ``nll = nll_fn(...)``), the line calling that name.
+        """
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return [], stmt
+        before, replaced = [], {}
+        for node in own_nodes([stmt]):
+            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Call)):
+                continue
+            factory = self._object(node.func.func)
+            if not _makes_functions(factory):
+                continue
+            name = self.namer.fresh(f"{factory.__name__}_made")
+            line = assignment_line(cst.Name(name), node.func, stmt, self.positions)
+            lines = self.inlined(line)
+            if lines is not None:
+                before += lines
+                replaced[node.func] = cst.Name(name)
+        if not replaced:
+            return before, stmt
+        return before, place(replace_nodes(stmt, replaced), stmt, self.positions)
+
     def block(self, statements) -> list:
         out = []
         for stmt in statements:
+            hoisted, stmt = self._called_at_once(stmt)
+            if hoisted:
+                out.extend(self.block(hoisted))
+                self.changed = True
             inlined = self.inlined(stmt)
             if inlined is None:
                 out.append(with_blocks(stmt, self.block, self.positions))

@@ -25,7 +25,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal, names_in
+from ..cstutil import iter_nodes, literal, names_in, replace_nodes
 from .rewriting import (
     assignment,
     bindings,
@@ -103,10 +103,7 @@ class _Rewriter:
                 replaced[node] = cst.Name(name)
         if not replaced:
             return [], stmt
-        new = stmt
-        for old, name in replaced.items():
-            new = new.deep_replace(old, name)
-        return defs, place(new, stmt, self.positions)
+        return defs, place(replace_nodes(stmt, replaced), stmt, self.positions)
 
     def _object(self, node):
         return object_of(node, self.source.env, self.bound)

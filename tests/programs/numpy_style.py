@@ -3106,3 +3106,27 @@ def inputs_path_length_pairwise():
 
 
 PROGRAMS += ["path_length_pairwise"]
+
+
+def _nll_factory(X, y, noise):
+    def nll(theta):
+        K = np.exp(-0.5 * (X[:, None] - X[None, :]) ** 2 / theta**2) + noise * np.eye(
+            len(X)
+        )
+        return 0.5 * y @ np.linalg.solve(K, y) + 0.5 * np.linalg.slogdet(K)[1]
+
+    return nll
+
+
+def factory_called_at_once(theta, X, y):
+    """Krasser's GP notebook: the objective a factory returns, called where it is made."""
+    return _nll_factory(X, y, noise=0.1)(theta) + 0.1 * _nll_factory(X, y, 0.2)(
+        theta * 2.0
+    )
+
+
+def inputs_factory_called_at_once():
+    return 1.2, np.linspace(0.0, 1.0, 4), np.array([0.1, 0.5, 0.2, -0.3])
+
+
+PROGRAMS += ["factory_called_at_once"]
