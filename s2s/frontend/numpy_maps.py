@@ -14,9 +14,9 @@
 
 Guarantee: ``np.vectorize(f)(...)`` called in place, or a name bound once to ``np.vectorize(f)``
 (``g = np.vectorize(f)`` in the function, or a module-level ``@np.vectorize`` function) and only
-called, with positional arguments, ``f`` returning one value; ``otypes``, ``doc`` and ``cache`` are
-read as NumPy does (they do not change values), ``excluded`` and ``signature`` stay a located
-error. ``np.apply_along_axis(f, axis, arr, *args)`` with ``axis`` an int and ``f`` returning a
+called, with positional arguments, ``f`` returning one value; ``doc``, ``cache`` and ``otypes`` of
+floats are read as NumPy does (they do not change values); other ``otypes``, ``excluded`` and
+``signature`` stay a located error. ``np.apply_along_axis(f, axis, arr, *args)`` with ``axis`` an int and ``f`` returning a
 number or a 1-D array. New nodes keep the position of the call they stand for.
 """
 
@@ -74,6 +74,8 @@ class _Maps(PositionKeeping):
         if isinstance(obj, numpy.vectorize):  # ``@np.vectorize`` at module level
             if obj.excluded or obj.signature is not None:
                 self._refuse(func, "`np.vectorize` with `excluded` or `signature`")
+            if obj.otypes and not all(c in "efdg" for c in obj.otypes):
+                self._refuse(func, "`np.vectorize` with `otypes` other than floats")
             name = f"__s2s_vectorized_{len(self.functions)}"
             self.functions[name] = obj.pyfunc
             return cst.Name(name)
@@ -90,7 +92,32 @@ class _Maps(PositionKeeping):
                     a.keyword.value if a.keyword is not None else "a positional option"
                 )
                 self._refuse(made, f"`np.vectorize` with `{what}`")
+            if a.keyword.value == "otypes" and not self._float_types(a.value):
+                # (``otypes=[int]`` casts each result: a value s2s's float results would not match)
+                self._refuse(made, "`np.vectorize` with `otypes` other than floats")
         return made.args[0].value
+
+    def _float_types(self, node) -> bool:
+        """Whether ``otypes`` lists float types only (``[float]``, ``"d"``, ``[np.float64]``)."""
+        if isinstance(node, cst.SimpleString):
+            return all(c in "efdg" for c in node.evaluated_value)
+        if not isinstance(node, (cst.List, cst.Tuple)):
+            return False
+        for el in node.elements:
+            value = el.value
+            if isinstance(value, cst.Name) and value.value == "float":
+                continue
+            kind = (
+                value.evaluated_value
+                if isinstance(value, cst.SimpleString)
+                else self._object(value)
+            )
+            try:
+                if kind is None or numpy.dtype(kind).kind != "f":
+                    return False
+            except TypeError:
+                return False
+        return True
 
     def _refuse(self, node, what: str):
         raise UnsupportedSyntax(
