@@ -239,6 +239,12 @@ CASES = [
         (4, 8),
     ),
     (
+        "vectorize_casting_results",
+        "def f(x):\n    return np.sum(np.vectorize(np.tanh, otypes=[int])(x))",
+        "`np.vectorize` with `otypes` other than floats",
+        (2, 18),
+    ),
+    (
         "numpy_random_draw",
         "def f(x):\n    return np.sum(x * np.random.normal(size=3))",
         "`np.random.normal` comes from `numpy.random`",
