@@ -239,6 +239,12 @@ CASES = [
         (4, 8),
     ),
     (
+        "numpy_seed_inside",
+        "def f(x):\n    np.random.seed(0)\n    return np.sum(x)",
+        "`np.random.seed(...)` inside the function (NumPy's global random state)",
+        (2, 5),
+    ),
+    (
         "vectorize_casting_results",
         "def f(x):\n    return np.sum(np.vectorize(np.tanh, otypes=[int])(x))",
         "`np.vectorize` with `otypes` other than floats",

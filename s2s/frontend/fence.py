@@ -138,10 +138,29 @@ class _Fence:
             and not is_output_statement(node)
             and not isinstance(node.value, (cst.Yield, cst.Await))
         ):
+            self._global_random_state(node)
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
                 "assign the value to a name, or move side effects such as print outside",
+            )
+
+    def _global_random_state(self, node):
+        """``np.random.seed(0)`` as a statement: NumPy's global random state, which compiled code never
+        reads (its own draws are refused); a located error that says so."""
+        from .rewriting import bindings, object_of
+
+        value = node.value
+        if not isinstance(value, cst.Call):
+            return
+        obj = object_of(value.func, self.source.env, bindings(self.source.node))
+        if (getattr(obj, "__module__", None) or "").startswith("numpy.random"):
+            spelled = cst.Module([]).code_for_node(value.func)
+            self.fail(
+                node,
+                f"`{spelled}(...)` inside the function (NumPy's global random state)",
+                "seed outside, before calling it; for random numbers inside, pass a `jax.random` key "
+                "(`jax.random.normal(key, shape)`)",
             )
 
     def _check_target(self, target, stmt):
