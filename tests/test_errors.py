@@ -242,7 +242,7 @@ CASES = [
         "numpy_seed_inside",
         "def f(x):\n    np.random.seed(0)\n    return np.sum(x)",
         "`np.random.seed(...)` inside the function (NumPy's global random state)",
-        (2, 5),
+        (2, 4),
     ),
     (
         "vectorize_casting_results",
