@@ -18,7 +18,8 @@ Guarantee: ``name = Cls(args)`` in any block, ``name`` bound nowhere else and re
 library's) whose bases are plain classes of the program (methods looked up as Python does, nearest
 first), or a ``NamedTuple`` or a dataclass (its fields, by position or keyword, defaults literal);
 its ``__init__`` (its own or a base's) only assigns ``self.attribute = expression`` of its
-parameters and of the attributes it assigned before; its methods the line's calls reach are plain
+parameters and of the attributes it assigned before (written as those assignments), or else is read
+as a method like the others (``if``s, items written: ``net_init(...)`` called on the line); its methods the line's calls reach are plain
 ``def``s (no decorator but ``@property``: a read-only property is its getter called) that read
 ``self`` only as ``self.attribute`` or ``self.method(...)``. Every module-level name the methods and
 ``__init__`` read is the same object where the line is, and no name the function binds. Any other
@@ -316,9 +317,8 @@ class _Objects:
             if made is None:
                 return None
             lines.append(made)
-        if (
-            init is not None
-        ):  # ``def net_init(...)`` with the attributes it sets, called at once
+        if init is not None:
+            # ``def net_init(...)`` with the attributes it sets, called at once
             made = self._method(cls, "__init__", names, stmt, init)
             if made is None:
                 return None

@@ -161,9 +161,8 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
     )  # ``t = s.T`` of a selection ``s`` -> ``s`` (a product's operand: 1-D, as ``s``)
     made = {}  # a mask's expression (as code) -> (its name, the names it reads)
     given = arguments
-    possible = (
-        set()
-    )  # keys the function is given: a mask or positions, told apart when traced
+    # keys the function is given: a mask or positions, told apart when traced
+    possible = set()
     for stmt in body:
         bound = writes(
             stmt
@@ -239,9 +238,8 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             continue
         if target in roots and roots[target][1] in masks_ok:
             x, key = roots[target]
-            if (
-                key in possible
-            ):  # ``x[key]`` as NumPy reads it, the mask's kind known when traced
+            if key in possible:
+                # ``x[key]`` as NumPy reads it, the mask's kind known when traced
                 selection = call("rt.selection", x, found[key])
                 out.append(ir.Assign(stmt.target, selection, stmt.origin))
                 continue
