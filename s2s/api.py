@@ -241,9 +241,8 @@ class Transformed(ShowsSource):
             return None
         self._refresh()
         entry = self._entry
-        entry.s2s_made_by = (
-            self  # what made it (``program`` maps an inner ``vmap``'s again)
-        )
+        # what made it (``program`` maps an inner ``vmap``'s module again, over both axes)
+        entry.s2s_made_by = self
         return entry
 
     @functools.cached_property
