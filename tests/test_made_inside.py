@@ -149,3 +149,16 @@ def test_a_refusal_inside_batched_gradient_code_points_at_the_users_line():
         s2s.grad(P.clipped_step_loss)(np.ones(5), np.ones((4, 5)))
     first, line = str(info.value).splitlines()[:2]
     assert first.startswith(P.__file__) and "jnp.dot(jnp.tanh(x), w)" in line
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_gradient_through_a_map_of_a_function_that_maps_inside(backend):
+    """``jax.grad`` of ``jax.vmap`` of a function calling ``jax.vmap``: the merged module
+    (``nested_batches``) differentiated, its merging helpers' rules included."""
+
+    W = RNG.normal(size=(3, 5, 2))
+    xs = RNG.normal(size=(4, 5))
+    with jax.enable_x64(True):
+        want = jax.grad(P.maps_a_map)(W, xs)
+        got = s2s.grad(P.maps_a_map, backend=backend)(W, xs)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

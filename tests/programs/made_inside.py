@@ -248,3 +248,8 @@ def clipped_step_loss(w, xs):
     """DP-SGD's step: per-example gradients by ``jax.vmap(jax.grad(...))``, differentiated again."""
     grads = jax.vmap(jax.grad(_dot_loss), in_axes=(None, 0))(w, xs)
     return jnp.sum((w - 0.1 * jnp.mean(grads, axis=0)) ** 2)
+
+
+def maps_a_map(W, xs):
+    """``jax.vmap`` over weights of ``local_function``, which maps over examples itself."""
+    return jnp.sum(jax.vmap(local_function, in_axes=(0, None))(W, xs) ** 2)
