@@ -241,7 +241,8 @@ def _generate(
 
             def batched_helper(name, flags):
                 if name in program.batched_of:  # an inner ``vmap``: both axes at once
-                    inner, spec = program.batched_of[name]
+                    fun, spec = program.batched_of[name]
+                    inner = program.lowered(fun)
                     origin = requests.origins[name, flags]
                     return nested_batches.merged(
                         program.helpers[name], inner, spec, flags, requests, origin

@@ -50,8 +50,11 @@ class Program:
         False  # the transformed function itself has a custom rule: ``main`` calls that helper
     )
     # a helper that is the batched module of another function (``jax.vmap(f)(xs)`` inside): its name ->
-    # (that function's helper name, the inner ``vmap``'s axes), to map it again over merged batch axes
+    # (that function, the inner ``vmap``'s axes), to map it again over merged batch axes
     batched_of: dict = field(default_factory=dict)
+    # ``lowered(fn)``: the helper name of a function of the program, lowered on first asking (the
+    # function an inner ``vmap`` maps, only where an outer one maps it again)
+    lowered: object = None
 
     @property
     def digest(self) -> str:
@@ -99,13 +102,8 @@ def build(fn) -> Program:
         inner = _mapped_function(helper)
         if (
             inner is not None
-        ):  # an inner ``vmap``: its function too, should an outer one map it again
-            fun, axes = inner
-            inner_name = scope.name(
-                getattr(fun, "__name__", "mapped"), fun, function=True
-            )
-            add(inner_name, fun, caller)
-            program.batched_of[helper_name] = (inner_name, axes)
+        ):  # an inner ``vmap``: what it maps, should an outer one map it again
+            program.batched_of[helper_name] = inner
         rule = custom_rule(helper)
         if rule is None:
             _summarize(helper_name, lowered, program)
@@ -124,6 +122,12 @@ def build(fn) -> Program:
         )
         program.flows[helper_name] = tuple(i in diff for i in range(n))
 
+    def lowered(fun) -> str:
+        name = scope.name(getattr(fun, "__name__", "mapped"), fun, function=True)
+        add(name, fun, None)
+        return name
+
+    program.lowered = lowered
     rule = custom_rule(fn)
     # the function itself has a custom rule: main calls it as a helper
     if rule is not None:
