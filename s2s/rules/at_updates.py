@@ -55,7 +55,9 @@ def index_multiply_forward(
 
 @vjp(name="rt.index_max")
 def index_max(target, index, value, *, ans, g):
-    kept = xp.astype(target == ans, g.dtype)
+    # (positions the index misses keep ``target``: theirs whatever XLA's rounding of ``ans``)
+    missed = rt.index_add(xp.zeros_like(g), index, 1.0) == 0
+    kept = xp.astype(xp.logical_or(missed, target == ans), g.dtype)
     won = xp.astype(value == ans[index], g.dtype)
     count = rt.index_add(kept, index, won)
     return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
@@ -63,7 +65,8 @@ def index_max(target, index, value, *, ans, g):
 
 @jvp(index_max)
 def index_max_forward(target, index, value, *, ans, target_dot, value_dot):
-    kept = xp.astype(target == ans, ans.dtype)
+    missed = rt.index_add(xp.zeros_like(ans), index, 1.0) == 0
+    kept = xp.astype(xp.logical_or(missed, target == ans), ans.dtype)
     won = xp.astype(value == ans[index], ans.dtype)
     count = rt.index_add(kept, index, won)
     return (
@@ -75,7 +78,9 @@ def index_max_forward(target, index, value, *, ans, target_dot, value_dot):
 
 @vjp(name="rt.index_min")
 def index_min(target, index, value, *, ans, g):
-    kept = xp.astype(target == ans, g.dtype)
+    # (positions the index misses keep ``target``: theirs whatever XLA's rounding of ``ans``)
+    missed = rt.index_add(xp.zeros_like(g), index, 1.0) == 0
+    kept = xp.astype(xp.logical_or(missed, target == ans), g.dtype)
     won = xp.astype(value == ans[index], g.dtype)
     count = rt.index_add(kept, index, won)
     return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
@@ -83,7 +88,8 @@ def index_min(target, index, value, *, ans, g):
 
 @jvp(index_min)
 def index_min_forward(target, index, value, *, ans, target_dot, value_dot):
-    kept = xp.astype(target == ans, ans.dtype)
+    missed = rt.index_add(xp.zeros_like(ans), index, 1.0) == 0
+    kept = xp.astype(xp.logical_or(missed, target == ans), ans.dtype)
     won = xp.astype(value == ans[index], ans.dtype)
     count = rt.index_add(kept, index, won)
     return (
