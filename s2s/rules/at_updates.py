@@ -53,22 +53,27 @@ def index_multiply_forward(
     )
 
 
+# The winners are found by comparing the target and the values with each other, never with ``ans``:
+# XLA may compute a target it recomputes in another fusion with other rounding, and an element no
+# comparison with ``ans`` keeps would divide by a count of zero (NaN). Positions the index misses
+# compare with an infinite ``best``: the target keeps them.
+
+
 @vjp(name="rt.index_max")
 def index_max(target, index, value, *, ans, g):
-    # (positions the index misses keep ``target``: theirs whatever XLA's rounding of ``ans``)
-    missed = rt.index_add(xp.zeros_like(g), index, 1.0) == 0
-    kept = xp.astype(xp.logical_or(missed, target == ans), g.dtype)
-    won = xp.astype(value == ans[index], g.dtype)
-    count = rt.index_add(kept, index, won)
+    best = rt.index_max(xp.full_like(target, -xp.inf), index, value)
+    kept = xp.astype(target >= best, g.dtype)
+    won = xp.astype(value >= xp.maximum(target, best)[index], g.dtype)
+    count = xp.maximum(rt.index_add(kept, index, won), 1.0)
     return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
 
 
 @jvp(index_max)
 def index_max_forward(target, index, value, *, ans, target_dot, value_dot):
-    missed = rt.index_add(xp.zeros_like(ans), index, 1.0) == 0
-    kept = xp.astype(xp.logical_or(missed, target == ans), ans.dtype)
-    won = xp.astype(value == ans[index], ans.dtype)
-    count = rt.index_add(kept, index, won)
+    best = rt.index_max(xp.full_like(target, -xp.inf), index, value)
+    kept = xp.astype(target >= best, ans.dtype)
+    won = xp.astype(value >= xp.maximum(target, best)[index], ans.dtype)
+    count = xp.maximum(rt.index_add(kept, index, won), 1.0)
     return (
         target_dot * kept / count,
         None,
@@ -78,20 +83,19 @@ def index_max_forward(target, index, value, *, ans, target_dot, value_dot):
 
 @vjp(name="rt.index_min")
 def index_min(target, index, value, *, ans, g):
-    # (positions the index misses keep ``target``: theirs whatever XLA's rounding of ``ans``)
-    missed = rt.index_add(xp.zeros_like(g), index, 1.0) == 0
-    kept = xp.astype(xp.logical_or(missed, target == ans), g.dtype)
-    won = xp.astype(value == ans[index], g.dtype)
-    count = rt.index_add(kept, index, won)
+    best = rt.index_min(xp.full_like(target, xp.inf), index, value)
+    kept = xp.astype(target <= best, g.dtype)
+    won = xp.astype(value <= xp.minimum(target, best)[index], g.dtype)
+    count = xp.maximum(rt.index_add(kept, index, won), 1.0)
     return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
 
 
 @jvp(index_min)
 def index_min_forward(target, index, value, *, ans, target_dot, value_dot):
-    missed = rt.index_add(xp.zeros_like(ans), index, 1.0) == 0
-    kept = xp.astype(xp.logical_or(missed, target == ans), ans.dtype)
-    won = xp.astype(value == ans[index], ans.dtype)
-    count = rt.index_add(kept, index, won)
+    best = rt.index_min(xp.full_like(target, xp.inf), index, value)
+    kept = xp.astype(target <= best, ans.dtype)
+    won = xp.astype(value <= xp.minimum(target, best)[index], ans.dtype)
+    count = xp.maximum(rt.index_add(kept, index, won), 1.0)
     return (
         target_dot * kept / count,
         None,
