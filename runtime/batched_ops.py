@@ -311,6 +311,5 @@ def selected_size(kept, v, batched, size):
     shape = np.shape(v)[1:] if v_batched else np.shape(v)
     if not kept_batched:
         kept = xp.broadcast_to(kept, shape)[None]
-    whole = xp.broadcast_to(kept, (size, *shape)) if kept_batched else kept
-    whole = xp.broadcast_to(whole, (size, *shape))
+    whole = xp.broadcast_to(kept, (size, *shape))
     return xp.count_nonzero(xp.reshape(whole, (size, -1)), axis=1)
