@@ -50,7 +50,9 @@ def is_function(obj) -> bool:
 def is_program_object(obj) -> bool:
     """An instance of a class of the program (``MODEL = Model(2.0)`` at module level): a helper called
     with it is bound to it, its attributes read as constants and its methods called with ``self`` bound,
-    as ``MODEL.apply(w, x)`` is read. Not an array, a container, a number or a library's object.
+    as ``MODEL.apply(w, x)`` is read. Not an array, a container, a number, nor an object of a class
+    defined outside the program (the standard library's, an installed package's: a ``Logger``, a
+    ``DataFrame``).
     """
     from .spellings import is_library
 
@@ -58,12 +60,28 @@ def is_program_object(obj) -> bool:
     return (
         cls.__module__ not in ("builtins", "types", "functools")
         and not is_library(obj)
+        and _defined_in_the_program(cls)
         and not isinstance(obj, (type, Bound, types.ModuleType, np.generic))
         and not callable(getattr(cls, "__array__", None))
         and inspect.isclass(cls)
         and "__dict__" in dir(obj)
         and not is_function(obj)
     )
+
+
+def _defined_in_the_program(cls) -> bool:
+    """Whether ``cls`` comes from a file of the program: not the standard library's, nor an installed
+    package's (``site-packages``), nor a built-in module's."""
+    import sys
+    import sysconfig
+
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if path is None:
+        return cls.__module__ == "__main__"
+    installed = {
+        sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    }
+    return not any(path.startswith(folder) for folder in installed)
 
 
 class Bound(Standin):
