@@ -373,16 +373,12 @@ def _with_item(container, index, value):
     """A copy of ``container`` with one item replaced; the other items are the same objects."""
     from .iteration import Elements
 
-    if isinstance(container, dict):
-        if _is_jax(index):  # (``hs[t] = h`` of a dict in a compiled loop)
-            from .located import refuse_traced_key
-
-            refuse_traced_key(index)
-        return {**container, index: value}
     if _is_jax(index) and not isinstance(container, Elements):
-        from .located import refuse_traced_position
+        from .located import refuse_traced_item
 
-        refuse_traced_position(index)
+        refuse_traced_item(container, index)
+    if isinstance(container, dict):
+        return {**container, index: value}
     items = list(container)
     items[index] = value
     return Elements(items) if isinstance(container, Elements) else items

@@ -90,31 +90,27 @@ class Refusal(TypeError):
         self.hint = hint
 
 
-def refuse_traced_position(index):
-    """A Python list written at a position a compiled loop computes (``hs[t] = h``): a ``Refusal``."""
+def refuse_traced_item(container, index):
+    """A Python list or dict written at a position or key a compiled loop computes (``hs[t] = h``;
+    min-char-rnn's dict): a ``Refusal``."""
     import jax
 
-    if isinstance(index, jax.core.Tracer):
-        raise Refusal(
-            "a Python list written at a position the compiled code computes (`hs[t] = ...` in a compiled "
-            "loop): each item of a list is a value of its own, which the compiled loop cannot pick by a "
-            "traced position",
-            "append one item per step to a list made before the loop (s2s collects its items), or write "
-            "into a preallocated array (`hs = np.zeros((T, d))`)",
-        )
-
-
-def refuse_traced_key(index):
-    """A dict written at a key a compiled loop computes (``hs[t] = h``, min-char-rnn's): a ``Refusal``."""
-    import jax
-
-    if isinstance(index, jax.core.Tracer):
+    if not isinstance(index, jax.core.Tracer):
+        return
+    if isinstance(container, dict):
         raise Refusal(
             "a dict written at a key the compiled code computes (`hs[t] = ...` in a compiled loop): a "
             "dict's keys are Python values, which a compiled loop's counter is not",
             "append one item per step to a list made before the loop (`hs.append(h)`, the previous "
             "one `hs[-1]`), or write into a preallocated array (`hs = np.zeros((T, d))`)",
         )
+    raise Refusal(
+        "a Python list written at a position the compiled code computes (`hs[t] = ...` in a compiled "
+        "loop): each item of a list is a value of its own, which the compiled loop cannot pick by a "
+        "traced position",
+        "append one item per step to a list made before the loop (s2s collects its items), or write "
+        "into a preallocated array (`hs = np.zeros((T, d))`)",
+    )
 
 
 class ValueRefusal(ValueError):

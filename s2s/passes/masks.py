@@ -222,6 +222,15 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
         return body
     out = []
     leading = {}  # (mask name, x) -> the name of ``rt.leading_mask(mask, x)``
+
+    def kept_by(key, x, stmt):
+        """The mask ``key`` against ``x`` (``rt.leading_mask``, or ``rt.selection_mask``), once per key."""
+        return _leading(found[key], x, key, leading, stmt, namer, out, key in possible)
+
+    def length_by(key, x, stmt):
+        """``len(x[key])``, as ``_length`` writes it."""
+        return _length(found[key], x, key, leading, stmt, namer, out, key in possible)
+
     for stmt in body:
         target = (
             stmt.target.value
@@ -231,7 +240,7 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
         if id(stmt) in masked_writes and masked_writes[id(stmt)][1] in masks_ok:
             # ``h[h < 0] = 0.1 * h[h < 0]``: ``h = np.where(h < 0, 0.1 * h, h)``
             x, key, v = masked_writes[id(stmt)]
-            kept = _leading(found[key], x, key, leading, stmt, namer, out)
+            kept = kept_by(key, x, stmt)
             out.append(
                 ir.Assign(stmt.target, call("xp.where", kept, v, x), stmt.origin)
             )
@@ -243,7 +252,7 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 selection = call("rt.selection", x, found[key])
                 out.append(ir.Assign(stmt.target, selection, stmt.origin))
                 continue
-            kept = _leading(found[key], x, key, leading, stmt, namer, out)
+            kept = kept_by(key, x, stmt)
             fill = call("rt.selected_fill", x, kept)
             out.append(
                 ir.Assign(stmt.target, call("xp.where", kept, x, fill), stmt.origin)
@@ -263,28 +272,11 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 root_x = next(x for x, k in roots.values() if k == key)
                 counts[length] = count = cst.Name(namer.fresh("count"))
                 if isinstance(length, cst.Attribute):  # ``s.size``: every kept element
-                    kept = _leading(
-                        found[key],
-                        root_x,
-                        key,
-                        leading,
-                        stmt,
-                        namer,
-                        out,
-                        key in possible,
+                    value = call(
+                        "rt.selected_size", kept_by(key, root_x, stmt), cst.Name(v)
                     )
-                    value = call("rt.selected_size", kept, cst.Name(v))
                 else:
-                    value = _length(
-                        found[key],
-                        root_x,
-                        key,
-                        leading,
-                        stmt,
-                        namer,
-                        out,
-                        key in possible,
-                    )
+                    value = length_by(key, root_x, stmt)
                 out.append(ir.Assign(count, value, stmt.origin))
             stmt = replace(stmt, value=replace_nodes(stmt.value, counts))
         product = (
@@ -302,14 +294,11 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             key = derived[v]
             root_x = next(x for x, k in roots.values() if k == key)
             if op == "len":
-                length = _length(
-                    found[key], root_x, key, leading, stmt, namer, out, key in possible
+                out.append(
+                    ir.Assign(stmt.target, length_by(key, root_x, stmt), stmt.origin)
                 )
-                out.append(ir.Assign(stmt.target, length, stmt.origin))
                 continue
-            kept = _leading(
-                found[key], root_x, key, leading, stmt, namer, out, key in possible
-            )
+            kept = kept_by(key, root_x, stmt)
             axes = None
             if _along_selected(stmt.value):  # the axes the mask covers
                 helper = "rt.selection_axes" if key in possible else "rt.mask_axes"
