@@ -48,7 +48,7 @@ from .. import ir
 from ..cstutil import replace_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
-from .rewriting import place, with_node
+from .rewriting import as_written, place, with_node
 from .source import FunctionSource
 
 GROWING = ("append", "extend")
@@ -274,14 +274,6 @@ class _Rewriter:
     def fail(self, node, what, hint):
         raise UnsupportedSyntax(what, self.source.origin(node), hint)
 
-    def written(self, node) -> str:
-        """``node`` as the user wrote it (``layer(x)``'s ``layer`` and ``layer.output``, not the names
-        ``local_objects`` gave them), else as it stands."""
-        origin = self.source.origin(node)
-        if origin is not None and origin.end_col > origin.col:
-            return origin.text[origin.col : origin.end_col]
-        return cst.Module([]).code_for_node(node)
-
     # --- a scope ------------------------------------------------------------------------------
 
     def function(self, scope: _Scope, visible: dict, threaded: list) -> cst.FunctionDef:
@@ -477,10 +469,10 @@ class _Rewriter:
         names = {t.name for call in calls_here for t in calls[call.func.value]}
         for n in _own_nodes(small):
             if isinstance(n, cst.Name) and n.value in names and id(n) not in inside:
-                func = self.written(calls_here[0].func)
+                func = as_written(self.source, calls_here[0].func)
                 self.fail(
                     n,
-                    f"`{func}` changes `{self.written(n)}`, which this line also reads: "
+                    f"`{func}` changes `{as_written(self.source, n)}`, which this line also reads: "
                     "which value it sees depends on the order Python evaluates the line in",
                     f"call `{func}` on a line of its own before this one",
                 )

@@ -106,6 +106,15 @@ def attribute_reads(node, name: str) -> set[str] | None:
     return {r.attr.value for r in reads} if named == len(reads) + 1 else None
 
 
+def as_written(source: FunctionSource, node) -> str:
+    """``node`` as the user wrote it (``layer(x)``'s ``layer`` and ``layer.output``, not the names a
+    rewrite gave them), else as it stands."""
+    origin = source.origin(node)
+    if origin is not None and origin.end_col > origin.col:
+        return origin.text[origin.col : origin.end_col]
+    return cst.Module([]).code_for_node(node)
+
+
 def object_of(node, env: dict, bound) -> object | None:
     """The module-level object a name or attribute chain reaches (``np.vectorize``), None for a name
     the function binds (``bound``) and for any other expression."""
