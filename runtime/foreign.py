@@ -441,7 +441,8 @@ def _refusal(obj) -> tuple[str, str]:
         return (
             f"{what} is your own code ({code.__code__.co_filename}): s2s transforms your functions from "
             "their source, and cannot know which one a parameter holds",
-            "call the function by its name",
+            "call the function by its name, or let s2s read the parameter as bound: give it the function as "
+            "its default (`act=relu`), or transform `functools.partial(f, act=relu)`",
         )
     return (
         f"{what} comes from `{top}`, which does not use JAX: JAX cannot trace it",

@@ -36,8 +36,11 @@ class Binding:
         bind,
         fast: int = -1,
         partial: bool = False,
+        held: dict | None = None,
     ):
         self.signature = signature  # the signature callers see
+        # parameters the target holds bound to the function or object they receive (``holding``)
+        self.held = held or {}
         self.partial_arguments = (
             partial  # a ``functools.partial`` holds some of the arguments
         )
@@ -112,6 +115,66 @@ class Binding:
             partial=True,
         )
 
+    def holding(self, held: dict) -> Binding:
+        """This binding for the target with the parameters in ``held`` bound to the functions or objects they
+        hold (``function_args.Bound``): calls pass them on no more, and may pass only those very objects (a
+        call passing another one is a ``TypeError`` saying how to transform the function for it).
+        """
+        inner, kept = self, tuple(n for n in self.names if n not in held)
+        positions = {name: self.names.index(name) for name in held}
+
+        def bind(args, kwargs):
+            values = inner(args, kwargs)
+            for name, i in positions.items():
+                if values[i] is not held[name] and not isinstance(values[i], _Placed):
+                    raise _rebound(name, held[name], values[i])
+            return tuple(v for n, v in zip(inner.names, values) if n not in held)
+
+        # ``f(x, w)`` of ``def f(x, w, act=np.tanh)``: the held parameters are left to their defaults
+        trailing = self._fast == len(self.names) and self.names[: len(kept)] == kept
+        return Binding(
+            self.signature,
+            kept,
+            bind,
+            len(kept) if trailing else -1,
+            self.partial_arguments,
+            {**self.held, **held},
+        )
+
+    def placement(self, npositional: int, keywords) -> tuple:
+        """Where each parameter of ``names`` takes its value from, for a call passing ``npositional``
+        positional arguments and these keywords: the argument's position, its keyword, or None (a default, or
+        an argument a ``functools.partial`` holds)."""
+        values = self(
+            tuple(_Placed(i) for i in range(npositional)),
+            {k: _Placed(k) for k in keywords},
+        )
+        return tuple(v.at if isinstance(v, _Placed) else None for v in values)
+
+    def placed_call(self) -> tuple:
+        """The values of ``names`` for a call passing only the parameters that have no default (each a
+        ``_Placed`` probe): the defaults, and what a ``functools.partial`` holds, appear as themselves.
+        """
+        args, kwargs = [], {}
+        for name, p in self.signature.parameters.items():
+            if p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if p.kind is p.POSITIONAL_ONLY:
+                args.append(_Placed(name))
+            else:
+                kwargs[name] = _Placed(name)
+        values = self(tuple(args), kwargs)
+        return tuple(None if isinstance(v, _Placed) else v for v in values)
+
+    def _index(self, name: str, api: str) -> int:
+        """The position in ``names`` of the caller's parameter ``name``."""
+        if name in self.held:
+            raise TypeError(
+                f"{api}: `{name}` holds {_described(self.held[name])}, which s2s reads as part of the "
+                "function: it has no derivative or batch axis of its own"
+            )
+        return self.names.index(name)
+
     def argnums(self, argnums, api: str = "s2s.grad"):
         """JAX's ``argnums`` (an int or a tuple of ints, among positional parameters) as indices into ``names``."""
         n = len(self.positional)
@@ -127,8 +190,8 @@ class Binding:
                     f"function has {n} positional parameters{self._positional_names()}"
                 )
         if isinstance(argnums, int):
-            return self.names.index(self.positional[argnums % n])
-        return tuple(self.names.index(self.positional[i % n]) for i in argnums)
+            return self._index(self.positional[argnums % n], api)
+        return tuple(self._index(self.positional[i % n], api) for i in argnums)
 
     @staticmethod
     def negative(argnums) -> bool:
@@ -152,7 +215,7 @@ class Binding:
 
     def positions(self, count: int) -> tuple:
         """Indices into ``names`` of the first ``count`` positional parameters (those ``jvp``/``vjp`` primals fill)."""
-        return tuple(self.names.index(name) for name in self.positional[:count])
+        return tuple(self._index(name, "s2s") for name in self.positional[:count])
 
     def _positional_names(self) -> str:
         if not self.positional:
@@ -161,6 +224,28 @@ class Binding:
 
 
 __all__ = ["Binding"]
+
+
+class _Placed:
+    """A probe standing for one argument of a call (``Binding.placement``, ``Binding.placed_call``)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at):
+        self.at = at
+
+
+def _described(obj) -> str:
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    return f"`{name}`" if name else f"a `{type(obj).__name__}` object"
+
+
+def _rebound(name: str, held, given) -> TypeError:
+    return TypeError(
+        f"`{name}` was read as {_described(held)} when s2s transformed the function, and this call passes "
+        f"{_described(given)}: s2s reads the function or object a parameter holds as part of the code it "
+        f"generates. Transform `functools.partial(f, {name}=...)` for calls with another one"
+    )
 
 
 def _default(value):

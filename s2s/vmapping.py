@@ -84,8 +84,9 @@ class Vmapped(ShowsSource):
         self._direct = {}  # positional count -> the batched function's compiled entry
 
     def _per_parameter(self, npositional: int, keywords, binding) -> tuple:
-        """in_axes for every parameter of the generated function, for a call with these arguments."""
-        names = binding.signature.parameters
+        """in_axes for every parameter of the generated function, for a call with these arguments (placed by
+        the binding: a ``functools.partial``'s arguments, and defaults, are the same for every example).
+        """
         axes = self.in_axes
         if isinstance(axes, tuple):
             if len(axes) != npositional:
@@ -98,13 +99,11 @@ class Vmapped(ShowsSource):
         else:
             positional = [axes] * npositional
         per = []
-        for i, name in enumerate(names):
-            if i < npositional:
-                per.append(positional[i])
-            elif name in keywords:
-                per.append(0)  # JAX maps keyword arguments over axis 0
-            else:
-                per.append(None)  # a default: the same for every example
+        for at in binding.placement(npositional, keywords):
+            if isinstance(at, int):
+                per.append(positional[at])
+            else:  # JAX maps keyword arguments over axis 0
+                per.append(None if at is None else 0)
         return tuple(per)
 
     def at(self, npositional=None, keywords=()) -> Transformed:

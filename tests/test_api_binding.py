@@ -383,3 +383,95 @@ def test_random_variadic_signatures_bind_like_python(drawn):
         np.testing.assert_allclose(
             s2s.grad(module.f, argnums)(*args, **kwargs), want, rtol=1e-9, atol=1e-12
         )
+
+
+# --- functions and objects a parameter holds ------------------------------------------------------
+
+HELD, HELD_TWIN = _module("""
+    import functools
+
+    import numpy as np
+
+
+    def softplus(z):
+        return np.log1p(np.exp(z))
+
+
+    class Model:
+        def __init__(self, scale, activation=np.tanh):
+            self.scale = scale
+            self.activation = activation
+
+        def apply(self, w, x):
+            return self.activation(x * w) * self.scale
+
+
+    MODEL = Model(2.0)
+    OTHER = Model(0.5, softplus)
+
+
+    def loss(w, x, act=softplus, model=MODEL):
+        return np.sum(act(model.apply(w, x))) + np.sum(w**2)
+
+
+    def per_example(w, x, model=MODEL):
+        return np.sum(model.apply(w, x) ** 2)
+
+
+    def summed(w, x):
+        return np.sum(w * x)
+    """)
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_functions_and_objects_held_by_defaults_are_read_as_bound(backend):
+    """``def loss(w, x, act=softplus, model=MODEL)``: read with ``act`` and ``model`` bound to their defaults,
+    as a helper given them is (the JAX tutorial's ``model=MODEL``); a partial binds others.
+    """
+    f, twin = HELD.loss, HELD_TWIN["loss"]
+    want = oracle(jax.grad, twin)(X, W)
+    assert_trees_close(s2s.grad(f, backend=backend)(X, W), want)
+    # passing the default itself is the same call
+    assert_trees_close(s2s.grad(f, backend=backend)(X, W, model=HELD.MODEL), want)
+    assert_trees_close(
+        s2s.jvp(f, (X, W), (W, X), backend=backend),
+        oracle(jvp_of, twin)((X, W), (W, X)),
+    )
+    assert_trees_close(
+        s2s.hessian(f, backend=backend)(X, W), jax.hessian(twin)(X, W), rtol=1e-8
+    )
+    other = functools.partial(f, act=np.sin, model=HELD.OTHER)
+    other_twin = functools.partial(twin, act=jax.numpy.sin, model=HELD_TWIN["OTHER"])
+    assert_trees_close(
+        s2s.grad(other, backend=backend)(X, W), jax.grad(other_twin)(X, W)
+    )
+    xs = RNG.normal(size=(4, 3))
+    assert_trees_close(
+        s2s.vmap(s2s.grad(HELD.per_example), (None, 0), backend=backend)(W, xs),
+        jax.vmap(jax.grad(HELD_TWIN["per_example"]), (None, 0))(W, xs),
+    )
+    assert "def loss_grad(w, x)" in s2s.grad(f).source
+
+
+def test_another_object_for_a_held_parameter_is_a_type_error():
+    grad = s2s.grad(HELD.loss)
+    with pytest.raises(TypeError, match=r"functools.partial\(f, model=...\)"):
+        grad(X, W, model=HELD.OTHER)
+    with pytest.raises(TypeError, match="`act` holds `softplus`"):
+        s2s.grad(HELD.loss, argnums=2)
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_vmap_of_a_partial_maps_the_arguments_the_call_passes(backend):
+    """``vmap(partial(f, W))(xs)`` maps ``xs``, the call's first argument, not ``f``'s first parameter
+    (it mapped ``W``: a silent wrong answer when the shapes agreed)."""
+    ws, xs = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    f, twin = HELD.summed, HELD_TWIN["summed"]
+    assert_trees_close(
+        s2s.vmap(functools.partial(f, ws), backend=backend)(xs),
+        jax.vmap(functools.partial(twin, ws))(xs),
+    )
+    assert_trees_close(
+        s2s.vmap(functools.partial(f, x=xs), backend=backend)(ws),
+        jax.vmap(functools.partial(twin, x=xs))(ws),
+    )

@@ -59,6 +59,9 @@ def is_program_object(obj) -> bool:
     cls = type(obj)
     return (
         cls.__module__ not in ("builtins", "types", "functools")
+        and cls.__module__.partition(".")[0]
+        != "s2s"  # s2s's own (a ``Default`` number)
+        and not isinstance(obj, (int, float, complex, str, bytes))
         and not is_library(obj)
         and _defined_in_the_program(cls)
         and not isinstance(obj, (type, Bound, types.ModuleType, np.generic))

@@ -40,7 +40,7 @@ import numpy
 from ..binding import Binding
 from ..errors import Origin, S2SError
 from ..freshness import user_object
-from . import variadic
+from . import function_args, variadic
 
 
 @dataclass(frozen=True)
@@ -392,7 +392,24 @@ def target(obj, api: str = "s2s"):
         binding = Binding.of(fn.fun if isinstance(found, Custom) else fn)
     for p in reversed(partials):
         binding = binding.partial(p.args, p.keywords)
+    if isinstance(found, Plain) and not binding.variadic:
+        held = _held_functions(binding)
+        if (
+            held
+        ):  # ``def loss(w, x, act=np.tanh, model=MODEL)``: read with ``act`` and ``model`` bound
+            fn, binding = function_args.bind(fn, held), binding.holding(held)
     return fn, binding
+
+
+def _held_functions(binding) -> dict:
+    """The parameters that a call leaving them out binds to a function or an object of the program (a
+    default, or what a ``functools.partial`` holds): s2s reads them as it reads a helper given them.
+    """
+    held = {}
+    for name, value in zip(binding.names, binding.placed_call()):
+        if function_args.is_function(value) or function_args.is_program_object(value):
+            held[name] = value
+    return held
 
 
 def describe(obj) -> str:
