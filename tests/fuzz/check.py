@@ -320,10 +320,11 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
         return a
 
     for backend in backends:
-        checks = [("vmap", lambda: s2s.vmap(f, in_axes, backend=backend), want)]
+        checks = [("vmap", "vmap", lambda: s2s.vmap(f, in_axes, backend=backend), want)]
         if "vmap_grad" in modes:
             checks.append(
                 (
+                    "vmap_grad",
                     "vmap_grad",
                     lambda: s2s.vmap(
                         s2s.grad(f, an, backend=backend), in_axes, backend=backend
@@ -331,13 +332,36 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
                     want_grads,
                 )
             )
-        for mode, make, expected in checks:
+        if i > 0 and backend == "numpy":
+            # the arguments before the batched one held by a ``functools.partial``: the call's first argument
+            # is the batched one (the partial's mapped were ``f``'s first parameters once, silently)
+            checks.append(
+                (
+                    "vmap",
+                    "vmap_of_partial",
+                    lambda: _call_rest(
+                        s2s.vmap(
+                            functools.partial(f, *copy.deepcopy(args[:i])),
+                            in_axes[i:],
+                            backend=backend,
+                        ),
+                        i,
+                    ),
+                    want,
+                )
+            )
+        for mode, label, make, expected in checks:
             if mode not in modes:
                 continue
-            what = f"{mode}/{backend}"
+            what = f"{label}/{backend}"
             got = _run(findings, what, path, lambda: make()(*batched_args()))
             if got is not None and (msg := compare(got, expected, what, **tol)):
                 findings.append(Finding("mismatch", what, msg, what))
+
+
+def _call_rest(fn, i):
+    """``fn`` called with the arguments from position ``i`` on (the ones before it are a partial's)."""
+    return lambda *a: fn(*a[i:])
 
 
 def leaves(tree):
