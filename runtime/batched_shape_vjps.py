@@ -167,6 +167,25 @@ def array_vjp(g, data, batched):
     return unbroadcast(g, data, (fg, fd))
 
 
+def array_vjp_transpose(ct, g, data, batched):
+    """The transpose of ``array_vjp`` in ``g`` (``array_vjp`` differentiated again): ``ct``, one cotangent
+    per example shaped like ``data``'s (a list of them for a list), back to ``g``'s examples, summed over
+    the batch where ``g`` has none."""
+    fg = batched[0]
+    back = _array_back(ct, _example_shape(g, fg), data)
+    return back if fg else namespace(back).sum(back, axis=0)
+
+
+def _array_back(ct, shape, data):
+    xp = namespace(ct[0] if isinstance(ct, (list, tuple)) else ct)
+    if isinstance(data, (list, tuple)):
+        rows = [_array_back(c, shape[1:], item) for c, item in zip(ct, data)]
+        return xp.stack(rows, axis=1)
+    size, example = np.shape(ct)[0], np.shape(ct)[1:]
+    ct = xp.reshape(ct, (size,) + (1,) * (len(shape) - len(example)) + example)
+    return xp.broadcast_to(ct, (size, *shape))
+
+
 def astype_vjp(g, x, dtype, batched):
     """``rt.astype_vjp`` per example: ``g`` cast back to ``x``'s dtype, or zeros for a cast to integers."""
     fg, fx = batched

@@ -151,12 +151,22 @@ class Calls(lax_control.LaxControl):
                 bound = [self._arg(a) for a in func.args[1:]]
                 func, args = func.args[0].value, _merge_partial(bound, args)
                 continue
-            lifted = (
+            by_lambda = (
                 self._lifted_lambda(func, args) if isinstance(func, cst.Call) else None
             )
             # ``jax.vmap(lambda x: g(params, x))(xs)``: ``g``'s, made
-            if lifted is not None:
-                made, args = lifted
+            if by_lambda is not None:
+                made, args = by_lambda
+                made = made.at(len(args)) if _is_vmapped(made) else made
+                return func, args, self.value(made, (_name_of(made),), func)
+            chain = (
+                lifted.transformed_chain(self, func)
+                if isinstance(func, cst.Call)
+                else None
+            )
+            if chain is not None:  # ``jax.vmap(jax.grad(u1))(ts)`` of a local ``u1``
+                made, free = chain
+                args = [self._arg(cst.Arg(cst.Name(v))) for v in free] + args
                 made = made.at(len(args)) if _is_vmapped(made) else made
                 return func, args, self.value(made, (_name_of(made),), func)
             made = self._made_transform(func) if isinstance(func, cst.Call) else None

@@ -66,6 +66,10 @@ def vmapped(resolver, func, args, node):
         return None
     target = func.args[0].value
     local = isinstance(target, cst.Name) and target.value in resolver.locals
+    if (
+        local and target.value in resolver._aliases
+    ):  # ``jax.vmap(u_tt)`` of ``u_tt = jax.grad(u1)``
+        return None
     if local and target.value not in resolver._local_fns:  # checked when it runs
         fn = resolver.expr(target)
     else:

@@ -25,7 +25,7 @@ import inspect
 import libcst as cst
 
 from ..cstutil import iter_nodes, names_in
-from ..errors import UnsupportedSyntax
+from ..errors import S2SError, UnsupportedSyntax
 from .source import FunctionSource
 from .variadic import Standin
 
@@ -106,6 +106,7 @@ def lift(resolver, node):
         resolver.fail(local.params, f"a transformed local function `{name}` with defaults, `*` or keyword-only "
                       "parameters", "give it parameters without defaults and pass every argument where it is called, or define it at "
                       "module level", UnsupportedSyntax)  # fmt: skip
+    local = _with_definitions(resolver, name, local)
     free = _free_names(resolver, name, local)
     lifted = Lifted(resolver.source, name, local, free)
     own = [p.name.value for p in params.params]
@@ -115,6 +116,48 @@ def lift(resolver, node):
     )
     lam = cst.Lambda(cst.Parameters(params=[cst.Param(cst.Name(v)) for v in own]), call)
     return lam, lifted
+
+
+def _with_definitions(resolver, name, local):
+    """``local`` with the definitions of the enclosing function's local functions and wrapped functions it
+    reads (``u_x = jax.grad(u, argnums=1)``, ``def u1(t): ...``; and those they read) written first in its
+    body: a lifted function is a function of its own, and reads them as its own. A lambda that needs them
+    is written as a ``def``."""
+    needed, todo = [], [local]
+    while todo:
+        for n in sorted(names_in(todo.pop()), key=str):
+            if n == name or n in needed:
+                continue
+            if n in resolver._aliases or n in resolver._local_defs:
+                needed.append(n)
+                todo.append(_definition(resolver, n))
+    if not needed:
+        return local
+    positions = resolver.source.file.positions
+
+    def where(n):
+        pos = positions.get(resolver._local_defs.get(n, resolver._aliases.get(n)))
+        return (pos.start.line, pos.start.column) if pos is not None else (0, 0)
+
+    lines = [_definition(resolver, n) for n in sorted(needed, key=where)]
+    if isinstance(local, cst.Lambda):
+        local = cst.FunctionDef(
+            cst.Name(name),
+            local.params,
+            cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(local.body)])]),
+        )
+    return local.with_changes(
+        body=local.body.with_changes(body=[*lines, *local.body.body])
+    )
+
+
+def _definition(resolver, n):
+    """The statement defining the enclosing function's local function or wrapped function ``n``."""
+    node = resolver._local_defs.get(n)
+    if isinstance(node, cst.FunctionDef):
+        return node
+    value = node if node is not None else resolver._aliases[n]
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n))], value)])
 
 
 def _free_names(resolver, name, local) -> tuple:
@@ -152,3 +195,53 @@ def _first_use(local) -> dict:
         if type(n) is cst.Name and n.value not in order:
             order[n.value] = len(order)
     return order
+
+
+def transformed_chain(resolver, node):
+    """``jax.vmap(jax.grad(u1))`` or ``jax.grad(jax.grad(u1))`` of a local function ``u1`` (or a lambda, or a
+    name a wrapped function of them is assigned to, ``u_tt = jax.grad(jax.grad(u1))``): ``(made, free)``,
+    the transformations made of ``u1`` lifted, with their options moved past the enclosing variables it
+    reads (``free``, passed first: ``argnums`` count on, ``in_axes`` are None for them); None when the
+    innermost function is not local (a function of the program: ``Calls._made_transform``'s).
+    """
+    from . import library
+
+    if isinstance(node, cst.Name) and node.value in resolver._aliases:
+        return transformed_chain(resolver, resolver._aliases[node.value])
+    if not isinstance(node, cst.Call):
+        lifting = lift(resolver, node)
+        return None if lifting is None else (lifting[1], lifting[1].free)
+    maker = library.transform_maker(resolver._callee_object(node.func))
+    if maker is None or not node.args or node.args[0].keyword or node.args[0].star:
+        return None
+    inner = transformed_chain(resolver, node.args[0].value)
+    if inner is None:
+        return None
+    g, free = inner
+    what = resolver.source.file.module.code_for_node(node.func)
+    options = {
+        (a.keyword.value if a.keyword else k): resolver._static_option(a.value, node)
+        for k, a in enumerate(node.args[1:], 1)
+    }
+    try:
+        names = list(inspect.signature(maker).parameters)
+        options = {
+            (names[k] if isinstance(k, int) else k): v for k, v in options.items()
+        }
+        own = len(inspect.signature(g).parameters) - len(free)
+        if maker.__name__ == "vmap":
+            axes = options.get("in_axes", 0)
+            per = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,) * own
+            options["in_axes"] = (None,) * len(free) + per
+        else:  # grad, value_and_grad: ``argnums`` count the lifted function's own parameters
+            argnums = options.get("argnums", 0)
+            options["argnums"] = (
+                argnums + len(free)
+                if isinstance(argnums, int)
+                else tuple(k + len(free) for k in argnums)
+            )
+        return maker(g, **options), free
+    except S2SError as err:
+        resolver.fail(node, err.message, err.hint, type(err))
+    except (TypeError, ValueError, IndexError) as err:
+        resolver.fail(node, f"`{what}(...)`: {err}", None, S2SError)

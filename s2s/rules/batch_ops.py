@@ -423,3 +423,16 @@ def batched_matmul_vjp_rhs(ct, x1, x2, flags, *, g):
         None,
         None,
     )
+
+
+# ``jnp.array([t, x])`` differentiated twice, per example, and again (a PINN's residual under ``grad``)
+
+
+@linear(name="rt.batched_shape_vjps.array_vjp", roles={"data": "data"})
+def batched_array_vjp(ct, data, flags, *, g):
+    return rt.batched_shape_vjps.array_vjp_transpose(g, ct, data, flags), None, None
+
+
+@linear(name="rt.batched_ops.asarray", roles={"data": "data"})
+def batched_asarray(data, dtype=None, *, g):
+    return rt.batched_shape_vjps.array_vjp(g, data, (True, True)), None

@@ -400,8 +400,33 @@ class PythonIdioms:
         # the transformed function is written with ``jnp`` (JAX traces it), its caller with ``np``
         self.imports |= {"import jax", "import jax.numpy as jnp"}
         form = self.pick(
-            ["def_grad", "lambda_grad", "value_and_grad", "vmap", "helper_both_orders"]
+            [
+                "def_grad",
+                "lambda_grad",
+                "value_and_grad",
+                "vmap",
+                "helper_both_orders",
+                "grad_of_grad",
+                "local_reading_local",
+            ]
         )
+        if form == "grad_of_grad":
+            # a PINN's second derivative of a local function, per point (``jnp.array`` of its input)
+            lines += [
+                f"def {name}_u(t):",
+                f"    return jnp.sum(jnp.tanh(t * jnp.mean({b}) + jnp.array([t, 0.5 * t])))",
+                f"{name}_utt = jax.grad(jax.grad({name}_u))",
+                f"{name} = np.sum(jax.vmap({name}_utt)(jnp.ravel({a}) * 1.0))",
+            ]
+            return
+        if form == "local_reading_local":
+            lines += [
+                f"def {name}_act(h):",
+                f"    return jnp.tanh(h) * jnp.mean({b})",
+                f"{name}_f = lambda v: jnp.sum({name}_act(v) ** 2)",
+                f"{name} = np.sum(jax.grad({name}_f)({a} * 1.0) * {a})",
+            ]
+            return
         if form == "helper_both_orders":
             # a helper the inner gradient and the outer one differentiate for other arguments
             self.helper(

@@ -154,6 +154,31 @@ def local_reading_local(w, xs):
     return jnp.sum(jax.grad(f)(w))
 
 
+def pinn_residual(w, xs):
+    """A physics-informed residual: a local solution ``u(t)`` closing over ``w`` and ``xs``, its second
+    derivative at each collocation point (``jnp.array`` of the input, as PINNs write it).
+    """
+
+    def u(t):
+        return jnp.sum(jnp.tanh(xs @ w @ jnp.array([t, t * t])))
+
+    u_tt = jax.grad(jax.grad(u))
+    ts = xs[:, 0]
+    r = jax.vmap(u_tt)(ts) + jax.vmap(u)(ts)
+    return jnp.mean(r**2)
+
+
+def laplacian_of_a_local_gradient(w, xs):
+    """``u_x = jax.grad(...)`` of a lambda, read by a lambda inside a vmapped local function: each lifted
+    function writes the definitions it reads first."""
+    u_x = jax.grad(lambda x: jnp.sum(jnp.tanh(x @ w)))
+
+    def lap(x):
+        return jnp.sum(jax.grad(lambda z: jnp.sum(u_x(z) ** 2))(x))
+
+    return jnp.mean(jax.vmap(lap)(xs) ** 2)
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
