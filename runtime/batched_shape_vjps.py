@@ -167,12 +167,12 @@ def array_vjp(g, data, batched):
     return unbroadcast(g, data, (fg, fd))
 
 
-def array_vjp_transpose(ct, g, data, batched):
+def array_vjp_transpose(ct, like, data, batched):
     """The transpose of ``array_vjp`` in ``g`` (``array_vjp`` differentiated again): ``ct``, one cotangent
-    per example shaped like ``data``'s (a list of them for a list), back to ``g``'s examples, summed over
-    the batch where ``g`` has none."""
+    per example shaped like ``data``'s (a list of them for a list), back to the examples of ``like`` (the
+    ``g`` it was given), summed over the batch where ``like`` has none."""
     fg = batched[0]
-    back = _array_back(ct, _example_shape(g, fg), data)
+    back = _array_back(ct, _example_shape(like, fg), data)
     return back if fg else namespace(back).sum(back, axis=0)
 
 

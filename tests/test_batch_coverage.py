@@ -62,6 +62,8 @@ ALLOWED = {
             "rt.batching.zero_at",
             "rt.batched_vjps.index_add_value_vjp",
             "rt.batched_vjps.index_set_value_vjp",
+            "rt.batched_shape_vjps.array_vjp",
+            "rt.batched_shape_vjps.array_vjp_transpose",
             *(
                 f"rt.batched_loops.{name}{suffix}"
                 for name in (

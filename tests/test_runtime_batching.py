@@ -868,3 +868,36 @@ def test_any_example():
 
 def test_exported_as_a_module():
     assert rt.batching is bt
+
+
+@pytest.mark.parametrize("g_batched", [True, False])
+@pytest.mark.parametrize(
+    "example, g_example",
+    [((2,), (2,)), ((3, 2), (3, 2)), ((1, 2), (3, 2))],
+    ids=["list", "nested", "array"],
+)
+def test_array_vjp_transpose_is_its_adjoint(g_batched, example, g_example):
+    """``<array_vjp(g), c> == <g, array_vjp_transpose(c)>``: the pair's rules transpose each other (lists of
+    batched items as ``jnp.array([t, x])`` makes them, or an array ``g`` is summed down to).
+    """
+    from s2s.runtime import batched_shape_vjps as shape_vjps
+
+    rng, size = np.random.default_rng(0), 4
+    batched = rng.normal(size=(size, *example))
+    data = batched
+    if example == g_example and len(example) == 1:  # a list of per-example values
+        data = [batched[:, i] for i in range(example[0])]
+    elif example == g_example:  # a nested one
+        data = [
+            [batched[:, i, j] for j in range(example[1])] for i in range(example[0])
+        ]
+    g = rng.normal(size=((size,) if g_batched else ()) + g_example)
+    forth = shape_vjps.array_vjp(g, data, (g_batched, True))
+    ct = jax.tree_util.tree_map(lambda leaf: rng.normal(size=np.shape(leaf)), forth)
+    back = shape_vjps.array_vjp_transpose(ct, g, data, (g_batched, True))
+    assert np.shape(back) == np.shape(g)
+    left = sum(
+        np.sum(a * b)
+        for a, b in zip(jax.tree_util.tree_leaves(forth), jax.tree_util.tree_leaves(ct))
+    )
+    np.testing.assert_allclose(left, np.sum(g * back), rtol=1e-12)

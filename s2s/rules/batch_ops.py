@@ -433,6 +433,14 @@ def batched_array_vjp(ct, data, flags, *, g):
     return rt.batched_shape_vjps.array_vjp_transpose(g, ct, data, flags), None, None
 
 
+@linear(
+    name="rt.batched_shape_vjps.array_vjp_transpose",
+    roles={"like": "data", "data": "data"},
+)
+def batched_array_vjp_transpose(ct, like, data, flags, *, g):
+    return rt.batched_shape_vjps.array_vjp(g, data, flags), None, None, None
+
+
 @linear(name="rt.batched_ops.asarray", roles={"data": "data"})
 def batched_asarray(data, dtype=None, *, g):
     return rt.batched_shape_vjps.array_vjp(g, data, (True, True)), None
