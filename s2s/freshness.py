@@ -98,6 +98,8 @@ def _snapshot(value):
         return copy.deepcopy(value)
     if type(value) is list and value and all(callable(v) for v in value):
         return list(value)
+    if _writeable_array(value):
+        return _HeldArray(value)
     if array_data(value):
         return _Held(value)
     if user_object(value):  # ``parser.idxs_and_shapes``: its attributes as they were
@@ -144,27 +146,53 @@ def attributes(value) -> dict:
     return value._asdict() if _is_namedtuple(value) else vars(value)
 
 
+def _writeable_array(value) -> bool:
+    """A NumPy array that can change in place (``MU[:] = X.mean(0)``, a scaler refit between epochs)."""
+    return isinstance(value, np.ndarray) and value.flags.writeable
+
+
+class _HeldArray:
+    """A module-level NumPy array as it was: the same array holding the same values (``_Held``'s rule for
+    one array, in the fewest steps: it is compared at every call)."""
+
+    __slots__ = ("array", "then")
+
+    def __init__(self, array):
+        self.array, self.then = array, array.copy()
+
+    def __eq__(self, value) -> bool:
+        return value is self.array and _same_contents(value, self.then)
+
+    def __ne__(self, value) -> bool:
+        return not self == value
+
+
 class _Held:
-    """A container of arrays, or a user's object, as it was: its structure, its literals by value, the
-    attributes of objects in it one by one, its arrays (and functions) by identity (an array changed in
-    place is the same array, as a module-level array is)."""
+    """An array, a container of arrays, or a user's object, as it was: its structure, its literals by
+    value, the attributes of objects in it one by one, its functions and immutable arrays by identity,
+    and its NumPy arrays by identity and contents: XLA compiles the values a module-level array held
+    into the code, so an array changed in place makes the module stale, as a rebound name does.
+    """
 
     def __init__(self, value, of_object: bool = False):
         self.of_object = of_object
-        self.then = self._held(attributes(value) if of_object else value)
+        self.then = self._held(attributes(value) if of_object else value, kept=True)
 
     @classmethod
-    def _held(cls, value, depth=0):
+    def _held(cls, value, depth=0, kept=False):
+        """``value``'s description; ``kept``: with a copy of each NumPy array's contents (else the array)."""
         if depth > 8:
             return "same", value  # deeper than settings go: by identity
         if type(value) is dict:
             return "keyed", tuple(
-                (k, cls._held(v, depth + 1)) for k, v in value.items()
+                (k, cls._held(v, depth + 1, kept)) for k, v in value.items()
             )
         if type(value) in (list, tuple):
-            return type(value), tuple(cls._held(v, depth + 1) for v in value)
+            return type(value), tuple(cls._held(v, depth + 1, kept) for v in value)
+        if _writeable_array(value):
+            return "array", (value, value.copy() if kept else value)
         if user_object(value):  # an object's attributes, one by one
-            return type(value), (cls._held(attributes(value), depth + 1),)
+            return type(value), (cls._held(attributes(value), depth + 1, kept),)
         if type(value) in (
             bool,
             int,
@@ -183,6 +211,8 @@ class _Held:
             return False
         if a[0] == "same":
             return a[1] is b[1]
+        if a[0] == "array":  # ``a`` now, ``b`` as it was
+            return a[1][0] is b[1][0] and _same_contents(a[1][0], b[1][1])
         if a[0] == "literal":
             return type(a[1]) is type(b[1]) and bool(a[1] == b[1])
         if len(a[1]) != len(b[1]):
@@ -199,6 +229,25 @@ class _Held:
 
     def __ne__(self, value) -> bool:
         return not self == value
+
+
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _same_contents(now, then) -> bool:
+    """Whether ``now`` holds what ``then`` held, bit for bit (a NaN is itself), at about 0.2 ms per
+    million elements: each call of a transformed function compares the arrays its module read.
+    """
+    if now.shape != then.shape or now.dtype != then.dtype:
+        return False
+    if (
+        now.size <= 4096 and now.dtype.kind != "O"
+    ):  # the bytes: fewest steps for a small array
+        return now.tobytes() == then.tobytes()
+    bits = _BITS.get(now.dtype.itemsize) if now.dtype.kind in "biufcmM" else None
+    if bits is None:  # an object array, a complex128 one: as NumPy compares their items
+        return bool(np.array_equal(now, then))
+    return bool(np.array_equal(now.view(bits), then.view(bits)))
 
 
 def _literal_equal(a, b) -> bool:
@@ -222,6 +271,12 @@ class Watch:
             if (copy := _snapshot(value)) is not None
         )
         self._cells = tuple((cell, _contents(cell)) for cell in cells)
+        # an array a closure holds, changed in place (``make_loss(mu)``'s ``mu``)
+        self._cell_data = tuple(
+            (cell, copy)
+            for cell, value in self._cells
+            if (copy := _snapshot(value)) is not None
+        )
         self.depends = (
             depends  # the Generated objects of generated modules the program read
         )
@@ -270,7 +325,10 @@ class Watch:
         for cell, value in self._cells:
             if _contents(cell) is not value:
                 return self._same_literals()
-        if any(value != then for value, then in self._data):
+        # (the snapshot on the left: ``ndarray != held`` would compare element by element)
+        if any(then != value for value, then in self._data):
+            return False
+        if any(then != _contents(cell) for cell, then in self._cell_data):
             return False
         return not self.depends or all(dep.fresh() for dep in self.depends)
 

@@ -85,6 +85,34 @@ def test_module_settings_changed_in_place_are_read_again(backend, monkeypatch):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_module_arrays_changed_in_place_are_read_again(backend):
+    """``MU[:] = X.mean(0)`` between calls (a scaler refit between epochs), an object's array attribute and
+    a closure's array changed in place: XLA compiled the values they held, so the module is stale and
+    made again (it kept the first values: a silent wrong gradient)."""
+    f = P.reads_module_arrays_changed_in_place
+    grad, value = s2s.grad(f, backend=backend), s2s.transform(f, backend=backend)
+    batched = s2s.vmap(f, backend=backend)
+    w = W[0]
+    saved = [a.copy() for a in (P.MU, P.SCALER.scale, P.CENTER)]
+    try:
+        for changed, new in (
+            (P.MU, [1.0, 2.0, 0.0, -1.0]),
+            (P.SCALER.scale, 0.5),
+            (P.CENTER, 0.3),
+        ):
+            grad(w), value(w), batched(W)
+            changed[:] = new
+            np.testing.assert_allclose(
+                np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6
+            )
+            np.testing.assert_allclose(value(w), f(w), rtol=1e-12)
+            np.testing.assert_allclose(batched(W), [f(x) for x in W], rtol=1e-12)
+    finally:
+        for a, old in zip((P.MU, P.SCALER.scale, P.CENTER), saved):
+            a[:] = old
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_module_containers_of_arrays_are_values_read_again_when_changed(
     backend, monkeypatch
 ):

@@ -84,6 +84,34 @@ TABLEAU = {"a": np.array([0.5, 0.5, 1.0, 0.0]), "b": np.array([1.0, 2.0, -1.0, 0
 BASIS = [np.eye(4), 2.0 * np.eye(4)]
 
 
+MU = np.array(
+    [0.5, -1.0, 2.0, 0.0]
+)  # a scaler's statistics, refit in place between epochs
+
+
+class Scaler:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+SCALER = Scaler(np.ones(4))
+
+
+def make_centered(center):
+    def centered(w):
+        return np.sum(np.tanh(w - center) ** 2)
+
+    return centered
+
+
+CENTER = np.zeros(4)
+CENTERED = make_centered(CENTER)
+
+
+def reads_module_arrays_changed_in_place(w):
+    return np.sum(((w - MU) * SCALER.scale) ** 2) + CENTERED(w)
+
+
 def reads_arrays_in_module_containers(w):
     out = np.sum(TABLEAU["a"] * w) + np.sum(TABLEAU["b"] * w**2)
     for B in BASIS:
