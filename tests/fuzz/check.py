@@ -359,6 +359,40 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
                 findings.append(Finding("mismatch", what, msg, what))
 
 
+def _check_module_arrays_changed(
+    findings, module, twin, f, tf, an, aux, fresh, tol, path
+):
+    """The program's module-level float arrays halved in place between two calls of one compiled gradient
+    (a scaler refit between epochs): the second call reads the new values, as ``jax.grad`` of the twin does
+    (XLA had compiled the first values into the code once: a silent wrong gradient)."""
+    names = [
+        k
+        for k, v in vars(module).items()
+        if k[:1].isupper() and isinstance(v, np.ndarray) and v.dtype.kind == "f"
+    ]
+    if not names:
+        return
+    grad = s2s.grad(f, an, has_aux=aux, backend="xla")
+    what = "grad_after_module_change/xla"
+    if _run(findings, what, path, lambda: grad(*fresh()[0], **fresh()[1])) is None:
+        return
+    saved = {k: (vars(module)[k].copy(), getattr(twin, k)) for k in names}
+    try:
+        for k in names:
+            vars(module)[k][...] *= 0.5
+            setattr(twin, k, getattr(twin, k) * 0.5)
+        want = jax.grad(functools.partial(tf, **fresh()[1]), an, has_aux=aux)(
+            *fresh()[0]
+        )
+        got = _run(findings, what, path, lambda: grad(*fresh()[0], **fresh()[1]))
+        if got is not None and (msg := compare(got, want, what, **tol)):
+            findings.append(Finding("mismatch", what, msg, what))
+    finally:
+        for k, (array, held) in saved.items():
+            vars(module)[k][...] = array
+            setattr(twin, k, held)
+
+
 def _call_rest(fn, i):
     """``fn`` called with the arguments from position ``i`` on (the ones before it are a partial's)."""
     return lambda *a: fn(*a[i:])
@@ -738,6 +772,10 @@ def _check(program, module, twin, path, backends, modes, oracle):
     if not aux and not kwargs and {"vmap", "vmap_grad"} & set(modes):
         _check_vmap(
             findings, program, f, tf, args, an, backends, modes, oracle, path, tol
+        )
+    if oracle == "jax" and "grad" in modes and "xla" in backends:
+        _check_module_arrays_changed(
+            findings, module, twin, f, tf, an, aux, fresh, tol, path
         )
     status = "ok"
     if findings:
