@@ -69,6 +69,7 @@ _DEFINED_IN = {
     "unbroadcast": "arrays",
     "zeros_like_float": "arrays",
     "zero_at": "arrays",
+    "written_dtype": "arrays",
     "check": "output",
     "item_is_copy": "output",
     "refused": "output",

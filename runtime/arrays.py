@@ -192,6 +192,16 @@ def truncates(target, value) -> bool:
     return not np.issubdtype(np.dtype(kind), np.integer) and np.dtype(kind) != bool
 
 
+def written_dtype(target, value):
+    """The dtype a value written into ``target`` (``x[i] = v``) is stored as: ``target``'s (integers truncate
+    the value, so its tangent is zero there: ``rt.astype_jvp``), or the value's own in a container.
+    """
+    dtype = getattr(target, "dtype", None)
+    if dtype is not None:
+        return dtype
+    return getattr(value, "dtype", None) or type(value)
+
+
 def index_add_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if isinstance(g, (dict, list, tuple)):
@@ -260,12 +270,14 @@ def index_set(target, index, value):
 
 
 def _as_element(jnp, value, target):
-    """A float value written into a float array takes the array's dtype, as NumPy's item assignment does
-    (a float64 value into a float32 array under ``jax_enable_x64``; JAX's scatter only warns today).
+    """A value written into an array takes the array's dtype, as NumPy's item assignment does (a float64
+    value into a float32 array under ``jax_enable_x64``; a float into integers, truncated toward zero):
+    JAX's scatter only warns today, and will refuse.
     """
     value = jnp.asarray(value)
-    if value.dtype != target.dtype and all(
-        jnp.issubdtype(d, jnp.floating) for d in (value.dtype, target.dtype)
+    if value.dtype != target.dtype and (
+        all(jnp.issubdtype(d, jnp.floating) for d in (value.dtype, target.dtype))
+        or truncates(target, value)
     ):
         return value.astype(target.dtype)
     return value

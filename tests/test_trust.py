@@ -550,3 +550,15 @@ def test_a_dict_keyed_by_a_compiled_loops_counter_is_a_located_refusal(backend):
     fd = (f(W + eps * d, idx[0]) - f(W - eps * d, idx[0])) / (2 * eps)
     got = s2s.grad(f, backend="numpy")(W, idx[0])  # (eagerly, as NumPy runs it)
     np.testing.assert_allclose(np.sum(got * d), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_floats_written_into_an_integer_array_have_no_tangent(backend):
+    w, t = np.array([0.3, -0.7, 1.1]), np.array([1.0, 0.5, -0.3])
+    f = P.floats_written_into_integers
+    value, tangent = s2s.jvp(f, (w,), (t,), backend=backend)
+    eps = 1e-6
+    want = (f(w + eps * t) - f(w - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(value, f(w), rtol=1e-6)
+    np.testing.assert_allclose(tangent, want, rtol=1e-5)
+    np.testing.assert_allclose(s2s.grad(f, backend=backend)(w) @ t, want, rtol=1e-5)

@@ -200,7 +200,7 @@ batch("example", "rt.eye_last")
 batch("axes", "rt.reduced_like", "rt.extremum_vjp", "rt.to_last", "rt.from_last")
 batch("example", "rt.reduced_count")
 batch("example", "rt.take_indices")
-batch("static", "rt.inverse_permutation", "rt.opposite")
+batch("static", "rt.inverse_permutation", "rt.opposite", "rt.written_dtype")
 batch(
     "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"
 )

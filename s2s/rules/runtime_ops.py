@@ -10,9 +10,24 @@ from s2s import runtime as rt
 from .registry import jvp, linear, no_derivative, nondiff, vjp
 
 
-@linear(name="rt.index_set")
+@vjp(name="rt.index_set")
 def index_set(target, index, value, *, g):
     return rt.zero_at(g, index), None, rt.index_set_value_vjp(g, index, value, target)
+
+
+# linear in ``target`` and ``value`` together, but a float written into an integer array is truncated:
+# its tangent is cast as the value is stored (zero into integers)
+@jvp(index_set)
+def index_set_jvp(target, index, value, *, ans, target_dot, value_dot):
+    return (
+        rt.zero_at(target_dot, index),
+        None,
+        rt.index_set(
+            rt.tree_zeros_like(ans),
+            index,
+            rt.astype_jvp(value_dot, rt.written_dtype(target, value)),
+        ),
+    )
 
 
 @linear(name="rt.zero_at")
@@ -70,6 +85,7 @@ def as_float(v, *, g):
 
 
 nondiff("an integer", "rt.as_int")
+nondiff("a dtype", "rt.written_dtype")
 
 
 @linear(name="rt.item")

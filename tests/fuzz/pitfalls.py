@@ -48,6 +48,7 @@ class Pitfalls:
                 "helper_mutates",
                 "row_view",
                 "container_alias",
+                "int_write",
             ]
         )
         self.feature("sem_" + style)
@@ -146,6 +147,15 @@ class Pitfalls:
             self.fd_only = (
                 True  # a[i][j] = v writes through the view a[i]: no twin spelling
             )
+        elif style == "int_write":
+            # ``margins = np.zeros_like(labels)``: floats written into integers are truncated, no tangent
+            lines += [
+                f"{name}_i = np.zeros({k}, dtype=int)",
+                f"{name}_i[:] = {n} * 2.5 + 4.0",
+                f"{name}_i[0] = {n}[-1] * 1.5",
+                f"{name} = {n} * {name}_i",
+            ]
+            self.define(name, (k,), fresh=True)
         elif style == "mask_write":
             lines += [
                 f"{name} = np.tanh({n})",
