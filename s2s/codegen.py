@@ -181,7 +181,8 @@ def _generate(
     program = build(fn)
     wrt = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     argnums = argnums if isinstance(argnums, int) else wrt
-    helper_names = frozenset(program.helpers)
+    # (live: a function an inner ``vmap`` maps is lowered, with its helpers, when an outer one maps it)
+    helper_names = program.helpers.keys()
     functions = []
     reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
     # helper jvps and vjps, made for the arguments that carry tangents (cotangents) at their calls

@@ -22,6 +22,7 @@ from .frontend import (
     function_loops,
     generators,
     indexed_loops,
+    inner_jacobians,
     iterators,
     library_objects,
     local_defaults,
@@ -78,6 +79,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = dict_fields.desugar(numpy_maps.desugar(combinatorics.pairwise(src)))
+    src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(local_objects.desugar(src))
     src = loop_else.desugar(generators.desugar(src))

@@ -64,6 +64,8 @@ ALLOWED = {
             "rt.batched_vjps.index_set_value_vjp",
             "rt.batched_shape_vjps.array_vjp",
             "rt.batched_shape_vjps.array_vjp_transpose",
+            "rt.batched_ops.reshape",
+            "rt.example_shape",
             *(
                 f"rt.batched_loops.{name}{suffix}"
                 for name in (

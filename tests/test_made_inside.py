@@ -36,6 +36,11 @@ CASES = [
     (P.local_reading_local, P.local_reading_local),
     (P.pinn_residual, P.pinn_residual),
     (P.laplacian_of_a_local_gradient, P.laplacian_of_a_local_gradient),
+    # ``jax.jacfwd``/``jax.jacrev``/``jax.hessian`` inside, as the transformations they are made of
+    (P.jacobians_inside, P.jacobians_inside),
+    (P.newton_steps, P.newton_steps),
+    (P.laplacian_residual, P.laplacian_residual),
+    (P.jacfwd_of_a_gradient, P.jacfwd_of_a_gradient),
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),
     (P.hvp_of_a_module_level_gradient, P.hvp_of_a_module_level_gradient),
@@ -165,3 +170,9 @@ def test_gradient_through_a_map_of_a_function_that_maps_inside(backend):
         want = jax.grad(P.maps_a_map)(W, xs)
         got = s2s.grad(P.maps_a_map, backend=backend)(W, xs)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_jacobians_inside_with_options_s2s_does_not_read_are_located_errors():
+    with pytest.raises(UnsupportedSyntax, match="one int `argnums`") as info:
+        s2s.grad(P.hessian_of_two_arguments)(np.ones((5, 2)), np.ones((4, 5)))
+    assert "made_inside.py" in str(info.value)

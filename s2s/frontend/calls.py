@@ -274,7 +274,9 @@ class Calls(lax_control.LaxControl):
             return None
         g = (
             self._made_transform(body.func)
-            if made and isinstance(body.func, cst.Call)
+            if made
+            and isinstance(body.func, cst.Call)
+            and not lifted.of_local(self, body.func)  # (the lambda is lifted whole)
             else callee
         )
         g = g if g is not None else self._callee_object(body.func)

@@ -197,6 +197,23 @@ def _first_use(local) -> dict:
     return order
 
 
+def of_local(resolver, node) -> bool:
+    """Whether ``node`` is transformations (or a name bound to them) of a local function or a lambda."""
+    from . import library
+
+    while True:
+        if isinstance(node, cst.Name) and node.value in resolver._aliases:
+            node = resolver._aliases[node.value]
+        elif isinstance(node, cst.Call) and node.args:
+            if library.transform_maker(resolver._callee_object(node.func)) is None:
+                return False
+            node = node.args[0].value
+        else:
+            return isinstance(node, cst.Lambda) or (
+                isinstance(node, cst.Name) and node.value in resolver._local_defs
+            )
+
+
 def transformed_chain(resolver, node):
     """``jax.vmap(jax.grad(u1))`` or ``jax.grad(jax.grad(u1))`` of a local function ``u1`` (or a lambda, or a
     name a wrapped function of them is assigned to, ``u_tt = jax.grad(jax.grad(u1))``): ``(made, free)``,

@@ -444,3 +444,8 @@ def batched_array_vjp_transpose(ct, like, data, flags, *, g):
 @linear(name="rt.batched_ops.asarray", roles={"data": "data"})
 def batched_asarray(data, dtype=None, *, g):
     return rt.batched_shape_vjps.array_vjp(g, data, (True, True)), None
+
+
+@linear(name="rt.batched_ops.reshape", roles={"shape": "static", "order": "static"})
+def batched_reshape(a, shape, order="C", *, g):
+    return rt.batched_ops.reshape(g, rt.example_shape(a), order), None, None

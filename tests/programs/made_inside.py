@@ -179,6 +179,51 @@ def laplacian_of_a_local_gradient(w, xs):
     return jnp.mean(jax.vmap(lap)(xs) ** 2)
 
 
+def _field(v, w):
+    return jnp.tanh(w.T @ v)
+
+
+def _potential(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+
+def jacobians_inside(w, xs):
+    """``jax.jacfwd`` of a function of the program and ``jax.jacrev`` of a lambda, inside: the ``jax.vmap``
+    of ``jax.jvp`` (``jax.grad``) they are made of."""
+    J = jax.jacfwd(_field)(xs[0], w)
+    R = jax.jacrev(lambda v: jnp.tanh(w.T @ v))(xs[1])
+    return jnp.sum(J**2) + jnp.sum(R * J)
+
+
+def newton_steps(w, xs):
+    """Newton's method on a local energy: ``jax.grad`` and ``jax.hessian`` (held in a name) of it."""
+
+    def energy(v):
+        return jnp.sum(jnp.tanh(w.T @ v) ** 2) + 0.1 * jnp.sum(v**4)
+
+    hess = jax.hessian(energy)
+    v = xs[0] * 0.1
+    for _ in range(2):
+        v = v - jnp.linalg.solve(hess(v) + 2.0 * jnp.eye(5), jax.grad(energy)(v))
+    return energy(v)
+
+
+def laplacian_residual(w, xs):
+    """A PINN's Laplacian, ``jnp.trace(jax.hessian(u, argnums=1)(w, x))``, at each point (mapped)."""
+
+    def lap(x):
+        return jnp.trace(jax.hessian(_potential, argnums=1)(w, x))
+
+    return jnp.mean(jax.vmap(lap)(xs) ** 2)
+
+
+def jacfwd_of_a_gradient(w, xs):
+    """``du = jax.grad(u)``, then ``jax.jacfwd(du)``: forward over reverse, by hand."""
+    du = jax.grad(_potential, argnums=1)
+    H = jax.jacfwd(du, argnums=1)(w, xs[0])
+    return jnp.sum(H * jnp.eye(5)) + jnp.sum(H[0] ** 2)
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
@@ -278,3 +323,7 @@ def clipped_step_loss(w, xs):
 def maps_a_map(W, xs):
     """``jax.vmap`` over weights of ``local_function``, which maps over examples itself."""
     return jnp.sum(jax.vmap(local_function, in_axes=(0, None))(W, xs) ** 2)
+
+
+def hessian_of_two_arguments(w, xs):
+    return jnp.sum(jax.hessian(_potential, argnums=(0, 1))(w, xs[0])[0][0])
