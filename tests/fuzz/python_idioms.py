@@ -408,8 +408,24 @@ class PythonIdioms:
                 "helper_both_orders",
                 "grad_of_grad",
                 "local_reading_local",
+                "hessian_inside",
+                "jacobian_of_lambda",
             ]
         )
+        if form == "hessian_inside":
+            lines += [
+                f"def {name}_e(v):",
+                f"    return jnp.sum(jnp.tanh(v * jnp.mean({b})) ** 2) + 0.1 * jnp.sum(v ** 4)",
+                f"{name}_H = jax.hessian({name}_e)(jnp.ravel({a}) * 1.0)",
+                f"{name} = np.sum({name}_H * 0.5)",
+            ]
+            return
+        if form == "jacobian_of_lambda":
+            maker = self.pick(["jax.jacfwd", "jax.jacrev"])
+            lines.append(
+                f"{name} = np.sum({maker}(lambda v: jnp.sin(v * jnp.mean({b})))(jnp.ravel({a}) * 1.0) ** 2)"
+            )
+            return
         if form == "grad_of_grad":
             # a PINN's second derivative of a local function, per point (``jnp.array`` of its input)
             lines += [
