@@ -775,7 +775,8 @@ class Calls(lax_control.LaxControl):
         ):
             what = self.source.file.module.code_for_node(func)
             self.fail(func, f"a call of `{what}`, a function computed at run time: s2s calls functions by their names",
-                      "call the function by its name (define it with `def`)", UnsupportedSyntax)  # fmt: skip
+                      "call the function by its name: define it with `def`, or bind what makes it to a name "
+                      "first (`step = make_step(params)`)", UnsupportedSyntax)  # fmt: skip
         # named at this call's shape
         if isinstance(callee, cst.Name) and callee.value in self._variadic:
             fn = self._variadic[callee.value]

@@ -16,7 +16,9 @@ local ``def`` or a lambda, or a tuple of values one or more of which are. Each m
 factory reads is the same object where the line is and no name the function binds; it imports
 nothing and declares nothing ``global``. The call's arguments are evaluated once, before the
 factory's body, as Python does. The lines written keep the positions of the factory's lines when it
-is in the same file (else the call's line). Any other call stays as it is (a factory reached by a
+is in the same file (else the call's line). A factory's call that is called at once, or passed to another
+call (not a factory's: ``lax.scan(cell(W), h0, xs)``), is bound to a name on lines before, then read so.
+Any other call stays as it is (a factory reached by a
 derivative is then a located error at the call: ``codegen``).
 """
 
@@ -195,24 +197,32 @@ class _Inliner:
         return {f: self.namer.fresh(f"{name}_{f}") for f in cls._fields}
 
     def _called_at_once(self, stmt) -> tuple[list, object]:
-        """``nll_fn(X, y, noise)(theta)`` in a line: the factory's call bound to a name on lines before
-        (its body in place, as for ``nll = nll_fn(...)``), the line calling that name.
+        """``nll_fn(X, y, noise)(theta)``, or ``lax.scan(gru_cell(p), h0, xs)``, in a line: the factory's
+        call bound to a name on lines before (its body in place, as for ``nll = nll_fn(...)``), the line
+        calling (or passing) that name.
         """
         if not isinstance(stmt, cst.SimpleStatementLine):
             return [], stmt
         before, replaced = [], {}
         for node in own_nodes([stmt]):
-            if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Call)):
+            if not isinstance(node, cst.Call):
                 continue
-            factory = self._object(node.func.func)
-            if not _makes_functions(factory):
-                continue
-            name = self.namer.fresh(f"{factory.__name__}_made")
-            line = assignment_line(cst.Name(name), node.func, stmt, self.positions)
-            lines = self.inlined(line)
-            if lines is not None:
-                before += lines
-                replaced[node.func] = cst.Name(name)
+            made = [node.func]
+            if not _makes_functions(self._object(node.func)):
+                # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
+                made += [a.value for a in node.args if not a.star]
+            for call in made:
+                if not isinstance(call, cst.Call) or call in replaced:
+                    continue
+                factory = self._object(call.func)
+                if not _makes_functions(factory):
+                    continue
+                name = self.namer.fresh(f"{factory.__name__}_made")
+                line = assignment_line(cst.Name(name), call, stmt, self.positions)
+                lines = self.inlined(line)
+                if lines is not None:
+                    before += lines
+                    replaced[call] = cst.Name(name)
         if not replaced:
             return before, stmt
         return before, place(replace_nodes(stmt, replaced), stmt, self.positions)

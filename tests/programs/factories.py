@@ -7,6 +7,7 @@ so ``jax.grad`` of the same function is the oracle.
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 from jax.tree_util import tree_map
 
@@ -145,3 +146,25 @@ def record_meta_loss(log_lr, w):
     fixed = sgd_with_trace(0.05)
     step, _ = fixed.update(w, fixed.init(w))
     return jnp.sum((w + step) ** 2)
+
+
+def rnn_cell(W):
+    def step(h, x):
+        h = jnp.tanh(W @ h + x)
+        return h, h
+
+    return step
+
+
+def relaxation(k, anchor):
+    def body(i, state):
+        return state + 0.1 * (k * (anchor - state) - state**3)
+
+    return body
+
+
+def scanned_with_a_made_step(W, xs):
+    """The step a factory makes, passed straight to ``lax.scan``/``lax.fori_loop`` (a JAX idiom)."""
+    _, hs = jax.lax.scan(rnn_cell(W), jnp.zeros(2), xs)
+    settled = jax.lax.fori_loop(0, 3, relaxation(jnp.sum(W), hs[-1]), hs[0])
+    return jnp.sum(hs**2) + jnp.sum(settled)
