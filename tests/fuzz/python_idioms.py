@@ -410,8 +410,22 @@ class PythonIdioms:
                 "local_reading_local",
                 "hessian_inside",
                 "jacobian_of_lambda",
+                "factory_into_map",
             ]
         )
+        if form == "factory_into_map":
+            # a factory's result passed straight to ``lax.map`` (``lax.scan(cell(W), h0, xs)``'s idiom)
+            self.helper(
+                "def make_scaled_tanh(s):\n"
+                "    def apply(z):\n"
+                "        return jnp.tanh(z * s) + s\n"
+                "\n"
+                "    return apply\n"
+            )
+            lines.append(
+                f"{name} = np.sum(jax.lax.map(make_scaled_tanh(jnp.mean({b})), jnp.ravel({a}) * 1.0))"
+            )
+            return
         if form == "hessian_inside":
             lines += [
                 f"def {name}_e(v):",
