@@ -30,7 +30,7 @@ def is_function(obj) -> bool:
     """Whether ``obj`` is a function a helper can be bound to: a plain function, a NumPy ufunc, an op
     s2s knows (``jax.nn.relu``), or a ``functools.partial`` of one; not a class, an array or another
     callable object."""
-    if obj is None or isinstance(obj, type):
+    if obj is None or isinstance(obj, type) or not callable(obj):
         return False
     if isinstance(
         obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, Bound)
@@ -54,15 +54,17 @@ def is_program_object(obj) -> bool:
     defined outside the program (the standard library's, an installed package's: a ``Logger``, a
     ``DataFrame``).
     """
+    cls = type(obj)
+    if (
+        cls.__module__ in ("builtins", "types", "functools")
+        or cls.__module__.partition(".")[0] == "s2s"  # s2s's own (a ``Default`` number)
+        or isinstance(obj, (int, float, complex, str, bytes, np.ndarray))
+    ):
+        return False  # (before the checks that import the compiler: checked-in modules run without it)
     from .spellings import is_library
 
-    cls = type(obj)
     return (
-        cls.__module__ not in ("builtins", "types", "functools")
-        and cls.__module__.partition(".")[0]
-        != "s2s"  # s2s's own (a ``Default`` number)
-        and not isinstance(obj, (int, float, complex, str, bytes))
-        and not is_library(obj)
+        not is_library(obj)
         and _defined_in_the_program(cls)
         and not isinstance(obj, (type, Bound, types.ModuleType, np.generic))
         and not callable(getattr(cls, "__array__", None))
