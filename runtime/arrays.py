@@ -146,12 +146,10 @@ def index_add(target, index, value):
         if isinstance(target, tuple):
             return type(target)(*out) if hasattr(target, "_fields") else tuple(out)
         return out
-    if _is_mask(index, target) and np.ndim(value) == 0:
+    mask = number_write_mask(index, target, value)
+    if mask is not None:
         # ``x.at[mask].add(v)``: a ``where``, which compiles with a mask known only at run time
         xp = namespace(target, index, value)
-        mask = xp.reshape(
-            index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
-        )
         value = xp.asarray(value, dtype=xp.asarray(target).dtype)
         return target + xp.where(mask, value, xp.zeros((), value.dtype))
     if _is_jax(target) or _is_jax(value):
@@ -206,10 +204,9 @@ def index_add_value_vjp(g, index, value):
     """The cotangent of ``value`` in ``index_add(target, index, value)``: ``g`` at ``index``, summed to ``value``'s shape."""
     if isinstance(g, (dict, list, tuple)):
         return g[index]
-    if _is_mask(index, g) and np.ndim(value) == 0:
-        xp = namespace(g, index)
-        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
-        return unbroadcast(xp.where(mask, g, 0), value)
+    mask = number_write_mask(index, g, value)
+    if mask is not None:
+        return unbroadcast(namespace(g, index).where(mask, g, 0), value)
     return unbroadcast(g[index], value)
 
 
@@ -228,6 +225,38 @@ def _mask_broadcasts(index, target, value) -> bool:
     return np.ndim(value) == 0 or np.shape(value) == np.shape(target)
 
 
+def _bool_array(index) -> bool:
+    dtype = getattr(index, "dtype", None)
+    return dtype is not None and dtype == np.dtype(bool) and np.ndim(index) > 0
+
+
+def number_write_mask(index, target, value):
+    """For a number written by a boolean mask (``x[m] = 0.0``, or among full slices: ``scores[:, ~m] =
+    -1e9``, ``x[:, m] += v``): the mask shaped to broadcast against ``target``, so that a ``where`` does
+    the write (it compiles with a mask known only when the code runs); else None."""
+    if np.ndim(value) != 0:
+        return None
+    if _is_mask(index, target):
+        lead, mask = 0, index
+    elif (
+        isinstance(index, tuple)
+        and sum(_bool_array(i) for i in index) == 1
+        and all(
+            _bool_array(i) or (isinstance(i, slice) and i == slice(None)) for i in index
+        )
+    ):
+        lead = next(k for k, i in enumerate(index) if _bool_array(i))
+        mask = index[lead]
+        if np.shape(mask) != np.shape(target)[lead : lead + np.ndim(mask)]:
+            return None
+    else:
+        return None
+    trailing = np.ndim(target) - lead - np.ndim(mask)
+    return namespace(target, mask).reshape(
+        mask, (1,) * lead + np.shape(mask) + (1,) * trailing
+    )
+
+
 def index_set(target, index, value):
     """``target`` with ``value`` written at ``index``, as a new array (``target`` is unchanged).
 
@@ -238,11 +267,17 @@ def index_set(target, index, value):
     """
     if holds_items(target):
         return _with_item(target, index, value)
-    if _is_mask(index, target) and _mask_broadcasts(index, target, value):
-        xp = namespace(target, index, value)
-        mask = xp.reshape(
+    mask = number_write_mask(index, target, value)
+    if (
+        mask is None
+        and _is_mask(index, target)
+        and _mask_broadcasts(index, target, value)
+    ):
+        mask = namespace(target, index).reshape(
             index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
         )
+    if mask is not None:
+        xp = namespace(target, index, value)
         return xp.where(mask, xp.asarray(value, dtype=xp.asarray(target).dtype), target)
     if _is_jax(target) or _is_jax(value) or _is_jax(index):
         import jax.numpy as jnp
@@ -422,10 +457,13 @@ def index_set_value_vjp(g, index, value, target=None):
         return tree_zeros_like(value)
     if holds_items(g):
         return g[index]
-    if _is_mask(index, g) and _mask_broadcasts(index, g, value):
-        xp = namespace(g, index)
-        mask = xp.reshape(index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index)))
-        return unbroadcast(xp.where(mask, g, 0), value)
+    mask = number_write_mask(index, g, value)
+    if mask is None and _is_mask(index, g) and _mask_broadcasts(index, g, value):
+        mask = namespace(g, index).reshape(
+            index, np.shape(index) + (1,) * (np.ndim(g) - np.ndim(index))
+        )
+    if mask is not None:
+        return unbroadcast(namespace(g, index).where(mask, g, 0), value)
     if _gathers(index):
         return unbroadcast(
             namespace(g).where(_last_writes(g, index), g[index], 0), value

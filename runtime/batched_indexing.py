@@ -346,10 +346,36 @@ def _update(target, index, value, batched, name):
                     "(index_set: or a full-shaped value) per example, as a `where`: "
                     + _MASK_ERROR.replace("the batched result", "the written value")
                 )
+    among_slices = _mask_among_slices(xp, parts, flags, ex_shape)
+    if among_slices is not None and np.ndim(value) == int(v_flag):
+        # ``scores[:, ~m] = -1e9``: a number written by a mask among full slices, a ``where`` per example
+        return _where_update(xp, target, *among_slices, value, v_flag, name)
     comps = _components(xp, parts, flags, name)
     plan = _Plan(xp, ex_shape, size, comps, name)
     v = plan.from_examples(xp, _lift_value(xp, value, v_flag, plan.shape))
     return _scatter(name)(target, plan.index, v)
+
+
+def _mask_among_slices(xp, parts, flags, ex_shape):
+    """``(mask, batched)`` for an index of full slices and one boolean array (``(:, m)``): the mask over
+    every axis of an example (with the batch axis where it has one), else None."""
+    bools = [k for k, p in enumerate(parts) if _is_array(p) and p.dtype == bool]
+    if len(parts) < 2 or len(bools) != 1:
+        return None
+    if not all(
+        k in bools or (isinstance(p, slice) and p == slice(None))
+        for k, p in enumerate(parts)
+    ):
+        return None
+    k = bools[0]
+    mask, m_flag = parts[k], bool(flags[k])
+    ms = np.shape(mask)[1:] if m_flag else np.shape(mask)
+    if tuple(ms) != tuple(ex_shape[k : k + len(ms)]):
+        return None
+    lead = np.shape(mask)[:1] if m_flag else ()
+    trailing = len(ex_shape) - k - len(ms)
+    shaped = xp.reshape(mask, lead + (1,) * k + tuple(ms) + (1,) * trailing)
+    return xp.broadcast_to(shaped, lead + tuple(ex_shape)), m_flag
 
 
 def _mask_fits(mask, m_flag, value, v_flag, ex_shape, name):

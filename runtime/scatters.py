@@ -19,7 +19,7 @@
 
 import numpy as np
 
-from .arrays import _as_element, _is_jax, _is_mask, namespace
+from .arrays import _as_element, _is_jax, namespace, number_write_mask
 from .located import Refusal
 
 _NUMPY_UFUNCS = {"multiply": np.multiply, "min": np.minimum, "max": np.maximum}
@@ -34,11 +34,9 @@ def _uses_jax(*values) -> bool:
 
 
 def _scatter(kind, target, index, value):
-    if _is_mask(index, target) and np.ndim(value) == 0:
+    mask = number_write_mask(index, target, value)
+    if mask is not None:
         xp = namespace(target, index, value)
-        mask = xp.reshape(
-            index, np.shape(index) + (1,) * (np.ndim(target) - np.ndim(index))
-        )
         value = xp.asarray(value, dtype=xp.asarray(target).dtype)
         combined = {
             "multiply": target * value,

@@ -798,3 +798,28 @@ def test_an_array_spread_into_a_call_under_vmap(backend):
     for g, q in zip(grads, ps):
         want = s2s.grad(check, backend="numpy")(q, t, y)
         np.testing.assert_allclose(g, want, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_number_written_by_a_mask_among_slices_is_a_where(backend):
+    """``scores[:, ~key_mask] = -1e9`` with the mask an argument: compiles, differentiates, batches (a mask
+    per example too), as NumPy computes it."""
+    rng = np.random.default_rng(4)
+    w, x = rng.normal(size=(3, 3)) * 0.5, rng.normal(size=(4, 3))
+    key_mask = np.array([True, False, True, True])
+    f = P.padded_attention
+    np.testing.assert_allclose(
+        s2s.transform(f, backend=backend)(w, x, key_mask), f(w, x, key_mask), rtol=1e-10
+    )
+    t, eps = rng.normal(size=w.shape), 1e-6
+    fd = (f(w + eps * t, x, key_mask) - f(w - eps * t, x, key_mask)) / (2 * eps)
+    got = s2s.grad(f, backend=backend)(w, x, key_mask)
+    np.testing.assert_allclose(np.sum(got * t), fd, rtol=1e-6)
+    masks = np.stack([key_mask, ~key_mask | np.eye(4, dtype=bool)[0]])
+    batched = s2s.vmap(f, in_axes=(None, None, 0), backend=backend)(w, x, masks)
+    np.testing.assert_allclose(batched, [f(w, x, m) for m in masks], rtol=1e-10)
+    grads = s2s.vmap(s2s.grad(f), in_axes=(None, None, 0), backend=backend)(w, x, masks)
+    for g, m in zip(grads, masks):
+        np.testing.assert_allclose(
+            g, s2s.grad(f, backend="numpy")(w, x, m), rtol=1e-9, atol=1e-12
+        )

@@ -161,6 +161,10 @@ class Pitfalls:
                 f"{name} = np.tanh({n})",
                 f"{name}[{name} > 0.5] = 0.5",
                 f"{name}[{name} < -0.5] *= 2.0",
+                # a number written by a mask among full slices (attention padding: a ``where``)
+                f"{name}_m = np.outer({name}, {n})",
+                f"{name}_m[:, {n} > 0.2] = -1.0",
+                f"{name} = {name} + np.sum({name}_m, axis=1) * 0.1",
             ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True

@@ -3130,3 +3130,13 @@ def inputs_factory_called_at_once():
 
 
 PROGRAMS += ["factory_called_at_once"]
+
+
+def padded_attention(w, x, key_mask):
+    """Attention over padded keys: ``scores[:, ~key_mask] = -1e9`` (a number written by a mask the caller
+    passes, among full slices: a ``where``)."""
+    q, k = x @ w, x @ w.T
+    scores = q @ k.T / np.sqrt(x.shape[1])
+    scores[:, ~key_mask] = -1e9
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return np.sum(e / e.sum(axis=1, keepdims=True) @ x)
