@@ -49,8 +49,62 @@ def _cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
     return jnp.moveaxis(out, -1, axis)
 
 
+def _halfnorm_logpdf(x, loc=0.0, scale=1.0):
+    """JAX twins of SciPy's distributions JAX lacks, from other formulas: the normal's, folded."""
+    jnp = jax.numpy
+    folded = jnp.log(2.0) + jax.scipy.stats.norm.logpdf(x, loc, scale)
+    return jnp.where(x < loc, -jnp.inf, folded)
+
+
+def _halfnorm_cdf(x, loc=0.0, scale=1.0):
+    jnp = jax.numpy
+    return jnp.where(
+        x < loc, 0.0, jax.scipy.special.erf((x - loc) / (scale * jnp.sqrt(2.0)))
+    )
+
+
+def _lognorm_logpdf(x, s, loc=0.0, scale=1.0):
+    """The normal density of ``log(y)``, by the change of variables ``y = (x - loc) / scale``."""
+    jnp = jax.numpy
+    y = (x - loc) / scale
+    return jax.scipy.stats.norm.logpdf(jnp.log(y), 0.0, s) - jnp.log(y) - jnp.log(scale)
+
+
+_SCIPY_ONLY_STATS = types.SimpleNamespace(
+    halfnorm=types.SimpleNamespace(
+        logpdf=_halfnorm_logpdf,
+        pdf=lambda *a, **k: jax.numpy.exp(_halfnorm_logpdf(*a, **k)),
+        cdf=_halfnorm_cdf,
+    ),
+    lognorm=types.SimpleNamespace(
+        logpdf=_lognorm_logpdf,
+        pdf=lambda *a, **k: jax.numpy.exp(_lognorm_logpdf(*a, **k)),
+    ),
+)
+
+
+class _JaxStats:
+    """``jax.scipy.stats``, with the distributions JAX lacks written out."""
+
+    def __getattr__(self, name):
+        found = getattr(_SCIPY_ONLY_STATS, name, None)
+        return found if found is not None else getattr(jax.scipy.stats, name)
+
+
+class _JaxSpecial:
+    """``jax.scipy.special``, with ``log_expit`` (``jax.nn.log_sigmoid``)."""
+
+    log_expit = staticmethod(lambda x: -jax.numpy.logaddexp(0.0, -x))
+
+    def __getattr__(self, name):
+        return getattr(jax.scipy.special, name)
+
+
 class _JaxScipy:
     """``jax.scipy``, with ``integrate.cumulative_trapezoid`` written out."""
+
+    stats = _JaxStats()
+    special = _JaxSpecial()
 
     integrate = type(
         "integrate",
@@ -421,6 +475,32 @@ LIBRARY_CASES = [
         {"x": "~...", "s": "~..."},
         {"x": "positive", "s": "positive"},
     ),
+    C(
+        "rt.stats.halfnorm_logpdf",
+        "scipy.stats.halfnorm.logpdf(x, m, s)",
+        DENSITY,
+        {"x": "positive", "s": "positive"},
+    ),
+    C(
+        "rt.stats.halfnorm_pdf",
+        "scipy.stats.halfnorm.pdf(x, scale=s)",
+        {"x": "~...", "s": "~..."},
+        {"x": "positive", "s": "positive"},
+    ),
+    C("rt.stats.halfnorm_cdf", "scipy.stats.halfnorm.cdf(x)", U, "positive"),
+    C(
+        "rt.stats.lognorm_logpdf",
+        "scipy.stats.lognorm.logpdf(x, s)",
+        {"x": "~...", "s": "~..."},
+        {"x": "positive", "s": "positive"},
+    ),
+    C(
+        "rt.stats.lognorm_pdf",
+        "scipy.stats.lognorm.pdf(x, s, scale=m)",
+        {"x": "~...", "s": "~...", "m": "~..."},
+        {"x": "positive", "s": "positive", "m": "positive"},
+    ),
+    C("rt.nn.log_sigmoid", "scipy.special.log_expit(x)", U),
     C(
         "rt.stats.laplace_logpdf",
         "scipy.stats.laplace.logpdf(x, m, s)",

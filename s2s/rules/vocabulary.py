@@ -45,7 +45,7 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     "rt.nn.softmax": ("jax.nn.softmax",),
     "rt.nn.one_hot": ("jax.nn.one_hot",),
     "rt.nn.softplus": ("jax.nn.softplus",),
-    "rt.nn.log_sigmoid": ("jax.nn.log_sigmoid",),
+    "rt.nn.log_sigmoid": ("jax.nn.log_sigmoid", "scipy.special.log_expit"),
     "rt.nn.silu": ("jax.nn.silu", "jax.nn.swish"),
     "rt.nn.mish": ("jax.nn.mish",),
     "rt.nn.soft_sign": ("jax.nn.soft_sign",),
@@ -239,6 +239,8 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **_stats("cauchy", "logpdf", "pdf", "logcdf", "cdf"),
     **_stats("expon", "logpdf", "pdf", "cdf"),
     **_stats("laplace", "logpdf", "pdf", "cdf"),
+    **_stats("halfnorm", "logpdf", "pdf", "cdf"),
+    **_stats("lognorm", "logpdf", "pdf"),
     **_stats("logistic", "logpdf", "pdf", "cdf"),
     **_stats("uniform", "logpdf", "pdf"),
 }
