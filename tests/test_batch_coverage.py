@@ -65,6 +65,9 @@ ALLOWED = {
             "rt.batched_shape_vjps.array_vjp",
             "rt.batched_shape_vjps.array_vjp_transpose",
             "rt.batched_ops.reshape",
+            "rt.batching.index_add",
+            "rt.batched_ops.selection",
+            "rt.batched_ops.selection_vjp",
             "rt.example_shape",
             *(
                 f"rt.batched_loops.{name}{suffix}"

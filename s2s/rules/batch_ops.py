@@ -449,3 +449,26 @@ def batched_asarray(data, dtype=None, *, g):
 @linear(name="rt.batched_ops.reshape", roles={"shape": "static", "order": "static"})
 def batched_reshape(a, shape, order="C", *, g):
     return rt.batched_ops.reshape(g, rt.example_shape(a), order), None, None
+
+
+# an item per example (``q_values(p, s)[a]`` under ``jax.vmap``), differentiated again: the cotangent
+# scattered back per example, summed over the batch where ``x`` is shared by every example
+@linear(name="rt.batching.getitem", roles={"index": "static"})
+def batched_getitem(x, index, flags, *, g):
+    back = rt.batching.index_add(
+        rt.tree_zeros_like(x), index, g, (flags[0], flags[1], True)
+    )
+    return rt.sum_unbatched(back, flags[0]), None, None
+
+
+# a key the caller passes, per example (``table[i]`` of an index mapped by ``jax.vmap``), differentiated
+@linear(name="rt.batched_ops.selection", roles={"index": "static"})
+def batched_selection(x, index, fill, flags, *, g):
+    back = rt.batched_ops.selection_vjp(g, x, index, (True, flags[0], flags[1]))
+    return rt.sum_unbatched(back, flags[0]), None, None, None
+
+
+@linear(name="rt.batched_ops.selection_vjp", roles={"x": "data", "index": "static"})
+def batched_selection_vjp(ct, x, index, flags, *, g):
+    forth = rt.batched_ops.selection(g, index, False, (True, flags[2]))
+    return rt.sum_unbatched(forth, flags[0]), None, None, None

@@ -224,6 +224,21 @@ def jacfwd_of_a_gradient(w, xs):
     return jnp.sum(H * jnp.eye(5)) + jnp.sum(H[0] ** 2)
 
 
+def _q_values(w, x):
+    return jnp.tanh(x @ w)
+
+
+def per_example_picks(w, xs):
+    """A DQN's TD target: each example's network output indexed by its own action, under ``jax.vmap``."""
+    actions = jnp.arange(4) % 2
+    picked = jax.vmap(lambda x, a: _q_values(w, x)[a] ** 2)(xs, actions)
+    table = jnp.asarray(
+        w
+    )  # (JAX indexes a NumPy array by a traced index no more than NumPy does)
+    rows = jax.vmap(lambda i, x: jnp.sum(table[i] * x[1:3]))(jnp.arange(4) % 5, xs)
+    return jnp.mean(picked) + jnp.sum(rows)
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
