@@ -521,3 +521,15 @@ def test_an_argument_rebound_to_its_copy_may_be_written(tmp_path):
     assert np.array_equal(
         x, np.arange(6.0).reshape(2, 3)
     )  # the caller's array is untouched
+
+
+def test_a_mutable_default_changed_by_calls_is_still_its_default(tmp_path):
+    """``trace=[]`` appended to by a plain call: the located error about the append, never "the file
+    changed since it was imported" (the literal ``[]`` no longer equals the live default).
+    """
+    body = "def f(w, *, trace=[]):\n    obj = np.sum(w ** 2)\n    trace.append(obj)\n    return obj"
+    path, f = _compile_case(tmp_path, "mutated_default", body)
+    f(np.ones(2))
+    with pytest.raises(S2SError, match=r"`trace\.append` changes a parameter") as info:
+        s2s.grad(f)(np.ones(2))
+    assert info.value.origin.path == str(path)

@@ -67,6 +67,8 @@ def _same_defaults(module: cst.Module, params: cst.Parameters, fn) -> bool:
             written = ast.literal_eval(module.code_for_node(node))
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue  # not a literal: evaluated when the file ran, not comparable here
+        if isinstance(written, (list, dict, set)) and type(value) is type(written):
+            continue  # a mutable default, changed in place by calls (``trace=[]``): still that default
         if not _same_const(written, value):
             return False
     return True
