@@ -126,3 +126,24 @@ def test_module_containers_of_arrays_are_values_read_again_when_changed(
     np.testing.assert_allclose(np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6)
     monkeypatch.setattr(P, "BASIS", [*P.BASIS, -np.eye(4)])
     np.testing.assert_allclose(np.asarray(grad(w)), _numeric_grad(f, w), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_helpers_dict_of_new_arrays_shares_nothing(backend):
+    """``g = grads(p, X, y)`` returning ``{"w": X.T @ r}``, then ``p[k] -= lr * g[k]`` into copies: accepted
+    (it was refused as "may be the caller's `X`"); a helper's dict holding ``X`` itself stays refused.
+    """
+    rng = np.random.default_rng(1)
+    params, X, y = {"w": rng.normal(size=2)}, rng.normal(size=(4, 2)), np.ones(4)
+    f = P.sgd_step_on_copies
+    got = s2s.grad(f, backend=backend)(params, X, y)
+    eps, want = 1e-6, []
+    for i in range(2):
+        d = np.eye(2)[i] * eps
+        want.append(
+            (f({"w": params["w"] + d}, X, y) - f({"w": params["w"] - d}, X, y))
+            / (2 * eps)
+        )
+    np.testing.assert_allclose(got["w"], want, rtol=1e-6)
+    with pytest.raises(s2s.S2SError, match="`X`"):
+        s2s.grad(P.update_through_a_helpers_dict, backend=backend)(params, X)

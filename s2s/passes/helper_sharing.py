@@ -109,7 +109,13 @@ def returned_parameters(helper) -> frozenset[str] | None:
             return None
         if isinstance(expr, (*NEW_EXPRESSIONS, cst.Integer, cst.Float)):
             return frozenset()
-        if isinstance(expr, cst.Tuple):
+        if isinstance(expr, (cst.Tuple, cst.List)):  # (a display holds its items)
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            return union(shares(e.value, seen) for e in expr.elements)
+        if isinstance(expr, cst.Dict):  # ``{"w": X.T @ r}``: its values
+            if not all(isinstance(e, cst.DictElement) for e in expr.elements):
+                return None
             return union(shares(e.value, seen) for e in expr.elements)
         if isinstance(
             expr, (cst.Subscript, cst.Attribute)

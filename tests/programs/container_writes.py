@@ -156,3 +156,28 @@ def writes_settings(w):
     """A write into the module's settings."""
     SETTINGS["last"] = 1.0
     return np.sum(w * SETTINGS["scale"])
+
+
+def _gradients(p, X, y):
+    r = X @ p["w"] - y
+    return {"w": X.T @ r / len(y)}
+
+
+def _held(p, X):
+    return {"w": p["w"], "X": X}
+
+
+def sgd_step_on_copies(params, X, y):
+    """A dict of copies updated in place by a helper's gradient dict (its values new arrays)."""
+    p = {k: v.copy() for k, v in params.items()}
+    g = _gradients(p, X, y)
+    for k in p:
+        p[k] -= 0.1 * g[k]
+    return np.sum(p["w"] ** 2)
+
+
+def update_through_a_helpers_dict(params, X):
+    """The helper's dict holds ``X`` itself: writing into its item would change the caller's ``X``."""
+    held = _held(params, X)
+    held["X"] *= 2.0
+    return np.sum(held["w"] * held["X"][0])
