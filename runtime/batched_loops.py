@@ -68,8 +68,10 @@ def _batch_last(tree, flag, size):
     """Every array leaf with its batch axis last (unbatched leaves broadcast to ``size`` first)."""
 
     def leaf(x):
-        if not hasattr(x, "shape"):
-            return x  # a number: the same for every example
+        if not hasattr(x, "shape") or (flag and np.ndim(x) == 0):
+            # a number, or the zero standing for a field with no derivative (a layer's activation
+            # name): the same for every example
+            return x
         xp = namespace(x)
         if flag:
             return xp.moveaxis(x, 0, -1)
@@ -83,7 +85,7 @@ def _batch_front(tree, size):
 
     def leaf(x):
         xp = namespace(x)
-        if not hasattr(x, "shape"):
+        if not hasattr(x, "shape") or np.ndim(x) == 0:
             return xp.broadcast_to(xp.asarray(x), (size,))
         return xp.moveaxis(x, -1, 0)
 

@@ -29,6 +29,7 @@ from .frontend import (
     local_objects,
     loop_else,
     numpy_maps,
+    object_lists,
     partials,
     prepends,
     resolve,
@@ -81,7 +82,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = dict_fields.desugar(numpy_maps.desugar(combinatorics.pairwise(src)))
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
-    src = counted_whiles.desugar(local_objects.desugar(src))
+    src = counted_whiles.desugar(object_lists.desugar(local_objects.desugar(src)))
     src = loop_else.desugar(generators.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(builtin_calls.reversals(src)))
     src = function_loops.desugar(strings.desugar(src))

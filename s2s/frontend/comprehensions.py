@@ -114,6 +114,14 @@ class _Hoist:
         if isinstance(stmt, cst.SimpleStatementLine):
             before, new = self.hoist(stmt)
             return [*before, new]
+        if isinstance(stmt, cst.FunctionDef) and isinstance(
+            stmt.body, cst.IndentedBlock
+        ):  # a local function's comprehensions: its loops too
+            return [
+                stmt.with_changes(
+                    body=stmt.body.with_changes(body=self.block(stmt.body.body))
+                )
+            ]
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             return [stmt]
         if isinstance(stmt, cst.If):
