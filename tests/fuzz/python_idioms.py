@@ -96,6 +96,7 @@ FORMS = (
     "mask_reduced",
     "dict_of_lists",
     "appended_after_loop",
+    "layer_list",
 )
 
 
@@ -717,6 +718,33 @@ class PythonIdioms:
             f"{name}_s = Scaler(np.mean(np.tanh({b})) * 0.5)",
             f"{name} = np.sum({name}_s.apply({a})) + {name}_s.shift"
             + self.pick(["", f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))"]),
+        ]
+
+    def _py_layer_list(self, lines, name, a, b):
+        # numpy-ml's layers: a list of objects of one class made by a comprehension, called in a loop and
+        # summed by a generator (``frontend/object_lists``)
+        self.helper(
+            "class ScaledTanh:\n"
+            '    def __init__(self, w, shift, kind="tanh"):\n'
+            "        self.w = w\n"
+            "        self.shift = shift\n"
+            "        self.kind = kind\n"
+            "\n"
+            "    def __call__(self, z):\n"
+            "        out = np.tanh(z * self.w + self.shift)\n"
+            '        if self.kind == "sin":\n'
+            "            return np.sin(out)\n"
+            "        return out\n"
+            "\n"
+            "    def penalty(self):\n"
+            "        return np.sum(self.w ** 2)\n"
+        )
+        lines += [
+            f"{name}_layers = [ScaledTanh(c * np.mean({b}), 0.1 * c, k) for c, k in zip([0.5, 1.5], ['tanh', 'sin'])]",
+            f"{name}_h = {a} * 1.0",
+            f"for {name}_layer in {name}_layers:",
+            f"    {name}_h = {name}_layer({name}_h)",
+            f"{name} = np.sum({name}_h) + 0.1 * sum({name}_l.penalty() for {name}_l in {name}_layers)",
         ]
 
     def _py_stateful_layers(self, lines, name, a, b):
