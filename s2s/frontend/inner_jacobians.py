@@ -256,9 +256,10 @@ def _nodes(node):
 
 
 def _basis(x) -> cst.Call:
-    """The rows of the identity shaped like ``x``: ``np.eye(n, dtype=x.dtype).reshape((n,) + x.shape)``."""
+    """The rows of the identity shaped like ``x``: ``np.eye(n, dtype=np.result_type(x))`` reshaped to
+    ``(n,) + np.shape(x)`` (``x`` may be a Python number)."""
     size = _call(f"{_NP}.size", x)
-    eye = _call(f"{_NP}.eye", size, dtype=cst.Attribute(x, cst.Name("dtype")))
+    eye = _call(f"{_NP}.eye", size, dtype=_call(f"{_NP}.result_type", x))
     shape = cst.BinaryOperation(
         cst.Tuple([cst.Element(size)]), cst.Add(), _call(f"{_NP}.shape", x)
     )

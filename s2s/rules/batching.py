@@ -136,7 +136,7 @@ batch(
     "rt.stop_gradient",
 )
 batch("query", "shape", "ndim", "size")
-batch("static", "finfo", "iinfo")
+batch("static", "finfo", "iinfo", "result_type")
 batch(
     "constructor",
     "zeros",

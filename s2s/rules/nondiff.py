@@ -39,6 +39,7 @@ nondiff("zero for real values (s2s refuses complex inputs)", "imag")
 nondiff("piecewise constant for real values (0 or pi)", "angle")
 nondiff("shape query", "shape", "ndim", "size")
 nondiff("dtype query: `np.finfo(x.dtype).eps`", "finfo", "iinfo")
+nondiff("dtype query: the dtype arrays promote to", "result_type")
 nondiff(
     "constructor: its value does not depend on differentiable inputs",
     "zeros",

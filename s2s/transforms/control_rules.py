@@ -221,7 +221,7 @@ def scan(back, stmt: ir.Assign, e):
 
     def plan(back):
         # the carry's cotangent coming in: from the scan's outputs (zeros where none reached them)
-        outer_carry = _outer_cotangent(back, carry_target)
+        outer_carry = _outer_cotangent(back, carry_target, init)
         outer_ys = (
             _outer_cotangent(back, ys_target)
             if len(seeds) > (1 if carry_varies else 0)
@@ -312,14 +312,30 @@ def _first_name(atom, default):
     return names[0] if len(names) == 1 else default
 
 
-def _outer_cotangent(back, target) -> cst.BaseExpression:
-    """The cotangent of a control-flow result ``target`` (a name or tuple of names), zeros where none reached it."""
+def _outer_cotangent(back, target, like=None) -> cst.BaseExpression:
+    """The cotangent of a control-flow result ``target`` (a name or tuple of names), zeros where none reached it.
+
+    ``like``: what the result is shaped as (a loop's initial carry), for the zeros of an ignored part of it
+    (``h, _ = scan(...)``: the backward loop adds to them); else an ignored result's cotangent is None.
+    """
     if isinstance(target, cst.Name):
         if target.value == "_":  # an ignored result: nothing flows back into it
-            return cst.Name("None")
+            return (
+                cst.Name("None") if like is None else call("rt.tree_zeros_like", like)
+            )
         g = back.take(target.value)
         return g if g is not None else back.zeros(target.value)
-    return _tuple([_outer_cotangent(back, el.value) for el in target.elements])
+    parts = (
+        [el.value for el in like.elements]
+        if isinstance(like, cst.Tuple) and len(like.elements) == len(target.elements)
+        else [None] * len(target.elements)
+    )
+    return _tuple(
+        [
+            _outer_cotangent(back, el.value, part)
+            for el, part in zip(target.elements, parts)
+        ]
+    )
 
 
 # --- cond --------------------------------------------------------------------------------

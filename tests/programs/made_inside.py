@@ -239,6 +239,23 @@ def per_example_picks(w, xs):
     return jnp.mean(picked) + jnp.sum(rows)
 
 
+def _network(w, t):
+    h = jnp.array([t, 1.0])
+    for _ in range(2):
+        h = jnp.tanh(w[:2] @ h)
+    return jnp.sum(h)
+
+
+def pinn_jacfwd_of_a_gradient(w, xs):
+    """The PINN tutorial's ``d2u = jax.jacfwd(jax.grad(u, argnums=1), argnums=1)`` over a network with a
+    loop (the forward tangent's carry ignored after it: its cotangent is zeros), per point.
+    """
+    du = jax.grad(_network, argnums=1)
+    d2u = jax.jacfwd(du, argnums=1)
+    res = jax.vmap(lambda t: d2u(w, t) + _network(w, t))(xs[:, 0])
+    return jnp.mean(res**2)
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
