@@ -93,6 +93,7 @@ _DEFINED_IN = {
     "example_item_vjp": "batch_axes",
     "example_len": "batch_axes",
     "example_ndim": "batch_axes",
+    "largest_rank": "batch_axes",
     "example_shape": "batch_axes",
     "example_size": "batch_axes",
     "example_transpose": "batch_axes",

@@ -215,6 +215,11 @@ def example_ndim(x) -> int:
     return namespace(x).ndim(x) - 1
 
 
+def largest_rank(*ranks) -> int:
+    """The largest of some examples' ranks (Python ints: ``max`` read again as an op would not be one)."""
+    return max(ranks)
+
+
 def example_shape(x) -> tuple:
     """``x.shape`` of one example."""
     return tuple(namespace(x).shape(x)[1:])

@@ -12,6 +12,7 @@ nondiff(
     "sizes, ranks and axes of examples: integers",
     "rt.batch_size",
     "rt.example_ndim",
+    "rt.largest_rank",
     "rt.example_shape",
     "rt.example_size",
     "rt.example_len",

@@ -240,7 +240,7 @@ def _batch_rank(b, atoms) -> cst.BaseExpression:
         call("rt.example_ndim", a) if b.is_batched(a) else call("xp.ndim", a)
         for a in atoms
     ]
-    return ranks[0] if len(ranks) == 1 else call("max", *ranks)
+    return ranks[0] if len(ranks) == 1 else call("rt.largest_rank", *ranks)
 
 
 class _Replace(cst.CSTTransformer):

@@ -256,6 +256,17 @@ def pinn_jacfwd_of_a_gradient(w, xs):
     return jnp.mean(res**2)
 
 
+def _huber(x, delta=1.0):
+    ax = jnp.abs(x)
+    return jnp.where(ax <= delta, 0.5 * x**2, delta * (ax - 0.5 * delta))
+
+
+def per_example_huber(w, xs):
+    """A per-example loss under ``jax.vmap`` whose ``jnp.where`` mixes ranks (the batched module's ranks
+    are Python ints when its gradient reads it again)."""
+    return jnp.mean(jax.vmap(lambda x: _huber(jnp.sum(x @ w)))(xs))
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
