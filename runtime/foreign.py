@@ -363,12 +363,29 @@ def lax_function(obj) -> bool:
     return getattr(lax, name, None) is obj and name not in LAX_HIGHER_ORDER
 
 
+def jax_scipy_function(obj) -> bool:
+    """A public ``jax.scipy`` function (``jax.scipy.linalg.expm``): JAX's own code, called as library code
+    is, where s2s has no op for it (the resolver asks for ops first)."""
+    name = getattr(obj, "__name__", None)
+    if "jax.scipy" not in sys.modules or not isinstance(name, str):
+        return False
+    module = getattr(obj, "__module__", None) or ""
+    if not module.startswith(("jax.scipy", "jax._src.scipy")):
+        return False
+    return any(
+        getattr(found, name, None) is obj
+        for key, found in list(sys.modules.items())
+        if key.startswith("jax.scipy") and "._" not in key
+    )
+
+
 def library_code(obj) -> str | None:
     """The name of the library (``optax``, ``equinox``) whose JAX code runs when ``obj`` is called, or None:
     ``obj`` runs a Python function of an installed package outside s2s's vocabulary, whose module imports
-    JAX; ``jax`` for a ``jax.lax`` array function s2s has no op for (``lax_function``).
+    JAX; ``jax`` for a ``jax.lax`` array function s2s has no op for (``lax_function``) and a public
+    ``jax.scipy`` function (``jax_scipy_function``).
     """
-    if lax_function(obj):
+    if lax_function(obj) or jax_scipy_function(obj):
         return "jax"
     code = code_of(obj)
     if code is None or not hasattr(code, "__code__"):

@@ -269,12 +269,6 @@ CASES = [
         (2, 18),
     ),
     (
-        "library_custom_jvp",
-        "def f(x):\n    return np.sum(jax.scipy.special.hyp1f1(1.0, 2.0, x))",
-        "`jax.scipy.special.hyp1f1` comes from `jax.scipy.special`",
-        (2, 18),
-    ),
-    (
         "out_into_argument",
         "def f(x):\n    np.multiply(x, 2.0, out=x)\n    return np.sum(x)",
         "in-place write into `x`, which may be the caller's `x`",

@@ -506,3 +506,34 @@ def test_the_rule_table_lists_foreign_calls():
     out = io.StringIO()
     main(out)
     assert "rt.foreign" in out.getvalue()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_scipy_functions_with_a_jax_twin_run_through_jax(backend):
+    """``scipy.linalg.expm`` has no op: ``jax.scipy.linalg.expm`` (the function of the same public path)
+    runs as library code, differentiated and batched by JAX; ``jax.scipy`` functions s2s has no op for too.
+    """
+    from tests.programs import foreign_plain as P
+
+    theta = np.array([0.7, -0.2])
+
+    def twin(theta):
+        Q = jnp.array([[-1.0, 1.0], [0.5, -0.5]]) * theta[0] + jnp.eye(2) * theta[1]
+        P_ = jax.scipy.linalg.expm(Q * 1.5)
+        R = jax.scipy.linalg.expm(Q * 0.5)
+        return jnp.sum(P_ * R) + jnp.sum(jax.scipy.special.hyp1f1(1.0, 2.0, theta))
+
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(
+            s2s.grad(P.matrix_exponential, backend=backend)(theta, 1.5),
+            jax.grad(twin)(theta),
+            rtol=1e-6,
+        )
+        thetas = np.stack([theta, 0.5 * theta])
+        np.testing.assert_allclose(
+            s2s.vmap(s2s.grad(P.matrix_exponential), (0, None), backend=backend)(
+                thetas, 1.5
+            ),
+            jax.vmap(jax.grad(twin))(thetas),
+            rtol=1e-6,
+        )

@@ -754,6 +754,12 @@ class Calls(lax_control.LaxControl):
         func, args, callee = self._through_wrappers(func, args)
         # ``leggauss(n)``: NumPy's own function, run when the code is traced
         if callee is None and host_calls.runs_on_host(self, func, node):
+            twin = host_calls.jax_twin(self, func)
+            if (
+                twin is not None
+            ):  # ``scipy.linalg.expm``: JAX's own, differentiated by JAX
+                name = foreign._constant(self, "jax_" + twin.__name__, twin)
+                return foreign.call(self, name, args, node, twin)
             return host_calls.call(self, func, args, node)
         if (
             callee is None

@@ -63,6 +63,34 @@ def runs_on_host(resolver, func, node: cst.Call) -> bool:
     return not any(resolver._is_function(a.value) for a in node.args)
 
 
+def jax_twin(resolver, func):
+    """``jax.scipy``'s function of the same public path as the SciPy function ``func`` names
+    (``scipy.linalg.expm`` -> ``jax.scipy.linalg.expm``), which JAX differentiates and batches; else None.
+    """
+    import importlib
+    import sys
+
+    obj = resolver._object(resolver._chain(func))
+    name = getattr(obj, "__name__", None)
+    if name is None or not (getattr(obj, "__module__", None) or "").startswith("scipy"):
+        return None
+    public = sorted(
+        module
+        for module, found in list(sys.modules.items())
+        if module.startswith("scipy.")
+        and not any(part.startswith("_") for part in module.split("."))
+        and getattr(found, name, None) is obj
+    )
+    for module in sorted(public, key=len):
+        try:
+            twin = getattr(importlib.import_module(f"jax.{module}"), name, None)
+        except ImportError:
+            continue
+        if callable(twin):
+            return twin
+    return None
+
+
 def read_again(resolver, node: cst.Call) -> cst.Call | None:
     """``rt.host_call(leggauss, n)`` in generated code read again (``vmap`` of a gradient): the function
     a constant again, the other arguments resolved; None for any other call."""
