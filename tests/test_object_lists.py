@@ -71,3 +71,10 @@ def test_a_list_handed_on_whole_stays_a_located_error():
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(P.passed_on)(params, X, y)
     assert "object_lists.py" in str(info.value)
+
+
+def test_an_attribute_written_in_the_loop_stays_a_located_error():
+    params, X, y = P.inputs()
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(P.updated_in_the_loop)(params, X, y)
+    assert "object_lists.py" in str(info.value)

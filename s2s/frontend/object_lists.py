@@ -112,6 +112,26 @@ def _still_read(node, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(node))
 
 
+def _writes_member(node, name: str) -> bool:
+    """Whether ``node`` assigns an attribute of ``name`` (``layer.W -= lr * g``: the object in the list
+    changes, which a tuple read out of it would not)."""
+    for n in iter_nodes(node):
+        targets = (
+            [t.target for t in n.targets]
+            if isinstance(n, cst.Assign)
+            else [n.target] if isinstance(n, (cst.AugAssign, cst.AnnAssign)) else []
+        )
+        for t in targets:
+            for part in iter_nodes(t):
+                if (
+                    isinstance(part, cst.Attribute)
+                    and isinstance(part.value, cst.Name)
+                    and part.value.value == name
+                ):
+                    return True
+    return False
+
+
 class _Lists(PositionKeeping):
     """Loops and comprehensions over the lists rewritten (``failed``: a loop's name read whole)."""
 
@@ -143,7 +163,11 @@ class _Lists(PositionKeeping):
         names, target = self._unpacked(updated.target, kind)
         members = _Members(updated.target.value, names, kind)
         body = place(updated.body.visit(members), original, self.positions)
-        if members.failed or _still_read(body, updated.target.value):
+        if (
+            members.failed
+            or _still_read(body, updated.target.value)
+            or _writes_member(updated.body, updated.target.value)
+        ):
             self.failed.add(listed)
         return updated.with_changes(target=target, body=body)
 
