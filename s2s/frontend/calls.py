@@ -50,6 +50,7 @@ from . import (
     local_function_args,
     output,
     random_keys,
+    rewriting,
     selections,
     spellings,
     spread,
@@ -701,7 +702,8 @@ class Calls(lax_control.LaxControl):
                 and not hasattr(numpy.ndarray, func.attr.value)
                 and func.attr.value not in library.DRAW_METHODS
             ):
-                receiver_code = self.source.file.module.code_for_node(func.value)
+                # (as written: a comprehension's loop renames its variable, ``layer_2``)
+                receiver_code = rewriting.as_written(self.source, func.value)
                 self.fail(
                     func,
                     f"`{receiver_code}.{func.attr.value}()` calls a method of an object whose type s2s "
