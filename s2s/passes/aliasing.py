@@ -622,7 +622,9 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
                     f"in-place {'write into' if element else 'update of'} `{name}`, which may share memory "
                     f"with `{shared[0]}` (NumPy would change `{shared[0]}` too)",
                     stmt.origin,
-                    f"{how}, or copy first (`{name} = {source}.copy()`)",
+                    f"{how}, or copy first (`{name} = {source}.copy()`), where `{shared[0]}` should keep "
+                    f"its values (these change what the code computes: NumPy changes `{shared[0]}` here); "
+                    f"to change `{shared[0]}` too, update it by its own name",
                 )
             if not element:
                 bind(name, ())
