@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..cstutil import call as _call
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -56,14 +57,6 @@ def _kinds() -> dict:
         s2s.jacrev: "jacrev",
         s2s.hessian: "hessian",
     }
-
-
-def _call(func: str, *args, **keywords) -> cst.Call:
-    return cst.Call(
-        cst.parse_expression(func),
-        [cst.Arg(a) for a in args]
-        + [cst.Arg(v, keyword=cst.Name(k)) for k, v in keywords.items()],
-    )
 
 
 def _lambda(param: str, body) -> cst.Lambda:

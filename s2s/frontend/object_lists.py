@@ -21,7 +21,6 @@ the positions of the class's lines.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from dataclasses import dataclass
 
@@ -33,10 +32,10 @@ from .factories import globals_agree
 from .local_objects import (
     _attribute_writes,
     _init,
-    _init_assignments,
     _is_docstring,
     _is_record,
     _methods,
+    _Objects,
     _plain_class,
     _properties,
     _reached,
@@ -274,18 +273,6 @@ class _Finder:
         return reads == allowed
 
 
-def _fields(cls) -> list | None:
-    if issubclass(cls, tuple):
-        return list(cls._fields)
-    if dataclasses.is_dataclass(cls):
-        return [f.name for f in dataclasses.fields(cls)]
-    init = _init(cls)
-    assigned = _init_assignments(init) if init is not None else []
-    if assigned is None or any(not isinstance(attr, str) for attr, _ in assigned):
-        return None
-    return [attr for attr, _ in assigned]
-
-
 def _members_read(source) -> set:
     """Every attribute name the function reads (what a loop over a list may read of its items), and
     ``__call__``."""
@@ -301,7 +288,7 @@ class _Made:
         self.source, self.namer, self.like = source, namer, like
 
     def kind(self, cls) -> tuple[_Kind, list] | None:
-        fields = _fields(cls)
+        fields = _Objects._fields(cls)
         if fields is None:
             return None
         methods = _methods(cls)

@@ -217,9 +217,7 @@ def halfnorm_logpdf(x, loc=0, scale=1):
 
 @decompose(name="rt.stats.halfnorm_pdf")
 def halfnorm_pdf(x, loc=0, scale=1):
-    scaled_x = (x - loc) / scale
-    log_probs = 0.5 * xp.log(2.0 / xp.pi) - xp.log(scale) - 0.5 * xp.square(scaled_x)
-    return xp.exp(xp.where(scaled_x < 0, -xp.inf, log_probs))
+    return xp.exp(rt.stats.halfnorm_logpdf(x, loc, scale))
 
 
 @decompose(name="rt.stats.halfnorm_cdf")
@@ -242,14 +240,7 @@ def lognorm_logpdf(x, s, loc=0, scale=1):
 
 @decompose(name="rt.stats.lognorm_pdf")
 def lognorm_pdf(x, s, loc=0, scale=1):
-    log_y = xp.log((x - loc) / scale)
-    log_probs = (
-        -0.5 * xp.square(log_y / s)
-        - xp.log(s * xp.sqrt(2.0 * xp.pi))
-        - log_y
-        - xp.log(scale)
-    )
-    return xp.exp(xp.where(x <= loc, -xp.inf, log_probs))
+    return xp.exp(rt.stats.lognorm_logpdf(x, s, loc, scale))
 
 
 @decompose(name="rt.stats.laplace_logpdf")
