@@ -326,7 +326,9 @@ def _generate(
         for k, v in program.constants.items()
         if not _is_literal(v) and k not in imports and k not in reads
     }
-    watch = Watch.of(src.fn for src in program.sources)
+    # (and what parameters bound to a function or an object of the program hold: ``model=MODEL``)
+    held = [src.env[name] for src in program.sources for name in src.fixed]
+    watch = Watch.of((src.fn for src in program.sources), held)
     text = render(
         header, functions, literals, imports, fused=kinds != ("primal",), reads=reads
     )

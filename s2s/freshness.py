@@ -261,13 +261,14 @@ def _literal_equal(a, b) -> bool:
 class Watch:
     """The objects a program read through names, and where it read them."""
 
-    def __init__(self, read: tuple, cells: tuple, depends: list):
+    def __init__(self, read: tuple, cells: tuple, depends: list, held=()):
         # read: (mapping, key, the value mapping[key] held); cells: (cell, its contents)
         self._read = read
-        # literal data (a dict or list of numbers) read, as it was: it can change without being rebound
+        # literal data (a dict or list of numbers) read, as it was: it can change without being rebound;
+        # so can an object a parameter is bound to (``model=MODEL``: its attributes are constants)
         self._data = tuple(
             (value, copy)
-            for _, _, value in read
+            for value in (*(v for _, _, v in read), *held)
             if (copy := _snapshot(value)) is not None
         )
         self._cells = tuple((cell, _contents(cell)) for cell in cells)
@@ -282,7 +283,7 @@ class Watch:
         )
 
     @classmethod
-    def of(cls, functions) -> Watch:
+    def of(cls, functions, held=()) -> Watch:
         # read: (id(mapping), key) -> (mapping, key)
         read, cells, depends, seen = (
             {},
@@ -315,7 +316,7 @@ class Watch:
                 if isinstance(_contents(cell), types.ModuleType):
                     record(vars(_contents(cell)), names & vars(_contents(cell)).keys())
         triples = tuple((m, k, m.get(k)) for m, k in read.values())
-        return cls(triples, tuple(cells), depends)
+        return cls(triples, tuple(cells), depends, tuple(held))
 
     def fresh(self) -> bool:
         """Every name still names its object, and every cell holds its value (the loops run on each call)."""

@@ -475,3 +475,21 @@ def test_vmap_of_a_partial_maps_the_arguments_the_call_passes(backend):
         s2s.vmap(functools.partial(f, x=xs), backend=backend)(ws),
         jax.vmap(functools.partial(twin, x=xs))(ws),
     )
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_an_object_a_default_holds_changed_since_is_read_again(backend):
+    """``model=MODEL``'s attributes are constants of the generated code: changing one (in place too) makes
+    it again (it kept the first values: a silent wrong gradient)."""
+    f, twin = HELD.loss, HELD_TWIN["loss"]
+    grad = s2s.grad(f, backend=backend)
+    grad(X, W)
+    saved = HELD.MODEL.scale
+    try:
+        for scale in (3.0, np.array([1.0, 2.0, 0.5])):
+            HELD.MODEL.scale = HELD_TWIN["MODEL"].scale = scale
+            assert_trees_close(grad(X, W), jax.grad(twin)(X, W))
+        HELD.MODEL.scale[:] = HELD_TWIN["MODEL"].scale[:] = 4.0  # in place
+        assert_trees_close(grad(X, W), jax.grad(twin)(X, W))
+    finally:
+        HELD.MODEL.scale = HELD_TWIN["MODEL"].scale = saved
