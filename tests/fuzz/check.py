@@ -359,38 +359,64 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
                 findings.append(Finding("mismatch", what, msg, what))
 
 
-def _check_module_arrays_changed(
-    findings, module, twin, f, tf, an, aux, fresh, tol, path
-):
-    """The program's module-level float arrays halved in place between two calls of one compiled gradient
-    (a scaler refit between epochs): the second call reads the new values, as ``jax.grad`` of the twin does
-    (XLA had compiled the first values into the code once: a silent wrong gradient)."""
-    names = [
-        k
-        for k, v in vars(module).items()
-        if k[:1].isupper() and isinstance(v, np.ndarray) and v.dtype.kind == "f"
-    ]
-    if not names:
+def _changeable(module, twin) -> list:
+    """``(owner, twin's owner, name)`` of the program's module-level float arrays, and of the float
+    attributes (arrays, numbers) of its module-level objects of its own classes (``model=MODEL``'s).
+    """
+    out = []
+    for k, v in vars(module).items():
+        if k[:1].isupper() and isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            out.append((module, twin, k))
+        elif type(v).__module__ == module.__name__ and hasattr(v, "__dict__"):
+            held = getattr(twin, k, None) if twin is not None else None
+            for a, x in vars(v).items():
+                array = isinstance(x, np.ndarray) and x.dtype.kind == "f"
+                if (array or type(x) is float) and (twin is None or hasattr(held, a)):
+                    out.append((v, held, a))
+    return out
+
+
+def _check_module_arrays_changed(findings, module, twin, f, tf, an, fresh, tol, path):
+    """The program's module-level float arrays halved in place (and its module-level objects' float
+    attributes halved) between two calls of one compiled gradient (a scaler refit between epochs): the
+    second call reads the new values, as ``jax.grad`` of the twin does (finite differences of the program
+    where ``twin`` is None; XLA had compiled the first values into the code once: a silent wrong gradient).
+    """
+    places = _changeable(module, twin)
+    if not places:
         return
-    grad = s2s.grad(f, an, has_aux=aux, backend="xla")
+    grad = s2s.grad(f, an, backend="xla")
     what = "grad_after_module_change/xla"
     if _run(findings, what, path, lambda: grad(*fresh()[0], **fresh()[1])) is None:
         return
-    saved = {k: (vars(module)[k].copy(), getattr(twin, k)) for k in names}
+    saved = [
+        (o, t, k, copy.copy(getattr(o, k)), t is not None and getattr(t, k))
+        for o, t, k in places
+    ]
     try:
-        for k in names:
-            vars(module)[k][...] *= 0.5
-            setattr(twin, k, getattr(twin, k) * 0.5)
-        want = jax.grad(functools.partial(tf, **fresh()[1]), an, has_aux=aux)(
-            *fresh()[0]
-        )
+        for owner, held, k in places:
+            value = getattr(owner, k)
+            if isinstance(value, np.ndarray):
+                value[...] *= 0.5  # in place, as a refit does
+            else:
+                setattr(owner, k, value * 0.5)
+            if held is not None:
+                setattr(held, k, getattr(held, k) * 0.5)
+        if twin is not None:
+            want = jax.grad(functools.partial(tf, **fresh()[1]), an)(*fresh()[0])
+        else:
+            want = fd_grad(f, *fresh(), an)
         got = _run(findings, what, path, lambda: grad(*fresh()[0], **fresh()[1]))
         if got is not None and (msg := compare(got, want, what, **tol)):
             findings.append(Finding("mismatch", what, msg, what))
     finally:
-        for k, (array, held) in saved.items():
-            vars(module)[k][...] = array
-            setattr(twin, k, held)
+        for owner, held, k, value, twin_value in saved:
+            if isinstance(value, np.ndarray):
+                getattr(owner, k)[...] = value
+            else:
+                setattr(owner, k, value)
+            if held is not None:
+                setattr(held, k, twin_value)
 
 
 def _call_rest(fn, i):
@@ -773,9 +799,10 @@ def _check(program, module, twin, path, backends, modes, oracle):
         _check_vmap(
             findings, program, f, tf, args, an, backends, modes, oracle, path, tol
         )
-    if oracle == "jax" and "grad" in modes and "xla" in backends:
+    if "grad" in modes and "xla" in backends and not aux:
+        held = twin if oracle == "jax" else None
         _check_module_arrays_changed(
-            findings, module, twin, f, tf, an, aux, fresh, tol, path
+            findings, module, held, f, tf, an, fresh, tol, path
         )
     status = "ok"
     if findings:

@@ -212,7 +212,15 @@ class Idioms:
                 "SCALER = Scaler(0.7, -0.1)\n"
             )
             a = picked[0]
-            lines.append(f"{name} = np.sum(SCALER.apply({a})) * SCALER.factor")
+            if self.seed % 2:  # (no draw: other programs stay as they were)
+                # the object a helper's default holds (``model=MODEL``), read as a bound helper's
+                self.helper(
+                    "def scaler_applied(z, scaler=SCALER):\n"
+                    "    return np.sum(scaler.apply(z)) * scaler.factor\n"
+                )
+                lines.append(f"{name} = scaler_applied({a})")
+            else:
+                lines.append(f"{name} = np.sum(SCALER.apply({a})) * SCALER.factor")
         elif form == "where_keyword":
             # ``where=`` in reductions (``frontend/where_reductions.py``)
             self.feature("where_keyword")
