@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import call as _call
+from ..cstutil import iter_nodes, substitute
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -206,23 +207,6 @@ class _Jacobians(PositionKeeping):
         return _call(f"{_NP}.reshape", rows, shape)
 
 
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, values: dict):
-        super().__init__()
-        self.values = values
-
-    def leave_Name(self, original, updated):
-        return self.values.get(updated.value, updated)
-
-    def visit_Attribute(
-        self, node
-    ):  # ``x.shape``: ``shape`` is no name (its owner is read below)
-        return False
-
-    def leave_Attribute(self, original, updated):
-        return updated.with_changes(value=updated.value.visit(self))
-
-
 def _inlined(lam: cst.Lambda, args) -> cst.BaseExpression | None:
     """A lambda's body with its parameters replaced by the arguments of a call of it; None when it is not
     that simple (defaults, ``*``, keywords, a lambda inside rebinding names)."""
@@ -235,17 +219,12 @@ def _inlined(lam: cst.Lambda, args) -> cst.BaseExpression | None:
         or any(p.default is not None for p in params.params)
         or len(params.params) != len(args)
         or any(a.keyword is not None or a.star for a in args)
-        or any(isinstance(n, cst.Lambda) for n in _nodes(lam.body))
+        or any(isinstance(n, cst.Lambda) for n in iter_nodes(lam.body))
     ):
         return None
-    values = {p.name.value: a.value for p, a in zip(params.params, args)}
-    return lam.body.visit(_Substitute(values))
-
-
-def _nodes(node):
-    from ..cstutil import iter_nodes
-
-    return iter_nodes(node)
+    return substitute(
+        lam.body, {p.name.value: a.value for p, a in zip(params.params, args)}
+    )
 
 
 def _basis(x) -> cst.Call:
@@ -300,7 +279,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     new = [s.visit(jacobians) for s, a in lines if a is None]
     if not jacobians.changed:
         return source
-    used = {n.value for s in new for n in _names(s)}
+    used = {n.value for s in new for n in iter_nodes(s) if isinstance(n, cst.Name)}
     if used & jacobians.aliases.keys():
         return source  # a Jacobian function passed on, or read otherwise: the resolver's error
     import jax
@@ -308,9 +287,3 @@ def desugar(source: FunctionSource) -> FunctionSource:
 
     env = {**source.env, _NP: numpy, _VMAP: jax.vmap, _JVP: jax.jvp, _GRAD: jax.grad}
     return with_body(source, new, env=env)
-
-
-def _names(node):
-    from ..cstutil import iter_nodes
-
-    return (n for n in iter_nodes(node) if isinstance(n, cst.Name))

@@ -41,6 +41,7 @@ from .local_objects import (
     _reached,
 )
 from .rewriting import (
+    Moving,
     PositionKeeping,
     bindings,
     function_body,
@@ -411,18 +412,12 @@ class _Made:
         return place(new, self.like, self.source.file.positions)
 
 
-class _SelfReads(_Members):
+class _SelfReads(Moving, _Members):
     """A method's ``self.attribute`` and ``self.method(...)`` (its nodes placed by ``moved``)."""
 
     def __init__(self, me, names, kind, moved):
-        super().__init__(me, names, kind)
+        _Members.__init__(self, me, names, kind)
         self.moved = moved
-
-    def on_leave(self, original, updated):
-        updated = super().on_leave(original, updated)
-        if isinstance(updated, cst.CSTNode):
-            self.moved(original, updated)
-        return updated
 
     def leave_Assign(self, original, updated):
         # ``__init__``'s ``self.W = W``: the attribute's name bound
