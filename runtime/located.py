@@ -179,6 +179,22 @@ RECURSION = (
     "recurse on a Python int argument (known at compile time), write the recursion as a `while` loop "
     "(s2s compiles `while` on array values), or run eagerly with backend='numpy'",
 )
+# jax.numpy's refusal of a Python list where NumPy reads one array (``np.mean(ws)`` of a list argument)
+LIST_ARGUMENT = re.compile(
+    r"(\w+) requires ndarray or scalar arguments, got <class '(list|tuple)'>"
+)
+
+
+def _list_argument(match) -> tuple[str, str]:
+    return (
+        f"a Python {match[2]} given to a NumPy function (jax.numpy's `{match[1]}` refused it): NumPy reads "
+        f"it as one array, jax.numpy (under jax.jit) takes arrays only, and s2s could not tell that this "
+        f"value is a {match[2]}",
+        "make it one array where it is made or read: `np.asarray(...)` of it (`np.stack` of arrays of one "
+        "shape), or pass an array",
+    )
+
+
 NOTE = "s2s: raised at "
 _COMMENT = re.compile(r"# (\S+):(\d+)  (.*)$")
 
@@ -213,6 +229,8 @@ def locate(err: BaseException) -> Exception | None:
             "data), but it is traced under jax.jit",
             CONCRETE["ConcretizationTypeError"][1],
         )
+    elif isinstance(err, TypeError) and (found := LIST_ARGUMENT.search(str(err))):
+        message, hint = _list_argument(found)
     elif isinstance(err, IndexError) and TRACED_SLICE in str(err):
         message, hint = SLICE_BOUNDS
     elif "TapeLeaf" in str(err):

@@ -63,6 +63,12 @@ def _in_primal_dtypes(out, args, argnums, kind, has_aux):
 
     def cast(g, p):
         want = _dtype(p)
+        if type(g).__module__.startswith(
+            "jax"
+        ):  # float64 is float32 without ``jax_enable_x64``
+            import jax
+
+            want = jax.dtypes.canonicalize_dtype(want)
         if want.kind == "f" and not isinstance(p, float) and _dtype(g) != want:
             return g.astype(want)
         return g

@@ -44,6 +44,7 @@ from .passes import (
     control,
     cse,
     desugar,
+    helper_results,
     inline,
     jumps,
     masks,
@@ -107,8 +108,10 @@ def lower(
     resolved = resolve.resolve(desugared(src), name, scope)
     fn = aliasing.check(resolved.function, resolved.helpers)
     on_stage("resolve", fn)
+    # what a pass reads of the rest of the program, beyond the function
+    context = {"control": {"results": helper_results.list_results(resolved.helpers)}}
     for stage, run in PASSES:
-        fn = run(fn)
+        fn = run(fn, **context.get(stage, {}))
         on_stage(stage, fn)
     resolved.function = fn
     return resolved

@@ -823,3 +823,19 @@ def test_a_number_written_by_a_mask_among_slices_is_a_where(backend):
         np.testing.assert_allclose(
             g, s2s.grad(f, backend="numpy")(w, x, m), rtol=1e-9, atol=1e-12
         )
+
+
+def test_a_list_argument_read_as_an_array_under_xla_is_a_located_error_whose_hint_works():
+    ws, x = [np.ones(2), np.full(2, 3.0)], np.array([1.0, -2.0])
+    with pytest.raises(
+        s2s.S2SError,
+        match=r"a Python list given to a NumPy function \(jax.numpy's `mean`",
+    ) as info:
+        s2s.grad(P.mean_of_a_list_argument)(ws, x)
+    assert info.value.origin.path == P.__file__
+    assert "np.asarray" in info.value.hint
+    for backend in BACKENDS:  # the hint followed: a list of gradients, one per item
+        grads = s2s.grad(P.mean_of_a_list_argument_as_an_array, backend=backend)(ws, x)
+        assert isinstance(grads, list) and len(grads) == 2
+        for g in grads:
+            np.testing.assert_allclose(g, x / 2)

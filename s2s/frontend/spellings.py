@@ -289,13 +289,46 @@ CONSTRUCTORS = frozenset({"array", "asarray", "asanyarray"})
 SEQUENCE_PARAMETERS = frozenset({"arrays", "tup"})
 
 
-def _as_array(node) -> cst.Call:
-    return cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(node)])
-
-
 # parameters whose values decide a shape (``s2s/rules/joins.py`` reads them on the host): a list stays a
 # Python list, which a ``jax.numpy`` array made from it inside ``jit`` would not be
 SHAPE_DECIDING = {"bincount": {"x"}}
+
+
+def parameter_names(op: str, args: list) -> list | None:
+    """The name of the parameter of ``jax.numpy.<op>`` each of ``args`` binds (None past the signature);
+    None where it has no signature."""
+    try:
+        params = list(
+            inspect.signature(_lookup(_modules()[-1], op)).parameters.values()
+        )
+    except (TypeError, ValueError):
+        return None
+    positional = [
+        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    return [
+        (
+            arg.keyword.value
+            if arg.keyword is not None
+            else positional[i].name if i < len(positional) else rest
+        )
+        for i, arg in enumerate(args)
+    ]
+
+
+def takes_array(op: str, name) -> bool:
+    """``jax.numpy.<op>``'s parameter ``name`` takes an array, where NumPy takes a list too."""
+    return (
+        op not in CONSTRUCTORS
+        and name in ARRAY_PARAMETERS
+        and name not in SHAPE_DECIDING.get(op, ())
+    )
+
+
+def as_array(node) -> cst.Call:
+    """``xp.asarray(node)``: a list read as NumPy reads it where a function takes an array."""
+    return cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(node)])
 
 
 def lists_as_arrays(op: str, args: list) -> list:
@@ -306,35 +339,20 @@ def lists_as_arrays(op: str, args: list) -> list:
         isinstance(a.value, (cst.List, cst.Tuple)) for a in args
     ):
         return args
-    modules = _modules()
-    try:
-        params = list(inspect.signature(_lookup(modules[-1], op)).parameters.values())
-    except (TypeError, ValueError):  # no signature: lists as written
+    names = parameter_names(op, args)
+    if names is None:  # no signature: lists as written
         return args
-    positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
     out = []
-    for i, arg in enumerate(args):
-        name = (
-            arg.keyword.value
-            if arg.keyword is not None
-            else positional[i].name if i < len(positional) else rest
-        )
-        if (
-            isinstance(arg.value, cst.List)
-            and name in ARRAY_PARAMETERS
-            and name not in SHAPE_DECIDING.get(op, ())
-        ):
-            arg = arg.with_changes(value=_as_array(arg.value))
+    for arg, name in zip(args, names):
+        if isinstance(arg.value, cst.List) and takes_array(op, name):
+            arg = arg.with_changes(value=as_array(arg.value))
         elif name in SEQUENCE_PARAMETERS and isinstance(
             arg.value, (cst.List, cst.Tuple)
         ):
             # ``np.concatenate([[theta0], np.exp(gaps)])``: each list in the sequence an array
             items = [
                 (
-                    e.with_changes(value=_as_array(e.value))
+                    e.with_changes(value=as_array(e.value))
                     if isinstance(e.value, cst.List)
                     else e
                 )

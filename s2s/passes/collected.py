@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, iter_nodes, names_in
+from ..cstutil import call, dotted, int_literal, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
+from ..frontend import spellings
 
 # the kinds of value an expression may have
 COLLECTED, LIST, UNKNOWN = (
@@ -145,10 +146,11 @@ def _code(node) -> str:
 class Reads:
     """Rewrites the expressions of one statement that read collected lists (``Kinds`` of the block)."""
 
-    def __init__(self, fn: ir.Function, kinds: Kinds, origin):
+    def __init__(self, fn: ir.Function, kinds: Kinds, origin, results=None):
         self.fn = fn
         self.kinds = kinds
         self.origin = origin
+        self.results = results or {}  # helper -> which of its results are lists
 
     # --- errors ---------------------------------------------------------------------------
     def fail(self, node, message, hint):
@@ -225,11 +227,13 @@ class Reads:
             )
             if any(_is_python_reduction(n) for n in iter_nodes(joined)):
                 joined = joined.visit(_PythonReductions(self))
+            if names_in(joined) & set(self.results):
+                joined = joined.visit(_HelperLists(self))
             return joined, (
                 LIST
                 if all(isinstance(t, (cst.List, cst.Tuple)) for t in _terms(node))
                 or _is_repeat(node)
-                else None
+                else self._helper_result(node)
             )
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
@@ -239,6 +243,19 @@ class Reads:
                 "use `np.stack(...)` of the list",
             )
         return method(node)
+
+    def _helper_result(self, node):
+        """LIST (or a tuple of kinds) where ``node`` calls a helper that returns lists: ``run(w, xs)``,
+        ``run(w, xs)[0]``."""
+        if isinstance(node, cst.Call):
+            return self.results.get(dotted(node.func))
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            kind, index = self._helper_result(node.value), node.slice[0].slice
+            if isinstance(kind, tuple) and isinstance(index, cst.Index):
+                at = int_literal(index.value)
+                if at is not None and -len(kind) <= at < len(kind):
+                    return kind[at]
+        return None
 
     def _Name(self, node):
         return node, self.kinds.kind(node.value)
@@ -414,7 +431,9 @@ class Reads:
                 a.with_changes(value=self.array(a.value)) for a in args[1:]
             ]
             return node.with_changes(args=new), (LIST if func == "list" else None)
-        if func.startswith("xp.") or func in ("len", "rt.stop_gradient"):
+        if func.startswith("xp."):
+            return node.with_changes(args=self._operands(func[3:], args)), None
+        if func in ("len", "rt.stop_gradient"):
             new = node.with_changes(
                 args=[a.with_changes(value=self.array(a.value)) for a in args]
             )
@@ -426,6 +445,19 @@ class Reads:
             ),
             None,
         )
+
+    def _operands(self, op, args) -> list:
+        """The arguments of ``xp.<op>``, a list where it takes an array read as NumPy reads it, one array
+        (``np.mean(hs, axis=0)`` of a list display or of a helper's list: ``xp.asarray(hs)``).
+        """
+        names = spellings.parameter_names(op, args) or [None] * len(args)
+        out = []
+        for arg, name in zip(args, names):
+            value, kind = self.expr(arg.value)
+            if kind == LIST and not arg.star and spellings.takes_array(op, name):
+                value = spellings.as_array(value)
+            out.append(arg.with_changes(value=value))
+        return out
 
     def _python_reduction(self, node, func, args):
         """Python's ``sum``/``max``/``min`` of a list built in the function (a comprehension, a loop's
@@ -564,6 +596,19 @@ class _PythonReductions(cst.CSTTransformer):
         return self.reads._python_reduction(
             updated, dotted(updated.func), list(updated.args)
         )
+
+
+class _HelperLists(cst.CSTTransformer):
+    """NumPy functions of a helper's list where no list of the block is read: ``np.var(features(w))``."""
+
+    def __init__(self, reads):
+        self.reads = reads
+
+    def leave_Call(self, original, updated):
+        func = dotted(updated.func) or ""
+        if not func.startswith("xp."):
+            return updated
+        return updated.with_changes(args=self.reads._operands(func[3:], updated.args))
 
 
 def _is_python_reduction(node) -> bool:

@@ -35,6 +35,7 @@ from .. import ir
 from ..cstutil import call, dotted, literal, names_in, substitute
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
+from . import helper_results
 from .collected import COLLECTED, Kinds, Reads, check_locals
 from .dataflow import (
     assigned,
@@ -115,10 +116,13 @@ def _append_of(stmt):
 
 
 class _Lower:
-    def __init__(self, fn: ir.Function, namer: Namer, closures: dict):
+    def __init__(self, fn: ir.Function, namer: Namer, closures: dict, results: dict):
         self.fn = fn
         self.namer = namer
         self.closures = closures  # naming a local function reads what it captures
+        self.results = (
+            results  # helper -> which of its results are lists (``helper_results``)
+        )
         self.appends: dict = {}  # collected list -> the origin of its ``append``
         self.ever_collected: dict = {}
         self.skipping: set = set()  # collected lists an `if` may skip appending to
@@ -152,7 +156,7 @@ class _Lower:
         empty, kinds, out = set(empty), (kinds or Kinds()).copy(), []
         for i, (stmt, live_after) in enumerate(zip(body, lives)):
             rest = (*body[i + 1 :], *later)
-            reads_ = Reads(self.fn, kinds, stmt.origin)
+            reads_ = Reads(self.fn, kinds, stmt.origin, self.results)
             if isinstance(stmt, ir.Assign):
                 pairs = _name_pairs(stmt)
                 if pairs is None:
@@ -177,6 +181,10 @@ class _Lower:
                 for target, kind in pairs:
                     if isinstance(target, cst.Name):
                         kinds.bind(target.value, kind, stmt.origin)
+                    elif isinstance(kind, tuple):  # ``hs, caches = run(w, xs)``
+                        for t, k in zip(target.elements, kind):
+                            if isinstance(t.value, cst.Name):
+                                kinds.bind(t.value.value, k, stmt.origin)
                 empty |= _made_empty(stmt.target, stmt.value)
             elif isinstance(stmt, ir.Return):
                 out.append(ir.Return(reads_.item(stmt.value), stmt.origin))
@@ -726,12 +734,22 @@ class _Appends:
 
 
 def control(
-    fn: ir.Function, namer: Namer | None = None, enclosing: dict | None = None
+    fn: ir.Function,
+    namer: Namer | None = None,
+    enclosing: dict | None = None,
+    results: dict | None = None,
 ) -> ir.Function:
-    """``enclosing``: what the local functions of the enclosing function capture (``closure_reads``)."""
+    """``enclosing``: what the local functions of the enclosing function capture (``closure_reads``);
+    ``results``: the helpers it calls whose results are lists (``helper_results.list_results``).
+    """
     namer = namer or Namer(used_names(fn))
     closures = closure_reads(fn, enclosing)
-    lower = _Lower(fn, namer, closures)
+    results = dict(results or {})
+    for name, local in fn.locals.items():
+        results.pop(name, None)
+        if (kind := helper_results.local_lists(local)) is not None:
+            results[name] = kind
+    lower = _Lower(fn, namer, closures, results)
     body = grow_lists(fn.body, _append_of, lambda s: reads(s, closures), namer)
     if any(ir.is_output_token(n) for n in assigned(body)):
         # branches and loops that print carry the token out, so they are kept
@@ -740,7 +758,8 @@ def control(
     body = lower.block(body, set(fn.param_names), set())
     check_locals(fn, lower.ever_collected)
     locals_ = {
-        name: control(local, namer, closures) for name, local in fn.locals.items()
+        name: control(local, namer, closures, results)
+        for name, local in fn.locals.items()
     }
     return fn.with_body(body, locals=locals_)
 

@@ -42,7 +42,8 @@ and ``*sizes`` of module constants into NumPy functions (``calls._constant_sprea
 Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_call``); a copy
 ``prev = v`` before a loop that updates ``v`` and reads ``prev`` (a Newton or fixed-point step: copy
 propagation once captured the loop's carry, a silent wrong value); functional dict updates
-(``{**p, "w": ...}``, ``dict(p)``).
+(``{**p, "w": ...}``, ``dict(p)``); NumPy functions of Python lists (a list display bound to a name, a
+helper's lists: ``passes/helper_results``).
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ FORMS = (
     "dict_of_lists",
     "appended_after_loop",
     "layer_list",
+    "list_read_as_array",
 )
 
 
@@ -746,6 +748,29 @@ class PythonIdioms:
             f"    {name}_h = {name}_layer({name}_h)",
             f"{name} = np.sum({name}_h) + 0.1 * sum({name}_l.penalty() for {name}_l in {name}_layers)",
         ]
+
+    def _py_list_read_as_array(self, lines, name, a, b):
+        # NumPy functions of Python lists, which NumPy reads as one array: a list display bound to a name,
+        # a helper's pair of lists built by ``append`` (``passes/helper_results``), a helper's list display
+        self.helper(
+            "def states_and_inputs(w, n):\n"
+            "    h, hs, zs = w * 0.0, [], []\n"
+            "    for k in range(n):\n"
+            "        h = np.tanh(w * (k + 1) * 0.3 + 0.5 * h)\n"
+            "        hs.append(h)\n"
+            "        zs.append(w * k)\n"
+            "    return hs, zs\n"
+        )
+        self.helper("def two_views(z):\n    return [np.sin(z), z * 0.5]\n")
+        self.fd_only = True  # jax.numpy refuses lists: the twin has no spelling of them
+        reduce = self.pick(["np.mean", "np.max", "np.sum", "np.var"])
+        lines += [
+            f"{name}_terms = [np.sum({a} ** 2), np.sum(np.cos({b}))]",
+            f"{name}_hs, _ = states_and_inputs({a}, 3)",
+            f"{name} = {reduce}({name}_terms) + np.sum({reduce}({name}_hs, axis=0))",
+        ]
+        if self.p(0.5):
+            lines.append(f"{name} = {name} + np.sum({reduce}(two_views({b}), axis=0))")
 
     def _py_stateful_layers(self, lines, name, a, b):
         # "Neural Networks from Scratch": ``layer.forward(x)`` stores ``self.output``, a base class's

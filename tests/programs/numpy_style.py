@@ -3140,3 +3140,63 @@ def padded_attention(w, x, key_mask):
     scores[:, ~key_mask] = -1e9
     e = np.exp(scores - scores.max(axis=1, keepdims=True))
     return np.sum(e / e.sum(axis=1, keepdims=True) @ x)
+
+
+def _hidden_states(w, xs):
+    h = np.zeros_like(w)
+    hs, caches = [], []
+    for x in xs:
+        h = np.tanh(w * x + h)
+        hs.append(h)
+        caches.append((h, x))
+    return hs, caches
+
+
+def _features(w):
+    return [np.tanh(w), w**2]
+
+
+class _Recurrent:
+    def __init__(self, w):
+        self.w = w
+
+    def states(self, xs):
+        h, out = np.zeros_like(self.w), []
+        for x in xs:
+            h = np.sin(self.w * x) + 0.5 * h
+            out.append(h)
+        return out
+
+
+def lists_read_as_arrays(w, xs):
+    """j17: NumPy functions of Python lists, which NumPy reads as one array: a list display bound to a
+    name, a helper's lists (built by ``append``, one of a returned pair, an item of its result), a
+    method's list, each reduced by ``np.mean``/``np.max``/``np.var``/``np.linalg.norm``.
+    """
+    terms = [np.sum(w**2), np.sum(np.cos(w))]
+    hs, _ = _hidden_states(w, xs)
+    first = _hidden_states(w * 0.5, xs)[0]
+    states = _Recurrent(w).states(xs)
+    return (
+        np.mean(terms)
+        + np.sum(np.mean(hs, axis=0) ** 2)
+        + np.sum(np.max(first, axis=0))
+        + np.sum(np.var(_features(w), axis=0))
+        + np.sum(np.linalg.norm(states, axis=1))
+    )
+
+
+def inputs_lists_read_as_arrays():
+    r = np.random.default_rng(31)
+    return r.normal(size=3), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["lists_read_as_arrays"]
+
+
+def mean_of_a_list_argument(ws, x):
+    return np.sum(np.mean(ws, axis=0) * x)
+
+
+def mean_of_a_list_argument_as_an_array(ws, x):
+    return np.sum(np.mean(np.asarray(ws), axis=0) * x)
