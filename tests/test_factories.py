@@ -32,6 +32,14 @@ CASES = {
     ),
     "meta_loss": ((0.3, _params(), X9, np.tanh(X9[:, :2])), (0, 1)),
     "two_made": ((RNG.normal(size=3), RNG.normal(size=4)), 0),
+    "switched_heads": (
+        (
+            {"W": RNG.normal(size=(4, 3)), "v": RNG.normal(size=(3, 4))},
+            RNG.normal(size=3),
+            2,
+        ),
+        0,
+    ),
     "made_in_a_loop": ((RNG.normal(size=3), RNG.normal(size=4)), 0),
     "swapped_pair": ((RNG.normal(size=2) * 0.5, RNG.normal(size=4)), 0),
     "record_meta_loss": ((-1.0, RNG.normal(size=3)), (0, 1)),
@@ -40,6 +48,13 @@ CASES = {
         (0, 1),
     ),
 }
+
+
+def _zero_tangent(a):
+    """A zero tangent of ``a``: JAX's ``float0`` for an integer (``lax.switch``'s index)."""
+    if np.issubdtype(np.asarray(a).dtype, np.integer):
+        return np.zeros(np.shape(a), dtype=jax.dtypes.float0)
+    return np.zeros_like(a)
 
 
 def _close(got, want):
@@ -60,7 +75,7 @@ def test_gradient_and_jvp_of_a_factorys_closures(name, backend):
         (
             jax.tree.map(np.ones_like, a)
             if k in np.atleast_1d(argnums)
-            else jax.tree.map(np.zeros_like, a)
+            else jax.tree.map(_zero_tangent, a)
         )
         for k, a in enumerate(args)
     )

@@ -12,12 +12,14 @@ Guarantee: a line ``target = factory(args)`` in any block (``target`` a name, or
 matching a returned tuple), ``factory`` a plain function of the program (not a library's, not
 decorated, not generated; no ``*args``/``**kwargs``; defaults of the parameters the line leaves out
 literal), whose body is statements and ``def``s at its own level ending in its only ``return``, of a
-local ``def`` or a lambda, or a tuple of values one or more of which are. Each module-level name the
+local ``def`` or a lambda, or a tuple of values one or more of which are (a list of them to one name:
+``function_loops`` reads it as a list of local functions). Each module-level name the
 factory reads is the same object where the line is and no name the function binds; it imports
 nothing and declares nothing ``global``. The call's arguments are evaluated once, before the
 factory's body, as Python does. The lines written keep the positions of the factory's lines when it
-is in the same file (else the call's line). A factory's call that is called at once, or passed to another
-call (not a factory's: ``lax.scan(cell(W), h0, xs)``), is bound to a name on lines before, then read so.
+is in the same file (else the call's line). A factory's call that is called at once, passed to another
+call (not a factory's: ``lax.scan(cell(W), h0, xs)``), or looped over (a ``for`` or a comprehension), is
+bound to a name on lines before, then read so.
 Any other call stays as it is (a factory reached by a
 derivative is then a located error at the call: ``codegen``).
 """
@@ -106,9 +108,21 @@ def _shape(body) -> tuple[list, cst.BaseExpression] | None:
 
 def _pairs(targets: list[str], value, defs: set[str]) -> list | None:
     """``(target, returned value)`` pairs when one or more returned values are local functions."""
+    if len(targets) == 1 and isinstance(value, (cst.List, cst.Tuple)):
+        # ``heads = make_heads(p)`` of ``return [relu_head, lambda h: ...]``: a sequence of functions
+        # (``function_loops`` reads it)
+        made = [
+            e.value
+            for e in value.elements
+            if isinstance(e.value, cst.Lambda)
+            or (isinstance(e.value, cst.Name) and e.value.value in defs)
+        ]
+        return [(targets[0], value)] if made else None
     if len(targets) == 1 and not isinstance(value, cst.Tuple):
         pairs = [(targets[0], value)]
-    elif isinstance(value, cst.Tuple) and len(value.elements) == len(targets):
+    elif isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(
+        targets
+    ):
         if any(isinstance(el, cst.StarredElement) for el in value.elements):
             return None
         pairs = list(zip(targets, (el.value for el in value.elements)))
@@ -197,20 +211,29 @@ class _Inliner:
         return {f: self.namer.fresh(f"{name}_{f}") for f in cls._fields}
 
     def _called_at_once(self, stmt) -> tuple[list, object]:
-        """``nll_fn(X, y, noise)(theta)``, or ``lax.scan(gru_cell(p), h0, xs)``, in a line: the factory's
-        call bound to a name on lines before (its body in place, as for ``nll = nll_fn(...)``), the line
-        calling (or passing) that name.
+        """``nll_fn(X, y, noise)(theta)``, ``lax.scan(gru_cell(p), h0, xs)``, or ``for head in
+        make_heads(p)`` (a loop's or a comprehension's sequence), in a line: the factory's call bound to a
+        name on lines before (its body in place, as for ``nll = nll_fn(...)``), the line calling (or
+        passing, or looping over) that name.
         """
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if isinstance(stmt, cst.For):  # ``for head in make_heads(p):``
+            nodes = [stmt.iter]
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            nodes = list(own_nodes([stmt]))
+        else:
             return [], stmt
         before, replaced = [], {}
-        for node in own_nodes([stmt]):
-            if not isinstance(node, cst.Call):
-                continue
-            made = [node.func]
-            if not _makes_functions(self._object(node.func)):
-                # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
-                made += [a.value for a in node.args if not a.star]
+        for node in nodes:
+            made = []
+            if isinstance(node, cst.CompFor):  # ``sum(f(h) for f in make_heads(p))``
+                made.append(node.iter)
+            if node is getattr(stmt, "iter", None):
+                made.append(node)
+            if isinstance(node, cst.Call):
+                made.append(node.func)
+                if not _makes_functions(self._object(node.func)):
+                    # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
+                    made += [a.value for a in node.args if not a.star]
             for call in made:
                 if not isinstance(call, cst.Call) or call in replaced:
                     continue

@@ -14,6 +14,12 @@ Guarantees of ``desugar(source)``:
 - a list or generator comprehension with one ``for`` over such a sequence
   and no ``if`` (``sum(np.sum(f(x)) for f in ACTIVATIONS)``) is the list
   display of its items, one per function.
+- the same for local functions (names bound once, at the function's own level,
+  by a ``def`` or to a lambda) in a display: ``for f in [squash, wave]``, and
+  ``heads = [relu_head, lambda h: ..., np.tanh]``, a list of functions bound
+  once and never read by an attribute (``heads.append``): its reads are the
+  display of names (its lambdas bound to names on lines before), so
+  ``heads[1](h)``, ``lax.switch(g, heads, h)`` and loops over it call them.
 - ``act = np.tanh``, a name bound once, in the function's own body, to a
   module-level function: its reads are that function; so is
   ``ACTIVATIONS[1]``, an item of such a sequence at a literal position, and
@@ -76,7 +82,7 @@ class Positioned(PositionKeeping, _Substitute):
 
 
 class _Reader:
-    def __init__(self, source: FunctionSource):
+    def __init__(self, source: FunctionSource, body: list):
         self.source = source
         self.positions = source.file.positions
         self.bindings = bindings(source.node)
@@ -84,6 +90,18 @@ class _Reader:
         self.namer = Namer(self.bound | set(source.env))
         self.added: dict = {}  # names for functions that no module-level name spells
         self.changed = False
+        # local functions: names bound once, at the function's own level, by a ``def`` or to a lambda
+        self.local = {
+            name
+            for name, value in map(_defined, body)
+            if name is not None and self.bindings[name] == 1
+        }
+
+    def is_function(self, node) -> bool:
+        """A function known when s2s reads the code: a module-level one, or a local function."""
+        if isinstance(node, cst.Name) and node.value in self.local:
+            return True
+        return _is_function(self.static(node))
 
     def static(self, node):
         """The object a module-level name or attribute chain refers to (``np.tanh``), else None."""
@@ -105,7 +123,7 @@ class _Reader:
             items = [e.value for e in node.elements]
             if all(
                 not isinstance(e, cst.StarredElement) for e in node.elements
-            ) and all(_is_function(self.static(i)) for i in items):
+            ) and all(self.is_function(i) for i in items):
                 return items
             return None
         held = self.static(node)
@@ -232,19 +250,50 @@ class _Reader:
 
     def aliases(self, statements) -> list:
         """``act = np.tanh`` (bound once) dropped, and ``act`` read as ``np.tanh`` after it;
-        ``ACTIVATIONS[1]`` read as the function it holds."""
+        ``ACTIVATIONS[1]`` read as the function it holds; ``heads = [relu_head, lambda h: ...]``, a list
+        of functions bound once, read as the list of their names (its lambdas named on lines before).
+        """
         out, mapping = [], {}
         for stmt in statements:
             if mapping:
                 stmt = stmt.visit(Positioned(mapping, self.positions))
             stmt = stmt.visit(_Items(self))
-            alias = self._alias(stmt)
+            alias = self._alias(stmt) or self._sequence(stmt, out)
             if alias is not None:
                 mapping[alias[0]] = alias[1]
                 self.changed = True
                 continue
             out.append(stmt)
         return out
+
+    def _sequence(self, stmt, out: list):
+        """``(name, display of names)`` for ``name = [f, g, lambda z: ...]`` of functions, bound once and read
+        only as a sequence (no ``name.append``); its lambdas bound to names on lines put in ``out``.
+        """
+        assign = assignment(stmt)
+        if assign is None or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        name, value = assign.targets[0].target.value, assign.value
+        if (
+            self.bindings[name] != 1
+            or not isinstance(value, (cst.List, cst.Tuple))
+            or not 0 < len(value.elements) <= MAX_COPIES
+            or any(isinstance(e, cst.StarredElement) for e in value.elements)
+            or name in _attribute_owners(self.source.node)
+        ):
+            return None
+        items = [e.value for e in value.elements]
+        if not all(isinstance(i, cst.Lambda) or self.is_function(i) for i in items):
+            return None
+        named = []
+        for k, item in enumerate(items):
+            if isinstance(item, cst.Lambda):
+                fresh = self.namer.fresh(f"{name}_{k}")
+                out.append(assignment_line(cst.Name(fresh), item, stmt, self.positions))
+                self.local.add(fresh)
+                item = place(cst.Name(fresh), item, self.positions)
+            named.append(cst.Element(item))
+        return name, place(value.with_changes(elements=named), value, self.positions)
 
     def _alias(self, stmt):
         assign = assignment(stmt)
@@ -384,6 +433,12 @@ class _Items(PositionKeeping):
         k = int_literal(index)
         if k is None:
             return updated
+        listed = self.reader.functions(updated.value)
+        if isinstance(updated.value, (cst.List, cst.Tuple)) and listed is not None:
+            if not -len(listed) <= k < len(listed):
+                return updated
+            self.reader.changed = True  # ``[relu_head, softplus_head][1]``
+            return place(listed[k], original, self.reader.positions)
         if not isinstance(held, (tuple, list)) or not -len(held) <= k < len(held):
             return updated
         if not _is_function(held[k]):
@@ -424,6 +479,30 @@ def _key(node):
     return int_literal(node)
 
 
+def _defined(stmt):
+    """``(name, node)`` where a statement of the function's own level defines a function: ``def name``,
+    ``name = lambda ...``; else ``(None, None)``."""
+    if isinstance(stmt, cst.FunctionDef):
+        return stmt.name.value, stmt
+    assign = assignment(stmt)
+    if (
+        assign is not None
+        and isinstance(assign.targets[0].target, cst.Name)
+        and isinstance(assign.value, cst.Lambda)
+    ):
+        return assign.targets[0].target.value, assign.value
+    return None, None
+
+
+def _attribute_owners(node) -> set[str]:
+    """The names read with an attribute under ``node`` (``fs`` of ``fs.append(g)``)."""
+    return {
+        n.value.value
+        for n in iter_nodes(node)
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+    }
+
+
 def _jumps_or_binds(body, name: str) -> bool:
     """Whether ``body`` jumps out (``break``, ``continue``, ``return``, ``yield``) or binds ``name``
     (a nested function's parameter too)."""
@@ -436,7 +515,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     body = function_body(source)
     if body is None:
         return source
-    reader = _Reader(source)
+    reader = _Reader(source, body)
     statements = reader.block(reader.aliases(body))
     if not reader.changed:
         return source

@@ -43,7 +43,8 @@ Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_cal
 ``prev = v`` before a loop that updates ``v`` and reads ``prev`` (a Newton or fixed-point step: copy
 propagation once captured the loop's carry, a silent wrong value); functional dict updates
 (``{**p, "w": ...}``, ``dict(p)``); NumPy functions of Python lists (a list display bound to a name, a
-helper's lists: ``passes/helper_results``).
+helper's lists: ``passes/helper_results``); functions kept in a list (local ``def``s and lambdas, or a
+factory's list) read by a loop, an index and a generator.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ FORMS = (
     "appended_after_loop",
     "layer_list",
     "list_read_as_array",
+    "function_list",
 )
 
 
@@ -771,6 +773,33 @@ class PythonIdioms:
         ]
         if self.p(0.5):
             lines.append(f"{name} = {name} + np.sum({reduce}(two_views({b}), axis=0))")
+
+    def _py_function_list(self, lines, name, a, b):
+        # functions kept in a list: local ``def``s and a lambda bound to a name, or a list a factory
+        # returns (``frontend/function_loops``, ``frontend/factories``), read by a loop, an index, a
+        # generator
+        self.helper(
+            "def make_heads(k):\n"
+            "    def squashed(z):\n"
+            "        return np.tanh(z * k)\n"
+            "\n"
+            "    return [squashed, lambda z: np.sin(z) * k]\n"
+        )
+        lines += [
+            f"def {name}_scaled(z):",
+            f"    return z * np.mean({b})",
+            f"{name}_fs = "
+            + self.pick(
+                [
+                    f"[{name}_scaled, lambda z: np.cos(z), np.tanh]",
+                    f"make_heads(np.mean({b}) * 0.5)",
+                ]
+            ),
+            f"{name} = np.sum({name}_fs[1]({a}))",
+            f"for {name}_f in {name}_fs:",
+            f"    {name} = {name} + np.sum({name}_f({a} * 0.5))",
+            f"{name} = {name} + sum(np.sum({name}_g({b})) for {name}_g in {name}_fs)",
+        ]
 
     def _py_stateful_layers(self, lines, name, a, b):
         # "Neural Networks from Scratch": ``layer.forward(x)`` stores ``self.output``, a base class's

@@ -168,3 +168,31 @@ def scanned_with_a_made_step(W, xs):
     _, hs = jax.lax.scan(rnn_cell(W), jnp.zeros(2), xs)
     settled = jax.lax.fori_loop(0, 3, relaxation(jnp.sum(W), hs[-1]), hs[0])
     return jnp.sum(hs**2) + jnp.sum(settled)
+
+
+def make_heads(p):
+    """Heads closing over the parameters, returned as a list (a local ``def`` and a lambda)."""
+
+    def relu_head(h):
+        return jnp.dot(jax.nn.relu(h), p["v"][0])
+
+    def softplus_head(h):
+        return jnp.dot(jax.nn.softplus(h), p["v"][1])
+
+    return [relu_head, softplus_head, lambda h: jnp.dot(jnp.sin(h), p["v"][2])]
+
+
+def switched_heads(p, x, group):
+    """j10: a list of functions a factory makes, read as ``lax.switch``'s branches (straight from the
+    call and through a name), by a literal index, unpacked, and in a loop and a generator.
+    """
+    h = p["W"] @ x
+    heads = make_heads(p)
+    first, second, third = make_heads(p)
+    total = jax.lax.switch(group, make_heads(p), h) + jax.lax.switch(
+        group, heads, 0.5 * h
+    )
+    total = total + heads[1](h) + third(h) - first(h) * second(h)
+    for head in make_heads(p):
+        total = total + 0.1 * head(h)
+    return total + sum(head(h**2) for head in heads)

@@ -3200,3 +3200,32 @@ def mean_of_a_list_argument(ws, x):
 
 def mean_of_a_list_argument_as_an_array(ws, x):
     return np.sum(np.mean(np.asarray(ws), axis=0) * x)
+
+
+def local_functions_in_lists(w, x):
+    """Local functions kept in a list: a loop and a generator over a display of local ``def``s, a lambda
+    and a NumPy function, a list bound to a name read by a literal index and zipped with weights.
+    """
+
+    def squashed(z):
+        return np.tanh(z * w)
+
+    def waved(z):
+        return np.sin(z) * w
+
+    total = 0.0
+    for f in [squashed, waved]:
+        total = total + np.sum(f(x))
+    features = [squashed, lambda z: np.cos(z * w), np.exp]
+    total = total + sum(np.sum(f(x * 0.5)) for f in features)
+    for f, c in zip(features, [0.5, 1.5, -0.2]):
+        total = total + c * np.sum(f(x))
+    return total + np.sum(features[1](x)) + np.sum([squashed, np.sin][0](x))
+
+
+def inputs_local_functions_in_lists():
+    r = np.random.default_rng(32)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["local_functions_in_lists"]
