@@ -335,6 +335,12 @@ CASES = [
         (4, 8),
     ),
     (
+        "local_functions_appended_to_a_list",
+        "def f(w, X):\n    preds = []\n    for k in range(2):\n        def predict(Xq):\n            return np.tanh(Xq @ w)\n        preds.append(predict)\n        w = w * 0.5\n    return np.sum(np.mean([p(X) for p in preds], axis=0))",
+        "a local function appended to a list (a list of functions built at run time)",
+        (6, 21),
+    ),
+    (
         "append_to_a_parameter_list",
         "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
         "`acts.append` changes a parameter, made outside `f`",

@@ -479,6 +479,21 @@ class Resolver(Calls):
             return None
         return self.mark(output.statement(self, node, kind), node)
 
+    def _check_not_function(self, item) -> None:
+        """An ``append`` of a local function (``predictors.append(predict)``): a list of functions made at
+        run time, which s2s cannot call by their names."""
+        if isinstance(item, cst.Lambda) or (
+            isinstance(item, cst.Name) and item.value in self._local_fns
+        ):
+            self.fail(
+                item,
+                "a local function appended to a list (a list of functions built at run time): s2s calls "
+                "functions by their names",
+                f"keep what the functions compute instead (append `{ir.code(item)}(...)`, the values), or "
+                "list the functions once in a display (`fs = [f, g]`), which s2s reads by their names",
+                UnsupportedSyntax,
+            )
+
     def _check_own_list(self, name: cst.Name) -> None:
         """An ``append`` grows a list this function made: s2s computes lists as values, so an append to
         a parameter's or an enclosing function's list would be lost to the code that reads it.
@@ -516,6 +531,7 @@ class Resolver(Calls):
             return [ir.Continue(origin)]
         if isinstance(small, cst.Expr) and is_append(small):
             self._check_own_list(small.value.func.value)
+            self._check_not_function(small.value.args[0].value)
             lst = self.expr(small.value.func.value)
             call = cst.Call(
                 cst.parse_expression("rt.append"),
