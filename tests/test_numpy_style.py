@@ -839,3 +839,18 @@ def test_a_list_argument_read_as_an_array_under_xla_is_a_located_error_whose_hin
         assert isinstance(grads, list) and len(grads) == 2
         for g in grads:
             np.testing.assert_allclose(g, x / 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_forward_mode_through_an_object_holding_a_dtype(backend):
+    params, x = P.inputs_model_holding_its_dtype()
+    t = {k: np.ones_like(v) for k, v in params.items()}
+    eps = 1e-6
+    moved = [{k: v + s * eps * t[k] for k, v in params.items()} for s in (1, -1)]
+    want = (
+        P.model_holding_its_dtype(moved[0], x) - P.model_holding_its_dtype(moved[1], x)
+    ) / (2 * eps)
+    _, tangent = s2s.jvp(
+        P.model_holding_its_dtype, (params, x), (t, np.zeros_like(x)), backend=backend
+    )
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)

@@ -3229,3 +3229,28 @@ def inputs_local_functions_in_lists():
 
 
 PROGRAMS += ["local_functions_in_lists"]
+
+
+class _CastingModel:
+    """cs231n's models: a dtype kept on the object (``self.dtype = np.float64``), parameters cast to it."""
+
+    def __init__(self, params, dtype=np.float64):
+        self.dtype = dtype
+        self.params = {}
+        for k, v in params.items():
+            self.params[k] = v.astype(self.dtype)
+
+    def loss(self, x):
+        return np.sum(np.tanh(x @ self.params["W"]) * self.params["v"])
+
+
+def model_holding_its_dtype(params, x):
+    return _CastingModel(params).loss(x)
+
+
+def inputs_model_holding_its_dtype():
+    r = np.random.default_rng(33)
+    return {"W": r.normal(size=(2, 3)), "v": r.normal(size=3)}, r.normal(size=2)
+
+
+PROGRAMS += ["model_holding_its_dtype"]
