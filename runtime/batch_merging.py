@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import namespace
-from .trees import tree_map
+from .trees import _child, _children, _is_container, _rebuild, tree_map
 
 
 def _inner_axis(inner: int, outer: bool, ndim: int) -> int:
@@ -24,7 +24,12 @@ def _inner_axis(inner: int, outer: bool, ndim: int) -> int:
 
 
 def merged_examples(x, outer, inner, b1, b2):
-    """``x`` with ``(b1, b2)`` in front (outer, inner), merged into one axis of ``b1 * b2`` examples."""
+    """``x`` with ``(b1, b2)`` in front (outer, inner), merged into one axis of ``b1 * b2`` examples; each
+    leaf of a tree (a dict of per-example gradients) so."""
+    return tree_map(lambda leaf: _merged(leaf, outer, inner, b1, b2), x)
+
+
+def _merged(x, outer, inner, b1, b2):
     xp = namespace(x)
     x = xp.asarray(x)
     if inner is not None:
@@ -38,6 +43,20 @@ def merged_examples(x, outer, inner, b1, b2):
 
 def merged_examples_vjp(g, x, outer, inner, b1, b2):
     """The transpose of ``merged_examples``: ``g`` of the merged examples back to ``x``'s layout."""
+    if g is None:
+        return None
+    if _is_container(g):
+        return _rebuild(
+            g,
+            [
+                (k, merged_examples_vjp(v, _child(x, k), outer, inner, b1, b2))
+                for k, v in _children(g)
+            ],
+        )
+    return _merged_vjp(g, x, outer, inner, b1, b2)
+
+
+def _merged_vjp(g, x, outer, inner, b1, b2):
     xp = namespace(g)
     g = xp.reshape(g, (b1, b2, *np.shape(g)[1:]))
     if inner is None:

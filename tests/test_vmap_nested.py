@@ -2,6 +2,7 @@
 ``jax.vmap(jax.vmap(...))`` of the ``jnp.where`` twin."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax_checks import oracle
@@ -77,3 +78,21 @@ def test_a_rebound_global_is_read_again(backend, monkeypatch):
     after = np.asarray(nested(x, y)), np.asarray(jacobians(x, y[0]))
     for old, new in zip(before, after):
         np.testing.assert_allclose(new, old * 1.5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_inner_vmap_over_a_tree_mapped_again_and_differentiated(backend):
+    """k02: the merged batch axes of an inner ``jax.vmap`` whose argument is a dict, under ``s2s.vmap``, and
+    the gradient of code calling that batched function (the merging's transpose, leaf by leaf).
+    """
+    grads = {"w": RNG.normal(size=(2, 3, 4)), "b": RNG.normal(size=(2, 3))}
+    mapped = s2s.vmap(P.clipped_total, in_axes=(0, None), backend=backend)
+    with jax.enable_x64(True):
+        want = jax.vmap(P.clipped_total, in_axes=(0, None))(grads, 1.0)
+        want_grad = jax.grad(
+            lambda g: jnp.sum(jax.vmap(P.clipped_total, in_axes=(0, None))(g, 1.0))
+        )(grads)
+    np.testing.assert_allclose(np.asarray(mapped(grads, 1.0)), want, rtol=1e-6)
+    got_grad = s2s.grad(P.summed_clipped_totals, backend=backend)(grads, 1.0)
+    for k in grads:
+        np.testing.assert_allclose(np.asarray(got_grad[k]), want_grad[k], rtol=1e-6)

@@ -1,5 +1,7 @@
 """Per-example functions as people write them, for ``s2s.vmap`` (checked against a Python loop)."""
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 
@@ -316,3 +318,21 @@ def scipy_style(p, *args):
     t, y = args
     r = _residuals(p, *args)
     return 0.5 * r @ r + 0.01 * np.sum(t)
+
+
+def _clipped(g, max_norm):
+    """DP-SGD's per-example clipping of a tree of gradients by its global norm."""
+    norm = jnp.sqrt(sum(jnp.sum(leaf**2) for leaf in jax.tree_util.tree_leaves(g)))
+    return jax.tree.map(
+        lambda leaf: leaf * jnp.minimum(1.0, max_norm / (norm + 1e-6)), g
+    )
+
+
+def clipped_total(grads, max_norm):
+    """An inner ``jax.vmap`` over a tree (a dict of per-example gradients), mapped again from outside."""
+    clipped = jax.vmap(_clipped, in_axes=(0, None))(grads, max_norm)
+    return jnp.sum(clipped["w"]) + jnp.sum(clipped["b"] ** 2)
+
+
+def summed_clipped_totals(grads, max_norm):
+    return jnp.sum(s2s.vmap(clipped_total, in_axes=(0, None))(grads, max_norm))
