@@ -92,9 +92,13 @@ class Kinds:
     collected: dict = field(default_factory=dict)
     lists: set = field(default_factory=set)
     unknown: dict = field(default_factory=dict)
+    # of ``lists``, those bound to tuple displays (``bins = (3, 3)``): NumPy functions read them as tuples
+    tuples: set = field(default_factory=set)
 
     def copy(self) -> Kinds:
-        return Kinds(dict(self.collected), set(self.lists), dict(self.unknown))
+        return Kinds(
+            dict(self.collected), set(self.lists), dict(self.unknown), set(self.tuples)
+        )
 
     def kind(self, name: str):
         if name in self.collected:
@@ -103,10 +107,13 @@ class Kinds:
             return UNKNOWN
         return LIST if name in self.lists else None
 
-    def bind(self, name: str, kind, where) -> None:
+    def bind(self, name: str, kind, where, tuple_display: bool = False) -> None:
         self.collected.pop(name, None)
         self.unknown.pop(name, None)
         self.lists.discard(name)
+        self.tuples.discard(name)
+        if kind == LIST and tuple_display:
+            self.tuples.add(name)
         if kind == COLLECTED:
             self.collected[name] = where
         elif kind == UNKNOWN:
@@ -128,7 +135,7 @@ class Kinds:
                     ),
                     None,
                 )
-                self.bind(name, kind, where)
+                self.bind(name, kind, where, all(name in p.tuples for p in paths))
             elif kinds & {COLLECTED, UNKNOWN}:
                 self.bind(name, UNKNOWN, origin)
             else:
@@ -448,13 +455,24 @@ class Reads:
 
     def _operands(self, op, args) -> list:
         """The arguments of ``xp.<op>``, a list where it takes an array read as NumPy reads it, one array
-        (``np.mean(hs, axis=0)`` of a list display or of a helper's list: ``xp.asarray(hs)``).
+        (``np.mean(hs, axis=0)`` of a name bound to a list display or of a helper's list:
+        ``xp.asarray(hs)``). Displays written in the call are ``spellings.lists_as_arrays``'s (a tuple
+        stays one: ``bins=(3, 3)``).
         """
         names = spellings.parameter_names(op, args) or [None] * len(args)
         out = []
         for arg, name in zip(args, names):
             value, kind = self.expr(arg.value)
-            if kind == LIST and not arg.star and spellings.takes_array(op, name):
+            if (
+                kind == LIST
+                and not arg.star
+                and not isinstance(arg.value, (cst.List, cst.Tuple))
+                and not (
+                    isinstance(arg.value, cst.Name)
+                    and arg.value.value in self.kinds.tuples
+                )
+                and spellings.takes_array(op, name)
+            ):
                 value = spellings.as_array(value)
             out.append(arg.with_changes(value=value))
         return out

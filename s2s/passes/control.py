@@ -161,7 +161,7 @@ class _Lower:
                 pairs = _name_pairs(stmt)
                 if pairs is None:
                     value, kind = reads_.value(stmt.value)
-                    pairs = [(stmt.target, kind)]
+                    pairs = [(stmt.target, kind, stmt.value)]
                 else:  # ``sm, sP = list(ms), list(Ps)``: each name the kind of its value
                     read = [reads_.value(v) for _, v in pairs]
                     value = stmt.value.with_changes(
@@ -170,7 +170,7 @@ class _Lower:
                             for e, (v, _) in zip(stmt.value.elements, read)
                         ]
                     )
-                    pairs = [(t, k) for (t, _), (_, k) in zip(pairs, read)]
+                    pairs = [(t, k, v) for (t, v), (_, k) in zip(pairs, read)]
                 stmt = ir.Assign(stmt.target, value, stmt.origin)
                 out.append(stmt)
                 bound = writes(stmt)
@@ -178,9 +178,14 @@ class _Lower:
                 empty -= bound
                 for name in bound:
                     kinds.bind(name, None, stmt.origin)
-                for target, kind in pairs:
+                for target, kind, written in pairs:
                     if isinstance(target, cst.Name):
-                        kinds.bind(target.value, kind, stmt.origin)
+                        kinds.bind(
+                            target.value,
+                            kind,
+                            stmt.origin,
+                            isinstance(written, cst.Tuple),
+                        )
                     elif isinstance(kind, tuple):  # ``hs, caches = run(w, xs)``
                         for t, k in zip(target.elements, kind):
                             if isinstance(t.value, cst.Name):

@@ -3254,3 +3254,28 @@ def inputs_model_holding_its_dtype():
 
 
 PROGRAMS += ["model_holding_its_dtype"]
+
+
+def tuples_named_stay_tuples(w, x):
+    """A name bound to a tuple display (``bins = (3, 3)``, a shape) stays a tuple where a NumPy function
+    takes it, while a name bound to a list display of arrays is read as one array."""
+    bins, shape = (3, 3), (3, 3)
+    counts, _ = np.histogramdd(
+        np.stack([x, x**2], axis=1),
+        bins=bins,
+        range=[(-1.0, 1.0), (0.0, 1.0)],
+        weights=w[0] + x,
+    )
+    rows = [w * 2.0, np.sin(w)]
+    return (
+        np.sum(counts**2)
+        + np.sum(np.reshape(x, shape) * w[1])
+        + np.sum(np.max(rows, axis=0))
+    )
+
+
+def inputs_tuples_named_stay_tuples():
+    return np.array([0.5, -1.0, 2.0]), np.linspace(-0.9, 0.9, 9)
+
+
+PROGRAMS += ["tuples_named_stay_tuples"]
