@@ -67,7 +67,7 @@ def foreign(fn, *args, keywords=None):
             "inside a transformed function",
             "call it outside the function and pass its result in, or write it with NumPy ops in your own code",
         ) from err
-    return _to_numpy(out) if eager else out
+    return _to_numpy(out, args) if eager else out
 
 
 def vjp_of(wrt):
@@ -306,12 +306,22 @@ def _no_float0(value):
     return value
 
 
-def _to_numpy(tree):
+def _to_numpy(tree, args=()):
+    """NumPy arrays for JAX's; an argument handed back as it is copied, so a result shares no memory with
+    the caller's arrays (JAX's results never do: the aliasing check reads ``rt.foreign`` as fresh).
+    """
     import jax
 
-    return jax.tree_util.tree_map(
-        lambda leaf: np.asarray(leaf) if isinstance(leaf, jax.Array) else leaf, tree
-    )
+    given = {id(leaf) for leaf in jax.tree_util.tree_leaves(args)}
+
+    def leaf_of(leaf):
+        if isinstance(leaf, jax.Array):
+            return np.asarray(leaf)
+        return (
+            leaf.copy() if isinstance(leaf, np.ndarray) and id(leaf) in given else leaf
+        )
+
+    return jax.tree_util.tree_map(leaf_of, tree)
 
 
 # --- what may be called this way --------------------------------------------------------------
@@ -363,6 +373,42 @@ def lax_function(obj) -> bool:
     return getattr(lax, name, None) is obj and name not in LAX_HIGHER_ORDER
 
 
+def made_by_jax(obj) -> bool:
+    """A callable a JAX API made when your code ran (``unravel`` of ``ravel_pytree(INIT)`` at module level: a
+    partial of JAX's code over the tree's structure, or a closure of it) that holds no function of yours:
+    JAX's code, called as library code is. JAX's public functions themselves are not (s2s's ops).
+    """
+    if inspect.isfunction(obj):
+        module, parts = obj.__module__, [c.cell_contents for c in obj.__closure__ or ()]
+        if not parts:
+            return False
+    elif callable(obj) and not isinstance(obj, type) and hasattr(obj, "__dict__"):
+        module, parts = type(obj).__module__, list(vars(obj).values())
+    else:
+        return False
+    return (module or "").startswith("jax.") and not any(
+        _holds_your_code(p, 6) for p in parts
+    )
+
+
+def _holds_your_code(value, depth: int) -> bool:
+    """Whether ``value`` (a function, a partial, a container of them) reaches a function of your program."""
+    if depth == 0:
+        return True  # too deep to tell: not JAX's alone
+    if inspect.isfunction(value):
+        if not in_library(value.__code__.co_filename):
+            return True
+        cells = [c.cell_contents for c in value.__closure__ or ()]
+        return any(_holds_your_code(c, depth - 1) for c in cells)
+    if isinstance(value, (tuple, list)):
+        return any(_holds_your_code(v, depth - 1) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_your_code(v, depth - 1) for v in value.values())
+    if callable(value) and not isinstance(value, type) and hasattr(value, "__dict__"):
+        return any(_holds_your_code(v, depth - 1) for v in vars(value).values())
+    return False
+
+
 def jax_scipy_function(obj) -> bool:
     """A public ``jax.scipy`` function (``jax.scipy.linalg.expm``): JAX's own code, called as library code
     is, where s2s has no op for it (the resolver asks for ops first)."""
@@ -385,7 +431,7 @@ def library_code(obj) -> str | None:
     JAX; ``jax`` for a ``jax.lax`` array function s2s has no op for (``lax_function``) and a public
     ``jax.scipy`` function (``jax_scipy_function``).
     """
-    if lax_function(obj) or jax_scipy_function(obj):
+    if lax_function(obj) or jax_scipy_function(obj) or made_by_jax(obj):
         return "jax"
     code = code_of(obj)
     if code is None or not hasattr(code, "__code__"):

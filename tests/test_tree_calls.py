@@ -44,6 +44,7 @@ def test_gradient_equals_jax(name, backend):
         "ravel_then_unravel",
         "reduced_by_tree_reduce",
         "chained_by_functools_reduce",
+        "flat_objective_unraveled_at_module_level",
     ],
 )
 def test_batched_and_forward_transforms_equal_jax(name):

@@ -264,6 +264,22 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "out = _add_in_place(h, 1.0)",
         ),
         (
+            "helper_updates_a_view_of_an_array_read_later",
+            "`_normalized_in_place` updates its parameter `v` in place (`v /= ...`), which holds `x[:2]`, "
+            "a view of `x`, here",
+            "u = _normalized_in_place(x[:2])",
+        ),
+        (
+            "local_function_updates_its_argument_read_later",
+            "`scaled_in_place` updates its parameter `v` in place (`v *= ...`), which holds `x` here",
+            "u = scaled_in_place(x)",
+        ),
+        (
+            "local_function_updates_a_row_of_a_matrix_read_later",
+            "which holds `M[0]`, a view of `M`, here: NumPy changes `M` too",
+            "r = normalized_in_place(M[0])",
+        ),
+        (
             "helper_view_updated_in_place",
             "in-place update of `v`, which may share memory with `w`",
             "v += 1.0",

@@ -46,6 +46,8 @@ from .scalar_items import ItemBindings
 
 # runtime functions that return new arrays: JAX's functional updates (``x.at[i].set(v)``), ``jax.lax``'s
 # slices and updates, ``jax.random`` draws
+# the runtime's numeric functions (``jax.scipy.stats.norm.logpdf``, ``jax.nn.relu``, draws): new arrays
+FRESH_RUNTIME_MODULES = ("rt.random_", "rt.stats.", "rt.special.", "rt.nn.")
 FRESH_RUNTIME = frozenset(
     {
         "rt.scan",  # ``jax.lax.scan``/``map`` (``frontend/lax_control``): new arrays, as JAX's
@@ -58,6 +60,7 @@ FRESH_RUNTIME = frozenset(
         "rt.check",  # an assert's check (``frontend``): no array, only a truth value checked
         "rt.debug_print",
         "rt.dynamic_update_slice",
+        "rt.foreign",  # JAX's results (``runtime.foreign``: an argument handed back is copied)
     }
 )
 
@@ -94,7 +97,7 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
         func = dotted(value.func) or ""
         if func.startswith("xp.") and func[3:] not in VIEW_OPS:
             return set()
-        if func in FRESH_RUNTIME or func.startswith("rt.random_"):
+        if func in FRESH_RUNTIME or func.startswith(FRESH_RUNTIME_MODULES):
             return set()
         if func.startswith(
             ("rt.", "xp.")
@@ -427,25 +430,53 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
                 )
 
 
-def _helper_updates(stmt, helpers, groups, later, closures) -> None:
-    """A call of a helper that updates a parameter in place, given a name the caller reads afterwards."""
+def _local_updates(local: ir.Function) -> dict:
+    """``helper_sharing.updated_in_place`` of a local function: its parameters updated in place (``v /= n``)
+    before it rebinds them, name -> the update's operator."""
+    found, rebound = {}, set()
+    for stmt in ir.walk(local.body):
+        if isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, cst.Name):
+            name = stmt.target.value
+            if name in local.param_names and name not in rebound:
+                found.setdefault(name, ir.code(stmt.operator).strip())
+        elif isinstance(stmt, (ir.Assign, ir.For)):
+            rebound |= set(ir.target_names(stmt.target))
+    return found
+
+
+def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
+    """A call of a helper that updates a parameter in place, given a name the caller reads afterwards, or
+    a view of one (``normalize_(x[:3])``, ``normalize_(M[0])``: NumPy changes ``x``'s, ``M``'s elements).
+    """
     for node in iter_nodes(stmt.value):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
             continue
-        helper = helpers.get(node.func.value)
-        updates = updated_in_place(helper) if helper is not None else {}
+        helper, local = helpers.get(node.func.value), local_fns.get(node.func.value)
+        if (
+            local is not None
+        ):  # a local function of the caller (``def normalize_(v)`` inside it)
+            updates, params = _local_updates(local), list(local.param_names)
+        elif helper is not None:
+            updates = updated_in_place(helper)
+            params = list(inspect.signature(helper).parameters) if updates else []
+        else:
+            continue
         if not updates:
             continue
-        params = list(inspect.signature(helper).parameters)
         for k, arg in enumerate(node.args):
             param = (
                 arg.keyword.value
                 if arg.keyword
                 else (params[k] if k < len(params) else None)
             )
-            if param not in updates or arg.star or not isinstance(arg.value, cst.Name):
+            if param not in updates or arg.star:
                 continue
-            name = arg.value.value
+            # the names whose memory the argument holds: itself, or what it views (``x[:3]``: ``x``)
+            viewed = (
+                {arg.value.value}
+                if isinstance(arg.value, cst.Name)
+                else _shared_with(arg.value)
+            )
             rebound = (
                 set(ir.target_names(stmt.target))
                 if isinstance(stmt, ir.Assign)
@@ -453,17 +484,24 @@ def _helper_updates(stmt, helpers, groups, later, closures) -> None:
             )
             shared = sorted(
                 n
+                for name in viewed
                 for n in (groups.get(name, {name}) | {name}) - rebound
                 if not n.startswith("<") and _read_before_rebound(n, later, closures)
             )
             if shared:
-                op = updates[param]
+                op, given = updates[param], ir.code(arg.value)
+                what = (
+                    f"`{given}`"
+                    if isinstance(arg.value, cst.Name)
+                    else f"`{given}`, a view of `{sorted(viewed)[0]}`,"
+                )
                 raise UnsupportedSyntax(
                     f"`{node.func.value}` updates its parameter `{param}` in place (`{param} {op} ...`), "
-                    f"which holds `{name}` here: NumPy changes `{name}` too, and `{shared[0]}` is read after the call",
+                    f"which holds {what} here: NumPy changes `{sorted(viewed)[0]}` too, and `{shared[0]}` is "
+                    "read after the call",
                     stmt.origin,
                     f"in `{node.func.value}`, write `{param} = {param} {op[:-1]} ...` for a new array, or pass "
-                    f"a copy (`{name}.copy()`)",
+                    f"a copy (`{given}.copy()`)",
                 )
 
 
@@ -556,8 +594,10 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
     )  # ``h = box["cur"]``: h -> what it was read from
     for i, stmt in enumerate(body):
         rows.step(stmt)
-        if helpers:
-            _helper_updates(stmt, helpers, groups, body[i + 1 :], closures)
+        if helpers or fn.locals:
+            _helper_updates(
+                stmt, helpers or {}, groups, body[i + 1 :], closures, fn.locals
+            )
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
         )

@@ -49,6 +49,7 @@ class Pitfalls:
                 "row_view",
                 "container_alias",
                 "int_write",
+                "view_updated_by_helper",
             ]
         )
         self.feature("sem_" + style)
@@ -156,6 +157,24 @@ class Pitfalls:
                 f"{name} = {n} * {name}_i",
             ]
             self.define(name, (k,), fresh=True)
+        elif style == "view_updated_by_helper":
+            # a function updating its parameter in place (``v /= ...``), given a view of an array the caller
+            # reads afterwards: NumPy changes the array (refused), or given a copy (accepted)
+            self.helper("def halved_(v):\n    v /= 2.0\n    return v\n")
+            local = self.p(0.5)
+            if local:
+                lines += ["def doubled_(v):", "    v *= 2.0", "    return v"]
+            call = "doubled_" if local else "halved_"
+            given = self.pick(
+                [f"{name}_b[1:]", f"{name}_b[:2]", f"{name}_b[1:].copy()"]
+            )
+            lines += [
+                f"{name}_b = {n} * 1.0",
+                f"{name}_u = {call}({given})",
+                f"{name} = {name}_b * 1.5 + np.sum({name}_u)",
+            ]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True  # the twin's arrays cannot be updated in place
         elif style == "mask_write":
             lines += [
                 f"{name} = np.tanh({n})",

@@ -198,6 +198,25 @@ def _inputs_namedtuple():
     return Layer(params["w1"], jnp.ones(3)), x
 
 
+_, UNRAVEL = ravel_pytree(_dict_params()[0])
+
+
+def flat_objective_unraveled_at_module_level(flat, x):
+    """k10: ``_, unravel = ravel_pytree(INIT)`` at module level (JAX's closure over the tree's structure),
+    the objective a function of the flat vector (hand-rolled HMC or VI), a log density from
+    ``jax.scipy.stats`` updated by ``+=`` while its operand is read later."""
+    params = UNRAVEL(flat)
+    mu = params["b2"]
+    lp = jax.scipy.stats.norm.logpdf(mu, 0.0, 5.0)
+    lp += jnp.sum(_forward(params, x) ** 2)
+    return jnp.sum(lp * mu) + jnp.sum(mu)
+
+
+def _inputs_flat():
+    params, x = _dict_params()
+    return ravel_pytree(params)[0], x
+
+
 PROGRAMS = {
     "l2_by_tree_leaves": _inputs_dict,
     "l2_by_tree_map": _inputs_dict,
@@ -212,6 +231,7 @@ PROGRAMS = {
     "flatten_then_unflatten": _inputs_dict,
     "reduced_by_tree_reduce": _inputs_dict,
     "chained_by_functools_reduce": _inputs_dict,
+    "flat_objective_unraveled_at_module_level": _inputs_flat,
 }
 
 

@@ -721,3 +721,38 @@ def floats_written_into_integers(w):
     kept = np.zeros(3)
     kept[1:] = out[1:] * w[1:]
     return np.sum(out * w) + np.sum(counts * w**2) + np.sum(kept)
+
+
+def _normalized_in_place(v):
+    v /= np.linalg.norm(v)
+    return v
+
+
+def helper_updates_a_view_of_an_array_read_later(
+    w,
+):  # refused: NumPy normalizes x[:2] in place
+    x = w * 1.0
+    u = _normalized_in_place(x[:2])
+    return np.sum(x**2) + np.sum(u)
+
+
+def local_function_updates_its_argument_read_later(w):  # refused: NumPy doubles x
+    def scaled_in_place(v):
+        v *= 2.0
+        return v
+
+    x = w * 1.0
+    u = scaled_in_place(x)
+    return np.sum(x**2) + np.sum(u)
+
+
+def local_function_updates_a_row_of_a_matrix_read_later(
+    w,
+):  # refused: NumPy changes M[0]
+    def normalized_in_place(v):
+        v /= np.linalg.norm(v)
+        return v
+
+    M = np.outer(w, w) + 1.0
+    r = normalized_in_place(M[0])
+    return np.sum(M) + r[0]
