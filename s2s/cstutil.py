@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 
 import libcst as cst
 import numpy
@@ -293,6 +294,10 @@ def literal(value) -> cst.BaseExpression:
         return literal(value.item())
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         return cst.UnaryOperation(cst.Minus(), literal(-value))
+    if isinstance(value, float) and not math.isfinite(
+        value
+    ):  # ``repr`` gives ``inf``, ``nan``: no names
+        return cst.parse_expression(f'float("{value!r}")')
     return cst.parse_expression(repr(value))
 
 

@@ -3279,3 +3279,21 @@ def inputs_tuples_named_stay_tuples():
 
 
 PROGRAMS += ["tuples_named_stay_tuples"]
+
+
+NEG_INF = -float("inf")  # the CTC and Viterbi code people copy
+MISSING = float("nan")
+
+
+def infinite_module_constants(w, x):
+    """Module-level constants that are not finite (``-inf``, ``nan``), read by the function."""
+    start = np.logaddexp(w[0], NEG_INF)
+    filled = np.where(np.isnan(np.array([MISSING, 1.0])), 0.0, 1.0)
+    return start + np.sum(np.tanh(x * w)) + np.sum(filled) * w[1]
+
+
+def inputs_infinite_module_constants():
+    return np.array([0.3, -0.5]), np.array([1.0, 2.0])
+
+
+PROGRAMS += ["infinite_module_constants"]
