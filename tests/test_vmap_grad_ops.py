@@ -3,6 +3,7 @@ gradients of norms, products, einsum, joins and splits, tiles, pads, diagonals, 
 against a loop of ``s2s.grad`` on NumPy; forward mode (``s2s.vmap`` of ``s2s.jvp``) through theirs too.
 """
 
+import jax
 import numpy as np
 import pytest
 
@@ -29,6 +30,24 @@ def norm_ord(x):
 
 def norm_matrix(x):
     return np.linalg.norm(x, "fro") + np.linalg.norm(x, np.inf)
+
+
+def _normalized_sum(z):
+    return np.sum(z / np.linalg.norm(z, axis=-1, keepdims=True))
+
+
+def _matrix_norms(z):
+    return np.linalg.norm(z, 2) + np.linalg.norm(z, "nuc")
+
+
+def norm_gradient_step(x):
+    """k11: a gradient step inside (``jax.grad`` of norms): the norms' second derivatives, per example."""
+    step = jax.grad(_normalized_sum)(x)
+    return _normalized_sum(x - 0.1 * step)
+
+
+def matrix_norm_gradient_step(x):
+    return _matrix_norms(x - 0.1 * jax.grad(_matrix_norms)(x))
 
 
 def prod_all(x, s):
@@ -176,6 +195,8 @@ CASES = [
     (norm_axis, lambda r: (_pos(r, 2, 3), _pos(r, B)), (None, 0)),
     (norm_ord, lambda r: (_pos(r, B, 4),), (0,)),
     (norm_matrix, lambda r: (_pos(r, B, 2, 3),), (0,)),
+    (norm_gradient_step, lambda r: (_pos(r, B, 2, 3),), (0,)),
+    (matrix_norm_gradient_step, lambda r: (_pos(r, B, 3, 2),), (0,)),
     (prod_all, lambda r: (_pos(r, B, 2, 2), _pos(r, B)), (0, 0)),
     (prod_all, lambda r: (_pos(r, 2, 2), _pos(r, B)), (None, 0)),
     (prod_axis, lambda r: (_pos(r, B, 3, 2),), (0,)),

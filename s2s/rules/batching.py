@@ -492,7 +492,17 @@ def enumerate_jvp(tangents, start=0, *, batched, batch_size):
 
 # --- cotangents of products and reductions: axes shift past the batch axis ------------------------
 
-batch("axes", "rt.prod_vjp", "rt.norm_vjp", "rt.unstack", "rt.restack", "rt.split_vjp")
+batch(
+    "axes",
+    "rt.prod_vjp",
+    "rt.norm_vjp",
+    "rt.norm_hvp",
+    "rt.norm_partial",
+    "rt.norm_svd_third",
+    "rt.unstack",
+    "rt.restack",
+    "rt.split_vjp",
+)
 batch("example", "rt.norm_axes")  # an example's axes: ops that read them shift them
 batch(
     "example",
