@@ -160,6 +160,14 @@ def convolve(a, v, mode, batched):
     return xp.einsum(spec, band, a)[:, start : start + length]
 
 
+def last_axis_padding(g, a, v, mode):
+    """``pad``'s width for a batched cotangent ``g`` of ``convolve(a_i, v_i, mode)``: the examples' last axis
+    padded back to the full convolution's length, the batch axis not."""
+    from .linalg import convolve_padding
+
+    return ((0, 0),) * (np.ndim(g) - 1) + (convolve_padding(a, v, mode),)
+
+
 def leading_mask(mask, x, batched):
     """``rt.leading_mask`` per example: unit axes for the axes of ``x``'s examples past the mask's."""
     mask_batched, x_batched = batched

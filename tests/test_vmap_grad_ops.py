@@ -282,3 +282,55 @@ def test_cumprod_tangent_batched_matches_a_loop():
 def test_einsum_gradient_source_uses_the_batched_twin():
     text = s2s.vmap(s2s.grad(contracted), in_axes=(0, None), backend="numpy").source
     assert "rt.batched_vjps.einsum_vjp" in text
+
+
+def _smoothed(x, k):
+    return np.convolve(x, k, mode="same")
+
+
+def smoothed_by_an_inner_vmap(k, xs):
+    """'Thinking in JAX''s smoothing: ``jax.vmap`` of a convolution inside, either operand mapped."""
+    shared = jax.vmap(_smoothed, in_axes=(0, None))(xs, k)
+    own = jax.vmap(_smoothed)(xs, np.stack([k, 2.0 * k, k**2]))
+    return np.sum(shared**2) + np.sum(np.sin(own))
+
+
+def _twin_smoothed_by_an_inner_vmap(k, xs):
+    def smooth(x, kk):
+        return jax.numpy.convolve(x, kk, mode="same")
+
+    shared = jax.vmap(smooth, in_axes=(0, None))(xs, k)
+    own = jax.vmap(smooth)(xs, jax.numpy.stack([k, 2.0 * k, k**2]))
+    return jax.numpy.sum(shared**2) + jax.numpy.sum(jax.numpy.sin(own))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_derivatives_of_an_inner_vmap_of_convolve_match_jax(backend):
+    """The derivative rules of ``rt.batched_ops.convolve``: gradient, forward mode and Hessian."""
+    r = _rng()
+    k, xs = _pos(r, 3), _pos(r, 3, 6)
+    with jax.enable_x64(True):
+        twin = _twin_smoothed_by_an_inner_vmap
+        for argnums in (0, 1):
+            np.testing.assert_allclose(
+                np.asarray(
+                    s2s.grad(smoothed_by_an_inner_vmap, argnums, backend=backend)(k, xs)
+                ),
+                jax.grad(twin, argnums)(k, xs),
+                rtol=1e-6,
+            )
+        tangents = (np.ones(3), np.zeros((3, 6)))
+        np.testing.assert_allclose(
+            np.asarray(
+                s2s.jvp(smoothed_by_an_inner_vmap, (k, xs), tangents, backend=backend)[
+                    1
+                ]
+            ),
+            jax.jvp(twin, (k, xs), tangents)[1],
+            rtol=1e-6,
+        )
+        np.testing.assert_allclose(
+            np.asarray(s2s.hessian(smoothed_by_an_inner_vmap, backend=backend)(k, xs)),
+            jax.hessian(twin)(k, xs),
+            rtol=1e-6,
+        )

@@ -124,6 +124,35 @@ def sum_unbatched(x, flag, *, g):
     return rt.broadcast_like(g, x), None
 
 
+@multilinear(name="rt.batched_ops.convolve")
+def batched_convolve(a, v, mode, flags, *, g):
+    # per example, the transpose of a convolution is a correlation of the cotangent padded back to the full
+    # convolution's length (``explicit.convolve``), summed over the batch for an operand that is shared
+    return (
+        rt.sum_unbatched(
+            rt.batched_ops.convolve(
+                xp.pad(g, rt.batched_ops.last_axis_padding(g, a, v, mode)),
+                xp.flip(v, -1),
+                "valid",
+                (True, flags[1]),
+            ),
+            flags[0],
+        ),
+        rt.sum_unbatched(
+            rt.batched_ops.convolve(
+                xp.pad(g, rt.batched_ops.last_axis_padding(g, a, v, mode)),
+                xp.flip(a, -1),
+                "valid",
+                (True, flags[0]),
+            ),
+            flags[1],
+        ),
+        None,
+        None,
+    )
+
+
+nondiff("a pad width: ints", "rt.batched_ops.last_axis_padding")
 nondiff("whether any example is live: a truth value", "rt.batching.any_example")
 nondiff("a batch size: an int", "rt.batch_size_of")
 
