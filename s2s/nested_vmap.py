@@ -73,6 +73,23 @@ class NestedVmapped(ShowsSource):
         )
         return vmap(self.inner.fun, mapped, backend=self.backend).at(nargs)
 
+    def at(self, npositional=None):
+        """The generated module of this double map for calls with ``npositional`` arguments: the inner
+        batched module mapped again, which ``codegen`` writes over the merged axes
+        (``nested_batches.merged``) and every transform reads, as code that calls it is read.
+        """
+        from .vmapping import Axes, _batched
+
+        n = (
+            len(self.inner._binding.signature.parameters)
+            if npositional is None
+            else npositional
+        )
+        axes = Axes.of(
+            _flat_axes(self.in_axes, n, "in_axes"), self.out_axes, self.axis_size, None
+        )
+        return _batched(self.inner.at(n), axes, self.backend)
+
     @property
     def source(self) -> str:
         """The batched module of ``f`` that runs on the merged batch, for calls passing every parameter."""

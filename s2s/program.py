@@ -136,6 +136,16 @@ def build(fn) -> Program:
         program.main = _calling(program.helpers[name], name)
         program.custom_main = True
         return program
+    entry = (
+        getattr(fn, "s2s_generated_function", None) or fn
+    )  # (a transformed one's module)
+    if _mapped_function(entry) is not None:
+        # a batched module mapped again (``vmap(vmap(k))``): main calls it, and mapping the call writes
+        # it over both axes at once (``nested_batches.merged``)
+        name = scope.name(entry.__name__, entry, function=True)
+        add(name, entry, None)
+        program.main = _calling(program.helpers[name], name)
+        return program
     src = source.load(fn)  # read (and checked against the running code) once
     program.main = visit(fn, scope.name(src.name, fn, function=True), src)
     return program

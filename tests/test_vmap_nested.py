@@ -54,7 +54,9 @@ def test_what_nesting_does_not_cover_is_an_error():
     nested = s2s.vmap(s2s.vmap(P.distance), in_axes=(0, 0))
     with pytest.raises(ValueError, match="inconsistent sizes for the outer"):
         nested(np.ones((4, 2, 3)), np.ones((5, 2, 3)))
-    with pytest.raises(S2SError, match="does not transform again"):
+    with pytest.raises(
+        TypeError, match="scalar-output"
+    ):  # as ``jax.grad``: its output is a matrix
         s2s.grad(nested)(np.ones((4, 2, 3)), np.ones((4, 2, 3)))
 
 
@@ -96,3 +98,25 @@ def test_an_inner_vmap_over_a_tree_mapped_again_and_differentiated(backend):
     got_grad = s2s.grad(P.summed_clipped_totals, backend=backend)(grads, 1.0)
     for k in grads:
         np.testing.assert_allclose(np.asarray(got_grad[k]), want_grad[k], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("name", ["gp_kernel_matrix", "cross_kernel_matrix"])
+def test_a_vmap_of_a_vmap_inside_is_differentiated(name, backend):
+    """k05: the JAX documentation's kernel matrix, ``jax.vmap(jax.vmap(k, ...), ...)`` inside the function,
+    as its gradient, forward mode and Hessian (the double map is one module over the merged axes).
+    """
+    f = getattr(P, name)
+    r = np.random.default_rng(4)
+    args = (np.array([0.7, 0.2]), r.normal(size=(4, 2)), r.normal(size=(3, 2)))
+    tangents = (np.ones(2), np.zeros((4, 2)), np.zeros((3, 2)))
+    with jax.enable_x64(True):
+        for got, want in [
+            (s2s.grad(f, backend=backend)(*args), jax.grad(f)(*args)),
+            (
+                s2s.jvp(f, args, tangents, backend=backend)[1],
+                jax.jvp(f, args, tangents)[1],
+            ),
+            (s2s.hessian(f, backend=backend)(*args), jax.hessian(f)(*args)),
+        ]:
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

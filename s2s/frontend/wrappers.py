@@ -246,12 +246,10 @@ def classify(obj, called=False):
         return Custom(obj)
     if isinstance(obj, Vmapped):
         return Generated(obj.at())
-    if isinstance(obj, NestedVmapped):
-        return Unsupported(
-            "s2s.vmap of s2s.vmap, which s2s does not transform again",
-            "transform the inner function first (`s2s.vmap(s2s.vmap(s2s.grad(f)))`), or vmap once over "
-            "the merged axes",
-        )
+    if isinstance(
+        obj, NestedVmapped
+    ):  # (the GP kernel matrix: ``vmap(vmap(k, (None, 0)), (0, None))``)
+        return Generated(obj.at())
     if isinstance(obj, Jacobian):
         return Unsupported(
             f"s2s.{obj.kind} of `{_name(obj.fun)}`, which s2s does not transform again",

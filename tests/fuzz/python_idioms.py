@@ -416,8 +416,21 @@ class PythonIdioms:
                 "hessian_inside",
                 "jacobian_of_lambda",
                 "factory_into_map",
+                "kernel_matrix",
             ]
         )
+        if form == "kernel_matrix":
+            # the JAX documentation's kernel matrix: a ``vmap`` of a ``vmap`` inside (``nested_batches``)
+            self.helper(
+                "def rbf(u, v, s):\n    return jnp.exp(-jnp.sum((u - v) ** 2) * s)\n"
+            )
+            lines += [
+                f"{name}_pts = jnp.stack([jnp.ravel({a}) * 1.0, jnp.ravel({a}) * 0.5 + 0.1], axis=1)",
+                f"{name}_K = jax.vmap(jax.vmap(rbf, (None, 0, None)), (0, None, None))"
+                f"({name}_pts, {name}_pts, jnp.mean({b}) ** 2 + 0.5)",
+                f"{name} = np.sum({name}_K * jnp.arange({name}_K.shape[0]))",
+            ]
+            return
         if form == "factory_into_map":
             # a factory's result passed straight to ``lax.map`` (``lax.scan(cell(W), h0, xs)``'s idiom)
             self.helper(

@@ -336,3 +336,21 @@ def clipped_total(grads, max_norm):
 
 def summed_clipped_totals(grads, max_norm):
     return jnp.sum(s2s.vmap(clipped_total, in_axes=(0, None))(grads, max_norm))
+
+
+def _rbf(a, b, w):
+    return jnp.exp(-jnp.sum((a - b) ** 2) * w[0]) + w[1] * jnp.dot(a, b)
+
+
+def gp_kernel_matrix(w, X, Y):
+    """A GP's marginal likelihood term: the kernel matrix by a ``vmap`` of a ``vmap`` of lambdas."""
+    K = jax.vmap(lambda x: jax.vmap(lambda y: _rbf(x, y, w))(X))(X)
+    return jnp.sum(jnp.linalg.solve(K + 3.0 * jnp.eye(X.shape[0]), X[:, 0]))
+
+
+def cross_kernel_matrix(w, X, Y):
+    """Between two sets, with in_axes and out_axes: the inner map over ``X``'s rows put on axis 1."""
+    K = jax.vmap(
+        jax.vmap(_rbf, in_axes=(0, None, None)), in_axes=(None, 0, None), out_axes=1
+    )(X, Y, w)
+    return jnp.sum(jnp.sin(K) * jnp.arange(K.size).reshape(K.shape))
