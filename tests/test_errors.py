@@ -341,6 +341,12 @@ CASES = [
         (6, 21),
     ),
     (
+        "a_function_parameter_transformed",
+        "def _gram(k, xs):\n    return jax.vmap(k)(xs)\n\n\ndef f(x):\n    return np.sum(_gram(lambda a: np.sin(a) * x, x[:, None]))",
+        "`jax.vmap` of `k`, a function passed in as a parameter",
+        (1, 10),
+    ),
+    (
         "append_to_a_parameter_list",
         "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
         "`acts.append` changes a parameter, made outside `f`",

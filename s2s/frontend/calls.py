@@ -424,6 +424,15 @@ class Calls(lax_control.LaxControl):
         # ``jax.jvp(grad_f, ...)`` of ``grad_f = jax.grad(f)``: s2s.grad's
         if obj is not None:
             return wrappers.as_s2s(obj)
+        if isinstance(node, cst.Name) and (
+            node.value in self.params or node.value in self.source.fixed
+        ):
+            what = self.source.file.module.code_for_node(call.func)
+            self.fail(node, f"`{what}` of `{node.value}`, a function passed in as a parameter: s2s makes the "
+                      "transformed function when it reads the code, from a function of the program it can name",
+                      f"pass a module-level function (`{node.value}=rbf`, not a lambda or local `def`) and the "
+                      "values it reads as arguments, or transform the function where it is defined",
+                      UnsupportedSyntax)  # fmt: skip
         try:
             return ast.literal_eval(self.source.file.module.code_for_node(node))
         except (ValueError, SyntaxError):
