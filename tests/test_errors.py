@@ -294,9 +294,9 @@ CASES = [
     ),
     (
         "computed_function",
-        "def f(x):\n    fs = [np.sin, np.cos]\n    return np.sum(fs[0](x))",
+        "def f(x):\n    fs = [np.sin, np.cos]\n    fs.append(np.tan)\n    return np.sum(fs[0](x))",
         "a call of `fs[0]`, a function computed at run time",
-        (3, 18),
+        (4, 18),
     ),
     (
         "view_update_read_by_a_closure",
