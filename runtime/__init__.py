@@ -173,6 +173,7 @@ _DEFINED_IN = {
     "merged_examples_vjp": "batch_merging",
     "split_examples": "batch_merging",
     "split_examples_vjp": "batch_merging",
+    "outer_cotangent": "batch_merging",
     "rows_back_shape": "maps",
     "rows_back_axis": "maps",
     "rows_along": "maps",

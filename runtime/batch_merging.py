@@ -105,3 +105,27 @@ def split_examples(y, b1, b2, out_axes):
 def split_examples_vjp(g, b1, b2, out_axes):
     """The transpose of ``split_examples``."""
     return _per_output(lambda leaf, axis: _split_vjp(leaf, b1, b2, axis), g, out_axes)
+
+
+def outer_cotangent(g, x, outer, inner, b1, b2):
+    """The cotangent of an argument ``x`` of a vjp mapped again, per outer example: ``g`` holds one per
+    merged example (``b1 * b2``); each outer example's is the sum over its inner examples (``x`` not
+    mapped by the inner ``vmap``), or those stacked where the inner ``vmap`` maps ``x`` (its axis
+    ``inner`` of an example). ``x`` has the outer batch axis 0 when ``outer``. Each leaf of a tree so.
+    """
+    if g is None:
+        return None
+    if _is_container(g):
+        return _rebuild(
+            g,
+            [
+                (k, outer_cotangent(v, _child(x, k), outer, inner, b1, b2))
+                for k, v in _children(g)
+            ],
+        )
+    xp = namespace(g)
+    g = xp.reshape(g, (b1, b2, *np.shape(g)[1:]))
+    if inner is None:
+        return xp.sum(g, axis=1)
+    rank = np.ndim(x) - (1 if outer else 0)
+    return xp.moveaxis(g, 1, 1 + inner % rank)

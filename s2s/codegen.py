@@ -25,6 +25,7 @@ from .frontend import foreign
 from .generated import Generated
 from .naming import Namer
 from .passes.dataflow import used_names
+from .pipeline import PASSES
 from .program import Program, build
 from .runtime.constants import indexable_constant
 from .transforms.batch import batch
@@ -106,6 +107,26 @@ def _requested(requests, make, made=None) -> list:
             made.add(key)
             out.append(simplify(replace(make(*key), name=fn_name)))
     return out
+
+
+def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
+    """The name of the vjp of the program's function ``name`` for the arguments at ``which``, made (with the
+    vjps it calls) and kept among the program's helpers, so that a batch transform can map it.
+    """
+    requests = HelperRequests("vjp", program.helpers.keys())
+    wanted = requests.name(name, which)
+
+    def make(helper, at):
+        mode = Mode("vjp", at[0] if len(at) == 1 else at, zeros_for_inactive=False)
+        return reverse(program.helpers[helper], mode, requests=requests, **ctx)
+
+    for made in _requested(requests, make):
+        # in normal form, as generated code read again is, for the batch transform to read
+        for _, run in PASSES:
+            made = run(made)
+        program.helpers.setdefault(made.name, made)
+        program.flows.setdefault(made.name, (True,) * len(made.params))
+    return wanted
 
 
 def _check_not_batched(helper, origin) -> None:
@@ -248,6 +269,23 @@ def _generate(
                     return nested_batches.merged(
                         program.helpers[name], inner, spec, flags, requests, origin
                     )
+                if (
+                    name in program.vjp_of_batched
+                ):  # its vjp: the vjp of ``fun``, over both axes
+                    fun, spec, which = program.vjp_of_batched[name]
+                    origin = requests.origins[name, flags]
+                    inner_vjp = _helper_vjp_of(
+                        program, program.lowered(fun), which, ctx
+                    )
+                    return nested_batches.merged_vjp(
+                        program.helpers[name],
+                        inner_vjp,
+                        spec,
+                        which,
+                        flags,
+                        requests,
+                        origin,
+                    )
                 _check_not_batched(program.helpers[name], requests.origins[name, flags])
                 _check_not_factory(program.helpers[name], requests.origins[name, flags])
                 mapped = tuple(0 if f else None for f in flags)
@@ -279,6 +317,14 @@ def _generate(
             mode = Mode(kind, wrt if kind == "vjp" else argnums, has_aux)
             out = simplify(reverse(program.main, mode, requests=vjp_requests, **ctx))
             functions.extend(_requested(vjp_requests, helper_vjp, vjps_made))
+            # (which of them are vjps of an inner ``vmap``'s module: ``vmap`` of this module maps them again)
+            program.batched_vjps.update(
+                {
+                    fn_name: (helper, which)
+                    for (helper, which), fn_name in vjp_requests.names.items()
+                    if helper in program.batched_of
+                }
+            )
         taken = {f.name for f in functions}
         # a helper of the user's has this name (a custom rule named `f_jvp`)
         if out.name in taken:

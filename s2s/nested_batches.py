@@ -134,3 +134,100 @@ def merged(
     return ir.Function(
         helper.name, helper.params, tuple(body), helper.origin, docstring=doc
     )
+
+
+def merged_vjp(
+    helper: ir.Function, inner_vjp: str, spec, which: tuple, flags, requests, origin
+) -> ir.Function:
+    """``helper`` (the vjp, for the arguments at ``which``, of the batched module of a function mapped with
+    ``spec``) mapped again over axis 0 of the arguments ``flags`` marks: ``inner_vjp`` (the function's own
+    vjp) over the merged examples, each cotangent of an argument at ``which`` summed back per outer example::
+
+        w_merged = rt.merged_examples(w, False, None, outer_size, inner_size)   # its cotangent per example
+        xs_merged = rt.merged_examples(xs, True, 0, outer_size, inner_size)
+        bar_merged = rt.merged_examples(bar, True, 0, outer_size, inner_size)
+        w_bar = f_vjp_batched(w_merged, xs_merged, bar_merged)
+        return rt.outer_cotangent(w_bar, w, False, None, outer_size, inner_size)
+    """
+    in_axes, out_axes, axis_size, axis_name = spec
+    *params, bar = [p.name for p in helper.params]
+    if axis_name is not None:
+        raise batch_again_refused(
+            origin, "with an `axis_name` (a collective over one of the two axes)"
+        )
+    if len(in_axes) != len(params) or not all(
+        a is None or isinstance(a, int) for a in in_axes
+    ):
+        raise batch_again_refused(
+            origin, f"with in_axes {in_axes!r} (one int or None per argument)"
+        )
+    if not (out_axes is None or isinstance(out_axes, int)):
+        raise batch_again_refused(origin, f"with out_axes {out_axes!r} (one output)")
+    namer = Namer(used_names(helper))
+    outer, size = cst.Name(namer.fresh("outer_size")), cst.Name(
+        namer.fresh("inner_size")
+    )
+    names = [*params, bar]
+    body = [
+        ir.Assign(
+            outer,
+            call(
+                "rt.batch_size",
+                *(tuple_of(cst.Name(p), literal(0)) for p, f in zip(names, flags) if f),
+            ),
+            origin,
+        )
+    ]
+    inner_pairs = [
+        tuple_of(cst.Name(p), literal(a + 1 if f and a >= 0 else a))
+        for p, f, a in zip(params, flags, in_axes)
+        if a is not None
+    ]
+    if not inner_pairs and axis_size is None:
+        raise batch_again_refused(origin, "mapping no argument (its size is unknown)")
+    sized = {} if axis_size is None else {"axis_size": literal(axis_size)}
+    body.append(ir.Assign(size, call("rt.batch_size", *inner_pairs, **sized), origin))
+    arguments, mapped = [], []
+    # (the output's cotangent has the inner axis where the inner ``vmap`` put its output)
+    for k, (p, f, a) in enumerate(zip(names, flags, (*in_axes, out_axes))):
+        if not f and a is None and k not in which:
+            arguments.append(cst.Name(p))
+            mapped.append(False)
+            continue
+        name = cst.Name(namer.fresh(f"{p}_merged"))
+        merge = call(
+            "rt.merged_examples", cst.Name(p), literal(bool(f)), literal(a), outer, size
+        )
+        body.append(ir.Assign(name, merge, origin))
+        arguments.append(name)
+        mapped.append(True)
+    out = cst.Name(namer.fresh("merged_bars"))
+    body.append(
+        ir.Assign(
+            out,
+            call(requests.name(inner_vjp, tuple(mapped), origin), *arguments),
+            origin,
+        )
+    )
+    bars = [out] if len(which) == 1 else []
+    for k in range(len(which)) if len(which) > 1 else ():
+        bars.append(cst.Subscript(out, [cst.SubscriptElement(cst.Index(literal(k)))]))
+    results = [
+        call(
+            "rt.outer_cotangent",
+            b,
+            cst.Name(params[i]),
+            literal(bool(flags[i])),
+            literal(in_axes[i]),
+            outer,
+            size,
+        )
+        for i, b in zip(which, bars)
+    ]
+    body.append(
+        ir.Return(results[0] if len(results) == 1 else tuple_of(*results), origin)
+    )
+    doc = f"`{helper.name}` mapped again: `{inner_vjp}` over both batch axes at once."
+    return ir.Function(
+        helper.name, helper.params, tuple(body), helper.origin, docstring=doc
+    )

@@ -17,6 +17,7 @@ import libcst as cst
 from . import ir
 from .custom import custom_rule
 from .errors import S2SError
+from .freshness import GENERATED_KEY
 from .frontend import source
 from .frontend.resolve import GENERATED_NAMES
 from .frontend.scope import Scope
@@ -52,6 +53,11 @@ class Program:
     # a helper that is the batched module of another function (``jax.vmap(f)(xs)`` inside): its name ->
     # (that function, the inner ``vmap``'s axes), to map it again over merged batch axes
     batched_of: dict = field(default_factory=dict)
+    # the vjps of such helpers that a generated module holds: its function's name -> (the helper, the
+    # argument positions with cotangents); and read back from a generated module, a helper that is one ->
+    # (the function mapped, the inner ``vmap``'s axes, those positions), to map it again over merged axes
+    batched_vjps: dict = field(default_factory=dict)
+    vjp_of_batched: dict = field(default_factory=dict)
     # ``lowered(fn)``: the helper name of a function of the program, lowered on first asking (the
     # function an inner ``vmap`` maps, only where an outer one maps it again)
     lowered: object = None
@@ -104,6 +110,11 @@ def build(fn) -> Program:
             inner is not None
         ):  # an inner ``vmap``: what it maps, should an outer one map it again
             program.batched_of[helper_name] = inner
+        made = _vjp_of_mapped(helper)
+        if (
+            made is not None
+        ):  # its vjp, in a gradient module read again (``vmap(grad(f))``)
+            program.vjp_of_batched[helper_name] = made
         rule = custom_rule(helper)
         if rule is None:
             _summarize(helper_name, lowered, program)
@@ -153,11 +164,29 @@ def build(fn) -> Program:
 
 def _mapped_function(helper):
     """``(fun, axes)`` of a helper that is ``s2s.vmap``'s batched module of ``fun`` (``vmapping.Axes``'s
-    spec: in_axes, out_axes, axis_size, axis_name), else None."""
+    spec: in_axes, out_axes, axis_size, axis_name), or a copy of one in a generated module; else None.
+    """
     made = getattr(helper, "s2s_made_by", None)
     if made is not None and made.kind == "batch":
         return made.fn, made.argnums.spec
-    return None
+    maker = _generated_program(helper)
+    return None if maker is None else maker.batched_of.get(helper.__name__)
+
+
+def _vjp_of_mapped(helper):
+    """``(fun, axes, which)`` of a function of a generated module that is the vjp of such a copy (the
+    arguments at ``which`` get cotangents), else None."""
+    maker = _generated_program(helper)
+    found = None if maker is None else maker.batched_vjps.get(helper.__name__)
+    if found is None or found[0] not in maker.batched_of:
+        return None
+    return (*maker.batched_of[found[0]], found[1])
+
+
+def _generated_program(helper):
+    """The ``Program`` a generated module's function was made from (None: not one, or read from a file)."""
+    generated = getattr(helper, "__globals__", {}).get(GENERATED_KEY)
+    return getattr(generated, "program", None)
 
 
 def _calling(helper: ir.Function, name: str) -> ir.Function:

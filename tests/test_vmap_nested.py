@@ -120,3 +120,28 @@ def test_a_vmap_of_a_vmap_inside_is_differentiated(name, backend):
             (s2s.hessian(f, backend=backend)(*args), jax.hessian(f)(*args)),
         ]:
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize(
+    "in_axes", [(None, None, 0, 0), (0, None, 0, 0), (0, 0, None, None)]
+)
+def test_per_example_gradients_of_a_loss_that_maps_inside(in_axes, backend):
+    """j06, k12: ``s2s.vmap(s2s.grad(loss))`` where ``loss`` calls ``jax.vmap`` (the gradient's vjp of the
+    inner map is the function's own vjp over both batch axes, each cotangent summed per outer example).
+    """
+    r = np.random.default_rng(5)
+    w, b = r.normal(size=3), 0.1
+    X, Y = r.normal(size=(4, 3)), r.normal(size=4)
+    batched = [
+        np.stack([a, 0.5 * np.asarray(a), -np.asarray(a)]) if ax == 0 else a
+        for a, ax in zip((w, b, X, Y), in_axes)
+    ]
+    f = P.mean_of_a_mapped_loss
+    with jax.enable_x64(True):
+        got = s2s.vmap(s2s.grad(f, argnums=(0, 1)), in_axes=in_axes, backend=backend)(
+            *batched
+        )
+        want = jax.vmap(jax.grad(f, argnums=(0, 1)), in_axes=in_axes)(*batched)
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(v), rtol=1e-6)

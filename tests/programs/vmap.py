@@ -354,3 +354,12 @@ def cross_kernel_matrix(w, X, Y):
         jax.vmap(_rbf, in_axes=(0, None, None)), in_axes=(None, 0, None), out_axes=1
     )(X, Y, w)
     return jnp.sum(jnp.sin(K) * jnp.arange(K.size).reshape(K.shape))
+
+
+def _squared_error(w, b, x, y):
+    return (jnp.tanh(x @ w + b) - y) ** 2
+
+
+def mean_of_a_mapped_loss(w, b, X, Y):
+    """The JAX tutorial's batched predictions: a per-example loss mapped inside the loss."""
+    return jnp.mean(jax.vmap(_squared_error, in_axes=(None, None, 0, 0))(w, b, X, Y))
