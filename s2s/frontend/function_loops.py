@@ -2,7 +2,8 @@
 
 Guarantees of ``desugar(source)``:
 
-- ``for act in SEQ:``, where ``SEQ`` is a tuple or list of functions known
+- ``for act in SEQ:``, where ``SEQ`` is a tuple or list of functions (or of
+  objects of the program's classes, read by their methods) known
   when s2s reads the code (a literal such as ``(np.tanh, np.sin)`` of
   module-level functions, or a module-level tuple or list such as
   ``ACTIVATIONS``), also as ``enumerate(SEQ)``, is written out: one copy of
@@ -44,6 +45,7 @@ import libcst as cst
 
 from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in
 from ..naming import Namer
+from .function_args import is_program_object
 from .rewriting import (
     PositionKeeping,
     assignment,
@@ -129,7 +131,8 @@ class _Reader:
         held = self.static(node)
         if not isinstance(held, (tuple, list)) or not 0 < len(held) <= MAX_COPIES:
             return None
-        if not all(_is_function(f) for f in held):
+        # (or objects of your classes, read by their methods: ``for layer in LAYERS: x = layer.forward(x)``)
+        if not all(_is_function(f) or is_program_object(f) for f in held):
             return None
         return [self.spelling(f, node) for f in held]
 

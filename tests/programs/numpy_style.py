@@ -3297,3 +3297,41 @@ def inputs_infinite_module_constants():
 
 
 PROGRAMS += ["infinite_module_constants"]
+
+
+class _Squash:
+    def forward(self, x):
+        return np.tanh(x)
+
+    def penalty(self, w):
+        return 0.0 * np.sum(w)
+
+
+class _Shift:
+    def __init__(self, by):
+        self.by = by
+
+    def forward(self, x):
+        return x + self.by
+
+    def penalty(self, w):
+        return self.by * np.sum(w**2)
+
+
+LAYER_OBJECTS = [_Squash(), _Shift(0.5), _Squash()]
+
+
+def module_list_of_layer_objects(w, x):
+    """autograd's convnet: module-level layer objects of several classes, looped over by their methods."""
+    h = x * w
+    for layer in LAYER_OBJECTS:
+        h = layer.forward(h)
+    return np.sum(h**2) + sum(layer.penalty(w) for layer in LAYER_OBJECTS)
+
+
+def inputs_module_list_of_layer_objects():
+    r = np.random.default_rng(34)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["module_list_of_layer_objects"]
