@@ -5,8 +5,8 @@ so it is no object s2s could read, and a derivative must reach through its attri
 ``desugar(source)`` writes the object as names of the function: each attribute a variable
 (``kde_data = data``, ``kde_bw = 0.5``), each method it calls a local function reading them
 (``def kde_logpdf(x): ...`` with ``self.data`` read as ``kde_data``), and ``kde.bw`` /
-``kde.logpdf(x)`` as those names. A call's receiver made on the spot (``KDE(data, 0.5).logpdf(x)``)
-is named on a line before.
+``kde.logpdf(x)`` as those names. An object used where it is made (``KDE(data, 0.5).logpdf(x)``,
+``Scale(w).v``, ``Layer(w)(x)``) is named on a line before.
 
 Methods that store attributes (NNFS's ``dense1.forward(X)`` setting ``self.output``, read after as
 ``dense1.output``) rebind the object's variables: their local functions declare them ``nonlocal``,
@@ -190,31 +190,37 @@ class _Objects:
         return out
 
     def _hoisted(self, stmt) -> tuple[list, object]:
-        """``Cls(args).method(...)`` in a line: the object made on a line of its own before, by a name,
-        where it can be written as names (then the line calls the method's local function).
+        """``Cls(args).method(...)``, ``Cls(args).attribute`` or ``Cls(args)(...)`` in a line: the object
+        made on a line of its own before, by a name, where it can be written as names (then the line
+        reads that name's attribute or calls the method's local function).
         """
+        before = []
+        while (found := self._hoisted_one(stmt)) is not None:
+            lines, stmt = found
+            before += lines
+        return before, stmt
+
+    def _hoisted_one(self, stmt):
         if not isinstance(stmt, cst.SimpleStatementLine):
-            return [], stmt
+            return None
         for node in iter_nodes(stmt):
-            if not (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and isinstance(node.func.value, cst.Call)
-                and self._class(node.func.value.func) is not None
-            ):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Call):
+                made, used = node.value, {node.attr.value}
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Call):
+                made, used = node.func, {"__call__"}
+            else:
                 continue
-            name = self.namer.fresh(node.func.value.func.value.lower())
-            line = assignment_line(
-                cst.Name(name), node.func.value, stmt, self.positions
-            )
-            written = self.written(line, used={node.func.attr.value})
+            if self._class(made.func) is None:
+                continue
+            name = self.namer.fresh(made.func.value.lower())
+            line = assignment_line(cst.Name(name), made, stmt, self.positions)
+            written = self.written(line, used=used)
             if written is None:
                 continue
             self.changed = True
-            receiver = cst.Attribute(cst.Name(name), node.func.attr)
-            new = stmt.deep_replace(node.func.value, receiver.value)
+            new = stmt.deep_replace(made, cst.Name(name))
             return written, place(new, stmt, self.positions)
-        return [], stmt
+        return None
 
     def _class(self, node):
         if isinstance(node, cst.Name) and node.value not in self.bound:

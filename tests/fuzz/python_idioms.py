@@ -734,7 +734,14 @@ class PythonIdioms:
         lines += [
             f"{name}_s = Scaler(np.mean(np.tanh({b})) * 0.5)",
             f"{name} = np.sum({name}_s.apply({a})) + {name}_s.shift"
-            + self.pick(["", f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))"]),
+            + self.pick(
+                [
+                    "",
+                    f" + np.sum(Scaler(np.mean({b}), 0.1).apply({a}))",
+                    # attributes of objects used where they are made
+                    f" + Scaler(np.mean({b}), 0.3).shift * np.sum(Scaler(np.mean({b})).w)",
+                ]
+            ),
         ]
 
     def _py_layer_list(self, lines, name, a, b):

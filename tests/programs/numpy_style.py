@@ -3335,3 +3335,29 @@ def inputs_module_list_of_layer_objects():
 
 
 PROGRAMS += ["module_list_of_layer_objects"]
+
+
+class _Doubled:
+    def __init__(self, w):
+        self.v = w * 2.0
+
+    def __call__(self, x):
+        return np.tanh(self.v * x)
+
+
+def objects_used_where_made(w, x):
+    """Objects of a class used where they are made: an attribute (``Scale(w).v``), a call (``__call__``)
+    and a method of the object made on the spot."""
+    return (
+        np.sum(_Doubled(w).v ** 2)
+        + np.sum(_Doubled(w * 0.5)(x))
+        + np.sum(_Doubled(w).__call__(x) * x)
+    )
+
+
+def inputs_objects_used_where_made():
+    r = np.random.default_rng(35)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["objects_used_where_made"]
