@@ -515,6 +515,12 @@ class Reads:
             elif func == "sum":
                 # Python's sum, item by item, of a list (or, checked when it runs, a value that is one)
                 value = call("rt.total", first)
+            elif (
+                kind == LIST
+            ):  # ``max(args)`` of a name bound to a list or tuple display
+                value = call(
+                    f"xp.{func}", spellings.as_array(first), axis=cst.Integer("0")
+                )
             else:
                 raise UnsupportedSyntax(
                     f"Python's builtin `{func}` of a value s2s does not know to be a list",

@@ -3361,3 +3361,21 @@ def inputs_objects_used_where_made():
 
 
 PROGRAMS += ["objects_used_where_made"]
+
+
+def _logsumexp_of_args(*args):
+    """awni's CTC: Python's ``max`` of ``*args``, then ``math.exp``/``math.log`` of each."""
+    a_max = max(args)
+    return a_max + math.log(sum(math.exp(a - a_max) for a in args))
+
+
+def max_of_star_args(w):
+    pair = (w[0] * w[1], w[2])
+    return _logsumexp_of_args(w[0], w[1], w[2]) + min(pair) * 0.5
+
+
+def inputs_max_of_star_args():
+    return (np.array([0.3, -0.5, 1.2]),)
+
+
+PROGRAMS += ["max_of_star_args"]
