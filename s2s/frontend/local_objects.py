@@ -31,6 +31,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import inspect
+import types
 
 import libcst as cst
 
@@ -358,6 +359,21 @@ class _Objects:
                 return False
         return True
 
+    def _spelled(self, value):
+        """A default that is no literal, spelled by a module the function names (``dtype=np.float64``:
+        ``np.float64``), else None."""
+        attr = getattr(value, "__name__", None)
+        if not isinstance(attr, str) or not attr.isidentifier():
+            return None
+        for name, module in self.source.env.items():
+            if (
+                isinstance(module, types.ModuleType)
+                and name not in self.bound
+                and getattr(module, attr, None) is value
+            ):
+                return cst.Attribute(cst.Name(name), cst.Name(attr))
+        return None
+
     def _made(self, cls, call, names, stmt) -> list | None:
         """The attributes' assignments for ``Cls(args)``."""
         if _is_record(cls):
@@ -365,7 +381,7 @@ class _Objects:
                 signature = inspect.signature(cls)
             except (TypeError, ValueError):
                 return None
-            bound = _bind(signature, call)
+            bound = _bind(signature, call, spell=self._spelled)
             if bound is None:
                 return None
             return [
@@ -376,7 +392,9 @@ class _Objects:
         init = _init(cls)
         if init is None:
             return [] if not call.args else None
-        bound = _bind(inspect.signature(init), call, skip_first=True)
+        bound = _bind(
+            inspect.signature(init), call, skip_first=True, spell=self._spelled
+        )
         assigned = _init_assignments(init)
         if bound is None or assigned is None:
             return None
@@ -547,8 +565,9 @@ def _init_assignments(init) -> list | None:
     return out
 
 
-def _bind(signature, call: cst.Call, skip_first=False) -> list | None:
-    """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others."""
+def _bind(signature, call: cst.Call, skip_first=False, spell=None) -> list | None:
+    """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others (or defaults
+    ``spell`` writes: a module's attribute)."""
     params = list(signature.parameters.values())[1 if skip_first else 0 :]
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return None
@@ -570,6 +589,12 @@ def _bind(signature, call: cst.Call, skip_first=False) -> list | None:
             type(None),
         ):
             out.append((p.name, literal(p.default)))
+        elif (
+            p.default is not inspect.Parameter.empty
+            and spell is not None
+            and (spelled := spell(p.default)) is not None
+        ):
+            out.append((p.name, spelled))
         else:
             return None
     return None if keywords else out

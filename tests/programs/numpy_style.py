@@ -3379,3 +3379,21 @@ def inputs_max_of_star_args():
 
 
 PROGRAMS += ["max_of_star_args"]
+
+
+class _Cast:
+    def __init__(self, w, dtype=np.float64, scale=1.5):
+        self.w = w.astype(dtype) * scale
+
+
+def object_with_a_dtype_default(w, x):
+    """An ``__init__`` whose default is a NumPy type (``dtype=np.float64``), left out by the call."""
+    return np.sum(_Cast(w).w * x) + np.sum(_Cast(w, np.float64, 0.5).w ** 2)
+
+
+def inputs_object_with_a_dtype_default():
+    r = np.random.default_rng(36)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["object_with_a_dtype_default"]
