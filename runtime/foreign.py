@@ -379,10 +379,20 @@ def made_by_jax(obj) -> bool:
     JAX's code, called as library code is. JAX's public functions themselves are not (s2s's ops).
     """
     if inspect.isfunction(obj):
+        # a closure made by a call (``<locals>``), not a public function behind a decorator's wrapper
+        if "<locals>" not in obj.__qualname__ or hasattr(obj, "__wrapped__"):
+            return False
         module, parts = obj.__module__, [c.cell_contents for c in obj.__closure__ or ()]
         if not parts:
             return False
-    elif callable(obj) and not isinstance(obj, type) and hasattr(obj, "__dict__"):
+    elif (
+        callable(obj)
+        and not isinstance(obj, type)
+        and hasattr(obj, "__dict__")
+        and not isinstance(
+            getattr(obj, "__name__", None), str
+        )  # (``jnp.add``, ``jax.nn.relu``: named)
+    ):
         module, parts = type(obj).__module__, list(vars(obj).values())
     else:
         return False

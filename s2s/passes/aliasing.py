@@ -471,6 +471,14 @@ def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
             )
             if param not in updates or arg.star:
                 continue
+            if (
+                isinstance(stmt, ir.Assign)
+                and arg.keyword is not None
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == arg.keyword.value
+                and arg.value.value in ir.target_names(stmt.target)
+            ):
+                continue  # a local function's state handed through and back (``closure_state``'s)
             # the names whose memory the argument holds: itself, or what it views (``x[:3]``: ``x``)
             viewed = (
                 {arg.value.value}
