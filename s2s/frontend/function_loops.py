@@ -136,6 +136,13 @@ class _Reader:
             return None
         return [self.spelling(f, node) for f in held]
 
+    def _holds_objects(self, node) -> bool:
+        """A module-level sequence holding objects of the program (not only functions)."""
+        held = self.static(node)
+        return isinstance(held, (tuple, list)) and any(
+            is_program_object(item) for item in held
+        )
+
     def spelling(self, fn, like, hint=None) -> cst.BaseExpression:
         """A module-level spelling of ``fn`` (``np.tanh``, ``dense``), or a name s2s gives it (once per
         function; ``hint`` names it, a dict's key)."""
@@ -235,6 +242,10 @@ class _Reader:
         functions = self.functions(sequence)
         if functions is None or _jumps_or_binds(loop.body, target.value):
             return None
+        if self._holds_objects(sequence) and not _read_by_members(
+            loop.body, target.value
+        ):
+            return None  # (an object handed on whole: ``parser.get(W, layer)`` stays a loop, and its error)
         out = []
         for k, fn in enumerate(functions):
             if index is not None:
@@ -504,6 +515,21 @@ def _attribute_owners(node) -> set[str]:
         for n in iter_nodes(node)
         if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
     }
+
+
+def _read_by_members(body, name: str) -> bool:
+    """Whether ``body`` reads ``name`` only by its attributes and methods (``layer.forward(x)``) or calls it."""
+    allowed = set()
+    for n in iter_nodes(body):
+        if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name):
+            allowed.add(id(n.value))
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            allowed.add(id(n.func))
+    return all(
+        id(n) in allowed
+        for n in iter_nodes(body)
+        if isinstance(n, cst.Name) and n.value == name
+    )
 
 
 def _jumps_or_binds(body, name: str) -> bool:
