@@ -41,19 +41,22 @@ def _merged(x, outer, inner, b1, b2):
     return xp.reshape(x, (b1 * b2, *np.shape(x)[2:]))
 
 
-def merged_examples_vjp(g, x, outer, inner, b1, b2):
-    """The transpose of ``merged_examples``: ``g`` of the merged examples back to ``x``'s layout."""
+def _leafwise(fn, g, x):
+    """``fn(leaf, like)`` for each leaf of ``g`` and the leaf of ``x`` at its place (``None`` kept)."""
     if g is None:
         return None
     if _is_container(g):
         return _rebuild(
-            g,
-            [
-                (k, merged_examples_vjp(v, _child(x, k), outer, inner, b1, b2))
-                for k, v in _children(g)
-            ],
+            g, [(k, _leafwise(fn, v, _child(x, k))) for k, v in _children(g)]
         )
-    return _merged_vjp(g, x, outer, inner, b1, b2)
+    return fn(g, x)
+
+
+def merged_examples_vjp(g, x, outer, inner, b1, b2):
+    """The transpose of ``merged_examples``: ``g`` of the merged examples back to ``x``'s layout."""
+    return _leafwise(
+        lambda leaf, like: _merged_vjp(leaf, like, outer, inner, b1, b2), g, x
+    )
 
 
 def _merged_vjp(g, x, outer, inner, b1, b2):
@@ -113,16 +116,12 @@ def outer_cotangent(g, x, outer, inner, b1, b2):
     mapped by the inner ``vmap``), or those stacked where the inner ``vmap`` maps ``x`` (its axis
     ``inner`` of an example). ``x`` has the outer batch axis 0 when ``outer``. Each leaf of a tree so.
     """
-    if g is None:
-        return None
-    if _is_container(g):
-        return _rebuild(
-            g,
-            [
-                (k, outer_cotangent(v, _child(x, k), outer, inner, b1, b2))
-                for k, v in _children(g)
-            ],
-        )
+    return _leafwise(
+        lambda leaf, like: _outer_cotangent(leaf, like, outer, inner, b1, b2), g, x
+    )
+
+
+def _outer_cotangent(g, x, outer, inner, b1, b2):
     xp = namespace(g)
     g = xp.reshape(g, (b1, b2, *np.shape(g)[1:]))
     if inner is None:

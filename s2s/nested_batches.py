@@ -48,14 +48,12 @@ def batch_again_refused(origin, why: str) -> MissingRule:
     )
 
 
-def merged(
-    helper: ir.Function, inner: str, spec, flags, requests, origin
-) -> ir.Function:
-    """``helper`` (the batched module of the program's function ``inner``, mapped with ``spec``: in_axes,
-    out_axes, axis_size, axis_name) mapped again over axis 0 of the arguments ``flags`` marks.
+def _sizes(helper: ir.Function, spec, params, names, flags, origin):
+    """``(namer, outer size, inner size, their lines)`` of a function mapped again: the outer batch axis is
+    axis 0 of the arguments ``flags`` marks (of ``names``), the inner one the inner ``vmap``'s ``in_axes``
+    of ``params`` (shifted past the outer axis); the inner ``vmap``'s options s2s cannot merge refused.
     """
-    in_axes, out_axes, axis_size, axis_name = spec
-    params = [p.name for p in helper.params]
+    in_axes, _, axis_size, axis_name = spec
     if axis_name is not None:
         raise batch_again_refused(
             origin, "with an `axis_name` (a collective over one of the two axes)"
@@ -66,26 +64,12 @@ def merged(
         raise batch_again_refused(
             origin, f"with in_axes {in_axes!r} (one int or None per argument)"
         )
-    if not _flat(out_axes):
-        raise batch_again_refused(origin, f"with out_axes {out_axes!r}")
     namer = Namer(used_names(helper))
     outer, size = cst.Name(namer.fresh("outer_size")), cst.Name(
         namer.fresh("inner_size")
     )
-    body = [
-        ir.Assign(
-            outer,
-            call(
-                "rt.batch_size",
-                *(
-                    tuple_of(cst.Name(p), literal(0))
-                    for p, f in zip(params, flags)
-                    if f
-                ),
-            ),
-            origin,
-        )
-    ]
+    mapped = (tuple_of(cst.Name(p), literal(0)) for p, f in zip(names, flags) if f)
+    body = [ir.Assign(outer, call("rt.batch_size", *mapped), origin)]
     inner_pairs = [
         tuple_of(cst.Name(p), literal(a + 1 if f and a >= 0 else a))
         for p, f, a in zip(params, flags, in_axes)
@@ -95,6 +79,20 @@ def merged(
         raise batch_again_refused(origin, "mapping no argument (its size is unknown)")
     sized = {} if axis_size is None else {"axis_size": literal(axis_size)}
     body.append(ir.Assign(size, call("rt.batch_size", *inner_pairs, **sized), origin))
+    return namer, outer, size, body
+
+
+def merged(
+    helper: ir.Function, inner: str, spec, flags, requests, origin
+) -> ir.Function:
+    """``helper`` (the batched module of the program's function ``inner``, mapped with ``spec``: in_axes,
+    out_axes, axis_size, axis_name) mapped again over axis 0 of the arguments ``flags`` marks.
+    """
+    in_axes, out_axes, _, _ = spec
+    params = [p.name for p in helper.params]
+    if not _flat(out_axes):
+        raise batch_again_refused(origin, f"with out_axes {out_axes!r}")
+    namer, outer, size, body = _sizes(helper, spec, params, params, flags, origin)
     arguments = []
     for p, f, a in zip(params, flags, in_axes):
         if not f and a is None:
@@ -149,44 +147,12 @@ def merged_vjp(
         w_bar = f_vjp_batched(w_merged, xs_merged, bar_merged)
         return rt.outer_cotangent(w_bar, w, False, None, outer_size, inner_size)
     """
-    in_axes, out_axes, axis_size, axis_name = spec
+    in_axes, out_axes, _, _ = spec
     *params, bar = [p.name for p in helper.params]
-    if axis_name is not None:
-        raise batch_again_refused(
-            origin, "with an `axis_name` (a collective over one of the two axes)"
-        )
-    if len(in_axes) != len(params) or not all(
-        a is None or isinstance(a, int) for a in in_axes
-    ):
-        raise batch_again_refused(
-            origin, f"with in_axes {in_axes!r} (one int or None per argument)"
-        )
     if not (out_axes is None or isinstance(out_axes, int)):
         raise batch_again_refused(origin, f"with out_axes {out_axes!r} (one output)")
-    namer = Namer(used_names(helper))
-    outer, size = cst.Name(namer.fresh("outer_size")), cst.Name(
-        namer.fresh("inner_size")
-    )
     names = [*params, bar]
-    body = [
-        ir.Assign(
-            outer,
-            call(
-                "rt.batch_size",
-                *(tuple_of(cst.Name(p), literal(0)) for p, f in zip(names, flags) if f),
-            ),
-            origin,
-        )
-    ]
-    inner_pairs = [
-        tuple_of(cst.Name(p), literal(a + 1 if f and a >= 0 else a))
-        for p, f, a in zip(params, flags, in_axes)
-        if a is not None
-    ]
-    if not inner_pairs and axis_size is None:
-        raise batch_again_refused(origin, "mapping no argument (its size is unknown)")
-    sized = {} if axis_size is None else {"axis_size": literal(axis_size)}
-    body.append(ir.Assign(size, call("rt.batch_size", *inner_pairs, **sized), origin))
+    namer, outer, size, body = _sizes(helper, spec, params, names, flags, origin)
     arguments, mapped = [], []
     # (the output's cotangent has the inner axis where the inner ``vmap`` put its output)
     for k, (p, f, a) in enumerate(zip(names, flags, (*in_axes, out_axes))):
