@@ -113,6 +113,8 @@ def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
     """The name of the vjp of the program's function ``name`` for the arguments at ``which``, made (with the
     vjps it calls) and kept among the program's helpers, so that a batch transform can map it.
     """
+    if (name, which) in program.helper_vjps:
+        return program.helper_vjps[name, which]
     requests = HelperRequests("vjp", program.helpers.keys())
     wanted = requests.name(name, which)
 
@@ -126,6 +128,7 @@ def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
             made = run(made)
         program.helpers.setdefault(made.name, made)
         program.flows.setdefault(made.name, (True,) * len(made.params))
+    program.helper_vjps[name, which] = wanted
     return wanted
 
 
