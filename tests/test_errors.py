@@ -347,6 +347,12 @@ CASES = [
         (1, 10),
     ),
     (
+        "complex_valued_transform",
+        "def f(x):\n    spec = np.fft.rfft(x)\n    return np.sum(spec.real ** 2)",
+        "no derivative rule for `fft.rfft`",
+        (2, 11),
+    ),
+    (
         "append_to_a_parameter_list",
         "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
         "`acts.append` changes a parameter, made outside `f`",
@@ -539,3 +545,15 @@ def test_a_mutable_default_changed_by_calls_is_still_its_default(tmp_path):
     with pytest.raises(S2SError, match=r"`trace\.append` changes a parameter") as info:
         s2s.grad(f)(np.ones(2))
     assert info.value.origin.path == str(path)
+
+
+def test_a_complex_valued_transform_says_to_write_real_matrices(tmp_path):
+    _, f = _compile_case(
+        tmp_path, "fft", "def f(x):\n    return np.sum(np.fft.rfft(x).real)"
+    )
+    with pytest.raises(S2SError) as info:
+        s2s.generate(f, ("grad",))
+    assert (
+        "gives complex values" in info.value.hint
+        and "np.cos(np.outer" in info.value.hint
+    )

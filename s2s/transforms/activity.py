@@ -183,6 +183,19 @@ def array_evidence(body, helpers) -> set[str]:
 
 
 RULE_HINT = "see `python -m s2s.rules` for the ops s2s differentiates; keep this op off the differentiated path"
+# ops whose values are complex: s2s differentiates real arrays (``_check_real``)
+COMPLEX_HINT = (
+    "s2s differentiates real arrays, and `{op}` gives complex values: write the transform with real "
+    "matrices (`np.cos(np.outer(k, n) * 2 * np.pi / N) @ x` and its `sin` twin for `np.fft.rfft`), or keep "
+    "it off the differentiated path"
+)
+
+
+def rule_hint(name: str) -> str:
+    """The hint for an op without a rule: a complex-valued transform's own, else the op table's."""
+    return COMPLEX_HINT.format(op=name) if name.startswith("fft.") else RULE_HINT
+
+
 COMPLEX_DTYPES = frozenset(
     {"xp.complex64", "xp.complex128", "xp.complex_", "xp.csingle", "xp.cdouble"}
 )
@@ -221,7 +234,9 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
             op = op_named(what if e.kind != "op" else e.name)
             why = f": {op.reason}" if op is not None and op.reason else ""
             raise MissingRule(
-                f"no derivative rule for {e.label()}{why}", stmt.origin, RULE_HINT
+                f"no derivative rule for {e.label()}{why}",
+                stmt.origin,
+                rule_hint(e.name),
             )
 
 

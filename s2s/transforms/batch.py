@@ -26,7 +26,7 @@ from ..passes.dataflow import free_names, used_names
 from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import op_named
 from . import batch_control
-from .activity import RULE_HINT, diff_names
+from .activity import diff_names, rule_hint
 from .families import batch_broadcast
 from .skeleton import Context, HelperRequests, Transform
 
@@ -248,7 +248,9 @@ class Batch(Transform):
             if e.kind == "runtime" and e.name in STEP_MAJOR:
                 self.step_major.add(stmt.target.value)
             return
-        raise MissingRule(f"no batching rule for {e.label()}", stmt.origin, RULE_HINT)
+        raise MissingRule(
+            f"no batching rule for {e.label()}", stmt.origin, rule_hint(e.name)
+        )
 
     def _container_truth(self, e) -> bool:
         """``not args`` of a tuple, list or dict display: its length decides, the same for every example."""
