@@ -297,6 +297,23 @@ SHAPE_DECIDING = {"bincount": {"x"}}
 def parameter_names(op: str, args: list) -> list | None:
     """The name of the parameter of ``jax.numpy.<op>`` each of ``args`` binds (None past the signature);
     None where it has no signature."""
+    found = _positional_names(op)
+    if found is None:
+        return None
+    positional, rest = found
+    return [
+        (
+            arg.keyword.value
+            if arg.keyword is not None
+            else positional[i] if i < len(positional) else rest
+        )
+        for i, arg in enumerate(args)
+    ]
+
+
+@functools.cache
+def _positional_names(op: str):
+    """``(positional parameter names, the ``*args`` name)`` of ``jax.numpy.<op>``, or None."""
     try:
         params = list(
             inspect.signature(_lookup(_modules()[-1], op)).parameters.values()
@@ -304,17 +321,10 @@ def parameter_names(op: str, args: list) -> list | None:
     except (TypeError, ValueError):
         return None
     positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
     rest = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
-    return [
-        (
-            arg.keyword.value
-            if arg.keyword is not None
-            else positional[i].name if i < len(positional) else rest
-        )
-        for i, arg in enumerate(args)
-    ]
+    return positional, rest
 
 
 def takes_array(op: str, name) -> bool:
