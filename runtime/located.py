@@ -143,7 +143,9 @@ CONCRETE = {  # JAX's errors for values that are traced (unknown) under jax.jit:
     ),
     "TracerIntegerConversionError": (
         "a Python int from an array (`int(...)`, a `range` bound, an index)",
-        "pass it as a Python int (Python ints are compile-time constants), or run eagerly with backend='numpy'",
+        "pass it as a Python int (Python ints are compile-time constants); where a Python list or tuple is "
+        "indexed by a compiled loop's counter (`ext[s]` in `for s in range(S)`), make it an array first "
+        "(`ext = np.array(ext)`); or run eagerly with backend='numpy'",
     ),
     "TracerArrayConversionError": (
         "a NumPy array from a traced array (`np.asarray` of it, or a non-NumPy function called on it)",

@@ -557,3 +557,39 @@ def test_a_complex_valued_transform_says_to_write_real_matrices(tmp_path):
         "gives complex values" in info.value.hint
         and "np.cos(np.outer" in info.value.hint
     )
+
+
+LIST_INDEXED_BY_A_COMPILED_COUNTER = """
+def f(logp, labels):
+    ext = [0]
+    for l in labels:
+        ext += [l, 0]
+    S = len(ext)
+    {as_array}
+    alpha = np.zeros((logp.shape[0], S))
+    alpha[0, 0] = logp[0, 0]
+    for t in range(1, logp.shape[0]):
+        for s in range(S):
+            alpha[t, s] = alpha[t - 1, s] + logp[t, ext[s]]
+    return alpha[-1, -1]
+"""
+
+
+def test_a_list_indexed_by_a_compiled_loops_counter_says_to_make_it_an_array(tmp_path):
+    """k26 (CTC's extended labels): the hint names the list and what to write, and following it works."""
+    logp, labels = np.log(np.full((4, 3), 1 / 3)), [1, 2]
+    _, f = _compile_case(
+        tmp_path, "listed", LIST_INDEXED_BY_A_COMPILED_COUNTER.format(as_array="")
+    )
+    with pytest.raises(S2SError) as info:
+        s2s.grad(f)(logp, labels)
+    assert "`ext = np.array(ext)`" in info.value.hint
+    _, g = _compile_case(
+        tmp_path,
+        "arrayed",
+        LIST_INDEXED_BY_A_COMPILED_COUNTER.format(as_array="ext = np.array(ext)"),
+    )
+    np.testing.assert_allclose(
+        np.asarray(s2s.grad(g)(logp, labels)),
+        s2s.grad(g, backend="numpy")(logp, labels),
+    )
