@@ -480,17 +480,10 @@ def stop_gradient(x):
     return x
 
 
-def _no_data(x) -> bool:
-    """A value that holds no numbers: a type or dtype, a string, a function."""
-    return isinstance(x, (type, str, np.dtype)) or (
-        callable(x) and not hasattr(x, "shape")
-    )
-
-
 def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
-    if _no_data(x):  # a dtype (``self.dtype = np.float64``), a string, a function
-        return None
+    if isinstance(x, (type, str, np.dtype)) or callable(x):
+        return None  # no numbers: a dtype (``self.dtype = np.float64``), a string, a function
     if _concrete_key(x):  # a key's cotangent (NumPy backend): zeros of its shape
         return np.zeros(np.shape(x))
     if getattr(type(x), "placeholder", False):

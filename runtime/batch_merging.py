@@ -55,11 +55,13 @@ def _leafwise(fn, g, x):
 def merged_examples_vjp(g, x, outer, inner, b1, b2):
     """The transpose of ``merged_examples``: ``g`` of the merged examples back to ``x``'s layout."""
     return _leafwise(
-        lambda leaf, like: _merged_vjp(leaf, like, outer, inner, b1, b2), g, x
+        lambda leaf, like: _merged_vjp(leaf, np.ndim(like), outer, inner, b1, b2), g, x
     )
 
 
-def _merged_vjp(g, x, outer, inner, b1, b2):
+def _merged_vjp(g, ndim, outer, inner, b1, b2):
+    """``g`` of the merged examples back to the layout of an argument of ``ndim`` axes (the outer batch
+    axis 0 among them when ``outer``; summed away when not)."""
     xp = namespace(g)
     g = xp.reshape(g, (b1, b2, *np.shape(g)[1:]))
     if inner is None:
@@ -67,7 +69,7 @@ def _merged_vjp(g, x, outer, inner, b1, b2):
     if not outer:
         g = xp.sum(g, axis=0)
     if inner is not None:
-        g = xp.moveaxis(g, 1 if outer else 0, _inner_axis(inner, outer, np.ndim(x)))
+        g = xp.moveaxis(g, 1 if outer else 0, _inner_axis(inner, outer, ndim))
     return g
 
 
@@ -116,15 +118,11 @@ def outer_cotangent(g, x, outer, inner, b1, b2):
     mapped by the inner ``vmap``), or those stacked where the inner ``vmap`` maps ``x`` (its axis
     ``inner`` of an example). ``x`` has the outer batch axis 0 when ``outer``. Each leaf of a tree so.
     """
+    # (``merged_examples_vjp`` of ``x`` as if the outer ``vmap`` mapped it: its outer axis kept)
     return _leafwise(
-        lambda leaf, like: _outer_cotangent(leaf, like, outer, inner, b1, b2), g, x
+        lambda leaf, like: _merged_vjp(
+            leaf, np.ndim(like) + (0 if outer else 1), True, inner, b1, b2
+        ),
+        g,
+        x,
     )
-
-
-def _outer_cotangent(g, x, outer, inner, b1, b2):
-    xp = namespace(g)
-    g = xp.reshape(g, (b1, b2, *np.shape(g)[1:]))
-    if inner is None:
-        return xp.sum(g, axis=1)
-    rank = np.ndim(x) - (1 if outer else 0)
-    return xp.moveaxis(g, 1, 1 + inner % rank)

@@ -14,12 +14,12 @@ from .. import ir
 from ..cstutil import dotted, iter_nodes, own_nodes
 from ..frontend import source
 from .collected import LIST
-from .helper_sharing import _per_helper
+from .helper_sharing import per_helper
 
 LIST_CALLS = frozenset({"list", "sorted", "rt.append"})
 
 
-@_per_helper
+@per_helper
 def returned_lists(helper):
     """``LIST`` where every ``return`` of ``helper`` gives a list; a tuple (one entry per item, ``LIST`` or
     None) where every one gives a tuple display of that length; None where s2s cannot tell.

@@ -28,7 +28,7 @@ NEW_EXPRESSIONS = (
 )
 
 
-def _per_helper(analysis):
+def per_helper(analysis):
     """``analysis(helper)``, computed once per helper object (a module's functions are read again at every
     call of them otherwise); unhashable helpers are analysed each time."""
     cache: dict = {}
@@ -46,7 +46,7 @@ def _per_helper(analysis):
     return cached
 
 
-@_per_helper
+@per_helper
 def updated_in_place(helper) -> dict:
     """The parameters a helper updates in place before rebinding them (``v += b``, ``v /= n``): name ->
     the update's operator. NumPy changes the caller's array that the parameter holds."""
@@ -67,7 +67,7 @@ def updated_in_place(helper) -> dict:
     return {name: found[name] for name in params if name in found}
 
 
-@_per_helper
+@per_helper
 def returned_parameters(helper) -> frozenset[str] | None:
     """The parameters of a helper whose memory its ``return``s may share (a parameter, a view of one:
     ``x[0]``, ``x.T``; ``frozenset()`` where every return is new: ``np.mean(...)``, ``a * b``, a name only

@@ -128,23 +128,14 @@ def sum_unbatched(x, flag, *, g):
 def batched_convolve(a, v, mode, flags, *, g):
     # per example, the transpose of a convolution is a correlation of the cotangent padded back to the full
     # convolution's length (``explicit.convolve``), summed over the batch for an operand that is shared
+    padded = xp.pad(g, rt.batched_ops.last_axis_padding(g, a, v, mode))
     return (
         rt.sum_unbatched(
-            rt.batched_ops.convolve(
-                xp.pad(g, rt.batched_ops.last_axis_padding(g, a, v, mode)),
-                xp.flip(v, -1),
-                "valid",
-                (True, flags[1]),
-            ),
+            rt.batched_ops.convolve(padded, xp.flip(v, -1), "valid", (True, flags[1])),
             flags[0],
         ),
         rt.sum_unbatched(
-            rt.batched_ops.convolve(
-                xp.pad(g, rt.batched_ops.last_axis_padding(g, a, v, mode)),
-                xp.flip(a, -1),
-                "valid",
-                (True, flags[0]),
-            ),
+            rt.batched_ops.convolve(padded, xp.flip(a, -1), "valid", (True, flags[0])),
             flags[1],
         ),
         None,
