@@ -130,7 +130,11 @@ class Pitfalls:
         elif style == "inf_table":
             # a table started at inf (or a huge number), written by an index array and row by row, read
             # where written: no arithmetic may touch the old values
-            fill = self.pick(["np.inf", "1e17", "-np.inf"])
+            fill = self.pick(["np.inf", "1e17", "-np.inf", "NEG_INF"])
+            if (
+                fill == "NEG_INF"
+            ):  # a module constant that is not finite (CTC's, Viterbi's)
+                self.helper('NEG_INF = -float("inf")\n')
             lines += [
                 f"{name} = np.full({k}, {fill})",
                 f"{name}[np.array([0, {k - 1}])] = np.tanh({n}[:2])",
