@@ -139,6 +139,8 @@ def _check_not_batched(helper, origin) -> None:
     for stmt in ir.walk(helper.body):
         value = getattr(stmt, "value", None)
         if isinstance(value, cst.Call) and dotted(value.func) == "rt.batch_size":
+            # (a call s2s wrote, of a lifted function, has no place of its own: the inner map's line)
+            origin = origin or stmt.origin
             raise MissingRule(
                 "a function mapped by `jax.vmap`/`s2s.vmap` inside, called where `s2s.vmap` maps again: "
                 "s2s does not batch batched code",

@@ -341,10 +341,10 @@ CASES = [
         (6, 21),
     ),
     (
-        "a_function_parameter_transformed",
-        "def _gram(k, xs):\n    return jax.vmap(k)(xs)\n\n\ndef f(x):\n    return np.sum(_gram(lambda a: np.sin(a) * x, x[:, None]))",
-        "`jax.vmap` of `k`, a function passed in as a parameter",
-        (1, 10),
+        "a_passed_function_reads_a_name_the_helper_binds",
+        "def _gram(k, xs):\n    x = xs * 2.0\n    return jax.vmap(k)(x)\n\n\ndef f(x):\n    return np.sum(_gram(lambda a: np.sin(a) * x, x[:, None]))",
+        "a transformation of `k` here, which reads `x` where it is defined, where `x` names something else",
+        (3, 20),
     ),
     (
         "complex_valued_transform",

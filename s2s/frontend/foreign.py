@@ -70,7 +70,8 @@ def vmapped(resolver, func, args, node):
         local and target.value in resolver._aliases
     ):  # ``jax.vmap(u_tt)`` of ``u_tt = jax.grad(u1)``
         return None
-    if local and target.value not in resolver._local_fns:  # checked when it runs
+    functions = resolver._local_fns.keys() | resolver._outer_fns.keys()
+    if local and target.value not in functions:  # checked when it runs
         fn = resolver.expr(target)
     else:
         obj = resolver._callee_object(target)

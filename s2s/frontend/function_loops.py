@@ -82,6 +82,13 @@ class Positioned(PositionKeeping, _Substitute):
         PositionKeeping.__init__(self, positions)
         self.mapping = mapping
 
+    def leave_Name(self, original, node):
+        new = super().leave_Name(original, node)
+        # a name written in several places: a node for each, at the place of the name it replaces
+        return (
+            new.deep_clone() if new is not node and isinstance(new, cst.Name) else new
+        )
+
 
 class _Reader:
     def __init__(self, source: FunctionSource, body: list):

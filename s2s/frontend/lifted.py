@@ -11,10 +11,17 @@ where the call stands, which is what Python's closure reads there.
 ``lambda w: inner(X, y, w)`` that the transformations of lambdas read
 (``Calls._lambda_calling``), or None for a node that is not a local function.
 
+A local function of an enclosing function, or one passed to a helper that
+transforms it (``def gram(k, X): return jax.vmap(jax.vmap(k, ...), ...)(X, X)``
+called as ``gram(lambda a, b: rbf(a, b, ls), X)``), is lifted where it is
+defined, and the variables it reads there are passed by name where the
+transformation stands; a name that means something else there (bound by the
+function, or mentioned by the helper) is a located error.
+
 Guarantees: the lifted function's body is the local function's own (its
-positions are the user's lines, for errors); a local function that reads a
-local function, a wrapped or transformed function of the enclosing scope, or
-assigns a variable of the enclosing scope (``nonlocal``) is a located error.
+positions are the user's lines, for errors); the local functions and wrapped
+functions it reads are written in its body first; one that assigns a variable
+of the enclosing scope (``nonlocal``) is a located error.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import dataclasses
 import inspect
 
 import libcst as cst
+from libcst.metadata import CodePosition, CodeRange
 
 from ..cstutil import iter_nodes, names_in
 from ..errors import S2SError, UnsupportedSyntax
@@ -38,7 +46,9 @@ class Lifted(Standin):
 
     __defaults__ = __kwdefaults__ = None
 
-    def __init__(self, outer: FunctionSource, name: str, node, free: tuple):
+    def __init__(
+        self, outer: FunctionSource, name: str, node, free: tuple, moved: dict
+    ):
         super().__init__(outer.fn)
         self.outer, self.free = outer, free
         self.__name__ = name
@@ -53,7 +63,7 @@ class Lifted(Standin):
         self.node = node.with_changes(params=lifted)
         if isinstance(self.node, cst.FunctionDef):
             self.node = self.node.with_changes(decorators=())
-        positions = dict(outer.file.positions)
+        positions = {**outer.file.positions, **moved}
         if node in positions:
             positions[self.node] = positions[node]
         self.file = dataclasses.replace(outer.file, positions=positions)
@@ -88,7 +98,21 @@ class Lifted(Standin):
 
 
 def lift(resolver, node):
-    """``(lam, lifted)`` for ``node`` a local function's name or a lambda written in place, else None."""
+    """``(lam, lifted)`` for ``node`` a local function's name or a lambda written in place, else None.
+
+    A local function of an enclosing function (or one passed to a helper read as a local function,
+    ``gram(k, X)``) is lifted where it is defined, the variables it reads passed from here, where they
+    are the same names (``_readable``).
+    """
+    if (
+        isinstance(node, cst.Name)
+        and node.value not in resolver._local_defs
+        and node.value in resolver._outer_defs
+    ):
+        definer, _ = resolver._outer_defs[node.value]
+        lam, lifted = lift(definer, node)
+        _readable(resolver, node.value, lifted.free, node)
+        return lam, lifted
     if isinstance(node, cst.Name) and node.value in resolver._local_defs:
         name, local = node.value, resolver._local_defs[node.value]
     elif isinstance(node, cst.Lambda):
@@ -106,9 +130,9 @@ def lift(resolver, node):
         resolver.fail(local.params, f"a transformed local function `{name}` with defaults, `*` or keyword-only "
                       "parameters", "give it parameters without defaults and pass every argument where it is called, or define it at "
                       "module level", UnsupportedSyntax)  # fmt: skip
-    local = _with_definitions(resolver, name, local)
+    local, moved = _with_definitions(resolver, name, local)
     free = _free_names(resolver, name, local)
-    lifted = Lifted(resolver.source, name, local, free)
+    lifted = Lifted(resolver.source, name, local, free, moved)
     own = [p.name.value for p in params.params]
     call = cst.Call(
         cst.Name(name),
@@ -119,35 +143,47 @@ def lift(resolver, node):
 
 
 def _with_definitions(resolver, name, local):
-    """``local`` with the definitions of the enclosing function's local functions and wrapped functions it
-    reads (``u_x = jax.grad(u, argnums=1)``, ``def u1(t): ...``; and those they read) written first in its
-    body: a lifted function is a function of its own, and reads them as its own. A lambda that needs them
-    is written as a ``def``."""
-    needed, todo = [], [local]
+    """``(local, moved)``: ``local`` with the definitions of the enclosing functions' local functions and
+    wrapped functions it reads (``u_x = jax.grad(u, argnums=1)``, ``def u1(t): ...``; and those they read)
+    written first in its body: a lifted function is a function of its own, and reads them as its own. A
+    lambda that needs them is written as a ``def``. ``moved``: the positions of definitions parsed in
+    another piece of the file (a helper's caller's)."""
+    needed, todo = {}, [local]  # name -> its definition
+    moved = {}  # the positions of definitions parsed elsewhere in the file
     while todo:
         for n in sorted(names_in(todo.pop()), key=str):
             if n == name or n in needed:
                 continue
             if n in resolver._aliases or n in resolver._local_defs:
-                needed.append(n)
-                todo.append(_definition(resolver, n))
+                needed[n] = _definition(resolver, n)
+            elif (
+                n in resolver._outer_defs
+            ):  # an enclosing function's, or one passed to a helper
+                needed[n] = _outer_definition(resolver, n, local, moved)
+            else:
+                continue
+            todo.append(needed[n])
     if not needed:
-        return local
-    positions = resolver.source.file.positions
+        return local, {}
+    positions = {**resolver.source.file.positions, **moved}
 
     def where(n):
-        pos = positions.get(resolver._local_defs.get(n, resolver._aliases.get(n)))
+        node = needed[n]
+        pos = positions.get(node if isinstance(node, cst.FunctionDef) else node.body[0])
         return (pos.start.line, pos.start.column) if pos is not None else (0, 0)
 
-    lines = [_definition(resolver, n) for n in sorted(needed, key=where)]
+    lines = [needed[n] for n in sorted(needed, key=where)]
     if isinstance(local, cst.Lambda):
-        local = cst.FunctionDef(
-            cst.Name(name),
-            local.params,
-            cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(local.body)])]),
-        )
-    return local.with_changes(
-        body=local.body.with_changes(body=[*lines, *local.body.body])
+        returned = cst.Return(local.body)
+        line = cst.SimpleStatementLine([returned])
+        if local.body in positions:  # the lambda's body is where its ``return`` is
+            moved.update(dict.fromkeys((returned, line), positions[local.body]))
+        local = cst.FunctionDef(cst.Name(name), local.params, cst.IndentedBlock([line]))
+    return (
+        local.with_changes(
+            body=local.body.with_changes(body=[*lines, *local.body.body])
+        ),
+        moved,
     )
 
 
@@ -158,6 +194,63 @@ def _definition(resolver, n):
         return node
     value = node if node is not None else resolver._aliases[n]
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(n))], value)])
+
+
+def _outer_definition(resolver, n, local, positions: dict):
+    """The definition of ``n``, a local function of an enclosing function (or of a helper's caller), to
+    write in a lifted function of ``resolver``'s, the variables it reads readable here; its nodes'
+    positions in ``resolver``'s file added to ``positions``. A global it reads that means something else
+    here (a helper in another module) is a located error."""
+    definer, _ = resolver._outer_defs[n]
+    definition = definer._local_defs[n]
+    free = _free_names(definer, n, definition)
+    there, here = definer.source.env, resolver.source.env
+    differ = sorted(
+        g
+        for g in names_in(definition) - {n, *free}
+        if there.get(g, _NONE) is not here.get(g, _NONE)
+    )
+    if differ:
+        resolver.fail(local, f"a transformed function here reads `{n}`, a local function of the caller, whose "
+                      f"`{differ[0]}` means something else here", f"define `{n}` at module level and pass what "
+                      "it reads as arguments, or define this helper in the caller's module",
+                      UnsupportedSyntax)  # fmt: skip
+    _readable(resolver, n, free, local)
+    statement = _definition(definer, n)
+    positions.update(_moved(definer.source.file, resolver.source.file, statement))
+    return statement
+
+
+_NONE = object()
+
+
+def _moved(there, here, node) -> dict:
+    """The positions of ``node``'s nodes, parsed in ``there``, as positions in ``here`` (the same file's
+    lines, parsed from another line or indentation)."""
+    lines = there.line_offset - here.line_offset
+    cols = there.col_offset - here.col_offset
+
+    def moved(p):
+        return CodePosition(p.line + lines, p.column + cols)
+
+    return {
+        n: CodeRange(moved(there.positions[n].start), moved(there.positions[n].end))
+        for n in iter_nodes(node)
+        if n in there.positions
+    }
+
+
+def _readable(resolver, n, free, node):
+    """Make the enclosing variables ``free`` that the local function ``n`` reads readable in ``resolver``'s
+    function by their names; a located error where a name means something else here (the function, or
+    one between it and ``n``'s, binds it; a helper mentions it)."""
+    _, shadowed = resolver._outer_defs[n]
+    clash = sorted(set(free) & shadowed)
+    if clash:
+        resolver.fail(node, f"a transformation of `{n}` here, which reads `{clash[0]}` where it is defined, "
+                      f"where `{clash[0]}` names something else", f"give one of the two `{clash[0]}`s another "
+                      f"name, or pass `{clash[0]}` to `{n}` as an argument", UnsupportedSyntax)  # fmt: skip
+    resolver.locals |= set(free)
 
 
 def _free_names(resolver, name, local) -> tuple:
@@ -210,7 +303,11 @@ def of_local(resolver, node) -> bool:
             node = node.args[0].value
         else:
             return isinstance(node, cst.Lambda) or (
-                isinstance(node, cst.Name) and node.value in resolver._local_defs
+                isinstance(node, cst.Name)
+                and (
+                    node.value in resolver._local_defs
+                    or node.value in resolver._outer_defs
+                )
             )
 
 

@@ -105,6 +105,12 @@ def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
     # constants and helpers it names avoid the caller's names (``inline`` puts its body among them)
     caller = resolver.locals | set(resolver.renames.values())
     visible = {**resolver._outer_fns, **resolver._local_fns}
+    # the passed functions' definitions, for transformations of them in the helper: there, every name
+    # the helper mentions means the helper's own
+    defs = resolver.visible_defs()
+    passed_defs = {
+        n: (defs[n][0], defs[n][1] | taken) for n in names.values() if n in defs
+    }
     local_name = namer.fresh(f"{fn.__name__}_local")
     resolver.locals.add(local_name)
     if (
@@ -121,6 +127,7 @@ def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
             {n: n for n in caller},
             {},
             {name: visible[name] for name in names.values()},
+            passed_defs,
         ).function(local_name)
     finally:
         _READING.discard(fn)

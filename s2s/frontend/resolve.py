@@ -165,6 +165,7 @@ class Resolver(Calls):
         renames=None,
         aliases=None,
         outer_fns=None,
+        outer_defs=None,
     ):
         self.source = source
         self.result = result or Resolved(function=None)
@@ -214,6 +215,13 @@ class Resolver(Calls):
         self.locals |= own
         # the enclosing functions' local functions this one can call (unless it binds their names itself)
         self._outer_fns = {k: v for k, v in (outer_fns or {}).items() if k not in own}
+        # and their definitions, to transform them here (``lifted``): name -> (the resolver of the function
+        # defining it, the names that mean something else here than there)
+        self._outer_defs = {
+            k: (definer, shadowed | own)
+            for k, (definer, shadowed) in (outer_defs or {}).items()
+            if k not in own
+        }
         if source.generated:
             self.locals.discard("xp")
         # the user's own variables named like generated code's ``xp``/``rt`` are renamed, never refused
@@ -462,7 +470,13 @@ class Resolver(Calls):
             self.renames,
             self._aliases,
             {**self._outer_fns, **self._local_fns},
+            self.visible_defs(),
         ).function(name)
+
+    def visible_defs(self) -> dict:
+        """The local functions' definitions this function sees, for a function it encloses."""
+        own = {n: (self, frozenset()) for n in self._local_defs}
+        return {**self._outer_defs, **own}
 
     def _local(self, name, node):
         self._local_defs[name] = node

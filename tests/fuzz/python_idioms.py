@@ -417,8 +417,38 @@ class PythonIdioms:
                 "jacobian_of_lambda",
                 "factory_into_map",
                 "kernel_matrix",
+                "kernel_passed",
             ]
         )
+        if form == "kernel_passed":
+            # a kernel closing over the caller's values, passed to a helper that maps it (GP libraries)
+            self.helper(
+                "def pairwise(kernel, pts):\n"
+                "    return jax.vmap(lambda u: jax.vmap(lambda v: kernel(u, v))(pts))(pts)\n"
+            )
+            self.helper(
+                "def cross(kernel, pts, others):\n"
+                "    return jax.vmap(jax.vmap(kernel, (None, 0)), (0, None))(pts, others)\n"
+            )
+            lines += [
+                f"{name}_pts = jnp.stack([jnp.ravel({a}), jnp.ravel({a}) * 0.5 + 0.1], axis=1)",
+                f"{name}_s = jnp.mean({b}) ** 2 + 0.5",
+            ]
+            if self.pick([False, True]):
+                lines.append(
+                    f"{name}_k = lambda u, v: jnp.exp(-jnp.sum((u - v) ** 2) * {name}_s)"
+                )
+            else:
+                lines += [
+                    f"def {name}_k(u, v):",
+                    f"    return jnp.tanh(jnp.dot(u, v) * {name}_s)",
+                ]
+            helper = self.pick(["pairwise", "cross"])
+            others = f", {name}_pts[::2]" if helper == "cross" else ""
+            lines.append(
+                f"{name} = np.sum({helper}({name}_k, {name}_pts{others}) * 0.5)"
+            )
+            return
         if form == "kernel_matrix":
             # the JAX documentation's kernel matrix: a ``vmap`` of a ``vmap`` inside (``nested_batches``)
             self.helper(

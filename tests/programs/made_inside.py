@@ -267,6 +267,55 @@ def per_example_huber(w, xs):
     return jnp.mean(jax.vmap(lambda x: _huber(jnp.sum(x @ w)))(xs))
 
 
+def _pairwise(kernel, xs):
+    """A helper that maps the function it is given over pairs (the GP libraries' Gram matrix)."""
+    return jax.vmap(lambda a: jax.vmap(lambda b: kernel(a, b))(xs))(xs)
+
+
+def _cross(kernel, xs, ys):
+    return jax.vmap(jax.vmap(kernel, (None, 0)), (0, None))(xs, ys)
+
+
+def gram_of_a_passed_lambda(w, xs):
+    """A kernel closing over the parameters, passed to a helper that maps it (lambdas inside)."""
+    scale = jnp.sum(w**2)
+    kernel = lambda a, b: jnp.exp(-jnp.sum((a - b) ** 2) / scale) * w[0, 0]
+    return jnp.sum(_pairwise(kernel, xs) * 0.5)
+
+
+def gram_of_a_passed_def(w, xs):
+    """A local ``def`` mapped by name in the helper (``jax.vmap(jax.vmap(kernel, ...), ...)``)."""
+    h = xs @ w
+
+    def kernel(a, b):
+        return jnp.tanh(jnp.dot(a, b)) + jnp.sum(w[:, 1]) * a[0]
+
+    return jnp.sum(_cross(kernel, h, h[:3]))
+
+
+def map_of_an_enclosing_function(w, xs):
+    """A local function's transformation of a local function of the one enclosing it."""
+
+    def score(x):
+        return jnp.sum(jnp.sin(x @ w))
+
+    def scores(batch):
+        return jax.vmap(score)(batch) + jax.vmap(lambda x: score(2.0 * x))(batch)
+
+    return jnp.sum(scores(xs) ** 2)
+
+
+def enclosing_variable_rebound(w, xs):
+    def score(x):
+        return jnp.sum(x @ w)
+
+    def scores(batch):
+        w = 2.0
+        return jax.vmap(score)(batch) * w
+
+    return jnp.sum(scores(xs))
+
+
 def local_with_default(w, xs):
     def f(v, scale=2.0):
         return jnp.sum(xs @ v) * scale
