@@ -352,6 +352,7 @@ _DEFINED_IN = {
     "selected_fill": "arrays",
     "span_mask": "arrays",
     "contracted_selection": "arrays",
+    "unit_axes_mask": "arrays",
     "frexp_scale": "decompositions",
     "with_unit_axes": "op_shapes",
     "positions_axis": "op_shapes",

@@ -552,6 +552,22 @@ def contracted_selection(mask, x, rows: bool):
     return leading_mask(mask, x)
 
 
+def unit_axes_mask(mask, x):
+    """``leading_mask(mask, x)`` for a selection given unit axes (``x[mask][:, None]``), reduced whole
+    (``passes/masks.py``): the mask selects along one axis, as the whole array's unit axes stand.
+    """
+    if np.ndim(mask) != 1:
+        from .located import ValueRefusal
+
+        raise ValueRefusal(
+            f"a selection by a mask of {np.ndim(mask)} axes given unit axes (`x[mask][:, None]`): s2s "
+            "computes a selection that feeds a reduction over the whole array, which has the mask's axes",
+            "compute over the whole array and reduce with the mask given the same axes: "
+            "`np.sum(np.where(mask[..., None], values, 0.0))`",
+        )
+    return leading_mask(mask, x)
+
+
 def _check_keys(keys, batched: int) -> None:
     """The keys beside a slice that s2s masks are integers (``batched``: with a batch axis): an index
     array would move the sliced axis."""

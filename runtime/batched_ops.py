@@ -228,6 +228,17 @@ def contracted_selection(mask, x, rows, batched):
     return leading_mask(mask, x, (mask_batched, x_batched))
 
 
+def unit_axes_mask(mask, x, batched):
+    """``rt.unit_axes_mask`` per example."""
+    from .arrays import unit_axes_mask as one
+
+    mask_batched, x_batched = batched
+    one(
+        np.zeros(np.shape(mask)[mask_batched:], bool), np.zeros(np.shape(x)[x_batched:])
+    )
+    return leading_mask(mask, x, batched)
+
+
 def selected_fill(x, kept, batched):
     """``rt.selected_fill`` per example: each example's first kept value, with unit axes to broadcast."""
     x_batched, kept_batched = batched

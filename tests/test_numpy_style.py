@@ -292,6 +292,30 @@ def test_masked_reductions_compile_and_batch(backend):
     assert "xp.where(selected" in s2s.grad(P.masked_losses).source
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_selections_given_unit_axes_reduced_whole_compile_and_batch(backend):
+    """``eta[idx][:, None] + nodes[None, :]`` reduced whole: the mask given the same unit axes."""
+    beta, x, groups = P.inputs_grouped_quadrature()
+    f = P.grouped_quadrature
+    want = s2s.grad(f, backend="numpy")(beta, x, groups)  # (against differences above)
+    np.testing.assert_allclose(s2s.grad(f, backend=backend)(beta, x, groups), want)
+    xs = np.stack([x, -x])
+    got = s2s.vmap(s2s.grad(f, backend=backend), (None, 0, None))(beta, xs, groups)
+    for g, xi in zip(got, xs):
+        np.testing.assert_allclose(g, s2s.grad(f, backend="numpy")(beta, xi, groups))
+    no_tangent = np.zeros(groups.shape, jax.dtypes.float0)
+    tangent = s2s.jvp(f, (beta, x, groups), (np.ones(2), np.zeros_like(x), no_tangent))[
+        1
+    ]
+    np.testing.assert_allclose(tangent, np.sum(want))
+
+
+def test_a_selection_by_a_mask_of_two_axes_given_unit_axes_is_a_located_error():
+    with pytest.raises(s2s.S2SError, match="a mask of 2 axes given unit axes") as info:
+        s2s.grad(P.two_axis_selection_spread)(np.ones((3, 2)))
+    assert info.value.origin.path == P.__file__
+
+
 def test_a_selection_whose_size_escapes_is_a_located_error_under_xla():
     w, x, _ = P.inputs_masked_losses()
     with pytest.raises(s2s.S2SError, match="boolean-mask indexing") as info:

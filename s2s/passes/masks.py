@@ -14,6 +14,13 @@ of one), whose every read is a reduction of the whole selection
     total = np.sum(h[h > 0])           ->  total = np.sum(np.where(h > 0, h, 0.0))
     mean = np.mean(h[mask])            ->  mean = np.sum(np.where(mask, h, 0.0)) / np.count_nonzero(mask)
 
+A selection given unit axes (``x[m][:, None]``, ``x[m][None]``), and elementwise
+ops of such, reduced whole, is the whole array given them: the mask must
+select along one axis (``rt.unit_axes_mask``, an error at run time otherwise),
+and the reduction's mask gets the same unit axes::
+
+    np.sum(np.logaddexp(0.0, eta[idx][:, None] + offsets[None, :]))
+
 The selection's size depends on the mask's values, so ``jax.jit`` cannot
 compile it; the masked reduction has static shapes and the same value and
 derivative (``where`` passes the cotangent to the selected elements only).
@@ -160,6 +167,8 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
         {}
     )  # ``t = s.T`` of a selection ``s`` -> ``s`` (a product's operand: 1-D, as ``s``)
     made = {}  # a mask's expression (as code) -> (its name, the names it reads)
+    # a selection with unit axes (``s[:, None]``), or elementwise ops of such -> the index (as code)
+    expanded = {}
     given = arguments
     # keys the function is given: a mask or positions, told apart when traced
     possible = set()
@@ -182,6 +191,12 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 0
             ]  # the positions of the mask's true (nonzero) elements
             positions.add(name)
+        elif _is_name(e.args[0] if e.args else None) and (
+            _expansion(value, derived) is not None
+        ):
+            # ``s[:, None]``: the selection with unit axes, the mask given them too where it is reduced
+            derived[name] = derived[e.args[0].value]
+            expanded[name] = _expansion(value, derived)
         elif e.kind == "getitem" and len(value.slice) == 1:
             index = value.slice[0].slice
             key = index.value if isinstance(index, cst.Index) else None
@@ -196,8 +211,19 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             numbers = all(_is_name(a) or _is_number(a) for a in e.args)
             # (other values it reads, ``m * A[k, k:]``, broadcast against the whole array as against the
             # selection: the selected axis is as far from the last one; one that does not is a shape error)
-            if numbers and len(keys) == 1:
+            spread = (
+                {
+                    expanded.get(a.value, "")
+                    for a in e.args
+                    if _is_name(a) and a.value in derived
+                }
+                if numbers
+                else set()
+            )
+            if numbers and len(keys) == 1 and len(spread) == 1:
                 derived[name] = keys.pop()
+                if spread != {""}:  # each selection read with the same unit axes
+                    expanded[name] = spread.pop()
         elif e.kind == "op" and e.name == "transpose" and len(e.args) == 1:
             if _is_name(e.args[0]) and e.args[0].value in derived and not e.kwargs:
                 flipped[name] = e.args[0].value  # ``s.T``: read by products only
@@ -217,11 +243,15 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             key, derived, body, masked_writes, {} if key in possible else flipped
         )
         and not (key in possible and _in_product(key, derived, body))
+        and _expansions_reduced(key, derived, expanded, body, possible)
     }
     if not masks_ok:
         return body
     out = []
     leading = {}  # (mask name, x) -> the name of ``rt.leading_mask(mask, x)``
+    unit = (
+        {}
+    )  # a mask whose selections get unit axes -> the name of ``rt.unit_axes_mask(mask, x)``
 
     def kept_by(key, x, stmt):
         """The mask ``key`` against ``x`` (``rt.leading_mask``, or ``rt.selection_mask``), once per key."""
@@ -245,6 +275,14 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 ir.Assign(stmt.target, call("xp.where", kept, v, x), stmt.origin)
             )
             continue
+        if target in expanded and derived[target] in masks_ok and target not in unit:
+            # ``s[:, None]``: checked first, the mask of one axis (``rt.unit_axes_mask``)
+            key = derived[target]
+            if key not in unit and _expansion(stmt.value, derived) is not None:
+                root_x = next(x for x, k in roots.values() if k == key)
+                unit[key] = cst.Name(namer.fresh("selected"))
+                check = call("rt.unit_axes_mask", found[key], root_x)
+                out.append(ir.Assign(unit[key], check, stmt.origin))
         if target in roots and roots[target][1] in masks_ok:
             x, key = roots[target]
             if key in possible:
@@ -299,6 +337,13 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 )
                 continue
             kept = kept_by(key, root_x, stmt)
+            if v in expanded:  # the mask of one axis, given the same unit axes
+                spread = cst.Name(namer.fresh("selected"))
+                index = cst.parse_expression(f"_[{expanded[v]}]").slice
+                out.append(
+                    ir.Assign(spread, cst.Subscript(unit[key], index), stmt.origin)
+                )
+                kept = spread
             axes = None
             if _along_selected(stmt.value):  # the axes the mask covers
                 helper = "rt.selection_axes" if key in possible else "rt.mask_axes"
@@ -445,6 +490,53 @@ def _writable(write, derived, scalars) -> bool:
     if _is_number(v):
         return True
     return _is_name(v) and (v.value in scalars or derived.get(v.value) == key)
+
+
+def _expansion(value, derived) -> str | None:
+    """The index (as code) of ``s[:, None]`` (``s[None]``, ``s[..., None]``) of a selection ``s``: full
+    slices, ``...`` and at least one ``None``; else None."""
+    if not (isinstance(value, cst.Subscript) and _is_name(value.value)):
+        return None
+    if value.value.value not in derived:
+        return None
+    parts = []
+    for element in value.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice) and not (
+            index.lower or index.upper or index.step
+        ):
+            parts.append(":")
+        elif isinstance(index, cst.Index) and isinstance(index.value, cst.Ellipsis):
+            parts.append("...")
+        elif isinstance(index, cst.Index) and dotted(index.value) == "None":
+            parts.append("None")
+        else:
+            return None
+    return ", ".join(parts) if "None" in parts else None
+
+
+def _expansions_reduced(key, derived, expanded, body, possible) -> bool:
+    """Whether the selections by ``key`` with unit axes (``expanded``) are only read by elementwise ops
+    and whole reductions (not along an axis, nor counted: the unit axes move the selected one), a mask
+    the function computes."""
+    names = {n for n in expanded if derived[n] == key}
+    if not names:
+        return True
+    if key in possible:
+        return False
+    for stmt in ir.walk(body):
+        if not reads(stmt) & names:
+            continue
+        target = getattr(stmt, "target", None)
+        if _is_name(target) and target.value in names:
+            continue
+        value = getattr(stmt, "value", None)
+        reduced = _reduction_of(value, names) if _is_name(target) else None
+        if reduced is None or reduced[0] == "len" or _along_selected(value):
+            return False
+        if _lengths(value, names):
+            return False
+    return True
 
 
 def _only_reduced(

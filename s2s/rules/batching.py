@@ -317,6 +317,9 @@ def grad_seed(out, *, batched):
 
 
 signature_of(rt.leading_mask, "rt.leading_mask", roles={"mask": "data", "x": "data"})
+signature_of(
+    rt.unit_axes_mask, "rt.unit_axes_mask", roles={"mask": "data", "x": "data"}
+)
 signature_of(rt.selected_fill, "rt.selected_fill", roles={"x": "data", "kept": "data"})
 signature_of(
     rt.span_mask,
@@ -359,6 +362,7 @@ def selection_length(index, x, *, batched, batch_size):
 twin(
     "batched_ops",
     "rt.leading_mask",
+    "rt.unit_axes_mask",
     "rt.selected_fill",
     "rt.span_mask",
     "rt.contracted_selection",

@@ -31,6 +31,7 @@ nondiff("a constant: ones shaped like the output", "rt.grad_seed")
 nondiff(
     "a mask: which elements a selection keeps (passes/masks.py)",
     "rt.leading_mask",
+    "rt.unit_axes_mask",
     "rt.span_mask",
     "rt.contracted_selection",
     "rt.selection_mask",

@@ -914,6 +914,15 @@ class PythonIdioms:
             "    return np.mean(values[keep] ** 2) + np.max(values[keep])\n"
         )
         keep = f"np.abs(np.sin({a})) >= np.median(np.abs(np.sin({a})))"
+        if self.pick([False, True]):
+            # a selection of a 1-D mask given a node axis, reduced whole (a quadrature per group)
+            lines += [
+                f"{name}_v = np.ravel({a})",
+                f"{name}_m = np.abs(np.sin({name}_v)) >= np.median(np.abs(np.sin({name}_v)))",
+                f"{name}_e = {name}_v[{name}_m][:, None] + np.array([-1.0, 0.5])[None, :]",
+                f"{name} = np.sum(np.logaddexp(0.0, {name}_e)) + np.mean({name}_v[{name}_m][None] ** 2)",
+            ]
+            return
         lines.append(f"{name} = masked_mean(np.tanh({a}), {keep})")
 
     def _py_spread_into_local(self, lines, name, a, b):

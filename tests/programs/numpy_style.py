@@ -547,6 +547,35 @@ def inputs_selected_products():
 PROGRAMS += ["selected_products"]
 
 
+def grouped_quadrature(beta, x, groups):
+    """A random-intercept likelihood by quadrature, per group: each group's selection given a node
+    axis (``eta[idx][:, None] + nodes[None, :]``), reduced whole; a row selection given a last one.
+    """
+    nodes = np.array([-1.2, 0.0, 1.2])
+    eta = x @ beta
+    ll = 0.0
+    for g in range(3):
+        idx = groups == g
+        e = eta[idx][:, None] + nodes[None, :]
+        ll += np.sum(np.logaddexp(0.0, e) * 0.5) - np.mean(
+            np.tanh(eta[idx][None] * 2.0)
+        )
+    rows = x[x[:, 0] > 0][..., None] * np.array([1.0, -0.5])
+    return ll + np.sum(rows**2 * beta[0])
+
+
+def inputs_grouped_quadrature():
+    r = np.random.default_rng(12)
+    return r.normal(size=2), r.normal(size=(7, 2)), np.array([0, 1, 2, 0, 1, 1, 2])
+
+
+PROGRAMS += ["grouped_quadrature"]
+
+
+def two_axis_selection_spread(h):
+    return np.sum(np.tanh(h[h > 0][:, None] * np.array([0.5, -1.0])[None, :]))
+
+
 def mask_escapes(w, x):
     return (x @ w)[x[:, 0] > 0]
 
