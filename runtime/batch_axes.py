@@ -440,13 +440,13 @@ def first_example(x):
     return tree_map(lambda leaf: leaf[0] if _is_array(leaf) else leaf, x)
 
 
-def enumerate_steps(xs, start, size):
-    """``rt.enumerate`` of a batched sequence, step-major, its indices given the batch axis too (every
-    value a loop step reads is then batched alike)."""
+def enumerate_steps(xs, start=0, *, size):
+    """``rt.enumerate`` of a batched sequence made step-major (``loop_first``), its indices given the batch
+    axis too (every value a loop step reads is then batched alike)."""
     from .iteration import Zipped
     from .iteration import enumerate as enumerate_
 
-    pairs = enumerate_(loop_first(xs), start)
+    pairs = enumerate_(xs, start)
     if isinstance(pairs, Elements):
         return Elements((broadcast_batch(i, size), x) for i, x in pairs.items)
     index, items = pairs

@@ -438,6 +438,14 @@ CASES = [
         id="affine_dict-axis1",
     ),
     case(P.pairs, lambda r: (n(r, 2, 3, 2),), 0, id="pairs-batch-of-2"),
+    # as many examples as steps (a batch axis swapped twice passed unseen), and not
+    case(P.enumerated_pairs, lambda r: (n(r, 3, 3, 2), n(r, 3, 3, 2)), 0),
+    case(
+        P.enumerated_pairs,
+        lambda r: (n(r, 2, 3, 2), n(r, 2, 3, 2)),
+        0,
+        id="enumerated_pairs-batch-of-2",
+    ),
     case(P.unpack_point, lambda r: (n(r, B, 2),), 0),
     case(P.unpack_point, lambda r: (n(r, 2, 2),), 0, id="unpack_point-batch-of-2"),
     case(P.seq_len, lambda r: (n(r, B, 5),), 0),

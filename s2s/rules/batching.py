@@ -147,7 +147,15 @@ batch(
     "identity",
     "rt.range",
 )
-batch("sequence", "rt.iterate", "rt.zip", "rt.reversed", "rt.as_list", "rt.as_tuple")
+batch(
+    "sequence",
+    "rt.iterate",
+    "rt.zip",
+    "rt.reversed",
+    "rt.as_list",
+    "rt.as_tuple",
+    "rt.enumerate",  # (as ``rt.enumerate_steps``, its counts batched too)
+)
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values", "rt.as_dict")
 batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
 batch("container", "rt.tree_add")
@@ -391,11 +399,6 @@ twin(
     "rt.cumprod_jvp",
     "rt.einsum_vjp",
 )
-
-
-@batch_rule("rt.enumerate")
-def enumerate_(xs, start=0, *, batched, batch_size):
-    return rt.enumerate_steps(xs, start, batch_size)
 
 
 # --- ops whose meaning depends on an example's rank --------------------------------------

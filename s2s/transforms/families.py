@@ -548,14 +548,24 @@ class Sequence(Family):
         flags = [b.is_batched(a) for a in e.args]
         if op.name == "rt.zip" and not e.kwargs and any(flags) and not all(flags):
             b.zipped[target] = list(e.args)
-        return _replaced(e.node, mapping), True
+        node = _replaced(e.node, mapping)
+        if (
+            op.name == "rt.enumerate"
+        ):  # its counts get the batch axis too, as every value a step reads
+            size = cst.Arg(cst.Name(b.size), keyword=cst.Name("size"))
+            steps = cst.parse_expression("rt.enumerate_steps")
+            return node.with_changes(func=steps, args=[*node.args, size]), True
+        return node, True
 
 
 def batched_sequence(b, sequence):
     """A sequence a loop runs over, batched: a display's items each with the batch axis (``for z in (x, w)``),
-    an array step-major."""
+    an array step-major (once: a sequence made of sequences, ``enumerate(zip(xs, ys))``, is already).
+    """
     if isinstance(sequence, (cst.Tuple, cst.List)):
         return _items_batched(b, sequence)
+    if isinstance(sequence, cst.Name) and sequence.value in b.step_major:
+        return sequence  # ``enumerate(zip(xs, ys))``: the zip's sequences are step-major already
     return call("rt.loop_first", batch_broadcast(b, sequence))
 
 

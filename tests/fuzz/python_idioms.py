@@ -162,6 +162,21 @@ class PythonIdioms:
         ]
 
     def _py_zip_star(self, lines, name, a, b):
+        if self.pick([False, True]):
+            # sequences of sequences: each one step-major once under vmap (``enumerate(zip(...))``)
+            loop = self.pick(
+                [
+                    f"for {name}_i, ({name}_u, {name}_v) in enumerate(zip({a}, {b})):",
+                    f"for ({name}_i, {name}_u), {name}_v in zip(enumerate({a}), {b}):",
+                    f"for {name}_i, ({name}_u, {name}_v) in enumerate(zip(reversed({a}), {b}), 1):",
+                ]
+            )
+            lines += [
+                f"{name} = 0.0",
+                loop,
+                f"    {name} = {name} + ({name}_i + 1.0) * np.sum(np.tanh({name}_u)) * np.mean({name}_v)",
+            ]
+            return
         lines += [
             f"{name} = 0.0",
             f"for {name}_u, {name}_v in zip(*[({a}, {b}), (np.sin({a}), np.cos({b}))]):",

@@ -522,6 +522,16 @@ def pairs(points):
     return total
 
 
+def enumerated_pairs(centers, contexts):
+    """word2vec's ``enumerate(zip(...))``: a sequence of sequences, each made step-major once."""
+    total = 0.0
+    for i, (c, o) in enumerate(zip(centers, contexts)):
+        total = total + (i + 1) * np.sum(np.tanh(c) * o)
+    for (j, c), o in zip(enumerate(reversed(centers), 1), contexts):
+        total = total + j * np.sum(c * o)
+    return total
+
+
 def nll_take_along(logits, labels):
     logp = logits - logits.max(axis=1, keepdims=True)
     logp = logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
