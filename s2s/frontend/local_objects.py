@@ -239,7 +239,7 @@ class _Objects:
         init = _init(cls)
         if init is None:
             return []
-        body = _init_assignments(init)
+        body = _init_assignments(init, cls)
         if body is None:
             return None
         return [
@@ -395,7 +395,7 @@ class _Objects:
         bound = _bind(
             inspect.signature(init), call, skip_first=True, spell=self._spelled
         )
-        assigned = _init_assignments(init)
+        assigned = _init_assignments(init, cls)
         if bound is None or assigned is None:
             return None
         params = {p: self.namer.fresh(f"{cls.__name__}_{p}") for p, _ in bound}
@@ -519,9 +519,31 @@ def _reached(cls, used) -> list | None:
     return order
 
 
-def _init_assignments(init) -> list | None:
+def _does_nothing(stmt, cls, init) -> bool:
+    """``pass``, or ``super().__init__()`` (no arguments) in the ``__init__`` of ``cls`` (or a base) whose
+    next class's ``__init__`` is ``object``'s."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return False
+    line = stmt.body[0]
+    if isinstance(line, cst.Pass):
+        return True
+    if not (isinstance(line, cst.Expr) and isinstance(line.value, cst.Call)):
+        return False
+    call = line.value
+    if call.args or cst.Module([]).code_for_node(call.func) != "super().__init__":
+        return False
+    owner = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+    if owner is None:
+        return False
+    after = cls.__mro__[cls.__mro__.index(owner) + 1 :]
+    following = next((c for c in after if "__init__" in vars(c)), object)
+    return following is object
+
+
+def _init_assignments(init, cls) -> list | None:
     """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...`` (a tuple
-    of attributes for ``self.d, self.n = ...``)."""
+    of attributes for ``self.d, self.n = ...``); a ``pass``, and ``super().__init__()`` where the base's
+    is ``object``'s, do nothing."""
     try:
         node = sources.load(init).node
     except Exception:
@@ -541,6 +563,8 @@ def _init_assignments(init) -> list | None:
             and not out
         ):
             continue  # a docstring
+        if _does_nothing(stmt, cls, init):
+            continue
         assign = assignment(stmt)
         target = assign.targets[0].target if assign is not None else None
         parts = (

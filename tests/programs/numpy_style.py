@@ -2578,15 +2578,35 @@ class Affine:
         return np.tanh(z)
 
 
+class _Stateless:
+    """ML-From-Scratch's loss classes: an ``__init__`` that does nothing."""
+
+    def __init__(self):
+        pass
+
+    def loss(self, y, p):
+        p = np.clip(p, 1e-6, 1 - 1e-6)
+        return -y * np.log(p) - (1 - y) * np.log(1 - p)
+
+
+class _Gain:
+    def __init__(self, gain=1.5):
+        super().__init__()
+        self.gain = gain
+
+
 def objects_made_inside(data, x):
     """g37: objects of the program's classes made in the function, read by attributes and methods."""
     kde = GaussianKDE(data, bw=0.4 + 0.1 * np.mean(data**2))
     layer = Affine(np.outer(data[:2], data[:2]))
+    criterion = _Stateless()
+    p = 1.0 / (1.0 + np.exp(-x))
     return (
         -np.mean(kde.logpdf(x))
         + kde.bw
         + np.sum(layer.apply(x[:2]))
         + np.mean(GaussianKDE(data).logpdf(x[:1]))
+        + np.mean(criterion.loss(0.5, p)) * _Gain().gain
     )
 
 
