@@ -51,6 +51,7 @@ CASES = {
     "calls_a_module_level_lambda": ((_normal(3),), 0),
     "writes_with_repeated_indices": ((np.array([1.0, 2.0, 0.5]),), 0),
     "reads_with_a_list_index": ((_normal(3),), 0),
+    "readings_by_index_arrays_then_updated": ((0.3, _normal(4)), (0, 1)),
     "gaussian_log_likelihood": ((_normal(3), _normal(3)), 0),
     "loop_over_dict_layers": (
         (

@@ -20,6 +20,7 @@ import types
 from dataclasses import dataclass, field
 
 import libcst as cst
+import numpy as np
 
 from .. import ir
 from ..cstutil import call, dotted, int_literal, names_in
@@ -1037,9 +1038,12 @@ class Resolver(Calls):
         return self.mark(cst.Subscript(self.expr(node.value), elements), node)
 
     def _slice(self, s):
-        # ``x[[0, 2]]``, ``p[range(n), y]``: an integer array, as NumPy reads it
+        # ``x[[0, 2]]``, ``p[range(n), y]``, ``u[SENSORS]`` of a module-level list or array: an integer
+        # (or boolean) array, as NumPy reads it: a copy, never a view
         if isinstance(s, cst.Index) and (
-            isinstance(s.value, cst.List) or self._is_builtin_call(s.value, "range")
+            isinstance(s.value, cst.List)
+            or self._is_builtin_call(s.value, "range")
+            or self._index_constant(s.value)
         ):
             return cst.Index(
                 self.mark(
@@ -1056,6 +1060,19 @@ class Resolver(Calls):
             lower=self.expr(s.lower) if s.lower else None,
             upper=self.expr(s.upper) if s.upper else None,
             step=self.expr(s.step) if s.step else None,
+        )
+
+    def _index_constant(self, node) -> bool:
+        """A module-level list, or array of integers or booleans, named as an index."""
+        if not isinstance(node, cst.Name) or node.value in self.locals:
+            return False
+        value = self.source.env.get(node.value)
+        if isinstance(value, list):
+            return all(isinstance(v, (int, bool, np.integer, np.bool_)) for v in value)
+        return (
+            isinstance(value, np.ndarray)
+            and value.ndim > 0
+            and value.dtype.kind in "biu"
         )
 
     def _Tuple(self, node):

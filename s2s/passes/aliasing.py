@@ -75,9 +75,9 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
     """Names whose memory the value may share; ``fresh``: functions called by name that return new arrays."""
     if isinstance(value, NEW_EXPRESSIONS):
         return set()
-    # ``x[i]`` and ``x.T`` may view ``x``, never ``i``; ``x.shape[0]`` is a number
+    # ``x[i]`` and ``x.T`` may view ``x``, never ``i``; ``x.shape[0]`` is a number; ``x[[0, 2]]`` copies
     if isinstance(value, cst.Subscript):
-        return _shared_with(value.value, fresh)
+        return set() if _advanced(value) else _shared_with(value.value, fresh)
     if isinstance(value, cst.Attribute):
         return (
             set() if value.attr.value in METADATA else _shared_with(value.value, fresh)
@@ -114,6 +114,29 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
                 *(_shared_with(a, fresh) for a in _sharing_arguments(value, fresh)),
             )
     return names_in(value) - {"xp", "rt"}
+
+
+# what an index array is made by: indexing by one copies (NumPy's advanced indexing)
+INDEX_ARRAYS = frozenset({"rt.index_array", "xp.arange"})
+
+
+def _advanced(subscript: cst.Subscript) -> bool:
+    """Whether an index is an array s2s knows (a list, ``range``, a module-level array: ``rt.index_array``;
+    ``np.arange(n)``, ``np.array([0, 2])``): NumPy's advanced indexing, whose result is a copy.
+    """
+    return any(
+        isinstance(e.slice, cst.Index) and _index_array(e.slice.value)
+        for e in subscript.slice
+    )
+
+
+def _index_array(node) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = dotted(node.func)
+    if func in ("xp.array", "xp.asarray"):  # ``np.array([0, 2])``
+        return bool(node.args) and isinstance(node.args[0].value, (cst.List, cst.Tuple))
+    return func in INDEX_ARRAYS
 
 
 def _number(value, numbers) -> bool:

@@ -50,6 +50,7 @@ class Pitfalls:
                 "container_alias",
                 "int_write",
                 "view_updated_by_helper",
+                "index_copy_then_update",
             ]
         )
         self.feature("sem_" + style)
@@ -115,6 +116,17 @@ class Pitfalls:
             idx = [self.r.randint(-k, k - 1) for _ in range(self.r.randint(2, 3))]
             lines.append(f"{name} = {n}[{idx}] * 2.0")
             self.define(name, (len(idx),), fresh=True)
+        elif style == "index_copy_then_update":
+            # an index array's read is a copy (a slice's is a view: refused): the update leaves it
+            idx = [self.r.randint(-k, k - 1) for _ in range(2)]
+            index = self.pick([f"{idx}", f"np.array({idx})", "np.arange(2)", ":2"])
+            lines += [
+                f"{name}_w = {n} * 1.0",
+                f"{name}_kept = {name}_w[{index}]",
+                f"{name}_w *= 2.0",
+                f"{name} = {name}_kept * {name}_w[:2]",
+            ]
+            self.define(name, (2,), fresh=True)
         elif style == "list_index_write":
             lines += [
                 f"{name} = np.zeros({k})",

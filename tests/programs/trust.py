@@ -756,3 +756,20 @@ def local_function_updates_a_row_of_a_matrix_read_later(
     M = np.outer(w, w) + 1.0
     r = normalized_in_place(M[0])
     return np.sum(M) + r[0]
+
+
+SENSORS = np.array([0, 2])
+SENSOR_LIST = [1, 3]
+
+
+def readings_by_index_arrays_then_updated(k, u0):
+    """A heat equation read at sensors every step: ``u[SENSORS]`` (an index array: a copy) kept, then
+    ``u -=`` in place; NumPy's readings keep their values."""
+    u = u0.copy()
+    readings, pairs = [], []
+    for n in range(3):
+        readings.append(u[SENSORS] + u[SENSOR_LIST] * 0.5)
+        first = u[np.array([0, 1])]
+        u -= k * (u - np.roll(u, 1))
+        pairs.append(first * u[np.arange(2)])
+    return np.sum(np.array(readings) ** 2) + np.sum(np.stack(pairs))
