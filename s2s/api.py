@@ -159,11 +159,15 @@ class Transformed(ShowsSource):
         self.backend = backend
         # ``*args``/``**kwargs``: transformed at each call's shape (``frontend.variadic``), with these argnums
         self._variadic = argnums if self.binding.variadic else None
-        if self._variadic is not None and self.binding.partial_arguments:
+        if (
+            self._variadic is not None
+            and self.binding.partial_arguments
+            and not isinstance(fn, functools.partial)
+        ):  # (a partial behind a wrapper: its arguments are not at hand)
             raise S2SError(
-                f"{api}: a functools.partial of `{getattr(self.target, '__name__', 'a function')}`, which takes "
-                "`*args`/`**kwargs`: s2s names them at each call's shape",
-                hint="transform the function itself and pass every argument at the call",
+                f"{api}: a wrapped functools.partial of `{getattr(self.target, '__name__', 'a function')}`, "
+                "which takes `*args`/`**kwargs`: s2s names them at each call's shape",
+                hint="transform the partial itself (without the wrapper), or the function with every argument",
             )
         # argnums as given: ``flat`` ones already index the generated function's parameters (s2s's own internal
         # requests), a primal has none, a variadic function's are read at each call's shape
@@ -191,6 +195,8 @@ class Transformed(ShowsSource):
         """What this transforms for the call ``f(*args, **kwargs)`` of a function with ``*args``/``**kwargs``."""
         if isinstance(self.target, Transformed):
             return self.target.at(*args, **kwargs)
+        if self.binding.partial_arguments:  # ``partial(loss, activation="gelu")``
+            return variadic.at_call(self.fn, args, kwargs)
         return variadic.specialize(
             self.target, variadic.shape_of(self.binding.signature.bind(*args, **kwargs))
         )

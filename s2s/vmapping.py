@@ -124,9 +124,8 @@ class Vmapped(ShowsSource):
                 fun, Transformed
             ):  # (``vmap(grad(f))``: the gradient at that shape)
                 fun = fun.at(*args, **kwargs)
-            else:
-                call = binding.signature.bind(*args, **kwargs)
-                fun = variadic.specialize(fun, variadic.shape_of(call))
+            else:  # (a ``functools.partial`` of one at the shape of the call it makes)
+                fun = variadic.at_call(fun, args, kwargs)
             binding = wrappers.target(fun, "s2s.vmap")[1]
         axes = Axes.of(
             self._per_parameter(npositional, set(keywords), binding),

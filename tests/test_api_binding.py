@@ -188,10 +188,20 @@ VARIADIC_ERRORS, _ = _module("""
 
 
     def _star(*xs):
-        return np.sum(xs[0])
+        return np.sum(xs[0] * xs[1] ** 2)
 
 
-    partial_of_star = functools.partial(_star, 1.0)
+    partial_of_star = functools.partial(_star, 2.0)
+
+
+    def _configured(w, x, *, activation=None, **kwargs):
+        h = x @ w
+        if activation == "tanh":
+            h = np.tanh(h)
+        return np.sum(h**2) * kwargs.get("scale", 1.0)
+
+
+    configured = functools.partial(_configured, activation="tanh", scale=0.5)
     """)
 
 
@@ -200,12 +210,31 @@ VARIADIC_ERRORS, _ = _module("""
     [
         ("rebinds", "`xs` (a `*`/`**` parameter) is assigned in the body"),
         ("spreads_into_an_op", "`*` argument unpacking in a call of `np.add`"),
-        ("partial_of_star", "a functools.partial of `_star`"),
     ],
 )
 def test_star_arguments_s2s_cannot_bind_are_located_errors(name, message):
     with pytest.raises(s2s.S2SError, match=re.escape(message)):
         s2s.grad(getattr(VARIADIC_ERRORS, name))(X)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_partial_of_a_function_with_star_arguments_binds_at_the_call_it_makes(
+    backend,
+):
+    """``partial(loss, activation="tanh", scale=0.5)``: the partial's values fill ``loss``'s ``**kwargs``."""
+    assert_trees_close(
+        s2s.grad(VARIADIC_ERRORS.partial_of_star, backend=backend)(X), 4.0 * X
+    )
+    w, xs = X[:2, None] * np.ones((2, 3)), np.stack([X[:2], -X[:2]])[:, None, :]
+    f = VARIADIC_ERRORS.configured
+
+    def twin(w, x):
+        return jax.numpy.sum(jax.numpy.tanh(x @ w) ** 2) * 0.5
+
+    assert_trees_close(
+        s2s.vmap(s2s.grad(f, backend=backend), (None, 0), backend=backend)(w, xs),
+        jax.vmap(jax.grad(twin), (None, 0))(w, xs),
+    )
 
 
 def test_a_local_tuple_spread_into_a_helper_binds_its_items():

@@ -17,6 +17,7 @@ has the named parameters a call of that shape binds.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import weakref
 from dataclasses import dataclass
@@ -143,6 +144,24 @@ def specialize(fn, shape: Shape) -> Specialized:
     if shape not in by_shape:
         by_shape[shape] = Specialized(fn, shape)
     return by_shape[shape]
+
+
+def at_call(fn, args, kwargs):
+    """``fn`` (a function with ``*args``/``**kwargs``, or a ``functools.partial`` of one) at the shape of
+    the call ``fn(*args, **kwargs)``: a partial of one is the partial of the function at the shape of the
+    call it makes (``partial(loss, activation="gelu")``: ``activation`` is one of ``loss``'s ``**kwargs``),
+    one object per partial and shape."""
+    if isinstance(fn, functools.partial):
+        inner = at_call(fn.func, (*fn.args, *args), {**fn.keywords, **kwargs})
+        made = _PARTIALS.setdefault(fn, {})
+        if inner not in made:
+            made[inner] = functools.partial(inner, *fn.args, **fn.keywords)
+        return made[inner]
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+    return specialize(fn, shape_of(bound))
+
+
+_PARTIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
