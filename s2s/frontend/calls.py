@@ -84,6 +84,32 @@ METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
 VARARG_METHODS = {"reshape", "transpose"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
 
+# methods only a dict has (of those code calls on a dict it is given)
+DICT_METHODS = frozenset({"get", "items", "keys", "values", "setdefault"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _used_as_dicts(node) -> frozenset:
+    """The names ``node``'s code reads as dicts: subscripted by a string (``bn_param["mode"]``), or the
+    receiver of a method only a dict has (``bn_param.get("eps", 1e-5)``)."""
+    found = set()
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name):
+            index = n.slice[0].slice if len(n.slice) == 1 else None
+            if isinstance(index, cst.Index) and isinstance(
+                index.value, cst.SimpleString
+            ):
+                found.add(n.value.value)
+        elif (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and isinstance(n.func.value, cst.Name)
+            and n.func.attr.value in DICT_METHODS
+        ):
+            found.add(n.func.value.value)
+    return frozenset(found)
+
+
 def xp_attr(name: str) -> cst.Attribute:
     """``xp.<name>`` for a canonical op name (dotted names nest: ``xp.linalg.norm``)."""
     node: cst.BaseExpression = cst.Name("xp")
@@ -673,6 +699,15 @@ class Calls(lax_control.LaxControl):
                 self.fail(func, f"`{what}(...).{func.attr.value}()` calls a method of a frozen distribution "
                           "(an object the library makes at run time), which s2s does not read",
                           f"pass the parameters to the function itself: `{what}.{func.attr.value}(x, ...)`")  # fmt: skip
+        if (
+            is_method
+            and func.attr.value == "copy"
+            and not args
+            and isinstance(func.value, cst.Name)
+            and func.value.value in _used_as_dicts(self.source.node)
+        ):  # ``bn_param = bn_param.copy()`` of a dict: ``{**bn_param}`` (an array's is ``np.copy``)
+            copied = cst.Dict([cst.StarredDictElement(func.value)])
+            return self.expr(self.mark(copied, node))
         if is_method and func.attr.value == "get" and 1 <= len(args) <= 2:
             # ``config.get("eps", 1e-5)``: a dict's (arrays have no ``get``); ``rt.dict_get`` refuses others
             receiver = cst.Arg(self.expr(func.value))

@@ -3446,3 +3446,32 @@ def inputs_object_with_a_dtype_default():
 
 
 PROGRAMS += ["object_with_a_dtype_default"]
+
+
+def _batchnorm_forward(x, gamma, beta, bn_param):
+    """cs231n's batchnorm_forward with its dict of options copied first: the running mean written into
+    the copy."""
+    bn_param = bn_param.copy()
+    eps = bn_param.get("eps", 1e-5)
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    if bn_param["mode"] == "train":
+        mu = x.mean(axis=0)
+        out = gamma * (x - mu) / np.sqrt(x.var(axis=0) + eps) + beta
+        running_mean = 0.9 * running_mean + 0.1 * mu
+    else:
+        out = gamma * (x - running_mean) + beta
+    bn_param["running_mean"] = running_mean
+    return out, bn_param
+
+
+def dict_options_copied(gamma, x):
+    out, state = _batchnorm_forward(x, gamma, 0.1, {"mode": "train", "eps": 1e-3})
+    return np.sum(out**2) + np.sum(state["running_mean"] * gamma)
+
+
+def inputs_dict_options_copied():
+    r = np.random.default_rng(41)
+    return r.normal(size=2), r.normal(size=(4, 2))
+
+
+PROGRAMS += ["dict_options_copied"]
