@@ -310,6 +310,19 @@ def test_selections_given_unit_axes_reduced_whole_compile_and_batch(backend):
     np.testing.assert_allclose(tangent, np.sum(want))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_submatrices_by_open_meshes_compile_and_batch(backend):
+    """``L[np.ix_(Y, Y)]``: the index arrays each along an axis of their own."""
+    w, X, Y = P.inputs_dpp_subset_likelihood()
+    f = P.dpp_subset_likelihood
+    want = s2s.grad(f, backend="numpy")(w, X, Y)  # (against differences above)
+    np.testing.assert_allclose(s2s.grad(f, backend=backend)(w, X, Y), want, rtol=1e-6)
+    Xs = np.stack([X, X[::-1]])
+    got = s2s.vmap(s2s.grad(f, backend=backend), (None, 0, None))(w, Xs, Y)
+    for g, Xi in zip(got, Xs):
+        np.testing.assert_allclose(g, s2s.grad(f, backend="numpy")(w, Xi, Y), rtol=1e-6)
+
+
 def test_a_selection_by_a_mask_of_two_axes_given_unit_axes_is_a_located_error():
     with pytest.raises(s2s.S2SError, match="a mask of 2 axes given unit axes") as info:
         s2s.grad(P.two_axis_selection_spread)(np.ones((3, 2)))

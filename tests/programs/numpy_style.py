@@ -3475,3 +3475,23 @@ def inputs_dict_options_copied():
 
 
 PROGRAMS += ["dict_options_copied"]
+
+
+def dpp_subset_likelihood(w, X, Y):
+    """A determinantal point process's log-likelihood of a subset: the kernel's submatrix by ``np.ix_``."""
+    L = (X * w) @ X.T + 0.1 * np.eye(X.shape[0])
+    rows, cols = np.ix_(Y, Y[::-1])
+    crossed = np.sum(L[rows, cols] ** 2) * 0.01
+    return (
+        np.linalg.slogdet(L[np.ix_(Y, Y)])[1]
+        - np.linalg.slogdet(L + np.eye(len(L)))[1]
+        + crossed
+    )
+
+
+def inputs_dpp_subset_likelihood():
+    r = np.random.default_rng(43)
+    return np.abs(r.normal(size=3)) + 0.5, r.normal(size=(5, 3)), np.array([0, 2, 3])
+
+
+PROGRAMS += ["dpp_subset_likelihood"]
