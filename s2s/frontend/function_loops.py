@@ -487,8 +487,10 @@ def _function_table(held) -> bool:
 
 def _plain_key(node) -> bool:
     """A key expression read again at each test of the chain: names, attributes and subscripts of
-    them (``name``, ``cfg.act``, ``acts[i]``), no calls."""
-    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript)) and not any(
+    them (``name``, ``cfg.act``, ``acts[i]``), and ``or``/``and``/``if``-``else`` of those and literals
+    (``act or "identity"``), no calls."""
+    keys = (cst.Name, cst.Attribute, cst.Subscript, cst.BooleanOperation, cst.IfExp)
+    return isinstance(node, keys) and not any(
         isinstance(n, cst.Call) for n in iter_nodes(node)
     )
 

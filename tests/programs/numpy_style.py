@@ -1602,11 +1602,13 @@ ACTIVATION_TABLE = {
 }
 
 
-def activations_by_name(x, names=("tanh", "softplus"), last="sin"):
-    """A module-level dict of functions called at a key the function holds (``ACTS[name](x)``)."""
+def activations_by_name(x, names=("tanh", "softplus"), last="sin", extra=None):
+    """A module-level dict of functions called at a key the function holds (``ACTS[name](x)``), or one
+    it computes without calls (``ACTS[extra or "tanh"]``)."""
     for name in names:
         x = ACTIVATION_TABLE[name](x)
-    return np.sum(ACTIVATION_TABLE[last](x) + ACTIVATION_TABLE["tanh"](x))
+    out = ACTIVATION_TABLE[last](x) + ACTIVATION_TABLE["tanh"](x)
+    return np.sum(out + ACTIVATION_TABLE[extra or "tanh"](x) * 0.5)
 
 
 def inputs_activations_by_name():
