@@ -69,6 +69,33 @@ class Parenthesizer(cst.CSTTransformer):
             return node.with_changes(value=paren(node.value))
         return node
 
+    def leave_Comparison(self, original, node):
+        # ``(k or "id") == "tanh"``; a comparison's operand that is one is parenthesized too (not chained)
+        left = paren(node.left) if precedence(node.left) <= 4 else node.left
+        targets = [
+            (
+                t.with_changes(comparator=paren(t.comparator))
+                if precedence(t.comparator) <= 4
+                else t
+            )
+            for t in node.comparisons
+        ]
+        return node.with_changes(left=left, comparisons=targets)
+
+    def leave_BooleanOperation(self, original, node):
+        prec = _PRECEDENCE[type(node.operator)]
+        left = paren(node.left) if _needs(node.left, prec) else node.left
+        right = (
+            paren(node.right) if _needs(node.right, prec, right=True) else node.right
+        )
+        return node.with_changes(left=left, right=right)
+
+    def leave_IfExp(self, original, node):
+        # ``(a if b else c) if d else e``: an ``if``-``else`` or lambda before ``else`` is parenthesized
+        test = paren(node.test) if precedence(node.test) <= 0 else node.test
+        body = paren(node.body) if precedence(node.body) <= 0 else node.body
+        return node.with_changes(test=test, body=body)
+
     def leave_Subscript(self, original, node):
         if precedence(node.value) < _ATOM:
             return node.with_changes(value=paren(node.value))

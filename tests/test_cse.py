@@ -72,3 +72,27 @@ def test_an_element_write_forgets_what_was_computed():
 def test_var_reads_the_users_mean_and_divides_by_its_count():
     module = s2s.grad(P.standardized).source
     assert "- 0" not in module and module.count("xp.mean(") == 1
+
+
+def test_a_value_substituted_into_an_expression_keeps_its_meaning():
+    """``k = kind or "id"`` written into ``k == "tanh"`` needs parentheses (a gradient took the branch
+    ``kind or ("id" == "tanh")`` picked); so do comparisons, ``and``/``or`` and conditional values.
+    """
+    from s2s.cstutil import substitute
+
+    cases = {
+        ('k == "tanh"', "k", 'kind or "id"'): '(kind or "id") == "tanh"',
+        ("k < 2", "k", "a < b"): "(a < b) < 2",
+        ("k and c", "k", "a or b"): "(a or b) and c",
+        ("c and k", "k", "a and b"): "c and (a and b)",
+        ("k if c else 0", "k", "a if b else d"): "(a if b else d) if c else 0",
+        ("not k", "k", "a or b"): "not (a or b)",
+    }
+    for (expr, name, value), want in cases.items():
+        got = substitute(
+            cst.parse_expression(expr), {name: cst.parse_expression(value)}
+        )
+        written = cst.Module([]).code_for_node(got)
+        assert written == want
+        env = {"kind": None, "a": 1, "b": 0, "c": 2, "d": 3}
+        assert eval(written, env) == eval(expr.replace(name, f"({value})"), env)

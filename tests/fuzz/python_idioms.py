@@ -865,6 +865,17 @@ class PythonIdioms:
             f"    {name} = {name} + np.sum({name}_f({a} * 0.5))",
             f"{name} = {name} + sum(np.sum({name}_g({b})) for {name}_g in {name}_fs)",
         ]
+        if self.pick([False, True]):
+            # a module-level registry of functions at a key computed without calls
+            self.helper(
+                "SQUASHERS = {'tanh': np.tanh, 'soft': lambda z: np.logaddexp(0.0, z), "
+                "'identity': lambda z: z}\n"
+            )
+            key = self.pick(["None", "'soft'", "'tanh'"])
+            lines += [
+                f"{name}_kind = {key}",
+                f"{name} = {name} + np.sum(SQUASHERS[{name}_kind or 'identity']({a}))",
+            ]
 
     def _py_stateful_layers(self, lines, name, a, b):
         # "Neural Networks from Scratch": ``layer.forward(x)`` stores ``self.output``, a base class's
