@@ -103,3 +103,59 @@ def scan(body, init, xs, length=None, reverse=False):
         body, init, xs, length=length if held is None else held, reverse=reverse
     )
     return carry, restored(ys, known)
+
+
+class _Text:
+    """A string a loop carries, as a node of the carry's structure (JAX carries arrays only)."""
+
+    def __init__(self, value: str):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Text) and other.value == self.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+_REGISTERED = []
+
+
+def texts_static(init, body):
+    """``(init', body', whole)``: a loop's carry and outputs with their strings (``{"mode": "train", ...}``:
+    a dict of options carried through) made part of their structure, ``body`` seeing them as strings, and
+    ``whole(tree, steps=None)`` giving them back: the final carry's as strings, ``steps`` stacked outputs'
+    as that many rows of one (a step's is the string, as a loop over them reads it). A step that
+    changes one changes the carry's structure, which the loop reports as such.
+    """
+    import jax
+
+    if not _REGISTERED:
+        jax.tree_util.register_pytree_node(
+            _Text, lambda t: ((), t.value), lambda value, _: _Text(value)
+        )
+        _REGISTERED.append(True)
+    if not any(isinstance(leaf, str) for leaf in jax.tree.leaves(init)):
+        return init, body, lambda tree, steps=None: tree
+
+    def static(tree):
+        return jax.tree.map(
+            lambda leaf: _Text(leaf) if isinstance(leaf, str) else leaf, tree
+        )
+
+    def whole(tree, steps=None):
+        def text(leaf):
+            if not isinstance(leaf, _Text):
+                return leaf
+            if steps is None:
+                return leaf.value
+            # one per step, with a zero stride: a loop over them holds each apart (``held_apart``)
+            return np.broadcast_to(np.asarray(leaf.value), (steps,))
+
+        return jax.tree.map(text, tree, is_leaf=lambda leaf: isinstance(leaf, _Text))
+
+    def step(carry, x):
+        carry, y = body(whole(carry), x)
+        return static(carry), static(y)
+
+    return static(init), step, whole

@@ -29,7 +29,8 @@ def multiply(x1, x2):
 
 @elementwise
 def divide(x1, x2):
-    return 1 / x2, -x1 / x2**2
+    # (``-(x1 / ...)``: a boolean numerator, ``(u < p) / p``, has no negative)
+    return 1 / x2, -(x1 / x2**2)
 
 
 @elementwise

@@ -3497,3 +3497,35 @@ def inputs_dpp_subset_likelihood():
 
 
 PROGRAMS += ["dpp_subset_likelihood"]
+
+
+def _dropout_forward(x, dropout_param):
+    """cs231n's inverted dropout, its uniforms passed in the dict of options."""
+    p, mode = dropout_param["p"], dropout_param["mode"]
+    out = None
+    if mode == "train":
+        mask = (
+            dropout_param["u"] < p
+        ) / p  # a boolean array divided by the keep probability
+        out = x * mask
+    elif mode == "test":
+        out = x
+    return out
+
+
+def dropout_options_written_per_layer(params, us):
+    w, p = params
+    dropout_param = {"mode": "train", "p": p}
+    s = 0.0
+    for i in range(2):
+        dropout_param["u"] = us[i]
+        s += np.sum(_dropout_forward(w * (i + 1.0), dropout_param) ** 2)
+    return s
+
+
+def inputs_dropout_options_written_per_layer():
+    params = (np.array([1.0, -2.0, 0.5]), np.array(0.75))
+    return params, np.array([[0.2, 0.9, 0.5], [0.8, 0.1, 0.5]])
+
+
+PROGRAMS += ["dropout_options_written_per_layer"]
