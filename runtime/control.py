@@ -690,7 +690,11 @@ def _rolled(f, init, xs, carry, reverse):
     import jax.numpy as jnp
 
     init = jax.tree.map(
-        lambda leaf, like: jnp.asarray(leaf, jnp.result_type(like)), init, carry
+        lambda leaf, like: (
+            leaf if isinstance(leaf, str) else jnp.asarray(leaf, jnp.result_type(like))
+        ),
+        init,
+        carry,
     )
     return step_constants.scan(_stepped(f), init, plain(xs), reverse=reverse)
 

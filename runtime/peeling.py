@@ -136,7 +136,13 @@ def _joined(firsts, rest, at_end):
     out = []
     for values, stacked in zip(columns, others):
         shapes = {np.shape(v) for v in values}
-        if stacked is None and len(shapes) == 1:
+        text = _one_text(values, stacked)
+        if (
+            text is not None
+        ):  # a string every step holds (a mode): one per step, zero-strided
+            count = len(values) + (0 if stacked is None else len(stacked))
+            out.append(np.broadcast_to(np.asarray(text), (count,)))
+        elif stacked is None and len(shapes) == 1:
             out.append(jnp.stack([jnp.asarray(v) for v in values]))
         elif stacked is not None and shapes == {np.shape(stacked)[1:]}:
             own = jnp.stack([jnp.asarray(v, stacked.dtype) for v in values])
@@ -144,6 +150,19 @@ def _joined(firsts, rest, at_end):
         else:
             out.append(PeeledLeaf(list(values), stacked, at_end))
     return jax.tree.unflatten(structure, out)
+
+
+def _one_text(values, stacked):
+    """The string every step's output holds at a leaf (the peeled steps' ``values``, the others'
+    ``stacked`` rows), else None."""
+    if not isinstance(values[0], str) or any(v != values[0] for v in values):
+        return None
+    if stacked is not None and not (
+        np.asarray(stacked).dtype.kind == "U"
+        and np.all(np.asarray(stacked) == values[0])
+    ):
+        return None
+    return values[0]
 
 
 def scan_peeled(scan, f, init, xs, reverse):

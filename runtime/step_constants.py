@@ -99,10 +99,14 @@ def scan(body, init, xs, length=None, reverse=False):
 
     xs, body, held = held_apart(xs, body)
     body, known = recording(body)
+    init, body, whole = texts_static(init, body)
     carry, ys = jax.lax.scan(
         body, init, xs, length=length if held is None else held, reverse=reverse
     )
-    return carry, restored(ys, known)
+    steps = held if held is not None else length
+    if steps is None:  # (as ``lax.scan`` counted them)
+        steps = next((int(np.shape(leaf)[0]) for leaf in jax.tree.leaves(xs)), 0)
+    return whole(carry), restored(whole(ys, steps), known)
 
 
 class _Text:

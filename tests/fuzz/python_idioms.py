@@ -1027,6 +1027,21 @@ class PythonIdioms:
         lines.append(f"{name} = np.sum({v} ** 2)")
 
     def _py_dict_update(self, lines, name, a, b):
+        if self.pick([False, True]):
+            # cs231n's options dict: a mode string carried through a loop, a key the loop sets
+            o = f"{name}_opts"
+            lines += [
+                f'{o} = {{"mode": "train", "p": 0.8}}',
+                f"{name} = 0.0",
+                f"for {name}_k in range(2):",
+                f'    {o}["u"] = np.cos({a} * ({name}_k + 1.0)) * 0.5 + 0.5',
+                f'    if {o}["mode"] == "train":',
+                f'        {name}_mask = ({o}["u"] < {o}["p"]) / {o}["p"]',
+                "    else:",
+                f"        {name}_mask = np.ones_like({a})",
+                f"    {name} = {name} + np.sum(np.tanh({a}) * {name}_mask) * np.mean({b})",
+            ]
+            return
         # functional dict updates, as JAX code writes them
         p, q, r = f"{name}_p", f"{name}_q", f"{name}_r"
         lines += [
