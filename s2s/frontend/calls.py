@@ -84,31 +84,6 @@ METHOD_ALIASES = {"flatten": "ravel", "conjugate": "conj"}
 VARARG_METHODS = {"reshape", "transpose"}  # x.reshape(2, 3) means reshape(x, (2, 3))
 
 
-def _jax_ix() -> tuple:
-    try:
-        import jax.numpy as jnp
-    except ImportError:  # (the runtime without JAX: NumPy's only)
-        return ()
-    return (jnp.ix_,)
-
-
-_JAX_IX = _jax_ix()
-
-
-def _open_mesh(arrays: list) -> cst.Tuple:
-    """``np.ix_(rows, cols)`` of resolved ``arrays`` as what it returns, each along an axis of its own:
-    ``(np.reshape(rows, (-1, 1)), np.reshape(cols, (1, -1)))`` (``L[np.ix_(Y, Y)]``: the submatrix).
-    """
-    parts = []
-    for k, a in enumerate(arrays):
-        shape = literal(tuple(-1 if j == k else 1 for j in range(len(arrays))))
-        array = cst.Call(xp_attr("asarray"), [cst.Arg(a)])
-        parts.append(
-            cst.Element(cst.Call(xp_attr("reshape"), [cst.Arg(array), cst.Arg(shape)]))
-        )
-    return cst.Tuple(parts)
-
-
 # methods only a dict has (of those code calls on a dict it is given)
 DICT_METHODS = frozenset({"get", "items", "keys", "values", "setdefault"})
 
@@ -552,10 +527,6 @@ class Calls(lax_control.LaxControl):
             self.fail(node, "`dict(...)` of pairs: s2s reads `dict(d)` as a copy of the dict `d`",
                       "write the dict display (`{k: v for k, v in zip(keys, values)}`, `{\"w\": w}`)",
                       UnsupportedSyntax)  # fmt: skip
-        if self._callee_object(node.func) in (numpy.ix_, *_JAX_IX) and not any(
-            a.star or a.keyword for a in node.args
-        ):
-            return self.mark(_open_mesh([self.expr(a.value) for a in node.args]), node)
         # ``rng = kwargs.pop("rng", None)`` among the first lines
         popped = self.expansion.pop(node) if self.expansion is not None else None
         if popped is not None:

@@ -52,7 +52,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 @decompose(name="ix_")
 def ix_(*args):
-    return [xp.reshape(a, rt.ix_shape(k, *args)) for k, a in enumerate(args)]
+    # a tuple, as NumPy's: ``L[np.ix_(Y, Y)]`` indexes by its arrays (a list would be one index array)
+    return tuple([xp.reshape(a, rt.ix_shape(k, *args)) for k, a in enumerate(args)])
 
 
 @decompose
