@@ -128,6 +128,13 @@ def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
             made = run(made)
         program.helpers.setdefault(made.name, made)
         program.flows.setdefault(made.name, (True,) * len(made.params))
+    for (helper, at), made_name in requests.names.items():
+        if (
+            helper in program.batched_of
+        ):  # the vjp of a batched module: mapped again over both axes
+            program.vjp_of_batched.setdefault(
+                made_name, (*program.batched_of[helper], at)
+            )
     program.helper_vjps[name, which] = wanted
     return wanted
 

@@ -169,10 +169,18 @@ def _mapped_function(helper):
     spec: in_axes, out_axes, axis_size, axis_name), or a copy of one in a generated module; else None.
     """
     made = getattr(helper, "s2s_made_by", None)
+    if made is None and _is_transformed(helper):
+        made = helper  # (the inner map of a map merged with it: ``vmap`` of ``vmap(vmap(k))``)
     if made is not None and made.kind == "batch":
         return made.fn, made.argnums.spec
     maker = _generated_program(helper)
     return None if maker is None else maker.batched_of.get(helper.__name__)
+
+
+def _is_transformed(obj) -> bool:
+    from .api import Transformed
+
+    return isinstance(obj, Transformed)
 
 
 def _vjp_of_mapped(helper):

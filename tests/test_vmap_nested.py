@@ -145,3 +145,31 @@ def test_per_example_gradients_of_a_loss_that_maps_inside(in_axes, backend):
         want = jax.vmap(jax.grad(f, argnums=(0, 1)), in_axes=in_axes)(*batched)
     for g, v in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(v), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("name", ["gp_kernel_matrix", "cross_kernel_matrix"])
+def test_a_function_with_a_vmap_of_a_vmap_inside_mapped_again(name, backend):
+    """Three levels: ``s2s.vmap`` (and of its gradient) of a function whose kernel matrix is a vmap of a
+    vmap: the inner double map's own inner map is mapped over the merged axes too."""
+    f = getattr(P, name)
+    r = np.random.default_rng(6)
+    params, xs, ys = (
+        np.array([0.7, 0.2]),
+        r.normal(size=(3, 4, 2)),
+        r.normal(size=(3, 2)),
+    )
+    with jax.enable_x64(True):
+        for got, want in [
+            (
+                s2s.vmap(f, (None, 0, None), backend=backend)(params, xs, ys),
+                jax.vmap(f, (None, 0, None))(params, xs, ys),
+            ),
+            (
+                s2s.vmap(
+                    s2s.grad(f, backend=backend), (None, 0, None), backend=backend
+                )(params, xs, ys),
+                jax.vmap(jax.grad(f), (None, 0, None))(params, xs, ys),
+            ),
+        ]:
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
