@@ -517,8 +517,8 @@ def _expansion(value, derived) -> str | None:
 
 def _expansions_reduced(key, derived, expanded, body, possible) -> bool:
     """Whether the selections by ``key`` with unit axes (``expanded``) are only read by elementwise ops
-    and whole reductions (not along an axis, nor counted: the unit axes move the selected one), a mask
-    the function computes."""
+    and whole reductions, or reductions along the selected axis where it stays first (``s[:, None]``;
+    not counted), a mask the function computes."""
     names = {n for n in expanded if derived[n] == key}
     if not names:
         return True
@@ -532,8 +532,10 @@ def _expansions_reduced(key, derived, expanded, body, possible) -> bool:
             continue
         value = getattr(stmt, "value", None)
         reduced = _reduction_of(value, names) if _is_name(target) else None
-        if reduced is None or reduced[0] == "len" or _along_selected(value):
+        if reduced is None or reduced[0] == "len":
             return False
+        if _along_selected(value) and expanded[reduced[1]].startswith("None"):
+            return False  # (``s[None]``: the selected axis is axis 1)
         if _lengths(value, names):
             return False
     return True

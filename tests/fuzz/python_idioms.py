@@ -947,6 +947,7 @@ class PythonIdioms:
                 f"{name}_m = np.abs(np.sin({name}_v)) >= np.median(np.abs(np.sin({name}_v)))",
                 f"{name}_e = {name}_v[{name}_m][:, None] + np.array([-1.0, 0.5])[None, :]",
                 f"{name} = np.sum(np.logaddexp(0.0, {name}_e)) + np.mean({name}_v[{name}_m][None] ** 2)",
+                f"{name} = {name} + np.sum(np.tanh(np.mean({name}_e, axis=0)))",
             ]
             return
         lines.append(f"{name} = masked_mean(np.tanh({a}), {keep})")

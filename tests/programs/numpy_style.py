@@ -560,6 +560,10 @@ def grouped_quadrature(beta, x, groups):
         ll += np.sum(np.logaddexp(0.0, e) * 0.5) - np.mean(
             np.tanh(eta[idx][None] * 2.0)
         )
+        # along the selected axis (a GLMM's log-likelihood per quadrature node)
+        y_g = x[:, 0][idx][:, None]
+        per_node = np.sum(y_g * e - np.logaddexp(0.0, e), axis=0)
+        ll += np.log(np.sum(np.exp(per_node)))
     rows = x[x[:, 0] > 0][..., None] * np.array([1.0, -0.5])
     return ll + np.sum(rows**2 * beta[0])
 
