@@ -581,7 +581,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         body, known = step_constants.recording(body)
         # strings carried through (a dict of options) stay Python's, in the carry's structure
         init, body, whole = step_constants.texts_static(init, body)
-        init, reshaped = settled_carry(lambda c: body(c, _first(xs))[0], init)
+        init, reshaped = settled_carry(
+            lambda c: body(c, _first(xs))[0], init, first=True
+        )
         if reshaped:
             done = peeling.peeled(body, init, xs, length, reverse, settled_carry)
             if done is not None:
@@ -613,13 +615,14 @@ def _first(xs):
     return tree_map(lambda leaf: leaf[0], xs)
 
 
-def settled_carry(step, init):
+def settled_carry(step, init, first=False):
     """``(init, reshaped)``: ``init`` in the dtypes one ``step`` computes where those are wider (a float32
     accumulator fed float64 values under ``jax_enable_x64``: NumPy's loop would have widened it, and the
     values are the same), and whether that step changes a carry's shape (``s = 0.0`` then ``s = s + x``),
     which no ``lax`` loop can carry: the caller runs the first steps on their own (``peeling``), as it does
-    a first step that gives the carry the structure it keeps (a dict's key set in the loop). A step that
-    changes the carry's structure each time (a list growing by one each step) is a ``Refusal``. Anything
+    the ``first`` step when it changes the carry's structure (a dict's key set in the loop), which the
+    steps after must keep. A step that changes the carry's structure otherwise (a list growing by one
+    each step) is a ``Refusal``. Anything
     else is left for ``lax.scan``/``lax.while_loop`` to report."""
     import jax
     import jax.numpy as jnp
@@ -628,11 +631,10 @@ def settled_carry(step, init):
         out = jax.eval_shape(step, init)
     except Exception:  # the loop's own call reports it, with its own message
         return init, False
-    if jax.tree.structure(out) != jax.tree.structure(init) and _settles(step, out):
-        return (
-            init,
-            True,
-        )  # a key a dict gets in the first step only: that step runs on its own
+    if jax.tree.structure(out) != jax.tree.structure(init) and first:
+        # a key a dict gets in the first step (``d["u"] = us[i]``): that step runs on its own, and the
+        # next one (``peeling``, not ``first``) must keep the structure it gave
+        return init, True
     if jax.tree.structure(out) != jax.tree.structure(init):
         raise Refusal(
             "a compiled loop carries values of one structure from step to step, but a step turns "
@@ -648,17 +650,6 @@ def settled_carry(step, init):
         for a, o in zip(leaves, outs)
     ]
     return jax.tree.unflatten(jax.tree.structure(init), wider), reshaped
-
-
-def _settles(step, out) -> bool:
-    """Whether the carry a first step made keeps its structure from then on."""
-    import jax
-
-    try:
-        again = jax.eval_shape(step, out)
-    except Exception:
-        return False
-    return jax.tree.structure(again) == jax.tree.structure(out)
 
 
 def _widens(jnp, leaf, out) -> bool:

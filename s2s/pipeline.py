@@ -50,6 +50,7 @@ from .passes import (
     masks,
     ssa,
 )
+from .passes.helper_sharing import updated_in_place
 from .transforms.simplify import propagate_copies
 
 
@@ -98,7 +99,11 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
 
 
 def lower(
-    src: source.FunctionSource, name: str | None = None, on_stage=_dump, scope=None
+    src: source.FunctionSource,
+    name: str | None = None,
+    on_stage=_dump,
+    scope=None,
+    helper: bool = False,
 ) -> resolve.Resolved:
     """Check, resolve and normalise one function; helpers it calls are listed, not lowered.
 
@@ -106,7 +111,9 @@ def lower(
     module-level objects of the whole program (``frontend.scope``).
     """
     resolved = resolve.resolve(desugared(src), name, scope)
-    fn = aliasing.check(resolved.function, resolved.helpers)
+    # a helper's writes into its parameters are checked at its calls (``updated_in_place``)
+    updated = frozenset(updated_in_place(src.fn)) if helper else frozenset()
+    fn = aliasing.check(resolved.function, resolved.helpers, updated=updated)
     on_stage("resolve", fn)
     # what a pass reads of the rest of the program, beyond the function
     context = {"control": {"results": helper_results.list_results(resolved.helpers)}}

@@ -79,9 +79,9 @@ def build(fn) -> Program:
     scope = Scope(dict.fromkeys(GENERATED_NAMES))
     visiting: list[str] = []
 
-    def visit(live_fn, name, src=None):
+    def visit(live_fn, name, src=None, helper=True):
         src = src or source.load(live_fn)
-        resolved = lower(src, name, scope=scope)
+        resolved = lower(src, name, scope=scope, helper=helper)
         program.sources.append(src)
         # names are unique in the scope: no two values share one
         program.constants.update(resolved.constants)
@@ -160,7 +160,7 @@ def build(fn) -> Program:
         program.main = _calling(program.helpers[name], name)
         return program
     src = source.load(fn)  # read (and checked against the running code) once
-    program.main = visit(fn, scope.name(src.name, fn, function=True), src)
+    program.main = visit(fn, scope.name(src.name, fn, function=True), src, helper=False)
     return program
 
 

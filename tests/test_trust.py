@@ -52,6 +52,7 @@ CASES = {
     "writes_with_repeated_indices": ((np.array([1.0, 2.0, 0.5]),), 0),
     "reads_with_a_list_index": ((_normal(3),), 0),
     "readings_by_index_arrays_then_updated": ((0.3, _normal(4)), (0, 1)),
+    "masked_scores_rebound": ((_normal(3),), 0),
     "gaussian_log_likelihood": ((_normal(3), _normal(3)), 0),
     "loop_over_dict_layers": (
         (
@@ -269,6 +270,16 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "`_normalized_in_place` updates its parameter `v` in place (`v /= ...`), which holds `x[:2]`, "
             "a view of `x`, here",
             "u = _normalized_in_place(x[:2])",
+        ),
+        (
+            "helper_updates_through_another_read_later",
+            "`_through_another` updates its parameter `v` in place (`v *= ...`), which holds `x` here",
+            "s = _through_another(x)",
+        ),
+        (
+            "partial_of_a_helper_writing_elements_read_later",
+            "`h` updates its parameter `v` in place (`v[...] = ...`), which holds `x` here",
+            "s = h(x)",
         ),
         (
             "local_function_updates_its_argument_read_later",

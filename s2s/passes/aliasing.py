@@ -99,6 +99,9 @@ def _shared_with(value, fresh=frozenset()) -> set[str]:
             return set()
         if func in FRESH_RUNTIME or func.startswith(FRESH_RUNTIME_MODULES):
             return set()
+        if func.startswith("xp.") and not func.startswith("xp.atleast_") and value.args:
+            # a view op views its array, not its shape or axes (``np.reshape(X, (-1, shape[-1]))``)
+            return _shared_with(value.args[0].value, fresh)
         if func.startswith(
             ("rt.", "xp.")
         ):  # (a view op, ``rt.append(c, v)``): what its arguments share
@@ -453,11 +456,28 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
                 )
 
 
-def _local_updates(local: ir.Function) -> dict:
+def _local_updates(local: ir.Function, helpers: dict) -> dict:
     """``helper_sharing.updated_in_place`` of a local function: its parameters updated in place (``v /= n``)
-    before it rebinds them, name -> the update's operator."""
+    before it rebinds them, or handed (or a view of them) to a helper that updates them (``partial(scale_,
+    c=3.0)``'s local function), name -> the update's operator."""
     found, rebound = {}, set()
     for stmt in ir.walk(local.body):
+        live = set(local.param_names) - rebound
+        for node in iter_nodes(getattr(stmt, "value", None) or cst.Name("_")):
+            callee = (
+                helpers.get(node.func.value)
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+                else None
+            )
+            updates = updated_in_place(callee) if callee is not None else {}
+            names = list(inspect.signature(callee).parameters) if updates else []
+            for k, arg in enumerate(node.args if updates else ()):
+                param = (
+                    arg.keyword.value if arg.keyword else names[min(k, len(names) - 1)]
+                )
+                viewed = _shared_with(arg.value) if not arg.star else set()
+                for name in viewed & live if param in updates else ():
+                    found.setdefault(name, updates[param])
         if isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, cst.Name):
             name = stmt.target.value
             if name in local.param_names and name not in rebound:
@@ -470,7 +490,10 @@ def _local_updates(local: ir.Function) -> dict:
 def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
     """A call of a helper that updates a parameter in place, given a name the caller reads afterwards, or
     a view of one (``normalize_(x[:3])``, ``normalize_(M[0])``: NumPy changes ``x``'s, ``M``'s elements).
+    A helper that writes elements of a parameter, handed on as a value (to ``np.apply_along_axis``, a
+    loop's body), is refused there: what it is called with is not checked.
     """
+    _helpers_handed_on(stmt, helpers)
     for node in iter_nodes(stmt.value):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
             continue
@@ -478,7 +501,7 @@ def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
         if (
             local is not None
         ):  # a local function of the caller (``def normalize_(v)`` inside it)
-            updates, params = _local_updates(local), list(local.param_names)
+            updates, params = _local_updates(local, helpers), list(local.param_names)
         elif helper is not None:
             updates = updated_in_place(helper)
             params = list(inspect.signature(helper).parameters) if updates else []
@@ -527,13 +550,43 @@ def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
                     else f"`{given}`, a view of `{sorted(viewed)[0]}`,"
                 )
                 raise UnsupportedSyntax(
-                    f"`{node.func.value}` updates its parameter `{param}` in place (`{param} {op} ...`), "
+                    f"`{node.func.value}` updates its parameter `{param}` in place "
+                    f"(`{param}{'' if op.startswith('[') else ' '}{op} ...`), "
                     f"which holds {what} here: NumPy changes `{sorted(viewed)[0]}` too, and `{shared[0]}` is "
                     "read after the call",
                     stmt.origin,
-                    f"in `{node.func.value}`, write `{param} = {param} {op[:-1]} ...` for a new array, or pass "
-                    f"a copy (`{given}.copy()`)",
+                    (
+                        f"in `{node.func.value}`, copy it first (`{param} = {param}.copy()`), or pass a copy "
+                        f"(`{given}.copy()`)"
+                        if op.startswith("[")
+                        else f"in `{node.func.value}`, write `{param} = {param} {op[:-1]} ...` for a new "
+                        f"array, or pass a copy (`{given}.copy()`)"
+                    ),
                 )
+
+
+def _helpers_handed_on(stmt, helpers) -> None:
+    """A helper that writes elements of its parameter (``v[:] = ...``), named other than as a call's
+    function: a located error (its calls' arguments are not read here)."""
+    value = getattr(stmt, "value", None)
+    if value is None:
+        return
+    called = {id(n.func) for n in iter_nodes(value) if isinstance(n, cst.Call)}
+    for node in iter_nodes(value):
+        if not (isinstance(node, cst.Name) and node.value in helpers):
+            continue
+        if id(node) in called:
+            continue
+        updates = updated_in_place(helpers[node.value])
+        written = sorted(p for p, op in updates.items() if op.startswith("["))
+        if written:
+            raise UnsupportedSyntax(
+                f"`{node.value}` writes elements of its parameter `{written[0]}` in place, and is handed "
+                "on here as a function: NumPy would change the arrays it is called with",
+                stmt.origin,
+                f"in `{node.value}`, copy it first (`{written[0]} = {written[0]}.copy()`) or build a new "
+                "array (`np.where`, `np.concatenate`)",
+            )
 
 
 def _repeats_items(value) -> bool:
@@ -572,10 +625,16 @@ def _repeated_write(stmt, name) -> None:
         )
 
 
-def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
+def check(
+    fn: ir.Function, helpers=None, top: bool = True, updated=frozenset()
+) -> ir.Function:
     """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by. The
     result is ``fn``, with the checks items taken by an index need (``scalar_items``) in a ``top`` one (a
-    local function's items stay views of their arrays)."""
+    local function's items stay views of their arrays). ``updated``: for a helper (a function of the
+    program that another calls), the parameters its source updates in place (``updated_in_place``: each
+    call of it checks that the caller does not read the array afterwards); it may write their elements
+    while they hold what the caller passed (``X[~mask] = value``).
+    """
     closures = closure_reads(fn)
     # helpers called by name -> (their parameters, those whose memory their result may share)
     fresh = {}
@@ -588,6 +647,9 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
     groups: dict[str, set[str]] = {}
     for p in fn.param_names:
         groups[p] = groups[_caller(p)] = {p, _caller(p)}
+    # parameters still bound to what the caller passed (a helper's element writes into them are the
+    # caller's to check)
+    passed = set(updated)
     # names bound to tuple/list literals: what each element shares
     elements: dict[str, list] = {}
 
@@ -624,6 +686,12 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
         {}
     )  # ``h = box["cur"]``: h -> what it was read from
     for i, stmt in enumerate(body):
+        if isinstance(stmt, ir.Assign) and isinstance(
+            stmt.target, (cst.Name, cst.Tuple)
+        ):
+            passed -= set(
+                ir.target_names(stmt.target)
+            )  # rebound: no longer the caller's
         rows.step(stmt)
         if helpers or fn.locals:
             _helper_updates(
@@ -677,6 +745,10 @@ def check(fn: ir.Function, helpers=None, top: bool = True) -> ir.Function:
                     and not rows.untouched(stmt.target, n),
                 )
             if element:
+                if name in passed and isinstance(stmt.target.value, cst.Name):
+                    others -= {
+                        _caller(name)
+                    }  # (checked at each call: ``updated_in_place``)
                 _element_write(stmt, name, others)
                 others = {n for n in others if not rows.untouched(stmt.target, n)}
             shared = sorted(

@@ -48,23 +48,171 @@ def per_helper(analysis):
 
 @per_helper
 def updated_in_place(helper) -> dict:
-    """The parameters a helper updates in place before rebinding them (``v += b``, ``v /= n``): name ->
-    the update's operator. NumPy changes the caller's array that the parameter holds."""
+    """The parameters a helper updates in place before rebinding them (``v += b``, ``v /= n``, an element
+    written: ``X[~mask] = value``), or hands, or a view of, to a helper of the program that does
+    (``b(v)``, ``b(v[0])``): name -> the update's operator. NumPy changes the caller's array (or dict)
+    that the parameter holds. Statements are read in the order they run, a call before its line's
+    assignment."""
     try:
         src = source.load(helper)
         params = list(inspect.signature(helper).parameters)
     except Exception:  # not a function s2s reads (its own errors come where it is read)
         return {}
-    found, rebound = {}, set()
-    for node in iter_nodes(src.node.body):
-        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            name = node.target.value
-            if name in params and name not in rebound:
-                found.setdefault(name, ir.code(node.operator).strip())
-        elif isinstance(node, (cst.AssignTarget, cst.For)):
-            target = node.target
-            rebound |= {n.value for n in iter_nodes(target) if isinstance(n, cst.Name)}
+    if helper in _READING:  # a recursive helper: its own writes are read where it is
+        return {}
+    _READING.add(helper)
+    try:
+        found, rebound = {}, set()
+        for stmt in _in_order(src.node.body):
+            live = set(params) - rebound
+            calls = (n for n in own_nodes(_header(stmt)) if isinstance(n, cst.Call))
+            for call in calls:
+                for name, op in _handed_to_updates(call, src.env, live).items():
+                    found.setdefault(name, op)
+            for name, op in _writes(stmt, live).items():
+                found.setdefault(name, op)
+            rebound |= _bound(stmt)
+    finally:
+        _READING.discard(helper)
     return {name: found[name] for name in params if name in found}
+
+
+_READING: set = set()  # the helpers whose updates are being read
+
+
+def _in_order(node) -> list:
+    """The small statements (and ``for`` headers) under ``node`` in the order they run, nested functions
+    left out."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(n, cst.SimpleStatementLine):
+            out.extend(n.body)
+            return
+        if isinstance(n, (cst.For, cst.If, cst.While)):
+            out.append(n)  # its header: a ``for``'s target binds, a test may call
+        for child in n.children:
+            visit(child)
+
+    visit(node)
+    return out
+
+
+def _header(stmt):
+    """What a statement runs itself: a compound statement's header only (its body comes after)."""
+    if isinstance(stmt, cst.For):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (cst.If, cst.While)):
+        return [stmt.test]
+    return [stmt]
+
+
+def _writes(stmt, live) -> dict:
+    """The parameters in ``live`` a statement updates in place: ``v += b``, ``X[...] = v``."""
+    found = {}
+    targets = (
+        [stmt.target]
+        if isinstance(stmt, cst.AugAssign)
+        else [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else []
+    )
+    for target in targets:
+        written = _element_base(target)
+        if isinstance(stmt, cst.AugAssign) and isinstance(target, cst.Name):
+            if target.value in live:
+                found[target.value] = ir.code(stmt.operator).strip()
+        elif written is not None and written in live:
+            # ``X[~mask] = value`` (d2l's ``sequence_mask``), ``bn_param["mean"] = m``: its elements
+            found[written] = "[...] ="
+    return found
+
+
+def _bound(stmt) -> set:
+    """The names a statement binds (its ``for`` target, assignment targets that are names)."""
+    if isinstance(stmt, cst.For):
+        targets = [stmt.target]
+    elif isinstance(stmt, cst.Assign):
+        targets = [t.target for t in stmt.targets]
+    elif isinstance(stmt, cst.AnnAssign):
+        targets = [stmt.target]
+    else:
+        return set()
+    return {
+        n.value
+        for t in targets
+        if not isinstance(t, (cst.Subscript, cst.Attribute))
+        for n in iter_nodes(t)
+        if isinstance(n, cst.Name)
+    }
+
+
+def _handed_to_updates(call: cst.Call, env: dict, live) -> dict:
+    """The parameters in ``live`` that ``call`` hands (or a view of them) to a helper of the program that
+    updates the matching parameter in place."""
+    callee = env.get(call.func.value) if isinstance(call.func, cst.Name) else None
+    if not inspect.isfunction(callee) or callee.__module__.partition(".")[0] in (
+        "numpy",
+        "jax",
+        "scipy",
+        "s2s",
+    ):
+        return {}
+    updates = updated_in_place(callee)
+    if not updates:
+        return {}
+    try:
+        names = list(inspect.signature(callee).parameters)
+    except (TypeError, ValueError):
+        return {}
+    found = {}
+    for k, arg in enumerate(call.args):
+        if arg.star:
+            continue
+        param = (
+            arg.keyword.value if arg.keyword else (names[k] if k < len(names) else None)
+        )
+        if param not in updates:
+            continue
+        viewed = _viewed_name(arg.value)
+        if viewed in live:
+            found[viewed] = updates[param]
+    return found
+
+
+def _viewed_name(node) -> str | None:
+    """The name whose memory an argument holds: itself, or what it views (``v[0]``, ``v.T``,
+    ``v.reshape(...)``, ``np.reshape(v, ...)``)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value not in VIEW_OPS:
+                return None
+            attr = node.func
+            # ``v.reshape(...)`` views ``v``; ``np.reshape(v, ...)`` its first argument
+            node = (
+                attr.value
+                if not _is_module(attr.value)
+                else (node.args[0].value if node.args else None)
+            )
+        else:
+            return None
+
+
+def _is_module(node) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("np", "numpy", "jnp", "onp")
+
+
+def _element_base(target) -> str | None:
+    """The name ``X[i] = ...`` (``X[i][j]``) writes into, else None."""
+    if not isinstance(target, cst.Subscript):
+        return None
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 @per_helper

@@ -177,10 +177,17 @@ class Pitfalls:
             # a function updating its parameter in place (``v /= ...``), given a view of an array the caller
             # reads afterwards: NumPy changes the array (refused), or given a copy (accepted)
             self.helper("def halved_(v):\n    v /= 2.0\n    return v\n")
-            local = self.p(0.5)
+            # the same through a second helper, or by an element written (``v[0] = ...``)
+            self.helper("def halved_twice_(v):\n    return halved_(v) * 1.0\n")
+            self.helper("def first_zeroed_(v):\n    v[0] = 0.0\n    return v\n")
+            local = self.p(0.3)
             if local:
                 lines += ["def doubled_(v):", "    v *= 2.0", "    return v"]
-            call = "doubled_" if local else "halved_"
+            call = (
+                "doubled_"
+                if local
+                else self.pick(["halved_", "halved_twice_", "first_zeroed_"])
+            )
             given = self.pick(
                 [f"{name}_b[1:]", f"{name}_b[:2]", f"{name}_b[1:].copy()"]
             )

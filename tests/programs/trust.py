@@ -773,3 +773,48 @@ def readings_by_index_arrays_then_updated(k, u0):
         u -= k * (u - np.roll(u, 1))
         pairs.append(first * u[np.arange(2)])
     return np.sum(np.array(readings) ** 2) + np.sum(np.stack(pairs))
+
+
+def _scaled_in_place(v):
+    v *= 2.0
+    return np.sum(v)
+
+
+def _through_another(v):
+    return _scaled_in_place(v) + 1.0
+
+
+def helper_updates_through_another_read_later(
+    w,
+):  # refused: NumPy doubles x, two helpers down
+    x = w * 1.0
+    s = _through_another(x)
+    return s + np.sum(x * w)
+
+
+def _first_set(v, c=2.0):
+    v[0] = v[0] * c
+    return np.sum(v)
+
+
+def partial_of_a_helper_writing_elements_read_later(w):  # refused: NumPy changes x[0]
+    x = w * 1.0
+    h = functools.partial(_first_set, c=3.0)
+    s = h(x)
+    return s + np.sum(x**2)
+
+
+def _sequence_mask(X, valid_len, value=0.0):
+    """d2l's ``sequence_mask``: it writes into the array it is given."""
+    mask = np.arange(X.shape[1])[None, :] < valid_len[:, None]
+    X[~mask] = value
+    return X
+
+
+def masked_scores_rebound(
+    w,
+):  # accepted: the caller rebinds what it passed, as d2l does
+    X = np.outer(w, w)
+    lens = np.array([1, 2, 3])
+    X = _sequence_mask(X.reshape(3, -1), lens, value=-1e6)
+    return np.sum(np.exp(X - np.max(X)))
