@@ -21,7 +21,9 @@ Control flow is read conservatively: both branches in turn, loop bodies
 twice (what one iteration writes, the next may read). A local function reads
 what it captures wherever it is called; an in-place write inside it into an
 array it captures is an error (NumPy would change the enclosing array). Output: the input,
-unchanged, when no such update exists.
+unchanged, when no such update exists. What an expression may share is
+``expression_sharing``'s; calls of helpers that update their parameters are
+checked by ``helper_updates``.
 """
 
 from __future__ import annotations
@@ -32,199 +34,23 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .. import ir
-from ..cstutil import dotted, iter_nodes, names_in
+from ..cstutil import dotted, names_in
 from ..errors import UnsupportedSyntax
 from .dataflow import closure_reads, element_base
-from .helper_sharing import (
-    NEW_EXPRESSIONS,
-    VIEW_OPS,
-    returned_parameters,
-    updated_in_place,
+from .expression_sharing import (
+    elements_shared,
+    is_number,
+    numbers_unpacked,
+    read_before_rebound,
+    shared_with,
+    side_by_side,
 )
+from .helper_sharing import (
+    returned_parameters,
+)
+from .helper_updates import helper_updates
 from .row_views import LoopHead, RowViews
 from .scalar_items import ItemBindings
-
-# runtime functions that return new arrays: JAX's functional updates (``x.at[i].set(v)``), ``jax.lax``'s
-# slices and updates, ``jax.random`` draws
-# the runtime's numeric functions (``jax.scipy.stats.norm.logpdf``, ``jax.nn.relu``, draws): new arrays
-FRESH_RUNTIME_MODULES = ("rt.random_", "rt.stats.", "rt.special.", "rt.nn.")
-FRESH_RUNTIME = frozenset(
-    {
-        "rt.scan",  # ``jax.lax.scan``/``map`` (``frontend/lax_control``): new arrays, as JAX's
-        "rt.index_set",
-        "rt.index_add",
-        "rt.index_multiply",
-        "rt.index_min",
-        "rt.index_max",
-        "rt.dynamic_slice",
-        "rt.check",  # an assert's check (``frontend``): no array, only a truth value checked
-        "rt.debug_print",
-        "rt.dynamic_update_slice",
-        "rt.foreign",  # JAX's results (``runtime.foreign``: an argument handed back is copied)
-    }
-)
-
-
-# attributes that describe an array rather than view it, and builtins that give Python numbers or new
-# values (``sum`` starts from ``0 +``: never one of its items)
-METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
-NUMBERS = frozenset({"range", "len", "int", "float", "bool", "sum"})
-
-
-def _shared_with(value, fresh=frozenset()) -> set[str]:
-    """Names whose memory the value may share; ``fresh``: functions called by name that return new arrays."""
-    if isinstance(value, NEW_EXPRESSIONS):
-        return set()
-    # ``x[i]`` and ``x.T`` may view ``x``, never ``i``; ``x.shape[0]`` is a number; ``x[[0, 2]]`` copies
-    if isinstance(value, cst.Subscript):
-        return set() if _advanced(value) else _shared_with(value.value, fresh)
-    if isinstance(value, cst.Attribute):
-        return (
-            set() if value.attr.value in METADATA else _shared_with(value.value, fresh)
-        )
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return set().union(
-            set(), *(_shared_with(e.value, fresh) for e in value.elements)
-        )
-    # its values and spreads (keys are strings and numbers)
-    if isinstance(value, cst.Dict):
-        return set().union(
-            set(), *(_shared_with(e.value, fresh) for e in value.elements)
-        )
-    if isinstance(value, cst.IfExp):  # one of the two values; the test is only read
-        return _shared_with(value.body, fresh) | _shared_with(value.orelse, fresh)
-    if isinstance(value, cst.Call):
-        func = dotted(value.func) or ""
-        if func.startswith("xp.") and func[3:] not in VIEW_OPS:
-            return set()
-        if func in FRESH_RUNTIME or func.startswith(FRESH_RUNTIME_MODULES):
-            return set()
-        if func.startswith("xp.") and not func.startswith("xp.atleast_") and value.args:
-            # a view op views its array, not its shape or axes (``np.reshape(X, (-1, shape[-1]))``)
-            return _shared_with(value.args[0].value, fresh)
-        if func.startswith(
-            ("rt.", "xp.")
-        ):  # (a view op, ``rt.append(c, v)``): what its arguments share
-            return set().union(
-                set(), *(_shared_with(a.value, fresh) for a in value.args)
-            )
-        if isinstance(value.func, cst.Name) and value.func.value in NUMBERS:
-            return set()
-        # the function called (a helper, `zip`) is not memory; its arguments may be (``range(n)`` is not)
-        if isinstance(value.func, cst.Name):
-            return set().union(
-                set(),
-                *(_shared_with(a, fresh) for a in _sharing_arguments(value, fresh)),
-            )
-    return names_in(value) - {"xp", "rt"}
-
-
-# what an index array is made by: indexing by one copies (NumPy's advanced indexing)
-INDEX_ARRAYS = frozenset({"rt.index_array", "xp.arange"})
-
-
-def _advanced(subscript: cst.Subscript) -> bool:
-    """Whether an index is an array s2s knows (a list, ``range``, a module-level array: ``rt.index_array``;
-    ``np.arange(n)``, ``np.array([0, 2])``): NumPy's advanced indexing, whose result is a copy.
-    """
-    return any(
-        isinstance(e.slice, cst.Index) and _index_array(e.slice.value)
-        for e in subscript.slice
-    )
-
-
-def _index_array(node) -> bool:
-    if not isinstance(node, cst.Call):
-        return False
-    func = dotted(node.func)
-    if func in ("xp.array", "xp.asarray"):  # ``np.array([0, 2])``
-        return bool(node.args) and isinstance(node.args[0].value, (cst.List, cst.Tuple))
-    return func in INDEX_ARRAYS
-
-
-def _number(value, numbers) -> bool:
-    """A number literal (``0.0``, ``-1``) or a name in ``numbers`` (holding one)."""
-    if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    if isinstance(value, cst.Name):
-        return value.value in numbers
-    return isinstance(value, (cst.Integer, cst.Float))
-
-
-def _numbers_unpacked(target, value, numbers) -> list[str]:
-    """The names ``k, t = 0, 0.0`` binds to numbers (read before any is bound)."""
-    if not (
-        isinstance(target, cst.Tuple)
-        and isinstance(value, cst.Tuple)
-        and len(value.elements) == len(target.elements)
-    ):
-        return []
-    return [
-        el.value.value
-        for el, v in zip(target.elements, value.elements)
-        if isinstance(el.value, cst.Name) and _number(v.value, numbers)
-    ]
-
-
-def _sharing_arguments(call: cst.Call, fresh) -> list:
-    """The arguments of a call by name whose memory its result may share: those passed to the parameters
-    the helper returns views of (``fresh``: name -> (parameters, those)), else all of them.
-    """
-    known = fresh.get(call.func.value) if isinstance(fresh, dict) else None
-    values = [a.value for a in call.args]
-    if known is None or any(a.star for a in call.args):
-        return values
-    params, shared = known
-    return [
-        a.value
-        for k, a in enumerate(call.args)
-        if (a.keyword.value if a.keyword else (params[k] if k < len(params) else None))
-        in shared
-    ]
-
-
-def _elements(value, fresh=frozenset()):
-    """Per-element sharing of a tuple or list literal (for exact unpacking later), else None."""
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return [
-            _elements(e.value, fresh) or _shared_with(e.value, fresh)
-            for e in value.elements
-        ]
-    return None
-
-
-def _side_by_side(value, fresh=frozenset()):
-    """What each item of a ``zip(a, b)`` or ``enumerate(a)`` step shares (a loop's tuple target), else None."""
-    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
-        return None
-    if any(a.star or a.keyword is not None for a in value.args):
-        return None
-    if value.func.value == "zip":
-        return [_shared_with(a.value, fresh) for a in value.args]
-    if value.func.value == "enumerate" and len(value.args) == 1:
-        return [set(), _shared_with(value.args[0].value, fresh)]
-    return None
-
-
-def _read_before_rebound(name: str, later, closures=None) -> bool:
-    """Whether ``name`` is read by the statements ``later`` before one assigns it anew; a local function
-    they call or name reads what it captures (``closures``: local function -> the names it reads from outside).
-    """
-    for stmt in later:
-        read = names_in(stmt.value)
-        for fn in read & (closures or {}).keys():
-            read = read | closures[fn]
-        if name in read:
-            return True
-        in_place = isinstance(stmt, ir.AugAssign) or (
-            isinstance(stmt, ir.Assign) and isinstance(stmt.target, cst.Subscript)
-        )
-        # ``w *= 2``, ``w[i] = v``: NumPy reads and writes ``w``'s memory
-        if in_place and name in names_in(stmt.target):
-            return True
-        if isinstance(stmt, ir.Assign) and name in ir.target_names(stmt.target):
-            return False
-    return False
 
 
 def _bind_unpacked(target, parts, bind):
@@ -358,7 +184,7 @@ def _item_of(stmt, containers) -> str | None:
 def _items_shared(value, fresh) -> list[set[str]] | None:
     """What each item of a list or dict display may share (``[h, h]``: ``h`` twice), else None."""
     if isinstance(value, (cst.List, cst.Tuple, cst.Dict)):
-        return [_shared_with(e.value, fresh) for e in value.elements]
+        return [shared_with(e.value, fresh) for e in value.elements]
     return None
 
 
@@ -382,7 +208,7 @@ def _container_items(value, items, fresh) -> list | None:
     if isinstance(value, cst.Call) and dotted(value.func) == "rt.append" and value.args:
         held = _container_items(value.args[0].value, items, fresh)
         if held is not None and len(value.args) > 1:
-            held.append(_shared_with(value.args[1].value, fresh))
+            held.append(shared_with(value.args[1].value, fresh))
         return held
     if isinstance(value, cst.Name):
         return items.get(value.value)
@@ -415,7 +241,7 @@ def _global_write(stmt, name, bound) -> None:
 
 def _item_write(stmt, name, holders, later, closures) -> None:
     """``c[k] = v`` changes the container every name in ``holders`` holds: an error where one is read later."""
-    shared = sorted(n for n in holders if _read_before_rebound(n, later, closures))
+    shared = sorted(n for n in holders if read_before_rebound(n, later, closures))
     if shared:
         raise UnsupportedSyntax(
             f"item write into `{name}`, which is the same container as `{shared[0]}` "
@@ -454,139 +280,6 @@ def _captured_write(local: ir.Function, enclosing: set[str]) -> None:
                     stmt.origin,
                     f"return the new value from `{local.name}` and assign it where it is called",
                 )
-
-
-def _local_updates(local: ir.Function, helpers: dict) -> dict:
-    """``helper_sharing.updated_in_place`` of a local function: its parameters updated in place (``v /= n``)
-    before it rebinds them, or handed (or a view of them) to a helper that updates them (``partial(scale_,
-    c=3.0)``'s local function), name -> the update's operator."""
-    found, rebound = {}, set()
-    for stmt in ir.walk(local.body):
-        live = set(local.param_names) - rebound
-        for node in iter_nodes(getattr(stmt, "value", None) or cst.Name("_")):
-            callee = (
-                helpers.get(node.func.value)
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
-                else None
-            )
-            updates = updated_in_place(callee) if callee is not None else {}
-            names = list(inspect.signature(callee).parameters) if updates else []
-            for k, arg in enumerate(node.args if updates else ()):
-                param = (
-                    arg.keyword.value if arg.keyword else names[min(k, len(names) - 1)]
-                )
-                viewed = _shared_with(arg.value) if not arg.star else set()
-                for name in viewed & live if param in updates else ():
-                    found.setdefault(name, updates[param])
-        if isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, cst.Name):
-            name = stmt.target.value
-            if name in local.param_names and name not in rebound:
-                found.setdefault(name, ir.code(stmt.operator).strip())
-        elif isinstance(stmt, (ir.Assign, ir.For)):
-            rebound |= set(ir.target_names(stmt.target))
-    return found
-
-
-def _helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
-    """A call of a helper that updates a parameter in place, given a name the caller reads afterwards, or
-    a view of one (``normalize_(x[:3])``, ``normalize_(M[0])``: NumPy changes ``x``'s, ``M``'s elements).
-    A helper that writes elements of a parameter, handed on as a value (to ``np.apply_along_axis``, a
-    loop's body), is refused there: what it is called with is not checked.
-    """
-    _helpers_handed_on(stmt, helpers)
-    for node in iter_nodes(stmt.value):
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
-            continue
-        helper, local = helpers.get(node.func.value), local_fns.get(node.func.value)
-        if (
-            local is not None
-        ):  # a local function of the caller (``def normalize_(v)`` inside it)
-            updates, params = _local_updates(local, helpers), list(local.param_names)
-        elif helper is not None:
-            updates = updated_in_place(helper)
-            params = list(inspect.signature(helper).parameters) if updates else []
-        else:
-            continue
-        if not updates:
-            continue
-        for k, arg in enumerate(node.args):
-            param = (
-                arg.keyword.value
-                if arg.keyword
-                else (params[k] if k < len(params) else None)
-            )
-            if param not in updates or arg.star:
-                continue
-            if (
-                isinstance(stmt, ir.Assign)
-                and arg.keyword is not None
-                and isinstance(arg.value, cst.Name)
-                and arg.value.value == arg.keyword.value
-                and arg.value.value in ir.target_names(stmt.target)
-            ):
-                continue  # a local function's state handed through and back (``closure_state``'s)
-            # the names whose memory the argument holds: itself, or what it views (``x[:3]``: ``x``)
-            viewed = (
-                {arg.value.value}
-                if isinstance(arg.value, cst.Name)
-                else _shared_with(arg.value)
-            )
-            rebound = (
-                set(ir.target_names(stmt.target))
-                if isinstance(stmt, ir.Assign)
-                else set()
-            )
-            shared = sorted(
-                n
-                for name in viewed
-                for n in (groups.get(name, {name}) | {name}) - rebound
-                if not n.startswith("<") and _read_before_rebound(n, later, closures)
-            )
-            if shared:
-                op, given = updates[param], ir.code(arg.value)
-                what = (
-                    f"`{given}`"
-                    if isinstance(arg.value, cst.Name)
-                    else f"`{given}`, a view of `{sorted(viewed)[0]}`,"
-                )
-                raise UnsupportedSyntax(
-                    f"`{node.func.value}` updates its parameter `{param}` in place "
-                    f"(`{param}{'' if op.startswith('[') else ' '}{op} ...`), "
-                    f"which holds {what} here: NumPy changes `{sorted(viewed)[0]}` too, and `{shared[0]}` is "
-                    "read after the call",
-                    stmt.origin,
-                    (
-                        f"in `{node.func.value}`, copy it first (`{param} = {param}.copy()`), or pass a copy "
-                        f"(`{given}.copy()`)"
-                        if op.startswith("[")
-                        else f"in `{node.func.value}`, write `{param} = {param} {op[:-1]} ...` for a new "
-                        f"array, or pass a copy (`{given}.copy()`)"
-                    ),
-                )
-
-
-def _helpers_handed_on(stmt, helpers) -> None:
-    """A helper that writes elements of its parameter (``v[:] = ...``), named other than as a call's
-    function: a located error (its calls' arguments are not read here)."""
-    value = getattr(stmt, "value", None)
-    if value is None:
-        return
-    called = {id(n.func) for n in iter_nodes(value) if isinstance(n, cst.Call)}
-    for node in iter_nodes(value):
-        if not (isinstance(node, cst.Name) and node.value in helpers):
-            continue
-        if id(node) in called:
-            continue
-        updates = updated_in_place(helpers[node.value])
-        written = sorted(p for p, op in updates.items() if op.startswith("["))
-        if written:
-            raise UnsupportedSyntax(
-                f"`{node.value}` writes elements of its parameter `{written[0]}` in place, and is handed "
-                "on here as a function: NumPy would change the arrays it is called with",
-                stmt.origin,
-                f"in `{node.value}`, copy it first (`{written[0]} = {written[0]}.copy()`) or build a new "
-                "array (`np.where`, `np.concatenate`)",
-            )
 
 
 def _repeats_items(value) -> bool:
@@ -694,7 +387,7 @@ def check(
             )  # rebound: no longer the caller's
         rows.step(stmt)
         if helpers or fn.locals:
-            _helper_updates(
+            helper_updates(
                 stmt, helpers or {}, groups, body[i + 1 :], closures, fn.locals
             )
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
@@ -712,15 +405,15 @@ def check(
         if (
             through_item
             and _holds_one_array_twice(items.get(base, []), groups)
-            and _read_before_rebound(base, body[i + 1 :], closures)
+            and read_before_rebound(base, body[i + 1 :], closures)
         ):
             _write_through_item(stmt, base)
         item = _item_of(stmt, containers)
         if item is not None:
-            items.setdefault(item, []).append(_shared_with(stmt.value, fresh))
+            items.setdefault(item, []).append(shared_with(stmt.value, fresh))
             _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
             # the container now also holds what the value shares
-            bind(item, {item, *_shared_with(stmt.value, fresh)})
+            bind(item, {item, *shared_with(stmt.value, fresh)})
             continue
         if (
             isinstance(stmt, ir.AugAssign)
@@ -729,7 +422,7 @@ def check(
         ):  # ``feats += [h]`` extends a list this function made: its items are untouched
             name = stmt.target.value
             _item_write(stmt, name, containers[name] - {name}, body[i + 1 :], closures)
-            bind(name, {name, *_shared_with(stmt.value, fresh)})
+            bind(name, {name, *shared_with(stmt.value, fresh)})
             continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
@@ -740,7 +433,7 @@ def check(
                     groups.get(name, {name}),
                     lambda n: (
                         n.startswith("<argument ")
-                        or _read_before_rebound(n, body[i + 1 :], closures)
+                        or read_before_rebound(n, body[i + 1 :], closures)
                     )
                     and not rows.untouched(stmt.target, n),
                 )
@@ -752,7 +445,7 @@ def check(
                 _element_write(stmt, name, others)
                 others = {n for n in others if not rows.untouched(stmt.target, n)}
             shared = sorted(
-                n for n in others if _read_before_rebound(n, body[i + 1 :], closures)
+                n for n in others if read_before_rebound(n, body[i + 1 :], closures)
             )
             if shared:
                 how = (
@@ -776,8 +469,8 @@ def check(
             # a Python number is immutable: a copy of one shares nothing (``t_count = t`` of ``t = 0.0``)
             numeric = (
                 [stmt.target.value]
-                if isinstance(stmt.target, cst.Name) and _number(stmt.value, numbers)
-                else _numbers_unpacked(stmt.target, stmt.value, numbers)
+                if isinstance(stmt.target, cst.Name) and is_number(stmt.value, numbers)
+                else numbers_unpacked(stmt.target, stmt.value, numbers)
             )
             numbers.difference_update(ir.target_names(stmt.target))
             for name in ir.target_names(stmt.target):
@@ -793,7 +486,7 @@ def check(
                 else None
             )
             unpacked = (
-                unpacked if unpacked is not None else _side_by_side(stmt.value, fresh)
+                unpacked if unpacked is not None else side_by_side(stmt.value, fresh)
             )
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
                 _bind_unpacked(stmt.target, unpacked, bind)
@@ -805,7 +498,7 @@ def check(
             held = _container_items(stmt.value, items, fresh)
             for name in ir.target_names(stmt.target):
                 shared = (
-                    () if name in numeric or item else _shared_with(stmt.value, fresh)
+                    () if name in numeric or item else shared_with(stmt.value, fresh)
                 )
                 bind(name, shared)
                 elements.pop(name, None)
@@ -821,9 +514,9 @@ def check(
                 containers[stmt.target.value] = holders
             if (
                 isinstance(stmt.target, cst.Name)
-                and _elements(stmt.value, fresh) is not None
+                and elements_shared(stmt.value, fresh) is not None
             ):
-                elements[stmt.target.value] = _elements(stmt.value, fresh)
+                elements[stmt.target.value] = elements_shared(stmt.value, fresh)
     for local in fn.locals.values():
         _captured_write(local, bound)
         check(local, helpers, top=False)
