@@ -266,8 +266,9 @@ def test_rule_is_a_template(name):
             pytest.fail(f"{name}: {vocab} must be keyword-only")
     allowed = {a.arg for a in args.args + args.kwonlyargs + args.posonlyargs}
     allowed |= {args.vararg.arg} if args.vararg else set()
-    # ``*args`` read at a call's number of items: ``len`` of them, comprehensions over ``enumerate`` of them
-    allowed |= {"len", "enumerate"} if args.vararg else set()
+    # ``*args`` read at a call's number of items: ``len`` of them, comprehensions over ``enumerate`` of them,
+    # a ``tuple`` of such a comprehension (``np.ix_``'s arrays: NumPy returns a tuple)
+    allowed |= {"len", "enumerate", "tuple"} if args.vararg else set()
     allowed |= {
         n.id
         for c in ast.walk(fn)
