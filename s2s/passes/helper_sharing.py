@@ -174,15 +174,16 @@ def _handed_to_updates(call: cst.Call, env: dict, live) -> dict:
         )
         if param not in updates:
             continue
-        viewed = _viewed_name(arg.value)
+        viewed = _viewed_name(arg.value, env)
         if viewed in live:
             found[viewed] = updates[param]
     return found
 
 
-def _viewed_name(node) -> str | None:
+def _viewed_name(node, env: dict) -> str | None:
     """The name whose memory an argument holds: itself, or what it views (``v[0]``, ``v.T``,
-    ``v.reshape(...)``, ``np.reshape(v, ...)``)."""
+    ``v.reshape(...)``, ``np.reshape(v, ...)``; ``env``: the helper's globals, which tell a module).
+    """
     while True:
         if isinstance(node, cst.Name):
             return node.value
@@ -195,15 +196,15 @@ def _viewed_name(node) -> str | None:
             # ``v.reshape(...)`` views ``v``; ``np.reshape(v, ...)`` its first argument
             node = (
                 attr.value
-                if not _is_module(attr.value)
+                if not _is_module(attr.value, env)
                 else (node.args[0].value if node.args else None)
             )
         else:
             return None
 
 
-def _is_module(node) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("np", "numpy", "jnp", "onp")
+def _is_module(node, env: dict) -> bool:
+    return isinstance(node, cst.Name) and inspect.ismodule(env.get(node.value))
 
 
 def _element_base(target) -> str | None:
