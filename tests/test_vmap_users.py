@@ -438,6 +438,11 @@ CASES = [
         id="affine_dict-axis1",
     ),
     case(P.pairs, lambda r: (n(r, 2, 3, 2),), 0, id="pairs-batch-of-2"),
+    case(
+        P.options_dict_mapped,
+        lambda r: (n(r, 3), np.abs(n(r, B, 3)) % 1.0),
+        (None, 0),
+    ),
     # as many examples as steps (a batch axis swapped twice passed unseen), and not
     case(P.enumerated_pairs, lambda r: (n(r, 3, 3, 2), n(r, 3, 3, 2)), 0),
     case(

@@ -237,8 +237,9 @@ class Batch(Transform):
         if e.kind == "helper":
             flags = tuple(self.is_batched(a) for a in e.args)
             name = self.requests.name(e.name, flags, stmt.origin)
+            args = [self._display_batched(a) if f else a for a, f in zip(e.args, flags)]
             # ``average(total, r.shape[0])``: a shape read per example
-            self.emit(stmt.target, call(name, *(self.per_example(a) for a in e.args)))
+            self.emit(stmt.target, call(name, *(self.per_example(a) for a in args)))
             self.mark(stmt.target, True)
             return
         if e.kind in ("op", "runtime") and isinstance(stmt.target, cst.Name):
@@ -251,6 +252,41 @@ class Batch(Transform):
         raise MissingRule(
             f"no batching rule for {e.label()}", stmt.origin, rule_hint(e.name)
         )
+
+    def _display_batched(self, atom):
+        """A dict, tuple or list display a mapped helper receives with the batch axis: its items without it
+        given one (``{"p": 0.75, "u": u}``: every item of a mapped container carries the axis); strings,
+        ``None`` and booleans stay, the same for every example."""
+        if isinstance(atom, cst.Dict):
+            return atom.with_changes(
+                elements=[
+                    (
+                        el.with_changes(value=self._item_batched_value(el.value))
+                        if isinstance(el, cst.DictElement)
+                        else el
+                    )
+                    for el in atom.elements
+                ]
+            )
+        if isinstance(atom, (cst.Tuple, cst.List)):
+            return atom.with_changes(
+                elements=[
+                    el.with_changes(value=self._item_batched_value(el.value))
+                    for el in atom.elements
+                ]
+            )
+        return atom
+
+    def _item_batched_value(self, value):
+        if self.is_batched(value) or isinstance(
+            value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+        ):
+            return value
+        if isinstance(value, (cst.Dict, cst.Tuple, cst.List)):
+            return self._display_batched(value)
+        if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+            return value
+        return call("rt.broadcast_batch", value, cst.Name(self.size))
 
     def _container_truth(self, e) -> bool:
         """``not args`` of a tuple, list or dict display: its length decides, the same for every example."""

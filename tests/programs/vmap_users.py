@@ -522,6 +522,19 @@ def pairs(points):
     return total
 
 
+def _dropout_forward(x, dropout_param):
+    p, mode = dropout_param["p"], dropout_param["mode"]
+    if mode == "train":
+        return x * ((dropout_param["u"] < p) / p)
+    return x
+
+
+def options_dict_mapped(w, u):
+    """cs231n's dropout, its uniforms in the dict of options: mapped over ``u``, the dict's number gets the
+    batch axis and its string stays."""
+    return np.sum(_dropout_forward(w, {"mode": "train", "p": 0.75, "u": u}) ** 2)
+
+
 def enumerated_pairs(centers, contexts):
     """word2vec's ``enumerate(zip(...))``: a sequence of sequences, each made step-major once."""
     total = 0.0
