@@ -141,7 +141,7 @@ def _element_write(stmt, name, others):
             "cannot do)",
             stmt.origin,
             f"return the new value (`return out, {caller[0]}`) where the caller reads the change; "
-            f"where it does not, copy it first: `{name} = {caller[0]}.copy()`",
+            f"where it does not, copy it before writing: `{name} = {name}.copy()`",
         )
 
 
