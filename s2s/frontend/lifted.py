@@ -168,8 +168,12 @@ def _with_definitions(resolver, name, local):
     positions = {**resolver.source.file.positions, **moved}
 
     def where(n):
-        node = needed[n]
-        pos = positions.get(node if isinstance(node, cst.FunctionDef) else node.body[0])
+        node = needed[
+            n
+        ]  # a ``def``, or ``n = <lambda or wrapped function>``: where its value is
+        pos = positions.get(
+            node if isinstance(node, cst.FunctionDef) else node.body[0].value
+        )
         return (pos.start.line, pos.start.column) if pos is not None else (0, 0)
 
     lines = [needed[n] for n in sorted(needed, key=where)]
