@@ -249,9 +249,8 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
         return body
     out = []
     leading = {}  # (mask name, x) -> the name of ``rt.leading_mask(mask, x)``
-    unit = (
-        {}
-    )  # a mask whose selections get unit axes -> the name of ``rt.unit_axes_mask(mask, x)``
+    # a mask whose selections get unit axes -> the name of ``rt.unit_axes_mask(mask, x)``
+    unit = {}
 
     def kept_by(key, x, stmt):
         """The mask ``key`` against ``x`` (``rt.leading_mask``, or ``rt.selection_mask``), once per key."""
@@ -275,7 +274,7 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 ir.Assign(stmt.target, call("xp.where", kept, v, x), stmt.origin)
             )
             continue
-        if target in expanded and derived[target] in masks_ok and target not in unit:
+        if target in expanded and derived[target] in masks_ok:
             # ``s[:, None]``: checked first, the mask of one axis (``rt.unit_axes_mask``)
             key = derived[target]
             if key not in unit and _expansion(stmt.value, derived) is not None:
