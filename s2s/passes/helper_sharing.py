@@ -147,16 +147,16 @@ def _bound(stmt) -> set:
     }
 
 
+# libraries whose functions change no argument (``out=`` and the like are read where they are written)
+LIBRARIES = frozenset({"numpy", "jax", "scipy", "s2s"})
+
+
 def _handed_to_updates(call: cst.Call, env: dict, live) -> dict:
     """The parameters in ``live`` that ``call`` hands (or a view of them) to a helper of the program that
     updates the matching parameter in place."""
     callee = env.get(call.func.value) if isinstance(call.func, cst.Name) else None
-    if not inspect.isfunction(callee) or callee.__module__.partition(".")[0] in (
-        "numpy",
-        "jax",
-        "scipy",
-        "s2s",
-    ):
+    library = (getattr(callee, "__module__", None) or "").partition(".")[0]
+    if not inspect.isfunction(callee) or library in LIBRARIES:
         return {}
     updates = updated_in_place(callee)
     if not updates:
