@@ -1042,6 +1042,16 @@ class PythonIdioms:
                 f"        {name}_mask = np.ones_like({a})",
                 f"    {name} = {name} + np.sum(np.tanh({a}) * {name}_mask) * np.mean({b})",
             ]
+            # a helper given a display of options and arrays (mapped: its number gets the batch axis)
+            self.helper(
+                "def gated(opts):\n"
+                "    if opts['mode'] == 'train':\n"
+                "        return np.sum(np.tanh(opts['z']) * opts['scale'])\n"
+                "    return np.sum(opts['z'])\n"
+            )
+            lines.append(
+                f"{name} = {name} + gated({{'mode': 'train', 'scale': 0.5, 'z': {a}}})"
+            )
             return
         # functional dict updates, as JAX code writes them
         p, q, r = f"{name}_p", f"{name}_q", f"{name}_r"
