@@ -480,6 +480,16 @@ def stop_gradient(x):
     return x
 
 
+def holds_numbers(x) -> bool:
+    """Whether a leaf is a number or an array (not a string, a tree's key path ``DictKey(key='w')``, or
+    another Python object the code carries along)."""
+    return (
+        isinstance(x, (bool, int, float, complex, np.ndarray, np.generic))
+        or hasattr(x, "__array__")
+        or hasattr(x, "shape")
+    )
+
+
 def zeros_like_float(x):
     """Zeros shaped like ``x``, in ``x``'s floating dtype (the cotangent of a value no gradient reaches)."""
     if isinstance(x, (type, str, np.dtype)) or callable(x):
@@ -490,6 +500,8 @@ def zeros_like_float(x):
         return x  # no value (``rt.unset``, ``rt.skipped``): none, nor its tangent
     if getattr(type(x), "integral", False):
         return None  # loop counters (``BoundedRange``): no tangent, no cotangent
+    if not holds_numbers(x):
+        return None  # an object that holds no numbers (a tree's key path: ``DictKey(key='w')``)
     xp = namespace(x)
     x = xp.asarray(x)
     dtype = x.dtype if xp.issubdtype(x.dtype, xp.inexact) else xp.result_type(float)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import namespace
+from .arrays import holds_numbers, namespace
 from .bounded import BoundedRange
 from .iteration import Elements
 from .trees import tree_leaves, tree_map
@@ -175,8 +175,9 @@ def broadcast_batch(value, size):
             return broadcast_batch(x, size)
         if getattr(type(x), "placeholder", False):
             return x  # no value (``rt.unset``, ``rt.skipped``): none per example either
-        if isinstance(x, str):
-            return x  # a dict key a loop computes (``"W" + str(l)``): the same for every example
+        if isinstance(x, str) or not holds_numbers(x):
+            # a dict key a loop computes (``"W" + str(l)``), a key path: the same for every example
+            return x
         xp = namespace(x)
         x = xp.asarray(x)
         return xp.broadcast_to(x, (size, *xp.shape(x)))

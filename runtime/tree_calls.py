@@ -34,6 +34,20 @@ def leaves(tree) -> list:
     return [leaf for _, child in _ordered(tree) for leaf in leaves(child)]
 
 
+def leaf_paths(tree) -> list:
+    """The key paths of ``tree``'s leaves, in ``leaves``' order, as JAX's
+    ``tree_flatten_with_path`` gives them (``(DictKey(key='w'),)``): Python values, the same for every
+    example and with no derivative."""
+    import jax
+
+    paths = [path for path, _ in jax.tree_util.tree_flatten_with_path(tree)[0]]
+    if len(paths) != len(leaves(tree)):
+        raise TypeError(
+            "tree_map_with_path of a tree whose leaves JAX counts otherwise"
+        )
+    return paths
+
+
 def unflatten_like(tree, new_leaves):
     """``tree``'s structure holding ``new_leaves`` (in ``leaves``' order); ``None`` stays ``None``."""
     it = iter(new_leaves)

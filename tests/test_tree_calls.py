@@ -45,6 +45,7 @@ def test_gradient_equals_jax(name, backend):
         "reduced_by_tree_reduce",
         "chained_by_functools_reduce",
         "flat_objective_unraveled_at_module_level",
+        "decay_masked_by_path",
     ],
 )
 def test_batched_and_forward_transforms_equal_jax(name):

@@ -1,5 +1,8 @@
 """The user's ``jax.tree_util`` calls on the differentiated path, lowered where they are read.
 
+- ``jax.tree_util.tree_map_with_path(f, t, *rest)`` is the same loop with the key paths of ``t``'s
+  leaves first (``rt.leaf_paths(t)``: JAX's ``DictKey``/``SequenceKey`` tuples, Python values), so
+  ``f(path, leaf)`` reads ``path[-1].key`` as JAX's does (optax's weight-decay masks);
 - ``jax.tree_util.tree_leaves(t)`` (``jax.tree.leaves``) is ``rt.leaves(t)``:
   the leaves as a list, in JAX's order;
 - ``jax.tree_util.tree_map(f, t, *rest)`` (``jax.tree.map``) is a loop over
@@ -47,6 +50,7 @@ from .lax_control import CallSite
 
 KINDS = {
     "map": ("tree_util.tree_map", "tree.map"),
+    "map_with_path": ("tree_util.tree_map_with_path", "tree.map_with_path"),
     "leaves": ("tree_util.tree_leaves", "tree.leaves"),
     "ravel": ("flatten_util.ravel_pytree",),
     "flatten": ("tree_util.tree_flatten", "tree.flatten"),
@@ -193,6 +197,14 @@ def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
     trees = [args["tree"], *args.get("rest", [])]
     trees = [resolver._atom(t, c, "tree") for t in trees]
     lists = []
+    if (
+        which == "map_with_path"
+    ):  # ``f(path, leaf, ...)``: the first tree's key paths first
+        paths = c.fresh("paths")
+        resolver._pending.append(
+            ir.Assign(cst.Name(paths), call("rt.leaf_paths", trees[0]), c.origin)
+        )
+        lists.append(cst.Name(paths))
     for tree in trees:
         name = c.fresh("leaves")
         resolver._pending.append(
@@ -201,7 +213,10 @@ def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
         lists.append(cst.Name(name))
     mapped = c.fresh("mapped")
     resolver._pending.append(ir.Assign(cst.Name(mapped), cst.List([]), c.origin))
-    items = [cst.Name(c.fresh("leaf")) for _ in trees]
+    items = [
+        cst.Name(c.fresh("path" if k == 0 and len(lists) > len(trees) else "leaf"))
+        for k in range(len(lists))
+    ]
     step = resolver._lax_apply(c, args["f"], items, "leaf_fun")
     append = ir.Assign(
         cst.Name(mapped), call("rt.append", cst.Name(mapped), step), c.origin

@@ -212,7 +212,7 @@ batch("static", "rt.inverse_permutation", "rt.opposite", "rt.written_dtype")
 batch(
     "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"
 )
-batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method")
+batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method", "rt.leaf_paths")
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
 signature_of(

@@ -217,7 +217,25 @@ def _inputs_flat():
     return ravel_pytree(params)[0], x
 
 
+def decay_masked_by_path(params, x):
+    """optax's weight-decay mask: ``tree_map_with_path`` reading each leaf's key (biases left out)."""
+    mask = jax.tree_util.tree_map_with_path(
+        lambda path, _: path[-1].key[0] == "w", params
+    )
+
+    def decayed(path, p):
+        return 0.01 * jnp.sum(p**2) if path[-1].key.startswith("w") else 0.0
+
+    penalty = sum(
+        jax.tree_util.tree_leaves(jax.tree_util.tree_map_with_path(decayed, params))
+    )
+    return (
+        jnp.sum(_forward(params, x) ** 2) + penalty + jnp.sum(params["w1"] * mask["w1"])
+    )
+
+
 PROGRAMS = {
+    "decay_masked_by_path": _inputs_dict,
     "l2_by_tree_leaves": _inputs_dict,
     "l2_by_tree_map": _inputs_dict,
     "one_sgd_step_then_loss": _inputs_dict,
