@@ -189,6 +189,12 @@ class Assembly:
                 lines.append(
                     "reg = reg + sum(np.sum(leaf * leaf) for leaf in jax.tree_util.tree_leaves(params))"
                 )
+                if self.p(0.5):
+                    # a decay weighted by each leaf's key path (optax's masks)
+                    lines.append(
+                        "reg = reg + sum(jax.tree_util.tree_leaves(jax.tree_util.tree_map_with_path("
+                        "lambda path, leaf: np.sum(leaf ** 2) / (1.0 + len(path)), params)))"
+                    )
             elif self.p(0.15):
                 # the flatten utility: every parameter in one vector
                 self.feature("ravel_pytree")
