@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import _check_mask, namespace
+from .arrays import namespace
 from .batch_axes import batch_shape, lift, shape_rank
+from .masked import _check_mask
 
 
 def _example_rank(x) -> int:
@@ -185,7 +186,7 @@ def leading_mask(mask, x, batched):
 
 def span_mask(x, start, stop, keys=(), batched=(False, False, False, False)):
     """``rt.span_mask`` per example: a bound per example gives each its own positions."""
-    from .arrays import _check_keys, _slice_bound
+    from .masked import _check_keys, _slice_bound
 
     x_batched, start_batched, stop_batched = batched[:3]
     _check_keys(keys, int(bool(batched[3:] and batched[3])))
@@ -217,7 +218,7 @@ def span_mask(x, start, stop, keys=(), batched=(False, False, False, False)):
 
 def contracted_selection(mask, x, rows, batched):
     """``rt.contracted_selection`` per example."""
-    from .arrays import contracted_selection as one
+    from .masked import contracted_selection as one
 
     mask_batched, x_batched = batched[:2]
     one(
@@ -230,7 +231,7 @@ def contracted_selection(mask, x, rows, batched):
 
 def unit_axes_mask(mask, x, batched):
     """``rt.unit_axes_mask`` per example."""
-    from .arrays import unit_axes_mask as one
+    from .masked import unit_axes_mask as one
 
     mask_batched, x_batched = batched
     one(
@@ -289,7 +290,7 @@ def selection_vjp(ct, x, index, batched):
     if index_batched or x_batched:
         kept = leading_mask(index, x, (index_batched, x_batched))
     else:  # only the cotangent is per example: the mask lines up with its examples' axes
-        from .arrays import leading_mask as one
+        from .masked import leading_mask as one
 
         kept = one(index, x)
     return xp.where(kept, ct, xp.zeros((), xp.result_type(ct)))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import _is_jax, index_add, leading_mask, namespace, selected_fill
+from .arrays import _is_jax, index_add, namespace
+from .masked import leading_mask, selected_fill
 
 
 def is_mask_key(index, batched=False) -> bool:

@@ -167,17 +167,20 @@ def _handed_to_updates(call: cst.Call, env: dict, live) -> dict:
         return {}
     found = {}
     for k, arg in enumerate(call.args):
-        if arg.star:
-            continue
-        param = (
-            arg.keyword.value if arg.keyword else (names[k] if k < len(names) else None)
-        )
-        if param not in updates:
-            continue
-        viewed = _viewed_name(arg.value, env)
-        if viewed in live:
+        param, viewed = parameter_of(arg, k, names), _viewed_name(arg.value, env)
+        if param in updates and viewed in live:
             found[viewed] = updates[param]
     return found
+
+
+def parameter_of(arg: cst.Arg, k: int, names: list) -> str | None:
+    """The parameter (of ``names``) that a call's ``k``-th argument binds; None for one past them or a
+    ``*`` argument."""
+    if arg.star:
+        return None
+    if arg.keyword is not None:
+        return arg.keyword.value
+    return names[k] if k < len(names) else None
 
 
 def _viewed_name(node, env: dict) -> str | None:

@@ -18,7 +18,7 @@ from .. import ir
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
 from .expression_sharing import read_before_rebound, shared_with
-from .helper_sharing import updated_in_place
+from .helper_sharing import parameter_of, updated_in_place
 
 
 def local_updates(local: ir.Function, helpers: dict) -> dict:
@@ -37,11 +37,8 @@ def local_updates(local: ir.Function, helpers: dict) -> dict:
             updates = updated_in_place(callee) if callee is not None else {}
             names = list(inspect.signature(callee).parameters) if updates else []
             for k, arg in enumerate(node.args if updates else ()):
-                param = (
-                    arg.keyword.value if arg.keyword else names[min(k, len(names) - 1)]
-                )
-                viewed = shared_with(arg.value) if not arg.star else set()
-                for name in viewed & live if param in updates else ():
+                param = parameter_of(arg, k, names)
+                for name in shared_with(arg.value) & live if param in updates else ():
                     found.setdefault(name, updates[param])
         if isinstance(stmt, ir.AugAssign) and isinstance(stmt.target, cst.Name):
             name = stmt.target.value
@@ -75,12 +72,8 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
         if not updates:
             continue
         for k, arg in enumerate(node.args):
-            param = (
-                arg.keyword.value
-                if arg.keyword
-                else (params[k] if k < len(params) else None)
-            )
-            if param not in updates or arg.star:
+            param = parameter_of(arg, k, params)
+            if param not in updates:
                 continue
             if (
                 isinstance(stmt, ir.Assign)
