@@ -191,6 +191,11 @@ class Pitfalls:
             given = self.pick(
                 [f"{name}_b[1:]", f"{name}_b[:2]", f"{name}_b[1:].copy()"]
             )
+            if not local and self.p(0.3):
+                # a partial of it, called later (its local function hands the argument on)
+                self.imports.add("import functools")
+                lines.append(f"{name}_f = functools.partial({call})")
+                call = f"{name}_f"
             lines += [
                 f"{name}_b = {n} * 1.0",
                 f"{name}_u = {call}({given})",
