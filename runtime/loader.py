@@ -72,16 +72,19 @@ def positional(fn):
     return in_order
 
 
-def load_module(text: str, stem: str, injected=None):
-    """Import generated source ``text`` from a file named after ``stem`` and its hash."""
+def load_module(text: str, stem: str, injected=None, path: str | None = None):
+    """Import generated source ``text`` from a file named after ``stem`` and its hash in the cache folder, or
+    from ``path``, a checked-in file that holds ``text`` (its compiled form is cached next to it, as Python
+    caches any module's)."""
     name = module_name(text, stem)
-    folder = cache_dir()
-    path = os.path.join(folder, name + ".py")
-    if os.path.exists(path):
-        os.utime(path)  # recently used: the last to be cleaned
-    else:
-        write_atomic(path, text)
-        clean(folder)
+    if path is None:
+        folder = cache_dir()
+        path = os.path.join(folder, name + ".py")
+        if os.path.exists(path):
+            os.utime(path)  # recently used: the last to be cleaned
+        else:
+            write_atomic(path, text)
+            clean(folder)
     GENERATED[path] = text
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

@@ -235,7 +235,7 @@ class Transformed(ShowsSource):
         if self.backend == "numpy" and injected:
             # a module constant made with jax.numpy runs as NumPy's too (its namespace is the arguments')
             injected = {k: backends._to_numpy(v) for k, v in injected.items()}
-        module = loader.load_module(generated.text, stem, injected)
+        module = loader.load_module(generated.text, stem, injected, generated.path)
         module.__dict__[GENERATED_KEY] = (
             generated  # code read from this module depends on what it baked in
         )

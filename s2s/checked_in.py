@@ -121,7 +121,7 @@ def _read(target: Target, root: str, kind: str) -> Generated | None:
         return None  # made from files that are not the code running here: generated as usual (which says so)
     # the entry function is the module's last (codegen writes callees first)
     entries = _DEF.findall(text)
-    return Generated(text, {kind: entries[-1]}) if entries else None
+    return Generated(text, {kind: entries[-1]}, path=output) if entries else None
 
 
 def _runs_the_file(root: str, path: str) -> bool:

@@ -24,6 +24,9 @@ class Generated:
         None  # the codegen.Program it was made from (None: read from a checked-in file)
     )
     watch: Watch | None = field(default=None, compare=False)
+    # the checked-in file the text was read from (None: made in memory): run from there, so tracebacks and
+    # debuggers show the file a reviewer read
+    path: str | None = None
 
     def fresh(self) -> bool:
         return self.watch is None or self.watch.fresh()

@@ -257,7 +257,7 @@ def test_pre_commit_hook_regenerates_and_stops_the_commit(project, tmp_path_fact
 
 
 USE = """
-import json, sys, warnings
+import inspect, json, os, sys, warnings
 import numpy as np
 import s2s
 import model
@@ -281,6 +281,8 @@ print(json.dumps({
     "same_source": s2s.grad(model.loss).source == read("derivatives/loss_grad.py"),
     "same_lowered": s2s.transform(model.loss).source == read("derivatives/loss.py"),
     "warnings": [str(w.message) for w in caught],
+    # where the gradient's code runs from: the checked-in file itself (tracebacks show what was reviewed)
+    "runs_from": os.path.relpath(inspect.getsourcefile(s2s.grad(model.loss)._entry)),
 }))
 """
 
@@ -300,6 +302,7 @@ def test_the_api_uses_a_fresh_checked_in_module_and_warns_once_when_stale(projec
     fresh = _use(project)
     assert fresh["compiler"] == [] and fresh["warnings"] == []
     assert fresh["same_source"] and fresh["same_lowered"]  # s2s.grad and @s2s.transform
+    assert fresh["runs_from"] == "derivatives/loss_grad.py"
 
     # a helper changed since: the module is made in memory from the new code, with one warning
     (project / "layers.py").write_text(FILES["layers.py"].replace("np.tanh", "np.sin"))
@@ -308,6 +311,9 @@ def test_the_api_uses_a_fresh_checked_in_module_and_warns_once_when_stale(projec
     assert len(stale["warnings"]) == 1
     assert "derivatives/loss_grad.py is stale" in stale["warnings"][0]
     assert "run `s2s generate`" in stale["warnings"][0]
+    assert (
+        stale["runs_from"] != "derivatives/loss_grad.py"
+    )  # made in memory: the module cache's copy
     model = _model(project, "generate_demo_model_sin")
     rng = np.random.default_rng(0)
     params = (rng.normal(size=(3, 2)), rng.normal(size=2))

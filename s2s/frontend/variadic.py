@@ -20,8 +20,7 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if (
     TYPE_CHECKING
@@ -34,8 +33,7 @@ _POSITIONAL = (
 )
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(NamedTuple):
     """What a call passes to ``*args`` (how many) and ``**kwargs`` (which keywords, in the call's order).
 
     ``packed``: ``*args`` receives a sequence whose length is known only when the code runs
@@ -164,8 +162,7 @@ def at_call(fn, args, kwargs):
 _PARTIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-@dataclass(frozen=True)
-class Expansion:
+class Expansion(NamedTuple):
     """Inside a function at one shape: ``*args``/``**kwargs`` of its own, passed on as their named items."""
 
     star: str | None

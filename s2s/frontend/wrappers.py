@@ -33,7 +33,7 @@ import linecache
 import os
 import sys
 import types
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy
 
@@ -43,39 +43,34 @@ from ..freshness import user_object
 from . import function_args, variadic
 
 
-@dataclass(frozen=True)
-class Plain:
+# records (NamedTuples: cheaper to define than dataclasses, and this module is on every start-up's path)
+class Plain(NamedTuple):
     fn: types.FunctionType
     library: str | None = (
         None  # "numpy", "jax", "s2s", ... for a function of a library rather than of the program
     )
 
 
-@dataclass(frozen=True)
-class Generated:
+class Generated(NamedTuple):
     obj: object  # an ``s2s.api.Transformed`` (not the primal kind)
 
 
-@dataclass(frozen=True)
-class Custom:
+class Custom(NamedTuple):
     obj: object
 
 
-@dataclass(frozen=True)
-class Through:
+class Through(NamedTuple):
     inner: object
     what: str
 
 
-@dataclass(frozen=True)
-class Partial:
+class Partial(NamedTuple):
     func: object
     args: tuple
     keywords: dict
 
 
-@dataclass(frozen=True)
-class Unsupported:
+class Unsupported(NamedTuple):
     what: str
     hint: str
 
