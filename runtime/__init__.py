@@ -162,6 +162,7 @@ _DEFINED_IN = {
     "random_uniform": "draws",
     "foreign": "foreign",
     "host_call": "host_calls",
+    "baked": "constants",
     "indexable_constant": "constants",
     "cumulative_trapezoid": "integrate",
     "sliding_window_view": "stride_tricks",

@@ -1,10 +1,14 @@
-"""The user module's NumPy arrays that generated code reads, as it reads them under ``jax.jit``."""
+"""The user module's values that a generated file reads: its NumPy arrays, as they are read under
+``jax.jit``, and the literals it baked in, checked against the module (``baked``)."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
 from .arrays import _is_jax
+from .located import Location, S2SError
 
 
 class ConstantArray(np.ndarray):
@@ -27,3 +31,53 @@ def indexable_constant(value):
     if type(value) is np.ndarray and value.dtype != object:
         return value.view(ConstantArray)
     return value
+
+
+class BakedValueChanged(S2SError):
+    """A generated file's baked-in literal is no longer what the module it was read from holds."""
+
+
+_MISSING = object()
+
+
+def baked(module, attribute: str, value):
+    """``value``, the literal a generated file was written with for ``module.attribute``, once the module
+    is seen to hold it still: a value the module computes when imported (``SCALE =
+    float(os.environ["SCALE"])``) may differ in this process, and the file would compute with the old one.
+    Otherwise a ``BakedValueChanged`` at the file's line.
+    """
+    live = getattr(module, attribute, _MISSING)
+    if same_literal(live, value):
+        return value
+    frame = sys._getframe(1)
+    path, line = frame.f_code.co_filename, frame.f_lineno
+    import linecache
+
+    text = linecache.getline(path, line).rstrip("\n")
+    now = "no longer defined" if live is _MISSING else f"{live!r} now"
+    raise BakedValueChanged(
+        f"this module was generated when `{module.__name__}.{attribute}` was {value!r}; it is {now}, "
+        "and the module computes with the value it was written with",
+        Location(path, line, 0, len(text), text),
+        "write it again (`s2s generate`, or the command in its header); a value that changes between "
+        "runs is better passed as an argument",
+    )
+
+
+def same_literal(a, b) -> bool:
+    """Whether two literals (numbers, strings, bools, None, slices, and lists, tuples and dicts of them)
+    are the same value of the same kind: ``1 != 1.0 != True`` here, a NumPy scalar is the Python number it
+    holds, NaN is NaN, and a dict's key order counts (a loop over it was written out in that order).
+    """
+    containers = (list, tuple, dict)
+    if type(a) in containers or type(b) in containers:
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        if type(a) is dict:
+            return list(a) == list(b) and all(same_literal(a[k], b[k]) for k in a)
+        return all(same_literal(x, y) for x, y in zip(a, b))
+    a = a.item() if isinstance(a, np.generic) else a
+    b = b.item() if isinstance(b, np.generic) else b
+    if type(a) is not type(b):
+        return False
+    return a == b or (a != a and b != b)

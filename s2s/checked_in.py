@@ -14,7 +14,9 @@ checked-in modules (``ENABLED``): it writes them.
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib
 import inspect
 import os
 import re
@@ -24,6 +26,7 @@ import warnings
 
 from . import provenance
 from .generated import Generated
+from .runtime.constants import same_literal
 from .targets import ConfigError, Target, find_root, targets_of
 
 ENABLED = True
@@ -34,6 +37,7 @@ _KINDS = {
     "primal": "lower",
 }
 _WARNED: set[str] = set()
+_MISSING = object()
 _DEF = re.compile(r"^def (\w+)\(", re.MULTILINE)
 
 
@@ -106,22 +110,59 @@ def _read(target: Target, root: str, kind: str) -> Generated | None:
 
     output = os.path.join(root, target.output)
     if not provenance.is_fresh(output, target.describe(), root, __version__):
-        if output not in _WARNED:
-            _WARNED.add(output)
-            warnings.warn(
-                f"{os.path.relpath(output)} is stale (its inputs, its target or s2s changed since it was "
-                "written, or it was edited): s2s generated the module in memory; run `s2s generate` "
-                "to write it again",
-                stacklevel=_outside_s2s(),
-            )
+        _warn_stale(
+            output,
+            "is stale (its inputs, its target or s2s changed since it was written, or it was edited)",
+        )
         return None
     with open(output, encoding="utf-8") as f:
         text = f.read()
+    changed = _changed_literal(text)
+    if changed is not None:
+        _warn_stale(output, f"was written when {changed}")
+        return None
     if not all(_runs_the_file(root, p) for p in provenance.read(text)["inputs"]):
         return None  # made from files that are not the code running here: generated as usual (which says so)
     # the entry function is the module's last (codegen writes callees first)
     entries = _DEF.findall(text)
     return Generated(text, {kind: entries[-1]}, path=output) if entries else None
+
+
+def _warn_stale(output: str, why: str) -> None:
+    """Say once per file that it was not used, and why."""
+    if output not in _WARNED:
+        _WARNED.add(output)
+        warnings.warn(
+            f"{os.path.relpath(output)} {why}: s2s generated the module in memory; run `s2s generate` "
+            "to write it again",
+            stacklevel=_outside_s2s(),
+        )
+
+
+def _changed_literal(text: str) -> str | None:
+    """What changed of the literals the file baked in (``rt.baked(model, "SCALE", 1.0)``): "`model.SCALE`
+    was 1.0; it is 3.0 now" for the first its module holds no longer, else None. Read with Python's own
+    parser (no libcst)."""
+    if "rt.baked(" not in text:
+        return None
+    for node in ast.parse(text).body:
+        call = node.value if isinstance(node, ast.Assign) else None
+        if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "rt.baked"):
+            continue
+        module_name, attribute, value = (
+            ast.unparse(call.args[0]),
+            call.args[1].value,
+            call.args[2],
+        )
+        value = ast.literal_eval(value)
+        try:
+            live = getattr(importlib.import_module(module_name), attribute, _MISSING)
+        except ImportError:
+            live = _MISSING
+        if not same_literal(live, value):
+            now = "undefined" if live is _MISSING else f"{live!r}"
+            return f"`{module_name}.{attribute}` was {value!r}; it is {now} now"
+    return None
 
 
 def _runs_the_file(root: str, path: str) -> bool:

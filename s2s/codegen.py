@@ -378,6 +378,13 @@ def _generate(
         if command is not None or root is not None
         else {}
     )
+    # and checks that your modules hold still the literals it bakes in (``rt.baked``): a value computed
+    # when the module is imported (``SCALE = float(os.environ["SCALE"])``) may differ in the next process
+    baked = (
+        {k: program.owners[k] for k in literals if _importable(program.owners.get(k))}
+        if command is not None or root is not None
+        else {}
+    )
     # (a module's NumPy arrays indexable by a compiled loop's counter: ``constants.ConstantArray``)
     injected = {
         k: indexable_constant(v)
@@ -388,7 +395,13 @@ def _generate(
     held = [src.env[name] for src in program.sources for name in src.fixed]
     watch = Watch.of((src.fn for src in program.sources), held)
     text = render(
-        header, functions, literals, imports, fused=kinds != ("primal",), reads=reads
+        header,
+        functions,
+        literals,
+        imports,
+        fused=kinds != ("primal",),
+        reads=reads,
+        baked=baked,
     )
     return Generated(
         text if root is None else provenance.seal(text),
@@ -397,6 +410,11 @@ def _generate(
         program,
         watch,
     )
+
+
+def _importable(owner) -> bool:
+    """Whether a generated file can import the module of ``owner`` (``(module name, attribute)``) by name."""
+    return owner is not None and owner[0] != "__main__" and owner[0] in sys.modules
 
 
 def module_reads(program: Program, names) -> dict:

@@ -43,6 +43,9 @@ class Program:
     # name -> lowered Function, callees first
     helpers: dict = field(default_factory=dict)
     constants: dict = field(default_factory=dict)
+    owners: dict = field(
+        default_factory=dict
+    )  # constant name -> (module, attribute): ``Resolved.owners``
     flows: dict = field(default_factory=dict)
     sources: list = field(default_factory=list)  # FunctionSource of main and helpers
     custom: dict = field(default_factory=dict)  # helper name -> Custom
@@ -85,6 +88,7 @@ def build(fn) -> Program:
         program.sources.append(src)
         # names are unique in the scope: no two values share one
         program.constants.update(resolved.constants)
+        program.owners.update(resolved.owners)
         # the helpers its code calls (a helper read and then bound per call, ``trap(integrand, ...)`` as
         # ``trap_integrand``, is not lowered on its own: its unbound body may not be readable)
         used = used_names(resolved.function)

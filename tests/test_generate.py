@@ -417,3 +417,106 @@ def test_a_checked_in_jvp_module_keeps_the_defaults_and_the_api_uses_it(tmp_path
         + 0.5 * value / 2.0
     )
     np.testing.assert_allclose(used["out"], [value, tangent], rtol=1e-10)
+
+
+SETTINGS_PROJECT = {
+    "model.py": """import os
+import numpy as np
+
+SCALE = float(os.environ.get("SCALE", "1"))  # read when the module is imported
+SETTINGS = {"layers": int(os.environ.get("LAYERS", "2")), "act": "tanh"}
+
+
+def loss(w, x):
+    h = x
+    for _ in range(SETTINGS["layers"]):
+        h = np.tanh(h @ w)
+    return SCALE * np.sum(h**2)
+""",
+    "pyproject.toml": """[project]
+name = "settings"
+
+[[tool.s2s.targets]]
+source = "model.py::loss"
+transform = "grad"
+output = "derivatives/loss_grad.py"
+""",
+}
+
+USE_SETTINGS = """
+import json, warnings
+import numpy as np
+import s2s, model
+warnings.simplefilter("always")
+w, x = np.full((2, 2), 0.3), np.ones((3, 2))
+with warnings.catch_warnings(record=True) as caught:
+    g = s2s.grad(model.loss, backend="numpy")(w, x)
+try:
+    from derivatives.loss_grad import loss_grad
+    direct = loss_grad(w, x).tolist()
+except s2s.S2SError as err:
+    direct = str(err)
+print(json.dumps({"grad": g.tolist(), "warnings": [str(w.message) for w in caught], "direct": direct}))
+"""
+
+
+@pytest.mark.parametrize(
+    "env, changed",
+    [
+        ({}, None),
+        ({"SCALE": "3"}, "`model.SCALE` was 1.0; it is 3.0 now"),
+        # a dict is read from the module as it is now (``rt.indexable_constant(model.SETTINGS)``)
+        ({"LAYERS": "3"}, None),
+    ],
+)
+def test_a_checked_in_module_is_not_used_when_a_value_it_baked_in_differs(
+    tmp_path, env, changed
+):
+    """A module constant computed at import (an environment variable, a file read) was baked in when the
+    module was generated: where this process's value differs, the API generates the module again (and says
+    so), and the file imported directly refuses to run, naming the value; never the old value silently.
+    """
+    import json
+
+    for name, text in SETTINGS_PROJECT.items():
+        (tmp_path / name).write_text(text)
+    assert s2s_command("generate", cwd=tmp_path).returncode == 0
+    assert (
+        'SCALE = rt.baked(model, "SCALE", 1.0)'
+        in (tmp_path / "derivatives/loss_grad.py").read_text()
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", USE_SETTINGS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert done.returncode == 0, done.stderr
+    used = json.loads(done.stdout)
+    scale = float(env.get("SCALE", "1"))
+    w, x = np.full((2, 2), 0.3), np.ones((3, 2))
+    want = jax_grad_of_settings(w, x, scale, int(env.get("LAYERS", "2")))
+    np.testing.assert_allclose(used["grad"], want, rtol=1e-10)
+    if changed is None:
+        assert used["warnings"] == []
+        np.testing.assert_allclose(used["direct"], want, rtol=1e-10)
+    else:
+        assert len(used["warnings"]) == 1 and changed in used["warnings"][0]
+        assert "run `s2s generate`" in used["warnings"][0]
+        assert "derivatives/loss_grad.py:" in used["direct"]
+        assert "this module was generated when `model." in used["direct"]
+
+
+def jax_grad_of_settings(w, x, scale, layers):
+    import jax
+    import jax.numpy as jnp
+
+    def loss(w):
+        h = jnp.asarray(x)
+        for _ in range(layers):
+            h = jnp.tanh(h @ w)
+        return scale * jnp.sum(h**2)
+
+    with jax.enable_x64(True):
+        return np.asarray(jax.grad(loss)(jnp.asarray(w)))

@@ -33,23 +33,36 @@ def namespace_line(fn: ir.Function) -> cst.SimpleStatementLine:
 
 
 def render(
-    header: str, functions, constants=None, imports=None, fused=True, reads=None
+    header: str,
+    functions,
+    constants=None,
+    imports=None,
+    fused=True,
+    reads=None,
+    baked=None,
 ) -> str:
     """Module text for generated ``functions`` (``ir.Function``), formatted by black; ``imports`` maps a
     module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls),
     ``reads`` one to the ``(module, attribute)`` of your module it reads (``F = rt.indexable_constant(model.F)``).
-    ``fused``: temporaries read once written into their readers (``fuse``); ``s2s lower`` shows the
-    normal form itself.
+    ``baked`` one of ``constants`` to the ``(module, attribute)`` it was read from: checked on import
+    (``SCALE = rt.baked(model, "SCALE", 1.0)``). ``fused``: temporaries read once written into their
+    readers (``fuse``); ``s2s lower`` shows the normal form itself.
     """
     parts = [f'"""{header}"""', "", "from s2s import runtime as rt"]
-    parts += [f"import {m}" for m in sorted({m for m, _ in (reads or {}).values()})]
+    baked = baked or {}
+    modules = {m for m, _ in (*(reads or {}).values(), *baked.values())}
+    parts += [f"import {m}" for m in sorted(modules)]
     for alias, (module, name) in sorted((imports or {}).items()):
         parts.append(
             f"from {module} import {name}" + (f" as {alias}" if alias != name else "")
         )
     parts.append("")
     for name, value in sorted((constants or {}).items()):
-        parts.append(f"{name} = {ir.code(literal(value))}")
+        spelled = ir.code(literal(value))
+        if name in baked:
+            module, attribute = baked[name]
+            spelled = f"rt.baked({module}, {attribute!r}, {spelled})"
+        parts.append(f"{name} = {spelled}")
     for name, (module, attribute) in sorted((reads or {}).items()):
         parts.append(f"{name} = rt.indexable_constant({module}.{attribute})")
     parts.append("")

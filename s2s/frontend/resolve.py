@@ -79,6 +79,9 @@ class Resolved:
     helpers: dict = field(default_factory=dict)  # name -> live function
     constants: dict = field(default_factory=dict)  # name -> value
     origins: dict = field(default_factory=dict)  # expression node -> Origin
+    # constant name -> ``(module name, attribute)`` it was read from (a module-level name or a module's
+    # attribute; not a closure's value): where a generated file checks the value it baked in
+    owners: dict = field(default_factory=dict)
     scope: Scope = field(default_factory=lambda: Scope(dict.fromkeys(GENERATED_NAMES)))
 
 
@@ -846,6 +849,9 @@ class Resolver(Calls):
                 name, obj, self.locals | set(self.renames.values())
             )
             self.result.constants[unique] = obj
+            found = self._owner(path, obj, owner)
+            if found is not None:
+                self.result.owners[unique] = found
             return cst.Name(unique)
         if owner is not None:
             self.fail(
@@ -904,6 +910,23 @@ class Resolver(Calls):
         if chain[0] in self.locals or head is None or not spellings.is_library(head):
             return None
         return identity.spelling(self._object(chain))
+
+    def _owner(self, path, obj, module) -> tuple[str, str] | None:
+        """``(module name, attribute)`` holding the constant ``obj`` that ``path`` reads: a module-level
+        name of the function's own module, or an attribute of ``module``; None for a closure's value.
+        """
+        if len(path) > 1:
+            if isinstance(module, types.ModuleType):
+                return module.__name__, path[-1]
+            return None
+        fn = self.source.fn
+        code = getattr(fn, "__code__", None)
+        names = getattr(fn, "__globals__", None)
+        if code is None or names is None or path[0] in code.co_freevars:
+            return None
+        if names.get(path[0], _MISSING) is not obj or "__name__" not in names:
+            return None
+        return names["__name__"], path[0]
 
     def _module_of(self, path):
         obj = self.source.env.get(path[0])
