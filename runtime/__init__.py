@@ -163,6 +163,7 @@ _DEFINED_IN = {
     "foreign": "foreign",
     "host_call": "host_calls",
     "baked": "constants",
+    "baked_default": "constants",
     "indexable_constant": "constants",
     "cumulative_trapezoid": "integrate",
     "sliding_window_view": "stride_tricks",

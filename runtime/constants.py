@@ -47,21 +47,37 @@ def baked(module, attribute: str, value):
     Otherwise a ``BakedValueChanged`` at the file's line.
     """
     live = getattr(module, attribute, _MISSING)
-    if same_literal(live, value):
-        return value
-    frame = sys._getframe(1)
+    if not same_literal(live, value):
+        _changed(f"`{module.__name__}.{attribute}`", value, live)
+    return value
+
+
+def _changed(what: str, value, live):
+    frame = sys._getframe(2)  # the generated file's line
     path, line = frame.f_code.co_filename, frame.f_lineno
     import linecache
 
     text = linecache.getline(path, line).rstrip("\n")
     now = "no longer defined" if live is _MISSING else f"{live!r} now"
     raise BakedValueChanged(
-        f"this module was generated when `{module.__name__}.{attribute}` was {value!r}; it is {now}, "
-        "and the module computes with the value it was written with",
+        f"this module was generated when {what} was {value!r}; it is {now}, and the module computes "
+        "with the value it was written with",
         Location(path, line, 0, len(text), text),
         "write it again (`s2s generate`, or the command in its header); a value that changes between "
         "runs is better passed as an argument",
     )
+
+
+def baked_default(fn, parameter: str, value) -> None:
+    """Check that ``fn``'s parameter still defaults to ``value``, the literal a generated file's calls of
+    it were written with (a default computed when the module is imported may differ in this process):
+    otherwise a ``BakedValueChanged`` at the file's line."""
+    import inspect
+
+    found = inspect.signature(fn).parameters.get(parameter)
+    live = _MISSING if found is None else found.default
+    if not same_literal(live, value):
+        _changed(f"the default of `{parameter}` of `{fn.__qualname__}`", value, live)
 
 
 def same_literal(a, b) -> bool:

@@ -15,6 +15,7 @@ checked-in modules (``ENABLED``): it writes them.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib
 import inspect
@@ -143,26 +144,35 @@ def _changed_literal(text: str) -> str | None:
     """What changed of the literals the file baked in (``rt.baked(model, "SCALE", 1.0)``): "`model.SCALE`
     was 1.0; it is 3.0 now" for the first its module holds no longer, else None. Read with Python's own
     parser (no libcst)."""
-    if "rt.baked(" not in text:
+    if "rt.baked" not in text:
         return None
     for node in ast.parse(text).body:
-        call = node.value if isinstance(node, ast.Assign) else None
-        if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "rt.baked"):
+        call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        kind = ast.unparse(call.func) if isinstance(call, ast.Call) else None
+        if kind not in ("rt.baked", "rt.baked_default"):
             continue
-        module_name, attribute, value = (
-            ast.unparse(call.args[0]),
-            call.args[1].value,
-            call.args[2],
-        )
-        value = ast.literal_eval(value)
-        try:
-            live = getattr(importlib.import_module(module_name), attribute, _MISSING)
-        except ImportError:
-            live = _MISSING
+        owner, name = ast.unparse(call.args[0]), call.args[1].value
+        value = ast.literal_eval(call.args[2])
+        if kind == "rt.baked":
+            what, live = f"`{owner}.{name}`", _live(owner, name)
+        else:
+            module, _, function = owner.rpartition(".")
+            what, live = f"the default of `{name}` of `{function}`", _MISSING
+            with contextlib.suppress(TypeError, ValueError):
+                parameter = inspect.signature(_live(module, function)).parameters
+                live = parameter[name].default if name in parameter else _MISSING
         if not same_literal(live, value):
             now = "undefined" if live is _MISSING else f"{live!r}"
-            return f"`{module_name}.{attribute}` was {value!r}; it is {now} now"
+            return f"{what} was {value!r}; it is {now} now"
     return None
+
+
+def _live(module_name: str, attribute: str):
+    """``module.attribute`` as this process holds it (the module imported, as the generated file would)."""
+    try:
+        return getattr(importlib.import_module(module_name), attribute, _MISSING)
+    except ImportError:
+        return _MISSING
 
 
 def _runs_the_file(root: str, path: str) -> bool:

@@ -385,6 +385,16 @@ def _generate(
         if command is not None or root is not None
         else {}
     )
+    # and the literal defaults of helpers that calls were written with (of module-level functions)
+    baked_defaults = (
+        {
+            k: v
+            for k, v in program.defaults.items()
+            if _importable(k) and "<" not in k[1]
+        }
+        if command is not None or root is not None
+        else {}
+    )
     # (a module's NumPy arrays indexable by a compiled loop's counter: ``constants.ConstantArray``)
     injected = {
         k: indexable_constant(v)
@@ -402,6 +412,7 @@ def _generate(
         fused=kinds != ("primal",),
         reads=reads,
         baked=baked,
+        baked_defaults=baked_defaults,
     )
     return Generated(
         text if root is None else provenance.seal(text),

@@ -43,9 +43,9 @@ class Program:
     # name -> lowered Function, callees first
     helpers: dict = field(default_factory=dict)
     constants: dict = field(default_factory=dict)
-    owners: dict = field(
-        default_factory=dict
-    )  # constant name -> (module, attribute): ``Resolved.owners``
+    # constant name -> (module, attribute), and the literal defaults calls were written with: ``Resolved``'s
+    owners: dict = field(default_factory=dict)
+    defaults: dict = field(default_factory=dict)
     flows: dict = field(default_factory=dict)
     sources: list = field(default_factory=list)  # FunctionSource of main and helpers
     custom: dict = field(default_factory=dict)  # helper name -> Custom
@@ -89,6 +89,7 @@ def build(fn) -> Program:
         # names are unique in the scope: no two values share one
         program.constants.update(resolved.constants)
         program.owners.update(resolved.owners)
+        program.defaults.update(resolved.defaults)
         # the helpers its code calls (a helper read and then bound per call, ``trap(integrand, ...)`` as
         # ``trap_integrand``, is not lowered on its own: its unbound body may not be readable)
         used = used_names(resolved.function)

@@ -40,17 +40,20 @@ def render(
     fused=True,
     reads=None,
     baked=None,
+    baked_defaults=None,
 ) -> str:
     """Module text for generated ``functions`` (``ir.Function``), formatted by black; ``imports`` maps a
     module-level name to the ``(module, name)`` it is imported from (a library function ``rt.foreign`` calls),
     ``reads`` one to the ``(module, attribute)`` of your module it reads (``F = rt.indexable_constant(model.F)``).
     ``baked`` one of ``constants`` to the ``(module, attribute)`` it was read from: checked on import
-    (``SCALE = rt.baked(model, "SCALE", 1.0)``). ``fused``: temporaries read once written into their
+    (``SCALE = rt.baked(model, "SCALE", 1.0)``), as are ``baked_defaults``, ``(module, function,
+    parameter) -> value`` (``rt.baked_default(model.act, "gain", 1.0)``). ``fused``: temporaries read once written into their
     readers (``fuse``); ``s2s lower`` shows the normal form itself.
     """
     parts = [f'"""{header}"""', "", "from s2s import runtime as rt"]
-    baked = baked or {}
+    baked, baked_defaults = baked or {}, baked_defaults or {}
     modules = {m for m, _ in (*(reads or {}).values(), *baked.values())}
+    modules |= {m for m, _, _ in baked_defaults}
     parts += [f"import {m}" for m in sorted(modules)]
     for alias, (module, name) in sorted((imports or {}).items()):
         parts.append(
@@ -63,6 +66,9 @@ def render(
             module, attribute = baked[name]
             spelled = f"rt.baked({module}, {attribute!r}, {spelled})"
         parts.append(f"{name} = {spelled}")
+    for (module, function, parameter), value in sorted(baked_defaults.items()):
+        spelled = ir.code(literal(value))
+        parts.append(f"rt.baked_default({module}.{function}, {parameter!r}, {spelled})")
     for name, (module, attribute) in sorted((reads or {}).items()):
         parts.append(f"{name} = rt.indexable_constant({module}.{attribute})")
     parts.append("")

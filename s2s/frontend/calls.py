@@ -1019,6 +1019,9 @@ class Calls(lax_control.LaxControl):
 
         def default(name, param):
             if is_literal_value(param.default):
+                self.result.defaults[
+                    (getattr(helper, "__module__", None), helper.__qualname__, name)
+                ] = param.default
                 return literal(param.default)
             constant = f"{helper.__name__}_{name}"  # the generated module's name for it
             try:

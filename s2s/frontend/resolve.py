@@ -82,6 +82,9 @@ class Resolved:
     # constant name -> ``(module name, attribute)`` it was read from (a module-level name or a module's
     # attribute; not a closure's value): where a generated file checks the value it baked in
     owners: dict = field(default_factory=dict)
+    # ``(module name, function qualname, parameter) -> value``: the literal defaults of helpers that calls
+    # were written with (``act(h, 1.0)``)
+    defaults: dict = field(default_factory=dict)
     scope: Scope = field(default_factory=lambda: Scope(dict.fromkeys(GENERATED_NAMES)))
 
 
