@@ -37,19 +37,29 @@ class BakedValueChanged(S2SError):
     """A generated file's baked-in literal is no longer what the module it was read from holds."""
 
 
-_MISSING = object()
+MISSING = object()
 
 
 def baked(module, attribute: str, value):
-    """``value``, the literal a generated file was written with for ``module.attribute``, once the module
+    """``value``, the literal a generated file was written with for ``module.attribute`` (dotted: an
+    attribute of a module-level object, ``cfg.scale``), once the module
     is seen to hold it still: a value the module computes when imported (``SCALE =
     float(os.environ["SCALE"])``) may differ in this process, and the file would compute with the old one.
     Otherwise a ``BakedValueChanged`` at the file's line.
     """
-    live = getattr(module, attribute, _MISSING)
+    live = attribute_of(module, attribute)
     if not same_literal(live, value):
         _changed(f"`{module.__name__}.{attribute}`", value, live)
     return value
+
+
+def attribute_of(obj, dotted: str):
+    """``obj.a.b`` for ``dotted`` "a.b", or ``MISSING`` where one is not there."""
+    for part in dotted.split("."):
+        obj = getattr(obj, part, MISSING)
+        if obj is MISSING:
+            break
+    return obj
 
 
 def _changed(what: str, value, live):
@@ -58,7 +68,7 @@ def _changed(what: str, value, live):
     import linecache
 
     text = linecache.getline(path, line).rstrip("\n")
-    now = "no longer defined" if live is _MISSING else f"{live!r} now"
+    now = "no longer defined" if live is MISSING else f"{live!r} now"
     raise BakedValueChanged(
         f"this module was generated when {what} was {value!r}; it is {now}, and the module computes "
         "with the value it was written with",
@@ -75,7 +85,7 @@ def baked_default(fn, parameter: str, value) -> None:
     import inspect
 
     found = inspect.signature(fn).parameters.get(parameter)
-    live = _MISSING if found is None else found.default
+    live = MISSING if found is None else found.default
     if not same_literal(live, value):
         _changed(f"the default of `{parameter}` of `{fn.__qualname__}`", value, live)
 

@@ -27,7 +27,7 @@ import warnings
 
 from . import provenance
 from .generated import Generated
-from .runtime.constants import same_literal
+from .runtime.constants import MISSING, attribute_of, same_literal
 from .targets import ConfigError, Target, find_root, targets_of
 
 ENABLED = True
@@ -38,7 +38,6 @@ _KINDS = {
     "primal": "lower",
 }
 _WARNED: set[str] = set()
-_MISSING = object()
 _DEF = re.compile(r"^def (\w+)\(", re.MULTILINE)
 
 
@@ -157,12 +156,12 @@ def _changed_literal(text: str) -> str | None:
             what, live = f"`{owner}.{name}`", _live(owner, name)
         else:
             module, _, function = owner.rpartition(".")
-            what, live = f"the default of `{name}` of `{function}`", _MISSING
+            what, live = f"the default of `{name}` of `{function}`", MISSING
             with contextlib.suppress(TypeError, ValueError):
                 parameter = inspect.signature(_live(module, function)).parameters
-                live = parameter[name].default if name in parameter else _MISSING
+                live = parameter[name].default if name in parameter else MISSING
         if not same_literal(live, value):
-            now = "undefined" if live is _MISSING else f"{live!r}"
+            now = "undefined" if live is MISSING else f"{live!r}"
             return f"{what} was {value!r}; it is {now} now"
     return None
 
@@ -170,9 +169,9 @@ def _changed_literal(text: str) -> str | None:
 def _live(module_name: str, attribute: str):
     """``module.attribute`` as this process holds it (the module imported, as the generated file would)."""
     try:
-        return getattr(importlib.import_module(module_name), attribute, _MISSING)
+        return attribute_of(importlib.import_module(module_name), attribute)
     except ImportError:
-        return _MISSING
+        return MISSING
 
 
 def _runs_the_file(root: str, path: str) -> bool:

@@ -424,6 +424,14 @@ SETTINGS_PROJECT = {
 import numpy as np
 
 SCALE = float(os.environ.get("SCALE", "1"))  # read when the module is imported
+
+
+class Config:
+    def __init__(self, width):
+        self.width = width
+
+
+CFG = Config(float(os.environ.get("WIDTH", "1")))
 SETTINGS = {"layers": int(os.environ.get("LAYERS", "2")), "act": "tanh"}
 
 
@@ -435,7 +443,7 @@ def loss(w, x):
     h = x
     for _ in range(SETTINGS["layers"]):
         h = act(h @ w)
-    return SCALE * np.sum(h**2)
+    return SCALE * np.sum(h**2) / CFG.width
 """,
     "pyproject.toml": """[project]
 name = "settings"
@@ -472,6 +480,7 @@ print(json.dumps({"grad": g.tolist(), "warnings": [str(w.message) for w in caugh
         # a dict is read from the module as it is now (``rt.indexable_constant(model.SETTINGS)``)
         ({"LAYERS": "3"}, None),
         ({"GAIN": "2"}, "the default of `gain` of `act` was 1.0; it is 2.0 now"),
+        ({"WIDTH": "4"}, "`model.CFG.width` was 1.0; it is 4.0 now"),
     ],
 )
 def test_a_checked_in_module_is_not_used_when_a_value_it_baked_in_differs(
@@ -501,7 +510,9 @@ def test_a_checked_in_module_is_not_used_when_a_value_it_baked_in_differs(
     scale = float(env.get("SCALE", "1"))
     w, x = np.full((2, 2), 0.3), np.ones((3, 2))
     layers, gain = int(env.get("LAYERS", "2")), float(env.get("GAIN", "1"))
-    want = jax_grad_of_settings(w, x, scale, layers, gain)
+    want = jax_grad_of_settings(w, x, scale, layers, gain) / float(
+        env.get("WIDTH", "1")
+    )
     np.testing.assert_allclose(used["grad"], want, rtol=1e-10)
     if changed is None:
         assert used["warnings"] == []

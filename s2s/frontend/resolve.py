@@ -852,7 +852,7 @@ class Resolver(Calls):
                 name, obj, self.locals | set(self.renames.values())
             )
             self.result.constants[unique] = obj
-            found = self._owner(path, obj, owner)
+            found = self._owner(path)
             if found is not None:
                 self.result.owners[unique] = found
             return cst.Name(unique)
@@ -914,22 +914,26 @@ class Resolver(Calls):
             return None
         return identity.spelling(self._object(chain))
 
-    def _owner(self, path, obj, module) -> tuple[str, str] | None:
-        """``(module name, attribute)`` holding the constant ``obj`` that ``path`` reads: a module-level
-        name of the function's own module, or an attribute of ``module``; None for a closure's value.
-        """
-        if len(path) > 1:
-            if isinstance(module, types.ModuleType):
-                return module.__name__, path[-1]
-            return None
+    def _owner(self, path) -> tuple[str, str] | None:
+        """``(module name, attribute)`` holding the constant that ``path`` reads: a module-level name of
+        the function's own module or of a module it reads, or an attribute of one (``cfg.scale``, dotted);
+        None for a closure's value."""
+        head = self.source.env.get(path[0])
+        if isinstance(head, types.ModuleType):
+            rest = list(path[1:])
+            while len(rest) > 1 and isinstance(
+                getattr(head, rest[0], None), types.ModuleType
+            ):
+                head = getattr(head, rest.pop(0))
+            return head.__name__, ".".join(rest)
         fn = self.source.fn
         code = getattr(fn, "__code__", None)
         names = getattr(fn, "__globals__", None)
         if code is None or names is None or path[0] in code.co_freevars:
             return None
-        if names.get(path[0], _MISSING) is not obj or "__name__" not in names:
+        if names.get(path[0], _MISSING) is not head or "__name__" not in names:
             return None
-        return names["__name__"], path[0]
+        return names["__name__"], ".".join(path)
 
     def _module_of(self, path):
         obj = self.source.env.get(path[0])
