@@ -891,3 +891,32 @@ def test_forward_mode_through_an_object_holding_a_dtype(backend):
         P.model_holding_its_dtype, (params, x), (t, np.zeros_like(x)), backend=backend
     )
     np.testing.assert_allclose(tangent, want, rtol=1e-6)
+
+
+def test_layer_objects_holding_layers_batch_and_push_tangents():
+    """Objects made by an object's ``__init__`` are written as names in turn (three levels), ``*params[...]``
+    binds a constructor's parameters, a static method is a function of its arguments."""
+    params, x = P.inputs_layer_objects_holding_layers()
+    check_per_example_gradients(
+        P.layer_objects_holding_layers, params, np.stack([x, 0.5 * x, -x])
+    )
+    tangents = jax.tree_util.tree_map(np.ones_like, params)
+    zeros = jax.tree_util.tree_map(np.zeros_like, params)
+    eps = 1e-6
+    moved = [
+        jax.tree_util.tree_map(lambda p, t: p + s * eps * t, params, tangents)
+        for s in (1, -1)
+    ]
+    f = P.layer_objects_holding_layers
+    want = (f(moved[0], x) - f(moved[1], x)) / (2 * eps)
+    _, got = s2s.jvp(f, (params, x), (tangents, np.zeros_like(x)))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert zeros  # (the tangent tree has the parameters' structure)
+
+
+def test_a_star_argument_of_the_wrong_length_raises_as_python_does():
+    params, x = P.inputs_layer_objects_holding_layers()
+    short = {**params, "qk": params["qk"][:1]}
+    for backend in BACKENDS:
+        with pytest.raises(Exception, match="must hold 2 items"):
+            s2s.grad(P.layer_objects_holding_layers, backend=backend)(short, x)

@@ -32,6 +32,7 @@ import abc
 import dataclasses
 import inspect
 import types
+from collections import Counter
 
 import libcst as cst
 
@@ -93,13 +94,24 @@ def _is_record(cls) -> bool:
 
 
 def _methods(cls) -> dict:
-    """The class's methods (its bases' too, and ``__call__``) and read-only properties (their getters)."""
+    """The class's methods (its bases' too, and ``__call__``), static methods (their functions) and
+    read-only properties (their getters)."""
     return {
-        k: v.fget if isinstance(v, property) else v
+        k: v.fget if isinstance(v, property) else _function_of(v)
         for k, v in _members(cls).items()
         if (inspect.isfunction(v) and (not k.startswith("__") or k == "__call__"))
         or (isinstance(v, property) and v.fset is None and inspect.isfunction(v.fget))
+        or (isinstance(v, staticmethod) and inspect.isfunction(v.__func__))
     }
+
+
+def _function_of(member):
+    return member.__func__ if isinstance(member, staticmethod) else member
+
+
+def _statics(cls) -> set:
+    """The names of the class's static methods (called without ``self``)."""
+    return {k for k, v in _members(cls).items() if isinstance(v, staticmethod)}
 
 
 def _properties(cls) -> set:
@@ -120,6 +132,8 @@ def _attribute_writes(fn) -> list[str] | None:
         return None
     if not isinstance(node, cst.FunctionDef) or not node.params.params:
         return None
+    if any(_decorator(d) == "staticmethod" for d in node.decorators):
+        return []  # no ``self``
     me = node.params.params[0].name.value
     found = []
     for n in iter_nodes(node.body):
@@ -140,6 +154,10 @@ def _attribute_writes(fn) -> list[str] | None:
             ):
                 found.append(t.attr.value)
     return found
+
+
+def _decorator(decorator: cst.Decorator) -> str:
+    return cst.Module([]).code_for_node(decorator.decorator)
 
 
 def _member(name: str, attr: str, properties: set) -> cst.BaseExpression:
@@ -273,7 +291,7 @@ class _Objects:
         call = assign.value
         cls = self._class(call.func)
         hoisted = used is not None
-        if cls is None or any(a.star for a in call.args):
+        if cls is None or not _spreadable(call):
             return None
         if not hoisted and self.bound[name] != 1:
             return None
@@ -385,9 +403,12 @@ class _Objects:
             if bound is None:
                 return None
             return [
-                assignment_line(cst.Name(names[f]), v, stmt, self.positions)
-                for f, v in bound
-                if f in names
+                *self._checks(bound, stmt),
+                *(
+                    assignment_line(cst.Name(names[f]), v, stmt, self.positions)
+                    for f, v in bound
+                    if f in names
+                ),
             ]
         init = _init(cls)
         if init is None:
@@ -398,13 +419,32 @@ class _Objects:
         assigned = _init_assignments(init, cls)
         if bound is None or assigned is None:
             return None
-        params = {p: self.namer.fresh(f"{cls.__name__}_{p}") for p, _ in bound}
-        lines = [
+        lines = self._checks(bound, stmt)
+        bound = [(p, v) for p, v in bound if p is not None]
+        assigned = _split(assigned)
+        # an attribute that is a parameter read nowhere else: the argument itself (``self.qkv = qkv``
+        # given ``Dense(...)``: an object made in the function, which the next round writes as names)
+        direct = _direct(assigned, {p for p, _ in bound})
+        params = {
+            p: self.namer.fresh(f"{cls.__name__}_{p}")
+            for p, _ in bound
+            if p not in direct
+        }
+        lines += [
             assignment_line(cst.Name(params[p]), v, stmt, self.positions)
             for p, v in bound
+            if p in params
         ]
+        arguments = dict(bound)
         me = next(iter(inspect.signature(init).parameters))
         for attr, value in assigned:
+            if isinstance(attr, str) and attr in direct.values():
+                param = next(p for p, a in direct.items() if a == attr)
+                line = assignment_line(
+                    cst.Name(names[attr]), arguments[param], stmt, self.positions
+                )
+                lines.append(line)
+                continue
             rename = _Self(me, names, lambda o, u: place(u, stmt, self.positions))
             value = value.visit(rename)
             if rename.failed or me in names_in(value):  # ``self`` read whole
@@ -418,6 +458,15 @@ class _Objects:
             lines.append(assignment_line(target, value, stmt, self.positions))
         return lines
 
+    def _checks(self, bound, stmt) -> list:
+        """The lines checking a ``*`` argument's items (``_bind``'s ``(None, check)``)."""
+        return [
+            place(cst.SimpleStatementLine([check]), stmt, self.positions)
+            for p, checks in bound
+            if p is None
+            for check in checks
+        ]
+
     def _method(self, cls, method, names, stmt, fn=None):
         """The local function standing for ``name.method`` (``fn``: its function, if not a method's)."""
         fn = fn or _methods(cls)[method]
@@ -426,16 +475,15 @@ class _Objects:
         except Exception:  # no source to read
             return None
         node = made.node
-        decorators = [
-            cst.Module([]).code_for_node(d.decorator) for d in node.decorators
-        ]
-        if (
-            not isinstance(node, cst.FunctionDef)
-            or decorators not in ([], ["property"])
-            or not node.params.params
-        ):
+        if not isinstance(node, cst.FunctionDef):
             return None
+        decorators = [_decorator(d) for d in node.decorators]
         node = node.with_changes(decorators=())
+        if decorators == ["staticmethod"]:  # a function of its arguments: as it is
+            new = node.with_changes(name=cst.Name(names[method]))
+            return place(new, stmt, self.positions)
+        if decorators not in ([], ["property"]) or not node.params.params:
+            return None
         me = node.params.params[0].name.value
         rename = _Self(
             me, names, moved_from(made.file, self.source.file, stmt), _properties(cls)
@@ -540,6 +588,46 @@ def _does_nothing(stmt, cls, init) -> bool:
     return following is object
 
 
+def _split(assigned: list) -> list:
+    """``self.a, self.b = a, b`` as two assignments, where the value is a tuple of as many items that do
+    not read the attributes assigned (each item is computed before any is assigned)."""
+    out = []
+    for attrs, value in assigned:
+        if (
+            not isinstance(attrs, str)
+            and isinstance(value, cst.Tuple)
+            and len(value.elements) == len(attrs)
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+            and not any(
+                isinstance(n, cst.Attribute) and n.attr.value in attrs
+                for n in iter_nodes(value)
+            )
+        ):
+            out += [(a, e.value) for a, e in zip(attrs, value.elements)]
+        else:
+            out.append((attrs, value))
+    return out
+
+
+def _direct(assigned: list, params: set) -> dict:
+    """``{parameter: attribute}`` for the parameters whose one read in ``__init__`` is a whole
+    ``self.attribute = parameter``."""
+    reads = Counter(
+        n.value
+        for _, value in assigned
+        for n in iter_nodes(value)
+        if isinstance(n, cst.Name)
+    )
+    return {
+        value.value: attr
+        for attr, value in assigned
+        if isinstance(attr, str)
+        and isinstance(value, cst.Name)
+        and value.value in params
+        and reads[value.value] == 1
+    }
+
+
 def _init_assignments(init, cls) -> list | None:
     """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...`` (a tuple
     of attributes for ``self.d, self.n = ...``); a ``pass``, and ``super().__init__()`` where the base's
@@ -589,39 +677,103 @@ def _init_assignments(init, cls) -> list | None:
     return out
 
 
+def _spreadable(call: cst.Call) -> bool:
+    """Whether ``_bind`` reads the call's arguments: no ``**``, and at most one ``*``, of a value read
+    without a call (``*params["gru"]``), after the other positional arguments."""
+    stars = [i for i, a in enumerate(call.args) if a.star]
+    if not stars:
+        return True
+    star = call.args[stars[0]]
+    return (
+        len(stars) == 1
+        and star.star == "*"
+        and not any(a.keyword is None for a in call.args[stars[0] + 1 :])
+        and not any(isinstance(n, cst.Call) for n in iter_nodes(star.value))
+    )
+
+
 def _bind(signature, call: cst.Call, skip_first=False, spell=None) -> list | None:
     """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others (or defaults
-    ``spell`` writes: a module's attribute)."""
+    ``spell`` writes: a module's attribute). A ``*sequence`` argument gives the parameters it reaches its
+    items (``sequence[i]``, or ``sequence[i] if len(sequence) > i else default``), and the first entry is
+    then ``(None, check)``: the line that raises where Python's call would (too few or too many items).
+    """
     params = list(signature.parameters.values())[1 if skip_first else 0 :]
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return None
-    positional = [a.value for a in call.args if a.keyword is None]
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    star = next((a.value for a in call.args if a.star == "*"), None)
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     if len(positional) > len(params):
         return None
-    out = []
+    out, reached, required = [], 0, 0
     for k, p in enumerate(params):
+        default = _default(p, spell)
         if k < len(positional):
             out.append((p.name, positional[k]))
+        elif (
+            star is not None
+            and p.name not in keywords
+            and reached == k - len(positional)
+        ):
+            item = cst.Subscript(
+                star, [cst.SubscriptElement(cst.Index(cst.Integer(str(reached))))]
+            )
+            if default is not None:
+                item = cst.IfExp(_longer(star, reached), item, default)
+            else:
+                required = reached + 1
+            out.append((p.name, item))
+            reached += 1
         elif p.name in keywords:
             out.append((p.name, keywords.pop(p.name)))
-        elif p.default is not inspect.Parameter.empty and type(p.default) in (
-            int,
-            float,
-            bool,
-            str,
-            type(None),
-        ):
-            out.append((p.name, literal(p.default)))
-        elif (
-            p.default is not inspect.Parameter.empty
-            and spell is not None
-            and (spelled := spell(p.default)) is not None
-        ):
-            out.append((p.name, spelled))
+        elif default is not None:
+            out.append((p.name, default))
         else:
             return None
-    return None if keywords else out
+    if keywords:
+        return None
+    if star is not None:
+        out.insert(0, (None, _items_check(star, required, reached)))
+    return out
+
+
+def _default(p, spell) -> cst.BaseExpression | None:
+    """A parameter's default as an expression: a literal, or what ``spell`` writes; None without one."""
+    if p.default is inspect.Parameter.empty:
+        return None
+    if type(p.default) in (int, float, bool, str, type(None)):
+        return literal(p.default)
+    return spell(p.default) if spell is not None else None
+
+
+def _longer(sequence, i: int) -> cst.Comparison:
+    """``len(sequence) > i``."""
+    return cst.Comparison(
+        cst.Call(cst.Name("len"), [cst.Arg(sequence)]),
+        [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer(str(i)))],
+    )
+
+
+def _items_check(sequence, required: int, most: int) -> list[cst.Assert]:
+    """``assert len(sequence) == n`` (or ``>= required`` and ``<= most``), with the message Python's
+    call gives: single comparisons of Python numbers, checked when the code is traced.
+    """
+    size = cst.Call(cst.Name("len"), [cst.Arg(sequence)])
+    count = f"{most}" if required == most else f"from {required} to {most}"
+    message = cst.SimpleString(repr(f"the `*` argument must hold {count} items"))
+    tests = (
+        [(cst.Equal(), most)]
+        if required == most
+        else [(cst.GreaterThanEqual(), required), (cst.LessThanEqual(), most)]
+    )
+    return [
+        cst.Assert(
+            cst.Comparison(size, [cst.ComparisonTarget(op, cst.Integer(str(n)))]),
+            message,
+        )
+        for op, n in tests
+    ]
 
 
 class _Reads(PositionKeeping):
@@ -651,8 +803,22 @@ class _Reads(PositionKeeping):
         return updated
 
 
+ROUNDS = 8  # objects held by objects held by ...: this deep
+
+
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
-    """``source`` with its objects of your classes (see the module) written as names of the function."""
+    """``source`` with its objects of your classes (see the module) written as names of the function; an
+    object whose ``__init__`` makes objects (``self.ln1 = LayerNorm(...)``) makes lines that name them,
+    written as names in the next round."""
+    for _ in range(ROUNDS):
+        written = _desugar_once(source)
+        if written is source:
+            break
+        source = written
+    return source
+
+
+def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:
     body = function_body(source)
     if body is None or not any(
         isinstance(n, cst.Call) and isinstance(n.func, cst.Name)

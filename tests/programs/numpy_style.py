@@ -3533,3 +3533,93 @@ def inputs_dropout_options_written_per_layer():
 
 
 PROGRAMS += ["dropout_options_written_per_layer"]
+
+
+class _Norm:
+    """A layer norm whose ``__init__`` assigns a tuple (``self.gamma, self.beta, self.eps = ...``)."""
+
+    def __init__(self, gamma, beta, eps=1e-5):
+        self.gamma, self.beta, self.eps = gamma, beta, eps
+
+    def forward(self, x):
+        mu = x.mean(axis=-1, keepdims=True)
+        return (
+            self.gamma * (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + self.eps)
+            + self.beta
+        )
+
+
+class _Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def forward(self, x):
+        return self._act(x @ self.W + self.b)
+
+    @staticmethod
+    def _act(z):
+        return np.where(z > 0, z, 0.1 * z)
+
+
+class _Attention:
+    """Layers handed to the constructor, kept as attributes."""
+
+    def __init__(self, qk: _Dense, v: _Dense, scale: float):
+        self.qk, self.v, self.scale = qk, v, scale
+
+    def forward(self, x):
+        s = self.qk.forward(x) @ x.T * self.scale
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)) @ self.v.forward(x)
+
+
+class _RunningNorm:
+    """A batch norm updating its running mean as a side effect (read after the forward pass)."""
+
+    def __init__(self, gamma, momentum=0.1):
+        self.gamma = gamma
+        self.momentum = momentum
+        self.running_mean = np.zeros_like(gamma)
+
+    def __call__(self, x):
+        mean = x.mean(axis=0)
+        self.running_mean = (
+            1 - self.momentum
+        ) * self.running_mean + self.momentum * mean
+        return self.gamma * (x - mean)
+
+
+class _Block:
+    """Layer objects made by the block's ``__init__``, from ``*params[...]``."""
+
+    def __init__(self, p, scale=0.5):
+        self.norm = _Norm(*p["norm"])
+        self.attn = _Attention(_Dense(*p["qk"]), _Dense(*p["v"]), scale)
+        self.bn = _RunningNorm(p["gamma"])
+
+    def forward(self, x):
+        h = x + self.attn.forward(self.norm.forward(x))
+        return self.bn(h)
+
+
+def layer_objects_holding_layers(params, x):
+    """Model-zoo layer classes: a block holding layers that hold layers (made from ``*params[...]``), a
+    static method, a side effect on an attribute read through two objects."""
+    block = _Block(params)
+    out = block.forward(x)
+    return np.sum(out**2) + np.sum(block.bn.running_mean**2)
+
+
+def inputs_layer_objects_holding_layers():
+    r = np.random.default_rng(41)
+    d = 3
+    params = {
+        "norm": [1.0 + 0.1 * r.normal(size=d), 0.1 * r.normal(size=d)],
+        "qk": (r.normal(size=(d, d)), 0.1 * r.normal(size=d)),
+        "v": (r.normal(size=(d, d)), 0.1 * r.normal(size=d)),
+        "gamma": 1.0 + 0.1 * r.normal(size=d),
+    }
+    return params, r.normal(size=(4, d))
+
+
+PROGRAMS += ["layer_objects_holding_layers"]
