@@ -343,6 +343,11 @@ def _generate(
             out = replace(out, name=Namer(taken).fresh(out.name))
         entries[kind] = out.name
         functions.append(out)
+    # helpers lowered on the way (the function an inner ``vmap`` maps, and its helpers: ``program.lowered``)
+    written = {f.name for f in functions}
+    functions[:0] = [
+        simplify(h) for name, h in program.helpers.items() if name not in written
+    ]
     functions = [
         _keep_valid_defaults(f) for f in _reachable(functions, set(entries.values()))
     ]

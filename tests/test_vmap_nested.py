@@ -148,7 +148,9 @@ def test_per_example_gradients_of_a_loss_that_maps_inside(in_axes, backend):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
-@pytest.mark.parametrize("name", ["gp_kernel_matrix", "cross_kernel_matrix"])
+@pytest.mark.parametrize(
+    "name", ["gp_kernel_matrix", "cross_kernel_matrix", "ard_kernel_matrix"]
+)
 def test_a_function_with_a_vmap_of_a_vmap_inside_mapped_again(name, backend):
     """Three levels: ``s2s.vmap`` (and of its gradient) of a function whose kernel matrix is a vmap of a
     vmap: the inner double map's own inner map is mapped over the merged axes too."""
@@ -173,3 +175,26 @@ def test_a_function_with_a_vmap_of_a_vmap_inside_mapped_again(name, backend):
             ),
         ]:
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_kernel_calling_a_helper_of_the_parameters_under_a_double_map(backend):
+    """m08: the kernel's helper (``_softplus`` of the length scales) is lowered while the outer map maps
+    the inner one again, and its module holds it (was `name softplus_2 is not defined`). Its gradient and
+    forward mode match JAX's; second derivatives of the batched ``jnp.dot`` are a located error.
+    """
+    f = P.ard_kernel_matrix
+    r = np.random.default_rng(4)
+    args = (np.array([0.7, 0.2]), r.normal(size=(4, 2)), r.normal(size=(3, 2)))
+    tangents = (np.ones(2), np.zeros((4, 2)), np.zeros((3, 2)))
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(
+            s2s.grad(f, backend=backend)(*args), jax.grad(f)(*args), rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            s2s.jvp(f, args, tangents, backend=backend)[1],
+            jax.jvp(f, args, tangents)[1],
+            rtol=1e-6,
+        )
+    with pytest.raises(S2SError, match=r"second derivatives of `np\.dot` inside"):
+        s2s.hessian(f, backend=backend)(*args)

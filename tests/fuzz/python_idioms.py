@@ -466,9 +466,16 @@ class PythonIdioms:
             return
         if form == "kernel_matrix":
             # the JAX documentation's kernel matrix: a ``vmap`` of a ``vmap`` inside (``nested_batches``)
-            self.helper(
-                "def rbf(u, v, s):\n    return jnp.exp(-jnp.sum((u - v) ** 2) * s)\n"
-            )
+            if self.pick([False, True]):
+                self.helper(
+                    "def rbf(u, v, s):\n    return jnp.exp(-jnp.sum((u - v) ** 2) * s)\n"
+                )
+            else:  # the kernel calls a helper of the unmapped scale (m08's softplus)
+                self.helper("def positive(s):\n    return jnp.logaddexp(s, 0.0)\n")
+                self.helper(
+                    "def rbf(u, v, s):\n"
+                    "    return jnp.exp(-jnp.sum((u - v) ** 2) * positive(s))\n"
+                )
             lines += [
                 f"{name}_pts = jnp.stack([jnp.ravel({a}) * 1.0, jnp.ravel({a}) * 0.5 + 0.1], axis=1)",
                 f"{name}_K = jax.vmap(jax.vmap(rbf, (None, 0, None)), (0, None, None))"
