@@ -500,3 +500,24 @@ def softmax(x, axis, where, batched):
     rank = np.ndim(x) - 1
     where = lift(where, rank)
     return nn.softmax(x, axes, where=where)
+
+
+def softmax_vjp(g, ans, axis, batched):
+    """The cotangent of ``x`` in ``softmax(x, axis, where, batched)`` (``ans`` its value): summed over the
+    batch for an ``x`` that is the same for every example."""
+    from .batch_axes import batch_axis, sum_unbatched
+
+    xp = namespace(g, ans)
+    ct = ans * (g - xp.sum(ans * g, axis=batch_axis(axis, ans), keepdims=True))
+    return sum_unbatched(ct, batched[0])
+
+
+def softmax_jvp(x_dot, ans, axis):
+    """The tangent of ``softmax(x, axis, where, batched)`` for a tangent ``x_dot`` of ``x`` (batched or
+    not: its axes line up with the examples')."""
+    from .batch_axes import batch_axis
+
+    xp = namespace(x_dot, ans)
+    return ans * (
+        x_dot - xp.sum(ans * x_dot, axis=batch_axis(axis, ans), keepdims=True)
+    )

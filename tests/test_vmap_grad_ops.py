@@ -334,3 +334,79 @@ def test_derivatives_of_an_inner_vmap_of_convolve_match_jax(backend):
             jax.hessian(twin)(k, xs),
             rtol=1e-6,
         )
+
+
+def attention_by_an_inner_vmap(w, xs, mask):
+    """``jax.nn.softmax`` inside ``jax.vmap``: over each example's scores, over scores shared by every
+    example under per-example masks (m20's attention weights)."""
+
+    def attend(x):
+        return jax.nn.softmax(x[:, None] * w, axis=-1) @ w
+
+    def masked(m):
+        return jax.nn.softmax(w * 2.0, where=m)
+
+    own = jax.vmap(attend)(xs)
+    shared = jax.vmap(masked)(mask)
+    return jax.numpy.sum(jax.numpy.sin(own)) + jax.numpy.sum(shared**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_derivatives_of_an_inner_vmap_of_softmax_match_jax(backend):
+    """The derivative rules of ``rt.batching.softmax``: gradient (the shared scores' summed over the
+    examples), forward mode, and per-example gradients."""
+    r = _rng()
+    w, xs = r.normal(size=4), r.normal(size=(3, 4))
+    mask = np.array([[True, True, False, True], [True] * 4, [False, True, True, True]])
+    f = attention_by_an_inner_vmap
+    with jax.enable_x64(True):
+        for argnums in (0, 1):
+            np.testing.assert_allclose(
+                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs, mask)),
+                jax.grad(f, argnums)(w, xs, mask),
+                rtol=1e-6,
+            )
+        tangents = (np.ones(4), np.full((3, 4), 0.5))
+        np.testing.assert_allclose(
+            np.asarray(
+                s2s.jvp(
+                    lambda w, xs: f(w, xs, mask), (w, xs), tangents, backend=backend
+                )[1]
+            ),
+            jax.jvp(lambda w, xs: f(w, xs, mask), (w, xs), tangents)[1],
+            rtol=1e-6,
+        )
+        per_example = s2s.vmap(s2s.grad(f), in_axes=(0, None, None), backend=backend)
+        ws = np.stack([w, 0.5 * w])
+        np.testing.assert_allclose(
+            np.asarray(per_example(ws, xs, mask)),
+            jax.vmap(jax.grad(f), in_axes=(0, None, None))(ws, xs, mask),
+            rtol=1e-6,
+        )
+
+
+def library_function_in_a_lambda(w, xs):
+    """A lambda that only calls JAX's function (``lambda r: jnp.tanh(r)``): a lambda of the program,
+    mapped as one (was refused as `tanh`, a function of jax)."""
+    own = jax.vmap(lambda r: jax.numpy.tanh(r))(xs * w)
+    norms = jax.vmap(lambda r: jax.numpy.linalg.norm(r))(xs)
+    return jax.numpy.sum(own**2) + jax.numpy.sum(jax.lax.stop_gradient(norms))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_lambda_calling_a_library_function_is_mapped_and_differentiated(backend):
+    r = _rng()
+    w, xs = r.normal(size=4), r.normal(size=(3, 4))
+    f = library_function_in_a_lambda
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(
+            np.asarray(s2s.grad(f, backend=backend)(w, xs)),
+            jax.grad(f)(w, xs),
+            rtol=1e-6,
+        )
+        ws = np.stack([w, -w])
+        np.testing.assert_allclose(
+            np.asarray(s2s.vmap(f, in_axes=(0, None), backend=backend)(ws, xs)),
+            jax.vmap(f, in_axes=(0, None))(ws, xs),
+            rtol=1e-6,
+        )

@@ -309,6 +309,8 @@ class Calls(lax_control.LaxControl):
         g = g if g is not None else self._callee_object(body.func)
         if g is None or not callable(g):
             return None
+        if spellings.is_library(g):
+            return None  # ``lambda r: jnp.outer(r, v)``: a lambda of the program (lifted), not JAX's function
         slots = []
         for a in body.args:
             if isinstance(a.value, cst.Name) and a.value.value in params:

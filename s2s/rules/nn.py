@@ -62,6 +62,17 @@ def softmax_batched(x, axis=-1, where=None, *, batched, batch_size):
     return rt.batching.softmax(x, axis, where, batched)
 
 
+# the batched softmax (``jax.nn.softmax`` inside ``jax.vmap``), differentiated
+@vjp(name="rt.batching.softmax", roles={"where": "data"})
+def batching_softmax(x, axis, where, flags, *, ans, g):
+    return rt.batching.softmax_vjp(g, ans, axis, flags), None, None, None
+
+
+@jvp(batching_softmax)
+def batching_softmax_jvp(x, axis, where, flags, *, ans, x_dot):
+    return rt.batching.softmax_jvp(x_dot, ans, axis)
+
+
 nondiff("one-hot indicators of integer labels", "rt.nn.one_hot")
 signature_of(rt.nn.one_hot, "rt.nn.one_hot")
 batch("axes", "rt.nn.one_hot")
