@@ -201,7 +201,10 @@ def stacked_along(items, axis):
 
 
 def items_of(part, axis):
-    """A list's items, from its Python list, its ``Elements`` or its stacked array (along ``axis``)."""
+    """A list's items, from its Python list, its ``Elements`` or its stacked array (along ``axis``); none
+    from a loop that ran no step (``rt.scan``'s per-step outputs are None then)."""
+    if part is None:
+        return []
     if isinstance(part, Elements):
         return list(part.items)
     if isinstance(part, (list, tuple)):

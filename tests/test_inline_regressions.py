@@ -53,3 +53,32 @@ def test_literal_arguments_of_a_local_function_decide_the_decompositions_it_call
     want = jax.value_and_grad(histogram_of_a_local_helper)(w, x)
     np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(got[1]), want[1], rtol=1e-6)
+
+
+def _tree_map(fn, tree):
+    return {k: fn(v) for k, v in tree.items()}
+
+
+def rebinds_the_tree_it_maps(params, x):
+    m = {k: v * x[0] for k, v in params.items()}
+    m = _tree_map(
+        lambda v: 2.0 * v, m
+    )  # the result takes the name of the tree the helper reads
+    total = np.sum(params["w"])
+    for k in m:
+        total = total + np.sum(m[k] ** 2)
+    return total
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_result_named_like_an_argument_it_reads_is_built_apart(backend):
+    """``m = tree_map(lambda v: ..., m)``, the helper read as a local function: its dict was built under
+    the name ``m`` while it still read ``m`` (it iterated the new, empty dict: value and gradient were
+    wrong with no error)."""
+    params, x = {"w": np.array([0.3, -1.2, 0.8])}, np.array([0.5, 2.0, -1.0])
+    value, grad = s2s.value_and_grad(rebinds_the_tree_it_maps, backend=backend)(
+        params, x
+    )
+    np.testing.assert_allclose(value, rebinds_the_tree_it_maps(params, x), rtol=1e-6)
+    w = params["w"]
+    np.testing.assert_allclose(grad["w"], 1 + 8 * x[0] ** 2 * w, rtol=1e-6)

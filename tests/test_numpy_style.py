@@ -920,3 +920,11 @@ def test_a_star_argument_of_the_wrong_length_raises_as_python_does():
     for backend in BACKENDS:
         with pytest.raises(Exception, match="must hold 2 items"):
             s2s.grad(P.layer_objects_holding_layers, backend=backend)(short, x)
+
+
+def test_lambdas_passed_to_a_helper_with_star_args_batch():
+    """A helper taking ``*rest`` read as a local function at the call's shape (was refused)."""
+    params, x = P.inputs_unrolled_adam_with_a_tree_map()
+    check_per_example_gradients(
+        P.unrolled_adam_with_a_tree_map, params, np.stack([x, 0.5 * x, -x])
+    )

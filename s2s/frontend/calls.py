@@ -624,11 +624,10 @@ class Calls(lax_control.LaxControl):
                 return self.lax_call(kind, node)
             if library.is_jvp(self._callee_object(func)):
                 return self._jvp_call(node)
-        functions = local_function_args.passed_locals(self, node)
-        if (
-            functions
-        ):  # ``apply(lambda z: z * scale, x)``: the helper read as a local function
-            return local_function_args.call(self, node, functions)
+        passed = local_function_args.passed_locals(self, node)
+        if passed is not None and passed[1]:
+            # ``apply(lambda z: z * scale, x)``: the helper read as a local function
+            return local_function_args.call(self, node, *passed)
         held = {id(a) for a in call_forms.partials_passed(self, func, node)}
         args = [
             new

@@ -27,14 +27,15 @@ import libcst as cst
 
 from ..cstutil import names_in
 from ..errors import UnsupportedSyntax
-from . import spellings
+from . import spellings, variadic
 from .function_args import Bound
 from .function_loops import Positioned
 
 
-def passed_locals(resolver, node: cst.Call) -> dict | None:
-    """``{parameter: the argument}`` for the arguments of a call of a user's module-level function that are
-    lambdas or local functions; None for any other call."""
+def passed_locals(resolver, node: cst.Call) -> tuple | None:
+    """``(helper, {parameter: the argument})`` for the arguments of a call of a user's module-level function
+    that are lambdas or local functions (``helper``: the function, at the call's shape where it takes
+    ``*args``/``**kwargs``); None for any other call."""
     if not isinstance(node.func, (cst.Name, cst.Attribute)) or any(
         a.star for a in node.args
     ):
@@ -59,22 +60,30 @@ def passed_locals(resolver, node: cst.Call) -> dict | None:
         ).arguments
     except TypeError:
         return None  # the helper's binding says what does not match
-    if any(
-        p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        for p in signature.parameters.values()
-    ):
-        resolver.fail(node, f"a local function passed to `{fn.__name__}`, which takes `*args`/`**kwargs`",
-                      "name its parameters, or define the function at module level and pass its name",
-                      UnsupportedSyntax)  # fmt: skip
-    return {name: value for name, value in passed.items() if is_local(value)}
+    star, double = variadic.variable_parameters(signature)
+    if star is not None or double is not None:
+        # ``tree_map(fn, tree, *rest)``: read at this call's shape, ``*rest``'s items named one by one
+        if any(
+            is_local(v)
+            for v in (*passed.get(star, ()), *passed.get(double, {}).values())
+        ):
+            resolver.fail(node, f"a local function passed to `{fn.__name__}` in its `*`/`**` parameters",
+                          "pass it to a named parameter, or define it at module level and pass its name",
+                          UnsupportedSyntax)  # fmt: skip
+        bound = signature.bind(
+            *[a.value for a in node.args if a.keyword is None],
+            **{a.keyword.value: a.value for a in node.args if a.keyword},
+        )
+        fn = variadic.specialize(fn, variadic.shape_of(bound))
+    return fn, {name: value for name, value in passed.items() if is_local(value)}
 
 
-def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
-    """The call of ``node``'s helper read as a local function, ``functions`` (parameter -> argument) bound."""
+def call(resolver, node: cst.Call, fn, functions: dict) -> cst.Call:
+    """The call of ``node``'s helper ``fn`` read as a local function, ``functions`` (parameter -> argument)
+    bound."""
     from .resolve import Resolver
     from .source import load
 
-    fn = resolver._callee_object(node.func)
     namer = resolver.lax_namer()
     names = {}
     for param, value in functions.items():
@@ -113,12 +122,13 @@ def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
     }
     local_name = namer.fresh(f"{fn.__name__}_local")
     resolver.locals.add(local_name)
+    reading = fn.fn if isinstance(fn, variadic.Specialized) else fn
     if (
-        fn in _READING
+        reading in _READING
     ):  # ``walk(f, tree)`` calling itself with ``f``: one local copy per level, forever
         resolver.fail(node, f"`{fn.__name__}` calls itself with the local function it was passed",
                       "define the function at module level and pass its name", UnsupportedSyntax)  # fmt: skip
-    _READING.add(fn)
+    _READING.add(reading)
     try:
         resolver._local_fns[local_name] = Resolver(
             src,
@@ -130,7 +140,7 @@ def call(resolver, node: cst.Call, functions: dict) -> cst.Call:
             passed_defs,
         ).function(local_name)
     finally:
-        _READING.discard(fn)
+        _READING.discard(reading)
     bound = Bound(fn, tuple((param, None) for param in names))
     others = [resolver._arg(a) for a in node.args if a.value not in functions.values()]
     return resolver.mark(

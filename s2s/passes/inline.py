@@ -18,7 +18,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import int_literal, literal, substitute
+from ..cstutil import int_literal, literal, names_in, substitute
 from ..errors import S2SError
 from ..naming import Namer
 from ..rules import op_named
@@ -295,8 +295,15 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             and result.value not in mapping
             and result.value in assigned(callee.body)
             and isinstance(stmt.target, cst.Name)
+            and not any(
+                stmt.target.value in names_in(v)
+                for v in mapping.values()
+                if isinstance(v, cst.CSTNode)
+            )
         ):
-            # the callee's result takes the call site's name (not a value it reads from outside: ``lambda v: w``)
+            # the callee's result takes the call site's name (not a value it reads from outside: ``lambda v:
+            # w``), unless an argument reads that name (``m = tree_map(f, m, g)``: the callee reads the old
+            # ``m`` while it builds the new one)
             mapping[result.value] = stmt.target
         for inner in callee.body:
             if isinstance(inner, ir.Return):

@@ -101,6 +101,7 @@ FORMS = (
     "layer_list",
     "list_read_as_array",
     "function_list",
+    "tree_map_by_hand",
 )
 
 
@@ -386,6 +387,23 @@ class PythonIdioms:
             f"{name} = np.sum(serial_layers({a}, (0.5, np.mean({b})), gain=1.5)) + "
             f"np.sum(serial_layers({a}, (0.9,), rng=1))"
         )
+
+    def _py_tree_map_by_hand(self, lines, name, a, b):
+        # optax-like code's own ``tree_map(fn, tree, *rest)`` given lambdas, the result rebound to the name
+        # of a tree it reads (``m = tree_map(lambda m_, g: ..., m, grads)``: was the empty new dict)
+        self.helper(
+            "def tree_map_by_hand(fn, tree, *rest):\n"
+            "    return {k: fn(v, *(r[k] for r in rest)) for k, v in tree.items()}\n"
+        )
+        lines += [
+            f"{name}_m = {{'u': np.ravel({a}) * 0.5, 'v': np.ravel({b})[:2] + 0.1}}",
+            f"{name}_g = {{'u': np.tanh(np.ravel({a})), 'v': np.ravel({b})[:2] * 0.3}}",
+            f"{name}_m = tree_map_by_hand(lambda m_, g: 0.9 * m_ + 0.1 * g, {name}_m, {name}_g)",
+            f"{name}_m = tree_map_by_hand(lambda m_: np.sin(m_), {name}_m)",
+            f"{name} = 0.0",
+            f"for {name}_k in {name}_m:",
+            f"    {name} = {name} + np.sum({name}_m[{name}_k] ** 2)",
+        ]
 
     def _py_strided_window(self, lines, name, a, b):
         if self.pick([False, True]):

@@ -3623,3 +3623,27 @@ def inputs_layer_objects_holding_layers():
 
 
 PROGRAMS += ["layer_objects_holding_layers"]
+
+
+def _tree_map(fn, tree, *rest):
+    """A hand-written ``tree_map`` over dicts of arrays, with ``*rest`` trees."""
+    return {k: fn(v, *(r[k] for r in rest)) for k, v in tree.items()}
+
+
+def unrolled_adam_with_a_tree_map(params, x):
+    """m21: lambdas closing over the step's constants passed to a helper with ``*rest``."""
+    m = _tree_map(lambda p: np.zeros_like(p), params)
+    b1, lr = 0.9, 0.1
+    for t in range(1, 3):
+        grads = _tree_map(lambda p: 2.0 * p * np.mean(x**2), params)
+        m = _tree_map(lambda m_, g: b1 * m_ + (1 - b1) * g, m, grads)
+        params = _tree_map(lambda p, m_: p - lr * m_ / (1 - b1**t), params, m)
+    return sum(np.sum(np.tanh(v * x[: v.size])) for v in params.values())
+
+
+def inputs_unrolled_adam_with_a_tree_map():
+    r = np.random.default_rng(43)
+    return {"w": r.normal(size=3), "b": r.normal(size=1)}, r.normal(size=3)
+
+
+PROGRAMS += ["unrolled_adam_with_a_tree_map"]
