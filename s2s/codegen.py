@@ -377,29 +377,23 @@ def _generate(
     # a library's JAX function (``rt.foreign``'s): imported by name, which a reader can look up
     imports = {k: foreign.import_of(v) for k, v in program.constants.items()}
     imports = {k: v for k, v in imports.items() if v is not None}
-    # a file (``command``: the CLI's; ``root``: ``s2s generate``'s) reads your modules' values from them
-    reads = (
-        module_reads(program, set(program.constants) - set(literals) - set(imports))
-        if command is not None or root is not None
-        else {}
-    )
-    # and checks that your modules hold still the literals it bakes in (``rt.baked``): a value computed
-    # when the module is imported (``SCALE = float(os.environ["SCALE"])``) may differ in the next process
-    baked = (
-        {k: program.owners[k] for k in literals if _importable(program.owners.get(k))}
-        if command is not None or root is not None
-        else {}
-    )
-    # and the literal defaults of helpers that calls were written with (of module-level functions)
-    baked_defaults = (
-        {
+    # a file (``command``: the CLI's; ``root``: ``s2s generate``'s) reads your modules' values from them,
+    # and checks that they hold still the literals it bakes in (``rt.baked``): a value computed when the
+    # module is imported (``SCALE = float(os.environ["SCALE"])``) may differ in the next process, as may
+    # the literal defaults of helpers that calls were written with
+    reads, baked, baked_defaults = {}, {}, {}
+    if command is not None or root is not None:
+        reads = module_reads(
+            program, set(program.constants) - set(literals) - set(imports)
+        )
+        baked = {
+            k: program.owners[k] for k in literals if _importable(program.owners.get(k))
+        }
+        baked_defaults = {
             k: v
             for k, v in program.defaults.items()
             if _importable(k) and "<" not in k[1]
         }
-        if command is not None or root is not None
-        else {}
-    )
     # (a module's NumPy arrays indexable by a compiled loop's counter: ``constants.ConstantArray``)
     injected = {
         k: indexable_constant(v)

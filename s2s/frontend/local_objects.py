@@ -109,11 +109,6 @@ def _function_of(member):
     return member.__func__ if isinstance(member, staticmethod) else member
 
 
-def _statics(cls) -> set:
-    """The names of the class's static methods (called without ``self``)."""
-    return {k for k, v in _members(cls).items() if isinstance(v, staticmethod)}
-
-
 def _properties(cls) -> set:
     return {k for k, v in _members(cls).items() if isinstance(v, property)}
 
@@ -459,7 +454,7 @@ class _Objects:
         return lines
 
     def _checks(self, bound, stmt) -> list:
-        """The lines checking a ``*`` argument's items (``_bind``'s ``(None, check)``)."""
+        """The lines checking a ``*`` argument's items (``_bind``'s ``(None, checks)``)."""
         return [
             place(cst.SimpleStatementLine([check]), stmt, self.positions)
             for p, checks in bound
@@ -696,7 +691,7 @@ def _bind(signature, call: cst.Call, skip_first=False, spell=None) -> list | Non
     """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others (or defaults
     ``spell`` writes: a module's attribute). A ``*sequence`` argument gives the parameters it reaches its
     items (``sequence[i]``, or ``sequence[i] if len(sequence) > i else default``), and the first entry is
-    then ``(None, check)``: the line that raises where Python's call would (too few or too many items).
+    then ``(None, checks)``: the asserts that raise where Python's call would (too few or too many items).
     """
     params = list(signature.parameters.values())[1 if skip_first else 0 :]
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
