@@ -110,6 +110,33 @@ def _flatten(xp, x, flag):
     return xp.reshape(x, (int(np.prod(shape, dtype=int)),))
 
 
+def flat_shape(x, flag) -> tuple:
+    """The shape of ``_flatten(x, flag)``: what ``outer``'s decomposition reshapes an operand to."""
+    shape = np.shape(x)
+    if flag:
+        return (shape[0], int(np.prod(shape[1:], dtype=int)))
+    return (int(np.prod(shape, dtype=int)),)
+
+
+def kept_shape(x) -> tuple:
+    """A batched ``x``'s shape with every example axis kept as 1 (``norm(..., keepdims=True)``)."""
+    shape = np.shape(x)
+    return shape[:1] + (1,) * (len(shape) - 1)
+
+
+def norm_axes(x, ord, axis):
+    """The axes of the batched ``x`` that ``norm(x, ord, axis)`` reduces per example (``norm``'s choice)."""
+    rank = len(np.shape(x)) - 1
+    if axis is None:
+        if rank not in (1, 2):
+            raise ValueError("batching.norm: Improper number of dimensions to norm.")
+        return 1 if rank == 1 else (1, 2)
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(_axis(int(i), rank, "norm") + 1 for i in axis)
+        return axes[0] if len(axes) == 1 else axes
+    return _axis(int(axis), rank, "norm") + 1
+
+
 # --------------------------------------------------------------------------- products
 
 
@@ -500,24 +527,3 @@ def softmax(x, axis, where, batched):
     rank = np.ndim(x) - 1
     where = lift(where, rank)
     return nn.softmax(x, axes, where=where)
-
-
-def softmax_vjp(g, ans, axis, batched):
-    """The cotangent of ``x`` in ``softmax(x, axis, where, batched)`` (``ans`` its value): summed over the
-    batch for an ``x`` that is the same for every example."""
-    from .batch_axes import batch_axis, sum_unbatched
-
-    xp = namespace(g, ans)
-    ct = ans * (g - xp.sum(ans * g, axis=batch_axis(axis, ans), keepdims=True))
-    return sum_unbatched(ct, batched[0])
-
-
-def softmax_jvp(x_dot, ans, axis):
-    """The tangent of ``softmax(x, axis, where, batched)`` for a tangent ``x_dot`` of ``x`` (batched or
-    not: its axes line up with the examples')."""
-    from .batch_axes import batch_axis
-
-    xp = namespace(x_dot, ans)
-    return ans * (
-        x_dot - xp.sum(ans * x_dot, axis=batch_axis(axis, ans), keepdims=True)
-    )

@@ -410,3 +410,44 @@ def test_a_lambda_calling_a_library_function_is_mapped_and_differentiated(backen
             jax.vmap(f, in_axes=(0, None))(ws, xs),
             rtol=1e-6,
         )
+
+
+def products_by_an_inner_vmap(w, xs):
+    """``jnp.outer`` and ``jnp.linalg.norm`` per example (a kernel's features, distances)."""
+    feats = jax.vmap(lambda r: jax.numpy.outer(r, w))(xs)
+    dists = jax.vmap(lambda r: jax.numpy.linalg.norm(r - w))(xs)
+    kept = jax.vmap(lambda m: jax.numpy.linalg.norm(m, keepdims=True))(feats)
+    rows = jax.vmap(lambda m: jax.numpy.linalg.norm(m, axis=-1))(feats)
+    return (
+        jax.numpy.sum(jax.numpy.sin(feats))
+        + jax.numpy.sum(dists**2)
+        + jax.numpy.sum(kept)
+        + jax.numpy.sum(rows)
+    )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_derivatives_of_outer_and_norm_inside_a_vmap_match_jax(backend):
+    """``rt.batching.outer`` and ``rt.batching.norm`` are written with the ops they are made of: gradient,
+    forward mode and Hessian."""
+    r = _rng()
+    w, xs = r.normal(size=3), r.normal(size=(4, 3))
+    f = products_by_an_inner_vmap
+    with jax.enable_x64(True):
+        for argnums in (0, 1):
+            np.testing.assert_allclose(
+                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
+                jax.grad(f, argnums)(w, xs),
+                rtol=1e-6,
+            )
+        tangents = (np.ones(3), np.full((4, 3), 0.5))
+        np.testing.assert_allclose(
+            np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
+            jax.jvp(f, (w, xs), tangents)[1],
+            rtol=1e-6,
+        )
+        np.testing.assert_allclose(
+            np.asarray(s2s.hessian(f, backend=backend)(w, xs)),
+            jax.hessian(f)(w, xs),
+            rtol=1e-6,
+        )

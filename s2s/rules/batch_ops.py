@@ -6,7 +6,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import linear, multilinear, no_derivative, nondiff
+from .registry import batch, decompose, linear, multilinear, no_derivative, nondiff
 
 nondiff(
     "sizes, ranks and axes of examples: integers",
@@ -22,6 +22,8 @@ nondiff(
     "rt.shape_rank",
     "rt.unit_axes",
 )
+# (in derivative code mapped again, an axis of one example: ``batching.softmax``'s cotangent)
+batch("example", "rt.batch_axis")
 
 
 @linear(name="rt.lift")
@@ -177,6 +179,40 @@ no_derivative(
     "not yet: second derivatives of `np.einsum` inside `jax.vmap`",
     rt.batched_vjps.batching_einsum_vjp,
     "rt.batched_vjps.batching_einsum_vjp",
+)
+
+
+# per-example products and norms written with the ops they are made of, so that every derivative mode
+# (and its derivatives) reads them
+@decompose(name="rt.batching.outer")
+def batching_outer(a, b, flags):
+    left = xp.reshape(a, rt.batching.flat_shape(a, flags[0]))
+    right = xp.reshape(b, rt.batching.flat_shape(b, flags[1]))
+    return xp.expand_dims(left, -1) * xp.expand_dims(right, -2)
+
+
+@decompose(name="rt.batching.norm")
+def batching_norm(x, ord=None, axis=None, keepdims=False):
+    if axis is None and ord is None:
+        flat = xp.linalg.norm(xp.reshape(x, rt.batching.flat_shape(x, True)), axis=-1)
+        if keepdims:
+            return xp.reshape(flat, rt.batching.kept_shape(x))
+        return flat
+    axes = rt.batching.norm_axes(x, ord, axis)
+    return xp.linalg.norm(x, ord=ord, axis=axes, keepdims=keepdims)
+
+
+nondiff(
+    "shape logic",
+    "rt.batching.flat_shape",
+    "rt.batching.kept_shape",
+    "rt.batching.norm_axes",
+)
+batch(
+    "example",
+    "rt.batching.flat_shape",
+    "rt.batching.kept_shape",
+    "rt.batching.norm_axes",
 )
 
 
