@@ -75,6 +75,15 @@ def _in_primal_dtypes(out, args, argnums, kind, has_aux):
 
     g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
     if len(g_leaves) == len(p_leaves):
+        for g, p in zip(g_leaves, p_leaves):
+            if np.shape(g) != np.shape(
+                p
+            ):  # a gradient of another shape is never returned as one
+                raise S2SError(
+                    f"s2s.{kind}: the generated code computed a gradient of shape {np.shape(g)} for a "
+                    f"parameter of shape {np.shape(p)}; this is a bug in s2s, not in your program",
+                    hint="please report it with the function; `.source` shows the generated module",
+                )
         cast_leaves = iter([cast(g, p) for g, p in zip(g_leaves, p_leaves)])
         grads = tree_map(lambda _: next(cast_leaves), grads)
     if has_aux and kind == "grad":

@@ -451,3 +451,38 @@ def test_derivatives_of_outer_and_norm_inside_a_vmap_match_jax(backend):
             jax.hessian(f)(w, xs),
             rtol=1e-6,
         )
+
+
+def solves_by_an_inner_vmap(w, xs):
+    """``jnp.linalg.solve`` per example: one matrix for many right-hand sides, a matrix per example with
+    one right-hand side, and both per example (matrices and a matrix right-hand side).
+    """
+    a = jax.numpy.outer(w, w) + 3.0 * jax.numpy.eye(3)
+    shared = jax.vmap(lambda b: jax.numpy.linalg.solve(a, b))(xs)
+    own = jax.vmap(lambda r: jax.numpy.linalg.solve(a + r**2 * jax.numpy.eye(3), w))(xs)
+    both = jax.vmap(lambda r: jax.numpy.linalg.solve(a * r[0], r[:, None] * a))(xs)
+    return (
+        jax.numpy.sum(jax.numpy.sin(shared))
+        + jax.numpy.sum(own**2)
+        + jax.numpy.sum(both)
+    )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_derivatives_of_solve_inside_a_vmap_match_jax(backend):
+    r = _rng()
+    w, xs = r.normal(size=3), r.normal(size=(4, 3))
+    f = solves_by_an_inner_vmap
+    with jax.enable_x64(True):
+        for argnums in (0, 1):
+            np.testing.assert_allclose(
+                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
+                jax.grad(f, argnums)(w, xs),
+                rtol=1e-6,
+            )
+        tangents = (np.ones(3), np.full((4, 3), 0.5))
+        np.testing.assert_allclose(
+            np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
+            jax.jvp(f, (w, xs), tangents)[1],
+            rtol=1e-6,
+        )

@@ -6,7 +6,16 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import batch, decompose, linear, multilinear, no_derivative, nondiff
+from .registry import (
+    batch,
+    decompose,
+    jvp,
+    linear,
+    multilinear,
+    no_derivative,
+    nondiff,
+    vjp,
+)
 
 nondiff(
     "sizes, ranks and axes of examples: integers",
@@ -238,6 +247,49 @@ no_derivative(
     "not yet: second derivatives of `np.inner` inside `jax.vmap`",
     rt.batched_vjps.inner_vjp,
     "rt.batched_vjps.inner_vjp",
+)
+
+
+# ``jnp.linalg.solve`` per example: the per-example cotangents of the batched derivative code (an operand
+# the same for every example gets them summed), the tangent as ``linalg.solve``'s
+@vjp(name="rt.batching.solve")
+def batching_solve(a, b, flags, *, ans, g):
+    return (
+        rt.sum_unbatched(
+            rt.batched_vjps.solve_vjp_a(g, a, b, ans, (True, flags[0], flags[1], True)),
+            flags[0],
+        ),
+        rt.sum_unbatched(
+            rt.batched_vjps.solve_vjp_b(g, a, b, (True, flags[0], flags[1])), flags[1]
+        ),
+        None,
+    )
+
+
+@jvp(batching_solve)
+def batching_solve_jvp(a, b, flags, *, ans, a_dot, b_dot):
+    return (
+        rt.batched_vjps.solve_jvp_a(
+            a_dot, a, b, ans, (flags[0], flags[0], flags[1], True)
+        ),
+        rt.batching.solve(a, b_dot, flags),
+    )
+
+
+no_derivative(
+    "not yet: second derivatives of `np.linalg.solve` inside `jax.vmap`",
+    rt.batched_vjps.solve_vjp_a,
+    "rt.batched_vjps.solve_vjp_a",
+)
+no_derivative(
+    "not yet: second derivatives of `np.linalg.solve` inside `jax.vmap`",
+    rt.batched_vjps.solve_vjp_b,
+    "rt.batched_vjps.solve_vjp_b",
+)
+no_derivative(
+    "not yet: second derivatives of `np.linalg.solve` inside `jax.vmap`",
+    rt.batched_vjps.solve_jvp_a,
+    "rt.batched_vjps.solve_jvp_a",
 )
 
 
