@@ -119,19 +119,23 @@ def index_set_value_vjp(g, index, value, target, batched):
     """``rt.index_set_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples; where an
     example's index repeats a place, only its last write gets the cotangent (NumPy's rule).
     """
-    if arrays.truncates(target, value):
-        return arrays.zeros_like_float(value)
-    # a container's item: one key for every example
-    if arrays.holds_items(g):
-        return arrays.index_set_value_vjp(g, index, value)
     gb, ib, vb, _ = batched
     parts = index if isinstance(index, tuple) else (index,)
     flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
+    indices = [(p, f) for p, f in zip(parts, flags) if hasattr(p, "shape")]
+    if arrays.truncates(
+        target, value
+    ):  # an integer array's item: no cotangent, per example
+        zeros = arrays.zeros_like_float(value)
+        if vb:
+            return zeros
+        return _broadcast(namespace(zeros), zeros, _size((g, gb), *indices))
+    # a container's item: one key for every example
+    if arrays.holds_items(g):
+        return arrays.index_set_value_vjp(g, index, value)
     if len(parts) == 1 and _bool_array(parts[0]):
         return _mask_value_vjp(g, parts[0], value, (gb, flags[0], vb))
-    size = _size(
-        (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
-    )
+    size = _size((g, gb), *indices)
     g = g if gb else _broadcast(namespace(g), g, size)
     picked = batching.getitem(g, index, (True, ib))
     if any(_gathers_per_example(p, f) for p, f in zip(parts, flags)):

@@ -262,3 +262,31 @@ def test_slices_at_sizes_a_loop_reads_stay_the_same_for_every_example():
         np.testing.assert_allclose(
             g, s2s.grad(flat_mlp_loss, backend="numpy")(weights, x), rtol=1e-5
         )
+
+
+def _written_into_an_integer_array(x, y):
+    """``.at[:].set`` of float values into an integer array: no cotangent reaches the values (JAX's cast)."""
+    r = jnp.std(y, axis=-1)
+    counts = jnp.zeros(2, dtype=int).at[:].set(r * 2.5 + 4.0)
+    counts = counts.at[0].set(r[-1] * 1.5)
+    return jnp.sum(r * counts * 0.5) + jnp.sum(x**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_per_example_gradients_through_writes_into_an_integer_array(backend):
+    """Fuzz seed 600337: the values' cotangent was zeros of one example, where every example's was due
+    (a broadcasting error in the generated code)."""
+    r = np.random.default_rng(7)
+    x, y = r.normal(size=(2, 3)), r.normal(size=(2, 2))
+    xs = np.stack([x, 2 * x, 3 * x])
+    with jax.enable_x64(True):
+        want = jax.vmap(jax.grad(_written_into_an_integer_array, (0, 1)), (0, None))(
+            xs, y
+        )
+        got = s2s.vmap(
+            s2s.grad(_written_into_an_integer_array, (0, 1), backend=backend),
+            (0, None),
+            backend=backend,
+        )(xs, y)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)
