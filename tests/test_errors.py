@@ -162,7 +162,7 @@ CASES = [
         "class Tanh:\n    def forward(self, x):\n        return np.tanh(x)\n\n\n"
         "def build(w, act=Tanh):\n    return act(), w\n\n\n"
         "def f(x):\n    a, w = build(x)\n    return np.sum(a.forward(w))",
-        "the default of `act` (of `build`) refers to type",
+        "the default of `act` (of `build`), a class of your program",
         (11, 11),
     ),
     (

@@ -862,6 +862,17 @@ class Resolver(Calls):
                 f"`{dotted_name}` comes from `{getattr(owner, '__name__', path[0])}`, which s2s does not read",
                 "s2s transforms NumPy, jax.numpy and math ops and your own functions: write it with NumPy ops",
             )
+        if isinstance(obj, type) and not spellings.is_library(obj):
+            self.fail(
+                node,
+                f"`{dotted_name}`, a class of your program, used where s2s cannot write its objects as "
+                "names of the function",
+                "s2s reads an object made in the function (`layer = Dense(W, b)`) as its attributes and "
+                "methods when its `__init__` only assigns `self.attribute = ...` (or calls such classes), "
+                "its methods are plain `def`s (`@property` and `@staticmethod` too), and the function reads "
+                "it only by attribute, method or call: not handed whole to a helper, returned, or rebound; "
+                "else make it outside the function and pass its arrays as arguments",
+            )
         self.fail(
             node,
             f"`{name}` refers to {type(obj).__name__} {_short_repr(obj)}, which s2s cannot transform",
