@@ -166,6 +166,13 @@ CASES = [
         (11, 11),
     ),
     (
+        "local_function_in_star_args",
+        "def apply_all(x, *fns):\n    for fn in fns:\n        x = fn(x)\n    return x\n\n\n"
+        "def f(x):\n    s = np.mean(x)\n    return np.sum(apply_all(x, lambda z: z * s))",
+        "a local function passed to `apply_all` in its `*`/`**` parameters",
+        (9, 18),
+    ),
+    (
         "dict_of_pairs",
         'def f(x):\n    p = dict(zip(("a", "b"), (x, x)))\n    return np.sum(p["a"])',
         "`dict(...)` of pairs: s2s reads `dict(d)` as a copy of the dict `d`",
