@@ -73,22 +73,51 @@ def _in_primal_dtypes(out, args, argnums, kind, has_aux):
             return g.astype(want)
         return g
 
-    g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
-    if len(g_leaves) == len(p_leaves):
-        for g, p in zip(g_leaves, p_leaves):
-            if np.shape(g) != np.shape(
-                p
-            ):  # a gradient of another shape is never returned as one
-                raise S2SError(
-                    f"s2s.{kind}: the generated code computed a gradient of shape {np.shape(g)} for a "
-                    f"parameter of shape {np.shape(p)}; this is a bug in s2s, not in your program",
-                    hint="please report it with the function; `.source` shows the generated module",
-                )
-        cast_leaves = iter([cast(g, p) for g, p in zip(g_leaves, p_leaves)])
-        grads = tree_map(lambda _: next(cast_leaves), grads)
+    pairs = list(_leaf_pairs(grads, primals))
+    for g, p in pairs:
+        if np.shape(g) != np.shape(
+            p
+        ):  # a gradient of another shape is never returned as one
+            raise S2SError(
+                f"s2s.{kind}: the generated code computed a gradient of shape {np.shape(g)} for a "
+                f"parameter of shape {np.shape(p)}; this is a bug in s2s, not in your program",
+                hint="please report it with the function; `.source` shows the generated module",
+            )
+    cast_by_id = {id(g): cast(g, p) for g, p in pairs}
+    grads = tree_map(lambda g: cast_by_id.get(id(g), g), grads)
     if has_aux and kind == "grad":
         grads = (grads, aux)
     return (value, grads) if kind == "value_and_grad" else grads
+
+
+def _leaf_pairs(grads, primals):
+    """``(gradient leaf, parameter leaf)`` pairs: dicts matched by key (a gradient's keys may come in
+    another order), sequences by position; a leaf without a gradient (None) has no pair.
+    """
+    if isinstance(grads, dict) and isinstance(primals, dict):
+        for k in primals:
+            if k in grads:
+                yield from _leaf_pairs(grads[k], primals[k])
+    elif (
+        isinstance(grads, (list, tuple))
+        and isinstance(primals, (list, tuple))
+        and len(grads) == len(primals)
+    ):
+        for g, p in zip(grads, primals):
+            yield from _leaf_pairs(g, p)
+    elif grads is None:
+        return
+    elif not hasattr(
+        grads, "shape"
+    ):  # another record (a dataclass, a module): its leaves in order
+        g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
+        if len(g_leaves) == len(p_leaves) and not (
+            len(g_leaves) == 1 and g_leaves[0] is grads
+        ):
+            for g, p in zip(g_leaves, p_leaves):
+                yield from _leaf_pairs(g, p)
+    elif hasattr(primals, "shape") or isinstance(primals, (int, float)):
+        yield grads, primals
 
 
 def _check_real(args, positions, api):

@@ -326,6 +326,11 @@ def test_check_grads_of_second_order_binds_defaults_and_keyword_only_parameters(
             "in-place update of `v`, which may share memory with `state`",
             "v += 0.1 * (-w * x)",
         ),
+        (
+            "view_bound_in_a_branch_then_written",
+            "in-place write into `a`, which may share memory with `v`",
+            "a[0] = w[0]",
+        ),
     ],
 )
 def test_writes_numpy_makes_visible_through_another_name_are_refused(
@@ -590,3 +595,25 @@ def test_floats_written_into_an_integer_array_have_no_tangent(backend):
     np.testing.assert_allclose(value, f(w), rtol=1e-6)
     np.testing.assert_allclose(tangent, want, rtol=1e-5)
     np.testing.assert_allclose(s2s.grad(f, backend=backend)(w) @ t, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_row_bound_in_one_branch_is_checked_where_the_code_runs(backend):
+    """A view bound in one branch of an ``if`` (``prev = C[t - 1]``, else ``c0``) survives the branch:
+    the write into ``C`` read through ``prev`` after it gave 0.0 where NumPy gives the new row's values.
+    """
+    with pytest.raises(s2s.S2SError, match="`prev` was taken from `C` by an index"):
+        s2s.grad(P.row_bound_in_a_branch_then_written, backend=backend)(
+            np.array([1.5, 2.0, 3.0])
+        )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_previous_row_or_the_start_is_not_an_alias_of_the_start(backend):
+    """``prev = C[t - 1] if t > 0 else c0`` shares memory with ``C`` or with ``c0``, not ``C`` with ``c0``
+    (was refused: in-place write into `C`, which may share memory with `c0`)."""
+    f = P.previous_row_or_start
+    w = np.array([0.3, -0.2, 0.5])
+    eps = 1e-6
+    want = np.array([(f(w + eps * e) - f(w - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(s2s.grad(f, backend=backend)(w), want, rtol=1e-5)

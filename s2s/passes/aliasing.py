@@ -69,16 +69,18 @@ def _bind_unpacked(target, parts, bind):
                 bind(name, part)
 
 
-def _linear(body) -> list:
-    """The simple statements of ``body`` in an order that covers every path (loop bodies twice)."""
+def _linear(body, maybe: set | None = None, branch: bool = False) -> list:
+    """The simple statements of ``body`` in an order that covers every path (loop bodies twice); ``maybe``
+    collects the ids of the assignments in a branch (``if``/``else``), which may not run: after them a
+    name shares what it shared before too."""
     out = []
     for stmt in body:
         # the test is read first (a ``Return`` here stands for a read)
         if isinstance(stmt, ir.If):
             out += (
                 [ir.Return(stmt.test, stmt.origin)]
-                + _linear(stmt.body)
-                + _linear(stmt.orelse)
+                + _linear(stmt.body, maybe, True)
+                + _linear(stmt.orelse, maybe, True)
             )
         elif isinstance(stmt, (ir.For, ir.While)):
             # a loop variable is a view into the iterable; a head marks each pass (``row_views``)
@@ -89,10 +91,13 @@ def _linear(body) -> list:
                 ]
             else:
                 heads = [ir.Return(stmt.test, stmt.origin)] * 2
-            body = _linear(stmt.body)
+            body = _linear(stmt.body, maybe, branch)
             out += [heads[0], *body, heads[1], *body]
         elif isinstance(stmt, ir.Assign):
-            out += _pairs(stmt)
+            parts = _pairs(stmt)
+            if branch and maybe is not None:
+                maybe.update(id(p) for p in parts)
+            out += parts
         elif isinstance(stmt, (ir.AugAssign, ir.Return)):
             out.append(stmt)
     return out
@@ -123,6 +128,47 @@ def _pairs(stmt: ir.Assign) -> list:
         Part(t.value, v.value, stmt.origin, whole=stmt)
         for t, v in zip(target.elements, value.elements)
     ]
+
+
+class Sharing:
+    """Which names may share memory: each name holds a set of memory roots (the array a parameter was
+    passed, one made here, a name's value before this function bound it), and two names share where their
+    roots meet. ``get(name, default)`` is the names sharing with ``name`` (itself included). Not
+    transitive: after ``v = a if c else b`` (or the same by an ``if``), ``v`` shares with ``a`` and with
+    ``b``, and ``a`` and ``b`` still share nothing.
+    """
+
+    def __init__(self):
+        self.roots: dict[str, frozenset] = {}
+        self._made = 0
+
+    def _of(self, name: str) -> frozenset:
+        if (
+            name not in self.roots
+        ):  # a value bound before (a global, a closure's): its own root
+            self.roots[name] = frozenset({("name", name)})
+        return self.roots[name]
+
+    def get(self, name: str, default=None):
+        roots = self.roots.get(name)
+        if roots is None:
+            return default
+        return {n for n, r in self.roots.items() if r & roots}
+
+    def bind(self, name: str, sources) -> None:
+        """``name`` now holds what ``sources`` hold (with ``name`` among them: what it held too); with none,
+        a new array."""
+        roots = frozenset().union(*(self._of(s) for s in sources))
+        if not roots:
+            self._made += 1
+            roots = frozenset({("made", name, self._made)})
+        self.roots[name] = roots
+
+    def share(self, *names: str) -> None:
+        """``names`` hold one array (a parameter and the caller's array it was passed)."""
+        root = frozenset({("passed", names[0])})
+        for n in names:
+            self.roots[n] = root
 
 
 def _caller(param: str) -> str:
@@ -337,22 +383,16 @@ def check(
             fresh[name] = (list(inspect.signature(f).parameters), shared)
     # who may share memory with whom; a parameter starts out as the caller's array (``_caller``), and
     # stops being it when rebound to a fresh value (``m = m.copy()``)
-    groups: dict[str, set[str]] = {}
+    groups = Sharing()
     for p in fn.param_names:
-        groups[p] = groups[_caller(p)] = {p, _caller(p)}
+        groups.share(p, _caller(p))
     # parameters still bound to what the caller passed (a helper's element writes into them are the
     # caller's to check)
     passed = set(updated)
     # names bound to tuple/list literals: what each element shares
     elements: dict[str, list] = {}
 
-    def bind(name, sources):
-        groups.get(name, set()).discard(name)
-        group = {name}
-        for s in sources:
-            group |= groups.get(s, {s})
-        for member in group:
-            groups[member] = group
+    bind = groups.bind
 
     # names bound to a list or dict this function made: name -> the names holding that same object
     containers: dict[str, set[str]] = {}
@@ -368,7 +408,8 @@ def check(
         containers.pop(name, None)
         items.pop(name, None)
 
-    body = _linear(fn.body)
+    maybe: set[int] = set()  # assignments in a branch: ``_linear``
+    body = _linear(fn.body, maybe)
     # a loop body s2s wrote (``def scan_body``) is a function, not memory
     functions = {s.function.name for s in ir.walk(fn.body) if isinstance(s, ir.Def)}
     bound = set(fn.param_names) | assigned_plain(fn.body)
@@ -479,7 +520,9 @@ def check(
                 stmt.value, cst.Subscript
             ):
                 taken_from[stmt.target.value] = stmt.value
-            item = taken is not None and taken.bind(stmt, groups, containers)
+            item = taken is not None and taken.bind(
+                stmt, groups, containers, maybe=id(stmt) in maybe
+            )
             unpacked = (
                 elements.get(stmt.value.value)
                 if isinstance(stmt.value, cst.Name)
@@ -488,10 +531,12 @@ def check(
             unpacked = (
                 unpacked if unpacked is not None else side_by_side(stmt.value, fresh)
             )
+            # (in a branch, which may not run, a name shares what it held before too)
+            binds = (lambda n, src: bind(n, {n, *src})) if id(stmt) in maybe else bind
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:
-                _bind_unpacked(stmt.target, unpacked, bind)
+                _bind_unpacked(stmt.target, unpacked, binds)
                 for name in numeric:
-                    bind(name, ())
+                    binds(name, ())
                 numbers.update(numeric)
                 continue
             holders = _container_of(stmt.value, containers)
@@ -500,7 +545,7 @@ def check(
                 shared = (
                     () if name in numeric or item else shared_with(stmt.value, fresh)
                 )
-                bind(name, shared)
+                binds(name, shared)
                 elements.pop(name, None)
                 forget(name)
                 repeated.discard(name)

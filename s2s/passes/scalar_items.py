@@ -43,24 +43,29 @@ class ItemBindings:
     """The names bound to items of arrays, and the bindings an in-place update needs checked."""
 
     def __init__(self):
-        # name -> (the names of the array when the item was taken, base, number of indices, binding)
-        self._items: dict[str, tuple] = {}
+        # name -> [(the names of the array when the item was taken, base, number of indices, binding)]: the
+        # items it may hold (more than one where a branch, which may not run, bound it)
+        self._items: dict[str, list] = {}
         self.checked: dict[int, tuple] = (
             {}
         )  # id(binding) -> (binding, name, base, count)
 
-    def bind(self, stmt, groups, containers=frozenset()) -> bool:
+    def bind(self, stmt, groups, containers=frozenset(), maybe=False) -> bool:
         """Take an assignment; True where it binds an item (then it shares nothing with its array).
         ``containers``: names of lists and dicts, whose items are the objects they hold, never copies.
+        ``maybe``: an assignment in a branch, after which a name may still hold what it held.
         """
         if not isinstance(stmt, ir.Assign):
             return False
         names = set(ir.target_names(stmt.target))
-        for name, (holders, base, count, binding) in list(self._items.items()):
-            if name in names:
+        for name, found in list(self._items.items()):
+            if name in names and not maybe:
                 del self._items[name]
-            elif holders & names:  # a name rebound holds another array now
-                self._items[name] = (holders - names, base, count, binding)
+            elif not maybe:  # a name rebound holds another array now
+                self._items[name] = [
+                    (holders - names, base, count, binding)
+                    for holders, base, count, binding in found
+                ]
         item = (
             _item_of(stmt.value)
             if isinstance(stmt.target, cst.Name) and not isinstance(stmt, ir.Return)
@@ -70,19 +75,22 @@ class ItemBindings:
             return False
         base, count = item
         holders = frozenset(groups.get(base, {base})) | {base}
-        self._items[stmt.target.value] = (holders, base, count, stmt)
+        self._items.setdefault(stmt.target.value, []).append(
+            (holders, base, count, stmt)
+        )
         return True
 
     def updated(self, name: str, group, read_later) -> None:
         """An in-place update of ``name`` (whose memory ``group`` shares): the items it may change or be
         changed through, read afterwards where NumPy would see the change, get their bindings checked.
         """
-        own = self._items.get(name)
-        if own is not None and any(read_later(h) for h in own[0]):
-            self._check(name, own)
-        for item, found in self._items.items():
-            if item != name and found[0] & (group | {name}) and read_later(item):
-                self._check(item, found)
+        for own in self._items.get(name, []):
+            if any(read_later(h) for h in own[0]):
+                self._check(name, own)
+        for item, entries in self._items.items():
+            for found in entries:
+                if item != name and found[0] & (group | {name}) and read_later(item):
+                    self._check(item, found)
 
     def _check(self, name, found):
         _, base, count, binding = found

@@ -51,6 +51,7 @@ class Pitfalls:
                 "int_write",
                 "view_updated_by_helper",
                 "index_copy_then_update",
+                "view_in_a_branch",
             ]
         )
         self.feature("sem_" + style)
@@ -223,6 +224,29 @@ class Pitfalls:
                 f"{name}[1::2] = {n} * {n}",
             ]
             self.define(name, (2 * k,), fresh=True)
+        elif style == "view_in_a_branch":
+            # a view bound in one branch survives it: the write is read through it (refused, or where the
+            # other branch ran, NumPy's value); ``prev = rows[t - 1] if t > 0 else start`` (no alias)
+            v, buf = self.fresh_name("vb"), self.fresh_name("buf")
+            lines += [
+                f"{buf} = np.zeros((3, {k}))",
+                f"{v}_start = np.tanh({n})",
+                "for t_ in range(3):",
+                f"    {v} = {buf}[t_ - 1] if t_ > 0 else {v}_start",
+                f"    {buf}[t_] = np.sin({n} * (t_ + 1.0) + {v})",
+            ]
+            if self.pick([False, True]):
+                lines += [
+                    f"if np.sum({n}) > 0.0:",
+                    f"    {v} = {buf}[0]",
+                    "else:",
+                    f"    {v} = {v}_start",
+                    f"{buf}[0] = {n} * 0.5",
+                    f"{name} = np.sum({buf}, axis=0) + {v}",
+                ]
+            else:
+                lines.append(f"{name} = np.sum({buf}, axis=0)")
+            self.define(name, (k,), fresh=True)
         elif style == "swap":
             lines += [
                 f"a_, b_ = {n}[0], {n}[1] * 0.5",

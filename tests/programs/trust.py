@@ -818,3 +818,48 @@ def masked_scores_rebound(
     lens = np.array([1, 2, 3])
     X = _sequence_mask(X.reshape(3, -1), lens, value=-1e6)
     return np.sum(np.exp(X - np.max(X)))
+
+
+def view_bound_in_a_branch_then_written(w):  # refused: `v` is `a` when the test holds
+    a = np.zeros(3)
+    b = w * 1.0
+    if w[0] > -10.0:
+        v = a
+    else:
+        v = b
+    a[0] = w[0]
+    return np.sum(v * w)
+
+
+def row_bound_in_a_branch_then_written(
+    w,
+):  # refused where the code runs: `prev` views a row of `C`
+    C = np.zeros((3, 3))
+    c0 = np.zeros(3)
+    s = 0.0
+    for t in range(3):
+        if t > 0:
+            prev = C[t - 1]
+        else:
+            prev = c0
+        C[t - 1] = np.tanh(w * (t + 1.0))
+        s = s + np.sum(prev * w)
+    return s
+
+
+def previous_row_or_start(w):
+    """Karpathy's LSTM: ``prev = C[t - 1] if t > 0 else c0`` then ``C[t] = ...``: ``C`` and ``c0`` share
+    nothing (the row is read before ``C`` is written), accepted in both spellings."""
+    C = np.zeros((3, 3))
+    c0 = np.tanh(w)
+    for t in range(3):
+        prev = C[t - 1] if t > 0 else c0
+        C[t] = np.tanh(w * (t + 1.0) + prev)
+    D = np.zeros((3, 3))
+    for t in range(3):
+        if t > 0:
+            prev = D[t - 1]
+        else:
+            prev = c0
+        D[t] = np.sin(w + prev)
+    return np.sum(C) + np.sum(D**2)
