@@ -295,15 +295,11 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             and result.value not in mapping
             and result.value in assigned(callee.body)
             and isinstance(stmt.target, cst.Name)
-            and not any(
-                stmt.target.value in names_in(v)
-                for v in mapping.values()
-                if isinstance(v, cst.CSTNode)
-            )
+            and not _read_after_result(callee.body, result.value, mapping, stmt.target)
         ):
             # the callee's result takes the call site's name (not a value it reads from outside: ``lambda v:
-            # w``), unless an argument reads that name (``m = tree_map(f, m, g)``: the callee reads the old
-            # ``m`` while it builds the new one)
+            # w``), unless an argument reads that name and the callee reads the argument once the result is
+            # bound (``m = tree_map(f, m, g)``: it reads the old ``m`` while it builds the new one)
             mapping[result.value] = stmt.target
         for inner in callee.body:
             if isinstance(inner, ir.Return):
@@ -342,6 +338,22 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         if name in read:
             raise err
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
+
+
+def _read_after_result(body, result: str, mapping: dict, target: cst.Name) -> bool:
+    """Whether ``body`` reads, at or after its first binding of ``result``, a parameter whose argument
+    reads ``target`` (the call site's name, which ``result`` would take)."""
+    params = {
+        p
+        for p, v in mapping.items()
+        if isinstance(v, cst.CSTNode) and target.value in names_in(v)
+    }
+    if not params:
+        return False
+    first = next((i for i, s in enumerate(body) if result in assigned([s])), len(body))
+    # (a block binding it, a loop or a branch, may read the argument after binding it)
+    start = first if first < len(body) and ir.blocks_of(body[first]) else first + 1
+    return any(params & reads(s) for s in ir.walk(list(body[start:])))
 
 
 def _bound_more_than_once(body) -> set[str]:
