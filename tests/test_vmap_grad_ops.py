@@ -412,6 +412,32 @@ def test_a_lambda_calling_a_library_function_is_mapped_and_differentiated(backen
         )
 
 
+def _grads_and_tangents_match_jax(f, backend, hessian=False):
+    """``f(w, xs)`` (``w`` of 3 numbers, ``xs`` of 4 rows of 3) against JAX: the gradient with respect to
+    each argument, a tangent of both, and (``hessian``) the Hessian in ``w``."""
+    r = _rng()
+    w, xs = r.normal(size=3), r.normal(size=(4, 3))
+    with jax.enable_x64(True):
+        for argnums in (0, 1):
+            np.testing.assert_allclose(
+                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
+                jax.grad(f, argnums)(w, xs),
+                rtol=1e-6,
+            )
+        tangents = (np.ones(3), np.full((4, 3), 0.5))
+        np.testing.assert_allclose(
+            np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
+            jax.jvp(f, (w, xs), tangents)[1],
+            rtol=1e-6,
+        )
+        if hessian:
+            np.testing.assert_allclose(
+                np.asarray(s2s.hessian(f, backend=backend)(w, xs)),
+                jax.hessian(f)(w, xs),
+                rtol=1e-6,
+            )
+
+
 def products_by_an_inner_vmap(w, xs):
     """``jnp.outer`` and ``jnp.linalg.norm`` per example (a kernel's features, distances)."""
     feats = jax.vmap(lambda r: jax.numpy.outer(r, w))(xs)
@@ -430,27 +456,7 @@ def products_by_an_inner_vmap(w, xs):
 def test_derivatives_of_outer_and_norm_inside_a_vmap_match_jax(backend):
     """``rt.batching.outer`` and ``rt.batching.norm`` are written with the ops they are made of: gradient,
     forward mode and Hessian."""
-    r = _rng()
-    w, xs = r.normal(size=3), r.normal(size=(4, 3))
-    f = products_by_an_inner_vmap
-    with jax.enable_x64(True):
-        for argnums in (0, 1):
-            np.testing.assert_allclose(
-                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
-                jax.grad(f, argnums)(w, xs),
-                rtol=1e-6,
-            )
-        tangents = (np.ones(3), np.full((4, 3), 0.5))
-        np.testing.assert_allclose(
-            np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
-            jax.jvp(f, (w, xs), tangents)[1],
-            rtol=1e-6,
-        )
-        np.testing.assert_allclose(
-            np.asarray(s2s.hessian(f, backend=backend)(w, xs)),
-            jax.hessian(f)(w, xs),
-            rtol=1e-6,
-        )
+    _grads_and_tangents_match_jax(products_by_an_inner_vmap, backend, hessian=True)
 
 
 def solves_by_an_inner_vmap(w, xs):
@@ -470,19 +476,4 @@ def solves_by_an_inner_vmap(w, xs):
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
 def test_derivatives_of_solve_inside_a_vmap_match_jax(backend):
-    r = _rng()
-    w, xs = r.normal(size=3), r.normal(size=(4, 3))
-    f = solves_by_an_inner_vmap
-    with jax.enable_x64(True):
-        for argnums in (0, 1):
-            np.testing.assert_allclose(
-                np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
-                jax.grad(f, argnums)(w, xs),
-                rtol=1e-6,
-            )
-        tangents = (np.ones(3), np.full((4, 3), 0.5))
-        np.testing.assert_allclose(
-            np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
-            jax.jvp(f, (w, xs), tangents)[1],
-            rtol=1e-6,
-        )
+    _grads_and_tangents_match_jax(solves_by_an_inner_vmap, backend)
