@@ -104,14 +104,11 @@ def _multiply(xp, a, b, flags):
 
 def _flatten(xp, x, flag):
     """One example of ``x`` raveled: ``(B, n)`` for a batched ``x``, ``(n,)`` for an unbatched one."""
-    shape = np.shape(x)
-    if flag:
-        return xp.reshape(x, (shape[0], int(np.prod(shape[1:], dtype=int))))
-    return xp.reshape(x, (int(np.prod(shape, dtype=int)),))
+    return xp.reshape(x, flat_shape(x, flag))
 
 
 def flat_shape(x, flag) -> tuple:
-    """The shape of ``_flatten(x, flag)``: what ``outer``'s decomposition reshapes an operand to."""
+    """The shape of ``_flatten(x, flag)`` (what ``outer``'s decomposition reshapes an operand to)."""
     shape = np.shape(x)
     if flag:
         return (shape[0], int(np.prod(shape[1:], dtype=int)))
@@ -124,7 +121,7 @@ def kept_shape(x) -> tuple:
     return shape[:1] + (1,) * (len(shape) - 1)
 
 
-def norm_axes(x, ord, axis):
+def norm_axes(x, axis):
     """The axes of the batched ``x`` that ``norm(x, ord, axis)`` reduces per example (``norm``'s choice)."""
     rank = len(np.shape(x)) - 1
     if axis is None:
@@ -296,24 +293,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
     per-example axes; with ``axis=None`` the example's rank picks a vector or a matrix norm).
     """
     xp = namespace(x)
-    shape = np.shape(x)
-    if not shape:
+    if not np.shape(x):
         raise ValueError("batching.norm: `x` must be batched (batch axis 0)")
-    rank = len(shape) - 1
-    if axis is None:
-        if ord is None:
-            flat = xp.linalg.norm(_flatten(xp, x, True), axis=-1)
-            return xp.reshape(flat, shape[:1] + (1,) * rank) if keepdims else flat
-        if rank not in (1, 2):
-            raise ValueError("batching.norm: Improper number of dimensions to norm.")
-        axes = (1,) if rank == 1 else (1, 2)
-    elif isinstance(axis, (tuple, list)):
-        axes = tuple(_axis(int(i), rank, "norm") + 1 for i in axis)
-    else:
-        axes = _axis(int(axis), rank, "norm") + 1
-    if isinstance(axes, tuple) and len(axes) == 1:
-        axes = axes[0]
-    return xp.linalg.norm(x, ord=ord, axis=axes, keepdims=keepdims)
+    if axis is None and ord is None:
+        flat = xp.linalg.norm(_flatten(xp, x, True), axis=-1)
+        return xp.reshape(flat, kept_shape(x)) if keepdims else flat
+    return xp.linalg.norm(x, ord=ord, axis=norm_axes(x, axis), keepdims=keepdims)
 
 
 # --------------------------------------------------------------------------- control flow

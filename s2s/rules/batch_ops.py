@@ -207,7 +207,7 @@ def batching_norm(x, ord=None, axis=None, keepdims=False):
         if keepdims:
             return xp.reshape(flat, rt.batching.kept_shape(x))
         return flat
-    axes = rt.batching.norm_axes(x, ord, axis)
+    axes = rt.batching.norm_axes(x, axis)
     return xp.linalg.norm(x, ord=ord, axis=axes, keepdims=keepdims)
 
 
