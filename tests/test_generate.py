@@ -287,11 +287,16 @@ print(json.dumps({
 """
 
 
-def _use(project):
+def _use(project, script=USE, env=None):
+    """What ``script`` (run in the project, in a fresh interpreter) prints as JSON."""
     import json
 
     done = subprocess.run(
-        [sys.executable, "-c", USE], cwd=project, capture_output=True, text=True
+        [sys.executable, "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env=None if env is None else {**os.environ, **env},
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -394,18 +399,12 @@ print(json.dumps({"compiler": sorted(m for m in ("libcst", "black") if m in sys.
 
 
 def test_a_checked_in_jvp_module_keeps_the_defaults_and_the_api_uses_it(tmp_path):
-    import json
-
     for name, text in DEFAULTS_PROJECT.items():
         (tmp_path / name).write_text(text)
     assert s2s_command("generate", cwd=tmp_path).returncode == 0
     text = (tmp_path / "derivatives/loss_jvp.py").read_text()
     assert "def loss_jvp(w, x, scale=2.0, *, w_dot, x_dot, scale_dot):" in text
-    done = subprocess.run(
-        [sys.executable, "-c", USE_JVP], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    used = json.loads(done.stdout)
+    used = _use(tmp_path, USE_JVP)
     assert (
         used["compiler"] == []
     )  # the checked-in module ran: its tangents are passed by name
@@ -490,23 +489,13 @@ def test_a_checked_in_module_is_not_used_when_a_value_it_baked_in_differs(
     module was generated: where this process's value differs, the API generates the module again (and says
     so), and the file imported directly refuses to run, naming the value; never the old value silently.
     """
-    import json
-
     for name, text in SETTINGS_PROJECT.items():
         (tmp_path / name).write_text(text)
     assert s2s_command("generate", cwd=tmp_path).returncode == 0
     written = (tmp_path / "derivatives/loss_grad.py").read_text()
     assert 'SCALE = rt.baked(model, "SCALE", 1.0)' in written
     assert 'rt.baked_default(model.act, "gain", 1.0)' in written
-    done = subprocess.run(
-        [sys.executable, "-c", USE_SETTINGS],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-    )
-    assert done.returncode == 0, done.stderr
-    used = json.loads(done.stdout)
+    used = _use(tmp_path, USE_SETTINGS, env)
     scale = float(env.get("SCALE", "1"))
     w, x = np.full((2, 2), 0.3), np.ones((3, 2))
     layers, gain = int(env.get("LAYERS", "2")), float(env.get("GAIN", "1"))
