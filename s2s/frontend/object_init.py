@@ -1,0 +1,226 @@
+"""How an object of your class is made, for ``local_objects``: a constructor call's arguments bound to its
+``__init__``'s parameters (a ``*sequence`` argument item by item, checked as Python's call is), and an
+``__init__`` read as the attribute assignments it makes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+
+import libcst as cst
+
+from ..cstutil import iter_nodes, literal
+from . import source as sources
+from .rewriting import assignment
+
+
+def does_nothing(stmt, cls, init) -> bool:
+    """``pass``, or ``super().__init__()`` (no arguments) in the ``__init__`` of ``cls`` (or a base) whose
+    next class's ``__init__`` is ``object``'s."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return False
+    line = stmt.body[0]
+    if isinstance(line, cst.Pass):
+        return True
+    if not (isinstance(line, cst.Expr) and isinstance(line.value, cst.Call)):
+        return False
+    call = line.value
+    if call.args or cst.Module([]).code_for_node(call.func) != "super().__init__":
+        return False
+    owner = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+    if owner is None:
+        return False
+    after = cls.__mro__[cls.__mro__.index(owner) + 1 :]
+    following = next((c for c in after if "__init__" in vars(c)), object)
+    return following is object
+
+
+def split_assignments(assigned: list) -> list:
+    """``self.a, self.b = a, b`` as two assignments, where the value is a tuple of as many items that do
+    not read the attributes assigned (each item is computed before any is assigned)."""
+    out = []
+    for attrs, value in assigned:
+        if (
+            not isinstance(attrs, str)
+            and isinstance(value, cst.Tuple)
+            and len(value.elements) == len(attrs)
+            and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+            and not any(
+                isinstance(n, cst.Attribute) and n.attr.value in attrs
+                for n in iter_nodes(value)
+            )
+        ):
+            out += [(a, e.value) for a, e in zip(attrs, value.elements)]
+        else:
+            out.append((attrs, value))
+    return out
+
+
+def direct_parameters(assigned: list, params: set) -> dict:
+    """``{parameter: attribute}`` for the parameters whose one read in ``__init__`` is a whole
+    ``self.attribute = parameter``."""
+    reads = Counter(
+        n.value
+        for _, value in assigned
+        for n in iter_nodes(value)
+        if isinstance(n, cst.Name)
+    )
+    return {
+        value.value: attr
+        for attr, value in assigned
+        if isinstance(attr, str)
+        and isinstance(value, cst.Name)
+        and value.value in params
+        and reads[value.value] == 1
+    }
+
+
+def init_assignments(init, cls) -> list | None:
+    """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...`` (a tuple
+    of attributes for ``self.d, self.n = ...``); a ``pass``, and ``super().__init__()`` where the base's
+    is ``object``'s, do nothing."""
+    try:
+        node = sources.load(init).node
+    except Exception:
+        return None
+    if not isinstance(node, cst.FunctionDef) or not node.params.params:
+        return None
+    me = node.params.params[0].name.value
+    out = []
+    if not isinstance(node.body, cst.IndentedBlock):
+        return None
+    for stmt in node.body.body:
+        if (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, cst.SimpleString)
+            and not out
+        ):
+            continue  # a docstring
+        if does_nothing(stmt, cls, init):
+            continue
+        assign = assignment(stmt)
+        target = assign.targets[0].target if assign is not None else None
+        parts = (
+            [el.value for el in target.elements]
+            if isinstance(target, (cst.Tuple, cst.List))
+            else [target]
+        )
+        if not all(
+            isinstance(t, cst.Attribute)
+            and isinstance(t.value, cst.Name)
+            and t.value.value == me
+            for t in parts
+        ):
+            return None
+        attrs = tuple(t.attr.value for t in parts)
+        out.append(
+            (
+                attrs if len(parts) > 1 or target is not parts[0] else attrs[0],
+                assign.value,
+            )
+        )
+    return out
+
+
+def spreadable(call: cst.Call) -> bool:
+    """Whether ``bind_arguments`` reads the call's arguments: no ``**``, and at most one ``*``, of a value read
+    without a call (``*params["gru"]``), after the other positional arguments."""
+    stars = [i for i, a in enumerate(call.args) if a.star]
+    if not stars:
+        return True
+    star = call.args[stars[0]]
+    return (
+        len(stars) == 1
+        and star.star == "*"
+        and not any(a.keyword is None for a in call.args[stars[0] + 1 :])
+        and not any(isinstance(n, cst.Call) for n in iter_nodes(star.value))
+    )
+
+
+def bind_arguments(
+    signature, call: cst.Call, skip_first=False, spell=None
+) -> list | None:
+    """``[(parameter, expression)]`` for the call's arguments, literal defaults for the others (or defaults
+    ``spell`` writes: a module's attribute). A ``*sequence`` argument gives the parameters it reaches its
+    items (``sequence[i]``, or ``sequence[i] if len(sequence) > i else default``), and the first entry is
+    then ``(None, checks)``: the asserts that raise where Python's call would (too few or too many items).
+    """
+    params = list(signature.parameters.values())[1 if skip_first else 0 :]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    star = next((a.value for a in call.args if a.star == "*"), None)
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if len(positional) > len(params):
+        return None
+    out, reached, required = [], 0, 0
+    for k, p in enumerate(params):
+        default = _default(p, spell)
+        if k < len(positional):
+            out.append((p.name, positional[k]))
+        elif (
+            star is not None
+            and p.name not in keywords
+            and reached == k - len(positional)
+        ):
+            item = cst.Subscript(
+                star, [cst.SubscriptElement(cst.Index(cst.Integer(str(reached))))]
+            )
+            if default is not None:
+                item = cst.IfExp(_longer(star, reached), item, default)
+            else:
+                required = reached + 1
+            out.append((p.name, item))
+            reached += 1
+        elif p.name in keywords:
+            out.append((p.name, keywords.pop(p.name)))
+        elif default is not None:
+            out.append((p.name, default))
+        else:
+            return None
+    if keywords:
+        return None
+    if star is not None:
+        out.insert(0, (None, _items_check(star, required, reached)))
+    return out
+
+
+def _default(p, spell) -> cst.BaseExpression | None:
+    """A parameter's default as an expression: a literal, or what ``spell`` writes; None without one."""
+    if p.default is inspect.Parameter.empty:
+        return None
+    if type(p.default) in (int, float, bool, str, type(None)):
+        return literal(p.default)
+    return spell(p.default) if spell is not None else None
+
+
+def _longer(sequence, i: int) -> cst.Comparison:
+    """``len(sequence) > i``."""
+    return cst.Comparison(
+        cst.Call(cst.Name("len"), [cst.Arg(sequence)]),
+        [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer(str(i)))],
+    )
+
+
+def _items_check(sequence, required: int, most: int) -> list[cst.Assert]:
+    """``assert len(sequence) == n`` (or ``>= required`` and ``<= most``), with the message Python's
+    call gives: single comparisons of Python numbers, checked when the code is traced.
+    """
+    size = cst.Call(cst.Name("len"), [cst.Arg(sequence)])
+    count = f"{most}" if required == most else f"from {required} to {most}"
+    message = cst.SimpleString(repr(f"the `*` argument must hold {count} items"))
+    tests = (
+        [(cst.Equal(), most)]
+        if required == most
+        else [(cst.GreaterThanEqual(), required), (cst.LessThanEqual(), most)]
+    )
+    return [
+        cst.Assert(
+            cst.Comparison(size, [cst.ComparisonTarget(op, cst.Integer(str(n)))]),
+            message,
+        )
+        for op, n in tests
+    ]
