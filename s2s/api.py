@@ -23,118 +23,13 @@ import numpy as np
 from . import checked_in
 from .binding import Binding
 from .display import ShowsSource
+from .dtypes import check_float_inputs, check_real, dtype_of, in_primal_dtypes
 from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import variadic, wrappers
 from .generated import Generated
 from .runtime import backends, loader
 from .runtime.trees import _children, _is_record, tree_leaves, tree_map
-
-
-def _check_float_inputs(args, argnums, api="grad"):
-    """JAX's dtype checks on the differentiated arguments: real floating-point leaves only."""
-    for i in (argnums,) if isinstance(argnums, int) else argnums:
-        for leaf in tree_leaves(args[i]):
-            # a function a module holds (Equinox's activation) has no derivative: None, as equinox.filter_grad
-            if isinstance(leaf, float) or (
-                callable(leaf) and not hasattr(leaf, "dtype")
-            ):
-                continue
-            dtype = _dtype(leaf)
-            if dtype.kind == "c":
-                raise _complex_error(api, dtype)
-            if dtype.kind != "f":
-                raise TypeError(
-                    f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
-                    f"but got {dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
-                    "allow_int to True."
-                )
-
-
-def _in_primal_dtypes(out, args, argnums, kind, has_aux):
-    """JAX's rule: a gradient has its primal's dtype (a float32 parameter of a loss computed in float64
-    under ``jax_enable_x64`` gets a float32 gradient)."""
-    value, grads = out if kind == "value_and_grad" else (None, out)
-    if has_aux and kind == "grad":
-        grads, aux = grads
-    primals = (
-        args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
-    )
-
-    def cast(g, p):
-        want = _dtype(p)
-        if type(g).__module__.startswith(
-            "jax"
-        ):  # float64 is float32 without ``jax_enable_x64``
-            import jax
-
-            want = jax.dtypes.canonicalize_dtype(want)
-        if want.kind == "f" and not isinstance(p, float) and _dtype(g) != want:
-            return g.astype(want)
-        return g
-
-    pairs = list(_leaf_pairs(grads, primals))
-    for g, p in pairs:
-        if np.shape(g) != np.shape(
-            p
-        ):  # a gradient of another shape is never returned as one
-            raise S2SError(
-                f"s2s.{kind}: the generated code computed a gradient of shape {np.shape(g)} for a "
-                f"parameter of shape {np.shape(p)}; this is a bug in s2s, not in your program",
-                hint="please report it with the function; `.source` shows the generated module",
-            )
-    cast_by_id = {id(g): cast(g, p) for g, p in pairs}
-    grads = tree_map(lambda g: cast_by_id.get(id(g), g), grads)
-    if has_aux and kind == "grad":
-        grads = (grads, aux)
-    return (value, grads) if kind == "value_and_grad" else grads
-
-
-def _leaf_pairs(grads, primals):
-    """``(gradient leaf, parameter leaf)`` pairs: dicts matched by key (a gradient's keys may come in
-    another order), sequences by position; a leaf without a gradient (None) has no pair.
-    """
-    if isinstance(grads, dict) and isinstance(primals, dict):
-        for k in primals:
-            if k in grads:
-                yield from _leaf_pairs(grads[k], primals[k])
-    elif (
-        isinstance(grads, (list, tuple))
-        and isinstance(primals, (list, tuple))
-        and len(grads) == len(primals)
-    ):
-        for g, p in zip(grads, primals):
-            yield from _leaf_pairs(g, p)
-    elif grads is None:
-        return
-    elif not hasattr(
-        grads, "shape"
-    ):  # another record (a dataclass, a module): its leaves in order
-        g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
-        if len(g_leaves) == len(p_leaves) and not (
-            len(g_leaves) == 1 and g_leaves[0] is grads
-        ):
-            for g, p in zip(g_leaves, p_leaves):
-                yield from _leaf_pairs(g, p)
-    elif hasattr(primals, "shape") or isinstance(primals, (int, float)):
-        yield grads, primals
-
-
-def _check_real(args, positions, api):
-    """No complex leaf in the arguments at ``positions`` (``jvp``/``vjp``/``linearize``, which allow integers)."""
-    for i in positions:
-        for leaf in tree_leaves(args[i]):
-            if not isinstance(leaf, float) and _dtype(leaf).kind == "c":
-                raise _complex_error(api, _dtype(leaf))
-
-
-def _complex_error(api, dtype) -> TypeError:
-    return TypeError(
-        f"s2s.{api} got a {dtype.name} input: s2s does not differentiate complex inputs (its derivative rules "
-        "are written for real numbers). Split each complex array into its real and imaginary parts, two real "
-        "arrays, and build the complex value inside the function: `z = re + 1j * im`."
-    )
-
 
 # (target, kinds, argnums, has_aux) -> Generated, most recently used last
 _CACHE: OrderedDict = OrderedDict()
@@ -319,13 +214,13 @@ class Transformed(ShowsSource):
             )(*args, **kwargs)
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
-            _check_float_inputs(args, self.argnums, self.kind)
+            check_float_inputs(args, self.argnums, self.kind)
         runner = self.__dict__.get("_runner")
         if runner is None or self._refresh():
             runner = self._runner
         computed = out = runner(*args)
         if self.kind in ("grad", "value_and_grad"):
-            out = _in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
+            out = in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
         if not kwargs and self._variadic is None and len(args) == self.binding._fast:
             self._remember(runner, args, computed, out)
         return out
@@ -384,7 +279,7 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
     forward = _transformed(fun, "primal", 0, backend=backend)
     args = forward.binding(primals, {})
     positions = forward.binding.positions(len(primals))
-    _check_real(args, positions, "vjp")
+    check_real(args, positions, "vjp")
     backward = _transformed(fun, "vjp", positions, backend=backend, flat=True)
     out = forward._current_runner()(*args)
     runner = backward._current_runner()
@@ -469,7 +364,7 @@ def _primal_arguments(fun, primals, api, backend):
     binding = _transformed(fun, "primal", 0, backend=backend).binding
     args = binding(tuple(primals), {})
     positions = binding.positions(len(primals))
-    _check_real(args, positions, api)
+    check_real(args, positions, api)
     return args, positions
 
 
@@ -533,18 +428,6 @@ def jvp_source(fun, has_aux=False) -> str:
     return Transformed(fun, "jvp", every, has_aux, flat=True).source
 
 
-def _dtype(value):
-    dtype = getattr(value, "dtype", None)
-    if dtype is None:
-        return np.asarray(value).dtype
-    try:
-        return np.dtype(dtype)
-    except (
-        TypeError
-    ):  # a typed key (``jax.random.key``): integers underneath, its tangent float0
-        return np.dtype(np.uint32)
-
-
 def _checked_tangent(index, primal, tangent):
     """``tangent`` after JAX's checks against its primal (structure, shapes, dtypes); float0 becomes zeros."""
     p_leaves, t_leaves = list(_sorted_leaves(primal)), list(_sorted_leaves(tangent))
@@ -563,7 +446,7 @@ def _checked_tangent(index, primal, tangent):
                 f"s2s.jvp called with different primal and tangent shapes: primal {index} has shape "
                 f"{np.shape(p)} but its tangent has shape {np.shape(t)}"
             )
-        p_type, t_type = _dtype(p), _dtype(t)
+        p_type, t_type = dtype_of(p), dtype_of(t)
         if p_type.kind in "fc":
             if t_type != p_type and not isinstance(p, (float, complex)):
                 raise TypeError(
@@ -576,7 +459,7 @@ def _checked_tangent(index, primal, tangent):
                 f"(np.zeros(shape, dtype=jax.dtypes.float0)), got {t_type.name}"
             )
     zeroed = tree_map(
-        lambda t: np.zeros(np.shape(t)) if _dtype(t).kind == "V" else t, tangent
+        lambda t: np.zeros(np.shape(t)) if dtype_of(t).kind == "V" else t, tangent
     )
     return ordered_like(zeroed, primal)
 

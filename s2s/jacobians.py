@@ -17,8 +17,9 @@ import functools
 
 import numpy as np
 
-from .api import Transformed, _check_float_inputs
+from .api import Transformed
 from .display import ShowsSource
+from .dtypes import check_float_inputs
 from .frontend.wrappers import describe
 from .runtime import backends
 from .runtime.trees import tree_leaves, tree_map, uses_jax
@@ -186,7 +187,7 @@ class Jacobian(ShowsSource):
                 *args, **kwargs
             )
         args = self.primal.binding(args, kwargs)
-        _check_float_inputs(args, self.wrt, self.kind)
+        check_float_inputs(args, self.wrt, self.kind)
         # a value the modules baked in has changed
         if self.primal._refresh() | self.transformed._refresh():
             self._runner = backends.Runner(

@@ -281,14 +281,12 @@ def test_a_gradient_of_another_shape_than_its_parameter_is_never_returned():
     """The last check before a gradient is returned: its leaves have their parameters' shapes (a rule that
     forgot to sum a per-example cotangent returned a (4, 3) gradient for a (3,) parameter).
     """
-    from s2s.api import _in_primal_dtypes
+    from s2s.dtypes import in_primal_dtypes
 
     params = {"w": np.ones(3), "b": 0.5}
     good = {"w": np.zeros(3), "b": np.float64(0.0)}
-    assert _in_primal_dtypes(good, (params,), 0, "grad", False)["w"].shape == (3,)
+    assert in_primal_dtypes(good, (params,), 0, "grad", False)["w"].shape == (3,)
     with pytest.raises(
         s2s.S2SError, match=r"shape \(4, 3\) for a parameter of shape \(3,\)"
     ):
-        _in_primal_dtypes(
-            {"w": np.zeros((4, 3)), "b": 0.0}, (params,), 0, "grad", False
-        )
+        in_primal_dtypes({"w": np.zeros((4, 3)), "b": 0.0}, (params,), 0, "grad", False)

@@ -1,0 +1,128 @@
+"""JAX's rules on the types of what is differentiated: real floating-point inputs to a derivative (no
+complex ones), and gradients returned in their parameters' dtypes and shapes (a gradient of another shape
+is never returned: s2s stops with an internal error).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import S2SError
+from .runtime.trees import tree_leaves, tree_map
+
+
+def check_float_inputs(args, argnums, api="grad"):
+    """JAX's dtype checks on the differentiated arguments: real floating-point leaves only."""
+    for i in (argnums,) if isinstance(argnums, int) else argnums:
+        for leaf in tree_leaves(args[i]):
+            # a function a module holds (Equinox's activation) has no derivative: None, as equinox.filter_grad
+            if isinstance(leaf, float) or (
+                callable(leaf) and not hasattr(leaf, "dtype")
+            ):
+                continue
+            dtype = dtype_of(leaf)
+            if dtype.kind == "c":
+                raise _complex_error(api, dtype)
+            if dtype.kind != "f":
+                raise TypeError(
+                    f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
+                    f"but got {dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
+                    "allow_int to True."
+                )
+
+
+def in_primal_dtypes(out, args, argnums, kind, has_aux):
+    """JAX's rule: a gradient has its primal's dtype (a float32 parameter of a loss computed in float64
+    under ``jax_enable_x64`` gets a float32 gradient)."""
+    value, grads = out if kind == "value_and_grad" else (None, out)
+    if has_aux and kind == "grad":
+        grads, aux = grads
+    primals = (
+        args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+    )
+
+    def cast(g, p):
+        want = dtype_of(p)
+        if type(g).__module__.startswith(
+            "jax"
+        ):  # float64 is float32 without ``jax_enable_x64``
+            import jax
+
+            want = jax.dtypes.canonicalize_dtype(want)
+        if want.kind == "f" and not isinstance(p, float) and dtype_of(g) != want:
+            return g.astype(want)
+        return g
+
+    pairs = list(_leaf_pairs(grads, primals))
+    for g, p in pairs:
+        if np.shape(g) != np.shape(
+            p
+        ):  # a gradient of another shape is never returned as one
+            raise S2SError(
+                f"s2s.{kind}: the generated code computed a gradient of shape {np.shape(g)} for a "
+                f"parameter of shape {np.shape(p)}; this is a bug in s2s, not in your program",
+                hint="please report it with the function; `.source` shows the generated module",
+            )
+    cast_by_id = {id(g): cast(g, p) for g, p in pairs}
+    grads = tree_map(lambda g: cast_by_id.get(id(g), g), grads)
+    if has_aux and kind == "grad":
+        grads = (grads, aux)
+    return (value, grads) if kind == "value_and_grad" else grads
+
+
+def _leaf_pairs(grads, primals):
+    """``(gradient leaf, parameter leaf)`` pairs: dicts matched by key (a gradient's keys may come in
+    another order), sequences by position; a leaf without a gradient (None) has no pair.
+    """
+    if isinstance(grads, dict) and isinstance(primals, dict):
+        for k in primals:
+            if k in grads:
+                yield from _leaf_pairs(grads[k], primals[k])
+    elif (
+        isinstance(grads, (list, tuple))
+        and isinstance(primals, (list, tuple))
+        and len(grads) == len(primals)
+    ):
+        for g, p in zip(grads, primals):
+            yield from _leaf_pairs(g, p)
+    elif grads is None:
+        return
+    elif not hasattr(
+        grads, "shape"
+    ):  # another record (a dataclass, a module): its leaves in order
+        g_leaves, p_leaves = list(tree_leaves(grads)), list(tree_leaves(primals))
+        if len(g_leaves) == len(p_leaves) and not (
+            len(g_leaves) == 1 and g_leaves[0] is grads
+        ):
+            for g, p in zip(g_leaves, p_leaves):
+                yield from _leaf_pairs(g, p)
+    elif hasattr(primals, "shape") or isinstance(primals, (int, float)):
+        yield grads, primals
+
+
+def check_real(args, positions, api):
+    """No complex leaf in the arguments at ``positions`` (``jvp``/``vjp``/``linearize``, which allow integers)."""
+    for i in positions:
+        for leaf in tree_leaves(args[i]):
+            if not isinstance(leaf, float) and dtype_of(leaf).kind == "c":
+                raise _complex_error(api, dtype_of(leaf))
+
+
+def _complex_error(api, dtype) -> TypeError:
+    return TypeError(
+        f"s2s.{api} got a {dtype.name} input: s2s does not differentiate complex inputs (its derivative rules "
+        "are written for real numbers). Split each complex array into its real and imaginary parts, two real "
+        "arrays, and build the complex value inside the function: `z = re + 1j * im`."
+    )
+
+
+def dtype_of(value):
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return np.asarray(value).dtype
+    try:
+        return np.dtype(dtype)
+    except (
+        TypeError
+    ):  # a typed key (``jax.random.key``): integers underneath, its tangent float0
+        return np.dtype(np.uint32)
