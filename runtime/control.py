@@ -525,9 +525,15 @@ _BOTH_NONE = object()  # (a step output of no value at every step, in ``_prepend
 def _unset_as_zeros(output, like):
     """``output`` with its ``Unset`` leaves as zeros shaped like the matching leaves of ``like`` (another
     step's output), so the steps stack into arrays (and the backward loop rolls: ``Elements`` would
-    visit them one by one)."""
+    visit them one by one). So are its ``None`` parts where ``like`` holds arrays: the residuals of a
+    branch the first step did not take, its test static there (a Python ``t > 0``) and traced after
+    (``rt.cond_with_residuals`` gives zeros for the branch not taken then)."""
     if isinstance(output, Unset) and hasattr(like, "shape"):
         return namespace(like).zeros_like(like)
+    if output is None and like is not None:
+        leaves = tree_leaves(like)
+        if leaves and all(hasattr(leaf, "shape") for leaf in leaves):
+            return tree_map(lambda leaf: namespace(leaf).zeros_like(leaf), like)
     if isinstance(output, (tuple, list)) and isinstance(like, (tuple, list)):
         items = [_unset_as_zeros(a, b) for a, b in zip(output, like)]
         if len(output) != len(like):

@@ -851,3 +851,40 @@ def test_a_loop_over_a_list_and_its_empty_tail_differentiates(backend, n):
     )(jx)
     assert len(seq) == n
     _close(s2s.grad(consecutive_pairs, backend=backend)(x, n), want, tol=1e-6)
+
+
+# --- a `for` loop's variable read after it, the steps branching on it ---------------------------
+
+
+def rows_with_the_previous_row_jax(X, W):
+    n, k = X.shape
+    d = W.shape[1]
+    Hin = jnp.zeros((n, k + d + 1))
+    H = jnp.zeros((n, d))
+    for t in range(n):
+        prev = H[t - 1] if t > 0 else jnp.ones(d)
+        Hin = Hin.at[t, 0].set(1).at[t, 1 : k + 1].set(X[t]).at[t, k + 1 :].set(prev)
+        H = H.at[t].set(jnp.tanh(Hin[t].dot(W)))
+    return jnp.sum(H**2) + jnp.sum(H[t] * X[t, 0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loop_variable_read_after_steps_that_branch_on_it(backend):
+    """The first step runs on its own (the variable has no value before it), its test static: its
+    residuals join the other steps' (zeros for the branch it did not take), and slices bounded by index
+    arithmetic are recomputed by the backward steps, not saved."""
+    rng = np.random.default_rng(0)
+    X, W = rng.normal(size=(4, 2)), 0.4 * rng.normal(size=(6, 3))
+    want = jax.grad(rows_with_the_previous_row_jax, (0, 1))(X, W)
+    _same_tree(
+        s2s.grad(P.rows_with_the_previous_row, (0, 1), backend=backend)(X, W),
+        want,
+        1e-9,
+    )
+    Xs = np.stack([X, -X])
+    got = s2s.vmap(
+        s2s.grad(P.rows_with_the_previous_row, 1, backend=backend), (0, None)
+    )(Xs, W)
+    _close(
+        got, np.stack([jax.grad(rows_with_the_previous_row_jax, 1)(x, W) for x in Xs])
+    )

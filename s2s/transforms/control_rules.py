@@ -132,10 +132,34 @@ def _recomputable(forward, item: str | None = None, invariant=frozenset()) -> se
             continue
         inputs = names_in(stmt.value) - ENCLOSING
         unpack = isinstance(stmt.value, cst.Name) and stmt.value.value in found
-        access = isinstance(stmt.value, cst.Subscript) and inputs <= found | invariant
-        if unpack or access or (is_static(stmt.value) and inputs <= found):
+        known = inputs <= found | invariant
+        access = isinstance(stmt.value, cst.Subscript) and known
+        if unpack or access or (known and _index_arithmetic(stmt.value)):
             found |= set(ir.target_names(stmt.target))
     return found
+
+
+# what an index is computed with (``t + 1``, ``2 * k - 1``): a matrix product or a power is no index
+_INDEX_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+
+
+def _index_arithmetic(node) -> bool:
+    """Static values, and sums and products of names and numbers: ``input_size + 1`` in
+    ``Hin[t, :, 1 : input_size + 1] = x``, cheaper to compute again in a backward step than to save per step
+    (and a slice built from it, not an array, could not be stacked)."""
+    if is_static(node) or isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return (
+            isinstance(node.operator, _INDEX_OPERATORS)
+            and _index_arithmetic(node.left)
+            and _index_arithmetic(node.right)
+        )
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Minus) and _index_arithmetic(
+            node.expression
+        )
+    return False
 
 
 def _body_parts(fn: ir.Function):

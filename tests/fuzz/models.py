@@ -30,6 +30,22 @@ class Models:
             else "float(rng.uniform(0.3, 1.2))"
         )
 
+    def _rnn_rows(self, lines, act, T, hshape):
+        """An RNN as Karpathy writes one: hidden states preallocated and written row by row, the previous
+        row or the start picked by a test on the step, the loop variable read after the loop.
+        """
+        self.feature("rnn_rows")
+        lines.append(f"hs = np.zeros({_shape_text((T,) + hshape)})")
+        lines.append(f"for t in range({self.pick([T, 'x.shape[0]'])}):")
+        lines.append("    prev = hs[t - 1] if t > 0 else h")
+        lines.append(
+            "    hs[t] = "
+            + act.format('x[t] @ params["wx"] + prev @ params["wh"] + params["b"]')
+        )
+        lines.append(self.pick(["out = hs[t]", "out = hs[t] + 0.5 * hs[t - 1]"]))
+        self.define("hs", (T,) + hshape)
+        self.define("out", hshape)
+
     def skeleton(self, lines, sig, args, closure_vars):
         """The model: reads the parameters, leaves ``out`` (shape (B, O) or (O,)) in the environment."""
         style = self.pick(
@@ -407,43 +423,55 @@ class Models:
             self.env["x"] = V((T,) + xshape)
             xshape_t = (T,) + xshape
             lines.append(f"h = np.zeros({_shape_text(xshape[:-1] + (H,))})")
-            collect = self.p(0.5)
-            if collect:
-                lines.append("hs = []")
-            form = self.pick(
-                ["for t in range(x.shape[0]):", "for xt in x:", f"for t in range({T}):"]
-            )
-            lines.append(form)
-            xt = "xt" if form == "for xt in x:" else "x[t]"
-            lines.append(
-                "    h = "
-                + act.format(xt + ' @ params["wx"] + h @ params["wh"] + params["b"]')
-            )
-            if collect:
-                lines.append("    hs.append(h)")
-                if self.p(0.3) and "list_concat" not in self.avoid:
-                    self.feature("list_concat")
-                    lines.insert(
-                        lines.index("hs = []"),
-                        f"h0 = np.zeros({_shape_text(xshape[:-1] + (H,))})",
-                    )
-                    lines.append(
-                        self.pick(
-                            [
-                                "out = np.stack([h0] + hs)",
-                                "out = np.stack(hs + [h0], axis=0)",
-                            ]
-                        )
-                    )
-                    self.define("out", (T + 1,) + xshape[:-1] + (H,))
-                else:
-                    lines.append(
-                        self.pick(["out = np.stack(hs)", "out = np.stack(hs, axis=0)"])
-                    )
-                    self.define("out", (T,) + xshape[:-1] + (H,))
+            # Karpathy's loop: rows written in place, the variable read after the loop
+            if self.p(0.25):
+                self._rnn_rows(lines, act, T, xshape[:-1] + (H,))
             else:
-                lines.append("out = h")
-                self.define("out", xshape[:-1] + (H,))
+                collect = self.p(0.5)
+                if collect:
+                    lines.append("hs = []")
+                form = self.pick(
+                    [
+                        "for t in range(x.shape[0]):",
+                        "for xt in x:",
+                        f"for t in range({T}):",
+                    ]
+                )
+                lines.append(form)
+                xt = "xt" if form == "for xt in x:" else "x[t]"
+                lines.append(
+                    "    h = "
+                    + act.format(
+                        xt + ' @ params["wx"] + h @ params["wh"] + params["b"]'
+                    )
+                )
+                if collect:
+                    lines.append("    hs.append(h)")
+                    if self.p(0.3) and "list_concat" not in self.avoid:
+                        self.feature("list_concat")
+                        lines.insert(
+                            lines.index("hs = []"),
+                            f"h0 = np.zeros({_shape_text(xshape[:-1] + (H,))})",
+                        )
+                        lines.append(
+                            self.pick(
+                                [
+                                    "out = np.stack([h0] + hs)",
+                                    "out = np.stack(hs + [h0], axis=0)",
+                                ]
+                            )
+                        )
+                        self.define("out", (T + 1,) + xshape[:-1] + (H,))
+                    else:
+                        lines.append(
+                            self.pick(
+                                ["out = np.stack(hs)", "out = np.stack(hs, axis=0)"]
+                            )
+                        )
+                        self.define("out", (T,) + xshape[:-1] + (H,))
+                else:
+                    lines.append("out = h")
+                    self.define("out", xshape[:-1] + (H,))
             self.define("h", xshape[:-1] + (H,))
             sizes = [D, H]
             self._xshape = xshape_t

@@ -428,3 +428,20 @@ def collected_returned(h0, x, w):
         h = np.tanh(h * x + 0.1 * i)
         hs.append(h)
     return np.sum(hs[0] * w[0]), [h0] + hs, {"hs": hs}
+
+
+def rows_with_the_previous_row(X, W):
+    """Karpathy's LSTM loop: rows written in place, the previous row or the start picked by a test on the
+    step, a slice bounded by a shape's sum, and the loop variable read after the loop.
+    """
+    n, k = X.shape
+    d = W.shape[1]
+    Hin = np.zeros((n, k + d + 1))
+    H = np.zeros((n, d))
+    for t in range(n):
+        prev = H[t - 1] if t > 0 else np.ones(d)
+        Hin[t, 0] = 1
+        Hin[t, 1 : k + 1] = X[t]
+        Hin[t, k + 1 :] = prev
+        H[t] = np.tanh(Hin[t].dot(W))
+    return np.sum(H**2) + np.sum(H[t] * X[t, 0])
