@@ -300,7 +300,15 @@ def _generate(
                     )
                 _check_not_batched(program.helpers[name], requests.origins[name, flags])
                 _check_not_factory(program.helpers[name], requests.origins[name, flags])
-                mapped = tuple(0 if f else None for f in flags)
+                # a tuple flag: a sequence of known length, an axis per item
+                mapped = tuple(
+                    (
+                        tuple(0 if i else None for i in f)
+                        if isinstance(f, tuple)
+                        else 0 if f else None
+                    )
+                    for f in flags
+                )
                 return batch(
                     program.helpers[name],
                     mapped,

@@ -928,3 +928,9 @@ def test_lambdas_passed_to_a_helper_with_star_args_batch():
     check_per_example_gradients(
         P.unrolled_adam_with_a_tree_map, params, np.stack([x, 0.5 * x, -x])
     )
+
+
+@pytest.mark.parametrize("f", [P.chain_over_its_own_rows, P.tower_of_its_own_rows])
+def test_recursion_over_a_tuple_of_mapped_values_runs_one_branch(f):
+    xs = np.stack([np.array([0.3, -0.2, 0.5]), np.array([-0.4, 0.1, 0.2])])
+    check_batched(f, xs, ())

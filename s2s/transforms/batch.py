@@ -192,6 +192,8 @@ class Batch(Transform):
             if isinstance(value, (cst.Tuple, cst.List, cst.Dict)):
                 value = self._container(value)
             elif isinstance(stmt.target, (cst.Tuple, cst.List)):
+                if self._unpacks_a_display(stmt.target, value):
+                    return
                 value = self._unpacked(stmt.target, value)
             self.emit(stmt.target, self.per_example(value))
             items = _display_items(stmt.value)
@@ -223,6 +225,10 @@ class Batch(Transform):
         if e.kind == "getitem":
             self.emit(stmt.target, self.per_example(self.getitem(stmt.value)))
             self.mark(stmt.target, self._item_batched(stmt.value))
+            sliced = self._displayed_slice(stmt.value)
+            if sliced is not None and isinstance(stmt.target, cst.Name):
+                self.displayed[stmt.target.value] = _sequence_display(sliced)
+                self.mark(stmt.target, any(sliced))
             return
         if e.kind == "attribute":
             base = e.args[0]
@@ -235,7 +241,7 @@ class Batch(Transform):
             self.mark(stmt.target, e.name not in _EXAMPLE_ATTRIBUTES)
             return
         if e.kind == "helper":
-            flags = tuple(self.is_batched(a) for a in e.args)
+            flags = tuple(self._helper_flag(a) for a in e.args)
             name = self.requests.name(e.name, flags, stmt.origin)
             args = [self._display_batched(a) if f else a for a, f in zip(e.args, flags)]
             # ``average(total, r.shape[0])``: a shape read per example
@@ -252,6 +258,38 @@ class Batch(Transform):
         raise MissingRule(
             f"no batching rule for {e.label()}", stmt.origin, rule_hint(e.name)
         )
+
+    def _helper_flag(self, atom):
+        """How a mapped helper receives an argument: False (the same for every example), True (mapped),
+        or, for a sequence display or a name holding one, a tuple of its items' flags (the helper knows
+        its length, so ``if not ws:`` in a recursion over it is the same for every example).
+        """
+        if not self.is_batched(atom):
+            return False
+        if isinstance(atom, (cst.Tuple, cst.List)) and _display_items(atom) is not None:
+            return (True,) * len(
+                atom.elements
+            )  # ``_display_batched`` gives each item the axis
+        if isinstance(atom, cst.Name):
+            items = _sequence_items(self.displayed.get(atom.value))
+            if items is not None:
+                return tuple(batch_control.any_batched(f) for f in items)
+        return True
+
+    def _displayed_slice(self, value: cst.Subscript) -> list | None:
+        """The item flags of ``ws[1:]`` (a slice with constant bounds) of a sequence display ``ws``."""
+        base, parts = value.value, value.slice
+        if not (isinstance(base, cst.Name) and len(parts) == 1):
+            return None
+        items = _sequence_items(self.displayed.get(base.value))
+        bounds = parts[0].slice
+        if items is None or not isinstance(bounds, cst.Slice):
+            return None
+        ends = [bounds.lower, bounds.upper, bounds.step]
+        if not all(end is None or _constant_key(end) for end in ends):
+            return None
+        kept = slice(*(None if end is None else _key_value(end) for end in ends))
+        return [items[k] for k in range(len(items))[kept]]
 
     def _display_batched(self, atom):
         """A dict, tuple or list display a mapped helper receives with the batch axis: its items without it
@@ -328,6 +366,37 @@ class Batch(Transform):
             return True
         held = self._displayed_item(value.value, parts[0].slice.value)
         return True if held is None else held
+
+    def _unpacks_a_display(self, target, value) -> bool:
+        """``first, *rest = ws`` of a sequence display of known length: unpacked as Python does, each
+        target as batched as its items (``rest`` a display too). False for anything else.
+        """
+        starred = [
+            k
+            for k, el in enumerate(target.elements)
+            if isinstance(el, cst.StarredElement)
+        ]
+        items = (
+            _sequence_items(self.displayed.get(value.value))
+            if isinstance(value, cst.Name)
+            else None
+        )
+        if len(starred) != 1 or items is None:
+            return False
+        (star,) = starred
+        after = len(target.elements) - star - 1
+        if len(items) < star + after:
+            return False  # Python's own error when it runs
+        self.emit(target, value)
+        for k, el in enumerate(target.elements):
+            if k == star:
+                rest = items[star : len(items) - after]
+                self.mark(el.value, any(rest))
+                if isinstance(el.value, cst.Name):
+                    self.displayed[el.value.value] = _sequence_display(rest)
+            else:
+                self.mark(el.value, items[k if k < star else k - len(target.elements)])
+        return True
 
     def _unpacked(self, target, value):
         """``a, b = p`` of a batched value: each example unpacked (a batched array along the axis after the
@@ -476,6 +545,12 @@ def batch(
     batched = {p.name for p, axes in zip(fn.params, in_axes) if not _unmapped(axes)}
     *stmts, ret = fn.body
     b = Batch(stmts, batched, ctx, size, requests, axis_name)
+    # a mapped helper's sequence of known length (``HelperRequests`` flags of a display): its items' axes
+    b.displayed = {
+        p.name: _sequence_display([not _unmapped(a) for a in axes])
+        for p, axes in zip(fn.params, in_axes)
+        if isinstance(axes, tuple) and axes and not _unmapped(axes)
+    }
     b.run(stmts)
     b.origin = ret.origin
     out = _outputs(b, ret.value, out_axes, fn.name)
@@ -589,6 +664,23 @@ def _slice_call(s: cst.Slice) -> cst.Call:
 def _key_value(key):
     """The int or string a constant key (``_constant_key``) is."""
     return ast.literal_eval(cst.Module([]).code_for_node(key))
+
+
+def _sequence_items(flags: dict | None) -> list | None:
+    """The item flags, in order, of a sequence display's ``displayed`` entry (keys from both ends), else
+    None (no display, or a dict's)."""
+    if not flags or not all(type(k) is int for k in flags):
+        return None
+    n = sum(k >= 0 for k in flags)
+    if set(flags) != set(range(-n, n)):
+        return None
+    return [flags[k] for k in range(n)]
+
+
+def _sequence_display(items) -> dict:
+    """A sequence's ``displayed`` entry: its item flags keyed from both ends."""
+    n = len(items)
+    return {k: f for j, f in enumerate(items) for k in (j, j - n)}
 
 
 def _display_items(value) -> dict | None:

@@ -145,8 +145,9 @@ _INDEX_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Mo
 
 def _index_arithmetic(node) -> bool:
     """Static values, and sums and products of names and numbers: ``input_size + 1`` in
-    ``Hin[t, :, 1 : input_size + 1] = x``, cheaper to compute again in a backward step than to save per step
-    (and a slice built from it, not an array, could not be stacked)."""
+    ``Hin[t, :, 1 : input_size + 1] = x`` (a slice built from it, no array, could not be stacked), or
+    ``pos[i] - pos[j]`` of rows read again: cheaper to compute again in a backward step than to save per
+    step."""
     if is_static(node) or isinstance(node, cst.Name):
         return True
     if isinstance(node, cst.BinaryOperation):

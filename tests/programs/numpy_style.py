@@ -3647,3 +3647,22 @@ def inputs_unrolled_adam_with_a_tree_map():
 
 
 PROGRAMS += ["unrolled_adam_with_a_tree_map"]
+
+
+def _chain(ws, z):
+    if not ws:
+        return z
+    return _chain(ws[1:], np.tanh(z * ws[0]))
+
+
+def chain_over_its_own_rows(x):
+    """A recursion over a tuple made from the mapped argument: ``if not ws`` and ``ws[1:]`` of a tuple whose
+    length every example shares (under ``vmap`` both branches ran, and the recursion never ended).
+    """
+    return np.sum(_chain((x, 2 * x, x[::-1]), np.ones(x.shape[0])) ** 2)
+
+
+def tower_of_its_own_rows(x):
+    """The same with ``first, *rest = blocks`` of blocks made from the mapped argument."""
+    blocks = [np.outer(x, x), np.eye(x.shape[0]) * x]
+    return np.sum(_tower(blocks, x) ** 2)
