@@ -36,6 +36,7 @@ from .frontend import (
     source,
     starred,
     strings,
+    ufunc_methods,
 )
 from .passes import (
     aliasing,
@@ -81,7 +82,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = dict_fields.desugar(numpy_maps.desugar(combinatorics.pairwise(src)))
+    src = numpy_maps.desugar(ufunc_methods.desugar(combinatorics.pairwise(src)))
+    src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(object_lists.desugar(local_objects.desugar(src)))

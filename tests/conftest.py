@@ -15,7 +15,9 @@ tolerances. At level 0, XLA miscompiles the JVP of
 ``jax.random.truncated_normal`` run by JAX op by op (a zero tangent), never
 jit-compiled: so every JAX oracle runs under ``jax.jit`` (``jax_checks``,
 ``oracles``), as JAX users run it. An oracle that XLA got wrong fails its test
-against s2s's NumPy backend; it cannot make one pass. Flags already set in
+against s2s's NumPy backend; it cannot make one pass. So does ``jax.jit(jax.vmap(jax.grad(f)))`` of ``f`` reducing
+``jnp.max(X, axis=1)`` of a matrix: ``inf`` in one example's gradient at level 0 without the fusion
+emitters (JAX's own and s2s's alike; right with XLA's defaults). Flags already set in
 ``XLA_FLAGS`` come after these and win. Benchmarks do not import this file:
 they measure XLA as users run it.
 """

@@ -252,6 +252,18 @@ CASES = [
         (2, 4),
     ),
     (
+        "ufunc_reduce_of_another_ufunc",
+        "def f(x):\n    return np.logaddexp.reduce(x)",
+        "`np.logaddexp.reduce`: s2s reads `np.add.reduce`",
+        (2, 11),
+    ),
+    (
+        "ufunc_reduce_with_a_dtype",
+        "def f(x):\n    return np.sum(np.add.reduce(x, dtype=float))",
+        "`np.add.reduce` with `dtype`",
+        (2, 18),
+    ),
+    (
         "vectorize_casting_results",
         "def f(x):\n    return np.sum(np.vectorize(np.tanh, otypes=[int])(x))",
         "`np.vectorize` with `otypes` other than floats",

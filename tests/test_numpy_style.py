@@ -934,3 +934,20 @@ def test_lambdas_passed_to_a_helper_with_star_args_batch():
 def test_recursion_over_a_tuple_of_mapped_values_runs_one_branch(f):
     xs = np.stack([np.array([0.3, -0.2, 0.5]), np.array([-0.4, 0.1, 0.2])])
     check_batched(f, xs, ())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ufunc_methods_are_the_numpy_functions_they_are(backend):
+    """``np.subtract.outer``, ``np.add.reduce``, ``np.multiply.accumulate``: gradients against finite
+    differences, per-example values and gradients against a loop."""
+    x = np.array([0.3, -0.2, 0.5, 0.9])
+    for f, rest in [
+        (P.rbf_kernel_by_ufunc_outer, (0.7,)),
+        (P.ufunc_reductions_and_accumulations, ()),
+    ]:
+        eps, grad = 1e-6, s2s.grad(f, backend=backend)(x, *rest)
+        for k, e in enumerate(np.eye(x.size)):
+            want = (f(x + eps * e, *rest) - f(x - eps * e, *rest)) / (2 * eps)
+            np.testing.assert_allclose(grad[k], want, rtol=1e-6, atol=1e-8)
+        if backend == "xla":
+            check_batched(f, np.stack([x, -0.5 * x]), rest)

@@ -210,6 +210,10 @@ class Statements:
                 (f"np.std({n}, axis=-1)", v.shape[:1]),
                 (f"np.cumsum({n}, axis=1)", v.shape),
                 (f"np.where({n} > 0.3, {n}, np.zeros_like({n}))", v.shape),
+                # ufunc methods (``frontend/ufunc_methods.py``)
+                (f"np.add.reduce({n}, axis=1)", v.shape[:1]),
+                (f"np.multiply.accumulate(0.5 * {n} + 1.0)", v.shape),
+                (f"np.subtract.outer({n}[0], {n}[-1])", (v.shape[1], v.shape[1])),
             ]
         )
         lines.append(f"{name} = {form}")

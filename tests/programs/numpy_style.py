@@ -3666,3 +3666,19 @@ def tower_of_its_own_rows(x):
     """The same with ``first, *rest = blocks`` of blocks made from the mapped argument."""
     blocks = [np.outer(x, x), np.eye(x.shape[0]) * x]
     return np.sum(_tower(blocks, x) ** 2)
+
+
+def rbf_kernel_by_ufunc_outer(x, ell):
+    """A GP's kernel as NumPy code writes it: ``np.subtract.outer`` of the inputs, squared."""
+    d2 = np.subtract.outer(x, x) ** 2
+    K = np.exp(-0.5 * d2 / ell**2) + 1e-3 * np.eye(x.shape[0])
+    return np.sum(np.linalg.solve(K, np.sin(x))) + np.sum(np.multiply.outer(x, x[:2]))
+
+
+def ufunc_reductions_and_accumulations(x):
+    """``np.add.reduce`` (axis 0 by default), ``np.minimum.reduce`` along an axis with ``keepdims``,
+    ``np.multiply.accumulate``."""
+    X = np.outer(x, x) + 1.0
+    first = np.add.reduce(X)
+    last = np.minimum.reduce(X, axis=1, keepdims=True)
+    return np.sum(first**2) + np.sum(last * X) + np.sum(np.multiply.accumulate(x + 2.0))
