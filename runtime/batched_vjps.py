@@ -227,9 +227,12 @@ def contraction_vjp(g, a, b, axes, index, on, batched):
         zeros = xp.zeros(np.shape(operand), xp.result_type(g, float))
         return zeros if operand_batched else _broadcast(xp, zeros, _size((g, gb)))
     ra, rb = _rank(a, ab), _rank(b, bb)
-    a_axes, b_axes = ([], []) if axes is None else axes
-    if isinstance(a_axes, int):
-        a_axes, b_axes = list(range(ra - a_axes, ra)), list(range(a_axes))
+    if isinstance(
+        axes, (int, np.integer)
+    ):  # ``axes=k``: a's last k axes with b's first k
+        a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        a_axes, b_axes = ([], []) if axes is None else axes
     a_axes = [int(i) % ra for i in np.atleast_1d(a_axes)] if ra else []
     b_axes = [int(i) % rb for i in np.atleast_1d(b_axes)] if rb else []
     letters = iter(_LETTERS)

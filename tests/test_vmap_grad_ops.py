@@ -74,6 +74,11 @@ def implicit(a, b):
     return np.sum(np.einsum("...i,i", a, b) ** 2)
 
 
+def tensordot_by_count(a, b):
+    """``axes=1`` (a count, not a pair of lists): a's last axis with b's first."""
+    return np.sum(np.tensordot(np.outer(a, b), a, axes=1) ** 2)
+
+
 def joined(a, b):
     c = np.concatenate([a, b, a], axis=-1)
     return np.sum(np.sin(c) * np.arange(c.shape[-1]))
@@ -191,6 +196,7 @@ def _pos(r, *shape):
 CASES = [
     (summed, lambda r: (_pos(r, 2, 3), _pos(r, B)), (None, 0)),
     (norm2, lambda r: (_pos(r, B, 4),), (0,)),
+    (tensordot_by_count, lambda r: (_pos(r, B, 3), _pos(r, 3)), (0, None)),
     (norm_axis, lambda r: (_pos(r, B, 2, 3), _pos(r, B)), (0, 0)),
     (norm_axis, lambda r: (_pos(r, 2, 3), _pos(r, B)), (None, 0)),
     (norm_ord, lambda r: (_pos(r, B, 4),), (0,)),
