@@ -26,6 +26,7 @@ from .frontend import (
     iterators,
     library_objects,
     local_defaults,
+    local_imports,
     local_objects,
     loop_else,
     numpy_maps,
@@ -82,7 +83,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = numpy_maps.desugar(ufunc_methods.desugar(combinatorics.pairwise(src)))
+    src = ufunc_methods.desugar(local_imports.desugar(src))
+    src = numpy_maps.desugar(combinatorics.pairwise(src))
     src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))

@@ -252,6 +252,18 @@ CASES = [
         (2, 4),
     ),
     (
+        "import_in_a_branch",
+        "def f(x):\n    if x[0] > 0:\n        import math\n    return np.sum(x)",
+        "`import` inside a block of the function",
+        (3, 8),
+    ),
+    (
+        "import_of_a_missing_name",
+        "def f(x):\n    from scipy.special import no_such_function\n    return np.sum(x)",
+        "`no_such_function` imported from `scipy.special`, which has none",
+        (2, 4),
+    ),
+    (
         "ufunc_reduce_of_another_ufunc",
         "def f(x):\n    return np.logaddexp.reduce(x)",
         "`np.logaddexp.reduce`: s2s reads `np.add.reduce`",

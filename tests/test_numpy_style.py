@@ -951,3 +951,14 @@ def test_ufunc_methods_are_the_numpy_functions_they_are(backend):
             np.testing.assert_allclose(grad[k], want, rtol=1e-6, atol=1e-8)
         if backend == "xla":
             check_batched(f, np.stack([x, -0.5 * x]), rest)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_imports_at_the_top_of_a_function_are_its_modules_names(backend):
+    f, x = P.imports_at_the_top_of_the_function, np.array([0.3, -0.2, 0.5])
+    eps, grad = 1e-6, s2s.grad(f, backend=backend)(x)
+    for k, e in enumerate(np.eye(x.size)):
+        want = (f(x + eps * e) - f(x - eps * e)) / (2 * eps)
+        np.testing.assert_allclose(grad[k], want, rtol=1e-6)
+    if backend == "xla":
+        check_batched(f, np.stack([x, -0.5 * x]), ())

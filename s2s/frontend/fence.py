@@ -33,8 +33,14 @@ _STATEMENTS = {
     cst.Global: ("`global` statement", "pass the value as an argument"),
     cst.Nonlocal: ("`nonlocal` statement", "return the value instead"),
     cst.Del: ("`del` statement", "leave the name unused instead"),
-    cst.Import: ("`import` inside the function", "import at module level"),
-    cst.ImportFrom: ("`import` inside the function", "import at module level"),
+    cst.Import: (
+        "`import` inside a block of the function",
+        "import at module level, or at the top of the function",
+    ),
+    cst.ImportFrom: (
+        "`import` inside a block of the function",
+        "import at module level, or at the top of the function",
+    ),
     cst.ClassDef: (
         "class definition inside the function",
         "define the class at module level",

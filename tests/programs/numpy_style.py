@@ -3682,3 +3682,17 @@ def ufunc_reductions_and_accumulations(x):
     first = np.add.reduce(X)
     last = np.minimum.reduce(X, axis=1, keepdims=True)
     return np.sum(first**2) + np.sum(last * X) + np.sum(np.multiply.accumulate(x + 2.0))
+
+
+def imports_at_the_top_of_the_function(x):
+    """Library code's local imports: a function, a module under another name, a package's submodule."""
+    import numpy.linalg as la
+    import scipy.stats
+    from scipy.special import expit, logsumexp
+
+    return (
+        logsumexp(x)
+        + np.sum(expit(x))
+        + la.norm(x)
+        + np.sum(scipy.stats.norm.logpdf(x, 0.5, 2.0))
+    )

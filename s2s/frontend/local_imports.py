@@ -1,0 +1,118 @@
+"""``import`` statements at the top of a function's body, read as the module-level names they bind.
+
+    def loss(x):
+        from scipy.special import logsumexp     ->  ``logsumexp`` read as the module's own name
+        import numpy.linalg as la                   ``la`` likewise
+        return logsumexp(la.norm(x, axis=-1))
+
+An import binds a module or one of its objects, the same at every call: ``desugar(source)`` runs it
+when it reads the function (as the call would, the module's package for a relative one) and drops
+the statement, the names it binds added to the names the function reads from its module. An import
+elsewhere (in a branch or loop), ``from m import *``, a name the function binds again, and an
+import that fails stay a located error (``fence``), with what to do instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import replace
+
+import libcst as cst
+
+from ..errors import UnsupportedSyntax
+from .rewriting import bindings, function_body, with_body
+from .source import FunctionSource
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    return f"{_dotted(node.value)}.{node.attr.value}"
+
+
+def _bound_names(stmt: cst.SimpleStatementLine, package: str | None, fail):
+    """``{name: object}`` the import statements of one line bind, or None if it holds anything else."""
+    found = {}
+    for small in stmt.body:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                path = _dotted(alias.name)
+                module = _imported(path, package, small, fail)
+                if alias.asname is not None:
+                    found[alias.asname.name.value] = module
+                else:  # ``import a.b`` binds ``a``
+                    top = path.split(".")[0]
+                    found[top] = importlib.import_module(top)
+        elif isinstance(small, cst.ImportFrom):
+            if isinstance(small.names, cst.ImportStar):
+                fail(small, "`from ... import *` inside the function")
+            dots = "." * len(small.relative)
+            path = dots + (_dotted(small.module) if small.module is not None else "")
+            module = _imported(path, package, small, fail)
+            for alias in small.names:
+                name = alias.name.value
+                if hasattr(module, name):
+                    value = getattr(module, name)
+                else:  # a submodule not imported yet
+                    value = _imported(
+                        f"{path}.{name}".replace("..", "."), package, None
+                    )
+                if value is None:
+                    fail(
+                        small,
+                        f"`{name}` imported from `{path}`, which has none",
+                        "check the name: Python's own import fails too",
+                    )
+                local = alias.asname.name.value if alias.asname is not None else name
+                found[local] = value
+        else:
+            return None
+    return found
+
+
+def _imported(path: str, package: str | None, node, fail=None):
+    """The module ``path`` names; a located error where it cannot be imported (None without ``fail``)."""
+    try:
+        return importlib.import_module(path, package if path.startswith(".") else None)
+    except ImportError as e:
+        if fail is None:
+            return None
+        fail(
+            node,
+            f"an `import` inside the function that fails ({e})",
+            "check the module's name: Python's own import fails too",
+        )
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` without the imports at the top of its body, their names read from its module."""
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(s, cst.SimpleStatementLine)
+        and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+        for s in body
+    ):
+        return source
+
+    def fail(node, what, hint="import at module level, or at the top of the function"):
+        raise UnsupportedSyntax(what, source.origin(node), hint)
+
+    module = sys.modules.get(getattr(source.fn, "__module__", None) or "")
+    package = getattr(module, "__package__", None)
+    assigned = bindings(source.node)
+    env, kept = dict(source.env), []
+    for stmt in body:
+        names = (
+            _bound_names(stmt, package, fail)
+            if isinstance(stmt, cst.SimpleStatementLine)
+            else None
+        )
+        if names is None:
+            kept.append(stmt)
+            continue
+        again = sorted(n for n in names if assigned[n])
+        if again:
+            fail(stmt, f"`{again[0]}` imported inside the function and bound again")
+        env.update(names)
+    return replace(with_body(source, kept), env=env)
