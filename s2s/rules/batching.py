@@ -53,6 +53,7 @@ batch(
     "signbit",
     "isneginf",
     "isposinf",
+    "isclose",
     "sign",
     "floor",
     "ceil",

@@ -21,7 +21,7 @@ nondiff("boolean-valued", *LOGICAL)
 nondiff("bitwise: integer- or boolean-valued (`(x > 0) & (x < 2)`)", *BITWISE)
 nondiff("identity and membership: a Python bool", "is", "is_not", "in", "not_in")
 nondiff("boolean-valued", "isnan", "isfinite", "isinf", "all", "any")
-nondiff("boolean-valued", "signbit", "isneginf", "isposinf")
+nondiff("boolean-valued", "signbit", "isneginf", "isposinf", "isclose")
 nondiff(
     "piecewise constant: zero derivative almost everywhere",
     "sign",
