@@ -369,21 +369,35 @@ def _comment_above(text: str, lineno: int):
 
 def _find_source(name: str, number: int, source: str) -> Location:
     """The file named ``name`` (a base name) whose line ``number`` reads ``source``: loaded modules, files read."""
-    files = set(linecache.cache) | {
-        getattr(m, "__file__", None) for m in list(sys.modules.values())
-    }
     found = {
         os.path.realpath(f): f
-        for f in files
-        if isinstance(f, str)
-        and os.path.basename(f) == name
-        and linecache.getline(f, number).strip() == source.strip()
+        for f in _files_named(name)
+        if linecache.getline(f, number).strip() == source.strip()
     }
     if len(found) == 1:
         path = next(iter(found.values()))
         return _span(path, number, linecache.getline(path, number).rstrip("\n"))
     # not found, or ambiguous: as the comment cites it
     return _span(name, number, source)
+
+
+def _files_named(name: str) -> list:
+    """The loaded modules' and read files' paths whose base name is ``name`` (the index of them made again
+    only when a module is loaded or a file read since: a second derivative cites thousands of lines)."""
+    size = (len(sys.modules), len(linecache.cache))
+    if _FILES.get("size") != size:
+        files = set(linecache.cache) | {
+            getattr(m, "__file__", None) for m in list(sys.modules.values())
+        }
+        by_name = {}
+        for f in files:
+            if isinstance(f, str):
+                by_name.setdefault(os.path.basename(f), []).append(f)
+        _FILES.update(size=size, by_name=by_name)
+    return _FILES["by_name"].get(name, [])
+
+
+_FILES: dict = {}  # ``_files_named``'s index and the counts it was made at
 
 
 def _span(path: str, number: int, line: str) -> Location:

@@ -210,6 +210,20 @@ def _child_fields(kind) -> tuple[str, ...]:
     return fields
 
 
+def child_nodes(node: cst.CSTNode) -> list:
+    """``node.children`` without whitespace, commas and parentheses, and without libcst's visitor machinery
+    (which makes ``children`` a walk of its own): the nodes code is made of, in field order.
+    """
+    children = []
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            children.append(value)
+        elif isinstance(value, (tuple, list)):
+            children.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return children
+
+
 def iter_nodes(node: cst.CSTNode, skip=()):
     """Every node under ``node`` (itself included), without libcst's visitor machinery.
 
@@ -239,7 +253,7 @@ def own_nodes(statements):
         node = stack.pop()
         yield node
         if not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            stack.extend(reversed(node.children))
+            stack.extend(reversed(child_nodes(node)))
 
 
 _FREE = {cst.Attribute: "value", cst.Arg: "value"}

@@ -34,6 +34,7 @@ from .frontend import (
     partials,
     prepends,
     resolve,
+    rewriting,
     source,
     starred,
     strings,
@@ -83,7 +84,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = ufunc_methods.desugar(local_imports.desugar(src))
+    src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
     src = numpy_maps.desugar(combinatorics.pairwise(src))
     src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import replace_nodes
+from ..cstutil import child_nodes, replace_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .rewriting import as_written, place, with_node
@@ -94,7 +94,7 @@ def _own_nodes(node):
         yield n
         if n is not node and isinstance(n, _SCOPES):
             continue
-        stack.extend(reversed(n.children))
+        stack.extend(reversed(child_nodes(n)))
 
 
 def _growing(small) -> str | None:
@@ -565,7 +565,7 @@ def _depth(root, target) -> int:
         n, d = stack.pop()
         if n is target:
             depth = d
-        stack.extend((c, d + 1) for c in n.children)
+        stack.extend((c, d + 1) for c in child_nodes(n))
     return depth
 
 
@@ -594,4 +594,4 @@ def _all_nodes(node):
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))

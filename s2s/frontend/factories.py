@@ -45,6 +45,7 @@ from .rewriting import (
     namer_of,
     object_of,
     place,
+    referenced_objects,
     with_blocks,
     with_body,
 )
@@ -443,7 +444,9 @@ def _arguments(factory, call: cst.Call) -> list | None:
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     """``source`` with its factories' calls (see the module) written in place."""
     body = function_body(source)
-    if body is None:
+    if body is None or not any(
+        _makes_functions(obj) for obj in referenced_objects(source).values()
+    ):
         return source
     inliner = _Inliner(source)
     statements = inliner.block(body)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import child_nodes, iter_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
@@ -34,7 +34,7 @@ def _own_yields(body) -> bool:
             return True
         if node is not body and isinstance(node, _FUNCTIONS):
             continue
-        stack.extend(node.children)
+        stack.extend(child_nodes(node))
     return False
 
 

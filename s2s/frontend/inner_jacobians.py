@@ -36,6 +36,7 @@ from .rewriting import (
     function_body,
     object_of,
     place,
+    references,
     with_body,
 )
 from .source import FunctionSource
@@ -273,6 +274,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):  # no maker can be called: nothing to read
         return source
     kinds = _kinds()
+    if not references(source, kinds):
+        return source
     jacobians = _Jacobians(source, {}, kinds)
     lines = [(s, _alias(s, jacobians)) for s in body]
     jacobians.aliases = dict(a for _, a in lines if a is not None)

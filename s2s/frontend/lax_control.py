@@ -36,7 +36,7 @@ import sys
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call
+from ..cstutil import call, child_nodes
 from ..errors import S2SError, UnsupportedSyntax
 from ..naming import Namer
 
@@ -475,7 +475,7 @@ def _names_in_source(node) -> set[str]:
 
 def _walk(node):
     yield node
-    for child in node.children:
+    for child in child_nodes(node):
         yield from _walk(child)
 
 

@@ -56,6 +56,7 @@ from .rewriting import (
     moved_from,
     namer_of,
     place,
+    referenced_objects,
     with_blocks,
     with_body,
 )
@@ -613,8 +614,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
 def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:
     body = function_body(source)
     if body is None or not any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Name)
-        for n in iter_nodes(source.node)
+        _of_program(obj) for obj in referenced_objects(source).values()
     ):
         return source
     objects = _Objects(source)

@@ -34,6 +34,7 @@ from .rewriting import (
     function_body,
     object_of,
     place,
+    references,
     with_body,
 )
 from .source import FunctionSource
@@ -186,8 +187,9 @@ def _alias(stmt, maps) -> tuple[str, cst.Call] | None:
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its ``np.vectorize`` and ``np.apply_along_axis`` calls written as ``jax.vmap``."""
     body = function_body(source)
-    if body is None or not any(
-        isinstance(n, cst.Call) for s in body for n in iter_nodes(s)
+    if body is None or not (
+        references(source, (numpy.vectorize, numpy.apply_along_axis))
+        or any(isinstance(v, numpy.vectorize) for v in source.env.values())
     ):
         return source
     maps = _Maps(source, {})

@@ -25,7 +25,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal, names_in, replace_nodes
+from ..cstutil import child_nodes, iter_nodes, literal, names_in, replace_nodes
 from .rewriting import (
     assignment,
     bindings,
@@ -57,7 +57,7 @@ def _outside_scopes(stmt):
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(reversed(node.children))
+            stack.extend(reversed(child_nodes(node)))
 
 
 _SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)

@@ -126,6 +126,53 @@ def object_of(node, env: dict, bound) -> object | None:
     return None
 
 
+def indented(source: FunctionSource) -> FunctionSource:
+    """``source`` whose one-line ``def`` (``def f(x): return x * x``) is written as an indented block, so
+    every rewrite that reads a function's statements reads its statements too."""
+    node = source.node
+    if not (
+        isinstance(node, cst.FunctionDef)
+        and isinstance(node.body, cst.SimpleStatementSuite)
+    ):
+        return source
+    line = cst.SimpleStatementLine(list(node.body.body))
+    if node.body in source.file.positions:
+        source.file.positions.setdefault(line, source.file.positions[node.body])
+    return with_node(source, node.with_changes(body=cst.IndentedBlock([line])))
+
+
+def references(source: FunctionSource, objects) -> bool:
+    """Whether the function reads any of ``objects`` (by identity) through a name of its module or an
+    attribute chain from one (``np.vectorize``, ``jax.jacfwd``): a rewrite of their calls looks no further
+    where it does not."""
+    wanted = {id(o) for o in objects}
+    return bool(wanted & referenced_objects(source).keys())
+
+
+def referenced_objects(source: FunctionSource) -> dict:
+    """``{id: object}`` of the module-level objects the function's names and attribute chains reach, read
+    once per function node (the rewrites that find nothing to do leave it as it is)."""
+    key = (id(source.node), id(source.env))
+    held = _REFERENCED.get(key)
+    if held is not None and held[0] is source.node and held[1] is source.env:
+        return held[2]
+    bound, found = bindings(source.node), {}
+    for n in iter_nodes(source.node):
+        if isinstance(n, (cst.Name, cst.Attribute)):
+            obj = object_of(n, source.env, bound)
+            if obj is not None:
+                found[id(obj)] = obj
+    if len(_REFERENCED) > 512:
+        _REFERENCED.clear()
+    _REFERENCED[key] = (source.node, source.env, found)
+    return found
+
+
+_REFERENCED: dict = (
+    {}
+)  # ``_referenced``'s results, with the node and names they were read from
+
+
 def function_body(source: FunctionSource) -> list | None:
     """The statements of the ``def`` ``source`` holds (None for a lambda or a one-line ``def``)."""
     node = source.node

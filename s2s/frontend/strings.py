@@ -251,8 +251,9 @@ def desugar(source: FunctionSource) -> FunctionSource:
     node = source.node
     if not isinstance(node, cst.FunctionDef):
         return source
+    # f-strings, and loops whose index may be made a string
     if not any(
-        isinstance(n, (cst.FormattedString, cst.Call)) for n in iter_nodes(node.body)
+        isinstance(n, (cst.FormattedString, cst.For)) for n in iter_nodes(node.body)
     ):
         return source
     strings = _Strings(source)

@@ -11,7 +11,7 @@ import inspect
 import libcst as cst
 
 from .. import ir
-from ..cstutil import dotted, iter_nodes, own_nodes
+from ..cstutil import child_nodes, dotted, iter_nodes, own_nodes
 from ..frontend import source
 
 VIEW_OPS = {
@@ -93,7 +93,7 @@ def _in_order(node) -> list:
             return
         if isinstance(n, (cst.For, cst.If, cst.While)):
             out.append(n)  # its header: a ``for``'s target binds, a test may call
-        for child in n.children:
+        for child in child_nodes(n):
             visit(child)
 
     visit(node)
