@@ -228,11 +228,23 @@ def iter_nodes(node: cst.CSTNode, skip=()):
     """Every node under ``node`` (itself included), without libcst's visitor machinery.
 
     ``skip`` maps node types to the one field to descend into instead of all
-    (``{cst.Attribute: "value"}`` does not enter attribute names).
+    (``{cst.Attribute: "value"}`` does not enter attribute names). A function's
+    or block's nodes are kept once walked to the end (``_WALKED``): the front
+    end's rewrites each look through the function for what they rewrite, and
+    most find nothing and leave it as it is.
     """
+    kept = not skip and isinstance(node, _KEPT)
+    if kept:
+        held = _WALKED.get(id(node))
+        if held is not None and held[0] is node:
+            yield from held[1]
+            return
+    walked = [] if kept else None
     stack = [node]
     while stack:
         n = stack.pop()
+        if walked is not None:
+            walked.append(n)
         yield n
         only = skip.get(type(n)) if skip else None
         children = []
@@ -243,6 +255,16 @@ def iter_nodes(node: cst.CSTNode, skip=()):
             elif isinstance(value, (tuple, list)):
                 children.extend(v for v in value if isinstance(v, cst.CSTNode))
         stack.extend(reversed(children))  # pre-order: source order
+    if walked is not None:
+        if len(_WALKED) > 64:
+            _WALKED.clear()
+        _WALKED[id(node)] = (node, tuple(walked))
+
+
+# the nodes whose walks ``iter_nodes`` keeps (node id -> (node, its nodes)): the node is held, so its id is
+# not another's while it is kept
+_KEPT = (cst.FunctionDef, cst.Lambda, cst.IndentedBlock)
+_WALKED: dict = {}
 
 
 def own_nodes(statements):

@@ -200,6 +200,21 @@ def assignment_line(target, value, like, positions: dict) -> cst.SimpleStatement
 
 
 def bindings(node, items: bool = True) -> Counter:
+    """``_bindings`` of ``node``, a function's counted once (most rewrites leave the function as it is)."""
+    if not isinstance(node, cst.FunctionDef):
+        return _bindings(node, items)
+    held = _BINDINGS.get((id(node), items))
+    if held is None or held[0] is not node:
+        if len(_BINDINGS) > 64:
+            _BINDINGS.clear()
+        held = _BINDINGS[id(node), items] = (node, _bindings(node, items))
+    return Counter(held[1])
+
+
+_BINDINGS: dict = {}  # (function node id, items) -> (the node, its bindings)
+
+
+def _bindings(node, items: bool = True) -> Counter:
     """How many times each name is bound anywhere under ``node``: parameters (nested functions' too),
     assignment and loop targets (not the attribute names in them), ``def`` and ``class`` names. The
     names in an item target (``col[:, y] = v``: ``col`` and ``y``) count too unless ``items`` is False

@@ -102,6 +102,7 @@ FORMS = (
     "list_read_as_array",
     "function_list",
     "tree_map_by_hand",
+    "local_import",
 )
 
 
@@ -118,6 +119,17 @@ class PythonIdioms:
         getattr(self, "_py_" + form)(lines, name, a, b)
         self.define(name, ())
         self.feature(form)
+
+    def _py_local_import(self, lines, name, a, b):
+        # library code's imports at the top of a function (``frontend/local_imports.py``)
+        self.helper(
+            "def pooled_norm(z):\n"
+            "    from scipy.special import logsumexp\n"
+            "    import numpy.linalg as la\n"
+            "\n"
+            "    return logsumexp(np.ravel(z)) + 0.1 * la.norm(z + 1.0)\n"
+        )
+        lines.append(f"{name} = pooled_norm({a})")
 
     def _py_closure_append(self, lines, name, a, b):
         lines += [

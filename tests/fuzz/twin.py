@@ -48,6 +48,13 @@ class _Twin(ast.NodeTransformer):
         for alias in node.names:
             if alias.name == "numpy" and alias.asname == "np":
                 alias.name = "jax.numpy"
+            elif alias.name == "numpy.linalg":
+                alias.name = "jax.numpy.linalg"
+        return node
+
+    def visit_ImportFrom(self, node):
+        if node.module == "scipy.special":
+            node.module = "jax.scipy.special"
         return node
 
     def _at(self, target, method, value):
