@@ -429,12 +429,17 @@ def _with_item(container, index, value):
     return Elements(items) if isinstance(container, Elements) else items
 
 
-def zero_at(g, index):
+def zero_at(g, index, like=None):
     """The cotangent of ``target`` in ``rt.index_set(target, index, value)``: ``g`` with zeros at ``index`` (the
-    item a container's write replaced: zeros shaped like it)."""
-    # a cotangent dict's missing entry is a zero
+    item a container's write replaced: zeros shaped like it). A tangent's dict gets the key the write made
+    (``xs[t] = np.zeros(n)``): zeros shaped like the item of ``like``, the written container.
+    """
     if isinstance(g, dict) and index not in g:
-        return g
+        if isinstance(like, dict) and index in like:
+            from .trees import tree_zeros_like
+
+            return {**g, index: tree_zeros_like(like[index])}
+        return g  # a cotangent dict's missing entry is a zero
     if holds_items(g):
         from .trees import tree_zeros_like
 

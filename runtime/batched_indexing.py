@@ -258,12 +258,13 @@ def index_set(target, index, value, batched):
     return _update(target, index, value, batched, "index_set")
 
 
-def zero_at(g, index, batched):
-    """Per-example ``rt.zero_at(g_i, index_i)``: zeros written at ``index``; ``batched = (g_b, index_b)``."""
+def zero_at(g, index, batched, like=None):
+    """Per-example ``rt.zero_at(g_i, index_i, like_i)``: zeros written at ``index``; ``batched = (g_b,
+    index_b, ...)``."""
     # a container's item: the same key for every example
-    if arrays.holds_items(g):
-        return arrays.zero_at(g, index)
-    g_flag, index_flags = batched
+    if arrays.holds_items(g) or isinstance(g, dict):
+        return arrays.zero_at(g, index, like)
+    g_flag, index_flags = batched[:2]
     return _update(g, index, 0, (g_flag, index_flags, False), "index_set")
 
 

@@ -121,7 +121,7 @@ CASES = [
     C("logaddexp", "np.logaddexp(x, y)", B),
     C("hypot", "np.hypot(x, y)", B, "nonzero"),
     C("where", "np.where(x > 0, x, y)", B, fd=False),
-    C("isclose", "np.where(np.isclose(x, y, atol=0.5), x, y)", B, fd=False),
+    C("where", "np.where(np.isclose(x, y, atol=0.5), x, y)", B, fd=False),
     C(
         "where",
         "np.where(c > 0, x, y)",

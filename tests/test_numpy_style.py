@@ -962,3 +962,32 @@ def test_imports_at_the_top_of_a_function_are_its_modules_names(backend):
         np.testing.assert_allclose(grad[k], want, rtol=1e-6)
     if backend == "xla":
         check_batched(f, np.stack([x, -0.5 * x]), ())
+
+
+def test_min_char_rnn_batches_and_pushes_tangents():
+    """Its dicts keyed by step stay one dict per key beside a hidden state that differs per example (the
+    loop's carry batched item by item), and a tangent dict gets the keys its writes make.
+    """
+    params, inputs_, targets, hprev = P.inputs_min_char_rnn()
+    f = P.min_char_rnn
+    hs = np.stack([hprev, -2.0 * hprev])
+    got = s2s.vmap(f, in_axes=(None, None, None, 0))(params, inputs_, targets, hs)
+    np.testing.assert_allclose(got, [f(params, inputs_, targets, h) for h in hs])
+    grads = s2s.vmap(s2s.grad(f), in_axes=(None, None, None, 0))(
+        params, inputs_, targets, hs
+    )
+    for k, h in enumerate(hs):
+        want = s2s.grad(f, backend="numpy")(params, inputs_, targets, h)
+        for key in want:
+            np.testing.assert_allclose(grads[key][k], want[key], rtol=1e-9, atol=1e-12)
+    tangents = {k: np.ones_like(v) for k, v in params.items()}
+    g = s2s.grad(f, backend="numpy")(params, inputs_, targets, hprev)
+    for backend in BACKENDS:
+        value, tangent = s2s.jvp(
+            lambda p: f(p, inputs_, targets, hprev),
+            (params,),
+            (tangents,),
+            backend=backend,
+        )
+        np.testing.assert_allclose(value, f(params, inputs_, targets, hprev))
+        np.testing.assert_allclose(tangent, sum(np.sum(g[k]) for k in g), rtol=1e-9)

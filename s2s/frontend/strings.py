@@ -44,21 +44,15 @@ class _Strings(PositionKeeping):
         }
         self.changed = False
         node = source.node
-        # names bound to dicts the function makes: a loop index that keys them is a Python value
+        # names bound to dicts the function makes (``xs, hs = {}, {}`` too): a loop index that keys them is
+        # a Python value
         self.dicts = {
-            t.target.value
+            name
             for n in iter_nodes(node.body)
             if isinstance(n, cst.Assign)
-            and (
-                isinstance(n.value, (cst.Dict, cst.DictComp))
-                or (
-                    isinstance(n.value, cst.Call)
-                    and isinstance(n.value.func, cst.Name)
-                    and n.value.func.value == "dict"
-                )
-            )
             for t in n.targets
-            if isinstance(t.target, cst.Name)
+            for name, value in _side_by_side(t.target, n.value)
+            if _makes_a_dict(value)
         }
 
     # output statements format their f-strings themselves (``frontend/output.py``)
@@ -162,6 +156,32 @@ class _Strings(PositionKeeping):
         body = loop.body.with_changes(body=[read, *loop.body.body])
         new = loop.with_changes(target=index, iter=indices, body=body)
         return place(new, loop, self.positions)
+
+
+def _side_by_side(target, value):
+    """``(name, value)`` pairs of ``name = value`` and of ``a, b = x, y`` (tuple or list displays)."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+    ):
+        return [
+            pair
+            for t, v in zip(target.elements, value.elements)
+            for pair in _side_by_side(t.value, v.value)
+        ]
+    return []
+
+
+def _makes_a_dict(value) -> bool:
+    """``{...}``, a dict comprehension, or ``dict(...)``."""
+    return isinstance(value, (cst.Dict, cst.DictComp)) or (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "dict"
+    )
 
 
 def _field(part: cst.FormattedStringExpression, builtin: dict):

@@ -74,9 +74,8 @@ class _Methods(PositionKeeping):
         super().__init__(source.file.positions)
         self.source = source
         self.bound = bindings(source.node)
-        self.ufuncs: dict[str, object] = (
-            {}
-        )  # the names the rewritten calls call the ufuncs by
+        # the names the rewritten calls call the ufuncs by
+        self.ufuncs: dict[str, object] = {}
         self.changed = False
 
     def _refuse(self, node, what: str, hint: str):

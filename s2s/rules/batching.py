@@ -308,8 +308,8 @@ def ravel(a, order="C", *, batched, batch_size):
 
 
 @batch_rule("rt.zero_at")
-def zero_at(g_, index, *, batched):
-    return rt.batching.zero_at(g_, index, batched)
+def zero_at(g_, index, like=None, *, batched):
+    return rt.batching.zero_at(g_, index, batched, like)
 
 
 @batch_rule("rt.index_get")

@@ -20,7 +20,7 @@ def index_set(target, index, value, *, g):
 @jvp(index_set)
 def index_set_jvp(target, index, value, *, ans, target_dot, value_dot):
     return (
-        rt.zero_at(target_dot, index),
+        rt.zero_at(target_dot, index, ans),
         None,
         rt.index_set(
             rt.tree_zeros_like(ans),
@@ -30,9 +30,9 @@ def index_set_jvp(target, index, value, *, ans, target_dot, value_dot):
     )
 
 
-@linear(name="rt.zero_at")
-def zero_at(g_, index, *, g):
-    return rt.zero_at(g, index), None
+@linear(name="rt.zero_at", roles={"like": "data"})
+def zero_at(g_, index, like=None, *, g):
+    return rt.zero_at(g, index), None, None
 
 
 @linear(name="rt.index_get")

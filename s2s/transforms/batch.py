@@ -97,9 +97,10 @@ class Batch(Transform):
         # ``z`` iterates with each one's own batching: a shared ``range`` of indices stays shared)
         self.zipped: dict[str, list] = {}
 
-    def nested(self, body, batched, params=None) -> Batch:
+    def nested(self, body, batched, params=None, displayed=None) -> Batch:
         """The batched statements of a local function's ``body``, given its batched names; with its
-        ``params``, the displays it reads from here (a parameter of the same name is another value).
+        ``params``, the displays it reads from here (a parameter of the same name is another value);
+        ``displayed``: parameters that are displays, with their items' flags (a loop's carry).
         """
         inner = Batch(body, batched, self.ctx, self.size, self.requests, self.axis_name)
         inner.step_major = set(self.step_major)
@@ -109,6 +110,7 @@ class Batch(Transform):
             inner.displayed = {
                 k: v for k, v in self.displayed.items() if k not in set(params)
             }
+        inner.displayed.update(displayed or {})
         inner.taped = self.taped
         inner.parent = self
         inner.tapes = self.tapes

@@ -93,17 +93,52 @@ def _varies(b, fn, sources, out) -> bool:
     return bool(diff_names(out) & found)
 
 
-def _batched_fn(b, fn: ir.Function, batched: set, result, first=None) -> ir.Def:
+def _batched_fn(
+    b, fn: ir.Function, batched: set, result, first=None, displayed=None
+) -> ir.Def:
     """``<fn>_batched``: ``fn``'s body batched, returning ``result(inner, value)`` (``first``: one of its
     statements that reads only a parameter, kept as it is and moved first, the rest batched given
-    ``batched``)."""
+    ``batched``; ``displayed``: parameters that are tuples, with their items' flags)."""
     stmts, value = _parts(fn)
-    inner = b.nested([s for s in stmts if s is not first], batched, fn.param_names)
+    body = [s for s in stmts if s is not first]
+    inner = b.nested(body, batched, fn.param_names, displayed)
     inner.origin = fn.body[-1].origin or b.origin  # what the result's rule cites
     name = b.namer.fresh(f"{fn.name}_batched")
     kept = (first,) if first is not None else ()
     body = (*kept, *inner.out, ir.Return(result(inner, value)))
     return ir.Def(ir.Function(name, fn.params, body, fn.origin), b.origin)
+
+
+def _carry_items(b, fn, param, init, out, others) -> list | None:
+    """Which items of a loop's carry are batched, where the carry is a tuple (``init`` and the step's
+    result ``out`` tuple displays, the step unpacking ``param`` first: ``xs, hs, loss = carry``) and its
+    items differ: a fixed point item by item (a dict of one-hot rows beside a hidden state that differs
+    per example stays one dict). None where the carry is batched or not as a whole."""
+    stmts, _ = _parts(fn)
+    unpack = stmts[0] if stmts else None
+    if not (
+        isinstance(init, cst.Tuple)
+        and isinstance(out, cst.Tuple)
+        and len(init.elements) == len(out.elements)
+        and isinstance(unpack, ir.Assign)
+        and isinstance(unpack.value, cst.Name)
+        and unpack.value.value == param
+        and isinstance(unpack.target, cst.Tuple)
+        and len(unpack.target.elements) == len(init.elements)
+        and all(isinstance(el.value, cst.Name) for el in unpack.target.elements)
+    ):
+        return None
+    names = [el.value.value for el in unpack.target.elements]
+    flags = [b.is_batched(el.value) for el in init.elements]
+    while True:
+        sources = others | {n for n, f in zip(names, flags) if f}
+        now = [
+            f or _varies(b, fn, sources, el.value) for f, el in zip(flags, out.elements)
+        ]
+        if now == flags:
+            break
+        flags = now
+    return flags if any(flags) and not all(flags) else None
 
 
 def _fixed_point(b, fn, param, batched: bool, others: set, out) -> bool:
@@ -293,7 +328,13 @@ def scan(b, stmt: ir.Assign, e):
     if xs is not None and b.is_batched(xs):
         others = others | {item_param}
     carry = _fixed_point(b, body, carry_param, b.is_batched(init), others, carry_out)
+    items = (
+        _carry_items(b, body, carry_param, init, carry_out, others) if carry else None
+    )
     sources = others | ({carry_param} if carry else set())
+    if items is not None:  # the step's unpacked items as batched as they are
+        unpacked = body.body[0].target.elements
+        sources = others | {el.value.value for el, f in zip(unpacked, items) if f}
     ys = _varies(b, body, sources, y_out)
     leaves = (
         {}
@@ -301,7 +342,15 @@ def scan(b, stmt: ir.Assign, e):
 
     def result(inner, value):
         new_carry, y = (el.value for el in value.elements)
-        new_carry = inner.broadcast(new_carry) if carry else new_carry
+        if items is not None:
+            new_carry = tuple_of(
+                *(
+                    _branch_result(inner, el.value) if f else el.value
+                    for el, f in zip(new_carry.elements, items)
+                )
+            )
+        elif carry:
+            new_carry = inner.broadcast(new_carry)
         if ys and isinstance(y, cst.Tuple):
             flags = leaf_flags(inner, y)
             if not all_batched(flags):  # a residual the same for every example stays so
@@ -312,7 +361,11 @@ def scan(b, stmt: ir.Assign, e):
     sequences = _sequences(b, xs)
     split = _split_items(b, body, sequences)
     if split is None:
-        d = _batched_fn(b, body, sources, result)
+        displayed = None
+        if items is not None:  # the carry a tuple whose items keep their own batching
+            sources = sources | {carry_param}
+            displayed = {carry_param: dict(enumerate(items))}
+        d = _batched_fn(b, body, sources, result, displayed=displayed)
         steps_in = _step_major(b, xs) if xs is not None and b.is_batched(xs) else xs
     else:  # each sequence keeps its own batching: a shared ``range`` stays shared
         unpack, batched_names, held = split
@@ -327,7 +380,16 @@ def scan(b, stmt: ir.Assign, e):
             own = [batched_sequence(b, a) if b.is_batched(a) else a for a in sequences]
             b.emit(steps_in, call("rt.zip", *own))
     b.out.append(d)
-    start = _carry_start(b, init) if carry else init
+    if items is not None and split is None:
+        start = tuple_of(
+            *(
+                _branch_result(b, el.value) if f else el.value
+                for el, f in zip(init.elements, items)
+            )
+        )
+    else:
+        items = None
+        start = _carry_start(b, init) if carry else init
     args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
     value = call("rt.scan", *args, **dict(e.kwargs))
     ignored = isinstance(ys_target, cst.Name) and ys_target.value == "_"
@@ -348,9 +410,23 @@ def scan(b, stmt: ir.Assign, e):
             b.displayed.update(held)
             for name in set(ir.target_names(ys_target)) - {"_"}:
                 b.mark(cst.Name(name), name in batched)
+            _mark_carry(b, carry_target, carry, items)
             return
-    b.mark(carry_target, carry)
+    _mark_carry(b, carry_target, carry, items)
     b.mark(ys_target, ys)
+
+
+def _mark_carry(b, target, carry: bool, items: list | None) -> None:
+    """A loop's final carry as batched as the carry was (item by item where ``items`` says so)."""
+    if items is None:
+        b.mark(target, carry)
+    elif isinstance(target, cst.Tuple) and len(target.elements) == len(items):
+        for el, f in zip(target.elements, items):
+            b.mark(el.value, f)
+    else:
+        b.mark(target, True)
+        if isinstance(target, cst.Name):
+            b.displayed[target.value] = dict(enumerate(items))
 
 
 def _sequences(b, xs) -> list | None:

@@ -34,14 +34,22 @@ class Models:
         """An RNN as Karpathy writes one: hidden states preallocated and written row by row, the previous
         row or the start picked by a test on the step, the loop variable read after the loop.
         """
+        step = 'x[t] @ params["wx"] + {} @ params["wh"] + params["b"]'
+        if self.p(0.5):  # min-char-rnn: a dict keyed by the step, ``hs[-1]`` the start
+            self.feature("rnn_dict_steps")
+            lines += ["hs = {}", "hs[-1] = np.copy(h)"]
+            lines.append(f"for t in range({self.pick([T, 'len(x)'])}):")
+            lines.append("    hs[t] = " + act.format(step.format("hs[t - 1]")))
+            lines.append(
+                self.pick([f"out = hs[{T - 1}]", "out = hs[t] + 0.5 * hs[-1]"])
+            )
+            self.define("out", hshape)
+            return
         self.feature("rnn_rows")
         lines.append(f"hs = np.zeros({_shape_text((T,) + hshape)})")
         lines.append(f"for t in range({self.pick([T, 'x.shape[0]'])}):")
         lines.append("    prev = hs[t - 1] if t > 0 else h")
-        lines.append(
-            "    hs[t] = "
-            + act.format('x[t] @ params["wx"] + prev @ params["wh"] + params["b"]')
-        )
+        lines.append("    hs[t] = " + act.format(step.format("prev")))
         lines.append(self.pick(["out = hs[t]", "out = hs[t] + 0.5 * hs[t - 1]"]))
         self.define("hs", (T,) + hshape)
         self.define("out", hshape)

@@ -72,19 +72,32 @@ class _Twin(ast.NodeTransformer):
         )
         return ast.Assign([_store(target.value)], ast.Call(at, [value], []))
 
+    def __init__(self, dicts=frozenset()):
+        self.dicts = (
+            dicts  # names bound to dict displays: their items are written as Python's
+        )
+
+    def _of_a_dict(self, target) -> bool:
+        return isinstance(target.value, ast.Name) and target.value.id in self.dicts
+
     def visit_Assign(self, node):
         self.generic_visit(node)
         if (
             len(node.targets) == 1
             and isinstance(node.targets[0], ast.Subscript)
             and not _is_key(node.targets[0].slice)
+            and not self._of_a_dict(node.targets[0])
         ):
             return ast.copy_location(self._at(node.targets[0], "set", node.value), node)
         return node
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
-        if isinstance(node.target, ast.Subscript) and not _is_key(node.target.slice):
+        if (
+            isinstance(node.target, ast.Subscript)
+            and not _is_key(node.target.slice)
+            and not self._of_a_dict(node.target)
+        ):
             value = node.value
             if isinstance(node.op, ast.Sub):
                 value = ast.UnaryOp(ast.USub(), value)
@@ -136,7 +149,15 @@ def to_jnp(source: str) -> str:
 
 
 def jax_twin(source: str) -> str:
-    tree = _Twin().visit(ast.parse(source))
+    tree = ast.parse(source)
+    dicts = {
+        t.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    tree = _Twin(frozenset(dicts)).visit(tree)
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 

@@ -3696,3 +3696,37 @@ def imports_at_the_top_of_the_function(x):
         + la.norm(x)
         + np.sum(scipy.stats.norm.logpdf(x, 0.5, 2.0))
     )
+
+
+def min_char_rnn(params, inputs_, targets, hprev):
+    """Karpathy's min-char-rnn: dicts keyed by the time step (``xs, hs, ys, ps = {}, {}, {}, {}``), the
+    previous step's state read at ``t - 1`` (``hs[-1]`` the start), a one-hot row written by index.
+    """
+    Wxh, Whh, Why, bh, by = (params[k] for k in ("Wxh", "Whh", "Why", "bh", "by"))
+    xs, hs, ys, ps = {}, {}, {}, {}
+    hs[-1] = np.copy(hprev)
+    loss = 0
+    for t in range(len(inputs_)):
+        xs[t] = np.zeros((Wxh.shape[1], 1))
+        xs[t][inputs_[t]] = 1
+        hs[t] = np.tanh(np.dot(Wxh, xs[t]) + np.dot(Whh, hs[t - 1]) + bh)
+        ys[t] = np.dot(Why, hs[t]) + by
+        ps[t] = np.exp(ys[t]) / np.sum(np.exp(ys[t]))
+        loss += -np.log(ps[t][targets[t], 0])
+    return loss
+
+
+def inputs_min_char_rnn():
+    r, vocab, hidden = np.random.default_rng(2), 4, 3
+    params = {
+        "Wxh": 0.3 * r.normal(size=(hidden, vocab)),
+        "Whh": 0.3 * r.normal(size=(hidden, hidden)),
+        "Why": 0.3 * r.normal(size=(vocab, hidden)),
+        "bh": np.zeros((hidden, 1)),
+        "by": np.zeros((vocab, 1)),
+    }
+    data = r.integers(0, vocab, size=5)
+    return params, data[:-1], data[1:], 0.1 * r.normal(size=(hidden, 1))
+
+
+PROGRAMS += ["min_char_rnn"]
