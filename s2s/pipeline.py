@@ -24,6 +24,7 @@ from .frontend import (
     indexed_loops,
     inner_jacobians,
     iterators,
+    library_maps,
     library_objects,
     local_defaults,
     local_imports,
@@ -85,7 +86,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
-    src = numpy_maps.desugar(combinatorics.pairwise(src))
+    src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))

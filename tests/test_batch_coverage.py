@@ -69,6 +69,8 @@ ALLOWED = {
             "rt.batched_shape_vjps.array_vjp",
             "rt.batched_shape_vjps.array_vjp_transpose",
             "rt.batched_ops.reshape",
+            "rt.batched_ops.diag",
+            "rt.batched_shape_vjps.diag_vjp",
             "rt.batched_ops.convolve",
             "rt.batched_ops.last_axis_padding",
             "rt.batching.index_add",

@@ -22,6 +22,7 @@ CASES = [
     (P.gradient_penalty, P.twin_gradient_penalty),
     (P.value_and_grad_inside, P.twin_value_and_grad_inside),
     (P.products_per_example, P.products_per_example),
+    (P.library_functions_mapped, P.library_functions_mapped),
     (P.einsum_mean_loss, P.einsum_mean_loss),
     (P.vmap_named_with_a_dict_prefix, P.vmap_named_with_a_dict_prefix),
     (P.hvp_penalty, P.hvp_penalty),

@@ -555,6 +555,19 @@ def batched_asarray(data, dtype=None, *, g):
     return rt.batched_shape_vjps.array_vjp(g, data, (True, True)), None
 
 
+@linear(name="rt.batched_ops.diag", roles={"k": "static"})
+def batched_diag(v, k=0, *, g):
+    return rt.batched_shape_vjps.diag_vjp(g, v, k, (True, True)), None
+
+
+@linear(
+    name="rt.batched_shape_vjps.diag_vjp",
+    roles={"v": "data", "k": "static", "flags": "static"},
+)
+def batched_diag_vjp(ct, v, k, flags, *, g):
+    return rt.sum_unbatched(rt.batched_ops.diag(g, k), flags[0]), None, None, None
+
+
 @linear(name="rt.batched_ops.reshape", roles={"shape": "static", "order": "static"})
 def batched_reshape(a, shape, order="C", *, g):
     return rt.batched_ops.reshape(g, rt.example_shape(a), order), None, None

@@ -419,3 +419,18 @@ def maps_a_map(W, xs):
 
 def hessian_of_two_arguments(w, xs):
     return jnp.sum(jax.hessian(_potential, argnums=(0, 1))(w, xs[0])[0][0])
+
+
+def library_functions_mapped(w, xs):
+    """``jax.vmap(jnp.dot)`` and friends: a library function transformed, called at once or by a name
+    (``xs`` (4, 5), ``w`` (5, 2))."""
+    scores = jax.vmap(jnp.dot, in_axes=(0, None))(xs, w)  # (4, 2)
+    outer_rows = jax.vmap(jnp.outer)(xs, xs)  # (4, 5, 5)
+    diagonals = jax.vmap(jnp.diag)(outer_rows)  # (4, 5)
+    softmax_rows = jax.vmap(jax.nn.softmax)
+    slopes = jax.grad(jnp.sum)(jnp.tanh(scores))
+    return (
+        jnp.sum(softmax_rows(scores) * scores)
+        + jnp.mean(diagonals)
+        + jnp.sum(slopes**2)
+    )
