@@ -251,11 +251,13 @@ def getitem(x, index, batched):
     return plan.to_examples(xp, x[plan.index])
 
 
-def index_set(target, index, value, batched):
+def index_set(target, index, value, batched, size=None):
     """Per-example ``rt.index_set(target_i, index_i, value_i)``: ``target_i[index_i] = value_i`` on a copy
-    (repeated indices: the last write wins); ``batched = (target_b, index_b, value_b)``.
+    (repeated indices: the last write wins); ``batched = (target_b, index_b, value_b)``; ``size``, the
+    batch size, gives a value the same for every example the batch axis where the target is a container
+    that differs per example (each of its leaves carries the axis, the first one written too).
     """
-    return _update(target, index, value, batched, "index_set")
+    return _update(target, index, value, batched, "index_set", size)
 
 
 def zero_at(g, index, batched, like=None):
@@ -310,7 +312,7 @@ def _lift_value(xp, value, flag, shape):
     return xp.broadcast_to(value, shape)
 
 
-def _update(target, index, value, batched, name):
+def _update(target, index, value, batched, name, size=None):
     t_flag, index_flags, v_flag = batched
     t_flag, v_flag = bool(t_flag), bool(v_flag)
     if isinstance(target, (dict, list, tuple, Elements)):
@@ -321,6 +323,15 @@ def _update(target, index, value, batched, name):
         first = next(array_leaves(value), None)
         if v_flag and not t_flag and first is not None:
             target = broadcast_batch(target, np.shape(first)[0])
+        if t_flag and not v_flag and first is not None:
+            held = next(array_leaves(target), None)
+            size = size if held is None else np.shape(held)[0]
+            if size is None:
+                raise ValueError(
+                    f"batching.{name}: a value the same for every example written into an empty "
+                    "container that differs per example, whose batch size is not known here"
+                )
+            value = broadcast_batch(value, size)
         # (no leaf: an empty slice's items, ``rest`` of ``first, *rest = [x]``: nothing is written)
         return _scatter(name)(target, index, value)
     parts, flags = _index_flags(index, index_flags, name)

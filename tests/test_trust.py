@@ -567,21 +567,23 @@ def test_a_return_in_a_loop_under_an_if_on_data_differentiates(backend):
 
 
 @pytest.mark.parametrize("backend", ["xla"])
-def test_a_dict_keyed_by_a_compiled_loops_counter_is_a_located_refusal(backend):
-    """Karpathy's min-char-rnn keeps ``hs[t]`` in a dict: under ``vmap`` the key is traced (was JAX's
-    ``unhashable type`` from inside the generated code)."""
-
+def test_a_dict_keyed_by_the_step_runs_in_every_transform(backend):
+    """Karpathy's min-char-rnn keeps ``hs[t]`` in a dict: its loop runs step by step when traced, so the
+    keys are Python ints (was JAX's ``unhashable type`` from inside the generated code, then a located
+    refusal); under ``vmap`` of per-example indices the one-hot rows differ per example, and the zeros
+    first written into the dict get the batch axis."""
     W = np.arange(9.0).reshape(3, 3) / 10
     idx = np.array([[0, 2, 1], [1, 1, 0]])
-    with pytest.raises(
-        s2s.S2SError, match="a dict written at a key the compiled code computes"
-    ):
-        s2s.vmap(P.dict_keyed_by_step, in_axes=(None, 0), backend=backend)(W, idx)
-    with pytest.raises(s2s.S2SError, match="or a dict that gets a key per step"):
-        s2s.grad(P.dict_keyed_by_step, backend=backend)(W, idx[0])
-    f, eps, d = P.dict_keyed_by_step, 1e-6, np.outer([1.0, -0.5, 0.2], [0.3, 1.0, -1.0])
+    f = P.dict_keyed_by_step
+    got = s2s.vmap(f, in_axes=(None, 0), backend=backend)(W, idx)
+    np.testing.assert_allclose(got, [f(W, i) for i in idx], rtol=1e-12)
+    eps, d = 1e-6, np.outer([1.0, -0.5, 0.2], [0.3, 1.0, -1.0])
+    grads = s2s.vmap(s2s.grad(f), in_axes=(None, 0), backend=backend)(W, idx)
+    for g, i in zip(grads, idx):
+        fd = (f(W + eps * d, i) - f(W - eps * d, i)) / (2 * eps)
+        np.testing.assert_allclose(np.sum(g * d), fd, rtol=1e-6)
     fd = (f(W + eps * d, idx[0]) - f(W - eps * d, idx[0])) / (2 * eps)
-    got = s2s.grad(f, backend="numpy")(W, idx[0])  # (eagerly, as NumPy runs it)
+    got = s2s.grad(f, backend=backend)(W, idx[0])
     np.testing.assert_allclose(np.sum(got * d), fd, rtol=1e-6)
 
 

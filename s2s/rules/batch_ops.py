@@ -384,8 +384,8 @@ def batched_index_add(target, index, value, flags, *, g):
     )
 
 
-@linear(name="rt.batching.index_set", roles={"index": "static"})
-def batched_index_set(target, index, value, flags, *, g):
+@linear(name="rt.batching.index_set", roles={"index": "static", "size": "static"})
+def batched_index_set(target, index, value, flags, size=None, *, g):
     return (
         rt.sum_unbatched(rt.batching.zero_at(g, index, (True, flags[1])), flags[0]),
         None,
@@ -395,6 +395,7 @@ def batched_index_set(target, index, value, flags, *, g):
             ),
             flags[2],
         ),
+        None,
         None,
     )
 

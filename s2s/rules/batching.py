@@ -277,9 +277,13 @@ twin(
     "inner",
     "tensordot",
     "linalg.solve",
-    "rt.index_set",
     "rt.index_add",
 )
+
+
+@batch_rule("rt.index_set")
+def index_set(target, index, value, *, batched, batch_size):
+    return rt.batching.index_set(target, index, value, batched, batch_size)
 
 
 @batch_rule("dot")

@@ -328,8 +328,13 @@ def scan(b, stmt: ir.Assign, e):
     if xs is not None and b.is_batched(xs):
         others = others | {item_param}
     carry = _fixed_point(b, body, carry_param, b.is_batched(init), others, carry_out)
+    sequences = _sequences(b, xs)
+    split = _split_items(b, body, sequences)
+    # (a body that unpacks its sequences' items first keeps its carry whole)
     items = (
-        _carry_items(b, body, carry_param, init, carry_out, others) if carry else None
+        _carry_items(b, body, carry_param, init, carry_out, others)
+        if carry and split is None
+        else None
     )
     sources = others | ({carry_param} if carry else set())
     if items is not None:  # the step's unpacked items as batched as they are
@@ -358,8 +363,6 @@ def scan(b, stmt: ir.Assign, e):
                 return tuple_of(new_carry, broadcast_leaves(inner, y, flags))
         return tuple_of(new_carry, inner.broadcast(y) if ys else y)
 
-    sequences = _sequences(b, xs)
-    split = _split_items(b, body, sequences)
     if split is None:
         displayed = None
         if items is not None:  # the carry a tuple whose items keep their own batching
@@ -380,7 +383,7 @@ def scan(b, stmt: ir.Assign, e):
             own = [batched_sequence(b, a) if b.is_batched(a) else a for a in sequences]
             b.emit(steps_in, call("rt.zip", *own))
     b.out.append(d)
-    if items is not None and split is None:
+    if items is not None:
         start = tuple_of(
             *(
                 _branch_result(b, el.value) if f else el.value
@@ -388,7 +391,6 @@ def scan(b, stmt: ir.Assign, e):
             )
         )
     else:
-        items = None
         start = _carry_start(b, init) if carry else init
     args = [cst.Name(d.function.name), start] + ([steps_in] if xs is not None else [])
     value = call("rt.scan", *args, **dict(e.kwargs))
