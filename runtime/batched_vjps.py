@@ -290,6 +290,46 @@ def tensordot_vjp(g, a, b, axes, index, on, batched):
     return contraction_vjp(g, a, b, axes, index, on, batched)
 
 
+def _contraction_at(product, u, a, b, index, on, like, batched):
+    """``rt.dot_at``/``inner_at``/``tensordot_at`` per example: ``product`` (the batched contraction) with
+    operand ``index`` replaced by ``u``, or, unless ``on``, zeros like ``like`` (the result's shape where
+    ``like`` is None); every example's, so the batch axis is there whichever operand carries it.
+    """
+    fu, fa, fb = batched[:3]
+    fl = batched[3] if len(batched) > 3 else False
+    size = next(
+        int(np.shape(x)[0])
+        for x, flag in ((u, fu), (a, fa), (b, fb), (like, fl))
+        if flag
+    )
+    if not on and like is not None:
+        zeros = arrays.zeros_like_float(like)
+        return zeros if fl else _broadcast(namespace(zeros), zeros, size)
+    x0, f0, x1, f1 = (u, fu, b, fb) if index == 0 else (a, fa, u, fu)
+    out = product(x0, x1, (f0, f1))
+    out = out if (f0 or f1) else _broadcast(namespace(out), out, size)
+    return out if on else out * 0
+
+
+def dot_at(u, a, b, index, on, like, batched):
+    """``rt.dot_at`` per example: ``np.dot`` with operand ``index`` replaced by ``u``."""
+    return _contraction_at(batching.dot, u, a, b, index, on, like, batched)
+
+
+def inner_at(u, a, b, index, on, like, batched):
+    """``rt.inner_at`` per example: ``np.inner`` with operand ``index`` replaced by ``u``."""
+    return _contraction_at(batching.inner, u, a, b, index, on, like, batched)
+
+
+def tensordot_at(u, a, b, axes, index, on, like, batched):
+    """``rt.tensordot_at`` per example: ``np.tensordot`` with operand ``index`` replaced by ``u``."""
+
+    def product(x0, x1, flags):
+        return batching.tensordot(x0, x1, axes, flags)
+
+    return _contraction_at(product, u, a, b, index, on, like, batched)
+
+
 # --- linalg.solve: NumPy's vector convention read from one example of ``b`` -----------------------
 
 

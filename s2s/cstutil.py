@@ -210,6 +210,33 @@ def _child_fields(kind) -> tuple[str, ...]:
     return fields
 
 
+def one_line(operator):
+    """An operator with single spaces around it: an expression split over lines inside parentheses
+    (black's wrapping) may be emitted later where no parentheses hold it."""
+    changes = {
+        field: cst.SimpleWhitespace(" ")
+        for field in ("whitespace_before", "whitespace_after", "whitespace_between")
+        if isinstance(getattr(operator, field, None), cst.ParenthesizedWhitespace)
+    }
+    return operator.with_changes(**changes) if changes else operator
+
+
+class _OneLine(cst.CSTTransformer):
+    def leave_BinaryOperation(self, original, updated):
+        return updated.with_changes(operator=one_line(updated.operator))
+
+    def leave_BooleanOperation(self, original, updated):
+        return updated.with_changes(operator=one_line(updated.operator))
+
+    def leave_ComparisonTarget(self, original, updated):
+        return updated.with_changes(operator=one_line(updated.operator))
+
+
+def operators_on_one_line(node: cst.CSTNode) -> cst.CSTNode:
+    """``node`` with every operator's whitespace on one line (``one_line``)."""
+    return node.visit(_OneLine())
+
+
 def child_nodes(node: cst.CSTNode) -> list:
     """``node.children`` without whitespace, commas and parentheses, and without libcst's visitor machinery
     (which makes ``children`` a walk of its own): the nodes code is made of, in field order.

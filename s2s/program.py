@@ -63,6 +63,7 @@ class Program:
     vjp_of_batched: dict = field(default_factory=dict)
     # (function, argument positions) -> the name of its vjp kept among the helpers (``codegen``)
     helper_vjps: dict = field(default_factory=dict)
+    helper_jvps: dict = field(default_factory=dict)
     # ``lowered(fn)``: the helper name of a function of the program, lowered on first asking (the
     # function an inner ``vmap`` maps, only where an outer one maps it again)
     lowered: object = None

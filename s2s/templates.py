@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .cstutil import literal, names_in, substitute
+from .cstutil import literal, names_in, operators_on_one_line, substitute
 from .errors import S2SError
 from .rules.registry import op_named
 
@@ -39,7 +39,10 @@ def rule_template(op_name: str, mode: str | None = None) -> RuleTemplate:
     leading parameter."""
     op = op_named(op_name)
     rule = op.rule if mode is None else op.rules[mode].template
-    module = cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
+    # (an entry black wrapped inside parentheses may be emitted where none hold it)
+    module = operators_on_one_line(
+        cst.parse_module(textwrap.dedent(inspect.getsource(rule)))
+    )
     fndef = next(n for n in module.body if isinstance(n, cst.FunctionDef))
     statements, value = [], None
     for line in fndef.body.body:

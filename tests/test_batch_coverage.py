@@ -71,6 +71,9 @@ ALLOWED = {
             "rt.batched_ops.reshape",
             "rt.batched_ops.diag",
             "rt.batched_shape_vjps.diag_vjp",
+            "rt.batched_vjps.dot_at",
+            "rt.batched_vjps.inner_at",
+            "rt.batched_vjps.tensordot_at",
             "rt.batched_ops.convolve",
             "rt.batched_ops.last_axis_padding",
             "rt.batching.index_add",
@@ -94,9 +97,6 @@ ALLOWED = {
     ),
     **dict.fromkeys(
         [
-            "rt.dot_at",
-            "rt.inner_at",
-            "rt.tensordot_at",
             "rt.einsum_list",
             "rt.einsum_pairs",
             "rt.einsum_unpairs",

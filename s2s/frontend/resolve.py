@@ -23,7 +23,7 @@ import libcst as cst
 import numpy as np
 
 from .. import ir
-from ..cstutil import call, dotted, int_literal, names_in
+from ..cstutil import call, dotted, int_literal, names_in, one_line
 from ..custom import custom_rule
 from ..errors import NameResolutionError, Origin, UnsupportedSyntax
 from ..freshness import array_data, literal_data, user_object
@@ -991,7 +991,7 @@ class Resolver(Calls):
         return self.mark(cst.Attribute(base, cst.Name(attr)), node)
 
     def _BinaryOperation(self, node):
-        operator = _one_line(node.operator)
+        operator = one_line(node.operator)
         return self.mark(
             cst.BinaryOperation(
                 self.expr(node.left),
@@ -1015,7 +1015,7 @@ class Resolver(Calls):
         )
 
     def _BooleanOperation(self, node):
-        operator = _one_line(node.operator)
+        operator = one_line(node.operator)
         return self.mark(
             node.with_changes(
                 left=self.expr(node.left),
@@ -1028,7 +1028,7 @@ class Resolver(Calls):
     def _Comparison(self, node):
         targets = [
             c.with_changes(
-                operator=_one_line(c.operator), comparator=self.expr(c.comparator)
+                operator=one_line(c.operator), comparator=self.expr(c.comparator)
             )
             for c in node.comparisons
         ]
@@ -1193,17 +1193,6 @@ def _is_literal_node(node) -> bool:
     return isinstance(node, cst.Tuple) and all(
         _is_literal_node(e.value) for e in node.elements
     )
-
-
-def _one_line(operator):
-    """An operator with single spaces around it: an expression split over lines inside parentheses
-    (black's wrapping) may be emitted later where no parentheses hold it."""
-    changes = {
-        field: cst.SimpleWhitespace(" ")
-        for field in ("whitespace_before", "whitespace_after", "whitespace_between")
-        if isinstance(getattr(operator, field, None), cst.ParenthesizedWhitespace)
-    }
-    return operator.with_changes(**changes) if changes else operator
 
 
 def _short_repr(obj) -> str:

@@ -248,6 +248,21 @@ no_derivative(
     rt.batched_vjps.inner_vjp,
     "rt.batched_vjps.inner_vjp",
 )
+no_derivative(
+    "not yet: third derivatives of `np.dot` inside `jax.vmap`",
+    rt.batched_vjps.dot_at,
+    "rt.batched_vjps.dot_at",
+)
+no_derivative(
+    "not yet: third derivatives of `np.inner` inside `jax.vmap`",
+    rt.batched_vjps.inner_at,
+    "rt.batched_vjps.inner_at",
+)
+no_derivative(
+    "not yet: third derivatives of `np.tensordot` inside `jax.vmap`",
+    rt.batched_vjps.tensordot_at,
+    "rt.batched_vjps.tensordot_at",
+)
 
 
 # ``jnp.linalg.solve`` per example: the per-example cotangents of the batched derivative code (an operand
