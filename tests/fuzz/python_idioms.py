@@ -463,8 +463,21 @@ class PythonIdioms:
                 "factory_into_map",
                 "kernel_matrix",
                 "kernel_passed",
+                "per_example_grads",
             ]
         )
+        if form == "per_example_grads":
+            # DP-SGD's per-example gradients of a dot product, differentiated again (the inner map's
+            # derivatives are its function's, mapped: ``codegen._vjp_of_mapped_module``)
+            lines += [
+                f"def {name}_s(w, z):",
+                "    return jnp.dot(jnp.tanh(z), w) ** 2",
+                f"{name}_rows = np.atleast_2d({a}) * 1.0",
+                f"{name}_w = jnp.ones({name}_rows.shape[1]) * jnp.mean({b})",
+                f"{name}_g = jax.vmap(jax.grad({name}_s), in_axes=(None, 0))({name}_w, {name}_rows)",
+                f"{name} = np.sum({name}_g ** 2) * 0.1",
+            ]
+            return
         if form == "kernel_passed":
             # a kernel closing over the caller's values, passed to a helper that maps it (GP libraries)
             self.helper(
