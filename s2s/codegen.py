@@ -215,6 +215,8 @@ def _mappable(program: Program, name: str):
     if name not in program.batched_of:
         return None
     fun, (in_axes, out_axes, axis_size, axis_name) = program.batched_of[name]
+    if in_axes is None or isinstance(in_axes, int):  # one axis for every argument
+        in_axes = (in_axes,) * len(program.helpers[name].params)
     if (
         axis_name is not None
         or axis_size is not None
