@@ -238,17 +238,8 @@ def _derivative_reads(
     function it maps is mapped instead (``_vjp_of_mapped_module``)."""
     requests = HelperRequests(kind, program.helpers.keys())
     requests.name(name, at)
-
-    def make(helper, wrt):
-        if kind == "jvp":
-            return forward(
-                program.helpers[helper], Mode("jvp", wrt), requests=requests, **ctx
-            )
-        mode = Mode("vjp", wrt[0] if len(wrt) == 1 else wrt, zeros_for_inactive=False)
-        return reverse(program.helpers[helper], mode, requests=requests, **ctx)
-
     try:
-        _requested(requests, make)
+        _requested(requests, _derivative_of(program, requests, kind, ctx))
     except MissingRule:
         return False
     return True
@@ -291,19 +282,35 @@ def _helper_jvp_of(program: Program, name: str, wrt: tuple, ctx: dict) -> str:
         return program.helper_jvps[name, wrt]
     requests = HelperRequests("jvp", program.helpers.keys())
     wanted = requests.name(name, wrt)
+    _kept(program, requests, _derivative_of(program, requests, "jvp", ctx))
+    program.helper_jvps[name, wrt] = wanted
+    return wanted
+
+
+def _derivative_of(program: Program, requests, kind: str, ctx: dict):
+    """``make(helper, at)``: the ``kind`` derivative ("jvp", "vjp") of the program's function ``helper``
+    for the arguments at ``at``, asking ``requests`` for those of the functions it calls.
+    """
 
     def make(helper, at):
-        return forward(
-            program.helpers[helper], Mode("jvp", at), requests=requests, **ctx
-        )
+        if kind == "jvp":
+            return forward(
+                program.helpers[helper], Mode("jvp", at), requests=requests, **ctx
+            )
+        mode = Mode("vjp", at[0] if len(at) == 1 else at, zeros_for_inactive=False)
+        return reverse(program.helpers[helper], mode, requests=requests, **ctx)
 
+    return make
+
+
+def _kept(program: Program, requests, make) -> None:
+    """The functions ``requests`` asks for, made and kept among the program's helpers in normal form (as
+    generated code read again is), for the batch transform to read."""
     for made in _requested(requests, make):
-        for _, run in PASSES:  # in normal form, for the batch transform to read
+        for _, run in PASSES:
             made = run(made)
         program.helpers.setdefault(made.name, made)
         program.flows.setdefault(made.name, (True,) * len(made.params))
-    program.helper_jvps[name, wrt] = wanted
-    return wanted
 
 
 def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
@@ -314,17 +321,7 @@ def _helper_vjp_of(program: Program, name: str, which: tuple, ctx: dict) -> str:
         return program.helper_vjps[name, which]
     requests = HelperRequests("vjp", program.helpers.keys())
     wanted = requests.name(name, which)
-
-    def make(helper, at):
-        mode = Mode("vjp", at[0] if len(at) == 1 else at, zeros_for_inactive=False)
-        return reverse(program.helpers[helper], mode, requests=requests, **ctx)
-
-    for made in _requested(requests, make):
-        # in normal form, as generated code read again is, for the batch transform to read
-        for _, run in PASSES:
-            made = run(made)
-        program.helpers.setdefault(made.name, made)
-        program.flows.setdefault(made.name, (True,) * len(made.params))
+    _kept(program, requests, _derivative_of(program, requests, "vjp", ctx))
     for (helper, at), made_name in requests.names.items():
         if (
             helper in program.batched_of
