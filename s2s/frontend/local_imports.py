@@ -20,15 +20,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..cstutil import dotted
 from ..errors import UnsupportedSyntax
 from .rewriting import bindings, function_body, with_body
 from .source import FunctionSource
-
-
-def _dotted(node) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    return f"{_dotted(node.value)}.{node.attr.value}"
 
 
 def _bound_names(stmt: cst.SimpleStatementLine, package: str | None, fail):
@@ -37,7 +32,7 @@ def _bound_names(stmt: cst.SimpleStatementLine, package: str | None, fail):
     for small in stmt.body:
         if isinstance(small, cst.Import):
             for alias in small.names:
-                path = _dotted(alias.name)
+                path = dotted(alias.name)
                 module = _imported(path, package, small, fail)
                 if alias.asname is not None:
                     found[alias.asname.name.value] = module
@@ -48,16 +43,15 @@ def _bound_names(stmt: cst.SimpleStatementLine, package: str | None, fail):
             if isinstance(small.names, cst.ImportStar):
                 fail(small, "`from ... import *` inside the function")
             dots = "." * len(small.relative)
-            path = dots + (_dotted(small.module) if small.module is not None else "")
+            path = dots + (dotted(small.module) if small.module is not None else "")
             module = _imported(path, package, small, fail)
             for alias in small.names:
                 name = alias.name.value
                 if hasattr(module, name):
                     value = getattr(module, name)
                 else:  # a submodule not imported yet
-                    value = _imported(
-                        f"{path}.{name}".replace("..", "."), package, None
-                    )
+                    separator = "" if path.endswith(".") else "."
+                    value = _imported(f"{path}{separator}{name}", package, None)
                 if value is None:
                     fail(
                         small,
