@@ -168,7 +168,7 @@ def test_gradients_of_a_vmap_made_inside_are_the_vmap_of_its_functions_gradients
     backend,
 ):
     """DP-SGD's per-example gradients (``jax.vmap(jax.grad(f))`` of an ``np.dot``) differentiated again:
-    the vjp (and jvp) of the inner map is its function's, mapped (``codegen._vjp_of_mapped_module``), so
+    the vjp (and jvp) of the inner map is its function's, mapped (``helper_versions.vjp_of_mapped_module``), so
     batched code is never differentiated (was: no second derivative of ``np.dot`` inside ``jax.vmap``).
     """
     w, xs = np.full(5, 0.3), np.linspace(-1.0, 1.0, 20).reshape(4, 5)

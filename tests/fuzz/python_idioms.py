@@ -468,7 +468,7 @@ class PythonIdioms:
         )
         if form == "per_example_grads":
             # DP-SGD's per-example gradients of a dot product, differentiated again (the inner map's
-            # derivatives are its function's, mapped: ``codegen._vjp_of_mapped_module``)
+            # derivatives are its function's, mapped: ``helper_versions.vjp_of_mapped_module``)
             lines += [
                 f"def {name}_s(w, z):",
                 "    return jnp.dot(jnp.tanh(z), w) ** 2",
