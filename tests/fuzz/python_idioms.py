@@ -464,8 +464,17 @@ class PythonIdioms:
                 "kernel_matrix",
                 "kernel_passed",
                 "per_example_grads",
+                "mapped_library_function",
             ]
         )
+        if form == "mapped_library_function":
+            # a library function transformed (``frontend/library_maps.py``): ``jax.vmap(jnp.outer)``
+            lines += [
+                f"{name}_rows = np.atleast_2d({a}) * jnp.mean({b})",
+                f"{name}_sq = jax.vmap(jnp.outer)({name}_rows, {name}_rows)",
+                f"{name} = np.sum(jax.vmap(jnp.diag)({name}_sq)) * 0.1",
+            ]
+            return
         if form == "per_example_grads":
             # DP-SGD's per-example gradients of a dot product, differentiated again (the inner map's
             # derivatives are its function's, mapped: ``helper_versions.vjp_of_mapped_module``)
