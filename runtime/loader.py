@@ -17,6 +17,9 @@ import sys
 import tempfile
 
 GENERATED: dict[str, str] = {}  # path of each loaded generated module -> its text
+NAMED: dict[str, str] = (
+    {}
+)  # base name of each loaded generated module -> the first path loaded with it
 
 
 def cache_dir() -> str:
@@ -86,6 +89,7 @@ def load_module(text: str, stem: str, injected=None, path: str | None = None):
             write_atomic(path, text)
             clean(folder)
     GENERATED[path] = text
+    NAMED.setdefault(os.path.basename(path), path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(injected or {})

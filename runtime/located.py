@@ -318,11 +318,8 @@ def origin_of(path: str, lineno: int) -> Location:
         line = lines[lineno - 1] if lineno <= len(lines) else ""
         return _span(path, lineno, line)
     name, number, source = cited
-    for (
-        other
-    ) in loader.GENERATED:  # generated from generated code: follow the cited module
-        if os.path.basename(other) == name:
-            return origin_of(other, number)
+    if name in loader.NAMED:  # generated from generated code: follow the cited module
+        return origin_of(loader.NAMED[name], number)
     return _find_source(name, number, source)
 
 
@@ -386,19 +383,29 @@ def _files_named(name: str) -> list:
     only when a module is loaded or a file read since: a second derivative cites thousands of lines).
     """
     size = (len(sys.modules), len(linecache.cache))
-    if _FILES.get("size") != size:
-        files = set(linecache.cache) | {
-            getattr(m, "__file__", None) for m in list(sys.modules.values())
-        }
-        by_name = {}
+    if _FILES["size"] != size:
+        read, modules, by_name = _FILES["read"], _FILES["modules"], _FILES["by_name"]
+        files = [f for f in linecache.cache if f not in read]
+        read.update(linecache.cache)
+        for key, module in list(sys.modules.items()):
+            if (
+                modules.get(key) is not module
+            ):  # new, or another module under a name seen before
+                modules[key] = module
+                files.append(getattr(module, "__file__", None))
         for f in files:
-            if isinstance(f, str):
+            if isinstance(f, str) and f not in by_name.get(os.path.basename(f), ()):
                 by_name.setdefault(os.path.basename(f), []).append(f)
-        _FILES.update(size=size, by_name=by_name)
+        _FILES["size"] = size
     return _FILES["by_name"].get(name, [])
 
 
-_FILES: dict = {}  # ``_files_named``'s index and the counts it was made at
+_FILES: dict = {
+    "size": None,  # the counts of modules and read files the index was last brought up to
+    "read": set(),  # the read files' paths it holds
+    "modules": {},  # the modules whose paths it holds, by name
+    "by_name": {},  # base name -> paths
+}
 
 
 def _span(path: str, number: int, line: str) -> Location:

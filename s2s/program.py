@@ -8,16 +8,18 @@ parameter ``i`` of helper ``h`` to its output.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import inspect
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, fields, replace
 
 import libcst as cst
 
 from . import ir
 from .custom import custom_rule
 from .errors import S2SError
-from .freshness import GENERATED_KEY
+from .freshness import GENERATED_KEY, Watch
 from .frontend import source
 from .frontend.resolve import GENERATED_NAMES
 from .frontend.scope import Scope
@@ -78,14 +80,113 @@ class Program:
 
 
 def build(fn) -> Program:
-    """Lower ``fn`` and, callees first, every user function it calls; names come from one ``Scope``."""
-    program = Program(main=None)
-    scope = Scope(dict.fromkeys(GENERATED_NAMES))
-    visiting: list[str] = []
+    """Lower ``fn`` and, callees first, every user function it calls; names come from one ``Scope``.
 
-    def visit(live_fn, name, src=None, helper=True):
+    A program built before for the same function is handed out again (a copy: transforms add helpers
+    to it) while every value it read is still the same (``freshness.Watch``): ``grad``, ``jvp`` and
+    ``vmap`` of one function read it once.
+    """
+    entry = (
+        getattr(fn, "s2s_generated_function", None) or fn
+    )  # (a transformed one's module)
+    built = _BUILT.get(id(fn))
+    if built is not None and built.serves(fn, entry):
+        _BUILT.move_to_end(id(fn))
+        return built.builder.copy().program
+    builder = _Builder(Program(main=None), Scope(dict.fromkeys(GENERATED_NAMES)))
+    builder.start(fn, entry)
+    program = builder.program
+    held = [src.env[name] for src in program.sources for name in src.fixed]
+    watch = Watch.of((src.fn for src in program.sources), held)
+    _BUILT[id(fn)] = _Built(fn, entry, _code_of(entry), builder, watch)
+    while len(_BUILT) > 64:
+        _BUILT.popitem(last=False)
+    return builder.copy().program
+
+
+@dataclass
+class _Built:
+    """A program as ``build`` made it, and what it was made from."""
+
+    fn: object
+    entry: object
+    code: tuple
+    builder: _Builder
+    watch: Watch
+
+    def serves(self, fn, entry) -> bool:
+        """Whether it is the program of ``fn`` now: the same function and code, reading the same values."""
+        return (
+            self.fn is fn
+            and self.entry is entry
+            and _code_of(entry) == self.code
+            and self.watch.fresh()
+        )
+
+
+def _code_of(fn) -> tuple:
+    """The code and defaults of a function, by identity (either can be assigned anew)."""
+    return tuple(
+        id(getattr(fn, a, None)) for a in ("__code__", "__defaults__", "__kwdefaults__")
+    )
+
+
+_BUILT: OrderedDict = OrderedDict()  # id(fn) -> _Built, most recently used last
+
+
+@dataclass
+class _Builder:
+    """Builds a program: lowers functions into it, naming module-level objects in one ``Scope``."""
+
+    program: Program
+    scope: Scope
+    visiting: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.program.lowered = self.lowered
+
+    def copy(self) -> _Builder:
+        """A builder of a copy of the program: what is added to one is not added to the other."""
+        p = self.program
+        program = replace(
+            p,
+            **{
+                f.name: copy.copy(getattr(p, f.name))
+                for f in fields(p)
+                if isinstance(getattr(p, f.name), (dict, list, set))
+            },
+        )
+        scope = Scope(
+            dict(self.scope.values),
+            {k: list(v) for k, v in self.scope.spellings.items()},
+        )
+        return _Builder(program, scope)
+
+    def start(self, fn, entry) -> None:
+        program, scope = self.program, self.scope
+        rule = custom_rule(fn)
+        # the function itself has a custom rule: main calls it as a helper
+        if rule is not None:
+            name = scope.name(rule.name, fn, function=True)
+            self.add(name, fn, None)
+            program.main = _calling(program.helpers[name], name)
+            program.custom_main = True
+            return
+        if _mapped_function(entry) is not None:
+            # a batched module mapped again (``vmap(vmap(k))``): main calls it, and mapping the call writes
+            # it over both axes at once (``nested_batches.merged``)
+            name = scope.name(entry.__name__, entry, function=True)
+            self.add(name, entry, None)
+            program.main = _calling(program.helpers[name], name)
+            return
+        src = source.load(fn)  # read (and checked against the running code) once
+        name = scope.name(src.name, fn, function=True)
+        program.main = self.visit(fn, name, src, helper=False)
+
+    def visit(self, live_fn, name, src=None, helper=True):
+        program = self.program
         src = src or source.load(live_fn)
-        resolved = lower(src, name, scope=scope, helper=helper)
+        resolved = lower(src, name, scope=self.scope, helper=helper)
         program.sources.append(src)
         # names are unique in the scope: no two values share one
         program.constants.update(resolved.constants)
@@ -96,11 +197,12 @@ def build(fn) -> Program:
         used = used_names(resolved.function)
         for helper_name, helper in sorted(resolved.helpers.items()):
             if helper_name in used:
-                add(helper_name, helper, name)
+                self.add(helper_name, helper, name)
         return resolved.function
 
-    def add(helper_name, helper, caller):
+    def add(self, helper_name, helper, caller):
         """Lower the helper ``helper_name`` (called from ``caller``) and summarize its flows."""
+        program, visiting = self.program, self.visiting
         if (
             helper_name in program.helpers
             or helper_name in visiting
@@ -110,7 +212,7 @@ def build(fn) -> Program:
         visiting.append(helper_name)
         n = len(inspect.signature(helper).parameters)
         program.flows[helper_name] = (False,) * n
-        lowered = visit(helper, helper_name)
+        lowered = self.visit(helper, helper_name)
         visiting.pop()
         program.helpers[helper_name] = lowered
         inner = _mapped_function(helper)
@@ -129,10 +231,10 @@ def build(fn) -> Program:
             return
         live_rules = _check_custom(rule, lowered, n)
         names = tuple(
-            scope.name(live.__name__, live, function=True) for live in live_rules
+            self.scope.name(live.__name__, live, function=True) for live in live_rules
         )
         for name, live in zip(names, live_rules):
-            add(name, live, caller)
+            self.add(name, live, caller)
             program.rule_functions.add(name)
         _check_rule_functions(rule, [program.helpers[name] for name in names], n)
         diff = tuple(i for i in range(n) if i not in rule.nondiff_argnums)
@@ -141,33 +243,11 @@ def build(fn) -> Program:
         )
         program.flows[helper_name] = tuple(i in diff for i in range(n))
 
-    def lowered(fun) -> str:
-        name = scope.name(getattr(fun, "__name__", "mapped"), fun, function=True)
-        add(name, fun, None)
+    def lowered(self, fun) -> str:
+        """The helper name of ``fun``, lowered into the program on first asking."""
+        name = self.scope.name(getattr(fun, "__name__", "mapped"), fun, function=True)
+        self.add(name, fun, None)
         return name
-
-    program.lowered = lowered
-    rule = custom_rule(fn)
-    # the function itself has a custom rule: main calls it as a helper
-    if rule is not None:
-        name = scope.name(rule.name, fn, function=True)
-        add(name, fn, None)
-        program.main = _calling(program.helpers[name], name)
-        program.custom_main = True
-        return program
-    entry = (
-        getattr(fn, "s2s_generated_function", None) or fn
-    )  # (a transformed one's module)
-    if _mapped_function(entry) is not None:
-        # a batched module mapped again (``vmap(vmap(k))``): main calls it, and mapping the call writes
-        # it over both axes at once (``nested_batches.merged``)
-        name = scope.name(entry.__name__, entry, function=True)
-        add(name, entry, None)
-        program.main = _calling(program.helpers[name], name)
-        return program
-    src = source.load(fn)  # read (and checked against the running code) once
-    program.main = visit(fn, scope.name(src.name, fn, function=True), src, helper=False)
-    return program
 
 
 def _mapped_function(helper):
