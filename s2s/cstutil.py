@@ -182,8 +182,12 @@ def replace_nodes(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
 
 
 def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
-    """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses."""
-    if not mapping:
+    """Replace free names (not attribute names, not keywords) by expressions; add needed parentheses.
+    (Half the calls find none of the names: those return ``node`` after a walk, not a rewrite.)
+    """
+    if not mapping or not any(
+        type(n) is cst.Name and n.value in mapping for n in iter_nodes(node)
+    ):
         return node
     return node.visit(_Substitute(mapping))
 
@@ -241,14 +245,41 @@ def child_nodes(node: cst.CSTNode) -> list:
     """``node.children`` without whitespace, commas and parentheses, and without libcst's visitor machinery
     (which makes ``children`` a walk of its own): the nodes code is made of, in field order.
     """
+    return _children(node, _child_fields(type(node)))
+
+
+def _children(node: cst.CSTNode, names) -> list:
+    """The nodes in the fields ``names`` of ``node``, in order (node types told apart by a table: ``isinstance``
+    of libcst's abstract classes is slow, and the front end asks it millions of times).
+    """
     children = []
-    for name in _child_fields(type(node)):
+    for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == _NODE:
             children.append(value)
-        elif isinstance(value, (tuple, list)):
-            children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        elif kind == _SEQUENCE:
+            children.extend(v for v in value if _kind(type(v)) == _NODE)
     return children
+
+
+_NODE, _SEQUENCE, _OTHER = 1, 2, 0
+_KIND: dict[type, int] = (
+    {}
+)  # a type -> whether its values are nodes, sequences or neither
+
+
+def _kind(kind: type) -> int:
+    found = _KIND.get(kind)
+    if found is None:
+        found = _KIND[kind] = (
+            _NODE
+            if issubclass(kind, cst.CSTNode)
+            else _SEQUENCE if issubclass(kind, (tuple, list)) else _OTHER
+        )
+    return found
 
 
 def iter_nodes(node: cst.CSTNode, skip=()):
@@ -260,7 +291,7 @@ def iter_nodes(node: cst.CSTNode, skip=()):
     end's rewrites each look through the function for what they rewrite, and
     most find nothing and leave it as it is.
     """
-    kept = not skip and isinstance(node, _KEPT)
+    kept = not skip and type(node) in _KEPT
     if kept:
         held = _WALKED.get(id(node))
         if held is not None and held[0] is node:
@@ -274,13 +305,7 @@ def iter_nodes(node: cst.CSTNode, skip=()):
             walked.append(n)
         yield n
         only = skip.get(type(n)) if skip else None
-        children = []
-        for name in (only,) if only else _child_fields(type(n)):
-            value = getattr(n, name)
-            if isinstance(value, cst.CSTNode):
-                children.append(value)
-            elif isinstance(value, (tuple, list)):
-                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        children = _children(n, (only,) if only else _child_fields(type(n)))
         stack.extend(reversed(children))  # pre-order: source order
     if walked is not None:
         if len(_WALKED) > 64:

@@ -10,6 +10,7 @@ compiles to that code (``verify``): a file edited since import is an error.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import functools
@@ -90,7 +91,7 @@ def origin_in(file: ParsedFile, node: cst.CSTNode) -> Origin | None:
     return Origin(file.path, number, col, end_col, line)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
 def _parse(
     path: str, text: str, line_offset: int = 0, col_offset: int = 0
 ) -> ParsedFile:
@@ -130,7 +131,9 @@ def parse_file(path: str) -> ParsedFile:
 
 
 def parse_function_lines(path: str, fn) -> ParsedFile:
-    """Parse only the lines of ``fn`` (dedented); the whole file if they do not parse alone."""
+    """Parse only the lines of ``fn`` (dedented); where they do not parse alone (a lambda inside a longer
+    expression), the module-level statement around them; the whole file as a last resort.
+    """
     try:
         lines, start = inspect.getsourcelines(fn)
     except (OSError, TypeError):
@@ -141,7 +144,36 @@ def parse_function_lines(path: str, fn) -> ParsedFile:
     try:
         return _parse(path, body, max(start, 1) - 1, indent)
     except cst.ParserSyntaxError:
+        return _parse_statement_around(path, fn.__code__.co_firstlineno)
+
+
+def _parse_statement_around(path: str, line: int) -> ParsedFile:
+    """Parse the lines of the module-level statement that holds ``line`` (its decorators too)."""
+    lines = _file_lines(path)
+    around = [s for s in _statement_spans("".join(lines)) if s[0] <= line <= s[1]]
+    if not around:
         return parse_file(path)
+    first, last = around[0]
+    try:
+        return _parse(path, "".join(lines[first - 1 : last]), first - 1)
+    except cst.ParserSyntaxError:
+        return parse_file(path)
+
+
+@functools.lru_cache(maxsize=64)
+def _statement_spans(text: str) -> tuple:
+    """``(first line, last line)`` of each module-level statement of ``text``, read by Python's parser."""
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        (
+            min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]),
+            s.end_lineno,
+        )
+        for s in body
+    )
 
 
 def _environment(fn) -> dict:
@@ -219,14 +251,10 @@ def load(fn) -> FunctionSource:
 def _locate(file: ParsedFile, fn, line: int, module_text: str):
     name = fn.__code__.co_name
     candidates = []
-    for node, pos in file.positions.items():
-        if (
-            name == "<lambda>"
-            and isinstance(node, cst.Lambda)
-            and pos.start.line == line
-        ):
+    for node, pos in _definitions(file):
+        if name == "<lambda>" and type(node) is cst.Lambda and pos.start.line == line:
             candidates.append(node)
-        elif isinstance(node, cst.FunctionDef) and node.name.value == name:
+        elif type(node) is cst.FunctionDef and node.name.value == name:
             first = min(
                 [
                     pos.start.line,
@@ -243,6 +271,26 @@ def _locate(file: ParsedFile, fn, line: int, module_text: str):
         ]
         return same[0] if same else candidates[0]
     return candidates[0] if candidates else None
+
+
+def _definitions(file: ParsedFile) -> tuple:
+    """``(node, position)`` of every ``def`` and lambda of a parsed file (found once per file)."""
+    held = _DEFINITIONS.get(id(file))
+    if held is None or held[0] is not file:
+        found = tuple(
+            (n, p)
+            for n, p in file.positions.items()
+            if type(n) in (cst.FunctionDef, cst.Lambda)
+        )
+        if len(_DEFINITIONS) > 1024:
+            _DEFINITIONS.clear()
+        held = _DEFINITIONS[id(file)] = (file, found)
+    return held[1]
+
+
+_DEFINITIONS: dict = (
+    {}
+)  # id(ParsedFile) -> (the file, its definitions); the file held, so the id is its
 
 
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:

@@ -271,12 +271,21 @@ def named_where_reordered(op: str, function, args: list) -> list:
     return out
 
 
-def _positional_parameters(function) -> list:
-    return [
+def _positional_parameters(function) -> tuple:
+    try:
+        return _positional_parameters_of(function)
+    except TypeError:  # unhashable
+        return _positional_parameters_of.__wrapped__(function)
+
+
+@functools.lru_cache(maxsize=1024)
+def _positional_parameters_of(function) -> tuple:
+    """(A library function's signature is read once: a ufunc's is parsed from its text.)"""
+    return tuple(
         p
         for p in inspect.signature(function).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    )
 
 
 # jax.numpy's parameters that take arrays (NumPy takes lists there too): `np.take(x, [1, 0])`
