@@ -124,7 +124,67 @@ def _paren_binary(node: cst.BinaryOperation) -> cst.BinaryOperation:
 
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     """Add the parentheses that operator precedence needs (trees built by hand have none)."""
-    return node.visit(Parenthesizer())
+    return rewrite(node, Parenthesizer())
+
+
+def rewrite(node: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode:
+    """``node.visit(transformer)`` for a transformer made only of ``leave_<Node>`` methods, without libcst's
+    visitor machinery (which visits whitespace and rebuilds every node): children first, each node
+    rebuilt only where a child changed, then handed to its ``leave_`` method with the node it was.
+    """
+    leaves = _leave_methods(type(transformer))
+    if leaves is None:
+        return node.visit(transformer)
+    return _rewritten(node, transformer, leaves)
+
+
+def _rewritten(node, transformer, leaves):
+    changes = {}
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == _NODE:
+            new = _rewritten(value, transformer, leaves)
+            if new is not value:
+                changes[name] = new
+        elif kind == _SEQUENCE and value:
+            items = [
+                _rewritten(v, transformer, leaves) if _kind(type(v)) == _NODE else v
+                for v in value
+            ]
+            if any(a is not b for a, b in zip(items, value)):
+                changes[name] = tuple(items)
+    updated = node.with_changes(**changes) if changes else node
+    leave = leaves.get(type(node))
+    return updated if leave is None else leave(transformer, node, updated)
+
+
+@functools.cache
+def _leave_methods(kind: type) -> dict | None:
+    """``{node type: its leave_ method}`` of a transformer class; None where it visits, or leaves other
+    than nodes of a type (``on_leave``, ``leave_X_attr``): ``rewrite`` leaves those to libcst.
+    """
+    generic = ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute")
+    if any(getattr(kind, m) is not getattr(cst.CSTTransformer, m) for m in generic):
+        return None
+    leaves = {}
+    for name in dir(kind):
+        if name.startswith("visit_") and getattr(kind, name) is not getattr(
+            cst.CSTTransformer, name, None
+        ):
+            return None
+        if name.startswith("leave_") and getattr(kind, name) is not getattr(
+            cst.CSTTransformer, name, None
+        ):
+            node_type = getattr(cst, name[len("leave_") :], None)
+            if not isinstance(node_type, type) or not issubclass(
+                node_type, cst.CSTNode
+            ):
+                return None
+            leaves[node_type] = getattr(kind, name)
+    return leaves
 
 
 class _Substitute(Parenthesizer):
@@ -189,7 +249,7 @@ def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
         type(n) is cst.Name and n.value in mapping for n in iter_nodes(node)
     ):
         return node
-    return node.visit(_Substitute(mapping))
+    return rewrite(node, _Substitute(mapping))
 
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}

@@ -22,6 +22,7 @@ from ..cstutil import (
     dotted,
     int_literal,
     names_in,
+    rewrite,
     substitute,
     tuple_of,
 )
@@ -242,7 +243,7 @@ def drop_default_arguments(node: cst.Call) -> cst.Call:
 
 def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
     """Constant-fold and drop multiplications by one, parenthesizing as precedence needs."""
-    return expr.visit(_Fold())
+    return rewrite(expr, _Fold())
 
 
 def propagate_copies(body, keep=frozenset()):
