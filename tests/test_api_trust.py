@@ -424,6 +424,51 @@ def test_higher_derivatives_follow_the_values_the_first_derivative_read(
         np.testing.assert_allclose(jac(X), want, rtol=1e-9, atol=1e-12)
 
 
+def test_each_transform_of_a_function_reads_it_once_while_its_values_stand(monkeypatch):
+    """``program.build`` hands out copies of the program it read: ``grad``, ``jvp`` and ``vmap`` of one
+    function lower it once, a transform's helpers do not leak into the next one's program, and a
+    rebound value (or a module array changed in place) makes it read the function again.
+    """
+    from s2s import pipeline, program
+
+    lowered = []
+    real_lower = program.lower
+    monkeypatch.setattr(
+        program,
+        "lower",
+        lambda src, *a, **k: lowered.append(src.name) or real_lower(src, *a, **k),
+    )
+    program._BUILT.clear()
+    monkeypatch.setattr(GLOBALS, "G", 2.0)
+    GLOBALS_TWIN["G"] = 2.0
+    assert_trees_close(
+        s2s.grad(GLOBALS.through_module)(X), jax.grad(_twin_through_module)(X)
+    )
+    assert lowered.count("through_module") == 1
+    _, tangent = s2s.jvp(GLOBALS.through_module, (X,), (W,))
+    assert_trees_close(tangent, jax.jvp(_twin_through_module, (X,), (W,))[1])
+    batched = s2s.vmap(GLOBALS.through_module)(np.stack([X, W]))
+    assert_trees_close(batched, jax.vmap(_twin_through_module)(jnp.stack([X, W])))
+    assert lowered.count("through_module") == 1 and lowered.count("scaled") == 1
+    # each transform got its own copy: what one added is not in the program handed out next
+    first, second = program.build(GLOBALS.through_module), program.build(
+        GLOBALS.through_module
+    )
+    first.helpers["added_by_a_transform"] = None
+    assert first is not second and "added_by_a_transform" not in second.helpers
+    monkeypatch.setattr(GLOBALS, "G", -3.0)
+    GLOBALS_TWIN["G"] = -3.0
+    assert_trees_close(
+        s2s.grad(GLOBALS.through_module)(X), jax.grad(_twin_through_module)(X)
+    )
+    assert lowered.count("through_module") == 2
+    assert pipeline.lower is real_lower
+
+
+def _twin_through_module(x):
+    return HELPERS_TWIN["scaled"](x) + jnp.sum(GLOBALS_TWIN["G"] * jnp.sin(x))
+
+
 def test_vjp_and_linearize_keep_the_function_they_were_made_with(monkeypatch):
     monkeypatch.setattr(GLOBALS, "G", 2.0)
     GLOBALS_TWIN["G"] = 2.0
