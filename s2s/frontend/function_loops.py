@@ -278,7 +278,8 @@ class _Reader:
         for stmt in statements:
             if mapping:
                 stmt = stmt.visit(Positioned(mapping, self.positions))
-            stmt = stmt.visit(_Items(self))
+            if self._may_read_a_table(stmt):
+                stmt = stmt.visit(_Items(self))
             alias = self._alias(stmt) or self._sequence(stmt, out)
             if alias is not None:
                 mapping[alias[0]] = alias[1]
@@ -286,6 +287,25 @@ class _Reader:
                 continue
             out.append(stmt)
         return out
+
+    def _may_read_a_table(self, stmt) -> bool:
+        """Whether ``_Items`` may rewrite something in ``stmt``: it holds a list or tuple display, or a name
+        or attribute chain that refers to a dict, list or tuple, or to ``lax.switch`` (else it is skipped:
+        most statements read no table of functions, and a transformer's walk of each is slow).
+        """
+        if self.added:
+            return True
+        for node in iter_nodes(stmt):
+            kind = type(node)
+            if kind in (cst.List, cst.Tuple):
+                return True
+            if kind in (cst.Name, cst.Attribute):
+                held = self.static(node)
+                if isinstance(held, (dict, list, tuple)) or (
+                    held is not None and "jax" in sys.modules and _is_switch(held)
+                ):
+                    return True
+        return False
 
     def _sequence(self, stmt, out: list):
         """``(name, display of names)`` for ``name = [f, g, lambda z: ...]`` of functions, bound once and read
