@@ -17,9 +17,8 @@ import sys
 import tempfile
 
 GENERATED: dict[str, str] = {}  # path of each loaded generated module -> its text
-NAMED: dict[str, str] = (
-    {}
-)  # base name of each loaded generated module -> the first path loaded with it
+# the base name of each loaded generated module -> the first path loaded with it
+NAMED: dict[str, str] = {}
 
 
 def cache_dir() -> str:

@@ -161,6 +161,18 @@ def _rewritten(node, transformer, leaves):
     return updated if leave is None else leave(transformer, node, updated)
 
 
+# the nodes whose ``leave_`` methods ``rewrite`` calls: those in the fields ``_child_fields`` walks
+_REWRITTEN = (
+    cst.BaseExpression,
+    cst.BaseSmallStatement,
+    cst.BaseCompoundStatement,
+    cst.Arg,
+    cst.BaseElement,
+    cst.SubscriptElement,
+    cst.ComparisonTarget,
+)
+
+
 @functools.cache
 def _leave_methods(kind: type) -> dict | None:
     """``{node type: its leave_ method}`` of a transformer class; None where it visits, or leaves other
@@ -179,10 +191,10 @@ def _leave_methods(kind: type) -> dict | None:
             cst.CSTTransformer, name, None
         ):
             node_type = getattr(cst, name[len("leave_") :], None)
-            if not isinstance(node_type, type) or not issubclass(
-                node_type, cst.CSTNode
-            ):
-                return None
+            if not isinstance(node_type, type) or not issubclass(node_type, _REWRITTEN):
+                return (
+                    None  # (``rewrite`` does not walk parentheses, commas, whitespace)
+                )
             leaves[node_type] = getattr(kind, name)
     return leaves
 
@@ -326,9 +338,8 @@ def _children(node: cst.CSTNode, names) -> list:
 
 
 _NODE, _SEQUENCE, _OTHER = 1, 2, 0
-_KIND: dict[type, int] = (
-    {}
-)  # a type -> whether its values are nodes, sequences or neither
+# a type -> whether its values are nodes, sequences or neither
+_KIND: dict[type, int] = {}
 
 
 def _kind(kind: type) -> int:

@@ -119,15 +119,15 @@ class _Built:
         return (
             self.fn is fn
             and self.entry is entry
-            and _code_of(entry) == self.code
+            and all(a is b for a, b in zip(_code_of(entry), self.code))
             and self.watch.fresh()
         )
 
 
 def _code_of(fn) -> tuple:
-    """The code and defaults of a function, by identity (either can be assigned anew)."""
+    """The code and defaults of a function (either can be assigned anew), held: compared by identity."""
     return tuple(
-        id(getattr(fn, a, None)) for a in ("__code__", "__defaults__", "__kwdefaults__")
+        getattr(fn, a, None) for a in ("__code__", "__defaults__", "__kwdefaults__")
     )
 
 

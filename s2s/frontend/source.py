@@ -288,9 +288,8 @@ def _definitions(file: ParsedFile) -> tuple:
     return held[1]
 
 
-_DEFINITIONS: dict = (
-    {}
-)  # id(ParsedFile) -> (the file, its definitions); the file held, so the id is its
+# id(ParsedFile) -> (the file, its definitions); the file is held, so the id stays its own
+_DEFINITIONS: dict = {}
 
 
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
