@@ -242,3 +242,38 @@ def test_generated_code_read_again_passes_the_check():
     np.testing.assert_allclose(hess, jax.hessian(lambda x: jnp.sum(x * 3.0 * 2.0))(X))
     second = s2s.grad(s2s.grad(SHAPES.curried(2.0)(3.0)))(0.5)
     np.testing.assert_allclose(second, jax.grad(jax.grad(lambda y: 3.0 * y * 2.0))(0.5))
+
+
+def test_a_lambda_whose_lines_do_not_parse_alone_is_read_from_its_statement():
+    """A lambda inside a longer expression is parsed with the module-level statement around it (not the
+    whole file), and its positions are the file's."""
+    module = _module("""
+        import numpy as np
+
+
+        def before(x):
+            return np.sum(x)
+
+
+        f = (
+            lambda x:
+                np.sum(np.sort(x) ** 2)
+        )
+
+
+        def loss(xs):
+            return np.sum(
+                np.stack(list(map(lambda v: np.tanh(v) * 2.0,
+                                  xs)))
+            )
+        """)
+    src = source.load(module.f)
+    assert src.file.line_offset == 8  # the statement ``f = (`` starts on line 9
+    origin = src.origin(src.node)
+    assert (origin.line, origin.col, origin.text) == (10, 4, "    lambda x:")
+    assert_close(s2s.grad(module.f)(X), 2 * X)  # (sorting only permutes)
+    xs = [X, 2 * X]
+    got = s2s.grad(module.loss)(xs)
+    want = jax.grad(lambda xs: jnp.sum(jnp.stack([jnp.tanh(v) * 2.0 for v in xs])))(xs)
+    for g, w in zip(got, want):
+        assert_close(g, w)
