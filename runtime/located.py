@@ -379,8 +379,9 @@ def _find_source(name: str, number: int, source: str) -> Location:
 
 
 def _files_named(name: str) -> list:
-    """The loaded modules' and read files' paths whose base name is ``name`` (the index of them made again
-    only when a module is loaded or a file read since: a second derivative cites thousands of lines).
+    """The loaded modules' and read files' paths whose base name is ``name`` (an index of them, brought up
+    to date with the modules loaded and files read since it last was: a second derivative cites thousands
+    of lines).
     """
     size = (len(sys.modules), len(linecache.cache))
     if _FILES["size"] != size:
