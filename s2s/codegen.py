@@ -16,7 +16,7 @@ from dataclasses import replace
 from . import provenance
 from .deep import deep
 from .emit.module import render
-from .freshness import GENERATED_KEY, Watch
+from .freshness import GENERATED_KEY
 from .frontend import foreign
 from .generated import Generated
 from .helper_versions import (
@@ -306,9 +306,7 @@ def _generate(
         for k, v in program.constants.items()
         if not _is_literal(v) and k not in imports and k not in reads
     }
-    # (and what parameters bound to a function or an object of the program hold: ``model=MODEL``)
-    held = [src.env[name] for src in program.sources for name in src.fixed]
-    watch = Watch.of((src.fn for src in program.sources), held)
+    watch = program.watch()
     text = render(
         header,
         functions,

@@ -70,6 +70,12 @@ class Program:
     # function an inner ``vmap`` maps, only where an outer one maps it again)
     lowered: object = None
 
+    def watch(self) -> Watch:
+        """A watch on the values its functions read (and that parameters bound to a function or an object of
+        the program hold: ``model=MODEL``)."""
+        held = [src.env[name] for src in self.sources for name in src.fixed]
+        return Watch.of((src.fn for src in self.sources), held)
+
     @property
     def digest(self) -> str:
         """A hash of every function's source text (the input of the transformation)."""
@@ -95,10 +101,9 @@ def build(fn) -> Program:
         return built.builder.copy().program
     builder = _Builder(Program(main=None), Scope(dict.fromkeys(GENERATED_NAMES)))
     builder.start(fn, entry)
-    program = builder.program
-    held = [src.env[name] for src in program.sources for name in src.fixed]
-    watch = Watch.of((src.fn for src in program.sources), held)
-    _BUILT[id(fn)] = _Built(fn, entry, _code_of(entry), builder, watch)
+    _BUILT[id(fn)] = _Built(
+        fn, entry, _code_of(entry), builder, builder.program.watch()
+    )
     while len(_BUILT) > 64:
         _BUILT.popitem(last=False)
     return builder.copy().program

@@ -42,6 +42,9 @@ class ParsedFile:
     positions: dict
     line_offset: int = 0
     col_offset: int = 0
+    definitions: (
+        tuple
+    ) = ()  # ``(node, position)`` of every ``def`` and lambda, in order
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,9 @@ def _parse(
 ) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     positions = dict(wrapper.resolve(PositionProvider))
+    definitions = tuple(
+        (n, p) for n, p in positions.items() if type(n) in (cst.FunctionDef, cst.Lambda)
+    )
     return ParsedFile(
         path,
         tuple(_file_lines(path)),
@@ -104,6 +110,7 @@ def _parse(
         positions,
         line_offset,
         col_offset,
+        definitions,
     )
 
 
@@ -251,7 +258,7 @@ def load(fn) -> FunctionSource:
 def _locate(file: ParsedFile, fn, line: int, module_text: str):
     name = fn.__code__.co_name
     candidates = []
-    for node, pos in _definitions(file):
+    for node, pos in file.definitions:
         if name == "<lambda>" and type(node) is cst.Lambda and pos.start.line == line:
             candidates.append(node)
         elif type(node) is cst.FunctionDef and node.name.value == name:
@@ -271,25 +278,6 @@ def _locate(file: ParsedFile, fn, line: int, module_text: str):
         ]
         return same[0] if same else candidates[0]
     return candidates[0] if candidates else None
-
-
-def _definitions(file: ParsedFile) -> tuple:
-    """``(node, position)`` of every ``def`` and lambda of a parsed file (found once per file)."""
-    held = _DEFINITIONS.get(id(file))
-    if held is None or held[0] is not file:
-        found = tuple(
-            (n, p)
-            for n, p in file.positions.items()
-            if type(n) in (cst.FunctionDef, cst.Lambda)
-        )
-        if len(_DEFINITIONS) > 1024:
-            _DEFINITIONS.clear()
-        held = _DEFINITIONS[id(file)] = (file, found)
-    return held[1]
-
-
-# id(ParsedFile) -> (the file, its definitions); the file is held, so the id stays its own
-_DEFINITIONS: dict = {}
 
 
 def _lambda_name(file: ParsedFile, node: cst.Lambda) -> str:
