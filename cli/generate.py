@@ -70,11 +70,10 @@ def _selected(targets, root, paths) -> list[Target]:
 
 
 def run(paths, check: bool, fail_on_write: bool) -> int:
-    from s2s import __version__, checked_in
+    from s2s import __version__, checked_in, module_store
 
-    checked_in.ENABLED = (
-        False  # this command writes the checked-in modules: it never reads them
-    )
+    # this command writes the checked-in modules from the sources: it never reads them, nor kept ones
+    checked_in.ENABLED = module_store.ENABLED = False
     try:
         root, table = find_root(os.getcwd())
         targets = targets_of(table)

@@ -22,18 +22,37 @@ NAMED: dict[str, str] = {}
 
 
 def cache_dir() -> str:
-    """Where generated modules are written: ``$S2S_CACHE_DIR``, else a folder in the temp dir."""
-    path = os.environ.get("S2S_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), f"s2s-{os.getuid()}"
-    )
-    os.makedirs(path, exist_ok=True)
-    return path
+    """Where generated modules are written: ``$S2S_CACHE_DIR``, else a folder of this user's in the temp dir
+    that no one else can write (modules are imported from it), else one made for this process.
+    """
+    chosen = os.environ.get("S2S_CACHE_DIR")
+    if chosen:
+        os.makedirs(chosen, exist_ok=True)
+        return chosen
+    return _private_folder()
 
 
-def write_atomic(path: str, text: str) -> None:
+@functools.cache
+def _private_folder() -> str:
+    path = os.path.join(tempfile.gettempdir(), f"s2s-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    stat = os.lstat(path)
+    if (
+        os.path.isdir(path)
+        and not os.path.islink(path)
+        and stat.st_uid == os.getuid()
+        and not stat.st_mode & 0o022
+    ):
+        return path
+    return tempfile.mkdtemp(
+        prefix=f"s2s-{os.getuid()}-"
+    )  # another's, or others may write it
+
+
+def write_atomic(path: str, text: str, suffix: str = ".py") -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename: readers never see half a file."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".s2s-", suffix=".py")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".s2s-", suffix=suffix)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -48,6 +67,7 @@ MAX_FILES = (
     1000  # generated modules kept in the cache folder (``$S2S_CACHE_MAX_FILES``)
 )
 PREFIX = "s2s_generated_"
+STORED = "s2s_stored_"  # a generated module kept for later processes, with what it was made from (``module_store``)
 
 
 def module_name(text: str, stem: str) -> str:
@@ -104,8 +124,9 @@ CLEAN_EVERY = 100
 
 
 def clean(folder: str) -> None:
-    """Keep the cache folder to ``MAX_FILES`` generated modules: the least recently used go first, never one
-    this process has loaded (its tracebacks read the file). Other processes may clean it at the same time.
+    """Keep the cache folder to ``MAX_FILES`` generated modules and stored ones: the least recently used go
+    first, never one this process has loaded (its tracebacks read the file). Other processes may clean it at
+    the same time.
     """
     _writes[0] += 1
     if (_writes[0] - 1) % CLEAN_EVERY:
@@ -114,7 +135,9 @@ def clean(folder: str) -> None:
     used = []
     with os.scandir(folder) as entries:
         for e in entries:
-            if e.name.startswith(PREFIX) and e.name.endswith(".py"):
+            if (e.name.startswith(PREFIX) and e.name.endswith(".py")) or (
+                e.name.startswith(STORED) and e.name.endswith(".json")
+            ):
                 with contextlib.suppress(
                     OSError
                 ):  # removed by another process meanwhile

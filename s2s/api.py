@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import checked_in
+from . import checked_in, module_store
 from .binding import Binding
 from .display import ShowsSource
 from .dtypes import check_float_inputs, check_real, dtype_of, in_primal_dtypes
@@ -46,12 +46,15 @@ def _made_from(target):
 
 
 def _generated(target, kinds, argnums, has_aux) -> Generated:
-    """The generated module for this request: a fresh checked-in one (``checked_in``), else made here, and
+    """The generated module for this request: a fresh checked-in one (``checked_in``), else one an earlier
+    process made from what is still here (``module_store``), else made here (and kept for later processes);
     made again when a value it baked in has changed since."""
     key = (_made_from(target), kinds, argnums, has_aux)
     found = _CACHE.get(key)
     if found is None and len(kinds) == 1:
         found = checked_in.find(target, kinds[0], argnums, has_aux)
+    if found is None:
+        found = module_store.find(target, kinds, argnums, has_aux)
     if found is None or not found.fresh():
         from .codegen import generate
 
@@ -59,6 +62,7 @@ def _generated(target, kinds, argnums, has_aux) -> Generated:
             found = generate(target, kinds, axes=argnums.spec)
         else:
             found = generate(target, kinds, argnums, has_aux)
+        module_store.keep(target, kinds, argnums, has_aux, found)
     _CACHE[key] = found
     _CACHE.move_to_end(key)
     while len(_CACHE) > 256:

@@ -121,7 +121,8 @@ def _read(target: Target, root: str, kind: str) -> Generated | None:
     if changed is not None:
         _warn_stale(output, f"was written when {changed}")
         return None
-    if not all(_runs_the_file(root, p) for p in provenance.read(text)["inputs"]):
+    inputs = provenance.read(text)["inputs"]
+    if not all(runs_the_file(os.path.join(root, p)) for p in inputs):
         return None  # made from files that are not the code running here: generated as usual (which says so)
     # the entry function is the module's last (codegen writes callees first)
     entries = _DEF.findall(text)
@@ -174,11 +175,11 @@ def _live(module_name: str, attribute: str):
         return MISSING
 
 
-def _runs_the_file(root: str, path: str) -> bool:
+def runs_the_file(path: str) -> bool:
     """Whether every function of the imported module read from ``path`` (if it is imported) is the code the
     file holds now: a file edited after it was imported is not what runs, and the module made from it would
     compute something else. Python's own compiler checks it (no libcst)."""
-    full = os.path.abspath(os.path.join(root, path))
+    full = os.path.abspath(path)
     live = [
         m
         for m in list(sys.modules.values())

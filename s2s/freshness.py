@@ -24,6 +24,18 @@ import types
 
 import numpy as np
 
+# the libraries whose objects are not the user's (their functions are read by name, never as source)
+LIBRARIES = (
+    "numpy",
+    "jax",
+    "jaxlib",
+    "scipy",
+    "optax",
+    "flax",
+    "equinox",
+    "torch",
+    "sklearn",
+)
 GENERATED_KEY = "__s2s_generated__"  # in a loaded generated module's globals: the Generated it came from
 _EMPTY = object()  # an empty closure cell
 
@@ -110,8 +122,6 @@ def _snapshot(value):
 def user_object(value) -> bool:
     """An instance of a class of the user's (not an array, a module, a class, a function, a builtin or a
     library's object): generated code may read its attributes as constants."""
-    from .frontend.spellings import LIBRARIES
-
     if value is None or isinstance(value, (type, types.ModuleType)):
         return False
     if callable(value) and not _called_by_its_class(value):
@@ -127,8 +137,6 @@ def _called_by_its_class(value) -> bool:
     """An object whose class, and every class it derives from, is the user's (not s2s's, a library's: an
     ``eqx.Module`` is a library's JAX code) and defines ``__call__`` in Python (``norm(x, g)``).
     """
-    from .frontend.spellings import LIBRARIES
-
     call = inspect.getattr_static(type(value), "__call__", None)
     own = all(
         cls.__module__.split(".")[0] not in ("builtins", "functools", "s2s", *LIBRARIES)
@@ -281,6 +289,17 @@ class Watch:
         self.depends = (
             depends  # the Generated objects of generated modules the program read
         )
+        self.held = held
+
+    @property
+    def read(self) -> tuple:
+        """``(mapping, key, value)`` for each name read: ``mapping[key]`` held ``value``."""
+        return self._read
+
+    @property
+    def cells(self) -> tuple:
+        """``(cell, contents)`` for each closure cell read."""
+        return self._cells
 
     @classmethod
     def of(cls, functions, held=()) -> Watch:

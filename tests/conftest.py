@@ -24,9 +24,18 @@ against s2s's NumPy backend; it cannot make one pass. So does ``jax.jit(jax.vmap
 emitters (JAX's own and s2s's alike; right with XLA's defaults). Flags already set in
 ``XLA_FLAGS`` come after these and win. Benchmarks do not import this file:
 they measure XLA as users run it.
+
+Each test process keeps generated modules in a folder of its own
+(``S2S_CACHE_DIR``), removed when it ends: what one test worker generated is
+not handed to another (``s2s.module_store``), so a test's run does not depend
+on which tests ran before it in other processes. The tests of that store run
+their programs in subprocesses that share a folder.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
 FAST_COMPILES = (
     "--xla_cpu_use_fusion_emitters=false "
@@ -35,3 +44,6 @@ FAST_COMPILES = (
 )
 
 os.environ["XLA_FLAGS"] = f"{FAST_COMPILES} {os.environ.get('XLA_FLAGS', '')}".strip()
+
+os.environ["S2S_CACHE_DIR"] = tempfile.mkdtemp(prefix="s2s-tests-")
+atexit.register(shutil.rmtree, os.environ["S2S_CACHE_DIR"], True)

@@ -46,3 +46,20 @@ def test_folder_is_bounded_and_keeps_what_this_process_loaded(tmp_path, monkeypa
     before = os.stat(old[3]).st_mtime
     loader.load_module(_text(3), "old")
     assert os.stat(old[3]).st_mtime > before
+
+
+def test_kept_modules_are_cleaned_with_the_others(tmp_path, monkeypatch):
+    """The records of ``module_store`` count toward the bound, least recently used first."""
+    monkeypatch.setenv("S2S_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("S2S_CACHE_MAX_FILES", "2")
+    monkeypatch.setattr(loader, "CLEAN_EVERY", 1)
+    kept = []
+    for i in range(3):
+        path = tmp_path / f"{loader.STORED}{i:024x}.json"
+        path.write_text("{}")
+        past = time.time() - 1000 + i
+        os.utime(path, (past, past))
+        kept.append(path)
+    loaded = loader.load_module(_text(200), "f")
+    assert [p.exists() for p in kept] == [False, False, True]
+    assert os.path.exists(loaded.__file__)

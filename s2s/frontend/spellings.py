@@ -17,6 +17,7 @@ import types
 import libcst as cst
 import numpy
 
+from ..freshness import LIBRARIES
 from ..rules import OPS
 from ..rules.registry import ALIASES
 
@@ -152,19 +153,6 @@ def is_library(obj) -> bool:
         getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "") or ""
     )
     return module.split(".")[0] in LIBRARIES
-
-
-LIBRARIES = (
-    "numpy",
-    "jax",
-    "jaxlib",
-    "scipy",
-    "optax",
-    "flax",
-    "equinox",
-    "torch",
-    "sklearn",
-)
 
 
 def constant_spelling(module, attr: str) -> str | None:
