@@ -16,7 +16,7 @@ process (else it keeps nothing; the next process generates the module as usual):
   cells) or another generated module is not kept.
 
 ``find(fn, kinds, argnums, has_aux)`` hands the module back when the request is the same (the function's
-file, qualified name and first line, the transformation, ``argnums``, ``has_aux``), s2s is the same
+file, qualified name, first line and code, the transformation, ``argnums``, ``has_aux``), s2s is the same
 (its version, and the size and time of each of its source files), the input files hash as they did and
 hold the code that runs (``checked_in.runs_the_file``), and every value read describes as it did. Its
 ``Watch`` is made from the live values, so the module is checked before each call as a generated one is.
@@ -160,6 +160,7 @@ def _path(fn, kinds, argnums, has_aux) -> str | None:
             os.path.abspath(code.co_filename),
             fn.__qualname__,
             code.co_firstlineno,
+            _code_digest(code),  # (two lambdas on one line)
             list(kinds),
             describe(getattr(argnums, "spec", argnums)),
             has_aux,
@@ -168,6 +169,19 @@ def _path(fn, kinds, argnums, has_aux) -> str | None:
         return None
     digest = hashlib.sha256(json.dumps(request).encode()).hexdigest()[:24]
     return os.path.join(loader.cache_dir(), f"{loader.STORED}{digest}.json")
+
+
+def _code_digest(code: types.CodeType) -> str:
+    """A hash of what a function's code does: its instructions, names and constants (nested code too)."""
+    h = hashlib.sha256(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars)).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            h.update(_code_digest(const).encode())
+        else:  # (a frozenset's order changes with the process's hash seed)
+            text = sorted(map(repr, const)) if type(const) is frozenset else const
+            h.update(f"{type(const).__qualname__}:{text!r}".encode())
+    return h.hexdigest()
 
 
 def _module_of(mapping) -> str | None:
