@@ -254,9 +254,13 @@ def find(fn, kinds, argnums, has_aux) -> Generated | None:
     path = _path(fn, kinds, argnums, has_aux)
     try:
         with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    except (TypeError, OSError, ValueError):
-        return None
+            return _checked(fn, path, json.load(f))
+    except (TypeError, OSError, ValueError, KeyError, AttributeError):
+        return None  # none kept, or not a record this s2s writes: generated as usual
+
+
+def _checked(fn, path: str, record: dict) -> Generated | None:
+    """The module ``record`` holds, if everything it was made from is as it was."""
     for file, digest in record["inputs"].items():
         if not os.path.isfile(file) or provenance.file_hash(file) != digest:
             return None
