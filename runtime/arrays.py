@@ -505,6 +505,12 @@ def zeros_like_float(x):
         return x  # no value (``rt.unset``, ``rt.skipped``): none, nor its tangent
     if getattr(type(x), "integral", False):
         return None  # loop counters (``BoundedRange``): no tangent, no cotangent
+    if isinstance(x, (list, tuple, dict)) or type(x).__name__ == "Elements":
+        from .trees import tree_zeros_like
+
+        return tree_zeros_like(
+            x
+        )  # a container's (``layers[-1]`` read of a list of layers): leaf by leaf
     if not holds_numbers(x):
         return None  # an object that holds no numbers (a tree's key path: ``DictKey(key='w')``)
     xp = namespace(x)

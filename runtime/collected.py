@@ -163,13 +163,15 @@ def join_steps(parts, axis=0):
         }
         if len(shapes) == 1 and None not in shapes:
             return namespace(*stacked).concatenate(stacked, axis=axis)
-    return Elements([item for p in parts for item in items_of(p, axis)])
+    items = [item for p in parts for item in items_of(p, axis)]
+    # a list of containers (``params[:-1] + [(W, b)]``) is a Python list, as ``rows`` makes it
+    return items if any(_is_container(it) for it in items) else Elements(items)
 
 
 def join_steps_vjp(g, parts, axis=0):
     """The cotangents of ``join_steps``'s parts from its own, each in its part's form."""
     lengths = [len(p) if not hasattr(p, "shape") else np.shape(p)[axis] for p in parts]
-    items = items_of(g, axis) if isinstance(g, Elements) else None
+    items = items_of(g, axis) if isinstance(g, (Elements, list)) else None
     out, start = [], 0
     for part, n in zip(parts, lengths):
         if (
@@ -193,8 +195,11 @@ def join_steps_vjp(g, parts, axis=0):
 
 
 def stacked_along(items, axis):
-    """Arrays of one shape stacked along ``axis``; None where their shapes differ."""
+    """Arrays of one shape stacked along ``axis``; None where their shapes differ, or where they are
+    containers (tuples of a layer's arrays)."""
     items = list(items)
+    if any(_is_container(it) for it in items):
+        return None
     if not items or len({np.shape(it) for it in items}) > 1:
         return None
     return namespace(*items).stack([namespace(it).asarray(it) for it in items], axis)

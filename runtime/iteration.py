@@ -434,8 +434,19 @@ def repeat_list_vjp(g, items_, count):
 
 
 def join(a, b):
-    """``a + b`` of two Python lists (or two tuples): Python's concatenation, whose cotangent splits."""
-    return a + b
+    """``a + b`` of two Python lists (or two tuples): Python's concatenation, whose cotangent splits. Of an
+    array and a list display (``x + [h]``: NumPy would add them) it is an error, never a sum.
+    """
+    a, b = (list(v.items) if isinstance(v, Elements) else v for v in (a, b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return a + b  # (a list and a tuple: Python's TypeError)
+    from .located import Refusal
+
+    raise Refusal(
+        "`+` of a list or tuple display and an array: NumPy adds them elementwise, which s2s does not "
+        "read from a display of arrays",
+        "to add elementwise, write `x + np.array([...])`; to join lists, make both operands lists",
+    )
 
 
 def _jnp():

@@ -26,6 +26,7 @@ from .frontend import (
     iterators,
     library_maps,
     library_objects,
+    listed_iterators,
     local_defaults,
     local_imports,
     local_objects,
@@ -92,7 +93,8 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = factories.desugar(library_objects.desugar(src))
     src = counted_whiles.desugar(object_lists.desugar(local_objects.desugar(src)))
     src = loop_else.desugar(generators.desugar(src))
-    src = iterators.desugar(builtin_calls.desugar(builtin_calls.reversals(src)))
+    src = listed_iterators.desugar(builtin_calls.reversals(src))
+    src = iterators.desugar(builtin_calls.desugar(src))
     src = function_loops.desugar(strings.desugar(src))
     src = indexed_loops.desugar(src)
     # comprehensions' loops too (a dict comprehension keyed by its index)

@@ -4,6 +4,9 @@
   or keyword, defaults filled in, in the class's order);
 - ``float(v)``/``int(v)`` of a value that may be traced is ``rt.as_float``/``rt.as_int``
   (``runtime/scalars.py``), of a static one Python's;
+- ``max(SIZES)``, ``sorted(LEVELS)``, ``len(NAMES)``: Python's builtin of module-level constants that hold
+  numbers and strings (a list, a tuple) is its value, computed when the code is read (the constants are
+  watched as any: a new value makes the module again);
 - ``out=`` is NumPy's output argument only in calls of NumPy's and JAX's functions and array methods;
 - a module-level ``functools.partial`` passed to a function of yours is held unresolved, for
   ``function_args`` to bind the function to it.
@@ -11,6 +14,8 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import functools
 import inspect
 
@@ -23,11 +28,73 @@ from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import function_args, spellings
 
+# builtins whose value, of constants, is a constant
+FOLDED_BUILTINS = ("max", "min", "sorted", "sum", "len", "any", "all", "abs", "round")
+
+
+def constant_builtin(resolver, node: cst.Call):
+    """The literal that Python's builtin computes of module-level constants (``max(SIZES)``), else None."""
+    from .calls import _is_builtin, is_literal_value
+
+    name = next(
+        (b for b in FOLDED_BUILTINS if _is_builtin(resolver, node.func, b)), None
+    )
+    if name is None or not node.args or any(a.star for a in node.args):
+        return None
+    args, keywords = [], {}
+    for a in node.args:
+        value = _constant(resolver, a.value)
+        if value is _NOT_CONSTANT:
+            return None
+        if a.keyword is None:
+            args.append(value)
+        elif a.keyword.value == "reverse" and name == "sorted":
+            keywords["reverse"] = value
+        else:
+            return None  # (``key=``: a function)
+    if not any(isinstance(v, (list, tuple)) for v in args):
+        return None  # of numbers written in the code: read as any call
+    try:
+        value = getattr(builtins, name)(*args, **keywords)
+    except (TypeError, ValueError):
+        return None  # Python's error, where the code runs
+    if is_literal_value(value):
+        return resolver.mark(cst.parse_expression(repr(value)), node)
+    if type(value) is list and all(is_literal_value(v) for v in value):
+        return resolver.mark(cst.parse_expression(repr(value)), node)
+    return None
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(resolver, node):
+    """The value of a literal, or of a module-level constant of numbers and strings, else ``_NOT_CONSTANT``."""
+    from .calls import is_literal_value
+
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) and (
+        not isinstance(node, cst.Name) or node.value in ("True", "False", "None")
+    ):
+        try:
+            return ast.literal_eval(cst.Module([]).code_for_node(node))
+        except ValueError:
+            return _NOT_CONSTANT
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return _NOT_CONSTANT
+    value = resolver._callee_object(node)
+    if is_literal_value(value):
+        return value
+    if type(value) in (list, tuple) and all(
+        type(v) in (int, float, bool, str) for v in value
+    ):
+        return value
+    return _NOT_CONSTANT
+
 
 def number_cast(resolver, node: cst.Call):
     """``rt.as_float(v)`` for ``float(v)`` of a value that may be traced (``int`` likewise), Python's
     builtin of a static one; None for any other call."""
-    from .calls import _is_builtin, _reads_sizes
+    from .calls import _is_builtin
 
     for name in ("float", "int"):
         if (
@@ -39,34 +106,13 @@ def number_cast(resolver, node: cst.Call):
             value = resolver.expr(node.args[0].value)
             if is_static(value):  # ``int(x.shape[0] / 2)``: Python's, when traced
                 return resolver.mark(cst.Call(cst.Name(name), [cst.Arg(value)]), node)
-            # ``int(np.ceil(alpha * n))``: a number of sizes asked for, its NumPy functions NumPy's when
-            # traced; ``int(round(t_end / dt))``: elementwise functions of one value are NumPy's on numbers
-            # (a default left out is a constant), whatever they read (a batched value keeps its examples)
-            sizes = _reads_sizes(node.args[0].value)
-            value = value.visit(
-                _NumberFunctions(NUMBER_FUNCTIONS if sizes else ELEMENTWISE)
-            )
+            # ``int(np.ceil(alpha * n))``, ``int(np.prod(shape))`` of a Python tuple: its NumPy functions are
+            # NumPy's on numbers known when traced, jax.numpy's on traced values (``rt.numbers``; transforms
+            # read them as the ops: a batched value keeps its examples)
+            value = value.visit(_NumberFunctions(NUMBER_FUNCTIONS))
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
     return None
-
-
-# NumPy functions of one value, element by element: the same on a batch of examples
-ELEMENTWISE = frozenset(
-    {
-        "ceil",
-        "floor",
-        "trunc",
-        "rint",
-        "round",
-        "sqrt",
-        "exp",
-        "log",
-        "log2",
-        "log10",
-        "abs",
-    }
-)
 
 
 class _NumberFunctions(cst.CSTTransformer):

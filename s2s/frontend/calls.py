@@ -540,6 +540,9 @@ class Calls(lax_control.LaxControl):
         made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
+        folded = call_forms.constant_builtin(self, node)
+        if folded is not None:  # ``max(SIZES)`` of a module's constants
+            return folded
         cast = call_forms.number_cast(self, node)
         if cast is not None:  # ``float(np.sum(x))``
             return cast

@@ -451,10 +451,10 @@ def check(
             _write_through_item(stmt, base)
         item = _item_of(stmt, containers)
         if item is not None:
-            items.setdefault(item, []).append(shared_with(stmt.value, fresh))
+            items.setdefault(item, []).append(shared_with(stmt.value, fresh) - numbers)
             _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
             # the container now also holds what the value shares
-            bind(item, {item, *shared_with(stmt.value, fresh)})
+            bind(item, {item, *(shared_with(stmt.value, fresh) - numbers)})
             continue
         if (
             isinstance(stmt, ir.AugAssign)
@@ -463,7 +463,7 @@ def check(
         ):  # ``feats += [h]`` extends a list this function made: its items are untouched
             name = stmt.target.value
             _item_write(stmt, name, containers[name] - {name}, body[i + 1 :], closures)
-            bind(name, {name, *shared_with(stmt.value, fresh)})
+            bind(name, {name, *(shared_with(stmt.value, fresh) - numbers)})
             continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
@@ -505,7 +505,8 @@ def check(
                 )
             if not element:
                 bind(name, ())
-                numbers.discard(name)
+                if not (name in numbers and is_number(stmt.value, numbers)):
+                    numbers.discard(name)  # (``i += n`` of numbers holds a number)
         elif isinstance(stmt, ir.Assign):
             # a Python number is immutable: a copy of one shares nothing (``t_count = t`` of ``t = 0.0``)
             numeric = (
@@ -543,7 +544,10 @@ def check(
             held = _container_items(stmt.value, items, fresh)
             for name in ir.target_names(stmt.target):
                 shared = (
-                    () if name in numeric or item else shared_with(stmt.value, fresh)
+                    ()
+                    if name in numeric or item
+                    # (a Python number is no memory: ``flat[i : i + n]`` views ``flat`` only)
+                    else shared_with(stmt.value, fresh) - numbers
                 )
                 binds(name, shared)
                 elements.pop(name, None)

@@ -591,8 +591,8 @@ class Reads:
 
 
 class _Joins(cst.CSTTransformer):
-    """``[a] + [b]``, two list displays joined, as ``rt.join([a], [b])`` (its cotangent splits; an array
-    rule for ``+`` would add the two); ``[a, b] * 2`` (either order) as ``rt.repeat_list([a, b], 2)`` (its
+    """``[a] + [b]``, two list displays joined (or a display of values joined to another value: ``_is_join``),
+    as ``rt.join([a], [b])`` (its cotangent splits; an array rule for ``+`` would add the two); ``[a, b] * 2`` (either order) as ``rt.repeat_list([a, b], 2)`` (its
     cotangent adds the copies)."""
 
     def leave_BinaryOperation(self, original, updated):
@@ -640,11 +640,31 @@ def _is_python_reduction(node) -> bool:
 
 
 def _is_join(node) -> bool:
+    """``[a] + [b]``, or a list display of values other than numbers joined to any value
+    (``params[:-1] + [(W, b)]``, ``args + (w,)``): Python's concatenation, which ``rt.join`` checks when it
+    runs (``x + [1.0, 2.0]``, an array and numbers, stays NumPy's ``+``)."""
+    if not (
+        isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)
+    ):
+        return False
+    left, right = _is_list(node.left), _is_list(node.right)
     return (
-        isinstance(node, cst.BinaryOperation)
-        and isinstance(node.operator, cst.Add)
-        and _is_list(node.left)
-        and _is_list(node.right)
+        (left and right)
+        or (left and _holds_values(node.left))
+        or (right and _holds_values(node.right))
+    )
+
+
+def _holds_values(node) -> bool:
+    """A list or tuple display with an item that is not a number literal (a name, a tuple, a call)."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return True  # (``rt.join``, ``rt.repeat_list``: lists)
+    return any(
+        not isinstance(
+            e.value.expression if isinstance(e.value, cst.UnaryOperation) else e.value,
+            (cst.Integer, cst.Float),
+        )
+        for e in node.elements
     )
 
 

@@ -40,6 +40,10 @@ FRESH_RUNTIME = frozenset(
 # values (``sum`` starts from ``0 +``: never one of its items)
 METADATA = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes"})
 NUMBERS = frozenset({"range", "len", "int", "float", "bool", "sum"})
+# each returns a Python number (a new 0-d array, traced)
+_NUMBER_CALLS = frozenset(
+    {"len", "int", "float", "bool", "rt.as_int", "rt.as_float", "rt.length"}
+)
 
 
 def shared_with(value, fresh=frozenset()) -> set[str]:
@@ -114,11 +118,16 @@ def _index_array(node) -> bool:
 
 
 def is_number(value, numbers) -> bool:
-    """A number literal (``0.0``, ``-1``) or a name in ``numbers`` (holding one)."""
+    """A number literal (``0.0``, ``-1``), a name in ``numbers`` (holding one), a builtin's number
+    (``int(np.prod(shape))``, ``len(xs)``), or arithmetic of numbers (``i + n``)."""
     if isinstance(value, cst.UnaryOperation):
         value = value.expression
     if isinstance(value, cst.Name):
         return value.value in numbers
+    if isinstance(value, cst.Call):
+        return dotted(value.func) in _NUMBER_CALLS
+    if isinstance(value, cst.BinaryOperation):
+        return is_number(value.left, numbers) and is_number(value.right, numbers)
     return isinstance(value, (cst.Integer, cst.Float))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..cstutil import dotted
+from ..runtime.numbers import FUNCTIONS as NUMPY_OF_NUMBERS
 
 BINARY_OPS = {
     cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply", cst.Divide: "divide",
@@ -203,6 +204,9 @@ def eqn_of(
         func = dotted(value.func) or ""
         if func.startswith("xp."):
             return Eqn("op", func[3:], args, kwargs, value)
+        if func.startswith("rt.numbers.") and func[11:] in NUMPY_OF_NUMBERS:
+            # NumPy's function of numbers known when traced, jax.numpy's of traced values: the op's rules
+            return Eqn("op", func[11:], args, kwargs, value)
         if func.startswith("rt."):
             return Eqn("runtime", func[3:], args, kwargs, value)
         if func in helpers:

@@ -44,7 +44,13 @@ Gauss-Legendre nodes made in the function by NumPy's ``leggauss`` (``rt.host_cal
 propagation once captured the loop's carry, a silent wrong value); functional dict updates
 (``{**p, "w": ...}``, ``dict(p)``); NumPy functions of Python lists (a list display bound to a name, a
 helper's lists: ``passes/helper_results``); functions kept in a list (local ``def``s and lambdas, or a
-factory's list) read by a loop, an index and a generator.
+factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``list(enumerate(...))``,
+``list(reversed(...))``, ``tuple(zip(...))`` and ``dict(zip(keys, values))`` kept in names
+(``frontend/listed_iterators``); a list of layers' ``(W, b)`` tuples of different shapes joined with
+``+`` (``params[:-1] + [(W, b)]``: ``rt.join_steps`` of containers); the usual hand-written unflatten,
+``out, i = [], 0`` then ``i += n`` of ``n = int(np.prod(shape))`` (a number is no memory:
+``passes/aliasing``); ``max``/``min``/``sorted``/``len`` of a module-level list of numbers
+(``call_forms.constant_builtin``).
 """
 
 from __future__ import annotations
@@ -103,6 +109,10 @@ FORMS = (
     "function_list",
     "tree_map_by_hand",
     "local_import",
+    "listed_iterators",
+    "joined_layer_tuples",
+    "unflatten_by_counter",
+    "builtins_of_constants",
 )
 
 
@@ -1121,3 +1131,55 @@ class PythonIdioms:
             f'{r}["s"] = {r}["s"] + 1.0',
             f'{name} = np.sum(np.tanh({r}["w"]) * {r}["s"]) + np.sum({p}["w"])',
         ]
+
+    def _py_listed_iterators(self, lines, name, a, b):
+        p, st, bk, nd, tp = (
+            f"{name}_{k}" for k in ("pairs", "steps", "back", "named", "tup")
+        )
+        lines += [
+            f"{p} = list(zip([{a}, np.sin({a})], [{b}, {b} * 2.0]))",
+            f"{st} = list(enumerate([np.tanh({a}), {a} ** 2]))",
+            f"{bk} = list(reversed({p}))",
+            f'{nd} = dict(zip(["u", "v"], [np.cos({a}), {b}]))',
+            f"{tp} = tuple(zip(np.ravel({a})[:2], [0.5, 1.5]))",
+            f"{name} = sum(np.sum({name}_u) * np.mean({name}_v) for {name}_u, {name}_v in {bk})",
+            f"{name} = {name} + sum({name}_k * np.sum({name}_h) for {name}_k, {name}_h in {st})",
+            f'{name} = {name} + np.sum({nd}["u"]) * np.mean({nd}["v"]) + len({tp})',
+            f"{name} = {name} + sum({name}_x * {name}_c for {name}_x, {name}_c in {tp})",
+        ]
+
+    def _py_joined_layer_tuples(self, lines, name, a, b):
+        layers = f"{name}_layers"
+        lines += [
+            f"{layers} = [({a}, np.ravel({b})), (np.ravel({a})[:1], {b} * 1.0)]",
+            f"{name}_W, {name}_c = {layers}[-1]",
+            f"{name}_new = {layers}[:-1] + [({name}_W * 0.5, {name}_c + 1.0)]",
+            f"{name} = sum(np.sum({name}_w ** 2) + np.sum(np.tanh({name}_d)) "
+            f"for {name}_w, {name}_d in {name}_new)",
+        ]
+
+    def _py_unflatten_by_counter(self, lines, name, a, b):
+        self.helper(
+            "def unflatten_by_counter(flat, shapes):\n"
+            "    out, i = [], 0\n"
+            "    for shape in shapes:\n"
+            "        n = int(np.prod(shape))\n"
+            "        out.append(flat[i : i + n].reshape(shape))\n"
+            "        i += n\n"
+            "    return out\n"
+        )
+        flat = f"np.ravel({a})"
+        lines += [
+            f"{name}_n = {flat}.shape[0]",
+            f"{name}_parts = unflatten_by_counter({flat}, [(1,), ({name}_n - 1,)])",
+            f"{name} = np.sum({name}_parts[0] ** 2) + np.sum(np.tanh({name}_parts[1])) * np.mean({b})",
+        ]
+
+    def _py_builtins_of_constants(self, lines, name, a, b):
+        line = "LEVELS = [3, 1, 2]"
+        if line not in self.module_globals:
+            self.module_globals.append(line)
+        lines.append(
+            f"{name} = np.sum({a}) * max(LEVELS) / len(LEVELS) "
+            f"+ sorted(LEVELS)[0] * np.mean({b}) + min(LEVELS)"
+        )

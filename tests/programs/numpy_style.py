@@ -3730,3 +3730,87 @@ def inputs_min_char_rnn():
 
 
 PROGRAMS += ["min_char_rnn"]
+
+
+def maml_head_update(params, x, y):
+    """One inner SGD step on the head layer only, MAML style: the adapted parameters are the hidden layers
+    joined with the new head, ``params[:-1] + [(W, b)]`` (layers of different shapes).
+    """
+
+    def predict(layers, h):
+        for W, b in layers[:-1]:
+            h = np.tanh(h @ W + b)
+        W, b = layers[-1]
+        return h @ W + b
+
+    W, b = params[-1]
+    residual = predict(params, x) - y
+    hidden = x
+    for Wh, bh in params[:-1]:
+        hidden = np.tanh(hidden @ Wh + bh)
+    adapted = params[:-1] + [(W - 0.1 * hidden.T @ residual, b - 0.1 * residual.sum(0))]
+    return np.mean((predict(adapted, x) - y) ** 2)
+
+
+def inputs_maml_head_update():
+    r = np.random.default_rng(40)
+    sizes = [2, 4, 3, 1]
+    params = [
+        (0.5 * r.normal(size=(m, n)), 0.1 * r.normal(size=n))
+        for m, n in zip(sizes[:-1], sizes[1:])  # noqa: RUF007
+    ]
+    return params, r.normal(size=(5, 2)), r.normal(size=(5, 1))
+
+
+SIZES = [3, 4, 2]
+
+
+def unflatten_with_a_counter(flat, x):
+    """autograd-style flat parameter vector: layer shapes from ``list(zip(SIZES[:-1], SIZES[1:]))``, the
+    hand-written unflatten ``out, i = [], 0`` then ``i += n``, and the widest layer by ``max(SIZES)``.
+    """
+    shapes = list(zip(SIZES[:-1], SIZES[1:]))  # noqa: RUF007 (as users write it)
+    out, i = [], 0
+    for shape in shapes:
+        n = int(np.prod(shape))
+        out.append(flat[i : i + n].reshape(shape))
+        i += n
+    h = x
+    for W in out:
+        h = np.tanh(h @ W)
+    return np.sum(h**2) / max(SIZES) + len(sorted(SIZES)) * np.sum(flat[i:] ** 2)
+
+
+def inputs_unflatten_with_a_counter():
+    r = np.random.default_rng(41)
+    return 0.5 * r.normal(size=3 * 4 + 4 * 2 + 2), r.normal(size=(2, 3))
+
+
+def bidirectional_by_reversed(w, seq):
+    """A bidirectional RNN's two passes: ``list(reversed(...))`` of a sequence and of the states a helper
+    returns, paired with the forward states by ``list(zip(...))``, weighted by ``list(enumerate(...))``.
+    """
+
+    def run(xs, w):
+        hs, h = [], 0.0
+        for x in xs:
+            h = np.tanh(w[0] * x + w[1] * h)
+            hs.append(h)
+        return hs
+
+    forward = run(list(seq), w)
+    backward = list(reversed(run(list(reversed(list(seq))), w)))
+    pairs = list(zip(forward, backward))
+    return sum(k * f * b for k, (f, b) in list(enumerate(pairs, 1)))
+
+
+def inputs_bidirectional_by_reversed():
+    r = np.random.default_rng(42)
+    return np.array([0.7, -0.3]), r.normal(size=4)
+
+
+PROGRAMS += [
+    "maml_head_update",
+    "unflatten_with_a_counter",
+    "bidirectional_by_reversed",
+]
