@@ -49,6 +49,7 @@ _DEFINED_IN = {
     "replaced_fields_into": "records",
     "broadcast_like": "arrays",
     "diff_weights": "decompositions",
+    "pad_border": "decompositions",
     "grad_seed": "arrays",
     "index_add": "arrays",
     "index_add_value_vjp": "arrays",

@@ -61,3 +61,18 @@ def frexp_scale(x):
     xp = namespace(x)
     mantissa, exponent = xp.frexp(x)
     return xp.ldexp(xp.ones_like(mantissa), -exponent)
+
+
+def pad_border(like, pad_width, side=None, axis=None):
+    """The border ``np.pad(like, pad_width)`` adds, as ones where the constant of ``side`` (0: before, 1:
+    after; None: both) of ``axis`` (None: every axis) lands and zeros elsewhere, in ``like``'s floating
+    dtype: ``np.pad(x, w, constant_values=c)`` is ``np.pad(x, w) + c * pad_border(x, w)``, and with a
+    value per side (and axis) the sum of such terms (NumPy writes each border cell with one of them).
+    """
+    shape = np.shape(like)
+    indicator = np.zeros((len(shape), 2))
+    sides = [0, 1] if side is None else [side]
+    for k in range(len(shape)) if axis is None else [axis]:
+        indicator[k, sides] = 1.0
+    dtype = np.result_type(getattr(like, "dtype", float), float)
+    return np.pad(np.zeros(shape, dtype), pad_width, constant_values=indicator)

@@ -7,6 +7,9 @@
 - ``max(SIZES)``, ``sorted(LEVELS)``, ``len(NAMES)``: Python's builtin of module-level constants that hold
   numbers and strings (a list, a tuple) is its value, computed when the code is read (the constants are
   watched as any: a new value makes the module again);
+- ``np.pad(x, w, constant_values=c)`` is ``np.pad(x, w) + c * rt.pad_border(x, w)`` (a constant mask of the
+  border), a term per side (and axis) for ``(before, after)`` values: linear in the values, which may be
+  data;
 - ``out=`` is NumPy's output argument only in calls of NumPy's and JAX's functions and array methods;
 - a module-level ``functools.partial`` passed to a function of yours is held unresolved, for
   ``function_args`` to bind the function to it.
@@ -27,6 +30,99 @@ from ..errors import UnsupportedSyntax
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import function_args, spellings
+
+
+def constant_padding(resolver, node: cst.Call):
+    """``np.pad(x, w, constant_values=c)`` (mode "constant") as zero padding plus the values times constant
+    masks of the border (``runtime.decompositions.pad_border``), else None."""
+    if resolver._callee_object(node.func) not in _PADS or any(
+        a.star for a in node.args
+    ):
+        return None
+    keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    positional = [a.value for a in node.args if a.keyword is None]
+    mode = keyword.get("mode", positional[2] if len(positional) > 2 else None)
+    if "constant_values" not in keyword or len(positional) < 2:
+        return None
+    if mode is not None and not (
+        isinstance(mode, cst.SimpleString) and mode.evaluated_value == "constant"
+    ):
+        return None
+    terms = _border_terms(keyword["constant_values"])
+    if terms is None:
+        resolver.fail(
+            node,
+            "`np.pad` with `constant_values` that are not written out (a number, a `(before, after)` "
+            "pair, or a pair per axis)",
+            "write the values in the call: `constant_values=(0.0, 1.0)`",
+            UnsupportedSyntax,
+        )
+    plain = node.with_changes(
+        args=[
+            a
+            for a in node.args
+            if not (a.keyword is not None and a.keyword.value == "constant_values")
+        ]
+    )
+    value = resolver.expr(plain)
+    array, width = (resolver.expr(p) for p in positional[:2])
+    for term, side, axis in terms:
+        mask = cst.Call(
+            cst.parse_expression("rt.pad_border"),
+            [cst.Arg(array), cst.Arg(width)]
+            + [cst.Arg(cst.parse_expression(repr(v))) for v in (side, axis)],
+        )
+        product = cst.BinaryOperation(resolver.expr(term), cst.Multiply(), mask)
+        value = cst.BinaryOperation(value, cst.Add(), product)
+    return resolver.mark(value, node)
+
+
+_PADS = {numpy.pad}
+try:
+    import jax.numpy as _jnp
+
+    _PADS.add(_jnp.pad)
+except ImportError:  # pragma: no cover - the numpy backend runs without JAX
+    pass
+
+
+def _border_terms(values) -> list | None:
+    """``(value, side, axis)`` for each constant a pad writes: a number (both sides of every axis), a
+    ``(before, after)`` pair, or a pair (or one value) per axis; literal zeros left out. None for a form
+    not written out."""
+
+    def items(node):
+        return (
+            [e.value for e in node.elements]
+            if isinstance(node, (cst.Tuple, cst.List))
+            and not any(isinstance(e, cst.StarredElement) for e in node.elements)
+            else None
+        )
+
+    top = items(values)
+    if top is None:
+        terms = [(values, None, None)]
+    elif len(top) == 1 and items(top[0]) is None:
+        terms = [(top[0], None, None)]
+    elif len(top) == 2 and all(items(v) is None for v in top):
+        terms = [(top[0], 0, None), (top[1], 1, None)]
+    elif all(items(v) is not None and len(items(v)) in (1, 2) for v in top):
+        terms = []
+        for axis, pair in enumerate(top):
+            sides = items(pair)
+            if len(sides) == 1:
+                terms.append((sides[0], None, axis))
+            else:
+                terms += [(sides[0], 0, axis), (sides[1], 1, axis)]
+    else:
+        return None
+    zero = ("0", "0.0", "0.", "-0.0")
+    return [
+        t
+        for t in terms
+        if not (isinstance(t[0], (cst.Integer, cst.Float)) and t[0].value in zero)
+    ]
+
 
 # builtins whose value, of constants, is a constant
 FOLDED_BUILTINS = ("max", "min", "sorted", "sum", "len", "any", "all", "abs", "round")

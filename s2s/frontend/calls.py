@@ -540,6 +540,9 @@ class Calls(lax_control.LaxControl):
         made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
+        padded = call_forms.constant_padding(self, node)
+        if padded is not None:  # ``np.pad(x, w, constant_values=c)``
+            return padded
         folded = call_forms.constant_builtin(self, node)
         if folded is not None:  # ``max(SIZES)`` of a module's constants
             return folded

@@ -525,6 +525,7 @@ batch(
     "rt.kron_shape",
     "rt.diff_weights",
     "rt.diff_edge_shape",
+    "rt.pad_border",
 )
 
 

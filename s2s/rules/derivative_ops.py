@@ -55,6 +55,7 @@ nondiff(
     "rt.diff_edge_shape",
 )
 nondiff("a constant: the coefficients of differences", "rt.diff_weights")
+nondiff("a constant: where a pad's border constants land", "rt.pad_border")
 nondiff(
     "piecewise constant: zero derivative almost everywhere",
     "rt.step",

@@ -50,7 +50,8 @@ factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``
 ``+`` (``params[:-1] + [(W, b)]``: ``rt.join_steps`` of containers); the usual hand-written unflatten,
 ``out, i = [], 0`` then ``i += n`` of ``n = int(np.prod(shape))`` (a number is no memory:
 ``passes/aliasing``); ``max``/``min``/``sorted``/``len`` of a module-level list of numbers
-(``call_forms.constant_builtin``).
+(``call_forms.constant_builtin``); ``np.pad`` with ``constant_values`` (a number, a pair, a value of the
+program: ``call_forms.constant_padding``).
 """
 
 from __future__ import annotations
@@ -113,6 +114,7 @@ FORMS = (
     "joined_layer_tuples",
     "unflatten_by_counter",
     "builtins_of_constants",
+    "pad_constants",
 )
 
 
@@ -1183,3 +1185,10 @@ class PythonIdioms:
             f"{name} = np.sum({a}) * max(LEVELS) / len(LEVELS) "
             f"+ sorted(LEVELS)[0] * np.mean({b}) + min(LEVELS)"
         )
+
+    def _py_pad_constants(self, lines, name, a, b):
+        values = self.pick(["1.5", f"(0.0, np.mean({b}))", "((0.5, -1.0),)"])
+        lines += [
+            f"{name}_p = np.pad(np.ravel({a}), (1, 2), constant_values={values})",
+            f"{name} = np.sum(np.diff({name}_p) ** 2) + np.sum(np.tanh({name}_p))",
+        ]

@@ -3814,3 +3814,26 @@ PROGRAMS += [
     "unflatten_with_a_counter",
     "bidirectional_by_reversed",
 ]
+
+
+def spring_chain_fixed_ends(x, k, ends):
+    """A mass-spring chain whose ends are held: the positions padded with the walls' positions
+    (``np.pad(..., constant_values=(left, right))``, the right wall a parameter), forces from ``np.diff``.
+    """
+    padded = np.pad(x, (1, 1), constant_values=(0.0, ends[1]))
+    stretch = np.diff(padded) - 1.0
+    energy = 0.5 * np.sum(k * stretch**2)
+    grid = np.pad(np.outer(x, x), ((1, 0), (0, 1)), "constant", constant_values=0.5)
+    return energy + 0.01 * np.sum(grid**2)
+
+
+def inputs_spring_chain_fixed_ends():
+    r = np.random.default_rng(43)
+    return (
+        np.arange(1.0, 5.0) + 0.1 * r.normal(size=4),
+        1.0 + r.random(5),
+        np.array([0.0, 5.2]),
+    )
+
+
+PROGRAMS += ["spring_chain_fixed_ends"]
