@@ -220,6 +220,8 @@ _DEFINED_IN = {
     "dict_default_vjp": "iteration",
     "total": "iteration",
     "total_vjp": "iteration",
+    "batched_total": "iteration",
+    "batched_total_vjp": "iteration",
     "join": "iteration",
     "keys": "iteration",
     "range": "iteration",

@@ -378,17 +378,13 @@ def values(d):
 
 
 def total(items):
-    """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts).
-
-    An array is refused: Python would add its rows, and under ``vmap`` its first axis may be the batch's.
-    """
+    """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts), or of an
+    array: its rows added, ``np.sum(x, axis=0)`` (``scipy.optimize.rosen``'s ``sum(100.0 * (...) ** 2)``).
+    Under ``vmap`` its twin (``batched_total``) adds each example's rows."""
     if hasattr(items, "shape"):
-        from .located import Refusal
-
-        raise Refusal(
-            "Python's builtin `sum` of an array (it adds the array's rows)",
-            "write `np.sum(x, axis=0)`, or pass `sum` a list",
-        )
+        if np.ndim(items) == 0:
+            raise TypeError("iteration over a 0-d array")  # Python's
+        return namespace(items).sum(items, axis=0)
     out = 0
     for item in items.items if isinstance(items, Elements) else items:
         out = out + item
@@ -396,14 +392,39 @@ def total(items):
 
 
 def total_vjp(g, items):
-    """The cotangents of ``total``'s items: ``g``, summed to each item's shape."""
+    """The cotangents of ``total``'s items: ``g``, summed to each item's shape (of an array: ``g`` for
+    each row)."""
     from .arrays import unbroadcast
+
+    if hasattr(items, "shape"):
+        return namespace(g, items).broadcast_to(g, np.shape(items))
 
     parts = [
         unbroadcast(g, item)
         for item in (items.items if isinstance(items, Elements) else items)
     ]
     return Elements(parts) if isinstance(items, Elements) else type(items)(parts)
+
+
+def batched_total(items, size):
+    """``total`` of each example of batched ``items``: an array's rows are its axis 1."""
+    if hasattr(items, "shape"):
+        return namespace(items).sum(items, axis=1)
+    return total(items)
+
+
+def batched_total_vjp(g, items, flags, size):
+    """``total_vjp`` of each example; ``flags``: whether ``g`` and ``items`` are batched (an unbatched one is
+    the same for every example)."""
+    from .batch_axes import broadcast_batch
+
+    g_batched, items_batched = flags
+    g = g if g_batched else broadcast_batch(g, size)
+    if hasattr(items, "shape"):
+        shape = np.shape(items) if items_batched else (size, *np.shape(items))
+        xp = namespace(g, items)
+        return xp.broadcast_to(xp.expand_dims(g, 1), shape)
+    return total_vjp(g, items if items_batched else broadcast_batch(items, size))
 
 
 def append(items_, value):

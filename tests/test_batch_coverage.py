@@ -80,6 +80,8 @@ ALLOWED = {
             "rt.batched_ops.selection",
             "rt.batched_ops.selection_vjp",
             "rt.example_shape",
+            "rt.batched_total",
+            "rt.batched_total_vjp",
             *(
                 f"rt.batched_loops.{name}{suffix}"
                 for name in (

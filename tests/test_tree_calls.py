@@ -77,7 +77,6 @@ def test_leaves_come_in_jax_order_with_dict_keys_sorted():
     "name, construct",
     [
         ("with_is_leaf", "`is_leaf=`"),
-        ("sum_of_an_array", "Python's builtin `sum` of an array"),
         ("ravel_kept_whole", "`ravel_pytree`: its value kept whole"),
         (
             "treedef_read_otherwise",
@@ -92,6 +91,20 @@ def test_what_stays_unsupported_is_a_located_error(name, construct):
     text = str(err.value)
     assert construct in text, text
     assert "tree_calls.py:" in text and "^" in text and "hint:" in text
+
+
+def test_python_sum_of_an_array_adds_its_rows():
+    """``sum(params["w1"])``: Python's ``sum`` iterates the array's rows (as ``jax.grad`` of it does), also
+    per example under ``vmap``."""
+    params, x = P.PROGRAMS["l2_by_tree_leaves"]()
+    f = P.sum_of_an_array
+    for backend in ("xla", "numpy"):
+        _close(s2s.grad(f, backend=backend)(params, x), jax.grad(f)(params, x))
+    batch = jax.tree_util.tree_map(lambda a: np.stack([a, 2 * a]), params)
+    _close(
+        s2s.vmap(s2s.grad(f), in_axes=(0, None))(batch, x),
+        jax.vmap(jax.grad(f), in_axes=(0, None))(batch, x),
+    )
 
 
 @pytest.mark.parametrize("backend", ["xla", "numpy"])

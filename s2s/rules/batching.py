@@ -223,7 +223,17 @@ signature_of(
 )
 batch("example", "rt.item_is_copy")  # (an example's axes and item)
 batch("static", "rt.raise_", "rt.raise_if", "rt.check_call", "rt.refused")
-batch("container", "rt.kept_vjp", "rt.total", "rt.total_vjp")
+batch("container", "rt.kept_vjp")
+
+
+@batch_rule("rt.total")
+def total(items, *, batched, batch_size):
+    return rt.batched_total(items, batch_size)
+
+
+@batch_rule("rt.total_vjp")
+def total_vjp(ct, items, *, batched, batch_size):
+    return rt.batched_total_vjp(ct, items, batched, batch_size)
 
 
 @batch_rule("rt.kept")

@@ -305,6 +305,19 @@ def total_vjp(ct, items, *, g):
     return rt.total(g), None
 
 
+@linear(name="rt.batched_total", roles={"size": "static"})
+def batched_total(items, size, *, g):
+    return rt.batched_total_vjp(g, items, (True, True), size), None
+
+
+@linear(
+    name="rt.batched_total_vjp",
+    roles={"items": "data", "flags": "static", "size": "static"},
+)
+def batched_total_vjp(ct, items, flags, size, *, g):
+    return rt.batched_total(g, size), None, None, None
+
+
 @linear(name="rt.iterate")
 def iterate(xs, *, g):
     return rt.sequence_vjp(g, xs)

@@ -51,7 +51,7 @@ factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``
 ``out, i = [], 0`` then ``i += n`` of ``n = int(np.prod(shape))`` (a number is no memory:
 ``passes/aliasing``); ``max``/``min``/``sorted``/``len`` of a module-level list of numbers
 (``call_forms.constant_builtin``); ``np.pad`` with ``constant_values`` (a number, a pair, a value of the
-program: ``call_forms.constant_padding``).
+program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its rows added (``rt.total``).
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ FORMS = (
     "unflatten_by_counter",
     "builtins_of_constants",
     "pad_constants",
+    "sum_of_an_array",
 )
 
 
@@ -1192,3 +1193,8 @@ class PythonIdioms:
             f"{name}_p = np.pad(np.ravel({a}), (1, 2), constant_values={values})",
             f"{name} = np.sum(np.diff({name}_p) ** 2) + np.sum(np.tanh({name}_p))",
         ]
+
+    def _py_sum_of_an_array(self, lines, name, a, b):
+        lines.append(
+            f"{name} = np.sum(sum(np.tanh({a}) * 2.0)) + sum(np.ravel({b}) ** 2)"
+        )

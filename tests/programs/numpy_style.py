@@ -3837,3 +3837,15 @@ def inputs_spring_chain_fixed_ends():
 
 
 PROGRAMS += ["spring_chain_fixed_ends"]
+
+
+def rosenbrock_as_scipy_writes_it(x):
+    """``scipy.optimize.rosen`` verbatim: Python's ``sum`` of an array (its elements added)."""
+    return sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+
+def inputs_rosenbrock_as_scipy_writes_it():
+    return (np.array([0.5, 1.5, -0.3, 0.8]),)
+
+
+PROGRAMS += ["rosenbrock_as_scipy_writes_it"]
