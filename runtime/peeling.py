@@ -135,6 +135,11 @@ def _joined(firsts, rest, at_end):
     )
     out = []
     for values, stacked in zip(columns, others):
+        if any(isinstance(v, PeeledLeaf) for v in values):
+            # a loop inside whose own first steps ran on their own (an accumulator started as a number in
+            # a nested loop): kept per step, which the backward loop reads as this one's
+            out.append(PeeledLeaf(list(values), stacked, at_end))
+            continue
         shapes = {np.shape(v) for v in values}
         text = _one_text(values, stacked)
         if (

@@ -51,7 +51,8 @@ factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``
 ``out, i = [], 0`` then ``i += n`` of ``n = int(np.prod(shape))`` (a number is no memory:
 ``passes/aliasing``); ``max``/``min``/``sorted``/``len`` of a module-level list of numbers
 (``call_forms.constant_builtin``); ``np.pad`` with ``constant_values`` (a number, a pair, a value of the
-program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its rows added (``rt.total``).
+program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its rows added (``rt.total``); a sum started as ``0.0`` in a
+nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer's).
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ FORMS = (
     "builtins_of_constants",
     "pad_constants",
     "sum_of_an_array",
+    "nested_accumulator",
 )
 
 
@@ -1198,3 +1200,12 @@ class PythonIdioms:
         lines.append(
             f"{name} = np.sum(sum(np.tanh({a}) * 2.0)) + sum(np.ravel({b}) ** 2)"
         )
+
+    def _py_nested_accumulator(self, lines, name, a, b):
+        lines += [
+            f"{name} = 0.0",
+            f"for {name}_i in range(2):",
+            f"    for {name}_j in range(2):",
+            f"        {name} = {name} + np.tanh({a} * ({name}_i + 0.5 * {name}_j)) * np.mean({b})",
+            f"{name} = np.sum({name} ** 2)",
+        ]

@@ -3849,3 +3849,22 @@ def inputs_rosenbrock_as_scipy_writes_it():
 
 
 PROGRAMS += ["rosenbrock_as_scipy_writes_it"]
+
+
+def convolution_by_shifted_slices(x, k):
+    """A 2-D convolution as a sum of shifted slices, the sum started as the number ``0.0`` in a nested
+    loop (its first steps change the carry's shape: run on their own, in the inner loop and the outer).
+    """
+    out = 0.0
+    for i in range(k.shape[0]):
+        for j in range(k.shape[1]):
+            out = out + x[i : i + 3, j : j + 3] * k[i, j]
+    return np.sum(np.tanh(out) ** 2)
+
+
+def inputs_convolution_by_shifted_slices():
+    r = np.random.default_rng(44)
+    return r.normal(size=(4, 4)), r.normal(size=(2, 2))
+
+
+PROGRAMS += ["convolution_by_shifted_slices"]
