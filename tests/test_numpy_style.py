@@ -991,3 +991,19 @@ def test_min_char_rnn_batches_and_pushes_tangents():
         )
         np.testing.assert_allclose(value, f(params, inputs_, targets, hprev))
         np.testing.assert_allclose(tangent, sum(np.sum(g[k]) for k in g), rtol=1e-9)
+
+
+def test_a_joined_list_another_name_holds_is_not_grown_in_place():
+    """``states = states + [s]`` is read as ``states.append(s)`` only where no other name holds the list:
+    here ``first`` does, and the function computes what NumPy does (``len(first)`` stays 1).
+    """
+    r = np.random.default_rng(46)
+    w, xs = r.normal(size=2), r.normal(size=(3, 2))
+    f = P.joined_list_held_by_another_name
+    eps = 1e-6
+    want = np.array(
+        [(f(w + eps * e, xs) - f(w - eps * e, xs)) / (2 * eps) for e in np.eye(2)]
+    )
+    np.testing.assert_allclose(
+        s2s.grad(f, backend="numpy")(w, xs), want, rtol=1e-6, atol=1e-8
+    )

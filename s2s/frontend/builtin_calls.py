@@ -258,12 +258,18 @@ def _method_line(line, method: str) -> cst.Call | None:
 class _Extends(PositionKeeping):
     """Appends for the line ``xs.extend(v)``."""
 
-    def __init__(self, positions: dict, namer: Namer, lists: set):
+    def __init__(self, positions: dict, namer: Namer, lists: set, joined: set):
         super().__init__(positions)
-        self.namer, self.lists = namer, lists
+        self.namer, self.lists, self.joined = namer, lists, joined
 
     def leave_SimpleStatementLine(self, original, updated):
         grown = updated.body[0] if len(updated.body) == 1 else None
+        joined = _joined_to(grown)
+        if joined is not None and joined[0].value in self.joined:
+            # ``states = states + [s]`` of a list no other name holds: ``states.append(s)``
+            lines = [append_line(joined[0], item) for item in joined[1]]
+            lines = [place(line, original, self.positions) for line in lines]
+            return cst.FlattenSentinel(lines) if lines else cst.RemovalSentinel.REMOVE
         if (
             isinstance(grown, cst.AugAssign)
             and isinstance(grown.operator, cst.AddAssign)
@@ -324,8 +330,112 @@ def made_lists(node, rebound=False) -> set:
     return made if rebound else made - other
 
 
+def _joined_to(stmt) -> tuple | None:
+    """``(xs, items)`` for the statement ``xs = xs + [a, b]`` (a list display, no ``*``), else None."""
+    if not (
+        isinstance(stmt, cst.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0].target, cst.Name)
+        and isinstance(stmt.value, cst.BinaryOperation)
+        and isinstance(stmt.value.operator, cst.Add)
+        and isinstance(stmt.value.left, cst.Name)
+        and stmt.value.left.value == stmt.targets[0].target.value
+        and isinstance(stmt.value.right, cst.List)
+        and not any(
+            isinstance(e, cst.StarredElement) for e in stmt.value.right.elements
+        )
+    ):
+        return None
+    return stmt.value.left, [e.value for e in stmt.value.right.elements]
+
+
+# calls that read a list without holding on to it
+_READERS = (
+    "len",
+    "sum",
+    "max",
+    "min",
+    "list",
+    "tuple",
+    "enumerate",
+    "zip",
+    "reversed",
+    "sorted",
+)
+
+
+def _grown_by_joins(node) -> set:
+    """Names bound to a list the function makes and rebound only as ``xs = xs + [a]``, where no other name
+    can hold the list (each read of ``xs`` indexes it, measures it, iterates it, passes it to a NumPy or
+    builtin function that reads it, or joins it): ``xs.append(a)`` then computes the same.
+    """
+    joins = {}  # name -> the Name nodes read by its joins
+    for n in iter_nodes(node):
+        joined = _joined_to(n)
+        if joined is not None:
+            joins.setdefault(joined[0].value, set()).add(id(n.value.left))
+    candidates = set(joins) & made_lists(_without_joins(node))
+    candidates -= {
+        m.name.value
+        for n in iter_nodes(node)
+        if isinstance(n, (cst.Global, cst.Nonlocal))
+        for m in n.names
+    }
+    if not candidates:
+        return set()
+    allowed, stores = set(), set()
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Assign):
+            stores.update(id(t.target) for t in n.targets)
+        elif isinstance(n, (cst.Subscript, cst.Return)):
+            allowed.add(
+                id(n.value)
+            )  # (the list returned: the caller holds the final one)
+        elif isinstance(n, (cst.For, cst.CompFor)):
+            allowed.add(id(n.iter))
+        elif isinstance(n, cst.Attribute) and n.attr.value == "append":
+            allowed.add(id(n.value))
+        elif isinstance(n, cst.Call):
+            func = _dotted(n.func)
+            if func in _READERS or func.split(".")[0] in ("np", "jnp", "numpy"):
+                allowed.update(id(a.value) for a in n.args if not a.star)
+    for name in list(candidates):
+        for n in iter_nodes(node):
+            if (
+                isinstance(n, cst.Name)
+                and n.value == name
+                and id(n) not in stores | allowed | joins[name]
+            ):
+                candidates.discard(name)
+                break
+    return candidates
+
+
+def _dotted(node) -> str:
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    return (
+        ".".join([node.value, *reversed(parts)]) if isinstance(node, cst.Name) else ""
+    )
+
+
+def _without_joins(node):
+    """``node`` without its ``xs = xs + [a]`` lines (which ``made_lists`` would count as other bindings)."""
+
+    class Drop(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original, updated):
+            if len(updated.body) == 1 and _joined_to(updated.body[0]) is not None:
+                return cst.RemovalSentinel.REMOVE
+            return updated
+
+    return node.visit(Drop())
+
+
 def extended(source: FunctionSource) -> FunctionSource:
-    """``source`` with its ``xs.extend(v)`` lines, and ``xs += [a, b]`` of a list, written as appends."""
+    """``source`` with its ``xs.extend(v)`` lines, ``xs += [a, b]`` of a list, and ``xs = xs + [a]`` of a list
+    no other name holds (``_grown_by_joins``), written as appends."""
     names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
     lists = made_lists(source.node)
     grown = any(
@@ -334,10 +444,11 @@ def extended(source: FunctionSource) -> FunctionSource:
         and n.target.value in lists
         for n in iter_nodes(source.node)
     )
-    if "extend" not in names and not grown:
+    joined = _grown_by_joins(source.node)
+    if "extend" not in names and not grown and not joined:
         return source
     namer = Namer(names | set(source.env))
-    rewriter = _Extends(source.file.positions, namer, lists)
+    rewriter = _Extends(source.file.positions, namer, lists, joined)
     return with_node(source, source.node.visit(rewriter))
 
 

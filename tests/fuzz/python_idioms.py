@@ -52,7 +52,8 @@ factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``
 ``passes/aliasing``); ``max``/``min``/``sorted``/``len`` of a module-level list of numbers
 (``call_forms.constant_builtin``); ``np.pad`` with ``constant_values`` (a number, a pair, a value of the
 program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its rows added (``rt.total``); a sum started as ``0.0`` in a
-nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer's).
+nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer's); a list grown by
+``xs = xs + [v]`` in a loop (``builtin_calls._grown_by_joins``: appends where no other name holds it).
 """
 
 from __future__ import annotations
@@ -118,6 +119,7 @@ FORMS = (
     "pad_constants",
     "sum_of_an_array",
     "nested_accumulator",
+    "joined_in_a_loop",
 )
 
 
@@ -1208,4 +1210,12 @@ class PythonIdioms:
             f"    for {name}_j in range(2):",
             f"        {name} = {name} + np.tanh({a} * ({name}_i + 0.5 * {name}_j)) * np.mean({b})",
             f"{name} = np.sum({name} ** 2)",
+        ]
+
+    def _py_joined_in_a_loop(self, lines, name, a, b):
+        lines += [
+            f"{name}_s = [np.tanh({a})]",
+            "for _ in range(2):",
+            f"    {name}_s = {name}_s + [np.sin({name}_s[-1]) * np.mean({b})]",
+            f"{name} = np.sum(np.stack({name}_s) ** 2) + len({name}_s)",
         ]

@@ -3868,3 +3868,38 @@ def inputs_convolution_by_shifted_slices():
 
 
 PROGRAMS += ["convolution_by_shifted_slices"]
+
+
+def states_joined_in_a_loop(w, xs):
+    """A recurrence whose states list grows by ``states = states + [s]`` (read back by ``states[-1]``), and
+    a helper building its list the same way and returning it."""
+
+    def run(w, xs):
+        hs = []
+        for x in xs:
+            hs = hs + [np.sin(w * x)]
+        return hs
+
+    states = [np.zeros(2)]
+    for t in range(xs.shape[0]):
+        s = np.tanh(w * states[-1] + xs[t])
+        states = states + [s]
+    return np.sum(np.stack(states) ** 2) + np.sum(np.stack(run(w, xs)) * 2.0)
+
+
+def inputs_states_joined_in_a_loop():
+    r = np.random.default_rng(45)
+    return r.normal(size=2), r.normal(size=(3, 2))
+
+
+PROGRAMS += ["states_joined_in_a_loop"]
+
+
+def joined_list_held_by_another_name(w, xs):
+    """``first = states`` before ``states = states + [s]``: ``first`` keeps the one-item list (an append
+    would grow it too), so the joins stay joins."""
+    states = [np.zeros(2)]
+    first = states
+    for t in range(xs.shape[0]):
+        states = states + [np.tanh(w * states[-1] + xs[t])]
+    return np.sum(np.stack(states) ** 2) + len(first) * np.sum(w)
