@@ -27,6 +27,7 @@ from .frontend import (
     library_maps,
     library_objects,
     listed_iterators,
+    local_bindings,
     local_defaults,
     local_imports,
     local_objects,
@@ -95,7 +96,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = loop_else.desugar(generators.desugar(src))
     src = listed_iterators.desugar(builtin_calls.reversals(src))
     src = iterators.desugar(builtin_calls.desugar(src))
-    src = function_loops.desugar(strings.desugar(src))
+    src = local_bindings.desugar(function_loops.desugar(strings.desugar(src)))
     src = indexed_loops.desugar(src)
     # comprehensions' loops too (a dict comprehension keyed by its index)
     src = strings.desugar(starred.desugar(comprehensions.desugar(src)))

@@ -31,7 +31,9 @@ Guarantees of ``desugar(source)``:
   function (a string parameter, a loop's item), is the chain ``ACTS["tanh"](x)
   if name == "tanh" else ACTS["relu"](x) if name == "relu" else
   missing_key(name)``: the key is known when the code is traced, which picks
-  the call (a key the dict does not hold is Python's ``KeyError``).
+  the call (a key the dict does not hold is Python's ``KeyError``); so is a call
+  passed such an item (``layer(w, x, ACTS[cfg["act"]])``, in a loop over a
+  configuration's layers), one call per function.
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -398,40 +400,60 @@ class _Items(PositionKeeping):
         return cst.List([cst.Element(item) for item in items])
 
     def leave_Call(self, original, updated):
-        """``ACTS[name](x)`` of a module-level dict of functions: a chain of the calls, by key;
-        ``lax.switch(i, ACTS, x)`` of a module-level list of them: the list written in the call.
-        """
+        """``ACTS[name](x)`` of a module-level dict of functions, or a call passed ``ACTS[name]``: a chain of
+        the calls, by key; ``lax.switch(i, ACTS, x)`` of a module-level list of them: the list written in
+        the call."""
         switched = self._switch_branches(original, updated)
         if switched is not None:
             return switched
-        func = updated.func
-        if not (
-            isinstance(func, cst.Subscript)
-            and len(func.slice) == 1
-            and isinstance(func.slice[0].slice, cst.Index)
-        ):
-            return updated
-        held = self.reader.static(func.value)
-        key = func.slice[0].slice.value
-        if not _function_table(held) or not _plain_key(key):
-            return updated
-        self.reader.changed = True
-        like = (
-            original.func.value
-            if isinstance(original.func.value, cst.Name)
-            else original
+        # ``ACTS[name](x)`` (``at`` None), or ``layer(w, x, ACTS[cfg["act"]])``: the call with each function
+        reads = [(None, updated.func)] + [
+            (i, a.value) for i, a in enumerate(updated.args) if not a.star
+        ]
+        at, read = next(
+            ((i, r) for i, node in reads if (r := self._table_read(node)) is not None),
+            (None, None),
         )
+        if read is None:
+            return updated
+        held, key = read
+        like = original.func.value if at is None else original.args[at].value.value
+
+        def with_item(k, fn):
+            spelled = self.reader.spelling(fn, like, k)
+            if at is None:
+                return updated.with_changes(func=spelled)
+            args = list(updated.args)
+            args[at] = args[at].with_changes(value=spelled)
+            return updated.with_changes(args=args)
+
+        like = like if isinstance(like, cst.Name) else original
+        self.reader.changed = True
         missing = self.reader.spelling(missing_key, like)
         chain = cst.Call(missing, [cst.Arg(key)])
         for k, fn in reversed(list(held.items())):
             test = cst.Comparison(key, [cst.ComparisonTarget(cst.Equal(), literal(k))])
-            call = updated.with_changes(func=self.reader.spelling(fn, like, k))
-            chain = cst.IfExp(test, call, chain)
+            chain = cst.IfExp(test, with_item(k, fn), chain)
         return place(
             chain.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
             original,
             self.reader.positions,
         )
+
+    def _table_read(self, node):
+        """``(table, key)`` for ``TABLE[key]``, an item of a module-level dict of functions at a key computed
+        in the function; else None."""
+        if not (
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)
+        ):
+            return None
+        held = self.reader.static(node.value)
+        key = node.slice[0].slice.value
+        if not _function_table(held) or not _plain_key(key):
+            return None
+        return held, key
 
     def _switch_branches(self, original, updated):
         if len(updated.args) < 2 or updated.args[1].keyword is not None:

@@ -53,7 +53,9 @@ factory's list) read by a loop, an index and a generator; ``list(zip(...))``, ``
 (``call_forms.constant_builtin``); ``np.pad`` with ``constant_values`` (a number, a pair, a value of the
 program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its rows added (``rt.total``); a sum started as ``0.0`` in a
 nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer's); a list grown by
-``xs = xs + [v]`` in a loop (``builtin_calls._grown_by_joins``: appends where no other name holds it).
+``xs = xs + [v]`` in a loop (``builtin_calls._grown_by_joins``: appends where no other name holds it); a
+module-level function, or a table's function picked by a configuration's string, passed to a local ``def``
+(``frontend/local_bindings``).
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ FORMS = (
     "sum_of_an_array",
     "nested_accumulator",
     "joined_in_a_loop",
+    "function_to_a_local_def",
 )
 
 
@@ -1218,4 +1221,17 @@ class PythonIdioms:
             "for _ in range(2):",
             f"    {name}_s = {name}_s + [np.sin({name}_s[-1]) * np.mean({b})]",
             f"{name} = np.sum(np.stack({name}_s) ** 2) + len({name}_s)",
+        ]
+
+    def _py_function_to_a_local_def(self, lines, name, a, b):
+        self.helper("def softsign(z):\n    return z / (1.0 + np.abs(z))\n")
+        line = 'ACTS_BY_NAME = {"tanh": np.tanh, "softsign": softsign}'
+        if line not in self.late_globals:
+            self.late_globals.append(line)
+        lines += [
+            f"def {name}_layer(z, act, scale=1.0):",
+            "    return scale * act(z * 0.5)",
+            f"{name} = np.sum({name}_layer({a}, softsign)) + np.mean({name}_layer({b}, np.sin, scale=2.0))",
+            f'for {name}_key in ["softsign", "tanh"]:',
+            f"    {name} = {name} + np.sum({name}_layer({a}, ACTS_BY_NAME[{name}_key]))",
         ]

@@ -3903,3 +3903,35 @@ def joined_list_held_by_another_name(w, xs):
     for t in range(xs.shape[0]):
         states = states + [np.tanh(w * states[-1] + xs[t])]
     return np.sum(np.stack(states) ** 2) + len(first) * np.sum(w)
+
+
+LAYER_CONFIG = {
+    "hidden": {"act": "tanh", "scale": 1.0},
+    "out": {"act": "softplus", "scale": 0.5},
+}
+ACTIVATIONS = {"tanh": np.tanh, "softplus": lambda z: np.log1p(np.exp(z))}
+
+
+def activations_passed_by_config(params, x):
+    """Layers described by a configuration dict of dicts; each one's activation looked up in a table of
+    functions by the configuration's string and passed to the layer helper."""
+
+    def layer(p, h, act):
+        return act(h @ p["W"] + p["b"])
+
+    h = x
+    for name, cfg in LAYER_CONFIG.items():
+        h = cfg["scale"] * layer(params[name], h, ACTIVATIONS[cfg["act"]])
+    return np.sum(h**2)
+
+
+def inputs_activations_passed_by_config():
+    r = np.random.default_rng(47)
+    params = {
+        "hidden": {"W": 0.5 * r.normal(size=(3, 4)), "b": 0.1 * r.normal(size=4)},
+        "out": {"W": 0.5 * r.normal(size=(4, 2)), "b": 0.1 * r.normal(size=2)},
+    }
+    return params, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["activations_passed_by_config"]
