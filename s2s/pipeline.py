@@ -28,6 +28,7 @@ from .frontend import (
     library_objects,
     listed_iterators,
     local_bindings,
+    local_decorators,
     local_defaults,
     local_imports,
     local_objects,
@@ -88,6 +89,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
+    src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)

@@ -174,7 +174,7 @@ CASES = [
     ),
     (
         "dict_of_pairs",
-        'def f(x):\n    p = dict(zip(("a", "b"), (x, x)))\n    return np.sum(p["a"])',
+        'def f(x):\n    p = dict([("a", x), ("b", x)])\n    return np.sum(p["a"])',
         "`dict(...)` of pairs: s2s reads `dict(d)` as a copy of the dict `d`",
         (2, 8),
     ),

@@ -52,6 +52,10 @@ CASES = [
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),
     (P.hvp_of_a_module_level_gradient, P.hvp_of_a_module_level_gradient),
+    # transformations applied by decorators on local functions, or through ``functools.partial``
+    (P.decorated_local_map, P.decorated_local_map),
+    (P.partial_of_vmap_applied, P.twin_mean_loss),
+    (P.decorated_local_gradient, P.decorated_local_gradient),
 ]
 
 

@@ -1,6 +1,9 @@
 """Transformations made inside a function, as JAX users write them: ``jax.vmap(f)(xs)``, ``jax.grad`` for a
 gradient penalty, s2s's own spellings."""
 
+import functools
+from functools import partial
+
 import jax
 import jax.numpy as jnp
 
@@ -434,3 +437,32 @@ def library_functions_mapped(w, xs):
         + jnp.mean(diagonals)
         + jnp.sum(slopes**2)
     )
+
+
+def decorated_local_map(w, xs):
+    """``@jax.jit`` over ``@partial(jax.vmap, in_axes=(0, None))`` on a local function (the JAX
+    documentation's style): the undecorated function, then the transformations applied to it.
+    """
+
+    @jax.jit
+    @partial(jax.vmap, in_axes=(0, None))
+    def per_example(x, w):
+        return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+    return jnp.mean(per_example(xs, w))
+
+
+def partial_of_vmap_applied(w, xs):
+    """``functools.partial(jax.vmap, in_axes=...)(fn)``: ``jax.vmap(fn, in_axes=...)``."""
+    batched = functools.partial(jax.vmap, in_axes=(0, None))(example_loss)
+    return jnp.mean(batched(xs, w))
+
+
+def decorated_local_gradient(w, xs):
+    """``@jax.grad`` on a local function closing over ``xs``."""
+
+    @jax.grad
+    def slope(w):
+        return jnp.sum(jnp.sin(xs @ w))
+
+    return jnp.sum(slope(w) ** 2)

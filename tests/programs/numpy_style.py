@@ -3935,3 +3935,22 @@ def inputs_activations_passed_by_config():
 
 
 PROGRAMS += ["activations_passed_by_config"]
+
+
+def named_layers_by_zip(params, x):
+    """``dict(zip(names, params))`` and ``list(enumerate(...))``: layers named, then visited in order."""
+    layers = dict(zip(["first", "second"], params))
+    h = x
+    for depth, name in list(enumerate(["first", "second"])):
+        W, b = layers[name]
+        h = np.tanh(h @ W + b) * (depth + 1)
+    return np.sum(h**2)
+
+
+def inputs_named_layers_by_zip():
+    r = np.random.default_rng(48)
+    params = [(0.5 * r.normal(size=(3, 3)), 0.1 * r.normal(size=3)) for _ in range(2)]
+    return params, r.normal(size=(2, 3))
+
+
+PROGRAMS += ["named_layers_by_zip"]
