@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..cstutil import dotted
+from ..rules.registry import ALIASES
 from ..runtime.numbers import FUNCTIONS as NUMPY_OF_NUMBERS
 
 BINARY_OPS = {
@@ -206,7 +207,7 @@ def eqn_of(
             return Eqn("op", func[3:], args, kwargs, value)
         if func.startswith("rt.numbers.") and func[11:] in NUMPY_OF_NUMBERS:
             # NumPy's function of numbers known when traced, jax.numpy's of traced values: the op's rules
-            return Eqn("op", func[11:], args, kwargs, value)
+            return Eqn("op", ALIASES.get(func[11:], func[11:]), args, kwargs, value)
         if func.startswith("rt."):
             return Eqn("runtime", func[3:], args, kwargs, value)
         if func in helpers:
