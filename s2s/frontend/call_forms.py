@@ -35,10 +35,9 @@ from . import function_args, spellings
 def constant_padding(resolver, node: cst.Call):
     """``np.pad(x, w, constant_values=c)`` (mode "constant") as zero padding plus the values times constant
     masks of the border (``runtime.decompositions.pad_border``), else None."""
-    if resolver._callee_object(node.func) not in _PADS or any(
-        a.star for a in node.args
-    ):
-        return None
+    callee = resolver._callee_object(node.func)
+    if not any(callee is pad for pad in _PADS) or any(a.star for a in node.args):
+        return None  # (by identity: a callable object of a library may not hash)
     keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     positional = [a.value for a in node.args if a.keyword is None]
     mode = keyword.get("mode", positional[2] if len(positional) > 2 else None)
@@ -77,11 +76,11 @@ def constant_padding(resolver, node: cst.Call):
     return resolver.mark(value, node)
 
 
-_PADS = {numpy.pad}
+_PADS = [numpy.pad]
 try:
     import jax.numpy as _jnp
 
-    _PADS.add(_jnp.pad)
+    _PADS.append(_jnp.pad)
 except ImportError:  # pragma: no cover - the numpy backend runs without JAX
     pass
 

@@ -45,7 +45,11 @@ class _Reader:
         obj = object_of(node, self.source.env, self.bound)
         if obj is None:
             return None
-        if transform_maker(obj) is not None:
+        try:
+            made = transform_maker(obj)
+        except TypeError:  # (an object that does not hash: no transformation)
+            made = None
+        if made is not None:
             return "transform"
         return "wrapper" if wrapper_maker(obj) in ("jit", "checkpoint") else None
 

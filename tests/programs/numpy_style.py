@@ -3905,11 +3905,11 @@ def joined_list_held_by_another_name(w, xs):
     return np.sum(np.stack(states) ** 2) + len(first) * np.sum(w)
 
 
-LAYER_CONFIG = {
+SETTINGS_OF_LAYERS = {
     "hidden": {"act": "tanh", "scale": 1.0},
     "out": {"act": "softplus", "scale": 0.5},
 }
-ACTIVATIONS = {"tanh": np.tanh, "softplus": lambda z: np.log1p(np.exp(z))}
+ACTS_BY_CONFIG = {"tanh": np.tanh, "softplus": lambda z: np.log1p(np.exp(z))}
 
 
 def activations_passed_by_config(params, x):
@@ -3920,8 +3920,8 @@ def activations_passed_by_config(params, x):
         return act(h @ p["W"] + p["b"])
 
     h = x
-    for name, cfg in LAYER_CONFIG.items():
-        h = cfg["scale"] * layer(params[name], h, ACTIVATIONS[cfg["act"]])
+    for name, cfg in SETTINGS_OF_LAYERS.items():
+        h = cfg["scale"] * layer(params[name], h, ACTS_BY_CONFIG[cfg["act"]])
     return np.sum(h**2)
 
 
