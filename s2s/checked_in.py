@@ -180,10 +180,12 @@ def runs_the_file(path: str) -> bool:
     file holds now: a file edited after it was imported is not what runs, and the module made from it would
     compute something else. Python's own compiler checks it (no libcst)."""
     full = os.path.abspath(path)
+    base = os.path.basename(full)
     live = [
         m
         for m in list(sys.modules.values())
         if isinstance(getattr(m, "__file__", None), str)
+        and m.__file__.endswith(base)  # (few are: the path of those only)
         and os.path.abspath(m.__file__) == full
     ]
     if not live:

@@ -63,9 +63,8 @@ class _Calls(cst.CSTTransformer):
         super().__init__()
         self.source, self.defs, self.bound = source, defs, bound
         self.namer = namer_of(source)
-        self.copies = (
-            {}
-        )  # (def name, ((parameter, argument code), ...)) -> (copy name, its def)
+        # (def name, ((parameter, argument code), ...)) -> (copy name, its def)
+        self.copies = {}
         self.depth = 0
 
     def visit_FunctionDef(self, node):
