@@ -41,12 +41,10 @@ from .generated import Generated
 from .runtime import loader
 
 ENABLED = True  # ``s2s generate`` makes every module from the sources
-ARRAY_BYTES = (
-    1 << 20
-)  # a larger module-level array is not hashed at each start: its program is not kept
-_ABSENT = (
-    object()
-)  # a global name a module does not define (a builtin's name, an attribute's)
+# a larger module-level array is not hashed at each start: its program is not kept
+ARRAY_BYTES = 1 << 20
+# a global name a module does not define (a builtin's name, an attribute's)
+_ABSENT = object()
 
 
 class Unportable(Exception):
@@ -118,9 +116,8 @@ def _library_object(value):
     kind = type(value).__qualname__
     if isinstance(value, np.ufunc):
         return ["ufunc", value.__name__]
-    module, name = getattr(value, "__module__", None), getattr(
-        value, "__qualname__", None
-    )
+    module = getattr(value, "__module__", None)
+    name = getattr(value, "__qualname__", None)
     if isinstance(module, str) and isinstance(name, str) and module in sys.modules:
         held = sys.modules[module]
         for part in name.split("."):
@@ -242,9 +239,8 @@ def keep(fn, kinds, argnums, has_aux, generated: Generated) -> None:
         injected=injected,
         inputs={f: provenance.file_hash(f) for f in files},
     )
-    with contextlib.suppress(
-        OSError
-    ):  # a folder that cannot be written: nothing is kept
+    # (a folder that cannot be written: nothing is kept)
+    with contextlib.suppress(OSError):
         loader.write_atomic(path, json.dumps(record), suffix=".json")
         loader.clean(os.path.dirname(path))
 
