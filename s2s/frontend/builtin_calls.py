@@ -349,19 +349,9 @@ def _joined_to(stmt) -> tuple | None:
     return stmt.value.left, [e.value for e in stmt.value.right.elements]
 
 
-# calls that read a list without holding on to it
-_READERS = (
-    "len",
-    "sum",
-    "max",
-    "min",
-    "list",
-    "tuple",
-    "enumerate",
-    "zip",
-    "reversed",
-    "sorted",
-)
+# calls that read a list without holding on to it (an iterator would: only where a loop consumes it)
+_READERS = ("len", "sum", "max", "min", "list", "tuple", "sorted")
+_ITERATORS = ("enumerate", "zip", "reversed")
 
 
 def _grown_by_joins(node) -> set:
@@ -388,11 +378,12 @@ def _grown_by_joins(node) -> set:
         if isinstance(n, cst.Assign):
             stores.update(id(t.target) for t in n.targets)
         elif isinstance(n, (cst.Subscript, cst.Return)):
-            allowed.add(
-                id(n.value)
-            )  # (the list returned: the caller holds the final one)
+            # (a list returned: the caller holds the final one)
+            allowed.add(id(n.value))
         elif isinstance(n, (cst.For, cst.CompFor)):
             allowed.add(id(n.iter))
+            if isinstance(n.iter, cst.Call) and _dotted(n.iter.func) in _ITERATORS:
+                allowed.update(id(a.value) for a in n.iter.args if not a.star)
         elif isinstance(n, cst.Attribute) and n.attr.value == "append":
             allowed.add(id(n.value))
         elif isinstance(n, cst.Call):
