@@ -178,7 +178,23 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
             fixed[name] = obj
     if not fixed:
         return None, args
-    kept = [new for a, new in zip(node.args, args) if id(a.value) not in given]
+    # the resolved ``args`` follow the call's own up to its first ``*`` (a spread of the caller's ``*args``
+    # stands for as many as it holds): the bound ones are dropped there, or by keyword after it
+    first = next((i for i, a in enumerate(node.args) if a.star), len(node.args))
+    dropped = {i for i in range(first) if id(node.args[i].value) in given}
+    keywords = {
+        a.keyword.value
+        for a in node.args[first:]
+        if a.keyword is not None and id(a.value) in given
+    }
+    kept = [
+        new
+        for i, new in enumerate(args)
+        if i not in dropped
+        and not (
+            i >= first and new.keyword is not None and new.keyword.value in keywords
+        )
+    ]
     return bind(fn, fixed), kept
 
 

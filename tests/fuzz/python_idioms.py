@@ -55,7 +55,8 @@ program: ``call_forms.constant_padding``); Python's ``sum`` of an array, its row
 nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer's); a list grown by
 ``xs = xs + [v]`` in a loop (``builtin_calls._grown_by_joins``: appends where no other name holds it); a
 module-level function, or a table's function picked by a configuration's string, passed to a local ``def``
-(``frontend/local_bindings``).
+(``frontend/local_bindings``); ``*args`` passed on through two helpers with the function they call
+(``function_args.bound_call`` with a spread).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ FORMS = (
     "nested_accumulator",
     "joined_in_a_loop",
     "function_to_a_local_def",
+    "args_passed_on_twice",
 )
 
 
@@ -1235,3 +1237,16 @@ class PythonIdioms:
             f'for {name}_key in ["softsign", "tanh"]:',
             f"    {name} = {name} + np.sum({name}_layer({a}, ACTS_BY_NAME[{name}_key]))",
         ]
+
+    def _py_args_passed_on_twice(self, lines, name, a, b):
+        self.helper("def shifted_rhs(t, y, k, c):\n    return -k * y + c * t\n")
+        self.helper(
+            "def one_step(f, t, y, h, *args):\n    return y + h * f(t, y, *args)\n"
+        )
+        self.helper(
+            "def two_steps(f, y, *args):\n"
+            "    return one_step(f, 0.1, one_step(f, 0.0, y, 0.1, *args), 0.1, *args)\n"
+        )
+        lines.append(
+            f"{name} = np.sum(two_steps(shifted_rhs, np.tanh({a}), np.mean({b}), 0.5) ** 2)"
+        )

@@ -3954,3 +3954,32 @@ def inputs_named_layers_by_zip():
 
 
 PROGRAMS += ["named_layers_by_zip"]
+
+
+def _decay_rhs(t, y, rate, source):
+    return -rate * y + source * np.cos(t)
+
+
+def _euler_step(f, t, y, h, *args):
+    return y + h * f(t, y, *args)
+
+
+def _integrate(f, y0, t1, steps, *args):
+    h, y = t1 / steps, y0
+    for k in range(steps):
+        y = _euler_step(f, k * h, y, h, *args)
+    return y
+
+
+def args_passed_on_twice(p, y0):
+    """scipy.integrate's ``args`` style: ``*args`` passed on by the integrator to its step, and by the
+    step to the right-hand side (two levels, the function bound at each)."""
+    return np.sum(_integrate(_decay_rhs, y0, 1.0, 4, p[0], p[1]) ** 2)
+
+
+def inputs_args_passed_on_twice():
+    r = np.random.default_rng(49)
+    return np.array([0.7, 0.3]), r.normal(size=3)
+
+
+PROGRAMS += ["args_passed_on_twice"]
