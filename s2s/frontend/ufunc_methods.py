@@ -8,7 +8,8 @@ NumPy functions they are.
     np.add.accumulate(x, axis)         ->  np.cumsum(x, axis=axis)              (axis 0 when not given)
 
 ``outer`` of any ufunc of two arguments; ``reduce`` of ``add``, ``multiply``, ``maximum``, ``minimum``,
-``logical_and``, ``logical_or`` (``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``); ``accumulate``
+``logical_and``, ``logical_or`` (``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``), and of ``logaddexp``
+(``scipy.special.logsumexp``); ``accumulate``
 of ``add`` and ``multiply`` (``cumsum``, ``cumprod``). A ufunc's default axis is 0, not None: it is
 written out. Other ufuncs and keywords (``dtype``, ``out``, ``initial``, ``where``) are a located error
 naming the function to call instead; ``np.add.at`` is an in-place write (``frontend/effects.py``).
@@ -126,6 +127,12 @@ class _Methods(PositionKeeping):
 
     def _reduction(self, original, updated, name: str, method: str) -> cst.Call:
         table = METHODS[method]
+        special = _special() if (name, method) == ("logaddexp", "reduce") else None
+        if (
+            special is not None
+        ):  # ``np.logaddexp.reduce(x, axis)``: ``logsumexp(x, axis)``
+            self.ufuncs[_SPECIAL] = special
+            table = {name: "logsumexp"}
         if name not in table:
             known = ", ".join(f"`np.{u}.{method}`" for u in table)
             self._refuse(
@@ -152,7 +159,24 @@ class _Methods(PositionKeeping):
         keywords = {
             "axis": axis[0] if axis else keywords.get("axis", cst.Integer("0"))
         } | {k: v for k, v in keywords.items() if k != "axis"}
-        return _np(table[name], x, **keywords)
+        call = _np(table[name], x, **keywords)
+        if special is not None:
+            return call.with_changes(func=cst.parse_expression(f"{_SPECIAL}.logsumexp"))
+        return call
+
+
+_SPECIAL = "__s2s_special"  # a module with ``logsumexp``: SciPy's, else jax.scipy's
+
+
+def _special():
+    try:
+        import scipy.special as special
+    except ImportError:  # pragma: no cover - SciPy is optional
+        try:
+            import jax.scipy.special as special
+        except ImportError:
+            return None
+    return special
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

@@ -3983,3 +3983,18 @@ def inputs_args_passed_on_twice():
 
 
 PROGRAMS += ["args_passed_on_twice"]
+
+
+def mixture_by_logaddexp_reduce(means, x, log_weights):
+    """A 1-D Gaussian mixture's log-likelihood with ``np.logaddexp.reduce`` over the components (axis 1),
+    as NumPy code writes a log-sum-exp without SciPy."""
+    log_probs = log_weights - 0.5 * (x[:, None] - means[None, :]) ** 2
+    return -np.sum(np.logaddexp.reduce(log_probs, axis=1))
+
+
+def inputs_mixture_by_logaddexp_reduce():
+    r = np.random.default_rng(50)
+    return r.normal(size=3), r.normal(size=6), np.log(np.array([0.2, 0.5, 0.3]))
+
+
+PROGRAMS += ["mixture_by_logaddexp_reduce"]
