@@ -13,8 +13,9 @@ parameters left unbound have no default or a literal one. The bound values are r
 local function runs, which is right while ``name``'s arguments are bound once, at the ``def``:
 the names the line reads are assigned nowhere after it. A ``partial(func, ...)`` call inside a line's
 expressions, outside lambdas and comprehensions (an argument: ``odeint(partial(field, theta=theta),
-y0)``), is the same local function, defined on a line just before. Lines in ``if``/``for``/``while``
-blocks too. Any other ``partial`` stays as it is.
+y0)``, or another partial's: ``partial(sum_kernel, k1=partial(rbf, lengthscale=ell))``), is the same
+local function, defined on a line just before. Lines in ``if``/``for``/``while`` blocks too. Any other
+``partial`` stays as it is.
 New nodes keep the positions of the user's code they stand for.
 """
 
@@ -74,6 +75,8 @@ class _Rewriter:
     def block(self, statements) -> list:
         out = []
         for k, stmt in enumerate(statements):
+            before, stmt = self.nested(stmt, statements[k + 1 :])
+            out.extend(before)
             made = self.made(stmt, statements[k + 1 :])
             if made is None:
                 before, stmt = self.hoisted(stmt, statements[k + 1 :])
@@ -104,6 +107,43 @@ class _Rewriter:
         if not replaced:
             return [], stmt
         return defs, place(replace_nodes(stmt, replaced), stmt, self.positions)
+
+    def nested(self, stmt, later) -> tuple[list, object]:
+        """``partial(func, ...)`` calls among another partial's arguments (``partial(sum_kernel,
+        k1=partial(rbf, lengthscale=ell))``), innermost first, each written as a local function on a line
+        before the statement: ``(defs, line)``."""
+        defs = []
+        while isinstance(stmt, cst.SimpleStatementLine):
+            inner = next(
+                (
+                    q
+                    for p in self._partials(stmt)
+                    for a in p.args[1:]
+                    for q in self._partials(a.value)
+                    if not any(self._partials(b.value) for b in q.args[1:])
+                ),
+                None,
+            )
+            if inner is None:
+                break
+            base = getattr(inner.args[0].value, "value", "fn")
+            name = self.namer.fresh(f"{base}_partial")
+            made = self.function(name, inner, stmt, later)
+            if made is None:
+                break
+            defs.append(made)
+            stmt = place(
+                replace_nodes(stmt, {inner: cst.Name(name)}), stmt, self.positions
+            )
+        return defs, stmt
+
+    def _partials(self, node) -> list:
+        """The ``partial(...)`` calls in ``node`` outside lambdas and comprehensions, outermost first."""
+        return [
+            n
+            for n in _outside_scopes(node)
+            if isinstance(n, cst.Call) and self._object(n.func) is functools.partial
+        ]
 
     def _object(self, node):
         return object_of(node, self.source.env, self.bound)

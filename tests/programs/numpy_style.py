@@ -3998,3 +3998,34 @@ def inputs_mixture_by_logaddexp_reduce():
 
 
 PROGRAMS += ["mixture_by_logaddexp_reduce"]
+
+
+def _rbf_kernel(x1, x2, lengthscale=1.0):
+    return np.exp(-0.5 * (x1[:, None] - x2[None, :]) ** 2 / lengthscale**2)
+
+
+def _sum_kernel(x1, x2, k1, k2):
+    return k1(x1, x2) + k2(x1, x2)
+
+
+def _gram_total(kernel, x):
+    return np.sum(kernel(x, x))
+
+
+def composite_kernel_by_nested_partials(log_ell, x):
+    """A GP's composite kernel made of ``functools.partial``s nested in a ``partial``'s keywords, then
+    passed to a helper."""
+    ell = np.exp(log_ell)
+    kernel = functools.partial(
+        _sum_kernel,
+        k1=functools.partial(_rbf_kernel, lengthscale=ell),
+        k2=functools.partial(_rbf_kernel, lengthscale=2.0 * ell),
+    )
+    return _gram_total(kernel, x)
+
+
+def inputs_composite_kernel_by_nested_partials():
+    return np.array(0.3), np.array([0.0, 0.5, 1.5, 2.0])
+
+
+PROGRAMS += ["composite_kernel_by_nested_partials"]
