@@ -71,7 +71,14 @@ def constant_padding(resolver, node: cst.Call):
             [cst.Arg(array), cst.Arg(width)]
             + [cst.Arg(cst.parse_expression(repr(v))) for v in (side, axis)],
         )
-        product = cst.BinaryOperation(resolver.expr(term), cst.Multiply(), mask)
+        value_of = resolver.expr(term)
+        if not isinstance(term, (cst.Integer, cst.Float, cst.UnaryOperation)):
+            # one number: a value holding a pair (``c = (0.0, 5.0)``) is an error, never broadcast
+            value_of = cst.Call(
+                cst.parse_expression("xp.reshape"),
+                [cst.Arg(value_of), cst.Arg(cst.Tuple([]))],
+            )
+        product = cst.BinaryOperation(value_of, cst.Multiply(), mask)
         value = cst.BinaryOperation(value, cst.Add(), product)
     return resolver.mark(value, node)
 
