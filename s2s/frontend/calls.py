@@ -989,11 +989,18 @@ class Calls(lax_control.LaxControl):
             return
         at = next(a for a in node.args if a.star)
         what = self.source.file.module.code_for_node(node.func)
+        held = isinstance(node.func, cst.Name) and node.func.value in self.locals
         self.fail(
             at,
             f"`{at.star}` argument unpacking in a call of `{what}`: s2s spreads `*` and `**` "
-            "only into the parameters of functions of yours",
-            "pass the arguments one by one",
+            "only into the parameters of functions it knows when it reads the code"
+            + (
+                f" (`{what}` holds a function known only when the code runs: a loop's item, "
+                "a parameter, a table's entry)"
+                if held
+                else ""
+            ),
+            "call the function by its name, or pass the arguments one by one",
             UnsupportedSyntax,
         )
 
