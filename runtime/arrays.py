@@ -508,9 +508,8 @@ def zeros_like_float(x):
     if isinstance(x, (list, tuple, dict)) or type(x).__name__ == "Elements":
         from .trees import tree_zeros_like
 
-        return tree_zeros_like(
-            x
-        )  # a container's (``layers[-1]`` read of a list of layers): leaf by leaf
+        # a container's (``layers[-1]`` read of a list of layers): leaf by leaf
+        return tree_zeros_like(x)
     if not holds_numbers(x):
         return None  # an object that holds no numbers (a tree's key path: ``DictKey(key='w')``)
     xp = namespace(x)
