@@ -34,6 +34,7 @@ def cache_dir() -> str:
 
 @functools.cache
 def _private_folder() -> str:
+    """``<temp dir>/s2s-<uid>`` when it is this user's folder and no one else may write it."""
     path = os.path.join(tempfile.gettempdir(), f"s2s-{os.getuid()}")
     os.makedirs(path, mode=0o700, exist_ok=True)
     stat = os.lstat(path)
@@ -44,9 +45,8 @@ def _private_folder() -> str:
         and not stat.st_mode & 0o022
     ):
         return path
-    return tempfile.mkdtemp(
-        prefix=f"s2s-{os.getuid()}-"
-    )  # another's, or others may write it
+    # another's, or others may write it: a folder of this process's own
+    return tempfile.mkdtemp(prefix=f"s2s-{os.getuid()}-")
 
 
 def write_atomic(path: str, text: str, suffix: str = ".py") -> None:
