@@ -63,3 +63,23 @@ def test_kept_modules_are_cleaned_with_the_others(tmp_path, monkeypatch):
     loaded = loader.load_module(_text(200), "f")
     assert [p.exists() for p in kept] == [False, False, True]
     assert os.path.exists(loaded.__file__)
+
+
+def test_a_cache_folder_others_may_write_is_not_used(tmp_path, monkeypatch):
+    """Modules are imported from the cache folder: the default one is used only when it is the user's own
+    and no one else may write it; else the process makes a private one."""
+    monkeypatch.delenv("S2S_CACHE_DIR", raising=False)
+    monkeypatch.setattr(loader.tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"s2s-{os.getuid()}"
+    shared.mkdir()
+    shared.chmod(0o777)
+    loader._private_folder.cache_clear()
+    try:
+        chosen = loader.cache_dir()
+        assert chosen != str(shared) and os.path.isdir(chosen)
+        assert not os.stat(chosen).st_mode & 0o022
+        shared.chmod(0o755)
+        loader._private_folder.cache_clear()
+        assert loader.cache_dir() == str(shared)
+    finally:
+        loader._private_folder.cache_clear()
