@@ -175,3 +175,26 @@ def _batch_size(*pairs) -> int:
             for leaf in tree_leaves(x):
                 return int(np.shape(leaf)[0])
     raise ValueError("batched_vjps: no operand is batched, so there is no batch size")
+
+
+def batched_total(items, size):
+    """``total`` of each example of batched ``items``: an array's rows are its axis 1."""
+    if hasattr(items, "shape"):
+        return namespace(items).sum(items, axis=1)
+    return iteration.total(items)
+
+
+def batched_total_vjp(g, items, flags, size):
+    """``total_vjp`` of each example; ``flags``: whether ``g`` and ``items`` are batched (an unbatched one is
+    the same for every example)."""
+    from .batch_axes import broadcast_batch
+
+    g_batched, items_batched = flags
+    g = g if g_batched else broadcast_batch(g, size)
+    if hasattr(items, "shape"):
+        shape = np.shape(items) if items_batched else (size, *np.shape(items))
+        xp = namespace(g, items)
+        return xp.broadcast_to(xp.expand_dims(g, 1), shape)
+    return iteration.total_vjp(
+        g, items if items_batched else broadcast_batch(items, size)
+    )

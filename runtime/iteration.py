@@ -406,27 +406,6 @@ def total_vjp(g, items):
     return Elements(parts) if isinstance(items, Elements) else type(items)(parts)
 
 
-def batched_total(items, size):
-    """``total`` of each example of batched ``items``: an array's rows are its axis 1."""
-    if hasattr(items, "shape"):
-        return namespace(items).sum(items, axis=1)
-    return total(items)
-
-
-def batched_total_vjp(g, items, flags, size):
-    """``total_vjp`` of each example; ``flags``: whether ``g`` and ``items`` are batched (an unbatched one is
-    the same for every example)."""
-    from .batch_axes import broadcast_batch
-
-    g_batched, items_batched = flags
-    g = g if g_batched else broadcast_batch(g, size)
-    if hasattr(items, "shape"):
-        shape = np.shape(items) if items_batched else (size, *np.shape(items))
-        xp = namespace(g, items)
-        return xp.broadcast_to(xp.expand_dims(g, 1), shape)
-    return total_vjp(g, items if items_batched else broadcast_batch(items, size))
-
-
 def append(items_, value):
     """``items_ + [value]``: ``lst.append(value)`` outside a loop, as a new list."""
     return [*items_, value]

@@ -34,7 +34,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import dotted, iter_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .function_loops import Positioned
@@ -382,12 +382,12 @@ def _grown_by_joins(node) -> set:
             allowed.add(id(n.value))
         elif isinstance(n, (cst.For, cst.CompFor)):
             allowed.add(id(n.iter))
-            if isinstance(n.iter, cst.Call) and _dotted(n.iter.func) in _ITERATORS:
+            if isinstance(n.iter, cst.Call) and dotted(n.iter.func) in _ITERATORS:
                 allowed.update(id(a.value) for a in n.iter.args if not a.star)
         elif isinstance(n, cst.Attribute) and n.attr.value == "append":
             allowed.add(id(n.value))
         elif isinstance(n, cst.Call):
-            func = _dotted(n.func)
+            func = dotted(n.func) or ""
             if func in _READERS or func.split(".")[0] in ("np", "jnp", "numpy"):
                 allowed.update(id(a.value) for a in n.args if not a.star)
     for name in list(candidates):
@@ -400,16 +400,6 @@ def _grown_by_joins(node) -> set:
                 candidates.discard(name)
                 break
     return candidates
-
-
-def _dotted(node) -> str:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    return (
-        ".".join([node.value, *reversed(parts)]) if isinstance(node, cst.Name) else ""
-    )
 
 
 def _without_joins(node):

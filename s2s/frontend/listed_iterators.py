@@ -16,11 +16,10 @@ own shape). New nodes keep the position of the call they stand for.
 
 from __future__ import annotations
 
-import builtins
-
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from .builtin_calls import _is_builtin
 from .rewriting import PositionKeeping, bindings, namer_of, place, with_node
 from .source import FunctionSource
 
@@ -42,9 +41,7 @@ class _Listed(PositionKeeping):
         name = node.func.value
         if name not in names or name in self.shadowed:
             return None
-        if self.source.env.get(name, getattr(builtins, name)) is not getattr(
-            builtins, name
-        ):
+        if not _is_builtin(self.source, node.func, name):
             return None
         if not node.args or any(a.star or a.keyword for a in node.args):
             return None

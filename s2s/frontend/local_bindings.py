@@ -20,7 +20,15 @@ import libcst as cst
 from ..cstutil import iter_nodes
 from .function_args import is_function
 from .function_loops import Positioned
-from .rewriting import bindings, function_body, namer_of, place, with_body, with_node
+from .rewriting import (
+    bindings,
+    function_body,
+    namer_of,
+    object_of,
+    place,
+    with_body,
+    with_node,
+)
 from .source import FunctionSource
 
 
@@ -40,19 +48,7 @@ def _local_defs(body, bound) -> dict:
 
 def _function_named(node, source: FunctionSource, bound) -> object | None:
     """The module-level function a name or attribute chain names (no name of the function's), else None."""
-    chain = []
-    while isinstance(node, cst.Attribute):
-        chain.append(node.attr.value)
-        node = node.value
-    if (
-        not isinstance(node, cst.Name)
-        or bound[node.value]
-        or node.value not in source.env
-    ):
-        return None
-    obj = source.env[node.value]
-    for part in reversed(chain):
-        obj = getattr(obj, part, None)
+    obj = object_of(node, source.env, bound)
     return obj if is_function(obj) and not isinstance(obj, type) else None
 
 
