@@ -31,9 +31,8 @@ Guarantees of ``desugar(source)``:
   function (a string parameter, a loop's item), is the chain ``ACTS["tanh"](x)
   if name == "tanh" else ACTS["relu"](x) if name == "relu" else
   missing_key(name)``: the key is known when the code is traced, which picks
-  the call (a key the dict does not hold is Python's ``KeyError``); so is a call
-  passed such an item (``layer(w, x, ACTS[cfg["act"]])``, in a loop over a
-  configuration's layers), one call per function.
+  the call (a key the dict does not hold is Python's ``KeyError``); so is a call passed
+  such an item (``layer(w, x, ACTS[cfg["act"]])``), one call per function.
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -406,8 +405,9 @@ class _Items(PositionKeeping):
         switched = self._switch_branches(original, updated)
         if switched is not None:
             return switched
-        # ``ACTS[name](x)`` (``at`` None), or ``layer(w, x, ACTS[cfg["act"]])``: the call with each function
-        reads = [(None, updated.func)] + [
+        reads = [
+            (None, updated.func)
+        ] + [  # (the function called: ``at`` None; else an argument)
             (i, a.value) for i, a in enumerate(updated.args) if not a.star
         ]
         at, read = next(
@@ -418,6 +418,7 @@ class _Items(PositionKeeping):
             return updated
         held, key = read
         like = original.func.value if at is None else original.args[at].value.value
+        like = like if isinstance(like, cst.Name) else original
 
         def with_item(k, fn):
             spelled = self.reader.spelling(fn, like, k)
@@ -427,7 +428,6 @@ class _Items(PositionKeeping):
             args[at] = args[at].with_changes(value=spelled)
             return updated.with_changes(args=args)
 
-        like = like if isinstance(like, cst.Name) else original
         self.reader.changed = True
         missing = self.reader.spelling(missing_key, like)
         chain = cst.Call(missing, [cst.Arg(key)])
