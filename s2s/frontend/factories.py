@@ -52,14 +52,54 @@ from .rewriting import (
 from .spellings import is_library
 
 
-def _makes_functions(obj) -> bool:
-    """A plain function of the program whose code defines functions (the only ones read further)."""
+def _plain_function(obj) -> bool:
     return (
         inspect.isfunction(obj)
         and not is_library(obj)
         and not sources.is_generated(obj)
         and not hasattr(obj, "__wrapped__")
-        and any(inspect.iscode(c) for c in obj.__code__.co_consts)
+    )
+
+
+def _makes_functions(obj) -> bool:
+    """A plain function of the program whose code defines functions (the only ones read further)."""
+    return _plain_function(obj) and any(
+        inspect.iscode(c) for c in obj.__code__.co_consts
+    )
+
+
+def _builds_objects(obj) -> bool:
+    """A plain function of the program that names a class of the program (it may return its object)."""
+    from .local_objects import _plain_class  # (it reads this module)
+
+    return _plain_function(obj) and any(
+        _plain_class(obj.__globals__.get(n)) for n in obj.__code__.co_names
+    )
+
+
+def _is_factory(obj) -> bool:
+    return _makes_functions(obj) or _builds_objects(obj)
+
+
+def _made_object(made, value, before) -> bool:
+    """Whether a builder's returned ``value`` is an object of a plain class of the program: ``Cls(...)``,
+    or a name its body binds once, at its own level, to one (``model = Seq(layers); return model``).
+    """
+    from .local_objects import _plain_class
+
+    if isinstance(value, cst.Name):
+        values = [
+            a.value
+            for a in map(assignment, before)
+            if a is not None
+            and isinstance(a.targets[0].target, cst.Name)
+            and a.targets[0].target.value == value.value
+        ]
+        if len(values) != 1 or bindings(made.node)[value.value] != 1:
+            return False
+        value = values[0]
+    return isinstance(value, cst.Call) and _plain_class(
+        object_of(value.func, made.env, bindings(made.node))
     )
 
 
@@ -230,16 +270,18 @@ class _Inliner:
                 made.append(node.iter)
             if node is getattr(stmt, "iter", None):
                 made.append(node)
+            if isinstance(node, cst.Attribute):  # ``build(W).forward(x)``
+                made.append(node.value)
             if isinstance(node, cst.Call):
                 made.append(node.func)
-                if not _makes_functions(self._object(node.func)):
+                if not _is_factory(self._object(node.func)):
                     # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
                     made += [a.value for a in node.args if not a.star]
             for call in made:
                 if not isinstance(call, cst.Call) or call in replaced:
                     continue
                 factory = self._object(call.func)
-                if not _makes_functions(factory):
+                if not _is_factory(factory):
                     continue
                 name = self.namer.fresh(f"{factory.__name__}_made")
                 line = assignment_line(cst.Name(name), call, stmt, self.positions)
@@ -276,7 +318,7 @@ class _Inliner:
             return None
         call, targets = assign.value, _target_names(assign.targets[0].target)
         factory = self._object(call.func)
-        if targets is None or not _makes_functions(factory):
+        if targets is None or not _is_factory(factory):
             return None
         try:
             made = sources.load(factory)
@@ -298,6 +340,10 @@ class _Inliner:
             )
             self.fields[assign.targets[0].target.value] = fields
         pairs = _pairs(targets, value, defs)
+        if pairs is None and len(targets) == 1 and _made_object(made, value, before):
+            pairs = [
+                (targets[0], value)
+            ]  # ``model = build(params)``: the object it makes
         arguments = _arguments(factory, call)
         if pairs is None or arguments is None:
             return None
@@ -445,7 +491,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     """``source`` with its factories' calls (see the module) written in place."""
     body = function_body(source)
     if body is None or not any(
-        _makes_functions(obj) for obj in referenced_objects(source).values()
+        _is_factory(obj) for obj in referenced_objects(source).values()
     ):
         return source
     inliner = _Inliner(source)

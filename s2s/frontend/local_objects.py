@@ -602,9 +602,12 @@ ROUNDS = 8  # objects held by objects held by ...: this deep
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     """``source`` with its objects of your classes (see the module) written as names of the function; an
     object whose ``__init__`` makes objects (``self.ln1 = LayerNorm(...)``) makes lines that name them,
-    written as names in the next round."""
+    written as names in the next round, as are the objects of lists and dicts (``object_structures``).
+    """
+    from . import object_structures  # (it reads this module's classes)
+
     for _ in range(ROUNDS):
-        written = _desugar_once(source)
+        written = _desugar_once(object_structures.expand(source))
         if written is source:
             break
         source = written

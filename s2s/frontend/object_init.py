@@ -12,7 +12,7 @@ import libcst as cst
 
 from ..cstutil import iter_nodes, literal
 from . import source as sources
-from .rewriting import assignment
+from .rewriting import assignment, object_of
 
 
 def does_nothing(stmt, cls, init) -> bool:
@@ -101,6 +101,13 @@ def init_assignments(init, cls) -> list | None:
             continue  # a docstring
         if does_nothing(stmt, cls, init):
             continue
+        grown = _grown(stmt, me)
+        if (
+            grown is not None
+        ):  # ``self.layers["fc1"] = Dense(W)`` after ``self.layers = OrderedDict()``
+            if not _add_item(out, me, *grown, init.__globals__):
+                return None
+            continue
         assign = assignment(stmt)
         target = assign.targets[0].target if assign is not None else None
         parts = (
@@ -123,6 +130,82 @@ def init_assignments(init, cls) -> list | None:
             )
         )
     return out
+
+
+def _grown(stmt, me: str) -> tuple | None:
+    """``(attribute, key node or None, item)`` for ``self.attribute[key] = item`` (a literal key) or
+    ``self.attribute.append(item)``, else None."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    line = stmt.body[0]
+    owner = key = item = None
+    if isinstance(line, cst.Assign) and len(line.targets) == 1:
+        target = line.targets[0].target
+        if (
+            isinstance(target, cst.Subscript)
+            and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)
+            and isinstance(target.slice[0].slice.value, (cst.SimpleString, cst.Integer))
+        ):
+            owner, key, item = target.value, target.slice[0].slice.value, line.value
+    elif (
+        isinstance(line, cst.Expr)
+        and isinstance(line.value, cst.Call)
+        and isinstance(line.value.func, cst.Attribute)
+        and line.value.func.attr.value == "append"
+        and len(line.value.args) == 1
+        and not line.value.args[0].keyword
+        and not line.value.args[0].star
+    ):
+        owner, item = line.value.func.value, line.value.args[0].value
+    if not (
+        isinstance(owner, cst.Attribute)
+        and isinstance(owner.value, cst.Name)
+        and owner.value.value == me
+    ):
+        return None
+    return owner.attr.value, key, item
+
+
+def _add_item(assigned: list, me: str, attribute: str, key, item, env) -> bool:
+    """The item written into the display ``attribute`` was last assigned (an empty ``dict()`` or
+    ``OrderedDict()`` read as ``{}``), where nothing read the attribute since; False where it cannot be.
+    """
+    at = next(
+        (i for i in reversed(range(len(assigned))) if assigned[i][0] == attribute),
+        None,
+    )
+    if at is None or any(
+        isinstance(n, cst.Attribute)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == me
+        and n.attr.value == attribute
+        for _, value in assigned[at + 1 :] + [(None, item)]
+        for n in iter_nodes(value)
+    ):
+        return False
+    held = assigned[at][1]
+    if isinstance(held, cst.Call) and not held.args:
+        made = object_of(held.func, env, ())
+        if made is dict or getattr(made, "__qualname__", None) == "OrderedDict":
+            held = cst.Dict([])
+    if isinstance(held, cst.Dict) and key is not None:
+        old = [e for e in held.elements if not _same_key(e, key)]
+        held = held.with_changes(elements=[*old, cst.DictElement(key, item)])
+    elif isinstance(held, cst.List) and key is None:
+        held = held.with_changes(elements=[*held.elements, cst.Element(item)])
+    else:
+        return False
+    assigned[at] = (attribute, held)
+    return True
+
+
+def _same_key(element, key) -> bool:
+    return (
+        isinstance(element, cst.DictElement)
+        and type(element.key) is type(key)
+        and getattr(element.key, "value", None) == key.value
+    )
 
 
 def spreadable(call: cst.Call) -> bool:
