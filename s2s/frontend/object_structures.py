@@ -332,7 +332,7 @@ class _Reader:
             k = len(body)
         if not names:
             return None
-        reads = _Reads(self, name, kind, keys, names)
+        reads = _Reads(self, name, kind, keys, names, body)
         for stmt in body[k:]:
             alias = _alias_of(stmt, name, self.bound)
             if alias is not None:
@@ -359,6 +359,16 @@ class _Reader:
             for s in nested
             for n in iter_nodes(s)
         )
+
+
+def _count(name: str, statements) -> int:
+    """How many times ``statements`` name ``name`` (not as an attribute)."""
+    return sum(
+        1
+        for stmt in statements
+        for n in iter_nodes(stmt, skip=_NOT_ATTRIBUTE_NAMES)
+        if isinstance(n, cst.Name) and n.value == name
+    )
 
 
 def _mentions(stmt, names: set) -> bool:
@@ -428,9 +438,10 @@ def _alias_of(stmt, name: str, bound) -> str | None:
 class _Reads(PositionKeeping):
     """The container's reads as its objects' names (``_Reader.expanded``)."""
 
-    def __init__(self, reader: _Reader, name: str, kind: str, keys: list, names: list):
+    def __init__(self, reader: _Reader, name, kind: str, keys: list, names: list, body):
         super().__init__(reader.positions)
         self.reader, self.kind, self.keys, self.names = reader, kind, keys, names
+        self.body = body  # the function's statements, as they were before
         self.aliases = {name}
 
     def _is_container(self, node) -> bool:
@@ -451,7 +462,14 @@ class _Reads(PositionKeeping):
             and not sequence.args[0].star
         ):
             indexed, sequence = True, sequence.args[0].value
-        if self._is_container(sequence):
+        if isinstance(sequence, (cst.List, cst.Tuple)) and all(
+            isinstance(e, cst.Element)
+            and isinstance(e.value, cst.Name)
+            and e.value.value in self.names
+            for e in sequence.elements
+        ):  # its objects picked (``for b in (blocks["enc"], blocks["dec"])``)
+            rows = [e.value for e in sequence.elements]
+        elif self._is_container(sequence):
             rows = objects if self.kind == "list" else keys
         elif (
             isinstance(sequence, cst.Call)
@@ -512,7 +530,18 @@ class _Reads(PositionKeeping):
             for mapping in mappings
             for stmt in updated.body.body
         ]
+        # the loop's names keep their last values where the function reads them after it
+        # (``layer`` then names an object whole: ``local_objects`` leaves it, and its error)
+        out += [
+            assignment_line(cst.Name(n), self.reader._copy(v), original, self.positions)
+            for n, v in mappings[-1].items()
+            if self._read_outside(n, original)
+        ]
         return cst.FlattenSentinel(out) if out else cst.RemovalSentinel.REMOVE
+
+    def _read_outside(self, name: str, loop) -> bool:
+        """Whether the function names ``name`` other than in ``loop``."""
+        return _count(name, [loop]) < _count(name, self.body)
 
     def _display(self, updated, make):
         clause = updated.for_in

@@ -217,8 +217,8 @@ _BINDINGS: dict = {}  # (function node id, items) -> (the node, its bindings)
 def _bindings(node, items: bool = True) -> Counter:
     """How many times each name is bound anywhere under ``node``: parameters (nested functions' too),
     assignment and loop targets (not the attribute names in them), ``def`` and ``class`` names. The
-    names in an item target (``col[:, y] = v``: ``col`` and ``y``) count too unless ``items`` is False
-    (such a line binds no name).
+    array an item target writes (``col[:, y] = v``: ``col``) counts too unless ``items`` is False (such
+    a line binds no name); the names its index reads (``y``, ``np`` of ``e[np.arange(2)] = v``) do not.
     """
     bound = Counter()
     for n in iter_nodes(node):
@@ -228,9 +228,12 @@ def _bindings(node, items: bool = True) -> Counter:
             skipped = {
                 id(m)
                 for a in iter_nodes(n.target)
-                if isinstance(a, cst.Attribute)
-                or (not items and isinstance(a, cst.Subscript))
-                for m in (iter_nodes(a) if isinstance(a, cst.Subscript) else (a.attr,))
+                if isinstance(a, (cst.Attribute, cst.Subscript))
+                for m in (
+                    (a.attr,)
+                    if isinstance(a, cst.Attribute)
+                    else iter_nodes(a) if not items else _index_nodes(a)
+                )
             }
             for m in iter_nodes(n.target):
                 if isinstance(m, cst.Name) and id(m) not in skipped:
@@ -238,6 +241,11 @@ def _bindings(node, items: bool = True) -> Counter:
         elif isinstance(n, (cst.FunctionDef, cst.ClassDef)):
             bound[n.name.value] += 1
     return bound
+
+
+def _index_nodes(subscript: cst.Subscript):
+    for element in subscript.slice:
+        yield from iter_nodes(element)
 
 
 def with_blocks(stmt, block, positions: dict):

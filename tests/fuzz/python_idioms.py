@@ -56,7 +56,8 @@ nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer
 ``xs = xs + [v]`` in a loop (``builtin_calls._grown_by_joins``: appends where no other name holds it); a
 module-level function, or a table's function picked by a configuration's string, passed to a local ``def``
 (``frontend/local_bindings``); ``*args`` passed on through two helpers with the function they call
-(``function_args.bound_call`` with a spread).
+(``function_args.bound_call`` with a spread); layers of different classes held in a list, a dict or an
+``OrderedDict``, appended in a loop over a display or made by a helper (``frontend/object_structures``).
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ FORMS = (
     "joined_in_a_loop",
     "function_to_a_local_def",
     "args_passed_on_twice",
+    "layer_containers",
 )
 
 
@@ -896,6 +898,84 @@ class PythonIdioms:
             f"    {name}_h = {name}_layer({name}_h)",
             f"{name} = np.sum({name}_h) + 0.1 * sum({name}_l.penalty() for {name}_l in {name}_layers)",
         ]
+
+    def _py_layer_containers(self, lines, name, a, b):
+        # layers of different classes held in a list, a dict or an ``OrderedDict`` (filled item by item,
+        # or by an object's ``__init__``), appended in a loop over a display, or made by a helper, run in
+        # order by a loop (``frontend/object_structures``)
+        self.imports.add("from collections import OrderedDict")
+        self.helper(
+            "class Shifted:\n"
+            "    def __init__(self, w, shift=0.1):\n"
+            "        self.w = w\n"
+            "        self.shift = shift\n"
+            "\n"
+            "    def forward(self, z):\n"
+            "        self.z = z\n"
+            "        return np.tanh(z * self.w + self.shift)\n"
+            "\n"
+            "\n"
+            "class Leaky:\n"
+            "    def forward(self, z):\n"
+            "        return np.maximum(z, 0.1 * z)\n"
+            "\n"
+            "\n"
+            "class Chain:\n"
+            "    def __init__(self, w):\n"
+            "        self.layers = OrderedDict()\n"
+            '        self.layers["first"] = Shifted(w)\n'
+            '        self.layers["leaky"] = Leaky()\n'
+            '        self.layers["last"] = Shifted(w * 0.5, 0.2)\n'
+            "\n"
+            "    def forward(self, z):\n"
+            "        for layer in self.layers.values():\n"
+            "            z = layer.forward(z)\n"
+            "        return z\n"
+            "\n"
+            "\n"
+            "def chain_of(w):\n"
+            "    return Chain(w)\n"
+        )
+        w = f"np.mean(np.tanh({b})) * 0.5 + 1.0"
+        run = [
+            f"{name}_h = {a} * 1.0",
+            f"for {name}_layer in {name}_layers:",
+            f"    {name}_h = {name}_layer.forward({name}_h)",
+        ]
+        form = self.pick(["list", "dict", "ordered", "appended", "chain", "builder"])
+        if form == "list":
+            lines.append(f"{name}_layers = [Shifted({w}), Leaky(), Shifted(0.5)]")
+            lines += run
+        elif form == "dict":
+            lines.append(f'{name}_layers = {{"a": Shifted({w}), "b": Leaky()}}')
+            lines += [
+                r.replace(f"in {name}_layers", f"in {name}_layers.values()")
+                for r in run
+            ]
+            lines.append(
+                f'{name}_h = {name}_h + {name}_layers["a"].w * len({name}_layers)'
+            )
+        elif form == "ordered":
+            lines += [
+                f"{name}_layers = OrderedDict()",
+                f'{name}_layers["a"] = Shifted({w})',
+                f'{name}_layers["b"] = Leaky()',
+                f"{name}_h = {a} * 1.0",
+                f"for {name}_key, {name}_layer in {name}_layers.items():",
+                f"    {name}_h = {name}_layer.forward({name}_h)",
+            ]
+        elif form == "appended":
+            lines += [
+                f"{name}_layers = []",
+                f"for {name}_w in ({w}, 0.7):",
+                f"    {name}_layers.append(Shifted({name}_w))",
+                f"    {name}_layers.append(Leaky())",
+            ]
+            lines += run
+        else:
+            made = f"Chain({w})" if form == "chain" else f"chain_of({w})"
+            lines += [f"{name}_net = {made}", f"{name}_h = {name}_net.forward({a})"]
+        lines.append(f"{name} = np.sum({name}_h)")
 
     def _py_list_read_as_array(self, lines, name, a, b):
         # NumPy functions of Python lists, which NumPy reads as one array: a list display bound to a name,
