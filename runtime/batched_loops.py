@@ -190,6 +190,8 @@ def batched_total_vjp(g, items, flags, size):
     from .batch_axes import broadcast_batch
 
     g_batched, items_batched = flags
+    if items is None:  # no items (``iteration.total``)
+        return None
     g = g if g_batched else broadcast_batch(g, size)
     if hasattr(items, "shape"):
         shape = np.shape(items) if items_batched else (size, *np.shape(items))

@@ -380,7 +380,11 @@ def values(d):
 def total(items):
     """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts), or of an
     array: its rows added, ``np.sum(x, axis=0)`` (``scipy.optimize.rosen``'s ``sum(100.0 * (...) ** 2)``).
-    Under ``vmap`` its twin (``batched_total``) adds each example's rows."""
+    Under ``vmap`` its twin (``batched_total``) adds each example's rows. ``None``, the items a loop over a
+    Python sequence collects when it runs no step (``sum(a * k for a, k in zip([], ks))``), is Python's
+    empty list: 0."""
+    if items is None:
+        return 0
     if hasattr(items, "shape"):
         if np.ndim(items) == 0:
             raise TypeError("iteration over a 0-d array")  # Python's
@@ -396,6 +400,8 @@ def total_vjp(g, items):
     each row)."""
     from .arrays import unbroadcast
 
+    if items is None:  # no items (``total``)
+        return None
     if hasattr(items, "shape"):
         return namespace(g, items).broadcast_to(g, np.shape(items))
 
