@@ -700,12 +700,11 @@ def _no_steps(f, init, xs):
     """The stacked outputs of zero steps: empty arrays with the structure one step would give.
 
     The structure comes from one call of ``f`` on zeros shaped like an element
-    of ``xs``; where no such element can be made (a Python sequence), or the
-    body cannot run on it (it indexes an empty array with it), ``None``, as
-    for a loop whose steps output nothing.
+    of ``xs`` (of an empty Python sequence, a float: ``sum(a * k for a, k in
+    zip([], ks))`` is 0); where the body cannot run on it (it indexes an empty
+    array with it, unpacks it), ``None``, as for a loop whose steps output
+    nothing.
     """
-    if _has_elements(xs):
-        return None
     element = tree_map(
         lambda leaf: (
             leaf.step

@@ -1007,3 +1007,40 @@ def test_a_joined_list_another_name_holds_is_not_grown_in_place():
     np.testing.assert_allclose(
         s2s.grad(f, backend="numpy")(w, xs), want, rtol=1e-6, atol=1e-8
     )
+
+
+def test_runge_kutta_stages_from_a_tableau_batch_and_differentiate_forward():
+    p, y0 = P.inputs_butcher_tableau_steps()
+    firsts = np.stack([p, p * 0.8, p + 0.1])
+    check_batched(P.butcher_tableau_steps, firsts, (y0,))
+    check_forward_and_hessian(P.butcher_tableau_steps, p, (y0,), np.array([0.3, -1.0]))
+    # the stage loop is written out: each stage reads the ones before it, no loop collects them
+    text = s2s.grad(P.butcher_tableau_steps).source
+    assert "a_row, c = RK4_A[0], RK4_C[0]" in text
+    assert "a_row_4, c_4 = RK4_A[3], RK4_C[3]" in text
+
+
+def _no_stages(w, x):
+    ks = []
+    return np.sum(w * x) + sum(a * k for a, k in zip([], ks))
+
+
+def _stages_in_a_range(w, x):
+    out = w * x
+    for i in (0, 1):
+        out = out + sum(0.5 * v for v in [out][:i])
+    return np.sum(out)
+
+
+@pytest.mark.parametrize("f", [_no_stages, _stages_in_a_range])
+def test_python_sum_of_no_items_is_zero(f):
+    w, x = 0.7, np.array([1.0, -2.0, 0.5])
+    for backend in BACKENDS:
+        np.testing.assert_allclose(s2s.transform(f, backend=backend)(w, x), f(w, x))
+        fd = (f(w + 1e-6, x) - f(w - 1e-6, x)) / 2e-6
+        np.testing.assert_allclose(s2s.grad(f, backend=backend)(w, x), fd, rtol=1e-7)
+    ws = np.array([0.7, -0.3])
+    np.testing.assert_allclose(
+        s2s.vmap(s2s.grad(f), in_axes=(0, None))(ws, x),
+        [s2s.grad(f, backend="numpy")(v, x) for v in ws],
+    )

@@ -27,17 +27,16 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import int_literal, iter_nodes, literal
+from ..cstutil import iter_nodes
 from . import source as sources
-from .object_structures import _Fresh
 from .rewriting import (
     assignment_line,
     bindings,
     function_body,
-    object_of,
     with_blocks,
     with_body,
 )
+from .static_sequences import Fresh, StaticSequences
 
 MAX_STEPS = 32  # a longer loop is one a person means to run as a loop
 
@@ -47,6 +46,7 @@ class _Writer:
         self.source = source
         self.positions = source.file.positions
         self.bound = bindings(source.node, items=False)
+        self.sequences = StaticSequences(source, self.bound, MAX_STEPS)
         self.changed = False
 
     def block(self, statements) -> list:
@@ -67,7 +67,7 @@ class _Writer:
         return out
 
     def _copy(self, node):
-        return node.visit(_Fresh(self.positions))
+        return node.visit(Fresh(self.positions))
 
     def _steps(self, loop: cst.For) -> list | None:
         """The items ``loop`` runs over, as expressions, where it is one to write out; else None."""
@@ -80,8 +80,7 @@ class _Writer:
             return None
         if not self._reads_what_it_collects(loop):
             return None
-        items = self._items(loop.iter)
-        return items if items is not None and len(items) <= MAX_STEPS else None
+        return self.sequences.items(loop.iter)
 
     def _reads_what_it_collects(self, loop: cst.For) -> bool:
         """Whether ``loop``'s body appends to a list bound before it, and names that list elsewhere too."""
@@ -106,74 +105,6 @@ class _Writer:
             names[name] > count and not bound_inside[name]
             for name, count in appends.items()
         )
-
-    # --- static sequences ---------------------------------------------------------------------
-
-    def _static(self, node):
-        return object_of(node, self.source.env, self.bound)
-
-    def _int(self, node) -> int | None:
-        """An int the code spells: a literal, a module-level int, ``len`` of a module-level sequence."""
-        value = int_literal(node)
-        if value is not None:
-            return value
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-            if (
-                node.func.value == "len"
-                and "len" not in self.bound
-                and len(node.args) == 1
-                and not node.args[0].star
-            ):
-                held = self._static(node.args[0].value)
-                return len(held) if isinstance(held, (list, tuple)) else None
-            return None
-        held = self._static(node)
-        return held if type(held) is int else None
-
-    def _items(self, node) -> list | None:
-        """The items of a static sequence, as expressions, else None."""
-        if isinstance(node, (cst.List, cst.Tuple)):
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                return None
-            return [e.value for e in node.elements]
-        if isinstance(node, cst.Call):
-            return self._called(node)
-        held = self._static(node)
-        if isinstance(held, (list, tuple)) and len(held) <= MAX_STEPS:
-            return [
-                cst.Subscript(
-                    node, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]
-                )
-                for k in range(len(held))
-            ]
-        return None
-
-    def _called(self, node: cst.Call) -> list | None:
-        if not isinstance(node.func, cst.Name) or node.func.value in self.bound:
-            return None
-        if any(a.keyword or a.star for a in node.args):
-            return None
-        kind, args = node.func.value, [a.value for a in node.args]
-        if kind == "range":
-            bounds = [self._int(a) for a in args]
-            if not 1 <= len(bounds) <= 3 or None in bounds or bounds[2:] == [0]:
-                return None
-            steps = range(*bounds)
-            return [literal(k) for k in steps] if len(steps) <= MAX_STEPS else None
-        if kind == "enumerate" and len(args) == 1:
-            items = self._items(args[0])
-            if items is None:
-                return None
-            return [
-                cst.Tuple([cst.Element(literal(k)), cst.Element(v)])
-                for k, v in enumerate(items)
-            ]
-        if kind == "zip" and args:
-            columns = [self._items(a) for a in args]
-            if None in columns:
-                return None
-            return [cst.Tuple([cst.Element(v) for v in row]) for row in zip(*columns)]
-        return None
 
 
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:

@@ -45,17 +45,9 @@ from .rewriting import (
     referenced_objects,
     with_body,
 )
+from .static_sequences import Fresh, StaticSequences
 
 _NOT_ATTRIBUTE_NAMES = {cst.Attribute: "value"}
-
-
-class _Fresh(PositionKeeping):
-    """A copy of a tree, every node new (a statement written out twice shares no node), positions kept."""
-
-    def on_leave(self, original, updated):
-        if isinstance(updated, cst.CSTNode) and updated is original:
-            updated = updated.with_changes()
-        return super().on_leave(original, updated)
 
 
 class _Reader:
@@ -64,11 +56,17 @@ class _Reader:
         self.positions = source.file.positions
         self.bound = bindings(source.node, items=False)
         self.namer = namer_of(source)
+        self.sequences = StaticSequences(source, self.bound, MAX_COPIES)
+
+    def rebind(self, body) -> None:
+        """Count the names bound again, after ``body`` replaced the function's statements."""
+        self.bound = bindings(with_body(self.source, body).node, items=False)
+        self.sequences.bound = self.bound
 
     def _copy(self, node, mapping=None):
         if mapping:
             node = node.visit(Positioned(mapping, self.positions))
-        return node.visit(_Fresh(self.positions))
+        return node.visit(Fresh(self.positions))
 
     def _is_class(self, node) -> bool:
         return _plain_class(object_of(node, self.source.env, self.bound))
@@ -98,7 +96,7 @@ class _Reader:
         out, changed = [], False
         for stmt in body:
             items = (
-                self.static_items(stmt.iter)
+                self.sequences.items(stmt.iter)
                 if isinstance(stmt, cst.For)
                 and isinstance(stmt.iter, (cst.List, cst.Tuple))
                 else None
@@ -112,7 +110,7 @@ class _Reader:
             out.append(place(stmt.with_changes(iter=name), stmt, self.positions))
             changed = True
         if changed:
-            self.bound = bindings(with_body(self.source, out).node, items=False)
+            self.rebind(out)
         return out, changed
 
     def comprehended(self, body) -> tuple[list, bool]:
@@ -183,45 +181,6 @@ class _Reader:
 
     # --- building loops -----------------------------------------------------------------------
 
-    def static_items(self, node) -> list | None:
-        """The items of a sequence known when s2s reads the code, as expressions, else None."""
-        if isinstance(node, (cst.List, cst.Tuple)):
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                return None
-            return [e.value for e in node.elements]
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Name)
-            and node.func.value not in self.bound
-            and not any(a.keyword or a.star for a in node.args)
-        ):
-            return None
-        kind, args = node.func.value, [a.value for a in node.args]
-        if kind == "range":
-            bounds = [int_literal(a) for a in args]
-            if not 1 <= len(bounds) <= 3 or None in bounds or bounds[-1:] == [0]:
-                return None
-            numbers = range(*bounds)
-            if len(numbers) > MAX_COPIES:
-                return None
-            return [literal(k) for k in numbers]
-        if kind == "enumerate" and len(args) == 1:
-            items = self.static_items(args[0])
-            return (
-                None
-                if items is None
-                else [
-                    cst.Tuple([cst.Element(literal(k)), cst.Element(v)])
-                    for k, v in enumerate(items)
-                ]
-            )
-        if kind == "zip" and args:
-            columns = [self.static_items(a) for a in args]
-            if None in columns:
-                return None
-            return [cst.Tuple([cst.Element(v) for v in row]) for row in zip(*columns)]
-        return None
-
     def building_loops(self, body, containers: set) -> list:
         """``body`` with its loops over static sequences that add objects to ``containers`` written out."""
         out = []
@@ -249,7 +208,7 @@ class _Reader:
         jumps = (cst.Break, cst.Continue, cst.Return, cst.Yield)
         if any(isinstance(n, jumps) for n in iter_nodes(stmt.body)):
             return None
-        items = self.static_items(stmt.iter)
+        items = self.sequences.items(stmt.iter)
         return items if items and len(items) <= MAX_COPIES else None
 
     # --- containers ---------------------------------------------------------------------------
@@ -264,7 +223,7 @@ class _Reader:
         if self.bound[name] != 1:
             return None
         if isinstance(value, (cst.List, cst.Tuple)):
-            items = self.static_items(value)
+            items = self.sequences.items(value)
             return None if items is None else (name, "list", [(None, i) for i in items])
         if isinstance(value, cst.Dict):
             pairs = []
@@ -634,7 +593,7 @@ def expand(source: sources.FunctionSource) -> sources.FunctionSource:
             new = reader.expanded(body, start, objects)
             if new is not None:
                 body, changed = new, True
-                reader.bound = bindings(with_body(source, body).node, items=False)
+                reader.rebind(body)
                 break
         else:
             break

@@ -78,8 +78,14 @@ class _Flattener:
                 args=[arg.with_changes(value=a(arg.value)) for arg in node.args]
             )
         elif isinstance(node, cst.Subscript):
+            base = a(node.value)
+            if isinstance(base, (cst.Tuple, cst.List, cst.Dict)):
+                # ``[h0, h1][:i]``: the display named, as every subscripted value is
+                name = self.namer.fresh(temp(type(base).__name__.lower()))
+                self.out.append(ir.Assign(cst.Name(name), base, here))
+                base = cst.Name(name)
             new = node.with_changes(
-                value=a(node.value),
+                value=base,
                 slice=[
                     e.with_changes(slice=self._slice(e.slice, here)) for e in node.slice
                 ],

@@ -4029,3 +4029,37 @@ def inputs_composite_kernel_by_nested_partials():
 
 
 PROGRAMS += ["composite_kernel_by_nested_partials"]
+
+# the classic Runge-Kutta tableau, as explicit RK code holds it: lists of lists of numbers
+RK4_A = [[], [0.5], [0.0, 0.5], [0.0, 0.0, 1.0]]
+RK4_B = [1 / 6, 1 / 3, 1 / 3, 1 / 6]
+RK4_C = [0.0, 0.5, 0.5, 1.0]
+
+
+def _rk_step(f, t, y, h, *args):
+    ks = []
+    for a_row, c in zip(RK4_A, RK4_C):
+        yi = y + h * sum(a * k for a, k in zip(a_row, ks))
+        ks.append(f(t + c * h, yi, *args))
+    return y + h * sum(b * k for b, k in zip(RK4_B, ks))
+
+
+def _damped_rhs(t, y, omega, damping):
+    return np.array([y[1], -(omega**2) * y[0] - damping * y[1] + 0.1 * np.sin(t)])
+
+
+def butcher_tableau_steps(p, y0):
+    """Fixed-step RK4 from a Butcher tableau: each stage reads the stages before it (``ks``, a list the
+    stage loop appends to), as hand-written explicit Runge-Kutta code does."""
+    y, t, h = y0, 0.0, 0.1
+    for _ in range(3):
+        y = _rk_step(_damped_rhs, t, y, h, p[0], p[1])
+        t = t + h
+    return np.sum(y**2)
+
+
+def inputs_butcher_tableau_steps():
+    return np.array([1.3, 0.2]), np.array([1.0, -0.5])
+
+
+PROGRAMS += ["butcher_tableau_steps"]
