@@ -63,6 +63,27 @@ def _halfnorm_cdf(x, loc=0.0, scale=1.0):
     )
 
 
+def _halfcauchy_logpdf(x, loc=0.0, scale=1.0):
+    """The Cauchy density, folded."""
+    jnp = jax.numpy
+    folded = jnp.log(2.0) + jax.scipy.stats.cauchy.logpdf(x, loc, scale)
+    return jnp.where(x < loc, -jnp.inf, folded)
+
+
+def _halfcauchy_cdf(x, loc=0.0, scale=1.0):
+    jnp = jax.numpy
+    return jnp.where(
+        x < loc, 0.0, 2.0 * jax.scipy.stats.cauchy.cdf(x, loc, scale) - 1.0
+    )
+
+
+def _invgamma_logpdf(x, a, loc=0.0, scale=1.0):
+    """The gamma density of ``1 / y``, by the change of variables ``y = (x - loc) / scale``."""
+    jnp = jax.numpy
+    y = (x - loc) / scale
+    return jax.scipy.stats.gamma.logpdf(1.0 / y, a) - 2.0 * jnp.log(y) - jnp.log(scale)
+
+
 def _lognorm_logpdf(x, s, loc=0.0, scale=1.0):
     """The normal density of ``log(y)``, by the change of variables ``y = (x - loc) / scale``."""
     jnp = jax.numpy
@@ -75,6 +96,15 @@ _SCIPY_ONLY_STATS = types.SimpleNamespace(
         logpdf=_halfnorm_logpdf,
         pdf=lambda *a, **k: jax.numpy.exp(_halfnorm_logpdf(*a, **k)),
         cdf=_halfnorm_cdf,
+    ),
+    halfcauchy=types.SimpleNamespace(
+        logpdf=_halfcauchy_logpdf,
+        pdf=lambda *a, **k: jax.numpy.exp(_halfcauchy_logpdf(*a, **k)),
+        cdf=_halfcauchy_cdf,
+    ),
+    invgamma=types.SimpleNamespace(
+        logpdf=_invgamma_logpdf,
+        pdf=lambda *a, **k: jax.numpy.exp(_invgamma_logpdf(*a, **k)),
     ),
     lognorm=types.SimpleNamespace(
         logpdf=_lognorm_logpdf,
@@ -488,6 +518,31 @@ LIBRARY_CASES = [
         {"x": "positive", "s": "positive"},
     ),
     C("rt.stats.halfnorm_cdf", "scipy.stats.halfnorm.cdf(x)", U, "positive"),
+    C(
+        "rt.stats.halfcauchy_logpdf",
+        "scipy.stats.halfcauchy.logpdf(x, m, s)",
+        DENSITY,
+        {"x": "positive", "s": "positive"},
+    ),
+    C(
+        "rt.stats.halfcauchy_pdf",
+        "scipy.stats.halfcauchy.pdf(x, scale=s)",
+        {"x": "~...", "s": "~..."},
+        {"x": "positive", "s": "positive"},
+    ),
+    C("rt.stats.halfcauchy_cdf", "scipy.stats.halfcauchy.cdf(x)", U, "positive"),
+    C(
+        "rt.stats.invgamma_logpdf",
+        "scipy.stats.invgamma.logpdf(x, a, scale=s)",
+        {"x": "~...", "a": "~...", "s": "~..."},
+        {"x": "positive", "a": "positive", "s": "positive"},
+    ),
+    C(
+        "rt.stats.invgamma_pdf",
+        "scipy.stats.invgamma.pdf(x, a)",
+        {"x": "~...", "a": "~..."},
+        {"x": "positive", "a": "positive"},
+    ),
     C(
         "rt.stats.lognorm_logpdf",
         "scipy.stats.lognorm.logpdf(x, s)",

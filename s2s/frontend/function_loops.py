@@ -12,6 +12,12 @@ Guarantees of ``desugar(source)``:
   there is no loop to compile; JAX's tracing writes such a loop out too. A
   body with ``break``, ``continue``, ``return``, a ``yield`` or an ``else:``
   clause, or one that binds the loop variable, stays a loop (and its error).
+- ``for name, (logpdf, kw) in PRIORS.items():`` over a module-level table
+  whose rows hold functions (a dict's ``.items()`` or ``.values()``, a list
+  or tuple of tuples), the loop's target a tuple of names matching each row,
+  is written out too: each name read as its value in the row, a function by
+  its spelling, literal data as a literal (``logpdf(x, **{"a": 2.0})``),
+  any other value as the table's item (``PRIORS["sigma"][1]``).
 - a list or generator comprehension with one ``for`` over such a sequence
   and no ``if`` (``sum(np.sum(f(x)) for f in ACTIVATIONS)``) is the list
   display of its items, one per function.
@@ -246,7 +252,7 @@ class _Reader:
         if zipped is not None:
             target, sequence, beside = zipped
         if not isinstance(target, cst.Name):
-            return None
+            return self._table_rows(loop, target, sequence, index)
         functions = self.functions(sequence)
         if functions is None or _jumps_or_binds(loop.body, target.value):
             return None
@@ -269,6 +275,92 @@ class _Reader:
             for stmt in loop.body.body:
                 out.append(stmt.visit(Positioned(mapping, self.positions)))
         return out
+
+    def _table_rows(self, loop, target, sequence, index) -> list | None:
+        """``for name, (logpdf, kw) in PRIORS.items():`` over a module-level table whose rows hold functions
+        (a dict's items or values, a list or tuple of tuples): written out, each of the loop's names read
+        as its value in the row (a function by its spelling, literal data as a literal, any other value
+        as the table's item: ``PRIORS["sigma"][1]``)."""
+        rows = self._rows(sequence)
+        if (
+            rows is None
+            or index is not None
+            or not any(_is_function(leaf) for _, row in rows for leaf in _leaves(row))
+        ):
+            return None
+        names = {n.value for n in iter_nodes(target) if isinstance(n, cst.Name)}
+        if any(_jumps_or_binds(loop.body, n) for n in names):
+            return None
+        out = []
+        for path, row in rows:
+            mapping = self._matched(target, row, path)
+            if mapping is None:
+                return None
+            for stmt in loop.body.body:
+                out.append(stmt.visit(Positioned(mapping, self.positions)))
+        return out
+
+    def _rows(self, sequence) -> list | None:
+        """``[(expression of the row, value)]`` of a module-level dict's ``.items()``/``.values()``, or
+        of a module-level list or tuple."""
+        method = None
+        if (
+            isinstance(sequence, cst.Call)
+            and not sequence.args
+            and isinstance(sequence.func, cst.Attribute)
+            and sequence.func.attr.value in ("items", "values")
+        ):
+            method, sequence = sequence.func.attr.value, sequence.func.value
+        held = self.static(sequence)
+        if isinstance(held, dict) and method is not None and len(held) <= MAX_COPIES:
+            if not all(type(k) in (str, int) for k in held):
+                return None
+            at = lambda k: _item(sequence, literal(k))  # noqa: E731
+            if method == "values":
+                return [(at(k), v) for k, v in held.items()]
+            return [
+                (cst.Tuple([cst.Element(literal(k)), cst.Element(at(k))]), (k, v))
+                for k, v in held.items()
+            ]
+        if (
+            isinstance(held, (list, tuple))
+            and method is None
+            and len(held) <= MAX_COPIES
+        ):
+            return [(_item(sequence, literal(k)), v) for k, v in enumerate(held)]
+        return None
+
+    def _matched(self, target, value, path) -> dict | None:
+        """The loop's names -> expressions for one row ``value`` (``path``: an expression reading it)."""
+        if isinstance(target, cst.Name):
+            return {target.value: self._spelled(value, path, target)}
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(
+            value, (tuple, list)
+        ):
+            return None
+        if len(target.elements) != len(value) or any(
+            isinstance(e, cst.StarredElement) for e in target.elements
+        ):
+            return None
+        mapping = {}
+        for k, (element, item) in enumerate(zip(target.elements, value)):
+            inner_path = (
+                path.elements[k].value
+                if isinstance(path, cst.Tuple)
+                else _item(path, literal(k))
+            )
+            inner = self._matched(element.value, item, inner_path)
+            if inner is None:
+                return None
+            mapping.update(inner)
+        return mapping
+
+    def _spelled(self, value, path, like) -> cst.BaseExpression:
+        if _is_function(value) and not is_program_object(value):
+            return self.spelling(value, like)
+        if _is_literal_data(value):
+            return self._at(literal(value), like)
+        return self._at(path, like)
 
     def aliases(self, statements) -> list:
         """``act = np.tanh`` (bound once) dropped, and ``act`` read as ``np.tanh`` after it;
@@ -509,6 +601,33 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _item(node, key) -> cst.Subscript:
+    return cst.Subscript(node, [cst.SubscriptElement(cst.Index(key))])
+
+
+def _leaves(value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        yield from value.values()
+    else:
+        yield value
+
+
+def _is_literal_data(value) -> bool:
+    """Numbers, strings, bools and None, and tuples, lists and dicts of them (``literal`` writes them)."""
+    if type(value) in (int, float, bool, str, type(None)):
+        return True
+    if type(value) in (tuple, list):
+        return all(_is_literal_data(v) for v in value)
+    if type(value) is dict:
+        return all(
+            type(k) in (str, int) and _is_literal_data(v) for k, v in value.items()
+        )
+    return False
 
 
 def _is_switch(fn) -> bool:

@@ -226,6 +226,36 @@ def halfnorm_cdf(x, loc=0, scale=1):
     return xp.where(scaled_x < 0, 0.0, 2.0 * rt.special.ndtr(scaled_x) - 1.0)
 
 
+@decompose(name="rt.stats.halfcauchy_logpdf")
+def halfcauchy_logpdf(x, loc=0, scale=1):
+    scaled_x = (x - loc) / scale
+    log_probs = xp.log(2.0 / xp.pi) - xp.log(scale) - xp.log1p(scaled_x * scaled_x)
+    return xp.where(scaled_x < 0, -xp.inf, log_probs)
+
+
+@decompose(name="rt.stats.halfcauchy_pdf")
+def halfcauchy_pdf(x, loc=0, scale=1):
+    return xp.exp(rt.stats.halfcauchy_logpdf(x, loc, scale))
+
+
+@decompose(name="rt.stats.halfcauchy_cdf")
+def halfcauchy_cdf(x, loc=0, scale=1):
+    scaled_x = (x - loc) / scale
+    return xp.where(scaled_x < 0, 0.0, 2.0 / xp.pi * xp.arctan(scaled_x))
+
+
+@decompose(name="rt.stats.invgamma_logpdf")
+def invgamma_logpdf(x, a, loc=0, scale=1):
+    y = (x - loc) / scale
+    log_probs = -(a + 1) * xp.log(y) - rt.special.gammaln(a) - 1.0 / y - xp.log(scale)
+    return xp.where(y <= 0, -xp.inf, log_probs)
+
+
+@decompose(name="rt.stats.invgamma_pdf")
+def invgamma_pdf(x, a, loc=0, scale=1):
+    return xp.exp(rt.stats.invgamma_logpdf(x, a, loc, scale))
+
+
 @decompose(name="rt.stats.lognorm_logpdf")
 def lognorm_logpdf(x, s, loc=0, scale=1):
     log_y = xp.log((x - loc) / scale)

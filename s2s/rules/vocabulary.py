@@ -240,6 +240,8 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **_stats("expon", "logpdf", "pdf", "cdf"),
     **_stats("laplace", "logpdf", "pdf", "cdf"),
     **_stats("halfnorm", "logpdf", "pdf", "cdf"),
+    **_stats("halfcauchy", "logpdf", "pdf", "cdf"),
+    **_stats("invgamma", "logpdf", "pdf"),
     **_stats("lognorm", "logpdf", "pdf"),
     **_stats("logistic", "logpdf", "pdf", "cdf"),
     **_stats("uniform", "logpdf", "pdf"),

@@ -57,7 +57,9 @@ nested loop (``runtime/peeling``: the inner loop's peeled steps inside the outer
 module-level function, or a table's function picked by a configuration's string, passed to a local ``def``
 (``frontend/local_bindings``); ``*args`` passed on through two helpers with the function they call
 (``function_args.bound_call`` with a spread); layers of different classes held in a list, a dict or an
-``OrderedDict``, appended in a loop over a display or made by a helper (``frontend/object_structures``).
+``OrderedDict``, appended in a loop over a display or made by a helper (``frontend/object_structures``);
+Runge-Kutta stages from a tableau, each reading the ones before (``frontend/collecting_loops``); a
+module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``).
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ FORMS = (
     "function_to_a_local_def",
     "args_passed_on_twice",
     "layer_containers",
+    "stage_tableau",
+    "table_rows",
 )
 
 
@@ -976,6 +980,52 @@ class PythonIdioms:
             made = f"Chain({w})" if form == "chain" else f"chain_of({w})"
             lines += [f"{name}_net = {made}", f"{name}_h = {name}_net.forward({a})"]
         lines.append(f"{name} = np.sum({name}_h)")
+
+    def _py_stage_tableau(self, lines, name, a, b):
+        # explicit Runge-Kutta stages from a tableau held as lists of lists: each stage reads the ones
+        # before it (``frontend/collecting_loops``); the first sums no stage
+        self.helper(
+            "STAGE_A = [[], [0.5], [0.25, 0.25]]\n" "STAGE_B = [0.2, 0.3, 0.5]\n"
+        )
+        stages = self.pick(["STAGE_A", "zip(STAGE_A, STAGE_B)"])
+        target = f"{name}_row" if stages == "STAGE_A" else f"{name}_row, {name}_c"
+        lines += [
+            f"{name}_ks = []",
+            f"for {target} in {stages}:",
+            f"    {name}_yi = {a} + 0.1 * sum(c * k for c, k in zip({name}_row, {name}_ks))",
+            f"    {name}_ks.append(np.tanh({name}_yi * np.mean({b})))",
+            f"{name} = np.sum(sum(w * k for w, k in zip(STAGE_B, {name}_ks)))",
+        ]
+
+    def _py_table_rows(self, lines, name, a, b):
+        # a module-level table of ``(function, options)`` rows, looped over with ``**options``
+        # (``function_loops._table_rows``)
+        self.helper(
+            "def scaled_penalty(z, scale, power=2):\n"
+            "    return scale * np.sum(np.abs(z) ** power)\n"
+            "\n"
+            "\n"
+            "def shifted_penalty(z, shift):\n"
+            "    return np.sum(np.tanh(z + shift))\n"
+            "\n"
+            "\n"
+            "PENALTY_TABLE = {\n"
+            '    "l2": (scaled_penalty, {"scale": 0.1}),\n'
+            '    "l3": (scaled_penalty, {"scale": 0.05, "power": 3}),\n'
+            '    "shift": (shifted_penalty, {"shift": 0.5}),\n'
+            "}\n"
+        )
+        rows = self.pick(["items", "values"])
+        target = (
+            f"{name}_key, ({name}_f, {name}_kw)"
+            if rows == "items"
+            else f"{name}_f, {name}_kw"
+        )
+        lines += [
+            f"{name} = np.sum({b}) * 0.0",
+            f"for {target} in PENALTY_TABLE.{rows}():",
+            f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
 
     def _py_list_read_as_array(self, lines, name, a, b):
         # NumPy functions of Python lists, which NumPy reads as one array: a list display bound to a name,

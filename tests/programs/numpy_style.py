@@ -4063,3 +4063,39 @@ def inputs_butcher_tableau_steps():
 
 
 PROGRAMS += ["butcher_tableau_steps"]
+
+
+def _gamma_logpdf(x, a, scale=1.0):
+    return (a - 1) * np.log(x) - x / scale - a * np.log(scale)
+
+
+def _beta_logpdf(x, a, b):
+    return (a - 1) * np.log(x) + (b - 1) * np.log1p(-x)
+
+
+PRIORS_TABLE = {
+    "sigma": (_gamma_logpdf, {"a": 2.0, "scale": 0.5}),
+    "rho": (_beta_logpdf, {"a": 2.0, "b": 3.0}),
+}
+PRIOR_ROWS = [("sigma", _gamma_logpdf, (2.0, 10.0)), ("rho", _beta_logpdf, (2.0, 2.0))]
+
+
+def priors_from_a_table(params, x):
+    """A log posterior whose priors come from a module-level table of ``(logpdf, kwargs)`` rows,
+    applied with ``**kw``, and from a list of ``(name, logpdf, args)`` rows applied with ``*args``.
+    """
+    p = {"sigma": np.exp(params[0]), "rho": 1 / (1 + np.exp(-params[1]))}
+    lp = -0.5 * np.sum((x / p["sigma"]) ** 2) - x.size * np.log(p["sigma"])
+    for name, (logpdf, kw) in PRIORS_TABLE.items():
+        lp = lp + logpdf(p[name], **kw)
+    for name, logpdf, args in PRIOR_ROWS:
+        lp = lp + 0.1 * logpdf(p[name], *args)
+    return -lp
+
+
+def inputs_priors_from_a_table():
+    r = np.random.default_rng(51)
+    return np.array([-0.3, 0.4]), r.normal(size=5)
+
+
+PROGRAMS += ["priors_from_a_table"]
