@@ -298,6 +298,7 @@ _DEFINED_IN = {
     "step": "rulesupport",
     "take_along_axis_vjp": "rulesupport",
     "take_indices": "rulesupport",
+    "take_length": "rulesupport",
     "take_vjp": "rulesupport",
     "tile_vjp": "rulesupport",
     "to_last": "rulesupport",

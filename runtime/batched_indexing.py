@@ -251,6 +251,41 @@ def getitem(x, index, batched):
     return plan.to_examples(xp, x[plan.index])
 
 
+def take(a, indices, axis, mode, batched):
+    """Per-example ``np.take(a_i, indices_i, axis, mode=mode)`` where the indices differ per example
+    (``jnp.take(E, ids, axis=0)`` under ``jax.vmap``, ``ids`` per example); ``batched = (a_b, indices_b)``.
+    JAX's own ``take`` mapped over the examples on JAX values (its ``mode``s as JAX reads them); on NumPy
+    values, the positions ``take`` reads (``take_indices``) indexed per example (``getitem``), which
+    raises where ``np.take`` does."""
+    a_flag, i_flag = (bool(f) for f in batched)
+    if arrays._is_jax(a) or arrays._is_jax(indices):
+        import jax
+        import jax.numpy as jnp
+
+        one = lambda x, i: jnp.take(x, i, axis=axis, mode=mode)  # noqa: E731
+        return jax.vmap(one, in_axes=(0 if a_flag else None, 0 if i_flag else None))(
+            a, indices
+        )
+    from .rulesupport import take_indices
+
+    a = np.asarray(a)
+    length = take_length(a, axis, a_flag)
+    if axis is None:
+        a = np.reshape(a, (a.shape[0], -1) if a_flag else (-1,))
+        axis = 0
+    k = int(axis) % (np.ndim(a) - a_flag)
+    indices = take_indices(np.asarray(indices), length, mode)
+    index = (slice(None),) * k + (indices,)
+    return getitem(a, index, (a_flag, (False,) * k + (i_flag,)))
+
+
+def take_length(a, axis, a_batched) -> int:
+    """``rulesupport.take_length`` of one example of ``a``."""
+    from .rulesupport import take_length as length
+
+    return length(a[0] if a_batched else a, axis)
+
+
 def index_set(target, index, value, batched, size=None):
     """Per-example ``rt.index_set(target_i, index_i, value_i)``: ``target_i[index_i] = value_i`` on a copy
     (repeated indices: the last write wins); ``batched = (target_b, index_b, value_b)``; ``size``, the

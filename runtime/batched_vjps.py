@@ -435,14 +435,25 @@ def _example_axis(axis, rank):
 
 
 def take_vjp(g, a, indices, axis, batched):
-    """``rt.take_vjp`` per example (indices the same for every example, as ``take`` under vmap needs)."""
+    """``rt.take_vjp`` per example: ``g`` added back at the indices, which may differ per example
+    (``batching.take``'s cotangent)."""
     fg, fa, fi = batched
-    if fi:
-        raise ValueError(
-            "batched_vjps.take_vjp: indices that differ per example (use take_along_axis)"
-        )
     xp = namespace(g, a)
-    size = _size((g, fg), (a, fa))
+    size = _size((g, fg), (a, fa), (indices, fi))
+    if fi:
+        from .batched_indexing import index_add
+
+        shape = _example_shape(a, fa)
+        dtype = xp.result_type(g, float)
+        g = _with_batch(g, fg, size)
+        if axis is None:
+            flat = xp.zeros((size, int(np.prod(shape, dtype=int))), dtype)
+            back = index_add(flat, indices, g, (True, True, True))
+            return xp.reshape(back, (size, *shape))
+        k = _example_axis(axis, len(shape))
+        index = (slice(None),) * k + (indices,)
+        flags = (True, (False,) * k + (True,), True)
+        return index_add(xp.zeros((size, *shape), dtype), index, g, flags)
     g = _with_batch(g, fg, size)
     shape = _example_shape(a, fa)
     dtype = xp.result_type(g, float)

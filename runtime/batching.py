@@ -43,6 +43,8 @@ __all__ = [
     "searchsorted",
     "select",
     "solve",
+    "take",
+    "take_length",
     "tensordot",
     "vdot",
     "zero_at",
@@ -472,6 +474,8 @@ from .batched_indexing import (  # noqa: E402
     index_multiply,
     index_set,
     require_unique,
+    take,
+    take_length,
     zero_at,
 )
 

@@ -315,16 +315,22 @@ def diag_vjp(g, v, k=0):
     return xp.eye(n, m, k, dtype=g.dtype) * xp.pad(g, (0, m - length))
 
 
-def take_indices(a, indices, axis=None, mode=None):
-    """The positions ``take(a, indices, axis, mode=mode)`` reads: clipped into range (``"clip"``) or wrapped
-    around (``"wrap"``), as given otherwise (out of range, JAX's ``"fill"`` reads nothing).
+def take_length(a, axis=None) -> int:
+    """How many positions ``take(a, indices, axis)`` reads from: ``a``'s length along ``axis`` (its size
+    for ``axis=None``)."""
+    return int(np.size(a)) if axis is None else np.shape(a)[axis]
+
+
+def take_indices(indices, length, mode=None):
+    """The positions ``take(a, indices, axis, mode=mode)`` reads, of ``length`` (``take_length``): clipped
+    into range (``"clip"``) or wrapped around (``"wrap"``), as given otherwise (out of range, JAX's
+    ``"fill"`` reads nothing). Elementwise: batched indices are normalized as they are.
     """
     if mode not in ("clip", "wrap"):
         return indices
     xp = namespace(indices)
-    n = int(np.size(a)) if axis is None else np.shape(a)[axis]
     indices = xp.asarray(indices)
-    return xp.clip(indices, 0, n - 1) if mode == "clip" else indices % n
+    return xp.clip(indices, 0, length - 1) if mode == "clip" else indices % length
 
 
 def take_vjp(g, a, indices, axis=None):

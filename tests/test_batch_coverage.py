@@ -51,6 +51,8 @@ ALLOWED = {
             "rt.batching.inner",
             "rt.batched_vjps.dot_vjp",
             "rt.batched_vjps.inner_vjp",
+            "rt.batched_vjps.take_vjp",
+            "rt.batching.take_length",
             "rt.batched_vjps.batching_einsum_vjp",
             "rt.batching.solve",
             "rt.batched_vjps.solve_vjp_a",

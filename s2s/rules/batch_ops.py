@@ -157,6 +157,7 @@ def batched_convolve(a, v, mode, flags, *, g):
 nondiff("a pad width: ints", "rt.batched_ops.last_axis_padding")
 nondiff("whether any example is live: a truth value", "rt.batching.any_example")
 nondiff("a batch size: an int", "rt.batch_size_of")
+nondiff("a length: an int", "rt.batching.take_length")
 
 
 # Products of batched code: the per-example cotangent (``rt.batched_vjps``), summed over the
@@ -238,6 +239,11 @@ def batching_dot(a, b, flags, *, g):
     )
 
 
+no_derivative(
+    "not yet: second derivatives of `take` at indices that differ per example inside `jax.vmap`",
+    rt.batched_vjps.take_vjp,
+    "rt.batched_vjps.take_vjp",
+)
 no_derivative(
     "not yet: second derivatives of `np.dot` inside `jax.vmap`",
     rt.batched_vjps.dot_vjp,
@@ -587,6 +593,18 @@ def batched_diag_vjp(ct, v, k, flags, *, g):
 @linear(name="rt.batched_ops.reshape", roles={"shape": "static", "order": "static"})
 def batched_reshape(a, shape, order="C", *, g):
     return rt.batched_ops.reshape(g, rt.example_shape(a), order), None, None
+
+
+# ``take`` at indices that differ per example, differentiated again: the cotangent added back per
+# example, summed over the batch where ``a`` is shared by every example
+@linear(
+    name="rt.batching.take",
+    roles={"indices": "index", "axis": "static", "mode": "static", "flags": "static"},
+)
+def batched_take(a, indices, axis, mode, flags, *, g):
+    at = rt.take_indices(indices, rt.batching.take_length(a, axis, flags[0]), mode)
+    back = rt.batched_vjps.take_vjp(g, a, at, axis, (True, flags[0], True))
+    return rt.sum_unbatched(back, flags[0]), None, None, None, None
 
 
 # an item per example (``q_values(p, s)[a]`` under ``jax.vmap``), differentiated again: the cotangent

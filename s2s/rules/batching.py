@@ -208,7 +208,10 @@ batch("trailing", "rt.astype_jvp", "rt.leave_one_out", "rt.leave_one_out_vjp")
 batch("example", "rt.eye_last")
 batch("axes", "rt.reduced_like", "rt.extremum_vjp", "rt.to_last", "rt.from_last")
 batch("example", "rt.reduced_count")
-batch("example", "rt.take_indices")
+batch("example", "rt.take_length")
+batch(
+    "trailing", "rt.take_indices"
+)  # elementwise in the indices, of one example's length
 batch("static", "rt.inverse_permutation", "rt.opposite", "rt.written_dtype")
 batch(
     "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"

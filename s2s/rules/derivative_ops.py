@@ -62,7 +62,7 @@ nondiff(
     "rt.clip_partial",
     "rt.selects",
 )
-nondiff("positions: integers", "rt.take_indices")
+nondiff("positions and lengths: integers", "rt.take_indices", "rt.take_length")
 nondiff(
     "constants shaped like their arguments",
     "rt.eye_last",

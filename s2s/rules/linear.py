@@ -165,7 +165,9 @@ def pad(array, pad_width, mode="constant", *, g):
 
 @linear
 def take(a, indices, axis=None, out=None, mode=None, *, g):
-    return rt.take_vjp(g, a, rt.take_indices(a, indices, axis, mode), axis)
+    return rt.take_vjp(
+        g, a, rt.take_indices(indices, rt.take_length(a, axis), mode), axis
+    )
 
 
 @linear

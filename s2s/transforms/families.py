@@ -345,6 +345,20 @@ class Axes(Family):
         data = [p for p in op.params if op.roles[p] in ("data", "index") and p in args]
         first = args[data[0]]
         along = op.name == "take_along_axis"  # its indices are per example too
+        if op.name == "take" and b.is_batched(args["indices"]):
+            # ``jnp.take(E, ids, axis=0)`` with ids per example: taken per example
+            flags = (b.is_batched(args["a"]), True)
+            given = [args.get(p, literal(op.defaults.get(p))) for p in ("axis", "mode")]
+            return (
+                call(
+                    "rt.batching.take",
+                    args["a"],
+                    args["indices"],
+                    *given,
+                    literal(flags),
+                ),
+                True,
+            )
         replaced = {}
         for p in data:
             if op.roles[p] == "data" or along:
