@@ -59,7 +59,8 @@ module-level function, or a table's function picked by a configuration's string,
 (``function_args.bound_call`` with a spread); layers of different classes held in a list, a dict or an
 ``OrderedDict``, appended in a loop over a display or made by a helper (``frontend/object_structures``);
 Runge-Kutta stages from a tableau, each reading the ones before (``frontend/collecting_loops``); a
-module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``).
+module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``);
+``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``).
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ FORMS = (
     "layer_containers",
     "stage_tableau",
     "table_rows",
+    "take_at_computed_indices",
 )
 
 
@@ -1025,6 +1027,16 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_take_at_computed_indices(self, lines, name, a, b):
+        # ``np.take`` at positions computed from the data (an embedding lookup): under vmap they differ
+        # per example (``rt.batching.take``)
+        axis = self.pick(["0", "-1", "None"])
+        count = f"np.size({a})" if axis == "None" else f"np.shape({a})[{axis}]"
+        lines += [
+            f"{name}_at = np.argsort(np.ravel({b}))[:2] % {count}",
+            f"{name} = np.sum(np.tanh(np.take({a}, {name}_at, axis={axis})) ** 2)",
         ]
 
     def _py_list_read_as_array(self, lines, name, a, b):
