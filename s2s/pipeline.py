@@ -13,7 +13,6 @@ from . import ir
 from .frontend import (
     builtin_calls,
     closure_state,
-    collecting_loops,
     combinatorics,
     comprehensions,
     counted_whiles,
@@ -44,6 +43,7 @@ from .frontend import (
     starred,
     strings,
     ufunc_methods,
+    written_loops,
 )
 from .passes import (
     aliasing,
@@ -100,7 +100,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = listed_iterators.desugar(builtin_calls.reversals(src))
     src = iterators.desugar(builtin_calls.desugar(src))
     src = local_bindings.desugar(function_loops.desugar(strings.desugar(src)))
-    src = indexed_loops.desugar(collecting_loops.desugar(src))
+    src = indexed_loops.desugar(written_loops.desugar(src))
     # comprehensions' loops too (a dict comprehension keyed by its index)
     src = strings.desugar(starred.desugar(comprehensions.desugar(src)))
     src = builtin_calls.transposed_loops(src)

@@ -2,7 +2,7 @@
 
 ``StaticSequences(source, bound).items(node)`` gives the items of ``node`` as expressions, or None: a
 list or tuple display (its elements), ``range`` of ints the code spells (literals, module-level ints,
-``len`` of a module-level sequence: ``literal`` items), a module-level list or tuple (``A[0]``,
+``len`` of a static sequence, ``+ - * // %`` of those: ``literal`` items), a module-level list or tuple (``A[0]``,
 ``A[1]``, ...: the constant read where it is), and ``enumerate``/``zip`` of those (``k, item`` and
 ``a, b`` tuples, written without parentheses: ``a_row, c = RK4_A[0], RK4_C[0]``). At most ``most``
 items.
@@ -50,7 +50,8 @@ class StaticSequences:
         return found if found is not None and len(found) <= self.most else None
 
     def _int(self, node) -> int | None:
-        """An int the code spells: a literal, a module-level int, ``len`` of a module-level sequence."""
+        """An int the code spells: a literal, a module-level int, ``len`` of a static sequence, and
+        ``+ - * // %`` of those."""
         value = int_literal(node)
         if value is not None:
             return value
@@ -63,9 +64,14 @@ class StaticSequences:
                 and not node.args[0].star
                 and not node.args[0].keyword
             ):
-                held = object_of(node.args[0].value, self.env, self.bound)
-                return len(held) if isinstance(held, (list, tuple)) else None
+                items = self.items(node.args[0].value)
+                return None if items is None else len(items)
             return None
+        if isinstance(node, cst.BinaryOperation) and type(node.operator) in _ARITHMETIC:
+            left, right = self._int(node.left), self._int(node.right)
+            if left is None or right is None or (right == 0 and _divides(node)):
+                return None
+            return _ARITHMETIC[type(node.operator)](left, right)
         held = object_of(node, self.env, self.bound)
         return held if type(held) is int else None
 
@@ -92,6 +98,19 @@ class StaticSequences:
                 return None
             return [unparenthesized(row) for row in zip(*columns)]
         return None
+
+
+_ARITHMETIC = {
+    cst.Add: lambda a, b: a + b,
+    cst.Subtract: lambda a, b: a - b,
+    cst.Multiply: lambda a, b: a * b,
+    cst.FloorDivide: lambda a, b: a // b,
+    cst.Modulo: lambda a, b: a % b,
+}
+
+
+def _divides(node) -> bool:
+    return isinstance(node.operator, (cst.FloorDivide, cst.Modulo))
 
 
 def unparenthesized(values) -> cst.Tuple:

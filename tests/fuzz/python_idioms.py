@@ -58,9 +58,10 @@ module-level function, or a table's function picked by a configuration's string,
 (``frontend/local_bindings``); ``*args`` passed on through two helpers with the function they call
 (``function_args.bound_call`` with a spread); layers of different classes held in a list, a dict or an
 ``OrderedDict``, appended in a loop over a display or made by a helper (``frontend/object_structures``);
-Runge-Kutta stages from a tableau, each reading the ones before (``frontend/collecting_loops``); a
+Runge-Kutta stages from a tableau, each reading the ones before (``frontend/written_loops``); a
 module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``);
-``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``).
+``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``); a
+recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``).
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ FORMS = (
     "stage_tableau",
     "table_rows",
     "take_at_computed_indices",
+    "recursion_on_a_counter",
 )
 
 
@@ -985,7 +987,7 @@ class PythonIdioms:
 
     def _py_stage_tableau(self, lines, name, a, b):
         # explicit Runge-Kutta stages from a tableau held as lists of lists: each stage reads the ones
-        # before it (``frontend/collecting_loops``); the first sums no stage
+        # before it (``frontend/written_loops``); the first sums no stage
         self.helper(
             "STAGE_A = [[], [0.5], [0.25, 0.25]]\n" "STAGE_B = [0.2, 0.3, 0.5]\n"
         )
@@ -1027,6 +1029,27 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_recursion_on_a_counter(self, lines, name, a, b):
+        # a recursive helper called with a loop's counter (Chebyshev or Hermite polynomials by their
+        # recurrence): the loop is written out (``frontend/written_loops``)
+        self.helper(
+            "def hermite(n, z):\n"
+            "    if n == 0:\n"
+            "        return np.ones_like(z)\n"
+            "    if n == 1:\n"
+            "        return 2.0 * z\n"
+            "    return 2.0 * z * hermite(n - 1, z) - 2.0 * (n - 1) * hermite(n - 2, z)\n"
+            "\n"
+            "\n"
+            "HERMITE_DEGREE = 3\n"
+        )
+        bound = self.pick(["HERMITE_DEGREE + 1", "4", "len([0.5, 0.25, 0.125])"])
+        lines += [
+            f"{name} = 0.0",
+            f"for {name}_n in range({bound}):",
+            f"    {name} = {name} + 0.1 * np.sum(hermite({name}_n, np.tanh({a})))",
         ]
 
     def _py_take_at_computed_indices(self, lines, name, a, b):

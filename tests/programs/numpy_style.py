@@ -4099,3 +4099,36 @@ def inputs_priors_from_a_table():
 
 
 PROGRAMS += ["priors_from_a_table"]
+
+
+CHEB_DEGREE = 4
+
+
+def _chebyshev(n, x):
+    if n == 0:
+        return np.ones_like(x)
+    if n == 1:
+        return x
+    return 2 * x * _chebyshev(n - 1, x) - _chebyshev(n - 2, x)
+
+
+def chebyshev_features_by_recursion(coef, x, y):
+    """Chebyshev features by a recursion over the degree, the degree a loop's counter (``range(CHEB_DEGREE
+    + 1)``), accumulated into columns in place."""
+    feats = np.zeros((x.shape[0], 2))
+    for j in range(2):
+        for n in range(CHEB_DEGREE + 1):
+            feats[:, j] += coef[n, j] * _chebyshev(n, x)
+    return np.mean((np.tanh(feats) @ np.array([1.0, -0.5]) - y) ** 2)
+
+
+def inputs_chebyshev_features_by_recursion():
+    r = np.random.default_rng(52)
+    return (
+        0.5 * r.normal(size=(CHEB_DEGREE + 1, 2)),
+        np.linspace(-0.9, 0.9, 6),
+        r.normal(size=6),
+    )
+
+
+PROGRAMS += ["chebyshev_features_by_recursion"]

@@ -1,7 +1,7 @@
-"""Loops over a sequence known when s2s reads the code that read the list they append to, written out.
+"""Loops over a sequence known when s2s reads the code that no compiled loop can run, written out.
 
-An explicit Runge-Kutta step collects its stages from a Butcher tableau, each stage reading the ones
-before it::
+Two kinds. An explicit Runge-Kutta step collects its stages from a Butcher tableau, each stage reading
+the ones before it::
 
     ks = []
     for a_row in A:                      # A: a module-level list of lists
@@ -9,33 +9,40 @@ before it::
         ks.append(f(yi))
 
 The list's items are the loop's outputs, which a compiled loop has only after it ends, and each step
-reads a different number of them: there is no loop to compile. JAX's tracing writes such a loop out,
-and so does ``desugar(source)``: one copy of the body per item, after its target is assigned the item
-(``a_row = A[0]``, ``k = 2``), so the appends are appends in a row.
+reads a different number of them. And a loop that passes its variable to a recursive function of the
+program (``for n in range(DEGREE + 1): feats += coef[n] * cheb(n, x)``, ``cheb`` calling itself down to
+``n == 0``): the recursion's depth is the variable's value, which a compiled loop's counter does not
+have when the code is traced. There is no loop to compile: JAX's tracing writes such a loop out, and so
+does ``desugar(source)``: one copy of the body per item, after its target is assigned the item
+(``a_row = A[0]``, ``n = 2``).
 
-Guarantee: a ``for`` (in any block, no ``else``) over a static sequence (a module-level list or tuple,
-a display, ``range`` of ints the code spells: literals, module-level ints, ``len`` of a module-level
-sequence; ``enumerate``/``zip`` of those) of at most ``MAX_STEPS`` items, whose body neither jumps out
-nor yields, appends to a list bound before the loop and reads that list in another line of its body
-(or in the appended value), is written out. Other loops stay as they are (a loop that reads what it
-collects then stays a located error). New nodes keep the loop's position, the copies its body's.
+Guarantee: a ``for`` (in any block, no ``else``) over a static sequence (``static_sequences``: a
+display, a module-level list or tuple, ``range`` of ints the code spells, ``enumerate``/``zip`` of
+those) of at most ``MAX_STEPS`` items, whose body neither jumps out nor yields, and that either appends
+to a list bound before the loop and reads that list in another line of its body (or in the appended
+value), or passes an expression of its names to a module-level function of the program that calls
+itself, is written out. Other loops stay as they are (a loop that reads what it collects then stays a
+located error). New nodes keep the loop's position, the copies its body's.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, names_in
 from . import source as sources
 from .rewriting import (
     assignment_line,
     bindings,
     function_body,
+    object_of,
     with_blocks,
     with_body,
 )
+from .spellings import is_library
 from .static_sequences import Fresh, StaticSequences
 
 MAX_STEPS = 32  # a longer loop is one a person means to run as a loop
@@ -78,9 +85,21 @@ class _Writer:
         jumps = (cst.Break, cst.Continue, cst.Return, cst.Yield)
         if any(isinstance(n, jumps) for n in iter_nodes(loop.body)):
             return None
-        if not self._reads_what_it_collects(loop):
+        if not (self._reads_what_it_collects(loop) or self._recurses_on(loop)):
             return None
         return self.sequences.items(loop.iter)
+
+    def _recurses_on(self, loop: cst.For) -> bool:
+        """Whether ``loop``'s body passes an expression of its names to a recursive function."""
+        targets = {n.value for n in iter_nodes(loop.target) if isinstance(n, cst.Name)}
+        for node in iter_nodes(loop.body):
+            if not isinstance(node, cst.Call) or not any(
+                names_in(a.value) & targets for a in node.args
+            ):
+                continue
+            if _calls_itself(object_of(node.func, self.source.env, self.bound)):
+                return True
+        return False
 
     def _reads_what_it_collects(self, loop: cst.For) -> bool:
         """Whether ``loop``'s body appends to a list bound before it, and names that list elsewhere too."""
@@ -105,6 +124,16 @@ class _Writer:
             names[name] > count and not bound_inside[name]
             for name, count in appends.items()
         )
+
+
+def _calls_itself(fn) -> bool:
+    """A module-level function of the program whose code names itself (``cheb`` calling ``cheb``)."""
+    return (
+        inspect.isfunction(fn)
+        and not is_library(fn)
+        and fn.__name__ in fn.__code__.co_names
+        and fn.__globals__.get(fn.__name__) is fn
+    )
 
 
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
