@@ -178,12 +178,7 @@ def _batch_size(*pairs) -> int:
 
 
 def batched_total(items, size):
-    """``total`` of each example of batched ``items``: an array's rows are its axis 1. Items without that
-    axis are the outputs of a loop over a Python sequence that ran no step (their structure probed on
-    an unbatched element, ``control._no_steps``): Python's ``sum`` of nothing, the same for every
-    example."""
-    if hasattr(items, "shape") and np.ndim(items) < 2:
-        return namespace(items).zeros((size,), items.dtype)
+    """``total`` of each example of batched ``items``: an array's rows are its axis 1."""
     if hasattr(items, "shape"):
         return namespace(items).sum(items, axis=1)
     return iteration.total(items)
@@ -195,12 +190,6 @@ def batched_total_vjp(g, items, flags, size):
     from .batch_axes import broadcast_batch
 
     g_batched, items_batched = flags
-    if items is None:  # no items (``iteration.total``)
-        return None
-    if (
-        hasattr(items, "shape") and np.ndim(items) < 2
-    ):  # no step ran (``batched_total``)
-        return namespace(items).zeros_like(items)
     g = g if g_batched else broadcast_batch(g, size)
     if hasattr(items, "shape"):
         shape = np.shape(items) if items_batched else (size, *np.shape(items))

@@ -705,14 +705,7 @@ def _no_steps(f, init, xs):
     array with it, unpacks it), ``None``, as for a loop whose steps output
     nothing.
     """
-    element = tree_map(
-        lambda leaf: (
-            leaf.step
-            if isinstance(leaf, _NoSteps)
-            else namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf))
-        ),
-        xs,
-    )
+    element = tree_map(_probe, xs)
     # branches keep the residuals of both sides: a backward loop reads either
     _probing.append(True)
     try:
@@ -723,6 +716,16 @@ def _no_steps(f, init, xs):
     finally:
         _probing.pop()
     return tree_map(_no_steps_of, y)
+
+
+def _probe(leaf):
+    """An element like those of a sequence with none: its rows' shape, or of an empty Python sequence a
+    float (a tuple of them for a ``zip``)."""
+    if isinstance(leaf, _NoSteps):
+        return leaf.step
+    if isinstance(leaf, Elements):
+        return 0.0 if leaf.width is None else (0.0,) * leaf.width
+    return namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf))
 
 
 # non-empty while ``_no_steps`` runs a body for the structure of its outputs

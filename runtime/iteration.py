@@ -21,10 +21,13 @@ from .trees import _child, _children, _is_record, _rebuild, tree_zeros_like
 
 
 class Elements:
-    """A Python sequence that a loop visits element by element, at trace time."""
+    """A Python sequence that a loop visits element by element, at trace time; ``width``: how many
+    sequences ``zip`` put side by side in each item (a loop over no items still unpacks that many).
+    """
 
-    def __init__(self, items):
+    def __init__(self, items, width=None):
         self.items = list(items)
+        self.width = width
 
     def __len__(self):
         return len(self.items)
@@ -264,7 +267,7 @@ def zip(*sequences):
         )
     sequences = [iterate(s) for s in sequences]
     if builtins.any(isinstance(s, Elements) for s in sequences):
-        return Elements(builtins.zip(*sequences))
+        return Elements(builtins.zip(*sequences), width=len(sequences))
     n = builtins.min(length(s) for s in sequences)
     return Zipped(s if length(s) == n else s[:n] for s in sequences)
 
@@ -380,11 +383,7 @@ def values(d):
 def total(items):
     """Python's ``sum`` of a list, a tuple or ``d.values()`` (arrays of shapes ``+`` broadcasts), or of an
     array: its rows added, ``np.sum(x, axis=0)`` (``scipy.optimize.rosen``'s ``sum(100.0 * (...) ** 2)``).
-    Under ``vmap`` its twin (``batched_total``) adds each example's rows. ``None``, the items a loop over a
-    Python sequence collects when it runs no step (``sum(a * k for a, k in zip([], ks))``), is Python's
-    empty list: 0."""
-    if items is None:
-        return 0
+    Under ``vmap`` its twin (``batched_total``) adds each example's rows."""
     if hasattr(items, "shape"):
         if np.ndim(items) == 0:
             raise TypeError("iteration over a 0-d array")  # Python's
@@ -400,8 +399,6 @@ def total_vjp(g, items):
     each row)."""
     from .arrays import unbroadcast
 
-    if items is None:  # no items (``total``)
-        return None
     if hasattr(items, "shape"):
         return namespace(g, items).broadcast_to(g, np.shape(items))
 

@@ -203,10 +203,13 @@ def _appended_once(body, mentioned: list) -> set:
 @dataclass(frozen=True)
 class _Thread:
     """A name a local function changes: its ``item`` (the one value it appends, returned) or, with
-    ``item`` None, the name's value itself (taken and handed back)."""
+    ``item`` None, the name's value itself (taken and handed back; only handed back where ``taken`` is
+    False: the function assigns it before anything reads it, a method's output ``self.K = ...``).
+    """
 
     name: str
     item: str | None = None
+    taken: bool = True
 
 
 def _find_changes(root: _Scope) -> None:
@@ -253,11 +256,53 @@ def _choose(scope: _Scope, inherited: set, namer: Namer) -> None:
     owned = scope.locals | inherited
     for child in scope.children.values():
         child.threaded = [
-            _Thread(n, namer.fresh(f"{n}_item") if _one_item(child, n) else None)
+            (
+                _Thread(n, namer.fresh(f"{n}_item"))
+                if _one_item(child, n)
+                else _Thread(n, taken=not _written_first(child, n, kind))
+            )
             for n, kind in sorted(child.changes.items())
             if n in (owned_lists if kind == "grown" else owned)
         ]
         _choose(child, {t.name for t in child.threaded}, namer)
+
+
+def _written_first(fn: _Scope, name: str, kind: str) -> bool:
+    """Whether ``fn`` rebinds ``name`` on a line of its own level before anything could read it: no line
+    before names it, returns or calls a local function, and the line's value does not read it.
+    """
+    if kind != "rebound" or name not in fn.declared:
+        return False
+    for stmt in _lines(fn.node.body):
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else None
+        if (
+            small is not None
+            and len(small) == 1
+            and isinstance(small[0], cst.Assign)
+            and name in ir.target_names(small[0].targets[-1].target)
+            and not any(n.value == name for n in _names(small[0].value))
+        ):
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, cst.Nonlocal) for s in stmt.body
+        ):
+            continue  # the declarations
+        if any(
+            (isinstance(n, cst.Name) and n.value == name)
+            or isinstance(n, cst.Return)
+            or (
+                isinstance(n, cst.Call)
+                and isinstance(n.func, cst.Name)
+                and n.func.value in fn.visible
+            )
+            for n in _all_nodes(stmt)
+        ):
+            return False
+    return False
+
+
+def _names(node):
+    return (n for n in _all_nodes(node) if isinstance(n, cst.Name))
 
 
 def _one_item(fn: _Scope, name: str) -> bool:
@@ -302,7 +347,11 @@ class _Rewriter:
             params = node.params.with_changes(
                 kwonly_params=[
                     *node.params.kwonly_params,
-                    *(cst.Param(cst.Name(t.name)) for t in threaded if t.item is None),
+                    *(
+                        cst.Param(cst.Name(t.name))
+                        for t in threaded
+                        if t.item is None and t.taken
+                    ),
                 ],
             )
             if params.kwonly_params and not isinstance(params.star_arg, cst.Param):
@@ -494,7 +543,7 @@ class _Rewriter:
                     f"and `{self.scope.node.name.value}` binds a `{n}` of its own",
                     f"rename the `{n}` that `{self.scope.node.name.value}` binds",
                 )
-        values = [t.name for t in threads if t.item is None]
+        values = [t.name for t in threads if t.item is None and t.taken]
         args = [
             *call.args,
             *(cst.Arg(cst.Name(n), keyword=cst.Name(n)) for n in values),

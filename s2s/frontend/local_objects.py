@@ -56,6 +56,7 @@ from .rewriting import (
     moved_from,
     namer_of,
     place,
+    rebinds,
     referenced_objects,
     with_blocks,
     with_body,
@@ -295,7 +296,7 @@ class _Objects:
         hoisted = used is not None
         if cls is None or not spreadable(call):
             return None
-        if not hoisted and self.bound[name] != 1:
+        if not hoisted and rebinds(self.source.node, name) != 1:
             return None
         fields = self._fields(cls)
         # an ``__init__`` doing more than assigning attributes (an ``if``, a dict filled item by item):
@@ -305,8 +306,12 @@ class _Objects:
             fields = []
         if fields is None:
             return None
-        # attributes the methods assign are read too (``self.output``, set by ``forward``)
+        # attributes the methods assign are read too (``self.output``, set by ``forward``), and those the
+        # function assigns (``kf.F = ...`` after ``kf = KalmanFilter(4, 2)``)
         settable = self._set_by_methods(cls, fields, _methods(cls)) or []
+        settable += [
+            a for a in _assigned_attributes(self.source.node, name) if a not in settable
+        ]
         if init is not None:
             settable += [a for a in _attribute_writes(init) or [] if a not in settable]
         used = used if hoisted else self._used(name, cls, [*fields, *settable])
@@ -316,6 +321,12 @@ class _Objects:
         if methods is None or not self._same_globals(cls, methods):
             return None
         later = self._set_by_methods(cls, fields, methods)
+        if later is not None:
+            later += [
+                a
+                for a in _assigned_attributes(self.source.node, name)
+                if a not in later and a not in fields
+            ]
         if later is not None and init is not None:
             writes = _attribute_writes(init)
             later = (
@@ -515,6 +526,29 @@ class _Rename(cst.CSTTransformer):
     def leave_Name(self, original, updated):
         new = self.names.get(updated.value)
         return updated if new is None else updated.with_changes(value=new)
+
+
+def _assigned_attributes(node, name: str) -> list[str]:
+    """The attributes of ``name`` that ``node`` assigns (``kf.F = ...``, ``kf.R *= 2``; not ``kf.H[0, 0]
+    = 1``, which writes into the array the attribute holds), in order."""
+    found = []
+    for n in iter_nodes(node):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign)):
+            for t in _target_parts(n.target):
+                if (
+                    isinstance(t, cst.Attribute)
+                    and isinstance(t.value, cst.Name)
+                    and t.value.value == name
+                    and t.attr.value not in found
+                ):
+                    found.append(t.attr.value)
+    return found
+
+
+def _target_parts(target) -> list:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [p for e in target.elements for p in _target_parts(e.value)]
+    return [target]
 
 
 def _is_docstring(stmt) -> bool:

@@ -243,6 +243,31 @@ def _bindings(node, items: bool = True) -> Counter:
     return bound
 
 
+def names_bound(target) -> list[str]:
+    """The names an assignment or loop target binds: ``a`` and ``b`` of ``a, *b = ...``; none of
+    ``obj.attr = v`` or ``x[i] = v`` (they change an object, not a name)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in names_bound(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return names_bound(target.value)
+    return []
+
+
+def rebinds(node, name: str) -> int:
+    """How many times ``node`` binds ``name`` itself: parameters, ``def``s, assignment and loop targets
+    (``name.attr = v`` and ``name.attr[i] += v`` change the object ``name`` holds: they do not count).
+    """
+    count = 0
+    for n in iter_nodes(node):
+        if isinstance(n, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+            count += n.name.value == name
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)):
+            count += names_bound(n.target).count(name)
+    return count
+
+
 def _index_nodes(subscript: cst.Subscript):
     for element in subscript.slice:
         yield from iter_nodes(element)

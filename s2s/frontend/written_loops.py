@@ -20,7 +20,7 @@ Guarantee: a ``for`` (in any block, no ``else``) over a static sequence (``stati
 display, a module-level list or tuple, ``range`` of ints the code spells, ``enumerate``/``zip`` of
 those) of at most ``MAX_STEPS`` items, whose body neither jumps out nor yields, and that either appends
 to a list bound before the loop and reads that list in another line of its body (or in the appended
-value), or passes an expression of its names to a module-level function of the program that calls
+value) other than as its last item (``hs[-1]``, which a compiled loop carries), or passes an expression of its names to a module-level function of the program that calls
 itself, is written out. Other loops stay as they are (a loop that reads what it collects then stays a
 located error). New nodes keep the loop's position, the copies its body's.
 """
@@ -32,7 +32,7 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in
+from ..cstutil import int_literal, iter_nodes, names_in
 from . import source as sources
 from .rewriting import (
     assignment_line,
@@ -115,10 +115,21 @@ class _Writer:
             ):
                 appends[line.value.func.value.value] += 1
         bound_inside = bindings(loop, items=False)
+        nodes = list(iter_nodes(loop.body, skip={cst.Attribute: "value"}))
+        # ``hs[-1]``, the last item, a compiled loop carries: not a read that stops it
+        last = {
+            id(n.value)
+            for n in nodes
+            if isinstance(n, cst.Subscript)
+            and isinstance(n.value, cst.Name)
+            and len(n.slice) == 1
+            and isinstance(n.slice[0].slice, cst.Index)
+            and int_literal(n.slice[0].slice.value) == -1
+        }
         names = Counter(
             n.value
-            for n in iter_nodes(loop.body, skip={cst.Attribute: "value"})
-            if isinstance(n, cst.Name) and n.value in appends
+            for n in nodes
+            if isinstance(n, cst.Name) and n.value in appends and id(n) not in last
         )
         return any(
             names[name] > count and not bound_inside[name]

@@ -506,9 +506,6 @@ class Reads:
                 "all",
             ):  # the truth of Python values stays Python's (``rt.any``)
                 value = call(f"rt.{func}", first)
-            elif kind == COLLECTED and func == "sum":
-                # the stacked items' rows added; of a loop that ran no step, Python's ``sum([])``: 0
-                value = call("rt.total", first)
             elif kind == COLLECTED:
                 value = call(f"xp.{func}", first, axis=cst.Integer("0"))
             elif display and items[0].elements:

@@ -353,10 +353,28 @@ def last_of_empty(x):
 
 
 def length_read_while_growing(x):
+    """The list's length read in a loop over an array's rows: a compiled loop, which has the items only
+    after it ends (an error)."""
+    hs = [x]
+    for v in x:
+        hs.append(hs[-1] * len(hs) + v)
+    return np.sum(np.stack(hs))
+
+
+def length_read_while_growing_in_a_range(x):
+    """The same over ``range(3)``, known when the code is read: written out (``written_loops``), as JAX's
+    tracing writes it."""
     hs = [x]
     for _ in range(3):
-        hs.append(hs[-1] * len(hs))
+        hs.append(np.tanh(hs[-1]) * len(hs))
     return np.sum(np.stack(hs))
+
+
+def inputs_length_read_while_growing_in_a_range():
+    return (np.array([0.3, -0.2, 0.5]),)
+
+
+PROGRAMS += ["length_read_while_growing_in_a_range"]
 
 
 def swapped_lists(x):
