@@ -61,7 +61,8 @@ module-level function, or a table's function picked by a configuration's string,
 Runge-Kutta stages from a tableau, each reading the ones before (``frontend/written_loops``); a
 module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``);
 ``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``); a
-recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``).
+recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``); an object
+configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy).
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ FORMS = (
     "table_rows",
     "take_at_computed_indices",
     "recursion_on_a_counter",
+    "configured_object",
 )
 
 
@@ -1029,6 +1031,30 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_configured_object(self, lines, name, a, b):
+        # filterpy's way: an object made, then configured by assigning its attributes (and items of
+        # them), its methods storing outputs on ``self`` in a loop (``local_objects``, ``closure_state``)
+        self.helper(
+            "class Smoother:\n"
+            "    def __init__(self, n):\n"
+            "        self.state = np.zeros(n)\n"
+            "        self.gain = np.ones(n)\n"
+            "        self.decay = 0.5\n"
+            "\n"
+            "    def step(self, z):\n"
+            "        self.residual = z - self.state\n"
+            "        self.state = self.decay * self.state + self.gain * np.tanh(self.residual)\n"
+        )
+        lines += [
+            f"{name}_s = Smoother(np.size({a}))",
+            f"{name}_s.gain = np.full(np.size({a}), np.mean(np.tanh({b})) * 0.5 + 0.5)",
+            f"{name}_s.gain[0] = 0.25",
+            f"{name}_s.decay *= 0.9",
+            f"for {name}_z in (np.ravel({a}), np.ravel({a}) * 0.5):",
+            f"    {name}_s.step({name}_z)",
+            f"{name} = np.sum({name}_s.state) + np.sum({name}_s.residual ** 2)",
         ]
 
     def _py_recursion_on_a_counter(self, lines, name, a, b):

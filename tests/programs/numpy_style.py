@@ -4150,3 +4150,58 @@ def inputs_chebyshev_features_by_recursion():
 
 
 PROGRAMS += ["chebyshev_features_by_recursion"]
+
+
+class _KalmanFilter:
+    """filterpy's ``KalmanFilter``, cut down: matrices set as attributes after it is made, ``predict`` and
+    ``update`` changing ``self``, the innovation and gain kept as attributes."""
+
+    def __init__(self, dim_x, dim_z):
+        self.dim_x, self.dim_z = dim_x, dim_z
+        self.x = np.zeros((dim_x, 1))
+        self.P = np.eye(dim_x)
+        self.F = np.eye(dim_x)
+        self.H = np.zeros((dim_z, dim_x))
+        self.Q = np.eye(dim_x)
+        self.R = np.eye(dim_z)
+        self.log_likelihood = 0.0
+
+    def predict(self):
+        self.x = self.F @ self.x
+        self.P = self.F @ self.P @ self.F.T + self.Q
+
+    def update(self, z):
+        self.y = np.reshape(z, (self.dim_z, 1)) - self.H @ self.x
+        self.S = self.H @ self.P @ self.H.T + self.R
+        self.K = self.P @ self.H.T @ np.linalg.inv(self.S)
+        self.x = self.x + self.K @ self.y
+        self.P = (np.eye(self.dim_x) - self.K @ self.H) @ self.P
+        _, logdet = np.linalg.slogdet(self.S)
+        self.log_likelihood += -0.5 * (
+            logdet + (self.y.T @ np.linalg.solve(self.S, self.y))[0, 0]
+        )
+
+
+def kalman_filter_attributes(params, zs):
+    """A tracker's negative log-likelihood, the filter configured by assigning its attributes
+    (``kf.F = ...``, ``kf.R *= ...``, ``kf.H[0, 0] = 1.0``) as filterpy's examples do.
+    """
+    kf = _KalmanFilter(dim_x=2, dim_z=1)
+    kf.F = np.array([[1.0, 0.1], [0.0, 1.0]])
+    kf.F[1, 1] *= np.exp(-np.exp(params[0]))
+    kf.H[0, 0] = 1.0
+    kf.Q = np.exp(params[1]) * np.array([[0.01, 0.05], [0.05, 1.0]]) + 1e-6 * np.eye(2)
+    kf.R *= np.exp(params[2])
+    kf.x[0, 0] = zs[0]
+    for z in zs[1:]:
+        kf.predict()
+        kf.update(z)
+    return -kf.log_likelihood
+
+
+def inputs_kalman_filter_attributes():
+    t = 0.1 * np.arange(8)
+    return np.array([-1.0, 0.5, -2.0]), np.cos(t) + 0.05 * np.sin(7 * t)
+
+
+PROGRAMS += ["kalman_filter_attributes"]
