@@ -17,6 +17,7 @@ from .frontend import (
     comprehensions,
     counted_whiles,
     dict_fields,
+    error_states,
     factories,
     fence,
     function_loops,
@@ -106,6 +107,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = builtin_calls.transposed_loops(src)
     src = closure_state.desugar(local_defaults.desugar(partials.desugar(src)))
     src = builtin_calls.extended(prepends.desugar(src))
+    src = error_states.desugar(src)
     fence.check(src)
     return src
 

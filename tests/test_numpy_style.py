@@ -1046,3 +1046,24 @@ def test_python_sum_of_no_items_is_zero(f):
         s2s.vmap(s2s.grad(f), in_axes=(0, None))(ws, x),
         [s2s.grad(f, backend="numpy")(v, x) for v in ws],
     )
+
+
+def _raising_errstate(x):
+    with np.errstate(over="raise"):
+        return np.sum(np.exp(x))
+
+
+def test_an_errstate_that_raises_stays_a_located_error():
+    with pytest.raises(s2s.S2SError, match="`with` statement") as info:
+        s2s.grad(_raising_errstate)(np.ones(3))
+    assert info.value.origin.line == _raising_errstate.__code__.co_firstlineno + 1
+
+
+def test_a_keyword_splat_into_a_class_checks_its_keys():
+    params, obs = P.inputs_hmm_made_from_keywords()
+    extra = {**params, "n_iter": 3.0}
+    with pytest.raises(Exception, match="may hold only"):
+        s2s.grad(P.hmm_made_from_keywords, backend="numpy")(extra, obs)
+    missing = {k: v for k, v in params.items() if k != "means"}
+    with pytest.raises(Exception, match="means"):
+        s2s.grad(P.hmm_made_from_keywords, backend="numpy")(missing, obs)

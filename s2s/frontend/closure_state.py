@@ -392,7 +392,7 @@ class _Rewriter:
             )
 
         new = stmt.with_changes(body=rewritten(stmt.body))
-        orelse = stmt.orelse
+        orelse = getattr(stmt, "orelse", None)  # (a ``with`` block has none)
         if isinstance(orelse, cst.If):
             new = new.with_changes(
                 orelse=self._compound(orelse, scope, calls, threaded)
@@ -404,7 +404,14 @@ class _Rewriter:
         return self._at(new, stmt)
 
     def _no_calls_in_head(self, stmt, calls):
-        heads = [stmt.test] if isinstance(stmt, (cst.If, cst.While)) else [stmt.iter]
+        if isinstance(stmt, (cst.If, cst.While)):
+            heads = [stmt.test]
+        elif isinstance(stmt, cst.For):
+            heads = [stmt.iter]
+        elif isinstance(stmt, cst.With):
+            heads = [item.item for item in stmt.items]
+        else:  # ``try``: its blocks are the resolver's located error
+            heads = [stmt]
         orelse = getattr(stmt, "orelse", None)
         while isinstance(orelse, cst.If):
             heads.append(orelse.test)

@@ -209,18 +209,18 @@ def _same_key(element, key) -> bool:
 
 
 def spreadable(call: cst.Call) -> bool:
-    """Whether ``bind_arguments`` reads the call's arguments: no ``**``, and at most one ``*``, of a value read
-    without a call (``*params["gru"]``), after the other positional arguments."""
+    """Whether ``bind_arguments`` reads the call's arguments: one ``*`` after the other positional
+    arguments, or one ``**`` last, of a value read without a call (``*params["gru"]``, ``**params``).
+    """
     stars = [i for i, a in enumerate(call.args) if a.star]
     if not stars:
         return True
     star = call.args[stars[0]]
-    return (
-        len(stars) == 1
-        and star.star == "*"
-        and not any(a.keyword is None for a in call.args[stars[0] + 1 :])
-        and not any(isinstance(n, cst.Call) for n in iter_nodes(star.value))
-    )
+    if len(stars) != 1 or any(isinstance(n, cst.Call) for n in iter_nodes(star.value)):
+        return False
+    if star.star == "**":
+        return stars[0] == len(call.args) - 1
+    return not any(a.keyword is None for a in call.args[stars[0] + 1 :])
 
 
 def bind_arguments(
@@ -236,9 +236,12 @@ def bind_arguments(
         return None
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     star = next((a.value for a in call.args if a.star == "*"), None)
+    double = next((a.value for a in call.args if a.star == "**"), None)
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     if len(positional) > len(params):
         return None
+    if double is not None:
+        return _bound_by_keys(params, positional, keywords, double, spell)
     out, reached, required = [], 0, 0
     for k, p in enumerate(params):
         default = _default(p, spell)
@@ -269,6 +272,49 @@ def bind_arguments(
     if star is not None:
         out.insert(0, (None, _items_check(star, required, reached)))
     return out
+
+
+def _bound_by_keys(params, positional, keywords, double, spell) -> list | None:
+    """``bind_arguments`` with a ``**mapping`` last: each parameter the other arguments leave reads
+    ``mapping["name"]`` (``mapping["name"] if "name" in mapping else default``), after a check that the
+    mapping holds no other key, as Python's call checks (its keys are known when the code is traced).
+    """
+    out, left = [], []
+    for k, p in enumerate(params):
+        if k < len(positional):
+            out.append((p.name, positional[k]))
+        elif p.name in keywords:
+            out.append((p.name, keywords.pop(p.name)))
+        elif p.kind is p.POSITIONAL_ONLY:
+            return None
+        else:
+            key = cst.SimpleString(repr(p.name))
+            item = cst.Subscript(double, [cst.SubscriptElement(cst.Index(key))])
+            default = _default(p, spell)
+            if p.default is not inspect.Parameter.empty and default is None:
+                return None
+            if default is not None:
+                present = cst.Comparison(key, [cst.ComparisonTarget(cst.In(), double)])
+                item = cst.IfExp(present, item, default)
+            out.append((p.name, item))
+            left.append(p.name)
+    if keywords:
+        return None
+    # ``len(kw) == ("a" in kw) + ("b" in kw)``: no other key (facts of the keys, known when traced)
+    held = cst.Integer("0")
+    for n in left:
+        present = cst.Comparison(
+            cst.SimpleString(repr(n)), [cst.ComparisonTarget(cst.In(), double)]
+        )
+        held = cst.BinaryOperation(held, cst.Add(), present)
+    size = cst.Call(cst.Name("len"), [cst.Arg(double)])
+    message = cst.SimpleString(
+        repr(f"the `**` argument may hold only {', '.join(left)}")
+    )
+    check = cst.Assert(
+        cst.Comparison(size, [cst.ComparisonTarget(cst.Equal(), held)]), message
+    )
+    return [(None, [check]), *out]
 
 
 def _default(p, spell) -> cst.BaseExpression | None:

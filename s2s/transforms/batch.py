@@ -490,15 +490,23 @@ def _constant_key(key) -> bool:
 
 
 def _same_for_every_example(e) -> bool:
-    """``k == "W"`` (or ``!=``): strings are keys and names, never values that differ per example; and
-    ``sw is not None`` (``is``): an example is an array whatever the batch holds."""
+    """``k == "W"`` (or ``!=``, ``in``): strings are keys and names, never values that differ per example;
+    and ``sw is not None`` (``is``): an example is an array whatever the batch holds."""
     if e.kind != "op":
         return False
     if e.name in ("is", "is_not"):
         return True
-    return e.name in ("equal", "not_equal") and any(
-        isinstance(a, cst.SimpleString) for a in e.args
+    # ``"floor" in kw``, ``key in ("loc", "scale")``: a key's membership
+    return e.name in ("equal", "not_equal", "in", "not_in") and any(
+        _is_text(a) for a in e.args
     )
+
+
+def _is_text(atom) -> bool:
+    """A string literal, or a display of them."""
+    if isinstance(atom, (cst.Tuple, cst.List)):
+        return bool(atom.elements) and all(_is_text(e.value) for e in atom.elements)
+    return isinstance(atom, cst.SimpleString)
 
 
 def _collective(e) -> bool:

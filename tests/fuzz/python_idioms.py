@@ -62,7 +62,8 @@ Runge-Kutta stages from a tableau, each reading the ones before (``frontend/writ
 module-level table of ``(function, options)`` rows applied with ``**options`` (``function_loops``);
 ``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``); a
 recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``); an object
-configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy).
+configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
+an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``.
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ FORMS = (
     "take_at_computed_indices",
     "recursion_on_a_counter",
     "configured_object",
+    "keyword_object",
 )
 
 
@@ -1031,6 +1033,24 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_keyword_object(self, lines, name, a, b):
+        # hmmlearn's ``GaussianHMM(**params)``: an object made from a dict's keywords, a method under
+        # ``np.errstate`` (``frontend/object_init``, ``frontend/error_states``)
+        self.helper(
+            "class Emission:\n"
+            "    def __init__(self, loc, log_scale, floor=1e-6):\n"
+            "        self.loc = loc\n"
+            "        self.scale = np.exp(log_scale) + floor\n"
+            "\n"
+            "    def logpdf(self, z):\n"
+            '        with np.errstate(under="ignore", divide="ignore"):\n'
+            "            return -0.5 * ((z - self.loc) / self.scale) ** 2 - np.log(self.scale)\n"
+        )
+        lines += [
+            f'{name}_kw = {{"loc": np.mean({b}), "log_scale": np.tanh({a}) * 0.1}}',
+            f"{name} = np.sum(Emission(**{name}_kw).logpdf({a} * 0.5))",
         ]
 
     def _py_configured_object(self, lines, name, a, b):

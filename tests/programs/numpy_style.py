@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import jax
 import numpy as np
+from scipy.special import logsumexp
 
 import s2s
 
@@ -4205,3 +4206,59 @@ def inputs_kalman_filter_attributes():
 
 
 PROGRAMS += ["kalman_filter_attributes"]
+
+
+def _log_normalize(a, axis=None):
+    return a - logsumexp(a, axis=axis, keepdims=True)
+
+
+class _GaussianHMM:
+    """hmmlearn's way: made from keyword parameters, scored by a forward pass that fills a lattice element
+    by element under ``np.errstate``."""
+
+    def __init__(self, startprob_logits, transmat_logits, means, log_covars, eps=1e-12):
+        self.log_startprob = _log_normalize(startprob_logits)
+        self.log_transmat = _log_normalize(transmat_logits, axis=1)
+        self.means_, self.covars_ = means, np.exp(log_covars) + eps
+
+    def _compute_log_likelihood(self, X):
+        return -0.5 * (
+            np.log(2 * np.pi * self.covars_)[None, :]
+            + (X[:, None] - self.means_[None, :]) ** 2 / self.covars_[None, :]
+        )
+
+    def _do_forward_pass(self, framelogprob):
+        n_samples, n_components = framelogprob.shape
+        fwdlattice = np.zeros((n_samples, n_components))
+        fwdlattice[0] = self.log_startprob + framelogprob[0]
+        for t in range(1, n_samples):
+            for j in range(n_components):
+                work_buffer = fwdlattice[t - 1] + self.log_transmat[:, j]
+                fwdlattice[t, j] = logsumexp(work_buffer) + framelogprob[t, j]
+        with np.errstate(under="ignore"):
+            return logsumexp(fwdlattice[-1]), fwdlattice
+
+    def score(self, X):
+        logprob, _ = self._do_forward_pass(self._compute_log_likelihood(X))
+        return logprob
+
+
+def hmm_made_from_keywords(params, obs):
+    """A Gaussian HMM's negative log-likelihood per observation, the model made as
+    ``GaussianHMM(**params)``."""
+    model = _GaussianHMM(**params)
+    return -model.score(obs) / len(obs)
+
+
+def inputs_hmm_made_from_keywords():
+    r = np.random.default_rng(53)
+    params = {
+        "startprob_logits": 0.3 * r.normal(size=3),
+        "transmat_logits": 2.0 * np.eye(3) + 0.3 * r.normal(size=(3, 3)),
+        "means": np.array([-1.5, 0.0, 1.5]),
+        "log_covars": -0.5 + 0.1 * r.normal(size=3),
+    }
+    return params, np.array([-1.4, -1.6, 0.1, 0.0, 1.4, 1.7, 0.2])
+
+
+PROGRAMS += ["hmm_made_from_keywords"]
