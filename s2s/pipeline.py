@@ -44,6 +44,7 @@ from .frontend import (
     starred,
     strings,
     ufunc_methods,
+    ufunc_outputs,
     written_loops,
 )
 from .passes import (
@@ -91,6 +92,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
+    src = ufunc_outputs.desugar(src)
     src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(src)

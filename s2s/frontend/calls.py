@@ -755,14 +755,24 @@ class Calls(lax_control.LaxControl):
             ):
                 # (as written: a comprehension's loop renames its variable, ``layer_2``)
                 receiver_code = rewriting.as_written(self.source, func.value)
-                self.fail(
-                    func,
+                message = (
                     f"`{receiver_code}.{func.attr.value}()` calls a method of an object whose type s2s "
-                    "does not know when it reads the code (only arrays' methods are ops)",
+                    "does not know when it reads the code (only arrays' methods are ops)"
+                )
+                hint = (
                     f"write `{func.attr.value}` as a module-level function that takes the object's "
                     f"values (`{func.attr.value}({receiver_code}.field, ...)`), or call it outside "
-                    "and pass the result in",
+                    "and pass the result in"
                 )
+                if self._branches:
+                    # (scikit-learn's ``if hasattr(a, "toarray"): ... a.toarray()``, a branch no array
+                    # takes: the error where it runs, as for a random draw)
+                    refused = cst.Call(
+                        cst.parse_expression("rt.refused"),
+                        [cst.Arg(literal(message)), cst.Arg(literal(hint))],
+                    )
+                    return self.mark(refused, node)
+                self.fail(func, message, hint)
             if name not in METHODS:
                 draw = func.attr.value in library.DRAW_METHODS
                 self.fail(

@@ -57,6 +57,8 @@ STATIC_BUILTINS = {
     "slice",
     "isinstance",
     "callable",
+    # ``hasattr(a, "toarray")`` (scikit-learn's sparse checks): an array's type, known when traced
+    "hasattr",
     # over lists built in the function, or of values (``passes/collected.py`` computes them)
     "sum",
     "max",

@@ -32,6 +32,7 @@ FRESH_RUNTIME = frozenset(
         "rt.debug_print",
         "rt.dynamic_update_slice",
         "rt.foreign",  # JAX's results (``runtime.foreign``: an argument handed back is copied)
+        "rt.refused",  # raises where it runs: it returns nothing
     }
 )
 

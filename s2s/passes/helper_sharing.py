@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 
 import libcst as cst
+import numpy as np
 
 from .. import ir
 from ..cstutil import child_nodes, dotted, iter_nodes, own_nodes
@@ -289,10 +290,13 @@ def returned_parameters(helper) -> frozenset[str] | None:
                 isinstance(expr.func, cst.Attribute) and library is None
             ):  # ``flat.reshape(n)``
                 method = expr.func.attr.value
-                if method == "copy":
+                if method == "copy" or not hasattr(np.ndarray, method):
+                    # (no array has ``ret.toarray()``: s2s's values raise there, returning nothing)
                     return frozenset()
                 return shares(expr.func.value, seen) if method in VIEW_OPS else None
             return None
+        if isinstance(expr, cst.IfExp):  # one of its two values
+            return union([shares(expr.body, seen), shares(expr.orelse, seen)])
         if isinstance(expr, cst.Name):
             own = frozenset(
                 {expr.value} & params

@@ -50,6 +50,7 @@ STATIC_CALLS = {
     "range",
     "slice",
     "isinstance",
+    "hasattr",
     "str",
     "format",
     "repr",

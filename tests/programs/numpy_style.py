@@ -4262,3 +4262,66 @@ def inputs_hmm_made_from_keywords():
 
 
 PROGRAMS += ["hmm_made_from_keywords"]
+
+
+def _safe_sparse_dot(a, b, dense_output=False):
+    """scikit-learn's: sparse matrices (``toarray``) are another branch, which no array takes."""
+    if hasattr(a, "toarray") or hasattr(b, "toarray"):
+        ret = a @ b
+        return ret.toarray() if dense_output and hasattr(ret, "toarray") else ret
+    return np.dot(a, b)
+
+
+def _multinomial_loss(w, X, Y, alpha):
+    n_classes, n_features = Y.shape[1], X.shape[1]
+    fit_intercept = w.size == (n_classes * (n_features + 1))
+    w = w.reshape(n_classes, -1)
+    if fit_intercept:
+        intercept = w[:, -1]
+        w = w[:, :-1]
+    else:
+        intercept = 0
+    p = _safe_sparse_dot(X, w.T)
+    p += intercept
+    p -= logsumexp(p, axis=1)[:, np.newaxis]
+    loss = -(Y * p).sum()
+    loss += 0.5 * alpha * np.dot(w.ravel(), w.ravel())
+    p = np.exp(p, p)
+    return loss, p, w
+
+
+def multinomial_loss_as_sklearn_writes_it(w, X, Y):
+    """scikit-learn's multinomial logistic loss: a flat coefficient vector, ``hasattr`` checks for sparse
+    inputs, in-place ``p += intercept``, ``np.exp(p, p)`` into its own input."""
+    return _multinomial_loss(w, X, Y, 1e-2)[0]
+
+
+def inputs_multinomial_loss_as_sklearn_writes_it():
+    r = np.random.default_rng(54)
+    return (
+        0.3 * r.normal(size=15),
+        r.normal(size=(6, 4)),
+        np.eye(3)[r.integers(0, 3, 6)],
+    )
+
+
+PROGRAMS += ["multinomial_loss_as_sklearn_writes_it"]
+
+
+def ufunc_into_an_output(x, w):
+    """NumPy ufuncs writing into ``out`` (a buffer made in the function, or their own input)."""
+    buf = np.empty_like(x)
+    np.multiply(x, w, out=buf)
+    np.tanh(buf, buf)
+    s = np.add(buf, 1.0, out=(buf,))
+    total = np.sum(s**2)
+    np.maximum(buf, 0.1, buf)
+    return total + np.sum(buf)
+
+
+def inputs_ufunc_into_an_output():
+    r = np.random.default_rng(55)
+    return r.normal(size=5), r.normal(size=5)
+
+
+PROGRAMS += ["ufunc_into_an_output"]
