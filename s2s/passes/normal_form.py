@@ -55,6 +55,8 @@ STATIC_CALLS = {
     "format",
     "repr",
 }
+# builtins of a value's shape or type, not of its values
+TYPE_QUERIES = frozenset({"len", "isinstance", "hasattr", "callable"})
 # Python's ``list(xs)`` and ``tuple(xs)``: the runtime ops whose rules they take
 SEQUENCE_BUILTINS = {"list": "as_list", "tuple": "as_tuple", "dict": "as_dict"}
 XP_CONSTANTS = {
@@ -104,7 +106,8 @@ def is_static(node) -> bool:
         return is_static(node.expression)
     if isinstance(node, cst.Call):
         func = dotted(node.func)
-        if func == "len":  # a length is a shape: static whatever its argument
+        if func in TYPE_QUERIES:
+            # a length is a shape, ``isinstance``/``hasattr`` a type's: static whatever the value
             return all(is_atom(a.value) for a in node.args)
         if func.startswith(
             "rt.numbers."

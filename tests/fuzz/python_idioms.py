@@ -63,7 +63,8 @@ module-level table of ``(function, options)`` rows applied with ``**options`` (`
 ``np.take`` at positions computed from the data, which differ per example under vmap (``rt.batching.take``); a
 recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``); an object
 configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
-an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``.
+an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
+code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``.
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ FORMS = (
     "recursion_on_a_counter",
     "configured_object",
     "keyword_object",
+    "library_type_checks",
 )
 
 
@@ -1033,6 +1035,23 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_library_type_checks(self, lines, name, a, b):
+        # library code: ``hasattr`` checks for sparse inputs with a branch no array takes, a ufunc writing
+        # into ``out`` (``frontend/ufunc_outputs``)
+        self.helper(
+            "def dense_scale(x, s):\n"
+            '    if hasattr(x, "toarray"):\n'
+            "        return x.multiply(s).toarray()\n"
+            "    return x * s\n"
+        )
+        lines += [
+            f"{name}_buf = np.empty_like({a} * 1.0)",
+            f"np.tanh({a}, out={name}_buf)",
+            f"{name}_buf = np.exp(-{name}_buf ** 2, {name}_buf)",
+            f"{name} = np.sum(dense_scale({name}_buf, np.mean({b}))) "
+            f"+ float(isinstance({b}, np.ndarray))",
         ]
 
     def _py_keyword_object(self, lines, name, a, b):
