@@ -295,6 +295,13 @@ def _contraction_at(product, u, a, b, index, on, like, batched):
     operand ``index`` replaced by ``u``, or, unless ``on``, zeros like ``like`` (the result's shape where
     ``like`` is None); every example's, so the batch axis is there whichever operand carries it.
     """
+    if len(batched) not in (
+        3,
+        4,
+    ):  # (``u``, ``a``, ``b``, and ``like``'s where it is given)
+        raise ValueError(
+            f"batched_vjps: {len(batched)} flags for a contraction's operands"
+        )
     fu, fa, fb = batched[:3]
     fl = batched[3] if len(batched) > 3 else False
     size = next(

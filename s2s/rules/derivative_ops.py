@@ -250,9 +250,11 @@ def array_vjp(ct, data, *, g):
 
 
 # --- contractions: bilinear in the cotangent and the other operand -----------------------------
+# (``index`` says which operand: 0 or 1, a Python int, not an array index; under ``vmap`` it takes no
+# batched flag, so the flags are the operands' and ``like``'s)
 
 
-@vjp(name="rt.dot_vjp")
+@vjp(name="rt.dot_vjp", roles={"index": "static"})
 def dot_vjp(ct, a, b, index, on=1, *, g):
     return (
         rt.dot_at(g, a, b, index, on, ct),
@@ -270,7 +272,7 @@ def dot_vjp_forward(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):
     )
 
 
-@vjp(name="rt.dot_at")
+@vjp(name="rt.dot_at", roles={"index": "static"})
 def dot_at(u, a, b, index, on=1, like=None, *, g):
     return (
         rt.dot_vjp(g, a, b, index, on),
@@ -288,7 +290,7 @@ def dot_at_forward(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):
     )
 
 
-@vjp(name="rt.inner_vjp")
+@vjp(name="rt.inner_vjp", roles={"index": "static"})
 def inner_vjp(ct, a, b, index, on=1, *, g):
     return (
         rt.inner_at(g, a, b, index, on, ct),
@@ -306,7 +308,7 @@ def inner_vjp_forward(ct, a, b, index, on=1, *, ct_dot, a_dot, b_dot):
     )
 
 
-@vjp(name="rt.inner_at")
+@vjp(name="rt.inner_at", roles={"index": "static"})
 def inner_at(u, a, b, index, on=1, like=None, *, g):
     return (
         rt.inner_vjp(g, a, b, index, on),
@@ -324,7 +326,7 @@ def inner_at_forward(u, a, b, index, on=1, like=None, *, u_dot, a_dot, b_dot):
     )
 
 
-@vjp(name="rt.tensordot_vjp")
+@vjp(name="rt.tensordot_vjp", roles={"index": "static"})
 def tensordot_vjp(ct, a, b, axes, index, on=1, *, g):
     return (
         rt.tensordot_at(g, a, b, axes, index, on, ct),
@@ -342,7 +344,7 @@ def tensordot_vjp_forward(ct, a, b, axes, index, on=1, *, ct_dot, a_dot, b_dot):
     )
 
 
-@vjp(name="rt.tensordot_at")
+@vjp(name="rt.tensordot_at", roles={"index": "static"})
 def tensordot_at(u, a, b, axes, index, on=1, like=None, *, g):
     return (
         rt.tensordot_vjp(g, a, b, axes, index, on),
