@@ -315,7 +315,7 @@ def of_local(resolver, node) -> bool:
             )
 
 
-def transformed_chain(resolver, node):
+def transformed_chain(resolver, node, seen=frozenset()):
     """``jax.vmap(jax.grad(u1))`` or ``jax.grad(jax.grad(u1))`` of a local function ``u1`` (or a lambda, or a
     name a wrapped function of them is assigned to, ``u_tt = jax.grad(jax.grad(u1))``): ``(made, free)``,
     the transformations made of ``u1`` lifted, with their options moved past the enclosing variables it
@@ -325,14 +325,20 @@ def transformed_chain(resolver, node):
     from . import library
 
     if isinstance(node, cst.Name) and node.value in resolver._aliases:
-        return transformed_chain(resolver, resolver._aliases[node.value])
+        if (
+            node.value in seen
+        ):  # ``g = jax.grad(g)``: a name rebound to a transform of itself
+            return None
+        return transformed_chain(
+            resolver, resolver._aliases[node.value], seen | {node.value}
+        )
     if not isinstance(node, cst.Call):
         lifting = lift(resolver, node)
         return None if lifting is None else (lifting[1], lifting[1].free)
     maker = library.transform_maker(resolver._callee_object(node.func))
     if maker is None or not node.args or node.args[0].keyword or node.args[0].star:
         return None
-    inner = transformed_chain(resolver, node.args[0].value)
+    inner = transformed_chain(resolver, node.args[0].value, seen)
     if inner is None:
         return None
     g, free = inner
