@@ -51,6 +51,7 @@ CASES = [
     (P.per_example_huber, P.per_example_huber),
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),
+    (P.module_level_second_derivative, P.module_level_second_derivative),
     (P.hvp_of_a_module_level_gradient, P.hvp_of_a_module_level_gradient),
     # transformations applied by decorators on local functions, or through ``functools.partial``
     (P.decorated_local_map, P.decorated_local_map),

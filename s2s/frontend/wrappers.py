@@ -161,7 +161,8 @@ def _as_s2s(obj, kind, options):
             "jax.grad": s2s.grad,
             "jax.value_and_grad": s2s.value_and_grad,
         }
-        _made[obj] = maker[kind](obj.__wrapped__, **options)
+        # (``jax.grad(jax.grad(u))`` made at module level: the inner one s2s's too)
+        _made[obj] = maker[kind](as_s2s(obj.__wrapped__), **options)
     return _made[obj]
 
 
