@@ -10,6 +10,8 @@
 - ``np.pad(x, w, constant_values=c)`` is ``np.pad(x, w) + c * rt.pad_border(x, w)`` (a constant mask of the
   border), a term per side (and axis) for ``(before, after)`` values: linear in the values, which may be
   data;
+- ``np.diag_indices_from(K)`` (``tril_``/``triu_indices_from``) is the same function of ``K``'s shape
+  (``np.diag_indices(np.shape(K)[0], np.ndim(K))``), known when the code is traced;
 - ``out=`` is NumPy's output argument only in calls of NumPy's and JAX's functions and array methods;
 - a module-level ``functools.partial`` passed to a function of yours is held unresolved, for
   ``function_args`` to bind the function to it.
@@ -81,6 +83,55 @@ def constant_padding(resolver, node: cst.Call):
         product = cst.BinaryOperation(value_of, cst.Multiply(), mask)
         value = cst.BinaryOperation(value, cst.Add(), product)
     return resolver.mark(value, node)
+
+
+# ``np.diag_indices_from(a)`` and its kin: the positions of ``a``'s shape, as the functions of sizes
+_FROM_SHAPE = {
+    "diag_indices_from": "diag_indices",
+    "tril_indices_from": "tril_indices",
+    "triu_indices_from": "triu_indices",
+}
+
+
+def indices_from_shape(resolver, node: cst.Call):
+    """``np.diag_indices_from(K)`` as ``np.diag_indices(np.shape(K)[0], np.ndim(K))`` (``tril``/``triu``:
+    ``np.tril_indices(np.shape(K)[-2], k, np.shape(K)[-1])``): a function of ``K``'s shape, which is known
+    when the code is traced (and the same for every example), where ``K`` itself may be traced; else None.
+    """
+    func = node.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in _FROM_SHAPE
+        and resolver._callee_object(func) is getattr(numpy, func.attr.value)
+        and node.args
+        and node.args[0].keyword is None
+        and not any(a.star for a in node.args)
+    ):
+        return None
+    module, a = func.value, node.args[0].value
+    shape = cst.Call(cst.Attribute(module, cst.Name("shape")), [cst.Arg(a)])
+
+    def size(k):
+        return cst.Subscript(shape, [cst.SubscriptElement(cst.Index(cst.Integer(k)))])
+
+    if func.attr.value == "diag_indices_from":
+        if len(node.args) != 1:
+            return None
+        ndim = cst.Call(cst.Attribute(module, cst.Name("ndim")), [cst.Arg(a)])
+        args = [cst.Arg(size("0")), cst.Arg(ndim)]
+    else:
+        k = [arg.value for arg in node.args[1:]]
+        if len(k) > 1 or any(
+            arg.keyword and arg.keyword.value != "k" for arg in node.args[1:]
+        ):
+            return None
+        neg2 = cst.UnaryOperation(cst.Minus(), cst.Integer("2"))
+        neg1 = cst.UnaryOperation(cst.Minus(), cst.Integer("1"))
+        rows = cst.Subscript(shape, [cst.SubscriptElement(cst.Index(neg2))])
+        cols = cst.Subscript(shape, [cst.SubscriptElement(cst.Index(neg1))])
+        args = [cst.Arg(rows), cst.Arg(k[0] if k else cst.Integer("0")), cst.Arg(cols)]
+    new = cst.Call(func.with_changes(attr=cst.Name(_FROM_SHAPE[func.attr.value])), args)
+    return resolver.expr(new)
 
 
 _PADS = [numpy.pad]

@@ -540,6 +540,9 @@ class Calls(lax_control.LaxControl):
         made = call_forms.record(self, node)
         if made is not None:  # ``State(mu, nu)``: a NamedTuple of yours
             return made
+        positions = call_forms.indices_from_shape(self, node)
+        if positions is not None:  # ``K[np.diag_indices_from(K)] += noise``
+            return positions
         padded = call_forms.constant_padding(self, node)
         if padded is not None:  # ``np.pad(x, w, constant_values=c)``
             return padded

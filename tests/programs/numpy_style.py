@@ -4325,3 +4325,25 @@ def inputs_ufunc_into_an_output():
 
 
 PROGRAMS += ["ufunc_into_an_output"]
+
+
+def gp_nll_with_diagonal_noise(log_params, X, y):
+    """A GP's negative log marginal likelihood with the noise added on the diagonal in place
+    (``K[np.diag_indices_from(K)] += noise``) and the upper triangle's penalty by ``triu_indices_from``.
+    """
+    ell, noise = np.exp(log_params[0]), np.exp(log_params[1])
+    d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    K = np.exp(-0.5 * d2 / ell**2)
+    K[np.diag_indices_from(K)] += noise
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    upper = K[np.triu_indices_from(K, k=1)]
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L))) + 1e-3 * np.sum(upper**2)
+
+
+def inputs_gp_nll_with_diagonal_noise():
+    r = np.random.default_rng(56)
+    return np.array([0.1, -1.0]), r.normal(size=(5, 2)), r.normal(size=5)
+
+
+PROGRAMS += ["gp_nll_with_diagonal_noise"]
