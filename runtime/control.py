@@ -706,12 +706,15 @@ def _no_steps(f, init, xs):
     nothing.
     """
     element = tree_map(_probe, xs)
+    # a float stands for an item of a Python sequence of unknown kind (a dict's key, a record): the body
+    # may fail on it in any way
+    failures = Exception if _has_elements(xs) else (IndexError, ValueError, TypeError)
     # branches keep the residuals of both sides: a backward loop reads either
     _probing.append(True)
     try:
         with np.errstate(all="ignore"):
             _, y = f(init, element)
-    except (IndexError, ValueError, TypeError):
+    except failures:
         return None
     finally:
         _probing.pop()
