@@ -29,6 +29,7 @@ SUBMODULES = (
     "ops",
     "special",
     "stats",
+    "distance",
 )
 
 # name -> the submodule that defines it

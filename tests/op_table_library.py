@@ -25,6 +25,7 @@ import jax.scipy.stats
 import numpy as np
 import scipy.integrate
 import scipy.linalg
+import scipy.spatial.distance
 import scipy.special
 import scipy.stats
 from op_table import DOMAINS, C
@@ -130,11 +131,22 @@ class _JaxSpecial:
         return getattr(jax.scipy.special, name)
 
 
+def _cdist(XA, XB, metric="euclidean"):
+    """The JAX twin of ``scipy.spatial.distance.cdist`` (JAX has none), from its formula."""
+    jnp = jax.numpy
+    diff = XA[:, None, :] - XB[None, :, :]
+    if metric == "cityblock":
+        return jnp.sum(jnp.abs(diff), axis=-1)
+    squared = jnp.sum(diff**2, axis=-1)
+    return squared if metric == "sqeuclidean" else jnp.sqrt(squared)
+
+
 class _JaxScipy:
-    """``jax.scipy``, with ``integrate.cumulative_trapezoid`` written out."""
+    """``jax.scipy``, with ``integrate.cumulative_trapezoid`` and ``spatial.distance.cdist`` written out."""
 
     stats = _JaxStats()
     special = _JaxSpecial()
+    spatial = types.SimpleNamespace(distance=types.SimpleNamespace(cdist=_cdist))
 
     integrate = type(
         "integrate",
@@ -542,6 +554,21 @@ LIBRARY_CASES = [
         "scipy.stats.invgamma.pdf(x, a)",
         {"x": "~...", "a": "~..."},
         {"x": "positive", "a": "positive"},
+    ),
+    C(
+        "rt.distance.cdist",
+        "scipy.spatial.distance.cdist(x, y, metric='sqeuclidean')",
+        {"x": "k n", "y": "m n"},
+    ),
+    C(
+        "rt.distance.cdist",
+        "scipy.spatial.distance.cdist(x, y)",
+        {"x": "k n", "y": "m n"},
+    ),
+    C(
+        "rt.distance.cdist",
+        "scipy.spatial.distance.cdist(x, y, 'cityblock')",
+        {"x": "k n", "y": "m n"},
     ),
     C(
         "rt.stats.lognorm_logpdf",

@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (each module registers its family's rules)
     decompose,
     derivative_linalg,
     derivative_ops,
+    distance,
     elementwise,
     explicit,
     foreign,

@@ -245,13 +245,15 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **_stats("lognorm", "logpdf", "pdf"),
     **_stats("logistic", "logpdf", "pdf", "cdf"),
     **_stats("uniform", "logpdf", "pdf"),
+    # scipy.spatial.distance
+    "rt.distance.cdist": ("scipy.spatial.distance.cdist",),
 }
 
 # library functions of arrays (not of trees, as ``rt.psum`` is): their operands and results are arrays
 ARRAY_FUNCTIONS = frozenset(
     op
     for op in LIBRARY
-    if op.startswith(("rt.nn.", "rt.special.", "rt.lax.", "rt.stats."))
+    if op.startswith(("rt.nn.", "rt.special.", "rt.lax.", "rt.stats.", "rt.distance."))
 )
 
 
