@@ -141,12 +141,32 @@ def _cdist(XA, XB, metric="euclidean"):
     return squared if metric == "sqeuclidean" else jnp.sqrt(squared)
 
 
+def _pdist(X, metric="euclidean"):
+    rows, cols = np.triu_indices(X.shape[0], k=1)
+    diff = X[rows] - X[cols]
+    if metric == "cityblock":
+        return jax.numpy.sum(jax.numpy.abs(diff), axis=-1)
+    squared = jax.numpy.sum(diff**2, axis=-1)
+    return squared if metric == "sqeuclidean" else jax.numpy.sqrt(squared)
+
+
+def _squareform(v):
+    n = round((1 + float(np.sqrt(1 + 8 * v.shape[0]))) / 2)
+    rows, cols = np.triu_indices(n, k=1)
+    upper = jax.numpy.zeros((n, n), v.dtype).at[rows, cols].set(v)
+    return upper + upper.T
+
+
 class _JaxScipy:
     """``jax.scipy``, with ``integrate.cumulative_trapezoid`` and ``spatial.distance.cdist`` written out."""
 
     stats = _JaxStats()
     special = _JaxSpecial()
-    spatial = types.SimpleNamespace(distance=types.SimpleNamespace(cdist=_cdist))
+    spatial = types.SimpleNamespace(
+        distance=types.SimpleNamespace(
+            cdist=_cdist, pdist=_pdist, squareform=_squareform
+        )
+    )
 
     integrate = type(
         "integrate",
@@ -569,6 +589,17 @@ LIBRARY_CASES = [
         "rt.distance.cdist",
         "scipy.spatial.distance.cdist(x, y, 'cityblock')",
         {"x": "k n", "y": "m n"},
+    ),
+    C("rt.distance.pdist", "scipy.spatial.distance.pdist(x)", {"x": "k n"}),
+    C(
+        "rt.distance.pdist",
+        "scipy.spatial.distance.pdist(x, metric='sqeuclidean')",
+        {"x": "k n"},
+    ),
+    C(
+        "rt.distance.squareform",
+        "scipy.spatial.distance.squareform(scipy.spatial.distance.pdist(x, 'cityblock'))",
+        {"x": "k n"},
     ),
     C(
         "rt.stats.lognorm_logpdf",

@@ -1,15 +1,17 @@
-"""``scipy.spatial.distance.cdist``, spelled ``rt.distance.cdist``: a ``decompose`` op written with ops that
-have rules (the rows' differences broadcast against each other, reduced over the last axis), so s2s
+"""``scipy.spatial.distance``'s ``cdist``, ``pdist`` and ``squareform``, spelled ``rt.distance.<name>``: ``decompose``
+ops written with ops that have rules (the rows' differences broadcast against each other, reduced over the last axis), so s2s
 differentiates what the formula says: ``"euclidean"``'s square root has no derivative at a zero distance
-(``cdist(X, X)``'s diagonal), as JAX's ``sqrt`` has none. Another metric is the located error where the call
-runs.
+(``cdist(X, X)``'s diagonal), as JAX's ``sqrt`` has none; ``pdist`` gathers each pair's rows (no row with
+itself), and ``squareform`` writes a condensed vector into the upper triangle and adds its transpose. The
+positions are functions of the shape (the same for every example under ``vmap``). Another metric is the
+located error where the call runs.
 """
 
 import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import decompose
+from .registry import batch, decompose, nondiff
 
 
 @decompose(name="rt.distance.cdist")
@@ -25,3 +27,48 @@ def cdist(XA, XB, metric="euclidean"):
         "`cdist` with a metric s2s does not read",
         "use metric='sqeuclidean', 'euclidean' or 'cityblock', or write the distance with NumPy",
     )
+
+
+@decompose(name="rt.distance.pdist")
+def pdist(X, metric="euclidean"):
+    # each pair's rows gathered (no row with itself: ``"euclidean"``'s square root never sees a zero it made)
+    diff = xp.take(X, rt.distance.pair_rows(X), axis=0) - xp.take(
+        X, rt.distance.pair_cols(X), axis=0
+    )
+    if metric == "cityblock":
+        return xp.sum(xp.abs(diff), axis=-1)
+    if metric == "sqeuclidean":
+        return xp.sum(diff * diff, axis=-1)
+    if metric == "euclidean":
+        return xp.sqrt(xp.sum(diff * diff, axis=-1))
+    return rt.refused(
+        "`pdist` with a metric s2s does not read",
+        "use metric='sqeuclidean', 'euclidean' or 'cityblock', or write the distance with NumPy",
+    )
+
+
+@decompose(name="rt.distance.squareform")
+def squareform(X, force="no", checks=True):
+    # a condensed vector (``rt.distance.square_shape`` refuses a matrix) into the upper triangle, mirrored
+    rows = rt.distance.square_rows(X)
+    cols = rt.distance.square_cols(X)
+    upper = rt.index_add(xp.zeros(rt.distance.square_shape(X)), (rows, cols), X)
+    return upper + xp.transpose(upper)
+
+
+nondiff(
+    "positions and sizes of a shape: integers",
+    "rt.distance.pair_rows",
+    "rt.distance.pair_cols",
+    "rt.distance.square_shape",
+    "rt.distance.square_rows",
+    "rt.distance.square_cols",
+)
+batch(
+    "example",
+    "rt.distance.pair_rows",
+    "rt.distance.pair_cols",
+    "rt.distance.square_shape",
+    "rt.distance.square_rows",
+    "rt.distance.square_cols",
+)

@@ -247,6 +247,8 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     **_stats("uniform", "logpdf", "pdf"),
     # scipy.spatial.distance
     "rt.distance.cdist": ("scipy.spatial.distance.cdist",),
+    "rt.distance.pdist": ("scipy.spatial.distance.pdist",),
+    "rt.distance.squareform": ("scipy.spatial.distance.squareform",),
 }
 
 # library functions of arrays (not of trees, as ``rt.psum`` is): their operands and results are arrays
