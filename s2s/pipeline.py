@@ -15,6 +15,7 @@ from .frontend import (
     closure_state,
     combinatorics,
     comprehensions,
+    constant_objects,
     counted_whiles,
     dict_fields,
     error_states,
@@ -98,7 +99,8 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = dict_fields.desugar(src)
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
-    src = counted_whiles.desugar(object_lists.desugar(local_objects.desugar(src)))
+    src = local_objects.desugar(constant_objects.desugar(src))
+    src = counted_whiles.desugar(object_lists.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
     src = listed_iterators.desugar(builtin_calls.reversals(src))
     src = iterators.desugar(builtin_calls.desugar(src))

@@ -1067,3 +1067,24 @@ def test_a_keyword_splat_into_a_class_checks_its_keys():
     missing = {k: v for k, v in params.items() if k != "means"}
     with pytest.raises(Exception, match="means"):
         s2s.grad(P.hmm_made_from_keywords, backend="numpy")(missing, obs)
+
+
+class _Drawn:
+    def __init__(self, n=3):
+        self.noise = np.random.randn(n)
+
+
+def _scaled_by(obj, x):
+    return x * obj.noise
+
+
+def _drawn_object(x):
+    obj = _Drawn(3)
+    return np.sum(_scaled_by(obj, x))
+
+
+def test_an_object_whose_constructor_draws_is_not_made_once():
+    # made once, its draw would be the same at every call: it stays the located error
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(_drawn_object)(np.ones(3))
+    assert info.value.origin.path == __file__

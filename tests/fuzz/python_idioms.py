@@ -64,7 +64,8 @@ module-level table of ``(function, options)`` rows applied with ``**options`` (`
 recursive helper (Hermite polynomials) called with a loop's counter (``frontend/written_loops``); an object
 configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
 an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
-code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``.
+code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
+constants handed to a helper.
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ FORMS = (
     "configured_object",
     "keyword_object",
     "library_type_checks",
+    "constant_object",
 )
 
 
@@ -1035,6 +1037,25 @@ class PythonIdioms:
             f"{name} = np.sum({b}) * 0.0",
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
+        ]
+
+    def _py_constant_object(self, lines, name, a, b):
+        # an object of the program made from constants and handed to a helper (a solver's ``grid =
+        # Grid()``): made once when the code is read (``frontend/constant_objects``)
+        self.helper(
+            "class Stencil:\n"
+            "    def __init__(self, h=0.5, order=2):\n"
+            "        self.h = h\n"
+            "        self.weights = np.array([1.0, -2.0, 1.0]) / h**order\n"
+            "\n"
+            "\n"
+            "def smoothed(z, stencil):\n"
+            "    return z * stencil.weights[1] * 0.01 + np.tanh(z) * stencil.h\n"
+        )
+        args = self.pick(["", "0.25", "h=0.75, order=1"])
+        lines += [
+            f"{name}_st = Stencil({args})",
+            f"{name} = np.sum(smoothed({a}, {name}_st)) + {name}_st.h",
         ]
 
     def _py_library_type_checks(self, lines, name, a, b):

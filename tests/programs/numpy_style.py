@@ -4347,3 +4347,43 @@ def inputs_gp_nll_with_diagonal_noise():
 
 
 PROGRAMS += ["gp_nll_with_diagonal_noise"]
+
+
+@dataclass
+class _Grid:
+    """A course notebook's grid: sizes as fields, the spacing and cell centres made after them."""
+
+    nx: int = 12
+    xmin: float = 0.0
+    xmax: float = 2.0
+
+    def __post_init__(self):
+        self.dx = (self.xmax - self.xmin) / self.nx
+        self.x = self.xmin + (np.arange(self.nx) + 0.5) * self.dx
+
+
+def _diffusion_rhs(u, grid, nu):
+    ue = np.concatenate([u[-1:], u, u[:1]])
+    return nu * (ue[2:] - 2 * ue[1:-1] + ue[:-2]) / grid.dx**2 - u * (
+        ue[2:] - ue[:-2]
+    ) / (2 * grid.dx)
+
+
+def grid_object_made_from_constants(params, u_obs):
+    """A grid object made from constants in the function and handed to helpers (a finite-volume
+    solver's ``grid = Grid()``): made once, as a module-level one would be."""
+    grid = _Grid(nx=12)
+    u = 1.0 + sum(
+        a * np.sin((k + 1) * np.pi * grid.x) for k, a in enumerate(params[:-1])
+    )
+    for _ in range(5):
+        u = u + 0.01 * _diffusion_rhs(u, grid, np.exp(params[-1]))
+    return np.mean((u - u_obs) ** 2)
+
+
+def inputs_grid_object_made_from_constants():
+    r = np.random.default_rng(57)
+    return np.array([0.3, -0.1, 0.05, np.log(0.05)]), 1.0 + 0.1 * r.normal(size=12)
+
+
+PROGRAMS += ["grid_object_made_from_constants"]
