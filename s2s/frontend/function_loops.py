@@ -28,7 +28,7 @@ Guarantees of ``desugar(source)``:
   display of names (its lambdas bound to names on lines before), so
   ``heads[1](h)``, ``lax.switch(g, heads, h)`` and loops over it call them.
 - ``act = np.tanh``, a name bound once, in the function's own body, to a
-  module-level function: its reads are that function; so is
+  module-level function (or object of the program: ``config = CFG``): its reads are it; so is
   ``ACTIVATIONS[1]``, an item of such a sequence at a literal position, and
   ``ACTS["relu"]``, an item of a module-level dict of functions at a literal key.
 - ``act = ACTS[name]``, bound once to such a dict's item at a key whose names are
@@ -436,7 +436,11 @@ class _Reader:
         name, value = assign.targets[0].target.value, assign.value
         if self.bindings[name] != 1:
             return None
-        if not _is_function(self.static(value)) and not self._table_item(value):
+        held = self.static(value)
+        # (a module-level object of the program too: ``config = CFG``, an object's attribute given it)
+        if not (
+            _is_function(held) or is_program_object(held) or self._table_item(value)
+        ):
             return None
         return name, value
 
