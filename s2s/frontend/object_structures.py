@@ -40,6 +40,7 @@ from .rewriting import (
     bindings,
     function_body,
     namer_of,
+    names_bound,
     object_of,
     place,
     referenced_objects,
@@ -129,7 +130,11 @@ class _Reader:
                 None,
             )
             grown = None if loop is None else self._only_append(body[loop], name)
-            if grown is None:
+            targets = [] if loop is None else names_bound(body[loop].target)
+            # (a comprehension's names are its own: a loop's, read after it, would be gone)
+            if grown is None or any(
+                _count(t, [body[loop]]) != _count(t, body) for t in targets
+            ):
                 continue
             clause = cst.CompFor(target=body[loop].target, iter=body[loop].iter)
             made = cst.ListComp(grown, clause)

@@ -201,3 +201,15 @@ def inputs():
     x = rng.normal(size=(6, 4))
     t = np.eye(3)[rng.integers(0, 3, size=6)]
     return params, x, t
+
+
+def loop_variable_read_after(weights, x, t):
+    """The appending loop's variable read after it (its last value): no comprehension can stand for the
+    loop (a located error, never another ``W``)."""
+    layers = []
+    for W, b in weights:
+        layers.append(Dense(W, b))
+    h = x
+    for layer in layers:
+        h = np.tanh(layer.forward(h))
+    return np.mean((h - t) ** 2) + 0.01 * np.sum(W)
