@@ -298,6 +298,9 @@ class _Objects:
             return None
         if not hoisted and rebinds(self.source.node, name) != 1:
             return None
+        if _assigned_in_local_functions(self.source.node, name):
+            # (``kf.x = v`` in a local ``def``: the object's variable there would be the def's own)
+            return None
         fields = self._fields(cls)
         # an ``__init__`` doing more than assigning attributes (an ``if``, a dict filled item by item):
         # a method too, called where the object is made
@@ -543,6 +546,16 @@ def _assigned_attributes(node, name: str) -> list[str]:
                 ):
                     found.append(t.attr.value)
     return found
+
+
+def _assigned_in_local_functions(node, name: str) -> bool:
+    """Whether a function defined in ``node``'s body assigns an attribute of ``name``."""
+    body = node.body if isinstance(node, cst.FunctionDef) else node
+    return any(
+        _assigned_attributes(n.body, name)
+        for n in iter_nodes(body)
+        if isinstance(n, (cst.FunctionDef, cst.Lambda))
+    )
 
 
 def _target_parts(target) -> list:
