@@ -21,13 +21,20 @@ def cdist(XA, XB, metric="euclidean"):
         return scipy_cdist(XA, XB, metric=metric)
     import jax.numpy as jnp
 
+    return norm_of(jnp.expand_dims(XA, -2) - jnp.expand_dims(XB, -3), metric)
+
+
+def norm_of(diff, metric="euclidean"):
+    """The distance each difference (its last axis) stands for under ``metric``."""
+    from .arrays import namespace
+
     if metric not in METRICS:
-        raise ValueError(f"cdist: metric {metric!r} (s2s reads {', '.join(METRICS)})")
-    diff = jnp.expand_dims(XA, -2) - jnp.expand_dims(XB, -3)
+        raise ValueError(f"metric {metric!r}: s2s reads {', '.join(METRICS)}")
+    xp = namespace(diff)
     if metric == "cityblock":
-        return jnp.sum(jnp.abs(diff), axis=-1)
-    squared = jnp.sum(diff * diff, axis=-1)
-    return squared if metric == "sqeuclidean" else jnp.sqrt(squared)
+        return xp.sum(xp.abs(diff), axis=-1)
+    squared = xp.sum(diff * diff, axis=-1)
+    return squared if metric == "sqeuclidean" else xp.sqrt(squared)
 
 
 def pdist(X, metric="euclidean"):
@@ -36,16 +43,7 @@ def pdist(X, metric="euclidean"):
         from scipy.spatial.distance import pdist as scipy_pdist
 
         return scipy_pdist(X, metric=metric)
-    full = cdist(X, X, metric) if metric != "euclidean" else None
-    rows, cols = pair_rows(X), pair_cols(X)
-    if full is not None:
-        return full[rows, cols]
-    import jax.numpy as jnp
-
-    diff = (
-        X[rows] - X[cols]
-    )  # (no zero distance of a row with itself under the square root)
-    return jnp.sqrt(jnp.sum(diff * diff, axis=-1))
+    return norm_of(X[pair_rows(X)] - X[pair_cols(X)], metric)
 
 
 def squareform(X, force="no", checks=True):
@@ -57,7 +55,8 @@ def squareform(X, force="no", checks=True):
     import jax.numpy as jnp
 
     if jnp.ndim(X) == 2:
-        return X[square_rows(X), square_cols(X)]
+        rows, cols = _pairs(X.shape[0])
+        return X[rows, cols]
     upper = (
         jnp.zeros(square_shape(X), X.dtype).at[square_rows(X), square_cols(X)].add(X)
     )

@@ -14,9 +14,9 @@ from s2s import runtime as rt
 from .registry import batch, decompose, nondiff
 
 
-@decompose(name="rt.distance.cdist")
-def cdist(XA, XB, metric="euclidean"):
-    diff = xp.expand_dims(XA, -2) - xp.expand_dims(XB, -3)
+@decompose(name="rt.distance.norm_of")
+def norm_of(diff, metric="euclidean"):
+    # the metric of each difference (its last axis)
     if metric == "cityblock":
         return xp.sum(xp.abs(diff), axis=-1)
     if metric == "sqeuclidean":
@@ -24,26 +24,23 @@ def cdist(XA, XB, metric="euclidean"):
     if metric == "euclidean":
         return xp.sqrt(xp.sum(diff * diff, axis=-1))
     return rt.refused(
-        "`cdist` with a metric s2s does not read",
+        "a `scipy.spatial.distance` metric s2s does not read",
         "use metric='sqeuclidean', 'euclidean' or 'cityblock', or write the distance with NumPy",
     )
+
+
+@decompose(name="rt.distance.cdist")
+def cdist(XA, XB, metric="euclidean"):
+    diff = xp.expand_dims(XA, -2) - xp.expand_dims(XB, -3)
+    return rt.distance.norm_of(diff, metric)
 
 
 @decompose(name="rt.distance.pdist")
 def pdist(X, metric="euclidean"):
     # each pair's rows gathered (no row with itself: ``"euclidean"``'s square root never sees a zero it made)
-    diff = xp.take(X, rt.distance.pair_rows(X), axis=0) - xp.take(
-        X, rt.distance.pair_cols(X), axis=0
-    )
-    if metric == "cityblock":
-        return xp.sum(xp.abs(diff), axis=-1)
-    if metric == "sqeuclidean":
-        return xp.sum(diff * diff, axis=-1)
-    if metric == "euclidean":
-        return xp.sqrt(xp.sum(diff * diff, axis=-1))
-    return rt.refused(
-        "`pdist` with a metric s2s does not read",
-        "use metric='sqeuclidean', 'euclidean' or 'cityblock', or write the distance with NumPy",
+    rows = xp.take(X, rt.distance.pair_rows(X), axis=0)
+    return rt.distance.norm_of(
+        rows - xp.take(X, rt.distance.pair_cols(X), axis=0), metric
     )
 
 
