@@ -114,12 +114,18 @@ def test_each_object_is_named_and_its_loop_written_out():
         (P.passed_on_whole, "layers = [Dense("),
         (P.two_classes_per_parameter, "Affine(W, b)"),
         (P.loop_variable_read_after, "Dense(W, b)"),
+        (P.appended_by_a_local_function, "add(Dense("),
     ],
-    ids=["passed_on_whole", "two_classes_per_parameter", "loop_variable_read_after"],
+    ids=[
+        "passed_on_whole",
+        "two_classes_per_parameter",
+        "loop_variable_read_after",
+        "appended_by_a_local_function",
+    ],
 )
 def test_a_container_s2s_cannot_name_stays_a_located_error(f, line):
     params, x, t = P.inputs()
-    if f is not P.passed_on_whole:
+    if f in (P.two_classes_per_parameter, P.loop_variable_read_after):
         params = [(params["W1"], params["b1"]), (params["W2"], params["b2"])]
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(f)(params, x, t)

@@ -130,11 +130,11 @@ class _Reader:
                 None,
             )
             grown = None if loop is None else self._only_append(body[loop], name)
-            targets = [] if loop is None else names_bound(body[loop].target)
+            if grown is None:
+                continue
             # (a comprehension's names are its own: a loop's, read after it, would be gone)
-            if grown is None or any(
-                _count(t, [body[loop]]) != _count(t, body) for t in targets
-            ):
+            targets = names_bound(body[loop].target)
+            if any(_count(t, [body[loop]]) != _count(t, body) for t in targets):
                 continue
             clause = cst.CompFor(target=body[loop].target, iter=body[loop].iter)
             made = cst.ListComp(grown, clause)

@@ -213,3 +213,18 @@ def loop_variable_read_after(weights, x, t):
     for layer in layers:
         h = np.tanh(layer.forward(h))
     return np.mean((h - t) ** 2) + 0.01 * np.sum(W)
+
+
+def appended_by_a_local_function(params, x, t):
+    """The list first named by a local ``def`` that appends to it (NNFS's ``model.add(layer)``)."""
+    layers = []
+
+    def add(layer):
+        layers.append(layer)
+
+    add(Dense(params["W1"], params["b1"]))
+    add(Tanh())
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return np.mean((h - t[:, :1]) ** 2)
