@@ -137,26 +137,7 @@ def _attribute_writes(fn) -> list[str] | None:
         return None
     if any(_decorator(d) == "staticmethod" for d in node.decorators):
         return []  # no ``self``
-    me = node.params.params[0].name.value
-    found = []
-    for n in iter_nodes(node.body):
-        if not isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For)):
-            continue
-        whole = n.target
-        parts = (
-            [e.value for e in whole.elements]
-            if isinstance(whole, (cst.Tuple, cst.List))
-            else [whole]
-        )
-        for t in parts:
-            if (
-                isinstance(t, cst.Attribute)
-                and isinstance(t.value, cst.Name)
-                and t.value.value == me
-                and t.attr.value not in found
-            ):
-                found.append(t.attr.value)
-    return found
+    return _assigned_attributes(node.body, node.params.params[0].name.value)
 
 
 def _decorator(decorator: cst.Decorator) -> str:
@@ -532,11 +513,12 @@ class _Rename(cst.CSTTransformer):
 
 
 def _assigned_attributes(node, name: str) -> list[str]:
-    """The attributes of ``name`` that ``node`` assigns (``kf.F = ...``, ``kf.R *= 2``; not ``kf.H[0, 0]
-    = 1``, which writes into the array the attribute holds), in order."""
+    """The attributes of ``name`` that ``node`` assigns (``kf.F = ...``, ``kf.R *= 2``, a loop's target;
+    not ``kf.H[0, 0] = 1``, which writes into the array the attribute holds), in order.
+    """
     found = []
     for n in iter_nodes(node):
-        if isinstance(n, (cst.AssignTarget, cst.AugAssign)):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For)):
             for t in _target_parts(n.target):
                 if (
                     isinstance(t, cst.Attribute)
