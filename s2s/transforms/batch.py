@@ -492,8 +492,6 @@ def _constant_key(key) -> bool:
 def _same_for_every_example(e) -> bool:
     """``k == "W"`` (or ``!=``, ``in``): strings are keys and names, never values that differ per example;
     and ``sw is not None`` (``is``): an example is an array whatever the batch holds."""
-    if e.name in ("isinstance", "hasattr", "callable"):
-        return True  # the type of a value, not its values: an example's is the batch's
     if e.kind != "op":
         return False
     if e.name in ("is", "is_not"):
