@@ -24,6 +24,7 @@ PROGRAMS = [
     P.summed_over_functions,
     P.lambdas_in_a_tuple,
     P.objects_zipped_with_weights,
+    P.loop_names_read_after_it,
 ]
 
 
@@ -39,7 +40,9 @@ def test_gradient_and_forward_mode_match_jax(f):
 
 
 @pytest.mark.parametrize(
-    "f", [*PROGRAMS[:2], P.objects_zipped_with_weights], ids=lambda f: f.__name__
+    "f",
+    [*PROGRAMS[:2], P.objects_zipped_with_weights, P.loop_names_read_after_it],
+    ids=lambda f: f.__name__,
 )
 def test_per_example_gradients_match_jax(f):
     x, w = _args(np.random.default_rng(1))

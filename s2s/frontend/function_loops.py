@@ -18,6 +18,11 @@ Guarantees of ``desugar(source)``:
   is written out too: each name read as its value in the row, a function by
   its spelling, literal data as a literal (``logpdf(x, **{"a": 2.0})``),
   any other value as the table's item (``PRIORS["sigma"][1]``).
+- after such a loop its names hold their last step's values, as in Python: the
+  statements after it in its block read them (``return act(x)`` reads the last
+  function) up to one that binds the name; where the function names one outside
+  that block, or a statement reads it while binding it, it is assigned its last
+  value there (``act = np.sin``, read through when bound once).
 - a list or generator comprehension with one ``for`` over such a sequence
   and no ``if`` (``sum(np.sum(f(x)) for f in ACTIVATIONS)``) is the list
   display of its items, one per function.
@@ -59,6 +64,7 @@ from .rewriting import (
     assignment_line,
     bindings,
     function_body,
+    mentions,
     place,
     with_blocks,
     with_body,
@@ -106,6 +112,7 @@ class _Reader:
         self.namer = Namer(self.bound | set(source.env))
         self.added: dict = {}  # names for functions that no module-level name spells
         self.changed = False
+        self.assigned_last = False  # a written-out loop's name assigned its last value
         # local functions: names bound once, at the function's own level, by a ``def`` or to a lambda
         self.local = {
             name
@@ -190,16 +197,41 @@ class _Reader:
     # --- statements ---------------------------------------------------------------------------
 
     def block(self, statements) -> list:
-        out = []
-        for stmt in statements:
-            if isinstance(stmt, cst.For):
-                copies = self.unrolled(stmt)
-                if copies is not None:
-                    self.changed = True
-                    out.extend(self.block(copies))
-                    continue
+        """``statements`` with their loops over functions written out. After a loop, Python's loop
+        variables hold their last step's values: the statements after it in the block read them
+        through until one binds the name (there, and where the function names it outside the block,
+        the name is assigned its last value: ``aliases`` then reads a function's name through).
+        """
+        out, last = [], {}  # last: a written-out loop's names -> their last values
+        for k, stmt in enumerate(statements):
+            written = self.unrolled(stmt) if isinstance(stmt, cst.For) else None
+            if written is not None:
+                self.changed = True
+                copies, names = written
+                kept = {n: v for n, v in last.items() if n not in names}
+                copies = [self._read_through(c, kept) for c in copies]
+                out.extend(self.block(copies))
+                last = kept
+                for name, value in names.items():
+                    if mentions(name, [self.source.node]) > mentions(name, statements):
+                        out.append(self._assigned(name, value, stmt))
+                    elif mentions(name, statements[k + 1 :]):
+                        last[name] = value
+                continue
+            for name in [n for n in last if n in bindings(stmt)]:
+                if not _overwrites(stmt, name):
+                    out.append(self._assigned(name, last[name], stmt))
+                del last[name]
+            stmt = self._read_through(stmt, last)
             out.append(with_blocks(stmt, self.block, self.positions))
         return out
+
+    def _read_through(self, stmt, last: dict):
+        return stmt.visit(Positioned(last, self.positions)) if last else stmt
+
+    def _assigned(self, name: str, value, like) -> cst.SimpleStatementLine:
+        self.assigned_last = True
+        return assignment_line(cst.Name(name), value, like, self.positions)
 
     def _zipped(self, target, sequence):
         """``(function target, function sequence, [(target, sequence), ...])`` for ``for layer, W in
@@ -224,8 +256,9 @@ class _Reader:
             return None
         return names[0], first.value, [(n, a.value) for n, a in zip(names[1:], others)]
 
-    def unrolled(self, loop: cst.For) -> list | None:
-        """The statements of ``loop`` written out over a static sequence of functions, else None."""
+    def unrolled(self, loop: cst.For) -> tuple[list, dict] | None:
+        """The statements of ``loop`` written out over a static sequence of functions, and its names'
+        last values (``{name: expression}``), else None."""
         if loop.orelse is not None or loop.asynchronous is not None:
             return None
         if not isinstance(loop.body, cst.IndentedBlock):
@@ -274,9 +307,9 @@ class _Reader:
             mapping = {target.value: fn}
             for stmt in loop.body.body:
                 out.append(stmt.visit(Positioned(mapping, self.positions)))
-        return out
+        return out, mapping
 
-    def _table_rows(self, loop, target, sequence, index) -> list | None:
+    def _table_rows(self, loop, target, sequence, index) -> tuple[list, dict] | None:
         """``for name, (logpdf, kw) in PRIORS.items():`` over a module-level table whose rows hold functions
         (a dict's items or values, a list or tuple of tuples): written out, each of the loop's names read
         as its value in the row (a function by its spelling, literal data as a literal, any other value
@@ -298,7 +331,7 @@ class _Reader:
                 return None
             for stmt in loop.body.body:
                 out.append(stmt.visit(Positioned(mapping, self.positions)))
-        return out
+        return out, mapping
 
     def _rows(self, sequence) -> list | None:
         """``[(expression of the row, value)]`` of a module-level dict's ``.items()``/``.values()``, or
@@ -706,6 +739,19 @@ def _read_by_members(body, name: str) -> bool:
     )
 
 
+def _overwrites(stmt, name: str) -> bool:
+    """Whether ``stmt`` is ``name = value`` whose value does not read ``name``."""
+    assign = assignment(stmt)
+    return (
+        assign is not None
+        and any(
+            isinstance(t.target, cst.Name) and t.target.value == name
+            for t in assign.targets
+        )
+        and mentions(name, [assign.value]) == 0
+    )
+
+
 def _jumps_or_binds(body, name: str) -> bool:
     """Whether ``body`` jumps out (``break``, ``continue``, ``return``, ``yield``) or binds ``name``
     (a nested function's parameter too)."""
@@ -720,6 +766,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return source
     reader = _Reader(source, body)
     statements = reader.block(reader.aliases(body))
+    if reader.assigned_last:
+        statements = reader.aliases(statements)
     if not reader.changed:
         return source
     return with_body(source, statements, env={**source.env, **reader.added})

@@ -39,6 +39,7 @@ from .rewriting import (
     assignment_line,
     bindings,
     function_body,
+    mentions,
     namer_of,
     names_bound,
     object_of,
@@ -134,7 +135,7 @@ class _Reader:
                 continue
             # (a comprehension's names are its own: a loop's, read after it, would be gone)
             targets = names_bound(body[loop].target)
-            if any(_count(t, [body[loop]]) != _count(t, body) for t in targets):
+            if any(mentions(t, [body[loop]]) != mentions(t, body) for t in targets):
                 continue
             clause = cst.CompFor(target=body[loop].target, iter=body[loop].iter)
             made = cst.ListComp(grown, clause)
@@ -325,16 +326,6 @@ class _Reader:
         )
 
 
-def _count(name: str, statements) -> int:
-    """How many times ``statements`` name ``name`` (not as an attribute)."""
-    return sum(
-        1
-        for stmt in statements
-        for n in iter_nodes(stmt, skip=_NOT_ATTRIBUTE_NAMES)
-        if isinstance(n, cst.Name) and n.value == name
-    )
-
-
 def _mentions(stmt, names: set) -> bool:
     return any(
         isinstance(n, cst.Name) and n.value in names
@@ -505,7 +496,7 @@ class _Reads(PositionKeeping):
 
     def _read_outside(self, name: str, loop) -> bool:
         """Whether the function names ``name`` other than in ``loop``."""
-        return _count(name, [loop]) < _count(name, self.body)
+        return mentions(name, [loop]) < mentions(name, self.body)
 
     def _display(self, updated, make):
         clause = updated.for_in

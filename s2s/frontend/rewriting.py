@@ -173,6 +173,16 @@ _REFERENCED: dict = (
 )  # ``_referenced``'s results, with the node and names they were read from
 
 
+def mentions(name: str, statements) -> int:
+    """How many times ``statements`` name ``name`` (not as an attribute: ``self.name`` does not count)."""
+    return sum(
+        1
+        for stmt in statements
+        for n in iter_nodes(stmt, skip={cst.Attribute: "value"})
+        if isinstance(n, cst.Name) and n.value == name
+    )
+
+
 def function_body(source: FunctionSource) -> list | None:
     """The statements of the ``def`` ``source`` holds (None for a lambda or a one-line ``def``)."""
     node = source.node

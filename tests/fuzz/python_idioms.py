@@ -1038,6 +1038,9 @@ class PythonIdioms:
             f"for {target} in PENALTY_TABLE.{rows}():",
             f"    {name} = {name} + {name}_f({a}, **{name}_kw)",
         ]
+        if self.pick([False, True]):
+            # the loop's names read after it hold the last row's values, as in Python
+            lines.append(f"{name} = {name} + {name}_f({b}, **{name}_kw)")
 
     def _py_constant_object(self, lines, name, a, b):
         # an object of the program made from constants and handed to a helper (a solver's ``grid =
@@ -1195,6 +1198,8 @@ class PythonIdioms:
             f"{name} = np.sum({name}_fs[1]({a}))",
             f"for {name}_f in {name}_fs:",
             f"    {name} = {name} + np.sum({name}_f({a} * 0.5))",
+            # the loop's variable read after it: its last function
+            f"{name} = {name} + " + self.pick(["0.0", f"np.sum({name}_f({b}))"]),
             f"{name} = {name} + sum(np.sum({name}_g({b})) for {name}_g in {name}_fs)",
         ]
         if self.pick([False, True]):

@@ -84,3 +84,16 @@ def objects_zipped_with_weights(x, w):
     for layer, s in zip(OBJECTS, [1.0, 0.5]):
         x = s * layer(x, w)
     return jnp.sum(x**2)
+
+
+def loop_names_read_after_it(x, w):
+    """After a loop over functions, its names hold the last step's: the last activation, its index,
+    the item zipped with it (read after the loop, and in a branch after it)."""
+    for i, act in enumerate(ACTIVATIONS):
+        x = act(x @ w)
+    for layer, s in zip(LAYERS, [1.0, 0.5]):
+        x = s * layer(x, w)
+    y = act(x) * i + s
+    if x.shape[0] > 1:
+        y = y + layer(x, w)
+    return jnp.sum(y**2)
