@@ -82,3 +82,43 @@ def test_a_result_named_like_an_argument_it_reads_is_built_apart(backend):
     np.testing.assert_allclose(value, rebinds_the_tree_it_maps(params, x), rtol=1e-6)
     w = params["w"]
     np.testing.assert_allclose(grad["w"], 1 + 8 * x[0] ** 2 * w, rtol=1e-6)
+
+
+def branches_of_a_helper_inlined_twice(x, codes):
+    def activate(z, code):
+        if code > 1.5:
+            return np.maximum(z, 0)
+        elif code > 0.5:
+            return np.tanh(z)
+        return z
+
+    def network(z):
+        for code in codes[:-1]:
+            z = activate(z, code)
+        return activate(z, codes[-1])
+
+    return np.sum(network(x) ** 2)
+
+
+def _twin_branches(x, codes):
+    funcs = [lambda z: z, jnp.tanh, lambda z: jnp.maximum(z, 0)]
+    for code in codes:
+        x = funcs[int(code)](x)
+    return jnp.sum(x**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("codes", [[2.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
+def test_a_helpers_branches_keep_their_own_names_when_inlined_into_another_helper(
+    backend, codes
+):
+    """``activate``'s ``elif`` branches (local functions inside a branch function) were renamed apart
+    without their ``def``s: their calls read the enclosing ``if_true_3``, the ``relu`` branch, so a last
+    ``tanh`` layer was a ``relu``: a wrong gradient with no error."""
+    x = np.array([-0.5, 0.3, 1.2])
+    got = s2s.grad(branches_of_a_helper_inlined_twice, backend=backend)(
+        x, np.array(codes)
+    )
+    np.testing.assert_allclose(
+        np.asarray(got), jax.grad(_twin_branches)(x, codes), rtol=1e-6
+    )

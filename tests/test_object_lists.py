@@ -28,6 +28,13 @@ def twin_records(params, X, y):
     return jnp.mean((X[:, 0] - y) ** 2) / 10 + 0.03
 
 
+def twin_sliced(params, X, y):
+    (W1, b1), (W2, b2), (W3, b3) = params
+    pred = (jnp.tanh(jnp.tanh(X @ W1 + b1) @ W2 + b2) @ W3 + b3)[:, 0]
+    decay = jnp.sum(W3**2) + jnp.sum(W2**2)
+    return jnp.mean((pred - y) ** 2) + 1e-3 * decay + 0.01 * jnp.sum(W1**2)
+
+
 def _close(got, want):
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-8, atol=1e-10)
@@ -36,8 +43,12 @@ def _close(got, want):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "f, twin",
-    [(P.mlp_loss, twin_mlp), (P.records_loss, twin_records)],
-    ids=["mlp", "records"],
+    [
+        (P.mlp_loss, twin_mlp),
+        (P.records_loss, twin_records),
+        (P.sliced_layers_loss, twin_sliced),
+    ],
+    ids=["mlp", "records", "sliced"],
 )
 def test_a_list_of_layer_objects_matches_jax(f, twin, backend):
     params, X, y = P.inputs()

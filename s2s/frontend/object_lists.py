@@ -108,6 +108,39 @@ class _Members(cst.CSTTransformer):
         return updated
 
 
+def _iterated(node) -> str | None:
+    """``layers`` for a loop over ``layers``, ``layers[1:]``, ``layers[:-1]`` or ``reversed(layers)``."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "reversed"
+        and len(node.args) == 1
+        and not node.args[0].star
+        and not node.args[0].keyword
+    ):
+        node = node.args[0].value
+    if (
+        isinstance(node, cst.Subscript)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Slice)
+    ):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+def _indexed(node) -> str | None:
+    """``layers`` for ``layers[k]`` (one index, no slice)."""
+    if (
+        isinstance(node, cst.Subscript)
+        and isinstance(node.value, cst.Name)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and node.slice[0].slice.star is None
+    ):
+        return node.value.value
+    return None
+
+
 def _still_read(node, name: str) -> bool:
     return any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(node))
 
@@ -139,6 +172,13 @@ class _Lists(PositionKeeping):
         super().__init__(positions)
         self.lists, self.namer = lists, namer
         self.failed: set = set()
+        self.methods_read: dict = (
+            {}
+        )  # an item's method read, not called: id -> its list
+
+    def refused(self) -> set:
+        """The lists read whole somewhere: they stay as they are."""
+        return self.failed | set(self.methods_read.values())
 
     def _unpacked(self, target, kind):
         """``(names, tuple target)`` for a loop's name over a list of ``kind``."""
@@ -147,13 +187,60 @@ class _Lists(PositionKeeping):
         return names, cst.Tuple([cst.Element(cst.Name(names[f])) for f in kind.fields])
 
     def _over(self, iterable, target):
-        if (
-            isinstance(iterable, cst.Name)
-            and iterable.value in self.lists
-            and isinstance(target, cst.Name)
-        ):
-            return iterable.value
+        listed = _iterated(iterable)
+        if listed in self.lists and isinstance(target, cst.Name):
+            return listed
         return None
+
+    def _item_members(self, node):
+        """``(kind, field -> expression)`` for ``layers[k]``, an item of a list rewritten, else None."""
+        listed = _indexed(node)
+        if listed not in self.lists:
+            return None
+        kind = self.lists[listed]
+        return kind, {
+            f: cst.Subscript(
+                node, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]
+            )
+            for i, f in enumerate(kind.fields)
+        }
+
+    def leave_Call(self, original, updated):
+        """``layers[-1](x)``, ``layers[0].method(x)``: the method's local function, given the item's fields."""
+        func = updated.func
+        obj, method = (
+            (func.value, func.attr.value)
+            if isinstance(func, cst.Attribute)
+            else (func, "__call__")
+        )
+        found = self._item_members(obj)
+        if found is None:
+            return updated
+        self.methods_read.pop(id(func), None)
+        kind, fields = found
+        name = kind.functions.get(method)
+        if name is None:
+            return updated
+        args = [cst.Arg(fields[f]) for f in kind.fields]
+        return place(
+            cst.Call(cst.Name(name), [*args, *updated.args]), original, self.positions
+        )
+
+    def leave_Attribute(self, original, updated):
+        """``layers[-1].W``: the item's field."""
+        found = self._item_members(updated.value)
+        if found is None:
+            return updated
+        kind, fields = found
+        attr = updated.attr.value
+        if attr in kind.properties and attr in kind.functions:
+            args = [cst.Arg(fields[f]) for f in kind.fields]
+            return cst.Call(cst.Name(kind.functions[attr]), args)
+        if attr in fields and attr not in kind.functions:
+            return place(fields[attr], original, self.positions)
+        # a method: ``leave_Call`` of its call takes it, else the item is read whole
+        self.methods_read[id(updated)] = _indexed(updated.value)
+        return updated
 
     def leave_For(self, original, updated):
         listed = self._over(updated.iter, updated.target)
@@ -252,7 +339,9 @@ class _Finder:
         return out
 
     def _only_iterated(self, name: str) -> bool:
-        """Whether ``name`` is read only as a loop's or a comprehension's iterable, or by ``len``."""
+        """Whether ``name`` is read only as a loop's or a comprehension's iterable (whole, a slice of it,
+        ``reversed``), by ``len``, or by an item's members (``layers[-1](x)``, ``layers[0].W``).
+        """
         reads = sum(
             1
             for n in iter_nodes(self.source.node)
@@ -260,9 +349,14 @@ class _Finder:
         )
         allowed = 1  # its assignment
         for n in iter_nodes(self.source.node):
-            if isinstance(n, (cst.For, cst.CompFor)) and isinstance(n.iter, cst.Name):
-                allowed += n.iter.value == name
-            elif (
+            if isinstance(n, (cst.For, cst.CompFor)):
+                allowed += _iterated(n.iter) == name
+            elif isinstance(n, (cst.Call, cst.Attribute)):
+                obj = n.func if isinstance(n, cst.Call) else n.value
+                if isinstance(n, cst.Call) and isinstance(obj, cst.Attribute):
+                    continue  # (``layers[0].method(x)``: counted as the attribute)
+                allowed += _indexed(obj) == name
+            if (
                 isinstance(n, cst.Call)
                 and isinstance(n.func, cst.Name)
                 and n.func.value == "len"
@@ -451,11 +545,9 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     while kinds:
         lists = _Lists(kinds, namer, source.file.positions)
         new = [s.visit(lists) for s in body]
-        if not lists.failed:
+        if not lists.refused():
             break
-        for (
-            name
-        ) in lists.failed:  # read otherwise: that list stays as it is (its error)
+        for name in lists.refused():  # read otherwise: it stays as it is (its error)
             kinds.pop(name)
     if not kinds:
         return source

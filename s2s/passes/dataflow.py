@@ -142,7 +142,8 @@ def substitute_reads(stmt, mapping: dict, apart: bool = False):
 
 
 def _renamed_apart(fn: ir.Function, names: set[str], avoid: set[str]) -> ir.Function:
-    """``fn`` with the parameters and local variables ``names`` given fresh names, none of ``avoid``."""
+    """``fn`` with the parameters, local variables and local functions ``names`` given fresh names, none
+    of ``avoid``."""
     namer = Namer(avoid | used_names(fn))
     fresh = {n: cst.Name(namer.fresh(n)) for n in sorted(names)}
     params = tuple(
@@ -157,6 +158,10 @@ def _renamed_apart(fn: ir.Function, names: set[str], avoid: set[str]) -> ir.Func
             )
         else:
             s = substitute_reads(s, fresh)
+            if isinstance(s, ir.Def) and s.function.name in fresh:
+                # (its reads were renamed: a local function keeps its own name, or calls read another)
+                name = fresh[s.function.name].value
+                s = ir.Def(s.function.with_body(s.function.body, name=name), s.origin)
         body.append(s)
     return replace(fn, params=params, body=tuple(body))
 

@@ -143,6 +143,7 @@ FORMS = (
     "keyword_object",
     "library_type_checks",
     "constant_object",
+    "branching_helpers",
 )
 
 
@@ -910,9 +911,23 @@ class PythonIdioms:
         lines += [
             f"{name}_layers = [ScaledTanh(c * np.mean({b}), 0.1 * c, k) for c, k in zip([0.5, 1.5], ['tanh', 'sin'])]",
             f"{name}_h = {a} * 1.0",
-            f"for {name}_layer in {name}_layers:",
-            f"    {name}_h = {name}_layer({name}_h)",
-            f"{name} = np.sum({name}_h) + 0.1 * sum({name}_l.penalty() for {name}_l in {name}_layers)",
+            # all the layers, or the hidden ones by a slice and the last by its index (a tutorial's MLP)
+            *self.pick(
+                [
+                    [
+                        f"for {name}_layer in {name}_layers:",
+                        f"    {name}_h = {name}_layer({name}_h)",
+                    ],
+                    [
+                        f"for {name}_layer in {name}_layers[:-1]:",
+                        f"    {name}_h = {name}_layer({name}_h)",
+                        f"{name}_h = {name}_layers[-1]({name}_h) + {name}_layers[0].shift",
+                    ],
+                ]
+            ),
+            f"{name} = np.sum({name}_h) + 0.1 * sum({name}_l.penalty() for {name}_l in "
+            + self.pick([f"{name}_layers", f"reversed({name}_layers[1:])"])
+            + ")",
         ]
 
     def _py_layer_containers(self, lines, name, a, b):
@@ -1479,6 +1494,25 @@ class PythonIdioms:
             "for _ in range(2):",
             f"    {name}_s = {name}_s + [np.sin({name}_s[-1]) * np.mean({b})]",
             f"{name} = np.sum(np.stack({name}_s) ** 2) + len({name}_s)",
+        ]
+
+    def _py_branching_helpers(self, lines, name, a, b):
+        # a local helper with an ``if``/``elif`` chain on data, called in a loop and after it by another
+        # local helper: inlined twice, its branch functions nest (``passes/inline``'s renaming apart)
+        lines += [
+            f"def {name}_act(z, c):",
+            "    if c > 0.5:",
+            "        return np.sin(z)",
+            "    elif c > -0.5:",
+            "        return np.tanh(z)",
+            "    return z * 0.5",
+            f"def {name}_net(z):",
+            f"    for {name}_c in np.array([1.0, 0.0, -1.0]):",
+            f"        z = {name}_act(z, {name}_c)",
+            f"    return {name}_act(z, np.mean({b}) * 0.1 + "
+            + self.pick(["1.0", "0.0", "-1.0"])
+            + ")",
+            f"{name} = np.sum({name}_net({a}))",
         ]
 
     def _py_function_to_a_local_def(self, lines, name, a, b):

@@ -79,6 +79,27 @@ def _forward_all(layers, X):
     return X
 
 
+class Tutorial:
+    def __init__(self, params):
+        self.layers = [Dense(W, b) for W, b in params]
+
+    def forward(self, x):
+        for layer in self.layers[:-1]:
+            x = np.tanh(layer(x))
+        return self.layers[-1](x)
+
+
+def sliced_layers_loss(params, X, y):
+    """A tutorial's MLP: the hidden layers by a slice of the list, the output layer by its index; items
+    read by index (an attribute, a property, a method) and a loop over ``reversed`` of a slice.
+    """
+    model = Tutorial(params)
+    pred = model.forward(X)[:, 0]
+    decay = sum(layer.l2() for layer in reversed(model.layers[1:]))
+    first = np.sum(model.layers[0].W ** 2) / model.layers[-1].width
+    return np.mean((pred - y) ** 2) + 1e-3 * decay + 0.01 * first
+
+
 def inputs():
     r = np.random.default_rng(0)
     params = [
