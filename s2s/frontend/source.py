@@ -222,10 +222,12 @@ def load(fn) -> FunctionSource:
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):
         src = load(fn.fn)
+        fixed = tuple(name for name, _ in fn.fixed)
         return dataclasses.replace(
             src,
+            node=_without_params(src, fixed),
             env={**src.env, **dict(fn.fixed)},
-            fixed=tuple(name for name, _ in fn.fixed),
+            fixed=fixed,
         )
     fn = wrappers.readable(fn)
     code = fn.__code__
@@ -253,6 +255,24 @@ def load(fn) -> FunctionSource:
         )
     name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else code.co_name
     return FunctionSource(fn, name, node, file, _environment(fn), is_generated(fn))
+
+
+def _without_params(src: FunctionSource, names) -> cst.CSTNode:
+    """``src``'s ``def`` or ``lambda`` without the parameters ``names``: names of its environment now, which
+    the desugaring passes read as the objects they are bound to (``config`` given ``Config()``).
+    """
+    params = src.node.params
+    new = src.node.with_changes(
+        params=params.with_changes(
+            **{
+                field: [p for p in getattr(params, field) if p.name.value not in names]
+                for field in ("posonly_params", "params", "kwonly_params")
+            }
+        )
+    )
+    if src.node in src.file.positions:
+        src.file.positions[new] = src.file.positions[src.node]
+    return new
 
 
 def _locate(file: ParsedFile, fn, line: int, module_text: str):

@@ -4388,3 +4388,34 @@ def inputs_grid_object_made_from_constants():
 
 
 PROGRAMS += ["grid_object_made_from_constants"]
+
+
+@dataclass
+class HeadsConfig:
+    n_head: int = 2
+    scale: float = 0.5
+
+
+class HeadsAttention:
+    def __init__(self, w, config):
+        self.w = w
+        self.n_head = config.n_head
+        self.scale = config.scale
+
+    def __call__(self, x):
+        h = (x * self.w).reshape(self.n_head, -1)
+        return self.scale * np.sum(np.tanh(h) ** 2, axis=1)
+
+
+def heads_from_a_config_default(w, x, config=HeadsConfig()):
+    """nanoGPT's style: a dataclass config as a parameter's default, handed to a layer's constructor
+    and read in the function."""
+    attn = HeadsAttention(w, config)
+    return np.sum(attn(x)) + config.scale * np.sum(w**2)
+
+
+def inputs_heads_from_a_config_default():
+    return np.linspace(-1.0, 1.0, 6), np.linspace(0.5, 2.0, 6)
+
+
+PROGRAMS += ["heads_from_a_config_default"]
