@@ -115,6 +115,28 @@ def _target_names(target) -> list[str] | None:
     return None
 
 
+def _unpacked(target, value) -> list | None:
+    """``[(name, value)]`` of an assignment whose (nested) tuple of names matches a (nested) tuple display,
+    else None."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if not (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+    ):
+        return None
+    pairs = []
+    for t, v in zip(target.elements, value.elements):
+        if isinstance(t, cst.StarredElement) or isinstance(v, cst.StarredElement):
+            return None
+        inner = _unpacked(t.value, v.value)
+        if inner is None:
+            return None
+        pairs += inner
+    return pairs
+
+
 def _shape(body) -> tuple[list, cst.BaseExpression] | None:
     """``(statements, returned value)`` of a factory's body: one final ``return``, no other at its level,
     nothing ``yield``ed, imported or declared ``global``; a docstring left out."""
@@ -316,9 +338,9 @@ class _Inliner:
         assign = assignment(stmt)
         if assign is None or not isinstance(assign.value, cst.Call):
             return None
-        call, targets = assign.value, _target_names(assign.targets[0].target)
-        factory = self._object(call.func)
-        if targets is None or not _is_factory(factory):
+        call, target = assign.value, assign.targets[0].target
+        targets, factory = _target_names(target), self._object(call.func)
+        if not _is_factory(factory):
             return None
         try:
             made = sources.load(factory)
@@ -330,6 +352,17 @@ class _Inliner:
         if shape is None or any(a.star for a in call.args):
             return None
         before, value = shape
+        if targets is None:
+            # ``lml, (kernel, alpha) = fit(theta, X)`` of ``return lml, (kernel, alpha)``: each name given
+            # its value, when one is an object the builder makes
+            pairs = _unpacked(target, value)
+            if pairs is None or not any(
+                _made_object(made, v, before) for _, v in pairs
+            ):
+                return None
+            targets, value = [t for t, _ in pairs], cst.Tuple(
+                [cst.Element(v) for _, v in pairs]
+            )
         defs = {s.name.value for s in before if isinstance(s, cst.FunctionDef)}
         fields = self._record_fields(made, value, targets, defs)
         if (
@@ -344,10 +377,25 @@ class _Inliner:
             pairs = [
                 (targets[0], value)
             ]  # ``model = build(params)``: the object it makes
+        elif pairs is None and len(targets) > 1:
+            # ``kernel, alpha = fit(theta, X)`` of ``return kernel, alpha``, ``kernel = RBF(...)``
+            pairs = _unpacked(
+                cst.Tuple([cst.Element(cst.Name(t)) for t in targets]), value
+            )
+            if pairs is not None and not any(
+                _made_object(made, v, before) for _, v in pairs
+            ):
+                pairs = None
         arguments = _arguments(factory, call)
         if pairs is None or arguments is None:
             return None
-        renamed = self._renamed(made, factory.__name__, pairs, defs)
+        # a function or an object the factory makes and returns by name takes its target's name
+        named = defs | {
+            v.value
+            for _, v in pairs
+            if isinstance(v, cst.Name) and _made_object(made, v, before)
+        }
+        renamed = self._renamed(made, factory.__name__, pairs, named)
         if renamed is None:
             return None
         position = self._positions(made, stmt)
@@ -359,8 +407,8 @@ class _Inliner:
         ]
         lines += [s.visit(renamer) for s in before]
         for target, v in pairs:
-            if isinstance(v, cst.Name) and v.value in defs:
-                continue  # the ``def`` has the target's name
+            if isinstance(v, cst.Name) and renamed[0].get(v.value) == target:
+                continue  # the ``def`` (or the object) has the target's name
             lines.append(
                 assignment_line(
                     cst.Name(target), v.visit(renamer), stmt, self.positions
@@ -368,10 +416,11 @@ class _Inliner:
             )
         return lines
 
-    def _renamed(self, made, factory: str, pairs, defs) -> tuple[dict, dict] | None:
-        """``(name -> new name, id(node) -> new name)`` for the factory's own names: each returned ``def``
-        named as its target, the others apart (``momentum_beta``); None where the factory reads a
-        module-level name that is not the same here, or that the function binds."""
+    def _renamed(self, made, factory: str, pairs, named) -> tuple[dict, dict] | None:
+        """``(name -> new name, id(node) -> new name)`` for the factory's own names: each of ``named`` it
+        returns (its ``def``s, objects) named as its target, the others apart (``momentum_beta``); None
+        where the factory reads a module-level name that is not the same here, or that the function
+        binds."""
         scopes = _scopes(made.node)
         own = scopes[made.node.body.body[0]]
         if not globals_agree(made, self.source.env, self.bound, scopes):
@@ -379,9 +428,10 @@ class _Inliner:
         for node in iter_nodes(made.node.body):
             if isinstance(node, cst.Nonlocal) and scopes[node].parent is not own:
                 return None
-        returned = {
-            v.value: t for t, v in pairs if isinstance(v, cst.Name) and v.value in defs
-        }
+        returned = {}
+        for t, v in pairs:
+            if isinstance(v, cst.Name) and v.value in named:
+                returned.setdefault(v.value, t)
         for target in returned.values():
             self.namer.reserve(target)
         names = {}

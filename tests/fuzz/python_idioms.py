@@ -144,6 +144,7 @@ FORMS = (
     "library_type_checks",
     "constant_object",
     "branching_helpers",
+    "returned_object",
 )
 
 
@@ -836,6 +837,47 @@ class PythonIdioms:
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
         ]
+
+    def _py_returned_object(self, lines, name, a, b):
+        # a helper that makes an object and returns it beside values, in a flat or a nested tuple
+        # (``frontend/factories``: the builder written in place, the object under its target's name)
+        self.helper(
+            "class Smoother:\n"
+            "    def __init__(self, width):\n"
+            "        self.width = width\n"
+            "\n"
+            "    def __call__(self, z):\n"
+            "        return np.tanh(z / self.width)\n"
+            "\n"
+            "\n"
+            "def fit_smoother(z, scale):\n"
+            "    smoother = Smoother(1.0 + scale ** 2)\n"
+            "    fitted = smoother(z)\n"
+            "    return np.sum(fitted), (smoother, fitted)\n"
+            "\n"
+            "\n"
+            "def smoother_of(z, scale):\n"
+            "    made = Smoother(1.0 + scale ** 2)\n"
+            "    return made, made(z)\n"
+        )
+        form = self.pick(["nested", "flat", "held"])
+        if form == "flat":
+            lines += [
+                f"{name}_m, {name}_f = smoother_of({a}, np.mean({b}))",
+                f"{name}_s = np.sum({name}_f)",
+            ]
+        elif form == "nested":
+            lines.append(
+                f"{name}_s, ({name}_m, {name}_f) = fit_smoother({a}, np.mean({b}))"
+            )
+        else:  # the object held in a tuple first: a located refusal
+            lines += [
+                f"{name}_s, {name}_pair = fit_smoother({a}, np.mean({b}))",
+                f"{name}_m, {name}_f = {name}_pair",
+            ]
+        lines.append(
+            f"{name} = {name}_s + np.sum({name}_m({a} * 0.5)) + np.mean({name}_f)"
+        )
 
     def _py_counted_while(self, lines, name, a, b):
         # a while loop on float time recording per-step values: the numbers alone count its steps

@@ -4419,3 +4419,52 @@ def inputs_heads_from_a_config_default():
 
 
 PROGRAMS += ["heads_from_a_config_default"]
+
+
+class SquaredExp:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, A, B):
+        d = A[:, None, :] - B[None, :, :]
+        return np.exp(-0.5 * np.sum((d / self.scale) ** 2, axis=-1))
+
+
+def _fit_gp(log_scale, X, y, noise=0.1):
+    kernel = SquaredExp(np.exp(log_scale))
+    K = kernel(X, X) + noise * np.eye(len(X))
+    alpha = np.linalg.solve(K, y)
+    return -0.5 * y @ alpha, (kernel, alpha)
+
+
+def kernel_returned_with_its_fit(log_scale, X, y):
+    """scikit-learn's GP written out: a helper fits and returns the kernel object beside its weights in
+    a nested tuple; the caller predicts with it."""
+    lml, (kernel, alpha) = _fit_gp(log_scale, X[:5], y[:5])
+    pred = kernel(X[5:], X[:5]) @ alpha
+    return -lml + np.mean((pred - y[5:]) ** 2)
+
+
+def inputs_kernel_returned_with_its_fit():
+    r = np.random.default_rng(53)
+    X = r.uniform(-2, 2, size=(8, 2))
+    return np.array([0.1, -0.2]), X, np.sin(X[:, 0]) + 0.1 * r.normal(size=8)
+
+
+PROGRAMS += ["kernel_returned_with_its_fit"]
+
+
+def _fitted_kernel(log_scale, X, y):
+    kernel = SquaredExp(np.exp(log_scale))
+    weights = np.linalg.solve(kernel(X, X) + 0.1 * np.eye(len(X)), y)
+    return kernel, weights
+
+
+def kernel_and_weights_from_a_helper(log_scale, X, y):
+    """The same with a flat tuple: ``k, w = fitted(...)``, the object under another name."""
+    k, w = _fitted_kernel(log_scale, X[:5], y[:5])
+    return np.mean((k(X[5:], X[:5]) @ w - y[5:]) ** 2)
+
+
+inputs_kernel_and_weights_from_a_helper = inputs_kernel_returned_with_its_fit
+PROGRAMS += ["kernel_and_weights_from_a_helper"]
