@@ -48,6 +48,7 @@ CASES = [
     (P.jacfwd_of_a_gradient, P.jacfwd_of_a_gradient),
     (P.per_example_picks, P.per_example_picks),
     (P.pinn_jacfwd_of_a_gradient, P.pinn_jacfwd_of_a_gradient),
+    (P.pinn_derivatives_held_in_names, P.pinn_derivatives_held_in_names),
     (P.per_example_huber, P.per_example_huber),
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),

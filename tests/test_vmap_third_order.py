@@ -55,3 +55,40 @@ def test_per_example_third_derivatives_match_a_loop(u, backend):
         e[i] = eps
         fd[i] = (u_xx(W + e, x) - u_xx(W - e, x)) / (2 * eps)
     np.testing.assert_allclose(want[0], fd, rtol=1e-5, atol=1e-7)
+
+
+def mlp_u(params, x):
+    act = jax.numpy.array([x, 1.0])
+    for W, b in params:
+        act = jax.numpy.tanh(jax.numpy.dot(W, act) + b)
+    return jax.numpy.sum(act)
+
+
+def pinn_slope_loss(params, xs):
+    return jax.numpy.sum(
+        jax.vmap(jax.grad(mlp_u, argnums=1), in_axes=(None, 0))(params, xs) ** 2
+    )
+
+
+def pinn_curvature_loss(params, xs):
+    u_xx = jax.grad(jax.grad(mlp_u, argnums=1), argnums=1)
+    return jax.numpy.sum(jax.vmap(u_xx, in_axes=(None, 0))(params, xs) ** 2)
+
+
+@pytest.mark.parametrize("backend", ("numpy", "xla"))
+@pytest.mark.parametrize("loss", [pinn_slope_loss, pinn_curvature_loss])
+def test_a_pinn_over_layers_of_different_widths_matches_jax(loss, backend):
+    """``s2s.grad`` of a ``jax.vmap`` of ``jax.grad`` through a loop over ``(W, b)`` layers of different
+    shapes: the loop's residuals are batched beside its unbatched layers; a rule given that tuple whole
+    once read it all batched (``rt.fill_examples``), a shape error in the item cotangents (corpus P).
+    """
+    rng = np.random.default_rng(0)
+    params = [
+        (rng.normal(size=(3, 2)), rng.normal(size=3)),
+        (rng.normal(size=(2, 3)), rng.normal(size=2)),
+    ]
+    xs = rng.uniform(size=4)
+    got = s2s.grad(loss, backend=backend)(params, xs)
+    want = jax.grad(loss)(params, xs)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-8, atol=1e-12)

@@ -436,6 +436,16 @@ class Calls(lax_control.LaxControl):
             made = self._made_transform(node)
             if made is not None:
                 return made
+        alias = self._aliases.get(node.value) if isinstance(node, cst.Name) else None
+        if isinstance(alias, cst.Call) and node.value not in self._reading_aliases:
+            # ``u_x = jax.grad(u, argnums=1)``, then ``jax.vmap(u_x, ...)``: the transformation it holds
+            self._reading_aliases.add(node.value)
+            try:
+                made = self._made_transform(alias)
+            finally:
+                self._reading_aliases.discard(node.value)
+            if made is not None:
+                return made
         if isinstance(node, cst.Name) and (
             node.value in self._local_fns or node.value in self.locals
         ):

@@ -193,6 +193,7 @@ class Resolver(Calls):
         )
         # local names of wrapped functions: ``h = jax.jit(g)``
         self._aliases = dict(aliases or {})
+        self._reading_aliases: set = set()  # (``g = jax.grad(g)``: read once)
         node = source.node
         self.params = {p.name.value for p in _params_of(node)} - set(source.fixed)
         # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape

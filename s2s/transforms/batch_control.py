@@ -484,8 +484,9 @@ def _steps_of(b, sequence, flags):
 
 
 def _step_major(b, xs):
-    """A scan's batched sequence with the step axis first: loop inputs are already; other batched values
-    (the per-step residuals a gradient's forward loop stacked) are moved; unbatched ones broadcast.
+    """A scan's batched sequence with the step axis first: batched loop inputs are already; other batched
+    values (the per-step residuals a gradient's forward loop stacked) are moved; unbatched ones (a loop
+    input the same for every example beside batched residuals too) broadcast.
     """
     if isinstance(xs, cst.Tuple):
         return xs.with_changes(
@@ -493,7 +494,7 @@ def _step_major(b, xs):
                 el.with_changes(value=_step_major(b, el.value)) for el in xs.elements
             ]
         )
-    if isinstance(xs, cst.Name) and xs.value in b.step_major:
+    if isinstance(xs, cst.Name) and xs.value in b.step_major and b.is_batched(xs):
         return xs
     flags = held_flags(b, xs)
     if isinstance(flags, dict):  # leaf by leaf, as ``rt.batch_first`` stacked them

@@ -671,9 +671,19 @@ def operand_flags(b, op, bindings) -> tuple[dict, tuple]:
         elif isinstance(atom, (cst.List, cst.Tuple)):  # a list of values: all batched
             bindings[p] = _items_batched(b, atom, ints=True)
             flags.append(True)
+        elif _partly_batched(b, atom):
+            # a tuple batched item by item (a loop's residuals beside its unbatched inputs): the rule
+            # reads it batched whole, its other items broadcast
+            bindings[p] = batch_broadcast(b, atom)
+            flags.append(True)
         else:
             flags.append(b.is_batched(atom))
     return bindings, tuple(flags)
+
+
+def _partly_batched(b, atom) -> bool:
+    flags = b.displayed.get(atom.value) if isinstance(atom, cst.Name) else None
+    return isinstance(flags, dict) and any_batched(flags) and not all_batched(flags)
 
 
 def _index_of(b, atom):

@@ -478,3 +478,20 @@ def decorated_local_gradient(w, xs):
         return jnp.sum(jnp.sin(xs @ w))
 
     return jnp.sum(slope(w) ** 2)
+
+
+def _u_solution(w, t):
+    return jnp.sum(jnp.tanh(w[:, 0] * t + w[:, 1]))
+
+
+def pinn_derivatives_held_in_names(w, xs):
+    """JAX's PINN style: ``u_t = jax.grad(u, argnums=1)`` of a module-level solution held in a name, and
+    its own derivative, mapped over the collocation points by ``jax.vmap`` of the names.
+    """
+    u_t = jax.grad(_u_solution, argnums=1)
+    u_tt = jax.grad(u_t, argnums=1)
+    ts = xs[:, 0]
+    r = jax.vmap(u_tt, in_axes=(None, 0))(w, ts) + jax.vmap(u_t, in_axes=(None, 0))(
+        w, ts
+    )
+    return jnp.mean(r**2)
