@@ -507,8 +507,24 @@ class PythonIdioms:
                 "kernel_passed",
                 "per_example_grads",
                 "mapped_library_function",
+                "held_transform",
             ]
         )
+        if form == "held_transform":
+            # a module-level function's derivative held in a name, mapped by ``jax.vmap`` of the name
+            # (a PINN's ``u_t = jax.grad(u, argnums=1)``)
+            self.helper(
+                "def wave_at(w, t):\n" "    return jnp.sum(jnp.tanh(w * t + 0.5 * w))\n"
+            )
+            lines += [
+                f"{name}_ut = jax.grad(wave_at, argnums=1)",
+                f"{name}_utt = jax.grad({name}_ut, argnums=1)",
+                f"{name}_ts = jnp.ravel({a}) * 0.5",
+                f"{name}_w = jnp.ravel({b})[:2] * 1.0",
+                f"{name} = jnp.sum(jax.vmap({name}_ut, in_axes=(None, 0))({name}_w, {name}_ts) ** 2)",
+                f"{name} = {name} + 0.1 * jnp.sum(jax.vmap({name}_utt, in_axes=(None, 0))({name}_w, {name}_ts))",
+            ]
+            return
         if form == "mapped_library_function":
             # a library function transformed (``frontend/library_maps.py``): ``jax.vmap(jnp.outer)``
             lines += [
