@@ -320,7 +320,7 @@ CASES = [
     (
         "other_in_place_method",
         "def f(x):\n    y = x * 1.0\n    y.partition(1)\n    return np.sum(y)",
-        "expression statement",
+        "`y.partition(...)` as an expression statement: an array method that changes `y` in place",
         (3, 4),
     ),
     (
@@ -382,6 +382,17 @@ CASES = [
         "def f(x):\n    spec = np.fft.rfft(x)\n    return np.sum(spec.real ** 2)",
         "no derivative rule for `fft.rfft`",
         (2, 11),
+    ),
+    (
+        "method_changing_an_object_held_by_another",
+        "class Loss:\n    def remember(self, w):\n        self.w = w\n\n\n"
+        "class Model:\n    def set(self, *, loss):\n        self.loss = loss\n\n"
+        "    def finalize(self, w):\n        self.loss.remember(w)\n\n\n"
+        "def f(x):\n    m = Model()\n    m.set(loss=Loss())\n    m.finalize(x)\n"
+        "    return np.sum(m.loss.w)",
+        "`self.loss.remember(...)` as an expression statement (a method called for what it changes "
+        "in `self.loss`",
+        (11, 8),
     ),
     (
         "append_to_a_parameter_list",

@@ -14,6 +14,7 @@ call shape (``variadic``). Starred arguments are the resolver's: spread into a u
 from __future__ import annotations
 
 import libcst as cst
+import numpy
 
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
@@ -145,11 +146,51 @@ class _Fence:
             and not isinstance(node.value, (cst.Yield, cst.Await))
         ):
             self._global_random_state(node)
+            self._method_statement(node)
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
                 "assign the value to a name, or move side effects such as print outside",
             )
+
+    def _method_statement(self, node):
+        """``self.loss.remember(layers)`` as a statement: a method called for what it changes in an object
+        s2s does not write as names here (held by another object, passed in, made by a library).
+        """
+        value = node.value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return
+        from .rewriting import as_written
+
+        written = as_written(self.source, value)
+        spelled, _, _ = (
+            written.partition("(")
+            if "(" in written
+            else (cst.Module([]).code_for_node(value.func), "", "")
+        )
+        owner = spelled.rpartition(".")[0] or spelled
+        method = value.func.attr.value
+        if hasattr(numpy.ndarray, method):
+            self.fail(
+                node,
+                f"`{spelled}(...)` as an expression statement: an array method that changes `{owner}` "
+                "in place",
+                (
+                    f"assign what NumPy's function returns: `{owner} = np.{method}({owner}, ...)`"
+                    if hasattr(numpy, method)
+                    else f"compute the new value and assign it to `{owner}`"
+                ),
+            )
+        self.fail(
+            node,
+            f"`{spelled}(...)` as an expression statement (a method called for what it changes in "
+            f"`{owner}`, an "
+            "object whose state s2s does not follow here: held by another object, passed in, or made "
+            "by a library)",
+            "s2s follows the methods of an object made in the function and named there "
+            "(`loss = Loss()`, then `loss.remember(layers)`); else pass what the method would store "
+            "as arguments, or have it return the new value and assign it",
+        )
 
     def _global_random_state(self, node):
         """``np.random.seed(0)`` as a statement: NumPy's global random state, which compiled code never
