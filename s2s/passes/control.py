@@ -35,6 +35,7 @@ from .. import ir
 from ..cstutil import call, dotted, literal, names_in, substitute
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
+from ..rules.registry import op_named
 from . import helper_results
 from .collected import COLLECTED, Kinds, Reads, check_locals
 from .dataflow import (
@@ -673,7 +674,7 @@ def _may_hold_items(value, loop, seen=frozenset()) -> bool:
     if isinstance(value, (cst.Integer, cst.Float)):
         return False
     if isinstance(value, cst.Call):
-        return not (dotted(value.func) or "").startswith("xp.")
+        return not _array_valued(value)
     if isinstance(value, cst.Name) and value.value not in seen:
         sources = [
             s.value
@@ -685,6 +686,27 @@ def _may_hold_items(value, loop, seen=frozenset()) -> bool:
         if sources and value.value not in ir.target_names(loop.target):
             return any(_may_hold_items(v, loop, seen | {value.value}) for v in sources)
     return True
+
+
+# ops of the array-valued families that return a list or tuple of arrays
+_SEQUENCE_RESULTS = frozenset({"split", "nonzero", "unravel_index"})
+_ARRAY_FAMILIES = frozenset(
+    {"elementwise", "linear", "multilinear", "vjp", "nondiff", "no_derivative"}
+)
+
+
+def _array_valued(call: cst.Call) -> bool:
+    """Whether an ``xp`` call returns one array: its op's family computes one (not ``np.split``'s list,
+    ``np.linalg.slogdet``'s tuple, nor a decomposition's, which may be either)."""
+    name = dotted(call.func) or ""
+    if not name.startswith("xp."):
+        return False
+    op = op_named(name[3:])
+    if op is None or op.family not in _ARRAY_FAMILIES:
+        return False
+    if name[3:] == "where":  # ``np.where(mask)``: a tuple of index arrays
+        return len(call.args) == 3
+    return name[3:] not in _SEQUENCE_RESULTS
 
 
 def _appends_per_step(body, name, most=max) -> int:

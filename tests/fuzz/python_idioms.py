@@ -145,6 +145,7 @@ FORMS = (
     "constant_object",
     "branching_helpers",
     "returned_object",
+    "lists_of_splits",
 )
 
 
@@ -853,6 +854,30 @@ class PythonIdioms:
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
         ]
+
+    def _py_lists_of_splits(self, lines, name, a, b):
+        # a list of the lists ``np.split`` returns (a comprehension, ``list(map(...))``, appends in a
+        # loop), read by index or zipped back (``passes/control``: collected items that are lists)
+        made = self.pick(["comprehension", "map", "appends"])
+        parts = f"np.split(np.ravel({a}) * np.mean({b}), 2)"
+        if made == "comprehension":
+            lines.append(
+                f"{name}_rows = [np.split(np.concatenate([t, t * 0.5]), 2) for t in {parts}]"
+            )
+        elif made == "map":
+            lines.append(
+                f"{name}_rows = list(map(lambda t: np.split(np.concatenate([t, t * 0.5]), 2), {parts}))"
+            )
+        else:
+            lines += [
+                f"{name}_rows = []",
+                f"for {name}_t in {parts}:",
+                f"    {name}_rows.append(np.split(np.concatenate([{name}_t, {name}_t * 0.5]), 2))",
+            ]
+        lines.append(
+            f"{name} = np.sum(np.sin({name}_rows[0][1]) * 2.0 + {name}_rows[1][0] ** 2)"
+            + self.pick(["", f" + sum(np.sum(u * v) for u, v in zip(*{name}_rows))"])
+        )
 
     def _py_returned_object(self, lines, name, a, b):
         # a helper that makes an object and returns it beside values, in a flat or a nested tuple

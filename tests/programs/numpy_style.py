@@ -4468,3 +4468,29 @@ def kernel_and_weights_from_a_helper(log_scale, X, y):
 
 inputs_kernel_and_weights_from_a_helper = inputs_kernel_returned_with_its_fit
 PROGRAMS += ["kernel_and_weights_from_a_helper"]
+
+
+def _softmax_rows(z):
+    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def heads_split_by_a_map(w, x):
+    """picoGPT's multi-head attention: q, k and v each split into heads by ``list(map(lambda ...
+    np.split ...))``, zipped back head by head; and a list of the lists ``np.split`` returns, made by a
+    comprehension and read by index (once read transposed: a wrong value with no error).
+    """
+    qkv = np.split(x @ w, 3, axis=-1)
+    split_heads = lambda m: np.split(m, 2, axis=-1)
+    heads = list(map(split_heads, qkv))
+    outs = [_softmax_rows(q @ k.T) @ v for q, k, v in zip(*heads)]
+    rows = [np.split(t, 2) for t in np.split(np.ravel(x), 3)]
+    return np.sum(np.hstack(outs) ** 2) + np.sum(rows[0][1] * rows[2][0])
+
+
+def inputs_heads_split_by_a_map():
+    r = np.random.default_rng(54)
+    return 0.5 * r.normal(size=(3, 12)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["heads_split_by_a_map"]
