@@ -376,38 +376,10 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         pred, true_fn, false_fn, *operands
     )
     if res_true is None:
-        res_true = _zero_residuals(true_fn, operands)
+        res_true = control.zero_residuals(true_fn, operands)
     if res_false is None:
-        res_false = _zero_residuals(false_fn, operands)
+        res_false = control.zero_residuals(false_fn, operands)
     return out, (res_true, res_false)
-
-
-def _zero_residuals(fn, operands):
-    """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs); its
-    strings (a dict key a loop computes, ``"W" + str(l)``) as they are, since they are not data.
-    """
-    import jax
-
-    held = {}
-
-    def arrays():
-        leaves, held["tree"] = jax.tree.flatten(fn(*operands)[1])
-        held["strings"] = {k: v for k, v in enumerate(leaves) if isinstance(v, str)}
-        return [v for v in leaves if not isinstance(v, str)]
-
-    try:
-        shapes = iter(jax.eval_shape(arrays))
-    # the branch cannot run: it raises, or reads what only the other assigns
-    except Exception:
-        return None
-    leaves = []
-    for k in range(held["tree"].num_leaves):
-        if k in held["strings"]:
-            leaves.append(held["strings"][k])
-        else:
-            shape = next(shapes)
-            leaves.append(np.zeros(shape.shape, shape.dtype))
-    return held["tree"].unflatten(leaves)
 
 
 def _placeholder(v) -> bool:

@@ -14,6 +14,8 @@ backend, and over a ``DynamicRange`` as a ``while`` loop (see ``iteration``).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import bounded, checkpoints, output, peeling, step_constants
@@ -221,9 +223,50 @@ def cond_with_residuals(pred, true_fn, false_fn, *operands):
         return out, ((res, other) if taken else (other, res))
     if taken:
         out, res = true_fn(*operands)
-        return _assigned(out), (res, None)
+        return _assigned(out), (res, _not_taken(false_fn, operands, res))
     out, res = false_fn(*operands)
-    return _assigned(out), (None, res)
+    return _assigned(out), (_not_taken(true_fn, operands, res), res)
+
+
+def _not_taken(fn, operands, res):
+    """The residuals of the branch a test known when the code is traced did not take: None, or, inside a
+    trace (a branch of a compiled ``if`` on data, a compiled loop), zeros of their shapes, since the
+    test reaches the backward pass as a traced value (a residual), which runs both branches there.
+    """
+    jax = sys.modules.get("jax")
+    if jax is None or not any(
+        isinstance(leaf, jax.core.Tracer) for leaf in tree_leaves((operands, res))
+    ):
+        return None
+    return zero_residuals(fn, operands)
+
+
+def zero_residuals(fn, operands):
+    """Zeros shaped like the residuals ``fn`` would give, from its shapes alone (nothing of it runs); its
+    strings (a dict key a loop computes, ``"W" + str(l)``) as they are, since they are not data.
+    """
+    import jax
+
+    held = {}
+
+    def arrays():
+        leaves, held["tree"] = jax.tree.flatten(fn(*operands)[1])
+        held["strings"] = {k: v for k, v in enumerate(leaves) if isinstance(v, str)}
+        return [v for v in leaves if not isinstance(v, str)]
+
+    try:
+        shapes = iter(jax.eval_shape(arrays))
+    # the branch cannot run: it raises, or reads what only the other assigns
+    except Exception:
+        return None
+    leaves = []
+    for k in range(held["tree"].num_leaves):
+        if k in held["strings"]:
+            leaves.append(held["strings"][k])
+        else:
+            shape = next(shapes)
+            leaves.append(np.zeros(shape.shape, shape.dtype))
+    return held["tree"].unflatten(leaves)
 
 
 def _untaped(fn):

@@ -885,3 +885,48 @@ def test_loop_variable_read_after_steps_that_branch_on_it(backend):
     _close(
         got, np.stack([jax.grad(rows_with_the_previous_row_jax, 1)(x, W) for x in Xs])
     )
+
+
+INTEGRATOR = "euler"
+
+
+def rollout_with_a_static_switch(w, s0):
+    """gym's ``step``: ``if self.kinematics_integrator == "euler"`` (a test known when the code is read)
+    inside a rollout that stops on data (``break``)."""
+    x, v = s0[0], s0[1]
+    cost = 0.0
+    for _ in range(5):
+        u = np.tanh(w[0] * x + w[1] * v)
+        if INTEGRATOR == "euler":
+            x, v = x + 0.1 * v, v + 0.1 * u
+        else:
+            v = v + 0.1 * u
+            x = x + 0.1 * v
+        cost = cost + x**2
+        if x > 0.8:
+            break
+    return cost
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("s0", [[0.5, 0.1], [0.7, 0.9]], ids=["full", "stops"])
+def test_a_static_branch_in_a_loop_that_breaks_on_data(backend, s0):
+    """The static test's value reached the backward pass as a residual, traced there, so both backward
+    branches ran, and the one not taken had no residuals (an internal TypeError under XLA): the branch a
+    static test skips keeps zeros of its residuals' shapes inside a trace (``control.cond_with_residuals``).
+    """
+    w, s0 = np.array([0.3, -0.2]), np.array(s0)
+    h = 1e-6
+    fd = [
+        (
+            rollout_with_a_static_switch(w + h * e, s0)
+            - rollout_with_a_static_switch(w - h * e, s0)
+        )
+        / (2 * h)
+        for e in np.eye(2)
+    ]
+    _close(s2s.grad(rollout_with_a_static_switch, backend=backend)(w, s0), fd, 1e-6)
+    per_example = s2s.vmap(
+        s2s.grad(rollout_with_a_static_switch), in_axes=(None, 0), backend=backend
+    )(w, np.stack([s0, s0 * 0.5]))
+    _close(per_example[0], fd, 1e-6)

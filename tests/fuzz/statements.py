@@ -334,6 +334,16 @@ class Statements:
                 f"    if {self.test_expr()}:",
                 f"        {self.pick(['break', 'continue'])}",
             ]
+            if self.p(0.4):
+                # a switch known when the code is read (gym's ``kinematics_integrator``) beside the jump
+                self.feature("static_switch_in_loop")
+                self.helper('STEP_KIND = "decay"\n')
+                body = [
+                    '    if STEP_KIND == "decay":',
+                    "    " + body[0],
+                    "    else:",
+                    f"        {acc} = 0.5 * {acc} + {step}",
+                ]
             body = jump + body if self.p(0.5) else body + jump
         lines += [f"for {i} in range({k}):", *body]
         self.env[acc].const = const
