@@ -43,7 +43,12 @@ def constant_padding(resolver, node: cst.Call):
     keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
     positional = [a.value for a in node.args if a.keyword is None]
     mode = keyword.get("mode", positional[2] if len(positional) > 2 else None)
-    if "constant_values" not in keyword or len(positional) < 2:
+    # the array and the widths, by position or keyword (``np.pad(x, pad_width=w, ...)``)
+    operands = [
+        keyword.get(name, positional[k] if len(positional) > k else None)
+        for k, name in enumerate(("array", "pad_width"))
+    ]
+    if "constant_values" not in keyword or None in operands:
         return None
     if mode is not None and not (
         isinstance(mode, cst.SimpleString) and mode.evaluated_value == "constant"
@@ -66,7 +71,7 @@ def constant_padding(resolver, node: cst.Call):
         ]
     )
     value = resolver.expr(plain)
-    array, width = (resolver.expr(p) for p in positional[:2])
+    array, width = (resolver.expr(p) for p in operands)
     for term, side, axis in terms:
         mask = cst.Call(
             cst.parse_expression("rt.pad_border"),

@@ -1553,7 +1553,11 @@ class PythonIdioms:
     def _py_pad_constants(self, lines, name, a, b):
         values = self.pick(["1.5", f"(0.0, np.mean({b}))", "((0.5, -1.0),)"])
         lines += [
-            f"{name}_p = np.pad(np.ravel({a}), (1, 2), constant_values={values})",
+            f"{name}_p = np.pad(np.ravel({a}), "
+            + self.pick(
+                ["(1, 2)", "pad_width=(1, 2)", "pad_width=((1, 2),), mode='constant'"]
+            )
+            + f", constant_values={values})",
             f"{name} = np.sum(np.diff({name}_p) ** 2) + np.sum(np.tanh({name}_p))",
         ]
 

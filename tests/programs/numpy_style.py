@@ -3843,6 +3843,9 @@ def spring_chain_fixed_ends(x, k, ends):
     stretch = np.diff(padded) - 1.0
     energy = 0.5 * np.sum(k * stretch**2)
     grid = np.pad(np.outer(x, x), ((1, 0), (0, 1)), "constant", constant_values=0.5)
+    grid = np.pad(
+        grid, pad_width=((0, 1), (0, 0)), mode="constant", constant_values=0.25
+    )
     return energy + 0.01 * np.sum(grid**2)
 
 
