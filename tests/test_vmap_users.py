@@ -467,6 +467,7 @@ CASES = [
     ),
     case(P.spread_keywords, lambda r: (n(r, B, 3),), 0),
     case(P.tuple_truth, lambda r: (n(r, B, 3), 0.7), (0, None)),
+    case(P.char_rnn_states_by_step, lambda r: (n(r, 2), n(r, B, 3)), (None, 0)),
 ]
 
 

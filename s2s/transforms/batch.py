@@ -433,9 +433,11 @@ class Batch(Transform):
         plain = all(is_static(k) for k in keys)  # ints, None, ``...``: no arrays
         if self.is_batched(base) and plain:
             single = len(keys) == len(parts) == 1
-            constant = single and _constant_key(keys[0])
-            # a container's element, or a row of an array
-            if constant and base.value not in self.arrays:
+            # a key written in the code, or a value known when the code is traced (``hs[len(xs) - 1]``
+            # of a dict keyed by step)
+            keyed = single and not isinstance(keys[0], cst.Tuple)
+            # a container's element, or a row of an array: ``example_item`` tells them apart
+            if keyed and base.value not in self.arrays:
                 return call("rt.example_item", base, keys[0])
             if single and isinstance(keys[0], cst.Tuple):
                 # ``x[(0, 1)]``: one index per axis of an array (never one fancy index past the batch

@@ -146,6 +146,7 @@ FORMS = (
     "branching_helpers",
     "returned_object",
     "lists_of_splits",
+    "states_by_step",
 )
 
 
@@ -853,6 +854,21 @@ class PythonIdioms:
             f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
+        ]
+
+    def _py_states_by_step(self, lines, name, a, b):
+        # min-char-rnn's states in a dict keyed by step, ``hs[-1]`` the start, the last read by a key
+        # computed from a length (``batch.getitem``: a container's item under vmap)
+        hs, t, xs = f"{name}_hs", f"{name}_t", f"{name}_xs"
+        lines += [
+            f"{xs} = np.ravel({a}) * 0.5",
+            f"{hs} = {{}}",
+            f"{hs}[-1] = np.mean({b}) * 0.1",
+            f"for {t} in range(len({xs})):",
+            f"    {hs}[{t}] = np.tanh({xs}[{t}] + 0.5 * {hs}[{t} - 1])",
+            f"{name} = np.sum({hs}[len({xs}) - 1]) + np.sum({hs}["
+            + self.pick(["0", f"len({xs}) // 2"])
+            + "])",
         ]
 
     def _py_lists_of_splits(self, lines, name, a, b):

@@ -770,3 +770,15 @@ def bracket_or_raise(u, scale):
     else:
         raise ValueError(f"could not bracket u={u}")
     return (lo + 0.5 * hi) * scale**2
+
+
+def char_rnn_states_by_step(w, xs):
+    """Karpathy's min-char-rnn: hidden states in a dict keyed by step (``hs[-1]`` the previous state), the
+    last one read as ``hs[len(inputs) - 1]``, a key known when the code is traced."""
+    hs = {}
+    hs[-1] = np.zeros(2)
+    loss = 0.0
+    for t in range(len(xs)):
+        hs[t] = np.tanh(w * xs[t] + hs[t - 1])
+        loss += np.sum(hs[t])
+    return loss + np.sum(hs[len(xs) - 1])
