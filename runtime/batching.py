@@ -314,16 +314,18 @@ def _map2(fn, a, b):
             return _rebuild(
                 a, [(k, _map2(fn, v, _child(b, k))) for k, v in _children(a)]
             )
-        raise ValueError(
-            "batching.select: the two branches' values differ in structure "
-            f"({type(a).__name__} of {len(_children(a))} against {type(b).__name__})"
-        )
+        _refuse_structures()
     if _is_container(b):
-        raise ValueError(
-            "batching.select: the two branches' values differ in structure "
-            f"({type(a).__name__} against {type(b).__name__})"
-        )
+        _refuse_structures()
     return fn(a, b)
+
+
+def _refuse_structures():
+    """Per-example paths whose values differ in structure (a tuple on one, an array on the other)."""
+    from .control import BRANCH_STRUCTURE
+    from .located import Refusal
+
+    raise Refusal(*BRANCH_STRUCTURE)
 
 
 def select(pred, on_true, on_false):

@@ -99,12 +99,17 @@ def _lax_cond(pred, true_fn, false_fn, operands, outputs):
                 shapes = [jax.eval_shape(fn, *operands) for fn in (true_fn, false_fn)]
             except Exception:
                 raise err from None
-            return jax.lax.cond(
-                pred,
-                lambda *ops: _like(true_fn(*ops), shapes[1]),
-                lambda *ops: _like(false_fn(*ops), shapes[0]),
-                *operands,
-            )
+            try:
+                return jax.lax.cond(
+                    pred,
+                    lambda *ops: _like(true_fn(*ops), shapes[1]),
+                    lambda *ops: _like(false_fn(*ops), shapes[0]),
+                    *operands,
+                )
+            except TypeError as again:
+                if "structure" not in str(again):
+                    raise
+                raise Refusal(*BRANCH_STRUCTURE) from again
     except TypeError:
         if len(skips) > 1:
             raise Refusal(*SKIPPED) from None
@@ -433,6 +438,24 @@ BRANCH_UNSET = (
 )
 
 
+CARRY_STRUCTURE = (
+    "a loop variable changes its structure or shape in the loop's first step (`state = s0` then "
+    "`state = (x, v)`), and what the steps keep for a derivative then differs in structure from step "
+    "to step, which no compiled loop can hold",
+    "give the variable its final structure and shape before the loop (`state = (s0[0], s0[1])`, "
+    "`total = np.zeros(n)`), or run eagerly with backend='numpy'",
+)
+
+
+BRANCH_STRUCTURE = (
+    "a variable holds values of different structures on the two paths of a test known only at run "
+    "time (an `if` on data, or a loop's step that a `break` or `return` on data may skip): one path "
+    "makes a tuple, list or dict where the other keeps an array, and a compiled program needs one",
+    "give the variable its final structure before the `if` or the loop (`state = (s0[0], s0[1])`, "
+    "not `state = s0`), or run eagerly with backend='numpy'",
+)
+
+
 RAISES_ON_DATA = (
     "a `raise` in a branch whose test is known only at run time: compiled code runs both branches",
     "check the condition on its own line, `if bad: raise ValueError(...)` (checked when the code runs), "
@@ -635,8 +658,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         )
         if reshaped:
             done = peeling.peeled(body, init, xs, length, reverse, settled_carry)
-            if done is not None:
-                return whole(done[0]), whole(done[1], _length(xs, length))
+            if done is None:
+                raise Refusal(*CARRY_STRUCTURE)
+            return whole(done[0]), whole(done[1], _length(xs, length))
         carry, ys = jax.lax.scan(body, init, xs, length=length, reverse=reverse)
         return whole(carry), step_constants.restored(
             whole(ys, _length(xs, length)), known

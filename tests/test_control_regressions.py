@@ -930,3 +930,42 @@ def test_a_static_branch_in_a_loop_that_breaks_on_data(backend, s0):
         s2s.grad(rollout_with_a_static_switch), in_axes=(None, 0), backend=backend
     )(w, np.stack([s0, s0 * 0.5]))
     _close(per_example[0], fd, 1e-6)
+
+
+def state_made_a_tuple(w, s0, stop=True):
+    """gym's ``self.state``: the array ``reset`` gave, a tuple after the first ``step``."""
+    state = s0
+    cost = 0.0
+    for _ in range(4):
+        x, v = state
+        state = (x + 0.1 * v, v + 0.1 * np.tanh(w[0] * x + w[1] * v))
+        cost = cost + state[0] ** 2
+        if stop and state[0] > 5.0:
+            break
+    return cost
+
+
+@pytest.mark.parametrize("stop", [True, False], ids=["breaks", "runs-through"])
+def test_a_loop_variable_that_changes_structure_is_a_located_error_when_compiled(stop):
+    """An array first, a tuple from the first step on: NumPy's loop runs it (the right gradient); a
+    compiled loop cannot carry it, a located error with the way out, never JAX's internal message.
+    """
+    w, s0 = np.array([0.3, -0.2]), np.array([0.5, 0.1])
+    fd = [
+        (
+            state_made_a_tuple(w + 1e-6 * e, s0, stop)
+            - state_made_a_tuple(w - 1e-6 * e, s0, stop)
+        )
+        / 2e-6
+        for e in np.eye(2)
+    ]
+    _close(s2s.grad(state_made_a_tuple, backend="numpy")(w, s0, stop), fd, 1e-6)
+    with pytest.raises(s2s.S2SError, match=r"state = \(s0\[0\], s0\[1\]\)") as info:
+        s2s.grad(state_made_a_tuple)(w, s0, stop)
+    assert "test_control_regressions.py" in str(info.value)
+    if stop:
+        with pytest.raises(s2s.S2SError, match="different structures") as info:
+            s2s.vmap(state_made_a_tuple, in_axes=(None, 0, None))(
+                w, np.stack([s0, s0]), stop
+            )
+        assert "test_control_regressions.py" in str(info.value)
