@@ -35,10 +35,12 @@ SUBMODULES = (
 # name -> the submodule that defines it
 _DEFINED_IN = {
     "as_float": "scalars",
+    "as_bool": "scalars",
     "as_int": "scalars",
     "item": "scalars",
     "batched_item": "scalars",
     "batched_as_float": "scalars",
+    "batched_as_bool": "scalars",
     "batched_as_int": "scalars",
     "record": "records",
     "record_fields": "records",

@@ -46,6 +46,14 @@ def as_int(v):
     )
 
 
+def as_bool(v):
+    """``bool(v)``: Python's for Python values and NumPy arrays (an array of more than one element is
+    NumPy's error); traced, its one element's truth as a boolean array."""
+    if not _is_jax(v):
+        return bool(v)
+    return _single(v, "bool") != 0
+
+
 def item(v):
     """``v.item()``: the one element of ``v``, a Python number; traced, a 0-d array of ``v``'s dtype."""
     if not _is_jax(v):
@@ -69,6 +77,15 @@ def batched_as_float(v, size):
     if x.shape[1] != 1:
         raise TypeError("float() of an array of more than one element per example")
     return xp.asarray(x[:, 0], xp.result_type(x, float))
+
+
+def batched_as_bool(v, size):
+    """``bool(v)`` of each example."""
+    xp = namespace(v)
+    x = xp.reshape(xp.asarray(v), (size, -1))
+    if x.shape[1] != 1:
+        raise TypeError("bool() of an array of more than one element per example")
+    return x[:, 0] != 0
 
 
 def batched_as_int(v, size):

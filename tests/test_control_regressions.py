@@ -969,3 +969,46 @@ def test_a_loop_variable_that_changes_structure_is_a_located_error_when_compiled
                 w, np.stack([s0, s0]), stop
             )
         assert "test_control_regressions.py" in str(info.value)
+
+
+def rollout_until_out_of_bounds(w, s0):
+    """gym's ``terminated = bool(x < -self.x_threshold or x > self.x_threshold)``, then ``if terminated:
+    break``: a truth value computed from data, held in a variable."""
+    x, v = s0[0], s0[1]
+    cost = 0.0
+    for _ in range(5):
+        x, v = x + 0.1 * v, v + 0.1 * np.tanh(w[0] * x + w[1] * v)
+        cost = cost + x**2
+        terminated = bool(x < -0.6 or x > 0.6)
+        if terminated and not cost < 0.0:
+            break
+    return cost
+
+
+def guarded_truth(w, y=None):
+    """``y is None or ...``: Python's short-circuit stays (``y > 0`` is never evaluated on None)."""
+    plain = y is None or y > 0
+    return np.sum(w**2) * (2.0 if plain else 1.0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("s0", [[0.2, 0.1], [0.5, 0.9]], ids=["runs", "stops"])
+def test_truth_values_computed_from_data_compile(backend, s0):
+    w, s0 = np.array([0.3, -0.5]), np.array(s0)
+    fd = [
+        (
+            rollout_until_out_of_bounds(w + 1e-6 * e, s0)
+            - rollout_until_out_of_bounds(w - 1e-6 * e, s0)
+        )
+        / 2e-6
+        for e in np.eye(2)
+    ]
+    _close(s2s.grad(rollout_until_out_of_bounds, backend=backend)(w, s0), fd, 1e-6)
+    starts = np.stack([s0, -s0])
+    _close(
+        s2s.vmap(rollout_until_out_of_bounds, in_axes=(None, 0), backend=backend)(
+            w, starts
+        ),
+        [rollout_until_out_of_bounds(w, s) for s in starts],
+    )
+    _close(s2s.grad(guarded_truth, backend=backend)(w), 4 * w)

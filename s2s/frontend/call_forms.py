@@ -250,11 +250,11 @@ def _constant(resolver, node):
 
 
 def number_cast(resolver, node: cst.Call):
-    """``rt.as_float(v)`` for ``float(v)`` of a value that may be traced (``int`` likewise), Python's
-    builtin of a static one; None for any other call."""
+    """``rt.as_float(v)`` for ``float(v)`` of a value that may be traced (``int`` and ``bool`` likewise),
+    Python's builtin of a static one; None for any other call."""
     from .calls import _is_builtin
 
-    for name in ("float", "int"):
+    for name in ("float", "int", "bool"):
         if (
             _is_builtin(resolver, node.func, name)
             and len(node.args) == 1

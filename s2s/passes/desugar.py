@@ -9,6 +9,8 @@ Output guarantees (in every block, local functions included):
   whole array where ``i`` is a traced mask, which ``x[i]`` cannot),
   ``x[i][j] = v`` writes ``v`` into a copy of ``x[i]`` and that into ``x``;
 - every comparison has one operator (``a < b < c`` is ``xp.logical_and(a < b, b < c)``);
+- ``and``/``or`` of truth values in a value (``done = x < a or x > b``; comparisons, ``bool(...)``, not
+  guarded by ``is``/``in``/``len``) are ``rt.logical_or(rt.as_bool(a), rt.as_bool(b))``;
 - the tests of ``if`` and ``while`` hold no ``and``/``or``/``not``: they are
   ``rt.logical_and``/``logical_or``/``logical_not``, so array predicates work
   and Python values (a static flag, an empty tuple) keep Python's truth;
@@ -56,11 +58,69 @@ def _keep_origin(fn, old, new):
 
 
 def _expr(node, fn):
+    if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
+        node = _keep_origin(fn, node, node.visit(_TruthValues(fn)))
     if not any(
         type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)
     ):
         return node  # untouched: keeps node identities, and with them the origins of sub-expressions
     return _keep_origin(fn, node, node.visit(_SplitComparisons()))
+
+
+# tests whose other operand may be meaningful only where they hold (``x is None or x.shape[0] > 2``,
+# ``k in d and d[k] > 0``): Python's short-circuit stays
+_GUARDS = (cst.Is, cst.IsNot, cst.In, cst.NotIn)
+_GUARD_CALLS = frozenset({"len", "hasattr", "isinstance", "callable"})
+
+
+class _TruthValues(cst.CSTTransformer):
+    """``terminated = x < -a or x > a``: ``and``/``or``/``not`` of truth values (comparisons, ``bool(...)``)
+    in a value are ``rt.logical_or(rt.as_bool(a), rt.as_bool(b))``, so a truth value computed from data
+    compiles (Python's result for Python values; an array of more than one element is NumPy's error).
+    """
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def leave_BooleanOperation(self, original, updated):
+        if not (_truth(updated.left) and _truth(updated.right)):
+            return updated
+        func = (
+            "rt.logical_and"
+            if isinstance(updated.operator, cst.And)
+            else "rt.logical_or"
+        )
+        new = call(func, _as_bool(updated.left), _as_bool(updated.right))
+        return _keep_origin(self.fn, original, new)
+
+
+def _truth(node) -> bool:
+    """A truth value whose evaluation needs no guard: a comparison (not ``is``/``in``), ``bool(...)``,
+    ``not`` of one, or ``and``/``or`` of them (rewritten already: ``rt.logical_*``)."""
+    if isinstance(node, cst.Comparison):
+        return not any(
+            isinstance(c.operator, _GUARDS) for c in node.comparisons
+        ) and not any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Name)
+            and n.func.value in _GUARD_CALLS
+            for n in iter_nodes(node)
+        )
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _truth(node.expression)
+    if isinstance(node, cst.Call):
+        name = cst.Module([]).code_for_node(node.func)
+        return name in ("rt.as_bool", "rt.logical_and", "rt.logical_or")
+    return False
+
+
+def _as_bool(node):
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return call("rt.logical_not", _as_bool(node.expression))
+    if isinstance(node, cst.Call):
+        return node
+    return call("rt.as_bool", node)
 
 
 def _predicate(node, fn):

@@ -85,6 +85,7 @@ def as_float(v, *, g):
 
 
 nondiff("an integer", "rt.as_int")
+nondiff("a truth value", "rt.as_bool")
 nondiff("a dtype", "rt.written_dtype")
 
 

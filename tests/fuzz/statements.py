@@ -334,6 +334,18 @@ class Statements:
                 f"    if {self.test_expr()}:",
                 f"        {self.pick(['break', 'continue'])}",
             ]
+            if self.p(0.3):
+                # a truth value from data held in a variable (gym's ``terminated = bool(a or b)``)
+                self.feature("truth_value_in_loop")
+                flag = self.fresh_name("stop")
+                jump = [
+                    f"    {flag} = "
+                    + self.pick(
+                        ["bool({} or {})", "{} and not {}", "({}) or ({})"]
+                    ).format(self.test_expr(), self.test_expr()),
+                    f"    if {flag}:",
+                    f"        {self.pick(['break', 'continue'])}",
+                ]
             if self.p(0.4):
                 # a switch known when the code is read (gym's ``kinematics_integrator``) beside the jump
                 self.feature("static_switch_in_loop")
