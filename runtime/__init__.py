@@ -57,6 +57,8 @@ _DEFINED_IN = {
     "index_add": "arrays",
     "index_add_value_vjp": "arrays",
     "index_array": "arrays",
+    "nonzero_mask": "arrays",
+    "batched_nonzero_mask": "arrays",
     "index_get": "arrays",
     "index_get_vjp": "arrays",
     "index_set": "arrays",

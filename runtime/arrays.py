@@ -345,6 +345,34 @@ def logical_or(a, b):
     return namespace(a, b).logical_or(a, b)
 
 
+NONZERO_AXES = (
+    "positions of nonzeros (`np.nonzero(m)[0]`) read as the mask they select by, but `m` has {} axes: "
+    "positions and mask agree only for one",
+    "index by the mask itself (`x[m != 0]`, `np.where(m, a, b)`), or run eagerly with backend='numpy'",
+)
+
+
+def nonzero_mask(m):
+    """``np.nonzero(m)[0]`` used only to index, read as the mask it selects by: ``m != 0`` (the same items,
+    in the same order), for ``m`` of one axis."""
+    if np.ndim(m) != 1:
+        message, hint = NONZERO_AXES
+        raise Refusal(message.format(np.ndim(m)), hint)
+    return namespace(m).asarray(m) != 0
+
+
+def batched_nonzero_mask(m, batched, size):
+    """``nonzero_mask`` of each example (``batched``: whether ``m`` holds the batch axis)."""
+    from .batch_axes import broadcast_batch
+
+    if not batched[0]:
+        return broadcast_batch(nonzero_mask(m), size)
+    if np.ndim(m) != 2:
+        message, hint = NONZERO_AXES
+        raise Refusal(message.format(np.ndim(m) - 1), hint)
+    return namespace(m).asarray(m) != 0
+
+
 def index_array(elements):
     """``x[[0, 2]]``'s index as NumPy reads it, an array: a NumPy one when its elements are known (a constant
     under ``jax.jit``, so a boolean one is a mask of known size), else one of the elements' namespace.

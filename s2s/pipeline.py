@@ -35,6 +35,7 @@ from .frontend import (
     local_imports,
     local_objects,
     loop_else,
+    nonzero_masks,
     numpy_maps,
     object_lists,
     partials,
@@ -93,7 +94,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
-    src = ufunc_outputs.desugar(src)
+    src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(src)

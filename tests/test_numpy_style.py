@@ -293,6 +293,26 @@ def test_masked_reductions_compile_and_batch(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_positions_of_nonzeros_used_to_index_compile_and_batch(backend):
+    """``zero_idx = np.nonzero(endog == 0)[0]`` read only as an index is the mask it selects by
+    (``frontend/nonzero_masks``): under XLA it compiles, and per-example gradients (the counts batched,
+    the weights the same for every example) equal a loop of NumPy's."""
+    f = P.zero_inflated_poisson_by_positions
+    params, endog, exog = P.inputs_zero_inflated_poisson_by_positions()
+    want = s2s.grad(f, backend="numpy")(params, endog, exog)
+    np.testing.assert_allclose(
+        s2s.grad(f, backend=backend)(params, endog, exog), want, rtol=1e-10
+    )
+    counts = np.stack([endog, endog[::-1]])
+    got = s2s.vmap(s2s.grad(f, backend=backend), (None, 0, None))(params, counts, exog)
+    for i, c in enumerate(counts):
+        loop = s2s.grad(f, backend="numpy")(params, c, exog)
+        np.testing.assert_allclose(got[i], loop, rtol=1e-10)
+    values = s2s.vmap(f, (None, 0, None), backend=backend)(params, counts, exog)
+    np.testing.assert_allclose(values, [f(params, c, exog) for c in counts], rtol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_selections_given_unit_axes_reduced_whole_compile_and_batch(backend):
     """``eta[idx][:, None] + nodes[None, :]`` reduced whole: the mask given the same unit axes."""
     beta, x, groups = P.inputs_grouped_quadrature()

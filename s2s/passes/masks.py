@@ -93,11 +93,20 @@ def _makes_mask(stmt) -> bool:
     if not isinstance(stmt, ir.Assign):
         return False
     e = eqn_of(stmt.value)
-    return e.kind == "op" and (
-        e.name in MASK_OPS
-        or _as_bool(e)
-        or (e.name in ("nonzero", "where") and len(e.args) == 1)
+    return _positions_mask(e) or (
+        e.kind == "op"
+        and (
+            e.name in MASK_OPS
+            or _as_bool(e)
+            or (e.name in ("nonzero", "where") and len(e.args) == 1)
+        )
     )
+
+
+def _positions_mask(e) -> bool:
+    """``rt.nonzero_mask(m)``: positions of nonzeros used only to index, read as their mask
+    (``frontend/nonzero_masks``)."""
+    return e.kind == "runtime" and e.name == "nonzero_mask"
 
 
 def _selects_by_name(stmt) -> bool:
@@ -181,7 +190,11 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
             continue
         name, value = stmt.target.value, stmt.value
         e = eqn_of(value)
-        if (e.kind == "op" and _is_mask_op(e, found)) or _is_window(e):
+        if (
+            (e.kind == "op" and _is_mask_op(e, found))
+            or _is_window(e)
+            or _positions_mask(e)
+        ):
             found[name] = cst.Name(name)
             code = cst.Module([]).code_for_node(value)
             first = made.setdefault(code, (name, reads(stmt)))[0]
@@ -290,7 +303,9 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
                 out.append(ir.Assign(stmt.target, selection, stmt.origin))
                 continue
             kept = kept_by(key, x, stmt)
-            fill = call("rt.selected_fill", x, kept)
+            # (an equation of its own: the batching of ``where`` reads its operands' ranks)
+            fill = cst.Name(namer.fresh("fill"))
+            out.append(ir.Assign(fill, call("rt.selected_fill", x, kept), stmt.origin))
             out.append(
                 ir.Assign(stmt.target, call("xp.where", kept, x, fill), stmt.origin)
             )
@@ -367,7 +382,7 @@ def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
 
 def _is_mask_op(e, found) -> bool:
     """A comparison-like op, ``x.astype(bool)``, or ``&``/``|``/``^``/``~`` of masks."""
-    if e.name in MASK_OPS or _as_bool(e):
+    if e.name in MASK_OPS or _as_bool(e) or _positions_mask(e):
         return True
     return e.name in BITWISE and all(_is_name(a) and a.value in found for a in e.args)
 

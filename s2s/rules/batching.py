@@ -173,6 +173,11 @@ def item(v, *, batched, batch_size):
     return rt.batched_item(v, batch_size)
 
 
+@batch_rule("rt.nonzero_mask")
+def nonzero_mask(m, *, batched, batch_size):
+    return rt.batched_nonzero_mask(m, batched, batch_size)
+
+
 @batch_rule("rt.as_bool")
 def as_bool(v, *, batched, batch_size):
     return rt.batched_as_bool(v, batch_size)

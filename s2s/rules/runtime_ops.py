@@ -86,6 +86,7 @@ def as_float(v, *, g):
 
 nondiff("an integer", "rt.as_int")
 nondiff("a truth value", "rt.as_bool")
+nondiff("a mask", "rt.nonzero_mask")
 nondiff("a dtype", "rt.written_dtype")
 
 

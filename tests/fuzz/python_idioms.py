@@ -147,6 +147,7 @@ FORMS = (
     "returned_object",
     "lists_of_splits",
     "states_by_step",
+    "positions_of_nonzeros",
 )
 
 
@@ -854,6 +855,25 @@ class PythonIdioms:
             f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
+        ]
+
+    def _py_positions_of_nonzeros(self, lines, name, a, b):
+        # positions of nonzeros of data used only to index, read and written (statsmodels'
+        # zero-inflated models; ``frontend/nonzero_masks``)
+        v, idx, out = f"{name}_v", f"{name}_idx", f"{name}_out"
+        found = self.pick(
+            [
+                f"np.nonzero({v} > 0)[0]",
+                f"np.where({v} > 0)[0]",
+                f"np.flatnonzero({v} > 0)",
+            ]
+        )
+        lines += [
+            f"{v} = np.ravel({a}) * np.mean({b})",
+            f"{idx} = {found}",
+            f"{out} = np.zeros_like({v})",
+            f"{out}[{idx}] = np.tanh({v}[{idx}]) * 2.0",
+            f"{name} = np.sum({out}) + np.sum({v}[{idx}] ** 2)",
         ]
 
     def _py_states_by_step(self, lines, name, a, b):

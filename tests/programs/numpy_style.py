@@ -4497,3 +4497,32 @@ def inputs_heads_split_by_a_map():
 
 
 PROGRAMS += ["heads_split_by_a_map"]
+
+
+def _poisson_logpmf(k, mu):
+    return k * np.log(mu) - mu - np.array([math.lgamma(v + 1.0) for v in k])
+
+
+def zero_inflated_poisson_by_positions(params, endog, exog):
+    """statsmodels' ZeroInflatedPoisson.loglikeobs: the zeros and the counts found by ``np.nonzero`` of
+    the data, each filled through its positions (``llf[zero_idx] = ...``), the inflation weight an
+    array the same for every example."""
+    w = 1.0 / (1.0 + np.exp(-params[0] * np.ones(len(endog))))
+    mu = np.exp(exog @ params[1:])
+    llf_main = _poisson_logpmf(endog, mu)
+    zero_idx = np.nonzero(endog == 0)[0]
+    nonzero_idx = np.nonzero(endog)[0]
+    llf = np.zeros_like(endog)
+    llf[zero_idx] = np.log(w[zero_idx] + (1 - w[zero_idx]) * np.exp(llf_main[zero_idx]))
+    llf[nonzero_idx] = np.log(1 - w[nonzero_idx]) + llf_main[nonzero_idx]
+    return -np.mean(llf)
+
+
+def inputs_zero_inflated_poisson_by_positions():
+    r = np.random.default_rng(55)
+    exog = np.column_stack([np.ones(8), r.normal(size=8)])
+    endog = np.array([0.0, 2.0, 1.0, 0.0, 0.0, 3.0, 1.0, 0.0])
+    return np.array([-0.5, 0.3, 0.2]), endog, exog
+
+
+PROGRAMS += ["zero_inflated_poisson_by_positions"]

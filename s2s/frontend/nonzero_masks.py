@@ -1,0 +1,145 @@
+"""Positions of nonzeros used only to index, read as the boolean masks they stand for.
+
+``zero_idx = np.nonzero(endog == 0)[0]`` then ``llf[zero_idx] = np.log(w[zero_idx] + ...)``
+(statsmodels' zero-inflated models): the positions' count depends on the data, which no compiled
+program can hold, but indexing by them selects what the mask selects, in the same order. So
+``desugar(source)`` writes ``zero_idx = rt.nonzero_mask(endog == 0)`` (``m != 0``, s2s's runtime under
+a name of the function's own; a located error for an ``m`` of more than one axis, where positions and
+mask differ), and every ``x[zero_idx]``
+reads and writes by the mask, which compiles (``passes/masks``) and batches.
+
+Guarantee: ``name = np.nonzero(m)[0]``, ``np.where(m)[0]`` or ``np.flatnonzero(m)`` (NumPy's or
+``jax.numpy``'s), in any block, ``name`` bound once and read only as the one index of a subscript
+(``x[name]``, ``x[name] = v``); anything else (``len(name)``, ``name + 1``) stays as it is (its
+located error under XLA). New nodes keep the call's position.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy
+
+from ..cstutil import iter_nodes
+from .rewriting import (
+    assignment,
+    assignment_line,
+    bindings,
+    function_body,
+    mentions,
+    namer_of,
+    object_of,
+    with_blocks,
+    with_body,
+)
+from .source import FunctionSource
+
+# the functions giving positions of nonzeros, and whether their first item (``[0]``) is taken
+_POSITIONS = {"nonzero": True, "where": True, "flatnonzero": False}
+
+
+def _library_function(obj, name: str) -> bool:
+    if obj is getattr(numpy, name):
+        return True
+    try:
+        import jax.numpy as jnp
+    except ImportError:  # pragma: no cover - the numpy backend runs without JAX
+        return False
+    return obj is getattr(jnp, name)
+
+
+class _Reader:
+    def __init__(self, source: FunctionSource):
+        self.source = source
+        self.positions = source.file.positions
+        self.bound = bindings(source.node)
+        self.indexes = _index_reads(source.node)
+        self.namer = namer_of(source)
+        self.runtime = None
+        self.changed = False
+
+    def block(self, statements) -> list:
+        out = []
+        for stmt in statements:
+            masked = self._masked(stmt)
+            if masked is None:
+                out.append(with_blocks(stmt, self.block, self.positions))
+            else:
+                out.extend(masked)
+                self.changed = True
+        return out
+
+    def _masked(self, stmt) -> list | None:
+        assign = assignment(stmt)
+        if assign is None or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        name = assign.targets[0].target.value
+        found = self._positions_of(assign.value)
+        if (
+            found is None
+            or self.bound[name] != 1
+            or mentions(name, [self.source.node]) != 1 + self.indexes.get(name, 0)
+        ):
+            return None
+        if self.runtime is None:  # s2s's runtime, under a name of the function's own
+            self.runtime = self.namer.fresh("s2s_runtime")
+        helper = cst.Attribute(cst.Name(self.runtime), cst.Name("nonzero_mask"))
+        mask = cst.Call(helper, [cst.Arg(found)])
+        return [assignment_line(cst.Name(name), mask, stmt, self.positions)]
+
+    def _positions_of(self, value):
+        """``m`` of ``np.nonzero(m)[0]``, ``np.where(m)[0]`` or ``np.flatnonzero(m)``, else None."""
+        first = (
+            isinstance(value, cst.Subscript)
+            and len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Index)
+            and isinstance(value.slice[0].slice.value, cst.Integer)
+            and value.slice[0].slice.value.value == "0"
+        )
+        call = value.value if first else value
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and len(call.args) == 1
+            and call.args[0].keyword is None
+            and not call.args[0].star
+        ):
+            return None
+        name = call.func.attr.value
+        if _POSITIONS.get(name) is not first:
+            return None
+        obj = object_of(call.func, self.source.env, self.bound)
+        if not _library_function(obj, name):
+            return None
+        return call.args[0].value
+
+
+def _index_reads(node) -> dict:
+    """How many times each name is the one index of a subscript (``x[name]``)."""
+    counts: dict = {}
+    for n in iter_nodes(node):
+        if (
+            isinstance(n, cst.Subscript)
+            and len(n.slice) == 1
+            and isinstance(n.slice[0].slice, cst.Index)
+            and isinstance(n.slice[0].slice.value, cst.Name)
+        ):
+            key = n.slice[0].slice.value.value
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def desugar(source: FunctionSource) -> FunctionSource:
+    """``source`` with its positions of nonzeros used only to index read as masks (see the module)."""
+    body = function_body(source)
+    if body is None or not any(
+        isinstance(n, cst.Attribute) and n.attr.value in _POSITIONS
+        for n in iter_nodes(source.node)
+    ):
+        return source
+    reader = _Reader(source)
+    statements = reader.block(body)
+    if not reader.changed:
+        return source
+    from .. import runtime
+
+    return with_body(source, statements, env={**source.env, reader.runtime: runtime})
