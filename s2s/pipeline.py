@@ -17,6 +17,7 @@ from .frontend import (
     comprehensions,
     constant_objects,
     counted_whiles,
+    counter_appends,
     dict_fields,
     error_states,
     factories,
@@ -95,6 +96,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     targets) and fenced: what the resolver reads."""
     src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
+    src = counter_appends.desugar(src)
     src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(src)

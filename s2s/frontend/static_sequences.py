@@ -49,6 +49,21 @@ class StaticSequences:
             ]
         return found if found is not None and len(found) <= self.most else None
 
+    def range_of(self, node) -> range | None:
+        """The ``range`` a call ``range(...)`` of ints the code spells stands for (any length), else None."""
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "range"
+            and "range" not in self.bound
+            and not any(a.keyword or a.star for a in node.args)
+        ):
+            return None
+        bounds = [self._int(a.value) for a in node.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or bounds[2:] == [0]:
+            return None
+        return range(*bounds)
+
     def _int(self, node) -> int | None:
         """An int the code spells: a literal, a module-level int, ``len`` of a static sequence, and
         ``+ - * // %`` of those."""
@@ -82,10 +97,9 @@ class StaticSequences:
             return None
         kind, args = node.func.value, [a.value for a in node.args]
         if kind == "range":
-            bounds = [self._int(a) for a in args]
-            if not 1 <= len(bounds) <= 3 or None in bounds or bounds[2:] == [0]:
+            steps = self.range_of(node)
+            if steps is None:
                 return None
-            steps = range(*bounds)
             return [literal(k) for k in steps] if len(steps) <= self.most else None
         if kind == "enumerate" and len(args) == 1:
             items = self.items(args[0])

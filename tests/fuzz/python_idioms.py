@@ -148,6 +148,7 @@ FORMS = (
     "lists_of_splits",
     "states_by_step",
     "positions_of_nonzeros",
+    "appends_on_the_counter",
 )
 
 
@@ -855,6 +856,32 @@ class PythonIdioms:
             f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
+        ]
+
+    def _py_appends_on_the_counter(self, lines, name, a, b):
+        # snapshots saved every few steps (a test of the counter alone), over a range the code spells or
+        # one a helper's parameter sizes (``frontend/counter_appends``)
+        self.helper(
+            "def every_other(z, n):\n"
+            "    kept = []\n"
+            "    for i in range(n):\n"
+            "        z = np.tanh(z * 0.9 + 0.1)\n"
+            "        if i % 2 == 1:\n"
+            "            kept.append(np.sum(z))\n"
+            "    return kept\n"
+        )
+        test = self.pick(
+            ["(k + 1) % 3 == 0", "k % 2 == 0 and k > 0", "k == 1 or k == 4"]
+        )
+        h, snaps = f"{name}_h", f"{name}_snaps"
+        lines += [
+            f"{h} = np.ravel({a}) * 0.5",
+            f"{snaps} = []",
+            "for k in range(6):",
+            f"    {h} = np.tanh({h} + 0.1 * np.mean({b}))",
+            f"    if {test}:",
+            f"        {snaps}.append({h} * 1.0)",
+            f"{name} = np.sum(np.array({snaps}) ** 2) + sum(every_other({h}, 5))",
         ]
 
     def _py_positions_of_nonzeros(self, lines, name, a, b):

@@ -4526,3 +4526,39 @@ def inputs_zero_inflated_poisson_by_positions():
 
 
 PROGRAMS += ["zero_inflated_poisson_by_positions"]
+
+
+SAVE_EVERY = 3
+
+
+def _verlet_energies(x, v, k, dt, n_steps):
+    energies = [0.5 * np.sum(v**2)]
+    for step in range(n_steps):
+        v = v - dt * k * (x - np.roll(x, 1))
+        x = x + dt * v
+        if step % 2 == 1 and step > 0:
+            energies.append(
+                0.5 * np.sum(v**2) + 0.5 * k * np.sum((x - np.roll(x, 1)) ** 2)
+            )
+    return x, energies
+
+
+def snapshots_every_few_steps(w, h0):
+    """A heat-equation solver saving a snapshot every ``SAVE_EVERY`` steps (``if (n + 1) % SAVE_EVERY ==
+    0: snapshots.append(h.copy())``), and a helper's Verlet integrator recording the energy on odd
+    steps of a range its caller sizes: appends on a test of the counter alone."""
+    h = h0 * w
+    snapshots = []
+    for n in range(7):
+        h = h + 0.2 * (np.roll(h, 1) - 2 * h + np.roll(h, -1))
+        if (n + 1) % SAVE_EVERY == 0:
+            snapshots.append(h.copy())
+    x, energies = _verlet_energies(h, 0.1 * w, 0.5, 0.1, 6)
+    return np.sum(np.array(snapshots) ** 2) + np.var(energies) + np.sum(x)
+
+
+def inputs_snapshots_every_few_steps():
+    return np.linspace(0.5, 1.5, 5), np.arange(5.0)
+
+
+PROGRAMS += ["snapshots_every_few_steps"]
