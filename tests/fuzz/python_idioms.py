@@ -870,14 +870,15 @@ class PythonIdioms:
             "            kept.append(np.sum(z))\n"
             "    return kept\n"
         )
+        k = f"{name}_k"
         test = self.pick(
-            ["(k + 1) % 3 == 0", "k % 2 == 0 and k > 0", "k == 1 or k == 4"]
-        )
+            ["({k} + 1) % 3 == 0", "{k} % 2 == 0 and {k} > 0", "{k} == 1 or {k} == 4"]
+        ).format(k=k)
         h, snaps = f"{name}_h", f"{name}_snaps"
         lines += [
             f"{h} = np.ravel({a}) * 0.5",
             f"{snaps} = []",
-            "for k in range(6):",
+            f"for {k} in range(6):",
             f"    {h} = np.tanh({h} + 0.1 * np.mean({b}))",
             f"    if {test}:",
             f"        {snaps}.append({h} * 1.0)",
