@@ -26,6 +26,7 @@ import itertools
 import libcst as cst
 
 from ..cstutil import iter_nodes, names_in
+from .fence import is_append
 from .rewriting import (
     assignment_line,
     bindings,
@@ -90,11 +91,16 @@ class _Reader:
                 body.append(stmt)
                 continue
             test, lines = appends
-            kept = (
-                None  # a range known when the code runs: the kept steps found then
-                if steps is None
-                else [j for j, n in enumerate(steps) if self._holds(test, counter, n)]
-            )
+            try:
+                kept = (
+                    None  # a range known when the code runs: the kept steps found then
+                    if steps is None
+                    else [
+                        j for j, n in enumerate(steps) if self._holds(test, counter, n)
+                    ]
+                )
+            except ArithmeticError:  # (``n % 0``: Python's error where the code runs)
+                return None
             for name, value in lines:
                 every = self.namer.fresh(f"{name}_steps")
                 body.append(place(_append(every, value), stmt, self.positions))
@@ -231,18 +237,10 @@ def _append_of(stmt):
         and isinstance(stmt.body[0], cst.Expr)
     ):
         return None
+    if not is_append(stmt.body[0]):
+        return None
     call = stmt.body[0].value
-    if (
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Attribute)
-        and isinstance(call.func.value, cst.Name)
-        and call.func.attr.value == "append"
-        and len(call.args) == 1
-        and call.args[0].keyword is None
-        and not call.args[0].star
-    ):
-        return call.func.value.value, call.args[0].value
-    return None
+    return call.func.value.value, call.args[0].value
 
 
 def _append(name: str, value) -> cst.SimpleStatementLine:
