@@ -85,9 +85,10 @@ class _Reader:
         if counter in bindings(loop.body):
             return None
         body, after = [], []
-        for stmt in loop.body.body:
+        in_loop = bindings(loop.body)
+        for k, stmt in enumerate(loop.body.body):
             appends = self._counter_appends(stmt, counter, loop)
-            if appends is None:
+            if appends is None or not _ready(appends[1], loop.body.body[:k], in_loop):
                 body.append(stmt)
                 continue
             test, lines = appends
@@ -210,6 +211,18 @@ class _Reader:
         code = cst.Module([]).code_for_node(test)
         names = {k: v for k, v in self.source.env.items() if type(v) is int}
         return bool(eval(code, {"__builtins__": {}}, {**names, counter: n}))
+
+
+def _ready(lines, before, in_loop) -> bool:
+    """Whether each value reads, of what the loop binds, only names its body binds on the lines before
+    the ``if`` (each step's own value then; ``h - h_prev`` with ``h_prev = h`` at the end of the step would
+    read what the first step has not bound yet)."""
+    earlier = set(bindings(cst.Module(body=list(before)))) if before else set()
+    return all(
+        name in earlier or name not in in_loop
+        for _, value in lines
+        for name in names_in(value)
+    )
 
 
 def _is_range(node, bound) -> bool:
