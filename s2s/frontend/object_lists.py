@@ -172,9 +172,8 @@ class _Lists(PositionKeeping):
         super().__init__(positions)
         self.lists, self.namer = lists, namer
         self.failed: set = set()
-        self.methods_read: dict = (
-            {}
-        )  # an item's method read, not called: id -> its list
+        # an item's method read, not called: id -> its list
+        self.methods_read: dict = {}
 
     def refused(self) -> set:
         """The lists read whole somewhere: they stay as they are."""
