@@ -36,6 +36,7 @@ def test_gradient_matches_finite_differences(name):
         "prefix_statistics",
         "gauss_seidel_compliance",
         "strided_conv_per_example",
+        "conv1d_windows_by_pairs",
     ],
 )
 def test_vmap_and_vmap_of_grad_match_a_loop(name):

@@ -6,6 +6,8 @@ Guarantees of ``desugar(source)``, each new line at the statement's position:
 - ``first, *rest, (W, b) = value`` (one starred name) is ``first = value[0]``, ``rest =
   value[1:-1]``, ``W, b = value[-1]`` (``value`` first bound to a fresh name when it is not a
   name). Other starred targets are left for the fence to report.
+- ``i0, i1 = i * s, i * s + fw`` (names, a display of one length, no value reading a target: not
+  ``a, b = b, a``) is one line per name, so what reads a name's value (a window's width) finds it.
 - ``h, cache["a"] = value`` (an element or item target inside a tuple target, at any depth) is ``h,
   cache_item = value`` then ``cache["a"] = cache_item``: Python's unpacking (its length check
   included), then the writes in Python's order, left to right.
@@ -50,6 +52,33 @@ def _has_element_target(target) -> bool:
     )
 
 
+def _independent_pairs(stmt) -> bool:
+    """``a, b = x, y``: names and a display of one length, no value reading a target (``a, b = b, a``)."""
+    assign = assignment(stmt)
+    if assign is None or len(assign.targets) != 1:
+        return False
+    target, value = assign.targets[0].target, assign.value
+    if not (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements) > 1
+        and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+            for e in target.elements
+        )
+        and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+    ):
+        return False
+    names = [e.value.value for e in target.elements]
+    read = {
+        n.value
+        for e in value.elements
+        for n in iter_nodes(e.value)
+        if isinstance(n, cst.Name)
+    }
+    return len(set(names)) == len(names) and not read & set(names)
+
+
 def _index(value, index) -> cst.Subscript:
     return cst.Subscript(value, [cst.SubscriptElement(index)])
 
@@ -83,6 +112,15 @@ class _Unstar:
                 assignment(stmt).targets[0].target
             ):
                 out.extend(self.written(stmt))
+            elif _independent_pairs(stmt):
+                self.changed = True
+                assign = assignment(stmt)
+                out.extend(
+                    assignment_line(t.value, v.value, stmt, self.positions)
+                    for t, v in zip(
+                        assign.targets[0].target.elements, assign.value.elements
+                    )
+                )
             else:
                 out.append(with_blocks(stmt, self.block, self.positions))
         return out
@@ -145,11 +183,17 @@ class _Unstar:
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
-    """``source`` with its starred assignments as indexing (itself when it has none)."""
+    """``source`` with its starred assignments as indexing, and its unpackings of displays one line per
+    name (itself when it has none)."""
     body = function_body(source)
     if body is None or not any(
         isinstance(n, cst.StarredElement)
         or (isinstance(n, cst.AssignTarget) and _has_element_target(n.target))
+        or (
+            isinstance(n, cst.Assign)
+            and isinstance(n.value, cst.Tuple)
+            and isinstance(n.targets[0].target, cst.Tuple)
+        )
         for n in iter_nodes(source.node)
     ):
         return source

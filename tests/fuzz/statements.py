@@ -376,11 +376,17 @@ class Statements:
             step = 1 if form == "sliding" else k
             loop = f"for {i} in range(0, {n - k + 1}, {step}):"
             window = self.pick(
-                [f"{src}[{lead}{i} : {i} + {k}]", f"{src}[{lead}{i} : {k} + {i}]"]
+                [
+                    f"{src}[{lead}{i} : {i} + {k}]",
+                    f"{src}[{lead}{i} : {k} + {i}]",
+                    f"{src}[{lead}{i}_lo : {i}_hi]",  # bounds assigned as a pair (numpy-ml)
+                ]
             )
+        bounds = [f"    {i}_lo, {i}_hi = {i}, {i} + {k}"] if f"{i}_lo" in window else []
         lines += [
             f"{acc} = 0.0",
             loop,
+            *bounds,
             f"    {acc} = {acc} + np.sum(np.tanh({window}) * (0.5 + 0.1 * {i}))",
         ]
         self.define(acc, ())

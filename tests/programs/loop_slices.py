@@ -167,3 +167,23 @@ def inputs_strided_conv_per_example():
 
 
 PROGRAMS += ["strided_conv_per_example"]
+
+
+def conv1d_windows_by_pairs(w, x, stride=1):
+    """numpy-ml's ``conv1D_naive``: each window's bounds assigned as a pair, ``i0, i1 = i * s, i * s +
+    fw``, the width read from the two names."""
+    fw = w.shape[0]
+    n_out = (x.shape[0] - fw) // stride + 1
+    out = np.zeros(n_out)
+    for i in range(n_out):
+        i0, i1 = i * stride, i * stride + fw
+        out[i] = np.sum(x[i0:i1] * w)
+    return np.sum(np.tanh(out) ** 2)
+
+
+def inputs_conv1d_windows_by_pairs():
+    r = np.random.default_rng(9)
+    return r.normal(size=3), r.normal(size=7)
+
+
+PROGRAMS += ["conv1d_windows_by_pairs"]
