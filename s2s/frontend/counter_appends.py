@@ -82,7 +82,9 @@ class _Reader:
         ):
             return None
         counter = loop.target.value
-        if counter in bindings(loop.body):
+        if counter in bindings(loop.body) or names_in(loop.iter) & set(
+            bindings(loop.body)
+        ):  # (the range read again after the loop must be the one it ran over)
             return None
         body, after = [], []
         in_loop = bindings(loop.body)
