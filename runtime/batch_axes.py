@@ -126,11 +126,11 @@ def rebatch_leaves(g, axes):
 
 
 def _to_front(leaf, axis, size):
-    xp = namespace(leaf)
-    if axis is None:
-        leaf = xp.asarray(leaf)
-        return xp.broadcast_to(leaf, (size, *xp.shape(leaf)))
-    return xp.moveaxis(leaf, axis, 0)
+    if (
+        axis is None
+    ):  # (a placeholder, a key, a range: as ``broadcast_batch`` gives them)
+        return broadcast_batch(leaf, size)
+    return namespace(leaf).moveaxis(leaf, axis, 0)
 
 
 def unbatch_leaves(value, axes):

@@ -1012,3 +1012,31 @@ def test_truth_values_computed_from_data_compile(backend, s0):
         [rollout_until_out_of_bounds(w, s) for s in starts],
     )
     _close(s2s.grad(guarded_truth, backend=backend)(w), 4 * w)
+
+
+def rows_read_at_the_last_step(params, x):
+    """An RNN filling ``hs[t]`` from ``hs[t - 1] if t > 0 else h``, its last row read by the loop's
+    counter after the loop: the backward loop's carry holds the counter, unset before the loop.
+    """
+    h = np.zeros(3)
+    hs = np.zeros((3, 3))
+    for t in range(3):
+        prev = hs[t - 1] if t > 0 else h
+        hs[t] = np.tanh(x[t] @ params["wx"] + prev @ params["wh"])
+    return np.mean(np.tanh(hs[t]))
+
+
+def test_per_example_gradients_through_a_carry_holding_the_counter():
+    """The carry (the counter, unset before the loop, beside batched rows) broadcast leaf by leaf: the
+    unset counter stays a placeholder (it once raised Python's UnboundLocalError there).
+    """
+    r = np.random.default_rng(4)
+    params = {"wx": r.normal(size=(3, 3)), "wh": 0.5 * r.normal(size=(3, 3))}
+    xs = r.normal(size=(2, 3, 3))
+    got = s2s.vmap(
+        s2s.grad(rows_read_at_the_last_step), in_axes=(None, 0), backend="numpy"
+    )(params, xs)
+    for i, x in enumerate(xs):
+        want = s2s.grad(rows_read_at_the_last_step, backend="numpy")(params, x)
+        for k in want:
+            _close(got[k][i], want[k])
