@@ -39,7 +39,7 @@ from .rewriting import (
     with_body,
 )
 from .source import FunctionSource
-from .static_sequences import StaticSequences
+from .static_sequences import StaticSequences, is_range_call
 
 MAX_PICKED = 64  # steps kept unevenly, written item by item
 _ARITHMETIC = (
@@ -75,7 +75,7 @@ class _Reader:
         """The loop appending every step, then the lines picking the kept steps, else None."""
         steps = self.static.range_of(loop.iter)
         if (
-            not _is_range(loop.iter, self.bound)
+            not is_range_call(loop.iter, self.bound)
             or loop.orelse is not None
             or not isinstance(loop.target, cst.Name)
             or not isinstance(loop.body, cst.IndentedBlock)
@@ -224,17 +224,6 @@ def _ready(lines, before, in_loop) -> bool:
         name in earlier or name not in in_loop
         for _, value in lines
         for name in names_in(value)
-    )
-
-
-def _is_range(node, bound) -> bool:
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == "range"
-        and "range" not in bound
-        and 1 <= len(node.args) <= 3
-        and not any(a.keyword or a.star for a in node.args)
     )
 
 

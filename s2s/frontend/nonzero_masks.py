@@ -17,7 +17,6 @@ located error under XLA). New nodes keep the call's position.
 from __future__ import annotations
 
 import libcst as cst
-import numpy
 
 from ..cstutil import iter_nodes
 from .rewriting import (
@@ -32,19 +31,10 @@ from .rewriting import (
     with_body,
 )
 from .source import FunctionSource
+from .spellings import canonical_op
 
 # the functions giving positions of nonzeros, and whether their first item (``[0]``) is taken
 _POSITIONS = {"nonzero": True, "where": True, "flatnonzero": False}
-
-
-def _library_function(obj, name: str) -> bool:
-    if obj is getattr(numpy, name):
-        return True
-    try:
-        import jax.numpy as jnp
-    except ImportError:  # pragma: no cover - the numpy backend runs without JAX
-        return False
-    return obj is getattr(jnp, name)
 
 
 class _Reader:
@@ -107,9 +97,8 @@ class _Reader:
         name = call.func.attr.value
         if _POSITIONS.get(name) is not first:
             return None
-        obj = object_of(call.func, self.source.env, self.bound)
-        if not _library_function(obj, name):
-            return None
+        if canonical_op(object_of(call.func, self.source.env, self.bound)) != name:
+            return None  # (NumPy's or jax.numpy's function, by identity)
         return call.args[0].value
 
 

@@ -51,13 +51,7 @@ class StaticSequences:
 
     def range_of(self, node) -> range | None:
         """The ``range`` a call ``range(...)`` of ints the code spells stands for (any length), else None."""
-        if not (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Name)
-            and node.func.value == "range"
-            and "range" not in self.bound
-            and not any(a.keyword or a.star for a in node.args)
-        ):
+        if not is_range_call(node, self.bound):
             return None
         bounds = [self._int(a.value) for a in node.args]
         if not 1 <= len(bounds) <= 3 or None in bounds or bounds[2:] == [0]:
@@ -112,6 +106,18 @@ class StaticSequences:
                 return None
             return [unparenthesized(row) for row in zip(*columns)]
         return None
+
+
+def is_range_call(node, bound) -> bool:
+    """``range(...)`` of one to three positional arguments, ``range`` Python's."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value == "range"
+        and "range" not in bound
+        and 1 <= len(node.args) <= 3
+        and not any(a.keyword or a.star for a in node.args)
+    )
 
 
 _ARITHMETIC = {

@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes
+from ..cstutil import call, dotted, iter_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -110,8 +110,7 @@ def _truth(node) -> bool:
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
         return _truth(node.expression)
     if isinstance(node, cst.Call):
-        name = cst.Module([]).code_for_node(node.func)
-        return name in ("rt.as_bool", "rt.logical_and", "rt.logical_or")
+        return dotted(node.func) in ("rt.as_bool", "rt.logical_and", "rt.logical_or")
     return False
 
 
