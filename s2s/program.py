@@ -241,6 +241,18 @@ class _Builder:
         for name, live in zip(names, live_rules):
             self.add(name, live, caller)
             program.rule_functions.add(name)
+        for name, live in zip(names, live_rules):
+            if name in program.helpers:
+                continue
+            # a rule being lowered calls the function it is the rule of (``s2s.grad(softplus_jvp)``)
+            rule_source = source.load(live)
+            raise S2SError(
+                f"`{name}` is the custom_{rule.kind} rule of `{helper_name}` and calls it: s2s transforms "
+                f"the functions that call `{helper_name}`, where its rule applies, not the rule itself",
+                rule_source.origin(rule_source.node),
+                f"transform a function that calls `{helper_name}` (JAX's rule runs there), or give "
+                f"`{name}`'s code a name of its own without the decorator",
+            )
         _check_rule_functions(rule, [program.helpers[name] for name in names], n)
         diff = tuple(i for i in range(n) if i not in rule.nondiff_argnums)
         program.custom[helper_name] = Custom(

@@ -400,6 +400,14 @@ CASES = [
         "`acts.append` changes a parameter, made outside `f`",
         (2, 4),
     ),
+    (
+        "custom_jvp_rule_transformed_itself",
+        "@jax.custom_jvp\ndef softplus(x):\n    return np.log1p(np.exp(x))\n\n@softplus.defjvp\n"
+        "def f(primals, tangents):\n    (x,), (t,) = primals, tangents\n"
+        "    return softplus(x), t / (1.0 + np.exp(-x))",
+        "`f` is the custom_jvp rule of `softplus` and calls it",
+        (6, 0),
+    ),
 ]
 
 

@@ -364,6 +364,8 @@ def _grown_by_joins(node) -> set:
         joined = _joined_to(n)
         if joined is not None:
             joins.setdefault(joined[0].value, set()).add(id(n.value.left))
+    if not joins:
+        return set()
     candidates = set(joins) & made_lists(_without_joins(node))
     candidates -= {
         m.name.value

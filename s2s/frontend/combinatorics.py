@@ -19,7 +19,7 @@ import itertools
 
 import libcst as cst
 
-from ..cstutil import call, int_literal
+from ..cstutil import call, int_literal, iter_nodes
 
 KINDS = {
     itertools.combinations: "rt.combination_indices",
@@ -120,7 +120,9 @@ def pairwise(source):
     from .rewriting import PositionKeeping, bindings, object_of, with_node
 
     node = source.node
-    if "pairwise" not in source.text:
+    if not any(
+        isinstance(n, cst.Name) and n.value == "pairwise" for n in iter_nodes(node)
+    ):
         return source
     bound = bindings(node)
 

@@ -21,6 +21,7 @@ import functools
 
 import libcst as cst
 
+from ..cstutil import iter_nodes
 from .library import transform_maker, wrapper_maker
 from .rewriting import (
     PositionKeeping,
@@ -123,6 +124,11 @@ def desugar(source: FunctionSource) -> FunctionSource:
     new_body = block(body)
     if changed:
         source = with_body(source, new_body)
+    if not any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Call)
+        for n in iter_nodes(source.node)
+    ):
+        return source
     partials = _Partials(_Reader(source))
     new = source.node.visit(partials)
     return with_node(source, new) if partials.changed else source
