@@ -12,7 +12,7 @@ import pytest
 
 import s2s
 from tests.programs import windows as P
-from tests.test_numpy_style import check_program
+from tests.test_numpy_style import check_batched, check_program
 
 jax.config.update("jax_enable_x64", True)
 
@@ -46,6 +46,17 @@ def test_windows_under_vmap_jvp_and_hessian():
     g = s2s.grad(f, backend="numpy")
     fd = (g(w + eps * t, x, y) - g(w - eps * t, x, y)) / (2 * eps)
     np.testing.assert_allclose(np.tensordot(h, t, axes=2), fd, rtol=1e-5, atol=1e-8)
+
+
+def test_a_dilated_window_under_vmap_and_jvp():
+    W, x = P.inputs_dilated_conv()
+    xs = np.stack([x, -x, 0.5 * x])
+    check_batched(lambda x_, W_: P.dilated_conv(W_, x_), xs, (W,))
+    t = np.ones_like(W)
+    eps = 1e-6
+    f = P.dilated_conv
+    want = (f(W + eps * t, x) - f(W - eps * t, x)) / (2 * eps)
+    np.testing.assert_allclose(s2s.jvp(f, (W, x), (t, 0 * x))[1], want, rtol=1e-6)
 
 
 def test_a_window_per_example_under_vmap():

@@ -121,13 +121,31 @@ def _is_window(s, code, defs=None, counters=frozenset()):
         isinstance(s, cst.Slice)
         and (
             s.step is None
-            or isinstance(s.step, cst.Name)
             or (isinstance(s.step, cst.Integer) and int(s.step.evaluated_value) > 0)
+            or _computed_step(s.step, code, counters)
         )
         and s.lower is not None
         and s.upper is not None
         and _width(s.lower, s.upper, code, defs) is not None
     )
+
+
+def _computed_step(step, code, counters) -> bool:
+    """Whether ``step`` is a name or a sum of products of names and integers (``d + 1``, a dilation's
+    step) that reads no loop's counter: a value known when traced, checked positive when the code runs.
+    """
+    return (
+        not isinstance(step, cst.Integer)
+        and _poly(step, code) is not None
+        and not names_in(step) & counters
+    )
+
+
+def _parenthesized(node):
+    """``node`` in parentheses where it is an operation (a factor of a product written around it)."""
+    if isinstance(node, (cst.Name, cst.Integer, cst.Attribute)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _strided(width, step):
@@ -136,6 +154,7 @@ def _strided(width, step):
     """
     if step is None:
         return width
+    step = _parenthesized(step)
     last = cst.BinaryOperation(
         cst.BinaryOperation(
             cst.BinaryOperation(
@@ -169,23 +188,53 @@ def _counters(node) -> frozenset:
 
 
 def _bound_once(node) -> dict:
-    """Names the function binds once, by ``name = expression`` of names it binds at most once, to
-    those expressions."""
-    counts, values = bindings(node, items=False), {}
-    for n in iter_nodes(node):
-        if (
-            isinstance(n, cst.Assign)
-            and len(n.targets) == 1
-            and isinstance(n.targets[0].target, cst.Name)
-        ):
-            values[n.targets[0].target.value] = n.value
-    # the names it reads bound once too: none of them changes between the binding and a slice
+    """Names the function binds once, by ``name = expression`` of names that keep their values from
+    there on, to those expressions: a name read is bound at most once, or only by lines of the
+    function's own block (not in a loop or branch) before the line holding the binding
+    (``fw = fw * (d + 1) - d`` then, in a loop, ``i1 = i * s + fw``)."""
+    counts, values, at = bindings(node, items=False), {}, {}
+    settled = _settled(node)
+    top = list(node.body.body) if isinstance(node, cst.FunctionDef) else [node]
+    for k, stmt in enumerate(top):
+        for n in iter_nodes(stmt):
+            if (
+                isinstance(n, cst.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0].target, cst.Name)
+            ):
+                values[n.targets[0].target.value], at[n.targets[0].target.value] = (
+                    n.value,
+                    k,
+                )
+    # none of the names it reads changes between the binding and a slice
     return {
         k: v
         for k, v in values.items()
         if counts[k] == 1
-        and all(counts[n.value] <= 1 for n in iter_nodes(v) if isinstance(n, cst.Name))
+        and all(
+            counts[n.value] <= 1 or settled.get(n.value, len(top)) < at[k]
+            for n in iter_nodes(v)
+            if isinstance(n, cst.Name)
+        )
     }
+
+
+def _settled(node) -> dict:
+    """``{name: k}`` for names every binding of which is a line of the function's own block (or a
+    parameter), the last one its ``k``-th statement: from the next statement on, the name keeps its value.
+    """
+    if not isinstance(node, cst.FunctionDef):
+        return {}
+    counts, last = bindings(node, items=False), {}
+    own = Counter(
+        p.name.value for p in iter_nodes(node.params) if isinstance(p, cst.Param)
+    )
+    for k, stmt in enumerate(node.body.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for name, n in bindings(stmt, items=False).items():
+                own[name] += n
+                last[name] = k
+    return {name: k for name, k in last.items() if own[name] == counts[name]}
 
 
 def _windows_of(resolver, node: cst.Subscript):
@@ -273,11 +322,11 @@ def subscript(resolver, node: cst.Subscript) -> cst.BaseExpression | None:
         for e in elements
     ):
         return None  # an ellipsis, a new axis or an index array: axes s2s cannot count here
-    for k in windows:  # a step held in a name: positive, as the window it reads is
+    for k in windows:  # a step the code computes: positive, as the window it reads is
         step = elements[k].slice.step
-        if isinstance(step, cst.Name):
+        if step is not None and not isinstance(step, cst.Integer):
             positive = cst.Comparison(
-                resolver.expr(step),
+                resolver.expr(_parenthesized(step)),
                 [cst.ComparisonTarget(cst.GreaterThan(), cst.Integer("0"))],
             )
             message = cst.SimpleString(

@@ -464,7 +464,25 @@ class PythonIdioms:
         ]
 
     def _py_strided_window(self, lines, name, a, b):
-        if self.pick([False, True]):
+        form = self.pick(["helper", "loop", "dilated"])
+        if form == "dilated":
+            # numpy-ml's dilated windows: the width grown by a rebinding, the step a helper's argument
+            self.helper(
+                "def dilated_taps(v, w, d=1):\n"
+                "    fw = w.shape[0]\n"
+                "    fw = fw * (d + 1) - d\n"
+                "    out = np.zeros(v.shape[0] - fw + 1)\n"
+                "    for i in range(v.shape[0] - fw + 1):\n"
+                "        i0, i1 = i, i + fw\n"
+                "        out[i] = np.sum(v[i0:i1:(d + 1)] * w)\n"
+                "    return out\n"
+            )
+            lines += [
+                f"{name}_v = np.concatenate([np.ravel({a}), np.tanh(np.ravel({a})), np.ravel({a})])",
+                f"{name} = np.sum(dilated_taps({name}_v, np.array([0.5, -1.0]), d=1) ** 2)",
+            ]
+            return
+        if form == "helper":
             # a helper's strided windows, called in a loop: the width is a number every step shares
             self.helper(
                 "def strided_taps(v, stride=1):\n"

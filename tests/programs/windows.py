@@ -174,3 +174,31 @@ def inputs_overlap_add():
 
 
 PROGRAMS += ["banded_operator", "overlap_add"]
+
+
+def _dilated_conv(X, W, stride, dilation=0):
+    """numpy-ml's ``conv1D`` with dilation: the filter's width grown where it is known, then a window per
+    output read with the dilation's step (``X[i0:i1:(d + 1)]``, the step a helper's argument).
+    """
+    s, d = stride, dilation
+    fw = W.shape[0]
+    fw = fw * (d + 1) - d  # effective filter width with dilation
+    l_out = int((X.shape[0] - fw) / s + 1)
+    Z = np.zeros(l_out)
+    for i in range(l_out):
+        i0, i1 = i * s, (i * s) + fw
+        window = X[i0 : i1 : (d + 1)]
+        Z[i] = np.sum(window * W)
+    return Z
+
+
+def dilated_conv(W, x):
+    return np.sum(np.tanh(_dilated_conv(x, W, 2, dilation=1)) ** 2)
+
+
+def inputs_dilated_conv():
+    r = np.random.default_rng(14)
+    return r.normal(size=3), r.normal(size=11)
+
+
+PROGRAMS += ["dilated_conv"]
