@@ -26,6 +26,7 @@ derivative is then a located error at the call: ``codegen``).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import libcst as cst
@@ -78,7 +79,55 @@ def _builds_objects(obj) -> bool:
 
 
 def _is_factory(obj) -> bool:
-    return _makes_functions(obj) or _builds_objects(obj)
+    return (
+        _makes_functions(obj) or _builds_objects(obj) or _class_method(obj) is not None
+    )
+
+
+def _class_method(obj):
+    """The function of a class method of a plain class of the program, called on its class
+    (``LinearGaussianSSM.from_params(params)``, a constructor by another name), else None.
+    """
+    from .local_objects import _plain_class  # (it reads this module)
+
+    if (
+        inspect.ismethod(obj)
+        and isinstance(obj.__self__, type)
+        and _plain_class(obj.__self__)
+        and _plain_function(obj.__func__)
+    ):
+        return obj.__func__
+    return None
+
+
+def _with_class(made: sources.FunctionSource, spelled: cst.Name):
+    """A class method's source as a function: without its first parameter (``cls``), whose reads are
+    the class as the calling line spells it (``cls(F=F)`` is ``LinearGaussianSSM(F=F)``).
+    """
+    from .function_loops import Positioned  # (it reads this module)
+
+    node = made.node
+    params = list(node.params.posonly_params) + list(node.params.params)
+    if not params or params[0].default is not None:
+        return None
+    first = params[0].name.value
+    if bindings(node.body)[first]:
+        return None  # ``cls`` rebound: not the class everywhere
+    body = node.body.visit(Positioned({first: spelled}, made.file.positions))
+    stripped = node.with_changes(
+        params=node.params.with_changes(
+            posonly_params=node.params.posonly_params[1:],
+            params=(
+                node.params.params
+                if node.params.posonly_params
+                else node.params.params[1:]
+            ),
+        ),
+        body=body,
+        decorators=[],
+    )
+    made.file.positions[stripped] = made.file.positions[node]
+    return dataclasses.replace(made, node=stripped)
 
 
 def _made_object(made, value, before) -> bool:
@@ -342,12 +391,22 @@ class _Inliner:
         targets, factory = _target_names(target), self._object(call.func)
         if not _is_factory(factory):
             return None
+        method = _class_method(factory)
+        if method is not None and not (
+            isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+        ):
+            return None  # (a class method reached through a module: its class not a name here)
         try:
-            made = sources.load(factory)
+            made = sources.load(method or factory)
         except (
             Exception
         ):  # no source to read: the call stays (its own errors come where it is read)
             return None
+        if method is not None:
+            made = _with_class(made, call.func.value)
+            if made is None:
+                return None
         shape = _shape(function_body(made) or [])
         if shape is None or any(a.star for a in call.args):
             return None

@@ -128,6 +128,7 @@ FORMS = (
     "joined_layer_tuples",
     "unflatten_by_counter",
     "builtins_of_constants",
+    "class_method_constructor",
     "pad_constants",
     "sum_of_an_array",
     "nested_accumulator",
@@ -960,6 +961,34 @@ class PythonIdioms:
             f"{name} = np.sum(np.sin({name}_rows[0][1]) * 2.0 + {name}_rows[1][0] ** 2)"
             + self.pick(["", f" + sum(np.sum(u * v) for u, v in zip(*{name}_rows))"])
         )
+
+    def _py_class_method_constructor(self, lines, name, a, b):
+        # a constructor by another name: a class method returning ``cls(...)`` (``Model.from_params``)
+        record = self.pick([False, True])
+        self.helper(
+            ("@dataclass\n" if record else "")
+            + "class Gain(object):\n"
+            + (
+                "    scale: float\n    shift: float\n"
+                if record
+                else "    def __init__(self, scale, shift):\n"
+                "        self.scale = scale\n        self.shift = shift\n"
+            )
+            + "\n"
+            "    @classmethod\n"
+            "    def from_values(cls, v, shift=0.5):\n"
+            "        scale = 1.0 + np.mean(v) ** 2\n"
+            "        return cls(scale, shift=shift * np.tanh(np.sum(v)))\n"
+            "\n"
+            "    def apply(self, z):\n"
+            "        return self.scale * np.sin(z) + self.shift\n"
+        )
+        if record:
+            self.imports.add("from dataclasses import dataclass")
+        lines += [
+            f"{name}_g = Gain.from_values({b})",
+            f"{name} = np.sum({name}_g.apply({a})) + {name}_g.scale",
+        ]
 
     def _py_returned_object(self, lines, name, a, b):
         # a helper that makes an object and returns it beside values, in a flat or a nested tuple

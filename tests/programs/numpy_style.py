@@ -4562,3 +4562,42 @@ def inputs_snapshots_every_few_steps():
 
 
 PROGRAMS += ["snapshots_every_few_steps"]
+
+
+@dataclass
+class _StateSpace:
+    F: np.ndarray
+    H: np.ndarray
+    q: float
+
+    @classmethod
+    def from_params(cls, params, dt=0.1):
+        """A constructor by another name, as filterpy-style code builds its models: ``cls(...)``."""
+        F = np.array([[1.0, dt], [0.0, 1.0]])
+        F[1, 1] = np.exp(-np.exp(params["log_damping"]) * dt)
+        return cls(F=F, H=np.array([[1.0, 0.0]]), q=np.exp(params["log_q"]))
+
+    def predicted(self, x, P):
+        return self.F @ x, self.F @ P @ self.F.T + self.q * np.eye(2)
+
+
+def kalman_from_a_class_method(params, zs):
+    """A Kalman filter's negative log-likelihood, its model made by a class method of a dataclass."""
+    model = _StateSpace.from_params(params)
+    x, P, nll = np.zeros(2), np.eye(2), 0.0
+    for z in zs:
+        x, P = model.predicted(x, P)
+        S = model.H @ P @ model.H.T + 0.1
+        y = z - model.H @ x
+        K = P @ model.H.T / S
+        x, P = x + K @ y, (np.eye(2) - K @ model.H) @ P
+        nll += 0.5 * (np.log(S[0, 0]) + y[0] ** 2 / S[0, 0])
+    return nll
+
+
+def inputs_kalman_from_a_class_method():
+    params = {"log_damping": np.array(-1.0), "log_q": np.array(-0.5)}
+    return params, np.sin(np.arange(6.0))[:, None]
+
+
+PROGRAMS += ["kalman_from_a_class_method"]
