@@ -636,11 +636,58 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     from . import object_structures  # (it reads this module's classes)
 
     for _ in range(ROUNDS):
-        written = _desugar_once(object_structures.expand(source))
+        written = _desugar_once(_without_aliases(object_structures.expand(source)))
         if written is source:
             break
         source = written
     return source
+
+
+def _without_aliases(source: sources.FunctionSource) -> sources.FunctionSource:
+    """``source`` without its lines ``alias = name`` of an object of the program's classes (an object
+    handed to another's constructor, ``Filter(model, x0)`` keeping ``self.model = model``, leaves
+    ``kf_model = model``): ``alias`` read as ``name``, the same object, where each is bound once.
+    """
+    from .function_loops import Positioned  # (it reads this module)
+
+    body = function_body(source)
+    if body is None:
+        return source
+    counts = bindings(source.node)
+    objects, aliases = set(), {}
+    for n in iter_nodes(source.node):
+        if not (
+            isinstance(n, cst.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0].target, cst.Name)
+        ):
+            continue
+        target = n.targets[0].target.value
+        if counts[target] != 1:
+            continue
+        if isinstance(n.value, cst.Call) and isinstance(n.value.func, cst.Name):
+            cls = source.env.get(n.value.func.value)
+            if n.value.func.value not in counts and _plain_class(cls):
+                objects.add(target)
+        elif isinstance(n.value, cst.Name):
+            aliases[target] = n.value
+    aliases = {a: v for a, v in aliases.items() if v.value in objects}
+    if not aliases:
+        return source
+    positions = source.file.positions
+
+    def block(statements):
+        out = []
+        for stmt in statements:
+            assign = assignment(stmt)
+            target = None if assign is None else assign.targets[0].target
+            if isinstance(target, cst.Name) and target.value in aliases:
+                continue
+            out.append(with_blocks(stmt, block, positions))
+        return out
+
+    reads = Positioned(aliases, positions)
+    return with_body(source, [s.visit(reads) for s in block(body)])
 
 
 def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:

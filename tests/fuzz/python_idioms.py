@@ -129,6 +129,7 @@ FORMS = (
     "unflatten_by_counter",
     "builtins_of_constants",
     "class_method_constructor",
+    "object_handed_to_object",
     "pad_constants",
     "sum_of_an_array",
     "nested_accumulator",
@@ -961,6 +962,32 @@ class PythonIdioms:
             f"{name} = np.sum(np.sin({name}_rows[0][1]) * 2.0 + {name}_rows[1][0] ** 2)"
             + self.pick(["", f" + sum(np.sum(u * v) for u, v in zip(*{name}_rows))"])
         )
+
+    def _py_object_handed_to_object(self, lines, name, a, b):
+        # an object handed to another's constructor, kept whole (``self.model = model``), read through
+        # the holder's methods (which change the holder's state) and by its own name
+        self.helper(
+            "class Coefs(object):\n"
+            "    def __init__(self, w, c):\n"
+            "        self.w = w\n"
+            "        self.c = c\n"
+            "\n"
+            "\n"
+            "class Runner(object):\n"
+            "    def __init__(self, coefs, state):\n"
+            "        self.coefs = coefs\n"
+            "        self.state = state\n"
+            "\n"
+            "    def advance(self):\n"
+            "        self.state = np.tanh(self.state * self.coefs.w + self.coefs.c)\n"
+        )
+        steps = self.pick([1, 2])
+        lines += [
+            f"{name}_c = Coefs(np.mean({b}) + 0.5, 0.1)",
+            f"{name}_r = Runner({name}_c, {a})",
+        ]
+        lines += [f"{name}_r.advance()"] * steps
+        lines.append(f"{name} = np.sum({name}_r.state) * {name}_c.w + {name}_r.coefs.c")
 
     def _py_class_method_constructor(self, lines, name, a, b):
         # a constructor by another name: a class method returning ``cls(...)`` (``Model.from_params``)

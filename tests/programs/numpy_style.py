@@ -4601,3 +4601,37 @@ def inputs_kalman_from_a_class_method():
 
 
 PROGRAMS += ["kalman_from_a_class_method"]
+
+
+class _Dynamics:
+    def __init__(self, F, q):
+        self.F = F
+        self.q = q
+
+
+class _Tracker:
+    """An object holding another one handed to its constructor (``self.model = model``), changing its
+    own state in a method: the model read through it and by its own name are the same object.
+    """
+
+    def __init__(self, model, x0):
+        self.model = model
+        self.x = x0
+
+    def step(self):
+        self.x = np.tanh(self.model.F @ self.x) * self.model.q
+
+
+def object_handed_to_an_object(a, x0):
+    model = _Dynamics(np.array([[1.0, 0.1], [0.0, 1.0]]) * a, 0.9)
+    tracker = _Tracker(model, x0)
+    for _ in range(3):
+        tracker.step()
+    return np.sum(tracker.x**2) + model.q * np.sum(tracker.model.F)
+
+
+def inputs_object_handed_to_an_object():
+    return np.array(1.2), np.array([0.5, -0.3])
+
+
+PROGRAMS += ["object_handed_to_an_object"]
