@@ -113,6 +113,34 @@ def _methods(cls) -> dict:
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class _MadeDefault:
+    """A dataclass field's ``default_factory``, standing for its default in the signature."""
+
+    factory: object
+
+
+def _with_made_defaults(cls, signature: inspect.Signature) -> inspect.Signature:
+    """A dataclass's signature with each ``field(default_factory=f)`` default a ``_MadeDefault(f)``."""
+    if not dataclasses.is_dataclass(cls):
+        return signature
+    factories = {
+        f.name: f.default_factory
+        for f in dataclasses.fields(cls)
+        if f.default_factory is not dataclasses.MISSING
+    }
+    return signature.replace(
+        parameters=[
+            (
+                p.replace(default=_MadeDefault(factories[p.name]))
+                if p.name in factories
+                else p
+            )
+            for p in signature.parameters.values()
+        ]
+    )
+
+
 def _function_of(member):
     return member.__func__ if isinstance(member, staticmethod) else member
 
@@ -389,14 +417,47 @@ class _Objects:
                 return cst.Attribute(cst.Name(name), cst.Name(attr))
         return None
 
+    def _made_by(self, value):
+        """A default made when the object is (a dataclass's ``field(default_factory=...)``): the body of a
+        lambda of the program taking nothing (``lambda: np.zeros(2)``) that reads what the function's
+        names read, or the empty list, dict or set; else None."""
+        factory = value.factory
+        empty = {list: cst.List([]), dict: cst.Dict([]), tuple: cst.Tuple([])}
+        if factory in empty:
+            return empty[factory]
+        if not (inspect.isfunction(factory) and factory.__name__ == "<lambda>"):
+            return None
+        try:
+            made = sources.load(factory)
+        except Exception:  # no source to read
+            return None
+        node = made.node
+        if (
+            not isinstance(node, cst.Lambda)
+            or node.params.params
+            or node.params.kwonly_params
+        ):
+            return None
+        if not globals_agree(made, self.source.env, self.bound):
+            return None
+        return node.body.deep_clone()
+
     def _made(self, cls, call, names, stmt) -> list | None:
         """The attributes' assignments for ``Cls(args)``."""
         if _is_record(cls):
             try:
-                signature = inspect.signature(cls)
+                signature = _with_made_defaults(cls, inspect.signature(cls))
             except (TypeError, ValueError):
                 return None
-            bound = bind_arguments(signature, call, spell=self._spelled)
+            bound = bind_arguments(
+                signature,
+                call,
+                spell=lambda v: (
+                    self._made_by(v)
+                    if isinstance(v, _MadeDefault)
+                    else self._spelled(v)
+                ),
+            )
             if bound is None:
                 return None
             return [

@@ -997,9 +997,11 @@ class PythonIdioms:
             + "class Gain(object):\n"
             + (
                 "    scale: float\n    shift: float\n"
+                "    bias: np.ndarray = field(default_factory=lambda: np.ones(1) * 0.25)\n"
                 if record
                 else "    def __init__(self, scale, shift):\n"
                 "        self.scale = scale\n        self.shift = shift\n"
+                "        self.bias = np.ones(1) * 0.25\n"
             )
             + "\n"
             "    @classmethod\n"
@@ -1008,10 +1010,10 @@ class PythonIdioms:
             "        return cls(scale, shift=shift * np.tanh(np.sum(v)))\n"
             "\n"
             "    def apply(self, z):\n"
-            "        return self.scale * np.sin(z) + self.shift\n"
+            "        return self.scale * np.sin(z) + self.shift + np.sum(self.bias)\n"
         )
         if record:
-            self.imports.add("from dataclasses import dataclass")
+            self.imports.add("from dataclasses import dataclass, field")
         lines += [
             f"{name}_g = Gain.from_values({b})",
             f"{name} = np.sum({name}_g.apply({a})) + {name}_g.scale",

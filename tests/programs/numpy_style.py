@@ -8,7 +8,7 @@ on both backends against central differences of the function itself.
 import functools
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import jax
 import numpy as np
@@ -4569,6 +4569,7 @@ class _StateSpace:
     F: np.ndarray
     H: np.ndarray
     q: float
+    x0: np.ndarray = field(default_factory=lambda: np.zeros(2))
 
     @classmethod
     def from_params(cls, params, dt=0.1):
@@ -4582,9 +4583,10 @@ class _StateSpace:
 
 
 def kalman_from_a_class_method(params, zs):
-    """A Kalman filter's negative log-likelihood, its model made by a class method of a dataclass."""
+    """A Kalman filter's negative log-likelihood, its model made by a class method of a dataclass (its
+    initial state a field's ``default_factory``)."""
     model = _StateSpace.from_params(params)
-    x, P, nll = np.zeros(2), np.eye(2), 0.0
+    x, P, nll = model.x0, np.eye(2), 0.0
     for z in zs:
         x, P = model.predicted(x, P)
         S = model.H @ P @ model.H.T + 0.1
