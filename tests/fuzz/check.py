@@ -39,6 +39,7 @@ import itertools
 import re
 import sys
 import traceback
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -94,12 +95,15 @@ def load(program, folder):
     twin_path.write_text(program.twin)
     twin_spec = importlib.util.spec_from_file_location(stem + "_twin", twin_path)
     twin = importlib.util.module_from_spec(twin_spec)
+    sys.modules[stem + "_twin"] = twin  # (dataclasses look their module up by name too)
     twin_spec.loader.exec_module(twin)
     return module, twin, str(path)
 
 
 def unload(path):
     sys.modules.pop(Path(path).stem, None)
+    sys.modules.pop(Path(path).stem + "_twin", None)
+    sys.modules.pop(Path(path).stem + "_probe", None)
 
 
 def arguments(program, module):
@@ -256,7 +260,11 @@ def probed_function(program, path):
         _Instrument().visit(ast.parse(program.numpy_source or program.source))
     )
     rec = Recorder()  # module-level code (constants) runs once, unrecorded
-    scope = {"__name__": Path(path).stem + "_probe", "_cmp": rec.cmp, "_kink": rec.kink}
+    # a module of its own (dataclasses look their module up by name)
+    module = types.ModuleType(Path(path).stem + "_probe")
+    sys.modules[module.__name__] = module
+    scope = module.__dict__
+    scope.update({"_cmp": rec.cmp, "_kink": rec.kink})
     exec(compile(tree, path + ":probe", "exec"), scope)
     return scope
 
