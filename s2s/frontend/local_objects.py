@@ -35,7 +35,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in
+from ..cstutil import iter_nodes, literal, names_in, substitute
 from . import source as sources
 from .factories import globals_agree
 from .object_init import (
@@ -172,9 +172,31 @@ def _decorator(decorator: cst.Decorator) -> str:
     return cst.Module([]).code_for_node(decorator.decorator)
 
 
-def _member(name: str, attr: str, properties: set) -> cst.BaseExpression:
-    """The name standing for a member; a property's getter called (``p.scale`` is ``p_scale()``)."""
+def _member(name, attr: str, properties: set) -> cst.BaseExpression:
+    """The name standing for a member; a property's getter called (``p.scale`` is ``p_scale()``); a class
+    attribute's reading through the class (``Layer.eps``)."""
+    if isinstance(name, cst.CSTNode):
+        return name.deep_clone()
     return cst.Call(cst.Name(name)) if attr in properties else cst.Name(name)
+
+
+def _class_attributes(cls) -> set:
+    """The attributes ``cls`` (or a base) defines that are values, not methods, properties or
+    descriptors (``eps = 1e-5``, ``default_link = Log``): the same for every object of the class.
+    """
+    return {
+        k
+        for k, v in _members(cls).items()
+        if not k.startswith("__")
+        and not inspect.isfunction(v)
+        and not isinstance(v, (property, classmethod))
+        and not (isinstance(v, staticmethod) and inspect.isfunction(v.__func__))
+        and (not hasattr(type(v), "__get__") or isinstance(v, staticmethod))
+    } | {
+        k
+        for k, v in _members(cls).items()
+        if not k.startswith("__") and inspect.isclass(v)
+    }
 
 
 class _Self(Moving):
@@ -346,10 +368,19 @@ class _Objects:
                 if writes is None
                 else [*later, *(a for a in writes if a not in later)]
             )
-        if later is None or not used - set(_methods(cls)) <= {*fields, *later}:
+        if later is None:
+            return None
+        # a class attribute no line sets (``eps = 1e-5``, ``default_link = Log``): its value
+        constants = {
+            c: self._class_value(getattr(cls, c))
+            for c in _class_attributes(cls) - {*fields, *later, *_methods(cls)}
+        }
+        constants = {c: v for c, v in constants.items() if v is not None}
+        if not used - set(_methods(cls)) <= {*fields, *later, *constants}:
             return None
         names = {f: self.namer.fresh(f"{name}_{f}") for f in (*fields, *later)}
         names.update({m: self.namer.fresh(_method_name(name, m)) for m in methods})
+        names.update(constants)
         if init is not None:
             names["__init__"] = self.namer.fresh(f"{name}_init")
             lines = []
@@ -385,7 +416,7 @@ class _Objects:
         if fields is None:
             return None
         reads = _member_reads(self.source.node, name)
-        members = set(fields) | set(_methods(cls))
+        members = set(fields) | set(_methods(cls)) | _class_attributes(cls)
         return reads if reads is not None and reads <= members else None
 
     def _same_globals(self, cls, methods) -> bool:
@@ -416,6 +447,20 @@ class _Objects:
             ):
                 return cst.Attribute(cst.Name(name), cst.Name(attr))
         return None
+
+    def _class_value(self, value):
+        """A class attribute's value as the function can spell it: a literal, a module's function
+        (``np.tanh``), or an object a module-level name of the function holds (a class of the
+        program: ``Log``); else None."""
+        if type(value) in (int, float, bool, str, type(None)) or (
+            type(value) is tuple
+            and all(type(v) in (int, float, bool, str, type(None)) for v in value)
+        ):
+            return literal(value)
+        for name, held in self.source.env.items():
+            if held is value and name not in self.bound and not name.startswith("__"):
+                return cst.Name(name)
+        return self._spelled(value)
 
     def _made_by(self, value):
         """A default made when the object is (a dataclass's ``field(default_factory=...)``): the body of a
@@ -483,10 +528,13 @@ class _Objects:
         # an attribute that is a parameter read nowhere else: the argument itself (``self.qkv = qkv``
         # given ``Dense(...)``: an object made in the function, which the next round writes as names)
         direct = direct_parameters(assigned, {p for p, _ in bound})
+        # a parameter given ``None``, ``True`` or ``False``: that constant, so that its tests fold
+        # (``self.link = link if link is not None else self.default_link()`` given no link)
+        constants = {p: v for p, v in bound if p not in direct and _is_constant(v)}
         params = {
             p: self.namer.fresh(f"{cls.__name__}_{p}")
             for p, _ in bound
-            if p not in direct
+            if p not in direct and p not in constants
         }
         lines += [
             assignment_line(cst.Name(params[p]), v, stmt, self.positions)
@@ -508,6 +556,8 @@ class _Objects:
             if rename.failed or me in names_in(value):  # ``self`` read whole
                 return None
             value = value.visit(_Rename(params))
+            if constants:
+                value = substitute(value, constants).visit(_ConstantTests())
             target = (
                 cst.Name(names[attr])
                 if isinstance(attr, str)  # (``self.d, self.n = shape``: one name each)
@@ -561,6 +611,35 @@ class _Objects:
         params = node.params.with_changes(params=node.params.params[1:])
         new = node.with_changes(name=cst.Name(names[method]), params=params, body=body)
         return place(new, stmt, self.positions)
+
+
+def _is_constant(node) -> bool:
+    return isinstance(node, cst.Name) and node.value in ("None", "True", "False")
+
+
+class _ConstantTests(cst.CSTTransformer):
+    """``None is not None`` and the like as ``True``/``False``; ``a if True else b`` as ``a``."""
+
+    def leave_Comparison(self, original, updated):
+        if len(updated.comparisons) != 1:
+            return updated
+        (target,) = updated.comparisons
+        if not (_is_constant(updated.left) and _is_constant(target.comparator)):
+            return updated
+        same = updated.left.value == target.comparator.value
+        if isinstance(target.operator, cst.Is):
+            return cst.Name(str(same))
+        if isinstance(target.operator, cst.IsNot):
+            return cst.Name(str(not same))
+        return updated
+
+    def leave_IfExp(self, original, updated):
+        if isinstance(updated.test, cst.Name) and updated.test.value in (
+            "True",
+            "False",
+        ):
+            return updated.body if updated.test.value == "True" else updated.orelse
+        return updated
 
 
 class _Rename(cst.CSTTransformer):

@@ -130,6 +130,7 @@ FORMS = (
     "builtins_of_constants",
     "class_method_constructor",
     "object_handed_to_object",
+    "class_attributes",
     "pad_constants",
     "sum_of_an_array",
     "nested_accumulator",
@@ -961,6 +962,31 @@ class PythonIdioms:
         lines.append(
             f"{name} = np.sum(np.sin({name}_rows[0][1]) * 2.0 + {name}_rows[1][0] ** 2)"
             + self.pick(["", f" + sum(np.sum(u * v) for u, v in zip(*{name}_rows))"])
+        )
+
+    def _py_class_attributes(self, lines, name, a, b):
+        # attributes of the class read through its objects: a constant, a library function held by
+        # ``staticmethod``, a class made when the constructor is given None (statsmodels' families)
+        self.helper(
+            "class Squash(object):\n"
+            "    def __call__(self, z):\n"
+            "        return np.tanh(z)\n"
+            "\n"
+            "\n"
+            "class Scored(object):\n"
+            "    default_squash = Squash\n"
+            "    eps = 0.125\n"
+            "    combine = staticmethod(np.maximum)\n"
+            "\n"
+            "    def __init__(self, squash=None):\n"
+            "        self.squash = squash if squash is not None else self.default_squash()\n"
+            "\n"
+            "    def score(self, z):\n"
+            "        return self.combine(self.squash(z), -self.eps)\n"
+        )
+        lines.append(f"{name}_s = Scored()")
+        lines.append(
+            f"{name} = np.sum({name}_s.score({a} * np.mean({b}))) + {name}_s.eps"
         )
 
     def _py_object_handed_to_object(self, lines, name, a, b):

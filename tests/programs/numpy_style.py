@@ -4637,3 +4637,49 @@ def inputs_object_handed_to_an_object():
 
 
 PROGRAMS += ["object_handed_to_an_object"]
+
+
+class _Link:
+    def inverse(self, z):
+        raise NotImplementedError
+
+
+class _LogLink(_Link):
+    def inverse(self, z):
+        return np.exp(z)
+
+
+class _Family:
+    """statsmodels' families: a class attribute names the link class, made when none is given."""
+
+    default_link = _Link
+    eps = 1e-8
+
+    def __init__(self, link=None):
+        self.link = link if link is not None else self.default_link()
+
+
+class _Poisson(_Family):
+    default_link = _LogLink
+    floor = staticmethod(np.maximum)
+
+    def loglike_obs(self, y, mu):
+        return y * np.log(self.floor(mu, self.eps)) - mu
+
+
+def class_attributes_of_a_family(params, X, y):
+    """Class attributes read through the object: a constant, a library function held by
+    ``staticmethod``, and a class the constructor makes an object of (``self.default_link()``).
+    """
+    family = _Poisson()
+    mu = family.link.inverse(X @ params)
+    return -np.sum(family.loglike_obs(y, mu)) / y.shape[0] + family.eps
+
+
+def inputs_class_attributes_of_a_family():
+    r = np.random.default_rng(21)
+    X = r.normal(size=(8, 3))
+    return 0.3 * r.normal(size=3), X, r.poisson(1.5, size=8).astype(float)
+
+
+PROGRAMS += ["class_attributes_of_a_family"]
