@@ -401,6 +401,33 @@ CASES = [
         (2, 4),
     ),
     (
+        "append_through_a_second_name_of_a_containers_list",
+        "def f(x):\n    report = {'terms': []}\n    terms = report['terms']\n"
+        "    terms.append(np.sum(x ** 2))\n    return sum(report['terms'], 0.0)",
+        "`terms.append` also grows `report['terms']`, the same list",
+        (4, 4),
+    ),
+    (
+        "append_through_an_alias_of_a_list",
+        "def f(x):\n    xs = [x, 2 * x]\n    ys = xs\n    ys.append(3 * x)\n"
+        "    return sum(np.sum(v) for v in xs)",
+        "`ys.append` also grows `xs`, the same list",
+        (4, 4),
+    ),
+    (
+        "update_through_a_view_numpy_makes_flipud",
+        "def f(x):\n    m = np.outer(x, x)\n    v = np.flipud(m)\n    v[0] *= 3.0\n    return np.sum(m)",
+        "in-place write into `v`, which may share memory with `m`",
+        (4, 4),
+    ),
+    (
+        "update_through_the_diagonal_einsum_views",
+        "def f(x):\n    K = np.outer(x, x)\n    d = np.einsum('ii->i', K)\n    d += 1.0\n"
+        "    return np.sum(np.linalg.inv(K))",
+        "in-place update of `d`, which may share memory with `K`",
+        (4, 4),
+    ),
+    (
         "custom_jvp_rule_transformed_itself",
         "@jax.custom_jvp\ndef softplus(x):\n    return np.log1p(np.exp(x))\n\n@softplus.defjvp\n"
         "def f(primals, tangents):\n    (x,), (t,) = primals, tangents\n"

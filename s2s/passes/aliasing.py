@@ -298,6 +298,40 @@ def _item_write(stmt, name, holders, later, closures) -> None:
         )
 
 
+def _appended_list(stmt: ir.Assign) -> str | None:
+    """``xs`` of ``xs = rt.append(xs, v)`` (``xs.append(v)``), else None."""
+    value = stmt.value
+    if (
+        isinstance(stmt.target, cst.Name)
+        and isinstance(value, cst.Call)
+        and dotted(value.func) == "rt.append"
+        and value.args
+        and isinstance(value.args[0].value, cst.Name)
+        and value.args[0].value.value == stmt.target.value
+    ):
+        return stmt.target.value
+    return None
+
+
+def _append_through_alias(stmt, name, holders, source, later, closures) -> None:
+    """``xs.append(v)`` grows the list every other name in ``holders`` holds, and the container ``xs`` was
+    read from (``source``: ``terms = report["terms"]``): an error where one of those is read later (s2s
+    makes a new list; Python's other names would see the item)."""
+    holders = set(holders) - {name}
+    if isinstance(source, cst.Subscript) and isinstance(source.value, cst.Name):
+        holders.add(source.value.value)
+    shared = sorted(n for n in holders if read_before_rebound(n, later, closures))
+    if shared:
+        spelled = ir.code(source) if source is not None else shared[0]
+        raise UnsupportedSyntax(
+            f"`{name}.append` also grows `{spelled}`, the same list (Python's lists are shared), "
+            f"and `{shared[0]}` is read after it",
+            stmt.origin,
+            f"append by the name the list is read by (`{spelled}.append(...)`), or make `{name}` a list "
+            f"of its own (`{name} = list({spelled})`) where `{shared[0]}` should not change",
+        )
+
+
 def assigned_plain(body) -> set[str]:
     """Names ``body`` binds by assignment (an element write ``x[i] = v`` binds nothing: it writes into ``x``)."""
     return {
@@ -515,6 +549,16 @@ def check(
                 else numbers_unpacked(stmt.target, stmt.value, numbers)
             )
             numbers.difference_update(ir.target_names(stmt.target))
+            appended = _appended_list(stmt)
+            if appended is not None:
+                _append_through_alias(
+                    stmt,
+                    appended,
+                    containers.get(appended, {appended}),
+                    taken_from.get(appended),
+                    body[i + 1 :],
+                    closures,
+                )
             for name in ir.target_names(stmt.target):
                 taken_from.pop(name, None)
             if isinstance(stmt.target, cst.Name) and isinstance(

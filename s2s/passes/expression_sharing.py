@@ -13,7 +13,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import dotted, names_in
-from .helper_sharing import NEW_EXPRESSIONS, VIEW_OPS
+from .helper_sharing import NEW_EXPRESSIONS, may_view
 
 # runtime functions that return new arrays: JAX's functional updates (``x.at[i].set(v)``), ``jax.lax``'s
 # slices and updates, ``jax.random`` draws
@@ -71,8 +71,14 @@ def shared_with(value, fresh=frozenset()) -> set[str]:
         return shared_with(value.body, fresh) | shared_with(value.orelse, fresh)
     if isinstance(value, cst.Call):
         func = dotted(value.func) or ""
-        if func.startswith("xp.") and func[3:] not in VIEW_OPS:
+        if func.startswith("xp.") and not may_view(func[3:], value):
             return set()
+        if (
+            func == "xp.einsum"
+        ):  # a one-operand einsum views its operand (its subscripts come first)
+            return set().union(
+                set(), *(shared_with(a.value, fresh) for a in value.args)
+            )
         if func in FRESH_RUNTIME or func.startswith(FRESH_RUNTIME_MODULES):
             return set()
         if func.startswith("xp.") and not func.startswith("xp.atleast_") and value.args:

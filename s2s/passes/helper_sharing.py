@@ -19,7 +19,29 @@ VIEW_OPS = {
     "reshape", "transpose", "matrix_transpose", "ravel", "squeeze", "expand_dims", "swapaxes",
     "moveaxis", "broadcast_to", "asarray", "diagonal", "real", "imag", "flip", "atleast_1d",
     "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "unstack",
+    "flipud", "fliplr", "rot90", "asanyarray", "ascontiguousarray", "asfortranarray", "require",
+    "view", "broadcast_arrays", "as_strided", "sliding_window_view",
 }  # fmt: skip
+# ops that return their argument itself when told not to copy (``x.astype(float, copy=False)``)
+_COPY_FLAGGED = {"astype", "array", "nan_to_num", "meshgrid"}
+
+
+def may_view(name: str, call: cst.Call) -> bool:
+    """Whether NumPy's ``name`` called as ``call`` may return a view of (or the same memory as) an
+    argument: a view op; a one-operand ``einsum`` (``np.einsum("ii->i", K)`` is ``K``'s writable diagonal);
+    an op given ``copy=False``."""
+    if name in VIEW_OPS:
+        return True
+    if name == "einsum":
+        return sum(not isinstance(a.value, cst.SimpleString) for a in call.args) == 1
+    return name in _COPY_FLAGGED and any(
+        a.keyword is not None
+        and a.keyword.value == "copy"
+        and not (isinstance(a.value, cst.Name) and a.value.value == "True")
+        for a in call.args
+    )
+
+
 # expressions whose value is a new array (or number)
 NEW_EXPRESSIONS = (
     cst.BinaryOperation,
@@ -194,7 +216,7 @@ def _viewed_name(node, env: dict) -> str | None:
         if isinstance(node, (cst.Subscript, cst.Attribute)):
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            if node.func.attr.value not in VIEW_OPS:
+            if not may_view(node.func.attr.value, node):
                 return None
             attr = node.func
             # ``v.reshape(...)`` views ``v``; ``np.reshape(v, ...)`` its first argument
@@ -283,8 +305,10 @@ def returned_parameters(helper) -> frozenset[str] | None:
                 and "." not in module
             ):
                 # a view op's result shares the memory of its first argument only
-                if name not in VIEW_OPS:
+                if not may_view(name, expr):
                     return frozenset()
+                if name == "einsum":  # (its subscripts come first)
+                    return union([shares(a.value, seen) for a in expr.args])
                 return shares(expr.args[0].value, seen) if expr.args else None
             if (
                 isinstance(expr.func, cst.Attribute) and library is None
@@ -293,7 +317,7 @@ def returned_parameters(helper) -> frozenset[str] | None:
                 if method == "copy" or not hasattr(np.ndarray, method):
                     # (no array has ``ret.toarray()``: s2s's values raise there, returning nothing)
                     return frozenset()
-                return shares(expr.func.value, seen) if method in VIEW_OPS else None
+                return shares(expr.func.value, seen) if may_view(method, expr) else None
             return None
         if isinstance(expr, cst.IfExp):  # one of its two values
             return union([shares(expr.body, seen), shares(expr.orelse, seen)])

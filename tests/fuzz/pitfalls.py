@@ -52,6 +52,8 @@ class Pitfalls:
                 "view_updated_by_helper",
                 "index_copy_then_update",
                 "view_in_a_branch",
+                "library_view_write",
+                "list_append_alias",
             ]
         )
         self.feature("sem_" + style)
@@ -304,6 +306,50 @@ class Pitfalls:
             ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True  # the twin spells no writes through a dict's item
+        elif style == "list_append_alias":
+            # a list grown through a second name (an item of a dict, a copy of the name): Python's other
+            # name sees the item (refused where it is read after; right where it is not, or grown directly)
+            form = self.pick(["item", "name", "direct", "unread"])
+            if form == "item":
+                lines += ["book_ = {'terms': [], 'n': 2}", "t_ = book_['terms']"]
+                grown, read = "t_", "book_['terms']"
+            elif form == "name":
+                lines += ["t_ = []", "u_ = t_"]
+                grown, read = "u_", "t_"
+            elif form == "direct":
+                lines += ["book_ = {'terms': []}"]
+                grown, read = "book_['terms']", "book_['terms']"
+            else:
+                lines += ["t_ = []", "u_ = t_"]
+                grown, read = "u_", "u_"
+            lines += [
+                f"{grown}.append(np.tanh({n}))",
+                f"{grown}.append({n} * 0.5)",
+                f"{name} = sum({read}, np.zeros({k}))",
+            ]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True
+        elif style == "library_view_write":
+            # NumPy functions that return views (or the array itself) updated in place: NumPy changes the
+            # original too (refused, or right)
+            view = self.pick(
+                [
+                    "np.flipud(m_)",
+                    "np.fliplr(m_)",
+                    "np.rot90(m_)",
+                    'np.einsum("ij->ji", m_)',
+                    "m_.astype(np.float64, copy=False)",
+                    "np.asarray(m_)",
+                ]
+            )
+            lines += [
+                f"m_ = np.outer(np.tanh({n}), {n}) + 0.0",
+                f"v_ = {view}",
+                self.pick(["v_ *= 1.5", "v_[0] = 2.0 * v_[0]", "v_ += 0.25"]),
+                f"{name} = np.sum(m_ * m_, axis=0)",
+            ]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True
         else:  # row_view
             lines += [
                 f"{name} = np.zeros((2, {k}))",
