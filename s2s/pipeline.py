@@ -45,6 +45,7 @@ from .frontend import (
     rewriting,
     source,
     starred,
+    static_tests,
     strings,
     ufunc_methods,
     ufunc_outputs,
@@ -94,7 +95,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = ufunc_methods.desugar(local_imports.desugar(rewriting.indented(src)))
+    src = static_tests.desugar(rewriting.indented(src))
+    src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(src)
     src = local_decorators.desugar(src)

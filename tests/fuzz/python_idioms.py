@@ -131,6 +131,7 @@ FORMS = (
     "class_method_constructor",
     "object_handed_to_object",
     "class_attributes",
+    "version_shim",
     "pad_constants",
     "sum_of_an_array",
     "nested_accumulator",
@@ -963,6 +964,21 @@ class PythonIdioms:
             f"{name} = np.sum(np.sin({name}_rows[0][1]) * 2.0 + {name}_rows[1][0] ** 2)"
             + self.pick(["", f" + sum(np.sum(u * v) for u, v in zip(*{name}_rows))"])
         )
+
+    def _py_version_shim(self, lines, name, a, b):
+        # a library-version shim: the branch ``hasattr`` rules out names what the library lacks
+        if self.pick([False, True]):
+            lines.append(
+                f"{name} = np.trapezoid(np.ravel({a}) ** 2) if hasattr(np, 'trapezoid') "
+                f"else np.trapz(np.ravel({a}) ** 2)"
+            )
+        else:
+            lines += [
+                "if hasattr(np, 'no_such_function_anywhere'):",
+                f"    {name} = np.no_such_function_anywhere({a})",
+                "else:",
+                f"    {name} = np.sum(np.sin({a})) * np.mean({b})",
+            ]
 
     def _py_class_attributes(self, lines, name, a, b):
         # attributes of the class read through its objects: a constant, a library function held by

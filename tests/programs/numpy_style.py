@@ -4683,3 +4683,20 @@ def inputs_class_attributes_of_a_family():
 
 
 PROGRAMS += ["class_attributes_of_a_family"]
+
+
+def version_shims(w):
+    """NumPy-version shims in the function: the branch ``hasattr`` rules out names what this NumPy
+    lacks (``np.trapz`` is gone in NumPy 2; ``np.totally_missing`` in every version)."""
+    y = np.tanh(w) ** 2
+    area = np.trapezoid(y, dx=0.5) if hasattr(np, "trapezoid") else np.trapz(y, dx=0.5)
+    if not hasattr(np, "totally_missing"):
+        return area + np.sum(y)
+    return np.totally_missing(y)
+
+
+def inputs_version_shims():
+    return (np.linspace(-1.0, 1.0, 5),)
+
+
+PROGRAMS += ["version_shims"]
