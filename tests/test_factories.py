@@ -43,6 +43,7 @@ CASES = {
     "made_in_a_loop": ((RNG.normal(size=3), RNG.normal(size=4)), 0),
     "swapped_pair": ((RNG.normal(size=2) * 0.5, RNG.normal(size=4)), 0),
     "record_meta_loss": ((-1.0, RNG.normal(size=3)), (0, 1)),
+    "record_unpacked": ((-1.0, RNG.normal(size=3)), (0, 1)),
     "scanned_with_a_made_step": (
         (0.5 * RNG.normal(size=(2, 2)), RNG.normal(size=(3, 2))),
         (0, 1),

@@ -305,11 +305,9 @@ class _Inliner:
         those fields (``opt.init(params)``), else None."""
         if len(targets) != 1 or not isinstance(value, cst.Call):
             return None
-        cls = _object_in(made.env, value.func)
-        if not (
-            isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
-        ):
+        if not _is_record_call(made, value):
             return None
+        cls = _object_in(made.env, value.func)
         values = _field_values(made, value)
         if values is None or not any(
             isinstance(v, cst.Lambda) or (isinstance(v, cst.Name) and v.value in defs)
@@ -431,6 +429,12 @@ class _Inliner:
                 [cst.Element(v) for v in _field_values(made, value)]
             )
             self.fields[assign.targets[0].target.value] = fields
+        elif len(targets) > 1 and _is_record_call(made, value):
+            # ``init, update = scale(lr)`` of ``return GradientTransformation(init_fn, update_fn)``:
+            # a NamedTuple unpacks as the tuple of its fields
+            values = _field_values(made, value)
+            if values is not None:
+                value = cst.Tuple([cst.Element(v) for v in values])
         pairs = _pairs(targets, value, defs)
         if pairs is None and len(targets) == 1 and _made_object(made, value, before):
             pairs = [
@@ -527,6 +531,14 @@ def _object_in(env, node):
         owner = _object_in(env, node.value)
         return None if owner is None else getattr(owner, node.attr.value, None)
     return None
+
+
+def _is_record_call(made, value) -> bool:
+    """Whether ``value`` makes a NamedTuple (``GradientTransformation(init, update)``)."""
+    if not isinstance(value, cst.Call):
+        return False
+    cls = _object_in(made.env, value.func)
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
 def _field_values(made, call: cst.Call) -> list | None:

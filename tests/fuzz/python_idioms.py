@@ -70,6 +70,8 @@ constants handed to a helper.
 
 from __future__ import annotations
 
+import random
+
 FORMS = (
     "closure_append",
     "closure_maybe_append",
@@ -869,9 +871,31 @@ class PythonIdioms:
             "\n"
             "    return init, update\n"
         )
+        # (drawn apart, so other programs stay as they were) optax's NamedTuple of the pair, unpacked
+        side = random.Random(self.seed * 29 + len(lines))
+        maker = "momentum_pair"
+        if side.random() < 0.5:
+            self.imports.add("from typing import NamedTuple")
+            self.helper(
+                "class Transform(NamedTuple):\n"
+                "    init: object\n"
+                "    update: object\n"
+                "\n"
+                "\n"
+                "def momentum_record(rate, beta=0.9):\n"
+                "    def init_fn(z):\n"
+                "        return np.zeros_like(z)\n"
+                "\n"
+                "    def update_fn(v, g):\n"
+                "        v = beta * v + g\n"
+                "        return v, -rate * v\n"
+                "\n"
+                "    return Transform(init_fn, update_fn)\n"
+            )
+            maker = "momentum_record"
         s, v, u = f"{name}_s", f"{name}_v", f"{name}_u"
         lines += [
-            f"{name}_init, {name}_update = momentum_pair(0.1 * np.mean(np.tanh({b})))",
+            f"{name}_init, {name}_update = {maker}(0.1 * np.mean(np.tanh({b})))",
             f"{s} = {a} * 1.0",
             f"{v} = {name}_init({s})",
             "for _ in range(2):",

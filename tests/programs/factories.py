@@ -148,6 +148,17 @@ def record_meta_loss(log_lr, w):
     return jnp.sum((w + step) ** 2)
 
 
+def record_unpacked(log_lr, w):
+    """``init, update = sgd(lr)`` of ``return GradientTransformation(init, update)``: the record
+    unpacked into its two functions."""
+    init, update = sgd_with_trace(jnp.exp(log_lr), momentum=0.5)
+    state = init(w)
+    for _ in range(2):
+        step, state = update(jnp.cos(w), state)
+        w = w + step
+    return jnp.sum(w**2)
+
+
 def rnn_cell(W):
     def step(h, x):
         h = jnp.tanh(W @ h + x)
