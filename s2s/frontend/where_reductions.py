@@ -4,7 +4,9 @@
 with 1, ``np.mean(x, where=m)`` is that sum over ``np.sum`` of the mask
 broadcast to ``x``, and ``np.max``/``np.min`` fill with their ``initial=``
 (which NumPy requires with ``where=``), also kept as the reduction's floor or
-ceiling. Every other argument (``axis``, ``keepdims``) is passed on as
+ceiling. Without ``where=``, ``initial=`` joins the reduction as one more item:
+``np.max(x, initial=c)`` is ``np.maximum(np.max(x), c)``, ``np.sum(x, initial=c)``
+is ``np.sum(x) + c`` (``np.prod`` multiplies). Every other argument (``axis``, ``keepdims``) is passed on as
 written. The derivative is then ``where``'s: none outside the mask. Other
 reductions with ``where=`` keep the keyword, and its located error.
 """
@@ -29,7 +31,9 @@ def rewrite(op: str, args: list) -> cst.BaseExpression | None:
     where = next(
         (a for a in args if a.keyword is not None and a.keyword.value == "where"), None
     )
-    if where is None or (op not in FILL and op not in EXTREMA):
+    if where is None:
+        return _with_initial(op, args)
+    if op not in FILL and op not in EXTREMA:
         return None
     rest = [a for a in args if a is not where]
     data = next((a for a in rest if a.keyword is None or a.keyword.value == "a"), None)
@@ -60,3 +64,24 @@ def rewrite(op: str, args: list) -> cst.BaseExpression | None:
     ones = call("xp.where", mask, call("xp.ones_like", x), cst.Float("0.0"))
     count = cst.Call(cst.parse_expression("xp.sum"), [cst.Arg(ones), *others])
     return cst.BinaryOperation(total, cst.Divide(), count)
+
+
+# how a reduction's ``initial=`` joins the reduction of the array (NumPy reduces it as one more item)
+JOINED = {"sum": cst.Add(), "nansum": cst.Add(), "prod": cst.Multiply()}
+
+
+def _with_initial(op: str, args: list) -> cst.BaseExpression | None:
+    """``xp.<op>(x, ..., initial=c)`` as the reduction joined with ``c``: ``np.max(x, initial=c)`` is
+    ``np.maximum(np.max(x), c)``, ``np.sum(x, initial=c)`` is ``np.sum(x) + c``; None without one.
+    """
+    initial = next(
+        (a for a in args if a.keyword is not None and a.keyword.value == "initial"),
+        None,
+    )
+    if initial is None or (op not in EXTREMA and op not in JOINED):
+        return None
+    others = [a for a in args if a is not initial]
+    reduced = cst.Call(cst.parse_expression(f"xp.{op.lstrip('a')}"), others)
+    if op in EXTREMA:
+        return call(EXTREMA[op], reduced, initial.value)
+    return cst.BinaryOperation(reduced, JOINED[op], initial.value)

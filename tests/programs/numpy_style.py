@@ -4700,3 +4700,16 @@ def inputs_version_shims():
 
 
 PROGRAMS += ["version_shims"]
+
+
+def reductions_with_initial(x):
+    """Reductions given ``initial=``: one more item joined to the reduction (a floor for ``max``)."""
+    floor = np.max(x, axis=0, initial=0.5)
+    return np.sum(floor**2) + x.sum(initial=2.0) + np.prod(np.tanh(x), initial=3.0)
+
+
+def inputs_reductions_with_initial():
+    return (np.array([[0.3, 0.9, -0.2], [0.7, 0.1, 0.4]]),)
+
+
+PROGRAMS += ["reductions_with_initial"]
