@@ -114,9 +114,37 @@ def _snapshot(value):
         return _HeldArray(value)
     if array_data(value):
         return _Held(value)
-    if user_object(value):  # ``parser.idxs_and_shapes``: its attributes as they were
+    if user_object(value) or _program_class(
+        value
+    ):  # ``parser.idxs_and_shapes``, ``Layer.eps``: its attributes as they were
         return _Held(value, of_object=True)
     return None
+
+
+def _program_class(value) -> bool:
+    """A class of the user's (not a library's): generated code may read its constants (``Layer.eps``)."""
+    return (
+        isinstance(value, type)
+        and value.__module__.split(".")[0] not in ("builtins", "s2s", *LIBRARIES)
+        and bool(class_constants(value))
+    )
+
+
+def class_constants(cls) -> dict:
+    """The values a class and its bases hold that are no functions, classes or descriptors (``eps =
+    1e-5``), nearest first: what its objects read as constants."""
+    found = {}
+    for c in reversed([c for c in cls.__mro__ if c is not object]):
+        found.update(
+            {
+                k: v
+                for k, v in vars(c).items()
+                if not k.startswith("__")
+                and not callable(v)
+                and not hasattr(type(v), "__get__")
+            }
+        )
+    return found
 
 
 def user_object(value) -> bool:
@@ -150,7 +178,9 @@ def _is_namedtuple(value) -> bool:
 
 
 def attributes(value) -> dict:
-    """A user object's attributes by name (a NamedTuple's fields)."""
+    """A user object's attributes by name (a NamedTuple's fields; a class's constants)."""
+    if isinstance(value, type):
+        return class_constants(value)
     return value._asdict() if _is_namedtuple(value) else vars(value)
 
 

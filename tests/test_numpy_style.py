@@ -5,6 +5,8 @@ NumPy function itself in float64 along random directions, with the argument's
 whole structure (every dict entry, every list element) present in the gradient.
 """
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
@@ -1108,3 +1110,25 @@ def test_an_object_whose_constructor_draws_is_not_made_once():
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(_drawn_object)(np.ones(3))
     assert info.value.origin.path == __file__
+
+
+def test_a_default_tested_in_an_init_compiles_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        w, y = P.inputs_default_tested_in_init()
+        assert np.isfinite(s2s.grad(P.default_tested_in_init)(w, y)).all()
+        assert " is None" not in s2s.grad(P.default_tested_in_init).source
+
+
+def test_a_class_constant_changed_since_makes_the_code_again():
+    """``family.eps`` reads the class's constant as a module's value is read: watched, so a new value
+    makes the code again (a baked-in old one would be a wrong answer)."""
+    f, args = P.class_attributes_of_a_family, P.inputs_class_attributes_of_a_family()
+    value_and_grad = s2s.value_and_grad(f)
+    np.testing.assert_allclose(value_and_grad(*args)[0], f(*args), rtol=1e-10)
+    kept = P._Family.eps
+    try:
+        P._Family.eps = 0.75
+        np.testing.assert_allclose(value_and_grad(*args)[0], f(*args), rtol=1e-10)
+    finally:
+        P._Family.eps = kept

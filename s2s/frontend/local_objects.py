@@ -35,7 +35,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal, names_in, substitute
+from ..cstutil import iter_nodes, names_in, substitute
 from . import source as sources
 from .factories import globals_agree
 from .object_init import (
@@ -372,7 +372,7 @@ class _Objects:
             return None
         # a class attribute no line sets (``eps = 1e-5``, ``default_link = Log``): its value
         constants = {
-            c: self._class_value(getattr(cls, c))
+            c: self._class_value(call.func, c, getattr(cls, c))
             for c in _class_attributes(cls) - {*fields, *later, *_methods(cls)}
         }
         constants = {c: v for c, v in constants.items() if v is not None}
@@ -448,15 +448,15 @@ class _Objects:
                 return cst.Attribute(cst.Name(name), cst.Name(attr))
         return None
 
-    def _class_value(self, value):
-        """A class attribute's value as the function can spell it: a literal, a module's function
-        (``np.tanh``), or an object a module-level name of the function holds (a class of the
-        program: ``Log``); else None."""
-        if type(value) in (int, float, bool, str, type(None)) or (
-            type(value) is tuple
-            and all(type(v) in (int, float, bool, str, type(None)) for v in value)
-        ):
-            return literal(value)
+    def _class_value(self, spelled, attr: str, value):
+        """A class attribute's value as the function can spell it: a constant (a number, a string, an
+        array) read through the class as the line spells it (``Layer.eps``: read, and watched, as a
+        module's value is), a module's function (``np.tanh``), or an object a module-level name of
+        the function holds (a class of the program: ``Log``); else None."""
+        from .resolve import class_constant  # (it reads this module's callers)
+
+        if class_constant(value):
+            return cst.Attribute(spelled.deep_clone(), cst.Name(attr))
         for name, held in self.source.env.items():
             if held is value and name not in self.bound and not name.startswith("__"):
                 return cst.Name(name)

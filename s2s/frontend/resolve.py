@@ -159,6 +159,27 @@ def _is_namespace_line(stmt) -> bool:
     )
 
 
+def class_constant(value) -> bool:
+    """A value generated code reads as a constant: a literal, an array, data of them."""
+    return (
+        is_literal_value(value)
+        or literal_data(value)
+        or array_data(value)
+        or isinstance(value, np.ndarray)
+    )
+
+
+def _class_constant(head, chain) -> bool:
+    """Whether ``chain`` reads a constant a class of the program holds (``Layer.eps`` of ``eps = 1e-5``:
+    an object's class attribute, ``local_objects``): read as a module value is, and watched so.
+    """
+    if not (
+        isinstance(head, type) and not spellings.is_library(head) and len(chain) == 2
+    ):
+        return False
+    return class_constant(getattr(head, chain[1], None))
+
+
 class Resolver(Calls):
     """Resolves one function; in a generated module (``source.generated``) ``xp`` is the array
     namespace, ``rt.<name>`` a runtime call, and nested ``def``s (branches, loop bodies) stay where they stand.
@@ -969,7 +990,9 @@ class Resolver(Calls):
         # a module's attribute, or one of a module-level object of the user's (``parser.idxs_and_shapes``,
         # ``self.N`` in a method bound to one): its value, read when s2s reads the code, as a constant's
         if isinstance(head, types.ModuleType) or (
-            chain is not None and chain[0] not in self.locals and user_object(head)
+            chain is not None
+            and chain[0] not in self.locals
+            and (user_object(head) or _class_constant(head, chain))
         ):
             obj = head
             for i, part in enumerate(chain[1:], start=1):

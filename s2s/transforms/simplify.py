@@ -21,6 +21,7 @@ from ..cstutil import (
     _paren_binary,
     dotted,
     int_literal,
+    iter_nodes,
     names_in,
     rewrite,
     substitute,
@@ -241,6 +242,32 @@ def drop_default_arguments(node: cst.Call) -> cst.Call:
     return node.with_changes(args=args)
 
 
+class _NoneTests(cst.CSTTransformer):
+    """``0.1 is None`` -> ``False``: an argument substituted into a test of its default (a number or a
+    string is never None; Python warns at such a comparison when it compiles the module).
+    """
+
+    def leave_Comparison(self, original, node):
+        target, *rest = node.comparisons
+        if (
+            not rest
+            and isinstance(target.operator, (cst.Is, cst.IsNot))
+            and isinstance(target.comparator, cst.Name)
+            and target.comparator.value == "None"
+            and (
+                number(node.left) is not None or isinstance(node.left, cst.SimpleString)
+            )
+        ):
+            return cst.Name(str(isinstance(target.operator, cst.IsNot)))
+        return node
+
+
+def _literal_none_tests(expr):
+    if not any(isinstance(n, cst.Comparison) for n in iter_nodes(expr)):
+        return expr
+    return expr.visit(_NoneTests())
+
+
 def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
     """Constant-fold and drop multiplications by one, parenthesizing as precedence needs."""
     return rewrite(expr, _Fold())
@@ -270,6 +297,7 @@ def propagate_copies(body, keep=frozenset()):
             out.append(ir.Def(inner.with_body(body_), stmt.origin))
             continue
         value = substitute(stmt.value, mapping) if mapping else stmt.value
+        value = _literal_none_tests(value)
         if (
             isinstance(stmt, ir.Assign)
             and isinstance(stmt.target, cst.Name)

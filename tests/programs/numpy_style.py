@@ -4713,3 +4713,27 @@ def inputs_reductions_with_initial():
 
 
 PROGRAMS += ["reductions_with_initial"]
+
+
+class _Offsets:
+    def __init__(self, offset=None):
+        if offset is None:
+            offset = 0.0
+        self.offset = offset
+
+    def loglike(self, w, y):
+        mu = np.exp(w + self.offset)
+        return np.sum(y * np.log(mu) - mu)
+
+
+def default_tested_in_init(w, y):
+    """An ``__init__`` testing its argument against its default (``if offset is None``) given a number:
+    the generated test is decided (no ``0.1 is None``, which Python warns about)."""
+    return _Offsets(0.1).loglike(w, y)
+
+
+def inputs_default_tested_in_init():
+    return np.array([0.2, -0.4, 0.1]), np.array([1.0, 2.0, 0.0])
+
+
+PROGRAMS += ["default_tested_in_init"]
