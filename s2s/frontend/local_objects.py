@@ -370,20 +370,27 @@ class _Objects:
             )
         if later is None:
             return None
+        # objects an ``__init__`` read as a method is handed and keeps whole (``self.family = family``
+        # given ``Poisson()``): the object's attribute bound before the call, as an object of its own
+        handed = self._handed(init, call) if init is not None else {}
+        later = [a for a in later if a not in handed]
         # a class attribute no line sets (``eps = 1e-5``, ``default_link = Log``): its value
         constants = {
             c: self._class_value(call.func, c, getattr(cls, c))
             for c in _class_attributes(cls) - {*fields, *later, *_methods(cls)}
         }
         constants = {c: v for c, v in constants.items() if v is not None}
-        if not used - set(_methods(cls)) <= {*fields, *later, *constants}:
+        if not used - set(_methods(cls)) <= {*fields, *later, *handed, *constants}:
             return None
-        names = {f: self.namer.fresh(f"{name}_{f}") for f in (*fields, *later)}
+        names = {f: self.namer.fresh(f"{name}_{f}") for f in (*fields, *later, *handed)}
         names.update({m: self.namer.fresh(_method_name(name, m)) for m in methods})
         names.update(constants)
         if init is not None:
             names["__init__"] = self.namer.fresh(f"{name}_init")
-            lines = []
+            lines = [
+                assignment_line(cst.Name(names[a]), arg, stmt, self.positions)
+                for a, (_, arg) in handed.items()
+            ]
         else:
             lines = self._made(cls, call, names, stmt)
         if lines is None:
@@ -400,10 +407,21 @@ class _Objects:
             lines.append(made)
         if init is not None:
             # ``def net_init(...)`` with the attributes it sets, called at once
-            made = self._method(cls, "__init__", names, stmt, init)
+            kept = {p for p, _ in handed.values()}
+            made = self._method(cls, "__init__", names, stmt, init, without=kept)
             if made is None:
                 return None
-            made_call = cst.Expr(cst.Call(cst.Name(names["__init__"]), call.args))
+            args = call.args
+            if kept:  # the others by keyword (the handed ones are no parameters now)
+                bound = bind_arguments(
+                    inspect.signature(init), call, skip_first=True, spell=self._spelled
+                )
+                args = [
+                    cst.Arg(v, keyword=cst.Name(p))
+                    for p, v in bound
+                    if p is not None and p not in kept
+                ]
+            made_call = cst.Expr(cst.Call(cst.Name(names["__init__"]), args))
             lines += [
                 made,
                 place(cst.SimpleStatementLine([made_call]), stmt, self.positions),
@@ -575,8 +593,65 @@ class _Objects:
             for check in checks
         ]
 
-    def _method(self, cls, method, names, stmt, fn=None):
-        """The local function standing for ``name.method`` (``fn``: its function, if not a method's)."""
+    def _handed(self, init, call) -> dict:
+        """``{attribute: (parameter, argument)}`` for the objects an ``__init__`` read as a method keeps
+        whole: a line of its own block ``self.attribute = parameter``, the parameter and the attribute
+        bound nowhere else in it, given an object of the program made there (``Poisson()``) or named in
+        the function (bound once, to one)."""
+        if any(a.star for a in call.args):
+            return {}
+        try:
+            node = sources.load(init).node
+        except Exception:  # no source to read
+            return {}
+        bound = bind_arguments(inspect.signature(init), call, skip_first=True)
+        if not isinstance(node, cst.FunctionDef) or bound is None:
+            return {}
+        me = node.params.params[0].name.value
+        counts = bindings(node)
+        writes = _assigned_attributes(node.body, me)
+        arguments = dict(bound)
+        found = {}
+        for stmt in node.body.body:
+            assign = assignment(stmt)
+            target = None if assign is None else assign.targets[0].target
+            if not (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == me
+                and isinstance(assign.value, cst.Name)
+                and counts[assign.value.value] == 1
+                and writes.count(target.attr.value) == 1
+                and self._is_object(arguments.get(assign.value.value))
+            ):
+                continue
+            found[target.attr.value] = (
+                assign.value.value,
+                arguments[assign.value.value],
+            )
+        return found
+
+    def _is_object(self, value) -> bool:
+        """Whether ``value`` makes an object of a plain class of the program, or names one the function
+        binds once to such an object."""
+        if isinstance(value, cst.Call):
+            return self._class(value.func) is not None
+        if isinstance(value, cst.Name) and self.bound[value.value] == 1:
+            return any(
+                isinstance(n, cst.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0].target, cst.Name)
+                and n.targets[0].target.value == value.value
+                and isinstance(n.value, cst.Call)
+                and self._class(n.value.func) is not None
+                for n in iter_nodes(self.source.node)
+            )
+        return False
+
+    def _method(self, cls, method, names, stmt, fn=None, without=frozenset()):
+        """The local function standing for ``name.method`` (``fn``: its function, if not a method's;
+        ``without``: parameters an ``__init__`` is handed objects by, and their ``self.a = p`` lines).
+        """
         fn = fn or _methods(cls)[method]
         try:
             made = sources.load(fn)
@@ -585,6 +660,8 @@ class _Objects:
         node = made.node
         if not isinstance(node, cst.FunctionDef):
             return None
+        if without:
+            node = _without_handed(node, without)
         decorators = [_decorator(d) for d in node.decorators]
         node = node.with_changes(decorators=())
         if decorators == ["staticmethod"]:  # a function of its arguments: as it is
@@ -601,7 +678,9 @@ class _Objects:
             isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)
         ):
             return None
-        writes = _attribute_writes(fn)
+        writes = (
+            _assigned_attributes(node.body, me) if without else _attribute_writes(fn)
+        )
         if writes:  # ``self.output = ...``: the object's variable, rebound
             shared = cst.Nonlocal([cst.NameItem(cst.Name(names[a])) for a in writes])
             lines = list(body.body)
@@ -611,6 +690,32 @@ class _Objects:
         params = node.params.with_changes(params=node.params.params[1:])
         new = node.with_changes(name=cst.Name(names[method]), params=params, body=body)
         return place(new, stmt, self.positions)
+
+
+def _without_handed(node: cst.FunctionDef, params: set) -> cst.FunctionDef:
+    """An ``__init__`` without the parameters ``params`` and its lines ``self.a = p`` of them."""
+    me = node.params.params[0].name.value
+
+    def keeps(stmt) -> bool:
+        assign = assignment(stmt)
+        target = None if assign is None else assign.targets[0].target
+        return not (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == me
+            and isinstance(assign.value, cst.Name)
+            and assign.value.value in params
+        )
+
+    return node.with_changes(
+        params=node.params.with_changes(
+            params=[p for p in node.params.params if p.name.value not in params],
+            kwonly_params=[
+                p for p in node.params.kwonly_params if p.name.value not in params
+            ],
+        ),
+        body=node.body.with_changes(body=[s for s in node.body.body if keeps(s)]),
+    )
 
 
 def _is_constant(node) -> bool:

@@ -100,8 +100,10 @@ def attribute_reads(node, name: str) -> set[str] | None:
         and isinstance(n.value, cst.Name)
         and n.value.value == name
     ]
-    named = sum(
-        1 for n in iter_nodes(node) if isinstance(n, cst.Name) and n.value == name
+    named = sum(  # (an attribute's name is no read of ``name``: ``c.c``)
+        1
+        for n in iter_nodes(node, skip={cst.Attribute: "value"})
+        if isinstance(n, cst.Name) and n.value == name
     )
     return {r.attr.value for r in reads} if named == len(reads) + 1 else None
 

@@ -1040,18 +1040,27 @@ class PythonIdioms:
             "\n"
             "\n"
             "class Runner(object):\n"
-            "    def __init__(self, coefs, state):\n"
+            "    def __init__(self, coefs, state, damping=None):\n"
             "        self.coefs = coefs\n"
-            "        self.state = state\n"
+            "        if damping is None:\n"
+            "            damping = 1.0\n"
+            "        self.state = state * damping\n"
             "\n"
             "    def advance(self):\n"
             "        self.state = np.tanh(self.state * self.coefs.w + self.coefs.c)\n"
         )
         steps = self.pick([1, 2])
-        lines += [
-            f"{name}_c = Coefs(np.mean({b}) + 0.5, 0.1)",
-            f"{name}_r = Runner({name}_c, {a})",
-        ]
+        made = self.pick(["named", "inline"])
+        if made == "named":
+            lines += [
+                f"{name}_c = Coefs(np.mean({b}) + 0.5, 0.1)",
+                f"{name}_r = Runner({name}_c, {a})",
+            ]
+        else:  # made where it is handed: read through the holder only
+            lines += [
+                f"{name}_r = Runner(Coefs(np.mean({b}) + 0.5, 0.1), {a}, damping=0.9)",
+                f"{name}_c = Coefs({name}_r.coefs.w, 0.1)",
+            ]
         lines += [f"{name}_r.advance()"] * steps
         lines.append(f"{name} = np.sum({name}_r.state) * {name}_c.w + {name}_r.coefs.c")
 

@@ -4737,3 +4737,35 @@ def inputs_default_tested_in_init():
 
 
 PROGRAMS += ["default_tested_in_init"]
+
+
+class _PoissonGLM:
+    """statsmodels' models: an ``__init__`` that tests its arguments (``if offset is None:``) and keeps
+    the family object it is handed (``self.family = family``), read through it in the methods.
+    """
+
+    def __init__(self, endog, exog, family, offset=None, exposure=None):
+        self.endog, self.exog = endog, exog
+        self.family = family
+        if offset is None:
+            offset = np.zeros(endog.shape[0])
+        if exposure is not None:
+            offset = offset + np.log(exposure)
+        self.offset = offset
+
+    def loglike(self, params):
+        mu = self.family.link.inverse(self.exog @ params + self.offset)
+        return np.sum(self.family.loglike_obs(self.endog, mu))
+
+
+def model_holding_its_family(params, X, y, exposure):
+    model = _PoissonGLM(y, X, _Poisson(), exposure=exposure)
+    return -model.loglike(params) / y.shape[0]
+
+
+def inputs_model_holding_its_family():
+    params, X, y = inputs_class_attributes_of_a_family()
+    return params, X, y, np.linspace(0.5, 2.0, y.shape[0])
+
+
+PROGRAMS += ["model_holding_its_family"]
