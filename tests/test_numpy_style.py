@@ -1132,3 +1132,16 @@ def test_a_class_constant_changed_since_makes_the_code_again():
         np.testing.assert_allclose(value_and_grad(*args)[0], f(*args), rtol=1e-10)
     finally:
         P._Family.eps = kept
+
+
+def test_an_object_an_init_reads_again_is_right_or_refused():
+    x = np.array([0.3, -0.2, 0.5])
+    f = P.handed_object_read_again_in_init
+    try:
+        got = s2s.grad(f)(x)
+    except s2s.S2SError as e:
+        assert e.origin is not None
+        return
+    eps = 1e-6
+    want = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -53,6 +53,7 @@ from .rewriting import (
     attribute_reads,
     bindings,
     function_body,
+    mentions,
     moved_from,
     namer_of,
     place,
@@ -595,8 +596,8 @@ class _Objects:
 
     def _handed(self, init, call) -> dict:
         """``{attribute: (parameter, argument)}`` for the objects an ``__init__`` read as a method keeps
-        whole: a line of its own block ``self.attribute = parameter``, the parameter and the attribute
-        bound nowhere else in it, given an object of the program made there (``Poisson()``) or named in
+        whole: a line of its own block ``self.attribute = parameter``, the parameter read and bound
+        nowhere else in it and the attribute assigned nowhere else, given an object of the program made there (``Poisson()``) or named in
         the function (bound once, to one)."""
         if any(a.star for a in call.args):
             return {}
@@ -621,6 +622,7 @@ class _Objects:
                 and target.value.value == me
                 and isinstance(assign.value, cst.Name)
                 and counts[assign.value.value] == 1
+                and mentions(assign.value.value, node.body.body) == 1
                 and writes.count(target.attr.value) == 1
                 and self._is_object(arguments.get(assign.value.value))
             ):

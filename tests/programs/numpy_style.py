@@ -4769,3 +4769,30 @@ def inputs_model_holding_its_family():
 
 
 PROGRAMS += ["model_holding_its_family"]
+
+
+class _Gains:
+    def __init__(self, w, c):
+        self.w = w
+        self.c = c
+
+
+class _Stepper:
+    def __init__(self, gains, state, damping=None):
+        self.gains = gains
+        if damping is None:
+            damping = gains.w  # the parameter read again: not only kept
+        self.state = state * damping
+
+    def advance(self):
+        self.state = np.tanh(self.state * self.gains.w + self.gains.c)
+
+
+def handed_object_read_again_in_init(x):
+    """An ``__init__`` that reads the object it keeps once more, beside a name of the function spelled
+    like its parameter (``gains``): right, or a located refusal, never the other ``gains``.
+    """
+    gains = _Gains(np.mean(x) + 0.5, 0.1)
+    stepper = _Stepper(_Gains(2.0, 0.3), x)
+    stepper.advance()
+    return np.sum(stepper.state) * gains.w
