@@ -126,7 +126,8 @@ def _with_class(made: sources.FunctionSource, spelled: cst.Name):
         body=body,
         decorators=[],
     )
-    made.file.positions[stripped] = made.file.positions[node]
+    if node in made.file.positions:
+        made.file.positions[stripped] = made.file.positions[node]
     return dataclasses.replace(made, node=stripped)
 
 

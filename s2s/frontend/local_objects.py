@@ -193,10 +193,6 @@ def _class_attributes(cls) -> set:
         and not isinstance(v, (property, classmethod))
         and not (isinstance(v, staticmethod) and inspect.isfunction(v.__func__))
         and (not hasattr(type(v), "__get__") or isinstance(v, staticmethod))
-    } | {
-        k
-        for k, v in _members(cls).items()
-        if not k.startswith("__") and inspect.isclass(v)
     }
 
 
@@ -597,8 +593,9 @@ class _Objects:
     def _handed(self, init, call) -> dict:
         """``{attribute: (parameter, argument)}`` for the objects an ``__init__`` read as a method keeps
         whole: a line of its own block ``self.attribute = parameter``, the parameter read and bound
-        nowhere else in it and the attribute assigned nowhere else, given an object of the program made there (``Poisson()``) or named in
-        the function (bound once, to one)."""
+        nowhere else in it and the attribute assigned nowhere else, given an object of the program
+        made at the call (``Poisson()``) or named in the function (bound once, to one).
+        """
         if any(a.star for a in call.args):
             return {}
         try:
