@@ -21,8 +21,8 @@ import ast
 import libcst as cst
 
 from ..cstutil import iter_nodes
+from .class_members import _assigned_attributes, _plain_class
 from .function_loops import Positioned
-from .local_objects import _assigned_attributes, _plain_class
 from .rewriting import (
     assignment,
     function_body,

@@ -34,6 +34,7 @@ from libcst.metadata import GlobalScope, ScopeProvider
 
 from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes
 from . import source as sources
+from .class_members import _plain_class
 from .rewriting import (
     Moving,
     PositionKeeping,
@@ -71,8 +72,6 @@ def _makes_functions(obj) -> bool:
 
 def _builds_objects(obj) -> bool:
     """A plain function of the program that names a class of the program (it may return its object)."""
-    from .local_objects import _plain_class  # (it reads this module)
-
     return _plain_function(obj) and any(
         _plain_class(obj.__globals__.get(n)) for n in obj.__code__.co_names
     )
@@ -88,8 +87,6 @@ def _class_method(obj):
     """The function of a class method of a plain class of the program, called on its class
     (``LinearGaussianSSM.from_params(params)``, a constructor by another name), else None.
     """
-    from .local_objects import _plain_class  # (it reads this module)
-
     if (
         inspect.ismethod(obj)
         and isinstance(obj.__self__, type)
@@ -135,8 +132,6 @@ def _made_object(made, value, before) -> bool:
     """Whether a builder's returned ``value`` is an object of a plain class of the program: ``Cls(...)``,
     or a name its body binds once, at its own level, to one (``model = Seq(layers); return model``).
     """
-    from .local_objects import _plain_class
-
     if isinstance(value, cst.Name):
         values = [
             a.value

@@ -28,18 +28,17 @@ import libcst as cst
 
 from ..cstutil import iter_nodes, literal
 from . import source as sources
-from .factories import globals_agree
-from .local_objects import (
+from .class_members import (
     _attribute_writes,
     _init,
-    _is_docstring,
     _is_record,
     _methods,
-    _Objects,
     _plain_class,
     _properties,
     _reached,
 )
+from .factories import globals_agree
+from .local_objects import _is_docstring, _Objects
 from .rewriting import (
     Moving,
     PositionKeeping,

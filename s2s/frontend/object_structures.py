@@ -31,8 +31,8 @@ import libcst as cst
 
 from ..cstutil import int_literal, iter_nodes, literal
 from . import source as sources
+from .class_members import _plain_class
 from .function_loops import MAX_COPIES, Positioned, _jumps_or_binds
-from .local_objects import _plain_class
 from .rewriting import (
     PositionKeeping,
     assignment,
