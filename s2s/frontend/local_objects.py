@@ -69,6 +69,7 @@ from .rewriting import (
     function_body,
     mentions,
     moved_from,
+    named_value,
     namer_of,
     place,
     rebinds,
@@ -501,23 +502,17 @@ class _Objects:
         arguments = dict(bound)
         found = {}
         for stmt in node.body.body:
-            assign = assignment(stmt)
-            target = None if assign is None else assign.targets[0].target
-            if not (
-                isinstance(target, cst.Attribute)
-                and isinstance(target.value, cst.Name)
-                and target.value.value == me
-                and isinstance(assign.value, cst.Name)
-                and counts[assign.value.value] == 1
-                and mentions(assign.value.value, node.body.body) == 1
-                and writes.count(target.attr.value) == 1
-                and self._is_object(arguments.get(assign.value.value))
-            ):
+            kept = _kept_parameter(stmt, me)
+            if kept is None:
                 continue
-            found[target.attr.value] = (
-                assign.value.value,
-                arguments[assign.value.value],
-            )
+            attr, param = kept
+            if (
+                counts[param] == 1
+                and mentions(param, node.body.body) == 1
+                and writes.count(attr) == 1
+                and self._is_object(arguments.get(param))
+            ):
+                found[attr] = (param, arguments[param])
         return found
 
     def _is_object(self, value) -> bool:
@@ -527,13 +522,9 @@ class _Objects:
             return self._class(value.func) is not None
         if isinstance(value, cst.Name) and self.bound[value.value] == 1:
             return any(
-                isinstance(n, cst.Assign)
-                and len(n.targets) == 1
-                and isinstance(n.targets[0].target, cst.Name)
-                and n.targets[0].target.value == value.value
-                and isinstance(n.value, cst.Call)
-                and self._class(n.value.func) is not None
-                for n in iter_nodes(self.source.node)
+                found[0] == value.value and self._is_object(found[1])
+                for found in map(named_value, iter_nodes(self.source.node))
+                if found is not None and isinstance(found[1], cst.Call)
             )
         return False
 
@@ -581,20 +572,27 @@ class _Objects:
         return place(new, stmt, self.positions)
 
 
+def _kept_parameter(stmt, me: str) -> tuple[str, str] | None:
+    """``(attribute, parameter)`` of an ``__init__``'s line ``self.attribute = parameter``, else None."""
+    assign = assignment(stmt)
+    target = None if assign is None else assign.targets[0].target
+    if (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == me
+        and isinstance(assign.value, cst.Name)
+    ):
+        return target.attr.value, assign.value.value
+    return None
+
+
 def _without_handed(node: cst.FunctionDef, params: set) -> cst.FunctionDef:
     """An ``__init__`` without the parameters ``params`` and its lines ``self.a = p`` of them."""
     me = node.params.params[0].name.value
 
     def keeps(stmt) -> bool:
-        assign = assignment(stmt)
-        target = None if assign is None else assign.targets[0].target
-        return not (
-            isinstance(target, cst.Attribute)
-            and isinstance(target.value, cst.Name)
-            and target.value.value == me
-            and isinstance(assign.value, cst.Name)
-            and assign.value.value in params
-        )
+        kept = _kept_parameter(stmt, me)
+        return kept is None or kept[1] not in params
 
     return node.with_changes(
         params=node.params.with_changes(
@@ -744,22 +742,16 @@ def _without_aliases(source: sources.FunctionSource) -> sources.FunctionSource:
         return source
     counts = bindings(source.node)
     objects, aliases = set(), {}
-    for n in iter_nodes(source.node):
-        if not (
-            isinstance(n, cst.Assign)
-            and len(n.targets) == 1
-            and isinstance(n.targets[0].target, cst.Name)
-        ):
-            continue
-        target = n.targets[0].target.value
+    for found in filter(None, map(named_value, iter_nodes(source.node))):
+        target, value = found
         if counts[target] != 1:
             continue
-        if isinstance(n.value, cst.Call) and isinstance(n.value.func, cst.Name):
-            cls = source.env.get(n.value.func.value)
-            if n.value.func.value not in counts and _plain_class(cls):
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            cls = source.env.get(value.func.value)
+            if value.func.value not in counts and _plain_class(cls):
                 objects.add(target)
-        elif isinstance(n.value, cst.Name):
-            aliases[target] = n.value
+        elif isinstance(value, cst.Name):
+            aliases[target] = value
     aliases = {a: v for a, v in aliases.items() if v.value in objects}
     if not aliases:
         return source

@@ -45,6 +45,7 @@ from .rewriting import (
     bindings,
     function_body,
     moved_from,
+    named_value,
     namer_of,
     place,
     with_body,
@@ -323,11 +324,7 @@ class _Finder:
     def found(self) -> dict:
         out = {}
         for node in iter_nodes(self.source.node):
-            if not (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-            ):
+            if named_value(node) is None:
                 continue
             name = node.targets[0].target.value
             calls = self.items(node.value)

@@ -193,6 +193,17 @@ def function_body(source: FunctionSource) -> list | None:
     return None
 
 
+def named_value(node) -> tuple[str, cst.BaseExpression] | None:
+    """``(name, value)`` of an ``Assign`` node ``name = value`` (one target, a name), else None."""
+    if (
+        isinstance(node, cst.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0].target, cst.Name)
+    ):
+        return node.targets[0].target.value, node.value
+    return None
+
+
 def assignment(stmt) -> cst.Assign | None:
     """The ``target = value`` a line holds, when it holds that alone (one target)."""
     if (

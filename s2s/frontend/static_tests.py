@@ -17,11 +17,11 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
 from .rewriting import (
     PositionKeeping,
     bindings,
     function_body,
+    mentions,
     object_of,
     with_blocks,
     with_body,
@@ -73,10 +73,7 @@ class _Expressions(PositionKeeping):
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with the branches its ``hasattr`` tests of modules rule out dropped (see the module)."""
     body = function_body(source)
-    if body is None or not any(
-        isinstance(n, cst.Name) and n.value == "hasattr"
-        for n in iter_nodes(source.node)
-    ):
+    if body is None or not mentions("hasattr", body):
         return source
     bound = bindings(source.node)
     positions = source.file.positions

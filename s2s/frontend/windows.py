@@ -25,7 +25,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import call, dotted, iter_nodes, names_in
-from .rewriting import bindings
+from .rewriting import bindings, named_value
 
 # the index expressions generated code and NumPy spell as subscripts of a maker
 INDEX_MAKERS = ("xp.s_", "np.s_", "numpy.s_", "jnp.s_", "np.index_exp")
@@ -196,16 +196,8 @@ def _bound_once(node) -> dict:
     settled = _settled(node)
     top = list(node.body.body) if isinstance(node, cst.FunctionDef) else [node]
     for k, stmt in enumerate(top):
-        for n in iter_nodes(stmt):
-            if (
-                isinstance(n, cst.Assign)
-                and len(n.targets) == 1
-                and isinstance(n.targets[0].target, cst.Name)
-            ):
-                values[n.targets[0].target.value], at[n.targets[0].target.value] = (
-                    n.value,
-                    k,
-                )
+        for name, value in filter(None, map(named_value, iter_nodes(stmt))):
+            values[name], at[name] = value, k
     # none of the names it reads changes between the binding and a slice
     return {
         k: v
