@@ -149,6 +149,8 @@ COMPOSED_CASES = [
     C("correlate", "np.correlate(a, v, mode='full')", {"a": "n", "v": "m"}),
     C("real", "np.real(x)", U),
     C("conj", "np.conjugate(x)", U),
+    C("imag", "np.imag(x)", U),  # zero for real values
+    C("angle", "np.angle(x)", U, "nonzero"),
     # numpy.linalg
     C("linalg.trace", "np.linalg.trace(x)", "... n n"),
     C("linalg.diagonal", "np.linalg.diagonal(x, offset=1)", "... a b"),

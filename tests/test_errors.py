@@ -428,6 +428,18 @@ CASES = [
         (4, 4),
     ),
     (
+        "complex_value_through_a_nondiff_op",
+        "def f(x):\n    z = x + 1j * np.cos(x)\n    return np.sum(np.real(np.sign(z)) * x)",
+        "a complex number on the differentiated path",
+        (2, 12),
+    ),
+    (
+        "complex_value_made_by_a_helper_reaching_angle",
+        "def phase(a, b):\n    return a + 1j * b\n\ndef f(x):\n    return np.sum(np.angle(phase(x, x * x)))",
+        "a complex number on the differentiated path",
+        (2, 15),
+    ),
+    (
         "custom_jvp_rule_transformed_itself",
         "@jax.custom_jvp\ndef softplus(x):\n    return np.log1p(np.exp(x))\n\n@softplus.defjvp\n"
         "def f(primals, tangents):\n    (x,), (t,) = primals, tangents\n"

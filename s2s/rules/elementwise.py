@@ -283,3 +283,15 @@ def ldexp(x1, x2):
 @elementwise
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return xp.isfinite(x)
+
+
+# zero for real values; a complex value given to them is refused where it is made (``activity``), so a
+# derivative must reach it: they are no ``nondiff`` ops, whose zero would hold for real values only
+@elementwise
+def imag(val):
+    return 0
+
+
+@elementwise
+def angle(z, deg=False):
+    return 0

@@ -60,8 +60,9 @@ def diff_names(atom) -> set[str]:
     return set()
 
 
-def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
-    """Names an equation's output depends on differentiably.
+def eqn_inputs(e: Eqn, flows=None, defs=None, through_nondiff=False) -> set[str]:
+    """Names an equation's output depends on differentiably (``through_nondiff``: a ``nondiff`` op's output
+    on all its arguments, as for real values only their derivative is zero).
 
     ``flows`` maps helper names to the tuple of their parameters' flags (does a
     derivative flow from that parameter to the output); ``defs`` maps the names
@@ -100,7 +101,7 @@ def eqn_inputs(e: Eqn, flows=None, defs=None) -> set[str]:
     every = (*e.args, *(v for _, v in e.kwargs))
     if e.kind in ("runtime", "op"):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
-        if op is not None and op.family == "nondiff":
+        if op is not None and op.family == "nondiff" and not through_nondiff:
             return closures(every)
         if op is not None and op.rule is not None and op.family != "decompose":
             atoms = differentiable_arguments(op, e)
@@ -201,7 +202,9 @@ COMPLEX_DTYPES = frozenset(
 )
 
 
-def check_closed_world(body, active, helpers, control=frozenset()) -> None:
+def check_closed_world(
+    body, active, helpers, control=frozenset(), wrt=(), outputs=(), flows=None
+) -> None:
     """Raise at the first active statement (in source order) that s2s cannot differentiate.
 
     Each active statement must be an op with a rule (a ``nondiff`` one included),
@@ -209,8 +212,12 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
     call whose mode has a rule (``control``: ``cond``, ``scan``, ``while_loop``
     and what reverse mode makes of them). Complex numbers (``1j``, complex
     dtypes) on the differentiated path are refused: s2s's rules are written
-    for real numbers.
+    for real numbers. So they are on a path from ``wrt`` to ``outputs`` through a
+    ``nondiff`` op, whose zero derivative holds for real values only
+    (``np.sign(z)``). (``np.angle`` and ``np.imag`` have rules, zero for real
+    values, so a complex value they are given is on the differentiated path.)
     """
+    _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows)
     for stmt in body:
         if not isinstance(stmt, ir.Assign) or not active.intersection(
             ir.target_names(stmt.target)
@@ -240,14 +247,40 @@ def check_closed_world(body, active, helpers, control=frozenset()) -> None:
             )
 
 
+def _is_complex(node) -> bool:
+    return isinstance(node, cst.Imaginary) or (
+        isinstance(node, cst.Attribute) and dotted(node) in COMPLEX_DTYPES
+    )
+
+
 def _check_real(stmt) -> None:
-    for node in iter_nodes(stmt.value):
-        complex_dtype = (
-            isinstance(node, cst.Attribute) and dotted(node) in COMPLEX_DTYPES
+    if any(_is_complex(node) for node in iter_nodes(stmt.value)):
+        raise S2SError(
+            "a complex number on the differentiated path: s2s differentiates real-valued code",
+            stmt.origin,
+            "keep the real and imaginary parts as two real arrays",
         )
-        if isinstance(node, cst.Imaginary) or complex_dtype:
-            raise S2SError(
-                "a complex number on the differentiated path: s2s differentiates real-valued code",
-                stmt.origin,
-                "keep the real and imaginary parts as two real arrays",
-            )
+
+
+def _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows) -> None:
+    """A complex number (``1j``, a complex dtype) in a statement on a path from ``wrt`` to ``outputs``
+    through ``nondiff`` ops: a located error."""
+    suspects = [
+        stmt
+        for stmt in body
+        if isinstance(stmt, ir.Assign)
+        and not active.intersection(ir.target_names(stmt.target))
+        and any(_is_complex(node) for node in iter_nodes(stmt.value))
+    ]
+    if not suspects or not wrt or not outputs:
+        return
+
+    def edges(e, defs):
+        return eqn_inputs(e, flows, defs, through_nondiff=True)
+
+    reaching = depends_on(body, wrt, helpers, edges) & needed_by(
+        body, outputs, helpers, edges
+    )
+    for stmt in suspects:
+        if reaching.intersection(ir.target_names(stmt.target)):
+            _check_real(stmt)

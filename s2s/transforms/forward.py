@@ -193,7 +193,9 @@ def jvp_body(
     active = activity(body, list(inputs), wanted, ctx.helpers, ctx.flows) | (
         set(inputs) & wanted
     )
-    check_closed_world(body, active, ctx.helpers, Forward.control)
+    check_closed_world(
+        body, active, ctx.helpers, Forward.control, list(inputs), wanted, ctx.flows
+    )
     fwd = Forward(body, active, ctx, inputs, requests)
     fwd.run(body)
     return fwd

@@ -436,7 +436,9 @@ def adjoint(body, inputs, seeds, ctx: Context, origin=None, tuples=None) -> Adjo
     active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (
         set(inputs) & outputs
     )
-    check_closed_world(body, active, ctx.helpers, Backward.control)
+    check_closed_world(
+        body, active, ctx.helpers, Backward.control, inputs, outputs, ctx.flows
+    )
     back = Backward(body, active, ctx)
     back.tuples = dict(tuples or {})
     forward = back.forward(body)

@@ -54,6 +54,7 @@ class Pitfalls:
                 "view_in_a_branch",
                 "library_view_write",
                 "list_append_alias",
+                "complex_through_nondiff",
             ]
         )
         self.feature("sem_" + style)
@@ -348,6 +349,14 @@ class Pitfalls:
                 self.pick(["v_ *= 1.5", "v_[0] = 2.0 * v_[0]", "v_ += 0.25"]),
                 f"{name} = np.sum(m_ * m_, axis=0)",
             ]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True
+        elif style == "complex_through_nondiff":
+            # a complex value cut off from the result by an op whose zero derivative holds for real values
+            # only (refused, never a zero), or a real one's angle (right: zero)
+            value = self.pick([f"{n} + 1j * np.cos({n})", f"{n} - 0.5"])
+            read = self.pick(["np.angle(z_)", "np.imag(z_)", "np.real(np.sign(z_))"])
+            lines += [f"z_ = {value}", f"{name} = {read} * {n} + {n}"]
             self.define(name, (k,), fresh=True)
             self.fd_only = True
         else:  # row_view
