@@ -203,7 +203,7 @@ def bincount_length(x, minlength, length) -> int:
     try:
         values = np.asarray(x)
     except Exception:  # a traced value: the number of bins is known only when it runs
-        if minlength is not None and not _is_jax(minlength):
+        if minlength and not _is_jax(minlength):
             # ``minlength`` bins, checked when the compiled code runs to hold every value (NumPy would
             # add bins past them: a compiled bincount has one size)
             from .output import _when_known
@@ -214,7 +214,8 @@ def bincount_length(x, minlength, length) -> int:
             return int(minlength)
         raise Refusal(
             "`np.bincount` without `length=` under jit (its number of bins depends on the data)",
-            "call jnp.bincount(x, weights, length=n) with the number of bins",
+            "give the number of bins: `np.bincount(x, weights, minlength=n)` (checked to hold every value), "
+            "or `jnp.bincount(x, weights, length=n)`",
         ) from None
     largest = int(values.max()) + 1 if values.size else 0
     return max(largest, int(minlength or 0))

@@ -428,6 +428,12 @@ CASES = [
         (4, 4),
     ),
     (
+        "library_function_writing_its_argument",
+        "def f(x):\n    y = np.zeros(6)\n    np.put(y, [1, 3], x[:2])\n    return np.sum(y * y)",
+        "`np.put(...)` as an expression statement: a function called for what it writes",
+        (3, 4),
+    ),
+    (
         "complex_value_through_a_nondiff_op",
         "def f(x):\n    z = x + 1j * np.cos(x)\n    return np.sum(np.real(np.sign(z)) * x)",
         "a complex number on the differentiated path",

@@ -489,6 +489,22 @@ def test_bincount_with_minlength_compiles_and_checks_its_values():
         s2s.jit(degree_weighted)(h, np.array([0, 1, 5, 3]))
 
 
+def weights_binned(x):
+    """``np.bincount`` of ids made in the function, without ``minlength``: its bins depend on the data."""
+    return np.sum(np.bincount(np.array([0, 1, 1, 2]), weights=x) ** 2)
+
+
+def test_bincount_without_its_number_of_bins_is_refused_under_jit_and_right_on_numpy():
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    np.testing.assert_allclose(
+        s2s.grad(weights_binned, backend="numpy")(x),
+        2 * np.bincount([0, 1, 1, 2], weights=x)[[0, 1, 1, 2]],
+    )
+    with pytest.raises(s2s.S2SError, match="without `length=` under jit") as info:
+        s2s.grad(weights_binned)(x)
+    assert "minlength=n" in str(info.value)
+
+
 def test_a_row_view_written_in_its_iteration_is_refused_where_it_is_a_view():
     """``y1 = Y[n]`` then ``Y[n] = ...`` with ``y1`` read later: NumPy changes ``y1`` where ``Y`` has two
     axes (a view), not where it has one (a number): refused when the code runs, on the first only.

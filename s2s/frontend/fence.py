@@ -13,6 +13,8 @@ call shape (``variadic``). Starred arguments are the resolver's: spread into a u
 
 from __future__ import annotations
 
+import types
+
 import libcst as cst
 import numpy
 
@@ -170,6 +172,18 @@ class _Fence:
         )
         owner = spelled.rpartition(".")[0] or spelled
         method = value.func.attr.value
+        from .rewriting import bindings, object_of
+
+        held = object_of(value.func.value, self.source.env, bindings(self.source.node))
+        if isinstance(held, types.ModuleType):
+            # ``np.put(a, idx, v)``: a library function called for what it writes into its arguments
+            self.fail(
+                node,
+                f"`{spelled}(...)` as an expression statement: a function called for what it writes into "
+                "its arguments (s2s reads `np.copyto`, `np.fill_diagonal`, `np.add.at` and `out=` so)",
+                "write the element assignment it stands for (`a[idx] = v` for `np.put(a, idx, v)` of a "
+                "1-D `a`), or assign what a function returns",
+            )
         if hasattr(numpy.ndarray, method):
             self.fail(
                 node,

@@ -8,17 +8,19 @@ a name of the function's own; a located error for an ``m`` of more than one axis
 mask differ), and every ``x[zero_idx]``
 reads and writes by the mask, which compiles (``passes/masks``) and batches.
 
-Guarantee: ``name = np.nonzero(m)[0]``, ``np.where(m)[0]`` or ``np.flatnonzero(m)`` (NumPy's or
-``jax.numpy``'s), in any block, ``name`` bound once and read only as the one index of a subscript
-(``x[name]``, ``x[name] = v``); anything else (``len(name)``, ``name + 1``) stays as it is (its
-located error under XLA). New nodes keep the call's position.
+Guarantee: ``name = np.nonzero(m)[0]``, ``np.where(m)[0]``, ``np.flatnonzero(m)``, ``np.argwhere(m)[:, 0]``
+or ``np.argwhere(m).ravel()`` (``.flatten()``) (NumPy's or ``jax.numpy``'s), in any block, ``name`` bound
+once and read only as the one index of a subscript (``x[name]``, ``x[name] = v``); and those calls
+written as the one index of a subscript (``np.sum(x[np.flatnonzero(x > 0)])``). Anything else
+(``len(name)``, ``name + 1``) stays as it is (its located error under XLA). New nodes keep the call's
+position.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, replace_nodes
 from .rewriting import (
     assignment,
     assignment_line,
@@ -27,14 +29,21 @@ from .rewriting import (
     mentions,
     namer_of,
     object_of,
+    place,
     with_blocks,
     with_body,
 )
 from .source import FunctionSource
 from .spellings import canonical_op
 
-# the functions giving positions of nonzeros, and whether their first item (``[0]``) is taken
-_POSITIONS = {"nonzero": True, "where": True, "flatnonzero": False}
+# the functions giving positions of nonzeros, and how their positions are read: the first item (``[0]``),
+# the call itself, or the first column (``[:, 0]``, ``.ravel()``)
+_POSITIONS = {
+    "nonzero": "first",
+    "where": "first",
+    "flatnonzero": "call",
+    "argwhere": "column",
+}
 
 
 class _Reader:
@@ -52,11 +61,38 @@ class _Reader:
         for stmt in statements:
             masked = self._masked(stmt)
             if masked is None:
-                out.append(with_blocks(stmt, self.block, self.positions))
+                stmt = with_blocks(stmt, self.block, self.positions)
+                out.append(self._indexed_in_place(stmt))
             else:
                 out.extend(masked)
                 self.changed = True
         return out
+
+    def _mask(self, found) -> cst.Call:
+        if self.runtime is None:  # s2s's runtime, under a name of the function's own
+            self.runtime = self.namer.fresh("s2s_runtime")
+        helper = cst.Attribute(cst.Name(self.runtime), cst.Name("nonzero_mask"))
+        return cst.Call(helper, [cst.Arg(found)])
+
+    def _indexed_in_place(self, stmt):
+        """``x[np.flatnonzero(m)]`` in a simple statement's own nodes: ``x[mask]``."""
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return stmt
+        replaced = {}
+        for node in iter_nodes(stmt):
+            if (
+                isinstance(node, cst.Subscript)
+                and len(node.slice) == 1
+                and isinstance(node.slice[0].slice, cst.Index)
+            ):
+                index = node.slice[0].slice.value
+                found = self._positions_of(index)
+                if found is not None:
+                    replaced[index] = place(self._mask(found), index, self.positions)
+        if not replaced:
+            return stmt
+        self.changed = True
+        return place(replace_nodes(stmt, replaced), stmt, self.positions)
 
     def _masked(self, stmt) -> list | None:
         assign = assignment(stmt)
@@ -70,22 +106,14 @@ class _Reader:
             or mentions(name, [self.source.node]) != 1 + self.indexes.get(name, 0)
         ):
             return None
-        if self.runtime is None:  # s2s's runtime, under a name of the function's own
-            self.runtime = self.namer.fresh("s2s_runtime")
-        helper = cst.Attribute(cst.Name(self.runtime), cst.Name("nonzero_mask"))
-        mask = cst.Call(helper, [cst.Arg(found)])
-        return [assignment_line(cst.Name(name), mask, stmt, self.positions)]
+        return [
+            assignment_line(cst.Name(name), self._mask(found), stmt, self.positions)
+        ]
 
     def _positions_of(self, value):
-        """``m`` of ``np.nonzero(m)[0]``, ``np.where(m)[0]`` or ``np.flatnonzero(m)``, else None."""
-        first = (
-            isinstance(value, cst.Subscript)
-            and len(value.slice) == 1
-            and isinstance(value.slice[0].slice, cst.Index)
-            and isinstance(value.slice[0].slice.value, cst.Integer)
-            and value.slice[0].slice.value.value == "0"
-        )
-        call = value.value if first else value
+        """``m`` of ``np.nonzero(m)[0]``, ``np.where(m)[0]``, ``np.flatnonzero(m)``, ``np.argwhere(m)[:, 0]``
+        or ``np.argwhere(m).ravel()``, else None."""
+        read, call = _read_of(value)
         if not (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
@@ -95,11 +123,45 @@ class _Reader:
         ):
             return None
         name = call.func.attr.value
-        if _POSITIONS.get(name) is not first:
+        if _POSITIONS.get(name) != read:
             return None
         if canonical_op(object_of(call.func, self.source.env, self.bound)) != name:
             return None  # (NumPy's or jax.numpy's function, by identity)
         return call.args[0].value
+
+
+def _is_int(node, value: str) -> bool:
+    return isinstance(node, cst.Integer) and node.value == value
+
+
+def _read_of(value) -> tuple[str, cst.BaseExpression]:
+    """How ``value`` reads a call's result (``_POSITIONS``), and the call."""
+    if isinstance(value, cst.Subscript):
+        items = [item.slice for item in value.slice]
+        if (
+            len(items) == 1
+            and isinstance(items[0], cst.Index)
+            and _is_int(items[0].value, "0")
+        ):
+            return "first", value.value
+        if (
+            len(items) == 2
+            and isinstance(items[0], cst.Slice)
+            and items[0].lower is None
+            and items[0].upper is None
+            and items[0].step is None
+            and isinstance(items[1], cst.Index)
+            and _is_int(items[1].value, "0")
+        ):
+            return "column", value.value
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("ravel", "flatten")
+        and not value.args
+    ):
+        return "column", value.func.value
+    return "call", value
 
 
 def _index_reads(node) -> dict:

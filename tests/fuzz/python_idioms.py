@@ -940,6 +940,8 @@ class PythonIdioms:
                 f"np.nonzero({v} > 0)[0]",
                 f"np.where({v} > 0)[0]",
                 f"np.flatnonzero({v} > 0)",
+                f"np.argwhere({v} > 0)[:, 0]",
+                f"np.argwhere({v} > 0).ravel()",
             ]
         )
         lines += [
@@ -947,7 +949,8 @@ class PythonIdioms:
             f"{idx} = {found}",
             f"{out} = np.zeros_like({v})",
             f"{out}[{idx}] = np.tanh({v}[{idx}]) * 2.0",
-            f"{name} = np.sum({out}) + np.sum({v}[{idx}] ** 2)",
+            # (and written where it indexes)
+            f"{name} = np.sum({out}) + np.sum({v}[{idx}] ** 2) + np.sum({v}[{found}] * 0.5)",
         ]
 
     def _py_states_by_step(self, lines, name, a, b):

@@ -4528,6 +4528,26 @@ def inputs_zero_inflated_poisson_by_positions():
 PROGRAMS += ["zero_inflated_poisson_by_positions"]
 
 
+def hinge_on_the_violators(w, X, y):
+    """An SVM's hinge loss over the margin violators only, found the ways people find them:
+    ``np.flatnonzero`` and ``np.argwhere(...)[:, 0]`` written where they index, and ``.ravel()`` of
+    ``argwhere`` kept in a name (positions read as the mask they stand for)."""
+    margins = y * (X @ w)
+    hinge = np.sum(1.0 - margins[np.flatnonzero(margins < 1.0)])
+    worst = np.max(-margins[np.argwhere(margins < 0.5)[:, 0]], initial=0.0)
+    kept = np.argwhere(margins >= 1.0).ravel()
+    return hinge + worst + 0.1 * np.sum(w**2) + 0.01 * np.sum(margins[kept])
+
+
+def inputs_hinge_on_the_violators():
+    r = np.random.default_rng(56)
+    X = r.normal(size=(10, 3))
+    return np.array([0.4, -0.3, 0.8]), X, np.sign(r.normal(size=10))
+
+
+PROGRAMS += ["hinge_on_the_violators"]
+
+
 SAVE_EVERY = 3
 
 
