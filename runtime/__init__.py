@@ -284,6 +284,8 @@ _DEFINED_IN = {
     "selects": "rulesupport",
     "concatenate_vjp": "rulesupport",
     "cumprod_jvp": "rulesupport",
+    "running_argmax": "rulesupport",
+    "running_argmin": "rulesupport",
     "cumprod_vjp": "rulesupport",
     "diag_vjp": "rulesupport",
     "extremum_vjp": "rulesupport",

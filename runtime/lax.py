@@ -47,3 +47,31 @@ def integer_pow(x, y):
     if y < 0:
         return 1 / np.power(x, -y)
     return np.power(x, y)
+
+
+def _accumulated(ufunc, x, axis, reverse):
+    x = np.asarray(x)
+    if reverse:
+        return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis), axis)
+    return ufunc.accumulate(x, axis=axis)
+
+
+@library("jax.lax.cummax")
+def _cummax(operand, axis=0, reverse=False):
+    return _accumulated(np.maximum, operand, axis, reverse)
+
+
+@library("jax.lax.cummin")
+def _cummin(operand, axis=0, reverse=False):
+    return _accumulated(np.minimum, operand, axis, reverse)
+
+
+def cummax(operand, axis=0, reverse=False):
+    """``lax.cummax``: the largest value so far along ``axis`` (from the end with ``reverse``); ``axis``
+    may count from the end, as ``np.maximum.accumulate``'s does."""
+    return _cummax(operand, int(axis) % max(np.ndim(operand), 1), reverse)
+
+
+def cummin(operand, axis=0, reverse=False):
+    """``lax.cummin``: the smallest value so far along ``axis`` (see ``cummax``)."""
+    return _cummin(operand, int(axis) % max(np.ndim(operand), 1), reverse)

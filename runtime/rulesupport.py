@@ -458,3 +458,35 @@ def eye_last(a, axis=None):
     xp = namespace(a)
     n = int(np.prod([np.shape(a)[i] for i in _axes(axis, np.ndim(a))]))
     return xp.eye(n, dtype=_float_dtype(xp, a))
+
+
+def running_argmax(a, axis=0, reverse=False):
+    """Where ``lax.cummax(a, axis, reverse)`` takes each of its values from: the position along ``axis``
+    of the largest value so far (of two equal ones, the one met first)."""
+    return _running_position(a, axis, reverse, largest=True)
+
+
+def running_argmin(a, axis=0, reverse=False):
+    """Where ``lax.cummin(a, axis, reverse)`` takes each of its values from (see ``running_argmax``)."""
+    return _running_position(a, axis, reverse, largest=False)
+
+
+def _running_position(a, axis, reverse, largest):
+    from .lax import cummax, cummin
+
+    xp = namespace(a)
+    moved = xp.moveaxis(xp.asarray(a), axis, -1)
+    if reverse:
+        moved = xp.flip(moved, -1)
+    n, last = moved.shape[-1], moved.ndim - 1
+    if n == 0:
+        return xp.zeros(np.shape(a), dtype=int)
+    best = (cummax if largest else cummin)(moved, last)
+    later, so_far = moved[..., 1:], best[..., :-1]
+    new = later > so_far if largest else later < so_far
+    steps = xp.where(new, xp.arange(1, n), 0)
+    first = xp.zeros(steps.shape[:-1] + (1,), dtype=steps.dtype)
+    position = cummax(xp.concatenate([first, steps], axis=-1), last)
+    if reverse:
+        position = n - 1 - xp.flip(position, -1)
+    return xp.moveaxis(position, -1, axis)

@@ -380,6 +380,10 @@ LIBRARY_CASES = [
         {"lo": "...", "x": "...", "hi": "..."},
         "ties",
     ),
+    # running extremes: each value's derivative reaches the element it is (no ties in the draws)
+    C("rt.lax.cummax", "jax.lax.cummax(x, axis=1)", "a b ..."),
+    C("rt.lax.cummax", "jax.lax.cummax(x, reverse=True)", "a ..."),
+    C("rt.lax.cummin", "jax.lax.cummin(x)", "a ..."),
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 3)", U),
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, -2)", U, "nonzero"),
     C("rt.lax.integer_pow", "jax.lax.integer_pow(x, 1)", U),

@@ -10,7 +10,8 @@ NumPy functions they are.
 ``outer`` of any ufunc of two arguments; ``reduce`` of ``add``, ``multiply``, ``maximum``, ``minimum``,
 ``logical_and``, ``logical_or`` (``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``), and of ``logaddexp``
 (``scipy.special.logsumexp``); ``accumulate``
-of ``add`` and ``multiply`` (``cumsum``, ``cumprod``). A ufunc's default axis is 0, not None: it is
+of ``add`` and ``multiply`` (``cumsum``, ``cumprod``), and of ``maximum`` and ``minimum`` (running
+extremes: ``jax.lax.cummax``, ``cummin``, whose derivative reaches the element each value is). A ufunc's default axis is 0, not None: it is
 written out. Other ufuncs and keywords (``dtype``, ``out``, ``initial``, ``where``) are a located error
 naming the function to call instead; ``np.add.at`` is an in-place write (``frontend/effects.py``).
 New nodes keep the position of the call they stand for.
@@ -43,7 +44,12 @@ REDUCTIONS = {
     "logical_and": "all",
     "logical_or": "any",
 }
-ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
+ACCUMULATIONS = {
+    "add": "cumsum",
+    "multiply": "cumprod",
+    "maximum": "lax.cummax",
+    "minimum": "lax.cummin",
+}
 METHODS = {"reduce": REDUCTIONS, "accumulate": ACCUMULATIONS}
 KEYWORDS = {"reduce": ("axis", "keepdims"), "accumulate": ("axis",)}
 # what to call instead, where a function computes it
@@ -162,10 +168,18 @@ class _Methods(PositionKeeping):
         call = _np(table[name], x, **keywords)
         if special is not None:
             return call.with_changes(func=cst.parse_expression(f"{_SPECIAL}.logsumexp"))
+        if table[name].startswith("lax."):  # ``np.maximum.accumulate``: ``lax.cummax``
+            import jax.lax
+
+            self.ufuncs[_LAX] = jax.lax
+            return call.with_changes(
+                func=cst.parse_expression(f"{_LAX}.{table[name][4:]}")
+            )
         return call
 
 
 _SPECIAL = "__s2s_special"  # a module with ``logsumexp``: SciPy's, else jax.scipy's
+_LAX = "__s2s_lax"  # ``jax.lax``, for its running extremes (``cummax``, ``cummin``)
 
 
 def _special():

@@ -4,11 +4,31 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import batch, decompose, nondiff
+from .registry import batch, decompose, nondiff, signature_of
 
 nondiff("an exponent: integer-valued", "rt.frexp_exponent")
 nondiff("a power of two: piecewise constant", "rt.frexp_scale")
 batch("elementwise", "rt.frexp_exponent", "rt.frexp_scale")
+nondiff("integer-valued: positions", "rt.running_argmax", "rt.running_argmin")
+signature_of(rt.running_argmax, "rt.running_argmax")
+signature_of(rt.running_argmin, "rt.running_argmin")
+batch("axes", "rt.running_argmax", "rt.running_argmin")
+
+
+# running extremes (``np.maximum.accumulate``): each value read from where it was found, so the
+# derivative reaches that element (``take_along_axis``'s rules)
+@decompose(name="rt.lax.cummax")
+def cummax(operand, axis=0, reverse=False):
+    return xp.take_along_axis(
+        operand, rt.running_argmax(operand, axis, reverse), axis=axis
+    )
+
+
+@decompose(name="rt.lax.cummin")
+def cummin(operand, axis=0, reverse=False):
+    return xp.take_along_axis(
+        operand, rt.running_argmin(operand, axis, reverse), axis=axis
+    )
 
 
 @decompose

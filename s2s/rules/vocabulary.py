@@ -181,6 +181,8 @@ LIBRARY: dict[str, tuple[str, ...]] = {
     # jax.lax ops NumPy lacks
     "rt.lax.rsqrt": ("jax.lax.rsqrt",),
     "rt.lax.clamp": ("jax.lax.clamp",),
+    "rt.lax.cummax": ("jax.lax.cummax",),
+    "rt.lax.cummin": ("jax.lax.cummin",),
     "rt.lax.integer_pow": ("jax.lax.integer_pow",),
     "rt.stop_gradient": ("jax.lax.stop_gradient", "s2s.stop_gradient"),
     # collectives (in a function vmapped with an axis name)

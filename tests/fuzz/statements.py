@@ -213,6 +213,8 @@ class Statements:
                 # ufunc methods (``frontend/ufunc_methods.py``)
                 (f"np.add.reduce({n}, axis=1)", v.shape[:1]),
                 (f"np.multiply.accumulate(0.5 * {n} + 1.0)", v.shape),
+                (f"np.maximum.accumulate({n}, axis=1)", v.shape),
+                (f"np.minimum.accumulate({n} * 2.0)", v.shape),
                 (f"np.subtract.outer({n}[0], {n}[-1])", (v.shape[1], v.shape[1])),
             ]
         )

@@ -4548,6 +4548,28 @@ def inputs_hinge_on_the_violators():
 PROGRAMS += ["hinge_on_the_violators"]
 
 
+def drawdown_penalised_returns(weights, returns):
+    """A portfolio's mean return less its maximum drawdown, the way backtests compute it: the running
+    peak of the equity curve by ``np.maximum.accumulate``, the trough so far by ``np.minimum.accumulate``
+    along the other axis of the per-asset curves."""
+    w = np.exp(weights) / np.sum(np.exp(weights))
+    daily = returns @ w
+    equity = np.cumprod(1.0 + daily)
+    peak = np.maximum.accumulate(equity)
+    drawdown = np.max((peak - equity) / peak)
+    curves = np.cumsum(returns * w, axis=0)
+    trough = np.minimum.accumulate(curves, axis=0)
+    return -np.mean(daily) + 0.5 * drawdown + 0.1 * np.mean(curves[-1] - trough[-1])
+
+
+def inputs_drawdown_penalised_returns():
+    r = np.random.default_rng(57)
+    return np.array([0.2, -0.1, 0.3]), 0.02 * r.normal(size=(12, 3))
+
+
+PROGRAMS += ["drawdown_penalised_returns"]
+
+
 SAVE_EVERY = 3
 
 
