@@ -12,7 +12,7 @@
 ``f`` is any function s2s reads under ``jax.vmap`` (a function of the program, a lambda, a local
 ``def``); ``apply_along_axis``'s extra arguments are passed to each call (``lambda row: f(row, *args)``).
 
-Guarantee: ``np.vectorize(f)(...)`` called in place, or a name bound once to ``np.vectorize(f)``
+Guarantee: ``np.vectorize(f)(...)`` (or ``jnp.vectorize(f)(...)``) called in place, or a name bound once to ``np.vectorize(f)``
 (``g = np.vectorize(f)`` in the function, or a module-level ``@np.vectorize`` function) and only
 called, with positional arguments, ``f`` returning one value; ``doc``, ``cache`` and ``otypes`` of
 floats are read as NumPy does (they do not change values); other ``otypes``, ``excluded`` and
@@ -21,6 +21,8 @@ number or a 1-D array. New nodes keep the position of the call they stand for.
 """
 
 from __future__ import annotations
+
+import sys
 
 import libcst as cst
 import numpy
@@ -43,6 +45,17 @@ from .source import FunctionSource
 _NP, _VMAP = "__s2s_numpy", "__s2s_vmap"
 _ROWS_ALONG, _ROWS_BACK = "__s2s_rows_along", "__s2s_rows_back"
 _IGNORED = ("otypes", "doc", "cache")
+
+
+def _vectorizes() -> tuple:
+    """``np.vectorize``, and ``jnp.vectorize`` where ``jax.numpy`` is imported (the same map of a function
+    over elements)."""
+    jnp = sys.modules.get("jax.numpy")
+    return (numpy.vectorize,) + ((jnp.vectorize,) if jnp is not None else ())
+
+
+def _is_vectorize(obj) -> bool:
+    return any(obj is v for v in _vectorizes())
 
 
 def _call(func: str, *args) -> cst.Call:
@@ -69,7 +82,7 @@ class _Maps(PositionKeeping):
         """The function a vectorized callee maps (``f`` of ``np.vectorize(f)``), else None."""
         if isinstance(func, cst.Name) and func.value in self.aliases:
             func = self.aliases[func.value]
-        if isinstance(func, cst.Call) and self._object(func.func) is numpy.vectorize:
+        if isinstance(func, cst.Call) and _is_vectorize(self._object(func.func)):
             return self._options(func)
         obj = self._object(func)
         if isinstance(obj, numpy.vectorize):  # ``@np.vectorize`` at module level
@@ -178,7 +191,7 @@ def _alias(stmt, maps) -> tuple[str, cst.Call] | None:
     if (
         isinstance(value, cst.Call)
         and maps.bound[name] == 1
-        and maps._object(value.func) is numpy.vectorize
+        and _is_vectorize(maps._object(value.func))
     ):
         return name, value
     return None
@@ -188,7 +201,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its ``np.vectorize`` and ``np.apply_along_axis`` calls written as ``jax.vmap``."""
     body = function_body(source)
     if body is None or not (
-        references(source, (numpy.vectorize, numpy.apply_along_axis))
+        references(source, (*_vectorizes(), numpy.apply_along_axis))
         or any(isinstance(v, numpy.vectorize) for v in source.env.values())
     ):
         return source

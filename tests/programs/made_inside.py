@@ -282,6 +282,13 @@ def per_example_huber(w, xs):
     return jnp.mean(jax.vmap(lambda x: _huber(jnp.sum(x @ w)))(xs))
 
 
+def vectorized_soft_threshold(w, xs):
+    """``jnp.vectorize`` of a lambda and of a helper: an elementwise map, read as ``np.vectorize``'s (a
+    ``vmap`` over every element)."""
+    shrink = jnp.vectorize(lambda v: jnp.sign(v) * jnp.maximum(jnp.abs(v) - 0.1, 0.0))
+    return jnp.sum(shrink(xs @ w) ** 2) + jnp.sum(jnp.vectorize(_huber)(w))
+
+
 def _pairwise(kernel, xs):
     """A helper that maps the function it is given over pairs (the GP libraries' Gram matrix)."""
     return jax.vmap(lambda a: jax.vmap(lambda b: kernel(a, b))(xs))(xs)
