@@ -12,6 +12,7 @@ import sys
 from . import ir
 from .frontend import (
     builtin_calls,
+    called_lambdas,
     closure_state,
     combinatorics,
     comprehensions,
@@ -95,7 +96,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = static_tests.desugar(rewriting.indented(src))
+    src = called_lambdas.desugar(static_tests.desugar(rewriting.indented(src)))
     src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(src)

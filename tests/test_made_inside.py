@@ -51,6 +51,7 @@ CASES = [
     (P.pinn_derivatives_held_in_names, P.pinn_derivatives_held_in_names),
     (P.per_example_huber, P.per_example_huber),
     (P.vectorized_soft_threshold, P.vectorized_soft_threshold),
+    (P.checkpointed_lambda_blocks, P.checkpointed_lambda_blocks),
     # ``jax.grad``/``jax.value_and_grad`` objects made at module level
     (P.module_level_gradients, P.module_level_gradients),
     (P.module_level_second_derivative, P.module_level_second_derivative),

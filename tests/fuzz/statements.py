@@ -257,7 +257,11 @@ class Statements:
             call = f"{name}({arg}, k=0.5)"
         if style == "def2" and self.p(0.5):
             call = f"{name}({arg}, scale=1.5)"
-        if self.p(0.35):
+        if style == "lambda" and self.p(0.3):
+            # the lambda called where it is written (``frontend/called_lambdas.py``)
+            self.feature("called_lambda")
+            call = f"(lambda z: np.tanh(z) * {c} + {body})({arg})"
+        elif self.p(0.35):
             # the local function (or a lambda) passed to a module-level helper
             # (``frontend/local_function_args.py``)
             self.feature("passed_closure")

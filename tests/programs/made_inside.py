@@ -289,6 +289,17 @@ def vectorized_soft_threshold(w, xs):
     return jnp.sum(shrink(xs @ w) ** 2) + jnp.sum(jnp.vectorize(_huber)(w))
 
 
+def checkpointed_lambda_blocks(w, xs):
+    """Residual blocks each run as ``jax.checkpoint(lambda h: ...)(h)`` in a loop, a ``jax.jit`` of a
+    lambda and a lambda called where it is written (swish): each the local function it is.
+    """
+    h = xs @ w
+    for scale in (0.5, 1.5):
+        h = jax.checkpoint(lambda z: z + scale * jnp.tanh(z))(h)
+    h = jax.jit(lambda z, s: z * s)(h, 0.3)
+    return jnp.sum((lambda z: z * jax.nn.sigmoid(z))(h) ** 2)
+
+
 def _pairwise(kernel, xs):
     """A helper that maps the function it is given over pairs (the GP libraries' Gram matrix)."""
     return jax.vmap(lambda a: jax.vmap(lambda b: kernel(a, b))(xs))(xs)
