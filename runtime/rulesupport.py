@@ -36,10 +36,14 @@ def opposite(shift):
     return -shift if np.ndim(shift) == 0 else tuple(-s for s in shift)
 
 
-def step(x):
-    """Derivative of ``maximum(x, 0)``: 1 above 0, 0 below, 0.5 at 0 (JAX splits ties evenly)."""
-    xp = namespace(x)
-    return (1 + xp.sign(x)) / 2
+def step(x1, x2):
+    """Partial of ``maximum(x1, x2)`` in ``x1``: 1 where ``x1`` is larger, 0 where smaller, 0.5 at a tie
+    (JAX splits ties evenly), the same infinity on both sides included (their difference is NaN).
+    """
+    xp = namespace(x1, x2)
+    with np.errstate(invalid="ignore"):
+        gap = x1 - x2
+    return (1 + xp.sign(xp.where(x1 == x2, 0, gap))) / 2
 
 
 def selects(mask):

@@ -505,6 +505,23 @@ def test_bincount_without_its_number_of_bins_is_refused_under_jit_and_right_on_n
     assert "minlength=n" in str(info.value)
 
 
+def soft_dtw_first_row(x):
+    """Soft-DTW's table starts at +inf: minima of two infinities (a tie) whose entries depend on ``x``."""
+    R = x[0] + np.full(3, np.inf)
+    first = np.minimum(R[1], R[2])
+    return np.minimum(first, x[1]) + np.exp(-np.maximum(R[1], R[2])) + x[0]
+
+
+def test_minima_of_the_same_infinity_split_no_nan_into_derivatives():
+    x, t = np.array([0.3, 0.7]), np.array([1.0, 0.5])
+    for backend in ("numpy", "xla"):
+        np.testing.assert_allclose(
+            s2s.grad(soft_dtw_first_row, backend=backend)(x), [1.0, 1.0]
+        )
+        _, tangent = s2s.jvp(soft_dtw_first_row, (x,), (t,), backend=backend)
+        np.testing.assert_allclose(tangent, 1.5)
+
+
 def test_a_row_view_written_in_its_iteration_is_refused_where_it_is_a_view():
     """``y1 = Y[n]`` then ``Y[n] = ...`` with ``y1`` read later: NumPy changes ``y1`` where ``Y`` has two
     axes (a view), not where it has one (a number): refused when the code runs, on the first only.

@@ -175,12 +175,12 @@ def arctanh(x):
 
 @elementwise
 def maximum(x1, x2):
-    return rt.step(x1 - x2), rt.step(x2 - x1)
+    return rt.step(x1, x2), rt.step(x2, x1)
 
 
 @elementwise
 def minimum(x1, x2):
-    return rt.step(x2 - x1), rt.step(x1 - x2)
+    return rt.step(x2, x1), rt.step(x1, x2)
 
 
 @elementwise
