@@ -471,8 +471,23 @@ def zero_at(g, index, like=None):
     if holds_items(g):
         from .trees import tree_zeros_like
 
+        _refuse_list_slice(g, index)
         return _with_item(g, index, tree_zeros_like(g[index]))
     return index_set(g, index, 0)
+
+
+def _refuse_list_slice(items, index) -> None:
+    """A derivative through ``xs[a:b] = v`` of a Python list the function did not make (its own lists'
+    slice writes are new lists: ``frontend/list_methods.py``): a located error, never a guess.
+    """
+    if isinstance(index, slice) and not isinstance(items, dict):
+        from .located import Refusal
+
+        raise Refusal(
+            "a slice of a Python list written in place (`xs[a:b] = ...`), of a list s2s did not see made "
+            "in this function: the write may change its length, and its derivative is not followed",
+            "build the new list: `xs = xs[:a] + new_items + xs[b:]`",
+        )
 
 
 def index_set_value_vjp(g, index, value, target=None):
@@ -487,6 +502,7 @@ def index_set_value_vjp(g, index, value, target=None):
 
         return tree_zeros_like(value)
     if holds_items(g):
+        _refuse_list_slice(g, index)
         return g[index]
     mask = number_write_mask(index, g, value)
     if mask is None and _is_mask(index, g) and _mask_broadcasts(index, g, value):

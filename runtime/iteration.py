@@ -357,7 +357,8 @@ def dict_default_vjp(g, d, key, default=None):
 
 
 def sorted_keys(d, reverse=False):
-    """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), decided when the code is traced.
+    """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), of strings or of Python's
+    numbers, decided when the code is traced.
 
     Sorting anything else (arrays sort by value, with a derivative) is refused: ``np.sort`` is the op.
     """
@@ -365,12 +366,14 @@ def sorted_keys(d, reverse=False):
         d = d.items
     if isinstance(d, dict) or type(d).__name__ in ("dict_keys",):
         return builtins.sorted(d, reverse=reverse)
-    if isinstance(d, (list, tuple)) and builtins.all(isinstance(k, str) for k in d):
+    if isinstance(d, (list, tuple)) and builtins.all(
+        type(k) in (str, int, float, bool) for k in d
+    ):  # (Python's own values, known when the code is traced; never arrays or NumPy's numbers)
         return builtins.sorted(d, reverse=reverse)
     from .located import Refusal
 
     raise Refusal(
-        "Python's `sorted` of something other than a dict's keys or strings",
+        "Python's `sorted` of something other than a dict's keys, strings or Python numbers",
         "sort arrays with `np.sort` (it has a derivative); `sorted` orders the keys of a dict",
     )
 

@@ -60,10 +60,10 @@ def clip_partial(a, a_min, a_max, wrt):
     """
     xp = namespace(a, a_min, a_max)
     low = a if a_min is None else xp.maximum(a, a_min)
-    upper = 1.0 if a_max is None else step(a_max - low)
+    upper = 1.0 if a_max is None else step(a_max, low)
     if wrt == 2:
         return 1 - upper
-    lower = 1.0 if a_min is None else step(a - a_min)
+    lower = 1.0 if a_min is None else step(a, a_min)
     return upper * (lower if wrt == 0 else 1 - lower)
 
 

@@ -30,6 +30,7 @@ from .frontend import (
     iterators,
     library_maps,
     library_objects,
+    list_methods,
     listed_iterators,
     local_bindings,
     local_decorators,
@@ -108,7 +109,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = local_objects.desugar(constant_objects.desugar(src))
     src = counted_whiles.desugar(object_lists.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
-    src = listed_iterators.desugar(builtin_calls.reversals(src))
+    src = listed_iterators.desugar(list_methods.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))
     src = local_bindings.desugar(function_loops.desugar(strings.desugar(src)))
     src = indexed_loops.desugar(written_loops.desugar(src))

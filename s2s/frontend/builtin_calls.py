@@ -22,8 +22,8 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
 - ``xs.extend(v)``, a statement (``xs`` a name), is ``for item in v: xs.append(item)``, and
   ``xs.extend([a, b])`` is ``xs.append(a)`` then ``xs.append(b)``: appends, which the resolver reads as
   any (``extended``, run after ``closure_state``, which reads ``extend`` as growing the list). So is
-  ``xs += [a, b]`` of a name bound only to lists the function makes; ``xs.reverse()`` of such a list
-  is ``xs = xs[::-1]``.
+  ``xs += [a, b]`` of a name bound only to lists the function makes (``list_methods`` reads such a
+  list's other in-place changes).
 
 New nodes keep the positions of the user's code they stand for.
 """
@@ -314,6 +314,8 @@ def made_lists(node, rebound=False) -> set:
                 and n.value.func.value == "list"
             )
             for t in n.targets:
+                if isinstance(t.target, (cst.Subscript, cst.Attribute)):
+                    continue  # (an item written: the name still holds its list)
                 (made if makes and isinstance(t.target, cst.Name) else other).update(
                     m.value for m in iter_nodes(t.target) if isinstance(m, cst.Name)
                 )
@@ -432,37 +434,6 @@ def extended(source: FunctionSource) -> FunctionSource:
         return source
     namer = Namer(names | set(source.env))
     rewriter = _Extends(source.file.positions, namer, lists, joined)
-    return with_node(source, source.node.visit(rewriter))
-
-
-_BACKWARDS = cst.parse_expression("x[::-1]").slice[0].slice
-
-
-class _Reverses(PositionKeeping):
-    """``xs = xs[::-1]`` for the line ``xs.reverse()``."""
-
-    def __init__(self, positions: dict, lists: set):
-        super().__init__(positions)
-        self.lists = lists
-
-    def leave_SimpleStatementLine(self, original, updated):
-        call = _method_line(updated, "reverse")
-        if call is None or call.func.value.value not in self.lists or call.args:
-            return updated
-        lst = call.func.value
-        backwards = cst.Subscript(lst, [cst.SubscriptElement(_BACKWARDS)])
-        line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(lst)], backwards)])
-        return place(line, original, self.positions)
-
-
-def reversals(source: FunctionSource) -> FunctionSource:
-    """``source`` with its ``xs.reverse()`` lines, ``xs`` bound only to lists the function makes, written
-    ``xs = xs[::-1]`` (no other name holds that list: reversing a copy in place is the same).
-    """
-    names = {n.value for n in iter_nodes(source.node) if isinstance(n, cst.Name)}
-    if "reverse" not in names:
-        return source
-    rewriter = _Reverses(source.file.positions, made_lists(source.node))
     return with_node(source, source.node.visit(rewriter))
 
 

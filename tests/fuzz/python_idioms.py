@@ -154,6 +154,7 @@ FORMS = (
     "lists_of_splits",
     "states_by_step",
     "positions_of_nonzeros",
+    "list_surgery",
     "appends_on_the_counter",
 )
 
@@ -952,6 +953,26 @@ class PythonIdioms:
             # (and written where it indexes)
             f"{name} = np.sum({out}) + np.sum({v}[{idx}] ** 2) + np.sum({v}[{found}] * 0.5)",
         ]
+
+    def _py_list_surgery(self, lines, name, a, b):
+        # a list the function makes changed in place: pop, insert, del, slice assignment, reverse, clear
+        # (``frontend/list_methods.py``: each a new list)
+        hs = f"{name}_hs"
+        lines += [
+            f"{hs} = [np.ravel({a}) * 0.5, np.tanh(np.ravel({a})), np.ravel({a}) * np.mean({b})]",
+            f"{hs}.append(np.cos({hs}[-1]))",
+        ]
+        changes = [
+            f"{name}_top = {hs}.pop()",
+            f"{hs}.insert({self.pick([0, 1, -1])}, {hs}[0] * 1.5)",
+            f"del {hs}[{self.pick([0, 1, -2])}]",
+            f"{hs}[{self.pick(['1:', ':1', '1:2', '-1:'])}] = [{hs}[0] * 2.0, np.sin({hs}[-1])]",
+            f"{hs}.reverse()",
+            f"{hs}[0] = {hs}[0] + 1.0",
+            f"{name}_first = {hs}.pop({self.pick([0, 1])})",
+        ]
+        lines += self.r.sample(changes, self.r.randint(2, 4))
+        lines.append(f"{name} = sum(np.sum(h ** 2) for h in {hs}) + len({hs})")
 
     def _py_states_by_step(self, lines, name, a, b):
         # min-char-rnn's states in a dict keyed by step, ``hs[-1]`` the start, the last read by a key

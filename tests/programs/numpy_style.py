@@ -4570,6 +4570,34 @@ def inputs_drawdown_penalised_returns():
 PROGRAMS += ["drawdown_penalised_returns"]
 
 
+def layer_stack_surgery(w, x):
+    """A list of hidden states changed in place the ways Python code does: ``pop`` of the last (a stack),
+    ``pop(0)``, ``insert``, ``del``, a slice assigned with items of another length, ``reverse``, an
+    item written before a ``pop(1)`` (each a new list: ``frontend/list_methods.py``)."""
+    hs = [np.tanh(x * w[0])]
+    for k in range(1, 4):
+        hs.append(np.tanh(hs[-1] * w[k] + x))
+    top = hs.pop()
+    first = hs.pop(0)
+    hs.insert(1, top * first)
+    del hs[0]
+    hs[1:] = [hs[-1] * 2.0, first, top]
+    hs.reverse()
+    hs[0] = hs[0] + w[0]
+    middle = hs.pop(1)
+    order = [3, 1, 2]
+    order.sort()
+    return sum(np.sum(h**2) for h in hs) + np.sum(middle) * order[0] + len(hs)
+
+
+def inputs_layer_stack_surgery():
+    r = np.random.default_rng(58)
+    return np.array([0.7, -0.4, 0.9, 0.3]), r.normal(size=5)
+
+
+PROGRAMS += ["layer_stack_surgery"]
+
+
 SAVE_EVERY = 3
 
 
