@@ -205,6 +205,14 @@ def index_add_value_vjp(g, index, value):
     mask = number_write_mask(index, g, value)
     if mask is not None:
         return unbroadcast(namespace(g, index).where(mask, g, 0), value)
+    if _gathers(index) and (_is_jax(g) or _is_jax(index)):
+        # JAX's scatter-add drops an update whose index is out of range (a graph's padding edges):
+        # it gets no cotangent (a plain gather would clamp, and hand it the last row's)
+        import jax.numpy as jnp
+
+        return unbroadcast(
+            jnp.asarray(g).at[index].get(mode="fill", fill_value=0), value
+        )
     return unbroadcast(g[index], value)
 
 

@@ -151,6 +151,30 @@ def test_default_fill_is_jaxs(backend):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
 
 
+PADDED_RECEIVERS = np.array(
+    [1, 2, 0, 3]
+)  # the last edge is padding: node 3 of 3 is out of range
+
+
+def padded_message_passing(w, h):
+    """A graph's messages summed at their receivers, padded as jraph pads: the padding edge's receiver is
+    out of range, so JAX drops its message (``segment_sum`` and ``.at[].add`` alike)."""
+    messages = jnp.tanh(h[jnp.array([0, 1, 2, 0])] * w[0] + w[1])
+    agg = jax.ops.segment_sum(messages, PADDED_RECEIVERS, num_segments=3)
+    more = jnp.zeros(3).at[PADDED_RECEIVERS].add(messages * w[0])
+    return jnp.sum((agg + more + h) ** 2)
+
+
+def test_dropped_out_of_range_updates_get_no_cotangent():
+    """Under XLA, the padding edge's message is dropped, and so is its gradient (a gather that clamps
+    would hand it the last node's)."""
+    w, h = np.array([0.7, -0.2]), np.array([0.3, -0.5, 0.9])
+    want = oracle(jax.grad, padded_message_passing, argnums=(0, 1))(w, h)
+    got = s2s.grad(padded_message_passing, argnums=(0, 1))(w, h)
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g, v, rtol=1e-5)
+
+
 @pytest.mark.parametrize("name, f, args, argnums", CASES, ids=IDS)
 def test_finite_differences(name, f, args, argnums):
     for argnum in (argnums,) if isinstance(argnums, int) else argnums:
