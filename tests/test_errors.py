@@ -434,6 +434,14 @@ CASES = [
         (3, 4),
     ),
     (
+        "method_updating_an_attribute_another_name_holds",
+        "class Affine:\n    def __init__(self, W):\n        self.W = W\n\n    def step(self, g):\n"
+        "        self.W -= 0.1 * g\n\ndef f(x):\n    W = x * 1.0\n    layer = Affine(W)\n"
+        "    layer.step(np.tanh(x))\n    return np.sum(W * W)",
+        "this call updates an object's attribute in place",
+        (11, 4),
+    ),
+    (
         "complex_value_through_a_nondiff_op",
         "def f(x):\n    z = x + 1j * np.cos(x)\n    return np.sum(np.real(np.sign(z)) * x)",
         "a complex number on the differentiated path",

@@ -75,15 +75,10 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
             param = parameter_of(arg, k, params)
             if param not in updates:
                 continue
-            if (
-                isinstance(stmt, ir.Assign)
-                and arg.keyword is not None
-                and isinstance(arg.value, cst.Name)
-                and arg.value.value == arg.keyword.value
-                and arg.value.value in ir.target_names(stmt.target)
-            ):
-                continue  # a local function's state handed through and back (``closure_state``'s)
-            # the names whose memory the argument holds: itself, or what it views (``x[:3]``: ``x``)
+            # the names whose memory the argument holds: itself, or what it views (``x[:3]``: ``x``); a
+            # local function's state handed through and back (``closure_state``'s: ``self.W -= ...`` in a
+            # method) is rebound by the call, but the other names of its array are not
+            # (``layer = Affine(W)``: NumPy changes ``W`` too)
             viewed = (
                 {arg.value.value}
                 if isinstance(arg.value, cst.Name)
@@ -100,6 +95,22 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
                 for n in (groups.get(name, {name}) | {name}) - rebound
                 if not n.startswith("<") and read_before_rebound(n, later, closures)
             )
+            state = (
+                arg.keyword is not None
+                and isinstance(arg.value, cst.Name)
+                and arg.value.value == arg.keyword.value
+                and arg.value.value in rebound
+            )
+            if shared and state:  # a method's ``self.W -= ...``
+                op, other = updates[param], shared[0]
+                raise UnsupportedSyntax(
+                    f"this call updates an object's attribute in place (`self.<attribute> {op} ...` in its "
+                    f"method, held as `{param}`), an array `{other}` holds too: NumPy changes `{other}`, "
+                    "and it is read after the call",
+                    stmt.origin,
+                    f"in the method, write `self.<attribute> = self.<attribute> {op[:-1]} ...` for a new "
+                    f"array, or give the object a copy (`{other}.copy()`) where it is made",
+                )
             if shared:
                 op, given = updates[param], ir.code(arg.value)
                 what = (

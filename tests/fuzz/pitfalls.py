@@ -55,6 +55,7 @@ class Pitfalls:
                 "library_view_write",
                 "list_append_alias",
                 "complex_through_nondiff",
+                "attribute_updated_by_method",
             ]
         )
         self.feature("sem_" + style)
@@ -357,6 +358,25 @@ class Pitfalls:
             value = self.pick([f"{n} + 1j * np.cos({n})", f"{n} - 0.5"])
             read = self.pick(["np.angle(z_)", "np.imag(z_)", "np.real(np.sign(z_))"])
             lines += [f"z_ = {value}", f"{name} = {read} * {n} + {n}"]
+            self.define(name, (k,), fresh=True)
+            self.fd_only = True
+        elif style == "attribute_updated_by_method":
+            # a method updating its object's attribute in place (``self.w -= ...``), the array also held by
+            # a name the function reads after: NumPy changes it too (refused), or not read (right), or a
+            # method that rebinds (right)
+            self.helper(
+                "class Scaled_():\n    def __init__(self, w):\n        self.w = w\n\n"
+                "    def step(self, g):\n        self.w -= 0.1 * g\n        return self.w\n\n"
+                "    def fresh_step(self, g):\n        self.w = self.w - 0.1 * g\n        return self.w\n"
+            )
+            method = self.pick(["step", "fresh_step"])
+            read = self.pick(["w_ * 2.0", "s_.w * 2.0"])
+            lines += [
+                f"w_ = {n} * 1.0",
+                "s_ = Scaled_(w_)",
+                f"s_.{method}(np.tanh({n}))",
+                f"{name} = {read} + s_.w",
+            ]
             self.define(name, (k,), fresh=True)
             self.fd_only = True
         else:  # row_view
