@@ -442,6 +442,12 @@ CASES = [
         (11, 4),
     ),
     (
+        "chained_write_through_an_index_array",
+        "def f(x):\n    A = np.outer(np.ones(2), x)\n    A[[0, 1]][0] = 100.0\n    return np.sum(A)",
+        "a write into `A[[0, 1]]`, which is a copy",
+        (3, 4),
+    ),
+    (
         "complex_value_through_a_nondiff_op",
         "def f(x):\n    z = x + 1j * np.cos(x)\n    return np.sum(np.real(np.sign(z)) * x)",
         "a complex number on the differentiated path",

@@ -718,6 +718,7 @@ class Resolver(Calls):
     def target(self, node):
         # an element write ``x[i] = v``: the desugar pass makes it functional
         if isinstance(node, cst.Subscript):
+            self._written_through_a_copy(node)
             # ``y[i:i + 3] = v``: the window's positions (``frontend/windows.py``)
             return windows.target(self, node) or self._Subscript(node)
         if isinstance(node, cst.Name):
@@ -1084,6 +1085,34 @@ class Resolver(Calls):
             )
         )
         return cst.Name(name)
+
+    def _written_through_a_copy(self, node):
+        """``A[[0, 1]][0] = v``, ``A[A > 0][:, 1] = v``: a chained write whose inner index is an index
+        array or a mask writes into the copy NumPy makes, never into ``A``: a located error.
+        """
+        inner = node.value
+        while isinstance(inner, cst.Subscript):
+            for element in inner.slice:
+                index = element.slice
+                if isinstance(index, cst.Index) and (
+                    isinstance(index.value, (cst.List, cst.Comparison))
+                    or (
+                        isinstance(index.value, cst.UnaryOperation)
+                        and isinstance(index.value.operator, cst.BitInvert)
+                    )
+                    or self._is_builtin_call(index.value, "range")
+                    or self._index_constant(index.value)
+                ):
+                    spelled = cst.Module([]).code_for_node(inner)
+                    self.fail(
+                        node,
+                        f"a write into `{spelled}`, which is a copy (an index array or a mask selects "
+                        "a copy, not a view): NumPy's write changes nothing",
+                        "index once to change the array (`A[rows, j] = v`, `A[mask, j] = v`), or drop "
+                        "the line",
+                        UnsupportedSyntax,
+                    )
+            inner = inner.value
 
     def _Subscript(self, node):
         # ``np.c_[a, b]``, ``np.mgrid[0:1:5j]``: the ops they stand for

@@ -165,6 +165,10 @@ class Pitfalls:
                 f"{name}[1][0] = {n}[-1] * 3.0",
                 f"{name}[0][1:] += np.sin({n}[1:])",
             ]
+            if self.p(0.3):
+                # through an index array or a mask: NumPy writes into a copy (refused, never into the array)
+                inner = self.pick(["[[0, 1]]", f"[{name}[:, 0] > -1.0]"])
+                lines.append(f"{name}{inner}[0] = {n}[0] * 5.0")
             self.define(name, (2, k), fresh=True)
             self.fd_only = (
                 True  # a[i][j] = v writes through the view a[i]: no twin spelling
