@@ -30,7 +30,9 @@ def _static(name):
 
             return getattr(jnp, name)(*args, **kwargs)
         out = getattr(np, name)(*args, **kwargs)
-        return out.item() if np.ndim(out) == 0 else out
+        python = all(type(leaf) in (int, float, bool) for leaf in tree_leaves(args))
+        # (of Python's numbers, Python's number; of NumPy's values, NumPy's, in their dtype)
+        return out.item() if np.ndim(out) == 0 and python else out
 
     static.__name__ = name
     return static

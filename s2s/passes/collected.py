@@ -491,8 +491,9 @@ class Reads:
             items, start = items[:1], items[1]
         pairwise = {
             "sum": "xp.add",
-            "max": "xp.maximum",
-            "min": "xp.minimum",
+            # (of numbers known when traced, Python's: ``max(1, len(x) // 2)`` stays a bound a slice can use)
+            "max": "rt.numbers.maximum",
+            "min": "rt.numbers.minimum",
             "any": "xp.logical_or",
             "all": "xp.logical_and",
         }[func]

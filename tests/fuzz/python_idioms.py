@@ -155,6 +155,7 @@ FORMS = (
     "states_by_step",
     "positions_of_nonzeros",
     "list_surgery",
+    "bounds_by_builtin_max",
     "appends_on_the_counter",
 )
 
@@ -952,6 +953,15 @@ class PythonIdioms:
             f"{out}[{idx}] = np.tanh({v}[{idx}]) * 2.0",
             # (and written where it indexes)
             f"{name} = np.sum({out}) + np.sum({v}[{idx}] ** 2) + np.sum({v}[{found}] * 0.5)",
+        ]
+
+    def _py_bounds_by_builtin_max(self, lines, name, a, b):
+        # Python's max/min of lengths as slice bounds and loop counts (numbers known when traced)
+        v, k = f"{name}_v", f"{name}_k"
+        lines += [
+            f"{v} = np.ravel({a}) * np.mean({b})",
+            f"{k} = {self.pick(['max(1, len(' + v + ') // 2)', 'min(3, len(' + v + '))', 'max(len(' + v + ') - 4, 1)'])}",
+            f"{name} = np.sum({v}[-{k}:] ** 2) + sum({v}[i] for i in range({k}))",
         ]
 
     def _py_list_surgery(self, lines, name, a, b):

@@ -4598,6 +4598,28 @@ def inputs_layer_stack_surgery():
 PROGRAMS += ["layer_stack_surgery"]
 
 
+def tail_risk(w, returns):
+    """Conditional value at risk, the way risk code sizes its tail: Python's ``max``/``min`` of lengths
+    (numbers known when the code is traced, so slice bounds, loop counts and shapes under XLA).
+    """
+    losses = -(returns @ w)
+    n_tail = max(1, int(np.ceil(0.25 * len(losses))))
+    cvar = np.sort(losses)[-n_tail:].mean()
+    head = 0.0
+    for i in range(min(3, len(w))):
+        head = head + w[i] ** 2
+    rows = max(1, len(losses) // 4)
+    return cvar + head + 0.1 * np.sum(np.max(losses.reshape(rows, -1), axis=1))
+
+
+def inputs_tail_risk():
+    r = np.random.default_rng(59)
+    return np.array([0.5, 0.2, -0.3, 0.6]), 0.05 * r.normal(size=(8, 4))
+
+
+PROGRAMS += ["tail_risk"]
+
+
 SAVE_EVERY = 3
 
 
