@@ -448,6 +448,13 @@ CASES = [
         (3, 4),
     ),
     (
+        "local_function_calling_itself",
+        "def f(x):\n    def power(b, n):\n        if n == 0:\n            return 1.0\n"
+        "        return b * power(b, n - 1)\n\n    return power(x[0], 3) + x[1]",
+        "`power` is a local function that calls itself",
+        (2, 4),
+    ),
+    (
         "complex_value_through_a_nondiff_op",
         "def f(x):\n    z = x + 1j * np.cos(x)\n    return np.sum(np.real(np.sign(z)) * x)",
         "a complex number on the differentiated path",

@@ -10,6 +10,7 @@ numbered one).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import textwrap
@@ -19,7 +20,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import int_literal, literal, names_in, substitute
-from ..errors import S2SError
+from ..errors import S2SError, UnsupportedSyntax
 from ..naming import Namer
 from ..rules import op_named
 from ..rules.vocabulary import user_spelling
@@ -284,10 +285,11 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
         local = any(callee is f for f in fn.locals.values())
         seen = fn.locals if local else {}
         constant = _with_constants(callee, mapping, fold=not local)
-        callee = inline(
-            constant.with_body(constant.body, locals={**seen, **callee.locals}),
-            Namer(used_names(callee) | set(seen)),
-        )
+        with _inlining(callee if local else None, stmt.origin):
+            callee = inline(
+                constant.with_body(constant.body, locals={**seen, **callee.locals}),
+                Namer(used_names(callee) | set(seen)),
+            )
         unassigned = set(callee.param_names)
         result = callee.body[-1].value
         if (
@@ -340,6 +342,33 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
 
 
+# the local functions being written in place, innermost last: one reached again calls itself
+_ACTIVE: list = []
+
+
+@contextlib.contextmanager
+def _inlining(local: ir.Function | None, origin):
+    """Writing the local function ``local`` in place (None: a function of the module, whose recursion over
+    static arguments ``program`` specializes): a located error where it is reached inside itself.
+    """
+    key = None if local is None else (local.name, local.origin)
+    if key is not None and key in _ACTIVE:
+        raise UnsupportedSyntax(
+            f"`{local.name}` is a local function that calls itself: s2s writes local functions in place "
+            "where they are called, which recursion never ends",
+            origin,
+            f"define `{local.name}` at module level, where s2s reads recursion over arguments known when "
+            "it reads the code (a depth, a tree of tuples), or write the recursion as a loop",
+        )
+    if key is not None:
+        _ACTIVE.append(key)
+    try:
+        yield
+    finally:
+        if key is not None:
+            _ACTIVE.pop()
+
+
 def _read_after_result(body, result: str, mapping: dict, target: cst.Name) -> bool:
     """Whether ``body`` reads, at or after its first binding of ``result``, a parameter whose argument
     reads ``target`` (the call site's name, which ``result`` would take)."""
@@ -376,8 +405,10 @@ def _referenced_defs(fn: ir.Function, body: list, namer: Namer) -> list:
     defs = []
     for name, local in fn.locals.items():
         if name in referenced:
-            inner = inline(
-                local.with_body(local.body, locals={**fn.locals, **local.locals}), namer
-            )
+            with _inlining(local, local.origin):
+                inner = inline(
+                    local.with_body(local.body, locals={**fn.locals, **local.locals}),
+                    namer,
+                )
             defs.append(ir.Def(inner.with_body(inner.body, name=name), local.origin))
     return defs

@@ -496,6 +496,17 @@ class Pitfalls:
                 "    if not ws:\n        return z\n"
                 "    return chain(ws[1:], np.tanh(z * ws[0]))\n"
             )
+            if self.p(0.2):
+                # the same recursion as a local function: a located error (module-level recursion works)
+                lines += [
+                    "def local_chain_(ws, z):",
+                    "    if not ws:",
+                    "        return z",
+                    "    return local_chain_(ws[1:], np.tanh(z * ws[0]))",
+                    f"{name} = local_chain_([0.5, 1.5], {n})",
+                ]
+                self.define(name, v.shape, fresh=True)
+                return
             lines.append(
                 f"{name} = chain([0.5, 1.5, -0.7], {n})"
                 if self.p(0.5)
