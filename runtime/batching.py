@@ -360,6 +360,15 @@ def select(pred, on_true, on_false):
             f = xp.zeros_like(t)
         if type(t).__name__ == "Unset":
             t = xp.zeros_like(f)
+        skips = (type(t).__name__ == "Skipped", type(f).__name__ == "Skipped")
+        if all(skips):
+            return t  # (no example appends)
+        if any(skips):
+            # an item appended for some examples, not others: each example's list its own length
+            from .collected import SKIPPED
+            from .located import Refusal
+
+            raise Refusal(*SKIPPED)
         rank = max(np.ndim(t), np.ndim(f), 1)
         return xp.where(xp.reshape(pred, size + (1,) * (rank - 1)), t, f)
 

@@ -32,8 +32,9 @@ def inverse_permutation(axes, ndim):
 
 
 def opposite(shift):
-    """``-shift`` for an int or a tuple of ints, staying static (a Python value) under ``jax.jit``."""
-    return -shift if np.ndim(shift) == 0 else tuple(-s for s in shift)
+    """``-shift`` for an int or a tuple of ints, staying static (a Python value) under ``jax.jit``; of an
+    array of shifts (one per example, under ``vmap``), the array of their opposites."""
+    return tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
 
 
 def step(x1, x2):

@@ -468,6 +468,11 @@ CASES = [
     case(P.spread_keywords, lambda r: (n(r, B, 3),), 0),
     case(P.tuple_truth, lambda r: (n(r, B, 3), 0.7), (0, None)),
     case(P.char_rnn_states_by_step, lambda r: (n(r, 2), n(r, B, 3)), (None, 0)),
+    case(
+        P.lagged_correlations,
+        lambda r: (n(r, 5), r.integers(-3, 4, size=B)),
+        (None, 0),
+    ),
 ]
 
 
@@ -631,6 +636,12 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(
+        P.lagged_correlations,
+        lambda r: (n(r, 5), r.integers(-3, 4, size=B)),
+        (None, 0),
+        P.t_lagged_correlations,
+    ),
     gcase(P.tuple_key, lambda r: (n(r, B, 2, 3),), 0, P.tuple_key),
     gcase(
         P.softmax_scores_written_at_labels,
@@ -817,3 +828,13 @@ def test_a_per_example_selection_that_escapes_is_a_located_error(backend):
         s2s.vmap(P.selection_escapes, backend=backend)(xs)
     assert err.value.origin.path == P.__file__
     assert "np.where" in err.value.hint
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_op_setting_that_differs_per_example_is_a_located_error(backend):
+    x = np.arange(3.0)
+    with pytest.raises(s2s.S2SError, match="`repeats` that differs per example") as err:
+        s2s.vmap(P.repeated_per_example, in_axes=(None, 0), backend=backend)(
+            x, np.array([1, 2])
+        )
+    assert err.value.origin.path == P.__file__

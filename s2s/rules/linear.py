@@ -94,7 +94,9 @@ def flip(m, axis=None, *, g):
 
 @linear
 def roll(a, shift, axis=None, *, g):
-    return xp.roll(g, rt.opposite(shift), axis)
+    # (a line of its own: a shift per example, under ``vmap``, is batched as the op's values are)
+    back = rt.opposite(shift)
+    return xp.roll(g, back, axis)
 
 
 @linear

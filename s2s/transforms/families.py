@@ -359,6 +359,20 @@ class Axes(Family):
                 ),
                 True,
             )
+        if op.name == "roll" and b.is_batched(args["shift"]):
+            return _rolled_per_example(b, args), True
+        varying = [
+            p
+            for p in op.params
+            if op.roles[p] == "static" and p in args and b.is_batched(args[p])
+        ]
+        if varying:
+            raise MissingRule(
+                f"no batching rule for `{e.name}` with `{varying[0]}` that differs per example: it sets "
+                "how the op works, one value for every example",
+                b.origin,
+                f"pass `{varying[0]}` the same for every example (a value the mapped axis does not reach)",
+            )
         replaced = {}
         for p in data:
             if op.roles[p] == "data" or along:
@@ -410,6 +424,32 @@ class Axes(Family):
         if op.name == "roll" and "axis" not in args:  # rolled flat, back in its shape
             value = call("xp.reshape", value, call("xp.shape", first))
         return value, True
+
+
+def _rolled_per_example(b, args):
+    """``np.roll(a, shift, axis)`` with a shift per example: each example taken at its own rolled positions
+    (``(arange(n) - shift) % n`` along ``axis``: ``rt.batching.take``, whose rules it has).
+    """
+    a, axis, batched = args["a"], args.get("axis"), b.is_batched(args["a"])
+    back = None
+    if axis is None or (isinstance(axis, cst.Name) and axis.value == "None"):
+        # rolled flat (each example's elements in order), then in the shape each example has
+        back = (
+            call("xp.shape", a)
+            if batched
+            else call("rt.batch_shape", call("xp.shape", a), cst.Name(b.size))
+        )
+        a, axis = (_flattened(a) if batched else call("xp.ravel", a)), cst.Integer("0")
+    length = call("rt.batching.take_length", a, axis, literal(batched))
+    shifts = call("xp.reshape", args["shift"], literal((-1, 1)))
+    positions = call(
+        "xp.mod",
+        cst.BinaryOperation(call("xp.arange", length), cst.Subtract(), shifts),
+        length,
+    )
+    flags = literal((batched, True))
+    value = call("rt.batching.take", a, positions, axis, cst.Name("None"), flags)
+    return value if back is None else call("xp.reshape", value, back)
 
 
 def _flattened(atom):

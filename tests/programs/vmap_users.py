@@ -782,3 +782,22 @@ def char_rnn_states_by_step(w, xs):
         hs[t] = np.tanh(w * xs[t] + hs[t - 1])
         loss += np.sum(hs[t])
     return loss + np.sum(hs[len(xs) - 1])
+
+
+def lagged_correlations(w, lags):
+    """A series compared with itself shifted by a lag per example (``np.roll`` with the mapped shift), flat
+    and along an axis."""
+    flat = np.sum(np.roll(w, lags) * w)
+    rows = np.roll(np.outer(w, w[:2]), lags, axis=0)
+    return flat + np.sum(rows * np.arange(1.0, 3.0))
+
+
+def t_lagged_correlations(w, lags):
+    flat = jnp.sum(jnp.roll(w, lags) * w)
+    rows = jnp.roll(jnp.outer(w, w[:2]), lags, axis=0)
+    return flat + jnp.sum(rows * jnp.arange(1.0, 3.0))
+
+
+def repeated_per_example(x, k):
+    """``np.repeat`` with counts that differ per example: each example's result its own length."""
+    return np.sum(np.repeat(x, k))
