@@ -225,7 +225,9 @@ def contraction_vjp(g, a, b, axes, index, on, batched):
     operand, operand_batched = (a, ab) if index == 0 else (b, bb)
     if not on:
         zeros = xp.zeros(np.shape(operand), xp.result_type(g, float))
-        return zeros if operand_batched else _broadcast(xp, zeros, _size((g, gb)))
+        if operand_batched:
+            return zeros
+        return _broadcast(xp, zeros, _size((g, gb), (a, ab), (b, bb)))
     ra, rb = _rank(a, ab), _rank(b, bb)
     if isinstance(
         axes, (int, np.integer)
@@ -258,7 +260,7 @@ def contraction_vjp(g, a, b, axes, index, on, batched):
     )
     grad = xp.einsum(spec, g, other)
     if not (gb or other_batched):
-        grad = _broadcast(xp, grad, _size((operand, operand_batched)))
+        grad = _broadcast(xp, grad, _size((g, gb), (a, ab), (b, bb)))
     return grad
 
 

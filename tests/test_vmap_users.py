@@ -637,6 +637,12 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 GRAD_CASES = [
     gcase(
+        P.force_penalty,
+        lambda r: (n(r, 3, 2), n(r, B, 5), n(r, 3), n(r, 2)),
+        (None, 0, None, None),
+        P.force_penalty,
+    ),
+    gcase(
         P.lagged_correlations,
         lambda r: (n(r, 5), r.integers(-3, 4, size=B)),
         (None, 0),

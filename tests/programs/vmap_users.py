@@ -7,6 +7,7 @@ values, in-place writes, gathers with per-example indices, helpers calling helpe
 dicts of parameters and results.
 """
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -801,3 +802,15 @@ def t_lagged_correlations(w, lags):
 def repeated_per_example(x, k):
     """``np.repeat`` with counts that differ per example: each example's result its own length."""
     return np.sum(np.repeat(x, k))
+
+
+def _hamiltonian(p, W, q):
+    return jnp.dot(p, W @ q)
+
+
+def force_penalty(W, xs, p, q):
+    """A Hamiltonian network's force (``jax.grad`` of a helper reducing by ``jnp.dot``) penalised, mapped
+    over data the force does not read: the inner gradient's cotangent for ``W`` has no batched operand.
+    """
+    force = jax.grad(_hamiltonian, argnums=2)(p, W, q)
+    return jnp.mean(xs) + jnp.sum(force**2)
