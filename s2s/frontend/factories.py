@@ -34,7 +34,7 @@ from libcst.metadata import GlobalScope, ScopeProvider
 
 from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes
 from . import source as sources
-from .class_members import _plain_class
+from .class_members import _is_record, _plain_class
 from .rewriting import (
     Moving,
     PositionKeeping,
@@ -294,6 +294,58 @@ class _Inliner:
         self.changed = False
         # a record of functions a factory returns: its name -> {field: the local function's name}
         self.fields: dict[str, dict] = {}
+        # names bound once to an object of a plain class of the program (``cam = Camera(res)``)
+        self.objects = {
+            t for stmt in iter_nodes(source.node) for t in self._made_objects(stmt)
+        }
+        self.handed: dict = (
+            {}
+        )  # how many times each helper handed an object was written in place
+
+    def _made_objects(self, node) -> list[str]:
+        """The name a line ``name = Cls(...)`` binds, ``Cls`` a plain class of the program (no record:
+        records are values a helper takes as they are)."""
+        assign = node if isinstance(node, cst.Assign) else None
+        if (
+            assign is None
+            or len(assign.targets) != 1
+            or not isinstance(assign.targets[0].target, cst.Name)
+            or not isinstance(assign.value, cst.Call)
+        ):
+            return []
+        cls = self._object(assign.value.func)
+        name = assign.targets[0].target.value
+        if not _plain_class(cls) or _is_record(cls) or self.bound[name] != 1:
+            return []
+        return [name]
+
+    def _objects_handed(self, call: cst.Call) -> dict:
+        """``{parameter: object name}`` where a plain function of the program is handed whole objects the
+        function makes (``render(theta, cam)``), else {}."""
+        helper = self._object(call.func)
+        if not _plain_function(helper) or self.handed.get(helper, 0) > _MOST_HANDED:
+            return {}
+        if any(a.star for a in call.args):
+            return {}
+        try:
+            names = list(inspect.signature(helper).parameters)
+        except (TypeError, ValueError):
+            return {}
+        out = {}
+        for k, arg in enumerate(call.args):
+            if isinstance(arg.value, cst.Name) and arg.value.value in self.objects:
+                param = (
+                    arg.keyword.value
+                    if arg.keyword is not None
+                    else (names[k] if k < len(names) else None)
+                )
+                if param is not None:
+                    out[param] = arg.value.value
+        return out
+
+    def _writes_in_place(self, call: cst.Call) -> bool:
+        """Whether the call's callee is written in place here: a factory, or a helper handed objects."""
+        return _is_factory(self._object(call.func)) or bool(self._objects_handed(call))
 
     def _record_fields(self, made, value, targets, defs) -> dict | None:
         """``{field: name}`` where the factory returns a NamedTuple of its functions (``return
@@ -329,6 +381,12 @@ class _Inliner:
         else:
             return [], stmt
         before, replaced = [], {}
+        scoped = {
+            id(n)
+            for scope in nodes
+            if isinstance(scope, _SCOPES)
+            for n in iter_nodes(scope)
+        }  # (what reads a comprehension's or a lambda's names stays where it is)
         for node in nodes:
             made = []
             if isinstance(node, cst.CompFor):  # ``sum(f(h) for f in make_heads(p))``
@@ -339,14 +397,16 @@ class _Inliner:
                 made.append(node.value)
             if isinstance(node, cst.Call):
                 made.append(node.func)
-                if not _is_factory(self._object(node.func)):
+                if not self._writes_in_place(node):
                     # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
                     made += [a.value for a in node.args if not a.star]
             for call in made:
                 if not isinstance(call, cst.Call) or call in replaced:
                     continue
                 factory = self._object(call.func)
-                if not _is_factory(factory):
+                if not _is_factory(factory) and (
+                    id(call) in scoped or not self._objects_handed(call)
+                ):
                     continue
                 name = self.namer.fresh(f"{factory.__name__}_made")
                 line = assignment_line(cst.Name(name), call, stmt, self.positions)
@@ -383,7 +443,8 @@ class _Inliner:
             return None
         call, target = assign.value, assign.targets[0].target
         targets, factory = _target_names(target), self._object(call.func)
-        if not _is_factory(factory):
+        handed = {} if _is_factory(factory) else self._objects_handed(call)
+        if not _is_factory(factory) and not handed:
             return None
         method = _class_method(factory)
         if method is not None and not (
@@ -409,8 +470,8 @@ class _Inliner:
             # ``lml, (kernel, alpha) = fit(theta, X)`` of ``return lml, (kernel, alpha)``: each name given
             # its value, when one is an object the builder makes
             pairs = _unpacked(target, value)
-            if pairs is None or not any(
-                _made_object(made, v, before) for _, v in pairs
+            if pairs is None or not (
+                handed or any(_made_object(made, v, before) for _, v in pairs)
             ):
                 return None
             targets, value = [t for t, _ in pairs], cst.Tuple(
@@ -432,7 +493,16 @@ class _Inliner:
             if values is not None:
                 value = cst.Tuple([cst.Element(v) for v in values])
         pairs = _pairs(targets, value, defs)
-        if pairs is None and len(targets) == 1 and _made_object(made, value, before):
+        if pairs is None and handed:
+            # ``img = render(theta, cam)``: what the helper handed ``cam`` returns, its body in place
+            pairs = (
+                [(targets[0], value)]
+                if len(targets) == 1
+                else _unpacked(
+                    cst.Tuple([cst.Element(cst.Name(t)) for t in targets]), value
+                )
+            )
+        elif pairs is None and len(targets) == 1 and _made_object(made, value, before):
             pairs = [
                 (targets[0], value)
             ]  # ``model = build(params)``: the object it makes
@@ -448,13 +518,20 @@ class _Inliner:
         arguments = _arguments(factory, call)
         if pairs is None or arguments is None:
             return None
+        # an object handed whole is read by its own name (no second name holds it), where the helper never
+        # binds that parameter
+        given = {
+            p: name for p, name in handed.items() if not bindings(made.node.body)[p]
+        }
+        if handed and len(given) != len(handed):
+            return None
         # a function or an object the factory makes and returns by name takes its target's name
         named = defs | {
             v.value
             for _, v in pairs
             if isinstance(v, cst.Name) and _made_object(made, v, before)
         }
-        renamed = self._renamed(made, factory.__name__, pairs, named)
+        renamed = self._renamed(made, factory.__name__, pairs, named, given)
         if renamed is None:
             return None
         position = self._positions(made, stmt)
@@ -463,6 +540,7 @@ class _Inliner:
         lines = [
             assignment_line(cst.Name(names[p]), v, stmt, self.positions)
             for p, v in arguments
+            if p not in given
         ]
         lines += [s.visit(renamer) for s in before]
         for target, v in pairs:
@@ -473,9 +551,17 @@ class _Inliner:
                     cst.Name(target), v.visit(renamer), stmt, self.positions
                 )
             )
+        if handed:
+            self.handed[factory] = self.handed.get(factory, 0) + 1
+        # objects the written lines make (``cam = Camera(res)`` in a builder's body) may be handed on
+        self.objects |= {
+            t for line in lines for n in iter_nodes(line) for t in self._made_objects(n)
+        }
         return lines
 
-    def _renamed(self, made, factory: str, pairs, named) -> tuple[dict, dict] | None:
+    def _renamed(
+        self, made, factory: str, pairs, named, given=None
+    ) -> tuple[dict, dict] | None:
         """``(name -> new name, id(node) -> new name)`` for the factory's own names: each of ``named`` it
         returns (its ``def``s, objects) named as its target, the others apart (``momentum_beta``); None
         where the factory reads a module-level name that is not the same here, or that the function
@@ -496,8 +582,10 @@ class _Inliner:
         names = {}
         for a in own.assignments:
             if a.name not in names:
-                names[a.name] = returned.get(a.name) or self.namer.fresh(
-                    f"{factory}_{a.name}"
+                names[a.name] = (
+                    (given or {}).get(a.name)
+                    or returned.get(a.name)
+                    or self.namer.fresh(f"{factory}_{a.name}")
                 )
         nodes = {}
         for a in own.assignments:
@@ -517,6 +605,18 @@ class _Inliner:
     def _positions(self, made, stmt):
         """Where a node written from the factory's ``original`` goes (``rewriting.moved_from``)."""
         return moved_from(made.file, self.source.file, stmt)
+
+
+# how many times one helper handed an object is written in place (a recursive one stays a call: its
+# located error)
+_MOST_HANDED = 32
+_SCOPES = (
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
 
 
 def _object_in(env, node):
@@ -605,10 +705,12 @@ def _arguments(factory, call: cst.Call) -> list | None:
 
 
 def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
-    """``source`` with its factories' calls (see the module) written in place."""
+    """``source`` with its factories' calls, and its helpers' calls handed objects it makes (see the
+    module), written in place."""
     body = function_body(source)
     if body is None or not any(
-        _is_factory(obj) for obj in referenced_objects(source).values()
+        _is_factory(obj) or _plain_class(obj)
+        for obj in referenced_objects(source).values()
     ):
         return source
     inliner = _Inliner(source)

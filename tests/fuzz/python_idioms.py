@@ -132,6 +132,7 @@ FORMS = (
     "builtins_of_constants",
     "class_method_constructor",
     "object_handed_to_object",
+    "object_handed_to_helpers",
     "class_attributes",
     "version_shim",
     "pad_constants",
@@ -1097,6 +1098,45 @@ class PythonIdioms:
             ]
         lines += [f"{name}_r.advance()"] * steps
         lines.append(f"{name} = np.sum({name}_r.state) * {name}_c.w + {name}_r.coefs.c")
+
+    def _py_object_handed_to_helpers(self, lines, name, a, b):
+        # an object the function makes, handed whole to module-level helpers that read its attributes,
+        # call its methods and hand it on (a ray tracer's camera, a model's config): each helper's body
+        # written in place
+        self.helper(
+            "class Lens(object):\n"
+            "    def __init__(self, gain, offset=0.1):\n"
+            "        self.gain = gain\n"
+            "        self.offset = offset\n"
+            "\n"
+            "    def focus(self, v):\n"
+            "        return np.tanh(v * self.gain) + self.offset\n"
+        )
+        self.helper(
+            "def lens_project(lens, v):\n"
+            "    out = lens.focus(v)\n"
+            "    return out * lens.gain\n"
+        )
+        self.helper(
+            "def lens_render(v, lens, times=2):\n"
+            "    total = 0.0\n"
+            "    for k in range(times):\n"
+            "        total = total + np.sum(lens_project(lens, v * (k + 1)))\n"
+            "    return total, lens.offset\n"
+        )
+        made = self.pick(
+            [f"Lens(np.mean({b}) + 0.5)", f"Lens(0.7, offset=np.mean({b}))"]
+        )
+        call = self.pick(
+            [
+                f"{name}_t, {name}_o = lens_render({a}, {name}_l)",
+                f"{name}_t, {name}_o = lens_render({a}, lens={name}_l, times=1)",
+            ]
+        )
+        lines += [f"{name}_l = {made}", call]
+        lines.append(
+            f"{name} = {name}_t * {name}_o + np.sum(lens_project({name}_l, {a}))"
+        )
 
     def _py_class_method_constructor(self, lines, name, a, b):
         # a constructor by another name: a class method returning ``cls(...)`` (``Model.from_params``)

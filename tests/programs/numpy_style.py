@@ -4620,6 +4620,52 @@ def inputs_tail_risk():
 PROGRAMS += ["tail_risk"]
 
 
+class PinholeCamera:
+    def __init__(self, res, fov=0.8):
+        u = np.linspace(-fov, fov, res)
+        U, V = np.meshgrid(u, -u)
+        dirs = np.stack([U, V, np.ones_like(U)], axis=-1)
+        self.dirs = dirs / np.linalg.norm(dirs, axis=-1, keepdims=True)
+        self.origin = np.zeros(3)
+
+    def point_at(self, t):
+        return self.origin + t[..., None] * self.dirs
+
+
+def _sphere_hit(cam, centre, radius):
+    oc = cam.origin - centre
+    b = cam.dirs @ oc
+    disc = b**2 - (oc @ oc - radius**2)
+    return -b - np.sqrt(np.maximum(disc, 1e-6)), 1.0 / (1.0 + np.exp(-disc / 0.05))
+
+
+def _render_spheres(theta, cam):
+    image = 0.0
+    for k in range(2):
+        centre, radius = theta[4 * k : 4 * k + 3], np.exp(theta[4 * k + 3])
+        t, coverage = _sphere_hit(cam, centre, radius)
+        normal = (cam.point_at(t) - centre) / radius
+        image = image + coverage * np.maximum(normal @ np.array([0.0, 0.6, -0.8]), 0.0)
+    return image
+
+
+def rendered_spheres(theta, target):
+    """A ray-sphere renderer as "a ray tracer in 100 lines" posts write it: a camera object made in the
+    objective and handed whole to helpers that read its attributes, call its method and hand it on.
+    """
+    cam = PinholeCamera(6)
+    return np.mean((_render_spheres(theta, cam) - target) ** 2)
+
+
+def inputs_rendered_spheres():
+    r = np.random.default_rng(60)
+    theta = np.array([-0.3, 0.1, 3.0, np.log(0.7), 0.4, -0.2, 3.6, np.log(0.8)])
+    return theta + 0.05 * r.normal(size=8), 0.3 * r.random(size=(6, 6))
+
+
+PROGRAMS += ["rendered_spheres"]
+
+
 SAVE_EVERY = 3
 
 
