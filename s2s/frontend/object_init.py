@@ -10,7 +10,7 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal
+from ..cstutil import iter_nodes, literal, substitute
 from . import source as sources
 from .rewriting import assignment, object_of
 
@@ -90,7 +90,19 @@ def init_assignments(init, cls) -> list | None:
     out = []
     if not isinstance(node.body, cst.IndentedBlock):
         return None
+    # a local variable of ``__init__`` (``masks = [...]`` then ``self.layers = [... masks ...]``): an
+    # attribute of its own, ``self._init_masks``, which later lines read
+    temporaries: dict[str, cst.Attribute] = {}
+    attributes = {
+        n.attr.value
+        for n in iter_nodes(node.body)
+        if isinstance(n, cst.Attribute)
+        and isinstance(n.value, cst.Name)
+        and n.value.value == me
+    }
     for stmt in node.body.body:
+        if temporaries:
+            stmt = substitute(stmt, temporaries)
         if (
             isinstance(stmt, cst.SimpleStatementLine)
             and len(stmt.body) == 1
@@ -115,6 +127,19 @@ def init_assignments(init, cls) -> list | None:
             if isinstance(target, (cst.Tuple, cst.List))
             else [target]
         )
+        if target is not None and all(isinstance(t, cst.Name) for t in parts):
+            named = [
+                cst.Attribute(cst.Name(me), cst.Name(f"_init_{t.value}")) for t in parts
+            ]
+            if any(n.attr.value in attributes for n in named) or me in {
+                t.value for t in parts
+            }:
+                return None
+            temporaries.update({t.value: n for t, n in zip(parts, named)})
+            parts = named
+            attrs = tuple(n.attr.value for n in named)
+            out.append((attrs if len(parts) > 1 else attrs[0], assign.value))
+            continue
         if not all(
             isinstance(t, cst.Attribute)
             and isinstance(t.value, cst.Name)

@@ -1106,7 +1106,8 @@ class PythonIdioms:
         self.helper(
             "class Lens(object):\n"
             "    def __init__(self, gain, offset=0.1):\n"
-            "        self.gain = gain\n"
+            "        doubled = gain * 2.0  # (a local variable of __init__)\n"
+            "        self.gain = doubled / 2.0\n"
             "        self.offset = offset\n"
             "\n"
             "    def focus(self, v):\n"

@@ -4666,6 +4666,54 @@ def inputs_rendered_spheres():
 PROGRAMS += ["rendered_spheres"]
 
 
+class AffineCoupling:
+    def __init__(self, params, mask):
+        self.params = params
+        self.mask = mask
+
+    def forward(self, x):
+        kept = x * self.mask
+        s = np.tanh(kept @ self.params["Ws"]) * (1 - self.mask)
+        t = (kept @ self.params["Wt"]) * (1 - self.mask)
+        return kept + (1 - self.mask) * (x * np.exp(s) + t), np.sum(s, axis=1)
+
+
+class CouplingFlow:
+    def __init__(self, layer_params):
+        dim = layer_params[0]["Ws"].shape[0]
+        masks = [
+            (np.arange(dim) % 2 == i % 2).astype(float)
+            for i in range(len(layer_params))
+        ]
+        self.layers = [AffineCoupling(p, m) for p, m in zip(layer_params, masks)]
+
+    def log_prob(self, x):
+        log_det = np.zeros(x.shape[0])
+        for layer in self.layers:
+            x, ld = layer.forward(x)
+            log_det += ld
+        return -0.5 * np.sum(x**2, axis=1) + log_det
+
+
+def realnvp_nll(layer_params, x):
+    """RealNVP as "normalizing flows from scratch" notebooks write it: the flow's ``__init__`` computes
+    local variables (the dimension, the alternating masks) before building its list of coupling layers
+    from them."""
+    return -np.mean(CouplingFlow(layer_params).log_prob(x))
+
+
+def inputs_realnvp_nll():
+    r = np.random.default_rng(61)
+    layers = [
+        {"Ws": 0.3 * r.normal(size=(4, 4)), "Wt": 0.3 * r.normal(size=(4, 4))}
+        for _ in range(3)
+    ]
+    return layers, r.normal(size=(5, 4))
+
+
+PROGRAMS += ["realnvp_nll"]
+
+
 SAVE_EVERY = 3
 
 
