@@ -101,6 +101,17 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
                 and arg.value.value == arg.keyword.value
                 and arg.value.value in rebound
             )
+            if state:
+                # (a state handed through and back shares what the call's other arguments hold only as
+                # far as the analysis cannot follow a local function: the arrays the caller passed in)
+                own = groups.roots.get(arg.value.value, frozenset())
+                shared = [
+                    n
+                    for n in shared
+                    if any(
+                        root[0] != "passed" for root in own & groups.roots.get(n, set())
+                    )
+                ]
             if shared and state:  # a method's ``self.W -= ...``
                 op, other = updates[param], shared[0]
                 raise UnsupportedSyntax(
