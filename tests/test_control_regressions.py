@@ -475,7 +475,7 @@ COLLECTED_ERRORS = [
     ("    return np.sum(np.stack(hs) * (hs == hs))", "compares the list `hs`", 10),
     ("    return hs[0, 1]", "indexes the list `hs`", 10),
     (
-        "    hs[0:2] = [h0]\n    return np.sum(np.stack(hs))",
+        "    hs[::2] = [h0, h0]\n    return np.sum(np.stack(hs))",
         "a write into a slice of the list `hs`",
         10,
     ),
@@ -514,6 +514,31 @@ def test_collected_list_reads_without_a_meaning_are_located_errors(
             make(module.f, backend="numpy")(*_collected_args(0))
         assert message in info.value.message and info.value.hint
         assert info.value.origin.path == str(path) and info.value.origin.line == line
+
+
+def test_a_collected_list_spliced_by_a_slice_write_is_the_list_python_makes(tmp_path):
+    """``hs[0:2] = [h0]`` after the loop collecting ``hs``: the shorter list Python makes
+    (``frontend/list_methods``), its gradient against central differences."""
+    import importlib.util
+
+    path = tmp_path / "spliced.py"
+    path.write_text(
+        COLLECTING + "    hs[0:2] = [h0 * 2.0]\n    return np.sum(np.stack(hs) ** 2)\n"
+    )
+    spec = importlib.util.spec_from_file_location("spliced", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    args = _collected_args(0)
+    np.testing.assert_allclose(
+        s2s.transform(module.f, backend="numpy")(*args), module.f(*args), rtol=1e-12
+    )
+    eps, e = 1e-6, np.ones_like(args[1])
+    numeric = (
+        module.f(args[0], args[1] + eps * e, args[2])
+        - module.f(args[0], args[1] - eps * e, args[2])
+    ) / (2 * eps)
+    analytic = np.sum(s2s.grad(module.f, argnums=1)(*args) * e)
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
