@@ -9,8 +9,9 @@ slice where they are evenly spaced (``snapshots = snapshots_steps[2::3]``), else
 
 Guarantee: a ``for`` (in any block, no ``else``) over ``range``, its target a name the body does not
 bind, whose body holds, at its own level,
-``if TEST:`` (no ``else``) of ``name.append(value)`` lines only, ``TEST`` of the counter, ints and
-module-level ints alone (``+ - * // %``, comparisons, ``and``/``or``/``not``), each ``name`` a list
+``if TEST:`` (no ``else``) of ``name.append(value)`` lines only, ``TEST`` of the counter, ints,
+module-level ints and parameters the function never binds again (``save_every``) alone (``+ - * // %``,
+comparisons, ``and``/``or``/``not``; a parameter's test is decided when the code runs), each ``name`` a list
 the loop neither binds nor reads otherwise, and at most ``MAX_PICKED`` steps kept unevenly. Where
 the range's bounds are not ints the code spells (a helper's ``n_steps``), the kept steps are found
 when the code runs (``kept = [j for j, n in enumerate(range(n_steps)) if TEST]``, Python ints where
@@ -96,8 +97,8 @@ class _Reader:
             test, lines = appends
             try:
                 kept = (
-                    None  # a range known when the code runs: the kept steps found then
-                    if steps is None
+                    None  # a range (or a test) known when the code runs: the kept steps found then
+                    if steps is None or names_in(test) & self._parameters()
                     else [
                         j for j, n in enumerate(steps) if self._holds(test, counter, n)
                     ]
@@ -201,6 +202,8 @@ class _Reader:
         if counter not in names_in(test):
             return False
         for name in names_in(test) - {counter}:
+            if name in self._parameters():
+                continue  # (its value known when the code runs: the kept steps found then)
             if (
                 name in self.bound
                 or type(object_of(cst.Name(name), self.source.env, self.bound))
@@ -208,6 +211,18 @@ class _Reader:
             ):
                 return False
         return True
+
+    def _parameters(self) -> set:
+        """The function's parameters it never binds again (``save_every=5`` of a solver's helper)."""
+        node = self.source.node
+        params = getattr(node, "params", None)
+        if params is None:
+            return set()
+        names = {
+            p.name.value
+            for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        }
+        return {n for n in names if self.bound[n] == 1}
 
     def _holds(self, test, counter, n) -> bool:
         code = cst.Module([]).code_for_node(test)

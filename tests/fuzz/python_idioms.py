@@ -911,11 +911,11 @@ class PythonIdioms:
         # snapshots saved every few steps (a test of the counter alone), over a range the code spells or
         # one a helper's parameter sizes (``frontend/counter_appends``)
         self.helper(
-            "def every_other(z, n):\n"
+            "def every_other(z, n, save_every=2):\n"
             "    kept = []\n"
             "    for i in range(n):\n"
             "        z = np.tanh(z * 0.9 + 0.1)\n"
-            "        if i % 2 == 1:\n"
+            "        if i % save_every == 1:\n"
             "            kept.append(np.sum(z))\n"
             "    return kept\n"
         )
@@ -931,7 +931,9 @@ class PythonIdioms:
             f"    {h} = np.tanh({h} + 0.1 * np.mean({b}))",
             f"    if {test}:",
             f"        {snaps}.append({h} * 1.0)",
-            f"{name} = np.sum(np.array({snaps}) ** 2) + sum(every_other({h}, 5))",
+            f"{name} = np.sum(np.array({snaps}) ** 2) + sum(every_other({h}, 5"
+            + self.pick(["", ", save_every=3"])
+            + "))",
         ]
 
     def _py_positions_of_nonzeros(self, lines, name, a, b):
