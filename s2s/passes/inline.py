@@ -342,7 +342,8 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
     return fn.with_body(_referenced_defs(fn, out, namer) + out, locals={})
 
 
-# the local functions being written in place, innermost last: one reached again calls itself
+# the local functions being written in place, innermost last, with the call that reached each: one
+# reached again calls itself
 _ACTIVE: list = []
 
 
@@ -352,7 +353,10 @@ def _inlining(local: ir.Function | None, origin):
     static arguments ``program`` specializes): a located error where it is reached inside itself.
     """
     key = None if local is None else (local.name, local.origin)
-    if key is not None and key in _ACTIVE:
+    if key is not None and key in [k for k, _ in _ACTIVE]:
+        # (where the function carries no position, the call that first reached it)
+        known = [at for k, at in _ACTIVE if k == key and at is not None]
+        origin = local.origin or origin or (known[0] if known else None)
         raise UnsupportedSyntax(
             f"`{local.name}` is a local function that calls itself: s2s writes local functions in place "
             "where they are called, which recursion never ends",
@@ -361,7 +365,7 @@ def _inlining(local: ir.Function | None, origin):
             "it reads the code (a depth, a tree of tuples), or write the recursion as a loop",
         )
     if key is not None:
-        _ACTIVE.append(key)
+        _ACTIVE.append((key, origin))
     try:
         yield
     finally:
