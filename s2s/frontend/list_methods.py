@@ -30,7 +30,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import child_nodes, int_literal, iter_nodes
+from ..cstutil import child_nodes, int_literal, iter_nodes, names_in, replace_nodes
 from .builtin_calls import made_lists
 from .rewriting import (
     assignment_line,
@@ -158,7 +158,14 @@ class _Lists:
                 if isinstance(stmt, cst.SimpleStatementLine)
                 else None
             )
-            if written is None:
+            if written is None and isinstance(stmt, cst.For):
+                # a loop over a list it changes sees the changes (Python iterates the list object):
+                # those changes stay as they are (their located error)
+                iterated = names_in(stmt.iter) & self.lists
+                self.lists -= iterated
+                out.append(with_blocks(stmt, self.block, self.positions))
+                self.lists |= iterated
+            elif written is None:
                 out.append(with_blocks(stmt, self.block, self.positions))
             else:
                 out.extend(written)
@@ -179,13 +186,45 @@ class _Lists:
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
             if isinstance(target, cst.Name):
-                return self._method(small.value, target, stmt)
+                return self._method(small.value, target, stmt) or self._popped_inside(
+                    stmt
+                )
             if isinstance(target, cst.Subscript):
                 return self._slice_written(target, small.value, stmt)
             return None
         if isinstance(small, cst.Del) and isinstance(small.target, cst.Subscript):
             return self._deleted(small.target, stmt)
-        return None
+        return self._popped_inside(stmt)
+
+    def _popped_inside(self, stmt) -> list | None:
+        """``total = total + stack.pop() * w`` (a line reading the list only by that ``pop``): the item
+        taken on a line before, then the line reading it."""
+        calls = [
+            n
+            for n in iter_nodes(stmt)
+            if isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "pop"
+            and self._list(n.func.value) is not None
+        ]
+        if len(calls) != 1 or any(isinstance(n, _SCOPES) for n in iter_nodes(stmt)):
+            return None
+        call = calls[0]
+        lst = call.func.value
+        if (
+            sum(
+                isinstance(n, cst.Name) and n.value == lst.value
+                for n in iter_nodes(stmt)
+            )
+            != 1
+        ):
+            return None
+        taken = cst.Name(self.namer.fresh(f"{lst.value}_popped"))
+        lines = self._method(call, taken, stmt)
+        if lines is None:
+            return None
+        rest = place(replace_nodes(stmt, {call: taken}), stmt, self.positions)
+        return lines + [rest]
 
     def _list(self, node) -> cst.Name | None:
         return node if isinstance(node, cst.Name) and node.value in self.lists else None
@@ -304,6 +343,10 @@ def _keeps_to_itself(node, parent) -> bool:
         )
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
         return True
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
+        return parent.test is node  # (its truth: ``while stack:``)
+    if isinstance(parent, cst.UnaryOperation):
+        return isinstance(parent.operator, cst.Not)
     if isinstance(parent, cst.AugAssign):
         return parent.target is node
     return isinstance(parent, cst.Arg)  # (its call: ``_reading_calls_only``)

@@ -986,6 +986,9 @@ class PythonIdioms:
         ]
         lines += self.r.sample(changes, self.r.randint(2, 4))
         lines.append(f"{name} = sum(np.sum(h ** 2) for h in {hs}) + len({hs})")
+        self.fd_only = (
+            True  # (the jax.numpy twin would read a list's slice write as `.at[]`)
+        )
 
     def _py_states_by_step(self, lines, name, a, b):
         # min-char-rnn's states in a dict keyed by step, ``hs[-1]`` the start, the last read by a key
