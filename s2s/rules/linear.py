@@ -94,9 +94,7 @@ def flip(m, axis=None, *, g):
 
 @linear
 def roll(a, shift, axis=None, *, g):
-    # (a line of its own: a shift per example, under ``vmap``, is batched as the op's values are)
-    back = rt.opposite(shift)
-    return xp.roll(g, back, axis)
+    return xp.roll(g, rt.opposite(shift), axis)
 
 
 @linear

@@ -359,8 +359,10 @@ class Axes(Family):
                 ),
                 True,
             )
-        if op.name == "roll" and b.is_batched(args["shift"]):
-            return _rolled_per_example(b, args), True
+        if op.name == "roll" and (
+            b.is_batched(args["shift"]) or names_in(args["shift"]) & b.batched
+        ):  # (a rule's shift may be a call of a shift per example: ``rt.opposite(k)``)
+            return _batched_roll(b, args), True
         varying = [
             p
             for p in op.params
@@ -426,7 +428,7 @@ class Axes(Family):
         return value, True
 
 
-def _rolled_per_example(b, args):
+def _batched_roll(b, args):
     """``np.roll(a, shift, axis)`` with a shift per example: each example taken at its own rolled positions
     (``(arange(n) - shift) % n`` along ``axis``: ``rt.batching.take``, whose rules it has).
     """
