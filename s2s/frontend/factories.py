@@ -248,9 +248,23 @@ def _pairs(targets: list[str], value, defs: set[str]) -> list | None:
 
 
 def _scopes(node):
-    """libcst's scopes of a function's nodes (its module-level names' reads are the global scope's)."""
+    """libcst's scopes of a function's nodes (its module-level names' reads are the global scope's), kept
+    per node: a helper of the program is read again by every function that calls it."""
+    held = _SCOPES_OF.get(id(node))
+    if held is not None and held[0] is node:
+        return held[1]
     wrapper = cst.MetadataWrapper(cst.Module(body=[node]), unsafe_skip_copy=True)
-    return wrapper.resolve(ScopeProvider)
+    scopes = wrapper.resolve(ScopeProvider)
+    if len(_SCOPES_OF) > 256:
+        _SCOPES_OF.clear()
+    _SCOPES_OF[id(node)] = (
+        node,
+        scopes,
+    )  # (the node is held: its id is no other's while kept)
+    return scopes
+
+
+_SCOPES_OF: dict = {}
 
 
 def globals_agree(made, env, bound, scopes=None) -> bool:
