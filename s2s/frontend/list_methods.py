@@ -47,24 +47,10 @@ from .source import FunctionSource
 _METHODS = ("reverse", "sort", "clear", "insert", "pop")
 # builtins that read a list without keeping it
 _READERS = frozenset(
-    {
-        "len",
-        "sum",
-        "sorted",
-        "list",
-        "tuple",
-        "enumerate",
-        "zip",
-        "reversed",
-        "min",
-        "max",
-        "any",
-        "all",
-        "map",
-        "iter",
-        "print",
-    }
+    {"len", "sum", "sorted", "list", "tuple", "min", "max", "any", "all", "print"}
 )
+# builtins whose iterator keeps the list (it sees later changes): read only as a loop's sequence
+_LAZY = frozenset({"enumerate", "zip", "reversed", "map", "iter"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
@@ -353,9 +339,16 @@ def _keeps_to_itself(node, parent) -> bool:
 
 
 def _reading_calls_only(source: FunctionSource, body, name: str) -> bool:
-    """Whether every call given the list ``name`` as an argument is a builtin that reads it or a library
-    function (NumPy's, JAX's: they copy what they keep)."""
+    """Whether every call given the list ``name`` as an argument is a builtin that reads it (an iterator of
+    it only as a loop's sequence, whose loop ``_Lists`` leaves its changes to) or a library function
+    (NumPy's, JAX's: they copy what they keep)."""
     bound = bindings(source.node)
+    looped = {
+        id(n.iter)
+        for stmt in body
+        for n in iter_nodes(stmt)
+        if isinstance(n, (cst.For, cst.CompFor))
+    }
     for stmt in body:
         for node in iter_nodes(stmt):
             if not isinstance(node, cst.Call) or not any(
@@ -364,11 +357,11 @@ def _reading_calls_only(source: FunctionSource, body, name: str) -> bool:
             ):
                 continue
             func = node.func
-            if (
-                isinstance(func, cst.Name)
-                and func.value in _READERS
-                and source.env.get(func.value, getattr(builtins, func.value, None))
-                is getattr(builtins, func.value, None)
+            builtin = isinstance(func, cst.Name) and source.env.get(
+                func.value, getattr(builtins, func.value, None)
+            ) is getattr(builtins, func.value, None)
+            if builtin and (
+                func.value in _READERS or (func.value in _LAZY and id(node) in looped)
             ):
                 continue
             obj = object_of(func, source.env, bound)
