@@ -4,6 +4,8 @@ way JAX's documentation writes them, checked against JAX itself: ``jax.grad``, `
 options s2s refuses, as located errors.
 """
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -173,6 +175,15 @@ def test_dropped_out_of_range_updates_get_no_cotangent():
     got = s2s.grad(padded_message_passing, argnums=(0, 1))(w, h)
     for g, v in zip(got, want):
         np.testing.assert_allclose(g, v, rtol=1e-5)
+    # per example (the batched reverse rule's gather fills too)
+    hs = R.normal(size=(3, 3))
+    grad = functools.partial(jax.grad, argnums=(0, 1))
+    want = oracle(jax.vmap, oracle(grad, padded_message_passing), (None, 0))(w, hs)
+    got = s2s.vmap(s2s.grad(padded_message_passing, argnums=(0, 1)), in_axes=(None, 0))(
+        w, hs
+    )
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g, v, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name, f, args, argnums", CASES, ids=IDS)
