@@ -160,11 +160,14 @@ PADDED_RECEIVERS = np.array(
 
 def padded_message_passing(w, h):
     """A graph's messages summed at their receivers, padded as jraph pads: the padding edge's receiver is
-    out of range, so JAX drops its message (``segment_sum`` and ``.at[].add`` alike)."""
+    out of range, so JAX drops its message (``segment_sum``, ``.at[].add``, ``.max``, ``.multiply``).
+    """
     messages = jnp.tanh(h[jnp.array([0, 1, 2, 0])] * w[0] + w[1])
     agg = jax.ops.segment_sum(messages, PADDED_RECEIVERS, num_segments=3)
     more = jnp.zeros(3).at[PADDED_RECEIVERS].add(messages * w[0])
-    return jnp.sum((agg + more + h) ** 2)
+    peak = jnp.zeros(3).at[PADDED_RECEIVERS].max(messages * w[1])
+    gain = jnp.ones(3).at[PADDED_RECEIVERS].multiply(messages, unique_indices=True)
+    return jnp.sum((agg + more + h) ** 2) + jnp.sum(peak * gain)
 
 
 def test_dropped_out_of_range_updates_get_no_cotangent():

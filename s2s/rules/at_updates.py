@@ -30,7 +30,9 @@ def index_multiply(target, index, value, unique_indices=False, *, g):
         rt.index_multiply(g, index, value, unique_indices),
         None,
         rt.unbroadcast(
-            rt.require_unique(g * target, index, unique_indices)[index], value
+            rt.require_unique(g * target, index, unique_indices)[index]
+            * rt.in_bounds(target, index),
+            value,
         ),
     )
 
@@ -65,7 +67,9 @@ def index_max(target, index, value, *, ans, g):
     kept = xp.astype(target >= best, g.dtype)
     won = xp.astype(value >= xp.maximum(target, best)[index], g.dtype)
     count = xp.maximum(rt.index_add(kept, index, won), 1.0)
-    return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
+    # (a value written out of range is dropped, as JAX drops it: no cotangent, whatever ``g[index]`` reads)
+    dropped = won * g[index] * rt.in_bounds(target, index)
+    return g * kept / count, None, rt.unbroadcast(dropped / count[index], value)
 
 
 @jvp(index_max)
@@ -87,7 +91,8 @@ def index_min(target, index, value, *, ans, g):
     kept = xp.astype(target <= best, g.dtype)
     won = xp.astype(value <= xp.minimum(target, best)[index], g.dtype)
     count = xp.maximum(rt.index_add(kept, index, won), 1.0)
-    return g * kept / count, None, rt.unbroadcast(won * g[index] / count[index], value)
+    dropped = won * g[index] * rt.in_bounds(target, index)
+    return g * kept / count, None, rt.unbroadcast(dropped / count[index], value)
 
 
 @jvp(index_min)
