@@ -257,10 +257,8 @@ def _scopes(node):
     scopes = wrapper.resolve(ScopeProvider)
     if len(_SCOPES_OF) > 256:
         _SCOPES_OF.clear()
-    _SCOPES_OF[id(node)] = (
-        node,
-        scopes,
-    )  # (the node is held: its id is no other's while kept)
+    # (the node is held: its id is no other's while kept)
+    _SCOPES_OF[id(node)] = (node, scopes)
     return scopes
 
 
@@ -312,9 +310,8 @@ class _Inliner:
         self.objects = {
             t for stmt in iter_nodes(source.node) for t in self._made_objects(stmt)
         }
-        self.handed: dict = (
-            {}
-        )  # how many times each helper handed an object was written in place
+        # how many times each helper handed an object was written in place
+        self.handed: dict = {}
 
     def _made_objects(self, node) -> list[str]:
         """The name a line ``name = Cls(...)`` binds, ``Cls`` a plain class of the program (no record:

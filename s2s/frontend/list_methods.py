@@ -324,9 +324,8 @@ def _keeps_to_itself(node, parent) -> bool:
     if isinstance(parent, (cst.Subscript, cst.Attribute)):
         return parent.value is node or getattr(parent, "attr", None) is node
     if isinstance(parent, (cst.For, cst.CompFor, cst.AssignTarget)):
-        return (
-            True  # (iterated, or bound: ``made_lists`` keeps names bound to lists only)
-        )
+        # iterated, or bound (``made_lists`` keeps names bound to lists only)
+        return True
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
         return True
     if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
