@@ -193,7 +193,10 @@ class _Lists:
             and n.func.attr.value == "pop"
             and self._list(n.func.value) is not None
         ]
-        if len(calls) != 1 or any(isinstance(n, _SCOPES) for n in iter_nodes(stmt)):
+        if len(calls) != 1 or any(
+            isinstance(n, (*_SCOPES, cst.IfExp, cst.BooleanOperation))
+            for n in iter_nodes(stmt)
+        ):  # (a pop a condition may skip stays where it is)
             return None
         call = calls[0]
         lst = call.func.value
