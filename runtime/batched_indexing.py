@@ -525,3 +525,22 @@ def require_unique(x, index, unique_indices, batched):
     if x_flag:
         return x
     return broadcast_batch(x, _batched_source(x, False, parts, flags, "require_unique"))
+
+
+def filled_per_example(g, index, parts, flags):
+    """Each example of ``g`` (batched) at its ``index`` (components batched as ``flags`` say), zero where
+    an integer position is out of range (``.at[i].get(mode="fill")``)."""
+    import jax
+    import jax.numpy as jnp
+
+    dynamic = [k for k, p in enumerate(parts) if hasattr(p, "shape")]
+
+    def one(example, *given):
+        full = list(parts)
+        for k, part in zip(dynamic, given):
+            full[k] = part
+        at = tuple(full) if isinstance(index, tuple) else full[0]
+        return jnp.asarray(example).at[at].get(mode="fill", fill_value=0)
+
+    axes = (0, *(0 if flags[k] else None for k in dynamic))
+    return jax.vmap(one, in_axes=axes)(g, *(parts[k] for k in dynamic))

@@ -164,28 +164,11 @@ def index_add_value_vjp(g, index, value, batched):
     if gathered and (arrays._is_jax(g) or any(arrays._is_jax(p) for p in parts)):
         # JAX's scatter-add drops an update whose index is out of range: it gets no cotangent
         # (``rt.index_add_value_vjp``'s filling gather, per example)
-        taken = _filled_per_example(g, index, parts, flags)
+        from .batched_indexing import filled_per_example
+
+        taken = filled_per_example(g, index, parts, flags)
         return unbroadcast(taken, value, (True, vb))
     return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
-
-
-def _filled_per_example(g, index, parts, flags):
-    """Each example of ``g`` (batched) at its ``index`` (components batched as ``flags`` say), zero where
-    an integer position is out of range (``.at[i].get(mode="fill")``)."""
-    import jax
-    import jax.numpy as jnp
-
-    dynamic = [k for k, p in enumerate(parts) if hasattr(p, "shape")]
-
-    def one(example, *given):
-        full = list(parts)
-        for k, part in zip(dynamic, given):
-            full[k] = part
-        at = tuple(full) if isinstance(index, tuple) else full[0]
-        return jnp.asarray(example).at[at].get(mode="fill", fill_value=0)
-
-    axes = (0, *(0 if flags[k] else None for k in dynamic))
-    return jax.vmap(one, in_axes=axes)(g, *(parts[k] for k in dynamic))
 
 
 def _bool_array(part) -> bool:

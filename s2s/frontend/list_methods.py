@@ -30,7 +30,14 @@ import types
 
 import libcst as cst
 
-from ..cstutil import child_nodes, int_literal, iter_nodes, names_in, replace_nodes
+from ..cstutil import (
+    child_nodes,
+    int_literal,
+    iter_nodes,
+    literal,
+    names_in,
+    replace_nodes,
+)
 from .builtin_calls import made_lists
 from .rewriting import (
     assignment_line,
@@ -54,46 +61,15 @@ _LAZY = frozenset({"enumerate", "zip", "reversed", "map", "iter"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
-def _int(node) -> int | None:
-    """The int a literal spells (``3``, ``-1``), else None."""
-    return int_literal(node) if node is not None else None
-
-
 def _index(k: int, lst: cst.Name) -> cst.Subscript:
-    return cst.Subscript(
-        lst,
-        [
-            cst.SubscriptElement(
-                cst.Index(
-                    cst.Integer(str(k))
-                    if k >= 0
-                    else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-k)))
-                )
-            )
-        ],
-    )
+    return cst.Subscript(lst, [cst.SubscriptElement(cst.Index(literal(k)))])
 
 
 def _slice(
     lst: cst.Name, lower: int | None, upper: int | None, step: int | None = None
 ) -> cst.Subscript:
-    def bound(k):
-        if k is None:
-            return None
-        return (
-            cst.Integer(str(k))
-            if k >= 0
-            else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-k)))
-        )
-
-    return cst.Subscript(
-        lst,
-        [
-            cst.SubscriptElement(
-                cst.Slice(lower=bound(lower), upper=bound(upper), step=bound(step))
-            )
-        ],
-    )
+    bounds = [None if k is None else literal(k) for k in (lower, upper, step)]
+    return cst.Subscript(lst, [cst.SubscriptElement(cst.Slice(*bounds))])
 
 
 def _crossing(lower: int | None, upper: int | None) -> bool:
@@ -229,7 +205,7 @@ class _Lists:
         if method == "pop":
             if keywords or len(args) > 1:
                 return None
-            k = -1 if not args else _int(args[0].value)
+            k = -1 if not args else int_literal(args[0].value)
             if k is None:
                 return None
             lines = (
@@ -263,11 +239,11 @@ class _Lists:
             return None
         item = subscript.slice[0].slice
         if isinstance(item, cst.Index):
-            k = _int(item.value)
+            k = int_literal(item.value)
             return None if k is None else (k,)
         if item.step is not None:
             return None
-        lower, upper = _int(item.lower), _int(item.upper)
+        lower, upper = int_literal(item.lower), int_literal(item.upper)
         if (item.lower is not None and lower is None) or (
             item.upper is not None and upper is None
         ):
