@@ -6,8 +6,8 @@ respect to every input must match ``jax.grad`` of the same function written with
 differences along a random direction. Forward mode: ``s2s.jvp`` of the call
 itself against ``jax.jvp`` along random tangents. Hypothesis draws shapes and
 values; the NumPy backend runs each draw eagerly, and a case's first draw also
-runs compiled through XLA, against the same oracle (one JAX compile serves both
-backends).
+runs compiled through XLA: s2s's gradient and jvp as one program, JAX's as
+another (one JAX compile serves both modes and both backends).
 """
 
 import importlib.util
@@ -45,9 +45,9 @@ class Functions:
         args = ", ".join(case.names)
         self.f = _module_function(path, f"{args}, ct", f"np.sum({case.call} * ct)")
         twin = eval(f"lambda {args}, ct: np.sum({case.call} * ct)", namespace(jnp))
-        self.call = eval(f"lambda {args}: {case.call}", namespace(jnp))
         self.argnums = tuple(range(len(case.names)))
-        self.grad = Oracle(jax.grad(twin, self.argnums))
+        self.grad = jax.grad(twin, self.argnums)
+        self.oracle = Oracle(self.grad)
         # finite differences of the function itself: a call that spells JAX runs compiled, not op by op
         self.value = Oracle(twin) if case.call.startswith("jax.") else self.f
 
@@ -63,20 +63,33 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("op_cases")
 
 
-def _args(fns, case, inputs, rng):
-    values = [inputs[n] for n in case.names]
-    return (*values, rng.normal(size=output_shape(fns.call, *values)))
+class CallFunctions:
+    """The case's call itself (no reduction) as a module function, and ``jax.jvp`` of its jax.numpy twin."""
+
+    def __init__(self, case, path):
+        args = ", ".join(case.names)
+        self.f = _module_function(path, args, case.call)
+        self.twin = eval(f"lambda {args}: {case.call}", namespace(jnp))
+        self.oracle = Oracle(self.jvp)
+        self.rng = np.random.default_rng(len(case.id))
+
+    def jvp(self, primals, tangents):
+        return jax.jvp(self.twin, primals, tangents)
+
+    def shape(self, primals):
+        return output_shape(self.twin, *primals)
+
+    def tangents(self, primals):
+        return tuple(self.rng.normal(size=np.shape(p)) for p in primals)
 
 
-def _check(case, got, want, backend):
-    for name, g, w in zip(case.names, got, want):
-        np.testing.assert_allclose(
-            g,
-            w,
-            rtol=max(case.rtol, 1e-6),
-            atol=max(case.atol, 1e-8),
-            err_msg=f"d/d{name}, {backend}",
-        )
+_CALLS = {}
+
+
+def _call_functions(case, folder) -> CallFunctions:
+    if case.id not in _CALLS:
+        _CALLS[case.id] = CallFunctions(case, folder / f"call_{len(_CALLS)}.py")
+    return _CALLS[case.id]
 
 
 NUMPY_DRAWS = settings(
@@ -84,42 +97,79 @@ NUMPY_DRAWS = settings(
 )
 
 
-_COMPILED = set()  # (test, case) pairs whose first draw already ran through XLA
-
-
-def _backends(test, case):
-    """Both backends for a case's first draw, then NumPy only (an XLA compile per draw is the slow part)."""
-    if (test, case.id) in _COMPILED:
-        return ["numpy"]
-    _COMPILED.add((test, case.id))
-    return ["numpy", "xla"]
-
-
 @pytest.mark.parametrize("case", CORE_CASES, ids=lambda c: c.id)
 @settings(NUMPY_DRAWS, max_examples=2)
 @given(data=st.data())
-def test_gradient_matches_jax(case, folder, data):
-    _check_gradient(case, folder, data)
+def test_derivatives_match_jax(case, folder, data):
+    check_derivatives(case, folder, data)
 
 
 @pytest.mark.parametrize("case", LIBRARY_CASES, ids=lambda c: c.id)
 @settings(NUMPY_DRAWS, max_examples=1)
 @given(data=st.data())
-def test_library_gradient_matches_jax(case, folder, data):
-    _check_gradient(case, folder, data)
+def test_library_derivatives_match_jax(case, folder, data):
+    check_derivatives(case, folder, data)
 
 
-def _check_gradient(case, folder, data):
-    fns = _functions(case, folder)
-    args = _args(
-        fns, case, draw_inputs(case, data.draw), np.random.default_rng(len(case.id))
+_COMPILED = set()  # cases whose first draw already ran through XLA
+
+
+def check_derivatives(case, folder, data):
+    """The gradient of ``np.sum(call * ct)`` and the jvp of the call, on one draw, against JAX's.
+
+    A case's first draw runs both backends: XLA compiles s2s's gradient and jvp as one program, and JAX's
+    ``grad`` and ``jvp`` as another (a compile per program is the slow part); later draws run NumPy only.
+    """
+    fns, calls = _functions(case, folder), _call_functions(case, folder)
+    inputs = draw_inputs(case, data.draw)
+    primals = tuple(inputs[n] for n in case.names)
+    args = (
+        *primals,
+        np.random.default_rng(len(case.id)).normal(size=calls.shape(primals)),
     )
-    want = fns.grad(*args)
-    for backend in _backends("grad", case):
-        got = s2s.grad(fns.f, fns.argnums, backend=backend)(*args)
-        _check(case, [np.asarray(g) for g in got], want, backend)
-        if case.fd and backend == "numpy":
-            _check_finite_differences(fns.value, args, got, np.random.default_rng(1))
+    tangents = calls.tangents(primals)
+    compiled = case.id not in _COMPILED
+    _COMPILED.add(case.id)
+    if compiled:
+        want_grad, want_jvp = Oracle(lambda a, p, t: (fns.grad(*a), calls.jvp(p, t)))(
+            args, primals, tangents
+        )
+        got = jax.jit(
+            lambda a, p, t: (
+                s2s.grad(fns.f, fns.argnums, backend="xla")(*a),
+                s2s.jvp(calls.f, p, t, backend="xla"),
+            )
+        )(args, primals, tangents)
+        _check_gradient(case, got[0], want_grad, "xla")
+        _check_jvp(case, got[1], want_jvp, "xla")
+    else:
+        want_grad, want_jvp = fns.oracle(*args), calls.oracle(primals, tangents)
+    got_grad = s2s.grad(fns.f, fns.argnums, backend="numpy")(*args)
+    _check_gradient(case, got_grad, want_grad, "numpy")
+    if case.fd:
+        _check_finite_differences(fns.value, args, got_grad, np.random.default_rng(1))
+    _check_jvp(
+        case, s2s.jvp(calls.f, primals, tangents, backend="numpy"), want_jvp, "numpy"
+    )
+
+
+def _check_gradient(case, got, want, backend):
+    for name, g, w in zip(case.names, got, want):
+        np.testing.assert_allclose(
+            np.asarray(g),
+            w,
+            rtol=max(case.rtol, 1e-6),
+            atol=max(case.atol, 1e-8),
+            err_msg=f"d/d{name}, {backend}",
+        )
+
+
+def _check_jvp(case, got, want, backend):
+    (out, out_dot), (want_out, want_dot) = got, want
+    tol = dict(rtol=max(case.rtol, 1e-6), atol=max(case.atol, 1e-8))
+    np.testing.assert_allclose(out, want_out, **tol, err_msg=f"value, {backend}")
+    np.testing.assert_allclose(out_dot, want_dot, **tol, err_msg=f"tangent, {backend}")
+    assert np.shape(out_dot) == np.shape(want_dot)
 
 
 def _check_finite_differences(f, args, grads, rng, eps=1e-6):
@@ -131,47 +181,3 @@ def _check_finite_differences(f, args, grads, rng, eps=1e-6):
     numeric = (f(*plus, *args[n:]) - f(*minus, *args[n:])) / (2 * eps)
     analytic = sum(np.sum(g * d) for g, d in zip(grads, direction))
     np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6)
-
-
-_CALLS = {}
-
-
-def _call_functions(case, folder):
-    """The case's call itself (no reduction), as a module function, and ``jax.jvp`` of its jax.numpy twin."""
-    if case.id not in _CALLS:
-        args = ", ".join(case.names)
-        f = _module_function(folder / f"call_{len(_CALLS)}.py", args, case.call)
-        twin = eval(f"lambda {args}: {case.call}", namespace(jnp))
-        _CALLS[case.id] = (f, Oracle(lambda p, t: jax.jvp(twin, p, t)))
-    return _CALLS[case.id]
-
-
-def _check_jvp(case, folder, data):
-    f, oracle = _call_functions(case, folder)
-    inputs = draw_inputs(case, data.draw)
-    primals = tuple(inputs[n] for n in case.names)
-    rng = np.random.default_rng(len(case.id))
-    tangents = tuple(rng.normal(size=np.shape(p)) for p in primals)
-    want, want_dot = oracle(primals, tangents)
-    tol = dict(rtol=max(case.rtol, 1e-6), atol=max(case.atol, 1e-8))
-    for backend in _backends("jvp", case):
-        out, out_dot = s2s.jvp(f, primals, tangents, backend=backend)
-        np.testing.assert_allclose(out, want, **tol, err_msg=f"value, {backend}")
-        np.testing.assert_allclose(
-            out_dot, want_dot, **tol, err_msg=f"tangent, {backend}"
-        )
-        assert np.shape(out_dot) == np.shape(want_dot)
-
-
-@pytest.mark.parametrize("case", CORE_CASES, ids=lambda c: c.id)
-@settings(NUMPY_DRAWS, max_examples=2)
-@given(data=st.data())
-def test_jvp_matches_jax(case, folder, data):
-    _check_jvp(case, folder, data)
-
-
-@pytest.mark.parametrize("case", LIBRARY_CASES, ids=lambda c: c.id)
-@settings(NUMPY_DRAWS, max_examples=1)
-@given(data=st.data())
-def test_library_jvp_matches_jax(case, folder, data):
-    _check_jvp(case, folder, data)
