@@ -19,6 +19,7 @@ from .frontend import (
     constant_objects,
     counted_whiles,
     counter_appends,
+    deleted_names,
     dict_fields,
     error_states,
     factories,
@@ -97,7 +98,8 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = called_lambdas.desugar(static_tests.desugar(rewriting.indented(src)))
+    src = deleted_names.desugar(rewriting.indented(src))
+    src = called_lambdas.desugar(static_tests.desugar(src))
     src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(src)

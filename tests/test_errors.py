@@ -448,6 +448,12 @@ CASES = [
         (3, 4),
     ),
     (
+        "del_of_a_dict_item",
+        "def f(x):\n    d = {'a': x, 'b': 2 * x}\n    del d['b']\n    return np.sum(d['a'])",
+        "`del` of an item or an attribute",
+        (3, 4),
+    ),
+    (
         "local_function_calling_itself",
         "def f(x):\n    def power(b, n):\n        if n == 0:\n            return 1.0\n"
         "        return b * power(b, n - 1)\n\n    return power(x[0], 3) + x[1]",

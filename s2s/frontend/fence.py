@@ -35,7 +35,10 @@ _STATEMENTS = {
     ),
     cst.Global: ("`global` statement", "pass the value as an argument"),
     cst.Nonlocal: ("`nonlocal` statement", "return the value instead"),
-    cst.Del: ("`del` statement", "leave the name unused instead"),
+    cst.Del: (
+        "`del` of an item or an attribute",
+        "build a new dict or list without it (a `del` of a name is dropped)",
+    ),
     cst.Import: (
         "`import` inside a block of the function",
         "import at module level, or at the top of the function",

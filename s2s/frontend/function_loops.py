@@ -235,7 +235,8 @@ class _Reader:
 
     def _zipped(self, target, sequence):
         """``(function target, function sequence, [(target, sequence), ...])`` for ``for layer, W in
-        zip(LAYERS, Ws)`` whose first sequence is a static one of functions, else None.
+        zip(LAYERS, Ws)`` with a static sequence of functions among its sequences (the first such is
+        written out; ``for s, fn in zip(state, update_fns)``, optax's chain, too), else None.
         """
         if not (
             isinstance(sequence, cst.Call)
@@ -248,13 +249,19 @@ class _Reader:
             and len(target.elements) == len(sequence.args)
         ):
             return None
-        first, *others = sequence.args
-        if self.functions(first.value) is None:
-            return None
         names = [el.value for el in target.elements]
         if not all(isinstance(n, cst.Name) for n in names):
             return None
-        return names[0], first.value, [(n, a.value) for n, a in zip(names[1:], others)]
+        static = [
+            k
+            for k, a in enumerate(sequence.args)
+            if self.functions(a.value) is not None
+        ]
+        if not static:
+            return None
+        pairs = [(n, a.value) for n, a in zip(names, sequence.args)]
+        name, functions = pairs.pop(static[0])
+        return name, functions, pairs
 
     def unrolled(self, loop: cst.For) -> tuple[list, dict] | None:
         """The statements of ``loop`` written out over a static sequence of functions, and its names'

@@ -158,6 +158,7 @@ FORMS = (
     "list_surgery",
     "bounds_by_builtin_max",
     "appends_on_the_counter",
+    "optax_chain",
 )
 
 
@@ -905,6 +906,68 @@ class PythonIdioms:
             f"    {v}, {u} = {name}_update({v}, np.tanh({s}))",
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
+        ]
+
+    def _py_optax_chain(self, lines, name, a, b):
+        # optax's chain at module level: a NamedTuple of closures per link, ``del params``, the links'
+        # states zipped with their update functions (``calls._holds_function``, ``function_loops._zipped``,
+        # ``frontend/deleted_names``)
+        self.imports.add("from typing import NamedTuple")
+        self.helper(
+            "class ChainLink(NamedTuple):\n"
+            "    init: object\n"
+            "    update: object\n"
+            "\n"
+            "\n"
+            "def scale_link(step):\n"
+            "    def init(params):\n"
+            "        del params\n"
+            "        return ()\n"
+            "\n"
+            "    def update(updates, state, params=None):\n"
+            "        del params\n"
+            "        return step * updates, state\n"
+            "\n"
+            "    return ChainLink(init, update)\n"
+            "\n"
+            "\n"
+            "def trace_link(decay):\n"
+            "    def init(params):\n"
+            "        return (np.zeros_like(params),)\n"
+            "\n"
+            "    def update(updates, state, params=None):\n"
+            "        new = updates + decay * state[0]\n"
+            "        return new, (new,)\n"
+            "\n"
+            "    return ChainLink(init, update)\n"
+            "\n"
+            "\n"
+            "def chain_links(*links):\n"
+            "    inits, updates_fns = zip(*links)\n"
+            "\n"
+            "    def init(params):\n"
+            "        return tuple(fn(params) for fn in inits)\n"
+            "\n"
+            "    def update(updates, state, params=None):\n"
+            "        new_state = []\n"
+            "        for s, fn in zip(state, updates_fns):\n"
+            "            updates, s = fn(updates, s, params)\n"
+            "            new_state.append(s)\n"
+            "        return updates, tuple(new_state)\n"
+            "\n"
+            "    return ChainLink(init, update)\n"
+            "\n"
+            "\n"
+            "OPTIMIZER = chain_links(trace_link(0.5), scale_link(-0.1))\n"
+        )
+        w, st, u = f"{name}_w", f"{name}_st", f"{name}_u"
+        lines += [
+            f"{w} = np.ravel({a}) * 0.5",
+            f"{st} = OPTIMIZER.init({w})",
+            "for _ in range(2):",
+            f"    {u}, {st} = OPTIMIZER.update(np.tanh({w}) * np.mean({b}), {st}, {w})",
+            f"    {w} = {w} + {u}",
+            f"{name} = np.sum({w} ** 2)",
         ]
 
     def _py_appends_on_the_counter(self, lines, name, a, b):

@@ -9,6 +9,7 @@ import functools
 import itertools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import jax
 import numpy as np
@@ -4982,3 +4983,87 @@ def handed_object_read_again_in_init(x):
     stepper = _Stepper(_Gains(2.0, 0.3), x)
     stepper.advance()
     return np.sum(stepper.state) * gains.w
+
+
+# --- optax's chain, as optax writes it: NamedTuples of closures, ``del params``, states zipped with links ---
+
+
+class _Link(NamedTuple):
+    init: object
+    update: object
+
+
+def _trace(decay):
+    def init_fn(params):
+        return (np.zeros_like(params),)
+
+    def update_fn(updates, state, params=None):
+        del params
+        new_trace = updates + decay * state[0]
+        return new_trace, (new_trace,)
+
+    return _Link(init_fn, update_fn)
+
+
+def _add_decayed_weights(weight_decay):
+    def init_fn(params):
+        del params
+        return ()
+
+    def update_fn(updates, state, params=None):
+        return updates + weight_decay * params, state
+
+    return _Link(init_fn, update_fn)
+
+
+def _scale(step_size):
+    def init_fn(params):
+        del params
+        return ()
+
+    def update_fn(updates, state, params=None):
+        del params
+        return step_size * updates, state
+
+    return _Link(init_fn, update_fn)
+
+
+def _chain(*args):
+    init_fns, update_fns = zip(*args)
+
+    def init_fn(params):
+        return tuple(fn(params) for fn in init_fns)
+
+    def update_fn(updates, state, params=None):
+        new_state = []
+        for s, fn in zip(state, update_fns):
+            updates, new_s = fn(updates, s, params)
+            new_state.append(new_s)
+        return updates, tuple(new_state)
+
+    return _Link(init_fn, update_fn)
+
+
+_OPTIMIZER = _chain(_add_decayed_weights(1e-2), _trace(0.9), _scale(-0.05))
+
+
+def _inner_grad(w, x, y):
+    return 2 * x.T @ (x @ w - y) / len(y)
+
+
+def optax_chain_unrolled(w0, x, y):
+    """Meta-learning's objective: the loss after a few steps of an optax-style optimizer, by ``w0``."""
+    w = w0
+    state = _OPTIMIZER.init(w)
+    for _ in range(3):
+        updates, state = _OPTIMIZER.update(_inner_grad(w, x, y), state, w)
+        w = w + updates
+    return np.mean((x @ w - y) ** 2) + 0.1 * np.sum(state[1][0] ** 2)
+
+
+def inputs_optax_chain_unrolled():
+    r = np.random.default_rng(41)
+    return r.normal(size=3), r.normal(size=(6, 3)), r.normal(size=6)
+
+
+PROGRAMS += ["optax_chain_unrolled"]
