@@ -25,6 +25,7 @@ PROGRAMS = [
     P.lambdas_in_a_tuple,
     P.objects_zipped_with_weights,
     P.loop_names_read_after_it,
+    P.data_zipped_before_functions,
 ]
 
 
@@ -82,3 +83,17 @@ def test_a_module_list_of_functions_changed_in_place_is_read_again():
         P.LAYERS[:] = saved
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_zip_of_functions_with_a_shorter_array_is_refused_not_clamped(backend):
+    """Python's ``zip`` stops at two rows; the loop written out once per function checks that every other
+    sequence reaches each function (under XLA the third row would be clamped to the second).
+    """
+    assert len(P.ACTIVATIONS) > 2
+    with pytest.raises(
+        AssertionError, match=r"zip\(\) of .* functions with a shorter sequence"
+    ):
+        s2s.grad(P.zipped_with_a_shorter_array, backend=backend)(
+            *_args(np.random.default_rng(0))
+        )

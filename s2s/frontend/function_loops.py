@@ -300,7 +300,20 @@ class _Reader:
             loop.body, target.value
         ):
             return None  # (an object handed on whole: ``parser.get(W, layer)`` stays a loop, and its error)
-        out = []
+        # ``zip`` stops at its shortest sequence: each other one must reach every function (an array's
+        # item past its end would be clamped under XLA, a silent wrong step); its length is known when traced
+        out = [
+            place(
+                cst.parse_statement(
+                    f"assert len({cst.Module([]).code_for_node(items)}) >= {len(functions)}, "
+                    f'"zip() of {len(functions)} functions with a shorter sequence: s2s writes the loop '
+                    f'out once per function; pass sequences as long as the functions"'
+                ),
+                loop,
+                self.positions,
+            )
+            for _, items in beside
+        ]
         for k, fn in enumerate(functions):
             if index is not None:
                 out.append(

@@ -321,6 +321,14 @@ class Backward(Transform):
                 if isinstance(path[0], int) and path[0] < 0
                 else path[0]
             )
+            if key not in elements:  # (a read Python refuses: IndexError, KeyError)
+                what = "dict" if isinstance(atom, cst.Dict) else "list or tuple"
+                raise S2SError(
+                    f"item {path[0]!r} of this {what} of {len(elements)} items is read, "
+                    "which it does not hold",
+                    self.origin,
+                    "read only the items it holds (a `zip` stops at its shortest sequence)",
+                )
             element = elements[key]
             if len(path) == 1:
                 self.contribute(element, expr)

@@ -97,3 +97,21 @@ def loop_names_read_after_it(x, w):
     if x.shape[0] > 1:
         y = y + layer(x, w)
     return jnp.sum(y**2)
+
+
+def data_zipped_before_functions(x, w):
+    """``for s, act in zip(scales, ACTIVATIONS)``: the functions second (optax's ``zip(state, update_fns)``),
+    the other sequence an array of the data, as long as the functions."""
+    scales = jnp.stack([jnp.mean(x) + 1.0, jnp.max(x), 0.5])
+    for s, act in zip(scales, ACTIVATIONS):
+        x = s * act(x @ w)
+    return jnp.sum(x**2)
+
+
+def zipped_with_a_shorter_array(x, w):
+    """``zip`` stops at its shortest sequence: two rows for more functions than that."""
+    rows = jnp.stack([x[0], x[1]])
+    out = x[0]
+    for act, r in zip(ACTIVATIONS, rows):
+        out = act(out * r)
+    return jnp.sum(out**2)
