@@ -199,6 +199,12 @@ def constant_builtin(resolver, node: cst.Call):
     )
     if name is None or not node.args or any(a.star for a in node.args):
         return None
+    if (
+        name == "len" and len(node.args) == 1
+    ):  # ``len(ACTIVATIONS)``: whatever its items are
+        held = _held_sequence(resolver, node.args[0].value)
+        if held is not None:
+            return resolver.mark(cst.Integer(str(len(held))), node)
     args, keywords = [], {}
     for a in node.args:
         value = _constant(resolver, a.value)
@@ -224,6 +230,14 @@ def constant_builtin(resolver, node: cst.Call):
 
 
 _NOT_CONSTANT = object()
+
+
+def _held_sequence(resolver, node):
+    """The module-level tuple, list or dict a name or attribute chain names (of functions, objects, ...), else None."""
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return None
+    value = resolver._callee_object(node)
+    return value if type(value) in (list, tuple, dict) else None
 
 
 def _constant(resolver, node):

@@ -101,8 +101,9 @@ def loop_names_read_after_it(x, w):
 
 def data_zipped_before_functions(x, w):
     """``for s, act in zip(scales, ACTIVATIONS)``: the functions second (optax's ``zip(state, update_fns)``),
-    the other sequence an array of the data, as long as the functions."""
-    scales = jnp.stack([jnp.mean(x) + 1.0, jnp.max(x), 0.5])
+    the other sequence an array of the data, as long as the functions (``len`` of them).
+    """
+    scales = jnp.stack([jnp.mean(x) + k for k in range(len(ACTIVATIONS))])
     for s, act in zip(scales, ACTIVATIONS):
         x = s * act(x @ w)
     return jnp.sum(x**2)
