@@ -4988,12 +4988,12 @@ def handed_object_read_again_in_init(x):
 # --- optax's chain, as optax writes it: NamedTuples of closures, ``del params``, states zipped with links ---
 
 
-class _Link(NamedTuple):
+class _OptaxLink(NamedTuple):
     init: object
     update: object
 
 
-def _trace(decay):
+def _optax_trace(decay):
     def init_fn(params):
         return (np.zeros_like(params),)
 
@@ -5002,10 +5002,10 @@ def _trace(decay):
         new_trace = updates + decay * state[0]
         return new_trace, (new_trace,)
 
-    return _Link(init_fn, update_fn)
+    return _OptaxLink(init_fn, update_fn)
 
 
-def _add_decayed_weights(weight_decay):
+def _optax_add_decayed_weights(weight_decay):
     def init_fn(params):
         del params
         return ()
@@ -5013,10 +5013,10 @@ def _add_decayed_weights(weight_decay):
     def update_fn(updates, state, params=None):
         return updates + weight_decay * params, state
 
-    return _Link(init_fn, update_fn)
+    return _OptaxLink(init_fn, update_fn)
 
 
-def _scale(step_size):
+def _optax_scale(step_size):
     def init_fn(params):
         del params
         return ()
@@ -5025,10 +5025,10 @@ def _scale(step_size):
         del params
         return step_size * updates, state
 
-    return _Link(init_fn, update_fn)
+    return _OptaxLink(init_fn, update_fn)
 
 
-def _chain(*args):
+def _optax_chain(*args):
     init_fns, update_fns = zip(*args)
 
     def init_fn(params):
@@ -5041,13 +5041,15 @@ def _chain(*args):
             new_state.append(new_s)
         return updates, tuple(new_state)
 
-    return _Link(init_fn, update_fn)
+    return _OptaxLink(init_fn, update_fn)
 
 
-_OPTIMIZER = _chain(_add_decayed_weights(1e-2), _trace(0.9), _scale(-0.05))
+_OPTIMIZER = _optax_chain(
+    _optax_add_decayed_weights(1e-2), _optax_trace(0.9), _optax_scale(-0.05)
+)
 
 
-def _inner_grad(w, x, y):
+def _optax_inner_grad(w, x, y):
     return 2 * x.T @ (x @ w - y) / len(y)
 
 
@@ -5056,7 +5058,7 @@ def optax_chain_unrolled(w0, x, y):
     w = w0
     state = _OPTIMIZER.init(w)
     for _ in range(3):
-        updates, state = _OPTIMIZER.update(_inner_grad(w, x, y), state, w)
+        updates, state = _OPTIMIZER.update(_optax_inner_grad(w, x, y), state, w)
         w = w + updates
     return np.mean((x @ w - y) ** 2) + 0.1 * np.sum(state[1][0] ** 2)
 
