@@ -1,5 +1,6 @@
 """NumPy functions of numbers known when the code is traced: ``int(np.prod(x.shape[1:]))``,
-``int(np.ceil(0.25 * len(losses)))``, ``int(np.sqrt(x.size))``.
+``int(np.ceil(0.25 * len(losses)))``, ``int(np.sqrt(x.size))``; and of a display of them:
+``np.split(flat, np.cumsum([4, 3]))`` (split points as a parameter vector's unflattening reads them).
 
 ``rt.numbers.prod(x.shape[1:])`` is ``np.prod`` computed by NumPy when every argument is a Python or
 NumPy number (a shape, a length, a literal), so it stays a number a shape or a slice can use under
@@ -19,6 +20,7 @@ FUNCTIONS = frozenset(
     {
         "prod", "sum", "max", "min", "ceil", "floor", "trunc", "rint", "round", "sqrt", "exp", "log",
         "log2", "log10", "abs", "maximum", "minimum", "power", "floor_divide", "mod",
+        "cumsum", "cumprod", "diff",
     }
 )  # fmt: skip
 

@@ -5069,3 +5069,21 @@ def inputs_optax_chain_unrolled():
 
 
 PROGRAMS += ["optax_chain_unrolled"]
+
+
+def unflattened_by_split_points(flat, x):
+    """A parameter vector unflattened at split points summed from its pieces' sizes (``np.cumsum`` of a
+    display of numbers: numbers a split can use under ``jax.jit``, ``rt.numbers``)."""
+    sizes = [6, 3]
+    W, b = np.split(flat, np.cumsum(sizes)[:-1])
+    hidden = np.tanh(x @ W.reshape(2, 3) + b)
+    bounds = np.cumsum((2, 1))
+    return np.sum(hidden[:, : bounds[0]] ** 2) + np.sum(np.diff([0.5, 1.5]) * hidden)
+
+
+def inputs_unflattened_by_split_points():
+    r = np.random.default_rng(43)
+    return r.normal(size=9), r.normal(size=(4, 2))
+
+
+PROGRAMS += ["unflattened_by_split_points"]
