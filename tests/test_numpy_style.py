@@ -1145,3 +1145,11 @@ def test_an_object_an_init_reads_again_is_right_or_refused():
     eps = 1e-6
     want = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(3)]
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_split_points_summed_from_sizes_batch_and_push_tangents():
+    """``np.split(flat, np.cumsum(sizes)[:-1])`` (``rt.numbers``) under vmap, jvp and the Hessian too."""
+    flat, x = P.inputs_unflattened_by_split_points()
+    f = P.unflattened_by_split_points
+    check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
+    check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))
