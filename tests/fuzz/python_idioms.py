@@ -1893,6 +1893,19 @@ class PythonIdioms:
             "    return out\n"
         )
         flat = f"np.ravel({a})"
+        size = 1
+        for d in self.env[a].shape:
+            size *= d
+        # (drawn apart, so other programs stay as they were) split points summed from a display of sizes
+        # (``rt.numbers``: numbers a split can use under jit)
+        if size >= 2 and random.Random(self.seed * 31 + len(lines)).random() < 0.5:
+            lines += [
+                f"{name}_sizes = [1, {size - 1}]",
+                f"{name}_parts = np.split({flat}, np.cumsum({name}_sizes)[:-1])",
+                f"{name} = np.sum({name}_parts[0] ** 2) + np.sum(np.tanh({name}_parts[1])) * np.mean({b})",
+            ]
+            self.fd_only = True  # (the jax.numpy twin's split points would be traced)
+            return
         lines += [
             f"{name}_n = {flat}.shape[0]",
             f"{name}_parts = unflatten_by_counter({flat}, [(1,), ({name}_n - 1,)])",
