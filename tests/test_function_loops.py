@@ -26,6 +26,7 @@ PROGRAMS = [
     P.objects_zipped_with_weights,
     P.loop_names_read_after_it,
     P.data_zipped_before_functions,
+    P.namedtuple_blocks_by_method_and_field,
 ]
 
 

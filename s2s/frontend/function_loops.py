@@ -50,6 +50,7 @@ New nodes keep the positions of the user's code they stand for.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 
@@ -57,7 +58,7 @@ import libcst as cst
 
 from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in
 from ..naming import Namer
-from .function_args import is_program_object
+from .function_args import _defined_in_the_program, is_program_object
 from .rewriting import (
     PositionKeeping,
     assignment,
@@ -85,6 +86,21 @@ def _is_function(obj) -> bool:
         and not isinstance(obj, type)
         and not hasattr(obj, "__array__")
         and not isinstance(obj, types.ModuleType)
+    )
+
+
+def _program_object(obj) -> bool:
+    """An object of a class of the program, or a NamedTuple of one that defines methods of its own
+    (``Layer(w, act)`` with ``def apply(self, z)``): the methods a written-out loop's steps call.
+    """
+    if is_program_object(obj):
+        return True
+    cls = type(obj)
+    return (
+        isinstance(obj, tuple)
+        and hasattr(cls, "_fields")
+        and _defined_in_the_program(cls)
+        and any(inspect.isfunction(v) for v in vars(cls).values())
     )
 
 
@@ -153,7 +169,7 @@ class _Reader:
         if not isinstance(held, (tuple, list)) or not 0 < len(held) <= MAX_COPIES:
             return None
         # (or objects of your classes, read by their methods: ``for layer in LAYERS: x = layer.forward(x)``)
-        if not all(_is_function(f) or is_program_object(f) for f in held):
+        if not all(_is_function(f) or _program_object(f) for f in held):
             return None
         return [self.spelling(f, node) for f in held]
 
@@ -161,7 +177,7 @@ class _Reader:
         """A module-level sequence holding objects of the program (not only functions)."""
         held = self.static(node)
         return isinstance(held, (tuple, list)) and any(
-            is_program_object(item) for item in held
+            _program_object(item) for item in held
         )
 
     def spelling(self, fn, like, hint=None) -> cst.BaseExpression:

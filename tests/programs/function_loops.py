@@ -3,6 +3,9 @@
 ``tests/test_function_loops.py`` checks every transform of each against JAX's.
 """
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 
@@ -116,3 +119,23 @@ def zipped_with_a_shorter_array(x, w):
     for act, r in zip(ACTIVATIONS, rows):
         out = act(out * r)
     return jnp.sum(out**2)
+
+
+class Block(NamedTuple):
+    """A NamedTuple of the program with a method and a field holding a function."""
+
+    scale: float
+    act: Callable
+
+    def apply(self, x, w):
+        return self.act(self.scale * (x @ w))
+
+
+BLOCKS = (Block(0.5, jnp.tanh), Block(1.5, jnp.sin))
+
+
+def namedtuple_blocks_by_method_and_field(x, w):
+    """``for block in BLOCKS``: a module tuple of NamedTuples, each read by its method and its function."""
+    for block in BLOCKS:
+        x = block.apply(x, w) + 0.1 * block.act(x)
+    return jnp.sum(x**2)
