@@ -29,7 +29,7 @@ import numpy
 from .. import ir
 from ..cstutil import call, dotted, iter_nodes, literal, names_in
 from ..errors import S2SError, UnsupportedSyntax
-from ..freshness import user_object
+from ..freshness import attributes, user_object
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
 from . import (
@@ -1180,26 +1180,10 @@ def _is_vmapped(obj) -> bool:
 
 def _holds_function(receiver, attr: str) -> bool:
     """Whether ``receiver`` (an object of yours) holds a function as its own attribute ``attr``: in its
-    ``__dict__``, or as a field of a NamedTuple (``Transform(init, update)``, optax's style) or a slot.
-    """
-    if not user_object(receiver):
-        return False
-    if attr in getattr(receiver, "__dict__", {}):
-        held = vars(receiver)[attr]
-    elif attr in _instance_fields(type(receiver)):
-        held = getattr(receiver, attr, None)
-    else:
-        return False
-    return function_args.is_function(held)
-
-
-def _instance_fields(kind: type) -> tuple:
-    """The names a class stores per instance outside ``__dict__``: NamedTuple fields and slots."""
-    fields = tuple(getattr(kind, "_fields", ()) if issubclass(kind, tuple) else ())
-    for klass in kind.__mro__:
-        slots = vars(klass).get("__slots__", ())
-        fields += (slots,) if isinstance(slots, str) else tuple(slots)
-    return fields
+    ``__dict__``, or as a NamedTuple's field (optax's ``Transform(init, update)``)."""
+    return user_object(receiver) and function_args.is_function(
+        attributes(receiver).get(attr)
+    )
 
 
 def _name_of(obj) -> str:

@@ -57,6 +57,7 @@ import types
 import libcst as cst
 
 from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in
+from ..freshness import _is_namedtuple
 from ..naming import Namer
 from .function_args import _defined_in_the_program, is_program_object
 from .rewriting import (
@@ -97,8 +98,7 @@ def _program_object(obj) -> bool:
         return True
     cls = type(obj)
     return (
-        isinstance(obj, tuple)
-        and hasattr(cls, "_fields")
+        _is_namedtuple(obj)
         and _defined_in_the_program(cls)
         and any(inspect.isfunction(v) for v in vars(cls).values())
     )

@@ -116,7 +116,12 @@ class Kinds:
         return LIST if name in self.lists else None
 
     def bind(
-        self, name: str, kind, where, tuple_display: bool = False, numbers=False
+        self,
+        name: str,
+        kind,
+        where,
+        tuple_display: bool = False,
+        numbers: bool = False,
     ) -> None:
         self.collected.pop(name, None)
         self.unknown.pop(name, None)
@@ -478,17 +483,14 @@ class Reads:
     def _of_numbers(self, op, args) -> bool:
         """Whether ``xp.<op>(args)`` is a NumPy function of numbers (``rt.numbers``) of a name bound to a
         display of numbers known when traced, its other arguments static."""
+        held = [
+            isinstance(a.value, cst.Name) and a.value.value in self.kinds.numbers
+            for a in args
+        ]
         return (
             op in NUMBER_FUNCTIONS
-            and any(
-                isinstance(a.value, cst.Name) and a.value.value in self.kinds.numbers
-                for a in args
-            )
-            and all(
-                (isinstance(a.value, cst.Name) and a.value.value in self.kinds.numbers)
-                or is_static(a.value)
-                for a in args
-            )
+            and any(held)
+            and all(h or is_static(a.value) for h, a in zip(held, args))
         )
 
     def _operands(self, op, args) -> list:

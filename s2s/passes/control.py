@@ -832,10 +832,6 @@ def _numbers_display(node) -> bool:
     return (
         isinstance(node, (cst.List, cst.Tuple))
         and bool(node.elements)
-        and all(
-            not isinstance(e, cst.StarredElement)
-            and not isinstance(e.value, (cst.List, cst.Tuple))
-            and is_static(e.value)
-            for e in node.elements
-        )
+        and is_static(node)
+        and not any(isinstance(e.value, (cst.List, cst.Tuple)) for e in node.elements)
     )
