@@ -1658,6 +1658,20 @@ class PythonIdioms:
             f"{name} = {name} + " + self.pick(["0.0", f"np.sum({name}_f({b}))"]),
             f"{name} = {name} + sum(np.sum({name}_g({b})) for {name}_g in {name}_fs)",
         ]
+        size = 1
+        for d in self.env[a].shape:
+            size *= d
+        side = random.Random(self.seed * 37 + len(lines))
+        if size >= 3 and side.random() < 0.5:
+            # (drawn apart) the functions zipped with the data's items, first or second: Python's zip stops
+            # at the shorter (``function_loops._zipped``; a shorter data sequence is refused, never clamped)
+            pair = [f"{name}_f2, {name}_w", f"{name}_fs, np.ravel({a})"]
+            if side.random() < 0.5:
+                pair = [", ".join(reversed(p.split(", ", 1))) for p in pair]
+            lines += [
+                f"for {pair[0]} in zip({pair[1]}):",
+                f"    {name} = {name} + {name}_w * np.sum({name}_f2({b}))",
+            ]
         if self.pick([False, True]):
             # a module-level registry of functions at a key computed without calls
             self.helper(
