@@ -15,7 +15,8 @@ def _is_jax(value):
 
 
 def namespace(*values):
-    """The array namespace of the values: ``jax.numpy`` if any leaf is a JAX array or tracer, else ``numpy``.
+    """The array namespace of the values: ``jax.numpy`` if any leaf is a JAX array or tracer (its twin that
+    keeps integer arithmetic on known values known, ``known_integers``), else ``numpy``.
 
     Containers (tuple, list, dict, namedtuple) are searched leaf by leaf; Python
     scalars and NumPy arrays leave the choice to NumPy.
@@ -28,7 +29,7 @@ def namespace(*values):
         elif isinstance(value, dict):
             stack.extend(value.values())
         elif _is_jax(value):
-            import jax.numpy as jnp
+            from .known_integers import jnp
 
             return jnp
         elif not isinstance(value, (np.ndarray, np.generic, int, float)):

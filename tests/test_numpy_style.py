@@ -1148,8 +1148,10 @@ def test_an_object_an_init_reads_again_is_right_or_refused():
 
 
 def test_split_points_summed_from_sizes_batch_and_push_tangents():
-    """``np.split(flat, np.cumsum(sizes)[:-1])`` (``rt.numbers``) under vmap, jvp and the Hessian too."""
-    flat, x = P.inputs_unflattened_by_split_points()
-    f = P.unflattened_by_split_points
-    check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
-    check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))
+    """``np.split(flat, np.cumsum(sizes)[:-1])``, and sizes and offsets from comprehensions over shapes
+    (integers known when traced), under vmap, jvp and the Hessian too."""
+    for name in ("unflattened_by_split_points", "unflattened_by_integer_arithmetic"):
+        flat, x = getattr(P, f"inputs_{name}")()
+        f = getattr(P, name)
+        check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
+        check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))

@@ -905,15 +905,13 @@ class Calls(lax_control.LaxControl):
             args = spellings.lists_as_arrays(
                 op[3:], spellings.portable_arguments(op[3:], named)
             )
-            plain = [a.with_changes(value=_unwrapped(a.value)) for a in args]
             if (
                 op[3:] in NUMBER_FUNCTIONS
-                and all(is_static(a.value) for a in plain)
-                and any(_reads_sizes(a.value) or _display(a.value) for a in plain)
+                and all(is_static(a.value) for a in args)
+                and any(_reads_sizes(a.value) for a in args)
             ):
-                # ``np.prod(x.shape[1:])``, ``np.cumsum([4, 3])``: numbers when traced (``rt.numbers``),
-                # which a split, a reshape or a slice can use under ``jax.jit``
-                callee, args = cst.parse_expression(f"rt.numbers.{op[3:]}"), plain
+                # ``np.prod(x.shape[1:])``: a number when traced (``rt.numbers``)
+                callee = cst.parse_expression(f"rt.numbers.{op[3:]}")
         return self.mark(cst.Call(callee, args), node)
 
     def _bound(self, helper, args, node) -> inspect.BoundArguments:
@@ -1117,22 +1115,6 @@ def _reads_sizes(node) -> bool:
         or (isinstance(n, cst.Attribute) and n.attr.value in ("shape", "size", "ndim"))
         for n in iter_nodes(node)
     )
-
-
-def _display(node) -> bool:
-    return isinstance(node, (cst.List, cst.Tuple)) and bool(node.elements)
-
-
-def _unwrapped(node):
-    """``[4, 3]`` of ``xp.asarray([4, 3])`` (as ``spellings.lists_as_arrays`` writes a display), else ``node``."""
-    if (
-        isinstance(node, cst.Call)
-        and dotted(node.func) == "xp.asarray"
-        and len(node.args) == 1
-        and isinstance(node.args[0].value, (cst.List, cst.Tuple))
-    ):
-        return node.args[0].value
-    return node
 
 
 def _user_method(receiver, attr: str):

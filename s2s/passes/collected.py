@@ -38,8 +38,6 @@ from .. import ir
 from ..cstutil import call, dotted, int_literal, iter_nodes, names_in
 from ..errors import UnsupportedSyntax
 from ..frontend import spellings
-from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
-from .normal_form import is_static
 
 # the kinds of value an expression may have
 COLLECTED, LIST, UNKNOWN = (
@@ -96,16 +94,10 @@ class Kinds:
     unknown: dict = field(default_factory=dict)
     # of ``lists``, those bound to tuple displays (``bins = (3, 3)``): NumPy functions read them as tuples
     tuples: set = field(default_factory=set)
-    # of ``lists``, those bound to displays of numbers known when traced (``sizes = [4, 3]``)
-    numbers: set = field(default_factory=set)
 
     def copy(self) -> Kinds:
         return Kinds(
-            dict(self.collected),
-            set(self.lists),
-            dict(self.unknown),
-            set(self.tuples),
-            set(self.numbers),
+            dict(self.collected), set(self.lists), dict(self.unknown), set(self.tuples)
         )
 
     def kind(self, name: str):
@@ -115,23 +107,13 @@ class Kinds:
             return UNKNOWN
         return LIST if name in self.lists else None
 
-    def bind(
-        self,
-        name: str,
-        kind,
-        where,
-        tuple_display: bool = False,
-        numbers: bool = False,
-    ) -> None:
+    def bind(self, name: str, kind, where, tuple_display: bool = False) -> None:
         self.collected.pop(name, None)
         self.unknown.pop(name, None)
         self.lists.discard(name)
         self.tuples.discard(name)
-        self.numbers.discard(name)
         if kind == LIST and tuple_display:
             self.tuples.add(name)
-        if kind == LIST and numbers:
-            self.numbers.add(name)
         if kind == COLLECTED:
             self.collected[name] = where
         elif kind == UNKNOWN:
@@ -153,13 +135,7 @@ class Kinds:
                     ),
                     None,
                 )
-                self.bind(
-                    name,
-                    kind,
-                    where,
-                    all(name in p.tuples for p in paths),
-                    all(name in p.numbers for p in paths),
-                )
+                self.bind(name, kind, where, all(name in p.tuples for p in paths))
             elif kinds & {COLLECTED, UNKNOWN}:
                 self.bind(name, UNKNOWN, origin)
             else:
@@ -462,9 +438,6 @@ class Reads:
                 a.with_changes(value=self.array(a.value)) for a in args[1:]
             ]
             return node.with_changes(args=new), (LIST if func == "list" else None)
-        if func.startswith("xp.") and self._of_numbers(func[3:], args):
-            # ``np.cumsum(sizes)`` of ``sizes = [4, 3]``: NumPy's, numbers a split can use under jit
-            return node.with_changes(func=call(f"rt.numbers.{func[3:]}").func), None
         if func.startswith("xp."):
             return node.with_changes(args=self._operands(func[3:], args)), None
         if func in ("len", "rt.stop_gradient"):
@@ -478,19 +451,6 @@ class Reads:
                 args=[a.with_changes(value=self.item(a.value)) for a in args]
             ),
             None,
-        )
-
-    def _of_numbers(self, op, args) -> bool:
-        """Whether ``xp.<op>(args)`` is a NumPy function of numbers (``rt.numbers``) of a name bound to a
-        display of numbers known when traced, its other arguments static."""
-        held = [
-            isinstance(a.value, cst.Name) and a.value.value in self.kinds.numbers
-            for a in args
-        ]
-        return (
-            op in NUMBER_FUNCTIONS
-            and any(held)
-            and all(h or is_static(a.value) for h, a in zip(held, args))
         )
 
     def _operands(self, op, args) -> list:

@@ -50,7 +50,6 @@ from .dataflow import (
 from .growing import grow_lists
 from .jumps import returns_on_every_path
 from .nested_appends import grouped
-from .normal_form import is_static
 
 ITERATION_HELPERS = {
     "range": "rt.range",
@@ -187,7 +186,6 @@ class _Lower:
                             kind,
                             stmt.origin,
                             isinstance(written, cst.Tuple),
-                            _numbers_display(written),
                         )
                     elif isinstance(kind, tuple):  # ``hs, caches = run(w, xs)``
                         for t, k in zip(target.elements, kind):
@@ -825,13 +823,3 @@ def _name_pairs(stmt: ir.Assign) -> list | None:
     ):
         return None
     return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
-
-
-def _numbers_display(node) -> bool:
-    """A list or tuple display of numbers known when traced (``[4, 3]``, ``[int(rt.numbers.prod(s)), 3]``)."""
-    return (
-        isinstance(node, (cst.List, cst.Tuple))
-        and bool(node.elements)
-        and is_static(node)
-        and not any(isinstance(e.value, (cst.List, cst.Tuple)) for e in node.elements)
-    )

@@ -5073,7 +5073,8 @@ PROGRAMS += ["optax_chain_unrolled"]
 
 def unflattened_by_split_points(flat, x):
     """A parameter vector unflattened at split points summed from its pieces' sizes (``np.cumsum`` of a
-    display of numbers: numbers a split can use under ``jax.jit``, ``rt.numbers``)."""
+    display of numbers: integers known when traced, which a split can use under ``jax.jit``).
+    """
     sizes = [6, 3]
     W, b = np.split(flat, np.cumsum(sizes)[:-1])
     hidden = np.tanh(x @ W.reshape(2, 3) + b)
@@ -5087,3 +5088,44 @@ def inputs_unflattened_by_split_points():
 
 
 PROGRAMS += ["unflattened_by_split_points"]
+
+
+PIECE_SHAPES = [(2, 3), (3,), (3, 1), (1,)]
+
+
+def _pieces_by_sizes(flat):
+    """The usual unflattening helper: sizes from a comprehension over the shapes, split at their sums."""
+    sizes = [int(np.prod(s)) for s in PIECE_SHAPES]
+    chunks = np.split(flat, np.cumsum(sizes)[:-1])
+    return [c.reshape(s) for c, s in zip(chunks, PIECE_SHAPES)]
+
+
+def _pieces_by_offsets(flat):
+    """Offsets summed with a leading zero, pieces sliced between them (``np.prod`` with no ``int``)."""
+    offsets = np.cumsum([0] + [np.prod(s) for s in PIECE_SHAPES])
+    return [
+        flat[offsets[k] : offsets[k + 1]].reshape(s) for k, s in enumerate(PIECE_SHAPES)
+    ]
+
+
+def unflattened_by_integer_arithmetic(flat, x):
+    """Index arithmetic on integers NumPy computes from constants (sizes, offsets, split points): known when
+    traced, so slices and splits take them under ``jax.jit`` as on NumPy (``runtime/known_integers.py``).
+    """
+    W1, b1, W2, b2 = _pieces_by_sizes(flat)
+    V1, c1, V2, c2 = _pieces_by_offsets(flat[::-1])
+    hidden = np.tanh(x @ W1 + b1) * np.cos(x @ V1 + c1)
+    widest = max(np.prod(s) for s in PIECE_SHAPES)
+    padded = np.zeros(widest)
+    padded[: b1.size] = b1
+    return (
+        np.sum((hidden @ W2 + b2) ** 2) + np.sum(hidden @ V2 * c2) + np.sum(padded**2)
+    )
+
+
+def inputs_unflattened_by_integer_arithmetic():
+    r = np.random.default_rng(44)
+    return 0.5 * r.normal(size=13), r.normal(size=(4, 2))
+
+
+PROGRAMS += ["unflattened_by_integer_arithmetic"]
