@@ -239,6 +239,8 @@ _DEFINED_IN = {
     "sequence_vjp": "iteration",
     "as_list": "iteration",
     "as_dict": "iteration",
+    "dict_merge": "iteration",
+    "entries": "iteration",
     "as_tuple": "iteration",
     "sequence_like": "iteration",
     "sequence_like_transpose": "iteration",

@@ -757,6 +757,28 @@ def as_dict(d) -> dict:
     return builtins.dict(d)
 
 
+def dict_merge(a, b) -> dict:
+    """``{**a, **b}`` (``a | b``): ``a``'s entries, then ``b``'s, which win where both have a key."""
+    return {**a, **b}
+
+
+def entries(values, like, skip=None) -> dict:
+    """``like``'s keys, each with its entry in ``values`` unless ``skip`` has that key or ``values``
+    lacks it (then zeros shaped like ``like``'s entry): the cotangent of either side of a
+    ``dict_merge`` from that of its result (``a``'s keys ``b`` shadows get none), and its own transpose.
+    """
+    if values is None:
+        return None
+    return {
+        k: (
+            values[k]
+            if k in values and (skip is None or k not in skip)
+            else tree_zeros_like(v)
+        )
+        for k, v in like.items()
+    }
+
+
 def as_tuple(xs) -> tuple:
     """``tuple(xs)``, as ``as_list``."""
     return builtins.tuple(as_list(xs))

@@ -21,6 +21,7 @@ from .frontend import (
     counter_appends,
     deleted_names,
     dict_fields,
+    dict_merges,
     error_states,
     factories,
     fence,
@@ -105,7 +106,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = counter_appends.desugar(src)
     src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
-    src = dict_fields.desugar(src)
+    src = dict_fields.desugar(dict_merges.desugar(src))
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
     src = local_objects.desugar(constant_objects.desugar(src))

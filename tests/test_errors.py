@@ -454,6 +454,13 @@ CASES = [
         (3, 4),
     ),
     (
+        "bitwise_or_of_dicts_s2s_cannot_see",
+        "def merge(p, q):\n    return p | q\n\ndef f(x):\n"
+        "    d = merge({'w': x}, {'b': 2 * x})\n    return np.sum(d['w'] * d['b'])",
+        "`bitwise_or` (`|`, `&`, `^`, `~` or a shift) of a value that carries a derivative",
+        (2, 4),
+    ),
+    (
         "local_function_calling_itself",
         "def f(x):\n    def power(b, n):\n        if n == 0:\n            return 1.0\n"
         "        return b * power(b, n - 1)\n\n    return power(x[0], 3) + x[1]",

@@ -4,9 +4,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from s2s.runtime.known_integers import jnp as twin
 
 from s2s import runtime as rt
-from s2s.runtime.known_integers import jnp as twin
 
 
 def test_compiled_code_gets_the_twin():

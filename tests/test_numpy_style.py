@@ -1149,8 +1149,13 @@ def test_an_object_an_init_reads_again_is_right_or_refused():
 
 def test_split_points_summed_from_sizes_batch_and_push_tangents():
     """``np.split(flat, np.cumsum(sizes)[:-1])``, and sizes and offsets from comprehensions over shapes
-    (integers known when traced), under vmap, jvp and the Hessian too."""
-    for name in ("unflattened_by_split_points", "unflattened_by_integer_arithmetic"):
+    (integers known when traced), under vmap, jvp and the Hessian too; so dicts merged.
+    """
+    for name in (
+        "unflattened_by_split_points",
+        "unflattened_by_integer_arithmetic",
+        "dicts_merged",
+    ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)
         check_batched(f, np.stack([flat, 0.5 * flat]), (x,))

@@ -1177,37 +1177,39 @@ class Resolver(Calls):
     _List = _Tuple
 
     def _Dict(self, node):
-        if node.elements and isinstance(node.elements[0], cst.StarredDictElement):
+        if any(isinstance(e, cst.StarredDictElement) for e in node.elements):
             return self._merged(node)
         elements = []
         for e in node.elements:
-            if not isinstance(e, cst.DictElement):
-                self.fail(
-                    e,
-                    "`**` in a dict literal after its first entry is not supported",
-                    "write `{**base, key: value, ...}` (one `**`, first), or update a copy",
-                    UnsupportedSyntax,
-                )
             elements.append(
                 e.with_changes(key=self.expr(e.key), value=self.expr(e.value))
             )
         return node.with_changes(elements=elements)
 
     def _merged(self, node):
-        """``{**base, "w": w}``: a copy of ``base`` (``dict(base)``) with its entries written, in lines
-        before the statement (``_pending``), as Python evaluates them: base first, then each pair.
+        """``{**base, "w": w, **more}``: a copy of ``base`` (``dict(base)``; ``{}`` where the display starts
+        with a pair) with its entries written and other dicts merged in (``rt.dict_merge``), in lines
+        before the statement (``_pending``), as Python evaluates them: left to right, later ones winning.
         """
         first, rest = node.elements[0], node.elements[1:]
         name = self.lax_namer().fresh("merged")
         self.locals.add(name)
         origin = self.source.origin(node)
-        copy = cst.Call(cst.Name("dict"), [cst.Arg(self.expr(first.value))])
+        if isinstance(first, cst.StarredDictElement):
+            copy = cst.Call(cst.Name("dict"), [cst.Arg(self.expr(first.value))])
+        else:
+            copy, rest = cst.Dict([]), node.elements
         self._pending.append(ir.Assign(cst.Name(name), copy, origin))
         for e in rest:
-            if not isinstance(e, cst.DictElement):
-                self.fail(e, "`**` in a dict literal after its first entry is not supported",
-                          "write `{**base, key: value, ...}` (one `**`, first), or update a copy",
-                          UnsupportedSyntax)  # fmt: skip
+            if isinstance(
+                e, cst.StarredDictElement
+            ):  # ``{**a, **b}``: ``b``'s entries win
+                merged = cst.Call(
+                    cst.parse_expression("rt.dict_merge"),
+                    [cst.Arg(cst.Name(name)), cst.Arg(self.expr(e.value))],
+                )
+                self._pending.append(ir.Assign(cst.Name(name), merged, origin))
+                continue
             written = cst.Call(
                 cst.parse_expression("rt.index_set"),
                 [

@@ -156,6 +156,7 @@ batch(
     "rt.enumerate",  # (as ``rt.enumerate_steps``, its counts batched too)
 )
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values", "rt.as_dict")
+batch("container", "rt.dict_merge", "rt.entries")
 batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
 batch("container", "rt.tree_add")
 batch("container", "rt.record_fields", "rt.record_like")

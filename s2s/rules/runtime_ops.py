@@ -158,6 +158,17 @@ def as_dict(d, *, g):
     return g
 
 
+@linear(name="rt.dict_merge")
+def dict_merge(a, b, *, g):
+    # ``{**a, **b}``: ``a``'s entries that ``b`` shadows get no cotangent
+    return rt.entries(g, a, b), rt.entries(g, b)
+
+
+@linear(name="rt.entries", roles={"like": "data", "skip": "data"})
+def entries(values, like, skip=None, *, g):
+    return rt.entries(g, values, skip), None, None
+
+
 @linear(name="rt.as_tuple")
 def as_tuple(xs, *, g):
     return rt.sequence_like(g, xs)

@@ -101,7 +101,12 @@ def eqn_inputs(e: Eqn, flows=None, defs=None, through_nondiff=False) -> set[str]
     every = (*e.args, *(v for _, v in e.kwargs))
     if e.kind in ("runtime", "op"):
         op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
-        if op is not None and op.family == "nondiff" and not through_nondiff:
+        if (
+            op is not None
+            and op.family == "nondiff"
+            and not through_nondiff
+            and e.name not in BITWISE
+        ):
             return closures(every)
         if op is not None and op.rule is not None and op.family != "decompose":
             atoms = differentiable_arguments(op, e)
@@ -225,6 +230,7 @@ def check_closed_world(
             continue
         _check_real(stmt)
         e = eqn_of(stmt.value, helpers)
+        _check_bitwise(stmt, e)
         if e.kind == "runtime" and e.name in control:
             continue
         if e.kind == "runtime" and isinstance(stmt.target, cst.Name):
@@ -259,6 +265,28 @@ def _check_real(stmt) -> None:
             "a complex number on the differentiated path: s2s differentiates real-valued code",
             stmt.origin,
             "keep the real and imaginary parts as two real arrays",
+        )
+
+
+# NumPy's bitwise ops (``&``, ``|``, ``^``, ``~``, shifts): of integers and booleans, which carry no derivative,
+# so an operand that carries one is something else (a dict merged by ``|``); they pass dependence on, so
+# ``check_closed_world`` finds them
+BITWISE = frozenset(
+    {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"}
+)
+
+
+def _check_bitwise(stmt, e) -> None:
+    """A bitwise op of a value that carries a derivative (``p | q``): a located error, not a silent zero."""
+    if e.kind == "op" and e.name in BITWISE:
+        raise S2SError(
+            f"`{e.name}` (`|`, `&`, `^`, `~` or a shift) of a value that carries a derivative: "
+            "NumPy's bitwise ops take integers and booleans, which carry none, and s2s cannot "
+            "tell what this operand is (a dict merged with `|`?)",
+            stmt.origin,
+            "merge dicts with `{**p, **q}` (s2s reads `p | {...}` with a dict display as that "
+            "merge too); for an integer array computed from the inputs, wrap it in "
+            "`jax.lax.stop_gradient(...)`",
         )
 
 

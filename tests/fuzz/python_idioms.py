@@ -1862,6 +1862,19 @@ class PythonIdioms:
             return
         # functional dict updates, as JAX code writes them
         p, q, r = f"{name}_p", f"{name}_q", f"{name}_r"
+        if random.Random(self.seed * 37 + len(lines)).random() < 0.5:
+            # (drawn apart) merges as Python 3.9 writes them: ``|``, ``|=``, spreads after the first entry,
+            # ``dict(a, k=v)``, ``.update`` of a dict the function made (``frontend/dict_merges.py``)
+            lines += [
+                f'{p} = {{"w": np.ravel({a}) * 1.0, "s": np.mean({b})}}',
+                f'{q} = {p} | {{"w": {p}["w"] * 0.5}}',
+                f'{q} |= {{"t": np.sum({b} ** 2)}}',
+                f'{r} = {{"s": 2.0, **{q}, "u": np.sin({p}["s"]), **{p}}}',
+                f'{r}.update({{"t": {q}["t"] * 0.5}}, s={r}["s"] + 1.0)',
+                f'{r} = dict({r}, v=np.tanh({q}["t"]))',
+                f'{name} = np.sum(np.tanh({r}["w"]) * {r}["s"]) + {r}["u"] * {r}["t"] + {r}["v"]',
+            ]
+            return
         lines += [
             f'{p} = {{"w": np.ravel({a}) * 1.0, "s": np.mean({b})}}',
             f'{q} = {{**{p}, "w": {p}["w"] * 0.5}}',
@@ -1910,14 +1923,33 @@ class PythonIdioms:
         size = 1
         for d in self.env[a].shape:
             size *= d
-        # (drawn apart, so other programs stay as they were) split points summed from a display of sizes
-        # (``rt.numbers``: numbers a split can use under jit)
-        if size >= 2 and random.Random(self.seed * 31 + len(lines)).random() < 0.5:
-            lines += [
-                f"{name}_sizes = [1, {size - 1}]",
-                f"{name}_parts = np.split({flat}, np.cumsum({name}_sizes)[:-1])",
-                f"{name} = np.sum({name}_parts[0] ** 2) + np.sum(np.tanh({name}_parts[1])) * np.mean({b})",
-            ]
+        # (drawn apart, so other programs stay as they were) split points summed from sizes, offsets with a
+        # leading zero: integer arithmetic on known integers (``runtime/known_integers.py``), a display of
+        # sizes or a comprehension over a module constant of shapes
+        apart = random.Random(self.seed * 31 + len(lines))
+        if size >= 2 and apart.random() < 0.5:
+            shapes = f"{name.upper()}_SHAPES"
+            self.module_globals.append(f"{shapes} = [(1,), ({size - 1},)]")
+            lines += apart.choice(
+                [
+                    [
+                        f"{name}_sizes = [1, {size - 1}]",
+                        f"{name}_parts = np.split({flat}, np.cumsum({name}_sizes)[:-1])",
+                    ],
+                    [
+                        f"{name}_sizes = [int(np.prod(s)) for s in {shapes}]",
+                        f"{name}_parts = np.split({flat}, np.cumsum({name}_sizes)[:-1])",
+                    ],
+                    [
+                        f"{name}_ends = np.cumsum([0] + [np.prod(s) for s in {shapes}])",
+                        f"{name}_parts = [{flat}[{name}_ends[k] : {name}_ends[k + 1]].reshape(s) "
+                        f"for k, s in enumerate({shapes})]",
+                    ],
+                ]
+            )
+            lines.append(
+                f"{name} = np.sum({name}_parts[0] ** 2) + np.sum(np.tanh({name}_parts[1])) * np.mean({b})"
+            )
             self.fd_only = True  # (the jax.numpy twin's split points would be traced)
             return
         lines += [

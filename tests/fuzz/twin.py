@@ -120,6 +120,9 @@ class _Twin(ast.NodeTransformer):
             node.args = [
                 self._array(a) if isinstance(a, ast.List) else a for a in node.args
             ]
+        if ast.unparse(node.func) in ("np.prod", "np.cumsum") and node.args:
+            # of a shape or a list of sizes: jax.numpy takes arrays only
+            node.args[0] = self._array(node.args[0])
         return node
 
 

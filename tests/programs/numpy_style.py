@@ -5129,3 +5129,30 @@ def inputs_unflattened_by_integer_arithmetic():
 
 
 PROGRAMS += ["unflattened_by_integer_arithmetic"]
+
+
+def dicts_merged(x, w):
+    """Dicts merged as Python 3.9 code merges them: ``|`` and ``|=`` with a display, ``{**a, **b}`` with
+    later spreads, ``dict(a, k=v)``, ``d.update(...)`` of a dict the function made (``dict_merges``).
+    """
+    base = {"w": w, "shift": x[0]}
+    layer = base | {"shift": np.tanh(x[1])}
+    layer |= {"scale": np.exp(0.1 * x[2])}
+    extra = {"gain": np.sum(x**2), "w": 2.0 * w}
+    both = {"bias": x[3], **layer, "scale": x[2] ** 2, **extra}
+    config = dict(both, offset=np.mean(x))
+    config.update({"gain": config["gain"] * 0.5}, bias=np.sin(x[3]))
+    h = np.tanh(config["w"] @ x[:3] * config["scale"] + config["shift"])
+    return (
+        np.sum(h**2) * config["gain"]
+        + config["bias"] * layer["scale"]
+        + config["offset"]
+    )
+
+
+def inputs_dicts_merged():
+    r = np.random.default_rng(45)
+    return r.normal(size=4), 0.5 * r.normal(size=(2, 3))
+
+
+PROGRAMS += ["dicts_merged"]
