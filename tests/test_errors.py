@@ -461,6 +461,14 @@ CASES = [
         (2, 4),
     ),
     (
+        "local_function_reading_a_derivative_handed_to_a_library",
+        "def f(x):\n    A = np.eye(3) * 4.0 + np.diag(x**2)\n\n    def matvec(v):\n"
+        "        return A @ v\n\n"
+        "    sol, _ = jax.scipy.sparse.linalg.cg(matvec, x)\n    return np.sum(sol**2)",
+        "`matvec`, a local function handed to a library function, reads `A`",
+        (7, 13),
+    ),
+    (
         "local_function_calling_itself",
         "def f(x):\n    def power(b, n):\n        if n == 0:\n            return 1.0\n"
         "        return b * power(b, n - 1)\n\n    return power(x[0], 3) + x[1]",

@@ -29,6 +29,7 @@ import libcst as cst
 
 from ..cstutil import call, literal
 from ..errors import MissingRule
+from ..passes.dataflow import free_names
 from ..passes.normal_form import is_static
 
 
@@ -53,6 +54,24 @@ def _keywords(transform, e) -> dict:
     return {} if given is None else {"keywords": given}
 
 
+def _check_closures(transform, e, carried, what) -> None:
+    """A local function handed to the library that reads a value carrying a derivative (or a batch
+    axis): JAX's transform of the call sees only its operands, so that dependence would be lost (a
+    silent zero). A located error."""
+    for a in e.args:
+        if isinstance(a, cst.Name) and a.value in transform.defs:
+            read = sorted(free_names(transform.defs[a.value]) & carried)
+            if read:
+                raise MissingRule(
+                    f"`{a.value}`, a local function handed to a library function, reads `{read[0]}`, "
+                    f"which carries {what}: JAX transforms the library's call in its arguments only",
+                    transform.origin,
+                    f"pass `{read[0]}` to the library function as an argument where it takes one "
+                    "(`cg(A, b)` takes the matrix itself), or write the computation with s2s's ops "
+                    "(`np.linalg.solve(A, b)`)",
+                )
+
+
 def _is_none(atom) -> bool:
     return isinstance(atom, cst.Name) and atom.value in ("None", "True", "False")
 
@@ -71,6 +90,7 @@ class Foreign:
 
     def forward(self, fwd, op, e, bindings, target):
         keywords = _keywords(fwd, e)
+        _check_closures(fwd, e, fwd.active, "a derivative")
         wrt = [i for i, a in enumerate(e.args) if fwd.is_active(a)]
         maker = _label(fwd, e, "jvp")
         fwd.emit(maker, call("rt.jvp_of", literal(tuple(wrt))))
@@ -79,6 +99,7 @@ class Foreign:
 
     def reverse(self, back, op, e, bindings, target):
         keywords = _keywords(back, e)
+        _check_closures(back, e, back.active, "a derivative")
         g = back.take(target)
         wrt = [i for i, a in enumerate(e.args) if back.is_active(a)]
         if g is None or not wrt:
@@ -90,6 +111,7 @@ class Foreign:
 
     def batch(self, b, op, e, bindings, target):
         keywords = _keywords(b, e)
+        _check_closures(b, e, b.batched, "a batch axis")
         operands, axes = [], []
         for a in e.args:
             batched = b.is_batched(a)
