@@ -32,7 +32,7 @@ _MAKERS = frozenset(
 def _known_integer(leaf) -> bool:
     if isinstance(leaf, (bool, int, np.bool_, np.integer)):
         return True
-    return type(leaf) is np.ndarray and leaf.dtype.kind in "biu"
+    return isinstance(leaf, np.ndarray) and leaf.dtype.kind in "biu"
 
 
 def _option(leaf) -> bool:
@@ -42,6 +42,32 @@ def _option(leaf) -> bool:
 def _integers_only(out) -> bool:
     leaves = tree_leaves(out)
     return bool(leaves) and all(np.asarray(leaf).dtype.kind in "biu" for leaf in leaves)
+
+
+class KnownIntegers(np.ndarray):
+    """NumPy's integers computed while tracing: an item or slice is NumPy's (a bound, a split point), but an
+    index a compiled loop's counter or other traced value gives is ``jax.numpy``'s (NumPy cannot read it).
+    """
+
+    def __getitem__(self, index):
+        if any(_traced(leaf) for leaf in tree_leaves(index)):
+            import jax.numpy as jnp
+
+            return jnp.asarray(self.view(np.ndarray))[index]
+        return super().__getitem__(index)
+
+
+def _traced(leaf) -> bool:
+    return type(leaf).__module__.startswith(("jax", "jaxlib"))
+
+
+def _known(out):
+    """NumPy's result, its arrays ``KnownIntegers``."""
+    if type(out) is np.ndarray:
+        return out.view(KnownIntegers)
+    if type(out) in (tuple, list):
+        return type(out)(_known(o) for o in out)
+    return out
 
 
 def _folded(name, jax_fn):
@@ -60,7 +86,9 @@ def _folded(name, jax_fn):
             if out is not None and _integers_only(out):
                 python = all(type(leaf) in (int, bool) for leaf in known)
                 # (of Python's numbers a Python number, weakly typed as the literal it stands for)
-                return out.item() if python and isinstance(out, np.generic) else out
+                if python and isinstance(out, np.generic):
+                    return out.item()
+                return _known(out)
         return jax_fn(*args, **kwargs)
 
     fn.__name__ = name

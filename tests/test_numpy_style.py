@@ -1155,6 +1155,7 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "unflattened_by_split_points",
         "unflattened_by_integer_arithmetic",
         "dicts_merged",
+        "operands_chosen_by_or_and",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)

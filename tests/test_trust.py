@@ -490,18 +490,31 @@ def test_bincount_with_minlength_compiles_and_checks_its_values():
 
 
 def weights_binned(x):
-    """``np.bincount`` of ids made in the function, without ``minlength``: its bins depend on the data."""
+    """``np.bincount`` of ids made in the function, without ``minlength``: known when traced, so are its
+    bins (``runtime/known_integers.py``)."""
     return np.sum(np.bincount(np.array([0, 1, 1, 2]), weights=x) ** 2)
+
+
+def weights_binned_by_sign(x):
+    """``np.bincount`` of ids computed from the data, without ``minlength``: its bins depend on the data."""
+    return np.sum(np.bincount((x > 0).astype(int), weights=x) ** 2)
 
 
 def test_bincount_without_its_number_of_bins_is_refused_under_jit_and_right_on_numpy():
     x = np.array([0.5, -1.0, 2.0, 0.3])
+    want = 2 * np.bincount([0, 1, 1, 2], weights=x)[[0, 1, 1, 2]]
+    for backend in (
+        "numpy",
+        "xla",
+    ):  # ids known when traced: NumPy's bins under jit too
+        np.testing.assert_allclose(s2s.grad(weights_binned, backend=backend)(x), want)
+    ids = (x > 0).astype(int)
     np.testing.assert_allclose(
-        s2s.grad(weights_binned, backend="numpy")(x),
-        2 * np.bincount([0, 1, 1, 2], weights=x)[[0, 1, 1, 2]],
+        s2s.grad(weights_binned_by_sign, backend="numpy")(x),
+        2 * np.bincount(ids, weights=x)[ids],
     )
     with pytest.raises(s2s.S2SError, match="without `length=` under jit") as info:
-        s2s.grad(weights_binned)(x)
+        s2s.grad(weights_binned_by_sign)(x)
     assert "minlength=n" in str(info.value)
 
 

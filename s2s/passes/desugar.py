@@ -95,6 +95,32 @@ class _TruthValues(cst.CSTTransformer):
         return _keep_origin(self.fn, original, new)
 
 
+class _ChosenOperands(cst.CSTTransformer):
+    """``scale or 2.0``, ``mask and x`` in a value: Python returns one operand, ``a if a else b`` (``b if a
+    else a``), a conditional value that carries its derivative (and compiles) as any other. ``and``/``or``
+    of truth values stay (``_TruthValues``)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def leave_BooleanOperation(self, original, updated):
+        left, right = updated.left, updated.right
+        if _truth(left) and _truth(right):
+            return updated
+        if isinstance(updated.operator, cst.Or):
+            new = cst.IfExp(test=left, body=left, orelse=right)
+        else:
+            new = cst.IfExp(test=left, body=right, orelse=left)
+        return _keep_origin(self.fn, original, new)
+
+
+def _chosen(node, fn):
+    if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
+        return _keep_origin(fn, node, node.visit(_ChosenOperands(fn)))
+    return node
+
+
 def _truth(node) -> bool:
     """A truth value whose evaluation needs no guard: a comparison (not ``is``/``in``), ``bool(...)``,
     ``not`` of one, or ``and``/``or`` of them (rewritten already: ``rt.logical_*``)."""
@@ -109,6 +135,8 @@ def _truth(node) -> bool:
         )
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
         return _truth(node.expression)
+    if isinstance(node, cst.BooleanOperation):
+        return _truth(node.left) and _truth(node.right)
     if isinstance(node, cst.Call):
         return dotted(node.func) in ("rt.as_bool", "rt.logical_and", "rt.logical_or")
     return False
@@ -188,13 +216,13 @@ class _Desugar:
                 fn.origins[value] = stmt.origin
             return self.statement(ir.Assign(stmt.target, value, stmt.origin))
         if isinstance(stmt, ir.Assign):
-            hoisted, value = self.hoist(stmt.value, stmt.origin)
+            hoisted, value = self.hoist(_chosen(stmt.value, fn), stmt.origin)
             target = stmt.target
             if isinstance(target, cst.Subscript):
                 target, value = _written(target, value, fn)
             return hoisted + [ir.Assign(target, _expr(value, fn), stmt.origin)]
         if isinstance(stmt, ir.Return):
-            hoisted, value = self.hoist(stmt.value, stmt.origin)
+            hoisted, value = self.hoist(_chosen(stmt.value, fn), stmt.origin)
             return hoisted + [ir.Return(_expr(value, fn), stmt.origin)]
         if isinstance(stmt, ir.If):
             hoisted, test = self.hoist(stmt.test, stmt.origin)

@@ -159,6 +159,7 @@ FORMS = (
     "bounds_by_builtin_max",
     "appends_on_the_counter",
     "optax_chain",
+    "chosen_operands",
 )
 
 
@@ -907,6 +908,23 @@ class PythonIdioms:
             f"    {s} = {s} + {u}",
             f"{name} = np.sum({s} ** 2)",
         ]
+
+    def _py_chosen_operands(self, lines, name, a, b):
+        # ``or``/``and`` that return an operand: an optional argument's default, a gate (``passes/desugar.py``)
+        self.helper(
+            "def scaled_or_default(v, scale=None):\n"
+            "    scale = scale or 2.0\n"
+            "    return v * scale\n"
+        )
+        lines += [
+            f"{name}_y = np.mean({a}) or 1.0",
+            f"{name}_g = (np.mean({b}) > 0) and np.sum(np.sin({b}))",
+            f"{name} = {name}_y * np.sum(np.tanh(scaled_or_default({a}))) + {name}_g "
+            f"+ np.sum(scaled_or_default({b}, np.mean({a}) ** 2 + 0.5))",
+        ]
+        self.fd_only = (
+            True  # (JAX's grad cannot take the truth value of a traced scalar)
+        )
 
     def _py_optax_chain(self, lines, name, a, b):
         # optax's chain at module level: a NamedTuple of closures per link, ``del params``, the links'

@@ -5156,3 +5156,27 @@ def inputs_dicts_merged():
 
 
 PROGRAMS += ["dicts_merged"]
+
+
+def _scaled_by(x, scale=None):
+    scale = scale or 2.0  # the default people write for an optional argument
+    return x * scale
+
+
+def operands_chosen_by_or_and(x, w):
+    """``or``/``and`` that return an operand (``scale or 2.0``, ``None or v``, ``mask and v``): Python's
+    ``a if a else b``, which carries the chosen operand's derivative (``passes/desugar.py``).
+    """
+    y = x[0] or 1.0
+    z = None or x[2]
+    gate = (x[1] > 0) and x[3]
+    s = _scaled_by(x) + _scaled_by(x, w[0])
+    return y * 3.0 + z * 5.0 + gate * 2.0 + np.sum(s**2)
+
+
+def inputs_operands_chosen_by_or_and():
+    r = np.random.default_rng(46)
+    return r.normal(size=4) + 0.5, r.normal(size=2)
+
+
+PROGRAMS += ["operands_chosen_by_or_and"]
