@@ -467,6 +467,22 @@ def _index_size(target, t_flag, parts, flags, name):
     return _batched_source(target, t_flag, parts, flags, name)
 
 
+def _integers_per_example(out, index, flags, size):
+    """The components of a clipped or padded index, each integer one (an array, or a number: ``x.at[7]``)
+    given the batch axis where it has none."""
+    fixed = [
+        p if f or not _integer(p) else broadcast_batch(p, size)
+        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
+    ]
+    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+
+
+def _integer(part) -> bool:
+    if isinstance(part, (int, np.integer)):
+        return not isinstance(part, bool)
+    return scatters._is_integer_array(part)
+
+
 def clip_index(target, index, batched):
     """Per-example ``rt.clip_index(target_i, index_i)``. Every integer array of the result carries the
     batch axis (a single ``True`` flag then describes it, see ``_index_flags``)."""
@@ -477,11 +493,7 @@ def clip_index(target, index, batched):
     if any(f and scatters._is_bool_array(p) for p, f in zip(parts, flags)):
         raise ValueError(f"batching.clip_index: {_MASK_ERROR}")
     out = scatters.clipped(_example_shape(target, t_flag), index, xp, flags)
-    fixed = [
-        p if f or not scatters._is_integer_array(p) else broadcast_batch(p, size)
-        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
-    ]
-    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+    return _integers_per_example(out, index, flags, size)
 
 
 def fill_index(target, index, batched):
@@ -493,11 +505,7 @@ def fill_index(target, index, batched):
     if any(f and scatters._is_bool_array(p) for p, f in zip(parts, flags)):
         raise ValueError(f"batching.fill_index: {_MASK_ERROR}")
     _, out = scatters.padded(_example_shape(target, t_flag), index, xp, flags)
-    fixed = [
-        p if f or not scatters._is_integer_array(p) else broadcast_batch(p, size)
-        for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
-    ]
-    return tuple(fixed) if isinstance(index, tuple) else fixed[0]
+    return _integers_per_example(out, index, flags, size)
 
 
 def in_bounds(target, index, batched):

@@ -222,6 +222,19 @@ def test_vmap_of_scatters_as_jax():
     )
 
 
+def read_by_components(x):
+    """``.at[...]`` reads with one index per axis, slices, an ellipsis, and clipped reads and writes
+    past the end: each component on its own axis of every example."""
+    m = x.reshape(2, 2)
+    picked = m.at[1, 0].get() * 2.0 + m.at[0, 1:].get().sum() + m.at[..., 1].get().sum()
+    clipped = x.at[7].get(mode="clip") + x.at[7].set(x[0] * 3, mode="clip").sum()
+    return picked * clipped
+
+
+def test_vmap_of_reads_by_components_as_jax():
+    check_vmap(read_by_components, (R.normal(size=(3, 4)),), (0,), grad=0)
+
+
 def test_the_buffer_loop_stays_rolled():
     """The `.at[i].set` loop is one `scan`, forward and backward."""
     grad = s2s.grad(fill_buffer, argnums=(0, 1))

@@ -421,6 +421,12 @@ class Batch(Transform):
 
     def getitem(self, value: cst.Subscript) -> cst.BaseExpression:
         """``x[key]`` per example: a batched array indexed past its batch axis, a container as it is."""
+        if (
+            len(value.slice) == 1
+            and isinstance(value.slice[0].slice, cst.Index)
+            and is_index_expression(value.slice[0].slice.value)
+        ):  # ``x[xp.s_[1, 0]]`` (``x.at[1, 0].get()``): the components, one per axis
+            value = value.with_changes(slice=value.slice[0].slice.value.slice)
         base, parts = value.value, [el.slice for el in value.slice]
         slices = [p for p in parts if isinstance(p, cst.Slice)]
         if any(self.is_batched(n) for s in slices for n in _bounds(s)):
