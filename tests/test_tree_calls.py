@@ -108,6 +108,14 @@ def test_python_sum_of_an_array_adds_its_rows():
 
 
 @pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_scalar_leaves_beside_batched_ones_under_vmap(backend):
+    x = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+    f = P.scalar_leaves_beside_batched
+    _close(s2s.vmap(f, backend=backend)(x), jax.vmap(f)(x))
+    _close(s2s.vmap(s2s.grad(f), backend=backend)(x), jax.vmap(jax.grad(f))(x))
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
 def test_namedtuples_made_inside_in_every_transform(backend):
     """``Stats(m, v)`` and ``s._replace(var=...)``: records made in transformed code (``rt.record``)."""
     x = np.linspace(-1.0, 2.0, 6).reshape(2, 3)

@@ -318,12 +318,14 @@ class Batch(Transform):
         return atom
 
     def _item_batched_value(self, value):
+        if isinstance(
+            value, (cst.Dict, cst.Tuple, cst.List)
+        ):  # (its own items, batched or not)
+            return self._display_batched(value)
         if self.is_batched(value) or isinstance(
             value, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
         ):
             return value
-        if isinstance(value, (cst.Dict, cst.Tuple, cst.List)):
-            return self._display_batched(value)
         if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
             return value
         return call("rt.broadcast_batch", value, cst.Name(self.size))
@@ -412,11 +414,18 @@ class Batch(Transform):
         return call("rt.unpack_examples", value, cst.Integer(str(len(target.elements))))
 
     def _container(self, atom):
-        """A tuple, list or dict literal holding batched values: its unbatched elements broadcast."""
+        """A tuple, list or dict literal holding batched values: its unbatched elements broadcast (a nested
+        display's too: every item of a batched container carries the batch axis)."""
+
+        def each(value):
+            if isinstance(value, (cst.Tuple, cst.List, cst.Dict)) and self.is_batched(
+                value
+            ):
+                return self._container(value)
+            return self.broadcast(value)
+
         return atom.with_changes(
-            elements=[
-                el.with_changes(value=self.broadcast(el.value)) for el in atom.elements
-            ]
+            elements=[el.with_changes(value=each(el.value)) for el in atom.elements]
         )
 
     def getitem(self, value: cst.Subscript) -> cst.BaseExpression:

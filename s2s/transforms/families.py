@@ -654,9 +654,13 @@ class Container(Family):
 
     def batch(self, b, op, e, bindings, target):
         mapping = {
-            id(a): (a, batch_broadcast(b, a))
+            # (a display holding batched values: its other items given the axis too)
+            id(a): (
+                a,
+                b._display_batched(a) if b.is_batched(a) else batch_broadcast(b, a),
+            )
             for a in batch_operands(e)
-            if not b.is_batched(a)
+            if not b.is_batched(a) or isinstance(a, (cst.List, cst.Tuple, cst.Dict))
         }
         default = bindings.get("default")
         if isinstance(default, (cst.Integer, cst.Float, cst.UnaryOperation)):

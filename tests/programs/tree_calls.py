@@ -157,6 +157,16 @@ def moments_loss(x):
     return s.mean * s.var
 
 
+def scalar_leaves_beside_batched(x):
+    """Trees holding a per-example value beside leaves that are not (a bias ``jnp.zeros(())``, a ``0.0``),
+    nested: under ``vmap`` every leaf of the tree carries the batch axis."""
+    leaves = jax.tree_util.tree_leaves([[jnp.sum(x), 0.0]])
+    terms = {"o": {"w": jnp.sum(x**2), "b": jnp.zeros(())}}
+    return (
+        leaves[0] * leaves[1] + leaves[0] + tree_util.tree_reduce(operator.add, terms)
+    )
+
+
 def flatten_then_unflatten(params, x):
     """``tree_flatten``/``tree_unflatten`` and ``tree_structure``, as library code rebuilds trees."""
     leaves, treedef = jax.tree_util.tree_flatten(params)
