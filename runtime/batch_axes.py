@@ -302,12 +302,26 @@ def example_axes(*xs) -> tuple:
     return tuple(range(1, max(namespace(x).ndim(x) for x in xs)))
 
 
-def batch_axis(axis, x):
-    """A per-example axis (int, tuple of ints, or None for all of them) as an axis of the batched ``x``."""
+def batch_axis(axis, *xs, flattens=False, squeezes=False):
+    """A per-example axis (int, tuple of ints, or None for every axis of the largest of ``xs``, as an
+    ``axis=None`` literal reads) as an axis of the batched arrays. ``flattens``: the op reads ``None`` as
+    "the flattened array" (``np.concatenate``), which a value known only when traced cannot say here;
+    ``squeezes``: as every size-1 axis (``np.squeeze``).
+    """
+    if axis is None and squeezes:
+        return unit_axes(xs[0])
     if axis is None:
-        return example_axes(x)
+        if flattens:
+            from .located import Refusal
+
+            raise Refusal(
+                "`axis=None` passed in a variable to an op that flattens its input for it "
+                "(`concatenate`, `cumsum`, `argmax`, ...), under vmap",
+                "write `axis=None` in the call itself, or flatten first (`np.ravel(x)`)",
+            )
+        return example_axes(*xs)
     if isinstance(axis, tuple | list):
-        return tuple(batch_axis(a, x) for a in axis)
+        return tuple(batch_axis(a, *xs) for a in axis)
     return axis + 1 if axis >= 0 else axis
 
 

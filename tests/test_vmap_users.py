@@ -636,6 +636,17 @@ def gcase(fn, make, in_axes, twin=None, id=None, xfail=None, xla_xfail=None):
 
 
 GRAD_CASES = [
+    gcase(  # batch 4, 4 classes: a wrong axis would broadcast silently
+        P.reductions_along_a_parameter_axis,
+        lambda r: (n(r, 3, 4), n(r, B, 3), r.integers(0, 4, size=B)),
+        (None, 0, 0),
+    ),
+    gcase(
+        P.reductions_along_a_parameter_axis,
+        lambda r: (n(r, 3, 5), n(r, B, 3), r.integers(0, 5, size=B)),
+        (None, 0, 0),
+        id="reductions_along_a_parameter_axis-5",
+    ),
     gcase(
         P.force_penalty,
         lambda r: (n(r, 3, 2), n(r, B, 5), n(r, 3), n(r, 2)),

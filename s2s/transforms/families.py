@@ -270,7 +270,7 @@ def batch_elementwise(b, e):
     return _replaced(e.node, lifted), True
 
 
-def _batch_axis_arg(b, atom, data, flattens: bool):
+def _batch_axis_arg(b, atom, data, flattens: bool, squeezes: bool = False):
     """A per-example axis argument as an axis of the batched ``data``; None if ``data`` must be flattened."""
     if atom is None or (isinstance(atom, cst.Name) and atom.value == "None"):
         return None if flattens else call("rt.example_axes", *data)
@@ -283,7 +283,12 @@ def _batch_axis_arg(b, atom, data, flattens: bool):
         return tuple_of(
             *(_batch_axis_arg(b, el.value, data, False) for el in atom.elements)
         )
-    return call("rt.batch_axis", atom, data[0])
+    # (``axis=None`` given in a variable: every axis of the largest example, as the literal reads)
+    if flattens:
+        return call("rt.batch_axis", atom, *data, flattens=cst.Name("True"))
+    if squeezes:
+        return call("rt.batch_axis", atom, *data, squeezes=cst.Name("True"))
+    return call("rt.batch_axis", atom, *data)
 
 
 # ops whose ``axis=None`` means "the flattened array" rather than "every axis"
@@ -407,7 +412,9 @@ class Axes(Family):
                 and not is_static(args[q])
                 and not b.is_batched(args[q])
             ]
-            axis = _batch_axis_arg(b, given, arrays, flattens)
+            axis = _batch_axis_arg(
+                b, given, arrays, flattens, squeezes=op.name == "squeeze"
+            )
             if axis is None:  # each example flattened, then the op along its one axis
                 for q in data:
                     if q in replaced:

@@ -814,3 +814,28 @@ def force_penalty(W, xs, p, q):
     """
     force = jax.grad(_hamiltonian, argnums=2)(p, W, q)
     return jnp.mean(xs) + jnp.sum(force**2)
+
+
+def _logsumexp_along(a, axis=None):
+    """The helper people write: ``axis`` a parameter, ``None`` (every axis) by default."""
+    m = np.max(a, axis=axis, keepdims=True)
+    return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(a - m), axis=axis))
+
+
+def _spread(a, axis=None):
+    return np.std(a, axis=axis) + np.var(a, axis=axis) + np.linalg.norm(a, axis=axis)
+
+
+def reductions_along_a_parameter_axis(W, x, label):
+    """Reductions whose ``axis`` comes from a helper's parameter (``None`` by default, or given):
+    per example, ``None`` names each example's own axes."""
+    logits = x @ W
+    rows = _logsumexp_along(np.tanh(W), axis=1)
+    return (
+        _logsumexp_along(logits)
+        - logits[label]
+        + np.sum(rows)
+        + _spread(logits)
+        + np.prod(np.cos(logits), axis=None)
+        + np.mean(_spread(np.outer(x, logits), axis=0))
+    )
