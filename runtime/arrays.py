@@ -191,12 +191,10 @@ def truncates(target, value) -> bool:
 
 def written_dtype(target, value):
     """The dtype a value written into ``target`` (``x[i] = v``) is stored as: ``target``'s (integers truncate
-    the value, so its tangent is zero there: ``rt.astype_jvp``), or the value's own in a container.
+    the value, so its tangent is zero there: ``rt.astype_jvp``); None in a container, which stores the
+    value as it is (an array, a number, a tuple of them: its tangent as it is too).
     """
-    dtype = getattr(target, "dtype", None)
-    if dtype is not None:
-        return dtype
-    return getattr(value, "dtype", None) or type(value)
+    return getattr(target, "dtype", None)
 
 
 def index_add_value_vjp(g, index, value):

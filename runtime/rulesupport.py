@@ -402,7 +402,10 @@ def astype_vjp(g, x, dtype):
 
 
 def astype_jvp(tangent, dtype):
-    """Tangent of ``astype(x, dtype)`` for a tangent of ``x``: cast to ``dtype`` when it is inexact, else zeros."""
+    """Tangent of ``astype(x, dtype)`` for a tangent of ``x``: cast to ``dtype`` when it is inexact, else zeros
+    (``None``: the value kept as it is, its tangent too)."""
+    if dtype is None:
+        return tangent
     if not _inexact(dtype):
         return zeros_like_float(tangent)
     return _cast(tangent, dtype)

@@ -1156,6 +1156,7 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "unflattened_by_integer_arithmetic",
         "dicts_merged",
         "operands_chosen_by_or_and",
+        "dict_of_tuples_filled_in_a_loop",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)

@@ -5180,3 +5180,22 @@ def inputs_operands_chosen_by_or_and():
 
 
 PROGRAMS += ["operands_chosen_by_or_and"]
+
+
+def dict_of_tuples_filled_in_a_loop(x, w):
+    """A dict whose values are tuples (or lists) of arrays, filled by item writes in a loop: the
+    container keeps each value as it is, its tangent too (``rt.written_dtype``)."""
+    pairs = [(x[0] * w, x[1]), (np.sin(x[2]) * w, x[3])]
+    d = {}
+    for i, p in enumerate(pairs):
+        d[i] = p
+    e = {k: [v[1], v[0]] for k, v in d.items()}
+    return np.sum(d[1][0] ** 2) + d[0][1] * np.sum(e[0][1]) + e[1][0] ** 3
+
+
+def inputs_dict_of_tuples_filled_in_a_loop():
+    r = np.random.default_rng(47)
+    return r.normal(size=4), r.normal(size=3)
+
+
+PROGRAMS += ["dict_of_tuples_filled_in_a_loop"]
