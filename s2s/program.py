@@ -219,6 +219,10 @@ class _Builder:
         program.flows[helper_name] = (False,) * n
         lowered = self.visit(helper, helper_name)
         visiting.pop()
+        if (
+            len(lowered.param_names) != n
+        ):  # ``**kwargs`` read as a parameter per key (``kwargs_act``)
+            program.flows[helper_name] = (False,) * len(lowered.param_names)
         program.helpers[helper_name] = lowered
         inner = _mapped_function(helper)
         if (

@@ -469,6 +469,13 @@ CASES = [
         (7, 13),
     ),
     (
+        "function_passed_through_kwargs",
+        "def apply(h, **kwargs):\n    return kwargs['act'](h)\n\ndef f(x):\n"
+        "    return np.sum(apply(x, act=np.tanh))",
+        "a function passed to `apply` through its `*args` or `**kwargs`",
+        (5, 31),
+    ),
+    (
         "local_function_calling_itself",
         "def f(x):\n    def power(b, n):\n        if n == 0:\n            return 1.0\n"
         "        return b * power(b, n - 1)\n\n    return power(x[0], 3) + x[1]",

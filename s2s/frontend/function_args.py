@@ -164,8 +164,23 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
             resolver.fail(a.value, f"the local function `{a.value.value}` passed to the helper `{fn.__name__}`",
                           f"define `{a.value.value}` at module level and pass its name: s2s binds "
                           f"`{fn.__name__}` to the module-level functions it is called with", UnsupportedSyntax)  # fmt: skip
+    # the parameters the function names itself (not those its ``*args``/``**kwargs`` are read as)
+    own = inspect.signature(getattr(fn, "fn", fn), follow_wrapped=False).parameters
     fixed, given = {}, set()
     for name, param in signature.parameters.items():
+        if (
+            name in passed
+            and name not in own
+            and _function_value(resolver, passed[name])
+        ):
+            resolver.fail(
+                passed[name],
+                f"a function passed to `{fn.__name__}` through its `*args` or `**kwargs` "
+                f"(as `{name}`)",
+                f"name the parameter in `{fn.__name__}` (`def {fn.__name__}(h, act=np.tanh, **kwargs)`): "
+                "s2s binds a helper to the functions it is called with by parameter",
+                UnsupportedSyntax,
+            )
         if name in passed:
             obj = _function_value(resolver, passed[name])
             if obj is not None:

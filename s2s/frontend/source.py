@@ -262,14 +262,15 @@ def _without_params(src: FunctionSource, names) -> cst.CSTNode:
     the desugaring passes read as the objects they are bound to (``config`` given ``Config()``).
     """
     params = src.node.params
-    new = src.node.with_changes(
-        params=params.with_changes(
-            **{
-                field: [p for p in getattr(params, field) if p.name.value not in names]
-                for field in ("posonly_params", "params", "kwonly_params")
-            }
-        )
-    )
+    kept = {
+        field: [p for p in getattr(params, field) if p.name.value not in names]
+        for field in ("posonly_params", "params", "kwonly_params")
+    }
+    if not kept["kwonly_params"] and isinstance(params.star_arg, cst.ParamStar):
+        kept["star_arg"] = (
+            cst.MaybeSentinel.DEFAULT
+        )  # (a bare ``*`` needs a keyword-only one after it)
+    new = src.node.with_changes(params=params.with_changes(**kept))
     if src.node in src.file.positions:
         src.file.positions[new] = src.file.positions[src.node]
     return new

@@ -5199,3 +5199,32 @@ def inputs_dict_of_tuples_filled_in_a_loop():
 
 
 PROGRAMS += ["dict_of_tuples_filled_in_a_loop"]
+
+
+def _forward_keyword_only(h, *, act=np.tanh, scale=2.0):
+    return act(h) * scale
+
+
+def _forward_named_beside_kwargs(h, act=np.tanh, **kwargs):
+    return act(h) * kwargs.get("scale", 1.0)
+
+
+def functions_in_keyword_only_parameters(x, w):
+    """Functions given as keyword-only parameters (a bare ``*`` before them) and beside ``**kwargs``, by
+    default or by the caller: the helper is bound to them (``frontend/function_args.py``).
+    """
+    h = x @ w
+    return (
+        np.sum(_forward_keyword_only(h))
+        + np.sum(_forward_keyword_only(h, act=np.sin, scale=x[0]))
+        + np.sum(_forward_named_beside_kwargs(h, act=np.cos, scale=x[1]))
+        + np.sum(_forward_named_beside_kwargs(h) ** 2)
+    )
+
+
+def inputs_functions_in_keyword_only_parameters():
+    r = np.random.default_rng(48)
+    return r.normal(size=3), r.normal(size=(3, 2))
+
+
+PROGRAMS += ["functions_in_keyword_only_parameters"]
