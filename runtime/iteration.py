@@ -538,8 +538,9 @@ def _visited_vjp(g, xs, steps):
     shortest sequence; None: all of them); the elements after them get zero cotangents.
     """
     if is_array(xs) and isinstance(g, Elements):
-        # an array's rows' cotangents, held step by step (a Python float beside 0-d arrays): its own
-        xp = namespace(xs)
+        # an array's rows' cotangents, held step by step (a Python float beside 0-d arrays): its own (traced
+        # ones for a constant array zipped with traced values: jax.numpy's)
+        xp = namespace(xs, list(g.items))
         rows = [xp.asarray(item) for item in g.items]
         rows += [
             xp.zeros(np.shape(xs)[1:]) for _ in builtins.range(len(xs) - len(rows))

@@ -5228,3 +5228,27 @@ def inputs_functions_in_keyword_only_parameters():
 
 
 PROGRAMS += ["functions_in_keyword_only_parameters"]
+
+
+STEP_TARGETS = np.array([[1.0, -0.5], [0.25, 0.75], [0.0, 1.0]])
+
+
+def outputs_enumerated_beside_constant_targets(x, w):
+    """An RNN's outputs kept in a list, scored in ``enumerate(zip(outputs, TARGETS))`` against a
+    module-level array (the cotangents of its rows, traced, made by ``jax.numpy``)."""
+    h, outs = np.zeros(2), []
+    for t in range(3):
+        h = np.tanh(w @ h + x[t])
+        outs.append(h)
+    loss = 0.0
+    for t, (o, y) in enumerate(zip(outs, STEP_TARGETS)):
+        loss = loss + (t + 1.0) * np.sum((o - y) ** 2)
+    return loss
+
+
+def inputs_outputs_enumerated_beside_constant_targets():
+    r = np.random.default_rng(49)
+    return r.normal(size=(3, 2)), 0.5 * r.normal(size=(2, 2))
+
+
+PROGRAMS += ["outputs_enumerated_beside_constant_targets"]
