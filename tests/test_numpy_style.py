@@ -1162,3 +1162,14 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         f = getattr(P, name)
         check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
         check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))
+
+
+def test_a_branch_decided_by_a_constant_follows_a_new_value(monkeypatch):
+    """The branch a module constant picks is decided when the code is read, and the constant is watched:
+    set anew, the function is read again (``frontend/static_tests.py``, ``freshness``).
+    """
+    x, w = P.inputs_activation_chosen_by_a_constant()
+    f = P.activation_chosen_by_a_constant
+    for name in ("gelu", "tanh", "relu"):
+        monkeypatch.setattr(P, "ACTIVATION_NAME", name)
+        check_against_finite_differences(f, (x, w))

@@ -1,39 +1,99 @@
-"""Tests of what a module has, decided when the code is read: ``hasattr(np, "trapezoid")``.
+"""Tests decided when the code is read: ``hasattr(np, "trapezoid")``, ``MODE == "gelu"``.
 
 Version shims (``np.trapezoid(y) if hasattr(np, "trapezoid") else np.trapz(y)``) name, in the branch
-the test rules out, an attribute this version of the library lacks; s2s resolves every branch it
-keeps, so ``desugar`` drops that branch here.
+the test rules out, an attribute this version of the library lacks; configuration tests
+(``if ACTIVATION == "gelu": act = gelu``) pick a function by a module constant. s2s resolves every
+branch it keeps, and a name bound to different functions on two branches has no one function, so
+``desugar`` drops the branch Python does not take here.
 
 Guarantee: an ``if``/``elif`` statement or a conditional expression whose test is
-``hasattr(M, "name")`` or ``not hasattr(M, "name")``, ``M`` a module the function's environment
-names (not a name the function binds) and ``hasattr`` Python's, keeps only the branch Python
-takes (an ``if`` without ``else`` whose test is false: nothing). Every other test stays as it is.
+``hasattr(M, "name")`` (``M`` a module the function's environment names, ``hasattr`` Python's), or a
+comparison, ``not``, ``and``/``or`` of literals and module-level constants (a number, a string, a
+bool, None, or a tuple of them: names the function does not bind), keeps only the branch Python takes
+(an ``if`` without ``else`` whose test is false: nothing). The constants are watched as any global
+the function reads (``freshness``): a new value makes the module again. Every other test stays.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
+import operator
 
 import libcst as cst
 
+from ..cstutil import iter_nodes
 from .rewriting import (
     PositionKeeping,
     bindings,
     function_body,
-    mentions,
     object_of,
     with_blocks,
     with_body,
 )
 from .source import FunctionSource
 
+_COMPARE = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+    cst.In: lambda a, b: a in b, cst.NotIn: lambda a, b: a not in b,
+    cst.Is: operator.is_, cst.IsNot: operator.is_not,
+}  # fmt: skip
+_CONSTANTS = (str, int, float, bool, type(None))
+_UNKNOWN = object()
+
+
+def _constant(node, source: FunctionSource, bound):
+    """The value of a literal or of a module-level constant (a tuple of them too), else ``_UNKNOWN``."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.SimpleString)):
+        return ast.literal_eval(node.value)
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.value]
+        if node.value in bound or node.value not in source.env:
+            return _UNKNOWN
+        value = source.env[node.value]
+        return value if type(value) in _CONSTANTS else _UNKNOWN
+    if isinstance(node, (cst.Tuple, cst.List)):
+        items = [_constant(e.value, source, bound) for e in node.elements]
+        return _UNKNOWN if _UNKNOWN in items else tuple(items)
+    return _UNKNOWN
+
+
+def _compared(test, source, bound) -> bool | None:
+    """A comparison of constants (``MODE == "gelu"``, ``N_LAYERS > 2``, ``KIND in ("a", "b")``), else None."""
+    left = _constant(test.left, source, bound)
+    if left is _UNKNOWN:
+        return None
+    for target in test.comparisons:
+        right = _constant(target.comparator, source, bound)
+        if right is _UNKNOWN or type(target.operator) not in _COMPARE:
+            return None
+        if not _COMPARE[type(target.operator)](left, right):
+            return False
+        left = right
+    return True
+
 
 def _truth(test, source: FunctionSource, bound) -> bool | None:
-    """The value of a ``hasattr`` test of a module (see the module), else None."""
+    """The value of a test decided when the code is read (see the module), else None."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _truth(test.expression, source, bound)
         return None if inner is None else not inner
+    if isinstance(test, cst.Comparison):
+        return _compared(test, source, bound)
+    if isinstance(test, cst.BooleanOperation):
+        left = _truth(test.left, source, bound)
+        right = _truth(test.right, source, bound)
+        if left is None or right is None:
+            return None
+        return (
+            (left and right) if isinstance(test.operator, cst.And) else (left or right)
+        )
+    if isinstance(test, cst.Name):  # ``if USE_BIAS:`` of a module-level flag
+        value = _constant(test, source, bound)
+        return None if value is _UNKNOWN or test.value == "None" else bool(value)
     if not (
         isinstance(test, cst.Call)
         and isinstance(test.func, cst.Name)
@@ -71,9 +131,11 @@ class _Expressions(PositionKeeping):
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
-    """``source`` with the branches its ``hasattr`` tests of modules rule out dropped (see the module)."""
+    """``source`` with the branches its tests decided when read rule out dropped (see the module)."""
     body = function_body(source)
-    if body is None or not mentions("hasattr", body):
+    if body is None or not any(
+        isinstance(n, (cst.If, cst.IfExp)) for n in iter_nodes(source.node)
+    ):
         return source
     bound = bindings(source.node)
     positions = source.file.positions

@@ -5158,7 +5158,7 @@ def inputs_dicts_merged():
 PROGRAMS += ["dicts_merged"]
 
 
-def _scaled_by(x, scale=None):
+def _scaled_or_default(x, scale=None):
     scale = scale or 2.0  # the default people write for an optional argument
     return x * scale
 
@@ -5170,7 +5170,7 @@ def operands_chosen_by_or_and(x, w):
     y = x[0] or 1.0
     z = None or x[2]
     gate = (x[1] > 0) and x[3]
-    s = _scaled_by(x) + _scaled_by(x, w[0])
+    s = _scaled_or_default(x) + _scaled_or_default(x, w[0])
     return y * 3.0 + z * 5.0 + gate * 2.0 + np.sum(s**2)
 
 
@@ -5252,3 +5252,36 @@ def inputs_outputs_enumerated_beside_constant_targets():
 
 
 PROGRAMS += ["outputs_enumerated_beside_constant_targets"]
+
+
+ACTIVATION_NAME = "gelu"
+USE_BIAS, N_EXTRA = True, 2
+
+
+def _gelu_tanh(z):
+    return 0.5 * z * (1.0 + np.tanh(0.79788456 * (z + 0.044715 * z**3)))
+
+
+def activation_chosen_by_a_constant(x, w):
+    """A function picked by a module-level setting (``if ACTIVATION_NAME == "gelu": act = ...``), flags and
+    counts tested the same way: the branch Python takes, decided when the code is read.
+    """
+    if ACTIVATION_NAME == "gelu":
+        act = _gelu_tanh
+    elif ACTIVATION_NAME in ("tanh", "th"):
+        act = np.tanh
+    else:
+        act = np.sin
+    out = act(x @ w)
+    if USE_BIAS and N_EXTRA > 1:
+        out = out + 0.5
+    scale = np.cos if not USE_BIAS else np.exp
+    return np.sum(out**2) + np.sum(scale(0.1 * x))
+
+
+def inputs_activation_chosen_by_a_constant():
+    r = np.random.default_rng(50)
+    return r.normal(size=3), r.normal(size=(3, 2))
+
+
+PROGRAMS += ["activation_chosen_by_a_constant"]
