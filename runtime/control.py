@@ -841,9 +841,9 @@ def _scan_range(f, init, xs, reverse):
 
     (bounds,) = [leaf for leaf in tree_leaves(xs) if isinstance(leaf, DynamicRange)]
     if any(not isinstance(leaf, DynamicRange) for leaf in tree_leaves(xs)):
-        raise TypeError(
-            "a range whose bounds are known only at run time cannot be zipped with arrays"
-        )
+        from .iteration import DYNAMIC_RANGE_READS
+
+        raise Refusal(*DYNAMIC_RANGE_READS)
     n = bounds.count(jnp)
 
     def step(state):

@@ -220,15 +220,24 @@ def iterate(xs):
     return Elements(xs)
 
 
+DYNAMIC_RANGE_READS = (
+    "a loop over `range(n)` with `n` computed from the data, reading items of a sequence by its index "
+    "(or zipped with it): under jit its number of steps must be known when the code is traced",
+    "loop over the whole sequence and test the index (`for i in range(len(x)): if i < n: ...`), or "
+    "compute with a mask (`np.sum(np.where(np.arange(len(x)) < n, x**2, 0.0))`), or run eagerly "
+    "with backend='numpy'",
+)
+
+
 def length(xs) -> int:
     if isinstance(xs, Elements):
         return len(xs.items)
     if isinstance(xs, Zipped):
         return length(xs[0])
     if isinstance(xs, DynamicRange):
-        raise TypeError(
-            "a range whose bounds are known only at run time cannot be zipped or enumerated"
-        )
+        from .located import Refusal
+
+        raise Refusal(*DYNAMIC_RANGE_READS)
     return int(np.shape(xs)[0])
 
 

@@ -378,3 +378,25 @@ def test_index_add_of_new_axes_is_a_reshape_under_jax():
         np.testing.assert_allclose(
             index_add(target, index, 2.0), target.at[index].add(2.0)
         )
+
+
+def sum_of_the_first_positive_count(x):
+    n = int(np.sum(x > 0))
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] ** 2
+    return s
+
+
+def test_a_range_bounded_by_data_reading_items_is_a_located_refusal():
+    """Under XLA the steps of ``for i in range(n)`` reading ``x[i]`` must be known when traced: a located
+    refusal whose hint (a test of the index in a loop over the whole sequence) compiles.
+    """
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(sum_of_the_first_positive_count)(X)
+    assert_located(
+        info.value, sum_of_the_first_positive_count, "for i in range(n):", "if i < n"
+    )
+    np.testing.assert_allclose(
+        s2s.grad(sum_of_the_first_positive_count, backend="numpy")(X), [-2.0, 1.0, 0.0]
+    )
