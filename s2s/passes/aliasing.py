@@ -261,6 +261,32 @@ def _container_items(value, items, fresh) -> list | None:
     return None
 
 
+def _entry_write(target) -> bool:
+    """``d["key"] = v``: a dict's entry bound anew (a string key: no array takes one)."""
+    return (
+        isinstance(target.value, cst.Name)
+        and len(target.slice) == 1
+        and isinstance(target.slice[0].slice, cst.Index)
+        and isinstance(target.slice[0].slice.value, cst.SimpleString)
+    )
+
+
+def _read_from(value, name) -> bool:
+    """Whether ``value`` (what a name was bound to) is an item of ``name`` (of any name, for None):
+    ``eps = p["eps"]``, ``p.get("eps", 1e-5)``."""
+    if (
+        isinstance(value, cst.Call)
+        and dotted(value.func) == "rt.dict_get"
+        and value.args
+    ):
+        value = value.args[0].value
+    elif isinstance(value, cst.Subscript):
+        value = value.value
+    else:
+        return False
+    return isinstance(value, cst.Name) and name in (None, value.value)
+
+
 def _write_through_item(stmt, name) -> None:
     """``c[k][i] = v`` or ``c[k] += v`` into a container holding one array under two items: NumPy changes
     the array every item holding it sees, which s2s's new array for one item cannot reproduce.
@@ -453,6 +479,9 @@ def check(
     taken_from: dict[str, cst.BaseExpression] = (
         {}
     )  # ``h = box["cur"]``: h -> what it was read from
+    entries: dict[str, cst.BaseExpression] = (
+        {}
+    )  # ``eps = p.get("eps", 1e-5)``, ``p["eps"]`` too
     for i, stmt in enumerate(body):
         if isinstance(stmt, ir.Assign) and isinstance(
             stmt.target, (cst.Name, cst.Tuple)
@@ -519,6 +548,9 @@ def check(
                     }  # (checked at each call: ``updated_in_place``)
                 _element_write(stmt, name, others)
                 others = {n for n in others if not rows.untouched(stmt.target, n)}
+                if isinstance(stmt, ir.Assign) and _entry_write(stmt.target):
+                    # ``p["mean"] = m`` binds an entry anew: a value read from ``p`` keeps its memory
+                    others = {n for n in others if not _read_from(entries.get(n), name)}
             shared = sorted(
                 n for n in others if read_before_rebound(n, body[i + 1 :], closures)
             )
@@ -561,10 +593,13 @@ def check(
                 )
             for name in ir.target_names(stmt.target):
                 taken_from.pop(name, None)
+                entries.pop(name, None)
             if isinstance(stmt.target, cst.Name) and isinstance(
                 stmt.value, cst.Subscript
             ):
                 taken_from[stmt.target.value] = stmt.value
+            if isinstance(stmt.target, cst.Name) and _read_from(stmt.value, None):
+                entries[stmt.target.value] = stmt.value
             item = taken is not None and taken.bind(
                 stmt, groups, containers, maybe=id(stmt) in maybe
             )

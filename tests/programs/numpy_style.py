@@ -5285,3 +5285,33 @@ def inputs_activation_chosen_by_a_constant():
 
 
 PROGRAMS += ["activation_chosen_by_a_constant"]
+
+
+def _batchnorm_forward(x, gamma, beta, bn_param):
+    """cs231n's ``batchnorm_forward``: options read from a dict, running statistics written into it."""
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param["momentum"]
+    mean, var = np.mean(x, axis=0), np.var(x, axis=0)
+    bn_param["running_mean"] = (
+        momentum * bn_param.get("running_mean", 0.0) + (1 - momentum) * mean
+    )
+    bn_param["running_var"] = (
+        momentum * bn_param.get("running_var", 1.0) + (1 - momentum) * var
+    )
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+
+
+def batchnorm_writing_its_running_statistics(x, gamma):
+    """A helper that reads one entry of a dict argument and writes others (the entries it read keep
+    their values: a write binds an entry anew), its caller not reading the dict after.
+    """
+    out = _batchnorm_forward(x, gamma, 0.1, {"eps": 1e-3, "momentum": 0.9})
+    return np.sum(np.tanh(out) ** 2)
+
+
+def inputs_batchnorm_writing_its_running_statistics():
+    r = np.random.default_rng(51)
+    return r.normal(size=(5, 3)), 1.0 + 0.1 * r.normal(size=3)
+
+
+PROGRAMS += ["batchnorm_writing_its_running_statistics"]
