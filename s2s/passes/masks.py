@@ -89,6 +89,16 @@ def masks(fn: ir.Function) -> ir.Function:
     return _masks(fn, Namer(used_names(fn)), frozenset(), frozenset(fn.param_names))
 
 
+def _made_masks(body) -> set[str]:
+    """The names ``body`` binds to masks (``mask = x > 0``): a nested body (a branch on data, a loop's
+    step) selecting by one reads it as a mask too."""
+    return {
+        s.target.value
+        for s in body
+        if _makes_mask(s) and isinstance(s.target, cst.Name)
+    }
+
+
 def _makes_mask(stmt) -> bool:
     if not isinstance(stmt, ir.Assign):
         return False
@@ -125,14 +135,22 @@ def _as_bool(e) -> bool:
 
 
 def _masks(
-    fn: ir.Function, namer: Namer, varying: frozenset, arguments: frozenset
+    fn: ir.Function,
+    namer: Namer,
+    varying: frozenset,
+    arguments: frozenset,
+    outer: frozenset = frozenset(),
 ) -> ir.Function:
     """``varying``: the names ``fn`` reads that are traced when it compiles (a local function's parameters
     and what its enclosing functions compute from theirs), by which its slices' bounds may vary.
     ``arguments``: the names of the user function's arguments that ``fn`` sees as they were given.
+    ``outer``: the masks its enclosing functions made, which it reads as they are.
     """
     inner = frozenset(slice_masks.derived(fn.body, varying))
     arguments = frozenset(_given(fn.body, arguments))
+    rebound = set().union(set(), *(writes(s) for s in ir.walk(fn.body)))
+    outer = frozenset(outer - rebound - set(fn.param_names))
+    masks_here = outer | _made_masks(fn.body)
     body = [
         (
             ir.Def(
@@ -141,6 +159,7 @@ def _masks(
                     namer,
                     inner | set(s.function.param_names),
                     arguments - set(s.function.param_names),
+                    masks_here,
                 ),
                 s.origin,
             )
@@ -153,15 +172,18 @@ def _masks(
     trial, windows = slice_masks.as_selections(body, varying, copy.deepcopy(namer))
     if windows:
         left = slice_masks.unresolved(
-            _rewritten(trial, copy.deepcopy(namer), arguments), windows
+            _rewritten(trial, copy.deepcopy(namer), arguments, outer), windows
         )
         keep = set(windows.values()) - left
         body, _ = slice_masks.as_selections(body, varying, namer, keep)
-    return fn.with_body(_rewritten(body, namer, arguments))
+    return fn.with_body(_rewritten(body, namer, arguments, outer))
 
 
-def _rewritten(body: list, namer: Namer, arguments: frozenset) -> list:
-    found = {}  # a mask's name, or positions' name -> the mask
+def _rewritten(
+    body: list, namer: Namer, arguments: frozenset, outer=frozenset()
+) -> list:
+    # a mask's name, or positions' name -> the mask (those an enclosing function made: as they are)
+    found = {name: cst.Name(name) for name in outer}
     positions = set()
     roots = {}  # s = x[m] -> (x, mask name)
     derived = (

@@ -5315,3 +5315,25 @@ def inputs_batchnorm_writing_its_running_statistics():
 
 
 PROGRAMS += ["batchnorm_writing_its_running_statistics"]
+
+
+def kmeans_step_with_an_empty_cluster_guard(X, centers):
+    """One k-means step as NumPy code writes it: each cluster's points selected by a mask, averaged under
+    a guard for an empty cluster (a mask made outside the branch, selected inside: a masked reduction).
+    """
+    d = np.sum((X[:, None, :] - centers[None, :, :]) ** 2, axis=-1)
+    labels = np.argmin(d, axis=1)
+    loss = 0.0
+    for k in range(centers.shape[0]):
+        mask = labels == k
+        if np.any(mask):
+            loss = loss + np.sum((X[mask] - centers[k]) ** 2) / np.sum(mask)
+    return loss
+
+
+def inputs_kmeans_step_with_an_empty_cluster_guard():
+    r = np.random.default_rng(52)
+    return r.normal(size=(8, 2)), r.normal(size=(3, 2))
+
+
+PROGRAMS += ["kmeans_step_with_an_empty_cluster_guard"]
