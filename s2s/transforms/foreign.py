@@ -58,9 +58,21 @@ def _check_closures(transform, e, carried, what) -> None:
     """A local function handed to the library that reads a value carrying a derivative (or a batch
     axis): JAX's transform of the call sees only its operands, so that dependence would be lost (a
     silent zero). A located error."""
-    for a in e.args:
+    for k, a in enumerate(e.args):
         if isinstance(a, cst.Name) and a.value in transform.defs:
             read = sorted(free_names(transform.defs[a.value]) & carried)
+            named = [n for n in read if not n.startswith("_")]
+            value = f"`{named[0]}`" if named else "a value computed from the inputs"
+            if (
+                read and k == 0
+            ):  # the function called itself: a closure a local factory made
+                raise MissingRule(
+                    f"`{a.value}`, a function made by a local function and called here, reads {value}, "
+                    f"which carries {what}: s2s does not follow closures that local factories make",
+                    transform.origin,
+                    "define the factory at module level (s2s binds the closures a module-level "
+                    "factory makes), or call the function it makes where it is made",
+                )
             if read:
                 raise MissingRule(
                     f"`{a.value}`, a local function handed to a library function, reads `{read[0]}`, "
