@@ -151,7 +151,10 @@ def index_add(target, index, value):
         xp = namespace(target, index, value)
         value = xp.asarray(value, dtype=xp.asarray(target).dtype)
         return target + xp.where(mask, value, xp.zeros((), value.dtype))
-    if _is_jax(target) or _is_jax(value):
+    from .trees import uses_jax
+
+    # (a traced index into a NumPy array, a constant or integers known when traced: JAX's scatter)
+    if _is_jax(target) or _is_jax(value) or uses_jax(index):
         import jax.numpy as jnp
 
         # ``x[None]``, ``x[:, None, :]``: a reshape, not a scatter (XLA's CPU compiler aborts on some
@@ -284,7 +287,9 @@ def index_set(target, index, value):
     if mask is not None:
         xp = namespace(target, index, value)
         return xp.where(mask, xp.asarray(value, dtype=xp.asarray(target).dtype), target)
-    if _is_jax(target) or _is_jax(value) or _is_jax(index):
+    from .trees import uses_jax
+
+    if _is_jax(target) or _is_jax(value) or uses_jax(index):
         import jax.numpy as jnp
 
         target = jnp.asarray(target)

@@ -105,8 +105,18 @@ def per_example_write(x, i, v):
 
 R = np.random.default_rng(0)
 
+
 # name, function, arguments, argnums of the float arguments
+def positions_updated_at_traced_places(x):
+    """Integer arrays made from constants (known when traced) updated where the data says: JAX's scatter."""
+    idx = jnp.arange(4).at[1].set(3)
+    perm = jnp.array([2, 0, 1, 3]).at[0].set(jnp.argmax(x))
+    counts = jnp.array([0, 0, 0, 0]).at[jnp.argmin(x)].add(1)
+    return jnp.sum(x[idx] ** 2) + jnp.sum(x[perm] * counts)
+
+
 CASES = [
+    ("positions_updated_at_traced_places", positions_updated_at_traced_places, (np.array([0.5, -0.2, 0.3, 0.9]),), 0),
     ("fill_buffer", fill_buffer, (R.normal(size=3), R.normal(size=3)), (0, 1)),
     ("histogram", histogram, (R.normal(size=7), np.array([0, 1, 1, 3, 4, 4, 1])), 0),
     ("segment_max", segment_max, (np.array([1.0, 2.0, 2.0, -3.0, 0.5, 2.0]), np.array([0, 1, 1, 2, 2, 0])), 0),
