@@ -1173,3 +1173,18 @@ def test_a_branch_decided_by_a_constant_follows_a_new_value(monkeypatch):
     for name in ("gelu", "tanh", "relu"):
         monkeypatch.setattr(P, "ACTIVATION_NAME", name)
         check_against_finite_differences(f, (x, w))
+
+
+def test_programs_module_defines_each_name_once():
+    """A helper defined again further down replaces the first for every program that calls it: names
+    in ``tests/programs/numpy_style.py`` are defined once."""
+    import ast
+    import collections
+
+    tree = ast.parse(open(P.__file__).read())
+    names = collections.Counter(
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    )
+    assert [name for name, count in names.items() if count > 1] == []

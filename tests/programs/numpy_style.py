@@ -5287,7 +5287,7 @@ def inputs_activation_chosen_by_a_constant():
 PROGRAMS += ["activation_chosen_by_a_constant"]
 
 
-def _batchnorm_forward(x, gamma, beta, bn_param):
+def _batchnorm_keeping_statistics(x, gamma, beta, bn_param):
     """cs231n's ``batchnorm_forward``: options read from a dict, running statistics written into it."""
     eps = bn_param.get("eps", 1e-5)
     momentum = bn_param["momentum"]
@@ -5305,7 +5305,7 @@ def batchnorm_writing_its_running_statistics(x, gamma):
     """A helper that reads one entry of a dict argument and writes others (the entries it read keep
     their values: a write binds an entry anew), its caller not reading the dict after.
     """
-    out = _batchnorm_forward(x, gamma, 0.1, {"eps": 1e-3, "momentum": 0.9})
+    out = _batchnorm_keeping_statistics(x, gamma, 0.1, {"eps": 1e-3, "momentum": 0.9})
     return np.sum(np.tanh(out) ** 2)
 
 
