@@ -1181,7 +1181,8 @@ def test_programs_module_defines_each_name_once():
     import ast
     import collections
 
-    tree = ast.parse(open(P.__file__).read())
+    with open(P.__file__) as source:
+        tree = ast.parse(source.read())
     names = collections.Counter(
         node.name
         for node in tree.body
