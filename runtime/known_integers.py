@@ -13,6 +13,7 @@ argument, a float, a float result) is ``jax.numpy``'s, unchanged. Every other at
 
 from __future__ import annotations
 
+import functools
 import types
 
 import numpy as np
@@ -70,8 +71,14 @@ def _known(out):
     return out
 
 
+# sorts JAX makes stable by default (ties keep their order), as NumPy's stable kind does
+_STABLE = frozenset({"sort", "argsort"})
+
+
 def _folded(name, jax_fn):
     numpy_fn = getattr(np, name)
+    if name in _STABLE:
+        numpy_fn = functools.partial(numpy_fn, kind="stable")
 
     def fn(*args, **kwargs):
         leaves = tree_leaves((args, kwargs))

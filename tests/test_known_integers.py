@@ -22,6 +22,11 @@ def test_compiled_code_gets_the_twin():
         (lambda: twin.arange(3) * 2, np.array([0, 2, 4])),
         (lambda: twin.maximum(2, np.array([1, 5])), np.array([2, 5])),
         (lambda: twin.nonzero(np.array([0, 3, 0, 1]))[0], np.array([1, 3])),
+        # ties in their order, as JAX's stable sort keeps them
+        (
+            lambda: twin.argsort(np.tile([1, 0, 1], 12)),
+            jnp.argsort(np.tile([1, 0, 1], 12)),
+        ),
     ],
 )
 def test_integers_known_when_traced_stay_known(call, want):
