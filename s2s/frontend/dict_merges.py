@@ -57,9 +57,8 @@ def _dict_names(node) -> set[str]:
     names = {
         name for name, values in plain.items() if len(values) == counts.get(name, 0)
     }
-    while (
-        True
-    ):  # (a merge is a dict when an operand is: known names grow none, so drop until stable)
+    # a merge is a dict when an operand is: drop the names with another binding until none is dropped
+    while True:
         kept = {name for name in names if all(_is_dict(v, names) for v in plain[name])}
         if kept == names:
             return names
