@@ -471,16 +471,10 @@ def _integers_per_example(out, index, flags, size):
     """The components of a clipped or padded index, each integer one (an array, or a number: ``x.at[7]``)
     given the batch axis where it has none."""
     fixed = [
-        p if f or not _integer(p) else broadcast_batch(p, size)
+        p if f or not scatters._integer(p) else broadcast_batch(p, size)
         for p, f in zip(out if isinstance(index, tuple) else (out,), flags)
     ]
     return tuple(fixed) if isinstance(index, tuple) else fixed[0]
-
-
-def _integer(part) -> bool:
-    if isinstance(part, (int, np.integer)):
-        return not isinstance(part, bool)
-    return scatters._is_integer_array(part)
 
 
 def clip_index(target, index, batched):

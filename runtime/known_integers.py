@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from .trees import tree_leaves
+from .trees import tree_leaves, uses_jax
 
 # functions that make arrays of a given shape: their arguments are integers, their values rarely are;
 # left to ``jax.numpy`` without trying NumPy first (a large buffer is not computed twice)
@@ -51,15 +51,11 @@ class KnownIntegers(np.ndarray):
     """
 
     def __getitem__(self, index):
-        if any(_traced(leaf) for leaf in tree_leaves(index)):
+        if uses_jax(index):
             import jax.numpy as jnp
 
             return jnp.asarray(self.view(np.ndarray))[index]
         return super().__getitem__(index)
-
-
-def _traced(leaf) -> bool:
-    return type(leaf).__module__.startswith(("jax", "jaxlib"))
 
 
 def _known(out):

@@ -31,6 +31,7 @@ from ..errors import MissingRule, S2SError
 from ..passes.dataflow import free_names
 from ..passes.normal_form import Eqn, eqn_of, is_static
 from ..rules import OPS
+from ..rules.nondiff import BITWISE
 from ..rules.registry import LIST_OUTPUTS, op_named
 from ..rules.vocabulary import ARRAY_FUNCTIONS
 from ..templates import differentiable_arguments
@@ -268,12 +269,9 @@ def _check_real(stmt) -> None:
         )
 
 
-# NumPy's bitwise ops (``&``, ``|``, ``^``, ``~``, shifts): of integers and booleans, which carry no derivative,
-# so an operand that carries one is something else (a dict merged by ``|``); they pass dependence on, so
-# ``check_closed_world`` finds them
-BITWISE = frozenset(
-    {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"}
-)
+# NumPy's bitwise ops (``&``, ``|``, ``^``, ``~``, shifts: ``rules/nondiff.BITWISE``) take integers and
+# booleans, which carry no derivative, so an operand that carries one is something else (a dict merged by
+# ``|``); they pass dependence on, so ``check_closed_world`` finds them
 
 
 def _check_bitwise(stmt, e) -> None:
