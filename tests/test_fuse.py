@@ -63,6 +63,39 @@ def test_a_temporary_a_local_function_reads_stays():
     assert "_t = a * 2" in _code(fn)
 
 
-def test_cotangents_keep_their_names():
-    fn = _fn(_assign("_m_bar", "a * b"), _assign("y", "_m_bar @ b"))
-    assert "_m_bar = a * b" in _code(fn)
+def test_cotangents_of_user_names_keep_their_names_and_those_of_temporaries_go():
+    fn = _fn(
+        _assign("h_bar", "a * b"),
+        _assign("_m_bar", "h_bar * 2.0"),
+        _assign("y", "_m_bar @ b"),
+    )
+    code = _code(fn)
+    assert "h_bar = a * b" in code and "y = h_bar * 2.0 @ b" in code
+
+
+def test_terms_of_a_derivative_added_on_one_line_are_one_sum():
+    fn = _fn(
+        _assign("y_bar", "a * b"),
+        _assign("_t", "a + 1.0"),
+        _assign("y_bar", "y_bar + _t * b"),
+        _assign("y_bar", "y_bar + a"),
+        _assign("y", "y_bar * 2.0", LINE_4),
+    )
+    assert "y_bar = a * b + (a + 1.0) * b + a" in _code(fn)
+
+
+def test_equal_terms_are_added_once_doubled():
+    fn = _fn(
+        _assign("y_bar", "a * b"), _assign("y_bar", "y_bar + a * b"), returns="y_bar"
+    )
+    assert "y_bar = 2 * (a * b)" in _code(fn)
+
+
+def test_terms_added_after_another_line_reads_the_derivative_stay_apart():
+    fn = _fn(
+        _assign("y_bar", "a * b"),
+        _assign("z", "y_bar * 3.0"),
+        _assign("y_bar", "y_bar + z"),
+        returns="y_bar",
+    )
+    assert "y_bar = a * b" in _code(fn)

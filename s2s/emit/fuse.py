@@ -6,9 +6,9 @@ only once, by a later statement under the same comment (the same user line,
 the same phase), the generated module writes ``h1 = xp.tanh(x @ W1 + b1)``,
 as a person would. Guarantees:
 
-- only s2s's temporaries (``_``-prefixed names) go; the user's names,
-  cotangents (``_add_bar``: the reader follows the chain rule through their
-  names) and every value read twice, or read by a branch or loop body, stay;
+- only s2s's temporaries (``_``-prefixed names) and their cotangents (``_add_bar``) go; the user's
+  names and their cotangents (``h1_bar``: the reader follows the chain rule through them) and every
+  value read twice, or read by a branch or loop body, stay;
 - values are pure, and nothing between the two statements rebinds a name
   the moved expression reads, so every expression computes what it did;
 - a statement grows to at most ``WIDTH`` characters (black then keeps it on
@@ -23,7 +23,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import _FREE, iter_nodes, substitute
+from ..cstutil import _FREE, _paren_binary, iter_nodes, paren, substitute
 from ..passes.dataflow import reads, writes
 
 WIDTH = 88  # black's line length: a fused statement stays on one line
@@ -69,7 +69,9 @@ def _fused(body, counts: Counter, indent: int) -> list:
         if j is None:
             continue
         temporary, reader = body[i], body[j]
-        value = substitute(reader.value, {temporary.target.value: temporary.value})
+        value = _doubled(
+            substitute(reader.value, {temporary.target.value: temporary.value})
+        )
         fused = replace(reader, value=value)
         if indent + len(_code(ir.stmt_to_cst(fused, comments=False))) > WIDTH:
             continue
@@ -83,19 +85,21 @@ def _code(line: cst.CSTNode) -> str:
 
 
 def _reader(body, i: int, counts: Counter) -> int | None:
-    """The index of the statement that alone reads the temporary ``body[i]`` binds, if it may be fused there."""
+    """The index of the statement that alone reads what ``body[i]`` binds, if it may be fused there:
+    a temporary read once, or a derivative's first terms read by the statement adding the next ones
+    (``x_bar = a`` then ``x_bar = x_bar + b``: ``x_bar = a + b``)."""
     stmt = body[i]
     if not (
         isinstance(stmt, ir.Assign)
         and isinstance(stmt.target, cst.Name)
-        and stmt.target.value.startswith("_")
-        and not stmt.target.value.endswith("_bar")
         and not ir.is_output_token(stmt.target.value)
-        and counts[stmt.target.value] == 1
         and not isinstance(stmt.value, (cst.Tuple, cst.List, cst.Dict))
     ):
         return None
     name, moved = stmt.target.value, reads(stmt) | {stmt.target.value}
+    temporary = name.startswith("_") and counts[name] == 1
+    if not temporary and not name.endswith(("_bar", "_dot")):
+        return None
     for j in range(i + 1, len(body)):
         later = body[j]
         if name in reads(later):
@@ -105,7 +109,42 @@ def _reader(body, i: int, counts: Counter) -> int | None:
                 isinstance(later, ir.Return)
                 or (isinstance(later, ir.Assign) and ir.target_names(later.target))
             ) and ir.comment_group(later) == ir.comment_group(stmt)
-            return j if fusable else None
+            accumulated = (
+                isinstance(later, ir.Assign)
+                and isinstance(later.target, cst.Name)
+                and later.target.value == name
+                and _reads_once(later.value, name)
+            )
+            return j if fusable and (temporary or accumulated) else None
         if writes(later) & moved:
             return None
     return None
+
+
+def _reads_once(value, name: str) -> bool:
+    return (
+        sum(type(n) is cst.Name and n.value == name for n in iter_nodes(value, _FREE))
+        == 1
+    )
+
+
+def _doubled(value):
+    """``a + e + e`` -> ``a + 2 * e``: a derivative's equal terms (``w * w`` gives two) added once."""
+    if not (
+        isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
+    ):
+        return value
+    left, last = value.left, value.right
+    first = left.right if _is_sum(left) else left
+    if not _bare(first).deep_equals(_bare(last)):
+        return value
+    twice = cst.BinaryOperation(cst.Integer("2"), cst.Multiply(), paren(_bare(last)))
+    return _paren_binary(left.with_changes(right=twice) if _is_sum(left) else twice)
+
+
+def _is_sum(node) -> bool:
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add)
+
+
+def _bare(node):
+    return node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", None) else node

@@ -28,6 +28,7 @@ from ..cstutil import (
     tuple_of,
 )
 from ..passes.dataflow import reads, substitute_reads
+from .same_shapes import without_same_shape_broadcasts
 
 _FOLD = {
     cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -350,6 +351,8 @@ def eliminate_dead(body):
 
 
 def simplify(fn: ir.Function) -> ir.Function:
-    """Generated code cleaned: copies propagated, dead assignments dropped (values were folded when emitted)."""
+    """Generated code cleaned: broadcasts between values of one shape dropped (``same_shapes``), copies
+    propagated, dead assignments dropped (values were folded when emitted)."""
+    fn = without_same_shape_broadcasts(fn)
     body = propagate_copies(fn.body, keep=frozenset(fn.param_names))
     return fn.with_body(eliminate_dead(body))
