@@ -76,8 +76,10 @@ def _leaves_with_axes(value, axes):
         yield from _leaves_with_axes(item, axis)
 
 
-def batch_leaves(value, axes, size):
-    """``value`` with each leaf's mapped axis moved to the front; unmapped leaves broadcast to ``size``."""
+def batch_leaves(value, axes, size, kept=False):
+    """``value`` with each leaf's mapped axis moved to the front; unmapped leaves broadcast to ``size``.
+    ``kept``: the unmapped items of a sequence ``axes`` (``(None, 0)``) stay as they are, for a mapped
+    helper that reads them unbatched (``transforms/batch.prelude``)."""
     if axes is None or isinstance(axes, int):
         return tree_map(lambda leaf: _to_front(leaf, axes, size), value)
     if isinstance(axes, dict):
@@ -85,15 +87,18 @@ def batch_leaves(value, axes, size):
         for key in axes:
             out[key] = batch_leaves(value[key], axes[key], size)
         return type(value)(out) if not isinstance(value, dict) else out
-    items = [batch_leaves(v, a, size) for v, a in zip(value, axes)]
+    items = [
+        v if kept and _unmapped(a) else batch_leaves(v, a, size)
+        for v, a in zip(value, axes)
+    ]
     if hasattr(value, "_fields"):
         return type(value)(*items)
     return type(value)(items)
 
 
-def batch_leaves_vjp(g, axes):
-    """The cotangent of ``value`` in ``batch_leaves(value, axes, size)``: each leaf's batch axis moved
-    back to its place, summed where the leaf was broadcast (``None``)."""
+def batch_leaves_vjp(g, axes, kept=False):
+    """The cotangent of ``value`` in ``batch_leaves(value, axes, size, kept)``: each leaf's batch axis
+    moved back to its place, summed where the leaf was broadcast (``None``)."""
     if axes is None or isinstance(axes, int):
         return tree_map(lambda leaf: _from_front(leaf, axes), g)
     if isinstance(axes, dict):
@@ -101,10 +106,17 @@ def batch_leaves_vjp(g, axes):
         for key in axes:
             out[key] = batch_leaves_vjp(g[key], axes[key])
         return type(g)(out) if not isinstance(g, dict) else out
-    items = [batch_leaves_vjp(v, a) for v, a in zip(g, axes)]
+    items = [
+        v if kept and _unmapped(a) else batch_leaves_vjp(v, a) for v, a in zip(g, axes)
+    ]
     if hasattr(g, "_fields"):
         return type(g)(*items)
     return type(g)(items)
+
+
+def _unmapped(axes) -> bool:
+    """Whether ``axes`` (a tree prefix of ints and None) maps no leaf."""
+    return next(iter(tree_leaves(axes)), None) is None  # (None is no leaf)
 
 
 def _from_front(leaf, axis):
@@ -114,8 +126,11 @@ def _from_front(leaf, axis):
     return xp.moveaxis(leaf, 0, axis)
 
 
-def batch_size_of(tree) -> int:
-    """The size of the leading axis of ``tree``'s leaves (a batched value's batch size)."""
+def batch_size_of(tree, axes=None, kept=False) -> int:
+    """The size of the leading axis of ``tree``'s leaves (a batched value's batch size); with ``kept``,
+    of the items of the sequence ``tree`` that ``axes`` maps (``batch_leaves``)."""
+    if kept:
+        tree = [v for v, a in zip(tree, axes) if not _unmapped(a)]
     return int(np.shape(next(iter(tree_leaves(tree))))[0])
 
 

@@ -40,9 +40,14 @@ def contracted_selection(mask, x, rows: bool):
     (``x[mask] @ y[mask]``), whose selected axis the product must contract: ``x`` 1-D, or with ``rows``
     (the right operand of ``@``/``np.dot``) 2-D, its rows."""
     if not (np.ndim(x) == 1 or (rows and np.ndim(x) == 2)):
-        raise ValueError(
-            "a product of two slices whose bounds a compiled loop computes must contract the sliced axis "
-            f"(`a[i:] @ b[i:]` with `a` 1-D): here an operand has {np.ndim(x)} axes"
+        from .located import ValueRefusal
+
+        raise ValueRefusal(
+            "a product of two selections by one mask, or two slices whose bounds a compiled loop computes, "
+            "must contract the selected axis (`a[m] @ b[m]` with `a` 1-D, `A[m].T @ B[m]`): here an "
+            f"operand of {np.ndim(x)} axes keeps it",
+            "multiply the whole arrays with the dropped rows zeroed: "
+            "`np.where(m[:, None], A, 0.0) @ B`",
         )
     return leading_mask(mask, x)
 

@@ -1157,6 +1157,9 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "dicts_merged",
         "operands_chosen_by_or_and",
         "dict_of_tuples_filled_in_a_loop",
+        "loop_variables_after_a_break",
+        "design_matrix_built_row_by_row",
+        "pendulum_parameters_bound_to_a_name",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)
@@ -1189,3 +1192,13 @@ def test_programs_module_defines_each_name_once():
         if isinstance(node, (ast.FunctionDef, ast.ClassDef))
     )
     assert [name for name, count in names.items() if count > 1] == []
+
+
+def test_an_inner_loops_variable_read_after_it_batches_and_pushes_tangents():
+    """``for j in range(3): ...`` inside an outer ``while``/``for``, then ``j`` read: Python's last index
+    (the outer loop carries it, unset before its first step), under vmap, jvp and the Hessian too.
+    """
+    (x,) = P.inputs_inner_loop_variable_read_after_it()
+    f = P.inner_loop_variable_read_after_it
+    check_batched(f, np.stack([x, 0.5 * x]), ())
+    check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))

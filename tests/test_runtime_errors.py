@@ -400,3 +400,47 @@ def test_a_range_bounded_by_data_reading_items_is_a_located_refusal():
     np.testing.assert_allclose(
         s2s.grad(sum_of_the_first_positive_count, backend="numpy")(X), [-2.0, 1.0, 0.0]
     )
+
+
+ROWS = np.arange(18.0).reshape(6, 3) / 10
+ROW_LABELS = np.array([0, 1, 0, 1, 1, 0])
+
+
+def product_keeping_the_selected_rows(w):
+    A = ROWS[ROW_LABELS == 0] * w
+    B = ROWS[ROW_LABELS == 0] - w
+    return np.sum(A @ B.T)
+
+
+def product_keeping_the_selected_rows_as_hinted(w):
+    kept = (ROW_LABELS == 0)[:, None]
+    return np.sum(np.where(kept, ROWS * w, 0.0) @ np.where(kept, ROWS - w, 0.0).T)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_product_of_two_selections_keeping_the_selected_axis_is_a_located_refusal(
+    backend,
+):
+    """``A[m] @ B[m].T`` keeps the selected rows (its shape depends on the mask): a located refusal, on
+    both backends, whose hint (the whole arrays with the dropped rows zeroed) computes the same sum.
+    """
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(product_keeping_the_selected_rows, backend=backend)(X)
+    assert_located(
+        info.value,
+        product_keeping_the_selected_rows,
+        "return np.sum(A @ B.T)",
+        "np.where(m[:, None], A, 0.0) @ B",
+    )
+    w = np.array([0.1, -0.2, 0.3])
+    want = s2s.grad(product_keeping_the_selected_rows_as_hinted, backend=backend)(w)
+    eps = 1e-6
+    fd = [
+        (
+            product_keeping_the_selected_rows(w + eps * e)
+            - product_keeping_the_selected_rows(w - eps * e)
+        )
+        / (2 * eps)
+        for e in np.eye(3)
+    ]
+    np.testing.assert_allclose(want, fd, rtol=1e-5)

@@ -94,10 +94,17 @@ class Kinds:
     unknown: dict = field(default_factory=dict)
     # of ``lists``, those bound to tuple displays (``bins = (3, 3)``): NumPy functions read them as tuples
     tuples: set = field(default_factory=set)
+    # of ``collected``, those whose items may be containers (``rows.append([a, b])``): ``rt.rows`` gives a
+    # Python list of them, so ``np.array(rows)`` is computed, not the stacked form
+    rows: set = field(default_factory=set)
 
     def copy(self) -> Kinds:
         return Kinds(
-            dict(self.collected), set(self.lists), dict(self.unknown), set(self.tuples)
+            dict(self.collected),
+            set(self.lists),
+            dict(self.unknown),
+            set(self.tuples),
+            set(self.rows),
         )
 
     def kind(self, name: str):
@@ -112,6 +119,7 @@ class Kinds:
         self.unknown.pop(name, None)
         self.lists.discard(name)
         self.tuples.discard(name)
+        self.rows.discard(name)
         if kind == LIST and tuple_display:
             self.tuples.add(name)
         if kind == COLLECTED:
@@ -136,6 +144,8 @@ class Kinds:
                     None,
                 )
                 self.bind(name, kind, where, all(name in p.tuples for p in paths))
+                if any(name in p.rows for p in paths):
+                    self.rows.add(name)
             elif kinds & {COLLECTED, UNKNOWN}:
                 self.bind(name, UNKNOWN, origin)
             else:
@@ -422,7 +432,9 @@ class Reads:
         kind = None
         if args and args[0].keyword is None and not args[0].star:
             first, kind = self.expr(args[0].value)
-            if kind == COLLECTED:
+            if kind == COLLECTED and not (
+                func in AS_ARRAY and self._rows_of_containers(args[0].value)
+            ):
                 special = self._collected_call(node, func, first, args)
                 if special is not None:
                     return special
@@ -549,6 +561,9 @@ class Reads:
                 else call(func, value, other)
             )
         return value
+
+    def _rows_of_containers(self, node) -> bool:
+        return isinstance(node, cst.Name) and node.value in self.kinds.rows
 
     def _collected_call(self, node, func, first, args):
         """Calls whose first argument is a collected value and whose result is computed on the stacked form."""

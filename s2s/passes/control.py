@@ -78,10 +78,22 @@ def _ordered(names, body) -> list[str]:
 
 def _first(body, predicate):
     """The origin of the first statement in ``body`` (nested included) satisfying ``predicate``."""
+    stmt = _first_statement(body, predicate)
+    return stmt.origin if stmt is not None else None
+
+
+def _first_statement(body, predicate):
+    return next((stmt for stmt in ir.walk(body) if predicate(stmt)), None)
+
+
+def _written_first(body, name: str, reads) -> bool:
+    """Whether ``body``'s first statement (nested included) to touch ``name`` assigns it."""
     for stmt in ir.walk(body):
-        if predicate(stmt):
-            return stmt.origin
-    return None
+        if name in writes(stmt):
+            return True
+        if name in reads(stmt):
+            return False
+    return False
 
 
 def _made_in(body, name: str) -> bool:
@@ -362,10 +374,12 @@ class _Lower:
             if name in defined:
                 continue
             where = _first(body, lambda s: name in writes(s))
-            if name in live_after and name not in exposed:
-                # assigned by every step before it is read, read after the loop: its value before the
-                # loop is ``rt.unset`` (a ``for`` loop's first step runs on its own; a ``while`` loop's
-                # carry holds zeros of the step's shape, ``runtime.control.filled``)
+            if name not in exposed or _written_first(body, name, self.reads):
+                # assigned by every step before it is read, read after the loop; or assigned before it
+                # is read by an inner loop that may run zero times (``for j in range(m)``, then ``j``
+                # read after it), as Python leaves it: its value before the loop is ``rt.unset`` (a
+                # ``for`` loop's first step runs on its own; a ``while`` loop's carry holds zeros of
+                # the step's shape, ``runtime.control.filled``)
                 self.unset.append(name)
                 continue
             if name in live_after:
@@ -376,7 +390,8 @@ class _Lower:
                     use or stmt.origin,
                     f"give `{name}` a value before the loop (it may run zero times)",
                 )
-            use = _first(body, lambda s: name in self.reads(s))
+            first_read = _first_statement(body, lambda s: name in self.reads(s))
+            use = first_read.origin
             raise UnsupportedSyntax(
                 f"`{name}` is read in the {kind} ({_line(use)}) before it is assigned ({_line(where)})",
                 use or stmt.origin,
@@ -478,6 +493,8 @@ class _Lower:
         kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
         for name in lists:
             kinds.bind(name, COLLECTED, self.appends[name])
+            if name in self.rows:
+                kinds.rows.add(name)
             self.ever_collected[name] = self.appends[name]
         kept = []
         for name, step in steps.items():

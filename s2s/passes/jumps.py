@@ -5,13 +5,15 @@ Output guarantees:
 - a ``Return`` is the last statement of its block, and a block ending in a
   ``Return`` is the function's body or a branch of an ``if`` that ends its
   own such block (a *returning if*: both branches return);
-- every path through the function returns (else an error at the ``def``).
+- every path through the function returns (else an error at the ``def``);
+- after a ``break``, a ``for`` loop's variables hold the items it broke at, as in Python.
 
 How: the statements after an ``if`` that may jump move into the branches
 that fall through, so every jump ends its branch. In a loop, ``break`` sets
 a flag ``_done`` that the loop tests (a ``for`` keeps all its iterations and
 skips their bodies, so it stays a rolled ``scan``); ``continue`` ends the
-iteration's branch; ``return v`` sets ``_done`` and ``_returned`` and the
+iteration's branch; the loop binds its variables inside the branch (``for _i in
+xs: if not _done: i = _i``), so they keep the items of the step that broke; ``return v`` sets ``_done`` and ``_returned`` and the
 loop is followed by ``if _returned: return v`` (``v`` first kept in ``_result``
 where it reads the loop's own variables: ``return i``). In a ``for`` loop that
 only a ``return`` leaves, an append ending a branch the return skips runs at
@@ -27,7 +29,7 @@ import copy
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, literal, names_in
+from ..cstutil import call, dotted, literal, names_in, substitute
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -177,10 +179,16 @@ class _Jumps:
             ]
         # appends a ``return`` would skip, at the end of each step (``_unskipped_appends``)
         body, appends = _unskipped_appends(body, loop)
+        target = stmt.target
+        if loop.breaks:
+            # the loop's variables keep the items the loop broke at: bound only while it runs
+            items = {n: cst.Name(self.namer.fresh(f"_{n}")) for n in loop.targets}
+            target = substitute(stmt.target, items)
+            body = (ir.Assign(stmt.target, target, stmt.origin), *body)
         return [
             *flags,
             ir.For(
-                stmt.target,
+                target,
                 stmt.iter,
                 (ir.If(not_done, body, (), stmt.origin), *appends),
                 stmt.origin,

@@ -656,14 +656,24 @@ def _masked_product(stmt, whole, mask, namer, flipped) -> list:
     operands = [a.value for a in eqn_of(stmt.value).args]
     for k, v in enumerate(whole):
         kept = cst.Name(namer.fresh("kept"))
-        # (a transposed operand 1-D: its own transpose)
-        rows_ok = k == 1 and rows and operands[k] not in flipped
+        # a 2-D selection's rows are contracted as ``b`` of ``a @ b``, or transposed as ``a`` of
+        # ``a.T @ b`` (a Gram matrix ``A.T @ A``) or of ``np.inner(a.T, b.T)``
+        flips = operands[k] in flipped
+        rows_ok = (
+            (k == 0 and rows) or eqn_of(stmt.value).name == "inner"
+            if flips
+            else k == 1 and rows
+        )
         selection = call("rt.contracted_selection", mask, v, literal(rows_ok))
         out.append(ir.Assign(kept, selection, stmt.origin))
         zero = cst.Name(namer.fresh("zeroed"))
         out.append(
             ir.Assign(zero, call("xp.where", kept, v, cst.Float("0.0")), stmt.origin)
         )
+        if flips:
+            flipped_zero = cst.Name(namer.fresh("zeroed"))
+            out.append(ir.Assign(flipped_zero, call("xp.transpose", zero), stmt.origin))
+            zero = flipped_zero
         zeroed.append(zero)
     value = substitute(stmt.value, dict(zip(operands, zeroed)))
     out.append(ir.Assign(stmt.target, value, stmt.origin))

@@ -51,13 +51,13 @@ def broadcast_batch(value, size, *, g):
 
 
 @linear(name="rt.batch_leaves")
-def batch_leaves(value, axes, size, *, g):
-    return rt.batch_leaves_vjp(g, axes), None, None
+def batch_leaves(value, axes, size, kept=False, *, g):
+    return rt.batch_leaves_vjp(g, axes, kept), None, None, None
 
 
 @linear(name="rt.batch_leaves_vjp")
-def batch_leaves_vjp(ct, axes, *, g):
-    return rt.batch_leaves(g, axes, rt.batch_size_of(ct)), None
+def batch_leaves_vjp(ct, axes, kept=False, *, g):
+    return rt.batch_leaves(g, axes, rt.batch_size_of(ct, axes, kept), kept), None, None
 
 
 @linear(name="rt.unbatch_leaves")

@@ -58,7 +58,8 @@ def diff_names(atom) -> set[str]:
             if atom.elements
             else set()
         )
-    return set()
+    # not an atom (a pass left a call in an operand): every name it reads, never none
+    return {n for n in names_in(atom) if n not in CONSTANT_NAMES}
 
 
 def eqn_inputs(e: Eqn, flows=None, defs=None, through_nondiff=False) -> set[str]:

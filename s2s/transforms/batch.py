@@ -605,10 +605,11 @@ def prelude(fn: ir.Function, in_axes: tuple, axis_size, size: str) -> list:
     for p, axes in zip(fn.params, in_axes):
         if _unmapped(axes) or axes == 0:
             continue
-        moved = call(
-            "rt.batch_leaves", cst.Name(p.name), _axes_literal(axes), cst.Name(size)
-        )
-        stmts.append(ir.Assign(cst.Name(p.name), moved))
+        arguments = [cst.Name(p.name), _axes_literal(axes), cst.Name(size)]
+        if isinstance(axes, tuple) and any(_unmapped(a) for a in axes):
+            # the sequence's unmapped items stay unbatched, as ``Batch.displayed`` reads them
+            arguments.append(cst.Name("True"))
+        stmts.append(ir.Assign(cst.Name(p.name), call("rt.batch_leaves", *arguments)))
     return stmts
 
 

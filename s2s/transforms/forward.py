@@ -22,7 +22,7 @@ from ..cstutil import call, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import used_names
-from ..passes.normal_form import eqn_of
+from ..passes.normal_form import eqn_of, is_static
 from ..rules.registry import tangent_name
 from . import forward_control
 from .activity import (
@@ -99,6 +99,11 @@ class Forward(Transform):
                 elements=[
                     e.with_changes(value=self.tangent(e.value)) for e in atom.elements
                 ]
+            )
+        if diff_names(atom) & self.active and not is_static(atom):
+            raise AssertionError(
+                f"s2s: an operand `{ir.code(atom)}` that is not an atom carries a derivative "
+                "(a pass broke the normal form): its tangent would be lost"
             )
         return call("rt.zeros_like_float", atom)
 

@@ -228,6 +228,11 @@ class Backward(Transform):
                         e.value,
                         cst.Subscript(expr, [cst.SubscriptElement(cst.Index(e.key))]),
                     )
+        elif diff_names(atom) & self.active:
+            raise AssertionError(
+                f"s2s: an operand `{ir.code(atom)}` that is not an atom carries a derivative "
+                "(a pass broke the normal form): its cotangent would be lost"
+            )
 
     def contribute_many(self, atoms, expr):
         """Atoms receive the entries of the tuple (or list) of cotangents ``expr``."""

@@ -90,7 +90,7 @@ class _Analysis:
             else:
                 env.update({n: self.atom() for n in names})
                 if not names:  # ``x[i] = v``: x, and what it aliases, may change
-                    self._forget(env, ir.walk([stmt]))
+                    self._forget(env, [stmt])
         elif isinstance(stmt, ir.Return):
             self.of(stmt.value, env)
         elif isinstance(stmt, ir.Def):

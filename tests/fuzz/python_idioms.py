@@ -65,7 +65,7 @@ recursive helper (Hermite polynomials) called with a loop's counter (``frontend/
 configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
 an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
 code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
-constants handed to a helper.
+constants handed to a helper; a loop's variables read after a ``break`` on data (``frontend/jumps``).
 """
 
 from __future__ import annotations
@@ -160,6 +160,7 @@ FORMS = (
     "appends_on_the_counter",
     "optax_chain",
     "chosen_operands",
+    "broke_at",
 )
 
 
@@ -422,6 +423,24 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_broke_at(self, lines, name, a, b):
+        """The loop's variables read after a ``break`` on data: the items of the step that broke."""
+        loop = self.pick(
+            [
+                f"for {name}_i, {name}_v in enumerate(np.ravel({a})):",
+                f"for {name}_i, {name}_v in zip(range(3, 9), np.ravel({a}) * 2.0):",
+                f"for {name}_i, {name}_v in enumerate([np.sum({a}), np.mean({b}), np.max({a})]):",
+            ]
+        )
+        lines += [
+            f"{name}_t = 0.0",
+            loop,
+            f"    if {name}_t > {self.pick(['0.8', '2.0'])}:",
+            "        break",
+            f"    {name}_t = {name}_t + {name}_v ** 2",
+            f"{name} = {name}_t * {name}_i + np.tanh({name}_v) + np.mean({b})",
         ]
 
     def _py_forwarded_function(self, lines, name, a, b):
@@ -1765,6 +1784,15 @@ class PythonIdioms:
             "    return np.mean(values[keep] ** 2) + np.max(values[keep])\n"
         )
         keep = f"np.abs(np.sin({a})) >= np.median(np.abs(np.sin({a})))"
+        if self.p(0.3):
+            # the Gram matrix of rows a mask selects (a class's scatter): a product contracting them
+            lines += [
+                f"{name}_v = np.ravel({a})",
+                f"{name}_m = np.abs(np.sin({name}_v)) >= np.median(np.abs(np.sin({name}_v)))",
+                f"{name}_A = np.outer({name}_v, np.array([1.0, -0.5]))[{name}_m]",
+                f"{name} = np.sum(np.tanh({name}_A.T @ {name}_A))",
+            ]
+            return
         if self.pick([False, True]):
             # a selection of a 1-D mask given a node axis, reduced whole (a quadrature per group)
             lines += [

@@ -5337,3 +5337,138 @@ def inputs_kmeans_step_with_an_empty_cluster_guard():
 
 
 PROGRAMS += ["kmeans_step_with_an_empty_cluster_guard"]
+
+
+def loop_variables_after_a_break(x, ws):
+    """A search that stops at the first item past a threshold and reads the loop's variables after it:
+    they hold the items of the step that broke (enumerate, a range, a list of arrays, rows), not the last.
+    """
+    total = 0.0
+    for i, v in enumerate(x):
+        if total > 1.0:
+            break
+        total += v**2
+    for j in range(len(x)):
+        if j >= 3:
+            break
+    for w in [ws[0], ws[1], 2.0 * ws[2]]:
+        if np.sum(w * x[:2]) > 0.5:
+            break
+    for row in ws:
+        if np.sum(row) > 1.0:
+            break
+    return total * i + x[j] * j + np.sum(w**2 * x[:2]) + np.sum(row * x[2:4])
+
+
+def inputs_loop_variables_after_a_break():
+    x = np.array([0.7, -0.3, 1.2, 0.4, -0.9, 0.25, 1.6, -0.55])
+    ws = np.array([[0.1, 0.2], [0.9, 0.3], [-0.4, 1.5]])
+    return x, ws
+
+
+PROGRAMS += ["loop_variables_after_a_break"]
+
+
+def scatter_of_selected_rows(w, X, labels):
+    """Fisher LDA's within-class scatter: each class's rows selected by a mask and centered, times their
+    transpose (a product of two selections contracting the selected rows: ``A.T @ A``).
+    """
+    Z = X * w
+    S = np.zeros((Z.shape[1], Z.shape[1]))
+    for k in range(2):
+        A = Z[labels == k] - np.mean(Z[labels == k], axis=0)
+        S = S + A.T @ A
+    return np.trace(S) + np.sum(S[0])
+
+
+def inputs_scatter_of_selected_rows():
+    r = np.random.default_rng(53)
+    return r.normal(size=3), r.normal(size=(7, 3)), np.array([0, 1, 1, 0, 1, 0, 0])
+
+
+def gram_of_rows_picked_by_a_constant_mask(w):
+    """``A.T @ A`` of rows a module-level label array selects (the mask is known, the rows are not)."""
+    A = GRAM_ROWS[GRAM_LABELS == 0] * w
+    return np.sum(A.T @ A)
+
+
+GRAM_ROWS = np.arange(18.0).reshape(6, 3) / 10
+GRAM_LABELS = np.array([0, 1, 0, 1, 1, 0])
+
+
+def inputs_gram_of_rows_picked_by_a_constant_mask():
+    return (np.array([0.1, 0.2, 0.3]),)
+
+
+PROGRAMS += ["scatter_of_selected_rows", "gram_of_rows_picked_by_a_constant_mask"]
+
+
+def design_matrix_built_row_by_row(theta, u):
+    """System identification as NumPy code writes it: the regressor rows appended as lists in a loop, then
+    ``np.array`` of the list (a 2-D design matrix), then least squares by hand."""
+    y = u * theta[0] + theta[1]
+    Phi = []
+    for k in range(1, len(y)):
+        Phi.append([y[k - 1], u[k]])
+    Phi = np.array(Phi)
+    coef = np.linalg.solve(Phi.T @ Phi + 0.1 * np.eye(2), Phi.T @ y[1:])
+    return np.sum((Phi @ coef - y[1:]) ** 2) + np.sum(coef**2)
+
+
+def inputs_design_matrix_built_row_by_row():
+    return np.array([0.5, 0.2]), np.linspace(0.0, 1.0, 8) ** 2
+
+
+PROGRAMS += ["design_matrix_built_row_by_row"]
+
+
+def _pendulum_derivative(state, t, params):
+    theta, omega = state
+    g, L = params
+    return np.array([omega, -g / L * np.sin(theta) - 0.1 * omega * t])
+
+
+def pendulum_parameters_bound_to_a_name(x, dt):
+    """An RK4 pendulum whose parameters, a constant and a value of the data, are bound to a name and
+    unpacked by the helper (under vmap the helper reads the constant unbatched)."""
+    params = (9.81, x[2])
+    y, t = x[:2], 0.0
+    for _ in range(3):
+        k1 = _pendulum_derivative(y, t, params)
+        k2 = _pendulum_derivative(y + 0.5 * dt * k1, t + 0.5 * dt, params)
+        k3 = _pendulum_derivative(y + 0.5 * dt * k2, t + 0.5 * dt, params)
+        k4 = _pendulum_derivative(y + dt * k3, t + dt, params)
+        y = y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t + dt
+    return np.sum(y**2)
+
+
+def inputs_pendulum_parameters_bound_to_a_name():
+    return np.array([0.3, -0.2, 1.1]), 0.05
+
+
+PROGRAMS += ["pendulum_parameters_bound_to_a_name"]
+
+
+def inner_loop_variable_read_after_it(x):
+    """An inner loop's variable read after it, inside an outer ``while`` and an outer ``for`` (the last
+    index of the inner loop: Python keeps it)."""
+    total = 0.0
+    k = 0
+    while k < 2:
+        for j in range(3):
+            total += x[j] * (k + 1)
+        total += j * x[k] ** 2
+        k += 1
+    for k in range(2):
+        for j, v in enumerate(x[:2]):
+            total += v * x[k]
+        total += np.tanh(v) * j
+    return total
+
+
+def inputs_inner_loop_variable_read_after_it():
+    return (np.array([0.7, -0.3, 1.2]),)
+
+
+PROGRAMS += ["inner_loop_variable_read_after_it"]
