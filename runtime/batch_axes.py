@@ -408,7 +408,11 @@ def batch_first(ys, flags=True):
         return tree_map(_swap_leading, ys)
     if flags is False or ys is None:
         return ys
+    if isinstance(ys, dict):  # (a dict display's entries, flagged in order)
+        return {k: batch_first(y, f) for (k, y), f in zip(ys.items(), flags)}
     parts = [batch_first(y, flag) for y, flag in zip(ys, flags)]
+    if hasattr(ys, "_fields"):
+        return type(ys)(*parts)
     return tuple(parts) if isinstance(ys, tuple) else parts
 
 

@@ -251,6 +251,28 @@ def getitem(x, index, batched):
     return plan.to_examples(xp, x[plan.index])
 
 
+def index_get(target, index, batched):
+    """Per-example ``rt.index_get(target_i, index_i)`` (``target[index] += v`` reads it): a boolean mask
+    over each example's leading axes reads the whole target, as ``rt.index_get`` does under JAX (a
+    per-example selection has no fixed shape), and ``index_set`` writes back only where it holds.
+    """
+    if reads_whole(target, index, batched):
+        return target
+    return getitem(target, index, batched)
+
+
+def reads_whole(target, index, batched) -> bool:
+    """Whether ``index`` is a boolean mask over the leading axes of ``target``'s examples."""
+    t_flag, i_flag = (bool(f) for f in batched[:2])
+    if getattr(index, "dtype", None) != np.dtype(bool) or isinstance(target, dict):
+        return False
+    mask_shape = np.shape(index)[i_flag:]
+    return (
+        len(mask_shape) > 0
+        and mask_shape == np.shape(target)[t_flag:][: len(mask_shape)]
+    )
+
+
 def take(a, indices, axis, mode, batched):
     """Per-example ``np.take(a_i, indices_i, axis, mode=mode)`` where the indices differ per example
     (``jnp.take(E, ids, axis=0)`` under ``jax.vmap``, ``ids`` per example); ``batched = (a_b, indices_b)``.

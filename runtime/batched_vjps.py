@@ -106,6 +106,8 @@ def matmul_vjp_rhs(g, x1, x2, batched):
 def index_get_vjp(g, target, index, batched):
     """``rt.index_get_vjp`` per example: ``g`` added at ``index`` into zeros like ``target``."""
     gb, tb, ib = batched
+    if batching.reads_whole(target, index, (tb, ib)):  # (``batching.index_get``)
+        return g
     # a dict's or list's item: zeros like its leaves, ``g`` at the key
     if arrays.holds_items(target):
         return batching.index_add(tree_zeros_like(target), index, g, (tb, ib, gb))

@@ -1160,6 +1160,8 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "loop_variables_after_a_break",
         "design_matrix_built_row_by_row",
         "pendulum_parameters_bound_to_a_name",
+        "sgd_steps_over_a_dict_of_parameters",
+        "masked_updates_in_place",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)

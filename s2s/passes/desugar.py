@@ -177,6 +177,15 @@ def index_value(subscript: cst.Subscript) -> cst.BaseExpression:
     )
 
 
+def _computed_index(subscript: cst.Subscript) -> bool:
+    """Whether the index of ``a[...]`` calls or compares (``a[a > 0]``, ``a[rng.integers(3)]``)."""
+    return any(
+        isinstance(n, (cst.Call, cst.Comparison))
+        for e in subscript.slice
+        for n in iter_nodes(e.slice)
+    )
+
+
 def _written(target: cst.Subscript, value, fn):
     """``(x, new value of x)`` for the element write ``target = value`` (nested subscripts write through)."""
     base = target.value
@@ -204,8 +213,17 @@ class _Desugar:
         if isinstance(stmt, ir.AugAssign):
             binary = _AUG_TO_BINARY[type(stmt.operator)]()
             target = stmt.target
+            hoisted = []
             # rt.index_get: reads the whole array under a traced mask
             if isinstance(target, cst.Subscript):
+                if _computed_index(target):
+                    # ``a[a > 0] += v``: the index computed once, as Python does, so the read and the
+                    # write select by one mask
+                    held = cst.Name(self.namer.fresh("_index"))
+                    hoisted.append(ir.Assign(held, index_value(target), stmt.origin))
+                    target = target.with_changes(
+                        slice=[cst.SubscriptElement(cst.Index(held))]
+                    )
                 current = call(
                     "rt.index_get", target.value.deep_clone(), index_value(target)
                 )
@@ -214,7 +232,10 @@ class _Desugar:
             value = cst.BinaryOperation(current, binary, stmt.value)
             if stmt.origin is not None:
                 fn.origins[value] = stmt.origin
-            return self.statement(ir.Assign(stmt.target, value, stmt.origin))
+            return [
+                *(s for h in hoisted for s in self.statement(h)),
+                *self.statement(ir.Assign(target, value, stmt.origin)),
+            ]
         if isinstance(stmt, ir.Assign):
             hoisted, value = self.hoist(_chosen(stmt.value, fn), stmt.origin)
             target = stmt.target

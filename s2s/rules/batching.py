@@ -341,7 +341,7 @@ def zero_at(g_, index, like=None, *, batched):
 
 @batch_rule("rt.index_get")
 def index_get(target, index, *, batched):
-    return rt.batching.getitem(target, index, batched)
+    return rt.batching.index_get(target, index, batched)
 
 
 # --- what gradient code calls: per-example gradients (``vmap`` of ``grad``) ------------------

@@ -65,7 +65,7 @@ recursive helper (Hermite polynomials) called with a loop's counter (``frontend/
 configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
 an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
 code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
-constants handed to a helper; a loop's variables read after a ``break`` on data (``frontend/jumps``).
+constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys.
 """
 
 from __future__ import annotations
@@ -161,6 +161,7 @@ FORMS = (
     "optax_chain",
     "chosen_operands",
     "broke_at",
+    "sgd_over_a_dict",
 )
 
 
@@ -423,6 +424,17 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_sgd_over_a_dict(self, lines, name, a, b):
+        """Hand-written SGD steps updating a dict of parameters key by key (the keys: no batch axis)."""
+        lines += [
+            f'{name}_p = {{"u": np.tanh({a}), "v": {b} * 0.5}}',
+            f"for {name}_s in range(2):",
+            f'    {name}_g = {{"u": {name}_p["u"] * 2.0, "v": {name}_p["v"] ** 2}}',
+            f"    for {name}_k in {name}_p:",
+            f"        {name}_p[{name}_k] = {name}_p[{name}_k] - 0.1 * {name}_g[{name}_k]",
+            f'{name} = np.sum({name}_p["u"] ** 2) + np.sum({name}_p["v"])',
         ]
 
     def _py_broke_at(self, lines, name, a, b):

@@ -5472,3 +5472,40 @@ def inputs_inner_loop_variable_read_after_it():
 
 
 PROGRAMS += ["inner_loop_variable_read_after_it"]
+
+
+def sgd_steps_over_a_dict_of_parameters(x, lr):
+    """Hand-written SGD on a dict of parameters, updated key by key in a loop over the dict inside a loop
+    over steps (under vmap, the keys are the same for every example)."""
+    params = {"a": x[0], "b": x[1:]}
+    for step in range(2):
+        grads = {"a": params["a"] * 2.0, "b": params["b"] ** 2}
+        for key in params:
+            params[key] = params[key] - lr * grads[key]
+    return params["a"] ** 2 + np.sum(params["b"])
+
+
+def inputs_sgd_steps_over_a_dict_of_parameters():
+    return np.array([0.3, -0.2, 0.4]), 0.5
+
+
+PROGRAMS += ["sgd_steps_over_a_dict_of_parameters"]
+
+
+def masked_updates_in_place(x, scale):
+    """In-place updates through boolean masks, as NumPy code clips and rescales: ``a[a > 0] += v`` (the
+    mask computed once), ``W[W < 0] *= s``, rows picked by a column's sign (per example under vmap).
+    """
+    a = x.copy()
+    a[a > 0] += 1.0
+    a[a < 0] *= scale
+    rows = np.reshape(a, (2, -1)).copy()
+    rows[rows[:, 0] > 0.5] *= 2.0
+    return np.sum(rows**2) + np.sum(np.tanh(a))
+
+
+def inputs_masked_updates_in_place():
+    return np.array([0.7, -0.3, 1.2, 1.5, -0.4, 0.2]), 0.1
+
+
+PROGRAMS += ["masked_updates_in_place"]
