@@ -395,6 +395,15 @@ CASES = [
         (11, 8),
     ),
     (
+        "helper_changing_its_argument_called_as_a_statement",
+        "def update(p, g):\n    p['w'] -= 0.1 * g\n\n\n"
+        "def f(x):\n    params = {'w': x * 1.0}\n    update(params, x)\n"
+        "    return np.sum(params['w'] ** 2)",
+        "`update(...)` as an expression statement (a function called for what it changes in its "
+        "arguments in place",
+        (7, 4),
+    ),
+    (
         "append_to_a_parameter_list",
         "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
         "`acts.append` changes a parameter, made outside `f`",
@@ -737,3 +746,47 @@ def test_a_list_indexed_by_a_compiled_loops_counter_says_to_make_it_an_array(tmp
         np.asarray(s2s.grad(g)(logp, labels)),
         s2s.grad(g, backend="numpy")(logp, labels),
     )
+
+
+HELPER_CHANGING_ITS_ARGUMENT = """
+import numpy as np
+
+
+def update(p, g, lr=0.1):
+    p["w"] -= lr * g
+{returned}
+
+def f(x):
+    params = {{"w": x * 1.0}}
+    for _ in range(2):
+        {call}
+    return np.sum(params["w"] ** 2)
+"""
+
+
+def test_a_helper_changing_its_argument_called_as_a_statement_says_to_return_it(
+    tmp_path,
+):
+    """``update(params, g)`` as a statement: the hint writes the call that assigns what ``update``
+    returns, and with ``update`` returning it the gradient is NumPy's."""
+    _, f = _compile_case(
+        tmp_path,
+        "statement",
+        HELPER_CHANGING_ITS_ARGUMENT.format(
+            returned="", call='update(params, 2 * params["w"])'
+        ),
+    )
+    with pytest.raises(S2SError) as info:
+        s2s.grad(f)(np.array([0.3, -0.2]))
+    hinted = 'params = update(params, 2 * params["w"])'
+    assert hinted in info.value.hint
+    _, g = _compile_case(
+        tmp_path,
+        "returned",
+        HELPER_CHANGING_ITS_ARGUMENT.format(returned="    return p", call=hinted),
+    )
+    x = np.array([0.3, -0.2])
+    for backend in ("numpy", "xla"):
+        np.testing.assert_allclose(
+            s2s.grad(g, backend=backend)(x), 2 * x * 0.8**4, rtol=1e-6
+        )

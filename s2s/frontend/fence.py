@@ -152,11 +152,31 @@ class _Fence:
         ):
             self._global_random_state(node)
             self._method_statement(node)
+            self._function_statement(node)
             self.fail(
                 node,
                 "an expression statement (its value is discarded)",
                 "assign the value to a name, or move side effects such as print outside",
             )
+
+    def _function_statement(self, node):
+        """``update(params, grads)`` as a statement: a function called for what it changes in its
+        arguments, which s2s's code (values, not memory) does not see: return them instead.
+        """
+        value = node.value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return
+        name = value.func.value
+        first = value.args[0].value if value.args else None
+        held = first.value if isinstance(first, cst.Name) else "the_value"
+        self.fail(
+            node,
+            f"`{name}(...)` as an expression statement (a function called for what it changes in its "
+            "arguments in place, `p[k] -= ...`, which s2s's code, computing with returned values, "
+            "would lose)",
+            f"make `{name}` return what it changes and assign it: "
+            f"`{held} = {cst.Module([]).code_for_node(value)}`",
+        )
 
     def _method_statement(self, node):
         """``self.loss.remember(layers)`` as a statement: a method called for what it changes in an object
