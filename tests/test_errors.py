@@ -404,6 +404,12 @@ CASES = [
         (7, 4),
     ),
     (
+        "derivative_given_as_an_axis",
+        "def f(x):\n    h = np.tanh(x)\n    return np.sum(np.sum(h, np.sum(h)))",
+        "`sum` is given a value that carries a derivative as its `axis`",
+        (3, 18),
+    ),
+    (
         "append_to_a_parameter_list",
         "def f(x, acts):\n    acts.append(x)\n    return np.sum(x)",
         "`acts.append` changes a parameter, made outside `f`",

@@ -127,7 +127,9 @@ def bind(fn, fixed: dict) -> Bound:
 def name_of(bound: Bound) -> str:
     """A readable name for a bound helper: the functions' names follow its own (``mlp_relu``; an object
     by its parameter's name)."""
-    parts = [bound.fn.__name__] + [getattr(f, "__name__", n) for n, f in bound.fixed]
+    parts = [bound.fn.__name__] + [
+        getattr(f, "__name__", n).rpartition(".")[2] for n, f in bound.fixed
+    ]  # (a module by its last name: ``norm_numpy``)
     return "_".join(p.strip("_<>") for p in parts)
 
 
@@ -187,8 +189,7 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
                 given.add(id(passed[name]))
         else:
             default = param.default
-            bindable = is_function(default) or is_program_object(default)
-            obj = default if bindable else None
+            obj = default if bindable(default) else None
         if obj is not None:
             fixed[name] = obj
     if not fixed:
@@ -223,4 +224,12 @@ def _function_value(resolver, node):
     if chain is None or chain[0] in resolver.locals:
         return None
     obj = resolver._callee_object(node)
-    return obj if is_function(obj) or is_program_object(obj) else None
+    return obj if bindable(obj) else None
+
+
+def bindable(obj) -> bool:
+    """What a helper is bound to where it is called with it: a function, an object of the program, or
+    a module (the array-API idiom: ``def norm(v, xp=np)``, ``norm(v, jnp)``)."""
+    return (
+        is_function(obj) or is_program_object(obj) or isinstance(obj, types.ModuleType)
+    )

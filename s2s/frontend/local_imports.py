@@ -5,6 +5,7 @@
         import numpy.linalg as la                   ``la`` likewise
         return logsumexp(la.norm(x, axis=-1))
 
+So is ``xp = jnp`` (the array-API idiom), a name bound once to a module the function's module holds.
 An import binds a module or one of its objects, the same at every call: ``desugar(source)`` runs it
 when it reads the function (as the call would, the module's package for a relative one) and drops
 the statement, the names it binds added to the names the function reads from its module. An import
@@ -16,13 +17,14 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 from dataclasses import replace
 
 import libcst as cst
 
 from ..cstutil import dotted
 from ..errors import UnsupportedSyntax
-from .rewriting import bindings, function_body, with_body
+from .rewriting import bindings, function_body, object_of, with_body
 from .source import FunctionSource
 
 
@@ -79,12 +81,35 @@ def _imported(path: str, package: str | None, node, fail=None):
         )
 
 
+def _module_alias(stmt, env: dict, assigned) -> dict | None:
+    """``{name: module}`` for ``xp = jnp`` (the array-API idiom: a name bound once to a module the
+    function's module holds), else None."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+        and isinstance(stmt.body[0].targets[0].target, cst.Name)
+    ):
+        return None
+    name = stmt.body[0].targets[0].target.value
+    value = object_of(stmt.body[0].value, env, assigned)
+    if not isinstance(value, types.ModuleType) or assigned[name] != 1:
+        return None
+    return {name: value}
+
+
 def desugar(source: FunctionSource) -> FunctionSource:
-    """``source`` without the imports at the top of its body, their names read from its module."""
+    """``source`` without the imports and module aliases at the top of its body, their names read from
+    its module."""
     body = function_body(source)
+    assigned = bindings(source.node)
     if body is None or not any(
-        isinstance(s, cst.SimpleStatementLine)
-        and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+        (
+            isinstance(s, cst.SimpleStatementLine)
+            and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)
+        )
+        or _module_alias(s, source.env, assigned)
         for s in body
     ):
         return source
@@ -94,7 +119,6 @@ def desugar(source: FunctionSource) -> FunctionSource:
 
     module = sys.modules.get(getattr(source.fn, "__module__", None) or "")
     package = getattr(module, "__package__", None)
-    assigned = bindings(source.node)
     env, kept = dict(source.env), []
     for stmt in body:
         names = (
@@ -102,6 +126,10 @@ def desugar(source: FunctionSource) -> FunctionSource:
             if isinstance(stmt, cst.SimpleStatementLine)
             else None
         )
+        alias = _module_alias(stmt, env, assigned)
+        if alias is not None:
+            env.update(alias)
+            continue
         if names is None:
             kept.append(stmt)
             continue

@@ -34,7 +34,7 @@ from ..rules import OPS
 from ..rules.nondiff import BITWISE
 from ..rules.registry import LIST_OUTPUTS, op_named
 from ..rules.vocabulary import ARRAY_FUNCTIONS
-from ..templates import differentiable_arguments
+from ..templates import bind, differentiable_arguments
 from .dependence import depends_on, needed_by
 
 CONSTANT_NAMES = ("True", "False", "None")
@@ -225,6 +225,7 @@ def check_closed_world(
     values, so a complex value they are given is on the differentiated path.)
     """
     _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows)
+    _check_roles(body, helpers, wrt, flows)
     for stmt in body:
         if not isinstance(stmt, ir.Assign) or not active.intersection(
             ir.target_names(stmt.target)
@@ -287,6 +288,42 @@ def _check_bitwise(stmt, e) -> None:
             "merge too); for an integer array computed from the inputs, wrap it in "
             "`jax.lax.stop_gradient(...)`",
         )
+
+
+# parameters that take integers (an axis, a shape): a value that carries a derivative there is
+# something s2s misread (``xp.sum(x ** 2)`` of a local ``xp`` it took for an array), never a zero
+_INTEGER_ROLES = ("axis", "shape")
+
+
+def _check_roles(body, helpers, wrt, flows) -> None:
+    """An op's axis or shape argument that carries a derivative from ``wrt``: a located error."""
+    if not wrt:
+        return
+    varied = depends_on(body, wrt, helpers, lambda e, defs: eqn_inputs(e, flows, defs))
+    for stmt in body:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        e = eqn_of(stmt.value, helpers)
+        if e.kind not in ("op", "runtime"):
+            continue
+        op = op_named(("rt." if e.kind == "runtime" else "") + e.name)
+        if op is None or not any(r in _INTEGER_ROLES for r in op.roles.values()):
+            continue
+        try:
+            bindings = bind(op, e)
+        except S2SError:
+            continue
+        for param, atom in bindings.items():
+            if op.roles.get(param) in _INTEGER_ROLES and diff_names(atom) & varied:
+                raise S2SError(
+                    f"{e.label()} is given a value that carries a derivative as its "
+                    f"`{param}` ({op.roles[param]}), which takes integers: s2s reads this call "
+                    "otherwise than you meant (a local name bound to a module, `xp = jnp`, read "
+                    "as an array?)",
+                    stmt.origin,
+                    "call the array module by its own name (`jnp.sum(...)`), or pass integers "
+                    f"as `{param}`",
+                )
 
 
 def _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows) -> None:

@@ -65,7 +65,8 @@ recursive helper (Hermite polynomials) called with a loop's counter (``frontend/
 configured by assigning its attributes after it is made, its method storing outputs in a loop (filterpy);
 an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
 code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
-constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys.
+constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys; the array module held in a
+name, a default and an argument (``local_imports``, ``function_args.bindable``).
 """
 
 from __future__ import annotations
@@ -162,6 +163,7 @@ FORMS = (
     "chosen_operands",
     "broke_at",
     "sgd_over_a_dict",
+    "array_module_name",
 )
 
 
@@ -424,6 +426,14 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_array_module_name(self, lines, name, a, b):
+        """The array-API idiom: the module in a local name, a helper's default and an argument."""
+        self.helper("def sq_norm(v, xp=np):\n    return xp.sum(v ** 2)\n")
+        lines += [
+            f"{name}_xp = np",
+            f"{name} = {name}_xp.sum(np.tanh({a})) + sq_norm({b}) + sq_norm({a}, np) * 0.5",
         ]
 
     def _py_sgd_over_a_dict(self, lines, name, a, b):

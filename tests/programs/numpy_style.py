@@ -5509,3 +5509,25 @@ def inputs_masked_updates_in_place():
 
 
 PROGRAMS += ["masked_updates_in_place"]
+
+
+def _sum_of_squares_in(v, xp=np):
+    return xp.sum(v**2)
+
+
+def _mean_in(v, xp):
+    return xp.mean(v)
+
+
+def array_module_held_in_a_name(x):
+    """The array-API idiom: the array module held in a local name (``xp = np``), a helper's default
+    (``xp=np``), and an argument (``_mean_in(v, np)``)."""
+    xp = np
+    return xp.sum(xp.tanh(x) * x) + _sum_of_squares_in(x) * 2.0 + _mean_in(x**3, np)
+
+
+def inputs_array_module_held_in_a_name():
+    return (np.array([0.35, -0.6, 0.8, 0.25]),)
+
+
+PROGRAMS += ["array_module_held_in_a_name"]
