@@ -19,7 +19,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import int_literal, literal, names_in, substitute
+from ..cstutil import int_literal, iter_nodes, literal, names_in, substitute
 from ..errors import S2SError, UnsupportedSyntax
 from ..naming import Namer
 from ..rules import op_named
@@ -189,9 +189,13 @@ def _bind(callee: ir.Function, call: cst.Call, origin):
 
 
 class _ItemOfDisplay(cst.CSTTransformer):
-    """``(c, True)[0]`` -> ``c``: a tuple argument read by a constant index (``cho_solve((c, lower), b)``)."""
+    """``(c, True)[0]`` -> ``c``: a tuple argument read by a constant index (``cho_solve((c, lower), b)``);
+    ``{"w": x}["w"]`` -> ``x``: a dict argument read by a constant key (``loss({"w": x})``).
+    """
 
     def leave_Subscript(self, original, node):
+        if isinstance(node.value, cst.Dict) and len(node.slice) == 1:
+            return _entry_of_display(node)
         if not (isinstance(node.value, cst.Tuple) and len(node.slice) == 1):
             return node
         index = node.slice[0].slice
@@ -204,6 +208,25 @@ class _ItemOfDisplay(cst.CSTTransformer):
         ):
             return node
         return elements[key].value
+
+
+def _entry_of_display(node: cst.Subscript):
+    """The entry of a dict display a constant key reads, else ``node``."""
+    index = node.slice[0].slice
+    key = _constant_key(index.value) if isinstance(index, cst.Index) else None
+    elements = node.value.elements
+    if key is None or not all(isinstance(e, cst.DictElement) for e in elements):
+        return node
+    found = [e.value for e in elements if _constant_key(e.key) == key]
+    return found[-1] if found else node
+
+
+def _constant_key(node):
+    """``("str", "w")`` or ``("int", 3)`` for a literal key, else None."""
+    if isinstance(node, cst.SimpleString):
+        return ("str", node.evaluated_value)
+    value = int_literal(node)
+    return None if value is None else ("int", value)
 
 
 def _with_constants(callee: ir.Function, mapping: dict, fold=False) -> ir.Function:
@@ -230,6 +253,32 @@ def _folded(stmt):
     if isinstance(stmt, (ir.Assign, ir.Return)):
         return replace(stmt, value=simplify.fold(stmt.value))
     return stmt
+
+
+def _read_by_key(callee: ir.Function, name: str) -> bool:
+    """Whether ``callee`` (its local functions included) subscripts ``name`` by other than a literal."""
+
+    def bodies(fn):
+        yield fn.body
+        for stmt in ir.walk(fn.body):
+            if isinstance(stmt, ir.Def):
+                yield from bodies(stmt.function)
+
+    for body in bodies(callee):
+        for stmt in ir.walk(body):
+            for node in iter_nodes(getattr(stmt, "value", None) or cst.Name("_")):
+                if (
+                    isinstance(node, cst.Subscript)
+                    and isinstance(node.value, cst.Name)
+                    and node.value.value == name
+                    and not all(
+                        isinstance(e.slice, cst.Index)
+                        and _constant_key(e.slice.value) is not None
+                        for e in node.slice
+                    )
+                ):
+                    return True
+    return False
 
 
 def _substituted(value, mapping):
@@ -280,6 +329,15 @@ def inline(fn: ir.Function, namer: Namer | None = None) -> ir.Function:
             k: _default_value(v)
             for k, v in _bind(callee, stmt.value, stmt.origin).items()
         }
+        for k, v in mapping.items():
+            if isinstance(v, (cst.Tuple, cst.List, cst.Dict)) and _read_by_key(
+                callee, k
+            ):
+                # a display read by a key the code computes (``params[k]`` in a loop over keys): named,
+                # as every subscripted value is in normal form
+                held = cst.Name(namer.fresh(f"_{k}"))
+                out.append(ir.Assign(held, v, stmt.origin))
+                mapping[k] = held
         # a local function sees its siblings; a decomposition (an op's body) sees none of the user's names,
         # and no variable of the callee takes a local function's name
         local = any(callee is f for f in fn.locals.values())

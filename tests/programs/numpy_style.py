@@ -5531,3 +5531,32 @@ def inputs_array_module_held_in_a_name():
 
 
 PROGRAMS += ["array_module_held_in_a_name"]
+
+
+def _make_cubic_loss():
+    def loss(params, keys):
+        total = 0.0
+        for k in keys:
+            total = total + np.sum(params[k] ** 3)
+        return total + np.sum(params["w"])
+
+    return loss
+
+
+def dict_display_handed_to_a_local_function(x):
+    """A closure a factory makes, called with a dict display read by constant keys and by the keys of a
+    loop (the display is named, as a subscripted value), and a local function reading one entry.
+    """
+    loss = _make_cubic_loss()
+
+    def entry(params, k):
+        return np.sum(params[k] ** 2)
+
+    return loss({"w": x, "b": 2.0 * x}, ["w", "b"]) + entry({"w": x, "b": x + 1.0}, "b")
+
+
+def inputs_dict_display_handed_to_a_local_function():
+    return (np.array([0.3, -0.2, 0.5, 0.1]),)
+
+
+PROGRAMS += ["dict_display_handed_to_a_local_function"]
