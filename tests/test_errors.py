@@ -405,7 +405,7 @@ CASES = [
     ),
     (
         "derivative_given_as_an_axis",
-        "def f(x):\n    h = np.tanh(x)\n    return np.sum(np.sum(h, np.sum(h)))",
+        "def f(x):\n    h = np.tanh(x)\n    return np.sum(np.sum(h, h * 2.0))",
         "`sum` is given a value that carries a derivative as its `axis`",
         (3, 18),
     ),

@@ -1162,6 +1162,7 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "pendulum_parameters_bound_to_a_name",
         "sgd_steps_over_a_dict_of_parameters",
         "masked_updates_in_place",
+        "parameters_rebound_by_a_comprehension",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)

@@ -37,7 +37,7 @@ from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from ..rules.registry import op_named
 from . import helper_results
-from .collected import COLLECTED, Kinds, Reads, check_locals
+from .collected import COLLECTED, LIST, Kinds, Reads, check_locals
 from .dataflow import (
     assigned,
     closure_reads,
@@ -74,6 +74,26 @@ def _ordered(names, body) -> list[str]:
             if n in names and n not in order:
                 order.append(n)
     return order + sorted(set(names) - set(order))
+
+
+def _carried_as_lists(fn: ir.Function, carried, before: Kinds, after: Kinds):
+    """``fn``, a loop's body, returning as a Python list each carried name that is one before the loop
+    and a list its steps collect after the body (``params = [p - lr * g for p, g in zip(params, grads)]``):
+    its items (``rt.unstack``), so the carry keeps one structure (``after`` says so)."""
+    relisted = {
+        n for n in carried if before.kind(n) == LIST and after.kind(n) == COLLECTED
+    }
+    if not relisted:
+        return fn
+    *body, ret = fn.body
+    carry, ys = ret.value.elements
+    listed = substitute(
+        carry.value, {n: call("rt.unstack", cst.Name(n)) for n in relisted}
+    )
+    for n in relisted:
+        after.bind(n, LIST, None)
+    value = ret.value.with_changes(elements=[carry.with_changes(value=listed), ys])
+    return fn.with_body([*body, ir.Return(value, ret.origin)])
 
 
 def _first(body, predicate):
@@ -471,6 +491,7 @@ class _Lower:
             (*unpack, *unpack_item),
             inner,
         )
+        fn = _carried_as_lists(fn, carried, kinds, body_kinds)
         xs = self.iteration(stmt.iter)
         init = _names(carried)
         value = call("rt.scan", cst.Name(fn.name), init, xs)

@@ -300,6 +300,16 @@ def _check_roles(body, helpers, wrt, flows) -> None:
     if not wrt:
         return
     varied = depends_on(body, wrt, helpers, lambda e, defs: eqn_inputs(e, flows, defs))
+    # of those, values arithmetic made (``_power = x ** 2``): surely numbers that carry a derivative (a
+    # name a tuple or a zip unpacks may hold an integer beside them)
+    computed = {
+        stmt.target.value
+        for stmt in body
+        if isinstance(stmt, ir.Assign)
+        and isinstance(stmt.target, cst.Name)
+        and isinstance(stmt.value, (cst.BinaryOperation, cst.UnaryOperation))
+    }
+    varied &= computed - _rebound(body)
     for stmt in body:
         if not isinstance(stmt, ir.Assign):
             continue
@@ -324,6 +334,15 @@ def _check_roles(body, helpers, wrt, flows) -> None:
                     "call the array module by its own name (`jnp.sum(...)`), or pass integers "
                     f"as `{param}`",
                 )
+
+
+def _rebound(body) -> set[str]:
+    """Names ``body`` assigns more than once."""
+    seen, again = set(), set()
+    for stmt in body:
+        for name in ir.target_names(stmt.target) if isinstance(stmt, ir.Assign) else ():
+            (again if name in seen else seen).add(name)
+    return again
 
 
 def _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows) -> None:

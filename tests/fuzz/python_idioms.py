@@ -66,7 +66,8 @@ configured by assigning its attributes after it is made, its method storing outp
 an object made from a dict's keywords (``Emission(**kw)``) whose method runs under ``np.errstate``; library
 code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
 constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys; the array module held in a
-name, a default and an argument (``local_imports``, ``function_args.bindable``).
+name, a default and an argument (``local_imports``, ``function_args.bindable``); a list rebound by a
+comprehension in a loop (``control._carried_as_lists``).
 """
 
 from __future__ import annotations
@@ -164,6 +165,7 @@ FORMS = (
     "broke_at",
     "sgd_over_a_dict",
     "array_module_name",
+    "rebound_by_comprehension",
 )
 
 
@@ -426,6 +428,16 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_rebound_by_comprehension(self, lines, name, a, b):
+        """A list of parameters rebound by a comprehension in a loop (an optimizer's step)."""
+        lines += [
+            f"{name}_ps = [np.tanh({a}), {b} * 0.5]",
+            f"for {name}_t in range(2):",
+            f"    {name}_gs = [np.cos(p) * 0.3 for p in {name}_ps]",
+            f"    {name}_ps = [p - 0.1 * g for p, g in zip({name}_ps, {name}_gs)]",
+            f"{name} = sum(np.sum(p ** 2) for p in {name}_ps)",
         ]
 
     def _py_array_module_name(self, lines, name, a, b):

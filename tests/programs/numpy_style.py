@@ -5560,3 +5560,22 @@ def inputs_dict_display_handed_to_a_local_function():
 
 
 PROGRAMS += ["dict_display_handed_to_a_local_function"]
+
+
+def parameters_rebound_by_a_comprehension(x, data):
+    """Gradient descent as optimizer code writes it: the list of parameters rebound by a comprehension
+    over ``zip(params, grads)`` in a loop (items of different shapes), then Python's ``sum`` over it.
+    """
+    params = [np.reshape(x[:6], (2, 3)), x[6:9]]
+    for _ in range(3):
+        h = np.tanh(data @ params[0] + params[1])
+        grads = [data.T @ (1 - h**2), np.sum(1 - h**2, axis=0)]
+        params = [p - 0.1 * g for p, g in zip(params, grads)]
+    return sum(np.sum(p**2) for p in params)
+
+
+def inputs_parameters_rebound_by_a_comprehension():
+    return np.linspace(-0.5, 0.7, 9), np.array([[0.5, -1.0], [1.5, 0.2]])
+
+
+PROGRAMS += ["parameters_rebound_by_a_comprehension"]
