@@ -2,7 +2,8 @@
 
 ``grad_U = functools.partial(grad_potential, prec=prec)`` binds ``prec``, a value of the function, so it
 is no module-level object s2s could read when it reads the code. ``desugar(source)`` writes the line
-as the local function it makes, ``def grad_U(q): return grad_potential(q, prec=prec)``, whose calls
+as the local function it makes, ``def grad_U(q, *, prec=prec): return grad_potential(q, prec=prec)``
+(a call may give a bound keyword again, as a partial's may), whose calls
 ``inline`` puts in place and which may be passed to a helper of yours like any local function
 (``local_function_args``).
 
@@ -71,6 +72,12 @@ class _Rewriter:
         self.positions = source.file.positions
         self.bound = bindings(source.node)
         self.changed = False
+        # the function's local functions (its ``def``s, and those made here): s2s binds helpers to them
+        self.functions = {
+            n.name.value
+            for n in iter_nodes(source.node)
+            if isinstance(n, cst.FunctionDef) and n is not source.node
+        }
 
     def block(self, statements) -> list:
         out = []
@@ -190,14 +197,29 @@ class _Rewriter:
         ):
             return None
         new_params = [_param(p) for p in rest if p.kind != p.KEYWORD_ONLY]
-        kwonly = [_param(p) for p in rest if p.kind == p.KEYWORD_ONLY]
+        # a keyword the partial binds, a call may give again (``g(v, w=w1)``): a keyword-only parameter
+        # whose default is the bound value (read at the call: nothing rebinds what it reads after the line)
+        # (a module-level object, a function, stays bound in the call: s2s binds helpers to those)
+        given = {
+            k: a
+            for k, a in keywords.items()
+            if self._object(a.value) is None
+            and not (isinstance(a.value, cst.Name) and a.value.value in self.functions)
+        }
+        kwonly = [_param(p) for p in rest if p.kind == p.KEYWORD_ONLY] + [
+            cst.Param(cst.Name(k), default=a.value) for k, a in given.items()
+        ]
         # the parameters left, by keyword (a keyword the partial binds may come before them)
         args = [
             *(cst.Arg(a.value) for a in positional),
             *(cst.Arg(cst.Name(p.name)) for p in rest if p.kind == p.POSITIONAL_ONLY),
             *(
-                a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                for a in keywords.values()
+                (
+                    cst.Arg(cst.Name(k), keyword=cst.Name(k))
+                    if k in given
+                    else a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                )
+                for k, a in keywords.items()
             ),
             *(
                 cst.Arg(cst.Name(p.name), keyword=cst.Name(p.name))
@@ -214,6 +236,7 @@ class _Rewriter:
             star_arg=cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT,
         )
         self.changed = True
+        self.functions.add(name)
         return place(
             cst.FunctionDef(cst.Name(name), parameters, body), stmt, self.positions
         )

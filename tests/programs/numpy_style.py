@@ -5579,3 +5579,20 @@ def inputs_parameters_rebound_by_a_comprehension():
 
 
 PROGRAMS += ["parameters_rebound_by_a_comprehension"]
+
+
+def _weighted_sum(v, w, shift=0.0):
+    return np.sum(v * w) + shift
+
+
+def partial_keyword_given_again(x):
+    """A keyword a ``partial`` binds, given again by a call (legal Python: the call's value wins)."""
+    g = functools.partial(_weighted_sum, w=x[:3], shift=0.5)
+    return g(x[3:6]) + g(x[3:6], w=x[6:9]) ** 2 + g(x[:3], shift=np.sum(x))
+
+
+def inputs_partial_keyword_given_again():
+    return (np.array([0.3, -0.2, 0.5, 0.1, 0.7, -0.4, 0.9, 0.2, -0.6]),)
+
+
+PROGRAMS += ["partial_keyword_given_again"]
