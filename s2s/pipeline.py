@@ -49,6 +49,7 @@ from .frontend import (
     rewriting,
     source,
     starred,
+    static_getattr,
     static_tests,
     strings,
     ufunc_methods,
@@ -100,7 +101,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
     src = deleted_names.desugar(rewriting.indented(src))
-    src = called_lambdas.desugar(static_tests.desugar(src))
+    src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
     src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(src)

@@ -5596,3 +5596,22 @@ def inputs_partial_keyword_given_again():
 
 
 PROGRAMS += ["partial_keyword_given_again"]
+
+
+ACTIVATION_BY_NAME = "tanh"
+
+
+def activation_looked_up_by_name(x):
+    """Configuration-driven code: functions looked up by a name known when the code is read
+    (``getattr(np, ACTIVATION_BY_NAME)``, ``getattr(np, "sin")``), a default where there is none.
+    """
+    act = getattr(np, ACTIVATION_BY_NAME)
+    other = getattr(np, "no_such_function", np.sin)
+    return np.sum(act(x) * getattr(np, "cos")(x)) + np.sum(other(x))  # noqa: B009
+
+
+def inputs_activation_looked_up_by_name():
+    return (np.array([0.3, -0.2, 0.5]),)
+
+
+PROGRAMS += ["activation_looked_up_by_name"]
