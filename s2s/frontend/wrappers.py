@@ -10,8 +10,8 @@ object could share), which of these ``obj`` is:
   the module it generated (``obj.s2s_generated_function``);
 - ``Custom(obj)``: an s2s or JAX ``custom_jvp``/``custom_vjp`` function,
   read with its rule;
-- ``Through(inner, what)``: ``jax.jit``, ``jax.checkpoint``/``jax.remat`` or
-  ``@s2s.transform`` of ``inner``: the same math as ``inner``;
+- ``Through(inner, what)``: ``jax.jit``, ``jax.checkpoint``/``jax.remat``,
+  ``functools.lru_cache`` or ``@s2s.transform`` of ``inner``: the same math as ``inner``;
 - ``Partial(func, args, keywords)``: ``functools.partial``;
 - ``Unsupported(what, hint)``: anything else: ``jax.vmap``, ``jax.grad`` and
   JAX's other transformations, ``np.vectorize``, library functions, bound
@@ -253,6 +253,9 @@ def classify(obj, called=False):
         )
     if isinstance(obj, functools.partial):
         return Partial(obj.func, obj.args, dict(obj.keywords))
+    if isinstance(obj, functools._lru_cache_wrapper):
+        # ``@functools.lru_cache``/``@functools.cache``: a cache changes no value the function computes
+        return Through(obj.__wrapped__, "functools.lru_cache")
     jax = sys.modules.get("jax")
     if jax is not None:
         jit_type, kinds = _jax_kinds(jax)

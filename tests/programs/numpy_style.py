@@ -5615,3 +5615,21 @@ def inputs_activation_looked_up_by_name():
 
 
 PROGRAMS += ["activation_looked_up_by_name"]
+
+
+@functools.lru_cache(maxsize=8)
+def _dct_matrix(n):
+    k = np.arange(n)
+    return np.cos(np.pi / n * (k[:, None] + 0.5) * k[None, :])
+
+
+def transform_matrix_from_a_cached_helper(x):
+    """A constant matrix made by a helper under ``functools.lru_cache`` (a cache changes no value)."""
+    return np.sum((_dct_matrix(x.shape[0]) @ x) ** 2)
+
+
+def inputs_transform_matrix_from_a_cached_helper():
+    return (np.array([0.3, -0.2, 0.5, 0.1]),)
+
+
+PROGRAMS += ["transform_matrix_from_a_cached_helper"]
