@@ -433,7 +433,8 @@ class Reads:
         if args and args[0].keyword is None and not args[0].star:
             first, kind = self.expr(args[0].value)
             if kind == COLLECTED and not (
-                func in AS_ARRAY and self._rows_of_containers(args[0].value)
+                func in ("xp.array", "xp.asarray")
+                and self._rows_of_containers(args[0].value)
             ):
                 special = self._collected_call(node, func, first, args)
                 if special is not None:

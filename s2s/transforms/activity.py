@@ -58,7 +58,15 @@ def diff_names(atom) -> set[str]:
             if atom.elements
             else set()
         )
-    # not an atom (a pass left a call in an operand): every name it reads, never none
+    return set()
+
+
+def compound_reads(atom) -> set[str]:
+    """Names an operand that is no atom reads (a pass left a call in it: ``xp.transpose(z)``), which a
+    derivative rule would not reach: its transform refuses them (an internal error, never a zero).
+    """
+    if isinstance(atom, (cst.Name, cst.Tuple, cst.List, cst.Dict)) or is_static(atom):
+        return set()
     return {n for n in names_in(atom) if n not in CONSTANT_NAMES}
 
 

@@ -22,7 +22,7 @@ from ..cstutil import call, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import used_names
-from ..passes.normal_form import eqn_of, is_static
+from ..passes.normal_form import eqn_of
 from ..rules.registry import tangent_name
 from . import forward_control
 from .activity import (
@@ -30,6 +30,7 @@ from .activity import (
     RULE_HINT,
     activity,
     check_closed_world,
+    compound_reads,
     diff_names,
 )
 from .reverse import Mode
@@ -100,7 +101,7 @@ class Forward(Transform):
                     e.with_changes(value=self.tangent(e.value)) for e in atom.elements
                 ]
             )
-        if diff_names(atom) & self.active and not is_static(atom):
+        if compound_reads(atom) & self.active:
             raise AssertionError(
                 f"s2s: an operand `{ir.code(atom)}` that is not an atom carries a derivative "
                 "(a pass broke the normal form): its tangent would be lost"

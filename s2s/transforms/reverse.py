@@ -23,7 +23,13 @@ from ..passes.dataflow import used_names
 from ..passes.desugar import index_value
 from ..passes.normal_form import eqn_of
 from . import control_rules
-from .activity import RULE_HINT, activity, check_closed_world, diff_names
+from .activity import (
+    RULE_HINT,
+    activity,
+    check_closed_world,
+    compound_reads,
+    diff_names,
+)
 from .skeleton import Context, HelperRequests, Transform
 
 RT = cst.Name("rt")
@@ -228,7 +234,7 @@ class Backward(Transform):
                         e.value,
                         cst.Subscript(expr, [cst.SubscriptElement(cst.Index(e.key))]),
                     )
-        elif diff_names(atom) & self.active:
+        elif compound_reads(atom) & self.active:
             raise AssertionError(
                 f"s2s: an operand `{ir.code(atom)}` that is not an atom carries a derivative "
                 "(a pass broke the normal form): its cotangent would be lost"
