@@ -11,8 +11,8 @@ shape (the empty set is a 0-d value). A name bound by a statement s2s cannot rea
 ``x @ W``, a slice: a fresh atom. An elementwise op or arithmetic operator: the union of its operands'
 sets; a full reduction (``xp.sum(a)``): the empty set; a runtime function with a known result shape
 (``rt.reduced_like(g, x)``: ``x``'s). Two equal sets are equal shapes, since broadcasting is a function
-of the set. ``rt.grad_seed(out)`` raises unless ``out`` is 0-d, so after it every atom of ``out`` is
-0-d, and leaves the sets it was in.
+of the set. ``rt.grad_seed(out)`` raises unless ``out`` is 0-d, so after it (in the function's own
+body, not a branch or a loop's) every atom of ``out`` is 0-d, and leaves the sets it was in.
 
 Guarantees:
 
@@ -73,6 +73,9 @@ class _Analysis:
     zero_d: set = field(default_factory=set)  # atoms proved 0-d
     # a DROPPED call -> whether its value has its like's shape, each place it stands (a node may be shared)
     sites: dict = field(default_factory=dict)
+    nested: int = (
+        0  # inside a branch, a loop or a local function: what runs there may not run
+    )
 
     def atom(self, kind=UNKNOWN) -> Shape:
         return Shape(frozenset({next(self.fresh)}), kind)
@@ -94,12 +97,16 @@ class _Analysis:
         elif isinstance(stmt, ir.Return):
             self.of(stmt.value, env)
         elif isinstance(stmt, ir.Def):
+            self.nested += 1
             self.body(stmt.function.body, {})
+            self.nested -= 1
             env[stmt.function.name] = self.atom()
         else:  # an augmented assignment, a branch, a loop: what it binds is unknown before and after
             self._forget(env, [stmt])
+            self.nested += 1
             for block in ir.blocks_of(stmt):
                 self.body(block, dict(env))
+            self.nested -= 1
             self._forget(env, [stmt])
 
     def _forget(self, env: dict, body) -> None:
@@ -180,7 +187,10 @@ class _Analysis:
         if callee in DROPPED and len(node.args) == 2 and len(positional) == 2:
             self.sites.setdefault(node, []).append((positional[0], positional[1]))
         if callee == "rt.grad_seed" and positional:
-            self.zero_d |= positional[0].atoms
+            if (
+                not self.nested
+            ):  # (it raises where ``out`` is not 0-d: after it, ``out`` is)
+                self.zero_d |= positional[0].atoms
             return Shape(frozenset(), ARRAY)
         if callee == "rt.reduced_count":
             return Shape(frozenset(), NUMERIC)  # (an int)
