@@ -26,7 +26,8 @@ count is a Python int and the ``for`` loop a scan of that length; where one is k
 the ``for`` loop's range is (and collecting a list in it is the located error it was).
 
 Guarantee: a ``while`` loop without ``else``, ``break``, ``continue`` or ``return`` whose body
-appends to a list; its test built from names, literals, comparisons and arithmetic; each name of the
+appends to a list; its test built from names, literals, comparisons and arithmetic, and sizes of arrays
+the body neither binds nor changes (``len(x)``, ``x.shape[0]``, ``x.size``); each name of the
 test the body assigns (its counters) assigned only by statements of the body's own level, ``c = e``
 or ``c op= e``, ``e`` reading only literals, counters and names the body does not assign, by
 arithmetic. The counting loop runs those statements in their order, as each step of the loop does,
@@ -71,9 +72,58 @@ _ARITHMETIC = (
 )
 
 
-def _arithmetic(node) -> bool:
-    """Whether ``node`` computes with names and number literals only (no call, subscript, attribute)."""
-    return all(isinstance(n, _ARITHMETIC) for n in iter_nodes(node))
+def _arithmetic(node, fixed=frozenset()) -> bool:
+    """Whether ``node`` computes with names and number literals only (no call, subscript, attribute),
+    and sizes of the arrays ``fixed`` names (``len(x)``, ``x.shape[0]``, ``x.size``, ``x.ndim``).
+    """
+    sized = {id(n) for s in _sizes(node, fixed) for n in iter_nodes(s)}
+    return all(isinstance(n, _ARITHMETIC) or id(n) in sized for n in iter_nodes(node))
+
+
+def _sizes(node, fixed) -> list:
+    """The size reads in ``node`` of names in ``fixed``: known when the code is traced."""
+    return [
+        n
+        for n in iter_nodes(node)
+        if _length_of(n, fixed) or _shape_item_of(n, fixed) or _size_of(n, fixed)
+    ]
+
+
+def _fixed_name(node, fixed) -> bool:
+    return isinstance(node, cst.Name) and node.value in fixed
+
+
+def _length_of(n, fixed) -> bool:
+    """``len(x)``."""
+    return (
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Name)
+        and n.func.value == "len"
+        and len(n.args) == 1
+        and _fixed_name(n.args[0].value, fixed)
+    )
+
+
+def _shape_item_of(n, fixed) -> bool:
+    """``x.shape[0]``, ``x.shape[-1]``."""
+    return (
+        isinstance(n, cst.Subscript)
+        and isinstance(n.value, cst.Attribute)
+        and n.value.attr.value == "shape"
+        and _fixed_name(n.value.value, fixed)
+        and len(n.slice) == 1
+        and isinstance(n.slice[0].slice, cst.Index)
+        and isinstance(n.slice[0].slice.value, (cst.Integer, cst.UnaryOperation))
+    )
+
+
+def _size_of(n, fixed) -> bool:
+    """``x.size``, ``x.ndim``."""
+    return (
+        isinstance(n, cst.Attribute)
+        and n.attr.value in ("size", "ndim")
+        and _fixed_name(n.value, fixed)
+    )
 
 
 def _appends(statements) -> bool:
@@ -120,14 +170,23 @@ class _Rewriter:
     def counted(self, loop: cst.While) -> list | None:
         body = list(loop.body.body)
         jumps = (cst.Break, cst.Continue, cst.Return, cst.Yield)
+        assigned = set(bindings(loop.body))
+        # names whose sizes the test may read: neither bound nor changed by a method in the body
+        changed = {
+            n.func.value.value
+            for n in own_nodes(body)
+            if isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and isinstance(n.func.value, cst.Name)
+        }
+        fixed = names_in(loop.test) - assigned - changed
         if (
             loop.orelse is not None
             or not _appends(body)
-            or not _arithmetic(loop.test)
+            or not _arithmetic(loop.test, fixed)
             or any(isinstance(n, jumps) for n in own_nodes(body))
         ):
             return None
-        assigned = set(bindings(loop.body))
         counters = names_in(loop.test) & assigned
         lines_of = [s for s in body if _counter_update(s, counters)]
         updates = [_counter_update(s, counters) for s in lines_of]

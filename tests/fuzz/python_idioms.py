@@ -1352,6 +1352,17 @@ class PythonIdioms:
     def _py_counted_while(self, lines, name, a, b):
         # a while loop on float time recording per-step values: the numbers alone count its steps
         t, z, xs = f"{name}_t", f"{name}_z", f"{name}_xs"
+        if self.p(0.3):
+            # frames of a signal by a counter and the array's length (a size known when traced)
+            lines += [
+                f"{z} = np.ravel({a}) * 1.0",
+                f"{xs}, {t} = [], 0",
+                f"while {t} + 2 <= len({z}):",
+                f"    {xs}.append({z}[{t}:{t} + 2] * np.array([0.5, 1.0]))",
+                f"    {t} += 1",
+                f"{name} = np.sum(np.array({xs}) ** 2) + np.mean({b})",
+            ]
+            return
         end = self.pick(["0.6", "0.5 + 1e-9", "1.0"])
         lines += [
             f"{t}, {xs} = 0.0, []",

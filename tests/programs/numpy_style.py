@@ -5633,3 +5633,26 @@ def inputs_transform_matrix_from_a_cached_helper():
 
 
 PROGRAMS += ["transform_matrix_from_a_cached_helper"]
+
+
+def frames_by_a_while_on_sizes(x):
+    """Overlapping frames of a signal taken by a ``while`` loop on a counter and the signal's length
+    (``len(x)``, known when traced: the steps are counted, then collected), and pairs of rows by one on
+    ``X.shape[0]``."""
+    frames, start = [], 0
+    while start + 4 <= len(x):
+        frames.append(x[start : start + 4] * np.hanning(4))
+        start += 2
+    X = np.reshape(x, (5, 2))
+    pairs, i = [], 0
+    while i < X.shape[0] - 1:
+        pairs.append(np.sum(X[i] * X[i + 1]))
+        i += 1
+    return np.sum(np.array(frames) ** 2) + sum(pairs)
+
+
+def inputs_frames_by_a_while_on_sizes():
+    return (np.sin(np.arange(10.0)),)
+
+
+PROGRAMS += ["frames_by_a_while_on_sizes"]
