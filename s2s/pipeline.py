@@ -25,6 +25,7 @@ from .frontend import (
     error_states,
     factories,
     fence,
+    filled_lists,
     function_loops,
     generators,
     indexed_loops,
@@ -104,7 +105,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
     src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
-    src = counter_appends.desugar(src)
+    src = counter_appends.desugar(filled_lists.desugar(src))
     src = local_decorators.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
     src = dict_fields.desugar(dict_merges.desugar(src))

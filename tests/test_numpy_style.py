@@ -1163,6 +1163,7 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "sgd_steps_over_a_dict_of_parameters",
         "masked_updates_in_place",
         "parameters_rebound_by_a_comprehension",
+        "riccati_gains_in_a_preallocated_list",
     ):
         flat, x = getattr(P, f"inputs_{name}")()
         f = getattr(P, name)

@@ -67,7 +67,8 @@ an object made from a dict's keywords (``Emission(**kw)``) whose method runs und
 code's ``hasattr`` checks around a branch no array takes, and ufuncs writing into ``out``; an object made from
 constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys; the array module held in a
 name, a default and an argument (``local_imports``, ``function_args.bindable``); a list rebound by a
-comprehension in a loop (``control._carried_as_lists``).
+comprehension in a loop (``control._carried_as_lists``); a list of placeholders filled at a loop's counter
+(``frontend/filled_lists``).
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ FORMS = (
     "sgd_over_a_dict",
     "array_module_name",
     "rebound_by_comprehension",
+    "filled_placeholders",
 )
 
 
@@ -428,6 +430,18 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_filled_placeholders(self, lines, name, a, b):
+        """A list of placeholders filled at a loop's counter, backward or forward (a Riccati sweep)."""
+        sweep = self.pick(["reversed(range(3))", "range(3)"])
+        lines += [
+            f"{name}_v = np.mean({a}) * 1.0",
+            f"{name}_ks = [0.0] * 3",  # (``[None] * 3``: tests only; the JAX twin writes items by .at)
+            f"for {name}_k in {sweep}:",
+            f"    {name}_v = 0.5 * {name}_v + np.tanh({name}_v) * np.mean({b})",
+            f"    {name}_ks[{name}_k] = {name}_v * ({name}_k + 1.0)",
+            f"{name} = sum({name}_ks) + {name}_ks[0]",
         ]
 
     def _py_rebound_by_comprehension(self, lines, name, a, b):

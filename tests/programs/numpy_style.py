@@ -5656,3 +5656,29 @@ def inputs_frames_by_a_while_on_sizes():
 
 
 PROGRAMS += ["frames_by_a_while_on_sizes"]
+
+
+def riccati_gains_in_a_preallocated_list(q, A):
+    """A finite-horizon LQR sweep as control code writes it: the gains in a list of ``None``
+    placeholders filled backward at the loop's counter, then a forward rollout reading them.
+    """
+    N = 4
+    P = np.diag(np.exp(q))
+    gains = [None] * N
+    for k in reversed(range(N)):
+        K = P @ A / (1.0 + np.trace(P))
+        P = np.eye(2) + 0.5 * A.T @ P @ A - K
+        gains[k] = K
+    costs = [0.0] * N
+    x = np.array([1.0, -0.5])
+    for k in range(N):
+        x = A @ x - gains[k] @ x
+        costs[k] = np.sum(x**2)
+    return np.sum(P) + sum(costs)
+
+
+def inputs_riccati_gains_in_a_preallocated_list():
+    return np.array([0.1, -0.2]), np.array([[0.9, 0.1], [-0.2, 0.8]])
+
+
+PROGRAMS += ["riccati_gains_in_a_preallocated_list"]
