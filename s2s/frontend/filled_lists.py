@@ -17,7 +17,8 @@ Guarantee: a line ``name = [value] * n`` (or ``n * [value]``) at a block's own l
 same level, with no statement between naming ``name``, by a ``for`` (no ``else``) over ``range(n)``
 or ``reversed(range(n))`` (``n`` written the same, naming nothing the loop binds), whose target is
 a name the body does not bind, whose body holds at its own level one ``name[target] = v`` line and
-names ``name`` nowhere else, and holds no ``break``, ``continue``, ``return`` or ``yield``. Every item
+names ``name`` nowhere else, and holds no ``break``, ``continue``, ``return`` or ``yield``; no local
+function or lambda of the function names ``name`` (a call could read the list half filled). Every item
 is then written by the loop, and the list it leaves is the one Python's would hold. Any other list
 stays as it is. New nodes keep the positions of the lines they stand for.
 """
@@ -112,6 +113,15 @@ class _Rewriter:
         self.namer = namer_of(source)
         self.bound = bindings(source.node)
         self.changed = False
+        # names a local function or lambda reads: a call in the loop could read the list half filled
+        self.captured = {
+            n.value
+            for scope in iter_nodes(source.node)
+            if isinstance(scope, (cst.FunctionDef, cst.Lambda))
+            and scope is not source.node
+            for n in iter_nodes(scope)
+            if isinstance(n, cst.Name)
+        }
 
     def block(self, statements) -> list:
         statements = [with_blocks(s, self.block, self.positions) for s in statements]
@@ -152,6 +162,7 @@ class _Rewriter:
         writes = [s for s in body if _write_at(s, name, counter) is not None]
         if (
             backward is None
+            or name in self.captured
             or len(writes) != 1
             or mentions(name, body) != 1
             or counter in bindings(loop.body)
