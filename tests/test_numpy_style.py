@@ -1206,3 +1206,16 @@ def test_an_inner_loops_variable_read_after_it_batches_and_pushes_tangents():
     f = P.inner_loop_variable_read_after_it
     check_batched(f, np.stack([x, 0.5 * x]), ())
     check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
+
+
+def test_a_sweep_reading_the_items_it_wrote_runs_as_written():
+    """``V[k] = f(V[k + 1])`` over a list of placeholders: the loop reads the list, so it is not read as
+    collecting it; NumPy runs it as written (FD), and XLA's compiled loop, which cannot carry a list
+    whose items change kind, refuses it where the loop is."""
+    q = np.array([0.3, -0.2])
+    f = P.value_sweep_reading_the_next_item
+    eps = 1e-6
+    fd = [(f(q + eps * e) - f(q - eps * e)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(s2s.grad(f, backend="numpy")(q), fd, rtol=1e-6)
+    with pytest.raises(s2s.S2SError, match="compiled loop"):
+        s2s.grad(f)(q)

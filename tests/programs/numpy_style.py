@@ -5682,3 +5682,15 @@ def inputs_riccati_gains_in_a_preallocated_list():
 
 
 PROGRAMS += ["riccati_gains_in_a_preallocated_list"]
+
+
+def value_sweep_reading_the_next_item(q):
+    """A backward sweep that reads the item it wrote the step before (``V[k + 1]``): not a list the loop
+    collects (``frontend/filled_lists`` leaves it), so NumPy's code runs it as written.
+    """
+    N = 3
+    V = [None] * (N + 1)
+    V[N] = np.exp(q)
+    for k in reversed(range(N)):
+        V[k] = 0.5 * V[k + 1] + np.tanh(V[k + 1] * q)
+    return np.sum(V[0] ** 2)
