@@ -717,19 +717,29 @@ def test_a_copy_of_a_collected_list_written_back_by_a_loops_index():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-def test_a_list_written_at_a_compiled_loops_counter_is_a_located_refusal():
-    """NumPy runs it (Python's list); compiled, the list cannot be written at a traced position: the error
-    says to append or to preallocate an array (was JAX's message about converting a tracer to an int).
+def test_a_list_written_at_a_compiled_loops_counter_is_collected():
+    """``hs = [0.0] * T`` written at ``hs[t]`` once per step of ``range(T)`` is the list the loop collects
+    (``frontend/filled_lists``): it compiles (was a located refusal), under vmap too. Read in the loop
+    (``hs[t - 1]``), it stays a list written at a traced position: under XLA, a located error whose hint
+    says to make it an array.
     """
     y, a = np.array([0.2, -0.4, 0.9]), 0.7
     f = P.list_written_by_a_compiled_counter
     eps = 1e-6
     want = (f(y, a + eps) - f(y, a - eps)) / (2 * eps)
-    got = s2s.grad(f, argnums=1, backend="numpy")(y, a)
-    np.testing.assert_allclose(got, want, rtol=1e-6)
-    with pytest.raises(s2s.S2SError, match="preallocated array") as info:
-        s2s.grad(f, argnums=1)(y, a)
-    assert info.value.origin.text.strip() == "hs[t] = h"
+    for backend in BACKENDS:
+        got = s2s.grad(f, argnums=1, backend=backend)(y, a)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    check_batched(f, np.stack([y, 0.5 * y]), (a,))
+    g = P.list_read_where_a_compiled_counter_writes_it
+    np.testing.assert_allclose(
+        s2s.grad(g, argnums=1, backend="numpy")(y, a),
+        (g(y, a + eps) - g(y, a - eps)) / (2 * eps),
+        rtol=1e-6,
+    )
+    with pytest.raises(s2s.S2SError, match="make it an array first") as info:
+        s2s.grad(g, argnums=1)(y, a)
+    assert "hs[t - 1]" in info.value.origin.text
 
 
 def test_lists_of_itertools_tuples_are_arrays_of_rows_in_every_transform():

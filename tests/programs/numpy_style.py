@@ -2705,11 +2705,21 @@ PROGRAMS += ["rts_backward_pass"]
 
 
 def list_written_by_a_compiled_counter(y, a):
-    """``hs = [0.0] * T`` written at ``hs[t]`` in a loop that compiles: a located refusal under XLA."""
+    """``hs = [0.0] * T`` written at ``hs[t]`` in a loop that compiles: the list the loop collects."""
     hs = [0.0] * len(y)
     h = 0.0
     for t in range(len(y)):
         h = np.tanh(a * h + y[t])
+        hs[t] = h
+    return np.sum(np.array(hs) ** 2)
+
+
+def list_read_where_a_compiled_counter_writes_it(y, a):
+    """The same list read in the loop (``hs[t - 1]``): a Python list at a traced position."""
+    hs = [0.0] * len(y)
+    h = 0.0
+    for t in range(len(y)):
+        h = np.tanh(a * h + y[t] + 0.1 * hs[t - 1])
         hs[t] = h
     return np.sum(np.array(hs) ** 2)
 
