@@ -729,24 +729,31 @@ def f(logp, labels):
     alpha[0, 0] = logp[0, 0]
     for t in range(1, logp.shape[0]):
         for s in range(S):
-            alpha[t, s] = alpha[t - 1, s] + logp[t, ext[s]]
+            alpha[t, s] = alpha[t - 1, s] + logp[t, ext[{index}]]
     return alpha[-1, -1]
 """
 
 
 def test_a_list_indexed_by_a_compiled_loops_counter_says_to_make_it_an_array(tmp_path):
-    """k26 (CTC's extended labels): the hint names the list and what to write, and following it works."""
+    """k26 (CTC's extended labels): read at the counter (``ext[s]``), the list is zipped with the loop
+    (``frontend/indexed_loops``, also where the body writes ``alpha[t, s]``) and compiles; read at
+    another position (``ext[S - 1 - s]``), the hint names the list and what to write, and following it
+    works."""
     logp, labels = np.log(np.full((4, 3), 1 / 3)), [1, 2]
-    _, f = _compile_case(
-        tmp_path, "listed", LIST_INDEXED_BY_A_COMPILED_COUNTER.format(as_array="")
+    case = LIST_INDEXED_BY_A_COMPILED_COUNTER.format
+    _, zipped = _compile_case(tmp_path, "zipped", case(as_array="", index="s"))
+    np.testing.assert_allclose(
+        np.asarray(s2s.grad(zipped)(logp, labels)),
+        s2s.grad(zipped, backend="numpy")(logp, labels),
     )
+    _, f = _compile_case(tmp_path, "listed", case(as_array="", index="S - 1 - s"))
     with pytest.raises(S2SError) as info:
         s2s.grad(f)(logp, labels)
     assert "`ext = np.array(ext)`" in info.value.hint
     _, g = _compile_case(
         tmp_path,
         "arrayed",
-        LIST_INDEXED_BY_A_COMPILED_COUNTER.format(as_array="ext = np.array(ext)"),
+        case(as_array="ext = np.array(ext)", index="S - 1 - s"),
     )
     np.testing.assert_allclose(
         np.asarray(s2s.grad(g)(logp, labels)),

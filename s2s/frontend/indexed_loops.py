@@ -99,14 +99,28 @@ def _identifier(code: str) -> str:
 
 
 def _assigned(body) -> set[str]:
-    """Names the loop body binds or writes into (``x = ..``, ``x[i] = ..``, ``x += ..``, loop targets)."""
+    """Names the loop body binds or writes into (``x = ..``, ``x[i] = ..``, ``x += ..``, loop targets);
+    not the names an element write's index reads (``alpha[t, j] = ..`` writes ``alpha`` only).
+    """
     out = set()
     for node in iter_nodes(body):
         if isinstance(
             node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)
         ):
-            out |= {n.value for n in iter_nodes(node.target) if isinstance(n, cst.Name)}
+            out |= _written_names(node.target)
     return out
+
+
+def _written_names(target) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(set(), *(_written_names(e.value) for e in target.elements))
+    if isinstance(target, cst.StarredElement):
+        return _written_names(target.value)
+    while isinstance(target, (cst.Subscript, cst.Attribute)):
+        target = target.value
+    return {target.value} if isinstance(target, cst.Name) else set()
 
 
 def _length_of(count) -> str | None:

@@ -5704,3 +5704,33 @@ def value_sweep_reading_the_next_item(q):
     for k in reversed(range(N)):
         V[k] = 0.5 * V[k + 1] + np.tanh(V[k + 1] * q)
     return np.sum(V[0] ** 2)
+
+
+HMM_OBSERVED = [0, 2, 1, 2, 0]
+HMM_EMISSIONS = np.array([[0.6, 0.3, 0.1], [0.1, 0.6, 0.3], [0.3, 0.3, 0.4]])
+
+
+def hmm_scaled_forward_filled_by_entries(x):
+    """An HMM's scaled forward pass as textbooks write it: ``alpha[t, j]`` written entry by entry in a
+    nested loop reading ``OBS[t]`` (a module-level list) at the outer loop's counter."""
+    A = np.exp(x.reshape(3, 3))
+    A = A / A.sum(axis=1, keepdims=True)
+    T = len(HMM_OBSERVED)
+    alpha = np.zeros((T, 3))
+    c = np.zeros(T)
+    alpha[0] = np.array([0.5, 0.3, 0.2]) * HMM_EMISSIONS[:, HMM_OBSERVED[0]]
+    c[0] = alpha[0].sum()
+    alpha[0] /= c[0]
+    for t in range(1, T):
+        for j in range(3):
+            alpha[t, j] = alpha[t - 1].dot(A[:, j]) * HMM_EMISSIONS[j, HMM_OBSERVED[t]]
+        c[t] = np.sum(alpha[t])
+        alpha[t] = alpha[t] / c[t]
+    return -np.sum(np.log(c))
+
+
+def inputs_hmm_scaled_forward_filled_by_entries():
+    return (np.linspace(-0.5, 0.5, 9),)
+
+
+PROGRAMS += ["hmm_scaled_forward_filled_by_entries"]
