@@ -5734,3 +5734,34 @@ def inputs_hmm_scaled_forward_filled_by_entries():
 
 
 PROGRAMS += ["hmm_scaled_forward_filled_by_entries"]
+
+
+class _Gaussian:
+    def __init__(self, loc, scale):
+        self.loc = loc
+        self.scale = scale
+
+    def log_prob(self, v):
+        return -0.5 * ((v - self.loc) / self.scale) ** 2 - np.log(self.scale)
+
+
+MIXTURE_DATA = np.array([0.2, -0.7, 1.3, 0.4])
+
+
+def mixture_components_read_at_a_comprehensions_counter(x):
+    """A mixture's components made by one comprehension and read at another's counter
+    (``comps[k].log_prob(...) for k in range(K)``), and pairs read so (``pairs[k][0]``).
+    """
+    comps = [_Gaussian(x[k], np.exp(x[k + 2])) for k in range(2)]
+    logw = x[4:6] - np.log(np.sum(np.exp(x[4:6])))
+    lps = np.stack([logw[k] + comps[k].log_prob(MIXTURE_DATA) for k in range(2)])
+    pairs = [(x[k], np.exp(x[k + 2])) for k in range(2)]
+    extra = sum(pairs[k][0] * pairs[k][1] for k in range(2))
+    return -np.sum(np.log(np.sum(np.exp(lps), axis=0))) + extra
+
+
+def inputs_mixture_components_read_at_a_comprehensions_counter():
+    return (np.array([0.3, -0.2, 0.5, 0.1, 0.2, -0.4]),)
+
+
+PROGRAMS += ["mixture_components_read_at_a_comprehensions_counter"]
