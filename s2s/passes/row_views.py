@@ -16,7 +16,8 @@ pass), which names view the row ``base[n]`` of which iteration, and says
 when a write ``base[n, ...] = v`` cannot reach such a view. Everything it
 does not know stays a possible share: a view of a view (``y1[0]``), a row
 index that is not the loop's own variable, a loop variable assigned anywhere
-else, an iterable other than ``range`` (whose values may repeat), and a view
+else, an iterable other than ``range`` (or ``zip`` of a ``range`` and the sequences the loop reads at
+its counter: ``frontend/indexed_loops``), whose values may repeat, and a view
 kept from an earlier run of the loop (its rows come round again).
 """
 
@@ -55,24 +56,48 @@ def _row_index(value) -> tuple[str, str] | None:
     return None
 
 
+def _counter(loop) -> str | None:
+    """The variable of a ``for`` loop over ``range`` (``for n in range(...)``), also zipped with the
+    sequences it reads (``for n, x_n in zip(range(...), x)``: ``frontend/indexed_loops``), else None.
+    """
+    target, it = loop.target, loop.iter
+    if (
+        isinstance(target, cst.Tuple)
+        and target.elements
+        and isinstance(it, cst.Call)
+        and dotted(it.func) in ("zip", "rt.zip")
+        and it.args
+    ):
+        target, it = target.elements[0].value, it.args[0].value
+    if (
+        isinstance(target, cst.Name)
+        and isinstance(it, cst.Call)
+        and dotted(it.func) in _DISTINCT
+    ):
+        return target.value
+    return None
+
+
+def _head_counter(head) -> str | None:
+    """The counter a loop head's target binds first (its name, or its tuple's first name)."""
+    target = head.target
+    if isinstance(target, cst.Tuple) and target.elements:
+        target = target.elements[0].value
+    return target.value if isinstance(target, cst.Name) else None
+
+
 class RowViews:
     """Which names view the row of one iteration; fed every statement of the linear walk in order."""
 
     def __init__(self, fn: ir.Function):
         loops = [s for s in ir.walk(fn.body) if isinstance(s, ir.For)]
-        counted = {
-            s.target.value
-            for s in loops
-            if isinstance(s.target, cst.Name)
-            and isinstance(s.iter, cst.Call)
-            and dotted(s.iter.func) in _DISTINCT
-        }
+        counted = {_counter(s) for s in loops} - {None}
         # a name bound anywhere else (another loop's target, an assignment) may take a value again
         elsewhere = {
             n
             for s in ir.walk(fn.body)
             if isinstance(s, (ir.Assign, ir.AugAssign))
-            or (isinstance(s, ir.For) and not isinstance(s.target, cst.Name))
+            or (isinstance(s, ir.For) and _counter(s) is None)
             for n in ir.target_names(s.target)
         } | set(fn.param_names)
         self._counted = counted - elsewhere
@@ -90,8 +115,8 @@ class RowViews:
 
     def step(self, stmt) -> None:
         """Take one statement of the walk: a loop head starts an iteration, an assignment moves views."""
-        if isinstance(stmt, LoopHead) and isinstance(stmt.target, cst.Name):
-            name = stmt.target.value
+        if isinstance(stmt, LoopHead) and _head_counter(stmt) is not None:
+            name = _head_counter(stmt)
             if name in self._counted:
                 run, passed = self._iteration.get(name, (0, 0))
                 self._iteration[name] = (
