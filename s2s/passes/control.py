@@ -98,12 +98,10 @@ def _carried_as_lists(fn: ir.Function, carried, before: Kinds, after: Kinds):
 
 def _first(body, predicate):
     """The origin of the first statement in ``body`` (nested included) satisfying ``predicate``."""
-    stmt = _first_statement(body, predicate)
-    return stmt.origin if stmt is not None else None
-
-
-def _first_statement(body, predicate):
-    return next((stmt for stmt in ir.walk(body) if predicate(stmt)), None)
+    for stmt in ir.walk(body):
+        if predicate(stmt):
+            return stmt.origin
+    return None
 
 
 def _written_first(body, name: str, reads) -> bool:
@@ -410,8 +408,7 @@ class _Lower:
                     use or stmt.origin,
                     f"give `{name}` a value before the loop (it may run zero times)",
                 )
-            first_read = _first_statement(body, lambda s: name in self.reads(s))
-            use = first_read.origin
+            use = _first(body, lambda s: name in self.reads(s))
             raise UnsupportedSyntax(
                 f"`{name}` is read in the {kind} ({_line(use)}) before it is assigned ({_line(where)})",
                 use or stmt.origin,

@@ -215,8 +215,11 @@ def _entry_of_display(node: cst.Subscript):
     index = node.slice[0].slice
     key = _constant_key(index.value) if isinstance(index, cst.Index) else None
     elements = node.value.elements
-    if key is None or not all(isinstance(e, cst.DictElement) for e in elements):
-        return node
+    if key is None or not all(
+        isinstance(e, cst.DictElement) and _constant_key(e.key) is not None
+        for e in elements
+    ):
+        return node  # (a key the code computes may equal it)
     found = [e.value for e in elements if _constant_key(e.key) == key]
     return found[-1] if found else node
 
