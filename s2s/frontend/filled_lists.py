@@ -29,6 +29,7 @@ import libcst as cst
 
 from ..cstutil import iter_nodes, names_in, own_nodes
 from .rewriting import (
+    assignment,
     assignment_line,
     bindings,
     function_body,
@@ -46,15 +47,10 @@ _JUMPS = (cst.Break, cst.Continue, cst.Return, cst.Yield)
 
 def _placeholders(stmt):
     """``(name, n)`` of a line ``name = [value] * n`` (or ``n * [value]``), else None."""
-    if not (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-        and isinstance(stmt.body[0].targets[0].target, cst.Name)
-    ):
+    assign = assignment(stmt)
+    if assign is None or not isinstance(assign.targets[0].target, cst.Name):
         return None
-    value = stmt.body[0].value
+    value = assign.value
     if not (
         isinstance(value, cst.BinaryOperation)
         and isinstance(value.operator, cst.Multiply)
@@ -62,7 +58,7 @@ def _placeholders(stmt):
         return None
     for display, n in ((value.left, value.right), (value.right, value.left)):
         if isinstance(display, cst.List) and len(display.elements) == 1:
-            return stmt.body[0].targets[0].target.value, n
+            return assign.targets[0].target.value, n
     return None
 
 
@@ -86,14 +82,8 @@ def _sweep(loop, n, bound) -> bool | None:
 
 def _write_at(stmt, name: str, counter: str):
     """The value ``v`` of a line ``name[counter] = v``, else None."""
-    if not (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-    ):
-        return None
-    target = stmt.body[0].targets[0].target
+    assign = assignment(stmt)
+    target = assign.targets[0].target if assign is not None else None
     if (
         isinstance(target, cst.Subscript)
         and isinstance(target.value, cst.Name)
@@ -103,7 +93,7 @@ def _write_at(stmt, name: str, counter: str):
         and isinstance(target.slice[0].slice.value, cst.Name)
         and target.slice[0].slice.value.value == counter
     ):
-        return stmt.body[0].value
+        return assign.value
     return None
 
 

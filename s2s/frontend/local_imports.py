@@ -24,7 +24,7 @@ import libcst as cst
 
 from ..cstutil import dotted
 from ..errors import UnsupportedSyntax
-from .rewriting import bindings, function_body, object_of, with_body
+from .rewriting import assignment, bindings, function_body, object_of, with_body
 from .source import FunctionSource
 
 
@@ -84,16 +84,11 @@ def _imported(path: str, package: str | None, node, fail=None):
 def _module_alias(stmt, env: dict, assigned) -> dict | None:
     """``{name: module}`` for ``xp = jnp`` (the array-API idiom: a name bound once to a module the
     function's module holds), else None."""
-    if not (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Assign)
-        and len(stmt.body[0].targets) == 1
-        and isinstance(stmt.body[0].targets[0].target, cst.Name)
-    ):
+    assign = assignment(stmt)
+    if assign is None or not isinstance(assign.targets[0].target, cst.Name):
         return None
-    name = stmt.body[0].targets[0].target.value
-    value = object_of(stmt.body[0].value, env, assigned)
+    name = assign.targets[0].target.value
+    value = object_of(assign.value, env, assigned)
     if not isinstance(value, types.ModuleType) or assigned[name] != 1:
         return None
     return {name: value}
