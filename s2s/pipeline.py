@@ -119,8 +119,9 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = local_bindings.desugar(function_loops.desugar(strings.desugar(src)))
     src = indexed_loops.desugar(written_loops.desugar(src))
     # comprehensions' loops too (a dict comprehension keyed by its index; ``comps[k]`` read at its counter)
-    src = strings.desugar(starred.desugar(comprehensions.desugar(src)))
-    src = indexed_loops.desugar(src)
+    looped = comprehensions.desugar(src)
+    written = strings.desugar(starred.desugar(looped))
+    src = indexed_loops.desugar(written) if looped is not src else written
     src = builtin_calls.transposed_loops(src)
     src = closure_state.desugar(local_defaults.desugar(partials.desugar(src)))
     src = builtin_calls.extended(prepends.desugar(src))

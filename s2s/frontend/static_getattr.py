@@ -29,6 +29,7 @@ class _Getattrs(cst.CSTTransformer):
     def __init__(self, source: FunctionSource, bound):
         super().__init__()
         self.source, self.bound = source, bound
+        self.changed = False
 
     def on_leave(self, original, updated):
         # a node rebuilt around a replaced call keeps the position of the one it was
@@ -57,6 +58,7 @@ class _Getattrs(cst.CSTTransformer):
             new = args[2].value
         else:
             return updated
+        self.changed = True
         return place(new, original, self.source.file.positions)
 
 
@@ -70,5 +72,6 @@ def desugar(source: FunctionSource) -> FunctionSource:
         for n in iter_nodes(source.node)
     ):
         return source
-    node = source.node.visit(_Getattrs(source, bound))
-    return source if node.deep_equals(source.node) else with_node(source, node)
+    getattrs = _Getattrs(source, bound)
+    node = source.node.visit(getattrs)
+    return with_node(source, node) if getattrs.changed else source

@@ -307,17 +307,38 @@ def _check_roles(body, helpers, wrt, flows) -> None:
     """An op's axis or shape argument that carries a derivative from ``wrt``: a located error."""
     if not wrt:
         return
-    varied = depends_on(body, wrt, helpers, lambda e, defs: eqn_inputs(e, flows, defs))
-    # of those, values arithmetic made (``_power = x ** 2``): surely numbers that carry a derivative (a
-    # name a tuple or a zip unpacks may hold an integer beside them)
+    # values arithmetic made (``_power = x ** 2``): surely numbers (a name a tuple or a zip unpacks may
+    # hold an integer beside them); the dependence on ``wrt`` is computed only where one is an axis
     computed = {
         stmt.target.value
         for stmt in body
         if isinstance(stmt, ir.Assign)
         and isinstance(stmt.target, cst.Name)
         and isinstance(stmt.value, (cst.BinaryOperation, cst.UnaryOperation))
-    }
-    varied &= computed - _rebound(body)
+    } - _rebound(body)
+    suspects = [
+        (stmt, e, role, param, diff_names(atom) & computed)
+        for stmt, e, role, param, atom in _integer_arguments(body, helpers)
+        if diff_names(atom) & computed
+    ]
+    if not suspects:
+        return
+    varied = depends_on(body, wrt, helpers, lambda e, defs: eqn_inputs(e, flows, defs))
+    for stmt, e, role, param, names in suspects:
+        if names & varied:
+            raise S2SError(
+                f"{e.label()} is given a value that carries a derivative as its "
+                f"`{param}` ({role}), which takes integers: s2s reads "
+                "this call otherwise than you meant (a local name bound to a module, `xp = jnp`, "
+                "read as an array?)",
+                stmt.origin,
+                "call the array module by its own name (`jnp.sum(...)`), or pass integers "
+                f"as `{param}`",
+            )
+
+
+def _integer_arguments(body, helpers):
+    """``(stmt, eqn, role, parameter, argument)`` for each argument an op takes as an axis or a shape."""
     for stmt in body:
         if not isinstance(stmt, ir.Assign):
             continue
@@ -332,16 +353,8 @@ def _check_roles(body, helpers, wrt, flows) -> None:
         except S2SError:
             continue
         for param, atom in bindings.items():
-            if op.roles.get(param) in _INTEGER_ROLES and diff_names(atom) & varied:
-                raise S2SError(
-                    f"{e.label()} is given a value that carries a derivative as its "
-                    f"`{param}` ({op.roles[param]}), which takes integers: s2s reads this call "
-                    "otherwise than you meant (a local name bound to a module, `xp = jnp`, read "
-                    "as an array?)",
-                    stmt.origin,
-                    "call the array module by its own name (`jnp.sum(...)`), or pass integers "
-                    f"as `{param}`",
-                )
+            if op.roles.get(param) in _INTEGER_ROLES:
+                yield stmt, e, op.roles[param], param, atom
 
 
 def _rebound(body) -> set[str]:
