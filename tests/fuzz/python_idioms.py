@@ -68,7 +68,8 @@ code's ``hasattr`` checks around a branch no array takes, and ufuncs writing int
 constants handed to a helper; a loop's variables read after a ``break`` on data (``passes/jumps``); SGD steps over a dict's keys; the array module held in a
 name, a default and an argument (``local_imports``, ``function_args.bindable``); a list rebound by a
 comprehension in a loop (``control._carried_as_lists``); a list of placeholders filled at a loop's counter
-(``frontend/filled_lists``).
+(``frontend/filled_lists``); sequences read at a comprehension's counter, and beside entry writes at
+a loop's (``indexed_loops``); a ``partial``'s keyword given again, ``getattr`` by a constant name.
 """
 
 from __future__ import annotations
@@ -168,6 +169,8 @@ FORMS = (
     "array_module_name",
     "rebound_by_comprehension",
     "filled_placeholders",
+    "read_at_counter",
+    "partial_given_again",
 )
 
 
@@ -430,6 +433,35 @@ class PythonIdioms:
             "else:",
             f"    {name}_s = 0.1",
             f"{name} = np.sum(np.tanh({a} * {name}_s)) + np.mean({b}) * {name}_s",
+        ]
+
+    def _py_read_at_counter(self, lines, name, a, b):
+        """Sequences read at a loop's counter: pairs a comprehension made, read by another comprehension's
+        counter, and a module-level list read in a loop that writes entries at its counter.
+        """
+        self.helper("OBSERVED = [0, 2, 1, 1]\n")
+        lines += [
+            f"{name}_v = np.ravel({a})",
+            f"{name}_ps = [({name}_v[k % {name}_v.size], np.tanh({name}_v[0]) * k) for k in range(2)]",
+            f"{name}_s = sum({name}_ps[k][0] * {name}_ps[k][1] for k in range(2))",
+            f"{name}_al = np.zeros((4, 3))",
+            "for t in range(1, 4):",
+            "    for j in range(3):",
+            f"        {name}_al[t, j] = np.tanh({name}_al[t - 1, j] + np.mean({b})) * (OBSERVED[t] + 1.0)",
+            f"{name} = {name}_s + np.sum({name}_al)",
+        ]
+
+    def _py_partial_given_again(self, lines, name, a, b):
+        """A keyword a ``partial`` binds, given again by a call; a function looked up by a constant name."""
+        self.helper("import functools\n")
+        self.helper('SQUASH = "tanh"\n')
+        self.helper(
+            "def weighted(v, w, shift=0.0):\n    return np.sum(v * w) + shift\n"
+        )
+        lines += [
+            f"{name}_g = functools.partial(weighted, w=np.mean({b}), shift=0.5)",
+            f"{name}_act = getattr(np, SQUASH)",
+            f"{name} = {name}_g({name}_act({a})) + {name}_g({a}, w=np.sum({b}) * 0.1)",
         ]
 
     def _py_filled_placeholders(self, lines, name, a, b):
