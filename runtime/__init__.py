@@ -78,6 +78,7 @@ _DEFINED_IN = {
     "written_dtype": "arrays",
     "check": "output",
     "item_is_copy": "output",
+    "is_number": "output",
     "refused": "output",
     "debug_print": "output",
     "log": "output",

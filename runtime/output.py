@@ -173,6 +173,13 @@ def item_is_copy(base, count, item) -> bool:
     return np.ndim(base) <= count
 
 
+def is_number(value) -> bool:
+    """Whether ``value`` (the result of arithmetic) is a number: NumPy gives a 0-d result as a scalar, which
+    an in-place update (``y += v``) rebinds and no list holding ``y`` sees change; an array it changes.
+    """
+    return np.ndim(value) == 0
+
+
 def refused(message: str, hint: str):
     """What s2s cannot compute, in a branch that may not run (``if params is None: np.random.randn(...)``):
     the located refusal when it runs, nothing when it does not."""

@@ -1229,3 +1229,12 @@ def test_a_sweep_reading_the_items_it_wrote_runs_as_written():
     np.testing.assert_allclose(s2s.grad(f, backend="numpy")(q), fd, rtol=1e-6)
     with pytest.raises(s2s.S2SError, match="compiled loop"):
         s2s.grad(f)(q)
+
+
+def test_scalar_states_updated_in_place_after_being_recorded_batch_and_push_tangents():
+    """``ys.append(y); y += v * dt``: the update is checked to be of a number (NumPy rebinds it), under
+    vmap (each example's state is a number), jvp and the Hessian too."""
+    (x,) = P.inputs_scalar_states_recorded_then_updated_in_place()
+    f = P.scalar_states_recorded_then_updated_in_place
+    check_batched(f, np.stack([x, 0.5 * x]), ())
+    check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))

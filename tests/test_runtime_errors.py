@@ -444,3 +444,50 @@ def test_a_product_of_two_selections_keeping_the_selected_axis_is_a_located_refu
         for e in np.eye(3)
     ]
     np.testing.assert_allclose(want, fd, rtol=1e-5)
+
+
+def history_of_an_array_updated_in_place(x):
+    y = 1.0 + x[:2]
+    ys = []
+    for _ in range(3):
+        ys.append(y)
+        y += 0.1 * x[:2]
+    return np.sum(ys[0] * ys[1])
+
+
+def history_of_an_array_updated_as_hinted(x):
+    y = 1.0 + x[:2]
+    ys = []
+    for _ in range(3):
+        ys.append(y)
+        y = y + 0.1 * x[:2]
+    return np.sum(ys[0] * ys[1])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_array_updated_in_place_while_a_list_holds_it_is_a_located_refusal(
+    backend,
+):
+    """``ys.append(y); y += ...``: s2s computes ``y`` anew, as NumPy does for a scalar; for an array NumPy
+    would change the recorded item too, so the update stops when the code runs, at its line, and the
+    hinted ``y = y + ...`` gives the gradient of what that code computes."""
+    x = np.array([0.3, -0.5, 0.2])
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(history_of_an_array_updated_in_place, backend=backend)(x)
+    assert_located(
+        info.value,
+        history_of_an_array_updated_in_place,
+        "y += 0.1 * x[:2]",
+        "write `y = y + ...` for a new array",
+    )
+    got = s2s.grad(history_of_an_array_updated_as_hinted, backend=backend)(x)
+    eps = 1e-6
+    fd = [
+        (
+            history_of_an_array_updated_as_hinted(x + eps * e)
+            - history_of_an_array_updated_as_hinted(x - eps * e)
+        )
+        / (2 * eps)
+        for e in np.eye(3)
+    ]
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-8)

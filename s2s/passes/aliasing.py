@@ -554,6 +554,13 @@ def check(
             shared = sorted(
                 n for n in others if read_before_rebound(n, body[i + 1 :], closures)
             )
+            if (
+                shared
+                and not element
+                and taken is not None
+                and taken.number_updated(stmt, name, shared[0])
+            ):
+                shared = []  # (a number, checked when the code runs: NumPy rebinds it)
             if shared:
                 how = (
                     "build a new array instead"

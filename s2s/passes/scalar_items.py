@@ -21,6 +21,7 @@ import libcst as cst
 
 from .. import ir
 from ..cstutil import call, literal
+from .row_views import LoopHead
 
 
 def _item_of(value) -> tuple[str, int] | None:
@@ -49,6 +50,10 @@ class ItemBindings:
         self.checked: dict[int, tuple] = (
             {}
         )  # id(binding) -> (binding, name, base, count)
+        # names holding arithmetic's result (``y = 1.0 + x[0]``), and the updates checked to be of a number:
+        # id(update) -> (update, name, the name that may hold it too)
+        self._numbers: set[str] = set()
+        self.numbers_checked: dict[int, tuple] = {}
 
     def bind(self, stmt, groups, containers=frozenset(), maybe=False) -> bool:
         """Take an assignment; True where it binds an item (then it shares nothing with its array).
@@ -58,6 +63,16 @@ class ItemBindings:
         if not isinstance(stmt, ir.Assign):
             return False
         names = set(ir.target_names(stmt.target))
+        computed = _computed(stmt)
+        for (
+            name
+        ) in (
+            names
+        ):  # (in a branch, which may not run, a name may still hold what it held)
+            if computed and (not maybe or name in self._numbers):
+                self._numbers.add(name)
+            else:
+                self._numbers.discard(name)
         for name, found in list(self._items.items()):
             if name in names and not maybe:
                 del self._items[name]
@@ -92,6 +107,15 @@ class ItemBindings:
                 if item != name and found[0] & (group | {name}) and read_later(item):
                     self._check(item, found)
 
+    def number_updated(self, stmt, name: str, holder: str) -> bool:
+        """An in-place update of ``name`` (``y += v``) that ``holder`` may see: where ``name`` holds
+        arithmetic's result, NumPy's answer is s2s's as long as it is a number (a scalar, rebound) and the
+        update gets that checked (True); otherwise False (the update is refused)."""
+        if name not in self._numbers:
+            return False
+        self.numbers_checked.setdefault(id(stmt), (stmt, name, holder))
+        return True
+
     def _check(self, name, found):
         _, base, count, binding = found
         binding = (
@@ -101,7 +125,7 @@ class ItemBindings:
 
     def with_checks(self, fn: ir.Function) -> ir.Function:
         """``fn`` with each checked binding followed by its ``assert``."""
-        if not self.checked:
+        if not self.checked and not self.numbers_checked:
             return fn
         return fn.with_body(self._block(fn.body))
 
@@ -117,10 +141,37 @@ class ItemBindings:
                 )
             elif blocks:
                 stmt = replace(stmt, body=tuple(self._block(stmt.body)))
+            if id(stmt) in self.numbers_checked:
+                out.append(_number_assertion(*self.numbers_checked[id(stmt)]))
             out.append(stmt)
             if not blocks:
                 out += [_assertion(*found) for found in self.checked.get(id(stmt), [])]
         return out
+
+
+def _computed(stmt) -> bool:
+    """``name = `` arithmetic (``1.0 + x[0]``, ``-v``): a number where it is 0-d (NumPy gives a scalar), a
+    new array otherwise."""
+    return (
+        isinstance(stmt.target, cst.Name)
+        and not isinstance(stmt, (LoopHead, ir.Return))
+        and isinstance(stmt.value, (cst.BinaryOperation, cst.UnaryOperation))
+    )
+
+
+def _number_assertion(update, name: str, holder: str) -> ir.Assign:
+    """``rt.check(rt.is_number(name), ...)`` before an in-place update that ``holder`` may see."""
+    message = (
+        f"`{name}` is updated in place while `{holder}` may hold it, and it is an array, not a number: "
+        f"NumPy would change `{holder}` too (s2s computes a new array)"
+    )
+    hint = (
+        f"write `{name} = {name} {ir.code(update.operator).strip()[:-1]} ...` for a new array, or copy what "
+        f"`{holder}` keeps (`{holder}.append({name}.copy())`)"
+    )
+    test = call("rt.is_number", cst.Name(name))
+    check = call("rt.check", test, literal(message), hint=literal(hint))
+    return ir.Assign(cst.Name(ir.OUTPUT_TOKEN), check, update.origin)
 
 
 def _assertion(binding, name: str, base: str, count: int) -> ir.Assign:

@@ -234,7 +234,8 @@ signature_of(
     "rt.item_is_copy",
     roles={"base": "data", "count": "static", "item": "data"},
 )
-batch("example", "rt.item_is_copy")  # (an example's axes and item)
+signature_of(rt.is_number, "rt.is_number", roles={"value": "data"})
+batch("example", "rt.item_is_copy", "rt.is_number")  # (an example's axes and item)
 batch("static", "rt.raise_", "rt.raise_if", "rt.check_call", "rt.refused")
 batch("container", "rt.kept_vjp")
 

@@ -171,6 +171,7 @@ FORMS = (
     "filled_placeholders",
     "read_at_counter",
     "partial_given_again",
+    "recorded_then_updated",
 )
 
 
@@ -462,6 +463,18 @@ class PythonIdioms:
             f"{name}_g = functools.partial(weighted, w=np.mean({b}), shift=0.5)",
             f"{name}_act = getattr(np, SQUASH)",
             f"{name} = {name}_g({name}_act({a})) + {name}_g({a}, w=np.sum({b}) * 0.1)",
+        ]
+
+    def _py_recorded_then_updated(self, lines, name, a, b):
+        """A scalar state recorded in a history list, then updated in place (NumPy rebinds a number)."""
+        op = self.pick(["+=", "-=", "*="])
+        lines += [
+            f"{name}_y = np.mean({a}) + 0.5",
+            f"{name}_hist = [{name}_y * 0.5]",
+            f"for {name}_s in range(3):",
+            f"    {name}_hist.append({name}_y)",
+            f"    {name}_y {op} np.tanh({name}_y) * np.mean({b}) * 0.3",
+            f"{name} = sum({name}_hist) + {name}_y",
         ]
 
     def _py_filled_placeholders(self, lines, name, a, b):

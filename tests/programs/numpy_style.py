@@ -5765,3 +5765,31 @@ def inputs_mixture_components_read_at_a_comprehensions_counter():
 
 
 PROGRAMS += ["mixture_components_read_at_a_comprehensions_counter"]
+
+
+def scalar_states_recorded_then_updated_in_place(x):
+    """A simulation that records scalar states in history lists and then updates them in place
+    (``ys.append(y); y += v * dt``): a NumPy scalar is rebound by ``+=``, so the history keeps its values;
+    a PID controller's integral and a clock (``t += dt``) do the same.
+    """
+    y, v = 1.0 + x[0], 0.5 * x[1]
+    t, integral = 0.0, 0.0
+    ys, ts, us = [], [], []
+    for _ in range(6):
+        ys.append(y)
+        ts.append(t)
+        err = x[2] - y
+        integral += err * 0.1
+        u = 0.8 * err + 0.3 * integral
+        us.append(u)
+        v += (u - 9.81 * 0.01) * 0.1
+        y += v * 0.1
+        t += 0.1
+    return sum(ys) / len(ys) + np.dot(np.array(us), np.array(ts))
+
+
+def inputs_scalar_states_recorded_then_updated_in_place():
+    return (np.array([0.2, -0.4, 0.6]),)
+
+
+PROGRAMS += ["scalar_states_recorded_then_updated_in_place"]
