@@ -365,16 +365,19 @@ def _swap_leading(x):
     return namespace(x).moveaxis(x, 1, 0) if _is_array(x) and x.ndim > 1 else x
 
 
-def loop_first(xs):
+def loop_first(xs, size=None):
     """A batched sequence a loop runs over, step-major: an array's loop axis (each example's first) in
     front of the batch axis, so each step's item is batched along axis 0; ``zip``/``enumerate`` of
     sequences, each one so. A Python list, tuple or dict is visited item by item: its items are batched
-    values already, and stay as they are.
+    values already, and stay as they are; an empty one knows the batch ``size`` its items would have
+    (a loop over no items still gives its outputs the batch axis).
     """
     from .iteration import Zipped
 
     if isinstance(xs, Zipped):
-        return Zipped(loop_first(x) for x in xs)
+        return Zipped(loop_first(x, size) for x in xs)
+    if isinstance(xs, (list, tuple, Elements)) and len(xs) == 0:
+        return Elements([], getattr(xs, "width", None), size)
     return _swap_leading(xs)
 
 

@@ -794,7 +794,8 @@ def _probe(leaf):
     if isinstance(leaf, _NoSteps):
         return leaf.step
     if isinstance(leaf, Elements):
-        return 0.0 if leaf.width is None else (0.0,) * leaf.width
+        item = 0.0 if leaf.batch is None else np.zeros(leaf.batch)
+        return item if leaf.width is None else (item,) * leaf.width
     return namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf))
 
 

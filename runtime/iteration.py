@@ -22,12 +22,14 @@ from .trees import _child, _children, _is_record, _rebuild, tree_zeros_like
 
 class Elements:
     """A Python sequence that a loop visits element by element, at trace time; ``width``: how many
-    sequences ``zip`` put side by side in each item (a loop over no items still unpacks that many).
+    sequences ``zip`` put side by side in each item (a loop over no items still unpacks that many);
+    ``batch``: for an empty one a batched loop runs over, the batch size its items would have.
     """
 
-    def __init__(self, items, width=None):
+    def __init__(self, items, width=None, batch=None):
         self.items = list(items)
         self.width = width
+        self.batch = batch
 
     def __len__(self):
         return len(self.items)

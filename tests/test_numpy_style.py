@@ -1238,3 +1238,13 @@ def test_scalar_states_updated_in_place_after_being_recorded_batch_and_push_tang
     f = P.scalar_states_recorded_then_updated_in_place
     check_batched(f, np.stack([x, 0.5 * x]), ())
     check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
+
+
+def test_loops_over_a_list_left_empty_batch_and_push_tangents():
+    """A generator over a list that ``del``/``pop`` left empty: under vmap its sum of no steps is 0 for
+    every example (the steps' outputs keep the batch axis), and under jvp and the Hessian.
+    """
+    (x,) = P.inputs_list_emptied_by_pops_then_summed()
+    f = P.list_emptied_by_pops_then_summed
+    check_batched(f, np.stack([x, 0.5 * x]), ())
+    check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))

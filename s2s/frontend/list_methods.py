@@ -144,7 +144,7 @@ class _Lists:
             return None
         small = stmt.body[0]
         if isinstance(small, cst.Expr):
-            return self._method(small.value, None, stmt)
+            return self._method(small.value, None, stmt) or self._popped_inside(stmt)
         if isinstance(small, cst.Assign) and len(small.targets) == 1:
             target = small.targets[0].target
             if isinstance(target, cst.Name):

@@ -78,9 +78,9 @@ def example_transpose(x, axes=None, *, g):
     )
 
 
-@linear(name="rt.loop_first")
-def loop_first(xs, *, g):
-    return rt.loop_first_vjp(g, xs)
+@linear(name="rt.loop_first", roles={"size": "static"})
+def loop_first(xs, size=None, *, g):
+    return rt.loop_first_vjp(g, xs), None
 
 
 @linear(name="rt.loop_first_vjp", roles={"xs": "data"})

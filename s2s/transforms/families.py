@@ -629,7 +629,7 @@ def batched_sequence(b, sequence):
         return _items_batched(b, sequence)
     if isinstance(sequence, cst.Name) and sequence.value in b.step_major:
         return sequence  # ``enumerate(zip(xs, ys))``: the zip's sequences are step-major already
-    return call("rt.loop_first", batch_broadcast(b, sequence))
+    return call("rt.loop_first", batch_broadcast(b, sequence), cst.Name(b.size))
 
 
 def _items_batched(b, display, ints=False):

@@ -5793,3 +5793,25 @@ def inputs_scalar_states_recorded_then_updated_in_place():
 
 
 PROGRAMS += ["scalar_states_recorded_then_updated_in_place"]
+
+
+def list_emptied_by_pops_then_summed(x):
+    """A work list consumed by ``pop`` until none is left, and a list emptied by ``del``, then summed by
+    a generator (a sum of nothing: 0) and zipped with itself: loops over no items, also under vmap.
+    """
+    pending = [np.tanh(x) * 0.5, x**2]
+    done = []
+    done.append(np.sum(pending.pop() * x))
+    first = pending.pop(0)
+    done.append(np.sum(first * x))
+    rest = [np.sin(x)]
+    del rest[0]
+    leftover = sum(np.sum(r**2) for r in rest) + sum(a * b for a, b in zip(rest, rest))
+    return sum(done) + leftover + len(rest)
+
+
+def inputs_list_emptied_by_pops_then_summed():
+    return (np.array([0.3, -0.5, 0.8]),)
+
+
+PROGRAMS += ["list_emptied_by_pops_then_summed"]
