@@ -1248,3 +1248,16 @@ def test_loops_over_a_list_left_empty_batch_and_push_tangents():
     f = P.list_emptied_by_pops_then_summed
     check_batched(f, np.stack([x, 0.5 * x]), ())
     check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
+
+
+def test_momentum_over_a_list_of_parameters_batches_and_pushes_tangents():
+    """Velocities made by a comprehension before the loop and again in it, items of different shapes
+    (a ``for`` loop, and a ``while`` loop on data): carried item by item under XLA, also under vmap, jvp
+    and the Hessian."""
+    for f in (
+        P.momentum_over_a_list_of_parameters,
+        P.momentum_until_a_tolerance_with_comprehensions,
+    ):
+        (x,) = P.inputs_momentum_over_a_list_of_parameters()
+        check_batched(f, np.stack([x, 0.5 * x]), ())
+        check_forward_and_hessian(f, x, (), np.linspace(-1.0, 1.0, x.size))

@@ -558,9 +558,10 @@ def check(
                 shared
                 and not element
                 and taken is not None
+                and all(n in containers for n in shared)
                 and taken.number_updated(stmt, name, shared[0])
-            ):
-                shared = []  # (a number, checked when the code runs: NumPy rebinds it)
+            ):  # (a state a list records: a number, checked when the code runs, NumPy rebinds it)
+                shared = []
             if shared:
                 how = (
                     "build a new array instead"

@@ -76,24 +76,57 @@ def _ordered(names, body) -> list[str]:
     return order + sorted(set(names) - set(order))
 
 
-def _carried_as_lists(fn: ir.Function, carried, before: Kinds, after: Kinds):
+def _carried_as_lists(
+    fn: ir.Function, carried, before: Kinds, after: Kinds, outputs=True
+):
     """``fn``, a loop's body, returning as a Python list each carried name that is one before the loop
     and a list its steps collect after the body (``params = [p - lr * g for p, g in zip(params, grads)]``):
-    its items (``rt.unstack``), so the carry keeps one structure (``after`` says so)."""
+    its items (``rt.unstack``), so the carry keeps one structure (``after`` says so). ``outputs``: the
+    body returns ``(carry, outputs)`` (a ``for`` loop's), else the carry (a ``while`` loop's).
+    """
     relisted = {
         n for n in carried if before.kind(n) == LIST and after.kind(n) == COLLECTED
     }
     if not relisted:
         return fn
     *body, ret = fn.body
-    carry, ys = ret.value.elements
-    listed = substitute(
-        carry.value, {n: call("rt.unstack", cst.Name(n)) for n in relisted}
-    )
+    unstacked = {n: call("rt.unstack", cst.Name(n)) for n in relisted}
     for n in relisted:
         after.bind(n, LIST, None)
+    if not outputs:
+        return fn.with_body(
+            [*body, ir.Return(substitute(ret.value, unstacked), ret.origin)]
+        )
+    carry, ys = ret.value.elements
+    listed = substitute(carry.value, unstacked)
     value = ret.value.with_changes(elements=[carry.with_changes(value=listed), ys])
     return fn.with_body([*body, ir.Return(value, ret.origin)])
+
+
+def _listed_before(carried, before: Kinds, after: Kinds, body, origin) -> list:
+    """The lines making each carried name that a loop's steps collect anew, and that held a collected list
+    before the loop too (``v = [np.zeros_like(p) for p in params]``, then ``v = [mu * vi - g ...]`` in
+    the loop), a Python list of its items before the loop (``rt.unstack``), as ``before`` then says:
+    items of different shapes are no array, and the carry keeps one structure
+    (``_carried_as_lists`` makes the steps' lists so too)."""
+    names = [
+        n
+        for n in carried
+        if before.kind(n) == COLLECTED
+        and after.kind(n) == COLLECTED
+        and any(  # (bound anew in the body, a comprehension's list: not written into)
+            isinstance(s, ir.Assign)
+            and s.origin == after.collected[n]
+            and n in ir.target_names(s.target)
+            and n not in names_in(s.value)
+            for s in ir.walk(body)
+        )
+    ]
+    for n in names:
+        before.bind(n, LIST, None)
+    return [
+        ir.Assign(cst.Name(n), call("rt.unstack", cst.Name(n)), origin) for n in names
+    ]
 
 
 def _first(body, predicate):
@@ -473,21 +506,30 @@ class _Lower:
             ]
         )
         inner_defined = set(defined) | set(carried) | set(targets)
-        inner = kinds.copy()
-        for name in targets:
-            inner.bind(name, None, None)
-        fn, body_kinds = self.function(
-            "for_body",
-            (carry, item),
-            body,
-            inner_defined,
-            result,
-            later,
-            frozenset(),
-            stmt.origin,
-            (*unpack, *unpack_item),
-            inner,
-        )
+
+        def body_function():
+            inner = kinds.copy()
+            for name in targets:
+                inner.bind(name, None, None)
+            return self.function(
+                "for_body",
+                (carry, item),
+                body,
+                inner_defined,
+                result,
+                later,
+                frozenset(),
+                stmt.origin,
+                (*unpack, *unpack_item),
+                inner,
+            )
+
+        fn, body_kinds = body_function()
+        listed = _listed_before(carried, kinds, body_kinds, body, stmt.origin)
+        if listed:
+            fn, body_kinds = (
+                body_function()
+            )  # (the body reads them as the lists they are now)
         fn = _carried_as_lists(fn, carried, kinds, body_kinds)
         xs = self.iteration(stmt.iter)
         init = _names(carried)
@@ -526,6 +568,7 @@ class _Lower:
             kept.append(ir.Assign(cst.Name(name), items, stmt.origin))
         return [
             *unset,
+            *listed,
             ir.Def(fn, stmt.origin),
             ir.Assign(outputs, value, stmt.origin),
             *kept,
@@ -632,7 +675,10 @@ class _Lower:
 
     def while_(self, stmt, defined, live_after, later, kinds) -> list:
         for inner in ir.walk(stmt.body):
-            if _append_of(inner) is not None:
+            # (a list each step makes anew, a comprehension's, grows no more than the step's appends)
+            if _append_of(inner) is not None and not _made_in(
+                stmt.body, _append_of(inner)[0]
+            ):
                 raise UnsupportedSyntax(
                     "`append` in a `while` loop (the list's length depends on data)",
                     inner.origin,
@@ -661,30 +707,41 @@ class _Lower:
             return []  # nothing the loop computes is used
         carry, unpack = self._carry_param(carried)
         inner_defined = set(defined) | set(carried)
-        test, _ = self.function(
-            "while_cond",
-            (carry,),
-            (),
-            inner_defined,
-            stmt.test,
-            later,
-            frozenset(),
-            stmt.origin,
-            unpack,
-            kinds,
-        )
-        body, body_kinds = self.function(
-            "while_body",
-            (carry,),
-            stmt.body,
-            inner_defined,
-            _names(carried),
-            later,
-            frozenset(),
-            stmt.origin,
-            unpack,
-            kinds,
-        )
+
+        def functions():
+            test, _ = self.function(
+                "while_cond",
+                (carry,),
+                (),
+                inner_defined,
+                stmt.test,
+                later,
+                frozenset(),
+                stmt.origin,
+                unpack,
+                kinds,
+            )
+            body, body_kinds = self.function(
+                "while_body",
+                (carry,),
+                stmt.body,
+                inner_defined,
+                _names(carried),
+                later,
+                frozenset(),
+                stmt.origin,
+                unpack,
+                kinds,
+            )
+            return test, body, body_kinds
+
+        test, body, body_kinds = functions()
+        listed = _listed_before(carried, kinds, body_kinds, stmt.body, stmt.origin)
+        if listed:
+            test, body, body_kinds = (
+                functions()
+            )  # (reading them as the lists they are now)
+        body = _carried_as_lists(body, carried, kinds, body_kinds, outputs=False)
         value = call(
             "rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried)
         )
@@ -692,6 +749,7 @@ class _Lower:
         kinds.join(carried, [kinds.copy(), body_kinds], stmt.origin)
         return [
             *unset,
+            *listed,
             ir.Def(test, stmt.origin),
             ir.Def(body, stmt.origin),
             ir.Assign(_names(carried), value, stmt.origin),

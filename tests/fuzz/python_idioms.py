@@ -491,10 +491,19 @@ class PythonIdioms:
 
     def _py_rebound_by_comprehension(self, lines, name, a, b):
         """A list of parameters rebound by a comprehension in a loop (an optimizer's step)."""
+        made = self.pick(
+            [
+                f"[np.tanh({a}), {b} * 0.5]",
+                f"[np.tanh(p) for p in [{a}, {b} * 0.5]]",  # (a list its steps collect)
+            ]
+        )
+        loop = self.pick(
+            [f"for {name}_t in range(2):", f"while np.sum({name}_ps[0]) < 1.5:"]
+        )
         lines += [
-            f"{name}_ps = [np.tanh({a}), {b} * 0.5]",
-            f"for {name}_t in range(2):",
-            f"    {name}_gs = [np.cos(p) * 0.3 for p in {name}_ps]",
+            f"{name}_ps = {made}",
+            loop,
+            f"    {name}_gs = [np.cos(p) * 0.3 - 0.4 for p in {name}_ps]",
             f"    {name}_ps = [p - 0.1 * g for p, g in zip({name}_ps, {name}_gs)]",
             f"{name} = sum(np.sum(p ** 2) for p in {name}_ps)",
         ]

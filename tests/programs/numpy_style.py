@@ -5815,3 +5815,44 @@ def inputs_list_emptied_by_pops_then_summed():
 
 
 PROGRAMS += ["list_emptied_by_pops_then_summed"]
+
+
+def momentum_over_a_list_of_parameters(x):
+    """Heavy-ball momentum over a list of parameters of different shapes, its velocities made by a
+    comprehension before the loop and rebuilt by one in each step (the carry: the lists' items).
+    """
+    params = [x[0:4].reshape(2, 2), x[4:6], x[6]]
+    velocity = [np.zeros_like(p) for p in params]
+    mu, lr = 0.8, 0.2
+    for _ in range(3):
+        grads = [np.tanh(p) * 0.5 + 0.1 * p**2 for p in params]
+        velocity = [mu * v - lr * g for v, g in zip(velocity, grads)]
+        params = [p + v for p, v in zip(params, velocity)]
+    return sum(np.sum(p**2) for p in params) + np.sum(velocity[1])
+
+
+def inputs_momentum_over_a_list_of_parameters():
+    return (np.array([0.3, -0.5, 0.8, 0.1, -0.2, 0.6, 0.4]),)
+
+
+PROGRAMS += ["momentum_over_a_list_of_parameters"]
+
+
+def momentum_until_a_tolerance_with_comprehensions(x):
+    """The same steps in a ``while`` loop on data: the lists its comprehensions make each step grow no
+    more than that (they are no ``append`` across steps), and the velocities are carried item by item.
+    """
+    params = [x[0:4].reshape(2, 2), x[4:6], x[6]]
+    velocity = [np.zeros_like(p) for p in params]
+    while np.sum(params[1] ** 2) < 4.0:
+        grads = [-0.5 - 0.1 * np.tanh(p) for p in params]
+        velocity = [0.8 * v - 0.2 * g for v, g in zip(velocity, grads)]
+        params = [p + v for p, v in zip(params, velocity)]
+    return sum(np.sum(np.sin(p)) for p in params)
+
+
+def inputs_momentum_until_a_tolerance_with_comprehensions():
+    return (np.array([0.3, -0.5, 0.8, 0.1, -0.2, 0.6, 0.4]),)
+
+
+PROGRAMS += ["momentum_until_a_tolerance_with_comprehensions"]
