@@ -18,8 +18,9 @@ import libcst as cst
 
 from . import ir, nested_batches
 from .cstutil import call, dotted, iter_nodes, tuple_of
-from .errors import MissingRule
+from .errors import MissingRule, UnsupportedSyntax
 from .naming import Namer
+from .passes.dataflow import used_names
 from .pipeline import PASSES
 from .program import Program
 from .transforms.batch import batch
@@ -111,12 +112,15 @@ def vjp_of_mapped_module(
     None where the map has options this does not cover (an axis other than 0 or None, several outputs
     or out_axes other than 0, an axis name, an axis size): the batched module is differentiated then.
     """
-    found = _mappable(program, name)
-    if found is None or _derivative_reads(program, name, which, ctx, "vjp"):
+    found = _mappable(program, name, origin)
+    if found is None or (
+        not _reaches_custom(program, found[0])
+        and _derivative_reads(program, name, which, ctx, "vjp")
+    ):
         return None
     fun, in_axes = found
     helper = program.helpers[name]
-    inner_vjp = _helper_derivative_of(program, program.lowered(fun), which, "vjp", ctx)
+    inner_vjp = _helper_derivative_of(program, _called(program, fun), which, "vjp", ctx)
     flags = tuple(a == 0 for a in in_axes) + (True,)
     params = [p.name for p in helper.params]
     bar = Namer(set(params)).fresh(f"{name}_bar")
@@ -145,9 +149,11 @@ def vjp_of_mapped_module(
     )
 
 
-def _mappable(program: Program, name: str):
+def _mappable(program: Program, name: str, origin=None):
     """``(fun, in_axes)`` of an inner ``vmap``'s module ``name`` whose derivatives are its function's
-    mapped (axes 0 or None per argument, one output at axis 0, no axis name or size), else None.
+    mapped (axes 0 or None per argument, one output at axis 0, no axis name or size), else None; a
+    located error where they are not but ``fun`` reaches a custom rule (``_reaches_custom``), which
+    differentiating the batched code would lose.
     """
     if name not in program.batched_of:
         return None
@@ -162,8 +168,56 @@ def _mappable(program: Program, name: str):
         or len(in_axes) != len(program.helpers[name].params)
         or any(a not in (0, None) for a in in_axes)
     ):
+        if _reaches_custom(program, fun):
+            raise UnsupportedSyntax(
+                "a function with a custom_jvp/custom_vjp rule under `jax.vmap` with options other than "
+                "axes 0 or None and one output at axis 0, differentiated: s2s would differentiate the "
+                "batched code and lose the rule",
+                origin,
+                "map over axis 0 (move the axis first: `jnp.moveaxis(x, k, 0)`) with one output, "
+                "without axis_name or axis_size",
+            )
         return None
     return fun, in_axes
+
+
+def _called(program: Program, fun) -> str:
+    """The helper whose derivative is ``fun``'s: ``fun``'s own, or where ``fun`` has a custom rule, a
+    function calling it (``gradscale_called``): its rule applies at calls (``jax.vmap(gradscale)``).
+    """
+    name = program.lowered(fun)
+    if name not in program.custom:
+        return name
+    helper = program.helpers[name]
+    called = f"{name}_called"
+    if called not in program.helpers:
+        params = tuple(ir.Param(p.name) for p in helper.params)
+        out = cst.Name(f"{name}_out")
+        body = (
+            ir.Assign(
+                out, call(name, *(cst.Name(p.name) for p in params)), helper.origin
+            ),
+            ir.Return(out, helper.origin),
+        )
+        program.helpers[called] = ir.Function(called, params, body, helper.origin)
+        program.flows[called] = program.flows[name]
+    return called
+
+
+def _reaches_custom(program: Program, fun) -> bool:
+    """Whether the function ``fun`` (an inner ``vmap`` maps it) or a helper it reaches has a custom rule:
+    its derivative is the rule's, never that of the batched code (which is the primal's, batched).
+    """
+    pending, seen = [program.lowered(fun)], set()
+    while pending:
+        name = pending.pop()
+        if name in program.custom:
+            return True
+        if name in seen or name not in program.helpers:
+            continue
+        seen.add(name)
+        pending += sorted(used_names(program.helpers[name]) & program.helpers.keys())
+    return False
 
 
 def _derivative_reads(
@@ -187,11 +241,14 @@ def jvp_of_mapped_module(
 ) -> ir.Function | None:
     """The jvp of an inner ``vmap``'s module (``_mappable``): its function's jvp mapped over the same axes,
     each tangent as its primal; None where ``_mappable`` is."""
-    found = _mappable(program, name)
-    if found is None or _derivative_reads(program, name, wrt, ctx, "jvp"):
+    found = _mappable(program, name, origin)
+    if found is None or (
+        not _reaches_custom(program, found[0])
+        and _derivative_reads(program, name, wrt, ctx, "jvp")
+    ):
         return None
     fun, in_axes = found
-    inner_jvp = _helper_derivative_of(program, program.lowered(fun), wrt, "jvp", ctx)
+    inner_jvp = _helper_derivative_of(program, _called(program, fun), wrt, "jvp", ctx)
     flags = tuple(a == 0 for a in in_axes)
     helper = program.helpers[name]
     namer = Namer({p.name for p in helper.params})

@@ -240,7 +240,17 @@ class _Builder:
             return
         live_rules = _check_custom(rule, lowered, n)
         names = tuple(
-            self.scope.name(live.__name__, live, function=True) for live in live_rules
+            self.scope.name(
+                # (a lambda given as a rule: named after what it is the rule of)
+                (
+                    live.__name__
+                    if live.__name__.isidentifier()
+                    else f"{helper_name}_{part}"
+                ),
+                live,
+                function=True,
+            )
+            for live, part in zip(live_rules, _RULE_PARTS[rule.kind])
         )
         for name, live in zip(names, live_rules):
             self.add(name, live, caller)
@@ -269,6 +279,10 @@ class _Builder:
         name = self.scope.name(getattr(fun, "__name__", "mapped"), fun, function=True)
         self.add(name, fun, None)
         return name
+
+
+# what each of a custom function's rule functions is, by its kind
+_RULE_PARTS = {"jvp": ("jvp",), "vjp": ("fwd", "bwd")}
 
 
 def _mapped_function(helper):

@@ -665,3 +665,34 @@ def test_a_previous_row_or_the_start_is_not_an_alias_of_the_start(backend):
     eps = 1e-6
     want = np.array([(f(w + eps * e) - f(w - eps * e)) / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(s2s.grad(f, backend=backend)(w), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "custom_vjp_mapped_directly",
+        "custom_vjp_mapped_in_a_lambda",
+        "custom_vjp_mapped_in_a_helper",
+    ],
+)
+def test_a_custom_vjp_rule_under_an_inner_vmap_is_the_gradient(name, backend):
+    """``jax.vmap(gradscale)(x)`` inside: the rule applies to each example, as in JAX (it was lost)."""
+    f, x = getattr(P, name), np.array([[1.0, -2.0, 0.5], [0.3, 2.0, -1.5]])
+    np.testing.assert_allclose(
+        s2s.grad(f, backend=backend)(x), jax.jit(jax.grad(f))(x), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_custom_jvp_rule_under_an_inner_vmap_is_the_tangent(backend):
+    """The rule's tangent through ``jax.vmap(f)`` inside, as JAX's; its reverse mode, which would batch
+    the transposed rule, is a located error rather than the primal's derivative."""
+    f, x = P.custom_jvp_mapped, np.array([[1.0, -2.0, 0.5], [0.3, 2.0, -1.5]])
+    t = np.ones_like(x)
+    got = s2s.jvp(f, (x,), (t,), backend=backend)
+    want = jax.jvp(f, (x,), (t,))
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(f, backend=backend)(x)
+    assert info.value.origin is not None

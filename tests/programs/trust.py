@@ -863,3 +863,48 @@ def previous_row_or_start(w):
             prev = c0
         D[t] = np.sin(w + prev)
     return np.sum(C) + np.sum(D**2)
+
+
+# custom rules reached through an inner ``jax.vmap`` (corpus Y: the rule was lost, silently)
+@jax.custom_vjp
+def gradient_scaled(v, s):
+    return v
+
+
+def _gradient_scaled_fwd(v, s):
+    return v, s
+
+
+def _gradient_scaled_bwd(s, g):
+    return g * s, jnp.zeros_like(s)
+
+
+gradient_scaled.defvjp(_gradient_scaled_fwd, _gradient_scaled_bwd)
+
+
+@jax.custom_jvp
+def tangent_halved(v):
+    return jnp.sin(v)
+
+
+tangent_halved.defjvp(lambda p, t: (jnp.sin(p[0]), 0.5 * jnp.cos(p[0]) * t[0]))
+
+
+def scaled_row(v):
+    return gradient_scaled(v, 0.5) ** 2
+
+
+def custom_vjp_mapped_directly(x):
+    return jnp.sum(jax.vmap(gradient_scaled, in_axes=(0, None))(x, 0.5) ** 2)
+
+
+def custom_vjp_mapped_in_a_lambda(x):
+    return jnp.sum(jax.vmap(lambda v: gradient_scaled(v, 0.25) * v)(x))
+
+
+def custom_vjp_mapped_in_a_helper(x):
+    return jnp.sum(jax.vmap(scaled_row)(x))
+
+
+def custom_jvp_mapped(x):
+    return jnp.sum(jax.vmap(tangent_halved)(x) * x)
