@@ -696,3 +696,13 @@ def test_a_custom_jvp_rule_under_an_inner_vmap_is_the_tangent(backend):
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(f, backend=backend)(x)
     assert info.value.origin is not None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_unhashable_dataclass_object_called_in_an_assignment(backend):
+    """``y = layer(x)`` of a mutable dataclass (unhashable): its ``__call__`` (a crash before, corpus Y)."""
+    x = np.array([1.0, -2.0, 0.5])
+    f = P.unhashable_layer_called
+    np.testing.assert_allclose(
+        s2s.grad(f, backend=backend)(x), jax.jit(jax.grad(f))(x), rtol=1e-12
+    )

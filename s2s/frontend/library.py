@@ -125,18 +125,18 @@ def transform_maker(obj):
     """
     import s2s
 
-    own = {s2s.grad, s2s.value_and_grad, s2s.vmap}
-    if obj in own:
+    # (compared by identity: an object of the user's may be unhashable, a dataclass's)
+    if any(obj is own for own in (s2s.grad, s2s.value_and_grad, s2s.vmap)):
         return obj
     jax = sys.modules.get("jax")
     if jax is None:
         return None
-    spelled = {
-        jax.grad: s2s.grad,
-        jax.value_and_grad: s2s.value_and_grad,
-        jax.vmap: s2s.vmap,
-    }
-    return spelled.get(obj)
+    spelled = (
+        (jax.grad, s2s.grad),
+        (jax.value_and_grad, s2s.value_and_grad),
+        (jax.vmap, s2s.vmap),
+    )
+    return next((ours for theirs, ours in spelled if obj is theirs), None)
 
 
 def is_jvp(obj) -> bool:

@@ -1,5 +1,6 @@
 """Programs that once gave a wrong answer with no error (issue 10), as users write them: the trust tests' inputs."""
 
+import dataclasses
 import functools
 
 import jax
@@ -908,3 +909,19 @@ def custom_vjp_mapped_in_a_helper(x):
 
 def custom_jvp_mapped(x):
     return jnp.sum(jax.vmap(tangent_halved)(x) * x)
+
+
+@dataclasses.dataclass
+class ScaleLayer:
+    """A mutable dataclass (``eq=True`` leaves it unhashable) with ``__call__``."""
+
+    k: float = 2.0
+
+    def __call__(self, v):
+        return jnp.tanh(v) * self.k
+
+
+def unhashable_layer_called(x):
+    layer = ScaleLayer(k=3.0)
+    y = layer(x)
+    return jnp.sum(y**2)
