@@ -80,7 +80,16 @@ class Transformed(ShowsSource):
     """
 
     def __init__(
-        self, fn, kind, argnums=0, has_aux=False, backend="xla", *, flat=False, api=None
+        self,
+        fn,
+        kind,
+        argnums=0,
+        has_aux=False,
+        backend="xla",
+        *,
+        flat=False,
+        api=None,
+        allow_int=False,
     ):
         api = api or "s2s." + ("transform" if kind == "primal" else kind)
         self.target, self.binding = wrappers.target(fn, api)
@@ -94,6 +103,8 @@ class Transformed(ShowsSource):
         self.kind = kind
         self.has_aux = has_aux
         self.backend = backend
+        # integer and boolean leaves among the differentiated arguments: float0 gradients, as JAX's
+        self.allow_int = allow_int
         # ``*args``/``**kwargs``: transformed at each call's shape (``frontend.variadic``), with these argnums
         self._variadic = argnums if self.binding.variadic else None
         if (
@@ -126,6 +137,7 @@ class Transformed(ShowsSource):
             self._variadic,
             self.has_aux,
             self.backend,
+            allow_int=self.allow_int,
         )
 
     def _at(self, args, kwargs):
@@ -214,17 +226,24 @@ class Transformed(ShowsSource):
             spec, api = self._negative
             argnums = self.binding.for_call(spec, len(args), api)
             return _transformed(
-                self.fn, self.kind, argnums, self.has_aux, self.backend
+                self.fn,
+                self.kind,
+                argnums,
+                self.has_aux,
+                self.backend,
+                allow_int=self.allow_int,
             )(*args, **kwargs)
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
-            check_float_inputs(args, self.argnums, self.kind)
+            check_float_inputs(args, self.argnums, self.kind, self.allow_int)
         runner = self.__dict__.get("_runner")
         if runner is None or self._refresh():
             runner = self._runner
         computed = out = runner(*args)
         if self.kind in ("grad", "value_and_grad"):
-            out = in_primal_dtypes(out, args, self.argnums, self.kind, self.has_aux)
+            out = in_primal_dtypes(
+                out, args, self.argnums, self.kind, self.has_aux, self.allow_int
+            )
         if not kwargs and self._variadic is None and len(args) == self.binding._fast:
             self._remember(runner, args, computed, out)
         return out
@@ -264,14 +283,22 @@ def transform(fun=None, *, backend="xla"):
     return Transformed(fun, "primal", backend=backend)
 
 
-def grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transformed:
-    """Gradient of a scalar-valued ``fun`` with respect to argument(s) ``argnums`` (JAX's ``grad``)."""
-    return Transformed(fun, "grad", argnums, has_aux, backend)
+def grad(
+    fun, argnums=0, has_aux=False, *, allow_int=False, backend="xla"
+) -> Transformed:
+    """Gradient of a scalar-valued ``fun`` with respect to argument(s) ``argnums`` (JAX's ``grad``); with
+    ``allow_int``, integer and boolean leaves of those arguments get float0 zeros, as in JAX.
+    """
+    return Transformed(fun, "grad", argnums, has_aux, backend, allow_int=allow_int)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, *, backend="xla") -> Transformed:
+def value_and_grad(
+    fun, argnums=0, has_aux=False, *, allow_int=False, backend="xla"
+) -> Transformed:
     """``fun``'s value and gradient together (JAX's ``value_and_grad``)."""
-    return Transformed(fun, "value_and_grad", argnums, has_aux, backend)
+    return Transformed(
+        fun, "value_and_grad", argnums, has_aux, backend, allow_int=allow_int
+    )
 
 
 def vjp(fun, *primals, has_aux=False, backend="xla"):
@@ -351,10 +378,12 @@ class _Direct:
 
 @functools.lru_cache(maxsize=256)
 def _transformed(
-    fun, kind, argnums, has_aux=False, backend="xla", flat=False
+    fun, kind, argnums, has_aux=False, backend="xla", flat=False, allow_int=False
 ) -> Transformed:
     """One ``Transformed`` per request, so repeated ``jvp``/``vjp``/``linearize`` calls reuse its compilation."""
-    return Transformed(fun, kind, argnums, has_aux, backend, flat=flat)
+    return Transformed(
+        fun, kind, argnums, has_aux, backend, flat=flat, allow_int=allow_int
+    )
 
 
 def _at_call(fun, primals, backend):

@@ -11,8 +11,9 @@ from .errors import S2SError
 from .runtime.trees import tree_leaves, tree_map
 
 
-def check_float_inputs(args, argnums, api="grad"):
-    """JAX's dtype checks on the differentiated arguments: real floating-point leaves only."""
+def check_float_inputs(args, argnums, api="grad", allow_int=False):
+    """JAX's dtype checks on the differentiated arguments: real floating-point leaves only (integer and
+    boolean ones too with ``allow_int``)."""
     for i in (argnums,) if isinstance(argnums, int) else argnums:
         for leaf in tree_leaves(args[i]):
             # a function a module holds (Equinox's activation) has no derivative: None, as equinox.filter_grad
@@ -23,7 +24,7 @@ def check_float_inputs(args, argnums, api="grad"):
             dtype = dtype_of(leaf)
             if dtype.kind == "c":
                 raise _complex_error(api, dtype)
-            if dtype.kind != "f":
+            if dtype.kind != "f" and not (allow_int and dtype.kind in "iub"):
                 raise TypeError(
                     f"{api} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), "
                     f"but got {dtype.name}. If you want to use Boolean- or integer-valued inputs, use vjp or set "
@@ -31,9 +32,10 @@ def check_float_inputs(args, argnums, api="grad"):
                 )
 
 
-def in_primal_dtypes(out, args, argnums, kind, has_aux):
+def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False):
     """JAX's rule: a gradient has its primal's dtype (a float32 parameter of a loss computed in float64
-    under ``jax_enable_x64`` gets a float32 gradient)."""
+    under ``jax_enable_x64`` gets a float32 gradient); an integer or boolean one (``allow_int``), float0
+    zeros of its shape."""
     value, grads = out if kind == "value_and_grad" else (None, out)
     if has_aux and kind == "grad":
         grads, aux = grads
@@ -43,6 +45,10 @@ def in_primal_dtypes(out, args, argnums, kind, has_aux):
 
     def cast(g, p):
         want = dtype_of(p)
+        if allow_int and want.kind in "iub" and not isinstance(p, float):
+            from jax.dtypes import float0
+
+            return np.zeros(np.shape(p), dtype=float0)
         if type(g).__module__.startswith(
             "jax"
         ):  # float64 is float32 without ``jax_enable_x64``

@@ -290,3 +290,34 @@ def test_a_gradient_of_another_shape_than_its_parameter_is_never_returned():
         s2s.S2SError, match=r"shape \(4, 3\) for a parameter of shape \(3,\)"
     ):
         in_primal_dtypes({"w": np.zeros((4, 3)), "b": 0.0}, (params,), 0, "grad", False)
+
+
+def _loss_with_integer_leaves(p):
+    return np.sum(p["w"][p["idx"]] ** 2) * p["scale"] + np.sum(p["mask"] * p["w"])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_allow_int_gives_integer_and_boolean_leaves_float0_gradients(backend):
+    """JAX's ``allow_int``: without it an integer leaf is JAX's TypeError (whose hint names it); with it,
+    float0 zeros for integer and boolean leaves and the other leaves' gradients, as ``jax.grad``'s.
+    """
+    p = {
+        "w": np.arange(5.0),
+        "idx": np.array([0, 3, 3]),
+        "scale": 2.0,
+        "mask": np.array([True, False, True, True, False]),
+    }
+    with pytest.raises(TypeError, match="allow_int"):
+        s2s.grad(_loss_with_integer_leaves, backend=backend)(p)
+    got = s2s.grad(_loss_with_integer_leaves, allow_int=True, backend=backend)(p)
+    want = jax.grad(_loss_with_integer_leaves, allow_int=True)(p)
+    for key in ("idx", "mask"):
+        assert got[key].dtype == want[key].dtype == jax.dtypes.float0
+        assert got[key].shape == p[key].shape
+    np.testing.assert_allclose(got["w"], want["w"], rtol=1e-6)
+    np.testing.assert_allclose(got["scale"], want["scale"], rtol=1e-6)
+    value, grads = s2s.value_and_grad(
+        _loss_with_integer_leaves, allow_int=True, backend=backend
+    )(p)
+    np.testing.assert_allclose(value, _loss_with_integer_leaves(p))
+    assert grads["idx"].dtype == jax.dtypes.float0
