@@ -239,18 +239,33 @@ def _spread_display(arg: cst.Arg) -> bool:
     )
 
 
-class _ReplaceNodes(cst.CSTTransformer):
-    def __init__(self, mapping: dict):
-        super().__init__()
-        self.mapping = mapping
-
-    def on_leave(self, original, updated):
-        return self.mapping.get(original, updated)
-
-
 def replace_nodes(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
-    """``node`` with the nodes ``mapping`` names (by identity: libcst nodes compare so) replaced."""
-    return node.visit(_ReplaceNodes(mapping)) if mapping else node
+    """``node`` with the nodes ``mapping`` names (by identity: libcst nodes compare so) replaced; a node is
+    rebuilt only where one under it was (without libcst's visitor machinery, as ``rewrite``)."""
+    return _swapped(node, mapping) if mapping else node
+
+
+def _swapped(node, mapping):
+    found = mapping.get(node)
+    if found is not None:
+        return found
+    changes = {}
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = _KIND.get(type(value))
+        if kind is None:
+            kind = _kind(type(value))
+        if kind == _NODE:
+            new = _swapped(value, mapping)
+            if new is not value:
+                changes[name] = new
+        elif kind == _SEQUENCE and value:
+            items = [
+                _swapped(v, mapping) if _kind(type(v)) == _NODE else v for v in value
+            ]
+            if any(a is not b for a, b in zip(items, value)):
+                changes[name] = tuple(items)
+    return node.with_changes(**changes) if changes else node
 
 
 def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:

@@ -36,6 +36,7 @@ from .rewriting import (
     function_body,
     object_of,
     place,
+    referenced_objects,
     references,
     with_body,
 )
@@ -202,7 +203,9 @@ def desugar(source: FunctionSource) -> FunctionSource:
     body = function_body(source)
     if body is None or not (
         references(source, (*_vectorizes(), numpy.apply_along_axis))
-        or any(isinstance(v, numpy.vectorize) for v in source.env.values())
+        or any(
+            isinstance(v, numpy.vectorize) for v in referenced_objects(source).values()
+        )
     ):
         return source
     maps = _Maps(source, {})
