@@ -54,6 +54,7 @@ _DEFINED_IN = {
     "diff_weights": "decompositions",
     "pad_border": "decompositions",
     "grad_seed": "arrays",
+    "integer_valued": "arrays",
     "index_add": "arrays",
     "index_add_value_vjp": "arrays",
     "index_array": "arrays",

@@ -590,3 +590,12 @@ def grad_seed(out):
             f"but got {dtype}. For holomorphic differentiation or integer outputs, use vjp directly."
         )
     return xp.ones_like(out)
+
+
+def integer_valued(value) -> bool:
+    """Whether ``value`` has an integer or boolean dtype (a Python int, a loop's counter): as in JAX, such
+    a value has no derivative, also where a loop hands it a zero tangent."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return isinstance(value, (bool, int, np.integer, np.bool_))
+    return np.dtype(dtype).kind in "iub"

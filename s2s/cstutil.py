@@ -241,7 +241,8 @@ def _spread_display(arg: cst.Arg) -> bool:
 
 def replace_nodes(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
     """``node`` with the nodes ``mapping`` names (by identity: libcst nodes compare so) replaced; a node is
-    rebuilt only where one under it was (without libcst's visitor machinery, as ``rewrite``)."""
+    rebuilt only where one under it was (without libcst's visitor machinery, as ``rewrite``).
+    """
     return _swapped(node, mapping) if mapping else node
 
 

@@ -1261,3 +1261,15 @@ def test_momentum_over_a_list_of_parameters_batches_and_pushes_tangents():
         (x,) = P.inputs_momentum_over_a_list_of_parameters()
         check_batched(f, np.stack([x, 0.5 * x]), ())
         check_forward_and_hessian(f, x, (), np.linspace(-1.0, 1.0, x.size))
+
+
+def test_powers_by_a_loop_counter_have_finite_tangents_and_hessians():
+    """``x ** k`` with ``k`` a loop's counter at a negative ``x``: jvp and the Hessian against central
+    differences (they were nan: the counter's zero tangent times ``log(x)``), and under vmap.
+    """
+    (x,) = P.inputs_powers_by_a_loop_counter()
+    f = P.powers_by_a_loop_counter
+    check_batched(f, np.stack([x, 0.5 * x]), ())
+    check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
+    h = s2s.hessian(f, backend="xla")(x)
+    assert np.all(np.isfinite(np.asarray(h)))

@@ -221,7 +221,7 @@ batch("example", "rt.take_length")
 batch(
     "trailing", "rt.take_indices"
 )  # elementwise in the indices, of one example's length
-batch("static", "rt.inverse_permutation", "rt.written_dtype")
+batch("static", "rt.inverse_permutation", "rt.written_dtype", "rt.integer_valued")
 batch("elementwise", "rt.opposite")  # (a shift per example: their opposites)
 batch(
     "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"

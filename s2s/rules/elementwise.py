@@ -36,10 +36,12 @@ def divide(x1, x2):
 @elementwise
 def power(x1, x2, *, ans):
     # x ** 0 has slope 0, also at x = 0 where 0 * 0 ** -1 is nan (JAX: for integer exponents; for a float
-    # exponent JAX gives nan there); log of 0 is replaced by log of 1, so 0 ** y has no slope in y (JAX).
+    # exponent JAX gives nan there); log of 0 is replaced by log of 1, so 0 ** y has no slope in y (JAX);
+    # an integer exponent has none at all (JAX: float0), also where a loop gives its counter a zero tangent
+    # (0 * log(x) would be nan for a negative x)
     return (
         xp.where(x2 == 0, 0.0, x2 * x1 ** (x2 - 1)),
-        xp.log(xp.where(x1 == 0, 1, x1)) * ans,
+        xp.log(xp.where((x1 == 0) | rt.integer_valued(x2), 1, x1)) * ans,
     )
 
 

@@ -399,6 +399,7 @@ nondiff("the user's `raise`: no value", "rt.raise_", "rt.raise_if")
 nondiff("a refusal when it runs: no value", "rt.refused")
 nondiff("a truth value: whether an item taken by an index is a copy", "rt.item_is_copy")
 nondiff("a truth value: whether the result of arithmetic is a number", "rt.is_number")
+nondiff("a truth value: whether a value has an integer dtype", "rt.integer_valued")
 nondiff("a check that a call's `*`/`**` arguments fit: no value", "rt.check_call")
 nondiff(
     "a variable's value before the loop that assigns it, an item not appended: none",

@@ -28,6 +28,7 @@ from .. import ir
 from ..cstutil import call, names_in, tuple_of
 from ..errors import MissingRule
 from ..passes.dataflow import free_names
+from ..passes.dataflow import reads as names_in_statement
 from ..rules.registry import tangent_name
 from .activity import varied
 
@@ -162,10 +163,46 @@ def cond_with_residuals(fwd, stmt: ir.Assign, e):
     cond(fwd, stmt, e, residuals=True)
 
 
+def _split_item(fwd, body: ir.Function, xs):
+    """``(body, parts)`` for a scan over a tuple display some of whose elements carry no tangent (a
+    backward loop's ``(steps, _range)``: its counter is an integer) that the body unpacks at once
+    (``(a, b), k = step``): the unpacking as one line per element (``(a, b) = step_0``, ``k = step_1``), so
+    the elements without tangents stay without (a zero tangent for a counter gives ``0 * log(x)``, nan
+    for a negative ``x``, in a power's rule); ``parts`` the elements' names. Else ``(body, None)``.
+    """
+    item_param = body.param_names[1]
+    if not (
+        isinstance(xs, cst.Tuple)
+        and fwd.is_active(xs)
+        and not all(fwd.is_active(el.value) for el in xs.elements)
+    ):
+        return body, None
+    stmts, _ = _parts(body)
+    uses = [s for s in ir.walk(stmts) if item_param in names_in_statement(s)]
+    unpack = uses[0] if len(uses) == 1 else None
+    if not (
+        any(unpack is s for s in stmts)
+        and isinstance(unpack, ir.Assign)
+        and isinstance(unpack.value, cst.Name)
+        and unpack.value.value == item_param
+        and isinstance(unpack.target, cst.Tuple)
+        and len(unpack.target.elements) == len(xs.elements)
+    ):
+        return body, None
+    parts = [fwd.namer.fresh(f"{item_param}_{i}") for i in range(len(xs.elements))]
+    lines = [
+        ir.Assign(el.value, cst.Name(part), unpack.origin)
+        for el, part in zip(unpack.target.elements, parts)
+    ]
+    at = next(i for i, s in enumerate(body.body) if s is unpack)
+    return body.with_body([*body.body[:at], *lines, *body.body[at + 1 :]]), parts
+
+
 def scan(fwd, stmt: ir.Assign, e):
     body = fwd.defs[e.args[0].value]
     init = e.args[1]
     xs = e.args[2] if len(e.args) > 2 else None
+    body, parts = _split_item(fwd, body, xs)
     carry_param, item_param = body.param_names
     stmts, ret = _parts(body)
     carry_out, y_out = (el.value for el in ret.elements)
@@ -173,7 +210,12 @@ def scan(fwd, stmt: ir.Assign, e):
     free = _free_tangents(fwd, [body])
     xs_active = xs is not None and fwd.is_active(xs)
 
-    inputs = ([item_param] if xs_active else []) + list(free)
+    if parts is None:
+        inputs = ([item_param] if xs_active else []) + list(free)
+    else:
+        inputs = [
+            p for p, el in zip(parts, xs.elements) if fwd.is_active(el.value)
+        ] + list(free)
     carry_varies = fwd.is_active(init) or bool(
         names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows)
     )
@@ -181,7 +223,24 @@ def scan(fwd, stmt: ir.Assign, e):
 
     paired = _Paired(fwd, body, free)
     paired.param(carry_param, carry_varies)
-    paired.param(item_param, xs_active)
+    if parts is None:
+        paired.param(item_param, xs_active)
+    else:  # each element its own pair, or itself where it carries no tangent
+        active = [fwd.is_active(el.value) for el in xs.elements]
+        paired.params.append(ir.Param(item_param))
+        pairs = [
+            fwd.namer.fresh(f"{p}_pair") if a else p for p, a in zip(parts, active)
+        ]
+        paired.prelude.append(
+            ir.Assign(_tuple([cst.Name(p) for p in pairs]), cst.Name(item_param))
+        )
+        for part, pair, a in zip(parts, pairs, active):
+            if a:
+                paired.inputs[part] = fwd.namer.fresh(tangent_name(part))
+                tangent = cst.Name(paired.inputs[part])
+                paired.prelude.append(
+                    ir.Assign(_tuple([cst.Name(part), tangent]), cst.Name(pair))
+                )
 
     def result(inner):
         carry = (
@@ -196,7 +255,20 @@ def scan(fwd, stmt: ir.Assign, e):
         cst.Name(d.function.name),
         _pair(init, fwd.tangent(init)) if carry_varies else init,
     ]
-    if xs is not None:
+    if parts is not None:
+        args.append(
+            _tuple(
+                [
+                    (
+                        _pair(el.value, fwd.tangent(el.value))
+                        if fwd.is_active(el.value)
+                        else el.value
+                    )
+                    for el in xs.elements
+                ]
+            )
+        )
+    elif xs is not None:
         args.append(_pair(xs, fwd.tangent(xs)) if xs_active else xs)
     value = call("rt.scan", *args, **dict(e.kwargs))
     carry = (

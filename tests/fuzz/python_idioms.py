@@ -172,6 +172,7 @@ FORMS = (
     "read_at_counter",
     "partial_given_again",
     "recorded_then_updated",
+    "counter_power",
 )
 
 
@@ -463,6 +464,23 @@ class PythonIdioms:
             f"{name}_g = functools.partial(weighted, w=np.mean({b}), shift=0.5)",
             f"{name}_act = getattr(np, SQUASH)",
             f"{name} = {name}_g({name}_act({a})) + {name}_g({a}, w=np.sum({b}) * 0.1)",
+        ]
+
+    def _py_counter_power(self, lines, name, a, b):
+        """Powers of values of any sign whose exponent is a loop's counter (no derivative: an integer)."""
+        loop = self.pick(
+            [
+                [f"for {name}_k in range(3):"],
+                [f"{name}_k = 0", f"while {name}_k < 3:"],
+            ]
+        )
+        step = [f"    {name}_k += 1"] if loop[-1].startswith("while") else []
+        lines += [
+            f"{name}_t = 0.0",
+            *loop,
+            f"    {name}_t = {name}_t + np.sum({a} ** ({name}_k + 1)) * np.mean({b})",
+            *step,
+            f"{name} = {name}_t",
         ]
 
     def _py_recorded_then_updated(self, lines, name, a, b):

@@ -5856,3 +5856,23 @@ def inputs_momentum_until_a_tolerance_with_comprehensions():
 
 
 PROGRAMS += ["momentum_until_a_tolerance_with_comprehensions"]
+
+
+def powers_by_a_loop_counter(x):
+    """Powers whose exponent is a loop's counter (a ``while`` loop's carried ``k``, a ``for`` loop's
+    ``k + 1``) at negative entries: an integer exponent has no derivative, so no ``0 * log(x)`` (nan)
+    enters the jvp or the Hessian."""
+    total, k = 0.0, 0
+    while k < 3:
+        total = total + np.sum(x ** (k + 1)) / (k + 1)
+        k += 1
+    for j in range(3):
+        total = total + np.sum(x**j * 0.5) * j
+    return total
+
+
+def inputs_powers_by_a_loop_counter():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["powers_by_a_loop_counter"]
