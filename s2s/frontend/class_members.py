@@ -30,7 +30,10 @@ def _plain_class(cls) -> bool:
     if _is_record(cls):
         return True
     return all(
-        _of_program(base) and not _is_record(base) and type(base) is type
+        _of_program(base)
+        and not _is_record(base)
+        and type(base)
+        in (type, abc.ABCMeta)  # (an abstract base's methods: overridden)
         for base in _bases(cls)
     )
 

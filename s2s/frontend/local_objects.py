@@ -15,10 +15,12 @@ then. ``layer(x)`` calls the class's ``__call__`` (``layer_call``).
 
 Guarantee: ``name = Cls(args)`` in any block, ``name`` bound nowhere else and read only as
 ``name.attribute``, ``name.method(...)`` or ``name(...)``; ``Cls`` a class of the program (not a
-library's) whose bases are plain classes of the program (methods looked up as Python does, nearest
+library's) whose bases are plain classes of the program (abstract ones too, ``abc.ABC``) (methods looked up as Python does, nearest
 first), or a ``NamedTuple`` or a dataclass (its fields, by position or keyword, defaults literal);
 its ``__init__`` (its own or a base's) only assigns ``self.attribute = expression`` of its
-parameters and of the attributes it assigned before (written as those assignments), or else is read
+parameters and of the attributes it assigned before, and calls a base's ``__init__`` of that kind
+(``super().__init__(scale)``, ``Base.__init__(self, w)``: its assignments, its parameters bound to the
+call's arguments) (written as those assignments), or else is read
 as a method like the others (``if``s, items written: ``net_init(...)`` called on the line); its methods the line's calls reach are plain
 ``def``s (no decorator but ``@property``: a read-only property is its getter called) that read
 ``self`` only as ``self.attribute`` or ``self.method(...)``. Every module-level name the methods and

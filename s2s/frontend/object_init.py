@@ -78,8 +78,9 @@ def direct_parameters(assigned: list, params: set) -> dict:
 
 def init_assignments(init, cls) -> list | None:
     """``[(attribute, expression)]`` of an ``__init__`` that only assigns ``self.attribute = ...`` (a tuple
-    of attributes for ``self.d, self.n = ...``); a ``pass``, and ``super().__init__()`` where the base's
-    is ``object``'s, do nothing."""
+    of attributes for ``self.d, self.n = ...``) and calls a base's ``__init__`` that does (``_base_init``:
+    its assignments); a ``pass``, and ``super().__init__()`` where the base's is ``object``'s, do
+    nothing."""
     try:
         node = sources.load(init).node
     except Exception:
@@ -112,6 +113,15 @@ def init_assignments(init, cls) -> list | None:
         ):
             continue  # a docstring
         if does_nothing(stmt, cls, init):
+            continue
+        base = _base_init(stmt, me, cls, init)
+        if (
+            base is not None
+        ):  # ``super().__init__(n)``: the base's assignments, its parameters bound
+            inherited = _inherited(*base, me, cls)
+            if inherited is None:
+                return None
+            out += inherited
             continue
         grown = _grown(stmt, me)
         if (
@@ -155,6 +165,60 @@ def init_assignments(init, cls) -> list | None:
             )
         )
     return out
+
+
+def _base_init(stmt, me: str, cls, init):
+    """``(the base's __init__, the call)`` for a line ``super().__init__(...)`` or ``Base.__init__(self,
+    ...)`` (``Base`` a module-level name of a class ``cls`` inherits from) of ``init``, the call's
+    arguments without ``self``; None for any other line or a base whose ``__init__`` is ``object``'s.
+    """
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.Call)
+    ):
+        return None
+    call = stmt.body[0].value
+    func = cst.Module([]).code_for_node(call.func)
+    owner = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+    if owner is None or not func.endswith(".__init__"):
+        return None
+    spelled = func[: -len(".__init__")]
+    if spelled in ("super()", f"super({owner.__name__}, {me})"):
+        start, args = cls.__mro__.index(owner) + 1, call.args
+    else:
+        named = init.__globals__.get(spelled)
+        if not (
+            named in cls.__mro__
+            and call.args
+            and call.args[0].keyword is None
+            and not call.args[0].star
+            and isinstance(call.args[0].value, cst.Name)
+            and call.args[0].value.value == me
+        ):
+            return None
+        start, args = cls.__mro__.index(named), call.args[1:]
+    base = next((c for c in cls.__mro__[start:] if "__init__" in vars(c)), object)
+    found = vars(base).get("__init__") if base is not object else None
+    if not inspect.isfunction(found):
+        return None
+    return found, call.with_changes(args=args)
+
+
+def _inherited(base_init, call, me: str, cls) -> list | None:
+    """The assignments of ``base_init`` (``init_assignments``) with its parameters bound to ``call``'s
+    arguments and its ``self`` read as ``me``; None where it has other lines or they cannot be bound.
+    """
+    assigned = init_assignments(base_init, cls)
+    bound = bind_arguments(inspect.signature(base_init), call, skip_first=True)
+    if assigned is None or bound is None or any(p is None for p, _ in bound):
+        return None
+    params = list(inspect.signature(base_init).parameters)
+    mapping = dict(bound)
+    if params[0] != me:
+        mapping[params[0]] = cst.Name(me)
+    return [(attrs, substitute(value, mapping)) for attrs, value in assigned]
 
 
 def _grown(stmt, me: str) -> tuple | None:

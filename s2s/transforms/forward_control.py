@@ -193,6 +193,7 @@ def _split_item(fwd, body: ir.Function, xs):
     lines = [
         ir.Assign(el.value, cst.Name(part), unpack.origin)
         for el, part in zip(unpack.target.elements, parts)
+        if ir.target_names(el.value)  # (``()``: an empty element binds nothing)
     ]
     at = next(i for i, s in enumerate(body.body) if s is unpack)
     return body.with_body([*body.body[:at], *lines, *body.body[at + 1 :]]), parts

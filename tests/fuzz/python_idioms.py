@@ -173,6 +173,7 @@ FORMS = (
     "partial_given_again",
     "recorded_then_updated",
     "counter_power",
+    "base_init",
 )
 
 
@@ -1263,6 +1264,39 @@ class PythonIdioms:
                 "else:",
                 f"    {name} = np.sum(np.sin({a})) * np.mean({b})",
             ]
+
+    def _py_base_init(self, lines, name, a, b):
+        """Layers whose ``__init__`` calls the base's (``super().__init__``, ``Base.__init__(self, ...)``)
+        over an abstract base (numpy-ml's layers)."""
+        self.imports.add("import abc")
+        self.helper(
+            "class LayerBase(abc.ABC):\n"
+            "    def __init__(self, scale=1.0):\n"
+            "        self.scale = scale\n"
+            "\n"
+            "    @abc.abstractmethod\n"
+            "    def apply(self, v): ...\n"
+            "\n"
+            "\n"
+            "class ScaledTanh(LayerBase):\n"
+            "    def __init__(self, w, scale=0.5):\n"
+            "        super().__init__(scale)\n"
+            "        self.w = w\n"
+            "\n"
+            "    def apply(self, v):\n"
+            "        return np.tanh(v * self.w) * self.scale\n"
+            "\n"
+            "\n"
+            "class Shifted(ScaledTanh):\n"
+            "    def __init__(self, w, shift):\n"
+            "        ScaledTanh.__init__(self, w, scale=2.0)\n"
+            "        self.shift = shift\n"
+            "\n"
+            "    def apply(self, v):\n"
+            "        return np.tanh(v * self.w) * self.scale + self.shift\n"
+        )
+        made = self.pick([f"ScaledTanh(np.mean({b}))", f"Shifted(np.mean({b}), 0.25)"])
+        lines += [f"{name}_m = {made}", f"{name} = np.sum({name}_m.apply({a}))"]
 
     def _py_class_attributes(self, lines, name, a, b):
         # attributes of the class read through its objects: a constant, a library function held by

@@ -5,6 +5,7 @@ argument is differentiated. ``tests/test_numpy_style.py`` checks s2s's gradient
 on both backends against central differences of the function itself.
 """
 
+import abc
 import functools
 import itertools
 import math
@@ -5876,3 +5877,50 @@ def inputs_powers_by_a_loop_counter():
 
 
 PROGRAMS += ["powers_by_a_loop_counter"]
+
+
+class _AbstractLayer(abc.ABC):
+    """numpy-ml style: an abstract base that sets shared hyperparameters."""
+
+    def __init__(self, scale=1.0):
+        self.scale = scale
+        self.trainable = True
+
+    @abc.abstractmethod
+    def forward(self, v): ...
+
+
+class _DenseOverABase(_AbstractLayer):
+    def __init__(self, w, b, scale=1.0):
+        super().__init__(scale)
+        self.w = w
+        self.b = b
+
+    def forward(self, v):
+        return np.tanh(v @ self.w + self.b) * self.scale
+
+
+class _AffineOverDense(_DenseOverABase):
+    def __init__(self, w, b):
+        _DenseOverABase.__init__(self, w, b, scale=0.5)
+        self.shift = 0.1
+
+    def forward(self, v):
+        return v @ self.w + self.b + self.shift * self.scale
+
+
+def layers_calling_their_bases_init(x):
+    """Layers whose ``__init__`` calls the base's (``super().__init__(scale)``, ``Base.__init__(self,
+    ...)``) over an abstract base class, made in the function and called."""
+    w = x[:6].reshape(3, 2)
+    hidden = _DenseOverABase(w, x[6:8], scale=2.0)
+    out = _AffineOverDense(x[8:10].reshape(2, 1), x[10])
+    h = hidden.forward(np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4]]))
+    return np.sum(out.forward(h) ** 2) + hidden.scale * out.scale
+
+
+def inputs_layers_calling_their_bases_init():
+    return (np.linspace(-0.5, 0.6, 11),)
+
+
+PROGRAMS += ["layers_calling_their_bases_init"]
