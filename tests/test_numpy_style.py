@@ -1273,3 +1273,12 @@ def test_powers_by_a_loop_counter_have_finite_tangents_and_hessians():
     check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
     h = s2s.hessian(f, backend="xla")(x)
     assert np.all(np.isfinite(np.asarray(h)))
+
+
+def test_parameters_spread_from_a_slice_batch():
+    """``model(t, *x[:3])`` under vmap, for a batch of another size than the slice's (the call's check
+    counted the batch before), and under jvp and the Hessian."""
+    (x,) = P.inputs_curve_fit_residuals_of_unpacked_parameters()
+    f = P.curve_fit_residuals_of_unpacked_parameters
+    check_batched(f, np.stack([x, 0.9 * x]), ())
+    check_forward_and_hessian(f, x, (), np.linspace(-1.0, 1.0, x.size))

@@ -236,7 +236,21 @@ signature_of(
 )
 signature_of(rt.is_number, "rt.is_number", roles={"value": "data"})
 batch("example", "rt.item_is_copy", "rt.is_number")  # (an example's axes and item)
-batch("static", "rt.raise_", "rt.raise_if", "rt.check_call", "rt.refused")
+batch("static", "rt.raise_", "rt.raise_if", "rt.refused")
+# (a ``*`` sequence's length and a ``**`` mapping's keys: an example's)
+signature_of(
+    rt.check_call,
+    "rt.check_call",
+    roles={
+        "name": "static",
+        "parameters": "static",
+        "positional": "static",
+        "sequence": "data",
+        "keywords": "static",
+        "mapping": "data",
+    },
+)
+batch("example", "rt.check_call")
 batch("container", "rt.kept_vjp")
 
 

@@ -5924,3 +5924,25 @@ def inputs_layers_calling_their_bases_init():
 
 
 PROGRAMS += ["layers_calling_their_bases_init"]
+
+
+def _decay_curve(t, a, b, c):
+    return a * np.exp(-b * t) + c
+
+
+DECAY_T = np.linspace(0.0, 2.0, 7)
+DECAY_Y = np.array([2.1, 1.6, 1.25, 1.0, 0.85, 0.72, 0.66])
+
+
+def curve_fit_residuals_of_unpacked_parameters(x):
+    """scipy's curve_fit convention: the model's parameters spread from a slice (``model(t, *p)``);
+    its call is checked as Python's, per example under vmap."""
+    r = DECAY_Y - _decay_curve(DECAY_T, *x[:3])
+    return np.sum(r**2) + x[3] * np.sum(x[:3])
+
+
+def inputs_curve_fit_residuals_of_unpacked_parameters():
+    return (np.array([0.9, 1.3, 0.4, 0.7, 1.1]),)
+
+
+PROGRAMS += ["curve_fit_residuals_of_unpacked_parameters"]
