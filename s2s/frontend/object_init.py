@@ -10,7 +10,7 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal, substitute
+from ..cstutil import iter_nodes, literal, names_in, substitute
 from . import source as sources
 from .rewriting import assignment, object_of
 
@@ -211,10 +211,25 @@ def _inherited(base_init, call, me: str, cls) -> list | None:
     arguments and its ``self`` read as ``me``; None where it has other lines or they cannot be bound.
     """
     assigned = init_assignments(base_init, cls)
-    bound = bind_arguments(inspect.signature(base_init), call, skip_first=True)
-    if assigned is None or bound is None or any(p is None for p, _ in bound):
+    if assigned is None:
         return None
-    params = list(inspect.signature(base_init).parameters)
+    signature = inspect.signature(base_init)
+    read = set().union(*(names_in(value) for _, value in assigned))
+    spread = [
+        p
+        for p in signature.parameters.values()
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if any(p.name in read for p in spread):
+        return None
+    # (``**kwargs`` the assignments never read: bound to nothing, where the call passes nothing more)
+    signature = signature.replace(
+        parameters=[p for p in signature.parameters.values() if p not in spread]
+    )
+    bound = bind_arguments(signature, call, skip_first=True)
+    if bound is None or any(p is None for p, _ in bound):
+        return None
+    params = list(signature.parameters)
     mapping = dict(bound)
     if params[0] != me:
         mapping[params[0]] = cst.Name(me)

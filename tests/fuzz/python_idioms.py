@@ -1271,7 +1271,7 @@ class PythonIdioms:
         self.imports.add("import abc")
         self.helper(
             "class LayerBase(abc.ABC):\n"
-            "    def __init__(self, scale=1.0):\n"
+            "    def __init__(self, scale=1.0, **kwargs):\n"
             "        self.scale = scale\n"
             "\n"
             "    @abc.abstractmethod\n"

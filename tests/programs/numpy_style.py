@@ -5880,9 +5880,9 @@ PROGRAMS += ["powers_by_a_loop_counter"]
 
 
 class _AbstractLayer(abc.ABC):
-    """numpy-ml style: an abstract base that sets shared hyperparameters."""
+    """numpy-ml style: an abstract base that sets shared hyperparameters (its ``**kwargs`` unread)."""
 
-    def __init__(self, scale=1.0):
+    def __init__(self, scale=1.0, **kwargs):
         self.scale = scale
         self.trainable = True
 
