@@ -139,6 +139,14 @@ def rewrite(node: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode:
 
 
 def _rewritten(node, transformer, leaves):
+    updated = _with_children(node, lambda child: _rewritten(child, transformer, leaves))
+    leave = leaves.get(type(node))
+    return updated if leave is None else leave(transformer, node, updated)
+
+
+def _with_children(node, visit):
+    """``node`` with ``visit`` applied to each of its child nodes (``_child_fields``), rebuilt only where
+    one came back another."""
     changes = {}
     for name in _child_fields(type(node)):
         value = getattr(node, name)
@@ -146,19 +154,14 @@ def _rewritten(node, transformer, leaves):
         if kind is None:
             kind = _kind(type(value))
         if kind == _NODE:
-            new = _rewritten(value, transformer, leaves)
+            new = visit(value)
             if new is not value:
                 changes[name] = new
         elif kind == _SEQUENCE and value:
-            items = [
-                _rewritten(v, transformer, leaves) if _kind(type(v)) == _NODE else v
-                for v in value
-            ]
+            items = [visit(v) if _kind(type(v)) == _NODE else v for v in value]
             if any(a is not b for a, b in zip(items, value)):
                 changes[name] = tuple(items)
-    updated = node.with_changes(**changes) if changes else node
-    leave = leaves.get(type(node))
-    return updated if leave is None else leave(transformer, node, updated)
+    return node.with_changes(**changes) if changes else node
 
 
 # the nodes whose ``leave_`` methods ``rewrite`` calls: those in the fields ``_child_fields`` walks
@@ -250,23 +253,7 @@ def _swapped(node, mapping):
     found = mapping.get(node)
     if found is not None:
         return found
-    changes = {}
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        kind = _KIND.get(type(value))
-        if kind is None:
-            kind = _kind(type(value))
-        if kind == _NODE:
-            new = _swapped(value, mapping)
-            if new is not value:
-                changes[name] = new
-        elif kind == _SEQUENCE and value:
-            items = [
-                _swapped(v, mapping) if _kind(type(v)) == _NODE else v for v in value
-            ]
-            if any(a is not b for a, b in zip(items, value)):
-                changes[name] = tuple(items)
-    return node.with_changes(**changes) if changes else node
+    return _with_children(node, lambda child: _swapped(child, mapping))
 
 
 def substitute(node: cst.CSTNode, mapping: dict) -> cst.CSTNode:
