@@ -802,12 +802,14 @@ class Calls(lax_control.LaxControl):
             ).startswith("rt.numbers."):
                 # ``np.sqrt(d).astype(x.dtype)``: NumPy gives a NumPy number, s2s a Python one
                 receiver = cst.Call(xp_attr("asarray"), [cst.Arg(receiver)])
+            positional = [a for a in args if a.keyword is None and not a.star]
             if (
                 name in VARARG_METHODS
-                and len(args) > 1
-                and all(a.keyword is None for a in args)
-            ):
-                args = [cst.Arg(cst.Tuple([cst.Element(a.value) for a in args]))]
+                and len(positional) > 1
+                and not any(a.star for a in args)
+            ):  # (``x.reshape(2, 3, order="F")``: the sizes as one shape, the keywords kept)
+                shape = cst.Tuple([cst.Element(a.value) for a in positional])
+                args = [cst.Arg(shape), *(a for a in args if a.keyword is not None)]
             args = spellings.lists_as_arrays(
                 name, spellings.portable_arguments(name, [cst.Arg(receiver), *args])
             )

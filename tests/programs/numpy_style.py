@@ -5946,3 +5946,16 @@ def inputs_curve_fit_residuals_of_unpacked_parameters():
 
 
 PROGRAMS += ["curve_fit_residuals_of_unpacked_parameters"]
+
+
+def sizes_given_one_by_one_with_an_order(x):
+    """``x.reshape(2, 3, order="F")``: the sizes one by one beside a keyword (MATLAB ports)."""
+    m = x.reshape(2, 3, order="F")
+    return np.sum(m * np.arange(6.0).reshape(2, 3)) + np.sum(m.transpose(1, 0)[0] ** 2)
+
+
+def inputs_sizes_given_one_by_one_with_an_order():
+    return (np.array([0.3, -0.5, 0.8, 0.1, -0.2, 0.6]),)
+
+
+PROGRAMS += ["sizes_given_one_by_one_with_an_order"]
