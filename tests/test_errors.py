@@ -416,6 +416,21 @@ CASES = [
         (2, 4),
     ),
     (
+        # (a silent wrong value before: the tuple kept the dict as it was)
+        "dict_held_by_a_tuple_then_given_a_key",
+        "def f(x):\n    d = {'w': x * 1.0}\n    cache = (d, x)\n    d['w'] = x * 2.0\n"
+        "    return np.sum(cache[0]['w'] ** 2)",
+        "item write into `d`, which is the same container as `cache`",
+        (4, 4),
+    ),
+    (
+        "dict_appended_to_a_list_then_given_a_key_by_another_name",
+        "def f(x):\n    d = {'w': x * 1.0}\n    held = []\n    held.append(d)\n    d2 = d\n"
+        "    d2['w'] = x * 2.0\n    return np.sum(held[0]['w'] ** 2)",
+        "item write into `d2`, which is the same container as `held`",
+        (6, 4),
+    ),
+    (
         "append_through_a_second_name_of_a_containers_list",
         "def f(x):\n    report = {'terms': []}\n    terms = report['terms']\n"
         "    terms.append(np.sum(x ** 2))\n    return sum(report['terms'], 0.0)",

@@ -271,6 +271,35 @@ def _entry_write(target) -> bool:
     )
 
 
+def _displays_holding(name: str, displays) -> set:
+    """The names bound to tuple or list displays that hold ``name``'s object, directly or in a display
+    they hold (``cache = (d, x)``): an item write into ``d`` changes what they hold."""
+    found, grew = set(), True
+    while grew:
+        grew = False
+        for held, parts in displays.items():
+            if held not in found and ({name} | found) & set(parts):
+                found.add(held)
+                grew = True
+    return found
+
+
+def _holds_entries(n: str, d: str, entries, displays, groups, seen=()) -> bool:
+    """Whether ``n`` shares memory with the dict ``d`` only through values read from its entries: ``n``
+    is one (``eps = d["eps"]``), or a display of such values and of values sharing nothing with ``d``
+    (``cache = (out, eps)``). Binding an entry of ``d`` anew changes none of them."""
+    if _read_from(entries.get(n), d):
+        return True
+    parts = displays.get(n)
+    if parts is None or n in seen:
+        return False
+    return all(
+        _holds_entries(p, d, entries, displays, groups, (*seen, n))
+        or d not in groups.get(p, {p})
+        for p in parts
+    )
+
+
 def _read_from(value, name) -> bool:
     """Whether ``value`` (what a name was bound to) is an item of ``name`` (of any name, for None):
     ``eps = p["eps"]``, ``p.get("eps", 1e-5)``."""
@@ -482,6 +511,7 @@ def check(
     entries: dict[str, cst.BaseExpression] = (
         {}
     )  # ``eps = p.get("eps", 1e-5)``, ``p["eps"]`` too
+    displays: dict[str, list] = {}  # ``cache = (out, eps)``: the names a display holds
     for i, stmt in enumerate(body):
         if isinstance(stmt, ir.Assign) and isinstance(
             stmt.target, (cst.Name, cst.Tuple)
@@ -515,7 +545,10 @@ def check(
         item = _item_of(stmt, containers)
         if item is not None:
             items.setdefault(item, []).append(shared_with(stmt.value, fresh) - numbers)
-            _item_write(stmt, item, containers[item] - {item}, body[i + 1 :], closures)
+            holders = containers[item].union(
+                *(_displays_holding(n, displays) for n in containers[item])
+            ) - {item}
+            _item_write(stmt, item, holders, body[i + 1 :], closures)
             # the container now also holds what the value shares
             bind(item, {item, *(shared_with(stmt.value, fresh) - numbers)})
             continue
@@ -549,8 +582,13 @@ def check(
                 _element_write(stmt, name, others)
                 others = {n for n in others if not rows.untouched(stmt.target, n)}
                 if isinstance(stmt, ir.Assign) and _entry_write(stmt.target):
-                    # ``p["mean"] = m`` binds an entry anew: a value read from ``p`` keeps its memory
-                    others = {n for n in others if not _read_from(entries.get(n), name)}
+                    # ``p["mean"] = m`` binds an entry anew: a value read from ``p`` keeps its memory,
+                    # so does a tuple or list holding such values (``cache = (out, eps)``)
+                    others = {
+                        n
+                        for n in others
+                        if not _holds_entries(n, name, entries, displays, groups)
+                    }
             shared = sorted(
                 n for n in others if read_before_rebound(n, body[i + 1 :], closures)
             )
@@ -602,12 +640,29 @@ def check(
             for name in ir.target_names(stmt.target):
                 taken_from.pop(name, None)
                 entries.pop(name, None)
+                kept = displays.pop(name, None)
+                for held, parts in list(
+                    displays.items()
+                ):  # (its name holds another value now)
+                    if name in parts:
+                        del displays[held]
+                if kept is not None and name in names_in(stmt.value):
+                    # ``holder = rt.append(holder, e)``: it still holds what it held
+                    displays[name] = kept + sorted(names_in(stmt.value) - {name})
             if isinstance(stmt.target, cst.Name) and isinstance(
                 stmt.value, cst.Subscript
             ):
                 taken_from[stmt.target.value] = stmt.value
             if isinstance(stmt.target, cst.Name) and _read_from(stmt.value, None):
                 entries[stmt.target.value] = stmt.value
+            if (
+                isinstance(stmt.target, cst.Name)
+                and isinstance(stmt.value, (cst.Tuple, cst.List))
+                and all(isinstance(el.value, cst.Name) for el in stmt.value.elements)
+            ):
+                displays[stmt.target.value] = [
+                    el.value.value for el in stmt.value.elements
+                ] + displays.get(stmt.target.value, [])
             item = taken is not None and taken.bind(
                 stmt, groups, containers, maybe=id(stmt) in maybe
             )

@@ -174,6 +174,7 @@ FORMS = (
     "recorded_then_updated",
     "counter_power",
     "base_init",
+    "settings_dict_and_cache",
 )
 
 
@@ -1264,6 +1265,20 @@ class PythonIdioms:
                 "else:",
                 f"    {name} = np.sum(np.sin({a})) * np.mean({b})",
             ]
+
+    def _py_settings_dict_and_cache(self, lines, name, a, b):
+        """CS231n's batchnorm: settings read from a dict with ``.get``, kept in a cache tuple, and running
+        statistics written back into the dict as new entries."""
+        lines += [
+            f'{name}_p = {{"mode": "train", "eps": 0.5}}',
+            f'{name}_eps = {name}_p.get("eps", 1e-5)',
+            f'{name}_m = {name}_p.get("momentum", 0.9)',
+            f"{name}_h = np.tanh({a}) * {name}_m",
+            f"{name}_cache = ({name}_h, {name}_eps)",
+            f'{name}_p["running"] = {name}_m * np.mean({b}) + {name}_eps',
+            f"{name}_hh, {name}_e = {name}_cache",
+            f'{name} = np.sum({name}_hh * {name}_e) + {name}_p["running"]',
+        ]
 
     def _py_base_init(self, lines, name, a, b):
         """Layers whose ``__init__`` calls the base's (``super().__init__``, ``Base.__init__(self, ...)``)

@@ -5959,3 +5959,38 @@ def inputs_sizes_given_one_by_one_with_an_order():
 
 
 PROGRAMS += ["sizes_given_one_by_one_with_an_order"]
+
+
+def _batchnorm_forward_keeping_a_cache(x, gamma, beta, bn_param):
+    """CS231n's ``batchnorm_forward``: settings read with ``.get``, kept in the cache, running averages
+    written back into the dict (binding its entries anew changes nothing the cache holds).
+    """
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param.get("momentum", 0.9)
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    mu = np.mean(x, axis=0)
+    var = np.var(x, axis=0)
+    xhat = (x - mu) / np.sqrt(var + eps)
+    out = gamma * xhat + beta
+    cache = (xhat, gamma, var, eps)
+    bn_param["running_mean"] = momentum * running_mean + (1 - momentum) * mu
+    return out, cache
+
+
+def batchnorm_with_its_settings_in_a_dict(x):
+    w = x.reshape(2, 3)
+    out, cache = _batchnorm_forward_keeping_a_cache(
+        np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [1.0, 0.2, 0.6]]) @ w.T,
+        np.array([1.5, 0.5]),
+        np.array([0.1, -0.1]),
+        {"mode": "train", "eps": 1e-3},
+    )
+    xhat, gamma, var, eps = cache
+    return np.sum(out**2) + np.sum(var) * eps
+
+
+def inputs_batchnorm_with_its_settings_in_a_dict():
+    return (np.array([0.3, -0.5, 0.8, 0.1, -0.2, 0.6]),)
+
+
+PROGRAMS += ["batchnorm_with_its_settings_in_a_dict"]
