@@ -526,10 +526,8 @@ class _Lower:
 
         fn, body_kinds = body_function()
         listed = _listed_before(carried, kinds, body_kinds, body, stmt.origin)
-        if listed:
-            fn, body_kinds = (
-                body_function()
-            )  # (the body reads them as the lists they are now)
+        if listed:  # (the body reads them as the lists they are now)
+            fn, body_kinds = body_function()
         fn = _carried_as_lists(fn, carried, kinds, body_kinds)
         xs = self.iteration(stmt.iter)
         init = _names(carried)
@@ -737,10 +735,8 @@ class _Lower:
 
         test, body, body_kinds = functions()
         listed = _listed_before(carried, kinds, body_kinds, stmt.body, stmt.origin)
-        if listed:
-            test, body, body_kinds = (
-                functions()
-            )  # (reading them as the lists they are now)
+        if listed:  # (reading them as the lists they are now)
+            test, body, body_kinds = functions()
         body = _carried_as_lists(body, carried, kinds, body_kinds, outputs=False)
         value = call(
             "rt.while_loop", cst.Name(test.name), cst.Name(body.name), _names(carried)

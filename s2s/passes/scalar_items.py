@@ -64,11 +64,8 @@ class ItemBindings:
             return False
         names = set(ir.target_names(stmt.target))
         computed = _computed(stmt)
-        for (
-            name
-        ) in (
-            names
-        ):  # (in a branch, which may not run, a name may still hold what it held)
+        # (in a branch, which may not run, a name may still hold what it held)
+        for name in names:
             if computed and (not maybe or name in self._numbers):
                 self._numbers.add(name)
             else:
