@@ -416,6 +416,12 @@ CASES = [
         (2, 4),
     ),
     (
+        "global_rebound",
+        "COUNT = 0\n\n\ndef f(x):\n    global COUNT\n    COUNT = COUNT + 1\n    return np.sum(x * COUNT)",
+        "`global` statement",
+        (5, 4),
+    ),
+    (
         # (a silent wrong value before: the tuple kept the dict as it was)
         "dict_held_by_a_tuple_then_given_a_key",
         "def f(x):\n    d = {'w': x * 1.0}\n    cache = (d, x)\n    d['w'] = x * 2.0\n"

@@ -1,7 +1,10 @@
-"""``del`` of names, read as nothing: ``del params`` (optax's "this argument is unused") is dropped.
+"""``del`` of names and ``global`` declarations of names only read, read as nothing: ``del params``
+(optax's "this argument is unused") and ``global SCALE`` (where the function never binds ``SCALE``: its
+reads are the module's either way) are dropped.
 
-Guarantee of ``desugar(source)``: each ``del a`` / ``del a, b`` whose targets are all plain names is a
-``pass`` at its position. In a program that runs, every read of a deleted name comes after the name is
+Guarantee of ``desugar(source)``: each ``global`` statement none of whose names the function binds,
+deletes or imports (anywhere in it) is a ``pass``; each ``del a`` / ``del a, b`` whose targets are all
+plain names is a ``pass`` at its position. In a program that runs, every read of a deleted name comes after the name is
 bound again (otherwise Python raises ``NameError``), so no value the function computes changes. A
 ``del`` of an item or an attribute (``del xs[0]``, ``del d["k"]``, ``del self.w``) is left to
 ``list_methods`` (items of lists the function makes) and otherwise to ``fence``'s located error.
@@ -12,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import iter_nodes
-from .rewriting import with_node
+from .rewriting import bindings, with_node
 from .source import FunctionSource
 
 
@@ -25,15 +28,43 @@ def _names_only(target: cst.BaseExpression) -> bool:
 
 
 class _DeletedNames(cst.CSTTransformer):
+    def __init__(self, bound):
+        super().__init__()
+        self.bound = bound
+
     def leave_Del(self, original, updated):
         return cst.Pass() if _names_only(updated.target) else updated
 
+    def leave_Global(self, original, updated):
+        read_only = not any(n.name.value in self.bound for n in updated.names)
+        return cst.Pass() if read_only else updated
+
+
+def _bound(node) -> set:
+    """The names ``node`` binds, deletes or imports anywhere in it."""
+    found = set(bindings(node))
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Del):
+            found |= {m.value for m in iter_nodes(n.target) if isinstance(m, cst.Name)}
+        elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(
+            n.names, cst.ImportStar
+        ):
+            found |= {
+                (a.asname.name if a.asname else a.name).value
+                for a in n.names
+                if isinstance((a.asname.name if a.asname else a.name), cst.Name)
+            }
+    return found
+
 
 def desugar(source: FunctionSource) -> FunctionSource:
-    """``source`` with its ``del`` of names as ``pass`` (itself when it has none)."""
+    """``source`` with its ``del`` of names and its ``global`` of names only read as ``pass`` (itself
+    when it has none)."""
     node = source.node
     if not any(
-        isinstance(n, cst.Del) and _names_only(n.target) for n in iter_nodes(node)
+        (isinstance(n, cst.Del) and _names_only(n.target)) or isinstance(n, cst.Global)
+        for n in iter_nodes(node)
     ):
         return source
-    return with_node(source, node.visit(_DeletedNames()))
+    new = node.visit(_DeletedNames(_bound(node)))
+    return source if new.deep_equals(node) else with_node(source, new)

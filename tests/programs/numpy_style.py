@@ -5994,3 +5994,20 @@ def inputs_batchnorm_with_its_settings_in_a_dict():
 
 
 PROGRAMS += ["batchnorm_with_its_settings_in_a_dict"]
+
+
+SMOOTHING = 0.25
+
+
+def constant_declared_global_and_only_read(x):
+    """``global SMOOTHING`` in a function that only reads it (a habit from scripts): a declaration
+    with no effect, read as nothing."""
+    global SMOOTHING
+    return np.sum(np.tanh(x) * SMOOTHING) + SMOOTHING * np.sum(x**2)
+
+
+def inputs_constant_declared_global_and_only_read():
+    return (np.array([0.3, -0.5, 0.8]),)
+
+
+PROGRAMS += ["constant_declared_global_and_only_read"]
