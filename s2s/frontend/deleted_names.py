@@ -31,13 +31,18 @@ class _DeletedNames(cst.CSTTransformer):
     def __init__(self, bound):
         super().__init__()
         self.bound = bound
+        self.changed = False
 
     def leave_Del(self, original, updated):
-        return cst.Pass() if _names_only(updated.target) else updated
+        return self._dropped(updated, _names_only(updated.target))
 
     def leave_Global(self, original, updated):
         read_only = not any(n.name.value in self.bound for n in updated.names)
-        return cst.Pass() if read_only else updated
+        return self._dropped(updated, read_only)
+
+    def _dropped(self, statement, drop: bool):
+        self.changed |= drop
+        return cst.Pass() if drop else statement
 
 
 def _bound(node) -> set:
@@ -49,11 +54,10 @@ def _bound(node) -> set:
         elif isinstance(n, (cst.Import, cst.ImportFrom)) and not isinstance(
             n.names, cst.ImportStar
         ):
-            found |= {
-                (a.asname.name if a.asname else a.name).value
-                for a in n.names
-                if isinstance((a.asname.name if a.asname else a.name), cst.Name)
-            }
+            for alias in n.names:
+                name = alias.asname.name if alias.asname else alias.name
+                if isinstance(name, cst.Name):
+                    found.add(name.value)
     return found
 
 
@@ -66,5 +70,6 @@ def desugar(source: FunctionSource) -> FunctionSource:
         for n in iter_nodes(node)
     ):
         return source
-    new = node.visit(_DeletedNames(_bound(node)))
-    return source if new.deep_equals(node) else with_node(source, new)
+    dropping = _DeletedNames(_bound(node))
+    new = node.visit(dropping)
+    return with_node(source, new) if dropping.changed else source

@@ -28,12 +28,18 @@ def does_nothing(stmt, cls, init) -> bool:
     call = line.value
     if call.args or cst.Module([]).code_for_node(call.func) != "super().__init__":
         return False
-    owner = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
-    if owner is None:
-        return False
-    after = cls.__mro__[cls.__mro__.index(owner) + 1 :]
-    following = next((c for c in after if "__init__" in vars(c)), object)
-    return following is object
+    owner = _owner(cls, init)
+    return owner is not None and _init_from(cls, cls.__mro__.index(owner) + 1) is object
+
+
+def _owner(cls, init):
+    """The class of ``cls``'s MRO that defines ``init``, or None."""
+    return next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+
+
+def _init_from(cls, start: int):
+    """The first class of ``cls``'s MRO from ``start`` on that defines ``__init__`` (``object`` at last)."""
+    return next((c for c in cls.__mro__[start:] if "__init__" in vars(c)), object)
 
 
 def split_assignments(assigned: list) -> list:
@@ -115,9 +121,8 @@ def init_assignments(init, cls) -> list | None:
         if does_nothing(stmt, cls, init):
             continue
         base = _base_init(stmt, me, cls, init)
-        if (
-            base is not None
-        ):  # ``super().__init__(n)``: the base's assignments, its parameters bound
+        # ``super().__init__(n)``: the base's assignments, its parameters bound
+        if base is not None:
             inherited = _inherited(*base, me, cls)
             if inherited is None:
                 return None
@@ -181,7 +186,7 @@ def _base_init(stmt, me: str, cls, init):
         return None
     call = stmt.body[0].value
     func = cst.Module([]).code_for_node(call.func)
-    owner = next((c for c in cls.__mro__ if vars(c).get("__init__") is init), None)
+    owner = _owner(cls, init)
     if owner is None or not func.endswith(".__init__"):
         return None
     spelled = func[: -len(".__init__")]
@@ -199,7 +204,7 @@ def _base_init(stmt, me: str, cls, init):
         ):
             return None
         start, args = cls.__mro__.index(named), call.args[1:]
-    base = next((c for c in cls.__mro__[start:] if "__init__" in vars(c)), object)
+    base = _init_from(cls, start)
     found = vars(base).get("__init__") if base is not object else None
     if not inspect.isfunction(found):
         return None

@@ -266,28 +266,14 @@ def _formats(body, name: str) -> bool:
     return False
 
 
-def _may_name_a_key(node) -> bool:
-    """A node a loop's index needs to be made a string or a key (``_formats``, ``_keys``)."""
-    return isinstance(
-        node, (cst.SimpleString, cst.ConcatenatedString, cst.Dict, cst.DictComp)
-    ) or (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value in ("str", "format", "repr", "dict")
-    )
-
-
 def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its f-strings as concatenations and its string-naming ``range`` loops listed."""
     node = source.node
     if not isinstance(node, cst.FunctionDef):
         return source
-    # f-strings, and loops whose index may be made a string: each needs a string, a call of `str`,
-    # `format` or `repr`, or a dict the function makes (its keys)
-    nodes = list(iter_nodes(node.body))
-    if not any(isinstance(n, cst.FormattedString) for n in nodes) and not (
-        any(isinstance(n, cst.For) for n in nodes)
-        and any(_may_name_a_key(n) for n in nodes)
+    # f-strings, and loops whose index may be made a string
+    if not any(
+        isinstance(n, (cst.FormattedString, cst.For)) for n in iter_nodes(node.body)
     ):
         return source
     strings = _Strings(source)

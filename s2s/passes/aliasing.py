@@ -641,9 +641,8 @@ def check(
                 taken_from.pop(name, None)
                 entries.pop(name, None)
                 kept = displays.pop(name, None)
-                for held, parts in list(
-                    displays.items()
-                ):  # (its name holds another value now)
+                # (a display holding what the name held: the name holds another value now)
+                for held, parts in list(displays.items()):
                     if name in parts:
                         del displays[held]
                 if kept is not None and name in names_in(stmt.value):

@@ -204,6 +204,8 @@ def scan(fwd, stmt: ir.Assign, e):
     init = e.args[1]
     xs = e.args[2] if len(e.args) > 2 else None
     body, parts = _split_item(fwd, body, xs)
+    # (split: which of the items' elements carry tangents)
+    active = [fwd.is_active(el.value) for el in xs.elements] if parts else None
     carry_param, item_param = body.param_names
     stmts, ret = _parts(body)
     carry_out, y_out = (el.value for el in ret.elements)
@@ -214,9 +216,7 @@ def scan(fwd, stmt: ir.Assign, e):
     if parts is None:
         inputs = ([item_param] if xs_active else []) + list(free)
     else:
-        inputs = [
-            p for p, el in zip(parts, xs.elements) if fwd.is_active(el.value)
-        ] + list(free)
+        inputs = [p for p, a in zip(parts, active) if a] + list(free)
     carry_varies = fwd.is_active(init) or bool(
         names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows)
     )
@@ -227,7 +227,6 @@ def scan(fwd, stmt: ir.Assign, e):
     if parts is None:
         paired.param(item_param, xs_active)
     else:  # each element its own pair, or itself where it carries no tangent
-        active = [fwd.is_active(el.value) for el in xs.elements]
         paired.params.append(ir.Param(item_param))
         pairs = [
             fwd.namer.fresh(f"{p}_pair") if a else p for p, a in zip(parts, active)
@@ -260,12 +259,8 @@ def scan(fwd, stmt: ir.Assign, e):
         args.append(
             _tuple(
                 [
-                    (
-                        _pair(el.value, fwd.tangent(el.value))
-                        if fwd.is_active(el.value)
-                        else el.value
-                    )
-                    for el in xs.elements
+                    _pair(el.value, fwd.tangent(el.value)) if a else el.value
+                    for el, a in zip(xs.elements, active)
                 ]
             )
         )
