@@ -127,28 +127,112 @@ def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     return rewrite(node, Parenthesizer())
 
 
-def rewrite(node: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode:
-    """``node.visit(transformer)`` for a transformer made only of ``leave_<Node>`` methods, without libcst's
-    visitor machinery (which visits whitespace and rebuilds every node): children first, each node
-    rebuilt only where a child changed, then handed to its ``leave_`` method with the node it was.
+def rewrite(
+    node: cst.CSTNode, visitor: cst.CSTTransformer | cst.CSTVisitor
+) -> cst.CSTNode:
+    """``node.visit(visitor)``, without libcst's visitor machinery, which visits whitespace and punctuation
+    and rebuilds every node: the same ``visit_``/``leave_`` calls (and ``on_visit``/``on_leave``) on the
+    nodes code is made of, in libcst's order, each node rebuilt only where a child came back another (so
+    a node no method changed is the node it was). Visitors with methods for punctuation or whitespace, for
+    attributes (``leave_Call_args``), or reading metadata go through libcst.
     """
-    leaves = _leave_methods(type(transformer))
-    if leaves is None:
-        return node.visit(transformer)
-    return _rewritten(node, transformer, leaves)
+    plan = _plan(type(visitor))
+    if plan is None:
+        return node.visit(visitor)
+    return _walked(node, visitor, plan)
 
 
-def _rewritten(node, transformer, leaves):
-    updated = _with_children(node, lambda child: _rewritten(child, transformer, leaves))
-    leave = leaves.get(type(node))
-    return updated if leave is None else leave(transformer, node, updated)
+class _Plan:
+    """How ``rewrite`` calls a visitor class: its ``visit_``/``leave_`` methods by node type, or its own
+    ``on_visit``/``on_leave``; ``keeps``: a ``CSTVisitor`` (its ``leave_`` methods return nothing).
+    """
+
+    def __init__(self, kind: type, visits: dict, leaves: dict):
+        base = (
+            cst.CSTVisitor if issubclass(kind, cst.CSTVisitor) else cst.CSTTransformer
+        )
+        self.keeps = base is cst.CSTVisitor
+        self.on_visit = kind.on_visit if kind.on_visit is not base.on_visit else None
+        self.on_leave = kind.on_leave if kind.on_leave is not base.on_leave else None
+        self.visits, self.leaves = visits, leaves
 
 
-def _with_children(node, visit):
+# node types ``rewrite`` never hands to a visitor (libcst does): punctuation, whitespace, comments
+_PUNCTUATION = (
+    cst.BaseParenthesizableWhitespace,
+    cst.TrailingWhitespace,
+    cst.EmptyLine,
+    cst.Newline,
+    cst.Comment,
+    cst.Comma,
+    cst.Colon,
+    cst.Semicolon,
+    cst.Dot,
+    cst.AssignEqual,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+)
+
+
+@functools.cache
+def _plan(kind: type) -> _Plan | None:
+    if not issubclass(kind, (cst.CSTTransformer, cst.CSTVisitor)) or getattr(
+        kind, "METADATA_DEPENDENCIES", ()
+    ):
+        return None
+    base = cst.CSTVisitor if issubclass(kind, cst.CSTVisitor) else cst.CSTTransformer
+    generic = ("on_visit_attribute", "on_leave_attribute")
+    if any(getattr(kind, m) is not getattr(base, m) for m in generic):
+        return None
+    methods = {"visit_": {}, "leave_": {}}
+    for name in dir(kind):
+        prefix = name[: name.find("_") + 1]
+        if prefix not in methods or getattr(kind, name) is getattr(base, name, None):
+            continue
+        node_type = getattr(cst, name[len(prefix) :], None)
+        if not isinstance(node_type, type) or issubclass(node_type, _PUNCTUATION):
+            return None  # (``leave_Call_args``, ``visit_Comma``)
+        methods[prefix][node_type] = getattr(kind, name)
+    return _Plan(kind, methods["visit_"], methods["leave_"])
+
+
+def _walked(node, visitor, plan: _Plan):
+    if plan.on_visit is not None:
+        descend = plan.on_visit(visitor, node)
+    else:
+        visit = plan.visits.get(type(node))
+        descend = visit is None or visit(visitor, node) is not False
+    updated = (
+        _with_children(
+            node, lambda child: _walked(child, visitor, plan), _visit_fields(type(node))
+        )
+        if descend
+        else node
+    )
+    if plan.on_leave is not None:
+        left = (
+            plan.on_leave(visitor, node)
+            if plan.keeps
+            else plan.on_leave(visitor, node, updated)
+        )
+    else:
+        leave = plan.leaves.get(type(node))
+        if leave is None:
+            return updated
+        left = leave(visitor, node) if plan.keeps else leave(visitor, node, updated)
+    return updated if plan.keeps else left
+
+
+def _with_children(node, visit, fields=None):
     """``node`` with ``visit`` applied to each of its child nodes (``_child_fields``), rebuilt only where
-    one came back another."""
+    one came back another; in a sequence, ``RemovalSentinel.REMOVE`` drops a child and a
+    ``FlattenSentinel`` stands for its nodes (libcst's conventions)."""
     changes = {}
-    for name in _child_fields(type(node)):
+    for name in fields or _child_fields(type(node)):
         value = getattr(node, name)
         kind = _KIND.get(type(value))
         if kind is None:
@@ -156,50 +240,58 @@ def _with_children(node, visit):
         if kind == _NODE:
             new = visit(value)
             if new is not value:
-                changes[name] = new
+                changes[name] = _in_field(type(node), name, new)
         elif kind == _SEQUENCE and value:
             items = [visit(v) if _kind(type(v)) == _NODE else v for v in value]
             if any(a is not b for a, b in zip(items, value)):
-                changes[name] = tuple(items)
+                changes[name] = tuple(_flattened(items))
     return node.with_changes(**changes) if changes else node
 
 
-# the nodes whose ``leave_`` methods ``rewrite`` calls: those in the fields ``_child_fields`` walks
-_REWRITTEN = (
-    cst.BaseExpression,
-    cst.BaseSmallStatement,
-    cst.BaseCompoundStatement,
-    cst.Arg,
-    cst.BaseElement,
-    cst.SubscriptElement,
-    cst.ComparisonTarget,
-)
+def _flattened(items):
+    for item in items:
+        if isinstance(item, cst.FlattenSentinel):
+            yield from item.nodes
+        elif item is not cst.RemovalSentinel.REMOVE:
+            yield item
+
+
+def _in_field(kind: type, name: str, new):
+    """What a node removed from a field of its own leaves there: None, or libcst's default sentinel."""
+    if new is not cst.RemovalSentinel.REMOVE:
+        return new
+    default = {f.name: f.default for f in dataclasses.fields(kind)}.get(name)
+    if default is None or default is cst.MaybeSentinel.DEFAULT:
+        return default
+    raise TypeError(f"a {kind.__name__}'s `{name}` cannot be removed")
+
+
+# the fields whose nodes libcst visits in another order than ``_child_fields`` lists them (source order)
+_SOURCE_ORDER = {
+    cst.Arg: ("keyword", "value"),
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.ImportFrom: ("relative", "module", "names"),
+    cst.Parameters: (
+        "posonly_params",
+        "posonly_ind",
+        "params",
+        "star_arg",
+        "kwonly_params",
+        "star_kwarg",
+    ),
+}
 
 
 @functools.cache
-def _leave_methods(kind: type) -> dict | None:
-    """``{node type: its leave_ method}`` of a transformer class; None where it visits, or leaves other
-    than nodes of a type (``on_leave``, ``leave_X_attr``): ``rewrite`` leaves those to libcst.
-    """
-    generic = ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute")
-    if any(getattr(kind, m) is not getattr(cst.CSTTransformer, m) for m in generic):
-        return None
-    leaves = {}
-    for name in dir(kind):
-        if name.startswith("visit_") and getattr(kind, name) is not getattr(
-            cst.CSTTransformer, name, None
-        ):
-            return None
-        if name.startswith("leave_") and getattr(kind, name) is not getattr(
-            cst.CSTTransformer, name, None
-        ):
-            node_type = getattr(cst, name[len("leave_") :], None)
-            if not isinstance(node_type, type) or not issubclass(node_type, _REWRITTEN):
-                return (
-                    None  # (``rewrite`` does not walk parentheses, commas, whitespace)
-                )
-            leaves[node_type] = getattr(kind, name)
-    return leaves
+def _visit_fields(kind: type) -> tuple[str, ...]:
+    """``_child_fields`` in the order libcst visits them (``_SOURCE_ORDER``)."""
+    fields = _child_fields(kind)
+    first = _SOURCE_ORDER.get(kind, ())
+    return (*(f for f in first if f in fields), *(f for f in fields if f not in first))
 
 
 class _Substitute(Parenthesizer):

@@ -34,7 +34,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import dotted, iter_nodes
+from ..cstutil import dotted, iter_nodes, rewrite
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .function_loops import Positioned
@@ -136,7 +136,7 @@ class _Maps(PositionKeeping):
             return None
         # the lambda's own names must not meet the loop's (its body holds no binding of its own but these)
         mapping = {p.name.value: item for p, item in zip(params.params, items)}
-        return fn.body.visit(Positioned(mapping, self.positions))
+        return rewrite(fn.body, Positioned(mapping, self.positions))
 
 
 def _transposed(source: FunctionSource, stmt, namer: Namer) -> list | None:
@@ -233,7 +233,7 @@ def transposed_loops(source: FunctionSource) -> FunctionSource:
         return source
     names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
     namer = Namer(names | set(source.env))
-    return with_node(source, node.visit(_TransposedLoops(source, namer)))
+    return with_node(source, rewrite(node, _TransposedLoops(source, namer)))
 
 
 def append_line(lst: cst.Name, item) -> cst.SimpleStatementLine:
@@ -415,7 +415,7 @@ def _without_joins(node):
                 return cst.RemovalSentinel.REMOVE
             return updated
 
-    return node.visit(Drop())
+    return rewrite(node, Drop())
 
 
 def extended(source: FunctionSource) -> FunctionSource:
@@ -434,7 +434,7 @@ def extended(source: FunctionSource) -> FunctionSource:
         return source
     namer = Namer(names | set(source.env))
     rewriter = _Extends(source.file.positions, namer, lists, joined)
-    return with_node(source, source.node.visit(rewriter))
+    return with_node(source, rewrite(source.node, rewriter))
 
 
 def desugar(source: FunctionSource) -> FunctionSource:
@@ -471,5 +471,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if changed:
         source = with_body(source, new_body)
     maps = _Maps(source, namer, shadowed)
-    new = source.node.visit(maps)
+    new = rewrite(source.node, maps)
     return with_node(source, new) if maps.changed else source

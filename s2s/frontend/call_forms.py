@@ -27,7 +27,7 @@ import inspect
 import libcst as cst
 import numpy
 
-from ..cstutil import dotted
+from ..cstutil import dotted, rewrite
 from ..errors import UnsupportedSyntax
 from ..passes.normal_form import is_static
 from ..runtime.numbers import FUNCTIONS as NUMBER_FUNCTIONS
@@ -281,7 +281,7 @@ def number_cast(resolver, node: cst.Call):
             # ``int(np.ceil(alpha * n))``, ``int(np.prod(shape))`` of a Python tuple: its NumPy functions are
             # NumPy's on numbers known when traced, jax.numpy's on traced values (``rt.numbers``; transforms
             # read them as the ops: a batched value keeps its examples)
-            value = value.visit(_NumberFunctions(NUMBER_FUNCTIONS))
+            value = rewrite(value, _NumberFunctions(NUMBER_FUNCTIONS))
             call = cst.Call(cst.parse_expression(f"rt.as_{name}"), [cst.Arg(value)])
             return resolver.mark(call, node)
     return None

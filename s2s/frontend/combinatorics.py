@@ -19,7 +19,7 @@ import itertools
 
 import libcst as cst
 
-from ..cstutil import call, int_literal, iter_nodes
+from ..cstutil import call, int_literal, iter_nodes, rewrite
 
 KINDS = {
     itertools.combinations: "rt.combination_indices",
@@ -146,5 +146,5 @@ def pairwise(source):
             return cst.Call(cst.Name("zip"), [cst.Arg(xs), cst.Arg(tail)])
 
     pairs = _Pairs(source.file.positions)
-    new = node.visit(pairs)
+    new = rewrite(node, pairs)
     return with_node(source, new) if pairs.changed else source

@@ -37,7 +37,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .source import FunctionSource
 
 LIST_NAME = "_comprehension"
@@ -71,7 +71,7 @@ class _Renamer(cst.CSTTransformer):
         return False  # the attribute name stays; the object is renamed on leaving
 
     def leave_Attribute(self, original, updated):
-        return updated.with_changes(value=original.value.visit(self))
+        return updated.with_changes(value=rewrite(original.value, self))
 
     def leave_Name(self, original, updated):
         return updated.with_changes(
@@ -195,7 +195,7 @@ class _Hoist:
                     return self.filtered_sum(original, before)
                 return updated
 
-        new = node.visit(Replace())
+        new = rewrite(node, Replace())
         self._carry_positions(node, new)
         return before, new
 
@@ -273,7 +273,7 @@ class _Hoist:
             return lambda n: n
 
         def rename(node):
-            new = node.visit(_Renamer(renames))
+            new = rewrite(node, _Renamer(renames))
             self._carry_positions(node, new)  # errors in it cite the user's line
             return new
 

@@ -20,7 +20,7 @@ import ast
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .class_members import _assigned_attributes, _plain_class
 from .function_loops import Positioned
 from .rewriting import (
@@ -110,7 +110,9 @@ def desugar(source: FunctionSource) -> FunctionSource:
                     mapping[target.value] = cst.Name(held)
                     continue
         out.append(
-            stmt.visit(Positioned(mapping, source.file.positions)) if mapping else stmt
+            rewrite(stmt, Positioned(mapping, source.file.positions))
+            if mapping
+            else stmt
         )
     if not added:
         return source

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in, own_nodes
+from ..cstutil import iter_nodes, names_in, own_nodes, rewrite
 from .rewriting import (
     PositionKeeping,
     assignment_line,
@@ -212,7 +212,9 @@ class _Rewriter:
         steps = self.namer.fresh("steps")
         rename = _Renamed(self.positions, renamed)
         counting = [
-            place(cst.SimpleStatementLine([small.visit(rename)]), line, self.positions)
+            place(
+                cst.SimpleStatementLine([rewrite(small, rename)]), line, self.positions
+            )
             for line, (_, small) in zip(lines_of, updates)
         ]
         counting.append(
@@ -227,7 +229,7 @@ class _Rewriter:
             assignment_line(cst.Name(new), cst.Name(old), loop, self.positions)
             for old, new in renamed.items()
         ]
-        lines.append(cst.While(loop.test.visit(rename), cst.IndentedBlock(counting)))
+        lines.append(cst.While(rewrite(loop.test, rename), cst.IndentedBlock(counting)))
         step = self.namer.fresh("_step")
         lines.append(
             cst.For(

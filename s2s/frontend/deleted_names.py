@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import bindings, with_node
 from .source import FunctionSource
 
@@ -71,5 +71,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     dropping = _DeletedNames(_bound(node))
-    new = node.visit(dropping)
+    new = rewrite(node, dropping)
     return with_node(source, new) if dropping.changed else source

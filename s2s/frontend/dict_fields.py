@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from . import source as sources
 from .rewriting import (
     PositionKeeping,
@@ -128,7 +128,7 @@ def _rewritten(source, body, k: int, namer):
         return None  # a key set later may be unset on some path to the ``return``
     positions = source.file.positions
     rename = _Entries(positions, name, names)
-    new_rest = [s.visit(rename) for s in rest]
+    new_rest = [rewrite(s, rename) for s in rest]
     if any(_names(s, name) for s in new_rest):
         return None  # read whole, or by a key computed at run time
     made = [

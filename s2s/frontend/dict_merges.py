@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import PositionKeeping, bindings, with_node
 from .source import FunctionSource
 
@@ -167,4 +167,4 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     merges = _Merges(source.file.positions, _dict_names(node), _aliased(node))
-    return with_node(source, node.visit(merges))
+    return with_node(source, rewrite(node, merges))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import PositionKeeping, bindings, object_of, with_node
 from .source import FunctionSource
 
@@ -60,5 +60,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if not any(isinstance(n, cst.With) for n in iter_nodes(source.node)):
         return source
     blocks = _Blocks(source)
-    node = source.node.visit(blocks)
+    node = rewrite(source.node, blocks)
     return with_node(source, node) if blocks.changed else source

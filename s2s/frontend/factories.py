@@ -32,7 +32,7 @@ import inspect
 import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
-from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes
+from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes, rewrite
 from . import source as sources
 from .class_members import _is_record, _plain_class
 from .rewriting import (
@@ -110,7 +110,7 @@ def _with_class(made: sources.FunctionSource, spelled: cst.Name):
     first = params[0].name.value
     if bindings(node.body)[first]:
         return None  # ``cls`` rebound: not the class everywhere
-    body = node.body.visit(Positioned({first: spelled}, made.file.positions))
+    body = rewrite(node.body, Positioned({first: spelled}, made.file.positions))
     stripped = node.with_changes(
         params=node.params.with_changes(
             posonly_params=node.params.posonly_params[1:],
@@ -553,13 +553,13 @@ class _Inliner:
             for p, v in arguments
             if p not in given
         ]
-        lines += [s.visit(renamer) for s in before]
+        lines += [rewrite(s, renamer) for s in before]
         for target, v in pairs:
             if isinstance(v, cst.Name) and renamed[0].get(v.value) == target:
                 continue  # the ``def`` (or the object) has the target's name
             lines.append(
                 assignment_line(
-                    cst.Name(target), v.visit(renamer), stmt, self.positions
+                    cst.Name(target), rewrite(v, renamer), stmt, self.positions
                 )
             )
         if handed:
@@ -728,5 +728,5 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     statements = inliner.block(body)
     if inliner.fields:
         reads = _FieldReads(source.file.positions, inliner.fields)
-        statements = [s.visit(reads) for s in statements]
+        statements = [rewrite(s, reads) for s in statements]
     return with_body(source, statements) if inliner.changed else source

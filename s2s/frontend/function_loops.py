@@ -56,7 +56,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in
+from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in, rewrite
 from ..freshness import _is_namedtuple
 from ..naming import Namer
 from .function_args import _defined_in_the_program, is_program_object
@@ -243,7 +243,7 @@ class _Reader:
         return out
 
     def _read_through(self, stmt, last: dict):
-        return stmt.visit(Positioned(last, self.positions)) if last else stmt
+        return rewrite(stmt, Positioned(last, self.positions)) if last else stmt
 
     def _assigned(self, name: str, value, like) -> cst.SimpleStatementLine:
         self.assigned_last = True
@@ -342,7 +342,7 @@ class _Reader:
                 out.append(assignment_line(name, item, loop, self.positions))
             mapping = {target.value: fn}
             for stmt in loop.body.body:
-                out.append(stmt.visit(Positioned(mapping, self.positions)))
+                out.append(rewrite(stmt, Positioned(mapping, self.positions)))
         return out, mapping
 
     def _table_rows(self, loop, target, sequence, index) -> tuple[list, dict] | None:
@@ -366,7 +366,7 @@ class _Reader:
             if mapping is None:
                 return None
             for stmt in loop.body.body:
-                out.append(stmt.visit(Positioned(mapping, self.positions)))
+                out.append(rewrite(stmt, Positioned(mapping, self.positions)))
         return out, mapping
 
     def _rows(self, sequence) -> list | None:
@@ -439,9 +439,9 @@ class _Reader:
         out, mapping = [], {}
         for stmt in statements:
             if mapping:
-                stmt = stmt.visit(Positioned(mapping, self.positions))
+                stmt = rewrite(stmt, Positioned(mapping, self.positions))
             if self._may_read_a_table(stmt):
-                stmt = stmt.visit(_Items(self))
+                stmt = rewrite(stmt, _Items(self))
             alias = self._alias(stmt) or self._sequence(stmt, out)
             if alias is not None:
                 mapping[alias[0]] = alias[1]
@@ -558,7 +558,7 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         positions = self.reader.positions
         items = [
-            updated.elt.visit(Positioned({clause.target.value: fn}, positions))
+            rewrite(updated.elt, Positioned({clause.target.value: fn}, positions))
             for fn in functions
         ]
         return cst.List([cst.Element(item) for item in items])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import child_nodes, iter_nodes
+from ..cstutil import child_nodes, iter_nodes, rewrite
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
@@ -131,7 +131,7 @@ class _Generators(PositionKeeping):
             return updated
         held = self.namer.fresh("yielded")
         rewriter = _Yields(self.source, held)
-        statements = [s.visit(rewriter) for s in updated.body.body]
+        statements = [rewrite(s, rewriter) for s in updated.body.body]
         start = cst.SimpleStatementLine(
             [cst.Assign([cst.AssignTarget(cst.Name(held))], cst.List([]))]
         )
@@ -150,5 +150,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if not any(isinstance(n, cst.Yield) for n in iter_nodes(node)):
         return source
     names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
-    new = node.visit(_Generators(source, Namer(names | set(source.env))))
+    new = rewrite(node, _Generators(source, Namer(names | set(source.env))))
     return with_node(source, new)

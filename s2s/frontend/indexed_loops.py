@@ -24,7 +24,7 @@ import re
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in
+from ..cstutil import iter_nodes, names_in, rewrite
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
@@ -186,7 +186,7 @@ class _Loops(PositionKeeping):
             key: self.namer.fresh(_identifier(key[0]) + f"_{index}" + _suffix(key[1]))
             for key in read
         }
-        body = updated.body.visit(_Items(index, items, self.positions))
+        body = rewrite(updated.body, _Items(index, items, self.positions))
         loop = updated.with_changes(
             target=cst.Tuple(
                 [cst.Element(cst.Name(index))]
@@ -279,5 +279,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return source
     taken = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
     loops = _Loops(source.file.positions, taken)
-    new = node.visit(loops)
+    new = rewrite(node, loops)
     return with_node(source, new) if loops.changed else source

@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..cstutil import call as _call
-from ..cstutil import iter_nodes, substitute
+from ..cstutil import iter_nodes, rewrite, substitute
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -279,7 +279,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     jacobians = _Jacobians(source, {}, kinds)
     lines = [(s, _alias(s, jacobians)) for s in body]
     jacobians.aliases = dict(a for _, a in lines if a is not None)
-    new = [s.visit(jacobians) for s, a in lines if a is None]
+    new = [rewrite(s, jacobians) for s, a in lines if a is None]
     if not jacobians.changed:
         return source
     used = {n.value for s in new for n in iter_nodes(s) if isinstance(n, cst.Name)}

@@ -14,7 +14,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import (
     PositionKeeping,
     assignment,
@@ -107,4 +107,4 @@ def desugar(source: FunctionSource) -> FunctionSource:
         s for s in statements if (_iterator(s, source.env) or (None,))[0] not in calls
     ]
     loops = _Loops(calls, source.file.positions)
-    return with_body(source, [s.visit(loops) for s in kept])
+    return with_body(source, [rewrite(s, loops) for s in kept])

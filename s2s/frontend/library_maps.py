@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .library import transform_maker
 from .rewriting import (
     PositionKeeping,
@@ -135,7 +135,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
                     )
                 ]
             )
-        new.append(stmt.visit(maps))
+        new.append(rewrite(stmt, maps))
     return with_body(source, new) if maps.changed else source
 
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import (
     PositionKeeping,
     assignment,
@@ -150,5 +150,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
             renamed[name] = held
         env[held] = obj
     lines = {id(line) for line in found}
-    node = source.node.visit(_Reads(source.file.positions, lines, renamed))
+    node = rewrite(source.node, _Reads(source.file.positions, lines, renamed))
     return replace(with_node(source, node), env=env)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .builtin_calls import _is_builtin
 from .rewriting import PositionKeeping, bindings, namer_of, place, with_node
 from .source import FunctionSource
@@ -81,5 +81,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     listed = _Listed(source, set(bindings(source.node)) & {*ITERATORS, *MADE})
-    new = source.node.visit(listed)
+    new = rewrite(source.node, listed)
     return with_node(source, new) if listed.changed else source

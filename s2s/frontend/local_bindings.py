@@ -17,7 +17,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .function_args import is_function
 from .function_loops import Positioned
 from .rewriting import (
@@ -121,7 +121,7 @@ class _Calls(cst.CSTTransformer):
         suffix = "_".join(code(v).split(".")[-1].strip("_") for v in fixed.values())
         name = self.namer.fresh(f"{local.name.value}_{suffix}")
         positions = self.source.file.positions
-        body = local.body.visit(Positioned(dict(fixed), positions))
+        body = rewrite(local.body, Positioned(dict(fixed), positions))
         params = local.params.with_changes(
             params=[p for p in local.params.params if p.name.value not in fixed],
             kwonly_params=[
@@ -149,7 +149,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if not defs:
         return source
     calls = _Calls(source, defs, bound)
-    new = source.node.visit(calls)
+    new = rewrite(source.node, calls)
     if not calls.copies:
         return source
     written = {}

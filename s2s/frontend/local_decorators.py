@@ -21,7 +21,7 @@ import functools
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .library import transform_maker, wrapper_maker
 from .rewriting import (
     PositionKeeping,
@@ -130,7 +130,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     partials = _Partials(_Reader(source))
-    new = source.node.visit(partials)
+    new = rewrite(source.node, partials)
     return with_node(source, new) if partials.changed else source
 
 

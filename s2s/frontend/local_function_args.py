@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..cstutil import names_in
+from ..cstutil import names_in, rewrite
 from ..errors import UnsupportedSyntax
 from . import spellings, variadic
 from .function_args import Bound
@@ -100,8 +100,9 @@ def call(resolver, node: cst.Call, fn, functions: dict) -> cst.Call:
             resolver.fail(node, f"the local function `{name}` passed to `{fn.__name__}`, which has a name "
                           f"`{name}` of its own", "give the local function another name", UnsupportedSyntax)  # fmt: skip
     # the parameters that receive the functions renamed to them, and bound to them (no parameters)
-    renamed = src.node.visit(
-        Positioned({p: cst.Name(n) for p, n in names.items()}, src.file.positions)
+    renamed = rewrite(
+        src.node,
+        Positioned({p: cst.Name(n) for p, n in names.items()}, src.file.positions),
     )
     src = _desugared(
         replace(

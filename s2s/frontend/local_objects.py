@@ -36,7 +36,7 @@ import types
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in, substitute
+from ..cstutil import iter_nodes, names_in, rewrite, substitute
 from . import source as sources
 from .class_members import (
     _assigned_attributes,
@@ -460,12 +460,12 @@ class _Objects:
                 lines.append(line)
                 continue
             rename = _Self(me, names, lambda o, u: place(u, stmt, self.positions))
-            value = value.visit(rename)
+            value = rewrite(value, rename)
             if rename.failed or me in names_in(value):  # ``self`` read whole
                 return None
-            value = value.visit(_Rename(params))
+            value = rewrite(value, _Rename(params))
             if constants:
-                value = substitute(value, constants).visit(_ConstantTests())
+                value = rewrite(substitute(value, constants), _ConstantTests())
             target = (
                 cst.Name(names[attr])
                 if isinstance(attr, str)  # (``self.d, self.n = shape``: one name each)
@@ -555,7 +555,7 @@ class _Objects:
         rename = _Self(
             me, names, moved_from(made.file, self.source.file, stmt), _properties(cls)
         )
-        body = node.body.visit(rename)
+        body = rewrite(node.body, rename)
         if rename.failed or any(
             isinstance(n, cst.Name) and n.value == me for n in iter_nodes(body)
         ):
@@ -683,7 +683,7 @@ def _member_reads(node, name: str) -> set[str] | None:
             return updated
 
     calls = _Calls()
-    reads = attribute_reads(node.visit(calls), name)
+    reads = attribute_reads(rewrite(node, calls), name)
     return reads | {"__call__"} if reads is not None and calls.called else reads
 
 
@@ -770,7 +770,7 @@ def _without_aliases(source: sources.FunctionSource) -> sources.FunctionSource:
         return out
 
     reads = Positioned(aliases, positions)
-    return with_body(source, [s.visit(reads) for s in block(body)])
+    return with_body(source, [rewrite(s, reads) for s in block(body)])
 
 
 def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:
@@ -784,4 +784,4 @@ def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:
     if not objects.changed:
         return source
     reads = _Reads(source.file.positions, objects.names, objects.properties)
-    return with_body(source, [s.visit(reads) for s in statements])
+    return with_body(source, [rewrite(s, reads) for s in statements])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from ..naming import Namer
 from .rewriting import PositionKeeping, assignment_line, place, with_node
 from .source import FunctionSource
@@ -67,7 +67,7 @@ class _LoopElse(PositionKeeping):
     def _written(self, loop) -> list:
         flag = self.namer.fresh("completed")
         body = loop.body.with_changes(
-            body=[s.visit(_Breaks(flag)) for s in loop.body.body]
+            body=[rewrite(s, _Breaks(flag)) for s in loop.body.body]
         )
         new_loop = place(
             loop.with_changes(body=body, orelse=None), loop, self.positions
@@ -86,5 +86,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
-    new = node.visit(_LoopElse(source, Namer(names | set(source.env))))
+    new = rewrite(node, _LoopElse(source, Namer(names | set(source.env))))
     return with_node(source, new)

@@ -27,7 +27,7 @@ import sys
 import libcst as cst
 import numpy
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -211,7 +211,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     maps = _Maps(source, {})
     lines = [(s, _alias(s, maps)) for s in body]
     maps.aliases = dict(a for _, a in lines if a is not None)
-    new = [s.visit(maps) for s, a in lines if a is None]
+    new = [rewrite(s, maps) for s, a in lines if a is None]
     if not maps.changed:
         return source
     used = {n.value for s in new for n in iter_nodes(s) if isinstance(n, cst.Name)}

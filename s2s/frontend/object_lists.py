@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, literal
+from ..cstutil import iter_nodes, literal, rewrite
 from . import source as sources
 from .class_members import (
     _attribute_writes,
@@ -248,7 +248,7 @@ class _Lists(PositionKeeping):
         kind = self.lists[listed]
         names, target = self._unpacked(updated.target, kind)
         members = _Members(updated.target.value, names, kind)
-        body = place(updated.body.visit(members), original, self.positions)
+        body = place(rewrite(updated.body, members), original, self.positions)
         if (
             members.failed
             or _still_read(body, updated.target.value)
@@ -265,7 +265,7 @@ class _Lists(PositionKeeping):
                 kind = self.lists[listed]
                 names, target = self._unpacked(clause.target, kind)
                 members = _Members(clause.target.value, names, kind)
-                renamed = place(updated.visit(members), updated, self.positions)
+                renamed = place(rewrite(updated, members), updated, self.positions)
                 if members.failed:
                     self.failed.add(listed)
                 return self._retarget(renamed, clause.target.value, target, listed)
@@ -281,7 +281,7 @@ class _Lists(PositionKeeping):
                     return updated.with_changes(target=target)
                 return updated
 
-        out = comp.visit(_Target())
+        out = rewrite(comp, _Target())
         if _still_read(out, var):
             self.failed.add(listed)
         return out
@@ -456,11 +456,11 @@ class _Made:
             return None
         node = made.node
         me = node.params.params[0].name.value
-        rewrite = _SelfReads(
+        reads = _SelfReads(
             me, names, kind, moved_from(made.file, self.source.file, self.like)
         )
-        body = node.body.visit(rewrite)
-        if rewrite.failed or _still_read(body, me):
+        body = rewrite(node.body, reads)
+        if reads.failed or _still_read(body, me):
             return None
         lines = [s for s in body.body if not _is_docstring(s)]
         lines.append(cst.SimpleStatementLine([cst.Return(returned)]))
@@ -486,11 +486,11 @@ class _Made:
             return None
         me = node.params.params[0].name.value
         names = self._self_names(kind)
-        rewrite = _SelfReads(
+        reads = _SelfReads(
             me, names, kind, moved_from(made.file, self.source.file, self.like)
         )
-        body = node.body.visit(rewrite)
-        if rewrite.failed or _still_read(body, me):
+        body = rewrite(node.body, reads)
+        if reads.failed or _still_read(body, me):
             return None
         params = node.params.with_changes(
             params=[*self._params(kind), *node.params.params[1:]]
@@ -539,14 +539,14 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
             defs += new_defs
     while kinds:
         lists = _Lists(kinds, namer, source.file.positions)
-        new = [s.visit(lists) for s in body]
+        new = [rewrite(s, lists) for s in body]
         if not lists.refused():
             break
         for name in lists.refused():  # read otherwise: it stays as it is (its error)
             kinds.pop(name)
     if not kinds:
         return source
-    new = [s.visit(_Items(kinds, source.file.positions)) for s in new]
+    new = [rewrite(s, _Items(kinds, source.file.positions)) for s in new]
     defs = [d for name, kind in kinds.items() for d in _defs_of(kind, defs)]
     first = 1 if new and _is_docstring(new[0]) else 0
     return with_body(source, [*new[:first], *defs, *new[first:]])

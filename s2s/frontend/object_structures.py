@@ -29,7 +29,7 @@ import ast
 
 import libcst as cst
 
-from ..cstutil import int_literal, iter_nodes, literal
+from ..cstutil import int_literal, iter_nodes, literal, rewrite
 from . import source as sources
 from .class_members import _plain_class
 from .function_loops import MAX_COPIES, Positioned, _jumps_or_binds
@@ -67,8 +67,8 @@ class _Reader:
 
     def _copy(self, node, mapping=None):
         if mapping:
-            node = node.visit(Positioned(mapping, self.positions))
-        return node.visit(Fresh(self.positions))
+            node = rewrite(node, Positioned(mapping, self.positions))
+        return rewrite(node, Fresh(self.positions))
 
     def _is_class(self, node) -> bool:
         return _plain_class(object_of(node, self.source.env, self.bound))
@@ -170,7 +170,7 @@ class _Reader:
         lists, out, mapping = set(), [], {}
         for stmt in body:
             if mapping:
-                stmt = stmt.visit(Positioned(mapping, self.positions))
+                stmt = rewrite(stmt, Positioned(mapping, self.positions))
             assign = assignment(stmt)
             target = None if assign is None else assign.targets[0].target
             if not isinstance(target, cst.Name) or self.bound[target.value] != 1:
@@ -303,7 +303,7 @@ class _Reader:
             if alias is not None:
                 reads.aliases.add(alias)
                 continue
-            new = stmt.visit(reads)
+            new = rewrite(stmt, reads)
             if isinstance(new, cst.FlattenSentinel):
                 out += list(new.nodes)
             elif isinstance(new, cst.CSTNode):

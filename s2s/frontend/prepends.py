@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from ..naming import Namer
 from .builtin_calls import append_line, made_lists
 from .rewriting import PositionKeeping, assignment_line, place, with_node
@@ -95,7 +95,7 @@ class _Prepends(PositionKeeping):
                     return updated
                 return append_line(cst.Name(fresh[found[0]]), found[1])
 
-        new_loop = loop.visit(Appends())
+        new_loop = rewrite(loop, Appends())
         place(new_loop, loop, self.positions)
         before = [
             assignment_line(cst.Name(f), cst.List([]), loop, self.positions)
@@ -122,5 +122,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return source
     lists = made_lists(node, rebound=True)
     names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
-    new = node.visit(_Prepends(source, Namer(names | set(source.env)), lists))
+    new = rewrite(node, _Prepends(source, Namer(names | set(source.env)), lists))
     return with_node(source, new)

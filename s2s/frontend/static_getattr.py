@@ -19,7 +19,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import bindings, object_of, place, with_node
 from .source import FunctionSource
 from .static_tests import _UNKNOWN, _constant
@@ -73,5 +73,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     getattrs = _Getattrs(source, bound)
-    node = source.node.visit(getattrs)
+    node = rewrite(source.node, getattrs)
     return with_node(source, node) if getattrs.changed else source

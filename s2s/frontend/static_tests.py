@@ -23,7 +23,7 @@ import operator
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .rewriting import (
     PositionKeeping,
     bindings,
@@ -161,5 +161,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return [with_blocks(stmt, block, positions)]
 
     expressions = _Expressions(source, bound)
-    statements = [s.visit(expressions) for s in block(body)]
+    statements = [rewrite(s, expressions) for s in block(body)]
     return with_body(source, statements)

@@ -28,7 +28,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from .output import is_output_statement
 from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
@@ -277,5 +277,5 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     strings = _Strings(source)
-    new = node.visit(strings)
+    new = rewrite(node, strings)
     return with_node(source, new) if strings.changed else source

@@ -24,7 +24,7 @@ from dataclasses import replace
 import libcst as cst
 import numpy
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, rewrite
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -203,7 +203,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     ):
         return source
     methods = _Methods(source)
-    new = source.node.visit(methods)
+    new = rewrite(source.node, methods)
     if not methods.changed:
         return source
     return replace(

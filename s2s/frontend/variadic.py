@@ -323,7 +323,7 @@ def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:
     """
     import libcst as cst
 
-    from ..cstutil import substitute
+    from ..cstutil import rewrite, substitute
 
     star = node.params.star_arg
     if not isinstance(star, cst.Param) or shape.packed:
@@ -379,4 +379,4 @@ def spread_star(node: cst.FunctionDef, shape: Shape) -> cst.FunctionDef:
                 return cst.Integer(str(len(items)))
             return updated
 
-    return node.visit(Spread())
+    return rewrite(node, Spread())

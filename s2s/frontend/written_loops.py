@@ -32,7 +32,7 @@ from collections import Counter
 
 import libcst as cst
 
-from ..cstutil import int_literal, iter_nodes, names_in
+from ..cstutil import int_literal, iter_nodes, names_in, rewrite
 from . import source as sources
 from .rewriting import (
     assignment_line,
@@ -74,7 +74,7 @@ class _Writer:
         return out
 
     def _copy(self, node):
-        return node.visit(Fresh(self.positions))
+        return rewrite(node, Fresh(self.positions))
 
     def _steps(self, loop: cst.For) -> list | None:
         """The items ``loop`` runs over, as expressions, where it is one to write out; else None."""

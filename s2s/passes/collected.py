@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, int_literal, iter_nodes, names_in
+from ..cstutil import call, dotted, int_literal, iter_nodes, names_in, rewrite
 from ..errors import UnsupportedSyntax
 from ..frontend import spellings
 
@@ -238,14 +238,14 @@ class Reads:
         ):
             # (keeps origins)
             joined = (
-                node.visit(_Joins())
+                rewrite(node, _Joins())
                 if any(_is_join(n) or _is_repeat(n) for n in iter_nodes(node))
                 else node
             )
             if any(_is_python_reduction(n) for n in iter_nodes(joined)):
-                joined = joined.visit(_PythonReductions(self))
+                joined = rewrite(joined, _PythonReductions(self))
             if names_in(joined) & set(self.results):
-                joined = joined.visit(_HelperLists(self))
+                joined = rewrite(joined, _HelperLists(self))
             return joined, (
                 LIST
                 if all(isinstance(t, (cst.List, cst.Tuple)) for t in _terms(node))

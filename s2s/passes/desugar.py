@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, iter_nodes
+from ..cstutil import call, dotted, iter_nodes, rewrite
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from .dataflow import used_names
@@ -59,12 +59,12 @@ def _keep_origin(fn, old, new):
 
 def _expr(node, fn):
     if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
-        node = _keep_origin(fn, node, node.visit(_TruthValues(fn)))
+        node = _keep_origin(fn, node, rewrite(node, _TruthValues(fn)))
     if not any(
         type(n) is cst.Comparison and len(n.comparisons) > 1 for n in iter_nodes(node)
     ):
         return node  # untouched: keeps node identities, and with them the origins of sub-expressions
-    return _keep_origin(fn, node, node.visit(_SplitComparisons()))
+    return _keep_origin(fn, node, rewrite(node, _SplitComparisons()))
 
 
 # tests whose other operand may be meaningful only where they hold (``x is None or x.shape[0] > 2``,
@@ -117,7 +117,7 @@ class _ChosenOperands(cst.CSTTransformer):
 
 def _chosen(node, fn):
     if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
-        return _keep_origin(fn, node, node.visit(_ChosenOperands(fn)))
+        return _keep_origin(fn, node, rewrite(node, _ChosenOperands(fn)))
     return node
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, iter_nodes, names_in
+from ..cstutil import call, iter_nodes, names_in, rewrite
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 
@@ -72,29 +72,27 @@ def _expressions(stmt) -> list:
     return []
 
 
-def _map(stmt, rewrite):
-    """``stmt`` with ``rewrite`` applied to each of its expressions, nested blocks included (not ``Def``s)."""
+def _map(stmt, change):
+    """``stmt`` with ``change`` applied to each of its expressions, nested blocks included (not ``Def``s)."""
     if isinstance(stmt, ir.Assign):
-        return ir.Assign(stmt.target, rewrite(stmt.value), stmt.origin)
+        return ir.Assign(stmt.target, change(stmt.value), stmt.origin)
     if isinstance(stmt, ir.AugAssign):
-        return ir.AugAssign(
-            stmt.target, stmt.operator, rewrite(stmt.value), stmt.origin
-        )
+        return ir.AugAssign(stmt.target, stmt.operator, change(stmt.value), stmt.origin)
     if isinstance(stmt, ir.Return):
-        return ir.Return(rewrite(stmt.value), stmt.origin)
+        return ir.Return(change(stmt.value), stmt.origin)
     if isinstance(stmt, ir.If):
         return ir.If(
-            rewrite(stmt.test),
-            tuple(_map(s, rewrite) for s in stmt.body),
-            tuple(_map(s, rewrite) for s in stmt.orelse),
+            change(stmt.test),
+            tuple(_map(s, change) for s in stmt.body),
+            tuple(_map(s, change) for s in stmt.orelse),
             stmt.origin,
         )
     if isinstance(stmt, ir.For):
-        body = tuple(_map(s, rewrite) for s in stmt.body)
-        return ir.For(stmt.target, rewrite(stmt.iter), body, stmt.origin)
+        body = tuple(_map(s, change) for s in stmt.body)
+        return ir.For(stmt.target, change(stmt.iter), body, stmt.origin)
     if isinstance(stmt, ir.While):
-        body = tuple(_map(s, rewrite) for s in stmt.body)
-        return ir.While(rewrite(stmt.test), body, stmt.origin)
+        body = tuple(_map(s, change) for s in stmt.body)
+        return ir.While(change(stmt.test), body, stmt.origin)
     return stmt
 
 
@@ -224,7 +222,7 @@ def _rewritten(stmt, name, prefix, reads_last, append_of, reads, namer):
         for s in statements:
             found = append_of(s)
             if found is not None and found[0] == name:
-                value = found[1].visit(replacer)
+                value = rewrite(found[1], replacer)
                 if reads_last:
                     body.append(ir.Assign(cst.Name(last), value, s.origin))
                     value = cst.Name(last)
@@ -236,10 +234,10 @@ def _rewritten(stmt, name, prefix, reads_last, append_of, reads, namer):
                     )
                 )
             elif isinstance(s, ir.If):
-                test = s.test.visit(replacer)
+                test = rewrite(s.test, replacer)
                 body.append(ir.If(test, block(s.body), block(s.orelse), s.origin))
             else:
-                body.append(_map(s, lambda e: e.visit(replacer)))
+                body.append(_map(s, lambda e: rewrite(e, replacer)))
         return tuple(body)
 
     body = block(stmt.body)

@@ -19,7 +19,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import int_literal, iter_nodes, literal, names_in, substitute
+from ..cstutil import int_literal, iter_nodes, literal, names_in, rewrite, substitute
 from ..errors import S2SError, UnsupportedSyntax
 from ..naming import Namer
 from ..rules import op_named
@@ -285,7 +285,7 @@ def _read_by_key(callee: ir.Function, name: str) -> bool:
 
 
 def _substituted(value, mapping):
-    return substitute(value, mapping).visit(_ItemOfDisplay())
+    return rewrite(substitute(value, mapping), _ItemOfDisplay())
 
 
 def _default_value(node):

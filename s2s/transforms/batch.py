@@ -19,7 +19,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, literal, names_in, tuple_of
+from ..cstutil import call, dotted, literal, names_in, rewrite, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer
 from ..passes.dataflow import free_names, used_names
@@ -146,7 +146,7 @@ class Batch(Transform):
         """``node`` with its shape queries on batched names read per example."""
         if not names_in(node) & self.batched:
             return node  # no batched name: nothing to rewrite
-        return node.visit(_PerExample(self.batched))
+        return rewrite(node, _PerExample(self.batched))
 
     def mark(self, target, batched: bool) -> None:
         names = set(ir.target_names(target)) - {"_"}

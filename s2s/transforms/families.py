@@ -22,7 +22,7 @@ import inspect
 
 import libcst as cst
 
-from ..cstutil import call, dotted, int_literal, literal, names_in, tuple_of
+from ..cstutil import call, dotted, int_literal, literal, names_in, rewrite, tuple_of
 from ..errors import MissingRule
 from ..passes.normal_form import is_static
 from ..rules.registry import tangent_name
@@ -254,7 +254,7 @@ class _Replace(cst.CSTTransformer):
 
 def _replaced(node, mapping: dict):
     """``node`` with each atom ``old`` replaced by ``new`` (``mapping``: id(old) -> (old, new)), in one pass."""
-    return node.visit(_Replace(mapping)) if mapping else node
+    return rewrite(node, _Replace(mapping)) if mapping else node
 
 
 def batch_elementwise(b, e):

@@ -266,7 +266,7 @@ class _NoneTests(cst.CSTTransformer):
 def _literal_none_tests(expr):
     if not any(isinstance(n, cst.Comparison) for n in iter_nodes(expr)):
         return expr
-    return expr.visit(_NoneTests())
+    return rewrite(expr, _NoneTests())
 
 
 def fold(expr: cst.BaseExpression) -> cst.BaseExpression:
