@@ -178,8 +178,16 @@ _PUNCTUATION = (
 )
 
 
-@functools.cache
 def _plan(kind: type) -> _Plan | None:
+    """The class's plan, made once and kept on the class itself: a class made by each call of a function
+    (a transformer closing over the call's values) goes with its plan, which a cache would keep alive.
+    """
+    if "_rewrite_plan" not in kind.__dict__:
+        kind._rewrite_plan = _made_plan(kind)
+    return kind.__dict__["_rewrite_plan"]
+
+
+def _made_plan(kind: type) -> _Plan | None:
     if not issubclass(kind, (cst.CSTTransformer, cst.CSTVisitor)) or getattr(
         kind, "METADATA_DEPENDENCIES", ()
     ):
