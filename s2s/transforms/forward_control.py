@@ -221,9 +221,19 @@ def scan(fwd, stmt: ir.Assign, e):
         names_in(carry_out) & varied(stmts, inputs, fwd.helpers, fwd.flows)
     )
     ys_active = any(n in fwd.active for n in ir.target_names(ys_target))
+    split = (
+        _carry_parts(fwd, body, carry_param, carry_out, init, inputs)
+        if carry_varies
+        else None
+    )
 
-    paired = _Paired(fwd, body, free)
-    paired.param(carry_param, carry_varies)
+    if split is None:
+        paired = _Paired(fwd, body, free)
+        paired.param(carry_param, carry_varies)
+    else:  # parts of the carry that never carry a tangent (a counter): none in the body
+        body, unpack, carry_active = split
+        paired = _Paired(fwd, body, free)
+        slots = _unpacked_carry(paired, carry_param, unpack, carry_active)
     if parts is None:
         paired.param(item_param, xs_active)
     else:  # each element its own pair, or itself where it carries no tangent
@@ -243,9 +253,11 @@ def scan(fwd, stmt: ir.Assign, e):
                 )
 
     def result(inner):
-        carry = (
-            _pair(carry_out, inner.tangent(carry_out)) if carry_varies else carry_out
-        )
+        if split is not None:
+            tangent = _carry_tangent(inner, carry_out, carry_active, slots)
+        else:
+            tangent = inner.tangent(carry_out)
+        carry = _pair(carry_out, tangent) if carry_varies else carry_out
         y = _pair(y_out, inner.tangent(y_out)) if ys_active else y_out
         return _tuple([carry, y])
 
@@ -295,15 +307,120 @@ def _test_on_pairs(fwd, test: str) -> ir.Def:
     )
 
 
-def _body_on_pairs(fwd, name: str, tape: bool) -> str:
-    """The loop body ``name`` on (carry, tangent) pairs (made once per scope; with ``tape``, residuals come as a pair too)."""
+def _carry_parts(fwd, body: ir.Function, carry_param: str, carry_out, init, inputs):
+    """``(body, unpacking, active)`` for a loop body that unpacks its carry at once (``t, k = carry``) into
+    names some of which never carry a tangent: those whose initial value has none and whose new value
+    (in ``carry_out``) reads only such names and values without tangents (a fixed point over the body,
+    from its other ``inputs`` with tangents: a counter ``k += 1``). The body without the unpacking, the
+    unpacking, and the indices of the names with tangents; else None.
+
+    Their tangent slots in the carry's pair stay as they came in, but the body gives those names no
+    tangent: a zero tangent times an infinite partial (``np.sqrt(k)`` at ``k = 0``) would be nan.
+    """
+    stmts, _ = _parts(body)
+    if not (
+        isinstance(init, cst.Tuple)
+        and isinstance(carry_out, cst.Tuple)
+        and len(init.elements) == len(carry_out.elements)
+    ):
+        return None
+    unpack = next(
+        (
+            s
+            for s in stmts
+            if isinstance(s, ir.Assign)
+            and isinstance(s.value, cst.Name)
+            and s.value.value == carry_param
+        ),
+        None,
+    )
+    if not (
+        unpack is not None
+        and isinstance(unpack.target, cst.Tuple)
+        and len(unpack.target.elements) == len(init.elements)
+        and all(isinstance(el.value, cst.Name) for el in unpack.target.elements)
+    ):
+        return None
+    parts = [el.value.value for el in unpack.target.elements]
+    rest = [s for s in stmts if s is not unpack]
+    active = {i for i, el in enumerate(init.elements) if fwd.is_active(el.value)}
+    while True:  # (the carry itself read elsewhere, a residual: varied with any part)
+        ins = (
+            [parts[i] for i in active]
+            + list(inputs)
+            + ([carry_param] if active else [])
+        )
+        changed = varied(rest, ins, fwd.helpers, fwd.flows)
+        grown = active | {
+            i for i, el in enumerate(carry_out.elements) if names_in(el.value) & changed
+        }
+        if grown == active:
+            break
+        active = grown
+    if len(active) == len(parts):
+        return None
+    return body.with_body([*rest, body.body[-1]]), unpack, sorted(active)
+
+
+def _unpacked_carry(paired: _Paired, carry_param: str, unpack, active) -> list[str]:
+    """The carry's pair unpacked, then the carry and its tangent into their parts, those in ``active``
+    tangents of the body; the names of the tangent's parts (``slots``)."""
+    paired.param(carry_param, True)
+    slots = [
+        paired.fwd.namer.fresh(tangent_name(el.value.value))
+        for el in unpack.target.elements
+    ]
+    paired.prelude += [
+        unpack,
+        ir.Assign(
+            _tuple([cst.Name(t) for t in slots]),
+            cst.Name(paired.inputs[carry_param]),
+            unpack.origin,
+        ),
+    ]
+    for i in active:
+        paired.inputs[unpack.target.elements[i].value.value] = slots[i]
+    return slots
+
+
+def _carry_tangent(inner, carry_out, active, slots) -> cst.Tuple:
+    """The new carry's tangent: its parts' tangents, the slots of those without as they came in."""
+    return _tuple(
+        [
+            inner.tangent(el.value) if i in active else cst.Name(slots[i])
+            for i, el in enumerate(carry_out.elements)
+        ]
+    )
+
+
+def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> str:
+    """The loop body ``name`` on (carry, tangent) pairs (made once per scope; with ``tape``, residuals come as
+    a pair too; ``init``: the carry the loop starts from, whose parts without tangents stay so).
+    """
     if name not in fwd.paired:
         body = fwd.defs[name]
         (carry_param,) = body.param_names
         _, ret = _parts(body)
-        paired = _Paired(fwd, body, _free_tangents(fwd, [body]))
-        paired.param(carry_param, True)
-        d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
+        carry_out = ret.elements[0].value if tape else ret
+        free = _free_tangents(fwd, [body])
+        split = _carry_parts(fwd, body, carry_param, carry_out, init, free)
+        if split is None:
+            paired = _Paired(fwd, body, free)
+            paired.param(carry_param, True)
+            d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
+        else:
+            body, unpack, active = split
+            paired = _Paired(fwd, body, free)
+            slots = _unpacked_carry(paired, carry_param, unpack, active)
+
+            def result(inner):
+                out = _pair(carry_out, _carry_tangent(inner, carry_out, active, slots))
+                if not tape:
+                    return out
+                res = ret.elements[1].value
+                return _tuple([out, _pair(res, inner.tangent(res))])
+
+            d = paired.build([ret], result)
         fwd.out.append(d)
         fwd.paired[name] = d.function.name
     return fwd.paired[name]
@@ -321,7 +438,7 @@ def while_loop(fwd, stmt: ir.Assign, e, tape=False):
     test, body, init = e.args[0].value, e.args[1].value, e.args[2]
     test_fn = _test_on_pairs(fwd, test)
     fwd.out.append(test_fn)
-    body_fn = _body_on_pairs(fwd, body, tape)
+    body_fn = _body_on_pairs(fwd, body, tape, init)
     value = call(
         f"rt.{e.name}",
         cst.Name(test_fn.function.name),

@@ -173,6 +173,7 @@ FORMS = (
     "partial_given_again",
     "recorded_then_updated",
     "counter_power",
+    "counter_under_a_root",
     "base_init",
     "settings_dict_and_cache",
 )
@@ -482,6 +483,20 @@ class PythonIdioms:
             *loop,
             f"    {name}_t = {name}_t + np.sum({a} ** ({name}_k + 1)) * np.mean({b})",
             *step,
+            f"{name} = {name}_t",
+        ]
+
+    def _py_counter_under_a_root(self, lines, name, a, b):
+        """A counter the loop carries itself (an int or a float), read where its partial is infinite
+        (``np.sqrt(k)`` at ``k = 0``): no input reaches it, so it has no tangent (a zero one gave nan).
+        """
+        loop = self.pick([f"for {name}_s in range(3):", f"while {name}_k < 3:"])
+        lines += [
+            f"{name}_k = {self.pick(['0', '0.0'])}",
+            f"{name}_t = 0.0",
+            loop,
+            f"    {name}_t = {name}_t + np.sqrt({name}_k) * np.sum({a} ** 2) * np.mean({b})",
+            f"    {name}_k += 1",
             f"{name} = {name}_t",
         ]
 

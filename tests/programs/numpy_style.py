@@ -5879,6 +5879,28 @@ def inputs_powers_by_a_loop_counter():
 PROGRAMS += ["powers_by_a_loop_counter"]
 
 
+def roots_of_carried_counters(x):
+    """Counters a ``while`` and a ``for`` loop carry themselves (an int, a float), under a square root
+    that is infinite in its partial at 0: no input reaches them, so they have no tangent, and the jvp and
+    the Hessian are finite (a zero tangent times that partial was nan)."""
+    total, k = 0.0, 0
+    while k < 3:
+        total = total + np.sqrt(k) * np.sum(x**2)
+        k += 1
+    steps = 0.0
+    for _ in range(3):
+        total = total + np.sqrt(steps) * np.sum(np.sin(x))
+        steps = steps + 1.0
+    return total
+
+
+def inputs_roots_of_carried_counters():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["roots_of_carried_counters"]
+
+
 class _AbstractLayer(abc.ABC):
     """numpy-ml style: an abstract base that sets shared hyperparameters (its ``**kwargs`` unread)."""
 
