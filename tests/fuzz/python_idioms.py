@@ -488,14 +488,16 @@ class PythonIdioms:
 
     def _py_counter_under_a_root(self, lines, name, a, b):
         """A counter the loop carries itself (an int or a float), read where its partial is infinite
-        (``np.sqrt(k)`` at ``k = 0``): no input reaches it, so it has no tangent (a zero one gave nan).
+        (``k ** 0.5`` at ``k = 0``, ``np.arcsin(k / 2)`` at ``k = 2``; ``np.sqrt`` the oracle counts as
+        a kink): no input reaches it, so it has no tangent (a zero one gave nan).
         """
         loop = self.pick([f"for {name}_s in range(3):", f"while {name}_k < 3:"])
+        root = self.pick([f"{name}_k ** 0.5", f"np.arcsin({name}_k / 2)"])
         lines += [
             f"{name}_k = {self.pick(['0', '0.0'])}",
             f"{name}_t = 0.0",
             loop,
-            f"    {name}_t = {name}_t + np.sqrt({name}_k) * np.sum({a} ** 2) * np.mean({b})",
+            f"    {name}_t = {name}_t + {root} * np.sum({a} ** 2) * np.mean({b})",
             f"    {name}_k += 1",
             f"{name} = {name}_t",
         ]
