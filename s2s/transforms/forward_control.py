@@ -233,7 +233,7 @@ def scan(fwd, stmt: ir.Assign, e):
     else:  # parts of the carry that never carry a tangent (a counter): none in the body
         body, unpack, carry_active = split
         paired = _Paired(fwd, body, free)
-        slots = _unpacked_carry(paired, carry_param, unpack, carry_active)
+        _unpacked_carry(paired, carry_param, unpack, carry_active)
     if parts is None:
         paired.param(item_param, xs_active)
     else:  # each element its own pair, or itself where it carries no tangent
@@ -253,11 +253,9 @@ def scan(fwd, stmt: ir.Assign, e):
                 )
 
     def result(inner):
-        if split is not None:
-            tangent = _carry_tangent(inner, carry_out, carry_active, slots)
-        else:
-            tangent = inner.tangent(carry_out)
-        carry = _pair(carry_out, tangent) if carry_varies else carry_out
+        carry = (
+            _pair(carry_out, inner.tangent(carry_out)) if carry_varies else carry_out
+        )
         y = _pair(y_out, inner.tangent(y_out)) if ys_active else y_out
         return _tuple([carry, y])
 
@@ -314,7 +312,7 @@ def _carry_parts(fwd, body: ir.Function, carry_param: str, carry_out, init, inpu
     from its other ``inputs`` with tangents: a counter ``k += 1``). The body without the unpacking, the
     unpacking, and the indices of the names with tangents; else None.
 
-    Their tangent slots in the carry's pair stay as they came in, but the body gives those names no
+    Their slots in the carry's tangent stay (zeros, once a step ran), but the body gives those names no
     tangent: a zero tangent times an infinite partial (``np.sqrt(k)`` at ``k = 0``) would be nan.
     """
     stmts, _ = _parts(body)
@@ -362,35 +360,24 @@ def _carry_parts(fwd, body: ir.Function, carry_param: str, carry_out, init, inpu
     return body.with_body([*rest, body.body[-1]]), unpack, sorted(active)
 
 
-def _unpacked_carry(paired: _Paired, carry_param: str, unpack, active) -> list[str]:
-    """The carry's pair unpacked, then the carry and its tangent into their parts, those in ``active``
-    tangents of the body; the names of the tangent's parts (``slots``)."""
+def _unpacked_carry(paired: _Paired, carry_param: str, unpack, active) -> None:
+    """The carry's pair unpacked, then the carry and its tangent into their parts: those in ``active``
+    are tangents of the body's names, the others are not read (``_``)."""
     paired.param(carry_param, True)
-    slots = [
-        paired.fwd.namer.fresh(tangent_name(el.value.value))
-        for el in unpack.target.elements
+    tangents = [
+        paired.fwd.namer.fresh(tangent_name(el.value.value)) if i in active else "_"
+        for i, el in enumerate(unpack.target.elements)
     ]
     paired.prelude += [
         unpack,
         ir.Assign(
-            _tuple([cst.Name(t) for t in slots]),
+            _tuple([cst.Name(t) for t in tangents]),
             cst.Name(paired.inputs[carry_param]),
             unpack.origin,
         ),
     ]
     for i in active:
-        paired.inputs[unpack.target.elements[i].value.value] = slots[i]
-    return slots
-
-
-def _carry_tangent(inner, carry_out, active, slots) -> cst.Tuple:
-    """The new carry's tangent: its parts' tangents, the slots of those without as they came in."""
-    return _tuple(
-        [
-            inner.tangent(el.value) if i in active else cst.Name(slots[i])
-            for i, el in enumerate(carry_out.elements)
-        ]
-    )
+        paired.inputs[unpack.target.elements[i].value.value] = tangents[i]
 
 
 def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> str:
@@ -407,20 +394,11 @@ def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> str:
         if split is None:
             paired = _Paired(fwd, body, free)
             paired.param(carry_param, True)
-            d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
         else:
             body, unpack, active = split
             paired = _Paired(fwd, body, free)
-            slots = _unpacked_carry(paired, carry_param, unpack, active)
-
-            def result(inner):
-                out = _pair(carry_out, _carry_tangent(inner, carry_out, active, slots))
-                if not tape:
-                    return out
-                res = ret.elements[1].value
-                return _tuple([out, _pair(res, inner.tangent(res))])
-
-            d = paired.build([ret], result)
+            _unpacked_carry(paired, carry_param, unpack, active)
+        d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
         fwd.out.append(d)
         fwd.paired[name] = d.function.name
     return fwd.paired[name]
