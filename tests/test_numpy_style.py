@@ -1277,18 +1277,24 @@ def test_powers_by_a_loop_counter_have_finite_tangents_and_hessians():
 
 
 def test_counters_a_loop_carries_have_no_tangent():
-    """A ``while`` loop's and a ``for`` loop's own counters (``k += 1``) under ``np.sqrt``, whose partial
-    is infinite at 0: jvp and the Hessian against central differences on both backends (they were nan),
-    and the counters' parts of the carry get no tangent in the generated code."""
+    """``while`` and ``for`` loops' own counters (``k += 1``) under square roots, whose partials are
+    infinite at 0: jvp and the Hessian against central differences on both backends (they were nan), the
+    gradient without a warning (a Python float counter's cotangent raised), and the counters' parts of the
+    carry get no tangent in the generated code."""
     (x,) = P.inputs_roots_of_carried_counters()
     f = P.roots_of_carried_counters
     check_forward_and_hessian(f, x, (), np.array([1.0, -0.5, 0.25]))
     for backend in BACKENDS:
         h = s2s.hessian(f, backend=backend)(x)
         assert np.all(np.isfinite(np.asarray(h))), backend
+    with (
+        warnings.catch_warnings()
+    ):  # (no step computes a counter's cotangent: no 1 / sqrt(0))
+        warnings.simplefilter("error")
+        s2s.grad(f, backend="numpy")(x)
     source = codegen.generate(f, ("jvp",), (0,)).text
     assert "xp.sqrt(k_" in source and "xp.sqrt(steps_" in source
-    assert "_sqrt_dot" not in source, source
+    assert "_sqrt_dot" not in source and "_power_dot" not in source, source
 
 
 def test_parameters_spread_from_a_slice_batch():

@@ -152,6 +152,54 @@ def activity(body, wrt, outputs, helpers=frozenset(), flows=None) -> set[str]:
     return varied(body, wrt, helpers, flows) & useful
 
 
+def carry_parts(
+    stmts, carry_param: str, carry_out, init_active, inputs, helpers, flows
+):
+    """``(unpacking, active)`` for a loop body ``stmts`` that unpacks its carry at once into names
+    (``t, k = carry``): the unpacking statement and the indices of the parts that may carry a derivative,
+    a fixed point over the body: those whose initial value does (``init_active``, one flag per part), and
+    those whose new value (in the tuple ``carry_out``) reads them or the body's other ``inputs``. The others
+    (a counter ``k += 1``) never do: a derivative rule's partial in them may be infinite (``k ** 0.5`` at
+    ``k = 0``). None where the body does not unpack its carry so or every part may carry one.
+    """
+    if not (
+        isinstance(carry_out, cst.Tuple) and len(carry_out.elements) == len(init_active)
+    ):
+        return None
+    unpack = next(
+        (
+            s
+            for s in stmts
+            if isinstance(s, ir.Assign)
+            and isinstance(s.value, cst.Name)
+            and s.value.value == carry_param
+        ),
+        None,
+    )
+    if not (
+        unpack is not None
+        and isinstance(unpack.target, cst.Tuple)
+        and len(unpack.target.elements) == len(init_active)
+        and all(isinstance(el.value, cst.Name) for el in unpack.target.elements)
+    ):
+        return None
+    parts = [el.value.value for el in unpack.target.elements]
+    rest = [s for s in stmts if s is not unpack]
+    active = {i for i, a in enumerate(init_active) if a}
+    while True:  # (the carry itself read elsewhere, a residual: varied with any part)
+        sources = [parts[i] for i in active] + list(inputs)
+        changed = varied(
+            rest, sources + ([carry_param] if active else []), helpers, flows
+        )
+        grown = active | {
+            i for i, el in enumerate(carry_out.elements) if names_in(el.value) & changed
+        }
+        if grown == active:
+            break
+        active = grown
+    return None if len(active) == len(parts) else (unpack, active)
+
+
 # ops that also take a Python list of arrays (``np.stack(hs)``): what they are passed is no evidence of an array
 SEQUENCE_TAKING = frozenset(
     {

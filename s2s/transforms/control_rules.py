@@ -38,7 +38,7 @@ from ..errors import MissingRule
 from ..naming import bar
 from ..passes.dataflow import free_names, reads, writes
 from ..passes.normal_form import is_static
-from .activity import varied
+from .activity import carry_parts, varied
 
 ENCLOSING = frozenset({"xp", "rt"})
 
@@ -163,6 +163,24 @@ def _index_arithmetic(node) -> bool:
     return False
 
 
+def _constant_parts(back, stmts, carry_param, carry_out, init, inputs) -> frozenset:
+    """The names a loop body unpacks its carry into that never carry a derivative (``carry_parts``: a
+    counter the loop carries): no cotangent is computed for them (``k ** 0.5``'s partial at ``k = 0`` is
+    infinite, and raises for a Python float)."""
+    if not isinstance(init, cst.Tuple):
+        return frozenset()
+    init_active = [bool(names_in(el.value) & back.active) for el in init.elements]
+    found = carry_parts(
+        stmts, carry_param, carry_out, init_active, inputs, back.helpers, back.flows
+    )
+    if found is None:
+        return frozenset()
+    unpack, active = found
+    return frozenset(
+        el.value.value for i, el in enumerate(unpack.target.elements) if i not in active
+    )
+
+
 def _body_parts(fn: ir.Function):
     *stmts, ret = fn.body
     return stmts, ret.value
@@ -214,7 +232,12 @@ def scan(back, stmt: ir.Assign, e):
 
     # the carry a tuple of the carried values: its cotangent is the tuple of theirs
     packed = {carry_param: len(init.elements)} if isinstance(init, cst.Tuple) else {}
-    adj = back.nested(stmts, inputs, seeds, stmt.origin, packed)
+    constant = (
+        _constant_parts(back, stmts, carry_param, carry_out, init, inputs[1:])
+        if carry_varies
+        else ()
+    )
+    adj = back.nested(stmts, inputs, seeds, stmt.origin, packed, constant)
     saved, recompute = _residuals(
         adj.forward,
         adj.backward,
@@ -548,6 +571,9 @@ def while_loop(back, stmt: ir.Assign, e):
         [carry_param, *free_active],
         [(carry_out, cst.Name(carry_bar))],
         stmt.origin,
+        constant=_constant_parts(
+            back, stmts, carry_param, carry_out, init, free_active
+        ),
     )
     saved, recompute = _residuals(
         adj.forward, adj.backward, body.param_names, _recomputable(adj.forward)

@@ -30,7 +30,7 @@ from ..errors import MissingRule
 from ..passes.dataflow import free_names
 from ..passes.dataflow import reads as names_in_statement
 from ..rules.registry import tangent_name
-from .activity import varied
+from .activity import carry_parts, varied
 
 ENCLOSING = frozenset({"xp", "rt"})
 
@@ -306,57 +306,23 @@ def _test_on_pairs(fwd, test: str) -> ir.Def:
 
 
 def _carry_parts(fwd, body: ir.Function, carry_param: str, carry_out, init, inputs):
-    """``(body, unpacking, active)`` for a loop body that unpacks its carry at once (``t, k = carry``) into
-    names some of which never carry a tangent: those whose initial value has none and whose new value
-    (in ``carry_out``) reads only such names and values without tangents (a fixed point over the body,
-    from its other ``inputs`` with tangents: a counter ``k += 1``). The body without the unpacking, the
-    unpacking, and the indices of the names with tangents; else None.
-
-    Their slots in the carry's tangent stay (zeros, once a step ran), but the body gives those names no
-    tangent: a zero tangent times an infinite partial (``np.sqrt(k)`` at ``k = 0``) would be nan.
+    """``(body, unpacking, active)`` where parts of the loop's carry never carry a tangent
+    (``activity.carry_parts``): the body without its unpacking of the carry, that unpacking, the indices
+    of the parts with tangents. Their slots in the carry's tangent stay (zeros, once a step ran), but the
+    body gives those names none: a zero tangent times an infinite partial (``np.sqrt(k)`` at ``k = 0``)
+    would be nan. Else None.
     """
+    if not isinstance(init, cst.Tuple):
+        return None
     stmts, _ = _parts(body)
-    if not (
-        isinstance(init, cst.Tuple)
-        and isinstance(carry_out, cst.Tuple)
-        and len(init.elements) == len(carry_out.elements)
-    ):
-        return None
-    unpack = next(
-        (
-            s
-            for s in stmts
-            if isinstance(s, ir.Assign)
-            and isinstance(s.value, cst.Name)
-            and s.value.value == carry_param
-        ),
-        None,
+    init_active = [fwd.is_active(el.value) for el in init.elements]
+    found = carry_parts(
+        stmts, carry_param, carry_out, init_active, inputs, fwd.helpers, fwd.flows
     )
-    if not (
-        unpack is not None
-        and isinstance(unpack.target, cst.Tuple)
-        and len(unpack.target.elements) == len(init.elements)
-        and all(isinstance(el.value, cst.Name) for el in unpack.target.elements)
-    ):
+    if found is None:
         return None
-    parts = [el.value.value for el in unpack.target.elements]
-    rest = [s for s in stmts if s is not unpack]
-    active = {i for i, el in enumerate(init.elements) if fwd.is_active(el.value)}
-    while True:  # (the carry itself read elsewhere, a residual: varied with any part)
-        ins = (
-            [parts[i] for i in active]
-            + list(inputs)
-            + ([carry_param] if active else [])
-        )
-        changed = varied(rest, ins, fwd.helpers, fwd.flows)
-        grown = active | {
-            i for i, el in enumerate(carry_out.elements) if names_in(el.value) & changed
-        }
-        if grown == active:
-            break
-        active = grown
-    if len(active) == len(parts):
-        return None
+    unpack, active = found
+    rest = [s for s in body.body[:-1] if s is not unpack]
     return body.with_body([*rest, body.body[-1]]), unpack, sorted(active)
 
 

@@ -119,11 +119,14 @@ class Backward(Transform):
         # names known to hold a tuple of that many elements (a loop body's packed carry)
         self.tuples: dict[str, int] = {}
 
-    def nested(self, body, inputs, seeds, origin=None, tuples=None) -> Adjoint:
+    def nested(
+        self, body, inputs, seeds, origin=None, tuples=None, constant=frozenset()
+    ) -> Adjoint:
         """Reverse mode of a local function's ``body``: the adjoint a control rule builds its functions from
-        (``tuples``: names known to hold a tuple of that many elements, such as the loop's packed carry).
+        (``tuples``: names known to hold a tuple of that many elements, such as the loop's packed carry;
+        ``constant``: names known to carry no derivative, such as a counter the loop carries).
         """
-        return adjoint(body, inputs, seeds, self.ctx, origin, tuples)
+        return adjoint(body, inputs, seeds, self.ctx, origin, tuples, constant)
 
     def forward(self, body) -> list:
         """The primal statements, each active ``rt.cond``/``rt.scan`` rewritten to keep what its backward rule reads."""
@@ -449,12 +452,16 @@ class Adjoint:
     arrays: set = field(default_factory=set)  # names known to be arrays
 
 
-def adjoint(body, inputs, seeds, ctx: Context, origin=None, tuples=None) -> Adjoint:
-    """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their results."""
+def adjoint(
+    body, inputs, seeds, ctx: Context, origin=None, tuples=None, constant=frozenset()
+) -> Adjoint:
+    """Reverse mode of the statements ``body`` for cotangents ``seeds`` (pairs of atom and cotangent) of their
+    results; the names in ``constant`` get none."""
     outputs = set().union(set(), *(diff_names(atom) for atom, _ in seeds))
-    active = activity(body, inputs, outputs, ctx.helpers, ctx.flows) | (
-        set(inputs) & outputs
-    )
+    active = (
+        activity(body, inputs, outputs, ctx.helpers, ctx.flows)
+        | (set(inputs) & outputs)
+    ) - set(constant)
     check_closed_world(
         body, active, ctx.helpers, Backward.control, inputs, outputs, ctx.flows
     )

@@ -5880,9 +5880,10 @@ PROGRAMS += ["powers_by_a_loop_counter"]
 
 
 def roots_of_carried_counters(x):
-    """Counters a ``while`` and a ``for`` loop carry themselves (an int, a float), under a square root
-    that is infinite in its partial at 0: no input reaches them, so they have no tangent, and the jvp and
-    the Hessian are finite (a zero tangent times that partial was nan)."""
+    """Counters ``while`` and ``for`` loops carry themselves (an int, floats), under square roots, whose
+    partials are infinite at 0: no input reaches them, so they have no tangent and no cotangent, and the
+    gradient, the jvp and the Hessian are finite (a zero tangent times that partial was nan).
+    """
     total, k = 0.0, 0
     while k < 3:
         total = total + np.sqrt(k) * np.sum(x**2)
@@ -5891,6 +5892,10 @@ def roots_of_carried_counters(x):
     for _ in range(3):
         total = total + np.sqrt(steps) * np.sum(np.sin(x))
         steps = steps + 1.0
+    scale = 0.0  # (a Python float: 0.0 ** -0.5 raises, where a backward step computed its cotangent)
+    while scale < 2:
+        total = total + scale**0.5 * np.sum(np.cos(x))
+        scale += 1.0
     return total
 
 
