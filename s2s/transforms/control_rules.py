@@ -163,10 +163,13 @@ def _index_arithmetic(node) -> bool:
     return False
 
 
-def _constant_parts(back, stmts, carry_param, carry_out, init, inputs) -> frozenset:
+def _constant_parts(
+    back, stmts, carry_param, carry_out, init, inputs, target
+) -> frozenset:
     """The names a loop body unpacks its carry into that never carry a derivative (``carry_parts``: a
     counter the loop carries): no cotangent is computed for them (``k ** 0.5``'s partial at ``k = 0`` is
-    infinite, and raises for a Python float)."""
+    infinite, and raises for a Python float). The loop's results for them (in the tuple ``target``) are
+    inactive after it too: a counter read after the loop gets no cotangent either."""
     if not isinstance(init, cst.Tuple):
         return frozenset()
     init_active = [bool(names_in(el.value) & back.active) for el in init.elements]
@@ -176,6 +179,12 @@ def _constant_parts(back, stmts, carry_param, carry_out, init, inputs) -> frozen
     if found is None:
         return frozenset()
     unpack, active = found
+    if isinstance(target, cst.Tuple) and len(target.elements) == len(init_active):
+        back.active = back.active - {
+            el.value.value
+            for i, el in enumerate(target.elements)
+            if i not in active and isinstance(el.value, cst.Name)
+        }
     return frozenset(
         el.value.value for i, el in enumerate(unpack.target.elements) if i not in active
     )
@@ -233,7 +242,9 @@ def scan(back, stmt: ir.Assign, e):
     # the carry a tuple of the carried values: its cotangent is the tuple of theirs
     packed = {carry_param: len(init.elements)} if isinstance(init, cst.Tuple) else {}
     constant = (
-        _constant_parts(back, stmts, carry_param, carry_out, init, inputs[1:])
+        _constant_parts(
+            back, stmts, carry_param, carry_out, init, inputs[1:], carry_target
+        )
         if carry_varies
         else ()
     )
@@ -572,7 +583,7 @@ def while_loop(back, stmt: ir.Assign, e):
         [(carry_out, cst.Name(carry_bar))],
         stmt.origin,
         constant=_constant_parts(
-            back, stmts, carry_param, carry_out, init, free_active
+            back, stmts, carry_param, carry_out, init, free_active, stmt.target
         ),
     )
     saved, recompute = _residuals(

@@ -32,6 +32,7 @@ from .activity import (
     check_closed_world,
     compound_reads,
     diff_names,
+    eqn_inputs,
 )
 from .reverse import Mode
 from .skeleton import Context, HelperRequests, Transform
@@ -58,7 +59,7 @@ class Forward(Transform):
         super().__init__(body, active, ctx)
         self.tan = dict(tangents)  # variable -> name of its tangent
         # local function -> its version on (value, tangent) pairs
-        self.paired: dict[str, str] = {}
+        self.paired: dict[str, tuple[str, frozenset]] = {}
         self.requests = requests if requests is not None else HelperRequests("jvp")
 
     def nested(self, body, inputs: dict, outputs) -> Forward:
@@ -126,6 +127,11 @@ class Forward(Transform):
             self.out.append(stmt)
             return
         e = eqn_of(stmt.value, self.helpers)
+        if not eqn_inputs(e, self.flows, self.defs) & self.active:
+            # what it reads lost its tangent since the analysis (a counter a loop carries): nor has it one
+            self.active = self.active - set(ir.target_names(stmt.target))
+            self.out.append(stmt)
+            return
         if e.kind == "runtime" and e.name in self.control:
             self.control[e.name](self, stmt, e)
             return

@@ -234,6 +234,8 @@ def scan(fwd, stmt: ir.Assign, e):
         body, unpack, carry_active = split
         paired = _Paired(fwd, body, free)
         _unpacked_carry(paired, carry_param, unpack, carry_active)
+        every = frozenset(range(len(unpack.target.elements)))
+        _without_tangents(fwd, carry_target, every - set(carry_active))
     if parts is None:
         paired.param(item_param, xs_active)
     else:  # each element its own pair, or itself where it carries no tangent
@@ -346,11 +348,13 @@ def _unpacked_carry(paired: _Paired, carry_param: str, unpack, active) -> None:
         paired.inputs[unpack.target.elements[i].value.value] = tangents[i]
 
 
-def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> str:
+def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> tuple[str, frozenset]:
     """The loop body ``name`` on (carry, tangent) pairs (made once per scope; with ``tape``, residuals come as
-    a pair too; ``init``: the carry the loop starts from, whose parts without tangents stay so).
+    a pair too; ``init``: the carry the loop starts from, whose parts without tangents stay so), and the
+    indices of the carry's parts that never carry a tangent.
     """
     if name not in fwd.paired:
+        constant = frozenset()
         body = fwd.defs[name]
         (carry_param,) = body.param_names
         _, ret = _parts(body)
@@ -364,10 +368,23 @@ def _body_on_pairs(fwd, name: str, tape: bool, init=None) -> str:
             body, unpack, active = split
             paired = _Paired(fwd, body, free)
             _unpacked_carry(paired, carry_param, unpack, active)
+            constant = frozenset(range(len(unpack.target.elements))) - set(active)
         d = paired.build([ret], lambda inner: _pairs(inner, ret, tape))
         fwd.out.append(d)
-        fwd.paired[name] = d.function.name
+        fwd.paired[name] = (d.function.name, constant)
     return fwd.paired[name]
+
+
+def _without_tangents(fwd, target, constant) -> None:
+    """The loop's results for the carry's parts that never carry a tangent: inactive after it too (a
+    counter read after the loop, ``np.sqrt(k)`` at ``k = 0``, would meet a zero tangent).
+    """
+    if constant and isinstance(target, cst.Tuple):
+        fwd.active = fwd.active - {
+            el.value.value
+            for i, el in enumerate(target.elements)
+            if i in constant and isinstance(el.value, cst.Name)
+        }
 
 
 def while_loop(fwd, stmt: ir.Assign, e, tape=False):
@@ -382,7 +399,9 @@ def while_loop(fwd, stmt: ir.Assign, e, tape=False):
     test, body, init = e.args[0].value, e.args[1].value, e.args[2]
     test_fn = _test_on_pairs(fwd, test)
     fwd.out.append(test_fn)
-    body_fn = _body_on_pairs(fwd, body, tape, init)
+    body_fn, constant = _body_on_pairs(fwd, body, tape, init)
+    carry_target = stmt.target.elements[0].value if tape else stmt.target
+    _without_tangents(fwd, carry_target, constant)
     value = call(
         f"rt.{e.name}",
         cst.Name(test_fn.function.name),
@@ -412,7 +431,7 @@ def while_loop_reverse(fwd, stmt: ir.Assign, e):
             stmt.origin,
         )
     # the forward body, recomputed in the backward step
-    body_fwd_on_pairs = _body_on_pairs(fwd, body_fwd.value, tape=True)
+    body_fwd_on_pairs, _ = _body_on_pairs(fwd, body_fwd.value, tape=True)
     bwd = fwd.defs[body_bwd.value]
     paired = _Paired(fwd, bwd, _free_tangents(fwd, [bwd]))
     for name in bwd.param_names:

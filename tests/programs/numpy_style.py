@@ -5896,7 +5896,11 @@ def roots_of_carried_counters(x):
     while scale < 2:
         total = total + scale**0.5 * np.sum(np.cos(x))
         scale += 1.0
-    return total
+    left = 2  # (read after the loop, at 0)
+    while left > 0:
+        total = total + np.sum(x**3) * left
+        left -= 1
+    return total + np.sqrt(left) * np.sum(x)
 
 
 def inputs_roots_of_carried_counters():
