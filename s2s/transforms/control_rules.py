@@ -163,31 +163,35 @@ def _index_arithmetic(node) -> bool:
     return False
 
 
-def _constant_parts(
-    back, stmts, carry_param, carry_out, init, inputs, target
-) -> frozenset:
-    """The names a loop body unpacks its carry into that never carry a derivative (``carry_parts``: a
-    counter the loop carries): no cotangent is computed for them (``k ** 0.5``'s partial at ``k = 0`` is
-    infinite, and raises for a Python float). The loop's results for them (in the tuple ``target``) are
-    inactive after it too: a counter read after the loop gets no cotangent either."""
+def _constant_parts(back, stmts, carry_param, carry_out, init, inputs, target):
+    """``(in the body, after the loop)``: the names a loop body unpacks its carry into that never carry a
+    derivative (``carry_parts``: a counter the loop carries), and the loop's results for them (in the tuple
+    ``target``). Neither gets a cotangent (``k ** 0.5``'s partial at ``k = 0`` is infinite, and raises for
+    a Python float), nor does a counter read after the loop."""
+    none = (frozenset(), frozenset())
     if not isinstance(init, cst.Tuple):
-        return frozenset()
+        return none
     init_active = [bool(names_in(el.value) & back.active) for el in init.elements]
     found = carry_parts(
         stmts, carry_param, carry_out, init_active, inputs, back.helpers, back.flows
     )
     if found is None:
-        return frozenset()
-    unpack, active = found
-    if isinstance(target, cst.Tuple) and len(target.elements) == len(init_active):
-        back.active = back.active - {
+        return none
+
+    def without_derivatives(names):
+        return frozenset(
             el.value.value
-            for i, el in enumerate(target.elements)
-            if i not in active and isinstance(el.value, cst.Name)
-        }
-    return frozenset(
-        el.value.value for i, el in enumerate(unpack.target.elements) if i not in active
+            for i, el in enumerate(names.elements)
+            if i not in found[1] and isinstance(el.value, cst.Name)
+        )
+
+    unpack = found[0]
+    after = (
+        without_derivatives(target)
+        if isinstance(target, cst.Tuple) and len(target.elements) == len(init_active)
+        else frozenset()
     )
+    return without_derivatives(unpack.target), after
 
 
 def _body_parts(fn: ir.Function):
@@ -241,13 +245,14 @@ def scan(back, stmt: ir.Assign, e):
 
     # the carry a tuple of the carried values: its cotangent is the tuple of theirs
     packed = {carry_param: len(init.elements)} if isinstance(init, cst.Tuple) else {}
-    constant = (
+    constant, after = (
         _constant_parts(
             back, stmts, carry_param, carry_out, init, inputs[1:], carry_target
         )
         if carry_varies
-        else ()
+        else (frozenset(), frozenset())
     )
+    back.active = back.active - after
     adj = back.nested(stmts, inputs, seeds, stmt.origin, packed, constant)
     saved, recompute = _residuals(
         adj.forward,
@@ -577,14 +582,16 @@ def while_loop(back, stmt: ir.Assign, e):
         bar(carry_out.value) if isinstance(carry_out, cst.Name) else "carry_bar"
     )
 
+    constant, after = _constant_parts(
+        back, stmts, carry_param, carry_out, init, free_active, stmt.target
+    )
+    back.active = back.active - after
     adj = back.nested(
         stmts,
         [carry_param, *free_active],
         [(carry_out, cst.Name(carry_bar))],
         stmt.origin,
-        constant=_constant_parts(
-            back, stmts, carry_param, carry_out, init, free_active, stmt.target
-        ),
+        constant=constant,
     )
     saved, recompute = _residuals(
         adj.forward, adj.backward, body.param_names, _recomputable(adj.forward)
