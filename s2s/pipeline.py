@@ -47,7 +47,6 @@ from .frontend import (
     partials,
     prepends,
     resolve,
-    rewriting,
     source,
     starred,
     static_getattr,
@@ -101,7 +100,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = deleted_names.desugar(rewriting.indented(src))
+    src = deleted_names.desugar(src)
     src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
     src = ufunc_methods.desugar(local_imports.desugar(src))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
@@ -142,6 +141,8 @@ def lower(
     ``on_stage(stage, function)`` sees the function after every pass; ``scope`` names the
     module-level objects of the whole program (``frontend.scope``).
     """
+    if not helper:
+        generators.check_entry(src)
     resolved = resolve.resolve(desugared(src), name, scope)
     # a helper's writes into its parameters are checked at its calls (``updated_in_place``)
     updated = frozenset(updated_in_place(src.fn)) if helper else frozenset()

@@ -128,6 +128,12 @@ CASES = [
         (3, 12),
     ),
     (
+        "generator_transformed",
+        "def f(x):\n    s = 0.0\n    for v in x: s = s + v; yield s",
+        "`f` is a generator function (it has `yield`)",
+        (3, 27),
+    ),
+    (
         "return_value_in_generator",
         "def f(x):\n    def g():\n        yield x\n        return x\n    return sum(g())",
         "`return` with a value in a generator is not supported",

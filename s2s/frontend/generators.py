@@ -27,15 +27,20 @@ _FUNCTIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 def _own_yields(body) -> bool:
     """Whether ``body`` yields, outside the functions and classes defined in it."""
+    return _first_own_yield(body) is not None
+
+
+def _first_own_yield(body) -> cst.Yield | None:
+    """The first ``yield`` of ``body``, outside the functions and classes defined in it."""
     stack = [body]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Yield):
-            return True
+            return node
         if node is not body and isinstance(node, _FUNCTIONS):
             continue
-        stack.extend(child_nodes(node))
-    return False
+        stack.extend(reversed(child_nodes(node)))
+    return None
 
 
 def _returns(stmt) -> bool:
@@ -142,6 +147,23 @@ class _Generators(PositionKeeping):
             place(line, original, self.positions)
         body = updated.body.with_changes(body=[start, *statements, *lines[1:]])
         return place(updated.with_changes(body=body), original, self.positions)
+
+
+def check_entry(source: FunctionSource) -> None:
+    """A located error where the function transformed is itself a generator: its call returns a generator
+    object, which no transform takes (``jax.grad`` refuses it too), not the list ``desugar`` makes.
+    """
+    node = source.node
+    first = _first_own_yield(node.body) if isinstance(node, cst.FunctionDef) else None
+    if first is None:
+        return
+    raise UnsupportedSyntax(
+        f"`{source.name}` is a generator function (it has `yield`): calling it returns a generator, "
+        "not arrays a transform can take",
+        source.origin(first),
+        f"transform a function that consumes it and returns arrays: `def loss(x): return "
+        f"sum({source.name}(x))` (or `np.stack(list({source.name}(x)))`)",
+    )
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

@@ -128,21 +128,6 @@ def object_of(node, env: dict, bound) -> object | None:
     return None
 
 
-def indented(source: FunctionSource) -> FunctionSource:
-    """``source`` whose one-line ``def`` (``def f(x): return x * x``) is written as an indented block, so
-    every rewrite that reads a function's statements reads its statements too."""
-    node = source.node
-    if not (
-        isinstance(node, cst.FunctionDef)
-        and isinstance(node.body, cst.SimpleStatementSuite)
-    ):
-        return source
-    line = cst.SimpleStatementLine(list(node.body.body))
-    if node.body in source.file.positions:
-        source.file.positions.setdefault(line, source.file.positions[node.body])
-    return with_node(source, node.with_changes(body=cst.IndentedBlock([line])))
-
-
 def references(source: FunctionSource, objects) -> bool:
     """Whether the function reads any of ``objects`` (by identity) through a name of its module or an
     attribute chain from one (``np.vectorize``, ``jax.jacfwd``): a rewrite of their calls looks no further

@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
 from ..runtime import loader, located
-from . import function_args, variadic, verify, wrappers
+from . import function_args, statement_lines, variadic, verify, wrappers
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,8 @@ def is_generated(fn) -> bool:
 
 
 def load(fn) -> FunctionSource:
-    """The source of a live Python function (``def`` or ``lambda``): the code that runs when it is called.
+    """The source of a live Python function (``def`` or ``lambda``): the code that runs when it is called,
+    one statement per line (``statement_lines``).
 
     A function transformed by s2s (``s2s.grad(f)``) is read as the function it
     generated, so transforming it again differentiates generated code;
@@ -254,6 +255,7 @@ def load(fn) -> FunctionSource:
             "restart Python, or `importlib.reload` the module, so that what runs is what the file says",
         )
     name = _lambda_name(file, node) if isinstance(node, cst.Lambda) else code.co_name
+    node = statement_lines.written_out(node, file.positions)
     return FunctionSource(fn, name, node, file, _environment(fn), is_generated(fn))
 
 

@@ -248,7 +248,17 @@ class Assembly:
                 lines[-1] = (
                     "return np.sum(captured) * np.mean(out) + " + ret[len("return ") :]
                 )
-        body = "\n".join("    " + line for line in "\n".join(lines).split("\n"))
+        # some lines written the way people also write them: ``a = 1; b = 2``, ``if c: s = s + 1``
+        # (drawn apart, so that every other program stays as it was)
+        written = "\n".join(lines).split("\n")
+        side = random.Random(self.seed * 13 + 5)
+        if side.random() < 0.15:
+            written = _joined_lines(written, side)
+            self.feature("semicolons")
+        if side.random() < 0.15:
+            written = _one_line_suites(written, side)
+            self.feature("one_line_suites")
+        body = "\n".join("    " + line for line in written)
         if factory_main:
             self.feature("factory_main")
             inner = f"    def {entry}({', '.join(sig)}):\n" + "\n".join(
@@ -318,3 +328,65 @@ class Assembly:
             has_aux,
             numpy_source,
         )
+
+
+def _simple(line: str) -> bool:
+    """Whether ``line`` is one whole simple statement that another may join on its line."""
+    text = line.strip()
+    balanced = all(text.count(o) == text.count(c) for o, c in ("()", "[]", "{}"))
+    return (
+        bool(text)
+        and balanced
+        and not text.endswith((":", "\\", ","))
+        and "#" not in text
+        and '"""' not in text
+        and not text.startswith(("def ", "class ", "@", "elif", "else", "except"))
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _joined_lines(lines: list, draw: random.Random) -> list:
+    """``lines`` with some pairs of simple statements of one block on one line, ``a = 1; b = 2``."""
+    out = []
+    for line in lines:
+        prev = out[-1] if out else ""
+        if (
+            _simple(prev)
+            and _simple(line)
+            and _indent(prev) == _indent(line)
+            and ";" not in prev
+            and not prev.strip().startswith("return")
+            and draw.random() < 0.4
+        ):
+            out[-1] = f"{prev}; {line.strip()}"
+        else:
+            out.append(line)
+    return out
+
+
+def _one_line_suites(lines: list, draw: random.Random) -> list:
+    """``lines`` with some ``for``/``if``/``while`` headers whose block is one simple statement written
+    on the header's line, ``for w in ws: s = s + w``."""
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        head = line.strip()
+        if (
+            i + 1 < len(lines)
+            and head.startswith(("for ", "if ", "while ", "else:"))
+            and head.endswith(":")
+            and "#" not in head
+            and _simple(lines[i + 1])
+            and _indent(lines[i + 1]) > _indent(line)
+            and (i + 2 >= len(lines) or _indent(lines[i + 2]) <= _indent(line))
+            and draw.random() < 0.6
+        ):
+            out.append(f"{line} {lines[i + 1].strip()}")
+            i += 2
+            continue
+        out.append(line)
+        i += 1
+    return out

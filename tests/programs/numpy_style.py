@@ -6042,3 +6042,32 @@ def inputs_constant_declared_global_and_only_read():
 
 
 PROGRAMS += ["constant_declared_global_and_only_read"]
+
+
+# fmt: off
+class _ScaleLayer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, v):
+        s = v * self.w; return np.tanh(s)  # noqa: E702
+
+
+def statements_joined_on_one_line(x, w):
+    """Script habits: ``;``-joined statements (an object made on one of them, a method's), and one-line
+    blocks (``for v in h: s += v``, ``if ...: ...``, ``else: ...``)."""
+    layer = _ScaleLayer(w); h = layer.forward(x)  # noqa: E702
+    s = 0.0; t = 1.0  # noqa: E702
+    for v in h: s += v**2; t *= 1.1  # noqa: E702
+    if s > 0.5: s = s * 2.0; t = t + s  # noqa: E702
+    else: s = s - 1.0
+    while t < 10.0: t = t * 3.0
+    return s * t + np.sum(np.sin(h))
+# fmt: on
+
+
+def inputs_statements_joined_on_one_line():
+    return (np.array([0.3, -0.8, 1.2]), np.array([0.5, 1.5, -0.7]))
+
+
+PROGRAMS += ["statements_joined_on_one_line"]
