@@ -176,11 +176,17 @@ def _concrete(value) -> bool:
     return True
 
 
-def range(*bounds, within=None):
+def range(*bounds, within=None, indexes=()):
     """Python's ``range`` as loop input: an integer array; for traced bounds, a ``BoundedRange`` where
     ``within`` (``(low, high)``, known when traced) holds every value, else a ``DynamicRange``.
+
+    ``indexes``: the sequences the loop's body indexes by its counter (``ws[i] = ws[i] - lr * gs[i]``).
+    Where one is a Python list, tuple or dict, whose items (of any shapes) no compiled counter can pick,
+    the counts are ``Elements``, visited when the code is traced, as ``for w in ws`` visits a list.
     """
     if builtins.all(_concrete(b) for b in bounds):
+        if builtins.any(isinstance(xs, (list, tuple, dict)) for xs in indexes):
+            return Elements(builtins.range(*(int(b) for b in bounds)))
         return np.arange(*(int(b) for b in bounds))
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     if within is not None and builtins.all(_concrete(b) for b in (*within, step)):

@@ -30,6 +30,7 @@ from .frontend import (
     generators,
     indexed_loops,
     inner_jacobians,
+    item_loops,
     iterators,
     library_maps,
     library_objects,
@@ -112,6 +113,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = factories.desugar(library_objects.desugar(src))
     src = local_objects.desugar(constant_objects.desugar(src))
     src = counted_whiles.desugar(object_lists.desugar(src))
+    src = item_loops.desugar(src)
     src = loop_else.desugar(generators.desugar(src))
     src = listed_iterators.desugar(list_methods.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))
@@ -143,10 +145,16 @@ def lower(
     """
     if not helper:
         generators.check_entry(src)
-    resolved = resolve.resolve(desugared(src), name, scope)
+    written = desugared(src)
+    resolved = resolve.resolve(written, name, scope)
     # a helper's writes into its parameters are checked at its calls (``updated_in_place``)
     updated = frozenset(updated_in_place(src.fn)) if helper else frozenset()
-    fn = aliasing.check(resolved.function, resolved.helpers, updated=updated)
+    fn = aliasing.check(
+        resolved.function,
+        resolved.helpers,
+        updated=updated,
+        handed_back=written.handed_back,
+    )
     on_stage("resolve", fn)
     # what a pass reads of the rest of the program, beyond the function
     context = {"control": {"results": helper_results.list_results(resolved.helpers)}}

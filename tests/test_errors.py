@@ -344,8 +344,15 @@ CASES = [
     (
         "write_into_a_captured_array",
         "def f(x):\n    buf = np.zeros(3)\n    def put(v):\n        buf[0] = v\n        return v\n    return np.sum(buf) + put(np.sum(x))",
-        "in-place write into `buf` inside `put`, which captures it",
-        (4, 8),
+        "`put` changes `buf`, which this line also reads",
+        (6, 18),
+    ),
+    (
+        "write_into_a_captured_array_another_name_holds",
+        "def f(x):\n    buf = np.zeros(3)\n    alias = buf\n    def put(v):\n        buf[0] = v\n"
+        "        return v\n    out = put(np.sum(x))\n    return np.sum(alias) + out",
+        "`put` writes into `buf` (`buf[...] = ...`), which `alias` holds too",
+        (7, 4),
     ),
     (
         "alias_updated_in_place_after_its_twin",

@@ -97,6 +97,24 @@ def _own_nodes(node):
         stack.extend(reversed(child_nodes(n)))
 
 
+def _written_into(small) -> list:
+    """The names whose items the statement writes (``c[k] = v``, ``c[i]["mode"] = m``, ``c[k] += v``)."""
+    targets = (
+        [t.target for t in small.targets]
+        if isinstance(small, cst.Assign)
+        else [small.target] if isinstance(small, cst.AugAssign) else []
+    )
+    found = []
+    for t in targets:
+        if not isinstance(t, cst.Subscript):
+            continue
+        while isinstance(t, cst.Subscript):
+            t = t.value
+        if isinstance(t, cst.Name):
+            found.append(t.value)
+    return found
+
+
 def _growing(small) -> str | None:
     """``outs`` for the statement ``outs.append(v)`` (or ``extend``)."""
     call = small.value if isinstance(small, cst.Expr) else None
@@ -118,7 +136,7 @@ class _Scope:
     params: set
     bound: set  # assigned in the body (``nonlocal`` names excluded), local ``def``s included
     declared: set  # ``nonlocal`` names
-    grown: set  # names appended to
+    grown: set  # names appended to, or whose items it writes (``c[k] = v``)
     called: set  # names called
     once: set  # names appended to by one top-level ``append`` before any ``return``, read nowhere else
     mentioned: set  # every name its code holds, local functions' included
@@ -164,6 +182,7 @@ class _Scope:
             elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
                 bound.update(ir.target_names(small.target))
         grown = {n for n in map(_growing, _small(body)) if n is not None}
+        grown.update(n for small in _small(body) for n in _written_into(small))
         called = {
             n.func.value
             for n in _own_nodes(node.body)

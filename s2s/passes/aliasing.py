@@ -454,14 +454,20 @@ def _repeated_write(stmt, name) -> None:
 
 
 def check(
-    fn: ir.Function, helpers=None, top: bool = True, updated=frozenset()
+    fn: ir.Function,
+    helpers=None,
+    top: bool = True,
+    updated=frozenset(),
+    handed_back=frozenset(),
 ) -> ir.Function:
     """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by. The
     result is ``fn``, with the checks items taken by an index need (``scalar_items``) in a ``top`` one (a
     local function's items stay views of their arrays). ``updated``: for a helper (a function of the
     program that another calls), the parameters its source updates in place (``updated_in_place``: each
     call of it checks that the caller does not read the array afterwards); it may write their elements
-    while they hold what the caller passed (``X[~mask] = value``).
+    while they hold what the caller passed (``X[~mask] = value``). ``handed_back``: ``(local function,
+    parameter)`` pairs of state its local functions take and hand back (``closure_state``), whose elements
+    they may write likewise (each call is checked: ``local_updates``).
     """
     closures = closure_reads(fn)
     # helpers called by name -> (their parameters, those whose memory their result may share)
@@ -575,7 +581,7 @@ def check(
                     and not rows.untouched(stmt.target, n),
                 )
             if element:
-                if name in passed and isinstance(stmt.target.value, cst.Name):
+                if name in passed:
                     others -= {
                         _caller(name)
                     }  # (checked at each call: ``updated_in_place``)
@@ -637,9 +643,15 @@ def check(
                     body[i + 1 :],
                     closures,
                 )
+            # (in a branch, a value that shares nothing leaves the name holding what it held, if anything:
+            # ``running_var = p.get(...)``, then ``running_var = m * running_var + ...`` under an ``if``)
+            kept_entry = id(stmt) in maybe and not (
+                shared_with(stmt.value, fresh) - numbers
+            )
             for name in ir.target_names(stmt.target):
                 taken_from.pop(name, None)
-                entries.pop(name, None)
+                if not kept_entry:
+                    entries.pop(name, None)
                 kept = displays.pop(name, None)
                 # (a display holding what the name held: the name holds another value now)
                 for held, parts in list(displays.items()):
@@ -709,5 +721,6 @@ def check(
                 elements[stmt.target.value] = elements_shared(stmt.value, fresh)
     for local in fn.locals.values():
         _captured_write(local, bound)
-        check(local, helpers, top=False)
+        kept = frozenset(p for f, p in handed_back if f == local.name)
+        check(local, helpers, top=False, updated=kept, handed_back=handed_back)
     return fn if taken is None else taken.with_checks(fn)

@@ -32,7 +32,7 @@ from dataclasses import replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, dotted, literal, names_in, substitute
+from ..cstutil import call, dotted, iter_nodes, literal, names_in, substitute
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from ..rules.registry import op_named
@@ -57,6 +57,48 @@ ITERATION_HELPERS = {
     "zip": "rt.zip",
     "reversed": "rt.reversed",
 }
+
+
+def _indexing(xs: cst.BaseExpression, loop, defined) -> cst.BaseExpression:
+    """``rt.range(...)`` of a loop that indexes sequences bound before it by its counter (``ws[i]``, read or
+    written) with them as ``indexes=``: a Python list among them is visited step by step when traced.
+    """
+    if not (
+        isinstance(xs, cst.Call)
+        and dotted(xs.func) == "rt.range"
+        and isinstance(loop.target, cst.Name)
+    ):
+        return xs
+    counter = loop.target.value
+    parts = [
+        part
+        for stmt in ir.walk(loop.body)
+        for part in (
+            getattr(stmt, "target", None),
+            getattr(stmt, "value", None),
+            getattr(stmt, "test", None),
+            getattr(stmt, "iter", None),
+        )
+        if isinstance(part, cst.CSTNode)
+    ]
+    indexed = sorted(
+        {
+            n.value.value
+            for part in parts
+            for n in iter_nodes(part)
+            if isinstance(n, cst.Subscript)
+            and isinstance(n.value, cst.Name)
+            and n.value.value in defined
+            and len(n.slice) == 1
+            and isinstance(n.slice[0].slice, cst.Index)
+            and isinstance(n.slice[0].slice.value, cst.Name)
+            and n.slice[0].slice.value.value == counter
+        }
+    )
+    if not indexed:
+        return xs
+    names = cst.Tuple([cst.Element(cst.Name(n)) for n in indexed])
+    return xs.with_changes(args=[*xs.args, cst.Arg(names, keyword=cst.Name("indexes"))])
 
 
 def _names(names) -> cst.BaseExpression:
@@ -529,7 +571,7 @@ class _Lower:
         if listed:  # (the body reads them as the lists they are now)
             fn, body_kinds = body_function()
         fn = _carried_as_lists(fn, carried, kinds, body_kinds)
-        xs = self.iteration(stmt.iter)
+        xs = _indexing(self.iteration(stmt.iter), stmt, defined)
         init = _names(carried)
         value = call("rt.scan", cst.Name(fn.name), init, xs)
         # a list an `if` may skip appending to: the loop's items, the skipped ones dropped after it

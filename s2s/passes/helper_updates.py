@@ -17,6 +17,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
+from .dataflow import element_base
 from .expression_sharing import read_before_rebound, shared_with
 from .helper_sharing import parameter_of, updated_in_place
 
@@ -24,7 +25,8 @@ from .helper_sharing import parameter_of, updated_in_place
 def local_updates(local: ir.Function, helpers: dict) -> dict:
     """``helper_sharing.updated_in_place`` of a local function: its parameters updated in place (``v /= n``)
     before it rebinds them, or handed (or a view of them) to a helper that updates them (``partial(scale_,
-    c=3.0)``'s local function), name -> the update's operator."""
+    c=3.0)``'s local function), or whose elements it writes (a list handed through and back), name -> the
+    update's operator."""
     found, rebound = {}, set()
     for stmt in ir.walk(local.body):
         live = set(local.param_names) - rebound
@@ -44,6 +46,12 @@ def local_updates(local: ir.Function, helpers: dict) -> dict:
             name = stmt.target.value
             if name in local.param_names and name not in rebound:
                 found.setdefault(name, ir.code(stmt.operator).strip())
+        elif isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
+            stmt.target, cst.Subscript
+        ):  # ``c[k] = v``: a state handed through and back (``closure_state``) written into
+            name = element_base(stmt.target)
+            if name in local.param_names and name not in rebound:
+                found.setdefault(name, "[...] =")
         elif isinstance(stmt, (ir.Assign, ir.For)):
             rebound |= set(ir.target_names(stmt.target))
     return found
@@ -112,6 +120,16 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
                         root[0] != "passed" for root in own & groups.roots.get(n, set())
                     )
                 ]
+            if shared and state and updates[param] == "[...] =":
+                # a local function's ``buf[0] = v`` into its enclosing function's ``buf``
+                other = shared[0]
+                raise UnsupportedSyntax(
+                    f"`{node.func.value}` writes into `{param}` (`{param}[...] = ...`), which `{other}` holds "
+                    f"too: NumPy changes `{other}` as well, and it is read after the call",
+                    stmt.origin,
+                    f"read `{param}` where `{other}` is read, or bind `{other}` to a copy "
+                    f"(`{other} = {param}.copy()`)",
+                )
             if shared and state:  # a method's ``self.W -= ...``
                 op, other = updates[param], shared[0]
                 raise UnsupportedSyntax(

@@ -587,9 +587,17 @@ class Example(Family):
 
 
 class Constructor(Family):
-    """Arrays made from shapes and constants: the same for every example; a batched argument has no rule."""
+    """Arrays made from shapes and constants: the same for every example; a batched argument has no rule,
+    but ``rt.range``'s ``indexes`` (whether a loop visits Python lists: batched, they still are).
+    """
 
     name = "constructor"
+
+    def batch(self, b, op, e, bindings, target):
+        sizes = [*e.args, *(v for k, v in e.kwargs if k != "indexes")]
+        if op.name == "rt.range" and not any(b.is_batched(a) for a in sizes):
+            return e.node, False
+        return super().batch(b, op, e, bindings, target)
 
 
 class Sequence(Family):

@@ -176,6 +176,8 @@ FORMS = (
     "counter_under_a_root",
     "base_init",
     "settings_dict_and_cache",
+    "sgd_over_a_list_by_index",
+    "dicts_written_by_their_loop",
 )
 
 
@@ -562,6 +564,38 @@ class PythonIdioms:
             f"    for {name}_k in {name}_p:",
             f"        {name}_p[{name}_k] = {name}_p[{name}_k] - 0.1 * {name}_g[{name}_k]",
             f'{name} = np.sum({name}_p["u"] ** 2) + np.sum({name}_p["v"])',
+        ]
+
+    def _py_sgd_over_a_list_by_index(self, lines, name, a, b):
+        """SGD steps updating a list of parameters of different shapes by index (``ws[i] = ws[i] - ...``):
+        a Python list no compiled counter can index (``rt.range(..., indexes=)``)."""
+        lines += [
+            f"{name}_ws = [np.tanh({a}), {b} * 0.5]",
+            f"for {name}_s in range(2):",
+            f"    {name}_gs = [np.cos(w) * 0.3 for w in {name}_ws]",
+            f"    for {name}_i in range(len({name}_ws)):",
+            f"        {name}_ws[{name}_i] = {name}_ws[{name}_i] - 0.1 * {name}_gs[{name}_i]",
+            f"{name} = sum(np.sum(w ** 2) for w in {name}_ws)",
+        ]
+
+    def _py_dicts_written_by_their_loop(self, lines, name, a, b):
+        """A loop writing into the dicts of a list it visits (CS231n's ``bn_param["mode"] = mode``), the
+        loop's name visiting them again in a later loop (``frontend/item_loops``)."""
+        head = self.pick(
+            [
+                f"for {name}_c in {name}_cfgs:",
+                f"for {name}_j, {name}_c in enumerate({name}_cfgs):",
+            ]
+        )
+        lines += [
+            f'{name}_cfgs = [{{"scale": 1.0, "w": np.tanh({a})}}, {{"scale": 2.0, "w": {b} * 0.5}}]',
+            head,
+            f'    {name}_c["w"] = {name}_c["w"] * {name}_c["scale"] + 0.1',
+            f'    {name}_c["mode"] = "train"',
+            f"{name} = 0.0",
+            f"for {name}_c in {name}_cfgs:",
+            f'    if {name}_c["mode"] == "train":',
+            f'        {name} = {name} + np.sum({name}_c["w"] ** 2)',
         ]
 
     def _py_broke_at(self, lines, name, a, b):

@@ -6071,3 +6071,125 @@ def inputs_statements_joined_on_one_line():
 
 
 PROGRAMS += ["statements_joined_on_one_line"]
+
+
+def _batchnorm_cs231n(x, gamma, beta, bn_param):
+    """CS231n's layer: running statistics read with ``get``, updated in the ``train`` branch only, and
+    written back into the dict it was given."""
+    mode = bn_param["mode"]
+    eps = bn_param.get("eps", 1e-5)
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    running_var = bn_param.get("running_var", np.ones(x.shape[1]))
+    if mode == "train":
+        mu, var = x.mean(axis=0), x.var(axis=0)
+        out = gamma * (x - mu) / np.sqrt(var + eps) + beta
+        running_mean = 0.9 * running_mean + 0.1 * mu
+        running_var = 0.9 * running_var + 0.1 * var
+    else:
+        out = gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta
+    bn_param["running_mean"] = running_mean
+    bn_param["running_var"] = running_var
+    return out, None
+
+
+def batchnorm_at_test_time_with_its_statistics_given(x):
+    """The statistics come from the dict (``test`` mode): a value read with ``get``, rebound in a branch
+    that does not run, then written back under its key, which changes no array it held.
+    """
+    bn_param = {
+        "mode": "test",
+        "running_mean": np.array([0.1, 0.2, -0.1]),
+        "running_var": np.array([1.0, 0.5, 2.0]),
+    }
+    out, _ = _batchnorm_cs231n(x, np.ones(3), np.zeros(3), bn_param)
+    return np.sum(out**2)
+
+
+def inputs_batchnorm_at_test_time_with_its_statistics_given():
+    return (np.array([[0.3, -0.8, 1.2], [0.5, 0.1, -0.4]]),)
+
+
+PROGRAMS += ["batchnorm_at_test_time_with_its_statistics_given"]
+
+
+class _ModeNet:
+    """CS231n's ``FullyConnectedNet``: per-layer settings dicts in a list, their mode set by ``loss``."""
+
+    def __init__(self, weights):
+        self.params = {f"W{i + 1}": w for i, w in enumerate(weights)}
+        self.num_layers = len(weights)
+        self.dropout_param = {"mode": "train", "p": 0.5}
+        self.bn_params = [{"mode": "train"} for _ in range(self.num_layers - 1)]
+
+    def loss(self, X, y=None):
+        mode = "test" if y is None else "train"
+        self.dropout_param["mode"] = mode
+        for bn_param in self.bn_params:
+            bn_param["mode"] = mode
+        out = X
+        for i in range(1, self.num_layers):
+            scale = 1.0 if self.bn_params[i - 1]["mode"] == "test" else 0.5
+            out = np.tanh(out @ self.params[f"W{i}"]) * scale
+        scores = out @ self.params[f"W{self.num_layers}"]
+        if mode == "test":
+            return scores
+        loss = np.mean((scores - y) ** 2)
+        for bn_param in self.bn_params:
+            loss += 0.01 * len(bn_param["mode"])
+        return loss
+
+
+def layer_settings_set_by_a_loop_over_their_dicts(w1, w2, x, y):
+    """``for bn_param in self.bn_params: bn_param["mode"] = mode``: the loop writes into the dicts the
+    list holds (the same name visits them again in a later loop); ``x`` at test time (``y=None``) too.
+    """
+    net = _ModeNet([w1, w2])
+    train = net.loss(x, y)
+    scores = _ModeNet([w1, w2]).loss(x)
+    return train + np.sum(scores**2)
+
+
+def inputs_layer_settings_set_by_a_loop_over_their_dicts():
+    r = np.random.default_rng(5)
+    return (
+        r.normal(size=(3, 4)),
+        r.normal(size=(4, 2)),
+        r.normal(size=(5, 3)),
+        r.normal(size=(5, 2)),
+    )
+
+
+PROGRAMS += ["layer_settings_set_by_a_loop_over_their_dicts"]
+
+
+def sgd_steps_over_a_list_by_its_indices(w1, b1, w2, x, y):
+    """Plain SGD on a list of parameter arrays of different shapes, updated by index
+    (``ws[i] = ws[i] - lr * grads[i]``): a loop no compiled counter can run, visited step by step.
+    """
+    ws = [w1, b1, w2]
+    for step in range(2):
+        h = np.tanh(x @ ws[0] + ws[1])
+        err = h @ ws[2] - y
+        grads = [
+            x.T @ ((err @ ws[2].T) * (1 - h**2)),
+            np.sum((err @ ws[2].T) * (1 - h**2), axis=0),
+            h.T @ err,
+        ]
+        for i in range(len(ws)):
+            ws[i] = ws[i] - 0.1 * grads[i] / len(y)
+    h = np.tanh(x @ ws[0] + ws[1])
+    return np.mean((h @ ws[2] - y) ** 2)
+
+
+def inputs_sgd_steps_over_a_list_by_its_indices():
+    r = np.random.default_rng(8)
+    return (
+        0.5 * r.normal(size=(3, 4)),
+        0.1 * r.normal(size=4),
+        0.5 * r.normal(size=(4, 2)),
+        r.normal(size=(6, 3)),
+        r.normal(size=(6, 2)),
+    )
+
+
+PROGRAMS += ["sgd_steps_over_a_list_by_its_indices"]
