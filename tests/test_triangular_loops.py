@@ -49,7 +49,7 @@ def test_jvp_and_hessian_match_differences():
 
 def test_the_span_is_written_in_the_generated_code():
     text = s2s.generate(P.pair_energy, ("grad",)).text
-    assert "rt.range(i + 1, n, within=(1, n), indexes=(pos,))" in text
+    assert "rt.range(i + 1, n, within=(1, n), indexes=(charges, pos))" in text
 
 
 def collects_rows(x):
