@@ -794,9 +794,27 @@ def _probe(leaf):
     if isinstance(leaf, _NoSteps):
         return leaf.step
     if isinstance(leaf, Elements):
-        item = 0.0 if leaf.batch is None else np.zeros(leaf.batch)
+        item = _AnyItem.like(() if leaf.batch is None else leaf.batch)
         return item if leaf.width is None else (item,) * leaf.width
     return namespace(leaf).zeros(np.shape(leaf)[1:], _dtype(leaf))
+
+
+class _AnyItem(np.ndarray):
+    """The item ``_no_steps`` gives a body looping over an empty Python sequence, whose items may be
+    numbers, arrays or dicts of them: zeros, whose entries (``layer["W"]``, ``p.get("eps", 1e-5)``) are
+    such zeros too. Only the structure of what the body returns is read from it."""
+
+    @classmethod
+    def like(cls, shape) -> _AnyItem:
+        return np.zeros(shape).view(cls)
+
+    def __getitem__(self, key):
+        if isinstance(key, str) or self.ndim == 0:
+            return _AnyItem.like(())
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        return _AnyItem.like(())
 
 
 # non-empty while ``_no_steps`` runs a body for the structure of its outputs

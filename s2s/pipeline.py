@@ -55,6 +55,7 @@ from .frontend import (
     strings,
     ufunc_methods,
     ufunc_outputs,
+    written_back,
     written_loops,
 )
 from .passes import (
@@ -112,8 +113,10 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
     src = local_objects.desugar(constant_objects.desugar(src))
+    # (an object's settings, written out: ``if net_norm == "batchnorm":`` in its methods)
+    src = static_tests.desugar(src)
     src = counted_whiles.desugar(object_lists.desugar(src))
-    src = item_loops.desugar(src)
+    src = written_back.desugar(item_loops.desugar(src))
     src = loop_else.desugar(generators.desugar(src))
     src = listed_iterators.desugar(list_methods.desugar(src))
     src = iterators.desugar(builtin_calls.desugar(src))

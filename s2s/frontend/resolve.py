@@ -41,6 +41,7 @@ from . import (
     variadic,
     windows,
     wrappers,
+    written_back,
 )
 from .calls import Calls, is_literal_value, xp_attr
 from .fence import is_append
@@ -836,6 +837,8 @@ class Resolver(Calls):
             return self.refuse_library(node, path, obj)
         if callable(obj) and spellings.is_library(obj) and not isinstance(obj, type):
             return self.refuse_library(node, path, obj)
+        if isinstance(obj, written_back.WritesBack):
+            return cst.Name(self.helper(name, obj))
         if inspect.isfunction(obj):
             # a lambda: its variable's name
             return cst.Name(

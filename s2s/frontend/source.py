@@ -216,9 +216,12 @@ def load(fn) -> FunctionSource:
     The file's current text must be the code of the live function (``verify``).
     """
     from .lifted import Lifted
+    from .written_back import WritesBack
 
     if isinstance(fn, Lifted):
         return fn.source()
+    if isinstance(fn, WritesBack):
+        return fn.source(load)
     if isinstance(fn, variadic.Specialized):
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):

@@ -11,6 +11,8 @@ Guarantees of ``desugar(source)``, each new line at the statement's position:
 - ``h, cache["a"] = value`` (an element or item target inside a tuple target, at any depth) is ``h,
   cache_item = value`` then ``cache["a"] = cache_item``: Python's unpacking (its length check
   included), then the writes in Python's order, left to right.
+
+The lines of local functions are read so too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .rewriting import (
     assignment,
     assignment_line,
     function_body,
+    place,
     with_blocks,
     with_body,
 )
@@ -121,6 +124,11 @@ class _Unstar:
                         assign.targets[0].target.elements, assign.value.elements
                     )
                 )
+            elif isinstance(stmt, cst.FunctionDef) and isinstance(
+                stmt.body, cst.IndentedBlock
+            ):  # a local function's lines too
+                body = stmt.body.with_changes(body=self.block(stmt.body.body))
+                out.append(place(stmt.with_changes(body=body), stmt, self.positions))
             else:
                 out.append(with_blocks(stmt, self.block, self.positions))
         return out

@@ -9,7 +9,9 @@ branch it keeps, and a name bound to different functions on two branches has no 
 Guarantee: an ``if``/``elif`` statement or a conditional expression whose test is
 ``hasattr(M, "name")`` (``M`` a module the function's environment names, ``hasattr`` Python's), or a
 comparison, ``not``, ``and``/``or`` of literals and module-level constants (a number, a string, a
-bool, None, or a tuple of them: names the function does not bind), keeps only the branch Python takes
+bool, None, or a tuple of them: names the function does not bind), or of the function's own constants
+(a name its block binds to one of those on a line of its own, and nothing else binds: ``norm = None``
+where an object's ``__init__`` was written out) in lines after that one, keeps only the branch Python takes
 (an ``if`` without ``else`` whose test is false: nothing). The constants are watched as any global
 the function reads (``freshness``): a new value makes the module again. Every other test stays.
 """
@@ -20,6 +22,8 @@ import ast
 import builtins
 import inspect
 import operator
+from collections import Counter
+from dataclasses import replace
 
 import libcst as cst
 
@@ -139,6 +143,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return source
     bound = bindings(source.node)
     positions = source.file.positions
+    # what the tests read: the module's constants, and the function's own constants bound before them
+    scope = {"source": source, "bound": bound}
 
     def block(statements):
         out = []
@@ -151,7 +157,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
 
     def taken(stmt) -> list:
         if isinstance(stmt, cst.If):
-            truth = _truth(stmt.test, source, bound)
+            truth = _truth(stmt.test, scope["source"], scope["bound"])
             if truth is True:
                 return block(stmt.body.body)
             if truth is False:
@@ -160,6 +166,43 @@ def desugar(source: FunctionSource) -> FunctionSource:
                 return taken(stmt.orelse) if isinstance(stmt.orelse, cst.If) else []
         return [with_blocks(stmt, block, positions)]
 
-    expressions = _Expressions(source, bound)
-    statements = [rewrite(s, expressions) for s in block(body)]
+    statements = []
+    for stmt in body:
+        kept = [
+            rewrite(s, _Expressions(scope["source"], scope["bound"]))
+            for s in taken(stmt)
+        ]
+        statements.extend(kept)
+        if kept and kept[-1] is not stmt and _leaves(kept[-1]):
+            break
+        known = _local_constant(stmt, scope["source"], bound)
+        if known is not None:
+            name, value = known
+            scope["source"] = replace(
+                scope["source"], env={**scope["source"].env, name: value}
+            )
+            scope["bound"] = scope["bound"] - Counter({name: scope["bound"][name]})
+    if statements == body:
+        return source
     return with_body(source, statements)
+
+
+def _local_constant(stmt, source: FunctionSource, bound) -> tuple | None:
+    """``(name, value)`` of a line of the function's own block binding a name to a constant (a literal,
+    a module constant: ``norm = None`` where an object's ``__init__`` was written out) that nothing in
+    the function binds again; the tests after it read it as a constant."""
+    if not (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Assign)
+        and len(stmt.body[0].targets) == 1
+        and isinstance(stmt.body[0].targets[0].target, cst.Name)
+    ):
+        return None
+    name = stmt.body[0].targets[0].target.value
+    if bound[name] != 1:
+        return None
+    value = _constant(stmt.body[0].value, source, bound)
+    if value is _UNKNOWN or type(value) not in _CONSTANTS:
+        return None
+    return name, value

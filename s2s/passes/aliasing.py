@@ -36,9 +36,11 @@ import libcst as cst
 from .. import ir
 from ..cstutil import dotted, names_in
 from ..errors import UnsupportedSyntax
+from ..frontend.written_back import WritesBack
 from .dataflow import closure_reads, element_base
 from .expression_sharing import (
     elements_shared,
+    handed_back_items,
     is_number,
     numbers_unpacked,
     read_before_rebound,
@@ -472,10 +474,17 @@ def check(
     closures = closure_reads(fn)
     # helpers called by name -> (their parameters, those whose memory their result may share)
     fresh = {}
+    # helpers that hand back the parameters they update (``written_back``): name -> (their parameters,
+    # those their value may share, those handed back)
+    handing = {}
     for name, f in (helpers or {}).items():
         shared = returned_parameters(f)
         if shared is not None:
             fresh[name] = (list(inspect.signature(f).parameters), shared)
+        if isinstance(f, WritesBack):
+            value = returned_parameters(f.fn)
+            params = list(inspect.signature(f).parameters)
+            handing[name] = (params, set(params) if value is None else value, f.params)
     # who may share memory with whom; a parameter starts out as the caller's array (``_caller``), and
     # stops being it when rebound to a fresh value (``m = m.copy()``)
     groups = Sharing()
@@ -685,6 +694,8 @@ def check(
             unpacked = (
                 unpacked if unpacked is not None else side_by_side(stmt.value, fresh)
             )
+            if unpacked is None:
+                unpacked = handed_back_items(stmt.value, handing, fresh)
             # (in a branch, which may not run, a name shares what it held before too)
             binds = (lambda n, src: bind(n, {n, *src})) if id(stmt) in maybe else bind
             if isinstance(stmt.target, cst.Tuple) and unpacked is not None:

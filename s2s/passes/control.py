@@ -37,7 +37,7 @@ from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from ..rules.registry import op_named
 from . import helper_results
-from .collected import COLLECTED, LIST, Kinds, Reads, check_locals
+from .collected import COLLECTED, LIST, UNKNOWN, Kinds, Reads, check_locals
 from .dataflow import (
     assigned,
     closure_reads,
@@ -116,6 +116,25 @@ def _ordered(names, body) -> list[str]:
             if n in names and n not in order:
                 order.append(n)
     return order + sorted(set(names) - set(order))
+
+
+def _branches_as_lists(results, t, t_kinds: Kinds, f, f_kinds: Kinds):
+    """The two branch functions of an ``if``, a branch returning as a Python list (its items:
+    ``rt.unstack``) each result it collects by ``append`` where the other branch gives something else
+    (``bn_params = []``, then ``if batchnorm: bn_params = [{...} for ...]``): the value Python has on
+    that path, so after the ``if`` the name means one thing (the ``Kinds`` say so)."""
+    branches = [[t, t_kinds], [f, f_kinds]]
+    for n in results:
+        kinds = [t_kinds.kind(n), f_kinds.kind(n)]
+        if kinds.count(COLLECTED) != 1 or UNKNOWN in kinds:
+            continue
+        branch = branches[kinds.index(COLLECTED)]
+        fn, after = branch
+        *body, ret = fn.body
+        value = substitute(ret.value, {n: call("rt.unstack", cst.Name(n))})
+        branch[0] = fn.with_body([*body, ir.Return(value, ret.origin)])
+        after.bind(n, LIST, None)
+    return branches[0][0], branches[1][0]
 
 
 def _carried_as_lists(
@@ -401,6 +420,7 @@ class _Lower:
             stmt.origin,
             kinds=kinds,
         )
+        t, f = _branches_as_lists(results, t, t_kinds, f, f_kinds)
         value = call(
             "rt.cond",
             stmt.test,

@@ -193,6 +193,31 @@ def side_by_side(value, fresh=frozenset()):
     return None
 
 
+def handed_back_items(value, handing, fresh=frozenset()):
+    """What each item of a call of a helper that hands back the parameters it updates shares (``(*params,
+    value)``: ``frontend/written_back``), for a tuple target; else None. ``handing``: name -> (its
+    parameters, those its value may share, those handed back)."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        return None
+    known = handing.get(value.func.value)
+    if known is None or any(a.star for a in value.args):
+        return None
+    params, shared, handed = known
+    by_param = {
+        (
+            a.keyword.value if a.keyword else params[k] if k < len(params) else None
+        ): a.value
+        for k, a in enumerate(value.args)
+    }
+    items = [
+        shared_with(by_param[p], fresh) if p in by_param else set() for p in handed
+    ]
+    value_shares = set().union(
+        set(), *(shared_with(v, fresh) for p, v in by_param.items() if p in shared)
+    )
+    return [*items, value_shares]
+
+
 def read_before_rebound(name: str, later, closures=None) -> bool:
     """Whether ``name`` is read by the statements ``later`` before one assigns it anew; a local function
     they call or name reads what it captures (``closures``: local function -> the names it reads from outside).

@@ -103,6 +103,57 @@ def updated_in_place(helper) -> dict:
 _READING: set = set()  # the helpers whose updates are being read
 
 
+def written_directly(helper) -> frozenset[str]:
+    """The parameters a helper updates in place by its own statements (``bn_param["mean"] = m``,
+    ``v += b``) and never rebinds, hands to another helper that updates it, or reads in a function it
+    defines: after any call, the parameter holds the object the caller passed, updated by what the
+    helper's own code did to it (``frontend/written_back`` returns it)."""
+    updated = updated_in_place(helper)
+    if not updated:
+        return frozenset()
+    try:
+        src = source.load(helper)
+    except Exception:
+        return frozenset()
+    node = src.node
+    if not isinstance(node, cst.FunctionDef):
+        return frozenset()
+    found = set()
+    for name in updated:
+        own, handed = False, False
+        for stmt in _in_order(node.body):
+            own = own or bool(_writes(stmt, {name}))
+            calls = (n for n in own_nodes(_header(stmt)) if isinstance(n, cst.Call))
+            handed = handed or any(
+                _handed_to_updates(c, src.env, {name}) for c in calls
+            )
+        binds = sum(
+            1
+            for n in iter_nodes(node.body)
+            if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.For, cst.NamedExpr))
+            and isinstance(n.target, cst.Name)
+            and n.target.value == name
+            and not isinstance(n, cst.AugAssign)
+        ) + sum(
+            1
+            for n in iter_nodes(node.body)
+            if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+            and any(isinstance(m, cst.Name) and m.value == name for m in iter_nodes(n))
+        )
+        tuple_binds = any(
+            isinstance(n, (cst.AssignTarget, cst.For))
+            and isinstance(n.target, (cst.Tuple, cst.List))
+            and any(
+                isinstance(m, cst.Name) and m.value == name
+                for m in iter_nodes(n.target)
+            )
+            for n in iter_nodes(node.body)
+        )
+        if own and not handed and not binds and not tuple_binds:
+            found.add(name)
+    return frozenset(found)
+
+
 def _in_order(node) -> list:
     """The small statements (and ``for`` headers) under ``node`` in the order they run, nested functions
     left out."""
@@ -264,6 +315,10 @@ def returned_parameters(helper) -> frozenset[str] | None:
             for t in node.targets:
                 if isinstance(t.target, cst.Name):
                     assigned.setdefault(t.target.value, []).append(node.value)
+                elif _side_by_side(t.target, node.value):
+                    # ``out, cache = None, None``: each name its own item
+                    for el, v in zip(t.target.elements, node.value.elements):
+                        assigned.setdefault(el.value.value, []).append(v.value)
                 elif not isinstance(t.target, (cst.Subscript, cst.Attribute)):
                     for n in iter_nodes(t.target):
                         if isinstance(n, cst.Name):
@@ -299,7 +354,10 @@ def returned_parameters(helper) -> frozenset[str] | None:
         if isinstance(expr, cst.Call):
             func = dotted(expr.func) or ""
             module, _, name = func.rpartition(".")
-            library = src.env.get(module.split(".")[0]) if module else None
+            root = module.split(".")[0]
+            # (a parameter or a name the helper assigns is its own, whatever its module calls so)
+            local = root in params or root in assigned
+            library = src.env.get(root) if module and not local else None
             if (
                 getattr(library, "__name__", "") in ("numpy", "jax.numpy")
                 and "." not in module
@@ -317,10 +375,17 @@ def returned_parameters(helper) -> frozenset[str] | None:
                 if method == "copy" or not hasattr(np.ndarray, method):
                     # (no array has ``ret.toarray()``: s2s's values raise there, returning nothing)
                     return frozenset()
-                return shares(expr.func.value, seen) if may_view(method, expr) else None
+                # (an array's method that makes no view makes a new array: ``x.mean(axis=0)``)
+                return (
+                    shares(expr.func.value, seen)
+                    if may_view(method, expr)
+                    else frozenset()
+                )
             return None
         if isinstance(expr, cst.IfExp):  # one of its two values
             return union([shares(expr.body, seen), shares(expr.orelse, seen)])
+        if isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"):
+            return frozenset()
         if isinstance(expr, cst.Name):
             own = frozenset(
                 {expr.value} & params
@@ -334,6 +399,17 @@ def returned_parameters(helper) -> frozenset[str] | None:
         return None
 
     return union(shares(r, frozenset()) for r in returns) if returns else None
+
+
+def _side_by_side(target, value) -> bool:
+    """``a, b = u, v``: a display of names assigned a display of as many values, none starred."""
+    return (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and all(isinstance(e.value, cst.Name) for e in target.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in value.elements)
+    )
 
 
 def returns_new_arrays(helper) -> bool:

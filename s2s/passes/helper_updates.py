@@ -17,6 +17,7 @@ import libcst as cst
 from .. import ir
 from ..cstutil import iter_nodes
 from ..errors import UnsupportedSyntax
+from ..frontend.written_back import WritesBack
 from .dataflow import element_base
 from .expression_sharing import read_before_rebound, shared_with
 from .helper_sharing import parameter_of, updated_in_place
@@ -97,6 +98,9 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
                 if isinstance(stmt, ir.Assign)
                 else set()
             )
+            if isinstance(helper, WritesBack) and param in helper.params:
+                # (the call's value assigns the argument back where it came from: ``written_back``)
+                rebound |= viewed
             shared = sorted(
                 n
                 for name in viewed

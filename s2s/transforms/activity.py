@@ -13,7 +13,8 @@ What an equation depends on (``eqn_inputs``):
 - a local function handed to a call (``rt.scan(body, ...)``, or any other
   call): what it reads from the enclosing scope (its closure);
 - reads (``p[0]``, ``p.w``) and copies: the container read.
-Static expressions (literals, ``.shape``, ``len``) carry nothing.
+Static expressions (literals, ``.shape``, ``len``) and Python's builtins of integers, strings and bools
+(``range``, ``str``: ``INTEGER_VALUED``) carry nothing.
 
 The analysis over-approximates: a name is active when some path may carry a
 derivative. The *closed world* check (``check_closed_world``) then makes
@@ -38,6 +39,21 @@ from ..templates import bind, differentiable_arguments
 from .dependence import depends_on, needed_by
 
 CONSTANT_NAMES = ("True", "False", "None")
+# Python's builtins whose values are integers, strings or bools: no derivative reaches them, whatever
+# their arguments hold (``range(1, num_layers)`` of a count a function returned beside arrays)
+INTEGER_VALUED = frozenset(
+    {
+        "range",
+        "len",
+        "str",
+        "repr",
+        "format",
+        "bool",
+        "isinstance",
+        "hasattr",
+        "callable",
+    }
+)
 
 
 def diff_names(atom) -> set[str]:
@@ -134,6 +150,8 @@ def eqn_inputs(e: Eqn, flows=None, defs=None, through_nondiff=False) -> set[str]
         return set().union(closures(every), *(diff_names(a) for a in flowing))
     if e.kind in ("getitem", "attribute", "copy"):
         return diff_names(e.args[0])
+    if e.kind == "call" and e.name in INTEGER_VALUED:
+        return set()
     return set().union(
         set(), *(names_in(a) for a in e.args), *(inputs(a) for a in every)
     )

@@ -6193,3 +6193,108 @@ def inputs_sgd_steps_over_a_list_by_its_indices():
 
 
 PROGRAMS += ["sgd_steps_over_a_list_by_its_indices"]
+
+
+def _batchnorm_keeping_running_mean(x, gamma, bn_param):
+    """CS231n's contract: the layer writes its running mean into the dict it is given."""
+    mode = bn_param["mode"]
+    running_mean = bn_param.get("running_mean", np.zeros(x.shape[1]))
+    out, cache = None, None
+    if mode == "train":
+        mu = x.mean(axis=0)
+        out = gamma * (x - mu) / np.sqrt(x.var(axis=0) + 1e-5)
+        cache = (x, mu, gamma)
+        running_mean = 0.9 * running_mean + 0.1 * mu
+    else:
+        out = gamma * (x - running_mean)
+    bn_param["running_mean"] = running_mean
+    return out, cache
+
+
+def running_mean_read_after_the_layer_wrote_it(x):
+    """The caller reads the statistics the layer wrote into its dict: NumPy's change, handed back."""
+    bn_param = {"mode": "train"}
+    out, _ = _batchnorm_keeping_running_mean(x, np.array([1.0, 2.0, 0.5]), bn_param)
+    return np.sum(out**2) + np.sum(bn_param["running_mean"] ** 2)
+
+
+def inputs_running_mean_read_after_the_layer_wrote_it():
+    return (np.array([[0.3, -0.8, 1.2], [0.5, 0.1, -0.4], [0.2, 0.7, -0.9]]),)
+
+
+PROGRAMS += ["running_mean_read_after_the_layer_wrote_it"]
+
+
+class _NormalizedNet:
+    """CS231n's ``FullyConnectedNet`` with batch normalization: its layers' settings dicts in a list
+    made by ``__init__`` on a configuration's branch, the mode set by ``loss`` and the running means
+    written into them by the layer, read again in the next call."""
+
+    def __init__(self, weights, normalization=None):
+        self.params = {f"W{i + 1}": w for i, w in enumerate(weights)}
+        self.num_layers = len(weights)
+        self.normalization = normalization
+        self.bn_params = []
+        if self.normalization == "batchnorm":
+            self.bn_params = [{"mode": "train"} for _ in range(self.num_layers - 1)]
+
+    def loss(self, X, y):
+        if self.normalization == "batchnorm":
+            for bn_param in self.bn_params:
+                bn_param["mode"] = "train"
+        out = X
+        for i in range(1, self.num_layers):
+            out = out @ self.params[f"W{i}"]
+            if self.normalization == "batchnorm":
+                out, _ = _batchnorm_keeping_running_mean(
+                    out, 1.5, self.bn_params[i - 1]
+                )
+            out = np.tanh(out)
+        scores = out @ self.params[f"W{self.num_layers}"]
+        loss = np.mean((scores - y) ** 2)
+        for bn_param in self.bn_params:
+            loss += 0.1 * np.sum(bn_param["running_mean"] ** 2)
+        return loss
+
+
+def layers_writing_statistics_into_their_settings(w1, w2, x, y):
+    """Both configurations of the net: the settings dicts written by a loop and by the layer."""
+    plain = _NormalizedNet([w1, w2]).loss(x, y)
+    return plain + _NormalizedNet([w1, w2], normalization="batchnorm").loss(x, y)
+
+
+def inputs_layers_writing_statistics_into_their_settings():
+    r = np.random.default_rng(6)
+    return (
+        r.normal(size=(3, 4)),
+        r.normal(size=(4, 2)),
+        r.normal(size=(5, 3)),
+        r.normal(size=(5, 2)),
+    )
+
+
+PROGRAMS += ["layers_writing_statistics_into_their_settings"]
+
+
+def _unpack_into(v):
+    return v * 2.0, np.sum(v)
+
+
+def local_function_unpacking_into_a_list_of_its_caller(x):
+    """A local function writing an item of its enclosing function's list from an unpacking
+    (``hs[1], c = pair(v)``): the list is handed through it and back."""
+    hs = [x, x * 0.5]
+
+    def step(v):
+        hs[1], c = _unpack_into(v)
+        return c
+
+    c = step(np.sin(x))
+    return np.sum(hs[1] * hs[0]) * c
+
+
+def inputs_local_function_unpacking_into_a_list_of_its_caller():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["local_function_unpacking_into_a_list_of_its_caller"]
