@@ -207,7 +207,11 @@ def batch_scalars(value, size):
     """
 
     def leaf(x):
-        if getattr(type(x), "placeholder", False) or np.ndim(x) != 0:
+        if (
+            getattr(type(x), "placeholder", False)
+            or isinstance(x, (str, bytes))  # (a setting: the same for every example)
+            or np.ndim(x) != 0
+        ):
             return x
         xp = namespace(x)
         return xp.broadcast_to(xp.asarray(x), (size,))

@@ -504,7 +504,8 @@ def _step_major(b, xs):
 
 def _carry_start(b, init):
     """A batched loop's starting carry: ``init`` broadcast, and where it holds number literals
-    (``(x, 0)``, directly or through the name of that display), those too (``rt.batch_scalars``).
+    (``(x, 0)``, directly or through the name of that display, at any depth of displays), those too
+    (``rt.batch_scalars``).
     """
     start = b.broadcast(init)
     display = init
@@ -519,11 +520,20 @@ def _carry_start(b, init):
             ),
             None,
         )
-    if isinstance(display, (cst.Tuple, cst.List)) and any(
-        is_static(el.value) for el in display.elements
-    ):
+    if _holds_numbers(display):
         return call("rt.batch_scalars", start, cst.Name(b.size))
     return start
+
+
+def _holds_numbers(display) -> bool:
+    """Whether a display holds a literal, at any depth of displays (``[{"scale": 1.0, "w": w}]``)."""
+    if not isinstance(display, (cst.Tuple, cst.List, cst.Dict)):
+        return False
+    return any(
+        is_static(el.value) or _holds_numbers(el.value)
+        for el in display.elements
+        if isinstance(el, (cst.Element, cst.DictElement))
+    )
 
 
 def while_loop(b, stmt: ir.Assign, e):

@@ -178,6 +178,7 @@ FORMS = (
     "settings_dict_and_cache",
     "sgd_over_a_list_by_index",
     "dicts_written_by_their_loop",
+    "helper_updating_its_argument",
 )
 
 
@@ -596,6 +597,32 @@ class PythonIdioms:
             f"for {name}_c in {name}_cfgs:",
             f'    if {name}_c["mode"] == "train":',
             f'        {name} = {name} + np.sum({name}_c["w"] ** 2)',
+        ]
+
+    def _py_helper_updating_its_argument(self, lines, name, a, b):
+        """A helper that writes into the dict (or a list's dict) it is given, the caller reading it after
+        (CS231n's layers keeping running statistics: ``frontend/written_back``)."""
+        self.helper(
+            "def keep_stats(h, state, momentum=0.9):\n"
+            '    state["mean"] = momentum * state["mean"] + (1 - momentum) * np.mean(h)\n'
+            '    return h - state["mean"]\n'
+        )
+        holder = self.pick(["dict", "list", "statement"])
+        if holder == "list":
+            lines += [
+                f'{name}_states = [{{"mean": 0.5}}, {{"mean": np.mean({b})}}]',
+                f"for {name}_j in range(2):",
+                f"    {name}_h = keep_stats(np.tanh({a}) * ({name}_j + 1.0), {name}_states[{name}_j])",
+                f'{name} = np.sum({name}_h ** 2) + {name}_states[0]["mean"] + {name}_states[1]["mean"] ** 2',
+            ]
+            return
+        call = f"keep_stats(np.tanh({a}), {name}_state)"
+        lines += [
+            f'{name}_state = {{"mean": np.mean({b})}}',
+            f"for {name}_s in range(2):",
+            f"    {call}" if holder == "statement" else f"    {name}_h = {call}",
+            f'{name} = {name}_state["mean"] ** 2'
+            + ("" if holder == "statement" else f" + np.sum({name}_h)"),
         ]
 
     def _py_broke_at(self, lines, name, a, b):

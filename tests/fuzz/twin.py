@@ -153,10 +153,12 @@ def to_jnp(source: str) -> str:
 
 def jax_twin(source: str) -> str:
     tree = ast.parse(source)
+    # (and lists: ``ws[i] = ws[i] - lr * g`` writes an item of a Python list, as in JAX code)
     dicts = {
         t.id
         for n in ast.walk(tree)
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict)
+        if isinstance(n, ast.Assign)
+        and isinstance(n.value, (ast.Dict, ast.List, ast.ListComp))
         for t in n.targets
         if isinstance(t, ast.Name)
     }
