@@ -34,9 +34,14 @@ class PeeledLeaf:
     def __init__(self, first: list, rest, at_end: bool):
         self.first, self.rest, self.at_end = first, rest, at_end
 
+    def rows(self) -> int:
+        """How many steps ``rest`` stacks (a part of outputs: the rows of its leaves)."""
+        leaves = [] if self.rest is None else list(tree_leaves(self.rest))
+        return int(np.shape(leaves[0])[0]) if leaves else 0
+
     def steps(self) -> list:
         """The values of every step, in step order."""
-        rest = [] if self.rest is None else list(self.rest)
+        rest = [tree_map(lambda a, i=i: a[i], self.rest) for i in range(self.rows())]
         return [*rest, *self.first] if self.at_end else [*self.first, *rest]
 
     def with_steps(self, values: list) -> PeeledLeaf:
@@ -107,7 +112,7 @@ def peeled(body, init, xs, length, reverse, settled_carry, ran=None):
         return carry, _joined(firsts, None, reverse)
     rest = tree_map(lambda a: a[: n - k] if reverse else a[k:], xs)
     carry, ys = step_constants.scan(body, carry, rest, length=n - k, reverse=reverse)
-    return (carry, _joined(firsts, ys, reverse)) if _alike(firsts, ys) else None
+    return carry, _joined(firsts, ys, reverse)
 
 
 def _alike(firsts, rest) -> bool:
@@ -121,12 +126,15 @@ def _alike(firsts, rest) -> bool:
 
 
 def _joined(firsts, rest, at_end):
-    """The outputs of the steps run on their own (in the order they ran) and of the others (stacked), of
-    one structure (``_alike``), as one tree in step order: stacked where shapes agree, ``PeeledLeaf`` where
-    not."""
+    """The outputs of the steps run on their own (in the order they ran) and of the others (stacked), as
+    one tree in step order: stacked where shapes agree, ``PeeledLeaf`` where not; where their structures
+    differ (a settings dict the first step fills: ``config.setdefault(...)``), part by part
+    (``_joined_by_parts``)."""
     import jax
     import jax.numpy as jnp
 
+    if not _alike(firsts, rest):
+        return _joined_by_parts(firsts, rest, at_end)
     in_order = firsts[::-1] if at_end else firsts
     structure = jax.tree.structure(firsts[0])
     columns = zip(*(jax.tree.leaves(y) for y in in_order))
@@ -141,6 +149,21 @@ def _joined(firsts, rest, at_end):
             out.append(PeeledLeaf(list(values), stacked, at_end))
             continue
         shapes = {np.shape(v) for v in values}
+        if _held(stacked):
+            # a value the rolled steps share, known to Python (``x is None``'s False): kept so, the peeled
+            # steps' own beside it where they differ
+            count = len(values) + len(stacked)
+            same = all(
+                isinstance(v, (bool, int, float, np.generic, np.ndarray))
+                and np.array_equal(np.asarray(v), stacked[0])
+                for v in values
+            )
+            out.append(
+                np.broadcast_to(stacked[0], (count, *np.shape(stacked[0])))
+                if same
+                else PeeledLeaf(list(values), stacked, at_end)
+            )
+            continue
         text = _one_text(values, stacked)
         if (
             text is not None
@@ -155,6 +178,43 @@ def _joined(firsts, rest, at_end):
         else:
             out.append(PeeledLeaf(list(values), stacked, at_end))
     return jax.tree.unflatten(structure, out)
+
+
+def _held(stacked) -> bool:
+    """Whether stacked outputs are one value every step shares (``step_constants.restored``'s)."""
+    return (
+        isinstance(stacked, np.ndarray)
+        and stacked.ndim > 0
+        and len(stacked) > 0
+        and stacked.strides[0] == 0
+    )
+
+
+def _joined_by_parts(firsts, rest, at_end):
+    """Outputs of differing structures joined where their containers agree (tuples and lists of one
+    length, dicts of the same keys: part by part), a ``PeeledLeaf`` of the steps' whole parts where not
+    (only a backward loop reads them, step by step)."""
+    in_order = firsts[::-1] if at_end else firsts
+    trees = [*in_order, *([] if rest is None else [rest])]
+    head = trees[0]
+    if type(head) in (tuple, list) and all(
+        type(t) is type(head) and len(t) == len(head) for t in trees
+    ):
+        parts = [
+            _joined([f[i] for f in firsts], None if rest is None else rest[i], at_end)
+            for i in range(len(head))
+        ]
+        return type(head)(parts)
+    if type(head) is dict and all(
+        type(t) is dict and t.keys() == head.keys() for t in trees
+    ):
+        return {
+            key: _joined(
+                [f[key] for f in firsts], None if rest is None else rest[key], at_end
+            )
+            for key in head
+        }
+    return PeeledLeaf(list(in_order), rest, at_end)
 
 
 def _one_text(values, stacked):
@@ -176,7 +236,7 @@ def scan_peeled(scan, f, init, xs, reverse):
     """
     leaves = [leaf for leaf in tree_leaves(xs) if isinstance(leaf, PeeledLeaf)]
     k, at_end = len(leaves[0].first), leaves[0].at_end
-    n = k + (0 if leaves[0].rest is None else int(np.shape(leaves[0].rest)[0]))
+    n = k + leaves[0].rows()
     own = list(range(n - k, n)) if at_end else list(range(k))
 
     def step_of(leaf, i):

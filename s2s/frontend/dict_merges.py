@@ -6,6 +6,8 @@ function is a plain assignment of one of those) is ``{**a, **b}``, and ``a |= b`
 ``a = {**a, **b}``: the dict Python's ``|`` makes, the right operand's values winning, its keys in
 the same order. ``d.update(b, k=v)`` as a statement, of such a name ``d`` that no other name is bound
 to (no alias sees the change), is ``d = {**d, **b, "k": v}``; ``dict(a, k=v)`` is ``{**a, "k": v}``.
+``d.setdefault(k, v)`` as a statement (of any name: CS231n's ``config.setdefault("momentum", 0.9)``
+on the dict its caller passed) is the item write ``d[k] = d.get(k, v)``, checked as writes are.
 Any other ``|`` stays NumPy's; one whose operand carries a derivative is a located error
 (``transforms/activity.py``), never a silent zero.
 """
@@ -127,6 +129,20 @@ class _Merges(PositionKeeping):
         if (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "setdefault"
+            and isinstance(call.func.value, cst.Name)
+            and len(call.args) == 2
+            and not any(a.star or a.keyword for a in call.args)
+        ):  # ``d.setdefault(k, v)``: an item write, whatever holds ``d`` (its checks are a write's)
+            d, (key, value) = call.func.value, (a.value for a in call.args)
+            get = cst.Call(
+                cst.Attribute(d, cst.Name("get")), [cst.Arg(key), cst.Arg(value)]
+            )
+            item = cst.Subscript(d, [cst.SubscriptElement(cst.Index(key))])
+            return cst.Assign([cst.AssignTarget(item)], get)
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
             and call.func.attr.value == "update"
             and isinstance(call.func.value, cst.Name)
             and call.func.value.value in self.names - self.aliased
@@ -162,7 +178,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     node = source.node
     if not any(
         isinstance(n, (cst.BitOr, cst.BitOrAssign))
-        or (isinstance(n, cst.Name) and n.value in ("update", "dict"))
+        or (isinstance(n, cst.Name) and n.value in ("update", "dict", "setdefault"))
         for n in iter_nodes(node)
     ):
         return source

@@ -75,7 +75,9 @@ def updated_in_place(helper) -> dict:
     written: ``X[~mask] = value``), or hands, or a view of, to a helper of the program that does
     (``b(v)``, ``b(v[0])``): name -> the update's operator. NumPy changes the caller's array (or dict)
     that the parameter holds. Statements are read in the order they run, a call before its line's
-    assignment."""
+    assignment; a rebinding ends a parameter's updates only on a line of the function's own block (in
+    a branch or a loop, another path may keep the caller's object: ``if config is None: config = {}``).
+    """
     try:
         src = source.load(helper)
         params = list(inspect.signature(helper).parameters)
@@ -86,6 +88,8 @@ def updated_in_place(helper) -> dict:
     _READING.add(helper)
     try:
         found, rebound = {}, set()
+        # (a name bound in a branch or a loop may still be the caller's object on another path)
+        top = {id(s) for line in _lines(src.node.body) for s in _small_of(line)}
         for stmt in _in_order(src.node.body):
             live = set(params) - rebound
             calls = (n for n in own_nodes(_header(stmt)) if isinstance(n, cst.Call))
@@ -94,7 +98,8 @@ def updated_in_place(helper) -> dict:
                     found.setdefault(name, op)
             for name, op in _writes(stmt, live).items():
                 found.setdefault(name, op)
-            rebound |= _bound(stmt)
+            if id(stmt) in top:
+                rebound |= _bound(stmt)
     finally:
         _READING.discard(helper)
     return {name: found[name] for name in params if name in found}
@@ -172,6 +177,17 @@ def _in_order(node) -> list:
 
     visit(node)
     return out
+
+
+def _lines(body) -> list:
+    return list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def _small_of(line) -> list:
+    """The small statements of one of a function's own lines (none for a compound statement)."""
+    if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return list(line.body)
+    return []
 
 
 def _header(stmt):

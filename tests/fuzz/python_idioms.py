@@ -179,6 +179,7 @@ FORMS = (
     "sgd_over_a_list_by_index",
     "dicts_written_by_their_loop",
     "helper_updating_its_argument",
+    "settings_filled_in_the_first_step",
 )
 
 
@@ -623,6 +624,29 @@ class PythonIdioms:
             f"    {call}" if holder == "statement" else f"    {name}_h = {call}",
             f'{name} = {name}_state["mean"] ** 2'
             + ("" if holder == "statement" else f" + np.sum({name}_h)"),
+        ]
+
+    def _py_settings_filled_in_the_first_step(self, lines, name, a, b):
+        """An optimizer's settings dict that the first step fills (CS231n's ``config.setdefault``,
+        ``None`` made ``{}``): a compiled loop runs that step on its own (``runtime/peeling``).
+        """
+        self.helper(
+            "def momentum_step(w, g, config=None):\n"
+            "    if config is None:\n"
+            "        config = {}\n"
+            '    config.setdefault("lr", 0.1)\n'
+            '    v = config.get("v", np.zeros_like(w))\n'
+            '    v = 0.9 * v - config["lr"] * g\n'
+            '    config["v"] = v\n'
+            "    return w + v, config\n"
+        )
+        start = self.pick(["None", "{}", '{"lr": 0.2}'])
+        lines += [
+            f"{name}_w = np.tanh({a})",
+            f"{name}_cfg = {start}",
+            f"for {name}_s in range(3):",
+            f"    {name}_w, {name}_cfg = momentum_step({name}_w, np.cos({name}_w) * np.mean({b}), {name}_cfg)",
+            f"{name} = np.sum({name}_w ** 2)",
         ]
 
     def _py_broke_at(self, lines, name, a, b):

@@ -6298,3 +6298,71 @@ def inputs_local_function_unpacking_into_a_list_of_its_caller():
 
 
 PROGRAMS += ["local_function_unpacking_into_a_list_of_its_caller"]
+
+
+def _sgd_momentum_cs231n(w, dw, config=None):
+    """CS231n's ``optim.sgd_momentum``: the settings dict filled by ``setdefault`` on the first call,
+    the velocity kept in it."""
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("momentum", 0.9)
+    v = config.get("velocity", np.zeros_like(w))
+    v = config["momentum"] * v - config["learning_rate"] * dw
+    config["velocity"] = v
+    return w + v, config
+
+
+def momentum_steps_with_a_settings_dict(x):
+    """The optimizer's dict gains keys in the first step (``setdefault``, ``velocity``): a compiled loop
+    runs that step on its own and rolls the others."""
+    w = x * 1.0
+    config = {"learning_rate": 0.2}
+    for _ in range(3):
+        dw = np.tanh(w) + 0.1 * w
+        w, config = _sgd_momentum_cs231n(w, dw, config)
+    return np.sum(w**2) + np.sum(config["velocity"])
+
+
+def inputs_momentum_steps_with_a_settings_dict():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["momentum_steps_with_a_settings_dict"]
+
+
+class _AdamFromScratch:
+    """ML-From-Scratch's ``Adam``: moments made on the first ``update`` (``if self.m is None``)."""
+
+    def __init__(self, learning_rate=0.05, b1=0.9, b2=0.999):
+        self.learning_rate, self.eps = learning_rate, 1e-8
+        self.m = None
+        self.v = None
+        self.b1, self.b2 = b1, b2
+
+    def update(self, w, grad_wrt_w):
+        if self.m is None:
+            self.m = np.zeros(np.shape(grad_wrt_w))
+            self.v = np.zeros(np.shape(grad_wrt_w))
+        self.m = self.b1 * self.m + (1 - self.b1) * grad_wrt_w
+        self.v = self.b2 * self.v + (1 - self.b2) * np.power(grad_wrt_w, 2)
+        m_hat = self.m / (1 - self.b1)
+        v_hat = self.v / (1 - self.b2)
+        return w - self.learning_rate * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+def adam_object_whose_moments_start_as_none(x):
+    """The optimizer's state is ``None`` until the first step: that step runs on its own, the test
+    ``self.m is None`` known to Python in every step, forward and backward."""
+    opt = _AdamFromScratch()
+    w = x * 1.0
+    for _ in range(3):
+        w = opt.update(w, np.sin(w) + 0.5 * w)
+    return np.sum(w**2)
+
+
+def inputs_adam_object_whose_moments_start_as_none():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["adam_object_whose_moments_start_as_none"]
