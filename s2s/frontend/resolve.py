@@ -54,6 +54,7 @@ ATTRIBUTE_OPS = {
     "mT": "matrix_transpose",
     "real": "real",
     "imag": "imag",
+    "flat": "ravel",  # (read: its items in C order)
 }
 ITERATION_BUILTINS = {"range", "enumerate", "zip", "reversed"}
 _MISSING = object()  # (no builtin of that name: a global holding None is not one)

@@ -37,7 +37,7 @@ from ..errors import UnsupportedSyntax
 from ..naming import Namer
 from ..rules.registry import op_named
 from . import helper_results
-from .collected import COLLECTED, LIST, UNKNOWN, Kinds, Reads, check_locals
+from .collected import COLLECTED, LIST, Kinds, Reads, check_locals
 from .dataflow import (
     assigned,
     closure_reads,
@@ -120,13 +120,13 @@ def _ordered(names, body) -> list[str]:
 
 def _branches_as_lists(results, t, t_kinds: Kinds, f, f_kinds: Kinds):
     """The two branch functions of an ``if``, a branch returning as a Python list (its items:
-    ``rt.unstack``) each result it collects by ``append`` where the other branch gives something else
+    ``rt.unstack``) each result it collects by ``append`` where the other branch gives a list display
     (``bn_params = []``, then ``if batchnorm: bn_params = [{...} for ...]``): the value Python has on
-    that path, so after the ``if`` the name means one thing (the ``Kinds`` say so)."""
+    that path, so after the ``if`` the name is a list on both (the ``Kinds`` say so)."""
     branches = [[t, t_kinds], [f, f_kinds]]
     for n in results:
         kinds = [t_kinds.kind(n), f_kinds.kind(n)]
-        if kinds.count(COLLECTED) != 1 or UNKNOWN in kinds:
+        if set(kinds) != {COLLECTED, LIST}:
             continue
         branch = branches[kinds.index(COLLECTED)]
         fn, after = branch

@@ -109,8 +109,8 @@ _READING: set = set()  # the helpers whose updates are being read
 
 
 def written_directly(helper) -> frozenset[str]:
-    """The parameters a helper updates in place by its own statements (``bn_param["mean"] = m``,
-    ``v += b``) and never rebinds, hands to another helper that updates it, or reads in a function it
+    """The parameters a helper updates in place by its own statements, writing an item of them at least
+    (``bn_param["mean"] = m``, then ``v += b`` too: a number has no items) and never rebinds, hands to another helper that updates it, or reads in a function it
     defines: after any call, the parameter holds the object the caller passed, updated by what the
     helper's own code did to it (``frontend/written_back`` returns it)."""
     updated = updated_in_place(helper)
@@ -127,7 +127,9 @@ def written_directly(helper) -> frozenset[str]:
     for name in updated:
         own, handed = False, False
         for stmt in _in_order(node.body):
-            own = own or bool(_writes(stmt, {name}))
+            # (an item written: a list, dict or array, which ``v += b`` changes in place too; a number's
+            # ``v += 1`` alone rebinds the helper's own name, the caller's value unchanged)
+            own = own or _writes(stmt, {name}).get(name) == "[...] ="
             calls = (n for n in own_nodes(_header(stmt)) if isinstance(n, cst.Call))
             handed = handed or any(
                 _handed_to_updates(c, src.env, {name}) for c in calls

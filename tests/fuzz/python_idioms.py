@@ -493,8 +493,20 @@ class PythonIdioms:
     def _py_counter_under_a_root(self, lines, name, a, b):
         """A counter the loop carries itself (an int or a float), read where its partial is infinite
         (``k ** 0.5`` at ``k = 0``, ``np.arcsin(k / 2)`` at ``k = 2``; ``np.sqrt`` the oracle counts as
-        a kink): no input reaches it, so it has no tangent (a zero one gave nan).
+        a kink), in the loop or after it (a countdown at 0): no input reaches it, so it has no tangent
+        (a zero one gave nan).
         """
+        if self.p(0.3):
+            # a countdown read after its loop, where it is 0 (``left ** 0.5``)
+            lines += [
+                f"{name}_k = {self.pick(['2', '2.0'])}",
+                f"{name}_t = 0.0",
+                f"while {name}_k > 0:",
+                f"    {name}_t = {name}_t + np.sum({a} ** 2) * {name}_k",
+                f"    {name}_k -= 1",
+                f"{name} = {name}_t + {name}_k ** 0.5 * np.mean({b})",
+            ]
+            return
         loop = self.pick([f"for {name}_s in range(3):", f"while {name}_k < 3:"])
         root = self.pick([f"{name}_k ** 0.5", f"np.arcsin({name}_k / 2)"])
         lines += [
