@@ -14,8 +14,8 @@ hands back where the argument came from (the value last: ``bn_param = helper(bn_
 Guarantee: rewritten are the calls, on a line of their own (``target = helper(...)`` or
 ``helper(...)``), of a function of the program whose own statements update a parameter in place
 (``helper_sharing.written_directly``: never rebound, never handed on to another helper that updates it)
-when the argument for it is a name of the function that is not its parameter (the caller's caller's
-object stays an error), or an item of one by constant keys or names (``bn_params[i - 1]``), and that name
+when the argument for it is a name the function binds that is not its parameter (the caller's object,
+or a module's, stays an error), or an item of one by constant keys or names (``bn_params[i - 1]``), and that name
 is read by another line of the function. What else holds the argument's object (``p =
 bn_params[0]`` read after the call) is checked where the call is (``helper_updates``), as for any
 helper that updates its parameter. Other calls stay as they are.
@@ -179,8 +179,8 @@ class _Calls(PositionKeeping):
         handed = []
         for name, arg in bound.arguments.items():
             base = _place_name(arg) if name in written else None
-            if base is None or base in self.scopes[-1]:
-                continue  # (a parameter's object is its caller's)
+            if base is None or base in self.scopes[-1] or base not in self.bound:
+                continue  # (a parameter's object is its caller's; a module's, the module's)
             reads = mentions(base, [self.source.node]) - rebinds(self.source.node, base)
             if reads > mentions(base, [stmt]):
                 handed.append((name, arg))
