@@ -417,6 +417,22 @@ CASES = [
         (6, 4),
     ),
     (
+        "helper_changing_a_module_dict",
+        "STATE = {'m': 0.0}\n\n\ndef keep(h, st):\n    st['m'] = 0.9 * st['m'] + np.mean(h)\n"
+        "    return h - st['m']\n\n\ndef f(x):\n    out = keep(x, STATE)\n"
+        "    return np.sum(out ** 2) + STATE['m']",
+        "`keep` updates its parameter `st` in place (`st[...] = ...`), which holds `STATE` here",
+        (10, 4),
+    ),
+    (
+        "helper_writing_an_item_another_name_holds",
+        "def keep(h, st):\n    st['m'] = np.mean(h)\n    return h\n\n\n"
+        "def f(x):\n    ps = [{'m': 0.0}]\n    p0 = ps[0]\n    out = keep(x, ps[0])\n"
+        "    return np.sum(out) + p0['m']",
+        "which holds `ps[0]`, a view of `ps`, here: NumPy changes `ps` too, and `p0` is read after",
+        (9, 4),
+    ),
+    (
         "derivative_given_as_an_axis",
         "def f(x):\n    h = np.tanh(x)\n    return np.sum(np.sum(h, h * 2.0))",
         "`sum` is given a value that carries a derivative as its `axis`",
