@@ -6366,3 +6366,18 @@ def inputs_adam_object_whose_moments_start_as_none():
 
 
 PROGRAMS += ["adam_object_whose_moments_start_as_none"]
+
+
+def items_read_through_flat(x):
+    """``x.flat``: its items in C order, iterated and indexed (NumPy's flat iterator, read)."""
+    total = 0.0
+    for v in x.flat:
+        total += v**2
+    return total + 3.0 * x.flat[4] + np.sum(np.tanh(x))
+
+
+def inputs_items_read_through_flat():
+    return (np.array([[0.3, -0.8, 1.2], [0.6, 0.15, -0.45]]),)
+
+
+PROGRAMS += ["items_read_through_flat"]
