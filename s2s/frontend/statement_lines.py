@@ -1,10 +1,12 @@
-"""One statement per line, every block indented: the shape of code every source rewrite reads.
+"""One statement per line, every block indented, ``if``s as statements: the shape of code every rewrite reads.
 
 ``m = Plain(3.0); return m.forward(x)`` and ``if c: a = 1; b = 2`` are the same program as the lines
 written out one by one, but a rewrite that looks for ``name = Cls(args)`` or ``acc = []`` on a line of
 its own, or reads a block's lines, would not find them. ``written_out(node, positions)`` returns a
 ``def`` whose ``;``-joined statements are lines of their own and whose one-line suites (``def f(x):
-return x``, ``for v in xs: s += v``) are indented blocks, in every nested ``def`` and class too.
+return x``, ``for v in xs: s += v``) are indented blocks, in every nested ``def`` and class too;
+a conditional expression evaluated for what its arms do (numpy-ml's ``d["Z"].append(Z) if "Z" in d
+else None``) is the ``if`` statement it stands for, an arm that is a constant doing nothing.
 
 Guarantee: the statements are the same, in the same order, with the same comments; every statement
 and line built keeps the position of the statement it holds (a block: its suite's), and every node
@@ -50,13 +52,41 @@ class _WriteOut(cst.CSTTransformer):
         return block
 
     def _lines(self, body) -> list | None:
-        """``body``'s statements, each ``;``-joined line split into lines; None where none is."""
-        if not any(_joined(s) for s in body):
+        """``body``'s statements, each ``;``-joined line split into lines and each conditional expression
+        as a statement an ``if``; None where there is none."""
+        if not any(_joined(s) or _chosen(s) for s in body):
             return None
         lines = []
         for stmt in body:
-            lines.extend(self._split(stmt) if _joined(stmt) else [stmt])
+            for line in self._split(stmt) if _joined(stmt) else [stmt]:
+                lines.append(self._branches(line) if _chosen(line) else line)
         return lines
+
+    def _branches(self, line: cst.SimpleStatementLine) -> cst.If:
+        """``a() if c else b()`` as a statement (numpy-ml's ``d["Z"].append(Z) if "Z" in d else None``):
+        ``if c: a()`` ``else: b()``, an arm that is a constant doing nothing."""
+        chosen = line.body[0].value
+
+        def block(arm) -> cst.IndentedBlock:
+            if isinstance(arm, (cst.Integer, cst.Float, cst.SimpleString)) or (
+                isinstance(arm, cst.Name) and arm.value in ("None", "True", "False")
+            ):
+                stmt = cst.SimpleStatementLine([cst.Pass()])
+            else:
+                stmt = cst.SimpleStatementLine([cst.Expr(arm)])
+                if isinstance(arm, cst.IfExp):
+                    stmt = self._branches(stmt)
+            self._keep(arm, stmt)
+            return cst.IndentedBlock([stmt])
+
+        new = cst.If(
+            chosen.test,
+            block(chosen.body),
+            cst.Else(block(chosen.orelse)),
+            leading_lines=line.leading_lines,
+        )
+        self._keep(line, new)
+        return new
 
     def _split(self, line: cst.SimpleStatementLine) -> list:
         last = len(line.body) - 1
@@ -78,6 +108,16 @@ class _WriteOut(cst.CSTTransformer):
     def _keep(self, original, new) -> None:
         if original in self.positions:
             self.positions.setdefault(new, self.positions[original])
+
+
+def _chosen(stmt) -> bool:
+    """A line that is a conditional expression evaluated for what its arms do."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.IfExp)
+    )
 
 
 def _joined(stmt) -> bool:

@@ -6381,3 +6381,21 @@ def inputs_items_read_through_flat():
 
 
 PROGRAMS += ["items_read_through_flat"]
+
+
+def appends_chosen_by_a_conditional_expression(x):
+    """``a() if c else b()`` as a statement (numpy-ml writes ``d["Z"].append(Z) if "Z" in d else
+    None``): the ``if`` statement it stands for, on data in a loop, and a constant arm doing nothing.
+    """
+    hs = []
+    for v in x:
+        hs.append(v**2) if v > 0 else hs.append(-v)
+    print("negative total") if np.sum(x) < -100 else None
+    return sum(hs)
+
+
+def inputs_appends_chosen_by_a_conditional_expression():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["appends_chosen_by_a_conditional_expression"]
