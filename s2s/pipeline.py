@@ -47,6 +47,7 @@ from .frontend import (
     object_lists,
     partials,
     prepends,
+    pullbacks,
     resolve,
     source,
     starred,
@@ -104,7 +105,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     targets) and fenced: what the resolver reads."""
     src = deleted_names.desugar(src)
     src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
-    src = ufunc_methods.desugar(local_imports.desugar(src))
+    src = ufunc_methods.desugar(pullbacks.desugar(local_imports.desugar(src)))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(filled_lists.desugar(src))
     src = local_decorators.desugar(src)

@@ -433,6 +433,12 @@ CASES = [
         (9, 4),
     ),
     (
+        "vjp_function_kept_as_a_value",
+        "def f(x):\n    out, pull = jax.vjp(np.sin, x)\n    fs = [pull]\n    return np.sum(fs[0](x)[0])",
+        "the function `jax.vjp` returns, `pull`, used other than called with a cotangent",
+        (2, 16),
+    ),
+    (
         "derivative_given_as_an_axis",
         "def f(x):\n    h = np.tanh(x)\n    return np.sum(np.sum(h, h * 2.0))",
         "`sum` is given a value that carries a derivative as its `axis`",

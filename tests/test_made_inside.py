@@ -60,6 +60,9 @@ CASES = [
     (P.decorated_local_map, P.decorated_local_map),
     (P.partial_of_vmap_applied, P.twin_mean_loss),
     (P.decorated_local_gradient, P.decorated_local_gradient),
+    # ``jax.vjp``/``jax.linearize`` inside, as the ``jax.grad``/``jax.jvp`` they stand for
+    (P.pullback_inside, P.pullback_inside),
+    (P.linearized_inside, P.linearized_inside),
 ]
 
 

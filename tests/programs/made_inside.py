@@ -513,3 +513,26 @@ def pinn_derivatives_held_in_names(w, xs):
         w, ts
     )
     return jnp.mean(r**2)
+
+
+def _layer_output(w, xs):
+    return {"h": jnp.tanh(xs @ w), "penalty": jnp.sum(w**2)}
+
+
+def pullback_inside(w, xs):
+    """JAX's autodiff cookbook: ``out, vjp_fn = jax.vjp(f, *primals)`` then ``vjp_fn(ct)``, a tree's
+    value and cotangent, two primals; and ``has_aux``."""
+    out, vjp_fn = jax.vjp(lambda a, b: jnp.tanh(a * b), w[:, 0], xs[0, :5])
+    ga, gb = vjp_fn(jnp.cos(out))
+    tree, pull = jax.vjp(_layer_output, w, xs)
+    gw, _ = pull({"h": jnp.ones_like(tree["h"]), "penalty": 0.5})
+    value, pull_aux, aux = jax.vjp(lambda v: (jnp.sin(v), jnp.sum(v)), w, has_aux=True)
+    (gv,) = pull_aux(value)
+    return jnp.sum(ga * gb) + jnp.sum(gw**2) + jnp.sum(gv) * aux + jnp.sum(out)
+
+
+def linearized_inside(w, xs):
+    """``y, f_jvp = jax.linearize(f, x)`` then ``f_jvp(t)``: a library function and one of the program."""
+    y, f_jvp = jax.linearize(jnp.sin, w)
+    loss, l_jvp = jax.linearize(example_loss, xs[0], w)
+    return jnp.sum(f_jvp(jnp.ones_like(w)) * y) + l_jvp(xs[1], w) * loss
