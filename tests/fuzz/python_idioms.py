@@ -796,8 +796,24 @@ class PythonIdioms:
                 "per_example_grads",
                 "mapped_library_function",
                 "held_transform",
+                "pullback",
+                "linearized",
             ]
         )
+        if form == "pullback":
+            # the autodiff cookbook's ``jax.vjp`` inside (``frontend/pullbacks.py``)
+            lines += [
+                f"{name}_out, {name}_pull = jax.vjp(lambda u, v: jnp.tanh(u) * jnp.mean(v), {a}, {b})",
+                f"{name}_ga, {name}_gb = {name}_pull(jnp.cos({name}_out))",
+                f"{name} = jnp.sum({name}_ga * {a}) + jnp.sum({name}_gb ** 2)",
+            ]
+            return
+        if form == "linearized":
+            lines += [
+                f"{name}_y, {name}_lin = jax.linearize(lambda u: jnp.sin(u) * jnp.sum(u), {a})",
+                f"{name} = jnp.sum({name}_lin(jnp.cos({a})) * {name}_y)",
+            ]
+            return
         if form == "held_transform":
             # a module-level function's derivative held in a name, mapped by ``jax.vmap`` of the name
             # (a PINN's ``u_t = jax.grad(u, argnums=1)``)
