@@ -8,7 +8,7 @@ as the local function it makes, ``def grad_U(q, *, prec=prec): return grad_poten
 (``local_function_args``).
 
 Guarantee: a line ``name = functools.partial(func, *args, **keywords)`` (``partial`` by any spelling
-of it), ``name`` bound nowhere else, ``func`` a module-level function of the program (not a
+of it, JAX's ``jax.tree_util.Partial`` too), ``name`` bound nowhere else, ``func`` a module-level function of the program (not a
 library's) without ``*args``/``**kwargs``, with no starred argument in the line, and whose
 parameters left unbound have no default or a literal one. The bound values are read when the
 local function runs, which is right while ``name``'s arguments are bound once, at the ``def``:
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 
 import libcst as cst
 
@@ -65,6 +66,14 @@ def _outside_scopes(stmt):
 _SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
+def _partial(obj) -> bool:
+    """``functools.partial``, or JAX's ``jax.tree_util.Partial`` (a partial that is a pytree)."""
+    if obj is functools.partial:
+        return True
+    tree_util = sys.modules.get("jax.tree_util")
+    return tree_util is not None and obj is getattr(tree_util, "Partial", None)
+
+
 class _Rewriter:
     def __init__(self, source: FunctionSource):
         self.source = source
@@ -100,10 +109,7 @@ class _Rewriter:
             return [], stmt
         defs, replaced = [], {}
         for node in _outside_scopes(stmt):
-            if not (
-                isinstance(node, cst.Call)
-                and self._object(node.func) is functools.partial
-            ):
+            if not (isinstance(node, cst.Call) and _partial(self._object(node.func))):
                 continue
             base = getattr(node.args[0].value, "value", "fn") if node.args else "fn"
             name = self.namer.fresh(f"{base}_partial")
@@ -149,7 +155,7 @@ class _Rewriter:
         return [
             n
             for n in _outside_scopes(node)
-            if isinstance(n, cst.Call) and self._object(n.func) is functools.partial
+            if isinstance(n, cst.Call) and _partial(self._object(n.func))
         ]
 
     def _object(self, node):
@@ -163,7 +169,7 @@ class _Rewriter:
         name, value = assign.targets[0].target.value, assign.value
         if not (
             isinstance(value, cst.Call)
-            and self._object(value.func) is functools.partial
+            and _partial(self._object(value.func))
             and self.bound[name] == 1
         ):
             return None
@@ -246,7 +252,7 @@ def desugar(source: FunctionSource) -> FunctionSource:
     """``source`` with its ``partial`` lines (see the module) written as local functions."""
     body = function_body(source)
     if body is None or not any(
-        isinstance(n, cst.Name) and n.value == "partial"
+        isinstance(n, cst.Name) and n.value in ("partial", "Partial")
         for n in iter_nodes(source.node)
     ):
         return source

@@ -6399,3 +6399,25 @@ def inputs_appends_chosen_by_a_conditional_expression():
 
 
 PROGRAMS += ["appends_chosen_by_a_conditional_expression"]
+
+
+def _apply_to(fn, v):
+    return fn(v)
+
+
+def _scaled_square(scale, v):
+    return scale * v**2
+
+
+def jax_partial_passed_to_a_helper(x):
+    """``jax.tree_util.Partial`` (a ``functools.partial`` that is a pytree) bound to a value of the
+    function and handed to a helper."""
+    fn = jax.tree_util.Partial(_scaled_square, x[0])
+    return np.sum(_apply_to(fn, x[1:]))
+
+
+def inputs_jax_partial_passed_to_a_helper():
+    return (np.array([0.3, -0.8, 1.2, 0.5]),)
+
+
+PROGRAMS += ["jax_partial_passed_to_a_helper"]
