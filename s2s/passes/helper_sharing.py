@@ -121,8 +121,10 @@ def written_directly(helper) -> frozenset[str]:
     except Exception:
         return frozenset()
     node = src.node
-    if not isinstance(node, cst.FunctionDef):
-        return frozenset()
+    if not isinstance(node, cst.FunctionDef) or any(
+        isinstance(n, (cst.Yield, cst.Await)) for n in own_nodes([node.body])
+    ):
+        return frozenset()  # (a generator's ``return`` is no value it gives)
     found = set()
     for name in updated:
         own, handed = False, False
