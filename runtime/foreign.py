@@ -495,6 +495,20 @@ def describe(obj) -> str:
     return f"{public}.{name}" if public else name
 
 
+def _users_place(code) -> str:
+    """Where a function of the user's is written: its file, or for a function s2s generated (a local
+    function written into a generated module) the user's line it comes from."""
+    path = code.__code__.co_filename
+    if path not in loader.GENERATED:
+        return path
+    from .located import origin_of
+
+    found = origin_of(path, code.__code__.co_firstlineno + 1)
+    if found.path in loader.GENERATED:
+        return "a function of the transformed one"
+    return f"{found.path}:{found.line}"
+
+
 def _refusal(obj) -> tuple[str, str]:
     """The message and hint for a callable that ``rt.foreign`` may not call (see ``library_code``)."""
     what = f"`{describe(obj)}`, called through a parameter or a value here,"
@@ -512,7 +526,7 @@ def _refusal(obj) -> tuple[str, str]:
         )
     if not in_library(code.__code__.co_filename):
         return (
-            f"{what} is your own code ({code.__code__.co_filename}): s2s transforms your functions from "
+            f"{what} is your own code ({_users_place(code)}): s2s transforms your functions from "
             "their source, and cannot know which one a parameter holds",
             "call the function by its name, or let s2s read the parameter as bound: give it the function as "
             "its default (`act=relu`), or transform `functools.partial(f, act=relu)`",
