@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import rewrite
+from ..cstutil import iter_nodes, rewrite
 
 
 def written_out(node: cst.CSTNode, positions: dict) -> cst.CSTNode:
     """``node`` (a ``def`` or a ``lambda``) with one statement per line and every block indented."""
-    if isinstance(node, cst.Lambda):
+    if isinstance(node, cst.Lambda) or not any(
+        isinstance(n, cst.SimpleStatementSuite) or _joined(n) or _chosen(n)
+        for n in iter_nodes(node)
+    ):
         return node
     return rewrite(node, _WriteOut(positions))
 
