@@ -30,6 +30,7 @@ from ..freshness import array_data, literal_data, user_object
 from ..naming import Namer
 from . import (
     at_updates,
+    builtin_calls,
     effects,
     foreign,
     identity,
@@ -1142,6 +1143,7 @@ class Resolver(Calls):
             isinstance(s.value, cst.List)
             or self._is_builtin_call(s.value, "range")
             or self._index_constant(s.value)
+            or self._index_list(s.value)
         ):
             return cst.Index(
                 self.mark(
@@ -1159,6 +1161,16 @@ class Resolver(Calls):
             upper=self.expr(s.upper) if s.upper else None,
             step=self.expr(s.step) if s.step else None,
         )
+
+    def _index_list(self, node) -> bool:
+        """A name of the function bound only to lists it makes (``idx = [0, 3, 3, 4]``), named as an
+        index: NumPy reads the list as an integer array (JAX refuses a list)."""
+        if not isinstance(node, cst.Name):
+            return False
+        made = self.__dict__.get("_made_lists")
+        if made is None:
+            made = self._made_lists = builtin_calls.made_lists(self.source.node)
+        return node.value in made
 
     def _index_constant(self, node) -> bool:
         """A module-level list, or array of integers or booleans, named as an index."""

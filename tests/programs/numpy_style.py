@@ -6421,3 +6421,18 @@ def inputs_jax_partial_passed_to_a_helper():
 
 
 PROGRAMS += ["jax_partial_passed_to_a_helper"]
+
+
+def rows_picked_by_a_list_held_in_a_name(v):
+    """``idx = [0, 3, 3, 4]`` then ``(U + v)[idx]``: NumPy reads the list as an integer array (a row
+    repeated), under ``jax.jit`` too (JAX refuses a list as an index)."""
+    table = np.arange(10.0).reshape(5, 2) / 10
+    idx = [0, 3, 3, 4]
+    return np.sum(((table + v)[idx] @ v) ** 2)
+
+
+def inputs_rows_picked_by_a_list_held_in_a_name():
+    return (np.array([0.3, -0.2]),)
+
+
+PROGRAMS += ["rows_picked_by_a_list_held_in_a_name"]
