@@ -78,9 +78,27 @@ class WritesBack(Standin):
                 [cst.Return(cst.Tuple([*handed, cst.Element(cst.Name("None"))]))]
             )
             lines.append(place(end, node, src.file.positions))
+        if not _has_docstring(
+            lines
+        ):  # (what a reviewer of the generated module reads first)
+            names = ", ".join(f"`{p}`" for p in self.params)
+            note = f"`{self.fn.__name__}`, handing back {names}, which it changes in place."
+            lines.insert(
+                0,
+                cst.SimpleStatementLine([cst.Expr(cst.SimpleString(f'"""{note}"""'))]),
+            )
         new = node.with_changes(body=body.with_changes(body=lines))
         place(new, node, src.file.positions)
         return dataclasses.replace(src, node=new)
+
+
+def _has_docstring(lines) -> bool:
+    first = lines[0] if lines else None
+    return (
+        isinstance(first, cst.SimpleStatementLine)
+        and isinstance(first.body[0], cst.Expr)
+        and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
