@@ -48,7 +48,7 @@ from .. import ir
 from ..cstutil import child_nodes, replace_nodes
 from ..errors import UnsupportedSyntax
 from ..naming import Namer
-from .rewriting import as_written, place, with_node
+from .rewriting import as_written, parameter_names, place, with_node
 from .source import FunctionSource
 
 GROWING = ("append", "extend")
@@ -158,11 +158,7 @@ class _Scope:
     def of(cls, node: cst.FunctionDef) -> _Scope:
         body = _lines(node.body)
         p = node.params
-        params = {
-            q.name.value
-            for q in [*p.posonly_params, *p.params, *p.kwonly_params]
-            + [x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)]
-        }
+        params = parameter_names(p)
         declared = {
             n.name.value
             for small in _small(body)

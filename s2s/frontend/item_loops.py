@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..cstutil import child_nodes, iter_nodes, replace_nodes, rewrite
 from .builtin_calls import _is_builtin
-from .rewriting import PositionKeeping, namer_of, place, with_node
+from .rewriting import PositionKeeping, namer_of, place, rebinds, with_node
 from .source import FunctionSource
 
 _BINDING_SCOPES = (
@@ -107,19 +107,11 @@ def _written(body, name: str) -> bool:
 
 
 def _bound(body, name: str) -> bool:
-    """Whether ``body`` binds ``name`` (assigns it, loops over it, defines it; ``name[k] = v`` does not)."""
-    for n in iter_nodes(body):
-        if isinstance(n, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For):
-            t = n.target
-            if not isinstance(t, cst.Subscript | cst.Attribute) and any(
-                isinstance(m, cst.Name) and m.value == name for m in iter_nodes(t)
-            ):
-                return True
-        elif (isinstance(n, cst.NamedExpr) and n.target.value == name) or (
-            isinstance(n, cst.FunctionDef | cst.ClassDef) and n.name.value == name
-        ):
-            return True
-    return False
+    """Whether ``body`` binds ``name`` (``rebinds``, or a ``:=``; ``name[k] = v`` does not)."""
+    return rebinds(body, name) > 0 or any(
+        isinstance(n, cst.NamedExpr) and n.target.value == name
+        for n in iter_nodes(body)
+    )
 
 
 class _ThroughTheSequence(PositionKeeping):

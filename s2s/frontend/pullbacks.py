@@ -217,15 +217,16 @@ def _pulled_names(source: FunctionSource, bound) -> dict:
     """
     found = {}
     for n in iter_nodes(source.node):
-        if (
-            isinstance(n, cst.Assign)
+        kind = (
+            _transform(n.value, source.env, bound)
+            if isinstance(n, cst.Assign)
             and isinstance(n.targets[0].target, cst.Tuple)
             and len(n.targets[0].target.elements) >= 2
             and isinstance(n.targets[0].target.elements[1].value, cst.Name)
-            and _transform(n.value, source.env, bound) is not None
-        ):
+            else None
+        )
+        if kind is not None:
             name = n.targets[0].target.elements[1].value.value
-            kind = _transform(n.value, source.env, bound)
             primals = sum(a.keyword is None for a in n.value.args) - 1
             found[name] = (1 if kind == "vjp" else primals, kind, n.value)
     ok = {}

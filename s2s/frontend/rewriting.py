@@ -263,6 +263,15 @@ def names_bound(target) -> list[str]:
     return []
 
 
+def parameter_names(params: cst.Parameters) -> set[str]:
+    """The names a ``def``'s or lambda's parameters bind (``*args`` and ``**kwargs`` too)."""
+    return {
+        q.name.value
+        for q in [*params.posonly_params, *params.params, *params.kwonly_params]
+        + [x for x in (params.star_arg, params.star_kwarg) if isinstance(x, cst.Param)]
+    }
+
+
 def rebinds(node, name: str) -> int:
     """How many times ``node`` binds ``name`` itself: parameters, ``def``s, assignment and loop targets
     (``name.attr = v`` and ``name.attr[i] += v`` change the object ``name`` holds: they do not count).

@@ -35,6 +35,7 @@ from .rewriting import (
     function_body,
     mentions,
     namer_of,
+    parameter_names,
     place,
     rebinds,
     with_node,
@@ -101,9 +102,6 @@ def _has_docstring(lines) -> bool:
     )
 
 
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-
-
 class _Returns(PositionKeeping):
     """A function body's own ``return v`` as ``return (*handed, v)``."""
 
@@ -141,15 +139,6 @@ def _place_name(node) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
-def _parameters(node) -> set:
-    p = node.params
-    return {
-        q.name.value
-        for q in [*p.posonly_params, *p.params, *p.kwonly_params]
-        + [x for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)]
-    }
-
-
 class _Calls(PositionKeeping):
     def __init__(self, source: FunctionSource):
         super().__init__(source.file.positions)
@@ -161,7 +150,7 @@ class _Calls(PositionKeeping):
         self.made: dict = {}  # (helper, params) -> the name of its ``WritesBack``
 
     def visit_FunctionDef(self, node) -> bool:
-        self.scopes.append(_parameters(node))
+        self.scopes.append(parameter_names(node.params))
         return True
 
     def leave_FunctionDef(self, original, updated):
