@@ -227,15 +227,22 @@ class Calls(lax_control.LaxControl):
             self.fail(node, f"`{what}` inside a transformed function takes `(fun, primals, tangents)`",
                       "write `jax.jvp(g, (x,), (t,))`", UnsupportedSyntax)  # fmt: skip
         primals, tangents = parts[1].value, parts[2].value
-        if not all(isinstance(p, (cst.Tuple, cst.List)) for p in (primals, tangents)):
-            self.fail(node, f"`{what}` with primals or tangents that are not a tuple written out",
-                      "write them as tuples in the call: `jax.jvp(g, (x, w), (t, u))`", UnsupportedSyntax)  # fmt: skip
+        displays = all(
+            isinstance(p, (cst.Tuple, cst.List)) for p in (primals, tangents)
+        )
+        if (
+            not displays
+        ):  # ``jvp(grad(f), primals, tangents)`` in an ``hvp`` helper: one item per parameter
+            count = self._jvp_arity(parts[0].value, node, what)
+            primals, tangents = (_items_of(p, count) for p in (primals, tangents))
         if len(primals.elements) != len(tangents.elements):
             self.fail(node, f"`{what}` got {len(primals.elements)} primals and {len(tangents.elements)} tangents",
                       "give one tangent per primal")  # fmt: skip
         primals = [el.value for el in primals.elements]
         tangents = [el.value for el in tangents.elements]
-        lifted = self._jvp_lambda(parts[0].value, primals, tangents)
+        lifted = (
+            self._jvp_lambda(parts[0].value, primals, tangents) if displays else None
+        )
         if lifted is not None:  # ``jax.jvp(lambda x_: jax.grad(f)(x_, A), (x,), (v,))``
             fun, primals, tangents, argnums = lifted
         else:
@@ -248,6 +255,25 @@ class Calls(lax_control.LaxControl):
             self.fail(node, err.message, err.hint, type(err))
         args = [cst.Arg(self.expr(v)) for v in (*primals, *tangents)]
         return self.mark(cst.Call(callee, args), node)
+
+    def _jvp_arity(self, fun, node, what) -> int:
+        """How many primals ``jax.jvp(fun, primals, tangents)`` passes: ``fun``'s positional parameters,
+        where that is all it takes (no ``*args``, no defaults)."""
+        params = None
+        if not isinstance(fun, cst.Lambda):
+            try:
+                params = inspect.signature(
+                    self._static_option(fun, node)
+                ).parameters.values()
+            except (TypeError, ValueError):
+                params = None
+        if params is None or any(
+            p.kind not in _POSITIONAL or p.default is not p.empty for p in params
+        ):
+            self.fail(node, f"`{what}` with primals or tangents that are not a tuple written out, of a function "
+                      "whose count of arguments s2s cannot read",
+                      "write them as tuples in the call: `jax.jvp(g, (x, w), (t, u))`", UnsupportedSyntax)  # fmt: skip
+        return len(params)
 
     def _jvp_lambda(self, lam, primals, tangents):
         """``jax.jvp(lambda x: g(x, A), (x0,), (v,))``, a lambda calling a function of the program (or a
@@ -1168,6 +1194,22 @@ def _holds_function(receiver, attr: str) -> bool:
     return user_object(receiver) and function_args.is_function(
         attributes(receiver).get(attr)
     )
+
+
+_POSITIONAL = (
+    inspect.Parameter.POSITIONAL_ONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+)
+
+
+def _items_of(node, count: int) -> cst.Tuple:
+    """``node`` as a tuple display of ``count`` items: itself if it is one, else ``node[0], node[1], ...``."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return node
+    return cst.Tuple(
+        [cst.Element(cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
+         for i in range(count)]
+    )  # fmt: skip
 
 
 def _name_of(obj) -> str:
