@@ -169,6 +169,7 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
     # the parameters the function names itself (not those its ``*args``/``**kwargs`` are read as)
     own = inspect.signature(getattr(fn, "fn", fn), follow_wrapped=False).parameters
     fixed, given = {}, set()
+    tested = _tested_against_none(resolver, fn, own)
     for name, param in signature.parameters.items():
         if (
             name in passed
@@ -183,6 +184,15 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
                 "s2s binds a helper to the functions it is called with by parameter",
                 UnsupportedSyntax,
             )
+        if (
+            name in tested
+            and (name in passed or not starred)  # (a ``*`` spread may fill it)
+            and _is_none(passed.get(name, param.default))
+        ):
+            # ``acc=None`` then ``if acc is None: acc = []``: the test is read where the helper is
+            fixed[name] = None
+            given.add(id(passed.get(name)))
+            continue
         if name in passed:
             obj = _function_value(resolver, passed[name])
             if obj is not None:
@@ -212,6 +222,40 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
         )
     ]
     return bind(fn, fixed), kept
+
+
+def _is_none(value) -> bool:
+    """``None``, written in a call or as a parameter's default."""
+    import libcst as cst
+
+    return value is None or (isinstance(value, cst.Name) and value.value == "None")
+
+
+def _tested_against_none(resolver, fn, own) -> set:
+    """The parameters of ``fn`` its body tests with ``is None``/``is not None``: a call passing them ``None``
+    binds them (``def collect(x, acc=None)``), so that the test is read with the helper.
+    """
+    import libcst as cst
+
+    from ..cstutil import iter_nodes
+    from . import source as sources
+
+    try:
+        node = sources.load(getattr(fn, "fn", fn)).node
+    except Exception:  # (a function s2s cannot read: its call says so where it is read)
+        return set()
+    tested = set()
+    for comparison in iter_nodes(node):
+        if (
+            isinstance(comparison, cst.Comparison)
+            and isinstance(comparison.left, cst.Name)
+            and comparison.left.value in own
+            and len(comparison.comparisons) == 1
+            and isinstance(comparison.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and _is_none(comparison.comparisons[0].comparator)
+        ):
+            tested.add(comparison.left.value)
+    return tested
 
 
 def _function_value(resolver, node):

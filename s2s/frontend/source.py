@@ -226,12 +226,13 @@ def load(fn) -> FunctionSource:
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):
         src = load(fn.fn)
-        fixed = tuple(name for name, _ in fn.fixed)
+        objects = {name: obj for name, obj in fn.fixed if obj is not None}
+        node = _without_params(src, [name for name, _ in fn.fixed])
         return dataclasses.replace(
             src,
-            node=_without_params(src, fixed),
-            env={**src.env, **dict(fn.fixed)},
-            fixed=fixed,
+            node=_starting_none(src, node, [n for n, o in fn.fixed if o is None]),
+            env={**src.env, **objects},
+            fixed=tuple(objects),
         )
     fn = wrappers.readable(fn)
     code = fn.__code__
@@ -279,6 +280,31 @@ def _without_params(src: FunctionSource, names) -> cst.CSTNode:
     if src.node in src.file.positions:
         src.file.positions[new] = src.file.positions[src.node]
     return new
+
+
+def _starting_none(src: FunctionSource, node, names) -> cst.CSTNode:
+    """``node`` whose body starts with ``name = None`` for each of ``names`` (parameters a call leaves
+    ``None``: ``def collect(x, acc=None)``), each line at its parameter's place."""
+    if not names:
+        return node
+    params = {p.name.value: p for p in iter_params(src.node.params)}
+    lines = []
+    for name in names:
+        line = cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Name("None"))]
+        )
+        if params[name] in src.file.positions:
+            src.file.positions[line] = src.file.positions[params[name]]
+        lines.append(line)
+    new = node.with_changes(body=node.body.with_changes(body=[*lines, *node.body.body]))
+    if node in src.file.positions:
+        src.file.positions[new] = src.file.positions[node]
+    return new
+
+
+def iter_params(params: cst.Parameters):
+    """Every named parameter of ``params``, in order."""
+    return (*params.posonly_params, *params.params, *params.kwonly_params)
 
 
 def _locate(file: ParsedFile, fn, line: int, module_text: str):

@@ -10,8 +10,10 @@ Guarantee: an ``if``/``elif`` statement or a conditional expression whose test i
 ``hasattr(M, "name")`` (``M`` a module the function's environment names, ``hasattr`` Python's), or a
 comparison, ``not``, ``and``/``or`` of literals and module-level constants (a number, a string, a
 bool, None, or a tuple of them: names the function does not bind), or of the function's own constants
-(a name its block binds to one of those on a line of its own, and nothing else binds: ``norm = None``
-where an object's ``__init__`` was written out) in lines after that one, keeps only the branch Python takes
+(a name its block binds to one of those on a line of its own: ``norm = None`` where an object's
+``__init__`` was written out, ``acc = None`` for a parameter a call leaves ``None``) in the lines of
+that block after it, up to the first that binds it again (a test such a line holds, ``if acc is None:
+acc = []``, is read before its own binding), keeps only the branch Python takes
 (an ``if`` without ``else`` whose test is false: nothing). The constants are watched as any global
 the function reads (``freshness``): a new value makes the module again. Every other test stays.
 """
@@ -155,9 +157,10 @@ def desugar(source: FunctionSource) -> FunctionSource:
                 break  # (``if hasattr(...): return ...`` taken: the lines after it never run)
         return out
 
-    def taken(stmt) -> list:
+    def taken(stmt, truth=None) -> list:
         if isinstance(stmt, cst.If):
-            truth = _truth(stmt.test, scope["source"], scope["bound"])
+            if truth is None:
+                truth = _truth(stmt.test, scope["source"], scope["bound"])
             if truth is True:
                 return block(stmt.body.body)
             if truth is False:
@@ -166,22 +169,36 @@ def desugar(source: FunctionSource) -> FunctionSource:
                 return taken(stmt.orelse) if isinstance(stmt.orelse, cst.If) else []
         return [with_blocks(stmt, block, positions)]
 
+    known = set()  # the function's own constants, until a line binds them again
+
+    def forget(names):
+        known.difference_update(names)
+        scope["bound"] = scope["bound"] + Counter({n: bound[n] for n in names})
+
     statements = []
     for stmt in body:
+        rebound = known & set(bindings(stmt))
+        truth = None
+        if rebound and isinstance(
+            stmt, cst.If
+        ):  # ``if acc is None: acc = []``: its test reads them first
+            truth = _truth(stmt.test, scope["source"], scope["bound"])
+        forget(rebound)
         kept = [
             rewrite(s, _Expressions(scope["source"], scope["bound"]))
-            for s in taken(stmt)
+            for s in taken(stmt, truth)
         ]
         statements.extend(kept)
         if kept and kept[-1] is not stmt and _leaves(kept[-1]):
             break
-        known = _local_constant(stmt, scope["source"], bound)
-        if known is not None:
-            name, value = known
+        constant = _local_constant(stmt, scope["source"], scope["bound"])
+        if constant is not None:
+            name, value = constant
             scope["source"] = replace(
                 scope["source"], env={**scope["source"].env, name: value}
             )
             scope["bound"] = scope["bound"] - Counter({name: scope["bound"][name]})
+            known.add(name)
     if statements == body:
         return source
     return with_body(source, statements)
@@ -189,8 +206,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
 
 def _local_constant(stmt, source: FunctionSource, bound) -> tuple | None:
     """``(name, value)`` of a line of the function's own block binding a name to a constant (a literal,
-    a module constant: ``norm = None`` where an object's ``__init__`` was written out) that nothing in
-    the function binds again; the tests after it read it as a constant."""
+    a module constant: ``norm = None`` where an object's ``__init__`` was written out); the tests after
+    it read it as a constant until a line of the block binds it again."""
     if not (
         isinstance(stmt, cst.SimpleStatementLine)
         and len(stmt.body) == 1
@@ -200,8 +217,6 @@ def _local_constant(stmt, source: FunctionSource, bound) -> tuple | None:
     ):
         return None
     name = stmt.body[0].targets[0].target.value
-    if bound[name] != 1:
-        return None
     value = _constant(stmt.body[0].value, source, bound)
     if value is _UNKNOWN or type(value) not in _CONSTANTS:
         return None

@@ -398,6 +398,15 @@ class Reads:
         )
 
     def _Comparison(self, node):
+        if (
+            len(node.comparisons) == 1
+            and isinstance(node.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(node.comparisons[0].comparator, cst.Name)
+            and node.comparisons[0].comparator.value == "None"
+            and self.expr(node.left)[1] == COLLECTED
+        ):  # a list is never None (``return outputs if outputs is not None else []``)
+            is_not = isinstance(node.comparisons[0].operator, cst.IsNot)
+            return cst.Name("True" if is_not else "False"), None
         for part in (node.left, *(c.comparator for c in node.comparisons)):
             if self.expr(part)[1] in (COLLECTED, UNKNOWN):
                 self.fail(

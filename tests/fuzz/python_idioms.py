@@ -180,6 +180,7 @@ FORMS = (
     "dicts_written_by_their_loop",
     "helper_updating_its_argument",
     "settings_filled_in_the_first_step",
+    "list_default_left_none",
 )
 
 
@@ -659,6 +660,31 @@ class PythonIdioms:
             f"for {name}_s in range(3):",
             f"    {name}_w, {name}_cfg = momentum_step({name}_w, np.cos({name}_w) * np.mean({b}), {name}_cfg)",
             f"{name} = np.sum({name}_w ** 2)",
+        ]
+
+    def _py_list_default_left_none(self, lines, name, a, b):
+        """A helper whose list parameter defaults to ``None`` and is made inside (``if out is None: out
+        = []``), called leaving it, passing ``None``, or passing ``None`` by keyword."""
+        self.helper(
+            "def gather_powers(v, out=None, scale=None):\n"
+            "    if out is None:\n"
+            "        out = []\n"
+            "    if scale is not None:\n"
+            "        v = v * scale\n"
+            "    for k in range(1, 4):\n"
+            "        out.append(np.tanh(v) ** k)\n"
+            "    return out\n"
+        )
+        call = self.pick(
+            [
+                f"gather_powers({a})",
+                f"gather_powers({a}, None, 0.5)",
+                f"gather_powers({a}, out=None, scale=np.mean({b}))",
+            ]
+        )
+        lines += [
+            f"{name}_hs = {call}",
+            f"{name} = np.sum(np.stack({name}_hs) ** 2) + np.sum({name}_hs[-1])",
         ]
 
     def _py_broke_at(self, lines, name, a, b):

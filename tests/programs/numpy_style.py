@@ -6436,3 +6436,44 @@ def inputs_rows_picked_by_a_list_held_in_a_name():
 
 
 PROGRAMS += ["rows_picked_by_a_list_held_in_a_name"]
+
+
+def _layer_outputs(x, weights, outputs=None, scale=None):
+    """The Python idiom for a list default: ``outputs=None``, then ``if outputs is None: outputs = []``."""
+    if outputs is None:
+        outputs = []
+    if scale is not None:
+        x = scale * x
+    for w in weights:
+        x = np.tanh(x * w)
+        outputs.append(x)
+    # a test the loop above could change is still read when the code runs
+    return outputs if outputs is not None else [x]
+
+
+def _countdown_default(x, left=None):
+    total = 0.0
+    for i in range(3):
+        if left is None:
+            left = 2
+        else:
+            left = left - 1
+        total = total + left * np.sum(x**2)
+    return total
+
+
+def list_defaults_left_none(x):
+    """Helpers whose list parameter defaults to ``None`` and is made inside: the ``is None`` test read
+    where the helper is called (the default, or ``None`` passed), a test in a loop as it runs.
+    """
+    weights = [0.5, -1.2, 0.8]
+    hs = _layer_outputs(x, weights)
+    gs = _layer_outputs(x, weights, None, scale=2.0)
+    return np.sum(np.stack(hs) ** 2) + np.sum(gs[-1]) + _countdown_default(x)
+
+
+def inputs_list_defaults_left_none():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["list_defaults_left_none"]
