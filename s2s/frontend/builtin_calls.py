@@ -11,7 +11,7 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   the item in place of its parameter (``map(lambda p: np.sum(p**2), ps)`` is
   ``(np.sum(p**2) for p in ps)``). Over tuple or list displays it is the tuple of
   the applied items (``w, x = map(jnp.asarray, (w, x))``, unpacked at once).
-- ``a, b = zip(*rows)``, a list of pairs unpacked into its columns, is
+- ``a, b = zip(*rows)`` (or ``list(zip(*rows))``), a list of pairs unpacked into its columns, is
   ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
   rows)`` (``rows`` computed once, into a name of its own, where it is no
   name).
@@ -145,6 +145,14 @@ def _transposed(source: FunctionSource, stmt, namer: Namer) -> list | None:
     if node is None or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
         return None
     value = node.value
+    if (
+        isinstance(value, cst.Call)
+        and any(_is_builtin(source, value.func, f) for f in ("list", "tuple"))
+        and len(value.args) == 1
+        and not value.args[0].star
+        and not value.args[0].keyword
+    ):  # ``a, b = list(zip(*rows))``: the same columns
+        value = value.args[0].value
     if not (
         isinstance(value, cst.Call)
         and _is_builtin(source, value.func, "zip")

@@ -196,9 +196,12 @@ class Idioms:
             # ``zip(*pairs)`` unpacked into columns, ``map`` of a function and of a lambda
             self.feature("map_unzip")
             a = picked[0]
-            lines.append(
-                f"{name}_p, {name}_q = zip(*[(np.tanh({a}), {a} * 0.5), ({a} ** 2, np.sin({a}))])"
+            # (``list(zip(*...))`` by the seed, no draw: other programs stay as they were)
+            unzip = ("zip({})", "list(zip({}))", "tuple(zip({}))")[self.seed % 3]
+            rows = unzip.format(
+                f"*[(np.tanh({a}), {a} * 0.5), ({a} ** 2, np.sin({a}))]"
             )
+            lines.append(f"{name}_p, {name}_q = {rows}")
             lines.append(
                 f"{name} = sum(map(np.sum, {name}_p)) + sum(map(lambda z_: np.sum(z_ * 2.0), {name}_q))"
             )

@@ -6477,3 +6477,17 @@ def inputs_list_defaults_left_none():
 
 
 PROGRAMS += ["list_defaults_left_none"]
+
+
+def columns_of_listed_pairs(x):
+    """``list(zip(*pairs))`` unpacked into columns (the transpose idiom with the ``list`` people add)."""
+    pairs = [(np.tanh(x), x[0] * x), (x**2, np.sin(x))]
+    firsts, seconds = list(zip(*pairs))
+    return sum(np.sum(a * b) for a, b in zip(firsts, seconds))
+
+
+def inputs_columns_of_listed_pairs():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["columns_of_listed_pairs"]
