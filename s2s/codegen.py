@@ -152,7 +152,9 @@ def _generate(
             # a custom_jvp rule, transposed for reverse mode
             if reverse_kinds and name in transposed:
                 mode = Mode("vjp", transposed[name], zeros_for_inactive=False)
-                functions.append(simplify(reverse(helper, mode, **ctx)))
+                functions.append(
+                    simplify(reverse(helper, mode, requests=vjp_requests, **ctx))
+                )
             continue
 
     # the batched derivatives of functions an inner ``vmap`` maps (``vjp_of_mapped_module``), and what

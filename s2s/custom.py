@@ -16,7 +16,10 @@ generated module, where the derivative code calls them by name:
   (``(x_bar,) = f_bwd(f_residuals, y_bar)``); forward mode is an error, as in JAX.
 
 ``jax.custom_jvp`` and ``jax.custom_vjp`` objects are read the same way.
-Called directly, these objects just run the function.
+Called directly, these objects just run the function. A rule given by
+argument (``f.defjvps(jvp_x, jvp_y)``, JAX's or s2s's) is read as the
+``defjvp`` rule it stands for, which s2s writes as source: each argument's
+tangent through its function, summed (``_by_argument``).
 """
 
 from __future__ import annotations
@@ -33,11 +36,20 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
+        self.jvps = None
 
     def defjvp(self, jvp):
         """Set the rule ``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``; returns it."""
         self.jvp = jvp
         return jvp
+
+    def defjvps(self, *jvps):
+        """Set the rule by argument, as JAX's ``defjvps``: ``jvps[i](tangent_i, primal_out, *primals)`` is
+        the output's tangent along argument ``i`` (None: none), and the output's tangent their sum.
+        """
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+        self.jvps = jvps  # (the rule they stand for is written when s2s reads a call: ``custom_rule``)
 
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
@@ -94,8 +106,90 @@ def custom_rule(obj) -> CustomRule | None:
         return None
     nondiff = tuple(getattr(obj, "nondiff_argnums", ()) or ())
     if kind == "custom_jvp":
-        return CustomRule("jvp", obj.fun, (obj.jvp,), nondiff)
+        jvps = getattr(obj, "jvps", None) or _jax_defjvps(obj.jvp)
+        jvp = obj.jvp if jvps is None else _by_argument(obj, jvps)
+        return CustomRule("jvp", obj.fun, (jvp,), nondiff)
     return CustomRule("vjp", obj.fun, (obj.fwd, obj.bwd), nondiff)
+
+
+def _jax_defjvps(jvp):
+    """The functions given to JAX's ``custom_jvp.defjvps`` (its rule is a closure over them), else None."""
+    code = getattr(jvp, "__code__", None)
+    if code is None or not jvp.__qualname__.endswith("defjvps.<locals>.jvp"):
+        return None
+    cells = dict(zip(code.co_freevars, jvp.__closure__ or ()))
+    return tuple(cells["jvps"].cell_contents) if "jvps" in cells else None
+
+
+_BY_ARGUMENT: dict = (
+    {}
+)  # (id of the custom function, ids of its functions) -> (the rule, what it reads)
+
+
+def _by_argument(obj, jvps):
+    """The ``defjvp`` rule that ``defjvps(*jvps)`` stands for, as source s2s reads (and a reader reads, in the
+    generated module): each argument's tangent through its function, the tangents summed leaf by leaf.
+    The function's parameters must be plain positional ones, as ``defjvps`` passes them.
+    """
+    import inspect
+
+    from .runtime import loader
+
+    key = (id(obj), tuple(map(id, jvps)))
+    held = _BY_ARGUMENT.get(key)
+    if held is not None and held[1] == (obj, jvps):
+        return held[0]
+    fun = obj.fun
+    params = list(inspect.signature(fun).parameters.values())
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        raise TypeError(
+            f"`{fun.__name__}.defjvps`: s2s reads it for plain positional parameters"
+        )
+    stem = fun.__name__
+    own = {
+        "jax",
+        "jnp",
+        "primals",
+        "tangents",
+        "primal_out",
+        "tangent_out",
+        f"{stem}_fun",
+    }
+    names = [p.name if p.name not in own else f"arg{i}" for i, p in enumerate(params)]
+    rules = {
+        f"{stem}_jvp_{name}": jvp for name, jvp in zip(names, jvps) if jvp is not None
+    }
+    primals = ", ".join(names)
+    lines = [
+        f"{', '.join(names)}, = primals",
+        f"{', '.join(n + '_dot' for n in names)}, = tangents",
+        f"primal_out = {stem}_fun({primals})",
+    ]
+    terms = [
+        f"{rule}({name}_dot, primal_out, {primals})"
+        for (rule, _), name in zip(
+            rules.items(), [n for n, j in zip(names, jvps) if j is not None]
+        )
+    ]
+    if not terms:
+        lines.append("tangent_out = jax.tree_util.tree_map(jnp.zeros_like, primal_out)")
+    for k, term in enumerate(terms):
+        lines.append(
+            f"tangent_out = {term}"
+            if k == 0
+            else f"tangent_out = jax.tree_util.tree_map(jnp.add, tangent_out, {term})"
+        )
+    lines.append("return primal_out, tangent_out")
+    body = "".join(f"    {line}\n" for line in lines)
+    text = (
+        f'"""The jvp rule `{stem}.defjvps(...)` stands for (written by s2s): each argument\'s tangent\n'
+        'through its function, summed."""\n\nimport jax\nimport jax.numpy as jnp\n\n\n'
+        f"def {stem}_jvp(primals, tangents):\n{body}"
+    )
+    module = loader.load_module(text, f"{stem}_defjvps", {f"{stem}_fun": fun, **rules})
+    rule = getattr(module, f"{stem}_jvp")
+    _BY_ARGUMENT[key] = (rule, (obj, jvps))
+    return rule
 
 
 __all__ = ["CustomRule", "custom_jvp", "custom_rule", "custom_vjp", "stop_gradient"]

@@ -212,6 +212,25 @@ def test_custom_jvp_rule_is_used_in_both_modes(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_custom_jvp_rules_by_argument_and_rules_calling_helpers(backend):
+    """``defjvps`` (JAX's and s2s's, with a ``None``) and a ``defjvp`` rule that calls a helper of its own,
+    in both modes, against JAX on the function's twin (its rules are its derivatives where |x| < 2).
+    """
+    x = np.array([-1.2, 0.5, 1.5])
+    with jax.enable_x64(True):
+        want = jax.grad(H.twin_uses_rules_by_argument)(x)
+        _, want_tangent = jax.jvp(H.twin_uses_rules_by_argument, (x,), (np.cos(x),))
+    np.testing.assert_allclose(
+        s2s.grad(H.uses_rules_by_argument, backend=backend)(x), want, rtol=1e-10
+    )
+    _, tangent = s2s.jvp(H.uses_rules_by_argument, (x,), (np.cos(x),), backend=backend)
+    np.testing.assert_allclose(tangent, want_tangent, rtol=1e-10)
+    # the rule ``defjvps`` stands for, written out: each argument's tangent through its function
+    source = s2s.grad(H.uses_rules_by_argument).source
+    assert "sine_times_jvp_vjp(" in source and "cosine_times_vjp(" in source
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_custom_vjp_rule_is_used(backend):
     x = np.array([0.1, 0.2])
     np.testing.assert_allclose(

@@ -3,6 +3,8 @@
 Each has a jax.numpy twin in the test (``TWINS``) where JAX can run it.
 """
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 import s2s
@@ -60,6 +62,59 @@ def softplus_jvp(primals, tangents):
 
 def uses_softplus(x):
     return np.sum(softplus(x) ** 2)
+
+
+@jax.custom_jvp
+def sine_times(x, y):
+    return jnp.sin(x) * y
+
+
+# JAX's ``defjvps``: the output's tangent along each argument (the custom derivatives tutorial's)
+sine_times.defjvps(
+    lambda x_dot, primal_out, x, y: jnp.cos(x) * x_dot * y,
+    lambda y_dot, primal_out, x, y: jnp.sin(x) * y_dot,
+)
+
+
+@s2s.custom_jvp
+def clipped_square(x, scale):
+    return scale * np.clip(x, -1.0, 1.0) ** 2
+
+
+# s2s's own ``defjvps``, a ``None`` for an argument without a tangent
+clipped_square.defjvps(lambda t, out, x, scale: 2.0 * scale * x * t, None)
+
+
+def _cosine_times(x, t):
+    return np.cos(x) * t
+
+
+@jax.custom_jvp
+def sine(x):
+    return jnp.sin(x)
+
+
+@sine.defjvp
+def sine_jvp(primals, tangents):
+    """A rule that calls a helper of its own (transposed with it for reverse mode)."""
+    (x,), (t,) = primals, tangents
+    return sine(x), _cosine_times(x, t)
+
+
+def uses_rules_by_argument(x):
+    return (
+        jnp.sum(sine_times(x, x**2))
+        + np.sum(clipped_square(0.5 * x, 3.0))
+        + jnp.sum(sine(x) ** 2)
+    )
+
+
+def twin_uses_rules_by_argument(x):
+    return (
+        jnp.sum(jnp.sin(x) * x**2)
+        + jnp.sum(3.0 * (0.5 * x) ** 2)
+        + jnp.sum(jnp.sin(x) ** 2)
+    )
 
 
 @s2s.custom_vjp
