@@ -114,6 +114,9 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))
     src = local_objects.desugar(constant_objects.desugar(src))
+    src = dict_fields.desugar(
+        src
+    )  # (the dicts an object's attributes hold, now names of the function)
     # (an object's settings, written out: ``if net_norm == "batchnorm":`` in its methods)
     src = static_tests.desugar(src)
     src = counted_whiles.desugar(object_lists.desugar(src))

@@ -6,7 +6,9 @@ dict, changed through the dict. ``desugar(source)`` writes each entry as a varia
 (appended, collected by compiled loops, reduced) and the dict is gone.
 
 Guarantee: ``d = {"key": value, ...}`` (string keys, no ``**``) or ``d = {}`` in the function's own
-top-level lines, ``d`` bound nowhere else and named in no nested function or lambda; every other
+top-level lines, ``d`` bound nowhere else, and neither bound nor written item by item in a nested function
+or lambda (which may read its entries and call their methods: a local object's method appending to
+``self.derived_variables["Z"]``, ``local_objects``'s, as it runs again after that pass); every other
 read of ``d`` is ``d["key"]`` with a string literal (read, assigned, updated in place, a method's
 receiver), at least one of them the receiver of a method call (``d["loss"].append(v)``: the
 construct this exists for; other dicts stay dicts), or ``return d`` where the display set every key
@@ -110,8 +112,12 @@ def _rewritten(source, body, k: int, namer):
     if bindings(source.node, items=False)[name] != 1:
         return None
     for n in iter_nodes(cst.Module(rest)):
-        if isinstance(n, _SCOPES) and _names(n, name):
-            return None  # a closure of the dict: its writes would be the closure's
+        if (
+            isinstance(n, _SCOPES)
+            and _names(n, name)
+            and (isinstance(n, cst.ClassDef) or bindings(n)[name])
+        ):
+            return None  # a closure that binds the dict or writes its items: those would be the closure's
     keys = [key for key, _ in entries]
     for n in iter_nodes(cst.Module(rest)):
         key = _item_key(n, name)

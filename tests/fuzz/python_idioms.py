@@ -181,6 +181,7 @@ FORMS = (
     "helper_updating_its_argument",
     "settings_filled_in_the_first_step",
     "list_default_left_none",
+    "object_recording_in_a_dict",
 )
 
 
@@ -685,6 +686,29 @@ class PythonIdioms:
         lines += [
             f"{name}_hs = {call}",
             f"{name} = np.sum(np.stack({name}_hs) ** 2) + np.sum({name}_hs[-1])",
+        ]
+
+    def _py_object_recording_in_a_dict(self, lines, name, a, b):
+        """numpy-ml's layers: an object made in the function keeps its forward pass's values in a dict
+        of lists (``self.derived_variables["Z"].append(Z)``), read after its calls."""
+        self.helper(
+            "class Recorder:\n"
+            "    def __init__(self, scale):\n"
+            "        self.scale = scale\n"
+            '        self.derived = {"Z": [], "A": []}\n\n'
+            "    def forward(self, v):\n"
+            "        z = v * self.scale\n"
+            '        self.derived["Z"].append(z)\n'
+            '        self.derived["A"].append(np.tanh(z))\n'
+            '        return self.derived["A"][-1]\n'
+        )
+        steps = self.pick([1, 2, 3])
+        lines += [
+            f"{name}_rec = Recorder(np.mean({b}))",
+            f"{name}_h = {a}",
+            f"for {name}_s in range({steps}):",
+            f"    {name}_h = {name}_rec.forward({name}_h + 0.1 * {name}_s)",
+            f'{name} = np.sum({name}_h ** 2) + np.sum({name}_rec.derived["Z"][0]) * len({name}_rec.derived["A"])',
         ]
 
     def _py_broke_at(self, lines, name, a, b):

@@ -6491,3 +6491,36 @@ def inputs_columns_of_listed_pairs():
 
 
 PROGRAMS += ["columns_of_listed_pairs"]
+
+
+class RecordingLayer:
+    """numpy-ml's way: the layer keeps what its forward pass computed in a dict of lists."""
+
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+        self.derived_variables = {"Z": [], "A": []}
+
+    def forward(self, X):
+        Z = X @ self.W + self.b
+        A = np.tanh(Z)
+        self.derived_variables["Z"].append(Z)
+        self.derived_variables["A"].append(A)
+        return A
+
+
+def layer_recording_its_steps(W):
+    """A layer object made in the function, called twice, its recorded pre-activations read after."""
+    X = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    layer = RecordingLayer(W, np.array([0.1, -0.2, 0.3]))
+    h = layer.forward(X)
+    h = layer.forward(h[:, ::-1])
+    Z = layer.derived_variables["Z"]
+    return np.sum(h**2) + np.sum(Z[0] * Z[1]) + len(layer.derived_variables["A"])
+
+
+def inputs_layer_recording_its_steps():
+    return (np.linspace(-0.5, 0.7, 9).reshape(3, 3),)
+
+
+PROGRAMS += ["layer_recording_its_steps"]
