@@ -26,7 +26,7 @@ from .display import ShowsSource
 from .dtypes import check_float_inputs, check_real, dtype_of, in_primal_dtypes
 from .errors import S2SError
 from .freshness import GENERATED_KEY
-from .frontend import variadic, wrappers
+from .frontend import object_layouts, variadic, wrappers
 from .generated import Generated
 from .runtime import backends, loader
 from .runtime.trees import _children, _is_record, tree_leaves, tree_map
@@ -127,10 +127,12 @@ class Transformed(ShowsSource):
 
     def at(self, *args, **kwargs) -> Transformed:
         """This transformation for calls shaped like ``f(*args, **kwargs)``: itself, or, when ``f`` takes
-        ``*args``/``**kwargs``, the one of ``f`` at that call's shape (its ``.source`` is the module such calls run).
+        ``*args``/``**kwargs``, the one of ``f`` at that call's shape (its ``.source`` is the module such calls run);
+        where the arguments hold objects of the program's classes, the one read for them (``object_layouts``).
         """
         if self._variadic is None:
-            return self
+            held = self._held(self.binding(args, kwargs))
+            return self if held is None else held
         return _transformed(
             self._at(args, kwargs),
             self.kind,
@@ -236,9 +238,35 @@ class Transformed(ShowsSource):
         args = self.binding(args, kwargs)
         if self.kind in ("grad", "value_and_grad"):
             check_float_inputs(args, self.argnums, self.kind, self.allow_int)
+        held = self._held(args)
+        if (
+            held is not None
+        ):  # objects of the program's classes: the function read for where they are
+            return held._finish(held._current_runner(), args, kwargs)
         runner = self.__dict__.get("_runner")
         if runner is None or self._refresh():
             runner = self._runner
+        return self._finish(runner, args, kwargs)
+
+    def _held(self, args) -> Transformed | None:
+        """This transformation of the function read for the objects of the program's classes ``args``
+        hold (``held_objects``), or None where they hold none."""
+        if self.binding.partial_arguments:
+            return None
+        target = held_target(self.target, self.binding.names, args)
+        if target is self.target:
+            return None
+        return _transformed(
+            target,
+            self.kind,
+            self.argnums,
+            self.has_aux,
+            self.backend,
+            flat=True,
+            allow_int=self.allow_int,
+        )
+
+    def _finish(self, runner, args, kwargs):
         computed = out = runner(*args)
         if self.kind in ("grad", "value_and_grad"):
             out = in_primal_dtypes(
@@ -325,6 +353,28 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
+def held_target(target, names, args):
+    """``target`` (a function, or a transformation of one) read for the objects of the program's classes
+    ``args`` (by parameter ``names``) hold: a ``Held`` function (``object_layouts``), or the same
+    transformations of it; ``target`` itself where they hold none."""
+    if isinstance(target, Transformed):
+        if target._variadic is not None or target.binding.partial_arguments:
+            return target
+        inner = held_target(target.target, names, args)
+        if inner is target.target:
+            return target
+        return _transformed(
+            inner,
+            target.kind,
+            target.argnums,
+            target.has_aux,
+            target.backend,
+            flat=True,
+            allow_int=target.allow_int,
+        )
+    return object_layouts.at_call(target, names, args)
+
+
 MISSED = object()
 
 
@@ -387,9 +437,15 @@ def _transformed(
 
 
 def _at_call(fun, primals, backend):
-    """``fun``, or, when it takes ``*args``/``**kwargs``, what s2s transforms for the call ``fun(*primals)``."""
+    """What s2s transforms for the call ``fun(*primals)``: ``fun``, or, when it takes ``*args``/``**kwargs``,
+    ``fun`` at that call's shape; read for the objects of the program's classes the primals hold.
+    """
     primal = _transformed(fun, "primal", 0, backend=backend)
-    return primal._at(tuple(primals), {}) if primal._variadic is not None else fun
+    if primal._variadic is not None:
+        return _at_call(primal._at(tuple(primals), {}), primals, backend)
+    if primal.binding.partial_arguments:
+        return fun
+    return held_target(fun, primal.binding.names, primals)
 
 
 def _primal_arguments(fun, primals, api, backend):

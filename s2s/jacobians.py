@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from .api import Transformed
+from .api import Transformed, held_target
 from .display import ShowsSource
 from .dtypes import check_float_inputs
 from .frontend.wrappers import describe
@@ -134,6 +134,7 @@ class Jacobian(ShowsSource):
         self.__signature__ = binding.signature
         if self._variadic is not None:
             return
+        self._given = argnums
         # indices into the generated functions' parameters
         self.argnums = binding.argnums(argnums, f"s2s.{kind}")
         # JAX reads them per call
@@ -188,6 +189,14 @@ class Jacobian(ShowsSource):
             )
         args = self.primal.binding(args, kwargs)
         check_float_inputs(args, self.wrt, self.kind)
+        if not self.primal.binding.partial_arguments:
+            # objects of the program's classes in the arguments: the function read for where they are
+            target = self.primal.target
+            held = held_target(target, self.primal.binding.names, args)
+            if held is not target:
+                return _jacobian(
+                    held, self.kind, self._given, self.has_aux, self._backend
+                )(*args)
         # a value the modules baked in has changed
         if self.primal._refresh() | self.transformed._refresh():
             self._runner = backends.Runner(

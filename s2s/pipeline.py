@@ -28,6 +28,7 @@ from .frontend import (
     filled_lists,
     function_loops,
     generators,
+    held_objects,
     indexed_loops,
     inner_jacobians,
     item_loops,
@@ -103,7 +104,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = deleted_names.desugar(src)
+    src = deleted_names.desugar(held_objects.desugar(src))
     src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
     src = ufunc_methods.desugar(pullbacks.desugar(local_imports.desugar(src)))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))

@@ -45,6 +45,39 @@ def stack_loss(params, x):
     return jnp.sum(x**2) + params["scale"] * jnp.sum(params["layers"][0].w ** 2)
 
 
+@jax.tree_util.register_pytree_node_class
+class Affine(Linear):
+    """A registered class with methods: ``layer(x)`` and ``layer.l2()``, read from the source."""
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+    def l2(self):
+        return jnp.sum(self.w**2)
+
+
+@partial(jax.tree_util.register_dataclass, data_fields=["layers"], meta_fields=["act"])
+@dataclass
+class Stack:
+    """Equinox's way: a module holding a list of modules, and a static field its ``__call__`` tests."""
+
+    layers: list
+    act: str = "tanh"
+
+    def __call__(self, x):
+        for layer in self.layers[:-1]:
+            x = jnp.tanh(layer(x)) if self.act == "tanh" else jax.nn.relu(layer(x))
+        return self.layers[-1](x)
+
+    def penalty(self):
+        return sum(layer.l2() for layer in self.layers)
+
+
+def model_loss(model, x):
+    """The model called, and a method of it: ``loss(model, x)`` of the JAX and Equinox tutorials."""
+    return jnp.sum(jnp.sin(model(x)) ** 2) + 0.1 * model.penalty()
+
+
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(2, 3))
 
@@ -59,6 +92,18 @@ CASES = {
     "list of records in a dict": (
         stack_loss,
         {"layers": [_layer(Linear, 3, 3), _layer(Dense, 3, 2)], "scale": 0.5},
+    ),
+    "methods of a node class": (
+        model_loss,
+        Stack([_layer(Affine, 3, 3), _layer(Affine, 3, 3)]),
+    ),
+    "a module of modules": (
+        model_loss,
+        Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 4), _layer(Affine, 4, 2)]),
+    ),
+    "a module of modules, another static field": (
+        model_loss,
+        Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 2)], act="relu"),
     ),
 }
 

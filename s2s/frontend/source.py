@@ -25,7 +25,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..errors import Origin, S2SError
 from ..runtime import loader, located
-from . import function_args, statement_lines, variadic, verify, wrappers
+from . import function_args, object_layouts, statement_lines, variadic, verify, wrappers
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,9 @@ class FunctionSource:
     )
     # parameters bound to functions at a call (``function_args.Bound``): names of ``env``, not parameters
     fixed: tuple = ()
+    # parameters holding objects of the program's classes at the call read (``held_objects.Held``):
+    # (parameter, layout) pairs
+    held: tuple = ()
     # (local function, parameter) pairs its enclosing function hands in and takes back
     # (``closure_state``): the function may append to them
     handed_back: frozenset = frozenset()
@@ -222,6 +225,8 @@ def load(fn) -> FunctionSource:
         return fn.source()
     if isinstance(fn, WritesBack):
         return fn.source(load)
+    if isinstance(fn, object_layouts.Held):
+        return dataclasses.replace(load(fn.fn), held=fn.layouts)
     if isinstance(fn, variadic.Specialized):
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):
