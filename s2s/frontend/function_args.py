@@ -105,7 +105,8 @@ class Bound(Standin):
         )
 
     def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs, **dict(self.fixed))
+        fixed = {k: v.value if isinstance(v, Constant) else v for k, v in self.fixed}
+        return self.fn(*args, **kwargs, **fixed)
 
     def __repr__(self):
         bound = ", ".join(f"{k}={getattr(v, '__name__', v)}" for k, v in self.fixed)
@@ -116,8 +117,13 @@ _BOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def bind(fn, fixed: dict) -> Bound:
-    """The one ``Bound`` of ``fn`` with ``fixed`` (functions compared by identity)."""
-    key = tuple(sorted((name, id(obj)) for name, obj in fixed.items()))
+    """The one ``Bound`` of ``fn`` with ``fixed`` (functions compared by identity, constants by value)."""
+    key = tuple(
+        sorted(
+            (name, obj if isinstance(obj, Constant) else id(obj))
+            for name, obj in fixed.items()
+        )
+    )
     by_binding = _BOUND.setdefault(fn, {})
     if key not in by_binding:
         by_binding[key] = Bound(fn, tuple(sorted(fixed.items())))
@@ -128,8 +134,8 @@ def name_of(bound: Bound) -> str:
     """A readable name for a bound helper: the functions' names follow its own (``mlp_relu``; an object
     by its parameter's name)."""
     parts = [bound.fn.__name__] + [
-        getattr(f, "__name__", n).rpartition(".")[2] for n, f in bound.fixed
-    ]  # (a module by its last name: ``norm_numpy``)
+        (getattr(f, "__name__", None) or n).rpartition(".")[2] for n, f in bound.fixed
+    ]  # (a module by its last name: ``norm_numpy``; a constant by its string or its parameter's name)
     return "_".join(p.strip("_<>") for p in parts)
 
 
@@ -169,7 +175,7 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
     # the parameters the function names itself (not those its ``*args``/``**kwargs`` are read as)
     own = inspect.signature(getattr(fn, "fn", fn), follow_wrapped=False).parameters
     fixed, given = {}, set()
-    tested = _tested_against_none(resolver, fn, own)
+    tested = _tested(fn, own)
     for name, param in signature.parameters.items():
         if (
             name in passed
@@ -184,14 +190,18 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
                 "s2s binds a helper to the functions it is called with by parameter",
                 UnsupportedSyntax,
             )
-        if (
-            name in tested
+        constant = (
+            _constant(passed.get(name, param.default))
+            if name in tested
             and (name in passed or not starred)  # (a ``*`` spread may fill it)
-            and _is_none(passed.get(name, param.default))
-        ):
-            # ``acc=None`` then ``if acc is None: acc = []``: the test is read where the helper is
-            fixed[name] = None
-            given.add(id(passed.get(name)))
+            else None
+        )
+        if constant is not None:
+            # ``acc=None`` then ``if acc is None: acc = []``, ``mode="same"`` then ``if mode == "same":``:
+            # the test is read where the helper is
+            fixed[name] = constant
+            if name in passed:
+                given.add(id(passed[name]))
             continue
         if name in passed:
             obj = _function_value(resolver, passed[name])
@@ -224,17 +234,52 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
     return bind(fn, fixed), kept
 
 
-def _is_none(value) -> bool:
-    """``None``, written in a call or as a parameter's default."""
+class Constant:
+    """A string, number, bool or None a helper's parameter is bound to where a call passes it written out
+    (or leaves it its default), and the helper tests it: its body then starts ``name = value``.
+    """
+
+    def __init__(self, value):
+        self.value = value
+        self.__name__ = value if isinstance(value, str) and value.isidentifier() else ""
+
+    def __eq__(self, other):
+        return isinstance(other, Constant) and _same(self.value, other.value)
+
+    def __hash__(self):
+        return hash((type(self.value), self.value))
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+_LITERALS = (str, int, bool, type(None))
+
+
+def _constant(value) -> Constant | None:
+    """The ``Constant`` a literal written in a call (or a parameter's default) stands for, else None."""
     import libcst as cst
 
-    return value is None or (isinstance(value, cst.Name) and value.value == "None")
+    if type(value) in _LITERALS:
+        return Constant(value)
+    if isinstance(value, cst.Name) and value.value in ("None", "True", "False"):
+        return Constant({"None": None, "True": True, "False": False}[value.value])
+    if isinstance(value, cst.SimpleString) and "f" not in value.prefix.lower():
+        evaluated = value.evaluated_value
+        return Constant(evaluated) if isinstance(evaluated, str) else None
+    if isinstance(value, cst.Integer):
+        return Constant(int(value.evaluated_value))
+    return None
 
 
-def _tested_against_none(resolver, fn, own) -> set:
-    """The parameters of ``fn`` its body tests with ``is None``/``is not None``: a call passing them ``None``
-    binds them (``def collect(x, acc=None)``), so that the test is read with the helper.
-    """
+def _tested(fn, own) -> set:
+    """The parameters of ``fn`` its body tests: compared with literals (``mode == "same"``, ``acc is
+    None``) or tested whole (``if callback:``). A call passing them a literal binds them, so that the
+    test is read with the helper."""
     import libcst as cst
 
     from ..cstutil import iter_nodes
@@ -244,17 +289,26 @@ def _tested_against_none(resolver, fn, own) -> set:
         node = sources.load(getattr(fn, "fn", fn)).node
     except Exception:  # (a function s2s cannot read: its call says so where it is read)
         return set()
+
+    def param(n):
+        return n.value if isinstance(n, cst.Name) and n.value in own else None
+
     tested = set()
-    for comparison in iter_nodes(node):
-        if (
-            isinstance(comparison, cst.Comparison)
-            and isinstance(comparison.left, cst.Name)
-            and comparison.left.value in own
-            and len(comparison.comparisons) == 1
-            and isinstance(comparison.comparisons[0].operator, (cst.Is, cst.IsNot))
-            and _is_none(comparison.comparisons[0].comparator)
-        ):
-            tested.add(comparison.left.value)
+    for n in iter_nodes(node):
+        if isinstance(n, cst.Comparison):
+            operands = [n.left, *(c.comparator for c in n.comparisons)]
+            named = [param(o) for o in operands if param(o) is not None]
+            if len(named) == 1 and all(
+                param(o) is not None or _constant(o) is not None for o in operands
+            ):
+                tested.add(named[0])
+        elif isinstance(n, (cst.If, cst.While, cst.IfExp)) and param(n.test):
+            tested.add(n.test.value)
+        elif isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
+            if param(n.expression):
+                tested.add(n.expression.value)
+        elif isinstance(n, cst.BooleanOperation):
+            tested.update(p for p in (param(n.left), param(n.right)) if p is not None)
     return tested
 
 

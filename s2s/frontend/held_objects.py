@@ -19,6 +19,10 @@ attributes), and reads the parameter's attributes and methods through that name 
 (``model_object_call``), as they write objects the function makes; so a method's loop over
 ``self.layers`` is written out per layer, and each layer's ``__call__`` is its class's.
 
+A parameter given a string, a bool or None that the function tests (``object_layouts``) is that value
+on the function's first line (``callback = None``), so that ``static_tests`` reads its tests
+(``if callback: callback(x)`` is no line at all).
+
 Guarantee: a parameter bound nowhere else in the function, holding objects of plain classes of the
 program (``local_objects``'s; ``NamedTuple``s aside) whose attributes the call's value shows, is read
 as its record where the function reads an attribute of it or calls it (``model.w``, ``model.f(x)``,
@@ -200,6 +204,18 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     env = dict(source.env)
     names, lines = {}, []
     for param, layout in source.held:
+        if layout[0] == "constant":  # a string, bool or None the function tests
+            line = cst.SimpleStatementLine(
+                [
+                    cst.Assign(
+                        [cst.AssignTarget(cst.Name(param))], _constant(layout[1], env)
+                    )
+                ]
+            )
+            if source.node in source.file.positions:
+                source.file.positions[line] = source.file.positions[source.node]
+            lines.append(line)
+            continue
         if counts[param] != 1 or not _keys_are_literals(layout):
             continue  # (rebound: the record would stand for one of its values)
         if not any(_read_as_object(n, param) for n in iter_nodes(source.node.body)):
@@ -212,7 +228,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
         if source.node in source.file.positions:
             source.file.positions[line] = source.file.positions[source.node]
         lines.append(line)
-    if not names:
+    if not lines:
         return source
     reads = _MemberReads(source.file.positions, names)
     first = 1 if body and _is_docstring(body[0]) else 0

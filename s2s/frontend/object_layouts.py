@@ -3,8 +3,9 @@
 ``classes_of`` gives the layout of the objects a value holds: each object's class, its attributes, and
 the objects those hold, in lists, tuples and dicts too. ``Held`` stands for a function at calls whose
 arguments hold objects laid out so (one object per function and layouts, as ``variadic.Specialized``
-is per call shape); ``at_call`` makes it for a call. Nothing here imports the compiler: a call of a
-transformed function reads it.
+is per call shape); ``at_call`` makes it for a call, where the arguments hold such objects, or give a
+string, a bool or None to a parameter the function tests (``callback=None`` then ``if callback:``: the
+test is read with the code). Nothing here imports the compiler: a call of a transformed function reads it.
 """
 
 from __future__ import annotations
@@ -104,9 +105,71 @@ def at_call(fn, names, args):
     objects of the program's classes, else ``fn`` itself."""
     if isinstance(fn, Held):
         return fn
-    layouts = []
+    layouts, tested = [], None
     for name, value in zip(names, args):
+        if type(value) in (str, bool, type(None)):
+            # ``callback=None`` then ``if callback: callback(x)``: the test read with the code
+            tested = tested if tested is not None else tested_parameters(fn)
+            if name in tested:
+                layouts.append((name, ("constant", value)))
+            continue
         layout = classes_of(value)
         if layout is not None:
             layouts.append((name, layout))
     return held(fn, tuple(layouts)) if layouts else fn
+
+
+_TESTED: dict = {}  # code object -> the parameters its function tests
+
+
+def tested_parameters(fn) -> frozenset:
+    """The parameters ``fn``'s body tests: compares with literals (``mode == "train"``, ``acc is None``) or
+    tests whole (``if callback:``), read with Python's ``ast`` (no compiler import)."""
+    inner = fn
+    while isinstance(inner, Standin):
+        inner = inner.fn
+    code = getattr(inner, "__code__", None)
+    if code is None:
+        return frozenset()
+    found = _TESTED.get(code)
+    if found is None:
+        found = _TESTED[code] = _tested_in(inner, code)
+    return found
+
+
+def _tested_in(fn, code) -> frozenset:
+    import ast
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return frozenset()
+    params = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+
+    def param(node):
+        return node.id if isinstance(node, ast.Name) and node.id in params else None
+
+    def literal(node):
+        return isinstance(node, ast.Constant) and type(node.value) in (
+            str,
+            bool,
+            int,
+            type(None),
+        )
+
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            named = [param(o) for o in operands if param(o)]
+            if len(named) == 1 and all(param(o) or literal(o) for o in operands):
+                found.add(named[0])
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp)) and param(node.test):
+            found.add(node.test.id)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            if param(node.operand):
+                found.add(node.operand.id)
+        elif isinstance(node, ast.BoolOp):
+            found.update(p for p in map(param, node.values) if p)
+    return frozenset(found)

@@ -231,11 +231,16 @@ def load(fn) -> FunctionSource:
         return dataclasses.replace(load(fn.fn), shape=fn.shape)
     if isinstance(fn, function_args.Bound):
         src = load(fn.fn)
-        objects = {name: obj for name, obj in fn.fixed if obj is not None}
+        constants = {
+            name: obj.value
+            for name, obj in fn.fixed
+            if isinstance(obj, function_args.Constant)
+        }
+        objects = {name: obj for name, obj in fn.fixed if name not in constants}
         node = _without_params(src, [name for name, _ in fn.fixed])
         return dataclasses.replace(
             src,
-            node=_starting_none(src, node, [n for n, o in fn.fixed if o is None]),
+            node=_starting_with(src, node, constants),
             env={**src.env, **objects},
             fixed=tuple(objects),
         )
@@ -287,16 +292,22 @@ def _without_params(src: FunctionSource, names) -> cst.CSTNode:
     return new
 
 
-def _starting_none(src: FunctionSource, node, names) -> cst.CSTNode:
-    """``node`` whose body starts with ``name = None`` for each of ``names`` (parameters a call leaves
-    ``None``: ``def collect(x, acc=None)``), each line at its parameter's place."""
-    if not names:
+def _starting_with(src: FunctionSource, node, constants: dict) -> cst.CSTNode:
+    """``node`` whose body starts with ``name = value`` for each of ``constants`` (parameters a call binds
+    to a literal: ``def collect(x, acc=None)`` called without ``acc``), each line at its parameter's place.
+    """
+    if not constants:
         return node
     params = {p.name.value: p for p in iter_params(src.node.params)}
     lines = []
-    for name in names:
+    for name, value in constants.items():
         line = cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name(name))], cst.Name("None"))]
+            [
+                cst.Assign(
+                    [cst.AssignTarget(cst.Name(name))],
+                    cst.parse_expression(repr(value)),
+                )
+            ]
         )
         if params[name] in src.file.positions:
             src.file.positions[line] = src.file.positions[params[name]]

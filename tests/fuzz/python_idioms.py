@@ -182,6 +182,7 @@ FORMS = (
     "settings_filled_in_the_first_step",
     "list_default_left_none",
     "object_recording_in_a_dict",
+    "modes_by_literal",
 )
 
 
@@ -710,6 +711,36 @@ class PythonIdioms:
             f"    {name}_h = {name}_rec.forward({name}_h + 0.1 * {name}_s)",
             f'{name} = np.sum({name}_h ** 2) + np.sum({name}_rec.derived["Z"][0]) * len({name}_rec.derived["A"])',
         ]
+
+    def _py_modes_by_literal(self, lines, name, a, b):
+        """Helpers told what to do by a literal: ``if``/``if`` on a mode string, a helper returning on some
+        branches only, an optional hook left ``None`` (``if callback: callback(v)``), a flag.
+        """
+        self.helper(
+            "def by_mode(v, mode, callback=None, clip=False):\n"
+            '    if mode == "square":\n'
+            "        out = v ** 2\n"
+            '    if mode == "sine":\n'
+            "        out = np.sin(v)\n"
+            "    if callback:\n"
+            "        callback(out)\n"
+            "    if clip:\n"
+            "        out = np.clip(out, -0.5, 0.5)\n"
+            "    return out\n"
+        )
+        self.helper(
+            "def weight_for(kind):\n"
+            '    if kind == "light":\n'
+            "        return 0.5\n"
+            '    elif kind == "heavy":\n'
+            "        return 2.0\n"
+        )
+        mode = self.pick(['"square"', '"sine"'])
+        extra = self.pick(["", ", clip=True", ", None, False", ", callback=None"])
+        kind = self.pick(['"light"', '"heavy"'])
+        lines.append(
+            f"{name} = np.sum(by_mode({a}, {mode}{extra}) * weight_for({kind})) + np.mean({b})"
+        )
 
     def _py_broke_at(self, lines, name, a, b):
         """The loop's variables read after a ``break`` on data: the items of the step that broke."""

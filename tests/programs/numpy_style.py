@@ -6524,3 +6524,40 @@ def inputs_layer_recording_its_steps():
 
 
 PROGRAMS += ["layer_recording_its_steps"]
+
+
+def _scaled_by_mode(x, mode):
+    """``if``/``if`` on a mode string (numpy-ml's ``pad2D``), each assigning the result."""
+    if mode == "double":
+        y = 2 * x
+    if mode == "triple":
+        y = 3 * x
+    return y
+
+
+def _padding_for(mode):
+    """A helper that returns on some branches only (ML-From-Scratch's ``determine_padding``)."""
+    if mode == "valid":
+        return 0
+    elif mode == "same":
+        return 1
+
+
+def descent_with_hook(x, callback=None, verbose=False):
+    """An optimizer's optional hook (``if callback: callback(x, i)``), left ``None``; a flag tested too."""
+    for i in range(3):
+        x = x - 0.1 * np.sin(x)
+        if callback:
+            callback(x, i)
+        if verbose:
+            print("step", i)
+    return np.sum(_scaled_by_mode(x, "triple") ** 2) + np.sum(
+        np.pad(x, _padding_for("same")) ** 2
+    )
+
+
+def inputs_descent_with_hook():
+    return (np.linspace(0.1, 1.0, 4),)
+
+
+PROGRAMS += ["descent_with_hook"]
