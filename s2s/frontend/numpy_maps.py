@@ -55,6 +55,22 @@ def _vectorizes() -> tuple:
     return (numpy.vectorize,) + ((jnp.vectorize,) if jnp is not None else ())
 
 
+def _jax_vectorized(obj) -> tuple | None:
+    """``(pyfunc, excluded, signature)`` of a function ``jnp.vectorize`` made (its wrapper closes over
+    them), else None."""
+    code = getattr(obj, "__code__", None)
+    if code is None or code.co_qualname != "vectorize.<locals>.wrapped":
+        return None  # (``functools.wraps`` gave the wrapper the function's own names)
+    if not code.co_filename.replace("\\", "/").endswith("jax/_src/numpy/vectorize.py"):
+        return None
+    cells = dict(
+        zip(code.co_freevars, (c.cell_contents for c in obj.__closure__ or ()))
+    )
+    if "pyfunc" not in cells:
+        return None
+    return cells["pyfunc"], cells.get("excluded"), cells.get("signature")
+
+
 def _is_vectorize(obj) -> bool:
     return any(obj is v for v in _vectorizes())
 
@@ -86,6 +102,14 @@ class _Maps(PositionKeeping):
         if isinstance(func, cst.Call) and _is_vectorize(self._object(func.func)):
             return self._options(func)
         obj = self._object(func)
+        jax_options = _jax_vectorized(obj)
+        if jax_options is not None:  # ``@jnp.vectorize`` at module level
+            pyfunc, excluded, signature = jax_options
+            if excluded or signature is not None:
+                self._refuse(func, "`jnp.vectorize` with `excluded` or `signature`")
+            name = f"__s2s_vectorized_{len(self.functions)}"
+            self.functions[name] = pyfunc
+            return cst.Name(name)
         if isinstance(obj, numpy.vectorize):  # ``@np.vectorize`` at module level
             if obj.excluded or obj.signature is not None:
                 self._refuse(func, "`np.vectorize` with `excluded` or `signature`")
@@ -204,7 +228,8 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if body is None or not (
         references(source, (*_vectorizes(), numpy.apply_along_axis))
         or any(
-            isinstance(v, numpy.vectorize) for v in referenced_objects(source).values()
+            isinstance(v, numpy.vectorize) or _jax_vectorized(v) is not None
+            for v in referenced_objects(source).values()
         )
     ):
         return source

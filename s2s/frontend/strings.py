@@ -43,6 +43,7 @@ class _Strings(PositionKeeping):
             for name in ("str", "range", "list", "format", "repr")
         }
         self.changed = False
+        self.sides = set()  # ids of the strings written side by side with another
         node = source.node
         # names bound to dicts the function makes (``xs, hs = {}, {}`` too): a loop index that keys them is
         # a Python value
@@ -65,9 +66,41 @@ class _Strings(PositionKeeping):
     def visit_Raise(self, node):  # (an exception's message: a template, as an assert's)
         return False
 
-    def leave_FormattedString(self, original, updated):
-        if not self.builtin["str"] or "b" in updated.start.lower():
+    def visit_ConcatenatedString(self, node):
+        self.sides.update((id(node.left), id(node.right)))
+
+    def leave_ConcatenatedString(self, original, updated):
+        """``f"{a};" " more"`` (literals written side by side): a sum, where an f-string in it is one."""
+        if id(original) in self.sides:  # (inside another: converted there)
             return updated
+        converted = self._converted(updated)
+        if converted is None:
+            return updated
+        return place(converted, original, self.positions)
+
+    def leave_FormattedString(self, original, updated):
+        if id(original) in self.sides:
+            return updated  # (a side of literals written side by side: converted there)
+        converted = self._converted(updated)
+        return (
+            updated if converted is None else place(converted, original, self.positions)
+        )
+
+    def _converted(self, updated):
+        """An f-string (or literals written side by side, one an f-string) as the concatenation of its
+        parts (None: left as it is)."""
+        if isinstance(updated, cst.ConcatenatedString):
+            sides = [self._converted(side) for side in (updated.left, updated.right)]
+            if sides == [None, None]:
+                return None
+            left, right = (n or o for n, o in zip(sides, (updated.left, updated.right)))
+            return cst.BinaryOperation(
+                left, cst.Add(), right, lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            )
+        if not isinstance(updated, cst.FormattedString):
+            return None
+        if not self.builtin["str"] or "b" in updated.start.lower():
+            return None
         # ``start`` is the prefix and the opening quotes (``f"``, ``rf'''``)
         prefix = "".join(c for c in updated.start.lower() if c.isalpha()).replace(
             "f", ""
@@ -81,19 +114,15 @@ class _Strings(PositionKeeping):
             else:
                 field = _field(part, self.builtin)
                 if field is None:
-                    return (
-                        updated  # a nested field in the spec, ``!a``: the fence says so
-                    )
+                    return None  # a nested field in the spec, ``!a``: the fence says so
                 parts.append(field)
         self.changed = True
         if not parts:
-            return place(
-                cst.SimpleString(f"{prefix}{quote}{quote}"), original, self.positions
-            )
+            return cst.SimpleString(f"{prefix}{quote}{quote}")
         value = parts[0]
         for part in parts[1:]:
             value = cst.BinaryOperation(value, cst.Add(), part)
-        return place(value, original, self.positions)
+        return value
 
     def leave_For(self, original, updated):
         loop = updated.iter

@@ -6561,3 +6561,26 @@ def inputs_descent_with_hook():
 
 
 PROGRAMS += ["descent_with_hook"]
+
+
+@jax.numpy.vectorize
+def _soft_step(r, k):
+    """``@jnp.vectorize`` at module level: a function of scalars, mapped over broadcast arrays."""
+    return np.tanh(k * r) + 0.1 * r**2
+
+
+def messages_and_vectorized(x):
+    """An error message of literals written side by side, one an f-string (as error messages are),
+    and a ``@jnp.vectorize`` function."""
+    if x.ndim != 1:
+        msg = f"expected a vector, got shape {x.shape};" " reshape it first"
+        raise ValueError(msg)
+    label = f"n={x.size}" " points"
+    return np.sum(_soft_step(x, 2.0) ** 2) + len(label)
+
+
+def inputs_messages_and_vectorized():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["messages_and_vectorized"]
