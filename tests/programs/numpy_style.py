@@ -6566,7 +6566,7 @@ PROGRAMS += ["descent_with_hook"]
 @jax.numpy.vectorize
 def _soft_step(r, k):
     """``@jnp.vectorize`` at module level: a function of scalars, mapped over broadcast arrays."""
-    return np.tanh(k * r) + 0.1 * r**2
+    return jax.numpy.tanh(k * r) + 0.1 * r**2
 
 
 def messages_and_vectorized(x):
