@@ -166,6 +166,10 @@ class Sharing:
             roots = frozenset({("made", name, self._made)})
         self.roots[name] = roots
 
+    def keep(self, name: str, kept: str) -> None:
+        """``kept`` (a name no code reads) holds what ``name`` holds now, before ``name`` is bound again."""
+        self.roots[kept] = self._of(name)
+
     def share(self, *names: str) -> None:
         """``names`` hold one array (a parameter and the caller's array it was passed)."""
         root = frozenset({("passed", names[0])})
@@ -659,13 +663,17 @@ def check(
             )
             for name in ir.target_names(stmt.target):
                 taken_from.pop(name, None)
+                # (a display holding what the name held keeps it: a name of its own, sharing what it did)
+                before = f"{name}@{id(stmt)}"
+                for held, parts in list(displays.items()):
+                    if name in parts and held != name:
+                        displays[held] = [before if q == name else q for q in parts]
+                        groups.keep(name, before)
+                        if name in entries:
+                            entries.setdefault(before, entries[name])
                 if not kept_entry:
                     entries.pop(name, None)
                 kept = displays.pop(name, None)
-                # (a display holding what the name held: the name holds another value now)
-                for held, parts in list(displays.items()):
-                    if name in parts:
-                        del displays[held]
                 if kept is not None and name in names_in(stmt.value):
                     # ``holder = rt.append(holder, e)``: it still holds what it held
                     displays[name] = kept + sorted(names_in(stmt.value) - {name})

@@ -6584,3 +6584,52 @@ def inputs_messages_and_vectorized():
 
 
 PROGRAMS += ["messages_and_vectorized"]
+
+
+def _batchnorm_forward_by_mode(x, gamma, beta, bn_param):
+    """CS231n's ``batchnorm_forward`` whole: a mode read from the dict, the cache made in the ``train``
+    branch, names it holds bound again after (the running averages), and written back into the dict.
+    """
+    mode = bn_param["mode"]
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param.get("momentum", 0.9)
+    N, D = x.shape
+    running_mean = bn_param.get("running_mean", np.zeros(D, dtype=x.dtype))
+    running_var = bn_param.get("running_var", np.zeros(D, dtype=x.dtype))
+    out, cache = None, None
+    if mode == "train":
+        sample_mean = np.mean(x, axis=0)
+        sample_var = np.var(x, axis=0)
+        x_hat = (x - sample_mean) / np.sqrt(sample_var + eps)
+        out = gamma * x_hat + beta
+        cache = (x, x_hat, sample_mean, sample_var, gamma, beta, eps)
+        running_mean = momentum * running_mean + (1 - momentum) * sample_mean
+        running_var = momentum * running_var + (1 - momentum) * sample_var
+    elif mode == "test":
+        x_hat = (x - running_mean) / np.sqrt(running_var + eps)
+        out = gamma * x_hat + beta
+    else:
+        raise ValueError('Invalid forward batchnorm mode "%s"' % mode)  # noqa: UP031
+    bn_param["running_mean"] = running_mean
+    bn_param["running_var"] = running_var
+    return out, cache
+
+
+def batchnorm_by_mode_twice(W):
+    x = np.array(
+        [[0.3, -1.0, 0.5], [1.2, 0.4, -0.7], [-0.5, 0.8, 0.9], [0.1, -0.3, -1.1]]
+    )
+    gamma, beta = np.array([1.2, 0.8, 1.0]), np.array([0.1, 0.0, -0.1])
+    bn_param = {"mode": "train"}
+    h, _ = _batchnorm_forward_by_mode(x @ W, gamma, beta, bn_param)
+    h2, cache = _batchnorm_forward_by_mode(np.tanh(h), gamma, beta, bn_param)
+    return (
+        np.sum(h2**3) + 0.1 * np.sum(bn_param["running_mean"] ** 2) + np.sum(cache[3])
+    )
+
+
+def inputs_batchnorm_by_mode_twice():
+    return (np.array([[0.5, -0.3, 0.2], [0.1, 0.9, -0.4], [-0.2, 0.2, 0.7]]),)
+
+
+PROGRAMS += ["batchnorm_by_mode_twice"]
