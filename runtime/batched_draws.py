@@ -88,6 +88,21 @@ def random_laplace(key, shape, dtype, batched):
     return _mapped(fn, {"key": key}, batched, shape=shape, dtype=dtype)
 
 
+def random_logistic(key, shape, dtype, batched):
+    fn = draws._jax().random.logistic
+    return _mapped(fn, {"key": key}, batched, shape=shape, dtype=dtype)
+
+
+def random_cauchy(key, shape, dtype, batched):
+    fn = draws._jax().random.cauchy
+    return _mapped(fn, {"key": key}, batched, shape=shape, dtype=dtype)
+
+
+def random_rademacher(key, shape, dtype, batched):
+    fn = draws._jax().random.rademacher
+    return _mapped(fn, {"key": key}, batched, shape=shape, dtype=dtype)
+
+
 def random_truncated_normal(key, lower, upper, shape, dtype, batched):
     fn = draws._jax().random.truncated_normal
     return _mapped(

@@ -101,6 +101,18 @@ def random_laplace(key, shape=(), dtype=None):
     return _draw("laplace", key, shape, dtype)
 
 
+def random_logistic(key, shape=(), dtype=None):
+    return _draw("logistic", key, shape, dtype)
+
+
+def random_cauchy(key, shape=(), dtype=None):
+    return _draw("cauchy", key, shape, dtype)
+
+
+def random_rademacher(key, shape=(), dtype=None):
+    return _draw("rademacher", key, shape, dtype)
+
+
 def random_truncated_normal(key, lower, upper, shape=None, dtype=None):
     return _draw("truncated_normal", key, lower, upper, shape, dtype)
 

@@ -83,8 +83,14 @@ def picks(w, key):
 def seeded(w, seed):
     """A key made inside from an int seed."""
     key = jax.random.key(seed)
-    return jnp.sum(w * jax.random.exponential(key, w.shape)) + jnp.sum(
-        jax.random.laplace(jax.random.PRNGKey(seed), w.shape) * w
+    k1, k2, k3 = jax.random.split(key, 3)
+    return (
+        jnp.sum(w * jax.random.exponential(key, w.shape))
+        + jnp.sum(jax.random.laplace(jax.random.PRNGKey(seed), w.shape) * w)
+        # Hutchinson's probes, and heavy-tailed noise
+        + jnp.sum(w * jax.random.rademacher(k1, w.shape, dtype=w.dtype) * w)
+        + jnp.sum(jax.random.logistic(k2, w.shape) * w)
+        + jnp.sum(jnp.tanh(jax.random.cauchy(k3, w.shape)) * w**2)
     )
 
 

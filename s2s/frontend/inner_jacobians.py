@@ -54,6 +54,7 @@ def _kinds() -> dict:
     return {
         jax.jacfwd: "jacfwd",
         jax.jacrev: "jacrev",
+        jax.jacobian: "jacrev",  # (JAX's alias of jacrev)
         jax.hessian: "hessian",
         s2s.jacfwd: "jacfwd",
         s2s.jacrev: "jacrev",

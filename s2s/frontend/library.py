@@ -38,6 +38,7 @@ LIBRARY_HINTS = {
             "value_and_grad",
             "jacfwd",
             "jacrev",
+            "jacobian",
             "hessian",
             "jvp",
             "vjp",
@@ -63,7 +64,8 @@ DRAW_METHODS = frozenset(
 JAX_RANDOM_HINT = (
     "s2s draws with these `jax.random` functions, keys passed in as arguments: "
     "PRNGKey, key, split, fold_in, normal, uniform, bernoulli, categorical, permutation, randint, "
-    "choice, truncated_normal, gumbel, exponential, laplace; draw others outside and pass the values in"
+    "choice, truncated_normal, gumbel, exponential, laplace, logistic, cauchy, rademacher; draw others "
+    "outside and pass the values in"
 )
 
 

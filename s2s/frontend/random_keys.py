@@ -35,6 +35,9 @@ DRAWS = {
     "gumbel": "random_gumbel",
     "exponential": "random_exponential",
     "laplace": "random_laplace",
+    "logistic": "random_logistic",
+    "cauchy": "random_cauchy",
+    "rademacher": "random_rademacher",
 }
 SUPPORTED = ", ".join(f"`{n}`" for n in DRAWS)
 

@@ -37,6 +37,9 @@ nondiff(
     "rt.random_gumbel",
     "rt.random_exponential",
     "rt.random_laplace",
+    "rt.random_logistic",
+    "rt.random_cauchy",
+    "rt.random_rademacher",
 )
 nondiff(
     "integer or boolean values",
@@ -50,7 +53,7 @@ signature_of(
 )
 signature_of(rt.random_split, "rt.random_split", roles={**_KEY, "num": "static"})
 signature_of(rt.random_fold_in, "rt.random_fold_in", roles={**_KEY, "data": "data"})
-for _name in ("normal", "exponential", "laplace"):
+for _name in ("normal", "exponential", "laplace", "logistic", "cauchy", "rademacher"):
     signature_of(
         getattr(rt, f"random_{_name}"), f"rt.random_{_name}", roles={**_KEY, **_SHAPE}
     )
@@ -173,6 +176,9 @@ twin(
     "rt.random_gumbel",
     "rt.random_exponential",
     "rt.random_laplace",
+    "rt.random_logistic",
+    "rt.random_cauchy",
+    "rt.random_rademacher",
     "rt.random_truncated_normal",
     "rt.random_permutation",
     "rt.random_permutation_vjp",
