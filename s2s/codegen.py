@@ -134,28 +134,13 @@ def _generate(
     # (live: a function an inner ``vmap`` maps is lowered, with its helpers, when an outer one maps it)
     helper_names = program.helpers.keys()
     functions = []
-    reverse_kinds = any(k in ("grad", "value_and_grad", "vjp") for k in kinds)
     # helper jvps and vjps, made for the arguments that carry tangents (cotangents) at their calls
     jvp_requests = HelperRequests("jvp", helper_names)
     vjp_requests, vjps_made = HelperRequests("vjp", helper_names), set()
     ctx = {"helpers": helper_names, "flows": program.flows, "custom": program.custom}
-    transposed = {
-        c.rules[0]: len(c.nondiff_argnums) + 1
-        for c in program.custom.values()
-        if c.kind == "jvp"
-    }
-    for name, helper in program.helpers.items():
+    # (a custom_jvp rule is transposed for reverse mode as a helper's vjp is: requested where it is called)
+    for helper in program.helpers.values():
         functions.append(simplify(helper))
-        if name in program.custom or not any(program.flows[name]):
-            continue  # a custom function's derivatives are its rules
-        if name in program.rule_functions:
-            # a custom_jvp rule, transposed for reverse mode
-            if reverse_kinds and name in transposed:
-                mode = Mode("vjp", transposed[name], zeros_for_inactive=False)
-                functions.append(
-                    simplify(reverse(helper, mode, requests=vjp_requests, **ctx))
-                )
-            continue
 
     # the batched derivatives of functions an inner ``vmap`` maps (``vjp_of_mapped_module``), and what
     # they call

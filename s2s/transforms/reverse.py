@@ -393,9 +393,11 @@ class Backward(Transform):
                 for a in diff
             ]
             seed = _tuple(call("rt.tree_zeros_like", cst.Name(target)), g)
-            value = call(
-                f"{custom.rules[0]}_vjp", *nondiff, _tuple(*diff), _tuple(*zeros), seed
+            # (the rule's vjp for its tangents, made where the helpers' vjps are)
+            transposed = self.ctx.vjps.name(
+                custom.rules[0], (len(nondiff) + 1,), self.origin
             )
+            value = call(transposed, *nondiff, _tuple(*diff), _tuple(*zeros), seed)
             self.contribute_many(diff, value)
             return
         # the helper's vjp for the arguments that take a cotangent here, and only those
