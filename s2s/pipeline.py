@@ -51,6 +51,7 @@ from .frontend import (
     pullbacks,
     resolve,
     source,
+    spread_displays,
     starred,
     static_getattr,
     static_tests,
@@ -134,7 +135,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = builtin_calls.transposed_loops(src)
     src = closure_state.desugar(local_defaults.desugar(partials.desugar(src)))
     src = builtin_calls.extended(prepends.desugar(src))
-    src = error_states.desugar(src)
+    src = spread_displays.desugar(error_states.desugar(src))
     fence.check(src)
     return src
 

@@ -926,6 +926,9 @@ class Calls(lax_control.LaxControl):
             masked is not None
         ):  # ``np.sum(x, where=m)``: the sum of ``np.where(m, x, 0)``
             return self.mark(masked, node)
+        if op is not None and op.startswith("rt.") and not any(a.star for a in args):
+            # ``logsumexp([a, b, c])``: a list where SciPy takes an array
+            args = spellings.library_lists_as_arrays(self._callee_object(func), args)
         if op is not None and op.startswith("xp."):
             named = spellings.named_where_reordered(
                 op[3:], self._callee_object(func), args

@@ -340,6 +340,32 @@ def as_array(node) -> cst.Call:
     return cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(node)])
 
 
+def library_lists_as_arrays(fn, args: list) -> list:
+    """``args`` of a call to a library function s2s runs (``scipy.special.logsumexp``) with each list
+    literal its parameters that take arrays are given written ``xp.asarray([...])``, as NumPy reads it.
+    """
+    if not any(isinstance(a.value, cst.List) for a in args):
+        return args
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return args
+    positional = [
+        p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    out = []
+    for i, arg in enumerate(args):
+        name = (
+            arg.keyword.value
+            if arg.keyword is not None
+            else (positional[i] if i < len(positional) else None)
+        )
+        if isinstance(arg.value, cst.List) and name in ARRAY_PARAMETERS:
+            arg = arg.with_changes(value=as_array(arg.value))
+        out.append(arg)
+    return out
+
+
 def lists_as_arrays(op: str, args: list) -> list:
     """``args`` of a call to ``xp.<op>`` with each list literal that jax.numpy needs as an array (NumPy takes
     either) written ``xp.asarray([...])``, as NumPy reads it; lists of shapes and axes are kept.

@@ -183,6 +183,7 @@ FORMS = (
     "list_default_left_none",
     "object_recording_in_a_dict",
     "modes_by_literal",
+    "spread_operands",
 )
 
 
@@ -741,6 +742,22 @@ class PythonIdioms:
         lines.append(
             f"{name} = np.sum(by_mode({a}, {mode}{extra}) * weight_for({kind})) + np.mean({b})"
         )
+
+    def _py_spread_operands(self, lines, name, a, b):
+        """``*`` of a sequence the function shows into NumPy functions (``np.einsum(spec, *factors)``),
+        and of a display written in the call."""
+        form = self.pick(["einsum", "maximum", "display"])
+        lines.append(f"{name}_ops = (np.tanh({a}), 0.5 * {a} + 0.1)")
+        if form == "einsum":
+            lines.append(
+                f'{name} = np.einsum("...,...->...", *{name}_ops).sum() + np.mean({b})'
+            )
+        elif form == "maximum":
+            lines.append(f"{name} = np.sum(np.maximum(*{name}_ops)) + np.mean({b})")
+        else:
+            lines.append(
+                f"{name} = np.sum(np.minimum(*(np.sin({a}), {a}))) + np.mean({b})"
+            )
 
     def _py_broke_at(self, lines, name, a, b):
         """The loop's variables read after a ``break`` on data: the items of the step that broke."""

@@ -6633,3 +6633,19 @@ def inputs_batchnorm_by_mode_twice():
 
 
 PROGRAMS += ["batchnorm_by_mode_twice"]
+
+
+def spread_operands_and_listed_terms(x):
+    """``np.einsum(spec, *factors)`` of factors the function makes (a CP decomposition's), a spread
+    display, and SciPy's ``logsumexp`` of a list of terms (an HMM's forward step)."""
+    factors = (x[:, None], np.cos(x)[:, None])
+    K = np.einsum("ir,jr->ij", *factors)
+    z = np.maximum(*(x, 0.5 * x))
+    return np.sum(K**2) + logsumexp([x[0] + 1.0, x[1] * 2.0, x[2]]) + np.sum(z)
+
+
+def inputs_spread_operands_and_listed_terms():
+    return (np.array([0.3, -0.8, 1.2, 0.5]),)
+
+
+PROGRAMS += ["spread_operands_and_listed_terms"]
