@@ -68,8 +68,9 @@ def record_of(cls, fields: tuple):
     record = dataclasses.make_dataclass(
         f"{cls.__name__}_fields", list(fields), namespace=namespace, frozen=True
     )
+    # (named as the class: ``type(self).__name__`` in a method reads the class's name)
     record.__module__ = cls.__module__
-    record.__qualname__ = f"{cls.__qualname__}_fields"
+    record.__name__, record.__qualname__ = cls.__name__, cls.__qualname__
     return record
 
 

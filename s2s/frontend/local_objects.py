@@ -93,12 +93,23 @@ class _Self(Moving):
     """A method's (or ``__init__``'s) ``self.attribute`` as its variable, ``self.method`` as its local
     function; ``self`` read any other way makes ``failed`` True."""
 
-    def __init__(self, me: str, names: dict, moved, properties=frozenset()):
+    def __init__(self, me: str, names: dict, moved, properties=frozenset(), cls=None):
         super().__init__(moved)
         self.me, self.names, self.failed = me, names, False
         self.properties = properties
+        self.cls = cls
 
     def leave_Attribute(self, original, updated):
+        if (
+            self.cls is not None
+            and updated.attr.value == "__name__"
+            and self._class_of_me(updated.value)
+        ):  # ``type(self).__name__`` (scikit-learn's messages): the class's name
+            return cst.SimpleString(repr(self.cls.__name__))
+        if self._class_of_me(
+            updated
+        ):  # ``self.__class__``: ``type(self)``, read as a whole above
+            return cst.Call(cst.Name("type"), [cst.Arg(cst.Name(self.me))])
         if isinstance(updated.value, cst.Name) and updated.value.value == self.me:
             new = self.names.get(updated.attr.value)
             if new is None:
@@ -106,6 +117,23 @@ class _Self(Moving):
                 return updated
             return _member(new, updated.attr.value, self.properties)
         return updated
+
+    def _class_of_me(self, node) -> bool:
+        """Whether ``node`` is ``type(self)`` or ``self.__class__``."""
+        if isinstance(node, cst.Attribute):
+            return (
+                node.attr.value == "__class__"
+                and isinstance(node.value, cst.Name)
+                and node.value.value == self.me
+            )
+        return (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "type"
+            and len(node.args) == 1
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == self.me
+        )
 
 
 class _Objects:
@@ -553,7 +581,11 @@ class _Objects:
             return None
         me = node.params.params[0].name.value
         rename = _Self(
-            me, names, moved_from(made.file, self.source.file, stmt), _properties(cls)
+            me,
+            names,
+            moved_from(made.file, self.source.file, stmt),
+            _properties(cls),
+            cls,
         )
         body = rewrite(node.body, rename)
         if rename.failed or any(

@@ -6649,3 +6649,29 @@ def inputs_spread_operands_and_listed_terms():
 
 
 PROGRAMS += ["spread_operands_and_listed_terms"]
+
+
+class VerboseScaler:
+    """scikit-learn's habit: a message naming ``type(self).__name__``, printed only when verbose."""
+
+    def __init__(self, scale, verbose=0):
+        self.scale = scale
+        self.verbose = verbose
+
+    def loss(self, x):
+        if self.verbose:
+            message = "[{}] scale {}"
+            print(message.format(type(self).__name__, self.scale))
+        name = self.__class__.__name__
+        return np.sum((self.scale * x) ** 2) * len(name)
+
+
+def object_naming_its_class(x):
+    return VerboseScaler(0.5).loss(x)
+
+
+def inputs_object_naming_its_class():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["object_naming_its_class"]
