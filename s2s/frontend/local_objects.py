@@ -669,6 +669,8 @@ class _ConstantTests(cst.CSTTransformer):
 
 
 class _Rename(cst.CSTTransformer):
+    """Names read as other names; a keyword's name and an attribute's name stay (``Scale(c=c)``)."""
+
     def __init__(self, names: dict):
         super().__init__()
         self.names = names
@@ -676,6 +678,12 @@ class _Rename(cst.CSTTransformer):
     def leave_Name(self, original, updated):
         new = self.names.get(updated.value)
         return updated if new is None else updated.with_changes(value=new)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
 
 
 def _assigned_in_local_functions(node, name: str) -> bool:

@@ -6675,3 +6675,34 @@ def inputs_object_naming_its_class():
 
 
 PROGRAMS += ["object_naming_its_class"]
+
+
+class _Gain:
+    def __init__(self, c=1.0):
+        self.c = c
+
+    def apply(self, z):
+        return self.c * z
+
+
+class _GainedModel:
+    """An ``__init__`` making an object from its own parameter, passed by keyword (``Scale(c=c)``)."""
+
+    def __init__(self, c=2.0, shift=0.0):
+        self.inner = _Gain(c=c)
+        self.shift = shift
+
+    def forward(self, q):
+        return self.inner.apply(q) + self.shift
+
+
+def object_made_from_its_makers_parameter(x):
+    m = _GainedModel(c=3.0, shift=0.5)
+    return np.sum(m.forward(x) ** 2)
+
+
+def inputs_object_made_from_its_makers_parameter():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["object_made_from_its_makers_parameter"]
