@@ -8,7 +8,8 @@ or dict it is. ``expand(source)`` does the same when it reads the code: each obj
 it is added (``layers_0 = Dense(W1)``), and the container is read as those names. A ``for`` over it
 (over ``.values()``, ``.items()``, ``.keys()``, ``enumerate(...)``) is written out once per object, the
 loop's names standing for the object, its key or its index; a comprehension over it is the display
-of its items; ``layers[1]`` and ``layers["fc1"]`` are the object, ``len(layers)`` the count.
+of its items; ``layers[1]`` and ``layers["fc1"]`` are the object, ``len(layers)`` the count, and
+``sq, cu = losses`` (as many names as the list holds) names each object.
 ``local_objects`` then writes each object as names of the function. A ``for`` over a static sequence (a
 display, ``range`` of int literals, ``enumerate``/``zip`` of those) whose body appends objects to such a
 container is written out first, its target assigned each item.
@@ -401,6 +402,28 @@ class _Reads(PositionKeeping):
 
     def _is_container(self, node) -> bool:
         return isinstance(node, cst.Name) and node.value in self.aliases
+
+    def leave_SimpleStatementLine(self, original, updated):
+        """``sq, cu = losses`` (names, as many as the list holds): a line per name, each its object."""
+        assign = assignment(updated)
+        target = assign.targets[0].target if assign is not None else None
+        if (
+            self.kind != "list"
+            or not isinstance(target, (cst.Tuple, cst.List))
+            or not self._is_container(assign.value)
+            or len(target.elements) != len(self.names)
+            or not all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                for e in target.elements
+            )
+        ):
+            return updated
+        return cst.FlattenSentinel(
+            [
+                assignment_line(e.value, cst.Name(n), original, self.positions)
+                for e, n in zip(target.elements, self.names)
+            ]
+        )
 
     def _rows(self, sequence) -> list | None:
         """Each step's values for a loop or comprehension over ``sequence``, else None."""

@@ -6706,3 +6706,27 @@ def inputs_object_made_from_its_makers_parameter():
 
 
 PROGRAMS += ["object_made_from_its_makers_parameter"]
+
+
+class _SquareLoss:
+    def __call__(self, x):
+        return np.sum(x**2)
+
+
+class _CubeLoss:
+    def __call__(self, x):
+        return np.sum(x**3)
+
+
+def objects_unpacked_from_a_list(x):
+    """numpy-ml's tests: a list of loss objects, unpacked into names and called."""
+    losses = [_SquareLoss(), _CubeLoss()]
+    sq, cu = losses
+    return sq(x) + 0.5 * cu(x)
+
+
+def inputs_objects_unpacked_from_a_list():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["objects_unpacked_from_a_list"]
