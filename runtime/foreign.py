@@ -355,7 +355,7 @@ def code_of(obj):
 # ``jax.lax`` functions that take functions (s2s reads those it supports: ``lax_control``)
 LAX_HIGHER_ORDER = frozenset(
     {
-        "associative_scan", "reduce", "reduce_window", "custom_root", "custom_linear_solve", "cond",
+        "associative_scan", "reduce", "custom_root", "custom_linear_solve", "cond",
         "switch", "scan", "map", "while_loop", "fori_loop", "select_n", "sort", "sort_key_val", "top_k",
     }
 )  # fmt: skip

@@ -573,6 +573,13 @@ CASES = [
         "`f` is the custom_jvp rule of `softplus` and calls it",
         (6, 0),
     ),
+    (
+        "your_function_handed_to_lax_reduce_window",
+        "def plus(a, b):\n    return a + b\n\ndef f(x):\n"
+        '    return np.sum(jax.lax.reduce_window(x, 0.0, plus, (2,), (2,), "VALID"))',
+        "`plus`, a function of your program, handed to `jax.lax.reduce_window`",
+        (5, 48),
+    ),
 ]
 
 

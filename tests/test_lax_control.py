@@ -157,6 +157,7 @@ CASES = [
     Case(P.clamped_switch, lambda r: (n(r, 3),), hessian=True),
     Case(P.switch_over_a_module_list, lambda r: (n(r, 3),)),
     Case(P.conv_layer, lambda r: (0.5 * n(r, 2, 1, 3, 3), n(r, 2, 1, 5, 5))),
+    Case(P.pooled_conv_layer, lambda r: (0.5 * n(r, 2, 1, 3, 3), n(r, 2, 1, 4, 4))),
     Case(P.listwise_ranking, lambda r: (n(r, 5),)),
     Case(P.scan_in_cond, lambda r: (n(r, 4), 1.0), in_axes=(0, None)),
     Case(P.switch_in_scan, lambda r: (n(r, 6),), hessian=True),

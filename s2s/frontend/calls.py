@@ -917,6 +917,10 @@ class Calls(lax_control.LaxControl):
             # ``model(x)``: library code passed in or held in a local, checked to be such when it runs
             return foreign.call(self, callee, args, node)
         op = dotted(callee) if isinstance(callee, cst.Attribute) else None
+        if (
+            op == "rt.foreign"
+        ):  # (generated code read again: ``lax.add`` handed to JAX's code stays itself)
+            args = foreign.jax_functions_as_themselves(self, args, node)
         masked = (
             where_reductions.rewrite(op[3:], args)
             if op and op.startswith("xp.")

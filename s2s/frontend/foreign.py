@@ -158,7 +158,10 @@ def call(resolver, fn: cst.BaseExpression, args: list, node, obj=None) -> cst.Ca
     """
     if obj is None and isinstance(fn, cst.Name):
         obj = resolver.result.constants.get(fn.value)
+    args = jax_functions_as_themselves(resolver, args, node)
     what = resolver.source.file.module.code_for_node(node.func)
+    if obj is not None and lax_function(obj):
+        _refuse_your_functions(resolver, node, what)
     positional, constants = _place(resolver, obj, args, node, what)
     keywords = {}
     if constants:
@@ -171,6 +174,50 @@ def call(resolver, fn: cst.BaseExpression, args: list, node, obj=None) -> cst.Ca
     arguments = [cst.Arg(fn), *(cst.Arg(v) for v in positional)]
     arguments += [cst.Arg(v, keyword=cst.Name(k)) for k, v in keywords.items()]
     return resolver.mark(cst.Call(cst.parse_expression("rt.foreign"), arguments), node)
+
+
+def _refuse_your_functions(resolver, node, what) -> None:
+    """A located error for a function of your program handed to a ``jax.lax`` function (``lax.reduce_window(x,
+    0.0, my_add, ...)``): JAX would run it itself, as its generic primitive, which has no derivative.
+    """
+    import inspect
+
+    from .spellings import is_library
+
+    for written in node.args:
+        value = written.value
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            continue
+        found = resolver._callee_object(value)
+        if not inspect.isfunction(found) or is_library(found) or lax_function(found):
+            continue
+        name = resolver.source.file.module.code_for_node(value)
+        resolver.fail(value, f"`{name}`, a function of your program, handed to `{what}` (JAX's code, which "
+                      "would run it itself, with no derivative: s2s transforms your functions from their source)",
+                      "pass JAX's own function where it takes one (`lax.add`, `lax.max`), or write the "
+                      "computation with NumPy or jax.numpy ops in your function")  # fmt: skip
+
+
+def jax_functions_as_themselves(resolver, args, node) -> list:
+    """``args`` with each ``jax.lax`` function passed by name (``lax.add`` to ``lax.reduce_window``) the
+    function itself, not s2s's op of the same name: JAX's code tells its reductions by identity.
+    """
+    if len(args) != len(node.args) or any(a.star for a in node.args):
+        return args
+    out = []
+    for written, arg in zip(node.args, args):
+        value = written.value
+        found = (
+            resolver._callee_object(value)
+            if isinstance(value, (cst.Name, cst.Attribute))
+            else None
+        )
+        if found is not None and lax_function(found):
+            arg = arg.with_changes(
+                value=_constant(resolver, f"lax_{found.__name__}", found)
+            )
+        out.append(arg)
+    return out
 
 
 def _place(resolver, obj, args, node, what):

@@ -354,6 +354,20 @@ def conv_layer(w, x):
     return jnp.sum(jnp.tanh(y) ** 2)
 
 
+def pooled_conv_layer(w, x):
+    """A JAX CNN's layer with pooling by hand: ``lax.reduce_window`` with ``lax.max`` and ``lax.add``, JAX's own
+    reductions (its code tells them by identity), called as library code is."""
+    y = jnp.tanh(
+        lax.conv_general_dilated(
+            x, w, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+        )
+    )
+    window = (1, 1, 2, 2)
+    peak = lax.reduce_window(y, -jnp.inf, lax.max, window, window, "VALID")
+    mean = lax.reduce_window(y, 0.0, lax.add, window, window, "VALID") / 4.0
+    return jnp.sum(peak**2) + jnp.sum(jnp.sin(mean))
+
+
 def listwise_ranking(s):
     """``lax.cumlogsumexp`` of scores in reverse (a Plackett-Luce likelihood)."""
     return jnp.sum(lax.cumlogsumexp(s[::-1])[::-1] - s)
