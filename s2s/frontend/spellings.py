@@ -344,7 +344,11 @@ def library_lists_as_arrays(fn, args: list) -> list:
     """``args`` of a call to a library function s2s runs (``scipy.special.logsumexp``) with each list
     literal its parameters that take arrays are given written ``xp.asarray([...])``, as NumPy reads it.
     """
-    if not any(isinstance(a.value, cst.List) for a in args):
+    lists = (
+        cst.List,
+        cst.ListComp,
+    )  # (a comprehension makes a list too: ``[f(s) for s in states]``)
+    if not any(isinstance(a.value, lists) for a in args):
         return args
     try:
         params = list(inspect.signature(fn).parameters.values())
@@ -360,7 +364,7 @@ def library_lists_as_arrays(fn, args: list) -> list:
             if arg.keyword is not None
             else (positional[i] if i < len(positional) else None)
         )
-        if isinstance(arg.value, cst.List) and name in ARRAY_PARAMETERS:
+        if isinstance(arg.value, lists) and name in ARRAY_PARAMETERS:
             arg = arg.with_changes(value=as_array(arg.value))
         out.append(arg)
     return out

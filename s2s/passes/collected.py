@@ -46,6 +46,8 @@ COLLECTED, LIST, UNKNOWN = (
     "unknown",
 )
 AS_ARRAY = frozenset({"xp.stack", "xp.array", "xp.asarray"})
+# the library functions generated code calls through the runtime (SciPy's and JAX's, by module)
+LIBRARY_OPS = ("rt.special.", "rt.stats.", "rt.nn.", "rt.linalg.", "rt.signal.")
 PYTHON_REDUCTIONS = frozenset({"sum", "max", "min", "any", "all"})
 SEQUENCE_OPS = frozenset(
     {
@@ -462,6 +464,15 @@ class Reads:
             return node.with_changes(args=new), (LIST if func == "list" else None)
         if func.startswith("xp."):
             return node.with_changes(args=self._operands(func[3:], args)), None
+        if func.startswith(
+            LIBRARY_OPS
+        ):  # ``logsumexp([... for s in states])``: SciPy's, of an array
+            taking = _array_parameters(func, args)
+            new = [
+                a.with_changes(value=(self.array if takes else self.item)(a.value))
+                for a, takes in zip(args, taking)
+            ]
+            return node.with_changes(args=new), None
         if func in ("len", "rt.stop_gradient"):
             new = node.with_changes(
                 args=[a.with_changes(value=self.array(a.value)) for a in args]
@@ -728,3 +739,31 @@ def check_locals(fn: ir.Function, ever_collected: dict) -> None:
                 local.origin,
                 f"pass it the list as an argument (`{local.name}(..., {read[0]})`), or `np.stack({read[0]})`",
             )
+
+
+def _array_parameters(func: str, args) -> list:
+    """Whether each of ``args`` of the runtime's ``func`` (``rt.special.logsumexp``) binds a parameter that
+    takes an array (``a``, ``x``): a list there is read as NumPy reads it, one array."""
+    import inspect
+
+    from .. import runtime
+
+    obj = runtime
+    for part in func.split(".")[1:]:
+        obj = getattr(obj, part, None)
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return [False] * len(args)
+    positional = [
+        p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    names = [
+        (
+            a.keyword.value
+            if a.keyword is not None
+            else (positional[i] if i < len(positional) else None)
+        )
+        for i, a in enumerate(args)
+    ]
+    return [n in spellings.ARRAY_PARAMETERS and not a.star for n, a in zip(names, args)]
