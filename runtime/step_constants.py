@@ -100,9 +100,23 @@ def scan(body, init, xs, length=None, reverse=False):
     xs, body, held = held_apart(xs, body)
     body, known = recording(body)
     init, body, whole = texts_static(init, body)
-    carry, ys = jax.lax.scan(
-        body, init, xs, length=length if held is None else held, reverse=reverse
-    )
+    try:
+        carry, ys = jax.lax.scan(
+            body, init, xs, length=length if held is None else held, reverse=reverse
+        )
+    except TypeError as err:
+        if "carry input and carry output must have equal types" not in str(err):
+            raise
+        from .located import Refusal
+
+        raise Refusal(
+            "a compiled loop carries values of one shape and dtype from step to step, but its steps keep "
+            "changing the shape (or dtype) of a value they carry (`V = V[:-1] + ...`: one shorter each "
+            "step, as in a binomial tree's backward induction; the first steps that do run on their own, "
+            "a few at most)",
+            "keep the carried array's shape and mask what a step drops (`np.where(np.arange(n) < k, "
+            "new, 0.0)`), or run eagerly with backend='numpy'",
+        ) from err
     steps = held if held is not None else length
     if steps is None:  # (as ``lax.scan`` counted them)
         steps = next((int(np.shape(leaf)[0]) for leaf in jax.tree.leaves(xs)), 0)

@@ -58,3 +58,13 @@ def test_per_example_gradients_equal_a_loop(name, backend):
 def test_the_loop_after_its_first_steps_is_one_rolled_scan():
     text = str(jax.make_jaxpr(s2s.grad(P.running_sum))(np.ones((50, 3))))
     assert text.count("scan[") <= 2 and text.count("tanh") < 10, text
+
+
+def test_a_carry_shrinking_at_every_step_is_a_located_error_under_xla():
+    with pytest.raises(s2s.S2SError, match="keep changing the shape") as info:
+        s2s.grad(P.binomial_backward_induction)(0.7)
+    assert info.value.origin is not None
+    assert "backend='numpy'" in info.value.hint
+    # NumPy's loop runs it: V[0] = 1 + s + ... + s**6
+    got = s2s.grad(P.binomial_backward_induction, backend="numpy")(0.7)
+    np.testing.assert_allclose(got, sum(k * 0.7 ** (k - 1) for k in range(1, 7)))

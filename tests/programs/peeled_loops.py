@@ -85,3 +85,13 @@ def shrinking_lattice(sigma):
         if step % 2 == 0:
             V = jnp.maximum(V, 1.0 - u ** jnp.arange(-step, step + 1))
     return V[0]
+
+
+def binomial_backward_induction(s, n=6):
+    """A binomial tree's backward induction over more steps than run on their own: the carry shrinks
+    at every step, which no compiled loop carries (a located error under XLA, NumPy's loop on NumPy).
+    """
+    V = jnp.ones(n + 1)
+    for i in range(n - 1, -1, -1):
+        V = V[:-1] * s + 1.0
+    return V[0]
