@@ -68,7 +68,22 @@ def _constant(node, source: FunctionSource, bound):
 
 
 def _compared(test, source, bound) -> bool | None:
-    """A comparison of constants (``MODE == "gelu"``, ``N_LAYERS > 2``, ``KIND in ("a", "b")``), else None."""
+    """A comparison of constants (``MODE == "gelu"``, ``N_LAYERS > 2``, ``KIND in ("a", "b")``), else None;
+    ``NAME is None`` of any module-level object (``_ndtr is None`` after an optional import).
+    """
+    if (
+        len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+        and isinstance(test.left, cst.Name)
+        and test.left.value not in bound
+        and test.left.value in source.env
+    ):
+        missing = source.env[test.left.value] is None
+        return (
+            missing if isinstance(test.comparisons[0].operator, cst.Is) else not missing
+        )
     left = _constant(test.left, source, bound)
     if left is _UNKNOWN:
         return None

@@ -6730,3 +6730,25 @@ def inputs_objects_unpacked_from_a_list():
 
 
 PROGRAMS += ["objects_unpacked_from_a_list"]
+
+
+try:  # an optional import, as library code writes it
+    from scipy.special import ndtr as _ndtr
+except ImportError:  # pragma: no cover
+    _ndtr = None
+
+
+def optional_import_fallback(x):
+    """``ndtr(x) if _ndtr is not None else <fallback>``: the fallback (``np.vectorize`` of ``math.erf``, which
+    s2s cannot read) is decided away where the code is read."""
+    if _ndtr is None:
+        return np.sum(0.5 * (1 + np.vectorize(math.erf)(x / np.sqrt(2.0))))
+    cdf = _ndtr(x) if _ndtr is not None else np.vectorize(math.erf)(x)
+    return np.sum(cdf**2)
+
+
+def inputs_optional_import_fallback():
+    return (np.array([0.3, -0.8, 1.2]),)
+
+
+PROGRAMS += ["optional_import_fallback"]
