@@ -47,6 +47,7 @@ from .frontend import (
     numpy_maps,
     object_lists,
     partials,
+    piecewise,
     prepends,
     pullbacks,
     resolve,
@@ -105,7 +106,7 @@ def _dump(stage: str, fn: ir.Function) -> None:
 def desugared(src: source.FunctionSource) -> source.FunctionSource:
     """``src`` with its Python sugar written out (loops over functions, f-strings, comprehensions, starred
     targets) and fenced: what the resolver reads."""
-    src = deleted_names.desugar(held_objects.desugar(src))
+    src = piecewise.desugar(deleted_names.desugar(held_objects.desugar(src)))
     src = called_lambdas.desugar(static_tests.desugar(static_getattr.desugar(src)))
     src = ufunc_methods.desugar(pullbacks.desugar(local_imports.desugar(src)))
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))

@@ -184,6 +184,7 @@ FORMS = (
     "object_recording_in_a_dict",
     "modes_by_literal",
     "spread_operands",
+    "piecewise_pieces",
 )
 
 
@@ -758,6 +759,15 @@ class PythonIdioms:
             lines.append(
                 f"{name} = np.sum(np.minimum(*(np.sin({a}), {a}))) + np.mean({b})"
             )
+
+    def _py_piecewise_pieces(self, lines, name, a, b):
+        """``np.piecewise`` of lambdas, a constant and a default piece (tax brackets, smoothsteps)."""
+        default = self.pick(["", ", lambda v: np.tanh(v)"])
+        lines.append(
+            f"{name}_y = np.piecewise({a}, [{a} < -0.3, {a} > 0.4], "
+            f"[lambda v: 0.5 * v, 0.1{default}])"
+        )
+        lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
 
     def _py_broke_at(self, lines, name, a, b):
         """The loop's variables read after a ``break`` on data: the items of the step that broke."""

@@ -6752,3 +6752,26 @@ def inputs_optional_import_fallback():
 
 
 PROGRAMS += ["optional_import_fallback"]
+
+
+def _smoothstep(t):
+    return t * t * (3 - 2 * t)
+
+
+def pieces_by_np_piecewise(x):
+    """``np.piecewise``: tax brackets by lambdas and a constant, a smoothstep by a module-level function,
+    and a default piece (one function more than conditions)."""
+    tax = np.piecewise(
+        x,
+        [x < 0.0, (x >= 0.0) & (x < 1.0), x >= 1.0],
+        [0.0, lambda v: 0.2 * v, lambda v: 0.2 + 0.4 * (v - 1.0)],
+    )
+    step = np.piecewise(x, [x <= 0.0, x >= 1.0], [0.0, 1.0, _smoothstep])
+    return np.sum(tax**2) + np.sum(step * x)
+
+
+def inputs_pieces_by_np_piecewise():
+    return (np.array([-0.5, 0.3, 0.7, 1.6, 2.2]),)
+
+
+PROGRAMS += ["pieces_by_np_piecewise"]
