@@ -44,6 +44,7 @@ from .rewriting import (
     PositionKeeping,
     bindings,
     function_body,
+    is_docstring,
     namer_of,
     with_body,
 )
@@ -232,15 +233,6 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     if not lines:
         return source
     reads = _MemberReads(source.file.positions, names)
-    first = 1 if body and _is_docstring(body[0]) else 0
+    first = 1 if body and is_docstring(body[0]) else 0
     statements = [*body[:first], *lines, *(rewrite(s, reads) for s in body[first:])]
     return with_body(source, statements, env=env)
-
-
-def _is_docstring(stmt) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, cst.SimpleString)
-    )

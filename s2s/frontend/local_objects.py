@@ -69,6 +69,7 @@ from .rewriting import (
     attribute_reads,
     bindings,
     function_body,
+    is_docstring,
     mentions,
     moved_from,
     named_value,
@@ -598,7 +599,7 @@ class _Objects:
         if writes:  # ``self.output = ...``: the object's variable, rebound
             shared = cst.Nonlocal([cst.NameItem(cst.Name(names[a])) for a in writes])
             lines = list(body.body)
-            first = 1 if lines and _is_docstring(lines[0]) else 0
+            first = 1 if lines and is_docstring(lines[0]) else 0
             lines.insert(first, cst.SimpleStatementLine([shared]))
             body = body.with_changes(body=lines)
         params = node.params.with_changes(params=node.params.params[1:])
@@ -693,15 +694,6 @@ def _assigned_in_local_functions(node, name: str) -> bool:
         _assigned_attributes(n.body, name)
         for n in iter_nodes(body)
         if isinstance(n, (cst.FunctionDef, cst.Lambda))
-    )
-
-
-def _is_docstring(stmt) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, cst.SimpleString)
     )
 
 

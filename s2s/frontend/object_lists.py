@@ -38,12 +38,13 @@ from .class_members import (
     _reached,
 )
 from .factories import globals_agree
-from .local_objects import _is_docstring, _Objects
+from .local_objects import _Objects
 from .rewriting import (
     Moving,
     PositionKeeping,
     bindings,
     function_body,
+    is_docstring,
     moved_from,
     named_value,
     namer_of,
@@ -462,7 +463,7 @@ class _Made:
         body = rewrite(node.body, reads)
         if reads.failed or _still_read(body, me):
             return None
-        lines = [s for s in body.body if not _is_docstring(s)]
+        lines = [s for s in body.body if not is_docstring(s)]
         lines.append(cst.SimpleStatementLine([cst.Return(returned)]))
         params = node.params.with_changes(params=node.params.params[1:])
         new = node.with_changes(
@@ -548,7 +549,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
         return source
     new = [rewrite(s, _Items(kinds, source.file.positions)) for s in new]
     defs = [d for name, kind in kinds.items() for d in _defs_of(kind, defs)]
-    first = 1 if new and _is_docstring(new[0]) else 0
+    first = 1 if new and is_docstring(new[0]) else 0
     return with_body(source, [*new[:first], *defs, *new[first:]])
 
 

@@ -189,6 +189,16 @@ def named_value(node) -> tuple[str, cst.BaseExpression] | None:
     return None
 
 
+def is_docstring(stmt) -> bool:
+    """Whether a line is a string alone (a docstring, where it comes first)."""
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, cst.SimpleString)
+    )
+
+
 def assignment(stmt) -> cst.Assign | None:
     """The ``target = value`` a line holds, when it holds that alone (one target)."""
     if (

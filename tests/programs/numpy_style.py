@@ -6677,7 +6677,7 @@ def inputs_object_naming_its_class():
 PROGRAMS += ["object_naming_its_class"]
 
 
-class _Gain:
+class _KeywordGain:
     def __init__(self, c=1.0):
         self.c = c
 
@@ -6689,7 +6689,7 @@ class _GainedModel:
     """An ``__init__`` making an object from its own parameter, passed by keyword (``Scale(c=c)``)."""
 
     def __init__(self, c=2.0, shift=0.0):
-        self.inner = _Gain(c=c)
+        self.inner = _KeywordGain(c=c)
         self.shift = shift
 
     def forward(self, q):
