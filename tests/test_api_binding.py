@@ -183,8 +183,8 @@ VARIADIC_ERRORS, _ = _module("""
 
 
     def spreads_into_an_op(x):
-        pair = (x, x)
-        return np.sum(np.add(*pair))
+        # (a sequence whose items the code does not show: a display's are written out)
+        return np.sum(np.add(*x[:2]))
 
 
     def _star(*xs):

@@ -223,3 +223,25 @@ def test_a_kept_module_is_the_module_generating_it_again_would_make(tmp_path):
     run("first")
     later = run("later")
     assert len(later["kept"]) >= 0.8 * later["programs"], later
+
+
+def test_a_library_wrapper_named_after_a_function_of_the_file_is_not_an_edit(
+    tmp_path, monkeypatch
+):
+    """``@jnp.vectorize`` leaves, under the function's name, JAX's wrapper (``functools.wraps``: its module
+    and qualified name are yours, its code JAX's): the file still holds the code that runs.
+    """
+    import importlib
+
+    from s2s import checked_in
+
+    path = tmp_path / "wrapped_model.py"
+    path.write_text(
+        "import jax.numpy as jnp\n\n\n@jnp.vectorize\ndef g(x):\n    return x * 2.0\n\n\n"
+        "def f(x):\n    return jnp.sum(g(x))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("wrapped_model")
+    assert checked_in.runs_the_file(str(path))
+    path.write_text(path.read_text().replace("x * 2.0", "x * 3.0"))
+    assert not checked_in.runs_the_file(str(path))

@@ -10,7 +10,8 @@ as one expression, each function applied to the whole of ``x`` (a lambda applied
 ``called_lambdas``), which every transform reads. ``jnp.piecewise`` is the same function.
 
 Guarantee: a call of NumPy's (or ``jax.numpy``'s) ``piecewise`` whose ``x`` is a name, whose
-``condlist`` is a list or tuple display (or one condition) and whose ``funclist`` a display of
+``condlist`` is a list or tuple display (or one condition written as one: a comparison, ``&``, ``|``,
+``^`` or ``~`` of them; a name may hold a list) and whose ``funclist`` a display of
 functions (names, lambdas) and numbers, of as many items as conditions or one more, with extra
 arguments passed on to every function; anything else stays as it is (its located error).
 """
@@ -45,6 +46,18 @@ def _items(node) -> list | None:
     return None
 
 
+def _one_condition(node) -> bool:
+    """A condition written in the call as one (``x < 0``, ``(x > 0) & (x < 1)``, ``~m``): not a name, which
+    may hold a list of them."""
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor))
+    return isinstance(node, cst.UnaryOperation) and isinstance(
+        node.operator, cst.BitInvert
+    )
+
+
 def _where(np_name: cst.BaseExpression, cond, value, otherwise) -> cst.Call:
     where = cst.Attribute(np_name, cst.Name("where"))
     return cst.Call(where, [cst.Arg(cond), cst.Arg(value), cst.Arg(otherwise)])
@@ -67,7 +80,11 @@ class _Pieces(PositionKeeping):
         if len(positional) != 3 or not isinstance(args[0].value, cst.Name):
             return updated
         x, conds, funcs = (a.value for a in positional)
-        conds = _items(conds) if isinstance(conds, (cst.List, cst.Tuple)) else [conds]
+        conds = (
+            _items(conds)
+            if isinstance(conds, (cst.List, cst.Tuple))
+            else [conds] if _one_condition(conds) else None
+        )
         funcs = _items(funcs)
         if (
             conds is None

@@ -769,6 +769,14 @@ class Resolver(Calls):
         if name in self.locals or name in ("True", "False", "None"):
             return cst.Name(self.renames.get(name, name))
         if name not in self.source.env:
+            if _assigned_in_source(self.source.fn, name):
+                # (``if mode == "a": y = ...`` given another mode: Python's ``UnboundLocalError`` here)
+                self.fail(
+                    node,
+                    f"`{name}` has no value here: the lines that assign it are in branches not taken "
+                    "(their tests decided where the code is read: Python's UnboundLocalError)",
+                    f"assign `{name}` on every path (an `else:` that raises or sets a default)",
+                )
             self.fail(
                 node,
                 f"name `{name}` is not defined",
@@ -1286,3 +1294,20 @@ def resolve(
 
 
 __all__ = ["Resolved", "resolve", "xp_attr"]
+
+
+def _assigned_in_source(fn, name: str) -> bool:
+    """Whether the function's own text (as written, before s2s rewrote it) assigns ``name``."""
+    import ast
+    import textwrap
+
+    while hasattr(fn, "fn"):  # (a helper bound at a call, at a call shape)
+        fn = fn.fn
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(tree)
+    )

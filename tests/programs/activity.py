@@ -15,7 +15,11 @@ def closure_handed_to_a_call(w, x):
     def row(r):
         return r * w
 
-    y = np.piecewise(x, [x < 0, x >= 0], [row, row])  # (functions in a display, too)
+    conditions = [
+        x < 0,
+        x >= 0,
+    ]  # (held in a name: the op itself, not its ``np.where`` chain)
+    y = np.piecewise(x, conditions, [row, row])  # (functions in a display, too)
     return np.sum(y)
 
 

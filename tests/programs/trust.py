@@ -677,7 +677,9 @@ def list_argument_item_updated(ws, w):
 
 
 def functions_in_a_list_handed_to_an_op(w, x):
-    """``np.piecewise`` handed local functions in a list, which read ``w``: once a silent zero gradient."""
+    """``np.piecewise`` handed local functions in a list, which read ``w``: once a silent zero gradient (its
+    conditions held in a name, the op itself, with no rules, rather than the ``np.where`` chain).
+    """
 
     def left(r):
         return r * w
@@ -685,7 +687,8 @@ def functions_in_a_list_handed_to_an_op(w, x):
     def right(r):
         return r * w * 2.0
 
-    return np.sum(np.piecewise(x, [x < 0, x >= 0], [left, right]))
+    conditions = [x < 0, x >= 0]
+    return np.sum(np.piecewise(x, conditions, [left, right]))
 
 
 def early_return_in_a_loop_on_data(v):
