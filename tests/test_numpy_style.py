@@ -1162,11 +1162,9 @@ def test_an_object_an_init_reads_again_is_right_or_refused():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-def test_split_points_summed_from_sizes_batch_and_push_tangents():
-    """``np.split(flat, np.cumsum(sizes)[:-1])``, and sizes and offsets from comprehensions over shapes
-    (integers known when traced), under vmap, jvp and the Hessian too; so dicts merged.
-    """
-    for name in (
+@pytest.mark.parametrize(
+    "name",
+    [
         "unflattened_by_split_points",
         "unflattened_by_integer_arithmetic",
         "dicts_merged",
@@ -1179,11 +1177,16 @@ def test_split_points_summed_from_sizes_batch_and_push_tangents():
         "masked_updates_in_place",
         "parameters_rebound_by_a_comprehension",
         "riccati_gains_in_a_preallocated_list",
-    ):
-        flat, x = getattr(P, f"inputs_{name}")()
-        f = getattr(P, name)
-        check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
-        check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))
+    ],
+)
+def test_split_points_summed_from_sizes_batch_and_push_tangents(name):
+    """``np.split(flat, np.cumsum(sizes)[:-1])``, and sizes and offsets from comprehensions over shapes
+    (integers known when traced), under vmap, jvp and the Hessian too; so dicts merged.
+    """
+    flat, x = getattr(P, f"inputs_{name}")()
+    f = getattr(P, name)
+    check_batched(f, np.stack([flat, 0.5 * flat]), (x,))
+    check_forward_and_hessian(f, flat, (x,), np.linspace(-1.0, 1.0, flat.size))
 
 
 def test_a_branch_decided_by_a_constant_follows_a_new_value(monkeypatch):
