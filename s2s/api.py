@@ -251,20 +251,8 @@ class Transformed(ShowsSource):
     def _held(self, args) -> Transformed | None:
         """This transformation of the function read for the objects of the program's classes ``args``
         hold (``held_objects``), or None where they hold none."""
-        if self.binding.partial_arguments:
-            return None
-        target = held_target(self.target, self.binding.names, args)
-        if target is self.target:
-            return None
-        return _transformed(
-            target,
-            self.kind,
-            self.argnums,
-            self.has_aux,
-            self.backend,
-            flat=True,
-            allow_int=self.allow_int,
-        )
+        held = held_target(self, self.binding.names, args)
+        return None if held is self else held
 
     def _finish(self, runner, args, kwargs):
         computed = out = runner(*args)

@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from . import object_layouts
 from .variadic import Specialized, Standin
 
 
@@ -175,7 +176,8 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
     # the parameters the function names itself (not those its ``*args``/``**kwargs`` are read as)
     own = inspect.signature(getattr(fn, "fn", fn), follow_wrapped=False).parameters
     fixed, given = {}, set()
-    tested = _tested(fn, own)
+    # (the parameters its body compares with literals or tests whole: ``mode == "same"``, ``if callback:``)
+    tested = object_layouts.tested_parameters(fn) & set(own)
     for name, param in signature.parameters.items():
         if (
             name in passed
@@ -274,42 +276,6 @@ def _constant(value) -> Constant | None:
     if isinstance(value, cst.Integer):
         return Constant(int(value.evaluated_value))
     return None
-
-
-def _tested(fn, own) -> set:
-    """The parameters of ``fn`` its body tests: compared with literals (``mode == "same"``, ``acc is
-    None``) or tested whole (``if callback:``). A call passing them a literal binds them, so that the
-    test is read with the helper."""
-    import libcst as cst
-
-    from ..cstutil import iter_nodes
-    from . import source as sources
-
-    try:
-        node = sources.load(getattr(fn, "fn", fn)).node
-    except Exception:  # (a function s2s cannot read: its call says so where it is read)
-        return set()
-
-    def param(n):
-        return n.value if isinstance(n, cst.Name) and n.value in own else None
-
-    tested = set()
-    for n in iter_nodes(node):
-        if isinstance(n, cst.Comparison):
-            operands = [n.left, *(c.comparator for c in n.comparisons)]
-            named = [param(o) for o in operands if param(o) is not None]
-            if len(named) == 1 and all(
-                param(o) is not None or _constant(o) is not None for o in operands
-            ):
-                tested.add(named[0])
-        elif isinstance(n, (cst.If, cst.While, cst.IfExp)) and param(n.test):
-            tested.add(n.test.value)
-        elif isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
-            if param(n.expression):
-                tested.add(n.expression.value)
-        elif isinstance(n, cst.BooleanOperation):
-            tested.update(p for p in (param(n.left), param(n.right)) if p is not None)
-    return tested
 
 
 def _function_value(resolver, node):
