@@ -340,34 +340,43 @@ def as_array(node) -> cst.Call:
     return cst.Call(cst.parse_expression("xp.asarray"), [cst.Arg(node)])
 
 
-def library_lists_as_arrays(fn, args: list) -> list:
-    """``args`` of a call to a library function s2s runs (``scipy.special.logsumexp``) with each list
-    literal its parameters that take arrays are given written ``xp.asarray([...])``, as NumPy reads it.
+def takes_arrays(fn, args: list) -> list:
+    """Whether each of ``args`` of a call to the library function ``fn`` binds a parameter of its signature
+    that takes an array (``a``, ``x``: ``ARRAY_PARAMETERS``); all False where it has no signature.
     """
-    lists = (
-        cst.List,
-        cst.ListComp,
-    )  # (a comprehension makes a list too: ``[f(s) for s in states]``)
-    if not any(isinstance(a.value, lists) for a in args):
-        return args
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        return args
+        return [False] * len(args)
     positional = [
         p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
-    out = []
-    for i, arg in enumerate(args):
-        name = (
-            arg.keyword.value
-            if arg.keyword is not None
+    names = [
+        (
+            a.keyword.value
+            if a.keyword is not None
             else (positional[i] if i < len(positional) else None)
         )
-        if isinstance(arg.value, lists) and name in ARRAY_PARAMETERS:
-            arg = arg.with_changes(value=as_array(arg.value))
-        out.append(arg)
-    return out
+        for i, a in enumerate(args)
+    ]
+    return [n in ARRAY_PARAMETERS and not a.star for n, a in zip(names, args)]
+
+
+def library_lists_as_arrays(fn, args: list) -> list:
+    """``args`` of a call to a library function s2s runs (``scipy.special.logsumexp``) with each list
+    (a display or a comprehension) its parameters that take arrays are given written ``xp.asarray([...])``,
+    as NumPy reads it."""
+    lists = (cst.List, cst.ListComp)
+    if not any(isinstance(a.value, lists) for a in args):
+        return args
+    return [
+        (
+            arg.with_changes(value=as_array(arg.value))
+            if takes and isinstance(arg.value, lists)
+            else arg
+        )
+        for arg, takes in zip(args, takes_arrays(fn, args))
+    ]
 
 
 def lists_as_arrays(op: str, args: list) -> list:

@@ -743,27 +743,10 @@ def check_locals(fn: ir.Function, ever_collected: dict) -> None:
 
 def _array_parameters(func: str, args) -> list:
     """Whether each of ``args`` of the runtime's ``func`` (``rt.special.logsumexp``) binds a parameter that
-    takes an array (``a``, ``x``): a list there is read as NumPy reads it, one array."""
-    import inspect
-
+    takes an array: a list there is read as NumPy reads it, one array."""
     from .. import runtime
 
     obj = runtime
     for part in func.split(".")[1:]:
         obj = getattr(obj, part, None)
-    try:
-        params = list(inspect.signature(obj).parameters.values())
-    except (TypeError, ValueError):
-        return [False] * len(args)
-    positional = [
-        p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    names = [
-        (
-            a.keyword.value
-            if a.keyword is not None
-            else (positional[i] if i < len(positional) else None)
-        )
-        for i, a in enumerate(args)
-    ]
-    return [n in spellings.ARRAY_PARAMETERS and not a.star for n, a in zip(names, args)]
+    return spellings.takes_arrays(obj, args)
