@@ -33,6 +33,7 @@ import libcst as cst
 from libcst.metadata import GlobalScope, ScopeProvider
 
 from ..cstutil import iter_nodes, literal, own_nodes, replace_nodes, rewrite
+from . import class_tables
 from . import source as sources
 from .class_members import _is_record, _plain_class
 from .rewriting import (
@@ -73,7 +74,8 @@ def _makes_functions(obj) -> bool:
 def _builds_objects(obj) -> bool:
     """A plain function of the program that names a class of the program (it may return its object)."""
     return _plain_function(obj) and any(
-        _plain_class(obj.__globals__.get(n)) for n in obj.__code__.co_names
+        _plain_class(held) or class_tables.holds_classes(held)
+        for held in map(obj.__globals__.get, obj.__code__.co_names)
     )
 
 
@@ -143,9 +145,13 @@ def _made_object(made, value, before) -> bool:
         if len(values) != 1 or bindings(made.node)[value.value] != 1:
             return False
         value = values[0]
-    return isinstance(value, cst.Call) and _plain_class(
-        object_of(value.func, made.env, bindings(made.node))
-    )
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Subscript):  # ``activation_functions[name]()``
+        table = object_of(func.value, made.env, bindings(made.node))
+        return class_tables.holds_classes(table, only=True)
+    return _plain_class(object_of(func, made.env, bindings(made.node)))
 
 
 def _target_names(target) -> list[str] | None:
@@ -415,6 +421,19 @@ class _Inliner:
                 if not isinstance(call, cst.Call) or call in replaced:
                     continue
                 factory = self._object(call.func)
+                if (
+                    isinstance(node, cst.Call)
+                    and call is node.func
+                    and id(call) not in scoped
+                    and not _is_factory(factory)
+                    and _plain_function(factory)
+                ):  # ``get_activation("tanh")(z)``: the function it returns, named
+                    name = self.namer.fresh(f"{factory.__name__}_made")
+                    before.append(
+                        assignment_line(cst.Name(name), call, stmt, self.positions)
+                    )
+                    replaced[call] = cst.Name(name)
+                    continue
                 if not _is_factory(factory) and (
                     id(call) in scoped or not self._objects_handed(call)
                 ):
@@ -720,7 +739,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     module), written in place."""
     body = function_body(source)
     if body is None or not any(
-        _is_factory(obj) or _plain_class(obj)
+        _is_factory(obj) or _plain_class(obj) or _plain_function(obj)
         for obj in referenced_objects(source).values()
     ):
         return source

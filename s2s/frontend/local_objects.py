@@ -754,10 +754,12 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     object whose ``__init__`` makes objects (``self.ln1 = LayerNorm(...)``) makes lines that name them,
     written as names in the next round, as are the objects of lists and dicts (``object_structures``).
     """
-    from . import object_structures  # (it reads this module's classes)
+    from . import class_tables, object_structures  # (they read this module's classes)
 
     for _ in range(ROUNDS):
-        written = _desugar_once(_without_aliases(object_structures.expand(source)))
+        written = _desugar_once(
+            _without_aliases(object_structures.expand(class_tables.read(source)))
+        )
         if written is source:
             break
         source = written

@@ -185,6 +185,7 @@ FORMS = (
     "modes_by_literal",
     "spread_operands",
     "piecewise_pieces",
+    "activations_by_name",
 )
 
 
@@ -767,6 +768,44 @@ class PythonIdioms:
             f"{name}_y = np.piecewise({a}, [{a} < -0.3, {a} > 0.4], "
             f"[lambda v: 0.5 * v, 0.1{default}])"
         )
+        lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
+
+    def _py_activations_by_name(self, lines, name, a, b):
+        """Activations picked by a string: a class from a module table made in a layer's ``__init__``
+        (ML-From-Scratch), a helper returning that object, a helper returning a function called at once.
+        """
+        self.helper(
+            "class SoftSign:\n"
+            "    def __call__(self, v):\n"
+            "        return v / (1 + np.abs(v))\n\n\n"
+            "class Wave:\n"
+            "    def __call__(self, v):\n"
+            "        return np.sin(v)\n\n\n"
+            'ACTIVATION_CLASSES = {"softsign": SoftSign, "wave": Wave}\n\n\n'
+            "class ActivationLayer:\n"
+            "    def __init__(self, kind):\n"
+            "        self.func = ACTIVATION_CLASSES[kind]()\n\n"
+            "    def forward(self, v):\n"
+            "        return self.func(v)\n\n\n"
+            "def activation_object(kind):\n"
+            "    return ACTIVATION_CLASSES[kind]()\n\n\n"
+            "def activation_function(kind):\n"
+            '    if kind == "tanh":\n'
+            "        return np.tanh\n"
+            "    return np.cos\n"
+        )
+        kind = self.pick(['"softsign"', '"wave"'])
+        use = self.pick(["layer", "helper", "function"])
+        if use == "layer":
+            lines.append(f"{name}_y = ActivationLayer({kind}).forward({a})")
+        elif use == "helper":
+            lines += [
+                f"{name}_f = activation_object({kind})",
+                f"{name}_y = {name}_f({a})",
+            ]
+        else:
+            fn = self.pick(['"tanh"', '"cos"'])
+            lines.append(f"{name}_y = activation_function({fn})({a})")
         lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
 
     def _py_broke_at(self, lines, name, a, b):

@@ -6775,3 +6775,85 @@ def inputs_pieces_by_np_piecewise():
 
 
 PROGRAMS += ["pieces_by_np_piecewise"]
+
+
+class _TableSigmoid:
+    def __call__(self, x):
+        return 1 / (1 + np.exp(-x))
+
+
+class _TableTanh:
+    def __call__(self, x):
+        return np.tanh(x)
+
+
+TABLE_ACTIVATIONS = {"sigmoid": _TableSigmoid, "tanh": _TableTanh}
+
+
+class _TableActivation:
+    """ML-From-Scratch's layer: its function an object of a class looked up by name in a module table."""
+
+    def __init__(self, name):
+        self.activation_name = name
+        self.activation_func = TABLE_ACTIVATIONS[name]()
+
+    def forward_pass(self, X):
+        return self.activation_func(X)
+
+
+class _TableDense:
+    def __init__(self, W, w0):
+        self.W, self.w0 = W, w0
+
+    def forward_pass(self, X):
+        return X.dot(self.W) + self.w0
+
+
+def activation_classes_by_name(W, X):
+    """Layers in a list, an activation layer's class picked from a dict of classes by its name."""
+    layers = [
+        _TableDense(W, 0.1),
+        _TableActivation("sigmoid"),
+        _TableActivation("tanh"),
+    ]
+    out = X
+    for layer in layers:
+        out = layer.forward_pass(out)
+    return np.mean(out**2)
+
+
+def inputs_activation_classes_by_name():
+    r = np.random.default_rng(71)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+def _table_activation(name):
+    return TABLE_ACTIVATIONS[name]()
+
+
+def _function_by_name(name):
+    if name == "tanh":
+        return np.tanh
+    elif name == "sigmoid":
+        return _logistic_of
+    raise ValueError(f"unknown activation {name}")
+
+
+def _logistic_of(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def activations_from_helpers(W, X):
+    """A helper returning an object of a class from a table, and one returning a function, called at
+    once (``get_activation("tanh")(z)``)."""
+    act = _table_activation("sigmoid")
+    h = act(X @ W)
+    return np.sum(_function_by_name("tanh")(h) ** 2)
+
+
+def inputs_activations_from_helpers():
+    r = np.random.default_rng(72)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["activation_classes_by_name", "activations_from_helpers"]
