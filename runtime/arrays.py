@@ -215,6 +215,8 @@ def index_add_value_vjp(g, index, value):
         return unbroadcast(
             jnp.asarray(g).at[index].get(mode="fill", fill_value=0), value
         )
+    if _traced_position(index):
+        return _dropped_past_the_end(g, index, value)
     return unbroadcast(g[index], value)
 
 
@@ -444,7 +446,30 @@ def index_get_vjp(g, target, index):
         from .trees import tree_zeros_like
 
         return index_add(tree_zeros_like(target), index, g)
+    if _traced_position(index):
+        # ``u[i]`` of a traced ``i``: JAX's ``dynamic_slice`` clamps a position past either end, and so does
+        # its transpose, which hands the cotangent to the element read
+        import jax.numpy as jnp
+
+        zeros = jnp.asarray(zeros_like_float(target))
+        return zeros.at[index].add(jnp.asarray(g, zeros.dtype), mode="clip")
     return index_add(zeros_like_float(target), index, g)
+
+
+def _traced_position(index) -> bool:
+    """An index of traced integers of no axes (``u[i]``, ``M[i, 0]``), beside slices and numbers."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(_is_jax(p) and np.ndim(p) == 0 for p in parts) and not any(
+        _is_jax(p) and np.ndim(p) > 0 for p in parts
+    )
+
+
+def _dropped_past_the_end(g, index, value):
+    """``g`` at ``index`` for the value a write at a traced position stored: zeros where the position is
+    past an end (JAX's scatter drops such a write, so the value reached nothing)."""
+    import jax.numpy as jnp
+
+    return unbroadcast(jnp.asarray(g).at[index].get(mode="fill", fill_value=0), value)
 
 
 def holds_items(x) -> bool:
@@ -527,6 +552,8 @@ def index_set_value_vjp(g, index, value, target=None):
         return unbroadcast(
             namespace(g).where(_last_writes(g, index), g[index], 0), value
         )
+    if _traced_position(index):
+        return _dropped_past_the_end(g, index, value)
     return unbroadcast(g[index], value)
 
 

@@ -55,13 +55,15 @@ class BatchedJacobian(ShowsSource):
         self._runners = {}
         functools.update_wrapper(self, jac, updated=())
 
-    def _modules(self, nargs: int):
+    def _modules(self, nargs: int, given: int | None = None):
         """The batched primal and derivative modules, every argument the Jacobian is taken with respect to
-        batched (axis 0) and the others as ``in_axes`` maps them (at axis 0 after ``_fronted``).
+        batched (axis 0) and the others as ``in_axes`` maps them (at axis 0 after ``_fronted``); of
+        ``nargs`` arguments, those after the ``given`` ones the call left their defaults, unmapped.
         """
         from .vmapping import Axes, _batched, vmap
 
-        axes = _flat_axes(self.in_axes, nargs, "in_axes")
+        given = nargs if given is None else given
+        axes = _flat_axes(self.in_axes, given, "in_axes") + (None,) * (nargs - given)
         mapped = tuple(
             0 if (a is not None or i in self.jac.wrt) else None
             for i, a in enumerate(axes)
@@ -88,11 +90,15 @@ class BatchedJacobian(ShowsSource):
                 f"s2s.vmap of s2s.{self.jac.kind} takes positional arguments only",
                 hint="pass every argument positionally",
             )
-        runner, modules = self._runners.get(len(args), (None, ()))
+        given = len(args)
+        args = self.jac.primal.binding(
+            args, {}
+        )  # (the parameters it leaves out: their defaults)
+        runner, modules = self._runners.get(given, (None, ()))
         # each module checks the values it baked in; a stale one is compiled anew
         stale = [m._refresh() for m in modules[1:]]
         if runner is None or any(stale):
-            modules = self._modules(len(args))
+            modules = self._modules(len(args), given)
             runner = backends.Runner(
                 functools.partial(self._per_example, *modules), self.backend
             )

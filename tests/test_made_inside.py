@@ -57,6 +57,7 @@ CASES = [
     (P.module_level_second_derivative, P.module_level_second_derivative),
     (P.hvp_of_a_module_level_gradient, P.hvp_of_a_module_level_gradient),
     (P.hvp_of_tuples_in_names, P.hvp_of_tuples_in_names),
+    (P.hvp_of_a_function_with_a_default, P.hvp_of_a_function_with_a_default),
     # transformations applied by decorators on local functions, or through ``functools.partial``
     (P.decorated_local_map, P.decorated_local_map),
     (P.partial_of_vmap_applied, P.twin_mean_loss),

@@ -78,6 +78,13 @@ def model_loss(model, x):
     return jnp.sum(jnp.sin(model(x)) ** 2) + 0.1 * model.penalty()
 
 
+def layers_loss(layers, x):
+    """A list of modules as the argument, each called in a loop and read by its index."""
+    for layer in layers:
+        x = jnp.tanh(layer(x))
+    return jnp.sum(x**2) + 0.1 * sum(layers[i].l2() for i in range(len(layers)))
+
+
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(2, 3))
 
@@ -101,6 +108,7 @@ CASES = {
         model_loss,
         Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 4), _layer(Affine, 4, 2)]),
     ),
+    "a list of modules": (layers_loss, [_layer(Affine, 3, 4), _layer(Affine, 4, 2)]),
     "a module of modules, another static field": (
         model_loss,
         Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 2)], act="relu"),

@@ -57,6 +57,20 @@ def test_per_example_hessians_match_jax(backend):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), **tol)
 
 
+def _cosines(x, k=0.5):
+    return jax.numpy.sum(jax.numpy.cos(x) * k)
+
+
+@pytest.mark.parametrize("kind", ["hessian", "jacrev", "jacfwd"])
+def test_a_parameter_the_call_leaves_out_keeps_its_default(kind):
+    """``vmap(hessian(f))(xs)`` of ``f(x, k=0.5)``: ``k`` is its default for every example, not mapped."""
+    xs = RNG.normal(size=(2, 3))
+    got = s2s.vmap(getattr(s2s, kind)(s2s.grad(_cosines)), backend="numpy")(xs)
+    with jax.enable_x64(True):
+        want = jax.vmap(getattr(jax, kind)(jax.grad(_cosines)))(xs)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
 def test_what_it_does_not_cover_is_a_located_refusal():
     with pytest.raises(S2SError, match="out_axes=1 is not supported"):
         s2s.vmap(s2s.jacrev(P.squashed), out_axes=1)

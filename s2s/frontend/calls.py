@@ -253,7 +253,13 @@ class Calls(lax_control.LaxControl):
             callee = self.value(made, (_name_of(fun),), node.func)
         except S2SError as err:
             self.fail(node, err.message, err.hint, type(err))
-        args = [cst.Arg(self.expr(v)) for v in (*primals, *tangents)]
+        # ``fun(*primals)`` leaves its later parameters their defaults: the module takes them before the tangents
+        defaults = [
+            cst.Arg(self.value(d, (name,), node.func))
+            for name, d in _defaults_after(fun, len(primals))
+        ]
+        args = [cst.Arg(self.expr(v)) for v in primals]
+        args += defaults + [cst.Arg(self.expr(v)) for v in tangents]
         return self.mark(cst.Call(callee, args), node)
 
     def _jvp_arity(self, fun, node, what) -> int:
@@ -1217,6 +1223,19 @@ def _items_of(node, count: int) -> cst.Tuple:
         [cst.Element(cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.Integer(str(i))))]))
          for i in range(count)]
     )  # fmt: skip
+
+
+def _defaults_after(fun, count: int) -> list:
+    """``(name, default)`` of ``fun``'s positional parameters after its first ``count``."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    return [
+        (p.name, p.default)
+        for p in params[count:]
+        if p.kind in _POSITIONAL and p.default is not p.empty
+    ]
 
 
 def _name_of(obj) -> str:

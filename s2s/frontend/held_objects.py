@@ -26,7 +26,9 @@ on the function's first line (``callback = None``), so that ``static_tests`` rea
 Guarantee: a parameter bound nowhere else in the function, holding objects of plain classes of the
 program (``local_objects``'s; ``NamedTuple``s aside) whose attributes the call's value shows, is read
 as its record where the function reads an attribute of it or calls it (``model.w``, ``model.f(x)``,
-``model(x)``); read whole (``tree_leaves(model)``), it is the argument itself. The methods come from
+``model(x)``), and, a list, tuple or dict of objects alone, where it reads its items (``layers[i]``, ``for layer
+in layers``, ``enumerate(layers)``, ``len(layers)``); read whole (``tree_leaves(model)``), it is the
+argument itself. The methods come from
 the classes of the program in the object's class's bases, nearest first; a class a library defines
 (``equinox.Module``) adds none. What the records cannot be written as stays as it is (its located error).
 """
@@ -154,9 +156,9 @@ def _item(value, key) -> cst.Subscript:
 class _MemberReads(PositionKeeping):
     """``p.attribute`` and ``p(...)`` of the parameters ``names`` (parameter -> record's name) as the record's."""
 
-    def __init__(self, positions, names: dict):
+    def __init__(self, positions, names: dict, containers: frozenset):
         super().__init__(positions)
-        self.names = names
+        self.names, self.containers = names, containers
 
     def leave_Attribute(self, original, updated):
         if isinstance(updated.value, cst.Name) and updated.value.value in self.names:
@@ -167,18 +169,84 @@ class _MemberReads(PositionKeeping):
         func = updated.func
         if isinstance(func, cst.Name) and func.value in self.names:
             return updated.with_changes(func=cst.Name(self.names[func.value]))
+        if isinstance(func, cst.Name) and func.value in _ITEM_READERS:
+            args = [a.with_changes(value=self._held(a.value)) for a in updated.args]
+            return updated.with_changes(args=args)
         return updated
 
+    def leave_Subscript(self, original, updated):
+        return updated.with_changes(value=self._held(updated.value))
 
-def _read_as_object(node, param: str) -> bool:
-    """Whether ``node`` reads an attribute of ``param`` or calls it."""
-    if isinstance(node, cst.Attribute):
-        return isinstance(node.value, cst.Name) and node.value.value == param
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Name)
-        and node.func.value == param
+    def leave_For(self, original, updated):
+        return updated.with_changes(iter=self._held(updated.iter))
+
+    def leave_CompFor(self, original, updated):
+        return updated.with_changes(iter=self._held(updated.iter))
+
+    def _held(self, node):
+        """A read of a parameter as the record standing for it, else ``node``."""
+        if isinstance(node, cst.Name) and node.value in self.containers:
+            return cst.Name(self.names[node.value])
+        return node
+
+
+# what reads a list, tuple or dict of objects item by item: its items are the records
+_ITEM_READERS = frozenset(
+    {"enumerate", "zip", "reversed", "len", "list", "tuple", "iter"}
+)
+
+
+def _read_as_object(node, param: str, container: bool) -> bool:
+    """Whether ``node`` reads an attribute of ``param`` or calls it, or, a ``container`` of objects, reads
+    its items (``param[i]``, ``for layer in param``, ``enumerate(param)``)."""
+
+    def named(n):
+        return isinstance(n, cst.Name) and n.value == param
+
+    if isinstance(node, cst.Attribute) or (
+        container and isinstance(node, cst.Subscript)
+    ):
+        return named(node.value)
+    if container and isinstance(node, (cst.For, cst.CompFor)):
+        return named(node.iter)
+    return isinstance(node, cst.Call) and (
+        named(node.func)
+        or (
+            container
+            and isinstance(node.func, cst.Name)
+            and node.func.value in _ITEM_READERS
+            and any(named(a.value) for a in node.args)
+        )
     )
+
+
+_PYTREE_METHODS = frozenset({"tree_flatten", "tree_unflatten"})
+
+
+def _calls_methods(layout) -> bool:
+    """Whether the layout holds an object whose class of the program defines methods (besides a pytree's
+    own), which only its record can run."""
+    if layout is None or layout[0] == "constant":
+        return False
+    if layout[0] == "object":
+        _, cls, attributes = layout
+        record = record_of(cls, tuple(a for a, _ in attributes))
+        own = {
+            k
+            for k, v in vars(record).items()
+            if (callable(v) and not k.startswith("__")) or k == "__call__"
+        }
+        return bool(own - _PYTREE_METHODS) or any(
+            _calls_methods(t) for _, t in attributes
+        )
+    items = layout[1]
+    return any(_calls_methods(t[1] if layout[0] == "dict" else t) for t in items)
+
+
+def _objects_only(layout) -> bool:
+    """A list, tuple or dict whose every item is an object (``object_structures`` reads its items)."""
+    items = layout[1] if layout[0] != "dict" else [t for _, t in layout[1]]
+    return all(t is not None and t[0] == "object" for t in items)
 
 
 def _keys_are_literals(layout) -> bool:
@@ -204,7 +272,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     counts = bindings(source.node)
     namer = namer_of(source)
     env = dict(source.env)
-    names, lines = {}, []
+    names, lines, containers = {}, [], set()
     for param, layout in source.held:
         if layout[0] == "constant":  # a string, bool or None the function tests
             line = cst.SimpleStatementLine(
@@ -220,8 +288,16 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
             continue
         if counts[param] != 1 or not _keys_are_literals(layout):
             continue  # (rebound: the record would stand for one of its values)
-        if not any(_read_as_object(n, param) for n in iter_nodes(source.node.body)):
+        container = layout[0] != "object"
+        if container and not (_objects_only(layout) and _calls_methods(layout)):
+            # (objects of data alone: their attributes are read from the argument's items)
             continue
+        if not any(
+            _read_as_object(n, param, container) for n in iter_nodes(source.node.body)
+        ):
+            continue
+        if container:
+            containers.add(param)
         names[param] = namer.fresh(f"{param}_object")
         made = _made_again(layout, cst.Name(param), env)
         line = cst.SimpleStatementLine(
@@ -232,7 +308,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
         lines.append(line)
     if not lines:
         return source
-    reads = _MemberReads(source.file.positions, names)
+    reads = _MemberReads(source.file.positions, names, frozenset(containers))
     first = 1 if body and is_docstring(body[0]) else 0
     statements = [*body[:first], *lines, *(rewrite(s, reads) for s in body[first:])]
     return with_body(source, statements, env=env)

@@ -15,7 +15,9 @@ bool, None, or a tuple of them: names the function does not bind), or of the fun
 that block after it, up to the first that binds it again (a test such a line holds, ``if acc is None:
 acc = []``, is read before its own binding), keeps only the branch Python takes
 (an ``if`` without ``else`` whose test is false: nothing). The constants are watched as any global
-the function reads (``freshness``): a new value makes the module again. Every other test stays.
+the function reads (``freshness``): a new value makes the module again. A local ``def`` or lambda runs
+when called, after lines that may bind a constant again: its tests read only the constants its function
+binds once. Every other test stays.
 """
 
 from __future__ import annotations
@@ -199,10 +201,16 @@ def desugar(source: FunctionSource) -> FunctionSource:
         ):  # ``if acc is None: acc = []``: its test reads them first
             truth = _truth(stmt.test, scope["source"], scope["bound"])
         forget(rebound)
+        held = scope["bound"], set(known)
+        if _defers(
+            stmt
+        ):  # a body run when called, after lines that may bind them again
+            forget({n for n in known if bound[n] > 1})
         kept = [
             rewrite(s, _Expressions(scope["source"], scope["bound"]))
             for s in taken(stmt, truth)
         ]
+        scope["bound"], known = held[0], held[1]
         statements.extend(kept)
         if kept and kept[-1] is not stmt and _leaves(kept[-1]):
             break
@@ -217,6 +225,14 @@ def desugar(source: FunctionSource) -> FunctionSource:
     if statements == body:
         return source
     return with_body(source, statements)
+
+
+def _defers(stmt) -> bool:
+    """Whether a line defines a function or a lambda (whose body reads the names when it is called)."""
+    return any(
+        isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef))
+        for n in iter_nodes(stmt)
+    )
 
 
 def _local_constant(stmt, source: FunctionSource, bound) -> tuple | None:

@@ -186,6 +186,7 @@ FORMS = (
     "spread_operands",
     "piecewise_pieces",
     "activations_by_name",
+    "checked_init",
 )
 
 
@@ -807,6 +808,31 @@ class PythonIdioms:
             fn = self.pick(['"tanh"', '"cos"'])
             lines.append(f"{name}_y = activation_function({fn})({a})")
         lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
+
+    def _py_checked_init(self, lines, name, a, b):
+        """A class whose ``__init__`` checks its arguments (``assert``, ``if ...: raise``) before keeping them,
+        its method testing an attribute in a conditional expression or an ``if`` (numpy-ml's models).
+        """
+        self.helper(
+            "class Penalized:\n"
+            '    def __init__(self, kind="l2", weight=0.5):\n'
+            '        assert kind in ("l1", "l2"), "unknown penalty"\n'
+            "        if weight < 0:\n"
+            '            raise ValueError("negative weight")\n'
+            "        self.kind = kind\n"
+            "        self.weight = weight\n\n"
+            "    def penalty(self, v):\n"
+            '        order = 2 if self.kind == "l2" else 1\n'
+            '        if self.kind == "l1":\n'
+            "            return self.weight * np.sum(np.sqrt(v * v + 0.1))\n"
+            "        return self.weight * np.sum(v ** order)\n"
+        )
+        kind = self.pick(['"l1"', '"l2"'])
+        weight = self.pick(["", ", weight=0.25", ", 2.0"])
+        lines += [
+            f"{name}_pen = Penalized({kind}{weight})",
+            f"{name} = {name}_pen.penalty({a}) + np.mean({b})",
+        ]
 
     def _py_broke_at(self, lines, name, a, b):
         """The loop's variables read after a ``break`` on data: the items of the step that broke."""

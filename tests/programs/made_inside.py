@@ -425,6 +425,16 @@ def _cookbook_hvp(f, primals, tangents):
     return jax.jvp(jax.grad(f, argnums=(0, 1)), primals, tangents)[1]
 
 
+def _scaled_cosines(x, k=0.5):
+    return jnp.sum(jnp.cos(x) * k)
+
+
+def hvp_of_a_function_with_a_default(w, xs):
+    """``jax.jvp(jax.grad(f), (x,), (t,))`` of an ``f`` whose later parameter keeps its default."""
+    hv = jax.jvp(jax.grad(_scaled_cosines), (w,), (jnp.sin(w),))[1]
+    return jnp.sum(hv * w) + jnp.sum(xs)
+
+
 def hvp_of_tuples_in_names(w, xs):
     hw, hx = _cookbook_hvp(_curvature, (w, xs), (jnp.cos(w), 0.5 * xs))
     return jnp.sum(hw * w) + jnp.sum(hx**2)

@@ -6857,3 +6857,34 @@ def inputs_activations_from_helpers():
 
 
 PROGRAMS += ["activation_classes_by_name", "activations_from_helpers"]
+
+
+class _CheckedPenalty:
+    """numpy-ml's LogisticRegression: ``__init__`` checks its arguments before it keeps them."""
+
+    def __init__(self, penalty="l2", gamma=0.5):
+        assert penalty in ["l2", "l1"], "penalty must be l1 or l2"
+        if gamma < 0:
+            raise ValueError("gamma must be non-negative")
+        self.penalty, self.gamma = penalty, gamma
+
+    def loss(self, w, X, y):
+        order = 2 if self.penalty == "l2" else 1
+        norm = np.linalg.norm(w, ord=order)
+        return np.mean((X @ w - y) ** 2) + self.gamma * norm**order
+
+
+def checked_init_attribute_tests(w, X, y):
+    """A method's conditional expression on an attribute its class's checked ``__init__`` sets: read at
+    the call, after the object is made (once folded as the placeholder ``None``: a silent wrong value).
+    """
+    model = _CheckedPenalty(penalty="l2")
+    return model.loss(w, X, y)
+
+
+def inputs_checked_init_attribute_tests():
+    r = np.random.default_rng(73)
+    return r.normal(size=3), r.normal(size=(5, 3)), r.normal(size=5)
+
+
+PROGRAMS += ["checked_init_attribute_tests"]
