@@ -199,6 +199,21 @@ def test_dropped_out_of_range_updates_get_no_cotangent():
         np.testing.assert_allclose(g, v, rtol=1e-5, atol=1e-6)
 
 
+def _written_past_the_end(x, v, i):
+    return jnp.sum(x.at[i].set(v) * jnp.arange(1.0, 5.0)) + jnp.sum(x.at[i].add(v))
+
+
+def test_a_write_at_a_traced_position_past_the_end_gives_its_value_no_cotangent():
+    """JAX's scatter drops ``x.at[i].set(v)`` for ``i`` past the end: ``v`` reached nothing (its cotangent
+    is no clamped read of the last element's)."""
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    for i in (4, 1):
+        want = oracle(jax.grad, _written_past_the_end, argnums=(0, 1))(x, 1.5, i)
+        got = s2s.grad(_written_past_the_end, argnums=(0, 1))(x, 1.5, jnp.asarray(i))
+        for g, v in zip(got, want):
+            np.testing.assert_allclose(g, v, rtol=1e-6)
+
+
 @pytest.mark.parametrize("name, f, args, argnums", CASES, ids=IDS)
 def test_finite_differences(name, f, args, argnums):
     for argnum in (argnums,) if isinstance(argnums, int) else argnums:
