@@ -315,6 +315,22 @@ def test_while_loop_reverse_mode_matches_finite_differences():
     np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-7)
 
 
+def test_forward_mode_of_batched_loops_and_branches_matches_jax():
+    """``jvp(vmap(f))`` of a ``while_loop`` carrying a tuple with a counter (the loop test's lines read on
+    the carry of a pair), and ``vmap(hessian(f))`` of a ``lax.switch`` on a per-example index.
+    """
+    a = np.array([0.5, 2.0, 9.0])
+    got = s2s.jvp(s2s.vmap(P.newton_sqrt), (a,), (np.ones(3),), backend="numpy")
+    with jax.enable_x64(True):
+        want = jax.jvp(jax.vmap(P.newton_sqrt), (a,), (np.ones(3),))
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    xs = np.array([[-1.5, 0.2], [0.3, 0.4], [1.5, 2.0]])
+    got = s2s.vmap(s2s.hessian(P.piecewise), backend="numpy")(xs)
+    with jax.enable_x64(True):
+        want = compiled(jax.vmap(jax.hessian(P.piecewise)), (xs,))
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
 # --- the generated code ---------------------------------------------------------------------
 
 

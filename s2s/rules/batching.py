@@ -158,7 +158,7 @@ batch(
 batch("container", "rt.append", "rt.join", "rt.items", "rt.values", "rt.as_dict")
 batch("container", "rt.dict_merge", "rt.entries")
 batch("container", "rt.repeat_list", "rt.repeat_list_vjp")
-batch("container", "rt.tree_add")
+batch("container", "rt.tree_add", "rt.unpair")
 batch("container", "rt.record_fields", "rt.record_like")
 
 

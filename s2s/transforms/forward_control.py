@@ -289,15 +289,16 @@ def scan(fwd, stmt: ir.Assign, e):
 
 
 def _test_on_pairs(fwd, test: str) -> ir.Def:
-    """``def <test>_jvp(pair)``: the loop test, on the carry of a (carry, tangent) pair."""
+    """``def <test>_jvp(pair)``: the loop test's own lines, on the carry of a (carry, tangent) pair (no call
+    of the test: a function that only calls a local one has nothing a batching rule could read).
+    """
     namer = fwd.namer
     pair = namer.fresh("carry_pair")
-    carry = namer.fresh("carry")
-    passed = namer.fresh(f"_{test}")
+    tested = fwd.defs[test]
+    (carry,) = tested.param_names
     body = (
         ir.Assign(_tuple([cst.Name(carry), cst.Name("_")]), cst.Name(pair)),
-        ir.Assign(cst.Name(passed), call(test, cst.Name(carry))),
-        ir.Return(cst.Name(passed)),
+        *tested.body,
     )
     return ir.Def(
         ir.Function(
