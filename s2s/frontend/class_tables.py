@@ -23,8 +23,8 @@ from .rewriting import (
     PositionKeeping,
     bindings,
     function_body,
-    named_value,
     object_of,
+    own_constants,
     place,
     referenced_objects,
     with_body,
@@ -77,28 +77,13 @@ class _Items(PositionKeeping):
         )
 
 
-def _literal_names(body, counts) -> dict:
-    """``{name: value}`` of the names bound once, at the function's own level, to a string or int."""
-    found = {}
-    for stmt in body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            named = named_value(small)
-            if named is not None and counts[named[0]] == 1:
-                value = _literal_key(named[1])
-                if value is not None:
-                    found[named[0]] = value
-    return found
-
-
 def read(source: FunctionSource) -> FunctionSource:
     """``source`` with its items of tables of classes at known keys written as the classes (see the module)."""
     body = function_body(source)
     if body is None or not any(map(holds_classes, referenced_objects(source).values())):
         return source
     counts = bindings(source.node)
-    items = _Items(source, _literal_names(body, counts), counts)
+    items = _Items(source, own_constants(source), counts)
     statements = [rewrite(s, items) for s in body]
     return with_body(source, statements) if items.changed else source
 

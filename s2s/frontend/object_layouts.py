@@ -123,8 +123,9 @@ _TESTED: dict = {}  # code object -> the parameters its function tests
 
 
 def tested_parameters(fn) -> frozenset:
-    """The parameters ``fn``'s body tests: compares with literals (``mode == "train"``, ``acc is None``) or
-    tests whole (``if callback:``), read with Python's ``ast`` (no compiler import)."""
+    """The parameters ``fn``'s body tests: compares with literals (``mode == "train"``, ``acc is None``),
+    tests whole (``if callback:``) or names an attribute by (``getattr(jax.nn, activation)``), read with
+    Python's ``ast`` (no compiler import)."""
     inner = fn
     while isinstance(inner, Standin):
         inner = inner.fn
@@ -172,4 +173,12 @@ def _tested_in(fn, code) -> frozenset:
                 found.add(node.operand.id)
         elif isinstance(node, ast.BoolOp):
             found.update(p for p in map(param, node.values) if p)
+        elif (  # ``getattr(jax.nn, activation)``: the attribute it names
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and param(node.args[1])
+        ):
+            found.add(node.args[1].id)
     return frozenset(found)

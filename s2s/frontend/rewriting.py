@@ -261,6 +261,39 @@ def _bindings(node, items: bool = True) -> Counter:
     return bound
 
 
+def own_constants(source: FunctionSource) -> dict:
+    """``{name: value}`` of the names the function binds once, on a line of its own block, to a string or int
+    written out (``mode = "gelu"``, an argument's literal ``held_objects`` wrote on its first line too: the
+    parameter it replaces aside), where no earlier line of the block reads them."""
+    body = function_body(source)
+    if body is None:
+        return {}
+    counts = bindings(source.node)
+    params = parameter_names(source.node.params)
+    found, read = {}, set()
+    for stmt in body:
+        line = isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+        named = named_value(stmt.body[0]) if line else None
+        value = None if named is None else _literal_key(named[1])
+        if (
+            value is not None
+            and named[0] not in read
+            and counts[named[0]] - (named[0] in params) == 1
+        ):
+            found[named[0]] = value
+        read |= {n.value for n in iter_nodes(stmt) if isinstance(n, cst.Name)}
+    return found
+
+
+def _literal_key(node):
+    """A string or an int written out, else None."""
+    from ..cstutil import int_literal
+
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    return int_literal(node)
+
+
 def names_bound(target) -> list[str]:
     """The names an assignment or loop target binds: ``a`` and ``b`` of ``a, *b = ...``; none of
     ``obj.attr = v`` or ``x[i] = v`` (they change an object, not a name)."""

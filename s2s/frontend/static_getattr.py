@@ -7,8 +7,9 @@ spelled-out function.
 
 Guarantee: a call of Python's ``getattr`` (the name not bound in the function or rebound in its
 module) whose object is a module-level object (a module, a class, an object: a name or attribute chain
-the function's environment holds) and whose name is a string literal or a module-level string
-constant, an identifier the object has, is that attribute; with a third argument and no such
+the function's environment holds) and whose name is a string literal, a module-level string
+constant or one of the function's own (``rewriting.own_constants``: a string argument the function
+passes to ``getattr`` is bound as one, ``object_layouts``), an identifier the object has, is that attribute; with a third argument and no such
 attribute, it is the default. Any other ``getattr`` stays as it is (its located error). New nodes
 keep the positions of the call they stand for.
 """
@@ -20,7 +21,7 @@ import builtins
 import libcst as cst
 
 from ..cstutil import iter_nodes, rewrite
-from .rewriting import bindings, object_of, place, with_node
+from .rewriting import bindings, object_of, own_constants, place, with_node
 from .source import FunctionSource
 from .static_tests import _UNKNOWN, _constant
 
@@ -29,6 +30,7 @@ class _Getattrs(cst.CSTTransformer):
     def __init__(self, source: FunctionSource, bound):
         super().__init__()
         self.source, self.bound = source, bound
+        self.constants = own_constants(source)
         self.changed = False
 
     def on_leave(self, original, updated):
@@ -49,7 +51,13 @@ class _Getattrs(cst.CSTTransformer):
         ):
             return updated
         owner = object_of(args[0].value, self.source.env, self.bound)
-        name = _constant(args[1].value, self.source, self.bound)
+        named = args[1].value
+        if isinstance(named, cst.Name) and named.value in self.constants:
+            name = self.constants[
+                named.value
+            ]  # ``getattr(jax.nn, activation)``, ``activation = "gelu"``
+        else:
+            name = _constant(named, self.source, self.bound)
         if owner is None or name is _UNKNOWN or not isinstance(name, str):
             return updated
         if name.isidentifier() and hasattr(owner, name):

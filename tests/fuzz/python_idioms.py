@@ -793,10 +793,12 @@ class PythonIdioms:
             "def activation_function(kind):\n"
             '    if kind == "tanh":\n'
             "        return np.tanh\n"
-            "    return np.cos\n"
+            "    return np.cos\n\n\n"
+            "def activation_by_attribute(v, kind):\n"
+            "    return getattr(np, kind)(v)\n"
         )
         kind = self.pick(['"softsign"', '"wave"'])
-        use = self.pick(["layer", "helper", "function"])
+        use = self.pick(["layer", "helper", "function", "getattr"])
         if use == "layer":
             lines.append(f"{name}_y = ActivationLayer({kind}).forward({a})")
         elif use == "helper":
@@ -804,9 +806,12 @@ class PythonIdioms:
                 f"{name}_f = activation_object({kind})",
                 f"{name}_y = {name}_f({a})",
             ]
-        else:
+        elif use == "function":
             fn = self.pick(['"tanh"', '"cos"'])
             lines.append(f"{name}_y = activation_function({fn})({a})")
+        else:
+            fn = self.pick(['"tanh"', '"sin"'])
+            lines.append(f"{name}_y = activation_by_attribute({a}, {fn})")
         lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
 
     def _py_checked_init(self, lines, name, a, b):

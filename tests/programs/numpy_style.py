@@ -5625,7 +5625,21 @@ def inputs_activation_looked_up_by_name():
     return (np.array([0.3, -0.2, 0.5]),)
 
 
-PROGRAMS += ["activation_looked_up_by_name"]
+def _act_by_name(z, activation):
+    return getattr(np, activation)(z)
+
+
+def activation_named_by_a_parameter(x, activation="tanh"):
+    """``getattr(np, activation)`` of a parameter left to its default, and of a helper's given a literal."""
+    act = getattr(np, activation)
+    return np.sum(act(x) ** 2) + np.sum(_act_by_name(x, "sin"))
+
+
+def inputs_activation_named_by_a_parameter():
+    return (np.array([0.3, -0.2, 0.5]),)
+
+
+PROGRAMS += ["activation_looked_up_by_name", "activation_named_by_a_parameter"]
 
 
 @functools.lru_cache(maxsize=8)
