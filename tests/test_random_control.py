@@ -596,7 +596,7 @@ SETTINGS = settings(
 )
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=24)
 @given(source=programs(), args=arguments())
 def test_lowering_keeps_the_value(tmp_path, source, args):
     f, probed = _load(source, tmp_path)
@@ -626,7 +626,7 @@ def _moved(args, argnums, direction, eps):
     return tuple(out)
 
 
-@settings(SETTINGS, max_examples=30)
+@settings(SETTINGS, max_examples=18)
 @given(
     source=programs(allow_while=True),
     args=arguments(),
@@ -694,7 +694,7 @@ def _second_order(compute, source):
         raise
 
 
-@settings(SETTINGS, max_examples=8)
+@settings(SETTINGS, max_examples=6)
 @given(
     # loops over Python lists: open bugs (tests/test_control_regressions.py, strict xfails)
     source=programs(allow_while=True, jump_loop=True, python_lists=False),
@@ -750,7 +750,7 @@ def test_second_derivatives_match_finite_differences_of_the_gradient(
             )
 
 
-@settings(SETTINGS, max_examples=25)
+@settings(SETTINGS, max_examples=15)
 @given(
     source=programs(),
     batch=st.lists(arguments(), min_size=3, max_size=3),
@@ -782,7 +782,7 @@ def test_vmap_matches_a_loop_over_examples(tmp_path, source, batch, map_s):
         )
 
 
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=10)
 @given(
     # loops over Python lists: an open bug (tests/test_control_regressions.py, a strict xfail)
     source=programs(python_lists=False),

@@ -3,9 +3,12 @@ gradients of norms, products, einsum, joins and splits, tiles, pads, diagonals, 
 against a loop of ``s2s.grad`` on NumPy; forward mode (``s2s.vmap`` of ``s2s.jvp``) through theirs too.
 """
 
+import functools
+
 import jax
 import numpy as np
 import pytest
+from jax_checks import jvp_of, oracle
 
 import s2s
 
@@ -322,7 +325,7 @@ def test_derivatives_of_an_inner_vmap_of_convolve_match_jax(backend):
                 np.asarray(
                     s2s.grad(smoothed_by_an_inner_vmap, argnums, backend=backend)(k, xs)
                 ),
-                jax.grad(twin, argnums)(k, xs),
+                oracle(jax.grad, twin, argnums)(k, xs),
                 rtol=1e-6,
             )
         tangents = (np.ones(3), np.zeros((3, 6)))
@@ -332,12 +335,12 @@ def test_derivatives_of_an_inner_vmap_of_convolve_match_jax(backend):
                     1
                 ]
             ),
-            jax.jvp(twin, (k, xs), tangents)[1],
+            oracle(jvp_of, twin)((k, xs), tangents)[1],
             rtol=1e-6,
         )
         np.testing.assert_allclose(
             np.asarray(s2s.hessian(smoothed_by_an_inner_vmap, backend=backend)(k, xs)),
-            jax.hessian(twin)(k, xs),
+            oracle(jax.hessian, twin)(k, xs),
             rtol=1e-6,
         )
 
@@ -369,7 +372,7 @@ def test_derivatives_of_an_inner_vmap_of_softmax_match_jax(backend):
         for argnums in (0, 1):
             np.testing.assert_allclose(
                 np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs, mask)),
-                jax.grad(f, argnums)(w, xs, mask),
+                oracle(jax.grad, f, argnums)(w, xs, mask),
                 rtol=1e-6,
             )
         tangents = (np.ones(4), np.full((3, 4), 0.5))
@@ -379,14 +382,14 @@ def test_derivatives_of_an_inner_vmap_of_softmax_match_jax(backend):
                     lambda w, xs: f(w, xs, mask), (w, xs), tangents, backend=backend
                 )[1]
             ),
-            jax.jvp(lambda w, xs: f(w, xs, mask), (w, xs), tangents)[1],
+            oracle(jvp_of, functools.partial(f, mask=mask))((w, xs), tangents)[1],
             rtol=1e-6,
         )
         per_example = s2s.vmap(s2s.grad(f), in_axes=(0, None, None), backend=backend)
         ws = np.stack([w, 0.5 * w])
         np.testing.assert_allclose(
             np.asarray(per_example(ws, xs, mask)),
-            jax.vmap(jax.grad(f), in_axes=(0, None, None))(ws, xs, mask),
+            oracle(jax.vmap, jax.grad(f), (0, None, None))(ws, xs, mask),
             rtol=1e-6,
         )
 
@@ -407,13 +410,13 @@ def test_a_lambda_calling_a_library_function_is_mapped_and_differentiated(backen
     with jax.enable_x64(True):
         np.testing.assert_allclose(
             np.asarray(s2s.grad(f, backend=backend)(w, xs)),
-            jax.grad(f)(w, xs),
+            oracle(jax.grad, f)(w, xs),
             rtol=1e-6,
         )
         ws = np.stack([w, -w])
         np.testing.assert_allclose(
             np.asarray(s2s.vmap(f, in_axes=(0, None), backend=backend)(ws, xs)),
-            jax.vmap(f, in_axes=(0, None))(ws, xs),
+            oracle(jax.vmap, f, (0, None))(ws, xs),
             rtol=1e-6,
         )
 
@@ -427,19 +430,19 @@ def _grads_and_tangents_match_jax(f, backend, hessian=False):
         for argnums in (0, 1):
             np.testing.assert_allclose(
                 np.asarray(s2s.grad(f, argnums, backend=backend)(w, xs)),
-                jax.grad(f, argnums)(w, xs),
+                oracle(jax.grad, f, argnums)(w, xs),
                 rtol=1e-6,
             )
         tangents = (np.ones(3), np.full((4, 3), 0.5))
         np.testing.assert_allclose(
             np.asarray(s2s.jvp(f, (w, xs), tangents, backend=backend)[1]),
-            jax.jvp(f, (w, xs), tangents)[1],
+            oracle(jvp_of, f)((w, xs), tangents)[1],
             rtol=1e-6,
         )
         if hessian:
             np.testing.assert_allclose(
                 np.asarray(s2s.hessian(f, backend=backend)(w, xs)),
-                jax.hessian(f)(w, xs),
+                oracle(jax.hessian, f)(w, xs),
                 rtol=1e-6,
             )
 
