@@ -343,8 +343,12 @@ def select(pred, on_true, on_false):
         raise ValueError(
             f"batching.select: `pred` must have shape (B,), not {tuple(size)}"
         )
+    if (on_true is None) != (on_false is None):
+        return _chosen_over_none(pred, on_true, on_false)
 
     def leaf(t, f):
+        if (t is None) != (f is None):
+            return _chosen_over_none(pred, t, f)
         # the cotangent of an unset value beside a value's: zero, shaped like it
         if type(f).__name__ == "UnsetCotangent" and not _placeholder(t):
             f = xp.zeros_like(t)
@@ -375,6 +379,28 @@ def select(pred, on_true, on_false):
         return xp.where(xp.reshape(pred, size + (1,) * (rank - 1)), t, f)
 
     return _map2(leaf, on_true, on_false)
+
+
+def _chosen_over_none(pred, on_true, on_false):
+    """``select`` where one side is None (``best = None`` before a loop whose steps assign it): the other
+    side where every example takes it, known when traced (the first step's ``best is None``); else a
+    batch that would hold None for some examples and arrays for others, which nothing can.
+    """
+    value = on_true if on_false is None else on_false
+    if not _is_jax(pred):
+        taken = np.asarray(pred) if on_false is None else ~np.asarray(pred)
+        if np.all(taken):
+            return value
+        if not np.any(taken):
+            return None
+    from .located import Refusal
+
+    raise Refusal(
+        "a variable is None for some examples and an array for others (assigned on a path a test on "
+        "each example's data picks)",
+        "give it an array before the test (`best = np.full(shape, -np.inf)`), or run each example "
+        "on its own",
+    )
 
 
 def cond_with_residuals(pred, true_fn, false_fn, *operands):

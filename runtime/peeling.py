@@ -164,6 +164,11 @@ def _joined(firsts, rest, at_end):
                 else PeeledLeaf(list(values), stacked, at_end)
             )
             continue
+        if stacked is not None and all(_decided(v) for v in values):
+            # a test Python decided on the peeled steps (``best is None`` while ``best`` was None): their
+            # backward steps read it as decided there, the rolled ones as the traced values they are
+            out.append(PeeledLeaf(list(values), stacked, at_end))
+            continue
         text = _one_text(values, stacked)
         if (
             text is not None
@@ -178,6 +183,13 @@ def _joined(firsts, rest, at_end):
         else:
             out.append(PeeledLeaf(list(values), stacked, at_end))
     return jax.tree.unflatten(structure, out)
+
+
+def _decided(value) -> bool:
+    """A truth value Python holds (a bool, or NumPy's bools: a batch's test every example shares)."""
+    return type(value) is bool or (
+        isinstance(value, np.ndarray) and value.dtype == np.dtype(bool)
+    )
 
 
 def _held(stacked) -> bool:

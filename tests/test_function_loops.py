@@ -93,7 +93,7 @@ def test_a_zip_of_functions_with_a_shorter_array_is_refused_not_clamped(backend)
     """
     assert len(P.ACTIVATIONS) > 2
     with pytest.raises(
-        AssertionError, match=r"zip\(\) of .* functions with a shorter sequence"
+        AssertionError, match=r"zip\(\) of .* functions or rows with a shorter sequence"
     ):
         s2s.grad(P.zipped_with_a_shorter_array, backend=backend)(
             *_args(np.random.default_rng(0))

@@ -1311,3 +1311,9 @@ def test_parameters_spread_from_a_slice_batch():
     f = P.curve_fit_residuals_of_unpacked_parameters
     check_batched(f, np.stack([x, 0.9 * x]), ())
     check_forward_and_hessian(f, x, (), np.linspace(-1.0, 1.0, x.size))
+
+
+def test_state_started_as_none_batches():
+    """``best = None`` in a loop, per example: the first step's guard is every example's."""
+    w, X = P.inputs_running_best_from_none()
+    check_batched(P.running_best_from_none, np.stack([w, -w, 0.5 * w]), (X,))

@@ -12,6 +12,11 @@ Guarantees of ``desugar(source)``:
   there is no loop to compile; JAX's tracing writes such a loop out too. A
   body with ``break``, ``continue``, ``return``, a ``yield`` or an ``else:``
   clause, or one that binds the loop variable, stays a loop (and its error).
+- ``for layer in ARCH:`` (also in ``zip``/``enumerate``), ``ARCH`` a module-level list or tuple of
+  literal data whose strings differ from row to row (``[{"activation": "relu"}, {"activation":
+  "sigmoid"}]``: a network's configuration), is written out the same way, the loop variable read as
+  its row's literal (``layer["activation"]`` as ``"relu"``): a compiled loop holds one string for
+  every step, and a helper told ``"relu"`` reads its tests with the code.
 - ``for name, (logpdf, kw) in PRIORS.items():`` over a module-level table
   whose rows hold functions (a dict's ``.items()`` or ``.values()``, a list
   or tuple of tuples), the loop's target a tuple of names matching each row,
@@ -50,6 +55,7 @@ New nodes keep the positions of the user's code they stand for.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
 import types
@@ -173,6 +179,29 @@ class _Reader:
             return None
         return [self.spelling(f, node) for f in held]
 
+    def written_out(self, node) -> list | None:
+        """The items a loop over ``node`` is written out for: its functions (``functions``), or the rows of
+        a configuration table (``configurations``); else None."""
+        found = self.functions(node)
+        return found if found is not None else self.configurations(node)
+
+    def configurations(self, node) -> list | None:
+        """Literals of the rows of a module-level list or tuple of literal data whose strings differ from
+        row to row (``ARCH = [{"activation": "relu"}, {"activation": "sigmoid"}]``): a compiled loop holds
+        one string for every step, a step written out its own (``layer["activation"]`` is "relu").
+        """
+        held = self.static(node)
+        if not isinstance(held, (tuple, list)) or not 1 < len(held) <= MAX_COPIES:
+            return None
+        if not all(_is_literal_data(row) for row in held):
+            return None
+        texts = [
+            tuple(v for v in _literal_leaves(row) if isinstance(v, str)) for row in held
+        ]
+        if not any(texts) or len(set(texts)) == 1:
+            return None
+        return [self._at(literal(row), node) for row in held]
+
     def _holds_objects(self, node) -> bool:
         """A module-level sequence holding objects of the program (not only functions)."""
         held = self.static(node)
@@ -266,14 +295,15 @@ class _Reader:
         ):
             return None
         names = [el.value for el in target.elements]
-        if not all(isinstance(n, cst.Name) for n in names):
-            return None
+        # (the other sequences' targets may unpack their items: ``for (W, b), layer in zip(params, ARCH)``)
         static = [
             k
             for k, a in enumerate(sequence.args)
-            if self.functions(a.value) is not None
+            if isinstance(names[k], cst.Name) and self.written_out(a.value) is not None
         ]
-        if not static:
+        if not static or any(
+            isinstance(e, cst.StarredElement) for e in target.elements
+        ):
             return None
         pairs = [(n, a.value) for n, a in zip(names, sequence.args)]
         name, functions = pairs.pop(static[0])
@@ -309,7 +339,7 @@ class _Reader:
             target, sequence, beside = zipped
         if not isinstance(target, cst.Name):
             return self._table_rows(loop, target, sequence, index)
-        functions = self.functions(sequence)
+        functions = self.written_out(sequence)
         if functions is None or _jumps_or_binds(loop.body, target.value):
             return None
         if self._holds_objects(sequence) and not _read_by_members(
@@ -322,8 +352,8 @@ class _Reader:
             place(
                 cst.parse_statement(
                     f"assert len({cst.Module([]).code_for_node(items)}) >= {len(functions)}, "
-                    f'"zip() of {len(functions)} functions with a shorter sequence: s2s writes the loop '
-                    f'out once per function; pass sequences as long as the functions"'
+                    f'"zip() of {len(functions)} functions or rows with a shorter sequence: s2s writes '
+                    f'the loop out once per item; pass sequences as long as those"'
                 ),
                 loop,
                 self.positions,
@@ -342,7 +372,12 @@ class _Reader:
                 out.append(assignment_line(name, item, loop, self.positions))
             mapping = {target.value: fn}
             for stmt in loop.body.body:
-                out.append(rewrite(stmt, Positioned(mapping, self.positions)))
+                stmt = rewrite(stmt, Positioned(mapping, self.positions))
+                if isinstance(
+                    fn, (cst.Dict, cst.Tuple, cst.List)
+                ):  # a configuration's row
+                    stmt = rewrite(stmt, _LiteralItems(self.positions))
+                out.append(stmt)
         return out, mapping
 
     def _table_rows(self, loop, target, sequence, index) -> tuple[list, dict] | None:
@@ -552,7 +587,7 @@ class _Items(PositionKeeping):
             or not isinstance(clause.target, cst.Name)
         ):
             return updated
-        functions = self.reader.functions(clause.iter)
+        functions = self.reader.written_out(clause.iter)
         if functions is None or _jumps_or_binds(updated.elt, clause.target.value):
             return updated
         self.reader.changed = True
@@ -674,6 +709,43 @@ class _Items(PositionKeeping):
         self.reader.changed = True
         like = original.value if isinstance(original.value, cst.Name) else original
         return self.reader.spelling(held[k], like)
+
+
+def _literal_leaves(value):
+    """The numbers and strings of literal data (a dict's keys and values)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _literal_leaves(v)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _literal_leaves(v)
+    else:
+        yield value
+
+
+class _LiteralItems(PositionKeeping):
+    """``{"activation": "relu"}["activation"]`` (a configuration's row written out, read) as ``"relu"``."""
+
+    def leave_Subscript(self, original, updated):
+        if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
+            return updated
+        item = _literal_item(updated.value, updated.slice[0].slice.value)
+        return updated if item is None else item
+
+
+def _literal_item(display, index):
+    """The item of a display of literals (``{"activation": "relu"}``, ``("relu", 3)``) at a literal key,
+    else None."""
+    key = _key(index)
+    if key is None or not isinstance(display, (cst.Dict, cst.Tuple, cst.List)):
+        return None
+    try:
+        value = ast.literal_eval(cst.Module([]).code_for_node(display))
+        item = value[key]
+    except (ValueError, SyntaxError, KeyError, IndexError, TypeError):
+        return None
+    return literal(item) if _is_literal_data(item) else None
 
 
 def _item(node, key) -> cst.Subscript:

@@ -93,7 +93,11 @@ def _compared(test, source, bound) -> bool | None:
         right = _constant(target.comparator, source, bound)
         if right is _UNKNOWN or type(target.operator) not in _COMPARE:
             return None
-        if not _COMPARE[type(target.operator)](left, right):
+        try:
+            holds = _COMPARE[type(target.operator)](left, right)
+        except TypeError:  # (``None > 0``: Python raises it where the code runs)
+            return None
+        if not holds:
             return False
         left = right
     return True
@@ -107,13 +111,17 @@ def _truth(test, source: FunctionSource, bound) -> bool | None:
     if isinstance(test, cst.Comparison):
         return _compared(test, source, bound)
     if isinstance(test, cst.BooleanOperation):
+        # Python's short circuit: ``scale is None or scale > 0`` never compares None with 0
+        deciding = not isinstance(
+            test.operator, cst.And
+        )  # (the value that decides ``or``)
         left = _truth(test.left, source, bound)
+        if left is deciding:
+            return deciding
         right = _truth(test.right, source, bound)
-        if left is None or right is None:
-            return None
-        return (
-            (left and right) if isinstance(test.operator, cst.And) else (left or right)
-        )
+        if left is None:
+            return deciding if right is deciding else None
+        return right
     if isinstance(test, cst.Name):  # ``if USE_BIAS:`` of a module-level flag
         value = _constant(test, source, bound)
         return None if value is _UNKNOWN or test.value == "None" else bool(value)

@@ -13,7 +13,9 @@ Output guarantees (in every block, local functions included):
   guarded by ``is``/``in``/``len``) are ``rt.logical_or(rt.as_bool(a), rt.as_bool(b))``;
 - the tests of ``if`` and ``while`` hold no ``and``/``or``/``not``: they are
   ``rt.logical_and``/``logical_or``/``logical_not``, so array predicates work
-  and Python values (a static flag, an empty tuple) keep Python's truth;
+  and Python values (a static flag, an empty tuple) keep Python's truth; an ``if``'s ``and``/``or``
+  with a guard (``best is None or v > best``) evaluates its second operand only where Python does
+  (an ``if`` on the first, as for ``a or b`` in a value);
 - no conditional expressions: ``y = a if c else b`` is an ``if`` statement
   assigning a temporary ``_ifexp``.
 """
@@ -246,7 +248,8 @@ class _Desugar:
             hoisted, value = self.hoist(_chosen(stmt.value, fn), stmt.origin)
             return hoisted + [ir.Return(_expr(value, fn), stmt.origin)]
         if isinstance(stmt, ir.If):
-            hoisted, test = self.hoist(stmt.test, stmt.origin)
+            # ``best is None or v > best``: the guarded operand only where the guard lets Python reach it
+            hoisted, test = self.hoist(_chosen(stmt.test, fn), stmt.origin)
             return hoisted + [
                 ir.If(
                     _predicate(test, fn),

@@ -187,6 +187,7 @@ FORMS = (
     "piecewise_pieces",
     "activations_by_name",
     "checked_init",
+    "none_started_state",
 )
 
 
@@ -813,6 +814,41 @@ class PythonIdioms:
             fn = self.pick(['"tanh"', '"sin"'])
             lines.append(f"{name}_y = activation_by_attribute({a}, {fn})")
         lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
+
+    def _py_none_started_state(self, lines, name, a, b):
+        """State that starts as ``None`` in a loop, tested behind a guard (``best is None or v > best``,
+        ``prev is not None and abs(v - prev) < tol``), and an optional argument left ``None``.
+        """
+        self.helper(
+            "def scaled_unless(v, mask=None, scale=None):\n"
+            "    if mask is not None and mask.any():\n"
+            "        v = v * mask\n"
+            "    if scale is None or scale > 0:\n"
+            "        return v * 1.5\n"
+            "    return v\n"
+        )
+        form = self.pick(["best", "converged"])
+        if form == "best":
+            lines += [
+                f"{name}_best = None",
+                f"for {name}_v in np.ravel({a})[:3]:",
+                f"    {name}_t = np.tanh({name}_v)",
+                f"    if {name}_best is None or {name}_t > {name}_best:",
+                f"        {name}_best = {name}_t",
+                f"{name} = {name}_best + np.sum(scaled_unless({b}))",
+            ]
+        else:
+            lines += [
+                f"{name}_x = np.mean({a}) ** 2 + 1.0",
+                f"{name}_prev = None",
+                f"{name}_r = 1.0",
+                "for _ in range(8):",
+                f"    {name}_r = 0.5 * ({name}_r + {name}_x / {name}_r)",
+                f"    if {name}_prev is not None and abs({name}_r - {name}_prev) < 1e-3:",
+                "        break",
+                f"    {name}_prev = {name}_r",
+                f"{name} = {name}_r + np.mean(scaled_unless({b}, scale=2.0))",
+            ]
 
     def _py_checked_init(self, lines, name, a, b):
         """A class whose ``__init__`` checks its arguments (``assert``, ``if ...: raise``) before keeping them,

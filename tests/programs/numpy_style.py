@@ -6902,3 +6902,104 @@ def inputs_checked_init_attribute_tests():
 
 
 PROGRAMS += ["checked_init_attribute_tests"]
+
+
+def running_best_from_none(w, X):
+    """``best = None`` then ``if best is None or v > best: best = v`` in a loop: the guard decided in Python
+    on the first step, the comparison compiled on the others (once both sides ran eagerly: ``v > None``).
+    """
+    best = None
+    for x in X:
+        v = np.tanh(x @ w)
+        if best is None or v > best:
+            best = v
+    return best
+
+
+def inputs_running_best_from_none():
+    return np.array([0.4, 0.7]), np.array([[1.0, 0.0], [0.3, 0.9], [-0.5, 0.2]])
+
+
+def sqrt_until_converged(a, tol=1e-12, max_iter=60):
+    """A fixed-point loop that stops once the step is small, its previous iterate ``None`` at first:
+    ``if prev is not None and abs(x - prev) < tol: break``."""
+    x = 1.0
+    prev = None
+    for _ in range(max_iter):
+        x = 0.5 * (x + a / x)
+        if prev is not None and abs(x - prev) < tol:
+            break
+        prev = x
+    return x**3
+
+
+def inputs_sqrt_until_converged():
+    return (np.array(5.0),)
+
+
+def guarded_optional_arguments(w, mask=None, scale=None):
+    """``if mask is not None and mask.any()`` and ``if scale is None or scale > 0`` of parameters left
+    ``None``: Python never reaches the second operand."""
+    if mask is not None and mask.any():
+        w = w * mask
+    if scale is None or scale > 0:
+        return np.sum(w**2)
+    return np.sum(w)
+
+
+def inputs_guarded_optional_arguments():
+    return (np.array([1.0, -2.0, 0.5]),)
+
+
+PROGRAMS += [
+    "running_best_from_none",
+    "sqrt_until_converged",
+    "guarded_optional_arguments",
+]
+
+
+NN_ARCHITECTURE = [
+    {"input_dim": 3, "output_dim": 4, "activation": "relu"},
+    {"input_dim": 4, "output_dim": 2, "activation": "sigmoid"},
+]
+
+
+def _sigmoid_of(Z):
+    return 1 / (1 + np.exp(-Z))
+
+
+def _layer_by_config(A_prev, W, b, activation="relu"):
+    """ "Let's code a neural network in plain NumPy": the activation picked into a local name by string."""
+    Z = W @ A_prev + b
+    if activation == "relu":
+        activation_func = _relu_of
+    elif activation == "sigmoid":
+        activation_func = _sigmoid_of
+    else:
+        raise Exception("Non-supported activation function")
+    return activation_func(Z)
+
+
+def _relu_of(Z):
+    return np.maximum(0, Z)
+
+
+def configured_layers(params, X):
+    """A loop over a module-level architecture (a list of dicts of strings) beside the parameters: each
+    layer's activation string differs, so the loop is written out, one step per row."""
+    A = X
+    for (W, b), layer in zip(params, NN_ARCHITECTURE):
+        A = _layer_by_config(A, W, b, layer["activation"])
+    return np.sum(A**2)
+
+
+def inputs_configured_layers():
+    r = np.random.default_rng(74)
+    params = [
+        (r.normal(size=(4, 3)), 0.5 + r.random((4, 1))),
+        (r.normal(size=(2, 4)), r.normal(size=(2, 1))),
+    ]
+    return params, r.normal(size=(3, 5))
+
+
+PROGRAMS += ["configured_layers"]
