@@ -69,7 +69,11 @@ constants handed to a helper; a loop's variables read after a ``break`` on data 
 name, a default and an argument (``local_imports``, ``function_args.bindable``); a list rebound by a
 comprehension in a loop (``control._carried_as_lists``); a list of placeholders filled at a loop's counter
 (``frontend/filled_lists``); sequences read at a comprehension's counter, and beside entry writes at
-a loop's (``indexed_loops``); a ``partial``'s keyword given again, ``getattr`` by a constant name.
+a loop's (``indexed_loops``); a ``partial``'s keyword given again, ``getattr`` by a constant name;
+activations picked by name (a module table of classes, a helper returning a function called at once,
+``getattr(np, kind)`` of a helper's literal: ``class_tables``, ``factories``); a class whose
+``__init__`` checks its arguments before keeping them; state that starts as ``None`` behind a guard
+(``best is None or v > best``); a loop over a configuration table whose strings differ by row.
 """
 
 from __future__ import annotations
@@ -188,6 +192,7 @@ FORMS = (
     "activations_by_name",
     "checked_init",
     "none_started_state",
+    "configuration_table",
 )
 
 
@@ -814,6 +819,38 @@ class PythonIdioms:
             fn = self.pick(['"tanh"', '"sin"'])
             lines.append(f"{name}_y = activation_by_attribute({a}, {fn})")
         lines.append(f"{name} = np.sum({name}_y ** 2) + np.mean({b})")
+
+    def _py_configuration_table(self, lines, name, a, b):
+        """A loop over a module-level architecture table (dicts of strings that differ by row), beside a
+        list of scales, each row's activation picked into a local name by a helper."""
+        self.helper(
+            "LAYER_TABLE = [\n"
+            '    {"activation": "tanh", "gain": 1.0},\n'
+            '    {"activation": "softsign", "gain": 0.5},\n'
+            '    {"activation": "tanh", "gain": 2.0},\n'
+            "]\n\n\n"
+            'def activated(v, activation="tanh"):\n'
+            '    if activation == "tanh":\n'
+            "        func = np.tanh\n"
+            '    elif activation == "softsign":\n'
+            "        func = np.sin\n"
+            "    else:\n"
+            '        raise ValueError("unknown activation")\n'
+            "    return func(v)\n"
+        )
+        form = self.pick(["zip", "plain"])
+        lines.append(f"{name}_h = {a}")
+        if form == "zip":
+            lines += [
+                f"for {name}_s, {name}_row in zip([0.5, 1.0, 1.5], LAYER_TABLE):",
+                f'    {name}_h = {name}_s * activated({name}_h, {name}_row["activation"])',
+            ]
+        else:
+            lines += [
+                f"for {name}_row in LAYER_TABLE:",
+                f'    {name}_h = {name}_row["gain"] * activated({name}_h, {name}_row["activation"])',
+            ]
+        lines.append(f"{name} = np.sum({name}_h ** 2) + np.mean({b})")
 
     def _py_none_started_state(self, lines, name, a, b):
         """State that starts as ``None`` in a loop, tested behind a guard (``best is None or v > best``,
