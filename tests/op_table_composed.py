@@ -220,6 +220,13 @@ COMPOSED_CASES = [
         {"a": "4 n", "b": "4"},
         {"a": "tall"},
     ),
+    # the residuals of a vector: one, shape (1,) (``res[0]`` reads it)
+    C(
+        "linalg.lstsq",
+        "np.linalg.lstsq(a, b)[1]",
+        {"a": "4 n", "b": "4"},
+        {"a": "tall"},
+    ),
     C("linalg.cond", "np.linalg.cond(x)", "n n", "wellcond"),
     C("linalg.matrix_power", "np.linalg.matrix_power(x, 3)", "... n n"),
     C("linalg.matrix_power", "np.linalg.matrix_power(x, -2)", "n n", "wellcond"),

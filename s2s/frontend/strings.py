@@ -4,7 +4,8 @@ Guarantees of ``desugar(source)``:
 
 - an f-string outside ``print``/``logging``/``assert``/``raise`` messages is the
   concatenation it stands for: ``f"W{l}"`` is ``"W" + str(l)``,
-  ``f"W{l:02d}"`` is ``"W" + format(l, "02d")``, ``{l!r}`` is ``repr(l)``;
+  ``f"W{l:02d}"`` is ``"W" + format(l, "02d")``, ``{l!r}`` is ``repr(l)``; so is
+  ``"W{}".format(l)`` of a string written out (its fields positional, numbered or named);
   ``str``, ``format`` and ``repr`` of a value are Python's, computed when the
   code is traced (the value must be known then: a loop index, a length, a
   shape);
@@ -25,6 +26,7 @@ New nodes keep the positions of the user's code they stand for.
 from __future__ import annotations
 
 import builtins
+import string
 
 import libcst as cst
 
@@ -123,6 +125,62 @@ class _Strings(PositionKeeping):
         for part in parts[1:]:
             value = cst.BinaryOperation(value, cst.Add(), part)
         return value
+
+    def leave_Call(self, original, updated):
+        """``"got {}, want {:.2f}".format(a, b)`` of a string written out: the concatenation it stands for,
+        as an f-string's (``"got " + str(a) + ...``)."""
+        func = updated.func
+        if not (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "format"
+            and isinstance(func.value, cst.SimpleString)
+            and "b" not in func.value.prefix.lower()
+            and not any(a.star for a in updated.args)
+            and self.builtin["str"]
+        ):
+            return updated
+        positional = [a.value for a in updated.args if a.keyword is None]
+        named = {
+            a.keyword.value: a.value for a in updated.args if a.keyword is not None
+        }
+        parts, auto = [], 0
+        try:
+            pieces = list(string.Formatter().parse(func.value.evaluated_value))
+        except ValueError:  # (Python's own error where the code runs)
+            return updated
+        for text, field, spec, conversion in pieces:
+            if text:
+                parts.append(cst.SimpleString(repr(text)))
+            if field is None:
+                continue
+            if field == "" and auto < len(positional):
+                value, auto = positional[auto], auto + 1
+            elif field.isdigit() and int(field) < len(positional):
+                value = positional[int(field)]
+            elif field in named:
+                value = named[field]
+            else:
+                return updated  # ``{0.x}``, ``{a[0]}``, a missing argument: as written
+            braces = cst.FormattedStringExpression(
+                value,
+                conversion=conversion,
+                format_spec=[cst.FormattedStringText(spec)] if spec else None,
+            )
+            if spec and "{" in spec:
+                return updated
+            converted = _field(braces, self.builtin)
+            if converted is None:
+                return updated
+            parts.append(converted)
+        self.changed = True
+        value = parts[0] if parts else cst.SimpleString("''")
+        for part in parts[1:]:
+            value = cst.BinaryOperation(value, cst.Add(), part)
+        return place(
+            value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+            original,
+            self.positions,
+        )
 
     def leave_For(self, original, updated):
         loop = updated.iter
@@ -302,7 +360,9 @@ def desugar(source: FunctionSource) -> FunctionSource:
         return source
     # f-strings, and loops whose index may be made a string
     if not any(
-        isinstance(n, (cst.FormattedString, cst.For)) for n in iter_nodes(node.body)
+        isinstance(n, (cst.FormattedString, cst.For))
+        or (isinstance(n, cst.Attribute) and n.attr.value == "format")
+        for n in iter_nodes(node.body)
     ):
         return source
     strings = _Strings(source)

@@ -298,7 +298,8 @@ def pinv_forward(a, rcond=None, hermitian=False, *, rtol=None, ans, a_dot):
 def lstsq(a, b, rcond=None):
     # the cutoff of small singular values, relative to the largest, as lstsq's own
     x = xp.matmul(xp.linalg.pinv(a, rcond), b)
-    residuals = xp.sum(xp.square(b - xp.matmul(a, x)), axis=0)
+    # one per column of ``b``: shape (1,) for a vector, as NumPy's and JAX's
+    residuals = xp.reshape(xp.sum(xp.square(b - xp.matmul(a, x)), axis=0), (-1,))
     return x, residuals, xp.linalg.matrix_rank(a), rt.svd_values(a)
 
 

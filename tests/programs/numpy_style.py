@@ -7003,3 +7003,25 @@ def inputs_configured_layers():
 
 
 PROGRAMS += ["configured_layers"]
+
+
+def keys_by_str_format(params, X, num_layers=2):
+    """CS231n's ``params["W{}".format(i + 1)]`` (and a named field), and a message built by ``.format``."""
+    h = X
+    for i in range(num_layers):
+        W = params["W{}".format(i + 1)]  # noqa: UP032
+        b = params["b{idx}".format(idx=i + 1)]  # noqa: UP032
+        h = np.tanh(h @ W + b)
+    message = "hidden {} of mean {:.3f}".format(h.shape, 1.0)  # noqa: UP032
+    assert message.startswith("hidden"), message
+    return np.sum(h**2)
+
+
+def inputs_keys_by_str_format():
+    r = np.random.default_rng(75)
+    params = {"W1": r.normal(size=(3, 4)), "b1": r.normal(size=4)}
+    params.update({"W2": r.normal(size=(4, 2)), "b2": r.normal(size=2)})
+    return params, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["keys_by_str_format"]
