@@ -58,8 +58,11 @@ def _members(cls) -> dict:
 
 
 def _is_record(cls) -> bool:
+    """A ``NamedTuple``, or a dataclass of its fields alone (a ``__post_init__`` computes more)."""
     return (issubclass(cls, tuple) and hasattr(cls, "_fields")) or (
-        dataclasses.is_dataclass(cls) and cls.__bases__ == (object,)
+        dataclasses.is_dataclass(cls)
+        and cls.__bases__ == (object,)
+        and not hasattr(cls, "__post_init__")
     )
 
 

@@ -9,7 +9,8 @@ attributes are constants, as for module-level objects (``function_args``).
 Guarantee: a line ``name = Cls(args)`` at the function's own level, ``Cls`` a class of the program
 (``local_objects``'s plain classes), every argument a literal (numbers, strings, ``None``, tuples of
 them), ``name`` bound once and never given an attribute (``name.x = ...``), read whole somewhere (passed
-to a function, returned: else ``local_objects`` writes it as names), and no ``__init__`` or
+to a function, returned: else ``local_objects`` writes it as names) or a dataclass with a
+``__post_init__`` (its fields are what that computes), and no ``__init__`` or
 ``__post_init__`` of the class or its bases naming a random draw. An object its constructor cannot make
 stays as it is (its located error).
 """
@@ -17,6 +18,7 @@ stays as it is (its located error).
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import libcst as cst
 
@@ -71,6 +73,13 @@ def _made(cls, call: cst.Call):
         return None
 
 
+def _computes_after_init(env, func) -> bool:
+    """Whether the class called is a dataclass with a ``__post_init__`` (``total = width * depth``), whose
+    fields ``local_objects`` could not write from the call alone."""
+    cls = object_of(func, env, set())
+    return dataclasses.is_dataclass(cls) and hasattr(cls, "__post_init__")
+
+
 def _read_whole(node, name: str) -> bool:
     """Whether the function reads ``name`` other than as ``name.attribute`` (besides binding it)."""
     owners = {id(n.value) for n in iter_nodes(node) if isinstance(n, cst.Attribute)}
@@ -99,7 +108,10 @@ def desugar(source: FunctionSource) -> FunctionSource:
             and isinstance(assign.value, cst.Call)
             and rebinds(source.node, target.value) == 1
             and not _assigned_attributes(source.node, target.value)
-            and _read_whole(source.node, target.value)
+            and (
+                _read_whole(source.node, target.value)
+                or _computes_after_init(source.env, assign.value.func)
+            )
         ):
             cls = object_of(assign.value.func, source.env, set())
             if _plain_class(cls) and not _draws(cls):

@@ -905,11 +905,22 @@ class PythonIdioms:
             "            return self.weight * np.sum(np.sqrt(v * v + 0.1))\n"
             "        return self.weight * np.sum(v ** order)\n"
         )
+        self.imports.add("from dataclasses import dataclass, field")
+        self.helper(
+            "@dataclass\n"
+            "class Sizes:\n"
+            "    width: int\n"
+            "    depth: int\n"
+            "    total: int = 0\n\n"
+            "    def __post_init__(self):\n"
+            "        self.total = self.width * self.depth\n"
+        )
         kind = self.pick(['"l1"', '"l2"'])
         weight = self.pick(["", ", weight=0.25", ", 2.0"])
         lines += [
             f"{name}_pen = Penalized({kind}{weight})",
-            f"{name} = {name}_pen.penalty({a}) + np.mean({b})",
+            f"{name}_sizes = Sizes({self.pick(['2, 3', '1, 4'])})",
+            f"{name} = {name}_pen.penalty({a}) / {name}_sizes.total + np.mean({b})",
         ]
 
     def _py_broke_at(self, lines, name, a, b):

@@ -7025,3 +7025,27 @@ def inputs_keys_by_str_format():
 
 
 PROGRAMS += ["keys_by_str_format"]
+
+
+@dataclass
+class _DerivedConfig:
+    width: int
+    depth: int
+    total: int = 0
+
+    def __post_init__(self):
+        self.total = self.width * self.depth
+
+
+def config_with_post_init(x):
+    """A dataclass made in the function whose ``__post_init__`` computes a field: its value is the
+    computed one (once read as the declared default 0: a silent inf)."""
+    cfg = _DerivedConfig(3, 2)
+    return np.sum(x**2) / cfg.total + cfg.width * np.mean(x)
+
+
+def inputs_config_with_post_init():
+    return (np.array([0.5, -1.0, 2.0]),)
+
+
+PROGRAMS += ["config_with_post_init"]
