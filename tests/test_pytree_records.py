@@ -181,3 +181,37 @@ def scaled_loss(p, x):
 def test_an_attribute_that_is_no_child_is_an_error_that_says_what_to_do():
     with pytest.raises(Exception, match="register_dataclass"):
         s2s.grad(scaled_loss, backend="numpy")(Scaled(np.ones((3, 2))), X)
+
+
+@jax.tree_util.register_pytree_node_class
+class Boxed:
+    """The JAX documentation's registered class: its scale kept in the aux data, no child."""
+
+    def __init__(self, a, scale=2.0):
+        self.a = a
+        self.scale = scale
+
+    def tree_flatten(self):
+        return (self.a,), (self.scale,)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, *aux)
+
+
+def boxed_loss(box, x):
+    return jnp.sum(jnp.tanh(box.a * x)) * box.scale
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_an_attribute_in_the_aux_data_is_read_with_the_code(backend):
+    box = Boxed(RNG.normal(size=3), 3.0)
+    x = RNG.normal(size=3)
+    got = s2s.grad(boxed_loss, backend=backend)(box, x)
+    want = oracle(jax.grad, boxed_loss)(box, x)
+    _close(got, want)
+    assert got.scale == 3.0
+    _close(
+        s2s.grad(boxed_loss, argnums=1, backend=backend)(box, x),
+        oracle(jax.grad, boxed_loss, argnums=1)(box, x),
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 
 import numpy as np
 
@@ -51,8 +52,41 @@ def classes_of(value, depth: int = 0):
         names = list(vars(value))
     if not all(isinstance(n, str) and n.isidentifier() for n in names) or depth >= 32:
         return None
-    attributes = tuple((n, _attribute(getattr(value, n), depth + 1)) for n in names)
+    static = _static_attributes(value, names)
+    attributes = tuple(
+        (
+            n,
+            (
+                ("constant", getattr(value, n))
+                if n in static
+                else _attribute(getattr(value, n), depth + 1)
+            ),
+        )
+        for n in names
+    )
     return ("object", kind, attributes)
+
+
+def _static_attributes(value, names) -> set:
+    """The attributes of a registered pytree object that its flattening keeps out of its children (the aux
+    data: ``Box(a, c)`` flattening to ``(a,), (c,)``), numbers and strings: read with the code, as JAX's
+    transformations read them (no derivative belongs there)."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return set()
+    try:
+        leaves = jax.tree_util.tree_leaves(value)
+    except Exception:  # (a class whose flattening fails: its own error where it runs)
+        return set()
+    if len(leaves) == 1 and leaves[0] is value:
+        return set()  # (not a registered pytree: every attribute is data)
+    held = {id(leaf) for leaf in leaves}
+    return {
+        n
+        for n in names
+        if type(getattr(value, n)) in (int, float, str, bool)
+        and id(getattr(value, n)) not in held
+    }
 
 
 def _attribute(value, depth: int):
