@@ -35,6 +35,12 @@ def twin_sliced(params, X, y):
     return jnp.mean((pred - y) ** 2) + 1e-3 * decay + 0.01 * jnp.sum(W1**2)
 
 
+def twin_base_init(params, X, y):
+    for (W, _), scale in zip(params, (1.0, 0.5, 2.0)):
+        X = jnp.tanh(X @ W) * scale
+    return jnp.mean((X[:, 0] - y) ** 2)
+
+
 def _close(got, want):
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-8, atol=1e-10)
@@ -47,8 +53,9 @@ def _close(got, want):
         (P.mlp_loss, twin_mlp),
         (P.records_loss, twin_records),
         (P.sliced_layers_loss, twin_sliced),
+        (P.base_init_in_a_list, twin_base_init),
     ],
-    ids=["mlp", "records", "sliced"],
+    ids=["mlp", "records", "sliced", "base init"],
 )
 def test_a_list_of_layer_objects_matches_jax(f, twin, backend):
     params, X, y = P.inputs()

@@ -207,6 +207,15 @@ class _Fence:
                 "write the element assignment it stands for (`a[idx] = v` for `np.put(a, idx, v)` of a "
                 "1-D `a`), or assign what a function returns",
             )
+        if owner.startswith("super(") or method.startswith("__"):
+            self.fail(
+                node,
+                f"`{spelled}(...)`: a base class's `{method}` called for what it sets on the object, "
+                "where s2s does not write the object's attributes as names",
+                "s2s writes an object made in the function whose `__init__`, and the bases' it calls, "
+                "only assign `self.attribute = ...`; keep its construction to that, or make the object "
+                "outside the function and pass its arrays as arguments",
+            )
         if hasattr(numpy.ndarray, method):
             self.fail(
                 node,

@@ -39,6 +39,7 @@ from .class_members import (
 )
 from .factories import globals_agree
 from .local_objects import _Objects
+from .object_init import _base_init, init_assignments
 from .rewriting import (
     Moving,
     PositionKeeping,
@@ -460,7 +461,13 @@ class _Made:
         reads = _SelfReads(
             me, names, kind, moved_from(made.file, self.source.file, self.like)
         )
-        body = rewrite(node.body, reads)
+        body = node.body
+        if any(_base_init(s, me, kind.cls, init) for s in body.body):
+            # ``super().__init__(scale)``: the assignments of the bases' ``__init__``s written in
+            body = self._assignments(kind.cls, init, me, body)
+            if body is None:
+                return None
+        body = rewrite(body, reads)
         if reads.failed or _still_read(body, me):
             return None
         lines = [s for s in body.body if not is_docstring(s)]
@@ -473,6 +480,29 @@ class _Made:
             decorators=(),
         )
         return place(new, self.like, self.source.file.positions)
+
+    def _assignments(self, cls, init, me: str, body):
+        """``body`` as the lines ``self.attribute = expression`` its ``__init__`` and the bases' it calls
+        assign (``object_init.init_assignments``), else None."""
+        assigned = init_assignments(init, cls)
+        if assigned is None:
+            return None
+        lines = []
+        for attrs, value in assigned:
+            parts = [
+                cst.Attribute(cst.Name(me), cst.Name(a))
+                for a in (attrs if isinstance(attrs, tuple) else (attrs,))
+            ]
+            target = (
+                parts[0]
+                if len(parts) == 1
+                else cst.Tuple([cst.Element(p) for p in parts])
+            )
+            line = cst.SimpleStatementLine(
+                [cst.Assign([cst.AssignTarget(target)], value)]
+            )
+            lines.append(place(line, self.like, self.source.file.positions))
+        return body.with_changes(body=lines)
 
     def method(self, kind, name, fn):
         """``def Cls_method(self_<field>..., <the method's parameters>)``."""

@@ -120,3 +120,26 @@ def updated_in_the_loop(params, X, y):
     for layer in layers:
         X = layer(X)
     return np.sum(X)
+
+
+class _Scaled:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+class ScaledLayer(_Scaled):
+    """A layer whose ``__init__`` calls its base's first (``super().__init__(scale)``)."""
+
+    def __init__(self, W, scale=1.0):
+        super().__init__(scale)
+        self.W = W
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W) * self.scale
+
+
+def base_init_in_a_list(params, X, y):
+    layers = [ScaledLayer(W, s) for (W, _), s in zip(params, (1.0, 0.5, 2.0))]
+    for layer in layers:
+        X = layer(X)
+    return np.mean((X[:, 0] - y) ** 2)
