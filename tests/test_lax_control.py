@@ -156,6 +156,7 @@ CASES = [
     Case(P.piecewise, lambda r: (1.5 * n(r, 3),), hessian=True),
     Case(P.clamped_switch, lambda r: (n(r, 3),), hessian=True),
     Case(P.switch_over_a_module_list, lambda r: (n(r, 3),)),
+    Case(P.switch_over_made_branches, lambda r: (n(r, 3),)),
     Case(P.conv_layer, lambda r: (0.5 * n(r, 2, 1, 3, 3), n(r, 2, 1, 5, 5))),
     Case(P.pooled_conv_layer, lambda r: (0.5 * n(r, 2, 1, 3, 3), n(r, 2, 1, 4, 4))),
     Case(P.listwise_ranking, lambda r: (n(r, 5),)),

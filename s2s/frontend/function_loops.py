@@ -30,7 +30,8 @@ Guarantees of ``desugar(source)``:
   value there (``act = np.sin``, read through when bound once).
 - a list or generator comprehension with one ``for`` over such a sequence
   and no ``if`` (``sum(np.sum(f(x)) for f in ACTIVATIONS)``) is the list
-  display of its items, one per function.
+  display of its items, one per function; so is a list of lambdas over ``range`` of int literals
+  (``[lambda x, i=i: np.sin((i + 1) * x) for i in range(3)]``: ``lax.switch``'s branches).
 - the same for local functions (names bound once, at the function's own level,
   by a ``def`` or to a lambda) in a display: ``for f in [squash, wave]``, and
   ``heads = [relu_head, lambda h: ..., np.tanh]``, a list of functions bound
@@ -184,6 +185,27 @@ class _Reader:
         a configuration table (``configurations``); else None."""
         found = self.functions(node)
         return found if found is not None else self.configurations(node)
+
+    def counts(self, node) -> list | None:
+        """The integers of ``range(...)`` of int literals (a few), as literals; else None."""
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "range"
+            and "range" not in self.bound
+            and 1 <= len(node.args) <= 3
+            and not any(a.keyword or a.star for a in node.args)
+        ):
+            return None
+        bounds = [int_literal(a.value) for a in node.args]
+        if None in bounds or (len(bounds) == 3 and bounds[2] == 0):
+            return None
+        steps = range(*bounds)
+        if not 0 < len(steps) <= MAX_COPIES:
+            return None
+        return [
+            self._at(cst.Integer(str(k)) if k >= 0 else literal(k), node) for k in steps
+        ]
 
     def configurations(self, node) -> list | None:
         """Literals of the rows of a module-level list or tuple of literal data whose strings differ from
@@ -486,7 +508,8 @@ class _Reader:
         return out
 
     def _may_read_a_table(self, stmt) -> bool:
-        """Whether ``_Items`` may rewrite something in ``stmt``: it holds a list or tuple display, or a name
+        """Whether ``_Items`` may rewrite something in ``stmt``: it holds a list or tuple display (or a list of
+        lambdas a comprehension makes), or a name
         or attribute chain that refers to a dict, list or tuple, or to ``lax.switch`` (else it is skipped:
         most statements read no table of functions, and a transformer's walk of each is slow).
         """
@@ -494,7 +517,9 @@ class _Reader:
             return True
         for node in iter_nodes(stmt):
             kind = type(node)
-            if kind in (cst.List, cst.Tuple):
+            if kind in (cst.List, cst.Tuple) or (
+                kind is cst.ListComp and type(node.elt) is cst.Lambda
+            ):
                 return True
             if kind in (cst.Name, cst.Attribute):
                 held = self.static(node)
@@ -588,6 +613,8 @@ class _Items(PositionKeeping):
         ):
             return updated
         functions = self.reader.written_out(clause.iter)
+        if functions is None and isinstance(updated.elt, cst.Lambda):
+            return self._captured(updated)
         if functions is None or _jumps_or_binds(updated.elt, clause.target.value):
             return updated
         self.reader.changed = True
@@ -596,6 +623,35 @@ class _Items(PositionKeeping):
             rewrite(updated.elt, Positioned({clause.target.value: fn}, positions))
             for fn in functions
         ]
+        return cst.List([cst.Element(item) for item in items])
+
+    def _captured(self, updated):
+        """``[lambda x, i=i: ... for i in range(3)]`` (``lax.switch``'s branches), the loop's variable read
+        only as the default it gives the lambda's parameter of its name: the display of one lambda per
+        count, that default written out (a lambda reading the variable itself would see its last value,
+        as Python's closures do: left as it is)."""
+        lam, target = updated.elt, updated.for_in.target.value
+        counts = self.reader.counts(updated.for_in.iter)
+        params = list(lam.params.params)
+        at = [
+            k
+            for k, p in enumerate(params)
+            if p.name.value == target
+            and isinstance(p.default, cst.Name)
+            and p.default.value == target
+        ]
+        # (the body reads the parameter; another default, read where the lambda is made, reads the loop's)
+        defaults = [
+            p.default for k, p in enumerate(params) if k not in at and p.default
+        ]
+        if counts is None or len(at) != 1 or mentions(target, defaults):
+            return updated
+        self.reader.changed = True
+        items = []
+        for count in counts:
+            own = list(params)  # (each lambda its own parameters)
+            own[at[0]] = own[at[0]].with_changes(default=count)
+            items.append(lam.with_changes(params=lam.params.with_changes(params=own)))
         return cst.List([cst.Element(item) for item in items])
 
     def leave_Call(self, original, updated):

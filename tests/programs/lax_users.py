@@ -382,6 +382,14 @@ def switch_over_a_module_list(x):
     return jnp.sum(lax.switch(index, PIECES, x) ** 2)
 
 
+def switch_over_made_branches(x):
+    """``lax.switch`` over lambdas a comprehension makes, each capturing its count by a default
+    (``lambda v, k=k: ...``)."""
+    branches = [lambda v, k=k: jnp.sin((k + 1.0) * v) for k in range(3)]
+    index = jnp.sum(x > 0.0) % 3
+    return jnp.sum(lax.switch(index, branches, x) ** 2)
+
+
 def scan_in_cond(x, flag):
     """A scan inside one branch of a cond."""
 
