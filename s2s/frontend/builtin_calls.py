@@ -11,6 +11,8 @@ Guarantees of ``desugar(source)`` (builtin ``map`` and ``zip`` only, not names t
   the item in place of its parameter (``map(lambda p: np.sum(p**2), ps)`` is
   ``(np.sum(p**2) for p in ps)``). Over tuple or list displays it is the tuple of
   the applied items (``w, x = map(jnp.asarray, (w, x))``, unpacked at once).
+- ``sorted(d.items())`` (``d`` a name) is ``[(k, d[k]) for k in sorted(d)]``: a dict's keys are unique,
+  so its items sort by them alone (``sorted`` of a dict's keys is Python's, when the code is traced).
 - ``a, b = zip(*rows)`` (or ``list(zip(*rows))``), a list of pairs unpacked into its columns, is
   ``a = tuple(row[0] for row in rows)`` and ``b = tuple(row[1] for row in
   rows)`` (``rows`` computed once, into a name of its own, where it is no
@@ -81,6 +83,11 @@ class _Maps(PositionKeeping):
         self.changed = False
         self.kept = set()
 
+    def _sorted_items(self, call):
+        if "sorted" in self.bound:
+            return None
+        return _sorted_items_of(self.source, call, self.namer)
+
     def visit_Assign(self, node):
         # ``ys = map(f, xs)`` kept in a name is an iterator, which a second read finds empty: not a list
         # (``iterators`` reads it where one loop iterates it); unpacked at once, it is read
@@ -90,9 +97,15 @@ class _Maps(PositionKeeping):
     def leave_Call(self, original, updated):
         if id(original) in self.kept:
             return updated
+        items = self._sorted_items(updated)
+        if items is not None:
+            self.changed = True
+            return place(items, original, self.positions)
         if not _is_builtin(self.source, updated.func, "map") or len(updated.args) < 2:
             return updated
-        if self.bound or any(a.star or a.keyword for a in updated.args):
+        if self.bound & {"map", "zip"} or any(
+            a.star or a.keyword for a in updated.args
+        ):
             return updated
         fn, *sequences = (a.value for a in updated.args)
         shown = _displayed(sequences)
@@ -191,6 +204,41 @@ def _zip_of_starred(node, source: FunctionSource) -> cst.BaseExpression | None:
     ):
         return node.args[0].value
     return None
+
+
+def _sorted_items_of(source, call: cst.Call, namer: Namer):
+    """``sorted(d.items())`` (``d`` a name; ``reverse=`` too) as ``[(k, d[k]) for k in sorted(d)]``: a
+    dict's keys are unique, so its items sort by them alone; else None."""
+    if not (
+        _is_builtin(source, call.func, "sorted")
+        and call.args
+        and call.args[0].keyword is None
+        and not call.args[0].star
+        and all(
+            a.keyword is not None and a.keyword.value == "reverse"
+            for a in call.args[1:]
+        )
+    ):
+        return None
+    items = call.args[0].value
+    if not (
+        isinstance(items, cst.Call)
+        and not items.args
+        and isinstance(items.func, cst.Attribute)
+        and items.func.attr.value == "items"
+        and isinstance(items.func.value, cst.Name)
+    ):
+        return None
+    table = items.func.value
+    key = cst.Name(namer.fresh("key"))
+    keys = call.with_changes(args=[cst.Arg(table), *call.args[1:]])
+    pair = cst.Tuple(
+        [
+            cst.Element(key),
+            cst.Element(cst.Subscript(table, [cst.SubscriptElement(cst.Index(key))])),
+        ]
+    )
+    return cst.ListComp(pair, cst.CompFor(target=key, iter=keys))
 
 
 class _TransposedLoops(PositionKeeping):
@@ -450,15 +498,15 @@ def desugar(source: FunctionSource) -> FunctionSource:
     node = source.node
     body = function_body(source)
     if body is None or not any(
-        isinstance(n, cst.Name) and n.value in ("map", "zip")
+        isinstance(n, cst.Name) and n.value in ("map", "zip", "sorted")
         for n in iter_nodes(node.body)
     ):
         return source
     names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
     namer = Namer(names | set(source.env))
-    shadowed = {"map", "zip"} & set(
+    shadowed = {"map", "zip", "sorted"} & set(
         bindings(node)
-    )  # a local ``map``/``zip`` is no builtin
+    )  # a local ``map``/``zip``/``sorted`` is no builtin
     changed = False
 
     def block(statements):

@@ -7049,3 +7049,24 @@ def inputs_config_with_post_init():
 
 
 PROGRAMS += ["config_with_post_init"]
+
+
+def penalty_over_sorted_items(params, X):
+    """``for name, p in sorted(params.items())`` (a deterministic order), weights told by their names."""
+    total = np.sum(np.tanh(X @ params["W1"]) @ params["W2"])
+    for name, p in sorted(params.items(), reverse=True):
+        if name.startswith("W"):
+            total = total + 0.1 * np.sum(p**2)
+    return total
+
+
+def inputs_penalty_over_sorted_items():
+    r = np.random.default_rng(76)
+    return {
+        "W2": r.normal(size=(4, 2)),
+        "W1": r.normal(size=(3, 4)),
+        "b": r.normal(size=2),
+    }, r.normal(size=(5, 3))
+
+
+PROGRAMS += ["penalty_over_sorted_items"]
