@@ -35,6 +35,7 @@ LIBRARIES = (
     "equinox",
     "torch",
     "sklearn",
+    "dataclasses",  # (``dataclasses.replace``: read as the standard library's source, a located error)
 )
 GENERATED_KEY = "__s2s_generated__"  # in a loaded generated module's globals: the Generated it came from
 _EMPTY = object()  # an empty closure cell
