@@ -61,6 +61,10 @@ def stack(items):
     if isinstance(first, Elements):  # tapes of inner `while` loops
         return Elements(items)
     if isinstance(first, dict):
+        if not first and not any(
+            items
+        ):  # ``[{} for _ in range(n)]``: n empty dicts, none stacked away
+            return Elements(items)
         if any(it.keys() != first.keys() for it in items):
             return Elements(
                 items

@@ -7070,3 +7070,21 @@ def inputs_penalty_over_sorted_items():
 
 
 PROGRAMS += ["penalty_over_sorted_items"]
+
+
+def options_in_empty_dicts(w, X, num_layers=3):
+    """CS231n's ``self.bn_params = [{} for i in range(num_layers - 1)]``, read by ``.get`` with defaults."""
+    ln_params = [{} for i in range(num_layers - 1)]
+    h = X
+    for i in range(num_layers - 1):
+        eps = ln_params[i].get("eps", 1e-5)
+        h = np.tanh(h * w[i]) / np.sqrt(np.var(h) + eps)
+    return np.sum(h**2)
+
+
+def inputs_options_in_empty_dicts():
+    r = np.random.default_rng(77)
+    return r.normal(size=2), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["options_in_empty_dicts"]
