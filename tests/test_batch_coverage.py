@@ -110,7 +110,6 @@ ALLOWED = {
         ],
         _SECOND_ORDER,
     ),
-    "rt.unpair": "control flow (cond's residual pairs): batched with cond, batch_control.py",
     **dict.fromkeys(
         [
             "rt.merged_examples",

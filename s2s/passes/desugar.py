@@ -117,6 +117,42 @@ class _ChosenOperands(cst.CSTTransformer):
         return _keep_origin(self.fn, original, new)
 
 
+class _GuardedOperands(cst.CSTTransformer):
+    """``x is None or x > 0`` (an ``is``/``in`` test first): ``a if a else b`` (``b if a else a`` for
+    ``and``), so the second operand runs only where Python reaches it; other ``and``/``or`` stay.
+    """
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def leave_BooleanOperation(self, original, updated):
+        if not _is_guard(updated.left):
+            return updated
+        left, right = updated.left, updated.right
+        if isinstance(updated.operator, cst.Or):
+            new = cst.IfExp(test=left, body=left, orelse=right)
+        else:
+            new = cst.IfExp(test=left, body=right, orelse=left)
+        return _keep_origin(self.fn, original, new)
+
+
+def _is_guard(node) -> bool:
+    """``x is None``, ``k in d`` (and their negations): a test after which the other operand may read
+    what exists only where it holds."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _is_guard(node.expression)
+    return isinstance(node, cst.Comparison) and any(
+        isinstance(c.operator, _GUARDS) for c in node.comparisons
+    )
+
+
+def _guards_first(node, fn):
+    if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
+        return _keep_origin(fn, node, rewrite(node, _GuardedOperands(fn)))
+    return node
+
+
 def _chosen(node, fn):
     if any(type(n) is cst.BooleanOperation for n in iter_nodes(node)):
         return _keep_origin(fn, node, rewrite(node, _ChosenOperands(fn)))
@@ -249,7 +285,7 @@ class _Desugar:
             return hoisted + [ir.Return(_expr(value, fn), stmt.origin)]
         if isinstance(stmt, ir.If):
             # ``best is None or v > best``: the guarded operand only where the guard lets Python reach it
-            hoisted, test = self.hoist(_chosen(stmt.test, fn), stmt.origin)
+            hoisted, test = self.hoist(_guards_first(stmt.test, fn), stmt.origin)
             return hoisted + [
                 ir.If(
                     _predicate(test, fn),
