@@ -341,8 +341,28 @@ def bind_arguments(
     then ``(None, checks)``: the asserts that raise where Python's call would (too few or too many items).
     """
     params = list(signature.parameters.values())[1 if skip_first else 0 :]
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        return None
+    spread = [p for p in params if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if spread:
+        # ``def __init__(self, **kwargs)`` called with nothing for them: Python binds them empty
+        params = [p for p in params if p not in spread]
+        named = {p.name for p in params}
+        if (
+            any(a.star for a in call.args)
+            or any(
+                a.keyword is not None and a.keyword.value not in named
+                for a in call.args
+            )
+            or sum(a.keyword is None for a in call.args) > len(params)
+        ):
+            return None
+        bound = bind_arguments(signature.replace(parameters=params), call, False, spell)
+        if bound is None:
+            return None
+        empty = [
+            (p.name, cst.Tuple([]) if p.kind is p.VAR_POSITIONAL else cst.Dict([]))
+            for p in spread
+        ]
+        return [*bound, *empty]
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     star = next((a.value for a in call.args if a.star == "*"), None)
     double = next((a.value for a in call.args if a.star == "**"), None)

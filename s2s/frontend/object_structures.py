@@ -425,8 +425,44 @@ class _Reads(PositionKeeping):
             ]
         )
 
+    def _zipped_rows(self, sequence) -> tuple[list, list] | None:
+        """``zip(Ws, acts)`` with the container among its sequences: each step's values (the others'
+        items at the step's position) and the other sequences, which must reach every object; else None.
+        """
+        if not (
+            isinstance(sequence, cst.Call)
+            and isinstance(sequence.func, cst.Name)
+            and sequence.func.value == "zip"
+            and "zip" not in self.reader.bound
+            and len(sequence.args) >= 2
+            and not any(a.keyword or a.star for a in sequence.args)
+        ):
+            return None
+        values = [a.value for a in sequence.args]
+        at = [k for k, v in enumerate(values) if self._is_container(v)]
+        if len(at) != 1 or self.kind != "list":
+            return None
+        others = [v for k, v in enumerate(values) if k != at[0]]
+        rows = []
+        for k, name in enumerate(self.names):
+            row = [
+                (
+                    cst.Name(name)
+                    if j == at[0]
+                    else cst.Subscript(
+                        v, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]
+                    )
+                )
+                for j, v in enumerate(values)
+            ]
+            rows.append(tuple(row))
+        return rows, others
+
     def _rows(self, sequence) -> list | None:
         """Each step's values for a loop or comprehension over ``sequence``, else None."""
+        zipped = self._zipped_rows(sequence)
+        if zipped is not None:
+            return zipped[0]
         objects = [cst.Name(n) for n in self.names]
         keys = [literal(k) for k in self.keys]
         indexed = False
@@ -503,7 +539,21 @@ class _Reads(PositionKeeping):
             _jumps_or_binds(updated.body, n) for n in mappings[0]
         ):
             return updated
+        zipped = self._zipped_rows(updated.iter)
+        # ``zip`` stops at its shortest sequence: each other one must reach every object
         out = [
+            place(
+                cst.parse_statement(
+                    f"assert len({cst.Module([]).code_for_node(other)}) >= {len(self.names)}, "
+                    f'"zip() of {len(self.names)} objects with a shorter sequence: s2s writes the loop '
+                    f'out once per object; pass sequences as long as the objects"'
+                ),
+                original,
+                self.positions,
+            )
+            for other in (zipped[1] if zipped else [])
+        ]
+        out += [
             self.reader._copy(stmt, mapping)
             for mapping in mappings
             for stmt in updated.body.body

@@ -7088,3 +7088,48 @@ def inputs_options_in_empty_dicts():
 
 
 PROGRAMS += ["options_in_empty_dicts"]
+
+
+class _ActivationBase(abc.ABC):
+    """numpy-ml's activations: an abstract base whose ``__init__`` takes ``**kwargs`` and calls ``super``."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+
+    def __call__(self, z):
+        return self.fn(z)
+
+    @abc.abstractmethod
+    def fn(self, z):
+        raise NotImplementedError
+
+
+class _TanhActivation(_ActivationBase):
+    def fn(self, z):
+        return np.tanh(z)
+
+
+class _LeakyActivation(_ActivationBase):
+    def __init__(self, alpha=0.3):
+        self.alpha = alpha
+        super().__init__()
+
+    def fn(self, z):
+        return np.where(z > 0, z, self.alpha * z)
+
+
+def activation_objects_zipped_with_weights(Ws, x):
+    """A list display of activation objects of two classes, looped over beside the weights (``zip``)."""
+    acts = [_LeakyActivation(alpha=0.2), _TanhActivation()]
+    h = x
+    for W, act in zip(Ws, acts):
+        h = act(h @ W)
+    return np.sum(h**2)
+
+
+def inputs_activation_objects_zipped_with_weights():
+    r = np.random.default_rng(78)
+    return [r.normal(size=(3, 3)), r.normal(size=(3, 2))], r.normal(size=(4, 3)) + 0.5
+
+
+PROGRAMS += ["activation_objects_zipped_with_weights"]
