@@ -804,9 +804,16 @@ class PythonIdioms:
             "    return getattr(np, kind)(v)\n"
         )
         kind = self.pick(['"softsign"', '"wave"'])
-        use = self.pick(["layer", "helper", "function", "getattr"])
+        use = self.pick(["layer", "helper", "function", "getattr", "zipped"])
         if use == "layer":
             lines.append(f"{name}_y = ActivationLayer({kind}).forward({a})")
+        elif use == "zipped":  # objects of two classes in a list, beside scales
+            lines += [
+                f"{name}_y = {a}",
+                f"{name}_acts = [SoftSign(), Wave()]",
+                f"for {name}_s, {name}_f in zip([0.5, 1.5], {name}_acts):",
+                f"    {name}_y = {name}_s * {name}_f({name}_y)",
+            ]
         elif use == "helper":
             lines += [
                 f"{name}_f = activation_object({kind})",
