@@ -119,8 +119,11 @@ def _truth(test, source: FunctionSource, bound) -> bool | None:
         if left is deciding:
             return deciding
         right = _truth(test.right, source, bound)
-        if left is None:
-            return deciding if right is deciding else None
+        if (
+            left is None
+        ):  # (``x > 0 or DEBUG``: Python runs ``x > 0`` first; a call there stays)
+            calls = any(isinstance(n, cst.Call) for n in iter_nodes(test.left))
+            return deciding if right is deciding and not calls else None
         return right
     if isinstance(test, cst.Name):  # ``if USE_BIAS:`` of a module-level flag
         value = _constant(test, source, bound)
