@@ -95,9 +95,22 @@ class _Reader:
         return found
 
     def named_displays(self, body) -> tuple[list, bool]:
-        """``for layer in (Dense(W), Relu())`` as ``layers = (Dense(W), Relu())`` and a loop over ``layers``."""
+        """``for layer in (Dense(W), Relu())`` as ``layers = (Dense(W), Relu())`` and a loop over ``layers``;
+        so is such a display zipped with other sequences (``zip(scales, [SoftSign(), Wave()])``).
+        """
         out, changed = [], False
         for stmt in body:
+            zipped = self._zipped_display(stmt)
+            if zipped is not None:
+                at, display = zipped
+                name = cst.Name(self.namer.fresh("objects"))
+                out.append(assignment_line(name, display, stmt, self.positions))
+                args = list(stmt.iter.args)
+                args[at] = args[at].with_changes(value=name)
+                loop = stmt.with_changes(iter=stmt.iter.with_changes(args=args))
+                out.append(place(loop, stmt, self.positions))
+                changed = True
+                continue
             items = (
                 self.sequences.items(stmt.iter)
                 if isinstance(stmt, cst.For)
@@ -115,6 +128,23 @@ class _Reader:
         if changed:
             self.rebind(out)
         return out, changed
+
+    def _zipped_display(self, stmt) -> tuple[int, cst.BaseExpression] | None:
+        """``(position, display)`` of a display of objects among the sequences a loop zips, else None."""
+        if not (
+            isinstance(stmt, cst.For)
+            and isinstance(stmt.iter, cst.Call)
+            and isinstance(stmt.iter.func, cst.Name)
+            and stmt.iter.func.value == "zip"
+            and not any(a.keyword or a.star for a in stmt.iter.args)
+        ):
+            return None
+        for at, arg in enumerate(stmt.iter.args):
+            if isinstance(arg.value, (cst.List, cst.Tuple)):
+                items = self.sequences.items(arg.value)
+                if items and all(self.is_object(i, set()) for i in items):
+                    return at, arg.value
+        return None
 
     def comprehended(self, body) -> tuple[list, bool]:
         """``layers = []`` then ``for W, b in params: layers.append(Dense(W, b))`` (the loop's only line),

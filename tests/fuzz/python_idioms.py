@@ -808,10 +808,11 @@ class PythonIdioms:
         if use == "layer":
             lines.append(f"{name}_y = ActivationLayer({kind}).forward({a})")
         elif use == "zipped":  # objects of two classes in a list, beside scales
+            objects = self.pick([f"{name}_acts", "[SoftSign(), Wave()]"])
             lines += [
                 f"{name}_y = {a}",
                 f"{name}_acts = [SoftSign(), Wave()]",
-                f"for {name}_s, {name}_f in zip([0.5, 1.5], {name}_acts):",
+                f"for {name}_s, {name}_f in zip([0.5, 1.5], {objects}):",
                 f"    {name}_y = {name}_s * {name}_f({name}_y)",
             ]
         elif use == "helper":
