@@ -19,7 +19,8 @@ nothing and declares nothing ``global``. The call's arguments are evaluated once
 factory's body, as Python does. The lines written keep the positions of the factory's lines when it
 is in the same file (else the call's line). A factory's call that is called at once, passed to another
 call (not a factory's: ``lax.scan(cell(W), h0, xs)``), or looped over (a ``for`` or a comprehension), is
-bound to a name on lines before, then read so.
+bound to a name on lines before, then read so; so is any plain function of the program whose result is
+called at once (``get_activation("tanh")(z)``: the function it returns, read by that name).
 Any other call stays as it is (a factory reached by a
 derivative is then a located error at the call: ``codegen``).
 """
