@@ -560,6 +560,13 @@ def int_literal(node) -> int | None:
     return None
 
 
+def literal_key(node):
+    """A dict key or index written out: a string or an int literal (``"W"``, ``3``, ``-1``), else None."""
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    return int_literal(node)
+
+
 def literal(value) -> cst.BaseExpression:
     """A Python literal (number, string, bool, None, slice, and tuples, lists and dicts of those; a NumPy
     scalar as the Python number it holds) as an expression."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cstutil import int_literal, rewrite
+from ..cstutil import literal_key, rewrite
 from .class_members import _plain_class
 from .rewriting import (
     PositionKeeping,
@@ -30,13 +30,6 @@ from .rewriting import (
     with_body,
 )
 from .source import FunctionSource
-
-
-def _literal_key(node):
-    """A string or int written out, else None."""
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value
-    return int_literal(node)
 
 
 class _Items(PositionKeeping):
@@ -53,7 +46,7 @@ class _Items(PositionKeeping):
             return updated
         index = updated.slice[0].slice.value
         key = self.keys.get(index.value) if isinstance(index, cst.Name) else None
-        key = _literal_key(index) if key is None else key
+        key = literal_key(index) if key is None else key
         try:
             item = table[key]
         except (KeyError, IndexError, TypeError):

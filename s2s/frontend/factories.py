@@ -739,9 +739,15 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     """``source`` with its factories' calls, and its helpers' calls handed objects it makes (see the
     module), written in place."""
     body = function_body(source)
-    if body is None or not any(
-        _is_factory(obj) or _plain_class(obj) or _plain_function(obj)
-        for obj in referenced_objects(source).values()
+    if body is None or not (
+        any(
+            _is_factory(obj) or _plain_class(obj)
+            for obj in referenced_objects(source).values()
+        )
+        or any(  # ``get_activation("tanh")(z)``: a result called at once
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Call)
+            for n in iter_nodes(source.node)
+        )
     ):
         return source
     inliner = _Inliner(source)

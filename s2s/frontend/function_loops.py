@@ -63,7 +63,15 @@ import types
 
 import libcst as cst
 
-from ..cstutil import _Substitute, int_literal, iter_nodes, literal, names_in, rewrite
+from ..cstutil import (
+    _Substitute,
+    int_literal,
+    iter_nodes,
+    literal,
+    literal_key,
+    names_in,
+    rewrite,
+)
 from ..freshness import _is_namedtuple
 from ..naming import Namer
 from .function_args import _defined_in_the_program, is_program_object
@@ -739,7 +747,7 @@ class _Items(PositionKeeping):
         held = self.reader.static(updated.value)
         # ``ACTS["relu"]``, ``ACTS[cfg.activation]`` (a module-level value)
         if isinstance(held, dict):
-            key = _key(index)
+            key = literal_key(index)
             if key is None and type(self.reader.static(index)) in (str, int):
                 key = self.reader.static(index)
             if key is not None and key in held and _is_function(held[key]):
@@ -793,7 +801,7 @@ class _LiteralItems(PositionKeeping):
 def _literal_item(display, index):
     """The item of a display of literals (``{"activation": "relu"}``, ``("relu", 3)``) at a literal key,
     else None."""
-    key = _key(index)
+    key = literal_key(index)
     if key is None or not isinstance(display, (cst.Dict, cst.Tuple, cst.List)):
         return None
     try:
@@ -855,13 +863,6 @@ def _plain_key(node) -> bool:
     return isinstance(node, keys) and not any(
         isinstance(n, cst.Call) for n in iter_nodes(node)
     )
-
-
-def _key(node):
-    """A dict key written as a literal (a string or an int), else None."""
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value
-    return int_literal(node)
 
 
 def _defined(stmt):

@@ -15,7 +15,7 @@ from dataclasses import replace
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
 
-from ..cstutil import iter_nodes
+from ..cstutil import iter_nodes, literal_key
 from ..naming import Namer
 from .source import FunctionSource
 
@@ -274,7 +274,7 @@ def own_constants(source: FunctionSource) -> dict:
     for stmt in body:
         line = isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
         named = named_value(stmt.body[0]) if line else None
-        value = None if named is None else _literal_key(named[1])
+        value = None if named is None else literal_key(named[1])
         if (
             value is not None
             and named[0] not in read
@@ -283,15 +283,6 @@ def own_constants(source: FunctionSource) -> dict:
             found[named[0]] = value
         read |= {n.value for n in iter_nodes(stmt) if isinstance(n, cst.Name)}
     return found
-
-
-def _literal_key(node):
-    """A string or an int written out, else None."""
-    from ..cstutil import int_literal
-
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value
-    return int_literal(node)
 
 
 def names_bound(target) -> list[str]:
