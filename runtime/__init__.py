@@ -57,6 +57,8 @@ _DEFINED_IN = {
     "integer_valued": "arrays",
     "index_add": "arrays",
     "index_add_value_vjp": "arrays",
+    "index_read_add": "arrays",
+    "index_read_add_value_vjp": "arrays",
     "index_array": "arrays",
     "nonzero_mask": "arrays",
     "batched_nonzero_mask": "arrays",

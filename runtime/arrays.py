@@ -446,14 +446,40 @@ def index_get_vjp(g, target, index):
         from .trees import tree_zeros_like
 
         return index_add(tree_zeros_like(target), index, g)
-    if _traced_position(index):
-        # ``u[i]`` of a traced ``i``: JAX's ``dynamic_slice`` clamps a position past either end, and so does
-        # its transpose, which hands the cotangent to the element read
+    return index_read_add(zeros_like_float(target), index, g)
+
+
+def index_read_add(target, index, value):
+    """``target`` with ``value`` added at the elements ``target[index]`` reads: the transpose of a read, as
+    ``index_add`` is of its own write, but at a traced position of no axes (``u[i]``, ``M[i, 1:3]``) a
+    position past either end is clamped, as JAX's ``dynamic_slice`` clamps it when it reads (and its
+    transpose), where ``index_add`` drops the value (JAX's scatter)."""
+    if _clamps(target, index, value):
         import jax.numpy as jnp
 
-        zeros = jnp.asarray(zeros_like_float(target))
-        return zeros.at[index].add(jnp.asarray(g, zeros.dtype), mode="clip")
-    return index_add(zeros_like_float(target), index, g)
+        target = jnp.asarray(target)
+        return target.at[index].add(jnp.asarray(value, target.dtype), mode="clip")
+    return index_add(target, index, value)
+
+
+def index_read_add_value_vjp(g, index, value):
+    """The cotangent of ``value`` in ``index_read_add(target, index, value)``: ``g`` at ``index`` (a traced
+    position past an end clamped, as the read clamped it)."""
+    if _clamps(g, index, value):
+        import jax.numpy as jnp
+
+        return unbroadcast(jnp.asarray(g)[index], value)
+    return index_add_value_vjp(g, index, value)
+
+
+def _clamps(target, index, value) -> bool:
+    """Whether JAX reads ``target[index]`` at a traced position it clamps (``dynamic_slice``)."""
+    return (
+        not holds_items(target)
+        and not isinstance(target, tuple)
+        and _traced_position(index)
+        and not _is_mask(index, target)
+    )
 
 
 def _traced_position(index) -> bool:

@@ -333,6 +333,61 @@ def index_add(target, index, value, batched):
     return _update(target, index, value, batched, "index_add")
 
 
+def index_read_add(target, index, value, batched):
+    """Per-example ``rt.index_read_add(target_i, index_i, value_i)``: ``value_i`` added where
+    ``target_i[index_i]`` reads, a traced position past an end clamped as the read clamps it.
+    """
+    t_flag, index_flags, v_flag = batched
+    if isinstance(target, (dict, list, tuple, Elements)):
+        return index_add(target, index, value, batched)
+    parts, flags = _index_flags(index, index_flags, "index_read_add")
+    if not traced_positions(parts, flags):
+        return index_add(target, index, value, batched)
+    return per_example(
+        lambda t, v, at: arrays.index_read_add(t, at, v),
+        index,
+        parts,
+        flags,
+        (target, t_flag),
+        (value, v_flag),
+    )
+
+
+def traced_positions(parts, flags) -> bool:
+    """Whether an index holds, per example, traced integers of no axes (each example's own ``i`` in
+    ``u[i]``) beside slices and numbers: JAX clamps such a read past an end, and drops such a write.
+    """
+    shaped = [(p, bool(f)) for p, f in zip(parts, flags) if _is_array(p)]
+    return (
+        any(arrays._is_jax(p) for p, _ in shaped)
+        and all(np.dtype(p.dtype).kind in "iu" for p, _ in shaped)
+        and any(np.ndim(p) == f for p, f in shaped)
+        and all(np.ndim(p) == f for p, f in shaped)
+    )
+
+
+def per_example(one, index, parts, flags, *operands):
+    """``one(operand_1, ..., index)`` of each example, through ``jax.vmap``: ``operands`` are ``(value,
+    batched)`` pairs, the index's arrays batched as ``flags`` say (JAX's own reading of one example's
+    index: its clamped reads, its dropped writes)."""
+    import jax
+
+    dynamic = [k for k, p in enumerate(parts) if _is_array(p)]
+
+    def each(*given):
+        values, positions = given[: len(operands)], given[len(operands) :]
+        full = list(parts)
+        for k, part in zip(dynamic, positions):
+            full[k] = part
+        return one(*values, tuple(full) if isinstance(index, tuple) else full[0])
+
+    axes = [0 if flag else None for _, flag in operands]
+    axes += [0 if flags[k] else None for k in dynamic]
+    return jax.vmap(each, in_axes=tuple(axes))(
+        *(value for value, _ in operands), *(parts[k] for k in dynamic)
+    )
+
+
 def index_multiply(target, index, value, unique_indices, batched):
     """Per-example ``rt.index_multiply(target_i, index_i, value_i)`` (repeated indices multiply)."""
     return _update(target, index, value, batched, "index_multiply")
@@ -554,17 +609,12 @@ def require_unique(x, index, unique_indices, batched):
 def filled_per_example(g, index, parts, flags):
     """Each example of ``g`` (batched) at its ``index`` (components batched as ``flags`` say), zero where
     an integer position is out of range (``.at[i].get(mode="fill")``)."""
-    import jax
     import jax.numpy as jnp
 
-    dynamic = [k for k, p in enumerate(parts) if hasattr(p, "shape")]
-
-    def one(example, *given):
-        full = list(parts)
-        for k, part in zip(dynamic, given):
-            full[k] = part
-        at = tuple(full) if isinstance(index, tuple) else full[0]
-        return jnp.asarray(example).at[at].get(mode="fill", fill_value=0)
-
-    axes = (0, *(0 if flags[k] else None for k in dynamic))
-    return jax.vmap(one, in_axes=axes)(g, *(parts[k] for k in dynamic))
+    return per_example(
+        lambda example, at: jnp.asarray(example).at[at].get(mode="fill", fill_value=0),
+        index,
+        parts,
+        flags,
+        (g, True),
+    )

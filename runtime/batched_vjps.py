@@ -14,6 +14,7 @@ from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift, sum_unbatched
+from .batched_indexing import traced_positions
 from .trees import tree_zeros_like
 
 
@@ -114,7 +115,7 @@ def index_get_vjp(g, target, index, batched):
     xp = namespace(g, target)
     dtype = xp.result_type(g, float)
     zeros = xp.zeros(np.shape(target), dtype)
-    return batching.index_add(zeros, index, g, (tb, ib, gb))
+    return batching.index_read_add(zeros, index, g, (tb, ib, gb))
 
 
 def index_set_value_vjp(g, index, value, target, batched):
@@ -139,6 +140,12 @@ def index_set_value_vjp(g, index, value, target, batched):
         return _mask_value_vjp(g, parts[0], value, (gb, flags[0], vb))
     size = _size((g, gb), *indices)
     g = g if gb else _broadcast(namespace(g), g, size)
+    if traced_positions(parts, flags):
+        # a write past an end is dropped (JAX's scatter): the value reached nothing there
+        from .batched_indexing import filled_per_example
+
+        taken = filled_per_example(g, index, parts, flags)
+        return unbroadcast(taken, value, (True, vb))
     picked = batching.getitem(g, index, (True, ib))
     if any(_gathers_per_example(p, f) for p, f in zip(parts, flags)):
         kept = _last_writes(g, index, ib, np.shape(picked))
@@ -162,8 +169,7 @@ def index_add_value_vjp(g, index, value, batched):
         (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
     )
     g = g if gb else _broadcast(namespace(g), g, size)
-    gathered = any(_gathers_per_example(p, f) for p, f in zip(parts, flags))
-    if gathered and (arrays._is_jax(g) or any(arrays._is_jax(p) for p in parts)):
+    if _drops_past_the_end(g, parts, flags):
         # JAX's scatter-add drops an update whose index is out of range: it gets no cotangent
         # (``rt.index_add_value_vjp``'s filling gather, per example)
         from .batched_indexing import filled_per_example
@@ -171,6 +177,32 @@ def index_add_value_vjp(g, index, value, batched):
         taken = filled_per_example(g, index, parts, flags)
         return unbroadcast(taken, value, (True, vb))
     return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
+
+
+def index_read_add_value_vjp(g, index, value, batched):
+    """``rt.index_read_add_value_vjp`` per example: ``g`` read at ``index`` (a traced position past an end
+    clamped, as JAX's gather clamps it), summed to ``value``'s examples."""
+    gb, ib, vb = batched
+    if isinstance(g, (dict, list, tuple)):
+        return g[index]
+    parts = index if isinstance(index, tuple) else (index,)
+    flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
+    if not traced_positions(parts, flags):
+        return index_add_value_vjp(g, index, value, batched)
+    size = _size(
+        (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
+    )
+    g = g if gb else _broadcast(namespace(g), g, size)
+    return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
+
+
+def _drops_past_the_end(g, parts, flags) -> bool:
+    """Whether JAX's scatter at this per-example index drops an update out of range: integer arrays with
+    axes, or traced positions of no axes (``x.at[i].set(v)``, each example's own ``i``).
+    """
+    on_jax = arrays._is_jax(g) or any(arrays._is_jax(p) for p in parts)
+    gathered = any(_gathers_per_example(p, f) for p, f in zip(parts, flags))
+    return on_jax and (gathered or traced_positions(parts, flags))
 
 
 def _bool_array(part) -> bool:

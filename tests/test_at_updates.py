@@ -214,6 +214,51 @@ def test_a_write_at_a_traced_position_past_the_end_gives_its_value_no_cotangent(
             np.testing.assert_allclose(g, v, rtol=1e-6)
 
 
+def _read_past_the_ends(u, M, i):
+    return (
+        u[i + 1] ** 3
+        + jnp.sum(M[i, 1:3]) * jnp.sum(M[:, i - 9])
+        + u.at[i].get() * u[i - 9]
+    )
+
+
+def test_a_read_at_a_traced_position_past_an_end_gives_the_clamped_element_its_cotangent():
+    """JAX's ``dynamic_slice`` clamps ``u[i]`` past either end, and so does its transpose: the cotangent
+    goes to the element read (never dropped, as a write's is), in grad, hessian and per example.
+    """
+    u, M = np.array([0.5, -1.0, 2.0, 0.3]), R.normal(size=(3, 4))
+    for i in (3, 7, 1):
+        i = jnp.asarray(i)
+        want = oracle(jax.grad, _read_past_the_ends, argnums=(0, 1))(u, M, i)
+        got = s2s.grad(_read_past_the_ends, argnums=(0, 1))(u, M, i)
+        for g, v in zip(got, want):
+            np.testing.assert_allclose(g, v, rtol=1e-6)
+    want = oracle(jax.hessian, _read_past_the_ends)(u, M, jnp.asarray(5))
+    np.testing.assert_allclose(
+        s2s.hessian(_read_past_the_ends)(u, M, jnp.asarray(5)), want, rtol=1e-6
+    )
+    idx = np.array([0, 3, 8, -9])
+    grad = functools.partial(jax.grad, argnums=(0, 1))
+    want = oracle(jax.vmap, grad(_read_past_the_ends), (None, None, 0))(u, M, idx)
+    got = s2s.vmap(
+        s2s.grad(_read_past_the_ends, argnums=(0, 1)), in_axes=(None, None, 0)
+    )(u, M, idx)
+    for g, v in zip(got, want):
+        np.testing.assert_allclose(g, v, rtol=1e-6)
+
+
+def test_per_example_writes_past_the_end_give_their_values_no_cotangent():
+    u, v, idx = np.arange(1.0, 5.0), np.arange(4.0), np.array([0, 4, -1, 9])
+    want = oracle(
+        jax.vmap, oracle(jax.grad, _written_past_the_end, argnums=(0, 1)), (None, 0, 0)
+    )(u, v, idx)
+    got = s2s.vmap(
+        s2s.grad(_written_past_the_end, argnums=(0, 1)), in_axes=(None, 0, 0)
+    )(u, v, idx)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
 @pytest.mark.parametrize("name, f, args, argnums", CASES, ids=IDS)
 def test_finite_differences(name, f, args, argnums):
     for argnum in (argnums,) if isinstance(argnums, int) else argnums:

@@ -67,6 +67,7 @@ ALLOWED = {
             "rt.fill_examples_vjp",
             "rt.batching.zero_at",
             "rt.batched_vjps.index_add_value_vjp",
+            "rt.batched_vjps.index_read_add_value_vjp",
             "rt.batched_vjps.index_set_value_vjp",
             "rt.batched_shape_vjps.array_vjp",
             "rt.batched_shape_vjps.array_vjp_transpose",

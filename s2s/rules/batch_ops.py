@@ -379,6 +379,11 @@ no_derivative(
     "rt.batched_vjps.index_add_value_vjp",
 )
 no_derivative(
+    "not yet: third derivatives of element reads at traced positions inside `jax.vmap`",
+    rt.batched_vjps.index_read_add_value_vjp,
+    "rt.batched_vjps.index_read_add_value_vjp",
+)
+no_derivative(
     "not yet: third derivatives of element writes inside `jax.vmap`",
     rt.batched_vjps.index_set_value_vjp,
     "rt.batched_vjps.index_set_value_vjp",
@@ -397,6 +402,21 @@ def batched_index_add(target, index, value, flags, *, g):
         None,
         rt.sum_unbatched(
             rt.batched_vjps.index_add_value_vjp(
+                g, index, value, (True, flags[1], flags[2])
+            ),
+            flags[2],
+        ),
+        None,
+    )
+
+
+@linear(name="rt.batching.index_read_add", roles={"index": "static"})
+def batched_index_read_add(target, index, value, flags, *, g):
+    return (
+        rt.sum_unbatched(g, flags[0]),
+        None,
+        rt.sum_unbatched(
+            rt.batched_vjps.index_read_add_value_vjp(
                 g, index, value, (True, flags[1], flags[2])
             ),
             flags[2],

@@ -316,6 +316,7 @@ twin(
     "tensordot",
     "linalg.solve",
     "rt.index_add",
+    "rt.index_read_add",
 )
 
 
@@ -427,6 +428,7 @@ twin(
     "rt.index_get_vjp",
     "rt.index_set_value_vjp",
     "rt.index_add_value_vjp",
+    "rt.index_read_add_value_vjp",
     "rt.dot_vjp",
     "rt.inner_vjp",
     "rt.tensordot_vjp",

@@ -110,6 +110,11 @@ def index_add(target, index, value, *, g):
     return g, None, rt.index_add_value_vjp(g, index, value)
 
 
+@linear(name="rt.index_read_add")
+def index_read_add(target, index, value, *, g):
+    return g, None, rt.index_read_add_value_vjp(g, index, value)
+
+
 @linear(name="rt.index_get_vjp")
 def index_get_vjp(ct, target, index, *, g):
     return rt.index_get(g, index)
@@ -146,6 +151,11 @@ def matmul_vjp_rhs(ct, x1, x2, *, g):
 @linear(name="rt.index_add_value_vjp")
 def index_add_value_vjp(ct, index, value, *, g):
     return rt.index_add(rt.tree_zeros_like(ct), index, g), None, None
+
+
+@linear(name="rt.index_read_add_value_vjp")
+def index_read_add_value_vjp(ct, index, value, *, g):
+    return rt.index_read_add(rt.tree_zeros_like(ct), index, g), None, None
 
 
 @linear(name="rt.fill_like_vjp")

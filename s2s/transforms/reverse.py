@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from .. import ir
-from ..cstutil import call, int_literal, literal, tuple_of
+from ..cstutil import call, int_literal, literal, names_in, tuple_of
 from ..errors import MissingRule, S2SError
 from ..naming import Namer, bar
 from ..passes.dataflow import used_names
@@ -364,15 +364,17 @@ class Backward(Transform):
             self.project(base, (key,), target)
             return
         g = self.take(target)
+        # a read at a position known only when traced is transposed as JAX's clamped read is
+        # (``rt.index_read_add``); one of literals adds where it read
+        add = "rt.index_read_add" if any(map(names_in, value.slice)) else "rt.index_add"
         c = self.cot.get(base)
         if c is not None and c.name is not None and not c.paths:
             # scattered into the cotangent it adds to (not into zeros, then added: a full-size temporary)
             self.emit(
-                cst.Name(c.name),
-                call("rt.index_add", cst.Name(c.name), index_value(value), g),
+                cst.Name(c.name), call(add, cst.Name(c.name), index_value(value), g)
             )
             return
-        self.add(base, call("rt.index_add", self.zeros(base), index_value(value), g))
+        self.add(base, call(add, self.zeros(base), index_value(value), g))
 
     def op(self, target, e):
         self.derive(e, target)

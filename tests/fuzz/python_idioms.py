@@ -73,7 +73,8 @@ a loop's (``indexed_loops``); a ``partial``'s keyword given again, ``getattr`` b
 activations picked by name (a module table of classes, a helper returning a function called at once,
 ``getattr(np, kind)`` of a helper's literal: ``class_tables``, ``factories``); a class whose
 ``__init__`` checks its arguments before keeping them; state that starts as ``None`` behind a guard
-(``best is None or v > best``); a loop over a configuration table whose strings differ by row.
+(``best is None or v > best``); a loop over a configuration table whose strings differ by row; elements
+read and written at a position ``np.argmax`` found (a traced integer under XLA).
 """
 
 from __future__ import annotations
@@ -193,6 +194,7 @@ FORMS = (
     "checked_init",
     "none_started_state",
     "configuration_table",
+    "read_at_a_found_position",
 )
 
 
@@ -2213,6 +2215,22 @@ class PythonIdioms:
             f"for {name}_n in range({bound}):",
             f"    {name} = {name} + 0.1 * np.sum(hermite({name}_n, np.tanh({a})))",
         ]
+
+    def _py_read_at_a_found_position(self, lines, name, a, b):
+        # elements read and written at a position found in the data (``np.argmax``): a traced integer of
+        # no axes under XLA, each example's own under vmap (``rt.index_read_add``: JAX's clamped reads)
+        lines += [
+            f"{name}_flat = np.ravel({a})",
+            f"{name}_at = np.argmax(np.ravel({b})) % np.size({name}_flat)",
+            f"{name}_row = np.atleast_2d({a})[np.argmin(np.atleast_2d({a})[:, 0])]",
+            f"{name} = {name}_flat[{name}_at] ** 2 + {name}_flat[{name}_at - 1] * np.sum({name}_row)",
+        ]
+        if self.pick([False, True]):
+            lines += [
+                f"{name}_w = {name}_flat * 1.0",
+                f"{name}_w[{name}_at] = np.tanh({name})",
+                f"{name} = {name} + np.sum({name}_w * {name}_flat)",
+            ]
 
     def _py_take_at_computed_indices(self, lines, name, a, b):
         # ``np.take`` at positions computed from the data (an embedding lookup): under vmap they differ
