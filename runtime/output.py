@@ -21,7 +21,16 @@ from .trees import uses_jax
 
 
 class _Formatter(string.Formatter):
-    """``str.format``, with a format spec applied to each element of an array (a batch of values)."""
+    """``str.format``, with a format spec applied to each element of an array (a batch of values), and the
+    conversion ``!d`` (printf's ``%d`` of ``"%d" % x``): the value truncated to an integer first.
+    """
+
+    def convert_field(self, value, conversion):
+        if conversion != "d":
+            return super().convert_field(value, conversion)
+        if np.ndim(value) > 0:
+            return np.trunc(np.asarray(value)).astype(np.int64)
+        return int(np.asarray(value))
 
     def format_field(self, value, spec):
         if spec and np.ndim(value) > 0:

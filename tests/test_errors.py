@@ -575,6 +575,18 @@ CASES = [
         (6, 0),
     ),
     (
+        "printf_message_with_named_fields",
+        'def f(x):\n    print("%(loss).3f" % {"loss": np.sum(x)})\n    return np.sum(x)',
+        "this `%` formatting in an output statement",
+        (2, 10),
+    ),
+    (
+        "format_message_reading_an_attribute",
+        'def f(x):\n    print("{0.shape}".format(x))\n    return np.sum(x)',
+        "the field `{0.shape}` of this `.format` in an output statement",
+        (2, 10),
+    ),
+    (
         "your_function_handed_to_lax_reduce_window",
         "def plus(a, b):\n    return a + b\n\ndef f(x):\n"
         '    return np.sum(jax.lax.reduce_window(x, 0.0, plus, (2,), (2,), "VALID"))',

@@ -71,3 +71,17 @@ def test_jax_debug_print(capsys, backend):
     assert label == "sum" and float(value) == pytest.approx(
         np.sum(np.tanh(X @ W)), rel=1e-12
     )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_printf_and_format_messages_print_as_python(capsys, caplog, backend):
+    """``"%d ... %.3f" % (...)`` (printf's ``%d`` of a float truncates it) and ``"{:.4f}".format(...)``."""
+    with caplog.at_level(logging.INFO, logger="s2s_tests.model"):
+        want = _printed(capsys, P.old_style_messages, W, X)
+        logged = [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        assert (
+            _printed(capsys, s2s.grad(P.old_style_messages, backend=backend), W, X)
+            == want
+        )
+        assert [r.getMessage() for r in caplog.records] == logged and logged

@@ -4,7 +4,7 @@ The op table's harnesses feed float64 cotangents and tangents, so its
 ``astype`` cases cast to float64; here casts to float32 (JAX's cotangent is
 float32, cast back to float64) and to integers and bool (JAX passes no
 derivative: s2s must give float zeros shaped like ``x``, never a truncated
-cotangent), and ``take_along_axis`` as a cross-entropy reads it, with integer
+cotangent), also as NumPy calls' ``dtype`` arguments, and ``take_along_axis`` as a cross-entropy reads it, with integer
 labels, through the whole compiler on both backends, in every mode.
 """
 
@@ -72,6 +72,29 @@ def picked_jax(x, idx):
     return jnp.sum(jnp.take_along_axis(x, idx, axis=0) ** 2)
 
 
+def dtype_arguments(x):
+    """NumPy calls given an integer or bool ``dtype``: no derivative passes through their results."""
+    k = np.asarray(x * 3.7, dtype=np.int32) + np.array(x * 2.5, dtype=int)
+    flags = np.array(x, dtype=bool)
+    counts = np.cumsum(x * 3.0, axis=-1, dtype=np.int32)
+    filled = np.full_like(x, x[0, 0] * 3.7, dtype=np.int32) + np.full(
+        3, x[1, 1] * 4.1, dtype=int
+    )
+    kept = np.asarray(x, dtype=np.float64) * np.sum(x * 2.5, dtype=np.int32)
+    return np.sum((k + flags + counts + filled) * x + kept)
+
+
+def dtype_arguments_jax(x):
+    k = jnp.asarray(x * 3.7, dtype=jnp.int32) + jnp.array(x * 2.5, dtype=int)
+    flags = jnp.array(x, dtype=bool)
+    counts = jnp.cumsum(x * 3.0, axis=-1, dtype=jnp.int32)
+    filled = jnp.full_like(x, x[0, 0] * 3.7, dtype=jnp.int32) + jnp.full(
+        3, x[1, 1] * 4.1, dtype=int
+    )
+    kept = jnp.asarray(x, dtype=jnp.float64) * jnp.sum(x * 2.5, dtype=jnp.int32)
+    return jnp.sum((k + flags + counts + filled) * x + kept)
+
+
 X = np.array([[-1.7, 0.3, 2.4], [0.9, -0.2, 1.6]])
 LOGITS = np.random.default_rng(0).normal(size=(5, 4))
 LABELS = np.array([1, 3, 1, 0, 1])  # label 1 repeats: its cotangents accumulate
@@ -92,6 +115,29 @@ def test_astype_gradient_matches_jax(f, twin, backend):
     want = oracle(jax.grad, twin)(X)
     assert np.shape(got) == X.shape and np.asarray(got).dtype == X.dtype
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integer_dtype_arguments_pass_no_derivative(backend):
+    """``np.asarray(v, dtype=int)``, ``np.sum(x, dtype=np.int32)``, ``np.full_like(..., dtype=int)``: the
+    result is cast, and its derivative with it (a silent cotangent through the cast was the old bug).
+    """
+    got = s2s.grad(dtype_arguments, backend=backend)(X)
+    np.testing.assert_allclose(
+        got, oracle(jax.grad, dtype_arguments_jax)(X), rtol=1e-12
+    )
+    t = np.random.default_rng(4).normal(size=X.shape)
+    _, got = s2s.jvp(dtype_arguments, (X,), (t,), backend=backend)
+    _, want = oracle(jvp_of, dtype_arguments_jax)((X,), (t,))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got = s2s.hessian(dtype_arguments, backend=backend)(X)
+    np.testing.assert_allclose(
+        got, oracle(jax.hessian, dtype_arguments_jax)(X), atol=1e-12
+    )
+    xs = np.stack([X, X[::-1] * 0.7])
+    got = s2s.vmap(s2s.grad(dtype_arguments), backend=backend)(xs)
+    want = oracle(jax.vmap, oracle(jax.grad, dtype_arguments_jax))(xs)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

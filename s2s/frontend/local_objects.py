@@ -314,11 +314,20 @@ class _Objects:
             lines = self._made(cls, call, names, stmt)
         if lines is None:
             return None
-        # an attribute a method sets has no value until it is called (reading it before is an error)
-        lines += [
-            assignment_line(cst.Name(names[a]), cst.Name("None"), stmt, self.positions)
-            for a in later
-        ]
+        # an attribute a method sets has no value until it is called (reading it before is an error), or
+        # the class's value until then (``total = 0.0`` in the class, ``self.total += v`` in a method)
+        defaults = _class_attributes(cls)
+        for a in later:
+            first = (
+                self._class_value(call.func, a, getattr(cls, a))
+                if a in defaults
+                else cst.Name("None")
+            )
+            if first is None:
+                return None
+            lines.append(
+                assignment_line(cst.Name(names[a]), first, stmt, self.positions)
+            )
         for method in methods:
             made = self._method(cls, method, names, stmt)
             if made is None:

@@ -3,8 +3,9 @@
 Guarantee: each such statement of the user's function stays one statement of
 the generated code, in its place (``simplify`` never drops them), and prints or
 logs what Python would, at every call (``runtime/output.py``: under ``jax.jit``
-through an ordered debug callback). f-strings and string literals become one
-``str.format`` template; the other arguments are its values. Output to a file,
+through an ordered debug callback). f-strings, string literals, ``"..." % values`` and
+``"...".format(...)`` of a string written out become one ``str.format`` template (printf's ``%d``
+the field ``{!d}``: the value truncated to an integer first); the other arguments are its values. Output to a file,
 or a ``print`` whose ``end`` is not a newline, is a located error.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import builtins
 import logging
+import re
+import string
 import sys
 
 import libcst as cst
@@ -76,10 +79,12 @@ class Template:
         self.text, self.values = "", []
 
     def add(self, arg: cst.BaseExpression) -> None:
-        if isinstance(arg, (cst.SimpleString, cst.ConcatenatedString)) and isinstance(
-            arg.evaluated_value, str
-        ):
-            self.text += _escaped(arg.evaluated_value)
+        if _string(arg) is not None:
+            self.text += _escaped(_string(arg))
+        elif _formats_a_string(arg) == "%":
+            self._printf(arg, _string(arg.left), arg.right)
+        elif _formats_a_string(arg) == "format":
+            self._format_call(arg, _string(arg.func.value))
         elif isinstance(arg, cst.FormattedString):
             for part in arg.parts:
                 if isinstance(part, cst.FormattedStringText):
@@ -96,6 +101,74 @@ class Template:
             self.text += "{}"
             self.values.append(self.resolver.expr(arg))
 
+    def _printf(self, node: cst.BinaryOperation, text: str, operand) -> None:
+        """``"loss %.3f at %d" % (loss, i)``: each conversion a field of the template (``%d`` of a float
+        truncates it first, as printf does: the field's conversion ``!d``, ``runtime/output.py``).
+        """
+        values = (
+            [e.value for e in operand.elements]
+            if isinstance(operand, cst.Tuple)
+            else [operand]
+        )
+        if isinstance(operand, cst.Tuple) and any(
+            isinstance(e, cst.StarredElement) for e in operand.elements
+        ):
+            values = None
+        fields = _printf_fields(text)
+        if (
+            values is None
+            or fields is None
+            or len(values) != sum(field is not None for _, field in fields)
+        ):
+            self._unreadable(node, "this `%` formatting")
+        values = iter(values)
+        for literal_text, field in fields:
+            self.text += _escaped(literal_text)
+            if field is not None:
+                self.text += field
+                self.values.append(self.resolver.expr(next(values)))
+
+    def _format_call(self, node: cst.Call, text: str) -> None:
+        """``"loss {:.3f}".format(loss)``: its fields, the template's."""
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if any(a.star for a in node.args):
+            self._unreadable(node, "`.format` of unpacked arguments")
+        try:
+            pieces = list(string.Formatter().parse(text))
+        except ValueError:
+            self._unreadable(node, "this `.format` template")
+        auto = 0
+        for literal_text, field, spec, conversion in pieces:
+            self.text += _escaped(literal_text)
+            if field is None:
+                continue
+            if field == "" and auto < len(positional):
+                value, auto = positional[auto], auto + 1
+            elif field.isdigit() and int(field) < len(positional):
+                value = positional[int(field)]
+            elif field in named:
+                value = named[field]
+            else:  # ``{0.x}``, ``{a[0]}``, a missing argument
+                self._unreadable(node, f"the field `{{{field}}}` of this `.format`")
+            if spec and "{" in spec:
+                self._unreadable(node, "a computed format spec in `.format`")
+            self.text += (
+                "{"
+                + (f"!{conversion}" if conversion else "")
+                + (f":{spec}" if spec else "")
+                + "}"
+            )
+            self.values.append(self.resolver.expr(value))
+
+    def _unreadable(self, node, what: str):
+        self.resolver.fail(
+            node,
+            f"{what} in an output statement",
+            "write the message as an f-string: f'loss {loss:.4f} at step {i}'",
+            UnsupportedSyntax,
+        )
+
     def _spec_text(self, part) -> str:
         if isinstance(part, cst.FormattedStringText):
             return part.value
@@ -105,6 +178,74 @@ class Template:
             "write the spec out: f'{x:.4f}'",
             UnsupportedSyntax,
         )
+
+
+def _string(node) -> str | None:
+    """The text of a string literal (``"a"``, ``"a" "b"``), else None."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _formats_a_string(node) -> str | None:
+    """``"%"`` for ``"..." % values``, ``"format"`` for ``"...".format(...)`` of a string literal."""
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Modulo)
+        and _string(node.left) is not None
+    ):
+        return "%"
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "format"
+        and _string(node.func.value) is not None
+    ):
+        return "format"
+    return None
+
+
+_PRINTF = re.compile(
+    r"%(?P<key>\([^)]*\))?(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<precision>\*|\d*))?"
+    r"[hlL]?(?P<type>[diouxXeEfFgGcrsa%])"
+)
+
+
+def _printf_fields(text: str) -> list | None:
+    """``text``'s printf conversions as ``(literal text before, str.format field)`` pairs (a last pair of
+    the text after and None); None where one has no such field (``%(name)s``, ``*`` widths).
+    """
+    out, at = [], 0
+    for m in _PRINTF.finditer(text):
+        literal_text = text[at : m.start()]
+        at = m.end()
+        kind = m["type"]
+        if kind == "%":
+            out.append((literal_text + "%", None))
+            continue
+        if m["key"] or m["width"] == "*" or m["precision"] == "*":
+            return None
+        flags, width = m["flags"], m["width"] or ""
+        precision = "" if m["precision"] is None else "." + (m["precision"] or "0")
+        align = "<" if "-" in flags else (">" if kind in "srac" and width else "")
+        zero = "0" if "0" in flags and not align and kind not in "srac" else ""
+        sign = "+" if "+" in flags else (" " if " " in flags else "")
+        alternate = "#" if "#" in flags else ""
+        if kind in "sra":
+            conversion, kind = "!" + kind, ""
+        elif kind in "diu":
+            conversion, kind = "!d", "d"
+        else:
+            conversion = "!d" if kind in "oxXc" else ""
+        spec = f"{align}{sign}{alternate}{zero}{width}{precision}{kind}"
+        out.append(
+            (literal_text, "{" + conversion + (":" + spec if spec else "") + "}")
+        )
+    if "%" in text[at:]:
+        return None  # a lone ``%`` Python itself refuses
+    out.append((text[at:], None))
+    return out
 
 
 def _literal_string(resolver, arg: cst.Arg, what: str) -> str:
@@ -230,7 +371,9 @@ def _log(resolver, node, args, logger, method) -> cst.Call:
             UnsupportedSyntax,
         )
     message, name = args[0].value, literal(logger)
-    if isinstance(message, cst.FormattedString):
+    if _string(message) is None and (
+        isinstance(message, cst.FormattedString) or _formats_a_string(message)
+    ):
         template = Template(resolver)
         template.add(message)
         return call(

@@ -377,6 +377,13 @@ class Backward(Transform):
         self.add(base, call(add, self.zeros(base), index_value(value), g))
 
     def op(self, target, e):
+        dtype = self.result_dtype(e)
+        c = self.cot.get(target)
+        if dtype is not None and c is not None:
+            # the result's cotangent through the call's cast (none through an integer type)
+            g = self.take(target)
+            c.name = self.namer.fresh(bar(target))
+            self.emit(cst.Name(c.name), call("rt.astype_jvp", g, dtype))
         self.derive(e, target)
 
     def helper(self, target, e):

@@ -34,6 +34,9 @@ from .dependence import local_functions
 from .families import FAMILIES
 from .simplify import fold
 
+# ops whose rules read their ``dtype`` themselves
+_CASTS_OF_THEIR_OWN = frozenset({"astype"})
+
 
 @dataclass(frozen=True)
 class Context:
@@ -149,6 +152,21 @@ class Transform:
         """Apply the op's rule in this mode through its family's derivation."""
         op, rule, bindings = self.rule(e)
         return getattr(FAMILIES[rule.family], self.mode)(self, op, e, bindings, target)
+
+    def result_dtype(self, e):
+        """The dtype a NumPy call's ``dtype`` argument casts its result to (``np.asarray(v, dtype=int)``,
+        ``np.sum(x, dtype=np.int32)``), else None. A derivative reaches the result through that cast
+        (``rt.astype_jvp``): none through an integer or bool type, as in JAX; the rules of the ops read
+        their operands' derivatives as if no cast were there."""
+        if e.kind == "runtime" or e.name in _CASTS_OF_THEIR_OWN:
+            return None
+        op = op_named(e.name)
+        if op is None or op.signature is None or "dtype" not in op.params:
+            return None
+        atom = bind(op, e, self.origin).get("dtype")
+        if atom is None or (isinstance(atom, cst.Name) and atom.value == "None"):
+            return None
+        return atom
 
     def nested(self, *args, **kwargs):
         """This transform of a function's body (a branch, a loop body): what control rules recurse with."""

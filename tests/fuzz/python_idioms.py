@@ -74,7 +74,8 @@ activations picked by name (a module table of classes, a helper returning a func
 ``getattr(np, kind)`` of a helper's literal: ``class_tables``, ``factories``); a class whose
 ``__init__`` checks its arguments before keeping them; state that starts as ``None`` behind a guard
 (``best is None or v > best``); a loop over a configuration table whose strings differ by row; elements
-read and written at a position ``np.argmax`` found (a traced integer under XLA).
+read and written at a position ``np.argmax`` found (a traced integer under XLA); a class-level default
+updated through ``self``; NumPy calls given an integer ``dtype`` (no derivative through their results).
 """
 
 from __future__ import annotations
@@ -195,6 +196,8 @@ FORMS = (
     "none_started_state",
     "configuration_table",
     "read_at_a_found_position",
+    "class_level_default",
+    "integer_dtype_argument",
 )
 
 
@@ -1947,6 +1950,40 @@ class PythonIdioms:
                     f" + Scaler(np.mean({b}), 0.3).shift * np.sum(Scaler(np.mean({b})).w)",
                 ]
             ),
+        ]
+
+    def _py_integer_dtype_argument(self, lines, name, a, b):
+        # NumPy calls given an integer or bool ``dtype`` on the differentiated path: their results carry no
+        # derivative (``Transform.result_dtype``), as JAX's casts do
+        call = self.pick(
+            [
+                f"np.asarray({a} * 3.7, dtype=np.int32)",
+                f"np.array({a} * 2.5, dtype=int)",
+                f"np.array({a}, dtype=bool)",
+                f"np.sum({a} * 3.1, dtype=np.int32)",
+                f"np.cumsum(np.ravel({a}) * 2.0, dtype=np.int32)[-1]",
+                f"np.full_like({a}, np.mean({a}) * 3.7, dtype=np.int32)",
+            ]
+        )
+        lines.append(f"{name} = np.sum({call} * {a}) + np.sum(np.tanh({b}))")
+
+    def _py_class_level_default(self, lines, name, a, b):
+        # a running total kept as a class-level default and updated through ``self`` in a method: its first
+        # read is the class's value (``local_objects``), never a placeholder
+        self.helper(
+            "class Tally:\n"
+            "    total = 0.25\n"
+            "    weight = 0.5\n"
+            "\n"
+            "    def add(self, v):\n"
+            "        self.total = self.total + self.weight * v\n"
+            "        return self.total\n"
+        )
+        lines += [
+            f"{name}_t = Tally()",
+            f"{name}_t.add(np.sum(np.tanh({a}) ** 2))",
+            f"{name}_t.add(np.mean({b}))",
+            f"{name} = {name}_t.total" + self.pick(["", f" * {name}_t.weight"]),
         ]
 
     def _py_layer_list(self, lines, name, a, b):

@@ -1946,7 +1946,7 @@ def keys_formatted_with_percent(params, x):
     """cs231n's ``params["W%d" % i]`` keys in a loop over layers."""
     h = x
     for i in range(1, 3):
-        h = np.tanh(h @ params["W%d" % i] + params["b%d" % i])  # noqa: UP031
+        h = np.tanh(h @ params["W%d" % i] + params["b%d" % i])
     return np.sum(h**2)
 
 
@@ -6623,7 +6623,7 @@ def _batchnorm_forward_by_mode(x, gamma, beta, bn_param):
         x_hat = (x - running_mean) / np.sqrt(running_var + eps)
         out = gamma * x_hat + beta
     else:
-        raise ValueError('Invalid forward batchnorm mode "%s"' % mode)  # noqa: UP031
+        raise ValueError('Invalid forward batchnorm mode "%s"' % mode)
     bn_param["running_mean"] = running_mean
     bn_param["running_var"] = running_var
     return out, cache
@@ -7133,3 +7133,29 @@ def inputs_activation_objects_zipped_with_weights():
 
 
 PROGRAMS += ["activation_objects_zipped_with_weights"]
+
+
+class _RunningLoss:
+    """A running total kept as a class-level default, updated through ``self`` (its first read is the
+    class's value, not a placeholder)."""
+
+    total = 0.0
+    weight = 0.5
+
+    def add(self, v):
+        self.total = self.total + self.weight * v
+
+
+def class_default_updated_by_a_method(w, x):
+    tally = _RunningLoss()
+    for row in x:
+        tally.add(np.sum(np.tanh(row @ w) ** 2))
+    return tally.total
+
+
+def inputs_class_default_updated_by_a_method():
+    r = np.random.default_rng(33)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["class_default_updated_by_a_method"]

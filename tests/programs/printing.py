@@ -35,3 +35,22 @@ def jax_style(w, x):
     h = np.tanh(x @ w)
     jax.debug.print("sum {}", np.sum(h))
     return np.sum(h**2)
+
+
+def old_style_messages(w, x):
+    """printf's ``%`` and ``str.format`` messages, as older NumPy code writes them."""
+    h = np.tanh(x @ w)
+    loss = np.sum(h**2)
+    for epoch in range(2):
+        print("epoch %d: loss %.3f" % (epoch, loss * (epoch + 1)))
+        print(
+            "%5.2f|%-8.3e|%+g|%05.1f|%s|%r|%%" % (loss, loss, -loss, loss, epoch, "a")
+        )
+    print("steps %d, scale %x" % (loss * 10, 255))
+    print(
+        "mean {:.4f} of {} items, {name}={v:>8.2f}".format(
+            np.mean(h), 2, name="w", v=loss
+        )
+    )
+    logger.info("sum %.2f" % np.sum(h))
+    return loss
