@@ -652,6 +652,20 @@ class Calls(lax_control.LaxControl):
             )
         if selections.is_select(callee):  # ``np.select``: nested ``where``s
             return selections.lower(self, node)
+        dtype = spellings.scalar_type(callee)
+        if dtype is not None and len(node.args) == 1 and not node.args[0].keyword:
+            # ``np.float64(v)``, ``np.int32(v)``: a cast, ``np.asarray(v, dtype=np.float64)`` (an integer
+            # type passes no derivative: ``Transform.result_dtype``)
+            cast = cst.Arg(
+                cst.parse_expression(f"xp.{dtype}"), keyword=cst.Name("dtype")
+            )
+            return self.mark(
+                cst.Call(
+                    cst.parse_expression("xp.asarray"),
+                    [*self._args_of(node.args[0]), cast],
+                ),
+                node,
+            )
         if blocks.is_block(callee):  # ``np.block``: nested concatenations
             return blocks.lower(self, node)
         if chains.is_multi_dot(callee):  # ``np.linalg.multi_dot``: nested ``matmul``s

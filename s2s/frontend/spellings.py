@@ -157,6 +157,17 @@ def is_library(obj) -> bool:
     return module.split(".")[0] in LIBRARIES
 
 
+def scalar_type(obj) -> str | None:
+    """The name of a NumPy or JAX scalar type (``np.float64``, ``jnp.int32``) under ``xp``, else None."""
+    name = getattr(obj, "__name__", None)
+    if name not in DTYPES:
+        return None
+    for module in _modules():
+        if getattr(module, name, None) is obj:
+            return name
+    return None
+
+
 def constant_spelling(module, attr: str) -> str | None:
     """``xp.pi`` for ``np.pi`` / ``math.pi``; ``None`` for ``np.newaxis``; dtypes as ``xp.float32``."""
     if attr == "newaxis":

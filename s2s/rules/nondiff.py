@@ -36,6 +36,7 @@ nondiff("integer-valued", "argmax", "argmin", "argsort", "nonzero", "count_nonze
 nondiff("integer-valued", "searchsorted")
 nondiff("integer-valued: positions", "unravel_index", "ravel_multi_index")
 nondiff("shape query", "shape", "ndim", "size")
+nondiff("a Python bool: whether a value is a scalar (`if np.isscalar(y):`)", "isscalar")
 nondiff("dtype query: `np.finfo(x.dtype).eps`", "finfo", "iinfo")
 nondiff("dtype query: the dtype arrays promote to", "result_type")
 nondiff(

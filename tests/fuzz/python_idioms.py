@@ -1963,6 +1963,9 @@ class PythonIdioms:
                 f"np.sum({a} * 3.1, dtype=np.int32)",
                 f"np.cumsum(np.ravel({a}) * 2.0, dtype=np.int32)[-1]",
                 f"np.full_like({a}, np.mean({a}) * 3.7, dtype=np.int32)",
+                # NumPy's scalar types called as casts
+                f"np.int32({a} * 3.7)",
+                f"np.float64({a} * 0.5)",
             ]
         )
         lines.append(f"{name} = np.sum({call} * {a}) + np.sum(np.tanh({b}))")

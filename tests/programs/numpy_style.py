@@ -7159,3 +7159,19 @@ def inputs_class_default_updated_by_a_method():
 
 
 PROGRAMS += ["class_default_updated_by_a_method"]
+
+
+def scalar_types_and_predicates(x):
+    """Library code's casts by NumPy's scalar types (``np.float64(v)``; ``np.int32(v)`` passes no derivative)
+    and its ``np.isscalar`` checks."""
+    total = np.float64(x[0]) ** 2 + np.int32(x[1] * 3.7) * x[1]
+    if np.isscalar(total):
+        total = total * np.ones(2)
+    return np.sum(total * np.tanh(x[:2]))
+
+
+def inputs_scalar_types_and_predicates():
+    return (np.array([0.7, -1.3, 0.4]),)
+
+
+PROGRAMS += ["scalar_types_and_predicates"]
