@@ -770,6 +770,25 @@ def test_an_argument_rebound_to_its_copy_may_be_written(tmp_path):
     )  # the caller's array is untouched
 
 
+@pytest.mark.parametrize(
+    "holder", ["d = {'W': W}", "pair = [W, 1.0]"], ids=["dict", "list"]
+)
+def test_the_copy_an_aliasing_hint_names_works_when_followed(tmp_path, holder):
+    """A container holding ``W`` updated in place: the hint's copy is of ``W`` itself (not of the
+    container: ``W = d.copy()`` would make ``W`` a dict), and the function with it transforms.
+    """
+    read = "d['W']" if holder.startswith("d") else "pair[0]"
+    body = f"def f(W):\n    W = W * 1.0\n    {holder}\n    W += 1.0\n    return np.sum({read} ** 2) + np.sum(W)"
+    _, f = _compile_case(tmp_path, "held_then_updated", body)
+    with pytest.raises(S2SError) as info:
+        s2s.grad(f)(np.ones(2))
+    assert "copy first (`W = W.copy()`)" in info.value.hint
+    followed = body.replace("    W += 1.0", "    W = W.copy()\n    W += 1.0")
+    _, g = _compile_case(tmp_path, "hint_followed", followed)
+    w = np.array([0.5, -2.0])
+    np.testing.assert_allclose(s2s.grad(g)(w), 2 * w + 1.0)
+
+
 def test_a_mutable_default_changed_by_calls_is_still_its_default(tmp_path):
     """``trace=[]`` appended to by a plain call: the located error about the append, never "the file
     changed since it was imported" (the literal ``[]`` no longer equals the live default).

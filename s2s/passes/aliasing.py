@@ -625,7 +625,14 @@ def check(
                     if element
                     else f"write `{name} = {name} {ir.code(stmt.operator).strip()[:-1]} ...` for a new array"
                 )
-                source = ir.code(taken_from.get(name, cst.Name(shared[0])))
+                # a copy of what ``name`` was taken from (a view: ``v = x[0]``); of ``name`` itself where a
+                # container or an object holds it (``d = {"W": W}``), or it was read out of one
+                taken = taken_from.get(name)
+                source = (
+                    ir.code(taken)
+                    if taken is not None and not names_in(taken) & set(containers)
+                    else name
+                )
                 raise UnsupportedSyntax(
                     f"in-place {'write into' if element else 'update of'} `{name}`, which may share memory "
                     f"with `{shared[0]}` (NumPy would change `{shared[0]}` too)",

@@ -163,8 +163,8 @@ def _number_assertion(update, name: str, holder: str) -> ir.Assign:
         f"NumPy would change `{holder}` too (s2s computes a new array)"
     )
     hint = (
-        f"write `{name} = {name} {ir.code(update.operator).strip()[:-1]} ...` for a new array, or copy what "
-        f"`{holder}` keeps (`{holder}.append({name}.copy())`)"
+        f"write `{name} = {name} {ir.code(update.operator).strip()[:-1]} ...` for a new array, or copy first "
+        f"(`{name} = {name}.copy()`), where `{holder}` should keep its value"
     )
     test = call("rt.is_number", cst.Name(name))
     check = call("rt.check", test, literal(message), hint=literal(hint))
