@@ -102,7 +102,12 @@ def run_one(program, work, xla, timeout, avoid=frozenset(), oracle="jax"):
     signal.alarm(timeout)
     try:
         return checker.check(
-            program, work, backends=backends, avoid=avoid, oracle=oracle
+            program,
+            work,
+            backends=backends,
+            modes=checker.CAMPAIGN_MODES,
+            avoid=avoid,
+            oracle=oracle,
         )
     except Timeout:
         return checker.Outcome(

@@ -292,12 +292,33 @@ def _jacobian(fun, kind, argnums, has_aux, backend) -> Jacobian:
 
 def jacfwd(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
     """The Jacobian of ``fun`` by forward mode, one tangent per input element (JAX's ``jacfwd``)."""
-    return Jacobian(fun, "jacfwd", argnums, has_aux, backend)
+    return _second(fun, argnums, has_aux, backend) or Jacobian(
+        fun, "jacfwd", argnums, has_aux, backend
+    )
 
 
 def jacrev(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:
     """The Jacobian of ``fun`` by reverse mode, one cotangent per output element (JAX's ``jacrev``)."""
-    return Jacobian(fun, "jacrev", argnums, has_aux, backend)
+    return _second(fun, argnums, has_aux, backend) or Jacobian(
+        fun, "jacrev", argnums, has_aux, backend
+    )
+
+
+def _second(fun, argnums, has_aux, backend) -> Jacobian | None:
+    """``jacfwd(jacrev(f))`` (JAX's definition of ``hessian``), ``jacrev(jacrev(f))``, ...: a Jacobian of a
+    Jacobian of ``f`` with respect to the same arguments is ``f``'s Hessian, whichever modes compute
+    them (the same array, its last two axes the two derivatives'); None for anything else (a Jacobian
+    with respect to other arguments, or one with ``has_aux``: s2s does not transform it again).
+    """
+    if (
+        not isinstance(fun, Jacobian)
+        or fun.kind == "hessian"
+        or has_aux
+        or fun.has_aux
+        or getattr(fun, "_given", None) != argnums
+    ):
+        return None
+    return Jacobian(fun.fun, "hessian", argnums, False, backend)
 
 
 def hessian(fun, argnums=0, has_aux=False, *, backend="xla") -> Jacobian:

@@ -142,6 +142,23 @@ def test_hessian_blocks_for_several_arguments():
     assert np.shape(got[0][1]) == (2, 3)
 
 
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("inner", ["jacfwd", "jacrev"])
+def test_a_jacobian_of_a_jacobian_is_the_hessian(outer, inner):
+    """``jacfwd(jacrev(f))`` (how JAX defines ``hessian``) and the other three compositions, of one
+    argument or of several, as JAX computes them; of other arguments than the inner one's, an error.
+    """
+    x, y = np.array([0.3, -0.4]), np.array([1.0, 0.5, 2.0])
+    s2s_jac, jax_jac = getattr(s2s, outer), getattr(jax, outer)
+    s2s_inner, jax_inner = getattr(s2s, inner), getattr(jax, inner)
+    twin = lambda x, y: jnp.sum(jnp.outer(x, y) ** 2)
+    for argnums in (0, (0, 1)):
+        got = s2s_jac(s2s_inner(H.shapes, argnums), argnums)(x, y)
+        _close(got, jax_jac(jax_inner(twin, argnums), argnums)(x, y))
+    with pytest.raises(S2SError, match="cannot transform"):
+        s2s_jac(s2s_inner(H.shapes, 0), 1)(x, y)
+
+
 def test_linearize_is_the_jvp_at_fixed_primals():
     w, x = PROGRAMS["rnn"][2]
     out, f_jvp = s2s.linearize(H.rnn, w, x)

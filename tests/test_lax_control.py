@@ -332,6 +332,18 @@ def test_forward_mode_of_batched_loops_and_branches_matches_jax():
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
+def test_batched_forward_mode_of_a_loop_whose_carry_becomes_per_example():
+    """``vmap(jvp(f))`` of a ``while_loop`` whose carry starts partly the same for every example (``1.0``)
+    and is each example's own after a step: the tangent's items are batched as the value's.
+    """
+    thetas = np.array([0.3, 0.7, 1.1])
+    got = s2s.vmap(P.fixed_point_tangent)(thetas)
+    with jax.enable_x64(True):
+        want = compiled(jax.vmap(P.fixed_point_tangent), (thetas,))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-7)
+
+
 # --- the generated code ---------------------------------------------------------------------
 
 

@@ -67,6 +67,10 @@ class _PerExample(cst.CSTTransformer):
         return updated
 
 
+# runtime functions whose result holds its first argument's leaves, each batched as that one's
+_LEAVES_KEPT = frozenset({"tree_zeros_like"})
+
+
 class Batch(Transform):
     """Builds the batched statements of a body, in order, deciding which values carry the batch axis."""
 
@@ -254,6 +258,14 @@ class Batch(Transform):
             value, batched = self.derive(e, stmt.target.value)
             self.emit(stmt.target, self.per_example(value))
             self.mark(stmt.target, batched)
+            held = e.args[0] if e.args else None
+            if (
+                e.kind == "runtime"
+                and e.name in _LEAVES_KEPT
+                and isinstance(held, cst.Name)
+                and held.value in self.displayed
+            ):  # zeros like a tuple some of whose items are batched: those items, as it holds them
+                self.displayed[stmt.target.value] = self.displayed[held.value]
             if e.kind == "runtime" and e.name in STEP_MAJOR:
                 self.step_major.add(stmt.target.value)
             return

@@ -281,6 +281,9 @@ def path_of(scope, entry, args, kwargs):
 
 
 BATCH = 3  # examples in a batch of the vmap checks
+MODES = ("grad", "value_and_grad", "jvp", "vjp", "vmap", "vmap_grad")
+# the campaign's (``benchmarks/fuzz_trust.py``) add batched forward mode: ``vmap(jacfwd(f))``
+CAMPAIGN_MODES = (*MODES, "vmap_jacfwd")
 
 
 def stacked(trees):
@@ -311,7 +314,7 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
 
     try:
         want = stacked([f(*at(e)) for e in examples])
-        if "vmap_grad" in modes:
+        if {"vmap_grad", "vmap_jacfwd"} & set(modes):
             if oracle == "jax":
                 grads = [jax.grad(tf, an)(*at(e)) for e in examples]
             else:
@@ -336,6 +339,18 @@ def _check_vmap(findings, program, f, tf, args, an, backends, modes, oracle, pat
                     "vmap_grad",
                     lambda: s2s.vmap(
                         s2s.grad(f, an, backend=backend), in_axes, backend=backend
+                    ),
+                    want_grads,
+                )
+            )
+        if "vmap_jacfwd" in modes:
+            # batched forward mode: the gradient as ``jacfwd`` computes it, per example
+            checks.append(
+                (
+                    "vmap_jacfwd",
+                    "vmap_jacfwd",
+                    lambda: s2s.vmap(
+                        s2s.jacfwd(f, an, backend=backend), in_axes, backend=backend
                     ),
                     want_grads,
                 )
@@ -554,7 +569,7 @@ def check(
     program,
     folder,
     backends=("numpy",),
-    modes=("grad", "value_and_grad", "jvp", "vjp", "vmap", "vmap_grad"),
+    modes=MODES,
     avoid=frozenset(),
     oracle="jax",
 ) -> Outcome:
@@ -803,7 +818,7 @@ def _check(program, module, twin, path, backends, modes, oracle):
                 findings.append(
                     Finding("mismatch", f"jvp/{backend}", msg, f"jvp/{backend}")
                 )
-    if not aux and not kwargs and {"vmap", "vmap_grad"} & set(modes):
+    if not aux and not kwargs and {"vmap", "vmap_grad", "vmap_jacfwd"} & set(modes):
         _check_vmap(
             findings, program, f, tf, args, an, backends, modes, oracle, path, tol
         )

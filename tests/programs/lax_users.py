@@ -468,3 +468,22 @@ def unpacked_operands(x, ops):
 def xs_none_no_length(c0):
     c, _ = lax.scan(lambda c, _: (c * 2.0, None), c0, None)
     return c
+
+
+def fixed_point_from_a_number(theta):
+    """A fixed point iteration whose carry starts as ``(zeros_like(theta), 1.0)``: the second item, one
+    number for every example at the start, is each example's own after a step (``vmap(jvp(...))``).
+    """
+
+    def step(carry):
+        x, _ = carry
+        return jnp.cos(theta * x), x
+
+    x, _ = lax.while_loop(
+        lambda c: jnp.abs(c[0] - c[1]) > 1e-9, step, (jnp.zeros_like(theta), 1.0)
+    )
+    return x
+
+
+def fixed_point_tangent(theta):
+    return jax.jvp(fixed_point_from_a_number, (theta,), (jnp.ones_like(theta),))
