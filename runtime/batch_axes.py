@@ -51,6 +51,8 @@ def batch_size(*mapped, axis_size=None) -> int:
 
 def _leaves_with_axes(value, axes):
     """(leaf, its mapped axis or None) for each array leaf of ``value``; ``axes`` is a prefix of its tree."""
+    if isinstance(value, Elements):  # (a list of items of different shapes: the items)
+        value = list(value.items)
     if axes is None or isinstance(axes, int):
         for leaf in tree_leaves(value):
             if isinstance(leaf, str):

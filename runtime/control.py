@@ -26,6 +26,7 @@ from .iteration import (
     Elements,
     StepItems,
     as_elements,
+    as_lists,
     as_step_items,
     plain,
 )
@@ -380,6 +381,16 @@ def _length(xs, length):
     return len(first.items) if isinstance(first, Elements) else int(np.shape(first)[0])
 
 
+def _carrying_lists(f):
+    """``f``, a loop's step, with the ``Elements`` of the carry it returns as Python lists."""
+
+    def step(carry, x):
+        carry, y = f(carry, x)
+        return as_lists(carry), y
+
+    return step
+
+
 def _has_elements(xs) -> bool:
     return any(isinstance(leaf, Elements) for leaf in tree_leaves(xs))
 
@@ -627,6 +638,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
     (alone, or beside the ``TapeLeaf`` residuals of a gradient's forward loop
     over it, or beside empty tuples of residuals: a ``while`` loop then).
     """
+    if _has_elements(init) and (uses_jax(init, xs) or _has_range(xs)):
+        # a carried list of items of different shapes (a list's cotangent, ``rt.restack``'s ``Elements``):
+        # the Python list it stands for, a pytree JAX carries, before and after every step
+        init, f = as_lists(init), _carrying_lists(f)
     # a range an enclosing compiled loop's index bounds: the steps of its span
     if bounded.has_bounded(xs):
         return bounded.scan_bounded(scan, f, init, xs, length, reverse)

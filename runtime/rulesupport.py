@@ -169,6 +169,10 @@ def restack(items, axis=0):
     them where their shapes differ (layers' activations), a list where they are containers (``rt.rows``) or
     groups of items of their own (``Elements``: a nested loop's groups, ``passes/nested_appends.py``).
     """
+    if hasattr(items, "shape"):
+        # stacked already (a list's cotangent another ``restack`` made; per example, the batch axis
+        # leads and the items follow it, so its leading axis is no item axis to stack again)
+        return items
     if any(_is_container(it) or isinstance(it, Elements) for it in items):
         return list(items)
     stacked = stacked_along(items, axis)

@@ -68,7 +68,12 @@ class BatchedJacobian(ShowsSource):
             0 if (a is not None or i in self.jac.wrt) else None
             for i, a in enumerate(axes)
         )
-        primal = vmap(self.jac.fun, mapped, backend=self.backend).at(nargs)
+        if self.jac.primal.binding.variadic:  # (``f(p, *args)``: at this call's shape)
+            primal = vmap(self.jac.fun, mapped, backend=self.backend).at(nargs)
+        else:  # every parameter (keyword-only ones too) as ``mapped`` maps it
+            primal = _batched(
+                self.jac.fun, Axes.of(mapped, 0, None, None), self.backend
+            )
         # the derivative module's own parameters: the function's, then its tangents (or one cotangent)
         tangents = (0,) * len(self.jac.wrt)
         extra = {"jacfwd": tangents, "jacrev": (0,), "hessian": (0, *tangents)}[

@@ -230,6 +230,13 @@ def test_lists_grown_from_their_first_items_under_vmap_and_jvp(backend):
     np.testing.assert_allclose(tangent, fd, rtol=1e-4)
 
 
+def test_a_list_parameter_rebound_in_a_loop_under_vmap():
+    """A helper's list parameter rebound by a comprehension over it in a loop: its cotangent (a list of
+    items of different shapes) carried by the backward loop, per example too."""
+    w, x = P.inputs_list_parameter_rebound_in_a_loop()
+    check_batched(P.list_parameter_rebound_in_a_loop, np.stack([w, 0.5 * w, -w]), (x,))
+
+
 @pytest.mark.parametrize(
     "name, message",
     [

@@ -71,6 +71,20 @@ def test_a_parameter_the_call_leaves_out_keeps_its_default(kind):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
+def _cosines_keyword_only(x, w, *, k=0.5):
+    return jax.numpy.cos(x * w) * k
+
+
+@pytest.mark.parametrize("kind", ["hessian", "jacrev", "jacfwd"])
+def test_a_keyword_only_parameter_keeps_its_default(kind):
+    """``vmap(jacfwd(f), in_axes=(0, None))`` of ``f(x, w, *, k=0.5)``."""
+    xs, w = RNG.normal(size=(2, 3)), RNG.normal(size=3)
+    got = s2s.vmap(getattr(s2s, kind)(_cosines_keyword_only), (0, None))(xs, w)
+    with jax.enable_x64(True):
+        want = jax.vmap(getattr(jax, kind)(_cosines_keyword_only), (0, None))(xs, w)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 def test_what_it_does_not_cover_is_a_located_refusal():
     with pytest.raises(S2SError, match="out_axes=1 is not supported"):
         s2s.vmap(s2s.jacrev(P.squashed), out_axes=1)

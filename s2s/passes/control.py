@@ -169,11 +169,16 @@ def _listed_before(carried, before: Kinds, after: Kinds, body, origin) -> list:
     before the loop too (``v = [np.zeros_like(p) for p in params]``, then ``v = [mu * vi - g ...]`` in
     the loop), a Python list of its items before the loop (``rt.unstack``), as ``before`` then says:
     items of different shapes are no array, and the carry keeps one structure
-    (``_carried_as_lists`` makes the steps' lists so too)."""
+    (``_carried_as_lists`` makes the steps' lists so too). So too a name of unknown kind (a parameter)
+    that the steps rebind to a list collected by a loop over it (``params = [p * 0.5 for p in params]``):
+    its items are what that loop reads."""
     names = [
         n
         for n in carried
-        if before.kind(n) == COLLECTED
+        if (
+            before.kind(n) == COLLECTED
+            or (before.kind(n) is None and _iterated(n, body))
+        )
         and after.kind(n) == COLLECTED
         and any(  # (bound anew in the body, a comprehension's list: not written into)
             isinstance(s, ir.Assign)
@@ -188,6 +193,14 @@ def _listed_before(carried, before: Kinds, after: Kinds, body, origin) -> list:
     return [
         ir.Assign(cst.Name(n), call("rt.unstack", cst.Name(n)), origin) for n in names
     ]
+
+
+def _iterated(name: str, body) -> bool:
+    """Whether a loop in ``body`` iterates over ``name`` itself (``for p in params:``)."""
+    return any(
+        isinstance(s, ir.For) and isinstance(s.iter, cst.Name) and s.iter.value == name
+        for s in ir.walk(body)
+    )
 
 
 def _first(body, predicate):

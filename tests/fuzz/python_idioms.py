@@ -561,11 +561,19 @@ class PythonIdioms:
         ]
 
     def _py_rebound_by_comprehension(self, lines, name, a, b):
-        """A list of parameters rebound by a comprehension in a loop (an optimizer's step)."""
+        """A list of parameters rebound by a comprehension in a loop (an optimizer's step); also in a helper,
+        over its parameter (a name whose kind s2s does not know before the loop)."""
+        self.helper(
+            "def shrunk(ps, steps=2):\n"
+            "    for _ in range(steps):\n"
+            "        ps = [p * 0.9 for p in ps]\n"
+            "    return ps\n"
+        )
         made = self.pick(
             [
                 f"[np.tanh({a}), {b} * 0.5]",
                 f"[np.tanh(p) for p in [{a}, {b} * 0.5]]",  # (a list its steps collect)
+                f"shrunk([np.tanh({a}), {b} * 0.5])",
             ]
         )
         loop = self.pick(

@@ -7175,3 +7175,28 @@ def inputs_scalar_types_and_predicates():
 
 
 PROGRAMS += ["scalar_types_and_predicates"]
+
+
+def _decayed_steps(ps, steps=2):
+    """A helper rebinding its list parameter by a comprehension over it, in a loop (an optimizer's
+    steps): s2s does not know the parameter is a list before the loop; its items are what the loop reads.
+    """
+    for _ in range(steps):
+        ps = [p * 0.9 - 0.05 * np.tanh(p) for p in ps]
+    return ps
+
+
+def list_parameter_rebound_in_a_loop(w, x):
+    h = np.tanh(x @ w)
+    ps = _decayed_steps([h, w * 0.5])
+    for _ in range(2):
+        ps = [p - 0.1 * np.cos(p) for p in ps]
+    return sum(np.sum(p**2) for p in ps)
+
+
+def inputs_list_parameter_rebound_in_a_loop():
+    r = np.random.default_rng(34)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["list_parameter_rebound_in_a_loop"]
