@@ -23,6 +23,7 @@ __all__ = [
     "any_example",
     "clip_index",
     "cond_with_residuals",
+    "digitize",
     "dot",
     "einsum",
     "fill_index",
@@ -511,6 +512,20 @@ def searchsorted(a, v, side="left", batched=(False, False)):
         else rows <= xp.expand_dims(v, -1)
     )
     return xp.sum(below, axis=-1)
+
+
+def digitize(x, bins, right=False, batched=(False, False)):
+    """Per-example ``np.digitize(x_i, bins, right)``: elementwise in ``x`` for bins every example shares;
+    bins that differ per example are refused (their order, rising or falling, decides the count).
+    """
+    if batched[1]:
+        from .located import Refusal
+
+        raise Refusal(
+            "`np.digitize` with bins that differ per example under vmap",
+            "for rising bins, write `np.searchsorted(bins, x, side='right')` (`side='left'` for right=True)",
+        )
+    return namespace(x, bins).digitize(x, bins, right=right)
 
 
 def softmax(x, axis, where, batched):

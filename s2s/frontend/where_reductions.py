@@ -2,7 +2,8 @@
 
 ``np.sum(x, where=m)`` is ``np.sum(np.where(m, x, 0))``, ``np.prod`` fills
 with 1, ``np.mean(x, where=m)`` is that sum over ``np.sum`` of the mask
-broadcast to ``x``, and ``np.max``/``np.min`` fill with their ``initial=``
+broadcast to ``x`` (``np.var``/``np.std``: the selected elements' squared deviations from that mean,
+over their count less ``ddof``), and ``np.max``/``np.min`` fill with their ``initial=``
 (which NumPy requires with ``where=``), also kept as the reduction's floor or
 ceiling. Without ``where=``, ``initial=`` joins the reduction as one more item:
 ``np.max(x, initial=c)`` is ``np.maximum(np.max(x), c)``, ``np.sum(x, initial=c)``
@@ -33,13 +34,15 @@ def rewrite(op: str, args: list) -> cst.BaseExpression | None:
     )
     if where is None:
         return _with_initial(op, args)
-    if op not in FILL and op not in EXTREMA:
+    if op not in FILL and op not in EXTREMA and op not in SPREADS:
         return None
     rest = [a for a in args if a is not where]
     data = next((a for a in rest if a.keyword is None or a.keyword.value == "a"), None)
     if data is None:
         return None
     mask, x = where.value, data.value
+    if op in SPREADS:
+        return _spread(op, mask, x, [a for a in rest if a is not data])
     if op in EXTREMA:
         initial = next(
             (a for a in rest if a.keyword is not None and a.keyword.value == "initial"),
@@ -64,6 +67,41 @@ def rewrite(op: str, args: list) -> cst.BaseExpression | None:
     ones = call("xp.where", mask, call("xp.ones_like", x), cst.Float("0.0"))
     count = cst.Call(cst.parse_expression("xp.sum"), [cst.Arg(ones), *others])
     return cst.BinaryOperation(total, cst.Divide(), count)
+
+
+SPREADS = ("var", "std")
+
+
+def _spread(op: str, mask, x, others: list) -> cst.BaseExpression | None:
+    """``np.var(x, axis, ddof=, keepdims=, where=m)`` (``np.std``: its square root): the squared deviations
+    from the mean of the selected elements, summed where ``m`` holds, over their count less ``ddof``;
+    None for arguments beyond those (``dtype``, ``out``, ``mean``, ``correction``)."""
+    keywords = {a.keyword.value: a.value for a in others if a.keyword is not None}
+    positional = [a.value for a in others if a.keyword is None]
+    if len(positional) > 1 or set(keywords) - {"axis", "ddof", "keepdims"}:
+        return None
+    axis = positional[0] if positional else keywords.get("axis", cst.Name("None"))
+    keepdims = keywords.get("keepdims", cst.Name("False"))
+    ddof = keywords.get("ddof", cst.Integer("0"))
+
+    def summed(value, keep):
+        return call("xp.sum", value, axis=axis, keepdims=keep)
+
+    ones = call("xp.where", mask, call("xp.ones_like", x), cst.Float("0.0"))
+    center = cst.BinaryOperation(
+        summed(call("xp.where", mask, x, cst.Float("0.0")), cst.Name("True")),
+        cst.Divide(),
+        summed(ones, cst.Name("True")),
+    )
+    deviations = call(
+        "xp.where",
+        mask,
+        call("xp.square", cst.BinaryOperation(x, cst.Subtract(), center)),
+        cst.Float("0.0"),
+    )
+    count = cst.BinaryOperation(summed(ones, keepdims), cst.Subtract(), ddof)
+    variance = cst.BinaryOperation(summed(deviations, keepdims), cst.Divide(), count)
+    return variance if op == "var" else call("xp.sqrt", variance)
 
 
 # how a reduction's ``initial=`` joins the reduction of the array (NumPy reduces it as one more item)

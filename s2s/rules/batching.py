@@ -70,6 +70,12 @@ batch(
 )
 
 signature_of(np.searchsorted, "searchsorted", roles={"v": "data"})
+signature_of(np.digitize, "digitize", roles={"x": "data", "bins": "data"})
+
+
+@batch_rule("digitize")
+def digitize(x, bins, right=False, *, batched):
+    return rt.batching.digitize(x, bins, right, batched)
 
 
 @batch_rule("searchsorted")

@@ -33,7 +33,7 @@ nondiff(
 )
 nondiff("piecewise constant: zero derivative almost everywhere", "floor_divide")
 nondiff("integer-valued", "argmax", "argmin", "argsort", "nonzero", "count_nonzero")
-nondiff("integer-valued", "searchsorted")
+nondiff("integer-valued", "searchsorted", "digitize")
 nondiff("integer-valued: positions", "unravel_index", "ravel_multi_index")
 nondiff("shape query", "shape", "ndim", "size")
 nondiff("a Python bool: whether a value is a scalar (`if np.isscalar(y):`)", "isscalar")

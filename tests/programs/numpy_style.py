@@ -1022,6 +1022,9 @@ def reductions_with_where(w, x):
         + np.prod(1.0 + 0.1 * z, where=~observed)
         + np.max(z, where=observed, initial=-1.0)
         + (z**2).sum(where=~observed)
+        + np.var(z, where=observed)
+        + np.sum(np.std(np.outer(z, w), axis=0, ddof=1, where=observed[:, None]))
+        + np.var(np.tanh(z), 0, keepdims=True, where=~observed)[0]
     )
 
 
@@ -7167,7 +7170,8 @@ def scalar_types_and_predicates(x):
     total = np.float64(x[0]) ** 2 + np.int32(x[1] * 3.7) * x[1]
     if np.isscalar(total):
         total = total * np.ones(2)
-    return np.sum(total * np.tanh(x[:2]))
+    bins = np.digitize(x, np.array([-0.5, 0.5]))  # (integers: no derivative)
+    return np.sum(total * np.tanh(x[:2])) + np.sum(bins * x)
 
 
 def inputs_scalar_types_and_predicates():
