@@ -4,6 +4,7 @@ transform, against JAX."""
 
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -85,6 +86,33 @@ def layers_loss(layers, x):
     return jnp.sum(x**2) + 0.1 * sum(layers[i].l2() for i in range(len(layers)))
 
 
+class Scaled(NamedTuple):
+    """A ``NamedTuple`` with methods and a property (a pytree of its fields, read as an object)."""
+
+    w: jax.Array
+    b: jax.Array
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+    def l2(self):
+        return jnp.sum(self.w**2)
+
+    @property
+    def size(self):
+        return self.w.shape[1]
+
+
+def layers_loss_of_named_tuples(layers, x):
+    for layer in layers:
+        x = jnp.tanh(layer(x))
+    return jnp.sum(x**2) + 0.1 * layers[0].l2()
+
+
+def named_tuple_loss(layer, x):
+    return jnp.sum(jnp.tanh(layer(x)) ** 2) / layer.size + 0.1 * layer.l2()
+
+
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(2, 3))
 
@@ -109,6 +137,11 @@ CASES = {
         Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 4), _layer(Affine, 4, 2)]),
     ),
     "a list of modules": (layers_loss, [_layer(Affine, 3, 4), _layer(Affine, 4, 2)]),
+    "a NamedTuple with methods": (named_tuple_loss, _layer(Scaled, 3, 2)),
+    "a list of NamedTuples with methods": (
+        layers_loss_of_named_tuples,
+        [_layer(Scaled, 3, 4), _layer(Scaled, 4, 2)],
+    ),
     "a module of modules, another static field": (
         model_loss,
         Stack([_layer(Affine, 3, 4), _layer(Affine, 4, 2)], act="relu"),

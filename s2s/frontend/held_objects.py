@@ -24,7 +24,8 @@ on the function's first line (``callback = None``), so that ``static_tests`` rea
 (``if callback: callback(x)`` is no line at all).
 
 Guarantee: a parameter bound nowhere else in the function, holding objects of plain classes of the
-program (``local_objects``'s; ``NamedTuple``s aside) whose attributes the call's value shows, is read
+program (``local_objects``'s; a ``NamedTuple`` only where its class defines methods or properties) whose
+attributes the call's value shows, is read
 as its record where the function reads an attribute of it or calls it (``model.w``, ``model.f(x)``,
 ``model(x)``), and, a list, tuple or dict of objects alone, where it reads its items (``layers[i]``, ``for layer
 in layers``, ``enumerate(layers)``, ``len(layers)``); read whole (``tree_leaves(model)``), it is the

@@ -28,7 +28,7 @@ _PLAIN = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarra
 
 def classes_of(value, depth: int = 0):
     """The layout of the objects of the program's classes ``value`` holds, or None where it holds none."""
-    from .function_args import is_program_object
+    from .function_args import _defined_in_the_program, is_program_object
 
     kind = type(value)
     if kind in _PLAIN:
@@ -39,14 +39,21 @@ def classes_of(value, depth: int = 0):
     if kind is dict and depth < 32:
         items = tuple((k, classes_of(v, depth + 1)) for k, v in value.items())
         return None if not any(t for _, t in items) else ("dict", items)
+    # a ``NamedTuple`` is a tuple, as JAX reads it; an object where its class gives it methods
+    named = (
+        isinstance(value, tuple)
+        and _named_with_methods(kind)
+        and _defined_in_the_program(kind)
+    )
     if (
         kind.__module__ in ("builtins", "numpy", "jaxlib.xla_extension")
         or hasattr(value, "__array__")
-        or not is_program_object(value)
-        or isinstance(value, tuple)  # (a ``NamedTuple``: a tuple, as JAX reads it)
+        or not (named or (is_program_object(value) and not isinstance(value, tuple)))
     ):
         return None
-    if dataclasses.is_dataclass(value):
+    if isinstance(value, tuple):
+        names = list(kind._fields)
+    elif dataclasses.is_dataclass(value):
         names = [f.name for f in dataclasses.fields(value)]
     else:
         names = list(vars(value))
@@ -65,6 +72,16 @@ def classes_of(value, depth: int = 0):
         for n in names
     )
     return ("object", kind, attributes)
+
+
+def _named_with_methods(kind) -> bool:
+    """Whether ``kind`` is a ``NamedTuple`` class whose body defines methods or properties
+    (``def apply(self, x)``), which a call reads as an object's."""
+    return hasattr(kind, "_fields") and any(
+        not name.startswith("_")
+        and (inspect.isfunction(member) or isinstance(member, property))
+        for name, member in vars(kind).items()
+    )
 
 
 def _static_attributes(value, names) -> set:
