@@ -29,6 +29,7 @@ def test_spread_calls_batch_and_push_tangents():
     xs = np.stack([x, 2 * x, -x])
     for f in (
         P.layers_spread_into_star_parameter,
+        P.positional_items_before_the_spread,
         P.star_and_double_star,
         P.keyword_popped_before_passing_on,
     ):

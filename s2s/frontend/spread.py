@@ -126,9 +126,12 @@ def bind(resolver, fn, args: list, default, node) -> tuple[list, Shape | None]:
              "a function receives when it reads the call, and this dict's keys are known only when the code runs",
              "pass the keywords by name")  # fmt: skip
     named = [p for p in params if p.kind in _POSITIONAL]
-    if star is not None and rest is not None and len(positional) > len(named):
-        fail(written["*"], f"arguments before `*` that reach `{fn_name}`'s `*{rest.name}`",
-             f"pass one sequence: `{fn_name}(..., *[a, *items])`")  # fmt: skip
+    # ``combine(a, *rest)`` into ``def combine(*terms)``: the positional arguments past the named
+    # parameters lead the sequence ``*terms`` receives (``[a] + rest``)
+    extra = [a.value for a in positional[len(named) :]] if rest is not None else []
+    if extra and sequence is not None:
+        positional = positional[: len(named)]
+        sequence = call("rt.join", cst.List([cst.Element(v) for v in extra]), sequence)
     out = list(positional)
     reach = (
         sequence is not None

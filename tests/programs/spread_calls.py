@@ -58,6 +58,14 @@ def layers_spread_after_a_named_parameter(params, x):
     return np.sum(_head_then_rest(x, *params, scale=0.5))
 
 
+def positional_items_before_the_spread(params, x):
+    """``mlp(x, first, *rest)`` into ``def mlp(x, *layers)``: the items before the ``*`` lead ``layers``."""
+    first, *rest = params
+    return np.sum(_mlp(x, first, *rest) ** 2) + np.sum(
+        _mlp(x, params[1], params[0], *rest)
+    )
+
+
 def shorter_sequence_leaves_the_default(params, x):
     """``dense(x, *params[:1])``: ``b`` keeps its default ``None``."""
     return np.sum(_dense(x, *params[:1]))
@@ -170,6 +178,7 @@ PROGRAMS = [
     "batch_tuple_spread",
     "layers_spread_into_star_parameter",
     "layers_spread_after_a_named_parameter",
+    "positional_items_before_the_spread",
     "shorter_sequence_leaves_the_default",
     "exact_pair",
     "settings_spread_into_keywords",
