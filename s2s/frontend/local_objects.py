@@ -90,6 +90,47 @@ def _member(name, attr: str, properties: set) -> cst.BaseExpression:
     return cst.Call(cst.Name(name)) if attr in properties else cst.Name(name)
 
 
+def _collected_written_out(assigned, bound):
+    """``self.layers = list(layers)`` of ``*layers`` given ``(Linear(W), Tanh())`` (or of ``layers`` given a
+    list display): the list of the call's items written out (``[Linear(W), Tanh()]``, which
+    ``object_structures`` reads as objects), where the parameter is read only so; the parameter is then
+    bound to nothing."""
+    tuples = {p: v for p, v in bound if isinstance(v, (cst.Tuple, cst.List))}
+    if not tuples:
+        return assigned, bound
+
+    def wrapped(value):
+        if (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("list", "tuple")
+            and len(value.args) == 1
+            and not value.args[0].star
+            and isinstance(value.args[0].value, cst.Name)
+            and value.args[0].value.value in tuples
+        ):
+            return value.args[0].value.value
+        return None
+
+    written = {}
+    for _, value in assigned:
+        p = wrapped(value)
+        if p is not None:
+            written[p] = True
+        for name in names_in(value) & set(tuples):
+            if p != name:
+                written[name] = False
+    out = []
+    for attr, value in assigned:
+        p = wrapped(value)
+        if p is not None and written.get(p):
+            items = tuples[p].elements
+            kind = cst.List if value.func.value == "list" else cst.Tuple
+            value = kind([cst.Element(e.value) for e in items])
+        out.append((attr, value))
+    return out, [(p, v) for p, v in bound if not written.get(p)]
+
+
 class _Self(Moving):
     """A method's (or ``__init__``'s) ``self.attribute`` as its variable, ``self.method`` as its local
     function; ``self`` read any other way makes ``failed`` True."""
@@ -470,7 +511,7 @@ class _Objects:
             return None
         lines = self._checks(bound, stmt)
         bound = [(p, v) for p, v in bound if p is not None]
-        assigned = split_assignments(assigned)
+        assigned, bound = _collected_written_out(split_assignments(assigned), bound)
         # an attribute that is a parameter read nowhere else: the argument itself (``self.qkv = qkv``
         # given ``Dense(...)``: an object made in the function, which the next round writes as names)
         direct = direct_parameters(assigned, {p for p, _ in bound})

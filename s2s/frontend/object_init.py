@@ -343,26 +343,41 @@ def bind_arguments(
     params = list(signature.parameters.values())[1 if skip_first else 0 :]
     spread = [p for p in params if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if spread:
-        # ``def __init__(self, **kwargs)`` called with nothing for them: Python binds them empty
+        # ``def __init__(self, *layers)`` called with layers: a tuple of them (``Sequential(Linear(W),
+        # Tanh())``); with nothing for ``*args``/``**kwargs``, Python binds them empty
         params = [p for p in params if p not in spread]
         named = {p.name for p in params}
+        leading = sum(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params
+        )
+        given = [a for a in call.args if a.keyword is None]
+        collects = any(p.kind is p.VAR_POSITIONAL for p in spread)
+        extra = given[leading:] if collects else []
         if (
             any(a.star for a in call.args)
             or any(
                 a.keyword is not None and a.keyword.value not in named
                 for a in call.args
             )
-            or sum(a.keyword is None for a in call.args) > len(params)
+            or len(given) - len(extra) > len(params)
         ):
             return None
+        call = call.with_changes(args=[a for a in call.args if a not in extra])
         bound = bind_arguments(signature.replace(parameters=params), call, False, spell)
         if bound is None:
             return None
-        empty = [
-            (p.name, cst.Tuple([]) if p.kind is p.VAR_POSITIONAL else cst.Dict([]))
+        collected = [
+            (
+                p.name,
+                (
+                    cst.Tuple([cst.Element(a.value) for a in extra])
+                    if p.kind is p.VAR_POSITIONAL
+                    else cst.Dict([])
+                ),
+            )
             for p in spread
         ]
-        return [*bound, *empty]
+        return [*bound, *collected]
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
     star = next((a.value for a in call.args if a.star == "*"), None)
     double = next((a.value for a in call.args if a.star == "**"), None)

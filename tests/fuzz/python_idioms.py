@@ -2074,6 +2074,16 @@ class PythonIdioms:
             "\n"
             "def chain_of(w):\n"
             "    return Chain(w)\n"
+            "\n"
+            "\n"
+            "class Sequential:\n"
+            "    def __init__(self, *layers):\n"
+            "        self.layers = list(layers)\n"
+            "\n"
+            "    def forward(self, z):\n"
+            "        for layer in self.layers:\n"
+            "            z = layer.forward(z)\n"
+            "        return z\n"
         )
         w = f"np.mean(np.tanh({b})) * 0.5 + 1.0"
         run = [
@@ -2081,7 +2091,9 @@ class PythonIdioms:
             f"for {name}_layer in {name}_layers:",
             f"    {name}_h = {name}_layer.forward({name}_h)",
         ]
-        form = self.pick(["list", "dict", "ordered", "appended", "chain", "builder"])
+        form = self.pick(
+            ["list", "dict", "ordered", "appended", "chain", "builder", "sequential"]
+        )
         if form == "list":
             lines.append(f"{name}_layers = [Shifted({w}), Leaky(), Shifted(0.5)]")
             lines += run
@@ -2111,6 +2123,11 @@ class PythonIdioms:
                 f"    {name}_layers.append(Leaky())",
             ]
             lines += run
+        elif form == "sequential":  # the layers given one by one (``*layers``)
+            lines += [
+                f"{name}_net = Sequential(Shifted({w}), Leaky(), Shifted(0.5, 0.2))",
+                f"{name}_h = {name}_net.forward({a})",
+            ]
         else:
             made = f"Chain({w})" if form == "chain" else f"chain_of({w})"
             lines += [f"{name}_net = {made}", f"{name}_h = {name}_net.forward({a})"]

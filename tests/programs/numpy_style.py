@@ -7204,3 +7204,42 @@ def inputs_list_parameter_rebound_in_a_loop():
 
 
 PROGRAMS += ["list_parameter_rebound_in_a_loop"]
+
+
+class _ChainLinear:
+    def __init__(self, W):
+        self.W = W
+
+    def forward(self, x):
+        return x @ self.W
+
+
+class _ChainTanh:
+    def forward(self, x):
+        return np.tanh(x)
+
+
+class _Chain:
+    """A Keras-like container given its layers one by one (``*layers``) and keeping ``list(layers)``."""
+
+    def __init__(self, *layers, scale=1.0):
+        self.layers = list(layers)
+        self.scale = scale
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer.forward(x)
+        return x * self.scale
+
+
+def layers_given_one_by_one(W1, W2, X):
+    net = _Chain(_ChainLinear(W1), _ChainTanh(), _ChainLinear(W2), scale=0.5)
+    return np.sum(net.forward(X) ** 2)
+
+
+def inputs_layers_given_one_by_one():
+    r = np.random.default_rng(35)
+    return r.normal(size=(3, 4)), r.normal(size=(4, 2)), r.normal(size=(5, 3))
+
+
+PROGRAMS += ["layers_given_one_by_one"]
