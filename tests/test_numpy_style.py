@@ -6,6 +6,7 @@ whole structure (every dict entry, every list element) present in the gradient.
 """
 
 import warnings
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -228,6 +229,21 @@ def test_lists_grown_from_their_first_items_under_vmap_and_jvp(backend):
         - P.rnn_states_from_h0(params, xs, h0)
     ) / eps
     np.testing.assert_allclose(tangent, fd, rtol=1e-4)
+
+
+def test_the_programs_module_defines_each_name_once():
+    """A class or function defined twice in ``programs/numpy_style.py`` replaces the first, and the
+    programs written for the first then silently test the second."""
+    import ast
+    import collections
+
+    tree = ast.parse(Path(P.__file__).read_text())
+    names = collections.Counter(
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+    )
+    assert not [n for n, count in names.items() if count > 1]
 
 
 def test_a_list_parameter_rebound_in_a_loop_under_vmap():

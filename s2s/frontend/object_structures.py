@@ -429,6 +429,16 @@ class _Reads(PositionKeeping):
         self.reader, self.kind, self.keys, self.names = reader, kind, keys, names
         self.body = body  # the function's statements, as they were before
         self.aliases = {name}
+        self.scopes = (
+            []
+        )  # the local functions around the node visited (a loop's names are theirs)
+
+    def visit_FunctionDef(self, node):
+        self.scopes.append(node)
+
+    def leave_FunctionDef(self, original, updated):
+        self.scopes.pop()
+        return updated
 
     def _is_container(self, node) -> bool:
         return isinstance(node, cst.Name) and node.value in self.aliases
@@ -598,8 +608,10 @@ class _Reads(PositionKeeping):
         return cst.FlattenSentinel(out) if out else cst.RemovalSentinel.REMOVE
 
     def _read_outside(self, name: str, loop) -> bool:
-        """Whether the function names ``name`` other than in ``loop``."""
-        return mentions(name, [loop]) < mentions(name, self.body)
+        """Whether the function (the local function holding ``loop``, whose name it is) names ``name``
+        other than in ``loop``."""
+        scope = [self.scopes[-1]] if self.scopes else self.body
+        return mentions(name, [loop]) < mentions(name, scope)
 
     def _display(self, updated, make):
         clause = updated.for_in

@@ -7243,3 +7243,40 @@ def inputs_layers_given_one_by_one():
 
 
 PROGRAMS += ["layers_given_one_by_one"]
+
+
+class _TanhBlock:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, z):
+        return np.tanh(z * self.w)
+
+
+class _TwoBlocks:
+    """Its ``__init__`` fills a dict of layers item by item; two such models in one function, each loop
+    over its layers written out in its own method."""
+
+    def __init__(self, w):
+        self.layers = {}
+        self.layers["first"] = _TanhBlock(w)
+        self.layers["second"] = _TanhBlock(w * 0.5)
+
+    def forward(self, z):
+        for layer in self.layers.values():
+            z = layer.forward(z)
+        return z
+
+
+def two_models_of_one_class(w, x):
+    encoder = _TwoBlocks(np.mean(w))
+    decoder = _TwoBlocks(np.sum(w**2))
+    return np.sum(decoder.forward(encoder.forward(x)) ** 2)
+
+
+def inputs_two_models_of_one_class():
+    r = np.random.default_rng(36)
+    return r.normal(size=3), r.normal(size=(4, 2))
+
+
+PROGRAMS += ["two_models_of_one_class"]
