@@ -575,6 +575,18 @@ CASES = [
         (6, 0),
     ),
     (
+        "shape_assigned",
+        "def f(x):\n    y = x.copy()\n    y.shape = (2, -1)\n    return np.sum(y[0] * y[1])",
+        "assignment to an attribute (`y.shape = ...`)",
+        (3, 4),
+    ),
+    (
+        "write_through_flat",
+        "def f(x):\n    z = x.copy()\n    z.flat[::2] = 0.0\n    return np.sum(z ** 2)",
+        "an in-place write into an attribute or call result",
+        (3, 4),
+    ),
+    (
         "printf_message_with_named_fields",
         'def f(x):\n    print("%(loss).3f" % {"loss": np.sum(x)})\n    return np.sum(x)',
         "this `%` formatting in an output statement",
@@ -787,6 +799,33 @@ def test_the_copy_an_aliasing_hint_names_works_when_followed(tmp_path, holder):
     _, g = _compile_case(tmp_path, "hint_followed", followed)
     w = np.array([0.5, -2.0])
     np.testing.assert_allclose(s2s.grad(g)(w), 2 * w + 1.0)
+
+
+@pytest.mark.parametrize(
+    "line, followed",
+    [
+        ("    y.shape = (2, -1)", "    y = y.reshape(2, -1)"),
+        (
+            "    y.flat[::2] = 0.0",
+            "    flat = y.flatten()\n    flat[::2] = 0.0\n    y = flat.reshape(y.shape)",
+        ),
+    ],
+    ids=["shape", "flat"],
+)
+def test_attribute_writes_have_hints_that_work_when_followed(tmp_path, line, followed):
+    body = f"def f(x):\n    y = x.copy()\n{line}\n    return np.sum(y ** 3)"
+    _, f = _compile_case(tmp_path, "attribute_write", body)
+    with pytest.raises(S2SError) as info:
+        s2s.grad(f)(np.arange(1.0, 7.0))
+    assert (
+        "flat = y.flatten()" if "flat" in line else "y = y.reshape("
+    ) in info.value.hint
+    _, g = _compile_case(
+        tmp_path, "attribute_write_followed", body.replace(line, followed)
+    )
+    x = np.arange(1.0, 7.0)
+    want = 3 * x**2 * (np.arange(6) % 2 if "flat" in line else 1)
+    np.testing.assert_allclose(s2s.grad(g)(x), want, rtol=1e-6)
 
 
 def test_a_mutable_default_changed_by_calls_is_still_its_default(tmp_path):

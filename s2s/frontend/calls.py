@@ -848,6 +848,9 @@ class Calls(lax_control.LaxControl):
             ).startswith("rt.numbers."):
                 # ``np.sqrt(d).astype(x.dtype)``: NumPy gives a NumPy number, s2s a Python one
                 receiver = cst.Call(xp_attr("asarray"), [cst.Arg(receiver)])
+            if func.attr.value == "flatten":
+                # ``z.flatten()`` is always a copy (``ravel`` may be a view): writes into it change no ``z``
+                receiver = cst.Call(xp_attr("copy"), [cst.Arg(receiver)])
             positional = [a for a in args if a.keyword is None and not a.star]
             if (
                 name in VARARG_METHODS

@@ -275,14 +275,30 @@ class _Fence:
             while isinstance(base, cst.Subscript):
                 base = base.value
             if not isinstance(base, cst.Name):
+                flat = isinstance(base, cst.Attribute) and base.attr.value == "flat"
+                array = cst.Module([]).code_for_node(base.value) if flat else ""
                 self.fail(
                     stmt,
                     "an in-place write into an attribute or call result",
-                    "write into a local array variable",
+                    (
+                        f"write into a flat copy and reshape it back: `flat = {array}.flatten()`, "
+                        f"`flat[...] = ...`, `{array} = flat.reshape({array}.shape)`"
+                        if flat
+                        else "write into a local array variable"
+                    ),
                 )
         elif isinstance(target, cst.Attribute):
+            attr = target.attr.value
+            name = cst.Module([]).code_for_node(target.value)
+            hints = {
+                "shape": f"make a new array of that shape: `{name} = {name}.reshape(...)` (NumPy's "
+                f"`{name}.shape = ...` reshapes the array in place, and every name holding it)",
+                "dtype": f"make a new array: `{name} = {name}.astype(...)`",
+            }
             self.fail(
-                stmt, "assignment to an attribute", "assign to a new name instead"
+                stmt,
+                f"assignment to an attribute (`{name}.{attr} = ...`)",
+                hints.get(attr, "assign to a new name instead"),
             )
 
 
