@@ -7280,3 +7280,19 @@ def inputs_two_models_of_one_class():
 
 
 PROGRAMS += ["two_models_of_one_class"]
+
+
+def flattened_copy_written(W, x):
+    """``W.flatten()`` is a copy: writing into it leaves ``W`` as it was (``ravel`` may be a view)."""
+    flat = W.flatten()
+    flat[::2] = 0.0
+    masked = flat.reshape(W.shape)
+    return np.sum(np.tanh(x @ masked) ** 2) + np.sum(W**2)
+
+
+def inputs_flattened_copy_written():
+    r = np.random.default_rng(37)
+    return r.normal(size=(3, 2)), r.normal(size=(4, 3))
+
+
+PROGRAMS += ["flattened_copy_written"]
