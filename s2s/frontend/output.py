@@ -14,7 +14,6 @@ from __future__ import annotations
 import builtins
 import logging
 import re
-import string
 import sys
 
 import libcst as cst
@@ -130,27 +129,17 @@ class Template:
 
     def _format_call(self, node: cst.Call, text: str) -> None:
         """``"loss {:.3f}".format(loss)``: its fields, the template's."""
-        positional = [a.value for a in node.args if a.keyword is None and not a.star]
-        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        from .strings import format_fields  # (it reads this module)
+
         if any(a.star for a in node.args):
             self._unreadable(node, "`.format` of unpacked arguments")
-        try:
-            pieces = list(string.Formatter().parse(text))
-        except ValueError:
-            self._unreadable(node, "this `.format` template")
-        auto = 0
-        for literal_text, field, spec, conversion in pieces:
+        pieces, unread = format_fields(text, node)
+        if pieces is None:
+            self._unreadable(node, unread)
+        for literal_text, value, spec, conversion in pieces:
             self.text += _escaped(literal_text)
-            if field is None:
+            if value is None:
                 continue
-            if field == "" and auto < len(positional):
-                value, auto = positional[auto], auto + 1
-            elif field.isdigit() and int(field) < len(positional):
-                value = positional[int(field)]
-            elif field in named:
-                value = named[field]
-            else:  # ``{0.x}``, ``{a[0]}``, a missing argument
-                self._unreadable(node, f"the field `{{{field}}}` of this `.format`")
             if spec and "{" in spec:
                 self._unreadable(node, "a computed format spec in `.format`")
             self.text += (

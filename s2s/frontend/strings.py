@@ -139,28 +139,15 @@ class _Strings(PositionKeeping):
             and self.builtin["str"]
         ):
             return updated
-        positional = [a.value for a in updated.args if a.keyword is None]
-        named = {
-            a.keyword.value: a.value for a in updated.args if a.keyword is not None
-        }
-        parts, auto = [], 0
-        try:
-            pieces = list(string.Formatter().parse(func.value.evaluated_value))
-        except ValueError:  # (Python's own error where the code runs)
+        pieces, _ = format_fields(func.value.evaluated_value, updated)
+        if pieces is None:  # (Python's own error where the code runs: as written)
             return updated
-        for text, field, spec, conversion in pieces:
+        parts = []
+        for text, value, spec, conversion in pieces:
             if text:
                 parts.append(cst.SimpleString(repr(text)))
-            if field is None:
+            if value is None:
                 continue
-            if field == "" and auto < len(positional):
-                value, auto = positional[auto], auto + 1
-            elif field.isdigit() and int(field) < len(positional):
-                value = positional[int(field)]
-            elif field in named:
-                value = named[field]
-            else:
-                return updated  # ``{0.x}``, ``{a[0]}``, a missing argument: as written
             braces = cst.FormattedStringExpression(
                 value,
                 conversion=conversion,
@@ -243,6 +230,34 @@ class _Strings(PositionKeeping):
         body = loop.body.with_changes(body=[read, *loop.body.body])
         new = loop.with_changes(target=index, iter=indices, body=body)
         return place(new, loop, self.positions)
+
+
+def format_fields(template: str, call: cst.Call):
+    """``(pieces, None)``: ``template.format(...)``'s pieces as ``call`` fills them, each ``(literal text
+    before, the argument's expression or None, spec, conversion)``; ``(None, what)`` where a field reads
+    no argument of the call (``{0.x}``, ``{a[0]}``, a missing one: ``what`` names it) or the template
+    does not parse."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    named = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return None, "this `.format` template"
+    pieces, auto = [], 0
+    for text, field, spec, conversion in parsed:
+        if field is None:
+            pieces.append((text, None, spec, conversion))
+            continue
+        if field == "" and auto < len(positional):
+            value, auto = positional[auto], auto + 1
+        elif field.isdigit() and int(field) < len(positional):
+            value = positional[int(field)]
+        elif field in named:
+            value = named[field]
+        else:
+            return None, f"the field `{{{field}}}` of this `.format`"
+        pieces.append((text, value, spec, conversion))
+    return pieces, None
 
 
 def _side_by_side(target, value):
