@@ -14,7 +14,7 @@ from . import arrays, batching
 from .arrays import grad_seed as _grad_seed
 from .arrays import namespace
 from .batch_axes import lift, sum_unbatched
-from .batched_indexing import traced_positions
+from .batched_indexing import filled_per_example, traced_positions
 from .trees import tree_zeros_like
 
 
@@ -142,8 +142,6 @@ def index_set_value_vjp(g, index, value, target, batched):
     g = g if gb else _broadcast(namespace(g), g, size)
     if traced_positions(parts, flags):
         # a write past an end is dropped (JAX's scatter): the value reached nothing there
-        from .batched_indexing import filled_per_example
-
         taken = filled_per_example(g, index, parts, flags)
         return unbroadcast(taken, value, (True, vb))
     picked = batching.getitem(g, index, (True, ib))
@@ -156,6 +154,18 @@ def index_set_value_vjp(g, index, value, target, batched):
 def index_add_value_vjp(g, index, value, batched):
     """``rt.index_add_value_vjp`` per example: ``g`` at ``index``, summed to ``value``'s examples (every
     write of a repeated place gets the cotangent: they all add)."""
+    return _value_vjp(g, index, value, batched, clamped=False)
+
+
+def index_read_add_value_vjp(g, index, value, batched):
+    """``rt.index_read_add_value_vjp`` per example: ``g`` read at ``index`` (a traced position past an end
+    clamped, as JAX's gather clamps it), summed to ``value``'s examples."""
+    return _value_vjp(g, index, value, batched, clamped=True)
+
+
+def _value_vjp(g, index, value, batched, clamped: bool):
+    """``g`` at ``index`` per example, summed to ``value``'s examples: zero where JAX's scatter drops the
+    update, except at the traced positions a read ``clamped`` (``index_read_add``'s)."""
     gb, ib, vb = batched
     if isinstance(
         g, (dict, list, tuple)
@@ -169,30 +179,12 @@ def index_add_value_vjp(g, index, value, batched):
         (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
     )
     g = g if gb else _broadcast(namespace(g), g, size)
-    if _drops_past_the_end(g, parts, flags):
+    clamps = clamped and traced_positions(parts, flags)
+    if not clamps and _drops_past_the_end(g, parts, flags):
         # JAX's scatter-add drops an update whose index is out of range: it gets no cotangent
         # (``rt.index_add_value_vjp``'s filling gather, per example)
-        from .batched_indexing import filled_per_example
-
         taken = filled_per_example(g, index, parts, flags)
         return unbroadcast(taken, value, (True, vb))
-    return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
-
-
-def index_read_add_value_vjp(g, index, value, batched):
-    """``rt.index_read_add_value_vjp`` per example: ``g`` read at ``index`` (a traced position past an end
-    clamped, as JAX's gather clamps it), summed to ``value``'s examples."""
-    gb, ib, vb = batched
-    if isinstance(g, (dict, list, tuple)):
-        return g[index]
-    parts = index if isinstance(index, tuple) else (index,)
-    flags = ib if isinstance(ib, tuple) else (ib,) * len(parts)
-    if not traced_positions(parts, flags):
-        return index_add_value_vjp(g, index, value, batched)
-    size = _size(
-        (g, gb), *((p, f) for p, f in zip(parts, flags) if hasattr(p, "shape"))
-    )
-    g = g if gb else _broadcast(namespace(g), g, size)
     return unbroadcast(batching.getitem(g, index, (True, ib)), value, (True, vb))
 
 

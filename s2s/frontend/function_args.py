@@ -66,7 +66,7 @@ def is_program_object(obj) -> bool:
 
     return (
         not is_library(obj)
-        and _defined_in_the_program(cls)
+        and defined_in_the_program(cls)
         and not isinstance(obj, (type, Bound, types.ModuleType, np.generic))
         and not callable(getattr(cls, "__array__", None))
         and inspect.isclass(cls)
@@ -75,7 +75,7 @@ def is_program_object(obj) -> bool:
     )
 
 
-def _defined_in_the_program(cls) -> bool:
+def defined_in_the_program(cls) -> bool:
     """Whether ``cls`` comes from a file of the program: not the standard library's, nor an installed
     package's (``site-packages``), nor a built-in module's."""
     import sys

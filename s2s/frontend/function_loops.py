@@ -74,7 +74,7 @@ from ..cstutil import (
 )
 from ..freshness import _is_namedtuple
 from ..naming import Namer
-from .function_args import _defined_in_the_program, is_program_object
+from .function_args import defined_in_the_program, is_program_object
 from .rewriting import (
     PositionKeeping,
     assignment,
@@ -114,7 +114,7 @@ def _program_object(obj) -> bool:
     cls = type(obj)
     return (
         _is_namedtuple(obj)
-        and _defined_in_the_program(cls)
+        and defined_in_the_program(cls)
         and any(inspect.isfunction(v) for v in vars(cls).values())
     )
 

@@ -59,11 +59,11 @@ def record_of(cls, fields: tuple):
     attributes those the classes of the program in ``cls``'s bases define (nearest first).
     """
     from .class_members import _of_program
-    from .function_args import _defined_in_the_program
+    from .function_args import defined_in_the_program
 
     namespace = {}
     for base in reversed(cls.__mro__):
-        if base is object or not _of_program(base) or not _defined_in_the_program(base):
+        if base is object or not _of_program(base) or not defined_in_the_program(base):
             continue
         for key, value in vars(base).items():
             if key in fields or (key.startswith("__") and key != "__call__"):

@@ -112,23 +112,19 @@ def _collected_written_out(assigned, bound):
             return value.args[0].value.value
         return None
 
-    written = {}
-    for _, value in assigned:
-        p = wrapped(value)
-        if p is not None:
-            written[p] = True
-        for name in names_in(value) & set(tuples):
-            if p != name:
-                written[name] = False
+    inlined = {wrapped(value) for _, value in assigned} - {None}
+    inlined -= set().union(
+        *(names_in(value) for _, value in assigned if wrapped(value) is None)
+    )
     out = []
     for attr, value in assigned:
-        p = wrapped(value)
-        if p is not None and written.get(p):
-            items = tuples[p].elements
+        if wrapped(value) in inlined:
             kind = cst.List if value.func.value == "list" else cst.Tuple
-            value = kind([cst.Element(e.value) for e in items])
+            value = kind(
+                [cst.Element(e.value) for e in tuples[wrapped(value)].elements]
+            )
         out.append((attr, value))
-    return out, [(p, v) for p, v in bound if not written.get(p)]
+    return out, [(p, v) for p, v in bound if p not in inlined]
 
 
 class _Self(Moving):

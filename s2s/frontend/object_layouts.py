@@ -28,7 +28,7 @@ _PLAIN = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarra
 
 def classes_of(value, depth: int = 0):
     """The layout of the objects of the program's classes ``value`` holds, or None where it holds none."""
-    from .function_args import _defined_in_the_program, is_program_object
+    from .function_args import defined_in_the_program, is_program_object
 
     kind = type(value)
     if kind in _PLAIN:
@@ -43,7 +43,7 @@ def classes_of(value, depth: int = 0):
     named = (
         isinstance(value, tuple)
         and _named_with_methods(kind)
-        and _defined_in_the_program(kind)
+        and defined_in_the_program(kind)
     )
     if (
         kind.__module__ in ("builtins", "numpy", "jaxlib.xla_extension")

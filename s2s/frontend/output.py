@@ -104,18 +104,14 @@ class Template:
         """``"loss %.3f at %d" % (loss, i)``: each conversion a field of the template (``%d`` of a float
         truncates it first, as printf does: the field's conversion ``!d``, ``runtime/output.py``).
         """
-        values = (
-            [e.value for e in operand.elements]
-            if isinstance(operand, cst.Tuple)
-            else [operand]
+        elements = operand.elements if isinstance(operand, cst.Tuple) else None
+        values = [operand] if elements is None else [e.value for e in elements]
+        starred = elements is not None and any(
+            isinstance(e, cst.StarredElement) for e in elements
         )
-        if isinstance(operand, cst.Tuple) and any(
-            isinstance(e, cst.StarredElement) for e in operand.elements
-        ):
-            values = None
         fields = _printf_fields(text)
         if (
-            values is None
+            starred
             or fields is None
             or len(values) != sum(field is not None for _, field in fields)
         ):

@@ -195,9 +195,8 @@ class Forward(Transform):
     def op(self, target, e):
         value = self.derive(e, target)
         dtype = self.result_dtype(e)
-        if (
-            dtype is not None
-        ):  # the tangent through the call's cast (none through an integer type)
+        # the tangent through the call's cast (none through an integer type)
+        if dtype is not None:
             value = call("rt.astype_jvp", value, dtype)
         self.emit(cst.Name(self.fresh(target)), value)
 
