@@ -23,7 +23,13 @@ import numpy as np
 from . import checked_in, module_store
 from .binding import Binding
 from .display import ShowsSource
-from .dtypes import check_float_inputs, check_real, dtype_of, in_primal_dtypes
+from .dtypes import (
+    check_float_inputs,
+    check_real,
+    complex_on_the_path,
+    dtype_of,
+    in_primal_dtypes,
+)
 from .errors import S2SError
 from .freshness import GENERATED_KEY
 from .frontend import object_layouts, variadic, wrappers
@@ -258,7 +264,13 @@ class Transformed(ShowsSource):
         computed = out = runner(*args)
         if self.kind in ("grad", "value_and_grad"):
             out = in_primal_dtypes(
-                out, args, self.argnums, self.kind, self.has_aux, self.allow_int
+                out,
+                args,
+                self.argnums,
+                self.kind,
+                self.has_aux,
+                self.allow_int,
+                self.target,
             )
         if not kwargs and self._variadic is None and len(args) == self.binding._fast:
             self._remember(runner, args, computed, out)
@@ -467,7 +479,11 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
     tangents = [
         _checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))
     ]
-    return tuple(transformed._current_runner()(*args, *tangents))
+    out = tuple(transformed._current_runner()(*args, *tangents))
+    for value, tangent in zip(tree_leaves(out[0]), tree_leaves(out[1])):
+        if dtype_of(tangent).kind == "c" and dtype_of(value).kind != "c":
+            raise complex_on_the_path(fun, "tangent")
+    return out
 
 
 def linearize(fun, *primals, backend="xla"):

@@ -32,10 +32,11 @@ def check_float_inputs(args, argnums, api="grad", allow_int=False):
                 )
 
 
-def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False):
+def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False, fn=None):
     """JAX's rule: a gradient has its primal's dtype (a float32 parameter of a loss computed in float64
     under ``jax_enable_x64`` gets a float32 gradient); an integer or boolean one (``allow_int``), float0
-    zeros of its shape."""
+    zeros of its shape. A complex gradient of a real parameter (a complex argument met it on the
+    differentiated path) is an error at ``fn``'s definition, never its real part."""
     value, grads = out if kind == "value_and_grad" else (None, out)
     if has_aux and kind == "grad":
         grads, aux = grads
@@ -61,6 +62,8 @@ def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False):
 
     pairs = list(_leaf_pairs(grads, primals))
     for g, p in pairs:
+        if dtype_of(g).kind == "c" and dtype_of(p).kind != "c":
+            raise complex_on_the_path(fn, "gradient")
         if np.shape(g) != np.shape(
             p
         ):  # a gradient of another shape is never returned as one
@@ -114,11 +117,40 @@ def check_real(args, positions, api):
                 raise _complex_error(api, dtype_of(leaf))
 
 
+def complex_on_the_path(fn, what: str) -> S2SError:
+    """The error for a complex ``what`` (gradient, tangent) of real values: s2s's rules are written for
+    real numbers, so a complex value that met the differentiated path (a complex argument, a complex
+    constant of a helper) made it wrong, not only complex. At ``fn``'s ``def`` line."""
+    return S2SError(
+        f"a complex value on the differentiated path (the {what} came out complex): s2s differentiates "
+        "real-valued code, and its rules are not those of complex numbers",
+        _definition(fn),
+        "keep the real and imaginary parts as two real arrays (pass `M.real` and `M.imag` for a complex "
+        "argument `M`; `np.cos(t)` and `np.sin(t)` for `np.exp(1j * t)`)",
+    )
+
+
+def _definition(fn):
+    """The ``def`` line of ``fn`` as an ``Origin``, or None."""
+    import inspect
+    import linecache
+
+    from .errors import Origin
+
+    try:
+        code = inspect.unwrap(fn).__code__
+    except (AttributeError, ValueError):
+        return None
+    line = linecache.getline(code.co_filename, code.co_firstlineno).rstrip("\n")
+    col = len(line) - len(line.lstrip())
+    return Origin(code.co_filename, code.co_firstlineno, col, len(line), line)
+
+
 def _complex_error(api, dtype) -> TypeError:
     return TypeError(
         f"s2s.{api} got a {dtype.name} input: s2s does not differentiate complex inputs (its derivative rules "
         "are written for real numbers). Split each complex array into its real and imaginary parts, two real "
-        "arrays, and build the complex value inside the function: `z = re + 1j * im`."
+        "arrays, and compute with them as real arrays."
     )
 
 

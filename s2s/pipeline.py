@@ -29,6 +29,7 @@ from .frontend import (
     function_loops,
     generators,
     held_objects,
+    index_grids,
     indexed_loops,
     inner_jacobians,
     item_loops,
@@ -51,6 +52,7 @@ from .frontend import (
     prepends,
     pullbacks,
     resolve,
+    reversed_ranges,
     source,
     spread_displays,
     starred,
@@ -112,7 +114,8 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = nonzero_masks.desugar(ufunc_outputs.desugar(src))
     src = counter_appends.desugar(filled_lists.desugar(src))
     src = local_decorators.desugar(src)
-    src = numpy_maps.desugar(library_maps.desugar(combinatorics.pairwise(src)))
+    src = index_grids.desugar(reversed_ranges.desugar(combinatorics.pairwise(src)))
+    src = numpy_maps.desugar(library_maps.desugar(src))
     src = dict_fields.desugar(dict_merges.desugar(src))
     src = inner_jacobians.desugar(src)
     src = factories.desugar(library_objects.desugar(src))

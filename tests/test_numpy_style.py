@@ -1340,3 +1340,42 @@ def test_state_started_as_none_batches():
     """``best = None`` in a loop, per example: the first step's guard is every example's."""
     w, X = P.inputs_running_best_from_none()
     check_batched(P.running_best_from_none, np.stack([w, -w, 0.5 * w]), (X,))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loops_over_ndindex_and_ndenumerate_grids_batch_and_push_tangents(backend):
+    """``np.ndindex``/``np.ndenumerate`` loops and comprehensions: one loop over the grid's positions, under
+    ``vmap``, ``jvp`` and ``hessian`` (the gradient is ``test_gradient_matches_finite_differences``'s).
+    """
+    W, scale = P.inputs_weights_by_ndenumerate()
+    r = np.random.default_rng(3)
+    check_batched(P.weights_by_ndenumerate, r.normal(size=(3, *W.shape)), (scale,))
+    check_forward_and_hessian(
+        P.weights_by_ndenumerate, W, (scale,), r.normal(size=W.shape)
+    )
+    K, x = P.inputs_convolution_over_an_ndindex_grid()
+    got = s2s.vmap(
+        P.convolution_over_an_ndindex_grid, in_axes=(None, 0), backend=backend
+    )(K, np.stack([x, 2 * x]))
+    np.testing.assert_allclose(
+        got, [P.convolution_over_an_ndindex_grid(K, v) for v in (x, 2 * x)], rtol=1e-10
+    )
+
+
+def test_a_backward_sweep_over_reversed_steps_batches_and_pushes_tangents():
+    """``for t in reversed(range(T))`` reading states kept by step (a dict, a list read one ahead): the
+    loop counts down (``reversed_ranges``), under ``vmap``, ``jvp`` and ``hessian``."""
+    Wh, xs = P.inputs_bptt_over_reversed_steps()
+    r = np.random.default_rng(4)
+    check_batched(
+        P.bptt_over_reversed_steps, r.normal(size=(2, *Wh.shape)) * 0.5, (xs,)
+    )
+    check_forward_and_hessian(
+        P.bptt_over_reversed_steps, Wh, (xs,), r.normal(size=Wh.shape)
+    )
+
+
+def test_an_ndindex_position_not_unpacked_is_a_located_error_that_says_to_unpack():
+    with pytest.raises(s2s.S2SError, match=r"for i, j in np\.ndindex") as info:
+        s2s.grad(P.positions_of_ndindex_not_unpacked)(np.ones((2, 3)))
+    assert "numpy_style.py" in str(info.value) and "^" in str(info.value)

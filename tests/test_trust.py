@@ -189,6 +189,33 @@ def test_complex_numbers_on_the_differentiated_path_are_refused():
         s2s.jvp(P.complex_literal_on_the_path, (np.ones(2),), (np.ones(2),))
 
 
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_complex_values_that_meet_the_differentiated_path_are_refused(backend):
+    """A complex constant made off the path (a DFT matrix) and used on it is refused where it meets the
+    path; a complex argument, when the derivative comes out complex. s2s's rules are those of real
+    numbers: the real part of such a derivative would be wrong (``|M @ x|**2``), never returned.
+    """
+    x = np.array([0.3, -0.7, 1.1])
+    for transform in (
+        lambda f: s2s.grad(f, backend=backend),
+        lambda f: s2s.hessian(f, backend=backend),
+        lambda f: lambda v: s2s.jvp(f, (v,), (np.ones(3),), backend=backend),
+    ):
+        with pytest.raises(s2s.S2SError, match="`M` holds a complex value") as info:
+            transform(P.complex_constant_meets_the_path)(x)
+        assert info.value.origin.text.strip() == "X = M @ x"
+    M = np.array([[1 + 1j, 2, 0], [0, 1j, 0], [1, 1, 1]])
+    for transform in (s2s.grad, s2s.jacrev, s2s.hessian):
+        with pytest.raises(s2s.S2SError, match="came out complex") as info:
+            transform(P.complex_argument_meets_the_path, backend=backend)(x, M)
+        assert info.value.origin.text.startswith("def complex_argument_meets_the_path")
+    # a real matrix is differentiated as before
+    np.testing.assert_allclose(
+        s2s.grad(P.complex_argument_meets_the_path, backend=backend)(x, M.real),
+        2 * M.real.T @ (M.real @ x),
+    )
+
+
 @pytest.mark.parametrize(
     "name, message, line",
     [

@@ -11,6 +11,8 @@ rt.combination_indices(len(xs), r)`` (``rt.permutation_indices``,
 over pairs of rows, which compiles (one ``scan``), differentiates (gathers)
 and batches. Other calls of these functions are ``None`` here (read as any
 library call). ``list(...)`` of one (``listed``) is the tuples as the rows of one array.
+``np.ndindex(n, m, ...)`` of extents (what ``index_grids`` writes) is ``product``
+of their ranges.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from __future__ import annotations
 import itertools
 
 import libcst as cst
+import numpy as np
 
 from ..cstutil import call, int_literal, iter_nodes, rewrite
+
+NDINDEX = "np.ndindex"
 
 KINDS = {
     itertools.combinations: "rt.combination_indices",
     itertools.permutations: "rt.permutation_indices",
     itertools.product: "rt.product_indices",
+    np.ndindex: NDINDEX,  # of extents (``index_grids``): ``product`` of their ranges
 }
 
 
@@ -39,6 +45,8 @@ def lower(resolver, node: cst.Call, kind: str) -> cst.BaseExpression | None:
     if any(a.star or a.keyword for a in node.args):
         return None
     args = [a.value for a in node.args]
+    if kind == NDINDEX:
+        kind, args = "rt.product_indices", [call("range", a) for a in args]
     if kind == "rt.product_indices":
         sequences = args
         if not sequences:

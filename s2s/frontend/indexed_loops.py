@@ -7,7 +7,8 @@ does not assign; ``i`` never assigned in it) read as
 
     for i, xs_i in zip(range(n), xs):
 
-with every ``xs[i]`` in the body read as ``xs_i``. A loop ``for l in range(a, b)``
+with every ``xs[i]`` in the body read as ``xs_i``. A descending loop ``for t in range(b - 1, a - 1, -1)`` (``a`` an integer literal;
+``reversed(range(a, b))`` is one: ``reversed_ranges``) zips ``reversed(xs[a + c:b + c])``. A loop ``for l in range(a, b)``
 (``a`` an integer literal) reading ``xs[l + c]`` (``c`` an integer literal, ``a + c >= 0``:
 never a read from the end) zips ``xs[a + c:]`` as ``xs_l_plus_c`` (``xs_l_minus_1``). A Python list (layers of
 different shapes) is then visited item by item, as ``for w in ws`` is, where
@@ -160,16 +161,23 @@ class _Loops(PositionKeeping):
             or updated.asynchronous is not None
             or not isinstance(iterator, cst.Call)
             or _name(iterator.func) != "range"
-            or len(iterator.args) not in (1, 2)
+            or len(iterator.args) not in (1, 2, 3)
             or any(a.keyword is not None or a.star for a in iterator.args)
         ):
             return updated
         assigned = _assigned(updated.body)
         if index in assigned:
             return updated
-        start = iterator.args[0].value if len(iterator.args) == 2 else cst.Integer("0")
-        count = iterator.args[-1].value
-        first = _literal(start)
+        args = [a.value for a in iterator.args]
+        if (
+            len(args) == 3
+        ):  # ``range(top - 1, low - 1, -1)``: the items from ``top - 1`` down to ``low``
+            if _literal(args[2]) != -1 or _literal(args[1]) is None:
+                return updated
+            first, count, descending = _literal(args[1]) + 1, _plus(args[0], 1), True
+        else:
+            start = args[0] if len(args) == 2 else cst.Integer("0")
+            first, count, descending = _literal(start), args[-1], False
         read = {}  # (the code of a sequence read, the index's offset) -> the sequence
         for node in iter_nodes(updated.body):
             found = _indexed_by(node, index)
@@ -195,7 +203,14 @@ class _Loops(PositionKeeping):
             iter=cst.Call(
                 cst.Name("zip"),
                 [cst.Arg(iterator)]
-                + [cst.Arg(_from(xs, first + key[1])) for key, xs in read.items()],
+                + [
+                    cst.Arg(
+                        _down(xs, first + key[1], _plus(count, key[1]))
+                        if descending
+                        else _from(xs, first + key[1])
+                    )
+                    for key, xs in read.items()
+                ],
             ),
             body=body,
         )
@@ -240,10 +255,33 @@ def _suffix(offset: int, spaced: str = "") -> str:
 
 
 def _plus(node, offset: int):
+    """``node + offset``, folded where ``node`` is an integer literal or adds or subtracts one
+    (``len(xs) - 1`` plus 1: ``len(xs)``)."""
     if offset == 0:
         return node
+    number = _literal(node)
+    if number is not None:
+        total = number + offset
+        return (
+            cst.Integer(str(total)) if total >= 0 else cst.parse_expression(str(total))
+        )
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.Add, cst.Subtract))
+        and isinstance(node.right, cst.Integer)
+    ):
+        sign = 1 if isinstance(node.operator, cst.Add) else -1
+        return _plus(node.left, sign * int(node.right.value) + offset)
     op = cst.Add() if offset > 0 else cst.Subtract()
     return cst.BinaryOperation(node, op, cst.Integer(str(abs(offset))))
+
+
+def _down(xs, low: int, top):
+    """``reversed(xs[low:top])``: the items a descending loop reads, in its order."""
+    items = cst.Subscript(
+        xs, [cst.SubscriptElement(cst.Slice(cst.Integer(str(low)), top))]
+    )
+    return cst.Call(cst.Name("reversed"), [cst.Arg(items)])
 
 
 def _from(xs, start):

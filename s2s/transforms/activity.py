@@ -300,12 +300,13 @@ def check_closed_world(
     """
     _check_real_through_nondiff(body, active, helpers, wrt, outputs, flows)
     _check_roles(body, helpers, wrt, flows)
+    complex_names = _complex_constants(body, active)
     for stmt in body:
         if not isinstance(stmt, ir.Assign) or not active.intersection(
             ir.target_names(stmt.target)
         ):
             continue
-        _check_real(stmt)
+        _check_real(stmt, complex_names)
         e = eqn_of(stmt.value, helpers)
         _check_bitwise(stmt, e)
         if e.kind == "runtime" and e.name in control:
@@ -336,13 +337,61 @@ def _is_complex(node) -> bool:
     )
 
 
-def _check_real(stmt) -> None:
-    if any(_is_complex(node) for node in iter_nodes(stmt.value)):
+def _check_real(stmt, complex_names=None) -> None:
+    """A complex number (``1j``, a complex dtype, a name ``_complex_constants`` holds) in ``stmt``: a
+    located error."""
+    made = [n for n in names_in(stmt.value) if n in (complex_names or {})]
+    if made or any(_is_complex(node) for node in iter_nodes(stmt.value)):
+        where = complex_names[made[0]] if made else None
         raise S2SError(
-            "a complex number on the differentiated path: s2s differentiates real-valued code",
+            "a complex number on the differentiated path: s2s differentiates real-valued code"
+            + (
+                f" (`{made[0]}` holds a complex value, made at {where.short})"
+                if where is not None
+                else ""
+            ),
             stmt.origin,
-            "keep the real and imaginary parts as two real arrays",
+            "keep the real and imaginary parts as two real arrays (`np.cos(t)` and `np.sin(t)` for "
+            "`np.exp(1j * t)`; a DFT as its `cos` and `sin` matrices)",
         )
+
+
+# ops of complex values whose results are real: a complex constant read through them is not complex
+_REAL_RESULTS = frozenset(
+    {
+        "abs",
+        "absolute",
+        "real",
+        "imag",
+        "angle",
+        "isreal",
+        "iscomplex",
+        "isnan",
+        "isinf",
+    }
+    | {"isfinite", "equal", "not_equal", "shape", "ndim", "size", "len"}
+)
+
+
+def _complex_constants(body, active) -> dict:
+    """The names off the differentiated path that hold complex values made in the function (``M =
+    np.exp(-2j * np.pi * k * n / N)``, and what is computed from them), each with the origin of the
+    statement that made it complex: an op of one with a differentiated value would be differentiated
+    with rules written for real numbers."""
+    found: dict = {}
+    for stmt in body:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        targets = ir.target_names(stmt.target)
+        if active.intersection(targets):
+            continue
+        read = next((found[n] for n in names_in(stmt.value) if n in found), None)
+        if read is None and any(_is_complex(node) for node in iter_nodes(stmt.value)):
+            read = stmt.origin
+        if read is None or eqn_of(stmt.value, {}).name in _REAL_RESULTS:
+            continue
+        found.update(dict.fromkeys(targets, read))
+    return found
 
 
 # NumPy's bitwise ops (``&``, ``|``, ``^``, ``~``, shifts: ``rules/nondiff.BITWISE``) take integers and

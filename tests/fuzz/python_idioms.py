@@ -198,6 +198,8 @@ FORMS = (
     "read_at_a_found_position",
     "class_level_default",
     "integer_dtype_argument",
+    "grid_positions",
+    "reversed_steps",
 )
 
 
@@ -1977,6 +1979,73 @@ class PythonIdioms:
             ]
         )
         lines.append(f"{name} = np.sum({call} * {a}) + np.sum(np.tanh({b}))")
+
+    def _py_grid_positions(self, lines, name, a, b):
+        # loops and comprehensions over ``np.ndindex``/``np.ndenumerate`` grids (``index_grids``): one loop
+        # over the positions, the entries read at traced positions
+        # (NumPy's, also in the JAX dialect; its ``ndenumerate`` of a traced array has no JAX twin)
+        self.imports.add("import numpy as onp")
+        m = f"{name}_m"
+        lines.append(  # (2, 3) whatever the operands' sizes
+            f"{m} = np.outer(np.concatenate([np.ravel({a})] * 2)[:2], "
+            f"np.concatenate([np.ravel({b})] * 3)[:3])"
+        )
+        form = self.pick(["loop", "enumerated", "comprehension", "filled"])
+        if form in ("enumerated", "comprehension"):
+            self.fd_only = True
+        if form == "loop":
+            lines += [
+                f"{name} = 0.0",
+                f"for i, j in onp.ndindex({m}.shape):",
+                f"    {name} = {name} + np.sin({m}[i, j]) * (i + 2 * j)",
+            ]
+        elif form == "enumerated":
+            lines += [
+                f"{name} = 0.0",
+                f"for (i, j), v in onp.ndenumerate({m}):",
+                f"    {name} = {name} + v**2 * (j + 1) - {m}[1 - i, j] * 0.5",
+            ]
+        elif form == "comprehension":
+            lines.append(
+                f"{name} = sum(np.tanh(v) * (i + 1) for (i, j), v in onp.ndenumerate({m}))"
+                f" + sum({m}[i, j] * {m}[i, 2 - j] for i, j in onp.ndindex(2, 3))"
+            )
+        else:
+            lines += [
+                f"{name}_out = np.zeros((2, 2))",
+                f"for i, j in onp.ndindex({name}_out.shape):",
+                f"    {name}_out[i, j] = np.sum({m}[i : i + 1, j : j + 2] ** 2)",
+                f"{name} = np.sum(np.tanh({name}_out))",
+            ]
+
+    def _py_reversed_steps(self, lines, name, a, b):
+        # min-char-rnn's backward sweep: states kept by step (a dict from ``-1``, a list from its start),
+        # read again in ``for t in reversed(range(...))`` (``reversed_ranges``: a loop counting down)
+        s = f"{name}_s"
+        lines.append(f"{name}_v = np.ravel({a})[:2] * 0.5")
+        if self.p(0.5):
+            lines += [
+                f"{s} = {{}}",
+                f"{s}[-1] = np.ravel({b})[:1] * 0.5",
+                "for t in range(3):",
+                f"    {s}[t] = np.tanh({s}[t - 1] * 0.9 + {name}_v[t % 2])",
+            ]
+            read, sweep = f"{s}[t]", self.pick(["range(3)", "range(1, 3)"])
+        else:
+            lines += [
+                f"{s} = [np.ravel({b})[:1] * 0.5]",
+                "for t in range(3):",
+                f"    {s}.append(np.tanh({s}[-1] * 0.9 + {name}_v[t % 2]))",
+            ]
+            read, sweep = self.pick(
+                [(f"{s}[t + 1]", "range(3)"), (f"{s}[t - 1] * {s}[t]", "range(1, 4)")]
+            )
+        lines += [
+            f"{name}, {name}_d = 0.0, 0.0",
+            f"for t in reversed({sweep}):",
+            f"    {name}_d = {name}_d * 0.5 + {read}",
+            f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
+        ]
 
     def _py_class_level_default(self, lines, name, a, b):
         # a running total kept as a class-level default and updated through ``self`` in a method: its first

@@ -7296,3 +7296,72 @@ def inputs_flattened_copy_written():
 
 
 PROGRAMS += ["flattened_copy_written"]
+
+
+def convolution_over_an_ndindex_grid(K, x):
+    """CS231n's naive convolution, its output positions from ``np.ndindex`` (one loop over the grid)."""
+    kh, kw = K.shape
+    out = np.zeros((x.shape[0] - kh + 1, x.shape[1] - kw + 1))
+    for i, j in np.ndindex(out.shape):
+        out[i, j] = np.sum(x[i : i + kh, j : j + kw] * K)
+    return np.sum(np.tanh(out) ** 2)
+
+
+def inputs_convolution_over_an_ndindex_grid():
+    r = np.random.default_rng(38)
+    return r.normal(size=(2, 2)), r.normal(size=(4, 5))
+
+
+def weights_by_ndenumerate(W, scale):
+    """An energy summed over ``np.ndenumerate``: each entry weighted by its position; the same sum as a
+    comprehension over the grid of two extents written out."""
+    total = 0.0
+    for (i, j), w in np.ndenumerate(W):
+        total += w**2 * (i + 1) * scale[j]
+    ring = sum(W[i, j] * W[(i + 1) % 3, j] for i, j in np.ndindex(3, 2))
+    return total + ring + sum(v * i for (i, j), v in np.ndenumerate(W))
+
+
+def inputs_weights_by_ndenumerate():
+    r = np.random.default_rng(39)
+    return r.normal(size=(3, 2)), r.normal(size=2)
+
+
+PROGRAMS += ["convolution_over_an_ndindex_grid", "weights_by_ndenumerate"]
+
+
+def positions_of_ndindex_not_unpacked(W):
+    """``for idx in np.ndindex(W.shape)``: the rank is not written (a located error that says to unpack)."""
+    total = 0.0
+    for idx in np.ndindex(W.shape):
+        total += W[idx] ** 2
+    return total
+
+
+def bptt_over_reversed_steps(Wh, xs):
+    """min-char-rnn's loss with its backward sweep: states kept by step in a dict (``hs[-1]`` the start),
+    read again in ``for t in reversed(range(len(xs)))``; and in a list read one ahead.
+    """
+    hs = {}
+    hs[-1] = np.zeros(3)
+    for t in range(len(xs)):
+        hs[t] = np.tanh(Wh @ hs[t - 1] + xs[t])
+    total, dh_next = 0.0, np.zeros(3)
+    for t in reversed(range(len(xs))):
+        dh = hs[t] + dh_next
+        dh_next = Wh.T @ ((1 - hs[t] ** 2) * dh)
+        total += np.sum(dh**2) * (t + 1)
+    states = [np.zeros(3)]
+    for t in range(len(xs)):
+        states.append(np.tanh(Wh @ states[-1] + xs[t]))
+    for t in reversed(range(1, len(xs))):
+        total += np.sum(states[t + 1] * states[t - 1])
+    return total
+
+
+def inputs_bptt_over_reversed_steps():
+    r = np.random.default_rng(40)
+    return r.normal(size=(3, 3)) * 0.5, r.normal(size=(4, 3))
+
+
+PROGRAMS += ["bptt_over_reversed_steps"]

@@ -145,6 +145,20 @@ def complex_literal_on_the_path(x):
     return np.sum(np.real(x * 1j * x))
 
 
+def complex_constant_meets_the_path(x):
+    """A DFT by its complex matrix (Parseval: the value is ``sum(x**2)``): the matrix is made off the
+    differentiated path, and its product with ``x`` is on it."""
+    n = np.arange(len(x))
+    M = np.exp(-2j * np.pi * np.outer(n, n) / len(x))
+    magnitude = np.abs(M)  # (real again: no complex value reaches the path through it)
+    X = M @ x
+    return np.sum(np.abs(X) ** 2) / len(x) + np.sum(magnitude * x)
+
+
+def complex_argument_meets_the_path(x, M):
+    return np.sum(np.abs(M @ x) ** 2)
+
+
 @jax.jit
 def _dense(W, x):
     return jnp.tanh(x @ W)
