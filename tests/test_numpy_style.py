@@ -1223,22 +1223,6 @@ def test_a_branch_decided_by_a_constant_follows_a_new_value(monkeypatch):
         check_against_finite_differences(f, (x, w))
 
 
-def test_programs_module_defines_each_name_once():
-    """A helper defined again further down replaces the first for every program that calls it: names
-    in ``tests/programs/numpy_style.py`` are defined once."""
-    import ast
-    import collections
-
-    with open(P.__file__) as source:
-        tree = ast.parse(source.read())
-    names = collections.Counter(
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
-    )
-    assert [name for name, count in names.items() if count > 1] == []
-
-
 def test_an_inner_loops_variable_read_after_it_batches_and_pushes_tangents():
     """``for j in range(3): ...`` inside an outer ``while``/``for``, then ``j`` read: Python's last index
     (the outer loop carries it, unset before its first step), under vmap, jvp and the Hessian too.

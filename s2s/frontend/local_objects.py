@@ -54,6 +54,7 @@ from .class_members import (
     _with_made_defaults,
 )
 from .factories import globals_agree
+from .function_args import defined_in_the_program
 from .object_init import (
     bind_arguments,
     direct_parameters,
@@ -513,7 +514,13 @@ class _Objects:
         direct = direct_parameters(assigned, {p for p, _ in bound})
         # a parameter given ``None``, ``True`` or ``False``: that constant, so that its tests fold
         # (``self.link = link if link is not None else self.default_link()`` given no link)
-        constants = {p: v for p, v in bound if p not in direct and _is_constant(v)}
+        # and one given a class of the program (``Net(loss=CrossEntropy)``): that class, so that what
+        # ``__init__`` makes of it (``self.loss = loss()``) is an object made in the function
+        constants = {
+            p: v
+            for p, v in bound
+            if p not in direct and (_is_constant(v) or self._program_class(v))
+        }
         params = {
             p: self.namer.fresh(f"{cls.__name__}_{p}")
             for p, _ in bound
@@ -548,6 +555,15 @@ class _Objects:
             )
             lines.append(assignment_line(target, value, stmt, self.positions))
         return lines
+
+    def _program_class(self, node) -> bool:
+        """Whether ``node`` names a class of the program (a module-level name the function does not bind)."""
+        value = (
+            self.source.env.get(node.value)
+            if isinstance(node, cst.Name) and node.value not in self.bound
+            else None
+        )
+        return inspect.isclass(value) and defined_in_the_program(value)
 
     def _checks(self, bound, stmt) -> list:
         """The lines checking a ``*`` argument's items (``bind_arguments``'s ``(None, checks)``)."""

@@ -344,7 +344,8 @@ def bind_arguments(
     spread = [p for p in params if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if spread:
         # ``def __init__(self, *layers)`` called with layers: a tuple of them (``Sequential(Linear(W),
-        # Tanh())``); with nothing for ``*args``/``**kwargs``, Python binds them empty
+        # Tanh())``), ``**kwargs`` the dict of the other keywords; with nothing for them, Python binds
+        # them empty
         params = [p for p in params if p not in spread]
         named = {p.name for p in params}
         leading = sum(
@@ -353,16 +354,21 @@ def bind_arguments(
         given = [a for a in call.args if a.keyword is None]
         collects = any(p.kind is p.VAR_POSITIONAL for p in spread)
         extra = given[leading:] if collects else []
+        # keywords no parameter names, for ``**kwargs`` (``Layer(W, bs, nonlin=False)``)
+        spare = [
+            a
+            for a in call.args
+            if a.keyword is not None and a.keyword.value not in named
+        ]
         if (
             any(a.star for a in call.args)
-            or any(
-                a.keyword is not None and a.keyword.value not in named
-                for a in call.args
-            )
+            or (spare and not any(p.kind is p.VAR_KEYWORD for p in spread))
             or len(given) - len(extra) > len(params)
         ):
             return None
-        call = call.with_changes(args=[a for a in call.args if a not in extra])
+        call = call.with_changes(
+            args=[a for a in call.args if a not in extra and a not in spare]
+        )
         bound = bind_arguments(signature.replace(parameters=params), call, False, spell)
         if bound is None:
             return None
@@ -372,7 +378,14 @@ def bind_arguments(
                 (
                     cst.Tuple([cst.Element(a.value) for a in extra])
                     if p.kind is p.VAR_POSITIONAL
-                    else cst.Dict([])
+                    else cst.Dict(
+                        [
+                            cst.DictElement(
+                                cst.SimpleString(repr(a.keyword.value)), a.value
+                            )
+                            for a in spare
+                        ]
+                    )
                 ),
             )
             for p in spread

@@ -7365,3 +7365,75 @@ def inputs_bptt_over_reversed_steps():
 
 
 PROGRAMS += ["bptt_over_reversed_steps"]
+
+
+class _SigmoidCrossEntropy:
+    def loss(self, y, p):
+        return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+class _TanhOfAScratchNet:
+    def fn(self, z):
+        return np.tanh(z)
+
+
+class _ScratchNet:
+    """ML-From-Scratch's network: its loss given as a class (made in ``__init__``), its activation as an
+    object."""
+
+    def __init__(self, W, loss, act_fn):
+        self.W = W
+        self.loss_function = loss()
+        self.act_fn = act_fn
+
+    def test_on_batch(self, X, y):
+        p = 0.5 * (self.act_fn.fn(X @ self.W) + 1)
+        return np.mean(self.loss_function.loss(y, p))
+
+
+def scratch_net_given_a_loss_class(W, X, y):
+    net = _ScratchNet(W, loss=_SigmoidCrossEntropy, act_fn=_TanhOfAScratchNet())
+    return net.test_on_batch(X, y)
+
+
+def inputs_scratch_net_given_a_loss_class():
+    r = np.random.default_rng(41)
+    return (
+        r.normal(size=(3, 2)) * 0.3,
+        r.normal(size=(4, 3)),
+        (r.random((4, 2)) > 0.5).astype(float),
+    )
+
+
+class _KwNeuron:
+    def __init__(self, w, b, nonlin=True):
+        self.w = w
+        self.b = b
+        self.nonlin = nonlin
+
+    def __call__(self, x):
+        act = np.dot(self.w, x) + self.b
+        return np.tanh(act) if self.nonlin else act
+
+
+class _KwLayer:
+    """micrograd's layer: its keywords passed on to each neuron through ``**kwargs``."""
+
+    def __init__(self, W, bs, **kwargs):
+        self.neurons = [_KwNeuron(w, b, **kwargs) for w, b in zip(W, bs)]
+
+    def __call__(self, x):
+        return np.array([n(x) for n in self.neurons])
+
+
+def micrograd_layers_with_kwargs(W, bs, x):
+    hidden = _KwLayer(W, bs)(x)
+    return np.sum(_KwLayer(W, bs, nonlin=False)(hidden) ** 2)
+
+
+def inputs_micrograd_layers_with_kwargs():
+    r = np.random.default_rng(42)
+    return r.normal(size=(3, 3)), r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["scratch_net_given_a_loss_class", "micrograd_layers_with_kwargs"]
