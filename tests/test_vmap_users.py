@@ -473,6 +473,19 @@ CASES = [
         lambda r: (n(r, 5), r.integers(-3, 4, size=B)),
         (None, 0),
     ),
+    # facts of an example's shape, the same for every example: one flag, one step to stop at
+    case(P.accepts_unbatched_input, lambda r: (n(r, 3, 2), n(r, B, 3)), (None, 0)),
+    case(
+        P.accepts_unbatched_input,
+        lambda r: (n(r, 3, 2), n(r, B, 5, 3)),
+        (None, 0),
+        id="accepts_unbatched_input-batched-examples",
+    ),
+    case(
+        P.layers_until_a_width,
+        lambda r: ([n(r, 3, 4), n(r, 4, 1)], n(r, B, 3)),
+        (None, 0),
+    ),
 ]
 
 
@@ -781,6 +794,14 @@ GRAD_CASES = [
         lambda r: (n(r, 3, 2), n(r, B, 3), n(r, B, 2)),
         (None, 0, 0),
         t_outer_update_loss,
+    ),
+    gcase(
+        P.layers_until_a_width,
+        lambda r: ([n(r, 3, 4), n(r, 4, 1)], n(r, B, 3)),
+        (None, 0),
+        xfail="the gradient's forward branches (`cond_with_residuals`) are batched as a whole: the "
+        "break's flag beside a state whose width changes becomes one per example (an error, not a "
+        "wrong number)",
     ),
 ]
 

@@ -50,12 +50,16 @@ from .batch_leaves import (
     mask,
     unpacked_flags,
 )
-from .dependence import depends_on, local_functions
+from .dependence import local_functions
 from .families import batched_sequence
 
 ENCLOSING = frozenset({"xp", "rt"})
 # batch families whose results are the same for every example, whatever their operands
 _UNBATCHED = frozenset({"query", "static", "constructor"})
+
+
+# attributes of an array that are facts of one example's shape and type, the same for every example
+EXAMPLE_FACTS = frozenset({"shape", "ndim", "size", "dtype"})
 
 
 def batch_inputs(e, defs) -> set[str]:
@@ -65,6 +69,8 @@ def batch_inputs(e, defs) -> set[str]:
         rule = op.rules.get("batch") if op is not None else None
         if rule is not None and rule.family in _UNBATCHED:
             return set()
+    if e.kind == "attribute" and e.name in EXAMPLE_FACTS:
+        return set()  # ``x.shape``: one example's, the same for every example
     found = set()
     for atom in (*e.args, *(v for _, v in e.kwargs)):
         if isinstance(atom, cst.Name) and atom.value in defs:
@@ -89,8 +95,58 @@ def _free_batched(b, functions) -> set[str]:
 def _varies(b, fn, sources, out) -> bool:
     """Whether ``out`` (an atom of ``fn``'s body) is batched when ``sources`` are."""
     stmts, _ = _parts(fn)
-    found = depends_on(stmts, sources, b.helpers, batch_inputs)
-    return bool(diff_names(out) & found)
+    return bool(diff_names(out) & _batched_by(b, stmts, sources))
+
+
+def _batched_by(b, stmts, sources) -> set[str]:
+    """The names of ``stmts`` batched when ``sources`` are: ``depends_on`` by ``batch_inputs``, item by
+    item for a ``cond`` taken for all examples whose results are unpacked (``_done, x = rt.cond(...)``:
+    a ``break``'s flag stays one bool beside a batched ``x``)."""
+    defs = local_functions(stmts)
+    found = set(sources)
+    for stmt in stmts:
+        if not isinstance(stmt, ir.Assign):
+            continue
+        targets, e = ir.target_names(stmt.target), eqn_of(stmt.value, b.helpers)
+        items = (
+            _item_flags(b, e, defs, found, stmt.target)
+            if e.kind == "runtime" and e.name == "cond"
+            else None
+        )
+        if items is not None:
+            found.update(t for t, batched in zip(targets, items) if batched)
+        elif batch_inputs(e, defs) & found:
+            found.update(targets)
+    return found
+
+
+def _item_flags(b, e, defs, found: set, target) -> list | None:
+    """Per name of a tuple ``target`` of ``rt.cond(pred, if_true, if_false, *operands)``, whether a branch
+    makes it batched given the batched names ``found``; None where ``pred`` is batched or the branches'
+    results are no tuple displays of the target's length."""
+    pred, branches, operands = e.args[0], e.args[1:3], e.args[3:]
+    if (
+        not isinstance(target, cst.Tuple)
+        or not all(isinstance(el.value, cst.Name) for el in target.elements)
+        or diff_names(pred) & found
+        or not all(isinstance(f, cst.Name) and f.value in defs for f in branches)
+    ):
+        return None
+    flags = [False] * len(target.elements)
+    for f in branches:
+        branch = defs[f.value]
+        value = _parts(branch)[1]
+        if not (isinstance(value, cst.Tuple) and len(value.elements) == len(flags)):
+            return None
+        params = branch.param_names
+        inputs = (free_names(branch) - ENCLOSING) & found | {
+            params[i] for i, op in enumerate(operands) if diff_names(op) & found
+        }
+        flags = [
+            was or _varies(b, branch, inputs, el.value)
+            for was, el in zip(flags, value.elements)
+        ]
+    return flags
 
 
 def _batched_fn(
@@ -166,6 +222,14 @@ def cond(b, stmt: ir.Assign, e):
     out_batched = pred_batched or any(
         _varies(b, br, inputs(br), _parts(br)[1]) for br in branches
     )
+    # one branch taken for all examples, results unpacked: each item batched where a branch makes it so
+    # (``squeeze = True`` beside ``x = x[None]`` under ``if x.ndim == 2:`` stays one bool)
+    items = (
+        _item_flags(b, e, b.defs, b.batched, stmt.target)
+        if out_batched and not pred_batched and e.name == "cond"
+        else None
+    )
+    items = items if items is not None and not all(items) else None
 
     residuals = e.name == "cond_with_residuals" and not pred_batched
     flags = []  # per branch, whether each of its residuals is batched
@@ -188,6 +252,17 @@ def cond(b, stmt: ir.Assign, e):
             return value.with_changes(
                 elements=[value.elements[0].with_changes(value=out), value.elements[1]]
             )
+        if items is not None:
+            return value.with_changes(
+                elements=[
+                    (
+                        el.with_changes(value=_branch_result(inner, el.value))
+                        if batched
+                        else el
+                    )
+                    for el, batched in zip(value.elements, items)
+                ]
+            )
         return _branch_result(inner, value) if out_batched else value
 
     if not pred_batched:
@@ -201,6 +276,10 @@ def cond(b, stmt: ir.Assign, e):
             else "rt.cond"
         )
         b.emit(stmt.target, call(name, pred, *names, *operands))
+        if items is not None:
+            for el, batched in zip(stmt.target.elements, items):
+                b.mark(el.value, batched)
+            return
         held = _residual_names(stmt.target)
         if residuals and len(flags) == 2 and held is not None:
             b.mark(stmt.target.elements[0].value, out_batched)

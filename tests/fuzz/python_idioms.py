@@ -200,6 +200,7 @@ FORMS = (
     "integer_dtype_argument",
     "grid_positions",
     "reversed_steps",
+    "shape_flag",
 )
 
 
@@ -2045,6 +2046,21 @@ class PythonIdioms:
             f"for t in reversed({sweep}):",
             f"    {name}_d = {name}_d * 0.5 + {read}",
             f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
+        ]
+
+    def _py_shape_flag(self, lines, name, a, b):
+        # the "accept unbatched input" idiom: a flag set under a test of the shape beside a value whose
+        # shape changes, the same for every example under vmap (``batch_control._item_flags``)
+        v = f"{name}_v"
+        lines += [
+            f"{v} = np.ravel({a})[:2] * 0.5",
+            f"{name}_flat = False",
+            f"if {v}.ndim == 1:",
+            f"    {v} = {v}[None]",
+            f"    {name}_flat = True",
+            f"{name}_h = np.tanh({v} * np.sum({b}))",
+            f"{name}_h = {name}_h[0] if {name}_flat else {name}_h",
+            f"{name} = np.sum({name}_h ** 2)",
         ]
 
     def _py_class_level_default(self, lines, name, a, b):

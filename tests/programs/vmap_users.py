@@ -839,3 +839,25 @@ def reductions_along_a_parameter_axis(W, x, label):
         + np.prod(np.cos(logits), axis=None)
         + np.mean(_spread(np.outer(x, logits), axis=0))
     )
+
+
+def accepts_unbatched_input(W, x):
+    """The library idiom: a single input is given a leading axis, and the result loses it again; the flag
+    is set under a test of the shape, the same for every example (one bool, not one per example).
+    """
+    squeeze = False
+    if x.ndim == 1:
+        x = x[None]
+        squeeze = True
+    out = np.tanh(x @ W)
+    return out[0] if squeeze else out
+
+
+def layers_until_a_width(ws, x):
+    """A loop over layers of different widths that stops at the first output of width 4: a ``break``
+    under a test of the shape, taken at the same step for every example."""
+    for w in ws:
+        x = np.tanh(x @ w)
+        if x.shape[-1] == 4:
+            break
+    return np.sum(x**2)
