@@ -341,16 +341,51 @@ def vjp(fun, *primals, has_aux=False, backend="xla"):
     check_real(args, positions, "vjp")
     backward = _transformed(fun, "vjp", positions, backend=backend, flat=True)
     out = forward._current_runner()(*args)
-    runner = backward._current_runner()
+    aux = None
     if has_aux:
         out, aux = out
-
-    def vjp_fn(ct):
-        ct = ordered_like(ct, out)
-        full = (ct, _zeros_like(aux)) if has_aux else ct
-        return tuple(runner(*args, full))
-
+    vjp_fn = VjpFunction(backward, backward._current_runner(), args, out, has_aux, aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+class VjpFunction:
+    """``vjp``'s ``vjp_fn``: one cotangent per primal for a cotangent of the output, by the backward module
+    as it was when ``vjp`` ran. ``s2s.vmap`` of it maps the backward module over the cotangent, the primals
+    and residuals the same for every row (the autodiff cookbook's Jacobian by rows)."""
+
+    S2S_HINT = (
+        "map it over cotangents with `s2s.vmap(vjp_fn)` itself, or call `s2s.vjp` inside the function "
+        "you transform"
+    )
+
+    def __init__(self, backward, runner, args, out, has_aux, aux):
+        self.backward, self.runner, self.args = backward, runner, args
+        self.out, self.has_aux, self.aux = out, has_aux, aux
+
+    def __call__(self, ct):
+        return tuple(self.runner(*self.args, self._full(ordered_like(ct, self.out))))
+
+    def _full(self, ct):
+        return (ct, _zeros_like(self.aux)) if self.has_aux else ct
+
+    def mapped(self, in_axes, out_axes, axis_size, backend):
+        """``vmap`` of this function over its cotangent (``in_axes``: its axis, or a one-item tuple)."""
+        from .vmapping import vmap
+
+        axis = in_axes[0] if isinstance(in_axes, (tuple, list)) else in_axes
+        full_axis = (axis, None) if self.has_aux else axis
+        batched = vmap(
+            self.backward.s2s_generated_function,
+            in_axes=(*(None for _ in self.args), full_axis),
+            out_axes=out_axes,
+            axis_size=axis_size,
+            backend=backend,
+        )
+
+        def vjp_fn_mapped(cts):
+            return tuple(batched(*self.args, self._full(cts)))
+
+        return vjp_fn_mapped
 
 
 def held_target(target, names, args):

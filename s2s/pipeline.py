@@ -55,6 +55,7 @@ from .frontend import (
     reversed_ranges,
     source,
     spread_displays,
+    star_items,
     starred,
     static_getattr,
     static_tests,
@@ -115,6 +116,7 @@ def desugared(src: source.FunctionSource) -> source.FunctionSource:
     src = counter_appends.desugar(filled_lists.desugar(src))
     src = local_decorators.desugar(src)
     src = index_grids.desugar(reversed_ranges.desugar(combinatorics.pairwise(src)))
+    src = star_items.desugar(src)
     src = numpy_maps.desugar(library_maps.desugar(src))
     src = dict_fields.desugar(dict_merges.desugar(src))
     src = inner_jacobians.desugar(src)

@@ -166,6 +166,7 @@ def _batched(fun, axes: Axes, backend) -> Transformed:
 
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, backend="xla"):
     """``fun`` mapped over axes of its arguments (JAX's ``vmap``), as a generated batched module."""
+    from .api import VjpFunction
     from .batched_jacobians import BatchedJacobian
     from .jacobians import Jacobian
     from .nested_vmap import NestedVmapped
@@ -178,6 +179,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, *, backend=
             )
         in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
         return BatchedJacobian(fun, in_axes, out_axes, axis_size, backend)
+    if isinstance(fun, VjpFunction):  # ``vmap(vjp_fn)``: over the cotangent
+        return fun.mapped(in_axes, out_axes, axis_size, backend)
     if isinstance(fun, NestedVmapped):
         raise S2SError(
             "s2s.vmap nested three deep is not supported",

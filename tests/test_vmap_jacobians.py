@@ -2,6 +2,7 @@
 ``jax.jacrev``/``jax.jacfwd`` of the ``jnp.where`` twin."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax_checks import oracle
@@ -88,3 +89,27 @@ def test_a_keyword_only_parameter_keeps_its_default(kind):
 def test_what_it_does_not_cover_is_a_located_refusal():
     with pytest.raises(S2SError, match="out_axes=1 is not supported"):
         s2s.vmap(s2s.jacrev(P.squashed), out_axes=1)
+
+
+@pytest.mark.parametrize("backend", ["xla", "numpy"])
+def test_a_jacobian_by_rows_maps_vjp_fn_over_cotangents(backend):
+    """The autodiff cookbook's Jacobian by rows, ``vmap(vjp_fn)(eye)``: the backward module mapped over the
+    cotangent, the primal and its residuals the same for every row; JAX's rows, with ``has_aux`` too.
+    """
+    x = np.array([0.4, -1.2, 0.7])
+
+    def twin(v):
+        y = jnp.array([jnp.sin(v[0]) * v[1], v[1] ** 3 + v[2], jnp.exp(v[0] - v[2])])
+        return y, y[0] ** 2
+
+    _, want_fn, want_aux = jax.vjp(twin, x, has_aux=True)
+    want = jax.vmap(want_fn)(np.eye(3))
+    _, vjp_fn, aux = s2s.vjp(P.three_outputs_with_aux, x, has_aux=True, backend=backend)
+    (rows,) = s2s.vmap(vjp_fn, backend=backend)(np.eye(3))
+    np.testing.assert_allclose(rows, want[0], rtol=1e-12)
+    np.testing.assert_allclose(aux, want_aux, rtol=1e-12)
+    (columns,) = s2s.vmap(vjp_fn, in_axes=1, backend=backend)(np.eye(3).T)
+    np.testing.assert_allclose(columns, want[0], rtol=1e-12)
+    # a function of the user's calling it is no function s2s reads: the error says how to map it
+    with pytest.raises(S2SError, match=r"s2s\.vmap\(vjp_fn\)"):
+        s2s.vmap(lambda ct: vjp_fn(ct), backend=backend)(np.eye(3))

@@ -313,7 +313,11 @@ def classify(obj, called=False):
         )
     return Unsupported(
         f"a {type(obj).__name__} object: s2s transforms Python functions defined in source",
-        "transform a function (`def`) that does what its `__call__` does",
+        getattr(  # (``s2s.vjp``'s function says how it is mapped)
+            obj,
+            "S2S_HINT",
+            "transform a function (`def`) that does what its `__call__` does",
+        ),
     )
 
 

@@ -201,6 +201,7 @@ FORMS = (
     "grid_positions",
     "reversed_steps",
     "shape_flag",
+    "star_items",
 )
 
 
@@ -2062,6 +2063,29 @@ class PythonIdioms:
             f"{name}_h = {name}_h[0] if {name}_flat else {name}_h",
             f"{name} = np.sum({name}_h ** 2)",
         ]
+
+    def _py_star_items(self, lines, name, a, b):
+        # displays with ``*`` items (``star_items``): shapes built from shapes, lists joined
+        form = self.pick(["reshape", "zeros", "stack", "loop"])
+        if form == "reshape":
+            lines.append(
+                f"{name} = np.sum(np.tanh(np.atleast_2d({a}).reshape(-1, *np.atleast_2d({a}).shape[1:]))"
+                f" * np.sum({b}))"
+            )
+        elif form == "zeros":
+            lines.append(
+                f"{name} = np.sum((np.zeros((*np.shape({a}), 2)) + np.expand_dims({a}, -1)) ** 2)"
+            )
+        elif form == "stack":
+            lines.append(
+                f"{name} = np.sum(np.stack([np.ravel({a})[:1], *[np.ravel({b})[:1] * k for k in range(2)]]))"
+            )
+        else:
+            lines += [
+                f"{name} = 0.0",
+                f"for {name}_t in [np.ravel({b})[:1], *[np.ravel({a})[:1] * k for k in range(2)]]:",
+                f"    {name} = {name} + np.sum(np.sin({name}_t))",
+            ]
 
     def _py_class_level_default(self, lines, name, a, b):
         # a running total kept as a class-level default and updated through ``self`` in a method: its first

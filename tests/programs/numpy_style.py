@@ -7437,3 +7437,25 @@ def inputs_micrograd_layers_with_kwargs():
 
 
 PROGRAMS += ["scratch_net_given_a_loss_class", "micrograd_layers_with_kwargs"]
+
+
+def displays_with_star_items(x, ws):
+    """Shapes built from shapes and lists joined with ``*`` items: ``x.reshape(-1, *x.shape[2:])``,
+    ``np.zeros((*shape, 2))``, ``np.stack([x0, *hs])``, ``for w in [*rest, first]``."""
+    flat = x.reshape(-1, *x.shape[2:])
+    first, *rest = ws
+    h, hs = flat, []
+    for w in [*rest, first]:
+        h = np.tanh(h @ w)
+        hs.append(h)
+    grid = np.zeros((*h.shape, 2)) + h[..., None]
+    stacked = np.stack([flat, *hs])
+    return np.sum(stacked**2) + np.sum(np.reshape(grid, (-1, *grid.shape[2:])) ** 3)
+
+
+def inputs_displays_with_star_items():
+    r = np.random.default_rng(43)
+    return r.normal(size=(2, 2, 3)), [r.normal(size=(3, 3)) for _ in range(2)]
+
+
+PROGRAMS += ["displays_with_star_items"]

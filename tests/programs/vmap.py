@@ -379,3 +379,9 @@ def _squared_error(w, b, x, y):
 def mean_of_a_mapped_loss(w, b, X, Y):
     """The JAX tutorial's batched predictions: a per-example loss mapped inside the loss."""
     return jnp.mean(jax.vmap(_squared_error, in_axes=(None, None, 0, 0))(w, b, X, Y))
+
+
+def three_outputs_with_aux(x):
+    """A vector-valued function (the autodiff cookbook's), its first output's square as an auxiliary value."""
+    y = np.array([np.sin(x[0]) * x[1], x[1] ** 3 + x[2], np.exp(x[0] - x[2])])
+    return y, y[0] ** 2
