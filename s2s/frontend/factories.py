@@ -418,6 +418,10 @@ class _Inliner:
                 if not self._writes_in_place(node):
                     # (a factory's own arguments are written in place with its body: ``sgd(decay(lr))``)
                     made += [a.value for a in node.args if not a.star]
+                elif node is not _line_value(stmt) and self._objects_handed(node):
+                    made.append(
+                        node
+                    )  # ``np.sum(d.out) + reg(d)``: the helper handed ``d``, named
             for call in made:
                 if not isinstance(call, cst.Call) or call in replaced:
                     continue
@@ -648,6 +652,15 @@ _SCOPES = (
     cst.DictComp,
     cst.GeneratorExp,
 )
+
+
+def _line_value(stmt):
+    """The value a line ``target = value`` assigns (``inlined`` writes its helper in place), else None."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign):
+            return small.value
+    return None
 
 
 def _object_in(env, node):

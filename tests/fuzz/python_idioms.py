@@ -1826,8 +1826,10 @@ class PythonIdioms:
             ]
         )
         lines += [f"{name}_l = {made}", call]
-        lines.append(
+        self.helper("def lens_weight(lens):\n    return lens.gain * lens.offset\n")
+        lines.append(  # (a helper handed the object inside an expression: named on a line before)
             f"{name} = {name}_t * {name}_o + np.sum(lens_project({name}_l, {a}))"
+            + self.pick(["", f" + 2.0 * lens_weight({name}_l)"])
         )
 
     def _py_class_method_constructor(self, lines, name, a, b):

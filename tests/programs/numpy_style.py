@@ -7459,3 +7459,34 @@ def inputs_displays_with_star_items():
 
 
 PROGRAMS += ["displays_with_star_items"]
+
+
+class _RegularizedDense:
+    def __init__(self, w, l2=0.0):
+        self.w = w
+        self.l2 = l2
+
+    def forward(self, x):
+        self.out = x * self.w
+
+
+def _l2_penalty_of(layer):
+    return layer.l2 * np.sum(layer.w**2)
+
+
+def layers_handed_to_a_penalty_helper(w, x):
+    """nnfs's loss: layers updated by their ``forward``, then handed whole to a helper inside an
+    expression (``data_loss + loss.regularization_loss(dense1)``)."""
+    first = _RegularizedDense(w, l2=0.1)
+    second = _RegularizedDense(w * 2.0, l2=0.3)
+    first.forward(x)
+    second.forward(np.tanh(first.out))
+    return np.sum(second.out**2) + 2.0 * _l2_penalty_of(first) + _l2_penalty_of(second)
+
+
+def inputs_layers_handed_to_a_penalty_helper():
+    r = np.random.default_rng(44)
+    return r.normal(size=3), r.normal(size=3)
+
+
+PROGRAMS += ["layers_handed_to_a_penalty_helper"]
