@@ -1113,6 +1113,30 @@ def _raising_errstate(x):
         return np.sum(np.exp(x))
 
 
+def _named_and_quiet_blocks(x):
+    import contextlib
+    import warnings
+
+    with jax.named_scope("energy"):
+        e = np.sum(np.exp(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e = e + np.sum(np.log(np.abs(x) + 1.0))
+    with contextlib.nullcontext(), jax.profiler.TraceAnnotation("tail"):
+        return e * 2.0
+
+
+def test_context_managers_that_change_no_value_are_read_as_their_statements():
+    x = np.array([0.3, -1.2, 0.5])
+    eps, d = 1e-6, np.array([0.2, 0.7, -0.4])
+    fd = (
+        _named_and_quiet_blocks(x + eps * d) - _named_and_quiet_blocks(x - eps * d)
+    ) / 2e-6
+    for backend in BACKENDS:
+        g = s2s.grad(_named_and_quiet_blocks, backend=backend)(x)
+        np.testing.assert_allclose(np.dot(g, d), fd, rtol=1e-6)
+
+
 def test_an_errstate_that_raises_stays_a_located_error():
     with pytest.raises(s2s.S2SError, match="`with` statement") as info:
         s2s.grad(_raising_errstate)(np.ones(3))

@@ -1,11 +1,15 @@
-"""``with np.errstate(...):`` blocks, read as their statements.
+"""``with np.errstate(...):`` blocks, and other context managers that change no value, read as their
+statements.
 
 NumPy's ``errstate`` sets what a floating-point warning does inside the block
 (``under="ignore"``: hmmlearn's forward pass around its ``logsumexp``); it changes
-no value. ``desugar(source)`` writes the block's statements in its place, in the
+no value. Nor do ``jax.named_scope(name)`` and ``jax.profiler.TraceAnnotation(name)``
+(names for profiles), ``warnings.catch_warnings()`` and ``contextlib.nullcontext()``; calls that
+only set which warnings show (``warnings.simplefilter``) are dropped.
+``desugar(source)`` writes such a block's statements in its place, in the
 function and in its local functions. A block that turns warnings into errors
 (``"raise"``, ``"call"``: an exception s2s's transforms would not raise where NumPy
-does), an ``errstate`` bound to a name (``as``), or any other ``with`` stays as it
+does), a context manager bound to a name (``as``), or any other ``with`` stays as it
 is: a located error (``fence``).
 """
 
@@ -26,6 +30,9 @@ QUIET = (
 )  # what a floating-point warning may do in the block
 
 
+_SETTING_NAMES = ("simplefilter", "filterwarnings", "resetwarnings")
+
+
 class _Blocks(PositionKeeping):
     def __init__(self, source: FunctionSource):
         super().__init__(source.file.positions)
@@ -34,15 +41,34 @@ class _Blocks(PositionKeeping):
 
     def _quiet(self, item: cst.WithItem) -> bool:
         call = item.item
+        if item.asname is not None or not isinstance(call, cst.Call):
+            return False
+        manager = object_of(call.func, self.env, self.bound)
+        if manager is not None and any(manager is m for m in _neutral_managers()):
+            return True
+        return manager is np.errstate and all(
+            a.keyword is not None
+            and isinstance(a.value, cst.SimpleString)
+            and a.value.evaluated_value in QUIET
+            for a in call.args
+        )
+
+    def leave_SimpleStatementLine(self, original, updated):
+        """Calls that only set what warnings do (``warnings.simplefilter("ignore")``), dropped: a line of
+        nothing else is ``pass``."""
+        kept = [s for s in updated.body if not self._sets_warnings(s)]
+        if len(kept) == len(updated.body):
+            return updated
+        self.changed = True
+        return updated.with_changes(body=kept or [cst.Pass()])
+
+    def _sets_warnings(self, small) -> bool:
         return (
-            item.asname is None
-            and isinstance(call, cst.Call)
-            and object_of(call.func, self.env, self.bound) is np.errstate
-            and all(
-                a.keyword is not None
-                and isinstance(a.value, cst.SimpleString)
-                and a.value.evaluated_value in QUIET
-                for a in call.args
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and any(
+                object_of(small.value.func, self.env, self.bound) is f
+                for f in _warning_settings()
             )
         )
 
@@ -55,9 +81,40 @@ class _Blocks(PositionKeeping):
         return cst.FlattenSentinel(lines)
 
 
+def _neutral_managers() -> list:
+    """Context managers that change no value: names for profiles, warnings kept as they were."""
+    import contextlib
+    import warnings
+
+    import jax
+
+    return [
+        jax.named_scope,
+        jax.profiler.TraceAnnotation,
+        warnings.catch_warnings,
+        contextlib.nullcontext,
+    ]
+
+
+def _warning_settings() -> list:
+    """Functions called for how warnings are shown, which changes no value."""
+    import warnings
+
+    return [
+        warnings.simplefilter,
+        warnings.filterwarnings,
+        warnings.resetwarnings,
+    ]
+
+
 def desugar(source: FunctionSource) -> FunctionSource:
-    """``source`` with its quiet ``np.errstate`` blocks written in place (see the module)."""
-    if not any(isinstance(n, cst.With) for n in iter_nodes(source.node)):
+    """``source`` with its quiet ``np.errstate`` blocks written in place (see the module), and its calls that
+    only set what warnings do dropped."""
+    if not any(
+        isinstance(n, cst.With)
+        or (isinstance(n, cst.Name) and n.value in _SETTING_NAMES)
+        for n in iter_nodes(source.node)
+    ):
         return source
     blocks = _Blocks(source)
     node = rewrite(source.node, blocks)
