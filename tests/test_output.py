@@ -74,6 +74,13 @@ def test_jax_debug_print(capsys, backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_jax_debug_print_with_keywords(capsys, backend):
+    out = _printed(capsys, s2s.grad(P.jax_style_keywords, backend=backend), W, X)
+    total = np.sum(np.tanh(X @ W))
+    assert out == f"7 total={total:.6f} n={X.shape[0]} again={total:.2f}\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_printf_and_format_messages_print_as_python(capsys, caplog, backend):
     """``"%d ... %.3f" % (...)`` (printf's ``%d`` of a float truncates it) and ``"{:.4f}".format(...)``."""
     with caplog.at_level(logging.INFO, logger="s2s_tests.model"):

@@ -37,6 +37,15 @@ def jax_style(w, x):
     return np.sum(h**2)
 
 
+def jax_style_keywords(w, x):
+    """The JAX docs' keyword form, fields named, formatted and read twice, beside a positional one."""
+    h = np.tanh(x @ w)
+    jax.debug.print(
+        "{} total={total:.6f} n={n} again={total:.2f}", 7, total=np.sum(h), n=h.shape[0]
+    )
+    return np.sum(h**2)
+
+
 def old_style_messages(w, x):
     """printf's ``%`` and ``str.format`` messages, as older NumPy code writes them."""
     h = np.tanh(x @ w)
