@@ -643,6 +643,7 @@ class _Objects:
         if decorators not in ([], ["property"]) or not node.params.params:
             return None
         me = node.params.params[0].name.value
+        node = _aliases_read_through(node, me)
         rename = _Self(
             me,
             names,
@@ -667,6 +668,39 @@ class _Objects:
         params = node.params.with_changes(params=node.params.params[1:])
         new = node.with_changes(name=cst.Name(names[method]), params=params, body=body)
         return place(new, stmt, self.positions)
+
+
+def _aliases_read_through(node: cst.FunctionDef, me: str) -> cst.FunctionDef:
+    """A method whose lines ``C = self.cache`` (``C`` bound once, ``self.cache`` never assigned in it: the
+    same dict or list throughout) are dropped, ``C`` read as ``self.cache`` (numpy-ml's optimizers write
+    ``C[name] = ...`` into their cache so)."""
+    counts = bindings(
+        node, items=False
+    )  # (``C[name] = ...`` writes into it: no binding)
+    assigned = _assigned_attributes(node.body, me)
+    aliases = {}
+    for stmt in node.body.body:
+        assign = assignment(stmt)
+        target = None if assign is None else assign.targets[0].target
+        value = None if assign is None else assign.value
+        if (
+            isinstance(target, cst.Name)
+            and counts[target.value] == 1
+            and isinstance(value, cst.Attribute)
+            and isinstance(value.value, cst.Name)
+            and value.value.value == me
+            and value.attr.value not in assigned
+        ):
+            aliases[target.value] = (stmt, value)
+    if not aliases:
+        return node
+    dropped = {id(stmt) for stmt, _ in aliases.values()}
+    lines = [stmt for stmt in node.body.body if id(stmt) not in dropped]
+    body = substitute(
+        node.body.with_changes(body=lines),
+        {name: value for name, (_, value) in aliases.items()},
+    )
+    return node.with_changes(body=body)
 
 
 def _kept_parameter(stmt, me: str) -> tuple[str, str] | None:

@@ -7490,3 +7490,35 @@ def inputs_layers_handed_to_a_penalty_helper():
 
 
 PROGRAMS += ["layers_handed_to_a_penalty_helper"]
+
+
+class _CachedMomentum:
+    """numpy-ml's optimizer: its cache read through a local name (``C = self.cache``) and written so."""
+
+    def __init__(self, lr, momentum):
+        self.lr = lr
+        self.momentum = momentum
+        self.cache = {}
+
+    def update(self, param, param_grad, param_name):
+        C = self.cache
+        if param_name not in C:
+            C[param_name] = np.zeros_like(param_grad)
+        update = self.momentum * C[param_name] + self.lr * param_grad
+        C[param_name] = update
+        return param - update
+
+
+def momentum_steps_with_an_aliased_cache(lr, w, X, y):
+    opt = _CachedMomentum(lr, 0.8)
+    for _ in range(3):
+        w = opt.update(w, 2 * X.T @ (X @ w - y) / len(y), "w")
+    return np.mean((X @ w - y) ** 2)
+
+
+def inputs_momentum_steps_with_an_aliased_cache():
+    r = np.random.default_rng(45)
+    return 0.1, r.normal(size=3) * 0.1, r.normal(size=(6, 3)), r.normal(size=6)
+
+
+PROGRAMS += ["momentum_steps_with_an_aliased_cache"]
