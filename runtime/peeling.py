@@ -209,8 +209,12 @@ def _joined_by_parts(firsts, rest, at_end):
     in_order = firsts[::-1] if at_end else firsts
     trees = [*in_order, *([] if rest is None else [rest])]
     head = trees[0]
-    if type(head) in (tuple, list) and all(
-        type(t) is type(head) and len(t) == len(head) for t in trees
+    # (a step run on its own gives a ``Zipped`` item's cotangent where the rolled steps give a tuple)
+    if isinstance(head, (tuple, list)) and all(
+        isinstance(t, (tuple, list))
+        and isinstance(t, tuple) == isinstance(head, tuple)
+        and len(t) == len(head)
+        for t in trees
     ):
         parts = [
             _joined([f[i] for f in firsts], None if rest is None else rest[i], at_end)
@@ -283,7 +287,9 @@ def scan_peeled(scan, f, init, xs, reverse):
         carry, ys[i] = f(carry, tree_map(lambda leaf: step_of(leaf, i), xs))
     if peeled_first:
         carry, rest_ys = rolled(carry)
-    ran = [ys[i] for i in first_order]
+    # (``_joined`` reads the peeled steps' outputs last step first where they are at the end, as the
+    # forward loop runs them, whatever order this loop ran them in)
+    ran = [ys[i] for i in (own[::-1] if at_end else own)]
     if all(y is None for y in ran) and rest_ys is None:
         return carry, None
     return carry, _joined(ran, rest_ys, at_end)

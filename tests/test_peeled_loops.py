@@ -20,6 +20,15 @@ CASES = {
     # two steps, both run on their own (the carry settles only after them)
     "clenshaw_short": (P.clenshaw, (np.linspace(-1, 1, 3), np.array([1.0, 0.5, 0.25]))),
     "reversed_decay": (P.reversed_decay, (XS, np.array([0.3, -0.7, 1.1]))),
+    # every step on its own (three items), and two on their own before the others rolled
+    "clenshaw_upward_short": (
+        P.clenshaw_upward,
+        (np.linspace(-1, 1, 3), np.array([1.0, 0.5, 0.25])),
+    ),
+    "clenshaw_upward": (
+        P.clenshaw_upward,
+        (np.linspace(-1, 1, 3), np.linspace(0.1, 1, 6)),
+    ),
     "bisect": (P.bisect, (np.asarray(2.0),)),
     "collected_before_update": (P.collected_before_update, (XS,)),
     "backtracking_descent": (

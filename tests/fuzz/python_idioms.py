@@ -202,6 +202,7 @@ FORMS = (
     "reversed_steps",
     "shape_flag",
     "star_items",
+    "recurrence_from_a_number",
 )
 
 
@@ -2088,6 +2089,28 @@ class PythonIdioms:
                 f"for {name}_t in [np.ravel({b})[:1], *[np.ravel({a})[:1] * k for k in range(2)]]:",
                 f"    {name} = {name} + np.sum(np.sin({name}_t))",
             ]
+
+    def _py_recurrence_from_a_number(self, lines, name, a, b):
+        # Clenshaw's recurrence started from ``0.0``, over an array's items in either order: its first steps
+        # change the carry's shape and run on their own (``runtime/peeling``), each item's cotangent in
+        # step order
+        c = f"{name}_c"
+        lines.append(
+            f"{c} = np.concatenate([np.ravel({a}), np.ravel({b})])[:{self.pick([3, 4, 6])}]"
+        )
+        loop = self.pick(
+            [
+                f"for k in range(1, {c}.shape[0]):",
+                f"for k in range({c}.shape[0] - 1, 0, -1):",
+                f"for k in reversed(range(1, {c}.shape[0])):",
+            ]
+        )
+        lines += [
+            f"{name}_b1 = {name}_b2 = 0.0",
+            loop,
+            f"    {name}_b1, {name}_b2 = np.tanh({b}) * {name}_b1 - {name}_b2 * 0.5 + {c}[k] * k, {name}_b1",
+            f"{name} = np.sum({name}_b1 ** 2 - {name}_b2)",
+        ]
 
     def _py_class_level_default(self, lines, name, a, b):
         # a running total kept as a class-level default and updated through ``self`` in a method: its first

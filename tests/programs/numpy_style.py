@@ -2646,7 +2646,8 @@ def inputs_objects_made_inside():
 
 
 def object_passed_on(data, x):
-    """An object made in the function handed to a helper: not written as names (a located error)."""
+    """An object made in the function handed to a helper on the line that returns: the helper written in
+    place (``factories``), the object as names."""
     kde = GaussianKDE(data)
     return _mean_logpdf(kde, x)
 

@@ -95,3 +95,16 @@ def binomial_backward_induction(s, n=6):
     for i in range(n - 1, -1, -1):
         V = V[:-1] * s + 1.0
     return V[0]
+
+
+def clenshaw_upward(x, c):
+    """The recurrence over ``c``'s items in order, read by a ``range`` loop's index (zipped with the
+    items, ``indexed_loops``) and by ``zip`` itself: the steps run on their own give each item's
+    cotangent in step order."""
+    b1 = b2 = 0.0
+    for k in range(1, c.shape[0]):
+        b1, b2 = 2 * x * b1 - b2 + c[k] * k, b1
+    d1 = 0.0
+    for k, ck in zip(range(c.shape[0]), c):
+        d1 = d1 * x + ck * (k + 1)
+    return jnp.sum(x * b1 - b2 + c[0] + d1)
