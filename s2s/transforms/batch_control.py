@@ -142,8 +142,9 @@ def _item_flags(b, e, defs, found: set, target) -> list | None:
         inputs = (free_names(branch) - ENCLOSING) & found | {
             params[i] for i, op in enumerate(operands) if diff_names(op) & found
         }
+        batched = _batched_by(b, _parts(branch)[0], inputs)  # (once per branch)
         flags = [
-            was or _varies(b, branch, inputs, el.value)
+            was or bool(diff_names(el.value) & batched)
             for was, el in zip(flags, value.elements)
         ]
     return flags
