@@ -16,8 +16,10 @@ from dataclasses import dataclass
 
 from .api import MISSED, Transformed
 from .display import ShowsSource
+from .dtypes import complex_on_the_path, dtype_of
 from .errors import S2SError
 from .frontend import variadic, wrappers
+from .runtime.trees import tree_leaves
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,12 @@ class Vmapped(ShowsSource):
         out = batched(*args, **kwargs)
         if not kwargs and (direct := batched.__dict__.get("_direct")) is not None:
             self._direct[len(args)] = direct
+        if (
+            isinstance(self.fun, Transformed)
+            and self.fun.kind == "grad"
+            and any(dtype_of(leaf).kind == "c" for leaf in tree_leaves(out))
+        ):  # (per-example gradients of real inputs: a complex value met the path)
+            raise complex_on_the_path(self.fun.target, "gradient")
         return out
 
     def __repr__(self):

@@ -205,7 +205,10 @@ def test_complex_values_that_meet_the_differentiated_path_are_refused(backend):
             transform(P.complex_constant_meets_the_path)(x)
         assert info.value.origin.text.strip() == "X = M @ x"
     M = np.array([[1 + 1j, 2, 0], [0, 1j, 0], [1, 1, 1]])
-    for transform in (s2s.grad, s2s.jacrev, s2s.hessian):
+    per_example = lambda f, backend: lambda x, M: s2s.vmap(
+        s2s.grad(f), in_axes=(0, None), backend=backend
+    )(np.stack([x, x]), M)
+    for transform in (s2s.grad, s2s.jacrev, s2s.hessian, per_example):
         with pytest.raises(s2s.S2SError, match="came out complex") as info:
             transform(P.complex_argument_meets_the_path, backend=backend)(x, M)
         assert info.value.origin.text.startswith("def complex_argument_meets_the_path")
