@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..cstutil import iter_nodes, rewrite
+from ..cstutil import iter_nodes, rewrite, substitute
 from ..errors import UnsupportedSyntax
 from .rewriting import (
     PositionKeeping,
@@ -91,7 +91,9 @@ class _Grids(PositionKeeping):
         reads = {v.value: element for v, element in self._in_comprehension.pop()}
         if not reads:
             return updated
-        return rewrite(updated, _Reads(reads, self.positions))
+        return substitute(
+            updated, reads
+        )  # (free names only: not ``x.v``, not keywords)
 
     leave_SetComp = leave_GeneratorExp = leave_DictComp = leave_ListComp
 
@@ -173,14 +175,3 @@ class _Grids(PositionKeeping):
 
 def _item(shape, k: int) -> cst.Subscript:
     return cst.Subscript(shape, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
-
-
-class _Reads(PositionKeeping):
-    """The names ``reads`` maps, read as their elements (``v`` as ``x[i, j]``)."""
-
-    def __init__(self, reads: dict, positions: dict):
-        super().__init__(positions)
-        self.reads = reads
-
-    def leave_Name(self, original, updated):
-        return self.reads.get(updated.value, updated)
