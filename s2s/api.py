@@ -26,7 +26,7 @@ from .display import ShowsSource
 from .dtypes import (
     check_float_inputs,
     check_real,
-    complex_on_the_path,
+    check_real_derivatives,
     dtype_of,
     in_primal_dtypes,
 )
@@ -515,9 +515,7 @@ def jvp(fun, primals, tangents, has_aux=False, *, backend="xla"):
         _checked_tangent(i, p, t) for i, (p, t) in enumerate(zip(primals, tangents))
     ]
     out = tuple(transformed._current_runner()(*args, *tangents))
-    for value, tangent in zip(tree_leaves(out[0]), tree_leaves(out[1])):
-        if dtype_of(tangent).kind == "c" and dtype_of(value).kind != "c":
-            raise complex_on_the_path(fun, "tangent")
+    check_real_derivatives(fun, "tangent", out[1], out[0])
     return out
 
 

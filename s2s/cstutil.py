@@ -547,6 +547,27 @@ def tuple_of(*items) -> cst.Tuple:
     )
 
 
+def plus_int(node: cst.BaseExpression, offset: int) -> cst.BaseExpression:
+    """``node + offset``, folded where ``node`` is an int literal or adds or subtracts one (``len(xs) - 1``
+    plus 1 is ``len(xs)``), parenthesized as precedence needs."""
+    if offset == 0:
+        return node
+    number = int_literal(node)
+    if number is not None:
+        total = number + offset
+        folded = cst.Integer(str(abs(total)))
+        return folded if total >= 0 else cst.UnaryOperation(cst.Minus(), folded)
+    if (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.Add, cst.Subtract))
+        and isinstance(node.right, cst.Integer)
+    ):
+        sign = 1 if isinstance(node.operator, cst.Add) else -1
+        return plus_int(node.left, sign * int(node.right.value) + offset)
+    op = cst.Add() if offset > 0 else cst.Subtract()
+    return parenthesize(cst.BinaryOperation(node, op, cst.Integer(str(abs(offset)))))
+
+
 def int_literal(node) -> int | None:
     """The value of an int literal (``3``, ``-1``), else None."""
     if isinstance(node, cst.Integer):

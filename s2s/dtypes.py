@@ -130,6 +130,17 @@ def complex_on_the_path(fn, what: str) -> S2SError:
     )
 
 
+def check_real_derivatives(fn, what: str, derivatives, values=None) -> None:
+    """``complex_on_the_path`` where a leaf of ``derivatives`` is complex (and, given ``values`` leaf by
+    leaf, its value is real): the inputs of a derivative are real, so a complex value met the path.
+    """
+    leaves = list(tree_leaves(derivatives))
+    paired = list(tree_leaves(values)) if values is not None else [None] * len(leaves)
+    for d, v in zip(leaves, paired):
+        if dtype_of(d).kind == "c" and (v is None or dtype_of(v).kind != "c"):
+            raise complex_on_the_path(fn, what)
+
+
 def _definition(fn):
     """The ``def`` line of ``fn`` as an ``Origin``, or None."""
     import inspect

@@ -19,7 +19,7 @@ import numpy as np
 
 from .api import Transformed, held_target
 from .display import ShowsSource
-from .dtypes import check_float_inputs, complex_on_the_path, dtype_of
+from .dtypes import check_float_inputs, check_real_derivatives
 from .frontend.wrappers import describe
 from .runtime import backends
 from .runtime.trees import tree_leaves, tree_map, uses_jax
@@ -203,9 +203,7 @@ class Jacobian(ShowsSource):
                 getattr(self, f"_{self.kind}"), self._backend
             )
         out = self._runner(*args)
-        derivatives = out[0] if self.has_aux else out
-        if any(dtype_of(leaf).kind == "c" for leaf in tree_leaves(derivatives)):
-            raise complex_on_the_path(self.fun, "Jacobian")  # (its inputs are real)
+        check_real_derivatives(self.fun, "Jacobian", out[0] if self.has_aux else out)
         return out
 
     def _tangents(self, xp, args, vector):

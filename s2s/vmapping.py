@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 from .api import MISSED, Transformed
 from .display import ShowsSource
-from .dtypes import complex_on_the_path, dtype_of
+from .dtypes import check_real_derivatives
 from .errors import S2SError
 from .frontend import variadic, wrappers
-from .runtime.trees import tree_leaves
 
 
 @dataclass(frozen=True)
@@ -155,12 +154,8 @@ class Vmapped(ShowsSource):
         out = batched(*args, **kwargs)
         if not kwargs and (direct := batched.__dict__.get("_direct")) is not None:
             self._direct[len(args)] = direct
-        if (
-            isinstance(self.fun, Transformed)
-            and self.fun.kind == "grad"
-            and any(dtype_of(leaf).kind == "c" for leaf in tree_leaves(out))
-        ):  # (per-example gradients of real inputs: a complex value met the path)
-            raise complex_on_the_path(self.fun.target, "gradient")
+        if isinstance(self.fun, Transformed) and self.fun.kind == "grad":
+            check_real_derivatives(self.fun.target, "gradient", out)  # (per example)
         return out
 
     def __repr__(self):

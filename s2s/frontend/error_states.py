@@ -15,6 +15,8 @@ is: a located error (``fence``).
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 import numpy as np
 
@@ -81,30 +83,32 @@ class _Blocks(PositionKeeping):
         return cst.FlattenSentinel(lines)
 
 
-def _neutral_managers() -> list:
+@functools.cache
+def _neutral_managers() -> tuple:
     """Context managers that change no value: names for profiles, warnings kept as they were."""
     import contextlib
     import warnings
 
     import jax
 
-    return [
+    return (
         jax.named_scope,
         jax.profiler.TraceAnnotation,
         warnings.catch_warnings,
         contextlib.nullcontext,
-    ]
+    )
 
 
-def _warning_settings() -> list:
+@functools.cache
+def _warning_settings() -> tuple:
     """Functions called for how warnings are shown, which changes no value."""
     import warnings
 
-    return [
+    return (
         warnings.simplefilter,
         warnings.filterwarnings,
         warnings.resetwarnings,
-    ]
+    )
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

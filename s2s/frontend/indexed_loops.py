@@ -25,7 +25,7 @@ import re
 
 import libcst as cst
 
-from ..cstutil import iter_nodes, names_in, rewrite
+from ..cstutil import int_literal, iter_nodes, names_in, plus_int, rewrite
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
@@ -79,15 +79,6 @@ def _indexed_by(node, index: str):
     if offset is None or _path(node.value) is None:
         return None
     return node.value, offset
-
-
-def _literal(node) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _literal(node.expression)
-        return None if inner is None else -inner
-    return None
 
 
 def _code(node) -> str:
@@ -172,12 +163,16 @@ class _Loops(PositionKeeping):
         if (
             len(args) == 3
         ):  # ``range(top - 1, low - 1, -1)``: the items from ``top - 1`` down to ``low``
-            if _literal(args[2]) != -1 or _literal(args[1]) is None:
+            if int_literal(args[2]) != -1 or int_literal(args[1]) is None:
                 return updated
-            first, count, descending = _literal(args[1]) + 1, _plus(args[0], 1), True
+            first, count, descending = (
+                int_literal(args[1]) + 1,
+                plus_int(args[0], 1),
+                True,
+            )
         else:
             start = args[0] if len(args) == 2 else cst.Integer("0")
-            first, count, descending = _literal(start), args[-1], False
+            first, count, descending = int_literal(start), args[-1], False
         read = {}  # (the code of a sequence read, the index's offset) -> the sequence
         for node in iter_nodes(updated.body):
             found = _indexed_by(node, index)
@@ -205,7 +200,7 @@ class _Loops(PositionKeeping):
                 [cst.Arg(iterator)]
                 + [
                     cst.Arg(
-                        _down(xs, first + key[1], _plus(count, key[1]))
+                        _down(xs, first + key[1], plus_int(count, key[1]))
                         if descending
                         else _from(xs, first + key[1])
                     )
@@ -223,7 +218,7 @@ class _Loops(PositionKeeping):
                                 cst.Call(cst.Name("len"), [cst.Arg(xs)]),
                                 [
                                     cst.ComparisonTarget(
-                                        cst.GreaterThanEqual(), _plus(count, key[1])
+                                        cst.GreaterThanEqual(), plus_int(count, key[1])
                                     )
                                 ],
                             ),
@@ -252,28 +247,6 @@ def _suffix(offset: int, spaced: str = "") -> str:
     if spaced:
         return f"{spaced}{'+' if offset > 0 else '-'}{spaced}{abs(offset)}"
     return f"_{'plus' if offset > 0 else 'minus'}_{abs(offset)}"
-
-
-def _plus(node, offset: int):
-    """``node + offset``, folded where ``node`` is an integer literal or adds or subtracts one
-    (``len(xs) - 1`` plus 1: ``len(xs)``)."""
-    if offset == 0:
-        return node
-    number = _literal(node)
-    if number is not None:
-        total = number + offset
-        return (
-            cst.Integer(str(total)) if total >= 0 else cst.parse_expression(str(total))
-        )
-    if (
-        isinstance(node, cst.BinaryOperation)
-        and isinstance(node.operator, (cst.Add, cst.Subtract))
-        and isinstance(node.right, cst.Integer)
-    ):
-        sign = 1 if isinstance(node.operator, cst.Add) else -1
-        return _plus(node.left, sign * int(node.right.value) + offset)
-    op = cst.Add() if offset > 0 else cst.Subtract()
-    return cst.BinaryOperation(node, op, cst.Integer(str(abs(offset))))
 
 
 def _down(xs, low: int, top):

@@ -328,48 +328,17 @@ def _print(resolver, positional, keywords) -> cst.Call:
 
 def _jax_print(resolver, positional, keywords) -> cst.Call:
     fmt = _literal_string(resolver, positional[0], "the format") if positional else ""
-    named = {k: a for k, a in keywords.items() if k != "ordered"}
-    values = [resolver.expr(a.value) for a in positional[1:]]
+    named = [a for k, a in keywords.items() if k != "ordered"]
     if (
         named
-    ):  # ``jax.debug.print("m={m}", m=v)``: its fields numbered, the keywords' values after
-        fmt, order = _numbered_fields(resolver, fmt, named, len(values))
-        values += [resolver.expr(named[k].value) for k in order]
-    return call("rt.debug_print", literal(fmt), *values)
-
-
-def _numbered_fields(resolver, fmt: str, named: dict, count: int) -> tuple[str, list]:
-    """``fmt`` with every field numbered (``{}`` by its place; ``{m}``, ``{m.shape}`` after the ``count``
-    positional values, in the order of first use) and the keywords in that order. A field no keyword
-    names is a located error."""
-    import string
-
-    order, out, auto = [], [], 0
-    for text, field, spec, conversion in string.Formatter().parse(fmt):
-        out.append(text.replace("{", "{{").replace("}", "}}"))
-        if field is None:
-            continue
-        cut = min(
-            [k for k in (field.find("."), field.find("[")) if k >= 0],
-            default=len(field),
+    ):  # ``jax.debug.print("m={m}", m=v)``: ``fmt.format(...)``'s fields, as ``print`` reads them
+        template = Template(resolver)
+        template._format_call(
+            cst.Call(cst.Name("print"), [*positional[1:], *named]), fmt
         )
-        base, rest = field[:cut], field[cut:]
-        if base == "":
-            number, auto = auto, auto + 1
-        elif base.isdigit():
-            number = int(base)
-        elif base in named:
-            if base not in order:
-                order.append(base)
-            number = count + order.index(base)
-        else:
-            resolver.fail(next(iter(named.values())), f"the field `{{{base}}}` of `jax.debug.print`, "
-                          "which no keyword names", "name each field's value: jax.debug.print('m={m}', m=v)",
-                          UnsupportedSyntax)  # fmt: skip
-        converted = f"!{conversion}" if conversion else ""
-        shown = f":{spec}" if spec else ""
-        out.append(f"{{{number}{rest}{converted}{shown}}}")
-    return "".join(out), order
+        return call("rt.debug_print", literal(template.text), *template.values)
+    values = [resolver.expr(a.value) for a in positional[1:]]
+    return call("rt.debug_print", literal(fmt), *values)
 
 
 def _log(resolver, node, args, logger, method) -> cst.Call:

@@ -14,7 +14,7 @@ import builtins
 
 import libcst as cst
 
-from ..cstutil import int_literal, iter_nodes, parenthesize, rewrite
+from ..cstutil import iter_nodes, plus_int, rewrite
 from .rewriting import PositionKeeping, bindings, with_node
 from .source import FunctionSource
 
@@ -50,8 +50,8 @@ class _Down(PositionKeeping):
         self.changed = True
         return inner.with_changes(
             args=[
-                cst.Arg(_minus_one(stop)),
-                cst.Arg(_minus_one(start)),
+                cst.Arg(plus_int(stop, -1)),
+                cst.Arg(plus_int(start, -1)),
                 cst.Arg(cst.UnaryOperation(cst.Minus(), cst.Integer("1"))),
             ]
         )
@@ -77,12 +77,3 @@ def _range_of_reversed(node) -> cst.Call | None:
     ):
         return inner
     return None
-
-
-def _minus_one(value) -> cst.BaseExpression:
-    """``value - 1``, folded for an integer literal."""
-    number = int_literal(value)
-    if number is not None:
-        folded = cst.Integer(str(abs(number - 1)))
-        return folded if number >= 1 else cst.UnaryOperation(cst.Minus(), folded)
-    return parenthesize(cst.BinaryOperation(value, cst.Subtract(), cst.Integer("1")))
