@@ -799,9 +799,6 @@ GRAD_CASES = [
         P.layers_until_a_width,
         lambda r: ([n(r, 3, 4), n(r, 4, 1)], n(r, B, 3)),
         (None, 0),
-        xfail="the gradient's forward branches (`cond_with_residuals`) are batched as a whole: the "
-        "break's flag beside a state whose width changes becomes one per example (an error, not a "
-        "wrong number)",
     ),
 ]
 

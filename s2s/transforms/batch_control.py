@@ -110,21 +110,50 @@ def _batched_by(b, stmts, sources) -> set[str]:
         targets, e = ir.target_names(stmt.target), eqn_of(stmt.value, b.helpers)
         items = (
             _item_flags(b, e, defs, found, stmt.target)
-            if e.kind == "runtime" and e.name == "cond"
+            if e.kind == "runtime" and e.name in _CONDS
             else None
         )
         if items is not None:
-            found.update(t for t, batched in zip(targets, items) if batched)
+            outputs = _outputs_target(e, stmt.target)
+            found.update(
+                el.value.value
+                for el, batched in zip(outputs.elements, items)
+                if batched
+            )
+            if batch_inputs(e, defs) & found:  # a gradient's residuals, as a whole
+                found.update(set(targets) - set(ir.target_names(outputs)))
         elif batch_inputs(e, defs) & found:
             found.update(targets)
     return found
 
 
+_CONDS = ("cond", "cond_with_residuals")
+
+
+def _outputs_target(e, target):
+    """The part of a ``cond``'s target that its outputs are bound to: all of it, or for
+    ``cond_with_residuals`` (``out, (res_true, res_false) = ...``) its first item."""
+    if e.name != "cond_with_residuals":
+        return target
+    if _residual_names(target) is None:
+        return None
+    return target.elements[0].value
+
+
+def _branch_outputs(e, value):
+    """A branch's result for the outputs: all of it, or ``out`` of a forward branch's ``(out, res)``."""
+    if e.name != "cond_with_residuals":
+        return value
+    return value.elements[0].value if _pair_of_tuple(value) else None
+
+
 def _item_flags(b, e, defs, found: set, target) -> list | None:
-    """Per name of a tuple ``target`` of ``rt.cond(pred, if_true, if_false, *operands)``, whether a branch
-    makes it batched given the batched names ``found``; None where ``pred`` is batched or the branches'
-    results are no tuple displays of the target's length."""
+    """Per name of a tuple ``target`` of ``rt.cond(pred, if_true, if_false, *operands)`` (the outputs'
+    tuple of ``rt.cond_with_residuals``), whether a branch makes it batched given the batched names
+    ``found``; None where ``pred`` is batched or the branches' results are no tuple displays of the
+    target's length."""
     pred, branches, operands = e.args[0], e.args[1:3], e.args[3:]
+    target = _outputs_target(e, target)
     if (
         not isinstance(target, cst.Tuple)
         or not all(isinstance(el.value, cst.Name) for el in target.elements)
@@ -135,7 +164,7 @@ def _item_flags(b, e, defs, found: set, target) -> list | None:
     flags = [False] * len(target.elements)
     for f in branches:
         branch = defs[f.value]
-        value = _parts(branch)[1]
+        value = _branch_outputs(e, _parts(branch)[1])
         if not (isinstance(value, cst.Tuple) and len(value.elements) == len(flags)):
             return None
         params = branch.param_names
@@ -227,13 +256,27 @@ def cond(b, stmt: ir.Assign, e):
     # (``squeeze = True`` beside ``x = x[None]`` under ``if x.ndim == 2:`` stays one bool)
     items = (
         _item_flags(b, e, b.defs, b.batched, stmt.target)
-        if out_batched and not pred_batched and e.name == "cond"
+        if out_batched and not pred_batched
         else None
     )
     items = items if items is not None and not all(items) else None
 
     residuals = e.name == "cond_with_residuals" and not pred_batched
     flags = []  # per branch, whether each of its residuals is batched
+
+    def outputs(inner, value):
+        if items is None:
+            return _branch_result(inner, value) if out_batched else value
+        return value.with_changes(
+            elements=[
+                (
+                    el.with_changes(value=_branch_result(inner, el.value))
+                    if batched
+                    else el
+                )
+                for el, batched in zip(value.elements, items)
+            ]
+        )
 
     def result(inner, value):
         if residuals and _pair_of_tuple(value):
@@ -249,22 +292,13 @@ def cond(b, stmt: ir.Assign, e):
                     for el in res.elements
                 ]
             )
-            out = _branch_result(inner, out) if out_batched else out
-            return value.with_changes(
-                elements=[value.elements[0].with_changes(value=out), value.elements[1]]
-            )
-        if items is not None:
             return value.with_changes(
                 elements=[
-                    (
-                        el.with_changes(value=_branch_result(inner, el.value))
-                        if batched
-                        else el
-                    )
-                    for el, batched in zip(value.elements, items)
+                    value.elements[0].with_changes(value=outputs(inner, out)),
+                    value.elements[1],
                 ]
             )
-        return _branch_result(inner, value) if out_batched else value
+        return outputs(inner, value)
 
     if not pred_batched:
         defs = [_batched_fn(b, br, inputs(br), result) for br in branches]
@@ -278,12 +312,14 @@ def cond(b, stmt: ir.Assign, e):
         )
         b.emit(stmt.target, call(name, pred, *names, *operands))
         if items is not None:
-            for el, batched in zip(stmt.target.elements, items):
+            for el, batched in zip(_outputs_target(e, stmt.target).elements, items):
                 b.mark(el.value, batched)
-            return
         held = _residual_names(stmt.target)
+        if items is not None and not residuals:
+            return
         if residuals and len(flags) == 2 and held is not None:
-            b.mark(stmt.target.elements[0].value, out_batched)
+            if items is None:
+                b.mark(stmt.target.elements[0].value, out_batched)
             for holder, own in zip(held, flags):
                 b.displayed[holder.value] = dict(enumerate(own))
                 b.mark(holder, any_batched(b.displayed[holder.value]))

@@ -2056,6 +2056,17 @@ class PythonIdioms:
         # the "accept unbatched input" idiom: a flag set under a test of the shape beside a value whose
         # shape changes, the same for every example under vmap (``batch_control._item_flags``)
         v = f"{name}_v"
+        if self.pick(["flag", "break"]) == "break":
+            # a ``break`` under a test of the shape, after a layer that changes the width
+            lines += [
+                f"{v} = np.ravel({a})[:1] * np.ones(2) * 0.5",
+                f"for {name}_w in [np.ones((2, 3)) * 0.3, np.ones((3, 1)) * 0.2]:",
+                f"    {v} = np.tanh({v} @ {name}_w * np.sum({b}))",
+                f"    if {v}.shape[-1] == 3:",
+                "        break",
+                f"{name} = np.sum({v} ** 2)",
+            ]
+            return
         lines += [
             f"{v} = np.ravel({a})[:2] * 0.5",
             f"{name}_flat = False",
