@@ -65,6 +65,7 @@ from .frontend import (
     written_back,
     written_loops,
 )
+from .frontend.array_semantics import immutable_arrays
 from .passes import (
     aliasing,
     anf,
@@ -169,6 +170,7 @@ def lower(
         resolved.helpers,
         updated=updated,
         handed_back=written.handed_back,
+        rebinds=immutable_arrays(src),
     )
     on_stage("resolve", fn)
     # what a pass reads of the rest of the program, beyond the function

@@ -321,3 +321,43 @@ def test_allow_int_gives_integer_and_boolean_leaves_float0_gradients(backend):
     )(p)
     np.testing.assert_allclose(value, _loss_with_integer_leaves(p))
     assert grads["idx"].dtype == jax.dtypes.float0
+
+
+def residual_block(w, x):
+    """A residual connection as JAX code writes it: ``out += ...`` binds ``out`` anew (``jax.numpy``
+    arrays are immutable), ``x`` keeps its value."""
+    out = x
+    out += jnp.tanh(x @ w)
+    return jnp.sum(out * x)
+
+
+def _accumulate(h, v):
+    h += v * 0.5
+    return h
+
+
+def accumulated(w, x):
+    """A helper of JAX code whose ``h += v`` rebinds its parameter: the caller's ``x`` is unchanged."""
+    h = _accumulate(x, jnp.sin(x @ w))
+    return jnp.sum(h * x)
+
+
+def mixed_namespaces(w, x):
+    """NumPy's ``np`` read beside ``jnp``: NumPy's semantics, where ``out += ...`` would change ``x``."""
+    out = x
+    out += jnp.tanh(x @ w)
+    return np.sum(out * x)
+
+
+@pytest.mark.parametrize("fn", [residual_block, accumulated], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_augmented_assignment_in_jax_numpy_code_binds_a_new_array(fn, backend):
+    w, x = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 3))
+    got = s2s.grad(fn, argnums=(0, 1), backend=backend)(w, x)
+    assert_trees_close(got, oracle(jax.grad, fn, argnums=(0, 1))(w, x))
+
+
+def test_augmented_assignment_in_numpy_code_that_another_name_sees_is_refused():
+    w, x = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 3))
+    with pytest.raises(s2s.S2SError, match="in-place update of `out`, which may share"):
+        s2s.grad(mixed_namespaces)(w, x)

@@ -465,6 +465,7 @@ def check(
     top: bool = True,
     updated=frozenset(),
     handed_back=frozenset(),
+    rebinds: bool = False,
 ) -> ir.Function:
     """``helpers``: the module-level functions ``fn`` calls, by the names its code calls them by. The
     result is ``fn``, with the checks items taken by an index need (``scalar_items``) in a ``top`` one (a
@@ -473,7 +474,9 @@ def check(
     call of it checks that the caller does not read the array afterwards); it may write their elements
     while they hold what the caller passed (``X[~mask] = value``). ``handed_back``: ``(local function,
     parameter)`` pairs of state its local functions take and hand back (``closure_state``), whose elements
-    they may write likewise (each call is checked: ``local_updates``).
+    they may write likewise (each call is checked: ``local_updates``). ``rebinds``: the function is
+    written for JAX's immutable arrays (``frontend.array_semantics``): ``h += v`` binds ``h`` anew and
+    changes no other name.
     """
     closures = closure_reads(fn)
     # helpers called by name -> (their parameters, those whose memory their result may share)
@@ -541,7 +544,13 @@ def check(
         rows.step(stmt)
         if helpers or fn.locals:
             helper_updates(
-                stmt, helpers or {}, groups, body[i + 1 :], closures, fn.locals
+                stmt,
+                helpers or {},
+                groups,
+                body[i + 1 :],
+                closures,
+                fn.locals,
+                rebinds,
             )
         element = isinstance(stmt, (ir.Assign, ir.AugAssign)) and isinstance(
             stmt.target, cst.Subscript
@@ -579,6 +588,10 @@ def check(
             name = stmt.target.value
             _item_write(stmt, name, containers[name] - {name}, body[i + 1 :], closures)
             bind(name, {name, *(shared_with(stmt.value, fresh) - numbers)})
+            continue
+        if rebinds and isinstance(stmt, ir.AugAssign) and not element:
+            bind(stmt.target.value, ())  # JAX's ``h += v``: ``h = h + v``, a new array
+            numbers.discard(stmt.target.value)
             continue
         if isinstance(stmt, ir.AugAssign) or element:
             name = element_base(stmt.target) if element else stmt.target.value
@@ -748,5 +761,12 @@ def check(
     for local in fn.locals.values():
         _captured_write(local, bound)
         kept = frozenset(p for f, p in handed_back if f == local.name)
-        check(local, helpers, top=False, updated=kept, handed_back=handed_back)
+        check(
+            local,
+            helpers,
+            top=False,
+            updated=kept,
+            handed_back=handed_back,
+            rebinds=rebinds,
+        )
     return fn if taken is None else taken.with_checks(fn)

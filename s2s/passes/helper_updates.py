@@ -58,11 +58,14 @@ def local_updates(local: ir.Function, helpers: dict) -> dict:
     return found
 
 
-def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
+def helper_updates(
+    stmt, helpers, groups, later, closures, local_fns, rebinds=False
+) -> None:
     """A call of a helper that updates a parameter in place, given a name the caller reads afterwards, or
     a view of one (``normalize_(x[:3])``, ``normalize_(M[0])``: NumPy changes ``x``'s, ``M``'s elements).
     A helper that writes elements of a parameter, handed on as a value (to ``np.apply_along_axis``, a
-    loop's body), is refused there: what it is called with is not checked.
+    loop's body), is refused there: what it is called with is not checked. ``rebinds``: the caller is
+    written for JAX's immutable arrays, with which a helper's ``v += b`` binds its own ``v`` anew.
     """
     _helpers_handed_on(stmt, helpers)
     for node in iter_nodes(stmt.value):
@@ -78,6 +81,8 @@ def helper_updates(stmt, helpers, groups, later, closures, local_fns) -> None:
             params = list(inspect.signature(helper).parameters) if updates else []
         else:
             continue
+        if rebinds:
+            updates = {p: op for p, op in updates.items() if op.startswith("[")}
         if not updates:
             continue
         for k, arg in enumerate(node.args):
