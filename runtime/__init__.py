@@ -218,6 +218,7 @@ _DEFINED_IN = {
     "batched_argument_default_vjp": "arguments",
     "leaves": "tree_calls",
     "leaf_paths": "tree_calls",
+    "keystr": "tree_calls",
     "ravel": "tree_calls",
     "ravel_vjp": "tree_calls",
     "unravel_like": "tree_calls",

@@ -48,6 +48,13 @@ def leaf_paths(tree) -> list:
     return paths
 
 
+def keystr(path, **options) -> str:
+    """``jax.tree_util.keystr(path)``: a key path's text (``"['dense']['bias']"``), a Python string."""
+    import jax
+
+    return jax.tree_util.keystr(path, **options)
+
+
 def unflatten_like(tree, new_leaves):
     """``tree``'s structure holding ``new_leaves`` (in ``leaves``' order); ``None`` stays ``None``."""
     it = iter(new_leaves)

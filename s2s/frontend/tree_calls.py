@@ -2,7 +2,8 @@
 
 - ``jax.tree_util.tree_map_with_path(f, t, *rest)`` is the same loop with the key paths of ``t``'s
   leaves first (``rt.leaf_paths(t)``: JAX's ``DictKey``/``SequenceKey`` tuples, Python values), so
-  ``f(path, leaf)`` reads ``path[-1].key`` as JAX's does (optax's weight-decay masks);
+  ``f(path, leaf)`` reads ``path[-1].key`` as JAX's does (optax's weight-decay masks), and
+  ``jax.tree_util.keystr(path)`` is ``rt.keystr(path)``, JAX's text of it;
 - ``jax.tree_util.tree_leaves(t)`` (``jax.tree.leaves``) is ``rt.leaves(t)``:
   the leaves as a list, in JAX's order;
 - ``jax.tree_util.tree_map(f, t, *rest)`` (``jax.tree.map``) is a loop over
@@ -57,6 +58,7 @@ KINDS = {
     "structure": ("tree_util.tree_structure", "tree.structure"),
     "unflatten": ("tree_util.tree_unflatten", "tree.unflatten"),
     "reduce": ("tree_util.tree_reduce", "tree.reduce"),
+    "keystr": ("tree_util.keystr",),
 }
 
 
@@ -192,6 +194,11 @@ def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
         return resolver.mark(call("rt.leaves", resolver.expr(args["tree"])), node)
     if which in ("reduce", "fold"):
         return _reduced(resolver, c, which, node)
+    if which == "keystr":  # a key path's text: a Python string, read as JAX writes it
+        args = c.bind(("path",), keywords=("simple", "separator"), required=1)
+        keywords = {k: resolver.expr(v) for k, v in args.items() if k != "path"}
+        text = call("rt.keystr", resolver.expr(args["path"]), **keywords)
+        return resolver.mark(text, node)
     args = c.bind(("f", "tree"), star="rest", keywords=("is_leaf",))
     _no_is_leaf(c, args)
     trees = [args["tree"], *args.get("rest", [])]

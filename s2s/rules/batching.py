@@ -232,7 +232,9 @@ batch("elementwise", "rt.opposite")  # (a shift per example: their opposites)
 batch(
     "static", "rt.combination_indices", "rt.permutation_indices", "rt.product_indices"
 )
-batch("static", "rt.keys", "rt.sorted_keys", "rt.str_method", "rt.leaf_paths")
+batch(
+    "static", "rt.keys", "rt.sorted_keys", "rt.str_method", "rt.leaf_paths", "rt.keystr"
+)
 # output statements print every example (the batched values, as they are)
 batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
 signature_of(

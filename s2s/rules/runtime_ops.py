@@ -383,7 +383,7 @@ nondiff(
     "rt.all",
 )
 nondiff("dictionary keys are static", "rt.keys", "rt.sorted_keys")
-nondiff("a tree's key paths are static", "rt.leaf_paths")
+nondiff("a tree's key paths are static", "rt.leaf_paths", "rt.keystr")
 nondiff("strings carry no derivative", "rt.str_method")
 nondiff(
     "by definition: `stop_gradient(x)` is `x` with no derivative", "rt.stop_gradient"

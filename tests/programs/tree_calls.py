@@ -244,8 +244,21 @@ def decay_masked_by_path(params, x):
     )
 
 
+def decay_masked_by_keystr(params, x):
+    """The same mask read from each path's text (``jax.tree_util.keystr``), as optax's examples write it."""
+
+    def decayed(path, p):
+        return 0.0 if "b" in jax.tree_util.keystr(path) else 0.01 * jnp.sum(p**2)
+
+    penalty = sum(
+        jax.tree_util.tree_leaves(jax.tree_util.tree_map_with_path(decayed, params))
+    )
+    return jnp.sum(_forward(params, x) ** 2) + penalty
+
+
 PROGRAMS = {
     "decay_masked_by_path": _inputs_dict,
+    "decay_masked_by_keystr": _inputs_dict,
     "l2_by_tree_leaves": _inputs_dict,
     "l2_by_tree_map": _inputs_dict,
     "one_sgd_step_then_loss": _inputs_dict,
