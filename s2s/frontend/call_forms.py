@@ -373,6 +373,8 @@ def partials_passed(resolver, func, node: cst.Call) -> list:
         if isinstance(func, (cst.Name, cst.Attribute))
         else None
     )
+    if inspect.ismethod(fn) and function_args.is_program_object(fn.__self__):
+        fn = fn.__func__  # ``solver.step(term, y)`` of an object of yours
     if not inspect.isfunction(fn) or spellings.is_library(fn):
         return []
     return [

@@ -520,6 +520,9 @@ class Calls(lax_control.LaxControl):
             if static
             else function_args.bind(method, {_self_name(method): receiver})
         )
+        # ``solver.step(term, y)``: bound to the functions and objects it is passed, as a helper is
+        bound, args = function_args.bound_call(self, fn, args, node)
+        fn = bound or fn
         name = self.helper("_".join((*chain, attr.strip("_"))), fn)
         args = self._bind_helper(self.result.helpers.get(name, fn), args, node)
         return self.mark(cst.Call(cst.Name(name), args), node)

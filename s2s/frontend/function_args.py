@@ -118,7 +118,11 @@ _BOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def bind(fn, fixed: dict) -> Bound:
-    """The one ``Bound`` of ``fn`` with ``fixed`` (functions compared by identity, constants by value)."""
+    """The one ``Bound`` of ``fn`` with ``fixed`` (functions compared by identity, constants by value); of
+    a ``Bound``, its function with both bindings (a method's ``self``, then what a call passes).
+    """
+    if isinstance(fn, Bound):
+        fn, fixed = fn.fn, {**dict(fn.fixed), **fixed}
     key = tuple(
         sorted(
             (name, obj if isinstance(obj, Constant) else id(obj))
@@ -148,7 +152,8 @@ def bound_call(resolver, fn, args: list, node) -> tuple[Bound | None, list]:
 
     from ..errors import UnsupportedSyntax
 
-    readable = inspect.isfunction(fn) or isinstance(fn, Specialized)  # ``*args`` too
+    # ``*args`` too, and a method with ``self`` bound
+    readable = inspect.isfunction(fn) or isinstance(fn, (Specialized, Bound))
     if not readable:
         return None, args
     signature = inspect.signature(fn, follow_wrapped=False)

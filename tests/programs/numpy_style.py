@@ -1224,6 +1224,48 @@ def inputs_called_model_objective():
 
 PROGRAMS += ["called_model_objective"]
 
+
+class VectorTerm:
+    """diffrax's style: a term holding the vector field, a solver whose step is handed the term."""
+
+    def __init__(self, field):
+        self.field = field
+
+
+class MidpointSolver:
+    def __init__(self, dt):
+        self.dt = dt
+
+    def step(self, term, t, y, rate):
+        half = y + 0.5 * self.dt * term.field(t, y, rate)
+        return y + self.dt * term.field(t + 0.5 * self.dt, half, rate)
+
+
+def damped_field(t, y, rate):
+    return -rate * y + 0.1 * np.sin(t)
+
+
+def integrate_with(term, solver, y0, rate):
+    y = y0
+    for k in range(4):
+        y = solver.step(term, k * solver.dt, y, rate)
+    return y
+
+
+TERM, SOLVER = VectorTerm(damped_field), MidpointSolver(0.1)
+
+
+def solver_objects_objective(rate, y0):
+    """Module-level objects handed to a helper, which hands one to the other's method."""
+    return np.sum(integrate_with(TERM, SOLVER, y0, rate) ** 2)
+
+
+def inputs_solver_objects_objective():
+    return np.array(0.7), np.array([1.0, -2.0, 0.5])
+
+
+PROGRAMS += ["solver_objects_objective"]
+
 LAYER_PARSER = WeightsParser()
 for _layer, (_m, _n) in enumerate([(3, 4), (4, 2)]):
     LAYER_PARSER.add_weights(("weights", _layer), (_m, _n))
