@@ -164,9 +164,7 @@ def _generate(
         )
         if mapped is not None:
             return mapped
-        mode = Mode(
-            "vjp", which[0] if len(which) == 1 else which, zeros_for_inactive=False
-        )
+        mode = Mode("vjp", which[0] if len(which) == 1 else which)
         return reverse(program.helpers[name], mode, requests=vjp_requests, **ctx)
 
     entries = {}

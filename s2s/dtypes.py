@@ -62,6 +62,12 @@ def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False, fn=None
 
     pairs = list(_leaf_pairs(grads, primals))
     for g, p in pairs:
+        if g is None:
+            raise S2SError(
+                f"s2s.{kind}: the generated code computed no gradient (None) for a parameter of shape "
+                f"{np.shape(p)}; this is a bug in s2s, not in your program",
+                hint="please report it with the function; `.source` shows the generated module",
+            )
         if dtype_of(g).kind == "c" and dtype_of(p).kind != "c":
             raise complex_on_the_path(fn, "gradient")
         if np.shape(g) != np.shape(
@@ -81,7 +87,8 @@ def in_primal_dtypes(out, args, argnums, kind, has_aux, allow_int=False, fn=None
 
 def _leaf_pairs(grads, primals):
     """``(gradient leaf, parameter leaf)`` pairs: dicts matched by key (a gradient's keys may come in
-    another order), sequences by position; a leaf without a gradient (None) has no pair.
+    another order), sequences by position; a leaf without a gradient (None: a function an Equinox module
+    holds) has no pair, unless the parameter is an array or a number (``(None, p)``: a bug).
     """
     if isinstance(grads, dict) and isinstance(primals, dict):
         for k in primals:
@@ -95,6 +102,12 @@ def _leaf_pairs(grads, primals):
         for g, p in zip(grads, primals):
             yield from _leaf_pairs(g, p)
     elif grads is None:
+        if (
+            isinstance(primals, (float, int, np.ndarray, np.generic))
+            or hasattr(primals, "__jax_array__")
+            or type(primals).__module__.startswith("jax")
+        ):
+            yield None, primals  # an array's gradient is never None
         return
     elif not hasattr(
         grads, "shape"

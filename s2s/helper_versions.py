@@ -278,7 +278,7 @@ def _derivative_of(program: Program, requests, kind: str, ctx: dict):
             return forward(
                 program.helpers[helper], Mode("jvp", at), requests=requests, **ctx
             )
-        mode = Mode("vjp", at[0] if len(at) == 1 else at, zeros_for_inactive=False)
+        mode = Mode("vjp", at[0] if len(at) == 1 else at)
         return reverse(program.helpers[helper], mode, requests=requests, **ctx)
 
     return make

@@ -97,6 +97,8 @@ CASES = {
     "calls_a_vmapped_helper": ((_normal(3, 3, scale=0.5), _normal(2, 3)), (0, 1)),
     "jax_constant_on_the_numpy_backend": ((_normal(2, 3),), 0),
     "pairs_collected_then_unpacked": ((_normal(3),), 0),
+    "bisection_in_a_helper": ((np.array([1.3, 0.4]), _normal(3)), (0, 1)),
+    "counted_by_a_while_helper": ((np.array([1.3, 2.1]), _normal(3)), (0, 1)),
     "caches_read_backwards": (
         ([_normal(2, 3, scale=0.5), _normal(3, 3, scale=0.5)], _normal(4, 2)),
         0,
@@ -737,3 +739,18 @@ def test_an_unhashable_dataclass_object_called_in_an_assignment(backend):
     np.testing.assert_allclose(
         s2s.grad(f, backend=backend)(x), jax.jit(jax.grad(f))(x), rtol=1e-12
     )
+
+
+def test_a_gradient_of_none_for_an_array_is_an_internal_error_never_returned():
+    from s2s import dtypes
+
+    x, w = np.ones(3), np.ones(2)
+    with pytest.raises(
+        s2s.S2SError, match=r"no gradient \(None\) for a parameter of shape \(3,\)"
+    ):
+        dtypes.in_primal_dtypes((None, w), (x, w), (0, 1), "grad", has_aux=False)
+    # a None leaf of the parameters' tree keeps its None
+    got = dtypes.in_primal_dtypes(
+        {"a": w, "b": None}, ({"a": w, "b": None},), 0, "grad", False
+    )
+    assert got["b"] is None

@@ -56,8 +56,6 @@ class Mode:
     # an int gives one gradient, a tuple a tuple of them (as JAX's argnums)
     wrt: tuple[int, ...] | int = 0
     has_aux: bool = False
-    # else ``None`` where no derivative reaches a parameter
-    zeros_for_inactive: bool = True
 
 
 def _constant_key(subscript: cst.Subscript):
@@ -550,11 +548,10 @@ def reverse(
     for name in wrt:
         g = adj.cotangents[name]
         if g is None:
-            g = (
-                call("rt.tree_zeros_like", cst.Name(name))
-                if mode.zeros_for_inactive
-                else cst.Name("None")
-            )
+            # zeros, never ``None``: a helper's caller asks for the cotangents its summary says flow
+            # (``program.flows``, read conservatively: ``if c > lo`` in a loop's body), which this more
+            # precise reading may find zero
+            g = call("rt.tree_zeros_like", cst.Name(name))
         grads.append(g)
     grad = (
         grads[0]

@@ -203,6 +203,7 @@ FORMS = (
     "shape_flag",
     "star_items",
     "recurrence_from_a_number",
+    "decided_by_comparisons",
 )
 
 
@@ -2051,6 +2052,32 @@ class PythonIdioms:
             f"    {name}_d = {name}_d * 0.5 + {read}",
             f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
         ]
+
+    def _py_decided_by_comparisons(self, lines, name, a, b):
+        # a helper whose loop's ``if`` (or ``while`` test) reads the input, and whose value depends on it
+        # only through those comparisons: its derivative is zero, never None (``reverse``'s helper vjps)
+        form = self.pick(["bisect", "count"])
+        if form == "bisect":
+            self.helper(
+                "def bisected_level(z, lo=-2.0, hi=2.0):\n"
+                "    for _ in range(6):\n"
+                "        mid = 0.5 * (lo + hi)\n"
+                "        if np.sum(np.tanh(z)) * 0.3 > mid:\n"
+                "            lo = mid\n"
+                "        else:\n"
+                "            hi = mid\n"
+                "    return 0.5 * (lo + hi)\n"
+            )
+            lines.append(f"{name} = bisected_level({a}) * np.sum({b})")
+        else:
+            self.helper(
+                "def steps_below(z):\n"
+                "    k = 0.0\n"
+                "    while k * k < np.sum(z ** 2) and k < 5.0:\n"
+                "        k = k + 1.0\n"
+                "    return k\n"
+            )
+            lines.append(f"{name} = steps_below({a}) + np.sum({b}) * 0.5")
 
     def _py_shape_flag(self, lines, name, a, b):
         # the "accept unbatched input" idiom: a flag set under a test of the shape beside a value whose

@@ -942,3 +942,30 @@ def unhashable_layer_called(x):
     layer = ScaleLayer(k=3.0)
     y = layer(x)
     return jnp.sum(y**2)
+
+
+def _bisected_root(c, lo=0.0, hi=3.0):
+    for _ in range(20):
+        mid = 0.5 * (lo + hi)
+        if mid**3 - c > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def bisection_in_a_helper(c, w):
+    """A helper whose value depends on ``c`` only through the ``if`` of its loop: ``c``'s gradient is
+    zero (as ``jax.grad`` of a ``jnp.where`` port), never None, beside ``w``'s."""
+    return _bisected_root(np.sum(c)) * np.sum(w**2) + np.sum(c) * 0.0
+
+
+def _steps_below(c):
+    k = 0.0
+    while k * k < c:
+        k = k + 1.0
+    return k
+
+
+def counted_by_a_while_helper(c, w):
+    return _steps_below(np.sum(c**2)) * np.sum(w)
