@@ -218,6 +218,12 @@ def items_of(part, axis):
         return list(part.items)
     if isinstance(part, (list, tuple)):
         return list(part)
+    from .peeling import PeeledLeaf
+
+    if isinstance(part, PeeledLeaf) and axis == 0:
+        return (
+            part.steps()
+        )  # (a loop whose steps changed the items' shapes: each step's own)
     return [
         namespace(part).take(part, i, axis=axis) for i in range(np.shape(part)[axis])
     ]

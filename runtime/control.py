@@ -28,6 +28,7 @@ from .iteration import (
     as_elements,
     as_lists,
     as_step_items,
+    elements_like,
     plain,
 )
 from .located import COLLECTED, Refusal
@@ -640,8 +641,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
     """
     if _has_elements(init) and (uses_jax(init, xs) or _has_range(xs)):
         # a carried list of items of different shapes (a list's cotangent, ``rt.restack``'s ``Elements``):
-        # the Python list it stands for, a pytree JAX carries, before and after every step
-        init, f = as_lists(init), _carrying_lists(f)
+        # the Python list it stands for, a pytree JAX carries, before and after every step, and the
+        # ``Elements`` again after the loop (a backward loop over it visits its items)
+        carry, ys = scan(_carrying_lists(f), as_lists(init), xs, length, reverse)
+        return elements_like(carry, init), ys
     # a range an enclosing compiled loop's index bounds: the steps of its span
     if bounded.has_bounded(xs):
         return bounded.scan_bounded(scan, f, init, xs, length, reverse)

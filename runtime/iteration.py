@@ -132,6 +132,24 @@ def as_lists(tree):
     return _converted(tree, Elements, lambda e, walk: [walk(i) for i in e.items])
 
 
+def elements_like(tree, like):
+    """``tree`` (a loop's carry, its ``Elements`` carried as Python lists: ``as_lists``) with ``Elements``
+    again where ``like`` (the carry it started from) had them, so a later loop visits their items and
+    never slices each array of the list."""
+    if isinstance(like, Elements) and isinstance(tree, list):
+        return Elements(tree, like.width, like.batch)
+    if isinstance(like, tuple) and isinstance(tree, tuple) and len(like) == len(tree):
+        items = tuple(elements_like(t, k) for t, k in builtins.zip(tree, like))
+        return type(tree)(*items) if hasattr(tree, "_fields") else items
+    if isinstance(like, list) and isinstance(tree, list) and len(like) == len(tree):
+        return [elements_like(t, k) for t, k in builtins.zip(tree, like)]
+    if isinstance(like, dict) and isinstance(tree, dict):
+        return {
+            k: elements_like(v, like[k]) if k in like else v for k, v in tree.items()
+        }
+    return tree
+
+
 def as_elements(tree):
     """``tree`` with its ``StepItems`` as ``Elements`` and its ``StepSlice``s as slices (a compiled step's
     inputs)."""

@@ -180,6 +180,10 @@ def _joined(firsts, rest, at_end):
         elif stacked is not None and shapes == {np.shape(stacked)[1:]}:
             own = jnp.stack([jnp.asarray(v, stacked.dtype) for v in values])
             out.append(jnp.concatenate([stacked, own] if at_end else [own, stacked]))
+        elif stacked is None:
+            # every step ran on its own, each value its own shape (a list of layers' activations): the
+            # items as a Python list is, visited one by one where they are read
+            out.append(Elements(list(values)))
         else:
             out.append(PeeledLeaf(list(values), stacked, at_end))
     return jax.tree.unflatten(structure, out)

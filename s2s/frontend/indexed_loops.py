@@ -25,7 +25,7 @@ import re
 
 import libcst as cst
 
-from ..cstutil import int_literal, iter_nodes, names_in, plus_int, rewrite
+from ..cstutil import int_literal, iter_nodes, names_in, parenthesize, plus_int, rewrite
 from ..naming import Namer
 from .rewriting import PositionKeeping, place, with_node
 from .source import FunctionSource
@@ -68,17 +68,43 @@ def _offset(node, index: str) -> int | None:
     return -int(right.value) if isinstance(node.operator, cst.Subtract) else None
 
 
+def _from_the_end(node, index: str) -> int | None:
+    """``c`` for ``-index``, ``-index + c``, ``-index - c`` or ``c - index`` (``c`` an integer literal)."""
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and _name(node.expression) == index
+    ):
+        return 0
+    if not isinstance(node, cst.BinaryOperation) or not isinstance(
+        node.operator, (cst.Add, cst.Subtract)
+    ):
+        return None
+    if (
+        isinstance(node.operator, cst.Subtract)
+        and isinstance(node.left, cst.Integer)
+        and _name(node.right) == index
+    ):
+        return int(node.left.value)
+    if _from_the_end(node.left, index) == 0 and isinstance(node.right, cst.Integer):
+        c = int(node.right.value)
+        return c if isinstance(node.operator, cst.Add) else -c
+    return None
+
+
 def _indexed_by(node, index: str):
-    """``(xs, c)`` (``xs`` a path: ``_path``) for ``xs[index + c]`` (one index), else None."""
+    """``(xs, c, False)`` (``xs`` a path: ``_path``) for ``xs[index + c]`` (one index), ``(xs, c, True)``
+    for ``xs[c - index]`` (``xs[-l]``: an item from the end), else None."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return None
     element = node.slice[0].slice
-    if not isinstance(element, cst.Index):
+    if not isinstance(element, cst.Index) or _path(node.value) is None:
         return None
     offset = _offset(element.value, index)
-    if offset is None or _path(node.value) is None:
-        return None
-    return node.value, offset
+    if offset is not None:
+        return node.value, offset, False
+    offset = _from_the_end(element.value, index)
+    return None if offset is None else (node.value, offset, True)
 
 
 def _code(node) -> str:
@@ -173,20 +199,29 @@ class _Loops(PositionKeeping):
         else:
             start = args[0] if len(args) == 2 else cst.Integer("0")
             first, count, descending = int_literal(start), args[-1], False
-        read = {}  # (the code of a sequence read, the index's offset) -> the sequence
+        # (the code of a sequence read, the index's offset, whether from the end) -> the sequence
+        read = {}
         for node in iter_nodes(updated.body):
             found = _indexed_by(node, index)
             if found is None or _path(found[0]) in assigned:
                 continue
-            xs, offset = found
-            # ``xs[i - 1]`` from ``i = 1`` on: the items from ``xs[0]`` (never a read from the end)
-            if first is not None and first + offset >= 0:
-                read.setdefault((_code(xs), offset), xs)
+            xs, offset, from_end = found
+            if first is None or (from_end and descending):
+                continue
+            # ``xs[i - 1]`` from ``i = 1`` on: the items from ``xs[0]`` (never a read from the end);
+            # ``xs[-l]`` from ``l = 1`` on: the items from the last one back (always from the end)
+            if (offset - first < 0) if from_end else (first + offset >= 0):
+                read.setdefault((_code(xs), offset, from_end), xs)
         if not read:
             return updated
         self.changed = True
         items = {
-            key: self.namer.fresh(_identifier(key[0]) + f"_{index}" + _suffix(key[1]))
+            key: self.namer.fresh(
+                _identifier(key[0])
+                + f"_{index}"
+                + ("_from_end" if key[2] else "")
+                + _suffix(key[1])
+            )
             for key in read
         }
         body = rewrite(updated.body, _Items(index, items, self.positions))
@@ -200,9 +235,13 @@ class _Loops(PositionKeeping):
                 [cst.Arg(iterator)]
                 + [
                     cst.Arg(
-                        _down(xs, first + key[1], plus_int(count, key[1]))
-                        if descending
-                        else _from(xs, first + key[1])
+                        _back(xs, key[1] - first, count, key[1])
+                        if key[2]
+                        else (
+                            _down(xs, first + key[1], plus_int(count, key[1]))
+                            if descending
+                            else _from(xs, first + key[1])
+                        )
                     )
                     for key, xs in read.items()
                 ],
@@ -218,14 +257,18 @@ class _Loops(PositionKeeping):
                                 cst.Call(cst.Name("len"), [cst.Arg(xs)]),
                                 [
                                     cst.ComparisonTarget(
-                                        cst.GreaterThanEqual(), plus_int(count, key[1])
+                                        cst.GreaterThanEqual(),
+                                        plus_int(
+                                            count, -1 - key[1] if key[2] else key[1]
+                                        ),
                                     )
                                 ],
                             ),
                             cst.SimpleString(
                                 repr(
-                                    f"{key[0]}[{index}{_suffix(key[1], ' ')}] reads past the "
-                                    f"end of {key[0]}"
+                                    f"{key[0]}[{'-' if key[2] else ''}{index}"
+                                    f"{_suffix(key[1], ' ')}] reads past the "
+                                    f"{'start' if key[2] else 'end'} of {key[0]}"
                                 )
                             ),
                         )
@@ -235,7 +278,7 @@ class _Loops(PositionKeeping):
                 self.positions,
             )
             for key, xs in read.items()
-            if not (_length_of(count) == key[0] and key[1] == 0)
+            if not (_length_of(count) == key[0] and key[1] == 0 and not key[2])
         ]
         return cst.FlattenSentinel([*checks, loop]) if checks else loop
 
@@ -257,6 +300,35 @@ def _down(xs, low: int, top):
     return cst.Call(cst.Name("reversed"), [cst.Arg(items)])
 
 
+def _back(xs, top: int, count, c: int):
+    """``reversed(xs[c + 1 - count:top + 1])``: the items ``xs[c - l]`` an ascending loop ``for l in
+    range(first, count)`` reads (``top = c - first``, below 0: from the end), in its order.
+    """
+    stop = plus_int(cst.Integer("0"), top + 1) if top + 1 < 0 else None
+    start = _minus(c + 1, count)
+    items = cst.Subscript(xs, [cst.SubscriptElement(cst.Slice(start, stop))])
+    return cst.Call(cst.Name("reversed"), [cst.Arg(items)])
+
+
+def _minus(k: int, count):
+    """``k - count``, folded where ``count`` is an int literal or adds or subtracts one
+    (``2 - (len(ws) + 1)`` is ``1 - len(ws)``)."""
+    if int_literal(count) is not None:
+        return plus_int(cst.Integer("0"), k - int_literal(count))
+    if (
+        isinstance(count, cst.BinaryOperation)
+        and isinstance(count.operator, (cst.Add, cst.Subtract))
+        and isinstance(count.right, cst.Integer)
+    ):
+        sign = 1 if isinstance(count.operator, cst.Add) else -1
+        return _minus(k - sign * int(count.right.value), count.left)
+    if k > 0:
+        return parenthesize(
+            cst.BinaryOperation(cst.Integer(str(k)), cst.Subtract(), count)
+        )
+    return plus_int(parenthesize(cst.UnaryOperation(cst.Minus(), count)), k)
+
+
 def _from(xs, start):
     """``xs`` from its item ``start`` on (``xs`` itself from 0)."""
     if start is None or start == 0:
@@ -267,7 +339,7 @@ def _from(xs, start):
 
 
 class _Items(PositionKeeping):
-    """``xs[i + c]`` -> its item's name (a node at the subscript's position)."""
+    """``xs[i + c]`` (``xs[c - i]``) -> its item's name (a node at the subscript's position)."""
 
     def __init__(self, index: str, items: dict, positions: dict):
         super().__init__(positions)
@@ -276,9 +348,8 @@ class _Items(PositionKeeping):
 
     def leave_Subscript(self, original, updated):
         found = _indexed_by(updated, self.index)
-        if found is None or (_code(found[0]), found[1]) not in self.items:
-            return updated
-        return cst.Name(self.items[(_code(found[0]), found[1])])
+        key = None if found is None else (_code(found[0]), *found[1:])
+        return cst.Name(self.items[key]) if key in self.items else updated
 
 
 def desugar(source: FunctionSource) -> FunctionSource:

@@ -204,6 +204,7 @@ FORMS = (
     "star_items",
     "recurrence_from_a_number",
     "decided_by_comparisons",
+    "read_from_the_end",
 )
 
 
@@ -2051,6 +2052,21 @@ class PythonIdioms:
             f"for t in reversed({sweep}):",
             f"    {name}_d = {name}_d * 0.5 + {read}",
             f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
+        ]
+
+    def _py_read_from_the_end(self, lines, name, a, b):
+        # Nielsen's backward loop: a list of items of different shapes read by a range loop's index from
+        # the end (``zs[-l]``, ``zs[1 - l]``), beside a carried value (``indexed_loops``' ``_back``)
+        n = self.pick([3, 4])
+        lines += [
+            f"{name}_zs = []",
+            f"{name}_h = np.ravel({a})[:1] * np.ones(2)",
+            f"for {name}_k in range({n}):",
+            f"    {name}_h = np.tanh(np.concatenate([{name}_h, np.ravel({b})[:1] * 0.5]))",
+            f"    {name}_zs.append({name}_h * ({name}_k + 1))",
+            f"{name} = 0.0",
+            f"for {name}_l in range(2, len({name}_zs) + 1):",
+            f"    {name} = {name} * 0.5 + np.sum({name}_zs[-{name}_l]) * np.sum({name}_zs[1 - {name}_l] ** 2)",
         ]
 
     def _py_decided_by_comparisons(self, lines, name, a, b):

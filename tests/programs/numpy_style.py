@@ -7565,3 +7565,43 @@ def inputs_momentum_steps_with_an_aliased_cache():
 
 
 PROGRAMS += ["momentum_steps_with_an_aliased_cache"]
+
+
+def _logistic_prime(z):
+    s = 1.0 / (1.0 + np.exp(-z))
+    return s * (1 - s)
+
+
+def hand_backprop_norm(weights, biases, x, y):
+    """Nielsen's ``network.py`` backprop: layers read from the end by the loop's index (``zs[-l]``,
+    ``weights[-l + 1]``, ``activations[-l - 1]``), per-layer gradients written the same way
+    (``nabla_b[-l] = delta``), then differentiated again through their norm."""
+    nabla_b = [np.zeros(b.shape) for b in biases]
+    nabla_w = [np.zeros(w.shape) for w in weights]
+    activation = x
+    activations = [x]
+    zs = []
+    for b, w in zip(biases, weights):
+        z = np.dot(w, activation) + b
+        zs.append(z)
+        activation = 1.0 / (1.0 + np.exp(-z))
+        activations.append(activation)
+    delta = (activations[-1] - y) * _logistic_prime(zs[-1])
+    nabla_b[-1] = delta
+    nabla_w[-1] = np.dot(delta, activations[-2].transpose())
+    for l in range(2, len(weights) + 1):
+        delta = np.dot(weights[-l + 1].transpose(), delta) * _logistic_prime(zs[-l])
+        nabla_b[-l] = delta
+        nabla_w[-l] = np.dot(delta, activations[-l - 1].transpose())
+    return sum(np.sum(nb**2) for nb in nabla_b) + sum(np.sum(nw**2) for nw in nabla_w)
+
+
+def inputs_hand_backprop_norm():
+    r = np.random.default_rng(45)
+    sizes = [3, 4, 3, 2]
+    weights = [r.normal(size=(4, 3)), r.normal(size=(3, 4)), r.normal(size=(2, 3))]
+    biases = [r.normal(size=(m, 1)) for m in sizes[1:]]
+    return weights, biases, r.normal(size=(3, 1)), r.normal(size=(2, 1))
+
+
+PROGRAMS += ["hand_backprop_norm"]
