@@ -391,25 +391,29 @@ def dict_default_vjp(g, d, key, default=None):
     return argument_default_vjp(g, d, key, default)
 
 
-def sorted_keys(d, reverse=False):
+def sorted_keys(d, key=None, reverse=False):
     """Python's ``sorted`` of a dict's keys (``for name in sorted(params)``), of strings or of Python's
-    numbers, decided when the code is traced.
+    numbers, decided when the code is traced (``key``: a function of yours, called on them then).
 
     Sorting anything else (arrays sort by value, with a derivative) is refused: ``np.sort`` is the op.
     """
     if isinstance(d, Elements):
         d = d.items
+    if isinstance(d, builtins.range):
+        d = list(d)
     if isinstance(d, dict) or type(d).__name__ in ("dict_keys",):
-        return builtins.sorted(d, reverse=reverse)
+        return builtins.sorted(d, key=key, reverse=reverse)
     if isinstance(d, (list, tuple)) and builtins.all(
         type(k) in (str, int, float, bool) for k in d
     ):  # (Python's own values, known when the code is traced; never arrays or NumPy's numbers)
-        return builtins.sorted(d, reverse=reverse)
+        return builtins.sorted(d, key=key, reverse=reverse)
     from .located import Refusal
 
     raise Refusal(
-        "Python's `sorted` of something other than a dict's keys, strings or Python numbers",
-        "sort arrays with `np.sort` (it has a derivative); `sorted` orders the keys of a dict",
+        "Python's `sorted` of something other than a dict's keys, strings or Python numbers "
+        "(`sorted` has no derivative: it orders names and counts)",
+        "sort arrays with `np.sort` (it has a derivative); to order a list of arrays, sort their "
+        "positions (`for i in sorted(range(len(ws)), key=...)`) and read `ws[i]`",
     )
 
 

@@ -7605,3 +7605,35 @@ def inputs_hand_backprop_norm():
 
 
 PROGRAMS += ["hand_backprop_norm"]
+
+
+def _by_width(w):
+    return w.shape[0]
+
+
+def layers_sorted_by_a_key(ws, x):
+    """``sorted`` of Python values by a key (a function of yours, a local one, a dict's ``get``), decided
+    when the code is traced: layers applied narrowest first, then weighted by their position.
+    """
+
+    def backwards(i):
+        return -i
+
+    order = sorted(range(len(ws)), key=backwards)
+    total = sum(np.sum(ws[i] ** 2) * (k + 1) for k, i in enumerate(order))
+    widths = {k: _by_width(w) for k, w in enumerate(ws)}
+    for i in sorted(widths, key=widths.get):
+        total = total + np.sum(np.tanh(x[: ws[i].shape[1]] @ ws[i].T)) * (i + 1)
+    return total
+
+
+def inputs_layers_sorted_by_a_key():
+    r = np.random.default_rng(46)
+    return [
+        r.normal(size=(3, 2)),
+        r.normal(size=(1, 3)),
+        r.normal(size=(2, 2)),
+    ], r.normal(size=3)
+
+
+PROGRAMS += ["layers_sorted_by_a_key"]
