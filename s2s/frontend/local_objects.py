@@ -37,6 +37,7 @@ import types
 import libcst as cst
 
 from ..cstutil import iter_nodes, names_in, rewrite, substitute
+from . import fluent_methods
 from . import source as sources
 from .class_members import (
     _assigned_attributes,
@@ -54,6 +55,7 @@ from .class_members import (
     _with_made_defaults,
 )
 from .factories import globals_agree
+from .fluent_methods import dropped_self_returns, returns_self, values_read
 from .function_args import defined_in_the_program
 from .object_init import (
     bind_arguments,
@@ -310,6 +312,11 @@ class _Objects:
             return None
         methods = _reached(cls, used)
         if methods is None or not self._same_globals(cls, methods):
+            return None
+        if any(
+            returns_self(_methods(cls)[m]) and values_read(self.source.node, name, m)
+            for m in methods
+        ):  # ``return m.fit(X)``: the object itself as a value
             return None
         later = self._set_by_methods(cls, fields, methods)
         if later is not None:
@@ -644,6 +651,10 @@ class _Objects:
             return None
         me = node.params.params[0].name.value
         node = _aliases_read_through(node, me)
+        if returns_self(
+            fn
+        ):  # ``return self`` of a call that is a statement (``fluent_methods``)
+            node = dropped_self_returns(node, me)
         rename = _Self(
             me,
             names,
@@ -852,6 +863,7 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     """
     from . import class_tables, object_structures  # (they read this module's classes)
 
+    source = fluent_methods.desugar(source)
     for _ in range(ROUNDS):
         written = _desugar_once(
             _without_aliases(object_structures.expand(class_tables.read(source)))

@@ -205,6 +205,7 @@ FORMS = (
     "recurrence_from_a_number",
     "decided_by_comparisons",
     "read_from_the_end",
+    "fluent_fit",
 )
 
 
@@ -2053,6 +2054,33 @@ class PythonIdioms:
             f"    {name}_d = {name}_d * 0.5 + {read}",
             f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
         ]
+
+    def _py_fluent_fit(self, lines, name, a, b):
+        # scikit-learn's fluent ``fit`` (``return self``), bound by ``Est(...).fit(...)`` or
+        # ``m = m.fit(...)``, or called as a statement (``fluent_methods``)
+        self.helper(
+            "class ShrinkFit:\n"
+            "    def __init__(self, rate=0.3, steps=2):\n"
+            "        self.rate = rate\n"
+            "        self.steps = steps\n"
+            "\n"
+            "    def fit(self, v, target):\n"
+            "        self.coef_ = v * 1.0\n"
+            "        self.losses_ = []\n"
+            "        for _ in range(self.steps):\n"
+            "            self.coef_ = self.coef_ - self.rate * np.tanh(self.coef_ - target)\n"
+            "            self.losses_.append(np.sum((self.coef_ - target) ** 2))\n"
+            "        return self\n"
+        )
+        target = f"np.mean({b})"
+        form = self.pick(["chained", "rebound", "statement"])
+        if form == "chained":
+            lines.append(f"{name}_m = ShrinkFit(rate=0.4).fit({a}, {target})")
+        else:
+            lines.append(f"{name}_m = ShrinkFit()")
+            call = f"{name}_m.fit({a}, {target})"
+            lines.append(f"{name}_m = {call}" if form == "rebound" else call)
+        lines.append(f"{name} = {name}_m.losses_[-1] + np.sum({name}_m.coef_ * 0.5)")
 
     def _py_read_from_the_end(self, lines, name, a, b):
         # Nielsen's backward loop: a list of items of different shapes read by a range loop's index from

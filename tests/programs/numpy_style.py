@@ -7637,3 +7637,41 @@ def inputs_layers_sorted_by_a_key():
 
 
 PROGRAMS += ["layers_sorted_by_a_key"]
+
+
+class FluentAdaline:
+    """Raschka's ``AdalineGD``: ``fit`` runs gradient descent on ``self.w_``, records ``self.cost_``, and
+    ends ``return self`` (scikit-learn's fluent style)."""
+
+    def __init__(self, eta=0.01, n_iter=4):
+        self.eta = eta
+        self.n_iter = n_iter
+
+    def fit(self, X, y, w0):
+        self.w_ = w0.copy()
+        self.cost_ = []
+        for _ in range(self.n_iter):
+            errors = y - self.net_input(X)
+            self.w_[1:] += self.eta * X.T.dot(errors)
+            self.w_[0] += self.eta * errors.sum()
+            self.cost_.append((errors**2).sum() / 2.0)
+        return self
+
+    def net_input(self, X):
+        return np.dot(X, self.w_[1:]) + self.w_[0]
+
+
+def fluent_fit_costs(w0, X, y):
+    """``Est(...).fit(...)`` bound to a name, and ``m = m.fit(...)``: the object itself, updated."""
+    ada = FluentAdaline(eta=0.01, n_iter=3).fit(X, y, w0)
+    again = FluentAdaline(eta=0.02)
+    again = again.fit(X, y, ada.w_)
+    return ada.cost_[-1] + sum(again.cost_) + np.sum(again.net_input(X) ** 2) * 0.01
+
+
+def inputs_fluent_fit_costs():
+    r = np.random.default_rng(47)
+    return r.normal(size=4), r.normal(size=(6, 3)), r.normal(size=6)
+
+
+PROGRAMS += ["fluent_fit_costs"]
