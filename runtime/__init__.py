@@ -85,6 +85,7 @@ _DEFINED_IN = {
     "refused": "output",
     "debug_print": "output",
     "log": "output",
+    "warn": "output",
     "raise_": "output",
     "raise_if": "output",
     "batch_axis": "batch_axes",

@@ -114,6 +114,19 @@ def log(logger: str | None, level: int, msg: str, *values, style: str = "%") -> 
     _when_known(show, values)
 
 
+def warn(category: str, fmt: str, *values) -> None:
+    """``warnings.warn(fmt.format(*values), category)`` (``category``: the name of one of Python's warning
+    classes), when the values are known: under ``jax.jit``, at every call of the compiled code, as Python's
+    warning filters let it through."""
+    import builtins
+    import warnings
+
+    kind = getattr(builtins, category)
+    _when_known(
+        lambda *known: warnings.warn(_FORMAT(fmt, *known), kind, stacklevel=2), values
+    )
+
+
 def check(ok, fmt: str = "", *values, hint: str | None = None) -> None:
     """``assert ok, fmt.format(*values)``: at once on known values (shapes, NumPy arrays), when the compiled
     code runs on traced ones (the failure then surfaces as JAX's runtime error, which quotes it). With a

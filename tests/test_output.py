@@ -7,6 +7,7 @@ what the plain NumPy function prints.
 """
 
 import logging
+import warnings
 
 import jax
 import numpy as np
@@ -92,3 +93,18 @@ def test_printf_and_format_messages_print_as_python(capsys, caplog, backend):
             == want
         )
         assert [r.getMessage() for r in caplog.records] == logged and logged
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_warnings_warn_when_the_code_runs(backend):
+    def warned(fn, *args):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(*args)
+        return [(c.category, str(c.message)) for c in caught]
+
+    nan_x = np.array([np.nan, 1.0])
+    for args in ((W * 3, X), (W * 0.1, nan_x)):
+        want = warned(P.checked_inputs, *args)
+        assert len(want) == 1
+        assert warned(s2s.grad(P.checked_inputs, backend=backend), *args) == want

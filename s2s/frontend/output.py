@@ -1,4 +1,5 @@
-"""``print``, ``logging`` and ``jax.debug.print`` statements, as ``rt.debug_print``/``rt.log`` statements.
+"""``print``, ``logging``, ``warnings.warn`` and ``jax.debug.print`` statements, as ``rt.debug_print``/
+``rt.log``/``rt.warn`` statements.
 
 Guarantee: each such statement of the user's function stays one statement of
 the generated code, in its place (``simplify`` never drops them), and prints or
@@ -15,6 +16,7 @@ import builtins
 import logging
 import re
 import sys
+import warnings
 
 import libcst as cst
 
@@ -38,17 +40,19 @@ def is_output_statement(node: cst.Expr) -> bool:
     the resolver checks what the name is."""
     func = node.value.func if isinstance(node.value, cst.Call) else None
     if isinstance(func, cst.Name):
-        return func.value == "print"
+        return func.value in ("print", "warn")
     return isinstance(func, cst.Attribute) and (
         func.attr.value in LEVELS or func.attr.value in ("log", "print")
     )
 
 
 def kind_of(obj) -> tuple | None:
-    """``("print",)``, ``("jax",)``, or ``("logging", logger name or None, method name)`` for the object an
-    output statement calls; None for anything else."""
+    """``("print",)``, ``("jax",)``, ``("warn",)`` or ``("logging", logger name or None, method name)`` for
+    the object an output statement calls; None for anything else."""
     if obj is builtins.print:
         return ("print",)
+    if obj is warnings.warn:
+        return ("warn",)
     jax = sys.modules.get("jax")
     if jax is not None and obj is getattr(getattr(jax, "debug", None), "print", None):
         return ("jax",)
@@ -299,7 +303,38 @@ def statement(resolver, node: cst.Call, kind: tuple) -> cst.Call:
         return _print(resolver, positional, keywords)
     if kind[0] == "jax":
         return _jax_print(resolver, positional, keywords)
+    if kind[0] == "warn":
+        return _warn(resolver, node, positional, keywords)
     return _log(resolver, node, positional, kind[1], kind[2])
+
+
+def _warn(resolver, node, positional, keywords) -> cst.Call:
+    """``warnings.warn(message[, category])``: ``rt.warn(category's name, template, *values)``, the
+    category one of Python's warnings (``stacklevel`` is read and left: the warning names the line).
+    """
+    if not positional and "message" not in keywords:
+        resolver.fail(node, "`warn()` without a message", "pass the message", UnsupportedSyntax)  # fmt: skip
+    message = positional[0] if positional else keywords["message"]
+    given = positional[1] if len(positional) > 1 else keywords.get("category")
+    category = "UserWarning"
+    if given is not None:
+        chain = (
+            resolver._chain(given.value)
+            if isinstance(given.value, (cst.Name, cst.Attribute))
+            else None
+        )
+        obj = resolver._object(chain) if chain is not None else None
+        if not (
+            isinstance(obj, type)
+            and issubclass(obj, Warning)
+            and getattr(builtins, obj.__name__, None) is obj
+        ):
+            resolver.fail(given, "a warning category other than one of Python's (`UserWarning`, `RuntimeWarning`, ...)",
+                          "warn with a built-in category, or warn outside the function", UnsupportedSyntax)  # fmt: skip
+        category = obj.__name__
+    template = Template(resolver)
+    template.add(message.value)
+    return call("rt.warn", literal(category), literal(template.text), *template.values)
 
 
 def _keyword_string(resolver, keywords: dict, name: str, default: str) -> str:

@@ -30,6 +30,7 @@ FRESH_RUNTIME = frozenset(
         "rt.dynamic_slice",
         "rt.check",  # an assert's check (``frontend``): no array, only a truth value checked
         "rt.debug_print",
+        "rt.warn",
         "rt.dynamic_update_slice",
         "rt.foreign",  # JAX's results (``runtime.foreign``: an argument handed back is copied)
         "rt.refused",  # raises where it runs: it returns nothing

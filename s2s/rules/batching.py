@@ -236,7 +236,15 @@ batch(
     "static", "rt.keys", "rt.sorted_keys", "rt.str_method", "rt.leaf_paths", "rt.keystr"
 )
 # output statements print every example (the batched values, as they are)
-batch("static", "rt.debug_print", "rt.log", "rt.check", "rt.unset", "rt.skipped")
+batch(
+    "static",
+    "rt.debug_print",
+    "rt.log",
+    "rt.warn",
+    "rt.check",
+    "rt.unset",
+    "rt.skipped",
+)
 signature_of(
     rt.item_is_copy,
     "rt.item_is_copy",

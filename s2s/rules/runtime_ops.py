@@ -393,6 +393,7 @@ nondiff(
     "output: prints, logs or checks an assertion, its value is None",
     "rt.debug_print",
     "rt.log",
+    "rt.warn",
     "rt.check",
 )
 nondiff("the user's `raise`: no value", "rt.raise_", "rt.raise_if")

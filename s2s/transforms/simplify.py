@@ -320,7 +320,7 @@ def propagate_copies(body, keep=frozenset()):
 
 # calls kept for the errors they raise or what they print, even when their value is unused
 CHECKS = frozenset(
-    {"rt.grad_seed", "rt.batch_size", "rt.debug_print", "rt.log", "rt.check"}
+    {"rt.grad_seed", "rt.batch_size", "rt.debug_print", "rt.log", "rt.warn", "rt.check"}
 )
 
 

@@ -1,6 +1,8 @@
 """Functions that print and log as people's NumPy code does (issue 13): ``tests/test_output.py``."""
 
 import logging
+import warnings
+from warnings import warn
 
 import jax
 import numpy as np
@@ -63,3 +65,13 @@ def old_style_messages(w, x):
     )
     logger.info("sum %.2f" % np.sum(h))
     return loss
+
+
+def checked_inputs(w, x):
+    """Library code's ``warnings.warn``: under a test of the data, with a category and a formatted
+    message, warned when it runs (``rt.warn``)."""
+    if np.any(np.isnan(x)):
+        warnings.warn("nan in x", stacklevel=2)
+    if np.sum(w**2) > 1.0:
+        warn(f"large weights: {np.sum(w ** 2):.2f}", RuntimeWarning, stacklevel=2)
+    return np.sum(np.tanh(x @ w) ** 2)
