@@ -21,6 +21,15 @@ def check_float_inputs(args, argnums, api="grad", allow_int=False):
                 callable(leaf) and not hasattr(leaf, "dtype")
             ):
                 continue
+            if not hasattr(leaf, "dtype") and not isinstance(
+                leaf, (bool, int, complex, np.generic)
+            ):  # an object JAX does not flatten (a plain ``@dataclass``): as jax.grad, not a valid input
+                raise TypeError(
+                    f"{api}: argument {i} holds a {type(leaf).__name__}, which is neither an array nor "
+                    "a pytree of arrays: register its class as a pytree "
+                    "(`jax.tree_util.register_dataclass`, `register_pytree_node_class`), or pass its "
+                    "arrays as arguments"
+                )
             dtype = dtype_of(leaf)
             if dtype.kind == "c":
                 raise _complex_error(api, dtype)

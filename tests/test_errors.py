@@ -4,6 +4,7 @@ One table of bad programs drives the compile-time checks; the API's runtime
 errors follow JAX's (types and messages).
 """
 
+import dataclasses
 import importlib.util
 import subprocess
 import sys
@@ -685,6 +686,22 @@ def test_grad_of_non_scalar_output_is_a_type_error():
 def test_grad_with_respect_to_integers_is_a_type_error():
     with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
         s2s.grad(scalar)(np.arange(3), 2.0)
+
+
+@dataclasses.dataclass
+class _PlainParams:
+    w: np.ndarray
+
+
+def _plain_params_loss(p, x):
+    return np.sum(p.w * x)
+
+
+def test_grad_of_an_object_that_is_no_pytree_says_to_register_it():
+    with pytest.raises(
+        TypeError, match="holds a _PlainParams, which is neither an array"
+    ):
+        s2s.grad(_plain_params_loss)(_PlainParams(np.ones(2)), np.ones(2))
 
 
 def test_argnums_out_of_range_is_a_value_error():
