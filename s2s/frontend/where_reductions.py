@@ -62,8 +62,8 @@ def rewrite(op: str, args: list) -> cst.BaseExpression | None:
     filled = call("xp.where", mask, x, cst.Float(FILL[op]))
     name = "sum" if op in ("mean", "nansum") else op
     total = cst.Call(cst.parse_expression(f"xp.{name}"), [cst.Arg(filled), *others])
-    if op != "mean":
-        return total
+    if op != "mean":  # (``initial=`` beside ``where=``: joined as one more item)
+        return _with_initial(name, total.args) or total
     ones = call("xp.where", mask, call("xp.ones_like", x), cst.Float("0.0"))
     count = cst.Call(cst.parse_expression("xp.sum"), [cst.Arg(ones), *others])
     return cst.BinaryOperation(total, cst.Divide(), count)

@@ -231,6 +231,7 @@ class Idioms:
             lines.append(
                 f"{name} = np.sum(np.tanh({a}), where={a} > 0) + np.mean({a} ** 2, where={a} < 0.5)"
                 f" + np.max({a}, where=np.abs({a}) < 1.0, initial=-2.0)"
+                f" + np.sum({a} ** 2, where={a} < 0.3, initial=0.5)"
             )
         elif form == "chained":
             # one value under two names

@@ -1025,6 +1025,8 @@ def reductions_with_where(w, x):
         + np.var(z, where=observed)
         + np.sum(np.std(np.outer(z, w), axis=0, ddof=1, where=observed[:, None]))
         + np.var(np.tanh(z), 0, keepdims=True, where=~observed)[0]
+        + np.sum(z**2, where=observed, initial=1.0)
+        + np.prod(1.0 + 0.1 * z, where=observed, initial=2.0)
     )
 
 
