@@ -361,3 +361,42 @@ def test_augmented_assignment_in_numpy_code_that_another_name_sees_is_refused():
     w, x = RNG.normal(size=(3, 3)), RNG.normal(size=(2, 3))
     with pytest.raises(s2s.S2SError, match="in-place update of `out`, which may share"):
         s2s.grad(mixed_namespaces)(w, x)
+
+
+XP = jnp
+
+
+def dispatch_on_a_module_global(w):
+    """The array-API idiom: a test of which module a name holds, decided when the code is read."""
+    if XP is np:
+        return np.sum(w**2)
+    return XP.sum(w**3)
+
+
+def dispatch_on_a_module_default(w, xp=jnp):
+    if xp is jnp:
+        return xp.sum(jnp.sin(w))
+    return xp.sum(w)
+
+
+def _dispatch_on_a_closure(xp):
+    def f(w):
+        s = xp.sum(w**2)
+        return s if xp is not np else 2 * s
+
+    return f
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        dispatch_on_a_module_global,
+        dispatch_on_a_module_default,
+        _dispatch_on_a_closure(jnp),
+    ],
+    ids=["global", "default", "closure"],
+)
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_test_of_which_module_a_name_holds_is_decided_when_read(fn, backend):
+    w = RNG.normal(size=3)
+    assert_trees_close(s2s.grad(fn, backend=backend)(w), jax.grad(fn)(w))

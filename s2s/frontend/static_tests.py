@@ -7,7 +7,8 @@ branch it keeps, and a name bound to different functions on two branches has no 
 ``desugar`` drops the branch Python does not take here.
 
 Guarantee: an ``if``/``elif`` statement or a conditional expression whose test is
-``hasattr(M, "name")`` (``M`` a module the function's environment names, ``hasattr`` Python's), or a
+``hasattr(M, "name")`` (``M`` a module the function's environment names, ``hasattr`` Python's),
+``xp is np`` (two names the function does not bind, holding modules), or a
 comparison, ``not``, ``and``/``or`` of literals and module-level constants (a number, a string, a
 bool, None, or a tuple of them: names the function does not bind), or of the function's own constants
 (a name its block binds to one of those on a line of its own: ``norm = None`` where an object's
@@ -86,6 +87,10 @@ def _compared(test, source, bound) -> bool | None:
         return (
             missing if isinstance(test.comparisons[0].operator, cst.Is) else not missing
         )
+    modules = _modules_compared(test, source, bound)
+    if modules is not None:  # ``xp is np``: the array-API idiom's dispatch on a module
+        same = modules[0] is modules[1]
+        return same if isinstance(test.comparisons[0].operator, cst.Is) else not same
     left = _constant(test.left, source, bound)
     if left is _UNKNOWN:
         return None
@@ -101,6 +106,23 @@ def _compared(test, source, bound) -> bool | None:
             return False
         left = right
     return True
+
+
+def _modules_compared(test, source, bound):
+    """The two modules of ``A is B`` (``is not``), each a name the function does not bind holding a
+    module (``xp`` of a closure, ``XP = jnp`` at module level), else None."""
+    if len(test.comparisons) != 1 or not isinstance(
+        test.comparisons[0].operator, (cst.Is, cst.IsNot)
+    ):
+        return None
+    sides = [test.left, test.comparisons[0].comparator]
+    if not all(
+        isinstance(n, cst.Name) and n.value not in bound and n.value in source.env
+        for n in sides
+    ):
+        return None
+    objects = [source.env[n.value] for n in sides]
+    return objects if all(inspect.ismodule(o) for o in objects) else None
 
 
 def _truth(test, source: FunctionSource, bound) -> bool | None:

@@ -403,12 +403,13 @@ def target(obj, api: str = "s2s"):
 
 
 def _held_functions(binding) -> dict:
-    """The parameters that a call leaving them out binds to a function or an object of the program (a
-    default, or what a ``functools.partial`` holds): s2s reads them as it reads a helper given them.
+    """The parameters that a call leaving them out binds to a function, an object of the program or a
+    module (a default, ``xp=jnp``, or what a ``functools.partial`` holds): s2s reads them as it reads a
+    helper given them.
     """
     held = {}
     for name, value in zip(binding.names, binding.placed_call()):
-        if function_args.is_function(value) or function_args.is_program_object(value):
+        if function_args.bindable(value):
             held[name] = value
     return held
 

@@ -206,6 +206,7 @@ FORMS = (
     "decided_by_comparisons",
     "read_from_the_end",
     "fluent_fit",
+    "module_dispatch",
 )
 
 
@@ -2054,6 +2055,17 @@ class PythonIdioms:
             f"    {name}_d = {name}_d * 0.5 + {read}",
             f"    {name} = {name} + np.sum({name}_d ** 2) * (t + 1)",
         ]
+
+    def _py_module_dispatch(self, lines, name, a, b):
+        # the array-API idiom: a helper given its array module, testing which one it holds
+        # (``static_tests``: decided when the code is read)
+        self.helper(
+            "def squared_norm_xp(v, xp=np):\n"
+            "    if xp is np:\n"
+            "        return xp.sum(v ** 2)\n"
+            "    return xp.sum(xp.abs(v))\n"
+        )
+        lines.append(f"{name} = squared_norm_xp({a}) + squared_norm_xp({b}, np) * 0.5")
 
     def _py_fluent_fit(self, lines, name, a, b):
         # scikit-learn's fluent ``fit`` (``return self``), bound by ``Est(...).fit(...)`` or
