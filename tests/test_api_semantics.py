@@ -400,3 +400,21 @@ def _dispatch_on_a_closure(xp):
 def test_a_test_of_which_module_a_name_holds_is_decided_when_read(fn, backend):
     w = RNG.normal(size=3)
     assert_trees_close(s2s.grad(fn, backend=backend)(w), jax.grad(fn)(w))
+
+
+def _burgers_residual(w, t, x, nu=0.01 / jnp.pi):
+    return jnp.sin(w * t) * x - nu * w
+
+
+def residual_mapped_inside(w, ts, xs):
+    """``jax.vmap`` of a function whose default is an expression, inside: the call keeps the default."""
+    return jnp.sum(jax.vmap(_burgers_residual, in_axes=(None, 0, 0))(w, ts, xs) ** 2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_transformation_made_inside_keeps_its_functions_defaults(backend):
+    ts, xs = RNG.normal(size=3), RNG.normal(size=3)
+    got = s2s.grad(residual_mapped_inside, backend=backend)(0.7, ts, xs)
+    np.testing.assert_allclose(
+        got, jax.grad(residual_mapped_inside)(0.7, ts, xs), rtol=1e-10
+    )

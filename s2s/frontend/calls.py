@@ -977,8 +977,8 @@ class Calls(lax_control.LaxControl):
 
     def _bound(self, helper, args, node) -> inspect.BoundArguments:
         """The call's argument nodes bound to ``helper``'s parameters, as Python binds them."""
-        # a wrapper: its own
-        signature = inspect.signature(
+        # a wrapper: its own; a transformation's generated function: its function's (``_call_signatures``)
+        signature = self._call_signatures.get(id(helper)) or inspect.signature(
             helper, follow_wrapped=not inspect.isfunction(helper)
         )
         try:

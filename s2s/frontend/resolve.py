@@ -222,6 +222,9 @@ class Resolver(Calls):
         self.params = {p.name.value for p in _params_of(node)} - set(source.fixed)
         # placeholder name -> a function with ``*args``/``**kwargs``, named per call shape
         self._variadic = {}
+        # generated functions of transformations made inside (``jax.vmap(residual)``): the signature a call
+        # binds to, the user's function's with its defaults (the generated one keeps literal ones only)
+        self._call_signatures = {}
         self.expansion = (
             variadic.Expansion.of(node, source.shape)
             if source.shape is not None
@@ -823,7 +826,9 @@ class Resolver(Calls):
             found = wrappers.classify(obj, called=True)
             # ``df = s2s.grad(f)``: its generated code is a helper
             if isinstance(found, wrappers.Generated):
-                obj = found.obj.s2s_generated_function
+                made, obj = found.obj, found.obj.s2s_generated_function
+                if not made.binding.partial_arguments and not made.binding.variadic:
+                    self._call_signatures[id(obj)] = made.__signature__
             # ``jax.jit(f)``, ``jax.checkpoint(f)``, ``@s2s.transform``
             elif isinstance(found, wrappers.Through):
                 return self.value(found.inner, path, node)
