@@ -5,6 +5,7 @@ The functions are written with ``jax.numpy`` (which s2s also reads), so the
 oracle is ``jax.grad`` of the very same function.
 """
 
+import functools
 from collections import namedtuple
 
 import jax
@@ -418,3 +419,23 @@ def test_a_transformation_made_inside_keeps_its_functions_defaults(backend):
     np.testing.assert_allclose(
         got, jax.grad(residual_mapped_inside)(0.7, ts, xs), rtol=1e-10
     )
+
+
+def _convolve(x, w):
+    return jnp.array([jnp.dot(x[i - 1 : i + 2], w) for i in range(1, len(x) - 1)])
+
+
+def convolve_mapped_by_a_partial(w, xs, scale):
+    """The vectorization tutorial's ``jax.vmap(functools.partial(convolve, w=w))(xs)`` inside."""
+    out = jax.vmap(functools.partial(_convolve, w=w * scale))(xs)
+    return jnp.sum(out**2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_partial_with_keywords_mapped_inside(backend):
+    w, xs = RNG.normal(size=3), RNG.normal(size=(3, 5))
+    got = s2s.grad(convolve_mapped_by_a_partial, argnums=(0, 2), backend=backend)(
+        w, xs, 1.5
+    )
+    want = jax.grad(convolve_mapped_by_a_partial, argnums=(0, 2))(w, xs, 1.5)
+    assert_trees_close(got, want)

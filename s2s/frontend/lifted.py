@@ -119,6 +119,7 @@ def lift(resolver, node):
         name, local = "anonymous", node
     else:
         return None
+    local = _keyword_defaults_read(local)
     params = local.params
     if (
         params.posonly_params
@@ -140,6 +141,33 @@ def lift(resolver, node):
     )
     lam = cst.Lambda(cst.Parameters(params=[cst.Param(cst.Name(v)) for v in own]), call)
     return lam, lifted
+
+
+def _keyword_defaults_read(local):
+    """A local ``def`` whose keyword-only parameters all have defaults (``functools.partial(convolve,
+    w=w)``'s ``def convolve_partial(x, *, w=w)``: ``partials``), transformed and called with its positional
+    arguments: those parameters bound to their defaults first in its body, no parameters of its own (a
+    call giving one by keyword is then a located error, where it is bound)."""
+    params = local.params
+    if (
+        not isinstance(local, cst.FunctionDef)
+        or not params.kwonly_params
+        or not all(p.default is not None for p in params.kwonly_params)
+        or params.star_kwarg is not None
+        or isinstance(params.star_arg, cst.Param)
+    ):
+        return local
+    lines = [
+        cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(p.name)], p.default)])
+        for p in params.kwonly_params
+        if not (isinstance(p.default, cst.Name) and p.default.value == p.name.value)
+    ]  # (``w=w``: the enclosing ``w``, read as it is)
+    return local.with_changes(
+        params=params.with_changes(
+            kwonly_params=(), star_arg=cst.MaybeSentinel.DEFAULT
+        ),
+        body=local.body.with_changes(body=[*lines, *local.body.body]),
+    )
 
 
 def _with_definitions(resolver, name, local):
