@@ -410,6 +410,7 @@ _DEFINED_IN = {
     "qr_q": "spectral",
     "qr_r": "spectral",
     "logabsdet": "spectral",
+    "adjugate": "spectral",
     "slogdet_sign": "spectral",
     "square_eye": "spectral",
     "solve_triangular": "spectral",

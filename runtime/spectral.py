@@ -56,6 +56,23 @@ def slogdet_sign(a):
     return namespace(a).linalg.slogdet(a)[0]
 
 
+def adjugate(a):
+    """The adjugate of square matrices ``a`` (``det(a) * inv(a)`` where ``a`` is invertible), from the SVD:
+    finite where ``a`` is singular. The derivative of ``det`` (``rules/spectral.py``, whose ``adjugate``
+    is the same formula, differentiated)."""
+    xp = namespace(a)
+    u, s, vh = xp.linalg.svd(a)
+    ones = xp.ones_like(s[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = xp.flip(
+        xp.cumprod(xp.concatenate([ones, xp.flip(s[..., 1:], -1)], axis=-1), axis=-1),
+        -1,
+    )
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    scaled = xp.swapaxes(vh, -1, -2) * (before * after)[..., None, :]
+    return sign[..., None, None] * xp.matmul(scaled, xp.swapaxes(u, -1, -2))
+
+
 def square_eye(v):
     """The identity matrix as large as ``v``'s last axis, in ``v``'s dtype (a constant of the rules)."""
     n = np.shape(v)[-1]

@@ -754,3 +754,30 @@ def test_a_gradient_of_none_for_an_array_is_an_internal_error_never_returned():
         {"a": w, "b": None}, ({"a": w, "b": None},), 0, "grad", False
     )
     assert got["b"] is None
+
+
+def _det_total(a):
+    return np.linalg.det(a) * 2.0
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_the_derivative_of_det_at_singular_matrices_is_finite_as_jax(backend):
+    """JAX's rule for ``det`` is the adjugate, finite where the matrix is singular (a zero matrix, a
+    degenerate triangle): never a nan from an inverse."""
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    for a in (
+        np.diag([0.0, 1.0, 2.0]),
+        np.array([[1.0, 2.0], [2.0, 4.0]]),
+        np.zeros((2, 2)),
+    ):
+        want = jax.grad(lambda m: jnp.linalg.det(m) * 2.0)(a)
+        np.testing.assert_allclose(
+            s2s.grad(_det_total, backend=backend)(a), want, atol=1e-12
+        )
+        _, tangent = s2s.jvp(_det_total, (a,), (np.ones_like(a),), backend=backend)
+        _, want_tangent = jax.jvp(
+            lambda m: jnp.linalg.det(m) * 2.0, (a,), (np.ones_like(a),)
+        )
+        np.testing.assert_allclose(tangent, want_tangent, atol=1e-12)

@@ -152,13 +152,13 @@ def solve_forward(a, b, *, ans, a_dot, b_dot):
 
 @vjp(name="linalg.det")
 def det(a, *, ans, g):
-    # JAX uses a cofactor solve that stays finite for singular ``a``; this needs ``a`` invertible.
-    return xp.expand_dims(g * ans, (-2, -1)) * xp.swapaxes(xp.linalg.inv(a), -1, -2)
+    # the adjugate, finite for singular ``a`` too (a zero matrix, a degenerate triangle), as JAX's rule
+    return xp.expand_dims(g, (-2, -1)) * xp.matrix_transpose(rt.adjugate(a))
 
 
 @jvp(det)
 def det_forward(a, *, ans, a_dot):
-    return ans * xp.trace(xp.linalg.solve(a, a_dot), axis1=-2, axis2=-1)
+    return xp.trace(xp.matmul(rt.adjugate(a), a_dot), axis1=-2, axis2=-1)
 
 
 @vjp

@@ -262,6 +262,24 @@ def slogdet(a):
     return rt.slogdet_sign(a), rt.logabsdet(a)
 
 
+@decompose(name="rt.adjugate")
+def adjugate(a):
+    # adj(a) = det(vh) vh^T diag(prod of the other singular values) det(u) u^T, finite where a is singular
+    s = rt.svd_values(a)
+    ones = xp.ones_like(s[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = xp.flip(
+        xp.cumprod(
+            xp.concatenate([ones, xp.flip(s[..., 1:], axis=-1)], axis=-1), axis=-1
+        ),
+        axis=-1,
+    )
+    u, vh = rt.svd_u(a, True), rt.svd_vh(a, True)
+    sign = rt.slogdet_sign(u) * rt.slogdet_sign(vh)
+    scaled = xp.matrix_transpose(vh) * xp.expand_dims(before * after, -2)
+    return xp.expand_dims(sign, (-2, -1)) * xp.matmul(scaled, xp.matrix_transpose(u))
+
+
 @vjp(name="linalg.pinv")
 def pinv(a, rcond=None, hermitian=False, *, rtol=None, ans, g):
     # d pinv = -P da P + P P^T da^T (I - A P) + (I - P A) da^T P^T P, transposed
