@@ -781,3 +781,52 @@ def test_the_derivative_of_det_at_singular_matrices_is_finite_as_jax(backend):
             lambda m: jnp.linalg.det(m) * 2.0, (a,), (np.ones_like(a),)
         )
         np.testing.assert_allclose(tangent, want_tangent, atol=1e-12)
+
+
+def _hypot_energy(p):
+    return np.sum(np.hypot(p[:, 0], p[:, 1]))
+
+
+def _log1mexp_total(x):
+    return np.sum(jax.nn.log1mexp(x))
+
+
+def _guarded_quantiles(a):
+    u = np.clip(0.5 + np.array([-3.0, 0.1, 3.0]) * a, 0.0, 1.0)
+    z = jax.scipy.special.ndtri(u)
+    return np.sum(np.where(np.isfinite(z), z, 0.0) ** 2)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize(
+    "fn, x",
+    [
+        (_hypot_energy, np.array([[0.0, 0.0], [3.0, 4.0]])),  # a particle at the origin
+        (_log1mexp_total, np.array([0.0, 1e-17, 1e-3, 2.0])),
+        (_guarded_quantiles, 0.4),  # clipped to 0 and 1, then guarded
+    ],
+    ids=["hypot_at_the_origin", "log1mexp_near_zero", "ndtri_at_its_ends"],
+)
+def test_derivatives_at_edge_points_are_jaxs_not_nan(fn, x, backend):
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    twin = {
+        _hypot_energy: lambda p: jnp.sum(jnp.hypot(p[:, 0], p[:, 1])),
+        _log1mexp_total: lambda v: jnp.sum(jax.nn.log1mexp(v)),
+        _guarded_quantiles: lambda a: jnp.sum(
+            jnp.where(
+                jnp.isfinite(
+                    z := jax.scipy.special.ndtri(
+                        jnp.clip(0.5 + jnp.array([-3.0, 0.1, 3.0]) * a, 0.0, 1.0)
+                    )
+                ),
+                z,
+                0.0,
+            )
+            ** 2
+        ),
+    }[fn]
+    np.testing.assert_allclose(
+        s2s.grad(fn, backend=backend)(x), jax.grad(twin)(x), rtol=1e-12
+    )

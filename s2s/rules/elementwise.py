@@ -9,7 +9,7 @@ import numpy as xp
 
 from s2s import runtime as rt
 
-from .registry import elementwise
+from .registry import decompose, elementwise
 
 
 @elementwise
@@ -205,9 +205,14 @@ def logaddexp(x1, x2, *, ans):
     return xp.exp(x1 - ans), xp.exp(x2 - ans)
 
 
-@elementwise
-def hypot(x1, x2, *, ans):
-    return x1 / ans, x2 / ans
+@decompose
+def hypot(x1, x2):
+    # JAX's formula, so its derivative is JAX's at the origin too (0.5 each: ``abs`` and ``maximum``'s ties)
+    a, b = xp.abs(x1), xp.abs(x2)
+    big, small = xp.maximum(a, b), xp.minimum(a, b)
+    ratio = small / xp.where(big == 0, xp.ones_like(big), big)
+    r = xp.where(big == 0, big, big * xp.sqrt(1 + ratio**2))
+    return xp.where(xp.isinf(a) | xp.isinf(b), xp.inf, r)
 
 
 @elementwise

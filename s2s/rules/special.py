@@ -53,7 +53,10 @@ def ndtr(x):
 
 @elementwise(name="rt.special.ndtri")
 def ndtri(p, *, ans):
-    return xp.sqrt(2 * xp.pi) * xp.exp(0.5 * xp.square(ans))
+    # JAX: 0 at p = 0 and 1 (``ans`` infinite), where a guard after it (``where(isfinite(z), z, 0)``) reads
+    return xp.where(
+        xp.isinf(ans), 0.0, xp.sqrt(2 * xp.pi) * xp.exp(0.5 * xp.square(ans))
+    )
 
 
 @elementwise(name="rt.special.log_ndtr")
