@@ -555,6 +555,9 @@ class Calls(lax_control.LaxControl):
         deferred = self._numpy_draw_in_a_branch(node)
         if deferred is not None:
             return deferred
+        read = tree_calls.treedef_read(self, node)
+        if read is not None:  # ``treedef.unflatten(leaves)``
+            return read
         if _is_builtin(self, node.func, "dict") and all(
             a.keyword is not None and not a.star for a in node.args
         ):

@@ -1004,6 +1004,9 @@ class Resolver(Calls):
         return None
 
     def _Attribute(self, node):
+        read = tree_calls.treedef_read(self, node)
+        if read is not None:  # ``treedef.num_leaves``
+            return read
         chain = self._chain(node)
         head = self.source.env.get(chain[0]) if chain is not None else None
         # a module's attribute, or one of a module-level object of the user's (``parser.idxs_and_shapes``,

@@ -22,7 +22,8 @@
 
 - ``leaves, treedef = jax.tree_util.tree_flatten(tree)`` (``jax.tree.flatten``) is
   ``leaves = rt.leaves(tree)``, and ``treedef`` (also ``tree_structure(tree)``) stands for
-  ``tree``'s structure: ``tree_unflatten(treedef, xs)`` is ``rt.unflatten_like(tree, xs)``. Any other
+  ``tree``'s structure: ``tree_unflatten(treedef, xs)`` and ``treedef.unflatten(xs)`` are
+  ``rt.unflatten_like(tree, xs)``, ``treedef.num_leaves`` is ``len(rt.leaves(tree))``. Any other
   use of ``treedef`` is a located error.
 - ``flat, unravel = jax.flatten_util.ravel_pytree(tree)`` is
   ``flat = rt.ravel(tree)`` and a local function ``unravel(v)`` that is
@@ -156,6 +157,28 @@ def flatten_assignment(resolver, small: cst.Assign, origin) -> list | None:
     out = [*resolver._take_pending()]
     out.append(ir.Assign(resolver.target(leaves), call("rt.leaves", tree), origin))
     return out
+
+
+def treedef_read(resolver, node) -> cst.BaseExpression | None:
+    """A ``PyTreeDef``'s own reads of a tree structure this function took (``resolver.treedefs``):
+    ``treedef.unflatten(leaves)`` is ``tree_unflatten(treedef, leaves)``, ``treedef.num_leaves`` the
+    number of the tree's leaves; None for any other node."""
+    method = node if isinstance(node, cst.Call) else None
+    attribute = method.func if method is not None else node
+    if not (
+        isinstance(attribute, cst.Attribute)
+        and isinstance(attribute.value, cst.Name)
+        and attribute.value.value in resolver.treedefs
+    ):
+        return None
+    tree, what = resolver.treedefs[attribute.value.value], attribute.attr.value
+    if method is not None and what == "unflatten" and len(method.args) == 1:
+        leaves = resolver.expr(method.args[0].value)
+        return resolver.mark(call("rt.unflatten_like", tree, leaves), node)
+    if method is None and what == "num_leaves":
+        count = cst.Call(cst.Name("len"), [cst.Arg(call("rt.leaves", tree))])
+        return resolver.mark(count, node)
+    return None
 
 
 def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:

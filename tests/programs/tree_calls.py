@@ -256,8 +256,16 @@ def decay_masked_by_keystr(params, x):
     return jnp.sum(_forward(params, x) ** 2) + penalty
 
 
+def rebuilt_by_the_treedefs_methods(params, x):
+    """``treedef.unflatten(leaves)`` and ``treedef.num_leaves``, as optax and flax write them."""
+    leaves, treedef = jax.tree_util.tree_flatten(params)
+    scaled = [leaf / treedef.num_leaves for leaf in leaves]
+    return jnp.sum(_forward(treedef.unflatten(scaled), x) ** 2)
+
+
 PROGRAMS = {
     "decay_masked_by_path": _inputs_dict,
+    "rebuilt_by_the_treedefs_methods": _inputs_dict,
     "decay_masked_by_keystr": _inputs_dict,
     "l2_by_tree_leaves": _inputs_dict,
     "l2_by_tree_map": _inputs_dict,
