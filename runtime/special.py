@@ -89,10 +89,12 @@ def entr(x):
 
 @library("jax.scipy.special.logsumexp")
 @quiet
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     a = np.asarray(a, dtype=np.result_type(a, 1.0))
     if b is not None:
         a = np.where(np.asarray(b) != 0, a, -np.inf)
+    if where is not None:
+        a = np.where(where, a, -np.inf)
     top = np.max(a, axis=axis, keepdims=True)
     top = np.where(np.isfinite(top), top, 0)
     terms = np.exp(a - top) if b is None else np.exp(a - top) * b

@@ -354,6 +354,12 @@ LIBRARY_CASES = [
     C("rt.special.logsumexp", "jax.nn.logsumexp(x, axis=1, keepdims=True)", "a b ..."),
     C(
         "rt.special.logsumexp",
+        "jax.nn.logsumexp(x, axis=-1, where=x > -0.5)",
+        "a ...",
+        fd=False,
+    ),
+    C(
+        "rt.special.logsumexp",
         "scipy.special.logsumexp(x, 0, y)",
         {"x": "a ...", "y": "a ..."},
         {"y": "positive"},

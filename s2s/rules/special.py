@@ -87,9 +87,11 @@ def entr(x):
 
 
 @decompose(name="rt.special.logsumexp")
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     if b is not None:
         a = xp.where(b != 0, a, -xp.inf)
+    if where is not None:  # JAX's: the elements left out count as -inf
+        a = xp.where(where, a, -xp.inf)
     top = xp.max(a, axis=axis, keepdims=True)
     top = rt.stop_gradient(xp.where(xp.isfinite(top), top, 0.0))
     terms = xp.exp(a - top)
