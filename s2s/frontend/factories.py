@@ -272,9 +272,12 @@ def _scopes(node):
 _SCOPES_OF: dict = {}
 
 
-def globals_agree(made, env, bound, scopes=None) -> bool:
+def globals_agree(made, env, bound, scopes=None, lent=None) -> bool:
     """Whether each module-level name the function ``made`` reads is the same object in ``env`` (where its
-    code is written in place) and no name the function there binds."""
+    code is written in place) and no name the function there binds. With ``lent`` (a dict), a name ``env``
+    lacks agrees too, and is put there with its value (a factory of another module reading that module's
+    ``GradientTransformation``: the code written in place reads it as the factory does).
+    """
     scopes = scopes or _scopes(made.node)
     for scope in {s for s in scopes.values() if s is not None}:
         for access in scope.accesses:
@@ -283,6 +286,15 @@ def globals_agree(made, env, bound, scopes=None) -> bool:
             ):
                 continue
             name = access.node.value if isinstance(access.node, cst.Name) else None
+            if (
+                lent is not None
+                and name is not None
+                and name not in bound
+                and name not in env
+                and name in made.env
+                and lent.setdefault(name, made.env[name]) is made.env[name]
+            ):
+                continue
             if (
                 name is None
                 or name in bound
@@ -311,6 +323,7 @@ class _Inliner:
         self.bound = bindings(source.node)
         self.namer = namer_of(source)
         self.changed = False
+        self.lent = {}  # names of another module its factories read (``globals_agree``)
         # a record of functions a factory returns: its name -> {field: the local function's name}
         self.fields: dict[str, dict] = {}
         # names bound once to an object of a plain class of the program (``cam = Camera(res)``)
@@ -603,7 +616,7 @@ class _Inliner:
         binds."""
         scopes = _scopes(made.node)
         own = scopes[made.node.body.body[0]]
-        if not globals_agree(made, self.source.env, self.bound, scopes):
+        if not globals_agree(made, self.source.env, self.bound, scopes, self.lent):
             return None
         for node in iter_nodes(made.node.body):
             if isinstance(node, cst.Nonlocal) and scopes[node].parent is not own:
@@ -768,4 +781,8 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     if inliner.fields:
         reads = _FieldReads(source.file.positions, inliner.fields)
         statements = [rewrite(s, reads) for s in statements]
-    return with_body(source, statements) if inliner.changed else source
+    if not inliner.changed:
+        return source
+    return dataclasses.replace(
+        with_body(source, statements), env={**inliner.lent, **source.env}
+    )

@@ -187,6 +187,9 @@ class _Objects:
         self.names: dict[str, dict] = {}
         self.properties: dict[str, set] = {}
         self.changed = False
+        self.lent = (
+            {}
+        )  # names of another module its classes' methods read (``globals_agree``)
 
     def block(self, statements) -> list:
         out = []
@@ -420,7 +423,7 @@ class _Objects:
                 made = sources.load(fn)
             except Exception:  # no source to read
                 return False
-            if not globals_agree(made, self.source.env, self.bound):
+            if not globals_agree(made, self.source.env, self.bound, lent=self.lent):
                 return False
         return True
 
@@ -474,7 +477,7 @@ class _Objects:
             or node.params.kwonly_params
         ):
             return None
-        if not globals_agree(made, self.source.env, self.bound):
+        if not globals_agree(made, self.source.env, self.bound, lent=self.lent):
             return None
         return node.body.deep_clone()
 
@@ -926,4 +929,5 @@ def _desugar_once(source: sources.FunctionSource) -> sources.FunctionSource:
     if not objects.changed:
         return source
     reads = _Reads(source.file.positions, objects.names, objects.properties)
-    return with_body(source, [rewrite(s, reads) for s in statements])
+    written = with_body(source, [rewrite(s, reads) for s in statements])
+    return dataclasses.replace(written, env={**objects.lent, **source.env})

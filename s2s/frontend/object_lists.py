@@ -21,6 +21,7 @@ the positions of the class's lines.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from dataclasses import dataclass
 
@@ -376,8 +377,9 @@ def _members_read(source) -> set:
 class _Made:
     """The local functions standing for a class: its constructor and the methods the loops reach."""
 
-    def __init__(self, source, namer, like):
+    def __init__(self, source, namer, like, lent):
         self.source, self.namer, self.like = source, namer, like
+        self.lent = lent  # names of another module the methods read (``globals_agree``)
 
     def kind(self, cls) -> tuple[_Kind, list] | None:
         fields = _Objects._fields(cls)
@@ -405,7 +407,7 @@ class _Made:
             return None
         bound = bindings(self.source.node)
         if not isinstance(made.node, cst.FunctionDef) or not globals_agree(
-            made, self.source.env, bound
+            made, self.source.env, bound, lent=self.lent
         ):
             return None
         return made
@@ -562,9 +564,9 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     if not found:
         return source
     namer = namer_of(source)
-    kinds, defs = {}, []
+    kinds, defs, lent = {}, [], {}
     for name, (cls, assign) in found.items():
-        made = _Made(source, namer, assign).kind(cls)
+        made = _Made(source, namer, assign, lent).kind(cls)
         if made is not None:
             kinds[name], new_defs = made
             defs += new_defs
@@ -580,7 +582,8 @@ def desugar(source: sources.FunctionSource) -> sources.FunctionSource:
     new = [rewrite(s, _Items(kinds, source.file.positions)) for s in new]
     defs = [d for name, kind in kinds.items() for d in _defs_of(kind, defs)]
     first = 1 if new and is_docstring(new[0]) else 0
-    return with_body(source, [*new[:first], *defs, *new[first:]])
+    written = with_body(source, [*new[:first], *defs, *new[first:]])
+    return dataclasses.replace(written, env={**lent, **source.env})
 
 
 def _defs_of(kind, defs) -> list:

@@ -18,6 +18,9 @@ from scipy.special import logsumexp
 
 import s2s
 
+from . import layer_library
+from .layer_library import LibraryDense
+
 LAMBDA = 1e-2
 
 
@@ -7677,3 +7680,21 @@ def inputs_fluent_fit_costs():
 
 
 PROGRAMS += ["fluent_fit_costs"]
+
+
+def library_layers_and_optimizer(W1, W2, x):
+    """A layer class and an optimizer factory of another module (``layer_library``), whose code reads that
+    module's own helpers and classes: written in place as the user's are."""
+    opt = layer_library.plain_sgd(0.1)
+    h = LibraryDense(W1, 0.1)(x)
+    grads = [np.tanh(W1), np.tanh(W2)]
+    steps, _ = opt.update(grads, opt.init([W1, W2]))
+    return np.sum(LibraryDense(W2 + steps[1], 0.0)(h) ** 2) + np.sum(steps[0] ** 2)
+
+
+def inputs_library_layers_and_optimizer():
+    r = np.random.default_rng(48)
+    return r.normal(size=(3, 4)), r.normal(size=(4, 2)), r.normal(size=(5, 3))
+
+
+PROGRAMS += ["library_layers_and_optimizer"]
