@@ -42,6 +42,16 @@ class Axes:
         return cls(repr(spec), spec)
 
 
+def _registered_children(axes):
+    """The children of an object of a class registered with JAX as a pytree node, else None."""
+    import jax
+
+    _, treedef = jax.tree_util.tree_flatten(axes, is_leaf=lambda x: x is None)
+    if treedef.num_nodes == 1:  # a leaf itself
+        return None
+    return jax.tree_util.tree_flatten(axes, is_leaf=lambda x: x is not axes)[0]
+
+
 def _check_axes(axes, where: str, api: str) -> None:
     """JAX's errors for an axes specification that is not an int, None or a tree of them."""
     if axes is None or (isinstance(axes, int) and not isinstance(axes, bool)):
@@ -50,6 +60,12 @@ def _check_axes(axes, where: str, api: str) -> None:
         for v in axes.values() if isinstance(axes, dict) else axes:
             _check_axes(v, where, api)
         return
+    if _registered_children(axes) is not None:  # (JAX's prefixes may be such objects)
+        raise TypeError(
+            f"{api} {where}: an object of the pytree class `{type(axes).__name__}` as an axes prefix; s2s "
+            "reads axes as ints, None, tuples, lists and dicts: give the whole argument one axis (0 or "
+            "None), or pass the fields to map differently as arguments of their own"
+        )
     raise TypeError(
         f"{api} {where} must be an int, None, or (nested) container with those types as leaves, "
         f"but got {axes!r}."

@@ -958,3 +958,18 @@ def test_a_helper_changing_its_argument_called_as_a_statement_hands_the_change_b
         np.testing.assert_allclose(
             s2s.grad(g, backend=backend)(x), 2 * x * 0.8**4, rtol=1e-6
         )
+
+
+def test_vmap_axes_given_as_a_pytree_object_say_what_s2s_reads():
+    import jax
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class _Pair:
+        w: object
+        b: object
+
+    with pytest.raises(
+        TypeError, match="an object of the pytree class `_Pair` as an axes prefix"
+    ):
+        s2s.vmap(_plain_params_loss, in_axes=(_Pair(w=None, b=0), 0))
