@@ -187,9 +187,8 @@ class _Objects:
         self.names: dict[str, dict] = {}
         self.properties: dict[str, set] = {}
         self.changed = False
-        self.lent = (
-            {}
-        )  # names of another module its classes' methods read (``globals_agree``)
+        # names of another module its classes' methods read (``globals_agree``)
+        self.lent = {}
 
     def block(self, statements) -> list:
         out = []
@@ -654,9 +653,7 @@ class _Objects:
             return None
         me = node.params.params[0].name.value
         node = _aliases_read_through(node, me)
-        if returns_self(
-            fn
-        ):  # ``return self`` of a call that is a statement (``fluent_methods``)
+        if returns_self(fn):  # (a call that is a statement: ``fluent_methods``)
             node = dropped_self_returns(node, me)
         rename = _Self(
             me,
