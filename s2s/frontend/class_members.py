@@ -120,13 +120,21 @@ def _init(cls):
     return init if inspect.isfunction(init) else None
 
 
-def _attribute_writes(fn) -> list[str] | None:
-    """The attributes a method assigns (``self.output = ...``), in order; None without readable source."""
+def method_node(fn) -> cst.FunctionDef | None:
+    """The ``def`` of a method with a first parameter (``self``), else None (no readable source)."""
     try:
         node = sources.load(fn).node
     except Exception:  # no source to read
         return None
     if not isinstance(node, cst.FunctionDef) or not node.params.params:
+        return None
+    return node
+
+
+def _attribute_writes(fn) -> list[str] | None:
+    """The attributes a method assigns (``self.output = ...``), in order; None without readable source."""
+    node = method_node(fn)
+    if node is None:
         return None
     if any(_decorator(d) == "staticmethod" for d in node.decorators):
         return []  # no ``self``

@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..cstutil import iter_nodes
 from . import source as sources
-from .class_members import _methods, _plain_class
+from .class_members import _methods, _plain_class, method_node
 from .rewriting import (
     assignment,
     assignment_line,
@@ -33,11 +33,8 @@ from .rewriting import (
 
 def returns_self(fn) -> bool:
     """Whether the method ``fn`` returns ``self`` (its first parameter) on every ``return``, and has one."""
-    try:
-        node = sources.load(fn).node
-    except Exception:  # no source to read
-        return False
-    if not isinstance(node, cst.FunctionDef) or not node.params.params:
+    node = method_node(fn)
+    if node is None:
         return False
     me = node.params.params[0].name.value
     returns = [n for n in _own_nodes(node.body) if isinstance(n, cst.Return)]
