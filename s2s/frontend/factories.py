@@ -279,6 +279,10 @@ def globals_agree(made, env, bound, scopes=None, lent=None) -> bool:
     ``GradientTransformation``: the code written in place reads it as the factory does).
     """
     scopes = scopes or _scopes(made.node)
+    if _of_s2s(
+        made
+    ):  # (s2s's own runtime, read again in generated code: never written in place)
+        lent = None
     for scope in {s for s in scopes.values() if s is not None}:
         for access in scope.accesses:
             if access.referents and not all(
@@ -302,6 +306,12 @@ def globals_agree(made, env, bound, scopes=None, lent=None) -> bool:
             ):
                 return False
     return True
+
+
+def _of_s2s(made) -> bool:
+    """Whether the function ``made`` (a ``FunctionSource``) is one of s2s's own modules'."""
+    module = getattr(made.fn, "__module__", None) or ""
+    return module == "s2s" or module.startswith("s2s.")
 
 
 class _Renamer(Moving):

@@ -162,7 +162,8 @@ def flatten_assignment(resolver, small: cst.Assign, origin) -> list | None:
 def treedef_read(resolver, node) -> cst.BaseExpression | None:
     """A ``PyTreeDef``'s own reads of a tree structure this function took (``resolver.treedefs``):
     ``treedef.unflatten(leaves)`` is ``tree_unflatten(treedef, leaves)``, ``treedef.num_leaves`` the
-    number of the tree's leaves; None for any other node."""
+    number of the tree's leaves; any other read of one a located error; None for any other node.
+    """
     method = node if isinstance(node, cst.Call) else None
     attribute = method.func if method is not None else node
     if not (
@@ -178,7 +179,14 @@ def treedef_read(resolver, node) -> cst.BaseExpression | None:
     if method is None and what == "num_leaves":
         count = cst.Call(cst.Name("len"), [cst.Arg(call("rt.leaves", tree))])
         return resolver.mark(count, node)
-    return None
+    name = attribute.value.value
+    resolver.fail(
+        node,
+        f"`{name}`, a tree structure, is used other than by `tree_unflatten`, "
+        f"`{name}.unflatten(...)` or `{name}.num_leaves`",
+        f"rebuild the tree with `jax.tree_util.tree_unflatten({name}, leaves)`, or use "
+        "`jax.tree_util.tree_map`",
+    )
 
 
 def lower(resolver, which: str, node: cst.Call) -> cst.BaseExpression:
