@@ -221,9 +221,8 @@ def items_of(part, axis):
     from .peeling import PeeledLeaf
 
     if isinstance(part, PeeledLeaf) and axis == 0:
-        return (
-            part.steps()
-        )  # (a loop whose steps changed the items' shapes: each step's own)
+        # (a loop whose steps changed the items' shapes: each step's own)
+        return part.steps()
     return [
         namespace(part).take(part, i, axis=axis) for i in range(np.shape(part)[axis])
     ]
