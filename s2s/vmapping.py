@@ -42,14 +42,12 @@ class Axes:
         return cls(repr(spec), spec)
 
 
-def _registered_children(axes):
-    """The children of an object of a class registered with JAX as a pytree node, else None."""
+def _is_pytree_node(axes) -> bool:
+    """Whether ``axes`` is an object of a class registered with JAX as a pytree node (not a leaf)."""
     import jax
 
     _, treedef = jax.tree_util.tree_flatten(axes, is_leaf=lambda x: x is None)
-    if treedef.num_nodes == 1:  # a leaf itself
-        return None
-    return jax.tree_util.tree_flatten(axes, is_leaf=lambda x: x is not axes)[0]
+    return treedef.num_nodes > 1
 
 
 def _check_axes(axes, where: str, api: str) -> None:
@@ -60,7 +58,7 @@ def _check_axes(axes, where: str, api: str) -> None:
         for v in axes.values() if isinstance(axes, dict) else axes:
             _check_axes(v, where, api)
         return
-    if _registered_children(axes) is not None:  # (JAX's prefixes may be such objects)
+    if _is_pytree_node(axes):  # (JAX's prefixes may be such objects)
         raise TypeError(
             f"{api} {where}: an object of the pytree class `{type(axes).__name__}` as an axes prefix; s2s "
             "reads axes as ints, None, tuples, lists and dicts: give the whole argument one axis (0 or "

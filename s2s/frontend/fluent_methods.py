@@ -107,7 +107,7 @@ def _split(source, stmt, made, counts, positions) -> list | None:
         isinstance(receiver, cst.Call)
         and isinstance(receiver.func, cst.Name)
         and counts[target.value] == 1
-        and _fluent(_class_named(source, receiver.func.value), method)
+        and _fluent(_class_named(source, receiver.func.value, counts), method)
     ):
         call = value.with_changes(func=value.func.with_changes(value=target))
         return [
@@ -128,15 +128,16 @@ def _made_once(source, counts) -> dict:
                 and isinstance(value, cst.Call)
                 and isinstance(value.func, cst.Name)
             ):
-                cls = _class_named(source, value.func.value)
+                cls = _class_named(source, value.func.value, counts)
                 if cls is not None:
                     found[target.value] = cls
     return found
 
 
-def _class_named(source, name: str):
+def _class_named(source, name: str, counts):
+    """The plain class of the program ``name`` is where the function does not bind it, else None."""
     cls = source.env.get(name)
-    return cls if name not in bindings(source.node) and _plain_class(cls) else None
+    return cls if name not in counts and _plain_class(cls) else None
 
 
 def _fluent(cls, method: str) -> bool:
