@@ -36,6 +36,14 @@ Python's cyclic garbage collector, at its default thresholds, walks them
 thousands of times: 26 s of the 165 s ``tests/test_numpy_style.py`` takes in
 one process. Collected less often (``GC_THRESHOLDS``), 9 s, with the same
 peak memory.
+
+JAX lowers each program into an MLIR context of its own, and making one (loading
+its dialects) takes about 3 ms: 7% of the suite's time, with over 14,000 programs
+compiled. The test processes lower into one context, made again every
+``LOWERINGS_PER_CONTEXT`` programs so that what a context keeps (its types and
+constants) stays small: ``tests/test_lax_control.py`` takes 64-68 s instead of
+71-72 s in one process. The programs are the same; only where their IR lives
+changes. Where JAX no longer has ``make_ir_context``, each lowering makes its own.
 """
 
 import atexit
@@ -57,3 +65,25 @@ atexit.register(shutil.rmtree, os.environ["S2S_CACHE_DIR"], True)
 
 GC_THRESHOLDS = (50_000, 20, 1000)
 gc.set_threshold(*GC_THRESHOLDS)
+
+LOWERINGS_PER_CONTEXT = 256
+
+
+def _share_mlir_contexts():
+    from jax._src.interpreters import mlir
+
+    make = getattr(mlir, "make_ir_context", None)
+    if make is None:
+        return
+    current = {"context": None, "uses": 0}
+
+    def shared_context():
+        if current["context"] is None or current["uses"] >= LOWERINGS_PER_CONTEXT:
+            current["context"], current["uses"] = make(), 0
+        current["uses"] += 1
+        return current["context"]
+
+    mlir.make_ir_context = shared_context
+
+
+_share_mlir_contexts()
