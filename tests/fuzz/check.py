@@ -725,7 +725,7 @@ def _check(program, module, twin, path, backends, modes, oracle):
 
         def twin_transforms(a, primals):
             """The twin's value, ``jax.grad``, and ``jax.jvp`` and ``jax.vjp`` where checked."""
-            value = tf(*a, **kwargs)
+            value = tf(*a, **copy.deepcopy(kwargs))
             grad = jax.grad(functools.partial(tf, **kwargs), an, has_aux=aux)(*a)
             jvp = (
                 jax.jvp(tf, tuple(primals), tangents, has_aux=aux)
