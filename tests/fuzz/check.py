@@ -655,7 +655,8 @@ def compiled_if_it_can(fn, *trees):
     """``fn(*trees)`` under ``jax.jit`` (the trees' float arrays its arguments, their other leaves held
     fixed), or op by op where JAX cannot trace it (Python control flow on a value). JAX run op by op
     compiles each op of a derivative on its own: hundreds of compiles for one program. Whatever stops
-    the compiled run, the run op by op says: it is the oracle.
+    the compiled run, the run op by op says: it is the oracle. (``jax_checks.compiled`` makes top-level
+    ints static; the random programs' twins also hold ints inside trees and return aux values.)
     """
     leaves, tree = jax.tree_util.tree_flatten(trees)
     traced = [
